@@ -1,0 +1,144 @@
+"""``soloqueue-mem log``: record one agent event (or a stream of them)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict
+from typing import Annotated, Any
+
+import typer
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, SessionOpt
+from soloqueue_mem.cli.output import Format, emit_list, print_table, stderr
+from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.db.stores import open_memory
+from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
+from soloqueue_mem.home import validate_id
+from soloqueue_mem.sessions.events import Event, parse_event
+from soloqueue_mem.sessions.intake import read_batch, read_document
+from soloqueue_mem.sessions.writer import LoggedTurn, Rejected, log_events
+
+
+def _stdin() -> Any:
+    if sys.stdin is None:  # started with stdin closed (`<&-`)
+        raise UsageError("stdin is closed: give the text as an argument")
+    return sys.stdin.buffer
+
+
+def _event_from_args(text: str, role: str, event_id: str | None, metadata: str | None) -> Event:
+    if text == "-":
+        stream = _stdin()
+        data = stream.read()
+        text = jsonio.decode_utf8(data)
+    obj: dict[str, Any] = {"role": role, "content": text}
+    if event_id is not None:
+        obj["event_id"] = event_id
+    if metadata is not None:
+        obj["metadata"] = jsonio.loads(metadata)
+    return parse_event(obj)
+
+
+@boundary
+def log(
+    ctx: typer.Context,
+    text: Annotated[
+        str | None,
+        typer.Argument(help="The content; '-' reads it from stdin. Omit to read a JSON event."),
+    ] = None,
+    role: Annotated[
+        str, typer.Option("--role", "-r", help="user, assistant, system, tool or thought.")
+    ] = "user",
+    batch: Annotated[
+        bool, typer.Option("--batch", help="Read a JSONL stream of events from stdin.")
+    ] = False,
+    event_id: Annotated[
+        str | None,
+        typer.Option("--event-id", help="Idempotency key: a retried call logs nothing twice."),
+    ] = None,
+    metadata: Annotated[
+        str | None, typer.Option("--metadata", help="A JSON object stored with the turn.")
+    ] = None,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    session: SessionOpt = None,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Log an event to the session's JSONL and Markdown logs and index it for search.
+
+    Forms: `log --role user "text"`; one JSON event (or an array) on stdin; `--batch`
+    with one event per line, each of which may name its own group, agent and session.
+    OpenAI chat messages are accepted as they are. Prints each stored turn.
+    Bad input exits 65 with the line number; nothing of a bad line is written.
+    """
+    app = app_context(ctx, fmt, root)
+    validate_id("group", group)
+    validate_id("agent", agent)
+    if session is not None:
+        validate_id("session", session)
+    if batch and text is not None:
+        raise UsageError("--batch reads stdin; do not also give TEXT")
+    if text is None and not batch and sys.stdin is not None and sys.stdin.isatty():
+        raise UsageError('give the text as an argument (log --role user "hi") or pipe JSON to stdin')
+    config = app.config
+    if batch:
+        items: Any = read_batch(_stdin(), config.max_line_bytes)
+    elif text is not None:
+        items = [(None, _event_from_args(text, role, event_id, metadata))]
+    else:
+        items = [(None, event) for event in read_document(_stdin(), config.max_input_bytes)]
+    conn = open_memory(app.home, config)
+    assert conn is not None
+    try:
+        results = log_events(
+            app.home, conn, items, (group, agent, session), config, app.now
+        )
+        rejected = _emit(results, app.format, batch=batch, single=not batch and len(items) == 1)
+    finally:
+        conn.close()
+    if rejected and not batch:
+        raise BadInput(rejected[0].reason, rejected[0].line)
+    if rejected:
+        raise PartialFailure(f"{len(rejected)} line(s) rejected, the others were logged")
+
+
+def turn_json(turn: LoggedTurn) -> dict[str, Any]:
+    data = asdict(turn)
+    data["id"] = str(turn.id)
+    if data["line"] is None:
+        del data["line"]
+    return data
+
+
+def _emit(results: Any, fmt: Format, batch: bool, single: bool) -> list[Rejected]:
+    rejected: list[Rejected] = []
+
+    def accepted() -> Any:
+        for result in results:
+            if isinstance(result, Rejected):
+                rejected.append(result)
+                if not batch:
+                    continue  # the whole call fails with this reason
+                where = f"line {result.line}: " if result.line is not None else ""
+                stderr(f"error: {where}{result.reason}")
+                continue
+            yield result
+
+    if fmt is Format.table:
+        rows = list(accepted())
+        if rows:
+            print_table(None, ["session", "turn", "role", "id", "content"], (
+                (f"{r.group}/{r.agent}/{r.session}", r.turn_index, r.role, r.id,
+                 r.content[:80] + (" (duplicate)" if r.duplicate else "")) for r in rows))
+    elif fmt is Format.text:
+        for r in accepted():
+            sys.stdout.write(f"{r.session}#{r.turn_index}\n")
+    elif single and fmt is Format.json:
+        rows = [turn_json(r) for r in accepted()]
+        if rows:
+            sys.stdout.write(jsonio.dumps(rows[0]) + "\n")
+    else:
+        emit_list((turn_json(r) for r in accepted()), fmt)
+    return rejected

@@ -1,0 +1,97 @@
+"""Store-level commands: ``init``, ``path``, ``stats`` and ``demo``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.output import Format, emit_object, print_table, write
+from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.trace import hit_json, render_hits
+from soloqueue_mem.db.stores import open_memory
+from soloqueue_mem.home import DIR_NAME, Home
+from soloqueue_mem.ops.demo import run_demo
+from soloqueue_mem.ops.stats import store_stats
+
+
+@boundary
+def init(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+    """Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say."""
+    import os
+    from pathlib import Path
+
+    app = app_context(ctx, fmt, root)
+    explicit = app.root_option or os.environ.get("SOLOQUEUE_HOME")
+    home = app.home if explicit else Home(Path.cwd() / DIR_NAME)
+    existed = home.exists()
+    conn = open_memory(home, app.config if explicit else _config_for(home))
+    assert conn is not None
+    conn.close()
+    emit_object({"root": str(home.root), "created": not existed}, app.format,
+                text=lambda: f"{home.root}\n",
+                table=lambda: write(("Initialized " if not existed else "Already initialized ")
+                                    + f"{home.root}\n"))
+
+
+def _config_for(home: Home) -> Any:
+    from soloqueue_mem.config import load_config
+
+    return load_config(home.config_file)
+
+
+@boundary
+def path(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+    """Print the data directory this invocation would use (and whether it exists)."""
+    app = app_context(ctx, fmt, root)
+    home = app.home
+    if app.format in (Format.table, Format.text):
+        write(f"{home.root}\n")
+    else:
+        emit_object({"root": str(home.root), "exists": home.exists()}, app.format)
+
+
+@boundary
+def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+    """Counts, sizes and schema versions of the store (creates nothing)."""
+    app = app_context(ctx, fmt, root)
+    conn = open_memory(app.home, app.config, create=False)
+    try:
+        report = store_stats(app.home, conn)
+    finally:
+        if conn is not None:
+            conn.close()
+
+    def table() -> None:
+        rows = [("root", report["root"]), ("exists", report["exists"])]
+        rows += [(f"{name} count", value) for name, value in report["counts"].items()]
+        rows += [(f"{name} bytes", info["bytes"]) for name, info in report["databases"].items()]
+        rows += [("session logs", f"{report['session_logs']['files']} files, "
+                  f"{report['session_logs']['bytes']} bytes")]
+        print_table("soloqueue-mem stats", ["what", "value"], rows)
+
+    emit_object(report, app.format, table=table)
+
+
+@boundary
+def demo(ctx: typer.Context, fmt: FormatOpt = None) -> None:
+    """Log a short bilingual agent session into a throw-away store and show it back."""
+    app = app_context(ctx, fmt)
+    result = run_demo(app.now)
+    if app.format in (Format.json, Format.jsonl):
+        emit_object({
+            "root": result["root"],
+            "logged": [{"turn_index": t.turn_index, "role": t.role, "content": t.content}
+                       for t in result["logged"]],
+            "searches": {q: [hit_json(h) for h in hits] for q, hits in result["searches"].items()},
+            "openai": result["openai"],
+        }, app.format)
+        return
+    write(f"Logged {len(result['logged'])} turns into a throw-away store ({result['root']}).\n")
+    for query, hits in result["searches"].items():
+        write(f"\n$ soloqueue-mem trace {query!r}\n")
+        render_hits(hits, Format.text if app.format is Format.text else Format.table)
+    write("\nThe session exported as OpenAI messages has "
+          f"{len(result['openai'])} messages; try `soloqueue-mem session export --format openai`.\n")

@@ -1,0 +1,40 @@
+"""Options shared by many commands, defined once."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from soloqueue_mem.cli.output import Format
+
+FormatOpt = Annotated[
+    Format | None,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Output: auto (table on a terminal, JSON in a pipe), table, json, jsonl, text.",
+        case_sensitive=False,
+        show_default=False,
+    ),
+]
+RootOpt = Annotated[
+    str | None,
+    typer.Option("--root", help="Data directory (overrides SOLOQUEUE_HOME).", show_default=False),
+]
+GroupOpt = Annotated[
+    str, typer.Option("--group", "-g", envvar="SOLOQUEUE_GROUP", help="Group id.")
+]
+AgentOpt = Annotated[
+    str, typer.Option("--agent", "-a", envvar="SOLOQUEUE_AGENT", help="Agent id.")
+]
+SessionOpt = Annotated[
+    str | None,
+    typer.Option("--session", "-s", envvar="SOLOQUEUE_SESSION", help="Session id.", show_default=False),
+]
+GroupFilter = Annotated[
+    str | None, typer.Option("--group", "-g", help="Only this group.", show_default=False)
+]
+AgentFilter = Annotated[
+    str | None, typer.Option("--agent", "-a", help="Only this agent.", show_default=False)
+]

@@ -1,0 +1,164 @@
+"""``soloqueue-mem session``: list, show, export and end sessions."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import AgentFilter, AgentOpt, FormatOpt, GroupFilter, GroupOpt, RootOpt
+from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr, write
+from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.db.stores import open_memory
+from soloqueue_mem.errors import NotFound
+from soloqueue_mem.home import validate_id
+from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.sessions.markdown import render_turns
+from soloqueue_mem.sessions.reader import end_session, openai_messages, read_session
+
+app = typer.Typer(help="List, show, export and end sessions.", no_args_is_help=True)
+
+SessionArg = Annotated[str, typer.Argument(help="Session id.")]
+
+
+def _key(group: str, agent: str, session: str) -> SessionKey:
+    return SessionKey(validate_id("group", group), validate_id("agent", agent),
+                      validate_id("session", session))
+
+
+def session_json(row: turns.SessionRow) -> dict[str, Any]:
+    data = asdict(row)
+    del data["jsonl_bytes"]
+    return data
+
+
+@app.command("list")
+@boundary
+def list_sessions(
+    ctx: typer.Context,
+    group: GroupFilter = None,
+    agent: AgentFilter = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Most sessions to list.")] = 100,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Sessions, most recently active first."""
+    app_ctx = app_context(ctx, fmt, root)
+    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+    rows = []
+    if conn is not None:
+        try:
+            rows = turns.list_sessions(conn, group, agent, max(1, limit))
+        finally:
+            conn.close()
+    if app_ctx.format in (Format.table, Format.text):
+        print_table(None, ["group", "agent", "session", "turns", "started", "last", "ended"], (
+            (r.group, r.agent, r.session, r.turn_count, r.started_at, r.last_turn_at, r.ended_at or "")
+            for r in rows))
+    else:
+        emit_list((session_json(r) for r in rows), app_ctx.format)
+
+
+@app.command("show")
+@boundary
+def show(
+    ctx: typer.Context,
+    session: SessionArg,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Every turn of a session, read from its JSONL log."""
+    app_ctx = app_context(ctx, fmt, root)
+    content = _read(app_ctx, group, agent, session)
+    key = content.key
+    if app_ctx.format is Format.table:
+        print_table(f"{key.group}/{key.agent}/{key.session}", ["turn", "role", "time", "content"], (
+            (r["turn_index"], r["role"], r["timestamp"], _summary(r)) for r in content.records))
+    elif app_ctx.format is Format.text:
+        from soloqueue_mem.cli.output import print_text_block
+
+        print_text_block(render_turns(key, content.records, first=True))
+    else:
+        emit_object({"group": key.group, "agent": key.agent, "session": key.session,
+                     "turns": content.records, "problems": content.problems}, app_ctx.format)
+
+
+def _summary(record: dict[str, Any]) -> str:
+    parts = [record.get("content") or ""]
+    parts += [f"→ {c['name']}({jsonio.dumps(c['input'])[:80]})" for c in record.get("tool_calls", [])]
+    parts += [f"← {r['content'][:120]}" for r in record.get("tool_results", [])]
+    return "\n".join(p for p in parts if p)
+
+
+def _read(app_ctx: AppContext, group: str, agent: str, session: str) -> Any:
+    key = _key(group, agent, session)
+    if not app_ctx.home.exists():
+        raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
+    content = read_session(app_ctx.home, key)
+    for problem in content.problems:
+        stderr(f"warning: {problem}", app_ctx.quiet)
+    return content
+
+
+class ExportFormat(StrEnum):
+    jsonl = "jsonl"
+    md = "md"
+    openai = "openai"
+
+
+@app.command("export")
+@boundary
+def export(
+    ctx: typer.Context,
+    session: SessionArg,
+    as_: Annotated[
+        ExportFormat,
+        typer.Option("--format", "-f", help="jsonl (the log as recorded), md, or openai "
+                     "(the chat messages array)."),
+    ] = ExportFormat.jsonl,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    root: RootOpt = None,
+) -> None:
+    """Write a session out: its JSONL records, Markdown, or OpenAI messages."""
+    app_ctx = app_context(ctx, None, root)
+    content = _read(app_ctx, group, agent, session)
+    if as_ is ExportFormat.openai:
+        write(jsonio.dumps(openai_messages(content.records)) + "\n")
+    elif as_ is ExportFormat.md:
+        write(render_turns(content.key, content.records, first=True))
+    else:
+        sys.stdout.writelines(jsonio.dumps_compact(r) + "\n" for r in content.records)
+        sys.stdout.flush()
+
+
+@app.command("end")
+@boundary
+def end(
+    ctx: typer.Context,
+    session: SessionArg,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Mark a session ended (consolidation turns ended sessions into episodes)."""
+    app_ctx = app_context(ctx, fmt, root)
+    key = _key(group, agent, session)
+    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+    if conn is None:
+        raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
+    try:
+        ended_at = end_session(conn, key, app_ctx.now)
+    finally:
+        conn.close()
+    emit_object({"group": key.group, "agent": key.agent, "session": key.session,
+                 "ended_at": ended_at}, app_ctx.format)

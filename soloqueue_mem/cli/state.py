@@ -1,0 +1,55 @@
+"""The composition root's product: one frozen AppContext per invocation.
+
+Only the CLI reads environment variables and config.toml; core functions receive
+what they need (home, config, now) as arguments.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from datetime import datetime
+from functools import cached_property
+from pathlib import Path
+
+import typer
+
+from soloqueue_mem.cli.boundary import use_json_errors
+from soloqueue_mem.cli.output import Format, resolve_format
+from soloqueue_mem.config import Config, load_config
+from soloqueue_mem.home import Home, find_root
+
+
+@dataclass(frozen=True)
+class AppContext:
+    root_option: str | None
+    format_option: Format
+    quiet: bool
+    now: datetime
+
+    @cached_property
+    def home(self) -> Home:
+        env = os.environ.get("SOLOQUEUE_HOME") or None
+        return Home(find_root(self.root_option, env, Path.cwd()))
+
+    @cached_property
+    def config(self) -> Config:
+        return load_config(self.home.config_file)
+
+    @property
+    def format(self) -> Format:
+        return resolve_format(self.format_option)
+
+
+def app_context(ctx: typer.Context, fmt: Format | None = None, root: str | None = None) -> AppContext:
+    """The invocation's context, with ``--format``/``--root`` given after the command
+    taking precedence over those given before it."""
+    base: AppContext = ctx.find_root().obj
+    if fmt is not None or root is not None:
+        base = replace(
+            base,
+            format_option=fmt if fmt is not None else base.format_option,
+            root_option=root if root is not None else base.root_option,
+        )
+    use_json_errors(base.format in (Format.json, Format.jsonl))
+    return base

@@ -1,0 +1,1 @@
+"""Opening SQLite databases the one way this project allows, and migrating them."""

@@ -1,0 +1,133 @@
+"""One way to open a database: WAL, busy timeout, safe PRAGMAs, migrations on open.
+
+Connections run in driver-level autocommit (``isolation_level=None``) so that our code
+issues every ``BEGIN`` itself; writes go through :func:`write_tx`, which starts with
+``BEGIN IMMEDIATE`` so the busy timeout applies up front instead of a late
+``SQLITE_BUSY`` when a read transaction tries to upgrade (RELIABILITY rule 4).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from soloqueue_mem.errors import StorageError, TempFail
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def open_db(
+    path: Path,
+    migrations: Sequence[Migration],
+    *,
+    durability: str = "normal",
+    busy_timeout_ms: int = 10_000,
+    create: bool = True,
+) -> sqlite3.Connection | None:
+    """Open (and migrate) the database at ``path``.
+
+    With ``create=False`` a missing file returns None and nothing is created: commands
+    that only read must leave a fresh machine untouched.
+
+    Raises:
+        StorageError: the file cannot be opened or WAL cannot be enabled.
+        SchemaTooNew: the file was written by a newer soloqueue-mem.
+        TempFail: another process kept the database busy past the timeout.
+    """
+    from soloqueue_mem.db.migrate import migrate
+
+    if not path.exists():
+        if not create:
+            return None
+        _create_private(path)
+    elif path.is_symlink():
+        raise StorageError(f"{path} is a symlink; refusing to open it")
+    try:
+        conn = sqlite3.connect(
+            path, isolation_level=None, timeout=busy_timeout_ms / 1000, check_same_thread=False
+        )
+    except sqlite3.Error as exc:
+        raise StorageError(f"cannot open {path}: {exc}") from None
+    try:
+        _configure(conn, path, durability, busy_timeout_ms)
+        migrate(conn, migrations, path.name)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _create_private(path: Path) -> None:
+    """Create the empty database file 0600; SQLite gives ``-wal``/``-shm`` the same mode."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        os.close(os.open(path, flags, 0o600))
+    except OSError as exc:
+        raise StorageError(f"cannot create {path}: {exc.strerror}") from None
+
+
+def _configure(conn: sqlite3.Connection, path: Path, durability: str, busy_ms: int) -> None:
+    try:
+        # Wait for other writers instead of failing at once (SPEC §5 concurrency).
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+        # Many readers alongside one writer; required, so a refusal is an error.
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        # NORMAL in WAL survives any process crash; FULL also survives power loss.
+        sync = "FULL" if durability == "full" else "NORMAL"
+        conn.execute(f"PRAGMA synchronous = {sync}")
+        # Schema-level references are enforced, not advisory.
+        conn.execute("PRAGMA foreign_keys = ON")
+        # A crafted file cannot run functions from its views or triggers.
+        conn.execute("PRAGMA trusted_schema = OFF")
+    except sqlite3.OperationalError as exc:
+        raise_for(exc, path)
+    if mode.lower() != "wal":
+        raise StorageError(f"{path}: cannot enable WAL mode (got {mode!r}); use a local disk")
+
+
+def raise_for(exc: sqlite3.Error, path: Path | str) -> None:
+    """Turn a sqlite3 error into ours: busy/locked is temporary, the rest is storage."""
+    message = str(exc)
+    if "locked" in message or "busy" in message:
+        raise TempFail(f"{Path(path).name} is busy (another process is writing); try again")
+    raise StorageError(f"{Path(path).name}: {message}")
+
+
+@contextmanager
+def write_tx(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A write transaction: ``BEGIN IMMEDIATE`` outside, a SAVEPOINT when nested.
+
+    Rolls back on any exception (including KeyboardInterrupt) and re-raises it.
+    """
+    if conn.in_transaction:
+        conn.execute("SAVEPOINT nested")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK TO nested")
+            conn.execute("RELEASE nested")
+            raise
+        conn.execute("RELEASE nested")
+        return
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        raise_for(exc, _db_name(conn))
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    try:
+        conn.execute("COMMIT")
+    except sqlite3.OperationalError as exc:
+        conn.execute("ROLLBACK")
+        raise_for(exc, _db_name(conn))
+
+
+def _db_name(conn: sqlite3.Connection) -> str:
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return row[2] if row else "database"

@@ -1,0 +1,11 @@
+"""The ordered migrations of memory.db; position in the list is the schema version.
+
+Each migration lives beside the code that owns its tables. Never edit, reorder or
+remove a shipped entry: append a new one.
+"""
+
+from __future__ import annotations
+
+from soloqueue_mem.sessions.schema import m001_create_turns
+
+MIGRATIONS = [m001_create_turns]

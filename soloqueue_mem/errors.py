@@ -1,0 +1,67 @@
+"""The exception tree every layer raises; the CLI maps it to exit codes once.
+
+Each class carries the exit status of SPEC §4 and a short machine code that appears
+in the JSON error object. Core code never chooses exit codes at catch sites.
+"""
+
+from __future__ import annotations
+
+
+class SoloqueueError(Exception):
+    """Base of every error a user can cause or fix."""
+
+    exit_code = 1
+    code = "error"
+
+
+class UsageError(SoloqueueError):
+    """Options or arguments that do not make sense together."""
+
+    exit_code = 2
+    code = "usage"
+
+
+class NotFound(SoloqueueError):
+    exit_code = 3
+    code = "not_found"
+
+
+class BadInput(SoloqueueError):
+    """Input data that cannot be accepted; ``line`` is 1-based when known."""
+
+    exit_code = 65
+    code = "bad_input"
+
+    def __init__(self, reason: str, line: int | None = None) -> None:
+        self.reason = reason
+        self.line = line
+        super().__init__(f"line {line}: {reason}" if line is not None else reason)
+
+
+class InvalidId(BadInput):
+    code = "invalid_id"
+
+
+class StorageError(SoloqueueError):
+    """The data directory or a database cannot be used safely."""
+
+    exit_code = 74
+    code = "io"
+
+
+class SchemaTooNew(StorageError):
+    code = "schema_too_new"
+
+
+class TempFail(SoloqueueError):
+    """Worth retrying: a lock is held or a database stayed busy past its timeout."""
+
+    exit_code = 75
+    code = "temporary"
+
+
+class PartialFailure(SoloqueueError):
+    """A batch finished, but some of its lines were rejected (already reported)."""
+
+    exit_code = 65
+    code = "partial"

@@ -1,0 +1,165 @@
+"""The data directory: where it is, what is inside it, and whether it is safe to use.
+
+Root resolution (SPEC §2), first match wins: an explicit ``--root``; ``SOLOQUEUE_HOME``;
+the nearest ``.soloqueue/`` in the working directory or its parents; the platform's user
+data directory. Group, agent and session ids become path components, so they are
+validated here before any path is built. Everything we create is 0700 (folders) or
+0600 (files); a root that is a symlink, owned by someone else or writable by others is
+refused, like git's ``safe.directory``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from soloqueue_mem.errors import InvalidId, StorageError
+
+DIR_NAME = ".soloqueue"
+_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def validate_id(kind: str, value: str) -> str:
+    """Return ``value`` if it is a safe group/agent/session id, else raise InvalidId."""
+    if not isinstance(value, str) or not _ID_RE.fullmatch(value) or value.endswith("."):
+        shown = repr(value)[:80]
+        raise InvalidId(
+            f"invalid {kind} id {shown}: use 1-128 of A-Z a-z 0-9 . _ - "
+            "starting with a letter or digit and not ending in '.'"
+        )
+    return value
+
+
+def find_root(explicit: str | None, env_home: str | None, cwd: Path) -> Path:
+    """Resolve the data directory without touching the file system beyond ``stat``."""
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    if env_home:
+        return Path(env_home).expanduser().absolute()
+    for folder in (cwd, *cwd.parents):
+        candidate = folder / DIR_NAME
+        if candidate.is_dir():
+            return candidate
+    import platformdirs  # only needed when nothing nearer names a store
+
+    return Path(platformdirs.user_data_path("soloqueue-mem")) / DIR_NAME
+
+
+@dataclass(frozen=True, slots=True)
+class Home:
+    """A data directory and the layout of SPEC §2 inside it."""
+
+    root: Path
+
+    @property
+    def memory_db(self) -> Path:
+        return self.root / "memory.db"
+
+    @property
+    def state_db(self) -> Path:
+        return self.root / "state.db"
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "config.toml"
+
+    @property
+    def cache_dir(self) -> Path:
+        """Derived files that can be deleted at any time (the segmentation lexicon)."""
+        return self.root / "cache"
+
+    def sessions_dir(self, group: str, agent: str) -> Path:
+        validate_id("group", group)
+        validate_id("agent", agent)
+        return self.root / "groups" / group / "sessions" / agent
+
+    def session_log(self, group: str, agent: str, session: str) -> Path:
+        """Path of the session's JSONL log; the Markdown log sits beside it as ``.md``."""
+        validate_id("session", session)
+        return self.sessions_dir(group, agent) / f"{session}.jsonl"
+
+    def exists(self) -> bool:
+        return self.root.is_dir()
+
+    def check_safe(self) -> None:
+        """Refuse a root that is a symlink, not ours, or writable by group/others."""
+        try:
+            info = os.lstat(self.root)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise StorageError(f"cannot inspect data directory {self.root}: {exc}") from None
+        if stat.S_ISLNK(info.st_mode):
+            raise StorageError(f"data directory {self.root} is a symlink; refusing to use it")
+        if not stat.S_ISDIR(info.st_mode):
+            raise StorageError(f"data directory {self.root} is not a directory")
+        if info.st_uid != os.geteuid():
+            raise StorageError(
+                f"data directory {self.root} is owned by uid {info.st_uid}, not you; "
+                "refusing to use it"
+            )
+        if info.st_mode & 0o022:
+            raise StorageError(
+                f"data directory {self.root} is writable by group or others "
+                f"(mode {stat.S_IMODE(info.st_mode):o}); fix it with: chmod 700 {self.root}"
+            )
+
+    def ensure(self) -> None:
+        """Create the root (0700, with a ``.gitignore`` of ``*``) if missing; check it."""
+        self.check_safe()
+        if not self.root.exists():
+            make_private_dirs(self.root)
+            write_private_file(self.root / ".gitignore", b"*\n")
+        self.check_safe()
+
+
+def make_private_dirs(path: Path) -> None:
+    """``mkdir -p`` where every folder created is 0700 and no symlink is followed.
+
+    Trigger: an existing component is a symlink. Why: a planted link would send our
+    writes outside the data directory. Outcome: StorageError, nothing created below it.
+    """
+    missing: list[Path] = []
+    current = path
+    while not current.exists():
+        if current.is_symlink():
+            raise StorageError(f"{current} is a dangling symlink; refusing to create it")
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass  # another process created it first
+        except OSError as exc:
+            raise StorageError(f"cannot create {folder}: {exc.strerror}") from None
+        if os.path.islink(folder):
+            raise StorageError(f"{folder} is a symlink; refusing to use it")
+
+
+def ensure_private_dir(root: Path, folder: Path) -> None:
+    """Create ``folder`` inside ``root`` refusing symlinked components below the root."""
+    make_private_dirs(folder)
+    for part in (folder, *folder.parents):
+        if part == root:
+            return
+        if part.is_symlink():
+            raise StorageError(f"{part} is a symlink; refusing to use it")
+
+
+def write_private_file(path: Path, data: bytes) -> None:
+    """Create a 0600 file that must not exist yet (never through a symlink)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileExistsError:
+        return
+    except OSError as exc:
+        raise StorageError(f"cannot create {path}: {exc.strerror}") from None
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)

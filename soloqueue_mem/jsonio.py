@@ -1,0 +1,83 @@
+"""JSON in and out: strict parsing of untrusted input, stable output.
+
+Input is bytes, decoded strictly as UTF-8 (never the locale's ``surrogateescape``),
+parsed with NaN/Infinity and duplicate keys rejected, and capped in size and depth.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from soloqueue_mem.errors import BadInput
+
+MAX_DEPTH = 64
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def decode_utf8(data: bytes, line: int | None = None) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"invalid UTF-8 at byte {exc.start}", line) from None
+
+
+def loads(data: bytes | str, line: int | None = None) -> Any:
+    """Parse one JSON document from untrusted input; every failure is BadInput."""
+    text = decode_utf8(data, line) if isinstance(data, bytes) else data
+    try:
+        value = json.loads(
+            text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates
+        )
+    except RecursionError:
+        raise BadInput("JSON nested too deeply", line) from None
+    except ValueError as exc:  # JSONDecodeError, our hooks, int digit limits
+        raise BadInput(f"malformed JSON: {exc}", line) from None
+    _check_depth_and_text(value, line)
+    return value
+
+
+def _check_depth_and_text(value: Any, line: int | None) -> None:
+    """Reject deep nesting and lone surrogates (``"\\ud800"`` escapes)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise BadInput(f"JSON nested deeper than {MAX_DEPTH} levels", line)
+        if isinstance(item, str):
+            _check_text(item, line)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                _check_text(key, line)
+                stack.append((child, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+
+
+def _check_text(text: str, line: int | None) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput("text contains a lone UTF-16 surrogate", line) from None
+
+
+def dumps(value: Any) -> str:
+    """Output JSON: readable CJK, controls escaped, no NaN."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def dumps_compact(value: Any) -> str:
+    """One-line JSON for logs and database columns."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))

@@ -1,0 +1,1 @@
+"""Whole-store operations: statistics, the demo, (later) verify, export and import."""

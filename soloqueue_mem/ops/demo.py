@@ -1,0 +1,62 @@
+"""``demo``: a throw-away store, a short bilingual agent session, shown back.
+
+It exercises the real code paths (log, the index, trace, export) on a temporary data
+directory, so ``pip install . && soloqueue-mem demo`` proves an installation works.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from soloqueue_mem.clock import iso
+from soloqueue_mem.config import Config
+from soloqueue_mem.db.stores import open_memory
+from soloqueue_mem.home import Home
+from soloqueue_mem.sessions.events import SessionKey, parse_event
+from soloqueue_mem.sessions.reader import openai_messages, read_session
+from soloqueue_mem.sessions.trace import Scope, trace
+from soloqueue_mem.sessions.writer import LoggedTurn, log_events
+from soloqueue_mem.text.lexicon import open_lexicon
+
+DEMO_EVENTS: list[dict[str, Any]] = [
+    {"role": "user", "content": "帮我看看为什么数据库连接总是超时？"},
+    {"role": "assistant", "content": "I'll read the config file first.",
+     "tool_calls": [{"id": "call_1", "name": "read_file", "input": {"path": "config.toml"}}]},
+    {"role": "tool", "content": "",
+     "tool_results": [{"tool_use_id": "call_1", "content": "busy_timeout_ms = 500\nretries = 0",
+                       "is_error": False}]},
+    {"role": "assistant", "content": "busy_timeout 只有 500 毫秒，太短了。建议改成 5000 毫秒。"},
+    {"role": "user", "content": "Great, please remember that I prefer timeouts of at least 5 seconds."},
+]
+DEMO_QUERIES = ["数据库超时", "busy timeout config"]
+
+
+def run_demo(now: datetime, base: Path | None = None) -> dict[str, Any]:
+    """Log the demo session into a fresh store; return what a user would look at."""
+    with tempfile.TemporaryDirectory(prefix="soloqueue-demo-", dir=base) as tmp:
+        home = Home(Path(tmp) / ".soloqueue")
+        config = Config()
+        conn = open_memory(home, config)
+        assert conn is not None
+        try:
+            items = [
+                (n, parse_event({**e, "timestamp": iso(now + timedelta(seconds=n))}))
+                for n, e in enumerate(DEMO_EVENTS, start=1)
+            ]
+            logged = [t for t in log_events(home, conn, items, ("default", "demo", "demo-session"),
+                                            config, now) if isinstance(t, LoggedTurn)]
+            lexicon = open_lexicon(home.cache_dir)
+            searches = {q: trace(home, conn, q, Scope(), 3, lambda: lexicon) for q in DEMO_QUERIES}
+            first = logged[0]
+            content = read_session(home, SessionKey(first.group, first.agent, first.session))
+        finally:
+            conn.close()
+        return {
+            "root": str(home.root),
+            "logged": logged,
+            "searches": searches,
+            "openai": openai_messages(content.records),
+        }

@@ -1,0 +1,52 @@
+"""``stats``: what the store holds, read-only (a missing store creates nothing)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from soloqueue_mem.db.migrate import schema_version
+from soloqueue_mem.home import Home
+
+
+def _size(path: Path) -> int:
+    total = 0
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            total += os.stat(f"{path}{suffix}").st_size
+        except FileNotFoundError:
+            pass
+    return total
+
+
+def _tree_size(folder: Path, suffix: str) -> tuple[int, int]:
+    count = size = 0
+    for dirpath, _, files in os.walk(folder):
+        for name in files:
+            if name.endswith(suffix):
+                count += 1
+                size += os.stat(os.path.join(dirpath, name)).st_size
+    return count, size
+
+
+def store_stats(home: Home, memory: sqlite3.Connection | None) -> dict[str, Any]:
+    """Counts, sizes and schema versions of everything present."""
+    databases: dict[str, Any] = {}
+    for path in (home.memory_db, home.state_db, home.root / "artifacts.db"):
+        if path.exists():
+            databases[path.name] = {"bytes": _size(path)}
+    counts: dict[str, int] = {"turns": 0, "sessions": 0}
+    if memory is not None:
+        databases["memory.db"]["schema_version"] = schema_version(memory)
+        counts["turns"] = memory.execute("SELECT COUNT(*) FROM conversation_turns").fetchone()[0]
+        counts["sessions"] = memory.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+    logs, log_bytes = _tree_size(home.root / "groups", ".jsonl")
+    return {
+        "root": str(home.root),
+        "exists": home.exists(),
+        "counts": counts,
+        "databases": databases,
+        "session_logs": {"files": logs, "bytes": log_bytes},
+    }

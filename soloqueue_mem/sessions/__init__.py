@@ -1,0 +1,1 @@
+"""L2 session logs: JSONL (canonical) and Markdown per session, indexed in memory.db."""

@@ -1,0 +1,284 @@
+"""Events: the one validation boundary for everything ``log`` accepts.
+
+An event is our own shape (``role``, ``content``, ``tool_calls [{id,name,input}]``,
+``tool_results [{tool_use_id,content,is_error}]``, ``timestamp``, ``metadata``,
+``event_id``, and optional ``group``/``agent``/``session``) or an OpenAI chat message
+as it is. OpenAI messages are normalised; when the normal form would not give the
+exact message back, the original is kept beside it so export is lossless.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.clock import parse_timestamp
+from soloqueue_mem.errors import BadInput
+from soloqueue_mem.home import validate_id
+
+ROLES = frozenset({"user", "assistant", "system", "tool", "thought"})
+_OPENAI_ROLES = {"developer": "system", "function": "tool"}
+_ROUTING_KEYS = ("group", "agent", "session", "event_id", "timestamp", "metadata")
+_OWN_KEYS = frozenset({"role", "content", "tool_calls", "tool_results", *_ROUTING_KEYS})
+MAX_EVENT_ID = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    role: str
+    content: str
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    tool_results: list[dict[str, Any]] = field(default_factory=list)
+    timestamp: datetime | None = None
+    metadata: dict[str, Any] | None = None
+    event_id: str | None = None
+    group: str | None = None
+    agent: str | None = None
+    session: str | None = None
+    openai_message: dict[str, Any] | None = None
+
+
+def parse_event(obj: Any, line: int | None = None) -> Event:
+    """Validate one decoded JSON value as an event; raise BadInput with ``line``."""
+    try:
+        return _parse(obj)
+    except BadInput as exc:
+        raise BadInput(exc.reason, line) from None
+
+
+def _parse(obj: Any) -> Event:
+    if not isinstance(obj, dict):
+        raise BadInput(f"expected a JSON object, got {type(obj).__name__}")
+    role = obj.get("role")
+    if not isinstance(role, str):
+        raise BadInput("missing 'role' (user, assistant, system, tool or thought)")
+    role = _OPENAI_ROLES.get(role, role)
+    if role not in ROLES:
+        raise BadInput(f"unknown role {obj['role']!r} (use user, assistant, system, tool, thought)")
+    content = _content_text(obj.get("content"))
+    tool_calls = [_tool_call(item) for item in _list(obj, "tool_calls")]
+    tool_results = [_tool_result(item) for item in _list(obj, "tool_results")]
+    if "tool_call_id" in obj:
+        if not isinstance(obj["tool_call_id"], str):
+            raise BadInput("'tool_call_id' must be a string")
+        tool_results.append({"tool_use_id": obj["tool_call_id"], "content": content, "is_error": False})
+        content = ""
+    if not content and not tool_calls and not tool_results and obj.get("content") is None:
+        raise BadInput("event has no 'content', 'tool_calls' or 'tool_results'")
+    event = Event(
+        role=role,
+        content=content,
+        tool_calls=tool_calls,
+        tool_results=tool_results,
+        timestamp=_timestamp(obj.get("timestamp")),
+        metadata=_metadata(obj.get("metadata")),
+        event_id=_event_id(obj.get("event_id")),
+        group=_optional_id(obj, "group"),
+        agent=_optional_id(obj, "agent"),
+        session=_optional_id(obj, "session"),
+    )
+    message = {k: v for k, v in obj.items() if k not in _ROUTING_KEYS}
+    if _is_openai(obj) and to_openai(event) != [message]:
+        event = _with_original(event, message)
+    return event
+
+
+def _is_openai(obj: dict[str, Any]) -> bool:
+    """Whether ``obj`` uses OpenAI's message shape rather than only our own keys."""
+    if "tool_results" in obj or obj.get("role") == "thought":
+        return False
+    calls = obj.get("tool_calls") or []
+    return (
+        bool(set(obj) - _OWN_KEYS)
+        or obj.get("role") in _OPENAI_ROLES
+        or not isinstance(obj.get("content"), str)
+        or any(isinstance(c, dict) and "function" in c for c in calls)
+    )
+
+
+def _with_original(event: Event, message: dict[str, Any]) -> Event:
+    from dataclasses import replace
+
+    return replace(event, openai_message=message)
+
+
+def _list(obj: dict[str, Any], key: str) -> list[Any]:
+    value = obj.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise BadInput(f"'{key}' must be a list")
+    return value
+
+
+def _content_text(value: Any) -> str:
+    """A string as it is; OpenAI content parts joined by their text; null as empty."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        texts = []
+        for part in value:
+            if not isinstance(part, dict):
+                raise BadInput("'content' parts must be objects")
+            if isinstance(part.get("text"), str):
+                texts.append(part["text"])
+        return "\n".join(texts)
+    raise BadInput(f"'content' must be a string, a list of parts or null, not {type(value).__name__}")
+
+
+def _tool_call(item: Any) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        raise BadInput("each tool call must be an object")
+    function = item.get("function")
+    if isinstance(function, dict):  # OpenAI: {id, type, function: {name, arguments}}
+        name, arguments = function.get("name"), function.get("arguments", "")
+        if not isinstance(arguments, str):
+            raise BadInput("tool call 'function.arguments' must be a string")
+        try:
+            tool_input: Any = jsonio.loads(arguments) if arguments else {}
+        except BadInput:
+            tool_input = arguments
+    else:
+        name, tool_input = item.get("name"), item.get("input", {})
+    if not isinstance(name, str) or not name:
+        raise BadInput("each tool call needs a 'name'")
+    call_id = item.get("id")
+    if call_id is not None and not isinstance(call_id, str):
+        raise BadInput("tool call 'id' must be a string")
+    return {"id": call_id, "name": name, "input": tool_input}
+
+
+def _tool_result(item: Any) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        raise BadInput("each tool result must be an object")
+    use_id = item.get("tool_use_id")
+    if use_id is not None and not isinstance(use_id, str):
+        raise BadInput("tool result 'tool_use_id' must be a string")
+    content = item.get("content", "")
+    if not isinstance(content, str):
+        content = _content_text(content) if isinstance(content, list) else jsonio.dumps(content)
+    is_error = item.get("is_error", False)
+    if not isinstance(is_error, bool):
+        raise BadInput("tool result 'is_error' must be true or false")
+    return {"tool_use_id": use_id, "content": content, "is_error": is_error}
+
+
+def _timestamp(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise BadInput("'timestamp' must be ISO 8601 text or seconds since the epoch")
+    if isinstance(value, int | float):
+        try:
+            return datetime.fromtimestamp(value, UTC)
+        except (OverflowError, OSError, ValueError):
+            raise BadInput(f"'timestamp' out of range: {value}") from None
+    if isinstance(value, str):
+        return parse_timestamp(value)
+    raise BadInput("'timestamp' must be ISO 8601 text or seconds since the epoch")
+
+
+def _metadata(value: Any) -> dict[str, Any] | None:
+    if value is None or isinstance(value, dict):
+        return value
+    raise BadInput("'metadata' must be a JSON object")
+
+
+def _event_id(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value or len(value) > MAX_EVENT_ID:
+        raise BadInput(f"'event_id' must be a string of 1-{MAX_EVENT_ID} characters")
+    if any(ord(ch) < 32 for ch in value):
+        raise BadInput("'event_id' must not contain control characters")
+    return value
+
+
+def _optional_id(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    return None if value is None else validate_id(key, value)
+
+
+def to_openai(event: Event) -> list[dict[str, Any]]:
+    """The OpenAI chat messages this event stands for (none for a ``thought``)."""
+    if event.openai_message is not None:
+        return [event.openai_message]
+    if event.role == "thought":
+        return []
+    if event.role == "tool" and event.tool_results:
+        return [
+            {"role": "tool", "tool_call_id": r["tool_use_id"], "content": r["content"]}
+            for r in event.tool_results
+        ]
+    message: dict[str, Any] = {"role": event.role, "content": event.content}
+    if event.tool_calls:
+        message["content"] = event.content or None
+        message["tool_calls"] = [
+            {
+                "id": call["id"],
+                "type": "function",
+                "function": {
+                    "name": call["name"],
+                    "arguments": call["input"]
+                    if isinstance(call["input"], str)
+                    else jsonio.dumps(call["input"]),
+                },
+            }
+            for call in event.tool_calls
+        ]
+    return [message]
+
+
+def to_record(event: Event, turn_index: int, timestamp: str) -> dict[str, Any]:
+    """The JSONL record of a logged event: complete and replayable."""
+    record: dict[str, Any] = {"turn_index": turn_index, "timestamp": timestamp, "role": event.role}
+    if event.event_id is not None:
+        record["event_id"] = event.event_id
+    record["content"] = event.content
+    if event.tool_calls:
+        record["tool_calls"] = event.tool_calls
+    if event.tool_results:
+        record["tool_results"] = event.tool_results
+    if event.metadata is not None:
+        record["metadata"] = event.metadata
+    if event.openai_message is not None:
+        record["openai_message"] = event.openai_message
+    return record
+
+
+def from_record(record: dict[str, Any]) -> Event:
+    """The event a JSONL record was written from (records are trusted, our own)."""
+    return Event(
+        role=record["role"],
+        content=record.get("content", ""),
+        tool_calls=record.get("tool_calls", []),
+        tool_results=record.get("tool_results", []),
+        timestamp=parse_timestamp(record["timestamp"]),
+        metadata=record.get("metadata"),
+        event_id=record.get("event_id"),
+        openai_message=record.get("openai_message"),
+    )
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class SessionKey:
+    """Where a turn belongs; every part is a validated id."""
+
+    group: str
+    agent: str
+    session: str
+
+
+def index_body(event: Event) -> str:
+    """All searchable text of an event: content, tool names and inputs, results."""
+    parts = [event.content]
+    for call in event.tool_calls:
+        tool_input = call["input"]
+        parts.append(call["name"])
+        parts.append(tool_input if isinstance(tool_input, str) else jsonio.dumps(tool_input))
+    parts.extend(result["content"] for result in event.tool_results)
+    return "\n".join(part for part in parts if part)

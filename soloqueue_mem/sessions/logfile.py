@@ -1,0 +1,173 @@
+"""Append-only JSONL (canonical) and Markdown (readable) session logs.
+
+Appends happen under an exclusive ``flock`` on the JSONL file, one ``os.write`` per
+batch of complete lines. A file that does not end in a newline has a torn tail from a
+crashed writer: before the next append the fragment is moved to ``<file>.torn`` and the
+file is cut back to its last newline, so a fragment is never merged into a record
+(RELIABILITY I9). Readers skip an unparsable final line and report it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.errors import BadInput, StorageError
+
+_APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_TAIL_PROBE = 64 * 1024
+
+
+class SessionLog:
+    """An open, locked session log (JSONL plus its Markdown twin)."""
+
+    def __init__(self, path: Path, fsync: bool = False) -> None:
+        self.path = path
+        self.md_path = path.with_suffix(".md")
+        self._fsync = fsync
+        try:
+            self._fd = os.open(path, _APPEND, 0o600)
+        except OSError as exc:
+            raise StorageError(f"cannot open {path}: {exc.strerror}") from None
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        self.torn_bytes = self._set_aside_torn_tail()
+        self.size = os.fstat(self._fd).st_size
+
+    def close(self) -> None:
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        os.close(self._fd)
+
+    def __enter__(self) -> SessionLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _set_aside_torn_tail(self) -> int:
+        size = os.fstat(self._fd).st_size
+        if size == 0 or os.pread(self._fd, 1, size - 1) == b"\n":
+            return 0
+        keep = _line_start(self._fd, size)
+        fragment = _pread_all(self._fd, keep, size - keep)
+        torn = self.path.with_name(self.path.name + ".torn")
+        fd = os.open(torn, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            os.write(fd, fragment + b"\n")
+            os.fsync(fd)  # the fragment is the only copy of those bytes
+        finally:
+            os.close(fd)
+        os.ftruncate(self._fd, keep)
+        return size - keep
+
+    def last_record(self) -> dict[str, Any] | None:
+        """The last complete record, or None for an empty or unreadable tail."""
+        if self.size == 0:
+            return None
+        start = _line_start(self._fd, self.size - 1)
+        data = _pread_all(self._fd, start, self.size - start)
+        try:
+            record = jsonio.loads(data)
+        except BadInput:  # an unreadable line is verify's to report
+            return None
+        return record if isinstance(record, dict) else None
+
+    def append(self, records: list[dict[str, Any]], markdown: str) -> int:
+        """Append ``records`` in one write, then the Markdown; return the new size."""
+        data = "".join(jsonio.dumps_compact(r) + "\n" for r in records).encode("utf-8")
+        try:
+            _write_all(self._fd, data)
+            if self._fsync:
+                os.fsync(self._fd)
+            self._append_markdown(markdown)
+        except OSError as exc:
+            self.truncate(self.size)
+            raise StorageError(f"cannot write {self.path}: {exc.strerror}") from None
+        self.size += len(data)
+        return self.size
+
+    def truncate(self, size: int) -> None:
+        """Undo appends past ``size`` (the index transaction failed)."""
+        os.ftruncate(self._fd, size)
+        self.size = size
+
+    def _append_markdown(self, text: str) -> None:
+        fd = os.open(self.md_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            _write_all(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _pread_all(fd: int, offset: int, length: int) -> bytes:
+    chunks = []
+    while length > 0:
+        chunk = os.pread(fd, min(length, 1 << 20), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+        length -= len(chunk)
+    return b"".join(chunks)
+
+
+def _line_start(fd: int, end: int) -> int:
+    """Offset just after the newline that precedes position ``end``."""
+    position = end
+    while position > 0:
+        start = max(0, position - _TAIL_PROBE)
+        chunk = os.pread(fd, position - start, start)
+        cut = chunk.rfind(b"\n")
+        if cut >= 0:
+            return start + cut + 1
+        position = start
+    return 0
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    number: int
+    offset: int
+    record: dict[str, Any] | None
+    error: str | None = None
+
+
+def read_lines(path: Path, offset: int = 0) -> Iterator[LogLine]:
+    """Records from ``offset`` on; a bad line carries its error; a torn tail is the
+    final line without a newline (reported as an error, never as a record)."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed in finally
+    except FileNotFoundError:
+        return
+    number = 0
+    try:
+        handle.seek(offset)
+        position = offset
+        for raw in handle:
+            number += 1
+            start, position = position, position + len(raw)
+            if not raw.endswith(b"\n"):
+                yield LogLine(number, start, None, "torn tail (incomplete last line)")
+                return
+            try:
+                record = jsonio.loads(raw)
+            except BadInput as exc:
+                yield LogLine(number, start, None, str(exc))
+                continue
+            if isinstance(record, dict):
+                yield LogLine(number, start, record)
+            else:
+                yield LogLine(number, start, None, "not a JSON object")
+    finally:
+        handle.close()

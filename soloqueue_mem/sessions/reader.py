@@ -1,0 +1,93 @@
+"""Reading sessions back: listings from the index, content from the canonical JSONL."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from soloqueue_mem.clock import iso
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.errors import InvalidId, NotFound
+from soloqueue_mem.home import Home, validate_id
+from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.events import SessionKey, from_record, to_openai
+from soloqueue_mem.sessions.logfile import read_lines
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLogContent:
+    """A session's records as its JSONL holds them, plus the lines that did not parse."""
+
+    key: SessionKey
+    records: list[dict[str, Any]]
+    problems: list[str]
+
+
+def read_session(home: Home, key: SessionKey) -> SessionLogContent:
+    """Every record of the session's JSONL; NotFound if the session has no log."""
+    path = home.session_log(key.group, key.agent, key.session)
+    if not path.exists():
+        raise NotFound(
+            f"session {key.group}/{key.agent}/{key.session} not found "
+            "(try: soloqueue-mem session list)"
+        )
+    records, problems = [], []
+    for entry in read_lines(path):
+        if entry.record is None:
+            problems.append(f"{path.name}:{entry.number}: {entry.error}")
+        else:
+            records.append(entry.record)
+    return SessionLogContent(key, records, problems)
+
+
+def openai_messages(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The chat messages the session's events stand for, in order (thoughts left out)."""
+    return [message for record in records for message in to_openai(from_record(record))]
+
+
+def end_session(conn: sqlite3.Connection, key: SessionKey, now: datetime) -> str:
+    """Mark the session ended; episodes are written by the consolidation layer later."""
+    ended_at = iso(now)
+    with write_tx(conn):
+        if not turns.mark_ended(conn, key, ended_at):
+            raise NotFound(f"session {key.group}/{key.agent}/{key.session} not found")
+    return ended_at
+
+
+def session_files(home: Home, group: str | None, agent: str | None) -> Iterator[tuple[SessionKey, Path]]:
+    """JSONL logs on disk within the scope; names that are not valid ids are skipped."""
+    groups_dir = home.root / "groups"
+    for group_name in _child_dirs(groups_dir, group):
+        for agent_name in _child_dirs(groups_dir / group_name / "sessions", agent):
+            folder = groups_dir / group_name / "sessions" / agent_name
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if not entry.name.endswith(".jsonl") or not entry.is_file(follow_symlinks=False):
+                        continue
+                    try:
+                        session = validate_id("session", entry.name[: -len(".jsonl")])
+                    except InvalidId:
+                        continue
+                    yield SessionKey(group_name, agent_name, session), Path(entry.path)
+
+
+def _child_dirs(folder: Path, only: str | None) -> list[str]:
+    if only is not None:
+        return [only] if (folder / only).is_dir() and not (folder / only).is_symlink() else []
+    try:
+        with os.scandir(folder) as entries:
+            names = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+    except FileNotFoundError:
+        return []
+    valid = []
+    for name in sorted(names):
+        try:
+            valid.append(validate_id("name", name))
+        except InvalidId:
+            continue
+    return valid

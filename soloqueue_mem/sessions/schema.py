@@ -1,0 +1,58 @@
+"""DDL for the tables the sessions layer owns in memory.db (migrations only)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from soloqueue_mem.db.migrate import execute_script
+
+
+def m001_create_turns(conn: sqlite3.Connection) -> None:
+    """Turn index (seed 003 §4.5 plus group/agent scope), sessions, and full-text index.
+
+    The FTS table is contentless: the text is stored once, in ``conversation_turns``;
+    the index holds only tokens of its index form (CJK characters spaced apart).
+    """
+    execute_script(
+        conn,
+        """
+        CREATE TABLE conversation_turns (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            turn_index INTEGER NOT NULL,
+            role TEXT NOT NULL,
+            content TEXT NOT NULL DEFAULT '',
+            tool_calls TEXT,
+            tool_results TEXT,
+            has_tool_calls INTEGER NOT NULL DEFAULT 0,
+            timestamp TEXT NOT NULL,
+            token_estimate INTEGER,
+            episode_id TEXT,
+            extracted INTEGER NOT NULL DEFAULT 0,
+            event_id TEXT,
+            metadata_json TEXT,
+            UNIQUE (group_id, agent_id, session_id, turn_index)
+        );
+        CREATE UNIQUE INDEX idx_turns_event
+            ON conversation_turns (group_id, agent_id, session_id, event_id)
+            WHERE event_id IS NOT NULL;
+        CREATE INDEX idx_turns_timestamp ON conversation_turns (timestamp);
+        CREATE INDEX idx_turns_extracted ON conversation_turns (extracted) WHERE extracted = 0;
+        CREATE TABLE sessions (
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            last_turn_at TEXT NOT NULL,
+            turn_count INTEGER NOT NULL DEFAULT 0,
+            jsonl_bytes INTEGER NOT NULL DEFAULT 0,
+            ended_at TEXT,
+            PRIMARY KEY (group_id, agent_id, session_id)
+        ) WITHOUT ROWID;
+        CREATE VIRTUAL TABLE conversation_turns_fts USING fts5(
+            body, content='', tokenize='porter unicode61 remove_diacritics 2'
+        );
+        """
+    )

@@ -1,0 +1,124 @@
+"""``trace``: level-2 retrieval of raw turns, with tool inputs and results.
+
+BM25 over the full-text index first; then the JSONL logs are checked for turns the
+index does not have yet (a writer killed between its append and its commit, or a
+lost memory.db), which are matched by their terms and merged in. Scores from the two
+sources are put on one scale: index scores divided by the best, fallback scores the
+fraction of query terms a turn contains.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from soloqueue_mem.clock import iso
+from soloqueue_mem.errors import BadInput
+from soloqueue_mem.home import Home
+from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.events import SessionKey, from_record, index_body
+from soloqueue_mem.sessions.logfile import read_lines
+from soloqueue_mem.sessions.reader import session_files
+from soloqueue_mem.sessions.turns import Turn
+from soloqueue_mem.text.fts import match_expression, query_terms
+from soloqueue_mem.text.lexicon import Lexicon
+
+MAX_LIMIT = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    group: str | None = None
+    agent: str | None = None
+    session: str | None = None
+    since: datetime | None = None
+    role: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TraceHit:
+    turn: Turn
+    score: float
+    source: str  # "index" or "jsonl"
+
+
+def trace(
+    home: Home,
+    conn: sqlite3.Connection | None,
+    query: str,
+    scope: Scope,
+    limit: int,
+    lexicon: Callable[[], Lexicon],
+) -> list[TraceHit]:
+    """The ``limit`` best-matching turns in ``scope``, best first."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}")
+    terms = query_terms(query, lexicon)
+    match = match_expression(terms)
+    if match is None:
+        return []
+    hits: list[TraceHit] = []
+    if conn is not None:
+        found = turns.search_turns(
+            conn,
+            match,
+            group=scope.group,
+            agent=scope.agent,
+            session=scope.session,
+            since=iso(scope.since) if scope.since else None,
+            role=scope.role,
+            limit=limit,
+        )
+        best = max((score for _, score in found), default=1.0) or 1.0
+        hits = [TraceHit(turn, score / best, "index") for turn, score in found]
+    hits.extend(_unindexed_hits(home, conn, terms, scope))
+    hits.sort(key=lambda h: (-h.score, h.turn.timestamp, h.turn.turn_index))
+    return hits[:limit]
+
+
+def _unindexed_hits(
+    home: Home, conn: sqlite3.Connection | None, terms: list[str], scope: Scope
+) -> list[TraceHit]:
+    lowered = [t.lower() for t in terms]
+    since = iso(scope.since) if scope.since else None
+    hits = []
+    for key, path in session_files(home, scope.group, scope.agent):
+        if scope.session is not None and key.session != scope.session:
+            continue
+        indexed = turns.indexed_bytes(conn, key) if conn is not None else 0
+        if path.stat().st_size <= indexed:
+            continue
+        last_indexed = turns.max_turn_index(conn, key) if conn is not None else -1
+        for entry in read_lines(path, indexed):
+            record = entry.record
+            if record is None or record.get("turn_index", -1) <= last_indexed:
+                continue
+            hit = _match_record(key, record, lowered, since, scope.role)
+            if hit is not None:
+                hits.append(hit)
+    return hits
+
+
+def _match_record(
+    key: SessionKey, record: dict, terms: list[str], since: str | None, role: str | None
+) -> TraceHit | None:
+    try:
+        event = from_record(record)
+    except (BadInput, KeyError):
+        return None
+    if (since and record["timestamp"] < since) or (role and event.role != role):
+        return None
+    body = index_body(event).lower()
+    matched = sum(1 for term in terms if term in body)
+    if not matched:
+        return None
+    turn = Turn(
+        id=0, group=key.group, agent=key.agent, session=key.session,
+        turn_index=record["turn_index"], role=event.role, content=event.content,
+        tool_calls=event.tool_calls, tool_results=event.tool_results,
+        timestamp=record["timestamp"], token_estimate=None, event_id=event.event_id,
+        metadata=event.metadata,
+    )
+    return TraceHit(turn, matched / len(terms), "jsonl")

@@ -1,0 +1,258 @@
+"""All SQL for ``conversation_turns``, its FTS index and the ``sessions`` table.
+
+Rows become :class:`Turn` values here; ``sqlite3.Row`` never leaves this module.
+Scope (group/agent/session) is always a SQL ``WHERE`` on the turns table, never an
+FTS column filter, so a query cannot reach another agent's turns.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.sessions.events import Event, SessionKey, index_body
+from soloqueue_mem.text.cjk import estimate_tokens, index_form
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    id: int
+    group: str
+    agent: str
+    session: str
+    turn_index: int
+    role: str
+    content: str
+    tool_calls: list[dict[str, Any]]
+    tool_results: list[dict[str, Any]]
+    timestamp: str
+    token_estimate: int | None
+    event_id: str | None
+    metadata: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRow:
+    group: str
+    agent: str
+    session: str
+    started_at: str
+    last_turn_at: str
+    turn_count: int
+    jsonl_bytes: int
+    ended_at: str | None
+
+
+_TURN_COLUMNS = (
+    "id, group_id, agent_id, session_id, turn_index, role, content, tool_calls, "
+    "tool_results, timestamp, token_estimate, event_id, metadata_json"
+)
+
+
+def _turn(row: tuple[Any, ...]) -> Turn:
+    return Turn(
+        id=row[0],
+        group=row[1],
+        agent=row[2],
+        session=row[3],
+        turn_index=row[4],
+        role=row[5],
+        content=row[6],
+        tool_calls=jsonio.loads(row[7]) if row[7] else [],
+        tool_results=jsonio.loads(row[8]) if row[8] else [],
+        timestamp=row[9],
+        token_estimate=row[10],
+        event_id=row[11],
+        metadata=jsonio.loads(row[12]) if row[12] else None,
+    )
+
+
+def max_turn_index(conn: sqlite3.Connection, key: SessionKey) -> int:
+    """The highest indexed turn of the session, -1 if it has none."""
+    row = conn.execute(
+        "SELECT MAX(turn_index) FROM conversation_turns"
+        " WHERE group_id = ? AND agent_id = ? AND session_id = ?",
+        (key.group, key.agent, key.session),
+    ).fetchone()
+    return -1 if row[0] is None else int(row[0])
+
+
+def find_by_event_id(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> Turn | None:
+    row = conn.execute(
+        f"SELECT {_TURN_COLUMNS} FROM conversation_turns"  # noqa: S608 - constant columns
+        " WHERE group_id = ? AND agent_id = ? AND session_id = ? AND event_id = ?",
+        (key.group, key.agent, key.session, event_id),
+    ).fetchone()
+    return _turn(row) if row else None
+
+
+_INSERT_TURN_SQL = """
+INSERT INTO conversation_turns (
+    group_id, agent_id, session_id, turn_index, role, content, tool_calls, tool_results,
+    has_tool_calls, timestamp, token_estimate, event_id, metadata_json
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+
+
+def insert_turn(
+    conn: sqlite3.Connection, key: SessionKey, turn_index: int, event: Event, timestamp: str
+) -> int:
+    """Insert one turn and its full-text entry; return the row id."""
+    body = index_body(event)
+    cursor = conn.execute(
+        _INSERT_TURN_SQL,
+        (
+            key.group,
+            key.agent,
+            key.session,
+            turn_index,
+            event.role,
+            event.content,
+            jsonio.dumps_compact(event.tool_calls) if event.tool_calls else None,
+            jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
+            int(bool(event.tool_calls)),
+            timestamp,
+            estimate_tokens(body),
+            event.event_id,
+            jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
+        ),
+    )
+    turn_id = int(cursor.lastrowid or 0)
+    conn.execute(
+        "INSERT INTO conversation_turns_fts (rowid, body) VALUES (?, ?)", (turn_id, index_form(body))
+    )
+    return turn_id
+
+
+_UPSERT_SESSION_SQL = """
+INSERT INTO sessions (group_id, agent_id, session_id, started_at, last_turn_at,
+                      turn_count, jsonl_bytes)
+VALUES (:group, :agent, :session, :first, :last, :added, :bytes)
+ON CONFLICT (group_id, agent_id, session_id) DO UPDATE SET
+    started_at = MIN(started_at, :first),
+    last_turn_at = MAX(last_turn_at, :last),
+    turn_count = turn_count + :added,
+    jsonl_bytes = :bytes
+"""
+
+
+def record_appends(
+    conn: sqlite3.Connection, key: SessionKey, first: str, last: str, added: int, jsonl_bytes: int
+) -> None:
+    """Count ``added`` turns and remember how far the JSONL has been indexed."""
+    conn.execute(
+        _UPSERT_SESSION_SQL,
+        {
+            "group": key.group,
+            "agent": key.agent,
+            "session": key.session,
+            "first": first,
+            "last": last,
+            "added": added,
+            "bytes": jsonl_bytes,
+        },
+    )
+
+
+def set_indexed_bytes(conn: sqlite3.Connection, key: SessionKey, jsonl_bytes: int) -> None:
+    conn.execute(
+        "UPDATE sessions SET jsonl_bytes = ?"
+        " WHERE group_id = ? AND agent_id = ? AND session_id = ?",
+        (jsonl_bytes, key.group, key.agent, key.session),
+    )
+
+
+def indexed_bytes(conn: sqlite3.Connection, key: SessionKey) -> int:
+    row = conn.execute(
+        "SELECT jsonl_bytes FROM sessions WHERE group_id = ? AND agent_id = ? AND session_id = ?",
+        (key.group, key.agent, key.session),
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+_SESSION_COLUMNS = (
+    "group_id, agent_id, session_id, started_at, last_turn_at, turn_count, jsonl_bytes, ended_at"
+)
+
+
+def get_session(conn: sqlite3.Connection, key: SessionKey) -> SessionRow | None:
+    row = conn.execute(
+        f"SELECT {_SESSION_COLUMNS} FROM sessions"  # noqa: S608 - constant columns
+        " WHERE group_id = ? AND agent_id = ? AND session_id = ?",
+        (key.group, key.agent, key.session),
+    ).fetchone()
+    return SessionRow(*row) if row else None
+
+
+def list_sessions(
+    conn: sqlite3.Connection, group: str | None, agent: str | None, limit: int
+) -> list[SessionRow]:
+    """Sessions, most recently active first, optionally within a group/agent."""
+    rows = conn.execute(
+        f"SELECT {_SESSION_COLUMNS} FROM sessions"  # noqa: S608 - constant columns
+        " WHERE (:group IS NULL OR group_id = :group) AND (:agent IS NULL OR agent_id = :agent)"
+        " ORDER BY last_turn_at DESC, group_id, agent_id, session_id LIMIT :limit",
+        {"group": group, "agent": agent, "limit": limit},
+    )
+    return [SessionRow(*row) for row in rows]
+
+
+def mark_ended(conn: sqlite3.Connection, key: SessionKey, ended_at: str) -> bool:
+    cursor = conn.execute(
+        "UPDATE sessions SET ended_at = ?"
+        " WHERE group_id = ? AND agent_id = ? AND session_id = ?",
+        (ended_at, key.group, key.agent, key.session),
+    )
+    return cursor.rowcount > 0
+
+
+def session_turns(conn: sqlite3.Connection, key: SessionKey) -> list[Turn]:
+    rows = conn.execute(
+        f"SELECT {_TURN_COLUMNS} FROM conversation_turns"  # noqa: S608 - constant columns
+        " WHERE group_id = ? AND agent_id = ? AND session_id = ? ORDER BY turn_index",
+        (key.group, key.agent, key.session),
+    )
+    return [_turn(row) for row in rows]
+
+
+_SEARCH_SQL = f"""
+SELECT {", ".join("t." + c.strip() for c in _TURN_COLUMNS.split(","))}, -hits.score
+FROM (
+    SELECT rowid, bm25(conversation_turns_fts) AS score
+    FROM conversation_turns_fts WHERE conversation_turns_fts MATCH :match
+) AS hits
+JOIN conversation_turns AS t ON t.id = hits.rowid
+WHERE (:group IS NULL OR t.group_id = :group)
+  AND (:agent IS NULL OR t.agent_id = :agent)
+  AND (:session IS NULL OR t.session_id = :session)
+  AND (:since IS NULL OR t.timestamp >= :since)
+  AND (:role IS NULL OR t.role = :role)
+ORDER BY hits.score, t.id DESC
+LIMIT :limit
+"""  # noqa: S608 - constant columns
+
+
+def search_turns(
+    conn: sqlite3.Connection,
+    match: str,
+    *,
+    group: str | None = None,
+    agent: str | None = None,
+    session: str | None = None,
+    since: str | None = None,
+    role: str | None = None,
+    limit: int = 10,
+) -> list[tuple[Turn, float]]:
+    """BM25-ranked turns for an FTS5 expression built by :mod:`soloqueue_mem.text.fts`."""
+    params = {
+        "match": match,
+        "group": group,
+        "agent": agent,
+        "session": session,
+        "since": since,
+        "role": role,
+        "limit": limit,
+    }
+    return [(_turn(row[:-1]), float(row[-1])) for row in conn.execute(_SEARCH_SQL, params)]

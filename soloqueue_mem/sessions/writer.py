@@ -1,0 +1,216 @@
+"""``log``: append events to the session logs and index them, crash-safely.
+
+For each chunk of events: take the per-session ``flock`` of every session involved
+(sorted, so two writers never deadlock), then ``BEGIN IMMEDIATE`` on memory.db; index
+any JSONL lines a crashed writer left unindexed; allocate turn indexes inside the
+transaction; append the JSONL records in one write; commit. If anything fails before the
+commit, the appended bytes are cut off again, so the JSONL and the index agree. A turn
+is acknowledged (printed) only after its commit.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from soloqueue_mem.clock import iso
+from soloqueue_mem.config import Config
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.errors import BadInput
+from soloqueue_mem.home import Home, ensure_private_dir
+from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.events import Event, SessionKey, from_record, to_record
+from soloqueue_mem.sessions.logfile import SessionLog, read_lines
+from soloqueue_mem.sessions.markdown import render_turns
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedTurn:
+    """What ``log`` reports for an acknowledged event."""
+
+    id: int
+    group: str
+    agent: str
+    session: str
+    turn_index: int
+    role: str
+    event_id: str | None
+    timestamp: str
+    content: str
+    offloaded: list[str] = field(default_factory=list)
+    duplicate: bool = False
+    line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """An input line that was not logged, and why."""
+
+    line: int | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Flush:
+    """Marker from the input reader: no more input is ready, acknowledge what you have."""
+
+
+Item = tuple[int | None, Event] | Rejected | Flush
+
+
+def log_events(
+    home: Home,
+    conn: sqlite3.Connection,
+    items: Iterable[Item],
+    default: tuple[str, str, str | None],
+    config: Config,
+    now: datetime,
+    chunk_size: int = 500,
+) -> Iterator[LoggedTurn | Rejected]:
+    """Log events in chunks; yield each acknowledged turn and each rejected line.
+
+    ``default`` is the (group, agent, session) for events that do not name their own.
+    """
+    chunk: list[tuple[int | None, Event, SessionKey]] = []
+    for item in items:
+        if isinstance(item, Rejected):
+            yield item
+            continue
+        if isinstance(item, Flush):
+            yield from _flush(home, conn, chunk, config, now)
+            continue
+        line, event = item
+        session = event.session or default[2]
+        if session is None:
+            yield Rejected(line, "no session: pass --session, set SOLOQUEUE_SESSION or add 'session'")
+            continue
+        key = SessionKey(event.group or default[0], event.agent or default[1], session)
+        chunk.append((line, event, key))
+        if len(chunk) >= chunk_size:
+            yield from _flush(home, conn, chunk, config, now)
+    yield from _flush(home, conn, chunk, config, now)
+
+
+def _flush(
+    home: Home,
+    conn: sqlite3.Connection,
+    chunk: list[tuple[int | None, Event, SessionKey]],
+    config: Config,
+    now: datetime,
+) -> list[LoggedTurn]:
+    if not chunk:
+        return []
+    try:
+        return _write_chunk(home, conn, chunk, config, now)
+    finally:
+        chunk.clear()
+
+
+def _write_chunk(
+    home: Home,
+    conn: sqlite3.Connection,
+    chunk: list[tuple[int | None, Event, SessionKey]],
+    config: Config,
+    now: datetime,
+) -> list[LoggedTurn]:
+    keys = sorted({key for _, _, key in chunk})
+    with ExitStack() as stack:
+        logs: dict[SessionKey, SessionLog] = {}
+        for key in keys:
+            path = home.session_log(key.group, key.agent, key.session)
+            ensure_private_dir(home.root, path.parent)
+            logs[key] = stack.enter_context(SessionLog(path, fsync=config.durability == "full"))
+        sizes = {key: log.size for key, log in logs.items()}
+        try:
+            with write_tx(conn):
+                return _index_and_append(conn, chunk, logs, now)
+        except BaseException:
+            for key, log in logs.items():
+                if log.size != sizes[key]:
+                    log.truncate(sizes[key])
+            raise
+    raise AssertionError("unreachable")
+
+
+def _index_and_append(
+    conn: sqlite3.Connection,
+    chunk: list[tuple[int | None, Event, SessionKey]],
+    logs: dict[SessionKey, SessionLog],
+    now: datetime,
+) -> list[LoggedTurn]:
+    next_index = {key: _catch_up(conn, key, log) + 1 for key, log in logs.items()}
+    records: dict[SessionKey, list[dict]] = {key: [] for key in logs}
+    seen: dict[tuple[SessionKey, str], LoggedTurn] = {}
+    results: list[LoggedTurn] = []
+    for line, event, key in chunk:
+        if event.event_id is not None:
+            earlier = seen.get((key, event.event_id)) or _logged_before(conn, key, event.event_id)
+            if earlier is not None:
+                results.append(_as_duplicate(earlier, line))
+                continue
+        index = next_index[key]
+        next_index[key] += 1
+        timestamp = iso(event.timestamp or now)
+        turn_id = turns.insert_turn(conn, key, index, event, timestamp)
+        records[key].append(to_record(event, index, timestamp))
+        logged = LoggedTurn(
+            turn_id, key.group, key.agent, key.session, index, event.role,
+            event.event_id, timestamp, event.content, line=line,
+        )
+        if event.event_id is not None:
+            seen[(key, event.event_id)] = logged
+        results.append(logged)
+    for key, new in records.items():
+        if new:
+            size = logs[key].append(new, render_turns(key, new, first=logs[key].size == 0))
+            stamps = [r["timestamp"] for r in new]
+            turns.record_appends(conn, key, min(stamps), max(stamps), len(new), size)
+    return results
+
+
+def _catch_up(conn: sqlite3.Connection, key: SessionKey, log: SessionLog) -> int:
+    """Index JSONL records a crashed writer appended but never indexed.
+
+    Returns the session's last turn index (-1 when empty).
+    """
+    last = turns.max_turn_index(conn, key)
+    indexed = turns.indexed_bytes(conn, key)
+    if log.size <= indexed:
+        return last
+    added: list[str] = []
+    for entry in read_lines(log.path, indexed):
+        record = entry.record
+        if record is None or not isinstance(record.get("turn_index"), int):
+            continue
+        if record["turn_index"] > last:
+            try:
+                event = from_record(record)
+            except (BadInput, KeyError):
+                continue
+            turns.insert_turn(conn, key, record["turn_index"], event, record["timestamp"])
+            last = record["turn_index"]
+            added.append(record["timestamp"])
+    if added:
+        turns.record_appends(conn, key, min(added), max(added), len(added), log.size)
+    else:
+        turns.set_indexed_bytes(conn, key, log.size)
+    return last
+
+
+def _logged_before(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:
+    turn = turns.find_by_event_id(conn, key, event_id)
+    if turn is None:
+        return None
+    return LoggedTurn(
+        turn.id, turn.group, turn.agent, turn.session, turn.turn_index, turn.role,
+        turn.event_id, turn.timestamp, turn.content,
+    )
+
+
+def _as_duplicate(turn: LoggedTurn, line: int | None) -> LoggedTurn:
+    from dataclasses import replace
+
+    return replace(turn, duplicate=True, line=line)

@@ -1,0 +1,134 @@
+"""A compact SQLite copy of jieba's dictionary and HMM tables, built once per store.
+
+``import jieba`` plus its dictionary load costs ~1 s per process; a query needs only
+the frequencies of the few hundred substrings it contains. The lexicon is a derived
+cache file (``cache/lexicon-jieba-<version>.sqlite3``): built from the installed jieba
+package the first time a CJK query needs it, written to a temporary file and renamed
+into place, so concurrent builders are harmless and a crash leaves no half file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+FORMAT = 1
+MAX_WORD_LEN = 16  # longest entry in jieba 0.42.1's dict.txt
+
+
+class Lexicon:
+    """Read access to a built lexicon; owns its SQLite connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+        self.total = int(meta["total"])
+        self.start = json.loads(meta["start"])
+        self.trans = json.loads(meta["trans"])
+
+    def freqs(self, words: Iterable[str]) -> dict[str, int]:
+        """Frequencies of those ``words`` that are dictionary entries."""
+        found: dict[str, int] = {}
+        batch = list(set(words))
+        for i in range(0, len(batch), 500):
+            chunk = batch[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT word, freq FROM words WHERE word IN ({marks})"  # noqa: S608
+            found.update(self._conn.execute(sql, chunk))
+        return found
+
+    def emissions(self, chars: Iterable[str]) -> dict[str, tuple[float, float, float, float]]:
+        """HMM emission log-probabilities (B, M, E, S) of the known ``chars``."""
+        batch = list(set(chars))
+        marks = ",".join("?" * len(batch))
+        sql = f"SELECT ch, b, m, e, s FROM emit WHERE ch IN ({marks})"  # noqa: S608
+        return {row[0]: tuple(row[1:]) for row in self._conn.execute(sql, batch)}
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def jieba_version() -> str:
+    from importlib.metadata import version
+
+    return version("jieba")
+
+
+def open_lexicon(cache_dir: Path | None) -> Lexicon:
+    """Open the lexicon in ``cache_dir``, building it first if needed.
+
+    Trigger: ``cache_dir`` is None or cannot be written (a read-only store).
+    Why: a search must still work. Outcome: the lexicon is built in memory for this
+    process only, which costs about a second.
+    """
+    if cache_dir is not None:
+        path = cache_dir / f"lexicon-jieba-{jieba_version()}-f{FORMAT}.sqlite3"
+        if not path.exists():
+            try:
+                _build_file(path)
+            except OSError:
+                path = None  # type: ignore[assignment]
+        if path is not None:
+            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            return Lexicon(conn)
+    conn = sqlite3.connect(":memory:")
+    _fill(conn)
+    return Lexicon(conn)
+
+
+def _build_file(path: Path) -> None:
+    from soloqueue_mem.home import make_private_dirs
+
+    make_private_dirs(path.parent)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        os.close(fd)
+        conn = sqlite3.connect(tmp)
+        try:
+            conn.execute("PRAGMA journal_mode = OFF")  # a throw-away file until renamed
+            _fill(conn)
+            conn.commit()
+        finally:
+            conn.close()
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _fill(conn: sqlite3.Connection) -> None:
+    """Copy jieba's dictionary and HMM model into ``conn`` (imports jieba: ~1 s)."""
+    import jieba.finalseg as finalseg  # the model's tables, loaded from jieba's pickles
+
+    dict_path = Path(finalseg.__file__).parent.parent / "dict.txt"
+    conn.executescript(
+        """
+        CREATE TABLE words (word TEXT PRIMARY KEY, freq INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE emit (ch TEXT PRIMARY KEY, b REAL, m REAL, e REAL, s REAL) WITHOUT ROWID;
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        """
+    )
+    entries: dict[str, int] = {}
+    with open(dict_path, encoding="utf-8") as lines:
+        for line in lines:
+            word, freq = line.split(" ")[:2]
+            entries[word] = int(freq)
+    conn.executemany("INSERT INTO words VALUES (?, ?)", sorted(entries.items()))
+    emit = finalseg.emit_P
+    chars = set().union(*(emit[state] for state in "BMES"))
+    floor = -3.14e100
+    conn.executemany(
+        "INSERT INTO emit VALUES (?, ?, ?, ?, ?)",
+        sorted((ch, *(emit[state].get(ch, floor) for state in "BMES")) for ch in chars),
+    )
+    meta = {
+        "total": str(sum(entries.values())),
+        "start": json.dumps(finalseg.start_P),
+        "trans": json.dumps(finalseg.trans_P),
+        "jieba": jieba_version(),
+    }
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())

@@ -1,0 +1,128 @@
+"""Chinese word segmentation: jieba's algorithm driven by the SQLite lexicon.
+
+The same three steps as ``jieba.cut(text, HMM=True)``: a DAG of the dictionary words
+at each position, the maximum-probability route through it, and an HMM (Viterbi over
+B/M/E/S states) for runs of characters the dictionary does not know. Only the
+substrings of the text are looked up, so a query costs milliseconds instead of the
+second jieba needs to load its dictionary.
+"""
+
+from __future__ import annotations
+
+import re
+from math import log
+
+from soloqueue_mem.text.cjk import HAN_RUN
+from soloqueue_mem.text.lexicon import MAX_WORD_LEN, Lexicon
+
+_MIN = -3.14e100
+_PREV = {"B": "ES", "M": "MB", "S": "SE", "E": "BM"}
+_STATE_INDEX = {"B": 0, "M": 1, "E": 2, "S": 3}
+_SKIP = re.compile(r"([a-zA-Z0-9]+(?:\.\d+)?%?)")
+
+
+def segment(text: str, lexicon: Lexicon) -> list[str]:
+    """Split ``text`` into words; Han runs are segmented, the rest kept as it is."""
+    words: list[str] = []
+    position = 0
+    for run in HAN_RUN.finditer(text):
+        if run.start() > position:
+            words.append(text[position : run.start()])
+        words.extend(segment_han(run.group(), lexicon))
+        position = run.end()
+    if position < len(text):
+        words.append(text[position:])
+    return words
+
+
+def segment_han(run: str, lexicon: Lexicon) -> list[str]:
+    """Segment a run of Han characters exactly as jieba's default mode does."""
+    n = len(run)
+    candidates = (run[i:j] for i in range(n) for j in range(i + 1, min(n, i + MAX_WORD_LEN) + 1))
+    freq = lexicon.freqs(candidates)
+    route = _best_route(run, freq, lexicon.total)
+    words: list[str] = []
+    pending = ""  # consecutive single characters, handed to the HMM together
+    x = 0
+    while x < n:
+        y = route[x] + 1
+        if y - x == 1:
+            pending += run[x]
+        else:
+            words.extend(_resolve_pending(pending, freq, lexicon))
+            pending = ""
+            words.append(run[x:y])
+        x = y
+    words.extend(_resolve_pending(pending, freq, lexicon))
+    return words
+
+
+def _best_route(run: str, freq: dict[str, int], total: int) -> list[int]:
+    """For each position, the end index of the word on the most probable route."""
+    n = len(run)
+    log_total = log(total)
+    score = [0.0] * (n + 1)
+    end = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        ends = [j for j in range(i, min(n, i + MAX_WORD_LEN)) if freq.get(run[i : j + 1])]
+        best = max(
+            (log(freq.get(run[i : j + 1]) or 1) - log_total + score[j + 1], j)
+            for j in (ends or [i])
+        )
+        score[i], end[i] = best
+    return end
+
+
+def _resolve_pending(pending: str, freq: dict[str, int], lexicon: Lexicon) -> list[str]:
+    """jieba's rule: a known word stays split into characters, an unknown run goes to
+    the HMM, a single character is itself."""
+    if len(pending) <= 1:
+        return [pending] if pending else []
+    if freq.get(pending):
+        return list(pending)
+    return _hmm_cut(pending, lexicon)
+
+
+def _hmm_cut(run: str, lexicon: Lexicon) -> list[str]:
+    emit = lexicon.emissions(run)
+    states = _viterbi(run, emit, lexicon.start, lexicon.trans)
+    words: list[str] = []
+    begin = nexti = 0
+    for i, state in enumerate(states):
+        if state == "B":
+            begin = i
+        elif state == "E":
+            words.append(run[begin : i + 1])
+            nexti = i + 1
+        elif state == "S":
+            words.append(run[i])
+            nexti = i + 1
+    if nexti < len(run):
+        words.append(run[nexti:])
+    return words
+
+
+def _viterbi(
+    run: str,
+    emit: dict[str, tuple[float, float, float, float]],
+    start: dict[str, float],
+    trans: dict[str, dict[str, float]],
+) -> list[str]:
+    def emission(state: str, ch: str) -> float:
+        row = emit.get(ch)
+        return row[_STATE_INDEX[state]] if row else _MIN
+
+    prob = {s: start[s] + emission(s, run[0]) for s in "BMES"}
+    path = {s: [s] for s in "BMES"}
+    for ch in run[1:]:
+        new_prob: dict[str, float] = {}
+        new_path: dict[str, list[str]] = {}
+        for s in "BMES":
+            best, prev = max(
+                (prob[p] + trans[p].get(s, _MIN) + emission(s, ch), p) for p in _PREV[s]
+            )
+            new_prob[s] = best
+            new_path[s] = path[prev] + [s]
+        prob, path = new_prob, new_path
+    _, last = max((prob[s], s) for s in "ES")
+    return path[last]

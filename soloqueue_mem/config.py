@@ -6,18 +6,15 @@ ignored, so a typo never turns a safety setting off.
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from soloqueue_mem.errors import BadInput
 
 Durability = Literal["normal", "full"]
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(NamedTuple):
     # normal: synchronous=NORMAL and JSONL appends not fsynced (a power loss may roll
     # back the last commits, never corrupt); full: fsync every commit and append.
     durability: Durability = "normal"
@@ -37,11 +34,13 @@ def load_config(path: Path) -> Config:
         return Config()
     except OSError as exc:
         raise BadInput(f"cannot read {path}: {exc.strerror}") from None
+    import tomllib  # only when a config file exists
+
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise BadInput(f"{path}: {exc}") from None
-    known = {f.name: f for f in fields(Config)}
+    known = Config._fields
     values: dict[str, object] = {}
     for key, value in data.items():
         if key not in known:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from soloqueue_mem.errors import InvalidId, StorageError
 
@@ -48,8 +48,7 @@ def find_root(explicit: str | None, env_home: str | None, cwd: Path) -> Path:
     return Path(platformdirs.user_data_path("soloqueue-mem")) / DIR_NAME
 
 
-@dataclass(frozen=True, slots=True)
-class Home:
+class Home(NamedTuple):
     """A data directory and the layout of SPEC §2 inside it."""
 
     root: Path

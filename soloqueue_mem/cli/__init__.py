@@ -7,26 +7,31 @@ and tiktoken load inside the functions that need them.
 
 from __future__ import annotations
 
-from typing import Annotated
+import importlib
+import sys
+from typing import Annotated, Any
 
 import typer
 
 from soloqueue_mem import __version__
-from soloqueue_mem.cli import log as log_cli
-from soloqueue_mem.cli import ops, session, trace
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import Format
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.clock import now
 
-app = typer.Typer(
-    name="soloqueue-mem",
-    help="Local-first memory for LLM agents: session logs, search and context on SQLite.",
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    pretty_exceptions_enable=False,  # our boundary reports errors; no Rich tracebacks
-    add_completion=False,
-)
+# name -> (module, attribute, is_group). Modules are imported only for the command
+# being run: building every Typer command costs ~1.5 ms each, paid on every `log`.
+COMMANDS: dict[str, tuple[str, str, bool]] = {
+    "log": ("soloqueue_mem.cli.log", "log", False),
+    "trace": ("soloqueue_mem.cli.trace", "trace_command", False),
+    "session": ("soloqueue_mem.cli.session", "app", True),
+    "init": ("soloqueue_mem.cli.ops", "init", False),
+    "path": ("soloqueue_mem.cli.ops", "path", False),
+    "stats": ("soloqueue_mem.cli.ops", "stats", False),
+    "demo": ("soloqueue_mem.cli.ops", "demo", False),
+}
+_GLOBAL_WITH_VALUE = {"--root", "--format", "-f"}
+_GLOBAL_FLAGS = {"--quiet", "-q"}
 
 
 def _version(value: bool) -> None:
@@ -35,7 +40,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def root_callback(
     ctx: typer.Context,
     fmt: FormatOpt = None,
@@ -55,14 +59,48 @@ def root_callback(
     ctx.obj = AppContext(root, fmt or Format.auto, quiet, now())
 
 
-app.command("log")(log_cli.log)
-app.command("trace")(trace.trace_command)
-app.add_typer(session.app, name="session")
-app.command("init")(ops.init)
-app.command("path")(ops.path)
-app.command("stats")(ops.stats)
-app.command("demo")(ops.demo)
+def build_app(only: str | None = None) -> typer.Typer:
+    """The Typer app with every command, or with just ``only`` (for a fast start)."""
+    app = typer.Typer(
+        name="soloqueue-mem",
+        help="Local-first memory for LLM agents: session logs, search and context on SQLite.",
+        no_args_is_help=True,
+        context_settings={"help_option_names": ["-h", "--help"]},
+        pretty_exceptions_enable=False,  # our boundary reports errors; no Rich tracebacks
+        add_completion=False,
+    )
+    app.callback()(root_callback)
+    for name, (module, attribute, is_group) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        target = getattr(importlib.import_module(module), attribute)
+        if is_group:
+            app.add_typer(target, name=name)
+        else:
+            app.command(name)(target)
+    return app
+
+
+def command_named(argv: list[str]) -> str | None:
+    """The command ``argv`` runs, when it can be told without parsing everything."""
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in _GLOBAL_WITH_VALUE:
+            skip = True
+        elif token in _GLOBAL_FLAGS or token.startswith(("--root=", "--format=")):
+            continue
+        else:
+            return token if token in COMMANDS else None
+    return None
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the full app, for tests and completion scripts
+        return build_app()
+    raise AttributeError(name)
 
 
 def main() -> None:
-    app()
+    build_app(command_named(sys.argv[1:]))()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict
 from typing import Annotated, Any
 
 import typer
@@ -105,8 +104,9 @@ def log(
 
 
 def turn_json(turn: LoggedTurn) -> dict[str, Any]:
-    data = asdict(turn)
+    data = turn._asdict()
     data["id"] = str(turn.id)
+    data["offloaded"] = list(turn.offloaded)
     if data["line"] is None:
         del data["line"]
     return data

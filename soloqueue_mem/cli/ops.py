@@ -13,8 +13,6 @@ from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.cli.trace import hit_json, render_hits
 from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import DIR_NAME, Home
-from soloqueue_mem.ops.demo import run_demo
-from soloqueue_mem.ops.stats import store_stats
 
 
 @boundary
@@ -56,6 +54,8 @@ def path(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> Non
 @boundary
 def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
     """Counts, sizes and schema versions of the store (creates nothing)."""
+    from soloqueue_mem.ops.stats import store_stats
+
     app = app_context(ctx, fmt, root)
     conn = open_memory(app.home, app.config, create=False)
     try:
@@ -78,6 +78,8 @@ def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> No
 @boundary
 def demo(ctx: typer.Context, fmt: FormatOpt = None) -> None:
     """Log a short bilingual agent session into a throw-away store and show it back."""
+    from soloqueue_mem.ops.demo import run_demo
+
     app = app_context(ctx, fmt)
     result = run_demo(app.now)
     if app.format in (Format.json, Format.jsonl):

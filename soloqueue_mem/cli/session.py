@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -17,10 +16,10 @@ from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import validate_id
-from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey
-from soloqueue_mem.sessions.markdown import render_turns
-from soloqueue_mem.sessions.reader import end_session, openai_messages, read_session
+
+if TYPE_CHECKING:
+    from soloqueue_mem.sessions.turns import SessionRow
 
 app = typer.Typer(help="List, show, export and end sessions.", no_args_is_help=True)
 
@@ -32,8 +31,8 @@ def _key(group: str, agent: str, session: str) -> SessionKey:
                       validate_id("session", session))
 
 
-def session_json(row: turns.SessionRow) -> dict[str, Any]:
-    data = asdict(row)
+def session_json(row: SessionRow) -> dict[str, Any]:
+    data = row._asdict()
     del data["jsonl_bytes"]
     return data
 
@@ -49,6 +48,8 @@ def list_sessions(
     root: RootOpt = None,
 ) -> None:
     """Sessions, most recently active first."""
+    from soloqueue_mem.sessions import turns
+
     app_ctx = app_context(ctx, fmt, root)
     conn = open_memory(app_ctx.home, app_ctx.config, create=False)
     rows = []
@@ -76,6 +77,8 @@ def show(
     root: RootOpt = None,
 ) -> None:
     """Every turn of a session, read from its JSONL log."""
+    from soloqueue_mem.sessions.markdown import render_turns
+
     app_ctx = app_context(ctx, fmt, root)
     content = _read(app_ctx, group, agent, session)
     key = content.key
@@ -102,6 +105,8 @@ def _read(app_ctx: AppContext, group: str, agent: str, session: str) -> Any:
     key = _key(group, agent, session)
     if not app_ctx.home.exists():
         raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
+    from soloqueue_mem.sessions.reader import read_session
+
     content = read_session(app_ctx.home, key)
     for problem in content.problems:
         stderr(f"warning: {problem}", app_ctx.quiet)
@@ -129,6 +134,9 @@ def export(
     root: RootOpt = None,
 ) -> None:
     """Write a session out: its JSONL records, Markdown, or OpenAI messages."""
+    from soloqueue_mem.sessions.markdown import render_turns
+    from soloqueue_mem.sessions.reader import openai_messages
+
     app_ctx = app_context(ctx, None, root)
     content = _read(app_ctx, group, agent, session)
     if as_ is ExportFormat.openai:
@@ -151,6 +159,8 @@ def end(
     root: RootOpt = None,
 ) -> None:
     """Mark a session ended (consolidation turns ended sessions into episodes)."""
+    from soloqueue_mem.sessions.reader import end_session
+
     app_ctx = app_context(ctx, fmt, root)
     key = _key(group, agent, session)
     conn = open_memory(app_ctx.home, app_ctx.config, create=False)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -12,12 +12,12 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block
 from soloqueue_mem.cli.state import AppContext, app_context
-from soloqueue_mem.clock import parse_since
-from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.home import validate_id
-from soloqueue_mem.sessions.trace import Scope, TraceHit, trace
-from soloqueue_mem.text.lexicon import Lexicon, open_lexicon
+
+if TYPE_CHECKING:
+    from soloqueue_mem.sessions.trace import TraceHit
+    from soloqueue_mem.text.lexicon import Lexicon
 
 
 def hit_json(hit: TraceHit) -> dict[str, Any]:
@@ -45,6 +45,8 @@ def lexicon_loader(app: AppContext) -> Any:
     cache: list[Lexicon] = []
 
     def load() -> Lexicon:
+        from soloqueue_mem.text.lexicon import open_lexicon
+
         if not cache:
             cache_dir = app.home.cache_dir if app.home.exists() else None
             cache.append(open_lexicon(cache_dir))
@@ -88,6 +90,10 @@ def trace_command(
     segmented like jieba. Turns a crashed writer left unindexed are found in the
     JSONL logs. Scope with --group/--agent/--session; nothing outside it is returned.
     """
+    from soloqueue_mem.clock import parse_since
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.sessions.trace import Scope, trace
+
     app = app_context(ctx, fmt, root)
     if query == "-":
         if sys.stdin is None:

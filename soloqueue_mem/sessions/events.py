@@ -9,9 +9,8 @@ exact message back, the original is kept beside it so export is lossless.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import parse_timestamp
@@ -25,12 +24,11 @@ _OWN_KEYS = frozenset({"role", "content", "tool_calls", "tool_results", *_ROUTIN
 MAX_EVENT_ID = 256
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     role: str
     content: str
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    tool_results: list[dict[str, Any]] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]]
+    tool_results: list[dict[str, Any]]
     timestamp: datetime | None = None
     metadata: dict[str, Any] | None = None
     event_id: str | None = None
@@ -99,9 +97,7 @@ def _is_openai(obj: dict[str, Any]) -> bool:
 
 
 def _with_original(event: Event, message: dict[str, Any]) -> Event:
-    from dataclasses import replace
-
-    return replace(event, openai_message=message)
+    return event._replace(openai_message=message)
 
 
 def _list(obj: dict[str, Any], key: str) -> list[Any]:
@@ -264,8 +260,7 @@ def from_record(record: dict[str, Any]) -> Event:
     )
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class SessionKey:
+class SessionKey(NamedTuple):
     """Where a turn belongs; every part is a validated id."""
 
     group: str

@@ -12,9 +12,8 @@ from __future__ import annotations
 import fcntl
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.errors import BadInput, StorageError
@@ -135,8 +134,7 @@ def _line_start(fd: int, end: int) -> int:
     return 0
 
 
-@dataclass(frozen=True, slots=True)
-class LogLine:
+class LogLine(NamedTuple):
     number: int
     offset: int
     record: dict[str, Any] | None

@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
@@ -19,8 +18,7 @@ from soloqueue_mem.sessions.events import SessionKey, from_record, to_openai
 from soloqueue_mem.sessions.logfile import read_lines
 
 
-@dataclass(frozen=True, slots=True)
-class SessionLogContent:
+class SessionLogContent(NamedTuple):
     """A session's records as its JSONL holds them, plus the lines that did not parse."""
 
     key: SessionKey

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.errors import BadInput
@@ -28,8 +28,7 @@ from soloqueue_mem.text.lexicon import Lexicon
 MAX_LIMIT = 1000
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope(NamedTuple):
     group: str | None = None
     agent: str | None = None
     session: str | None = None
@@ -37,8 +36,7 @@ class Scope:
     role: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TraceHit:
+class TraceHit(NamedTuple):
     turn: Turn
     score: float
     source: str  # "index" or "jsonl"

@@ -8,16 +8,14 @@ FTS column filter, so a query cannot reach another agent's turns.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
 from soloqueue_mem.text.cjk import estimate_tokens, index_form
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(NamedTuple):
     id: int
     group: str
     agent: str
@@ -33,8 +31,7 @@ class Turn:
     metadata: dict[str, Any] | None
 
 
-@dataclass(frozen=True, slots=True)
-class SessionRow:
+class SessionRow(NamedTuple):
     group: str
     agent: str
     session: str

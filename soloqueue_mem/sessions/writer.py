@@ -13,8 +13,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.config import Config
@@ -27,8 +27,7 @@ from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
 
 
-@dataclass(frozen=True, slots=True)
-class LoggedTurn:
+class LoggedTurn(NamedTuple):
     """What ``log`` reports for an acknowledged event."""
 
     id: int
@@ -40,21 +39,19 @@ class LoggedTurn:
     event_id: str | None
     timestamp: str
     content: str
-    offloaded: list[str] = field(default_factory=list)
+    offloaded: tuple[str, ...] = ()
     duplicate: bool = False
     line: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Rejected:
+class Rejected(NamedTuple):
     """An input line that was not logged, and why."""
 
     line: int | None
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Flush:
+class Flush(NamedTuple):
     """Marker from the input reader: no more input is ready, acknowledge what you have."""
 
 
@@ -211,6 +208,4 @@ def _logged_before(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> 
 
 
 def _as_duplicate(turn: LoggedTurn, line: int | None) -> LoggedTurn:
-    from dataclasses import replace
-
-    return replace(turn, duplicate=True, line=line)
+    return turn._replace(duplicate=True, line=line)

@@ -9,20 +9,36 @@ occurs: word-level precision from the query side, no segmentation on the write p
 from __future__ import annotations
 
 import re
+from functools import cache
 
-# Han (with extension A and compatibility ideographs), kana, hangul syllables.
-CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_CJK_CHAR = re.compile(f"([{CJK_CLASS}])")
-HAN_RUN = re.compile("[\u4e00-\u9fd5]+")
+# Kana, Han (extension A through the unified block), hangul syllables, compatibility
+# ideographs. Written as single-range alternatives: a multi-range class costs ~4 ms to
+# compile, these ~3 ms; compiled on first use so ASCII-only processes never pay it.
+CJK_RANGES = "[\u3040-\u30ff]|[\u3400-\u9fff]|[\uac00-\ud7af]|[\uf900-\ufaff]"
+
+
+@cache
+def cjk_run() -> re.Pattern[str]:
+    """A maximal run of CJK characters."""
+    return re.compile(f"(?:{CJK_RANGES})+")
+
+
+@cache
+def han_run() -> re.Pattern[str]:
+    return re.compile("[\u4e00-\u9fd5]+")
 
 
 def has_cjk(text: str) -> bool:
-    return _CJK_CHAR.search(text) is not None
+    return not text.isascii() and cjk_run().search(text) is not None
+
+
+def _spaced(match: re.Match[str]) -> str:
+    return " " + " ".join(match.group()) + " "
 
 
 def index_form(text: str) -> str:
     """The text as the FTS5 index sees it: CJK characters separated by spaces."""
-    return _CJK_CHAR.sub(r" \1 ", text) if has_cjk(text) else text
+    return text if text.isascii() else cjk_run().sub(_spaced, text)
 
 
 def estimate_tokens(text: str) -> int:
@@ -31,5 +47,5 @@ def estimate_tokens(text: str) -> int:
     Used where no tokenizer is loaded (the ``log`` hot path); the context builder
     replaces it with exact counts when it needs them.
     """
-    cjk = len(_CJK_CHAR.findall(text))
+    cjk = 0 if text.isascii() else sum(map(len, cjk_run().findall(text)))
     return cjk + (len(text) - cjk + 3) // 4

@@ -10,17 +10,20 @@ that match more of the tokens higher.
 from __future__ import annotations
 
 import re
+from functools import cache
 from collections.abc import Callable
 
 from soloqueue_mem.errors import BadInput
-from soloqueue_mem.text.cjk import CJK_CLASS, HAN_RUN
+from soloqueue_mem.text.cjk import cjk_run, han_run, has_cjk
 from soloqueue_mem.text.lexicon import Lexicon
 
 MAX_QUERY_CHARS = 4096
 MAX_TERMS = 64
 
-_WORD = re.compile(f"[{CJK_CLASS}]+|[^\\W_]+")
-_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+
+@cache
+def _word() -> re.Pattern[str]:
+    return re.compile(r"[^\W_]+")
 
 # Words that match most documents and carry no meaning for BM25; dropped from a query
 # unless nothing else is left. Keeping them makes a search over 1M turns scan most of
@@ -42,17 +45,24 @@ def query_terms(query: str, lexicon: Callable[[], Lexicon]) -> list[str]:
         raise BadInput("query contains a NUL byte")
     query = query[:MAX_QUERY_CHARS]
     terms: list[str] = []
-    for match in _WORD.finditer(query):
-        word = match.group()
-        if _CJK_RUN.fullmatch(word) and HAN_RUN.search(word):
-            from soloqueue_mem.text.segment import segment
-
-            terms.extend(w for w in segment(word, lexicon()) if w.strip())
-        else:
-            terms.append(word.lower())
+    position = 0
+    for run in cjk_run().finditer(query) if not query.isascii() else ():
+        terms.extend(w.lower() for w in _word().findall(query, position, run.start()))
+        terms.extend(_cjk_terms(run.group(), lexicon))
+        position = run.end()
+    terms.extend(w.lower() for w in _word().findall(query, position))
     unique = list(dict.fromkeys(terms))
     meaningful = [t for t in unique if t not in STOPWORDS]
     return (meaningful or unique)[:MAX_TERMS]
+
+
+def _cjk_terms(run: str, lexicon: Callable[[], Lexicon]) -> list[str]:
+    """Han text segmented like jieba; kana and hangul runs kept whole."""
+    if not han_run().search(run):
+        return [run]
+    from soloqueue_mem.text.segment import segment
+
+    return [word for word in segment(run, lexicon()) if word.strip()]
 
 
 def match_expression(terms: list[str]) -> str | None:
@@ -61,6 +71,6 @@ def match_expression(terms: list[str]) -> str | None:
         return None
     phrases = []
     for term in terms:
-        text = " ".join(term) if _CJK_RUN.fullmatch(term) else term
+        text = " ".join(term) if has_cjk(term) else term
         phrases.append('"' + text.replace('"', '""') + '"')
     return " OR ".join(phrases)

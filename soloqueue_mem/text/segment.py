@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from math import log
 
-from soloqueue_mem.text.cjk import HAN_RUN
+from soloqueue_mem.text.cjk import han_run
 from soloqueue_mem.text.lexicon import MAX_WORD_LEN, Lexicon
 
 _MIN = -3.14e100
@@ -25,7 +25,7 @@ def segment(text: str, lexicon: Lexicon) -> list[str]:
     """Split ``text`` into words; Han runs are segmented, the rest kept as it is."""
     words: list[str] = []
     position = 0
-    for run in HAN_RUN.finditer(text):
+    for run in han_run().finditer(text):
         if run.start() > position:
             words.append(text[position : run.start()])
         words.extend(segment_han(run.group(), lexicon))

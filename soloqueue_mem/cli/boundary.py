@@ -21,14 +21,17 @@ _json_errors = False
 
 
 def use_json_errors(enabled: bool) -> None:
-    """Errors go to stderr as ``{"error": {...}}`` when the output format is JSON."""
+    """Errors go to stderr as ``{"error": {...}}`` when --format json/jsonl was given."""
     global _json_errors
     _json_errors = enabled
 
 
-def report(code: str, message: str, exit_code: int) -> None:
+def report(code: str, message: str, exit_code: int, line: int | None = None) -> None:
+    """One error on stderr: ``error: message``, or a JSON object in JSON mode."""
     if _json_errors:
-        error = {"code": code, "message": message, "exit_code": exit_code}
+        error: dict[str, object] = {"code": code, "message": message, "exit_code": exit_code}
+        if line is not None:
+            error["line"] = line
         sys.stderr.write(jsonio.dumps({"error": error}) + "\n")
     else:
         sys.stderr.write(f"error: {for_terminal(message)}\n")
@@ -45,7 +48,7 @@ def boundary(fn: F) -> F:
         except typer.Exit:
             raise
         except SoloqueueError as exc:
-            report(exc.code, str(exc), exc.exit_code)
+            report(exc.code, str(exc), exc.exit_code, getattr(exc, "line", None))
             raise typer.Exit(exc.exit_code) from None
         except BrokenPipeError:
             # A reader such as `head -1` went away: stop quietly, like git does.

@@ -8,9 +8,9 @@ from typing import Annotated, Any
 import typer
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.boundary import boundary, report
 from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, SessionOpt
-from soloqueue_mem.cli.output import Format, emit_list, print_table, stderr
+from soloqueue_mem.cli.output import Format, emit_list, print_table
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
@@ -122,7 +122,7 @@ def _emit(results: Any, fmt: Format, batch: bool, single: bool) -> list[Rejected
                 if not batch:
                     continue  # the whole call fails with this reason
                 where = f"line {result.line}: " if result.line is not None else ""
-                stderr(f"error: {where}{result.reason}")
+                report("bad_input", f"{where}{result.reason}", 65, result.line)
                 continue
             yield result
 

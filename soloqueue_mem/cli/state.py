@@ -57,5 +57,5 @@ def app_context(ctx: typer.Context, fmt: Format | None = None, root: str | None 
             base.quiet,
             base.now,
         )
-    use_json_errors(base.format in (Format.json, Format.jsonl))
+    use_json_errors(base.format_option in (Format.json, Format.jsonl))
     return base

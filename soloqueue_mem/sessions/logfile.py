@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from soloqueue_mem import jsonio
+from soloqueue_mem import faults, jsonio
 from soloqueue_mem.errors import BadInput, StorageError
 
 _APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -79,6 +79,9 @@ class SessionLog:
         """Append ``records`` in one write, then the Markdown; return the new size."""
         data = "".join(jsonio.dumps_compact(r) + "\n" for r in records).encode("utf-8")
         try:
+            if faults.is_active("log.mid_write"):
+                _write_all(self._fd, data[: len(data) // 2])
+                faults.fault("log.mid_write")
             _write_all(self._fd, data)
             if self._fsync:
                 os.fsync(self._fd)

@@ -16,6 +16,7 @@ from contextlib import ExitStack
 from datetime import datetime
 from typing import NamedTuple
 
+from soloqueue_mem import faults
 from soloqueue_mem.clock import iso
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import write_tx
@@ -123,13 +124,14 @@ def _write_chunk(
         sizes = {key: log.size for key, log in logs.items()}
         try:
             with write_tx(conn):
-                return _index_and_append(conn, chunk, logs, now)
+                results = _index_and_append(conn, chunk, logs, now)
         except BaseException:
             for key, log in logs.items():
                 if log.size != sizes[key]:
                     log.truncate(sizes[key])
             raise
-    raise AssertionError("unreachable")
+    faults.fault("log.after_commit")
+    return results
 
 
 def _index_and_append(
@@ -165,6 +167,7 @@ def _index_and_append(
             size = logs[key].append(new, render_turns(key, new, first=logs[key].size == 0))
             stamps = [r["timestamp"] for r in new]
             turns.record_appends(conn, key, min(stamps), max(stamps), len(new), size)
+    faults.fault("log.before_commit")
     return results
 
 

@@ -1,0 +1,49 @@
+"""Fault points for crash tests (RELIABILITY §4): a no-op unless testing is enabled.
+
+``SOLOQUEUE_FAULT=<point>:<action>`` with ``SOLOQUEUE_TESTING=1`` makes the process act
+at that point: ``kill`` (SIGKILL itself), ``eio``/``enospc`` (raise that OSError) or
+``sleep=MS``. Read from the environment here rather than in the CLI's composition
+root because a crash test must reach code paths that take no configuration.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import time
+
+POINTS = (
+    "log.mid_write",  # half of the JSONL bytes written, then the action
+    "log.before_commit",  # JSONL appended, index transaction not yet committed
+    "log.after_commit",  # committed, not yet acknowledged on stdout
+)
+
+
+def _configured() -> tuple[str, str] | None:
+    if os.environ.get("SOLOQUEUE_TESTING") != "1":
+        return None
+    spec = os.environ.get("SOLOQUEUE_FAULT", "")
+    point, _, action = spec.partition(":")
+    return (point, action) if point else None
+
+
+_ACTIVE = _configured()
+
+
+def fault(point: str) -> None:
+    """Act at ``point`` if the test configuration names it."""
+    if _ACTIVE is None or _ACTIVE[0] != point:
+        return
+    action = _ACTIVE[1]
+    if action == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif action in ("eio", "enospc"):
+        code = errno.EIO if action == "eio" else errno.ENOSPC
+        raise OSError(code, os.strerror(code))
+    elif action.startswith("sleep="):
+        time.sleep(int(action.removeprefix("sleep=")) / 1000)
+
+
+def is_active(point: str) -> bool:
+    return _ACTIVE is not None and _ACTIVE[0] == point

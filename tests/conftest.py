@@ -1,0 +1,113 @@
+"""Shared fixtures: every test gets its own data directory, a pinned clock and no
+inherited SOLOQUEUE_* settings; CLI helpers assert exit codes and parse JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+NOW = "2026-11-26T08:00:00Z"
+
+
+@pytest.fixture(scope="session")
+def built_lexicon(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """jieba's dictionary copied into a lexicon once per test run (~1 s)."""
+    from soloqueue_mem.text.lexicon import open_lexicon
+
+    folder = tmp_path_factory.mktemp("lexicon")
+    open_lexicon(folder).close()
+    (path,) = folder.glob("lexicon-*.sqlite3")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, built_lexicon: Path) -> Iterator[Path]:
+    """A fresh SOLOQUEUE_HOME (not yet created), HOME and cwd under tmp_path."""
+    for name in list(os.environ):
+        if name.startswith("SOLOQUEUE_"):
+            monkeypatch.delenv(name)
+    home = tmp_path / "store" / ".soloqueue"
+    monkeypatch.setenv("SOLOQUEUE_HOME", str(home))
+    monkeypatch.setenv("SOLOQUEUE_NOW", NOW)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    # In-process commands copy the prebuilt lexicon instead of rebuilding it.
+    import soloqueue_mem.text.lexicon as lexicon
+
+    monkeypatch.setattr(lexicon, "_build_file", lambda path: _copy_private(built_lexicon, path))
+    yield home
+
+
+def _copy_private(source: Path, target: Path) -> None:
+    from soloqueue_mem.home import make_private_dirs
+
+    make_private_dirs(target.parent)
+    shutil.copyfile(source, target)
+    os.chmod(target, 0o600)
+
+
+@pytest.fixture
+def home(isolated: Path) -> Path:
+    return isolated
+
+
+class Cli:
+    """Runs the app in-process; stdout and stderr are kept apart."""
+
+    def __init__(self) -> None:
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, input: str | bytes | None = None, env: dict[str, str] | None = None) -> Any:
+        from soloqueue_mem.cli import build_app
+
+        return self.runner.invoke(build_app(), list(args), input=input, env=env, catch_exceptions=False)
+
+    def ok(self, *args: str, input: str | bytes | None = None) -> Any:
+        result = self(*args, input=input)
+        assert result.exit_code == 0, (result.exit_code, result.stdout, result.stderr)
+        return result
+
+    def json(self, *args: str, input: str | bytes | None = None) -> Any:
+        return json.loads(self.ok(*args, "--format", "json", input=input).stdout)
+
+    def jsonl(self, *args: str, input: str | bytes | None = None) -> list[Any]:
+        out = self.ok(*args, "--format", "jsonl", input=input).stdout
+        return [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.fixture
+def cli() -> Cli:
+    return Cli()
+
+
+def run_process(*args: str, input: bytes | None = None, env: dict[str, str] | None = None,
+                timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+    """The real program in a subprocess (``python -m soloqueue_mem``)."""
+    return subprocess.run(
+        [sys.executable, "-m", "soloqueue_mem", *args],
+        input=input,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+        check=False,
+    )
+
+
+def tree_snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (except SQLite's -shm) with its content."""
+    if not root.exists():
+        return {}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.name.endswith("-shm")
+    }

@@ -77,10 +77,10 @@ class Cli:
         return result
 
     def json(self, *args: str, input: str | bytes | None = None) -> Any:
-        return json.loads(self.ok(*args, "--format", "json", input=input).stdout)
+        return json.loads(self.ok("--format", "json", *args, input=input).stdout)
 
     def jsonl(self, *args: str, input: str | bytes | None = None) -> list[Any]:
-        out = self.ok(*args, "--format", "jsonl", input=input).stdout
+        out = self.ok("--format", "jsonl", *args, input=input).stdout
         return [json.loads(line) for line in out.splitlines()]
 
 

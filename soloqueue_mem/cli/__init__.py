@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "path": ("soloqueue_mem.cli.ops", "path", False),
     "stats": ("soloqueue_mem.cli.ops", "stats", False),
     "demo": ("soloqueue_mem.cli.ops", "demo", False),
+    "completion": ("soloqueue_mem.cli.completion", "completion", False),
 }
 _GLOBAL_WITH_VALUE = {"--root", "--format", "-f"}
 _GLOBAL_FLAGS = {"--quiet", "-q"}

@@ -9,7 +9,7 @@ import typer
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.cli.boundary import boundary, report
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, SessionOpt
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, Role, RootOpt, SessionOpt
 from soloqueue_mem.cli.output import Format, emit_list, print_table
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.db.stores import open_memory
@@ -46,9 +46,7 @@ def log(
         str | None,
         typer.Argument(help="The content; '-' reads it from stdin. Omit to read a JSON event."),
     ] = None,
-    role: Annotated[
-        str, typer.Option("--role", "-r", help="user, assistant, system, tool or thought.")
-    ] = "user",
+    role: Annotated[Role, typer.Option("--role", "-r", help="Who is speaking.")] = Role.user,
     batch: Annotated[
         bool, typer.Option("--batch", help="Read a JSONL stream of events from stdin.")
     ] = False,
@@ -85,7 +83,7 @@ def log(
     if batch:
         items: Any = read_batch(_stdin(), config.max_line_bytes)
     elif text is not None:
-        items = [(None, _event_from_args(text, role, event_id, metadata))]
+        items = [(None, _event_from_args(text, role.value, event_id, metadata))]
     else:
         items = [(None, event) for event in read_document(_stdin(), config.max_input_bytes)]
     conn = open_memory(app.home, config)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -22,6 +23,16 @@ RootOpt = Annotated[
     str | None,
     typer.Option("--root", help="Data directory (overrides SOLOQUEUE_HOME).", show_default=False),
 ]
+
+
+class Role(StrEnum):
+    user = "user"
+    assistant = "assistant"
+    system = "system"
+    tool = "tool"
+    thought = "thought"
+
+
 GroupOpt = Annotated[
     str, typer.Option("--group", "-g", envvar="SOLOQUEUE_GROUP", help="Group id.")
 ]

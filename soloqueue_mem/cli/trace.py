@@ -9,7 +9,7 @@ import typer
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt
+from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, Role, RootOpt
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import UsageError
@@ -76,7 +76,7 @@ def trace_command(
     session: Annotated[
         str | None, typer.Option("--session", "-s", help="Only this session.", show_default=False)
     ] = None,
-    role: Annotated[str | None, typer.Option("--role", "-r", help="Only turns with this role.")] = None,
+    role: Annotated[Role | None, typer.Option("--role", "-r", help="Only turns with this role.")] = None,
     since: Annotated[
         str | None, typer.Option("--since", help="Only turns since a time or a duration ago (3d).")
     ] = None,
@@ -102,7 +102,8 @@ def trace_command(
     for kind, value in (("group", group), ("agent", agent), ("session", session)):
         if value is not None:
             validate_id(kind, value)
-    scope = Scope(group, agent, session, parse_since(since, app.now) if since else None, role)
+    since_at = parse_since(since, app.now) if since else None
+    scope = Scope(group, agent, session, since_at, role.value if role else None)
     conn = open_memory(app.home, app.config, create=False)
     try:
         hits = trace(app.home, conn, query, scope, limit, lexicon_loader(app))

@@ -1,0 +1,250 @@
+"""Shared helpers for the benchmark scripts: timing, tables, deterministic text.
+
+Standard library only (plus the installed project where a script needs it). Each
+script imports this module from its own folder.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from functools import cache
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BENCH_DATA = Path(os.environ.get("SOLOQUEUE_BENCH_DATA", REPO.parent / "shared" / "bench-data"))
+CACHE = Path(os.environ.get("SOLOQUEUE_BENCH_CACHE", "/tmp/soloqueue-bench"))
+
+
+def import_project() -> None:
+    """Make ``soloqueue_mem`` importable: the installed copy, else this checkout."""
+    if importlib.util.find_spec("soloqueue_mem") is None:
+        sys.path.insert(0, str(REPO))
+
+
+# --- processes and timing ---------------------------------------------------------
+
+
+def timing_env(**extra: str) -> dict[str, str]:
+    """The environment for timed processes: bytecode caching on (``.pyc`` are used)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE",)}
+    env.pop("SOLOQUEUE_HOME", None)
+    env.update(extra)
+    return env
+
+
+def cli_argv(python: str) -> list[str]:
+    """How to start the CLI of ``python``'s environment: its ``soloqueue-mem`` script
+    when it sits beside the interpreter (a venv), else ``python -m soloqueue_mem``."""
+    script = Path(python).parent / "soloqueue-mem"
+    if script.exists():
+        return [str(script)]
+    return [python, "-m", "soloqueue_mem"]
+
+
+def run_timed(
+    argv: Sequence[str],
+    env: dict[str, str],
+    stdin: bytes | Path | None = None,
+    check: bool = True,
+    capture: bool = False,
+) -> tuple[float, bytes]:
+    """Run ``argv`` once; return (wall seconds, stdout if captured)."""
+    stdin_file = open(stdin, "rb") if isinstance(stdin, Path) else None  # noqa: SIM115
+    try:
+        start = time.perf_counter()
+        proc = subprocess.run(
+            argv,
+            env=env,
+            input=stdin if isinstance(stdin, bytes) else None,
+            stdin=stdin_file if stdin_file is not None else (None if isinstance(stdin, bytes) else subprocess.DEVNULL),
+            stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        elapsed = time.perf_counter() - start
+    finally:
+        if stdin_file is not None:
+            stdin_file.close()
+    if check and proc.returncode != 0:
+        raise RuntimeError(
+            f"{' '.join(map(str, argv))[:200]} exited {proc.returncode}: "
+            f"{proc.stderr.decode(errors='replace')[-2000:]}"
+        )
+    return elapsed, proc.stdout or b""
+
+
+def interleaved(commands: dict[str, dict], runs: int, warmup: int = 2) -> dict[str, list[float]]:
+    """Time each command ``runs`` times, round-robin so drift hits all alike.
+
+    ``commands`` maps a label to keyword arguments of :func:`run_timed`.
+    """
+    for _ in range(warmup):
+        for kwargs in commands.values():
+            run_timed(**kwargs)
+    times: dict[str, list[float]] = {label: [] for label in commands}
+    for _ in range(runs):
+        for label, kwargs in commands.items():
+            times[label].append(run_timed(**kwargs)[0])
+    return times
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def p90(values: Sequence[float]) -> float:
+    """Nearest-rank 90th percentile."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.9 * len(ordered)) - 1)]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}"
+
+
+def pct(value: float) -> str:
+    return f"{100 * value:.1f}"
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+# --- output -----------------------------------------------------------------------
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |")
+    return "\n".join(lines)
+
+
+def out(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def note(text: str) -> None:
+    """Progress on stderr, so stdout stays the report."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def machine_line(python: str) -> str:
+    import platform
+    import sqlite3
+
+    return (
+        f"machine: {platform.machine()}, {os.cpu_count()} cores; timed interpreter: {python}; "
+        f"Python {platform.python_version()}; SQLite {sqlite3.sqlite_version}"
+    )
+
+
+# --- deterministic mixed Chinese/English text --------------------------------------
+
+ENGLISH = """
+time day week year morning evening night today tomorrow yesterday people friend family
+mother father sister brother child children work job office meeting project deadline
+team manager email message phone call book movie music song game sport football
+basketball tennis swimming running walk park garden tree flower rain snow weather sun
+coffee tea breakfast lunch dinner restaurant kitchen recipe chicken rice noodle soup
+cake bread apple orange fruit vegetable market shop store money price bank account
+travel trip flight airport hotel beach mountain river lake city country village road
+car bus train bike ticket map plan idea question answer problem solution reason
+story history science math physics chemistry biology computer software code bug test
+database server network cloud memory search index query result error log file folder
+document report paper research study school class teacher student exam homework
+lesson language english chinese word sentence letter note list picture photo camera
+painting drawing art museum gallery concert theater show festival holiday birthday party
+gift wedding dog cat bird fish pet animal doctor hospital medicine health exercise gym
+sleep dream feeling happy sad tired busy quiet loud warm cold hot new old big small
+long short early late fast slow easy hard good bad great nice beautiful interesting
+important simple strange special favorite different same open close start finish
+learn teach read write speak listen watch play cook eat drink buy sell pay send
+receive remember forget think know believe hope want need like love help try use
+make build fix change move stay leave arrive return visit meet share tell ask show
+find lose keep give take bring carry wait plant grow clean wash paint sing dance
+""".split()
+
+ENGLISH_STOP = "the a an and of to in is it that for on with was as at by this be are".split()
+
+
+@cache
+def chinese_words(count: int = 3000) -> list[str]:
+    """The ``count`` most frequent 2–4 character Han words of jieba's dictionary.
+
+    Read from the installed jieba package's ``dict.txt`` (pinned by the project), so
+    the vocabulary is fixed without importing jieba.
+    """
+    spec = importlib.util.find_spec("jieba")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("jieba is not installed: run the benchmarks with the project's venv")
+    path = Path(list(spec.submodule_search_locations)[0]) / "dict.txt"
+    entries = []
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            word, freq = line.split(" ")[:2]
+            if 2 <= len(word) <= 4 and all("\u4e00" <= ch <= "\u9fa5" for ch in word):
+                entries.append((-int(freq), word))
+    entries.sort()
+    return [word for _, word in entries[:count]]
+
+
+def _zipf_cum(n: int, s: float = 1.0) -> list[float]:
+    total = 0.0
+    cum = []
+    for rank in range(1, n + 1):
+        total += 1.0 / rank**s
+        cum.append(total)
+    return cum
+
+
+class TextGen:
+    """Seeded generator of ~200-character turns: Chinese, English or mixed.
+
+    Words are drawn with Zipf weights, so the top words occur in most turns of their
+    language (common query terms with 100k+ hits in a large store) and the tail in few.
+    """
+
+    def __init__(self, seed: int = 42) -> None:
+        self.rng = random.Random(seed)
+        self.zh = chinese_words()
+        self.en = ENGLISH
+        self.zh_cum = _zipf_cum(len(self.zh))
+        self.en_cum = _zipf_cum(len(self.en))
+
+    def _zh_sentence(self) -> str:
+        n = self.rng.randint(5, 14)
+        words = self.rng.choices(self.zh, cum_weights=self.zh_cum, k=n)
+        return "".join(words) + self.rng.choice("。。，！？")
+
+    def _en_sentence(self) -> str:
+        rng = self.rng
+        n = rng.randint(5, 12)
+        words = rng.choices(self.en, cum_weights=self.en_cum, k=n)
+        for i in range(0, n, 3):
+            words.insert(i, rng.choice(ENGLISH_STOP))
+        text = " ".join(words)
+        return text[0].upper() + text[1:] + rng.choice("..?!") + " "
+
+    def turn(self) -> str:
+        rng = self.rng
+        kind = rng.random()
+        target = rng.randint(160, 240)
+        parts: list[str] = []
+        length = 0
+        while length < target:
+            if kind < 0.4 or (kind >= 0.8 and rng.random() < 0.5):
+                part = self._zh_sentence()
+            else:
+                part = self._en_sentence()
+            parts.append(part)
+            length += len(part)
+        return "".join(parts).strip()[:target]

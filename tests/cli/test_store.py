@@ -1,0 +1,132 @@
+"""The data directory: resolution, `init`, `path`, `stats`, safety refusals, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from soloqueue_mem.home import find_root
+
+
+def test_root_resolution_order(tmp_path):
+    nested = tmp_path / "project" / "src"
+    nested.mkdir(parents=True)
+    (tmp_path / "project" / ".soloqueue").mkdir()
+    assert find_root("/explicit", "/from-env", nested) == Path("/explicit")
+    assert find_root(None, "/from-env", nested) == Path("/from-env")
+    assert find_root(None, None, nested) == tmp_path / "project" / ".soloqueue"
+    assert find_root(None, None, tmp_path).name == ".soloqueue"  # platform default
+
+
+def test_init_creates_a_private_store_with_a_gitignore(cli, tmp_path, monkeypatch):
+    monkeypatch.delenv("SOLOQUEUE_HOME")
+    out = cli.json("init")
+    root = tmp_path / ".soloqueue"
+    assert out == {"root": str(root), "created": True}
+    assert (root / ".gitignore").read_text() == "*\n"
+    assert os.stat(root).st_mode & 0o777 == 0o700
+    assert cli.json("init")["created"] is False
+    assert cli.json("path") == {"root": str(root), "exists": True}
+
+
+def test_global_options_work_before_and_after_the_command(cli, tmp_path):
+    other = tmp_path / "elsewhere"
+    assert cli.json("--root", str(other), "path")["root"] == str(other)
+    assert json.loads(cli.ok("path", "--root", str(other), "--format", "json").stdout)["root"] == str(other)
+    assert cli.ok("path", "--format", "text").stdout == f"{os.environ['SOLOQUEUE_HOME']}\n"
+
+
+def test_read_only_commands_create_nothing(cli, home):
+    for args in (["stats"], ["path"], ["session", "list"], ["trace", "x"]):
+        cli.ok("--format", "json", *args)
+    assert not home.exists()
+
+
+def test_stats_counts_and_schema_version(cli, home):
+    cli.ok("log", "-s", "a", "one")
+    cli.ok("log", "-s", "b", "two")
+    stats = cli.json("stats")
+    assert stats["counts"] == {"turns": 2, "sessions": 2}
+    assert stats["databases"]["memory.db"]["schema_version"] == 1
+    assert stats["session_logs"]["files"] == 2
+
+
+def test_a_world_writable_root_is_refused(cli, home):
+    home.mkdir(parents=True)
+    os.chmod(home, 0o777)
+    result = cli("log", "-s", "s", "x")
+    assert result.exit_code == 74
+    assert "writable by group or others" in result.stderr and "chmod 700" in result.stderr
+    assert list(home.iterdir()) == []
+
+
+def test_a_symlinked_root_is_refused(cli, home, tmp_path):
+    target = tmp_path / "real"
+    target.mkdir(mode=0o700)
+    home.parent.mkdir(parents=True)
+    home.symlink_to(target)
+    result = cli("log", "-s", "s", "x")
+    assert result.exit_code == 74 and "symlink" in result.stderr
+    assert list(target.iterdir()) == []
+
+
+def test_a_newer_schema_is_refused(cli, home):
+    cli.ok("log", "-s", "s", "x")
+    with sqlite3.connect(home / "memory.db") as conn:
+        conn.execute("PRAGMA user_version = 99")
+    result = cli("log", "-s", "s", "y")
+    assert result.exit_code == 74
+    assert "schema version 99, newer than this soloqueue-mem understands (1)" in result.stderr
+
+
+def test_a_bad_config_file_is_reported(cli, home):
+    home.mkdir(parents=True, mode=0o700)
+    (home / "config.toml").write_text("durabilty = 'full'\n")
+    result = cli("log", "-s", "s", "x")
+    assert result.exit_code == 65 and "unknown setting 'durabilty'" in result.stderr
+
+
+def test_durability_full_is_accepted(cli, home):
+    home.mkdir(parents=True, mode=0o700)
+    (home / "config.toml").write_text("durability = 'full'\n")
+    assert cli.json("log", "-s", "s", "x")["turn_index"] == 0
+
+
+@pytest.mark.parametrize("args", [["log", "-s", "../x", "hi"], ["log", "--group", "a/b", "-s", "s", "hi"],
+                                  ["session", "show", ".."], ["trace", "x", "--agent", "~"]])
+def test_hostile_ids_are_rejected_before_any_file_is_touched(cli, home, args):
+    result = cli(*args)
+    assert result.exit_code == 65
+    assert result.stderr.startswith("error: invalid ")
+    assert not home.exists()
+
+
+def test_json_errors_when_json_is_asked_for(cli):
+    result = cli("--format", "json", "session", "show", "missing")
+    assert result.exit_code == 3
+    assert json.loads(result.stderr) == {"error": {
+        "code": "not_found", "exit_code": 3,
+        "message": "session default/default/missing not found (no data directory)"}}
+
+
+def test_usage_errors_exit_2(cli):
+    assert cli("log", "--role", "wizard", "-s", "s", "x").exit_code == 2
+    assert cli("no-such-command").exit_code == 2
+
+
+def test_version(cli):
+    from soloqueue_mem import __version__
+
+    assert cli.ok("--version").stdout == f"soloqueue-mem {__version__}\n"
+
+
+def test_demo_runs_offline_and_finds_its_turns(cli):
+    out = cli.json("demo")
+    assert len(out["logged"]) == 5
+    assert out["searches"]["数据库超时"][0]["turn_index"] == 0
+    assert out["openai"][1]["tool_calls"][0]["function"]["name"] == "read_file"
+    assert not Path(out["root"]).exists()  # the throw-away store is gone

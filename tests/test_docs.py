@@ -1,0 +1,37 @@
+"""Documentation and generated files stay in step with the app."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from soloqueue_mem.cli.completion import Shell, script_for
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("shell", list(Shell))
+def test_completion_scripts_are_current(shell):
+    committed = (ROOT / "completions" / f"soloqueue-mem.{shell}").read_text()
+    assert committed == script_for(shell), (
+        f"completions/soloqueue-mem.{shell} is stale: run "
+        f"`soloqueue-mem completion {shell} > completions/soloqueue-mem.{shell}`"
+    )
+
+
+def test_every_command_has_help_and_a_readme_entry(cli):
+    from soloqueue_mem.cli import COMMANDS
+
+    readme = (ROOT / "README.md").read_text()
+    for name in COMMANDS:
+        assert cli.ok(name, "--help").stdout.strip(), name
+        assert re.search(rf"soloqueue-mem {name}\b", readme), f"README does not show `soloqueue-mem {name}`"
+
+
+def test_readme_test_command_is_what_ci_runs():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    command = "python3 -m pip install '.[test]' && python3 -m pytest"
+    assert command in readme and command in ci

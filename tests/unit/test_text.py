@@ -1,0 +1,102 @@
+"""The text module: jieba-equal segmentation, the index form, safe MATCH expressions."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from soloqueue_mem.text.cjk import estimate_tokens, index_form
+from soloqueue_mem.text.fts import match_expression, query_terms
+from soloqueue_mem.text.lexicon import Lexicon, open_lexicon
+from soloqueue_mem.text.segment import segment
+
+SENTENCES = [
+    "我今天在北京的办公室里调试了一个脚本，发现数据库连接超时的问题。",
+    "李小龙和王小明去了绿禾公园，看到了一朵开得特别美的樱花。",
+    "明天要记得把配置改成5000毫秒，然后重新跑一遍测试。",
+    "工信处女干事每月经过下属科室都要亲口交代24口交换机等技术性器件的安装工作",
+    "他来到了网易杭研大厦",
+    "小明硕士毕业于中国科学院计算所，后在日本京都大学深造",
+    "结婚的和尚未结婚的",
+    "我不喜欢看喜剧片，更喜欢科幻电影《流浪地球》。",
+]
+
+
+@pytest.fixture(scope="module")
+def lexicon(built_lexicon) -> Lexicon:
+    conn = sqlite3.connect(f"file:{built_lexicon}?mode=ro", uri=True)
+    return Lexicon(conn)
+
+
+def han_words(words: list[str]) -> list[str]:
+    return [w for w in words if any("\u4e00" <= ch <= "\u9fd5" for ch in w)]
+
+
+def test_segmentation_of_chinese_equals_jieba(lexicon, tmp_path):
+    import jieba
+
+    jieba.dt.tmp_dir = str(tmp_path)  # its cache file stays out of /tmp
+
+    for sentence in SENTENCES:
+        assert han_words(segment(sentence, lexicon)) == han_words(jieba.lcut(sentence)), sentence
+
+
+def test_the_lexicon_is_built_from_jieba_when_missing(tmp_path, monkeypatch):
+    import soloqueue_mem.text.lexicon as module
+
+    monkeypatch.undo()  # the suite's fixture copies a prebuilt file; build for real here
+    lex = open_lexicon(tmp_path / "cache")
+    assert lex.freqs(["数据库", "不是一个词语吧"]) == {"数据库": lex.freqs(["数据库"])["数据库"]}
+    (built,) = (tmp_path / "cache").glob("lexicon-jieba-*.sqlite3")
+    assert built.stat().st_mode & 0o777 == 0o600
+    assert not list((tmp_path / "cache").glob(".*tmp"))
+    assert module.open_lexicon(None).total == lex.total  # read-only stores build in memory
+
+
+def test_index_form_spaces_cjk_characters_only():
+    assert index_form("hello world") == "hello world"
+    assert index_form("调试ok数据库") == " 调 试 ok 数 据 库 "
+    assert index_form("こんにちは") == " こ ん に ち は "
+
+
+def test_token_estimate():
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("abcd" * 10) == 10
+    assert estimate_tokens("数据库") == 3
+
+
+def test_query_terms_segment_chinese_and_drop_stopwords(lexicon):
+    terms = query_terms("What did I say about 数据库的连接?", lambda: lexicon)
+    assert terms == ["say", "about", "数据库", "连接"]
+    assert query_terms("the", lambda: lexicon) == ["the"]  # only stopwords: keep them
+
+
+def test_ascii_queries_never_open_the_lexicon():
+    def explode() -> Lexicon:
+        raise AssertionError("lexicon opened")
+
+    assert query_terms("plain english words", explode) == ["plain", "english", "words"]
+
+
+def test_match_expression_quotes_every_term():
+    assert match_expression(["a", 'he"llo', "数据库"]) == '"a" OR "he""llo" OR "数 据 库"'
+    assert match_expression([]) is None
+
+
+@pytest.fixture(scope="module")
+def fts():
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(body, content='', tokenize='porter unicode61 remove_diacritics 2')")
+    conn.execute("INSERT INTO t(rowid, body) VALUES (1, ?)", (index_form("some text 数据库 with words"),))
+    return conn
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=200))
+def test_any_query_gives_a_valid_match_expression(fts, lexicon, query):
+    expression = match_expression(query_terms(query, lambda: lexicon))
+    if expression is not None:
+        fts.execute("SELECT rowid FROM t WHERE t MATCH ?", (expression,)).fetchall()

@@ -8,12 +8,14 @@ and tiktoken load inside the functions that need them.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Annotated, Any
 
 import typer
 
 from soloqueue_mem import __version__
+from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import Format
 from soloqueue_mem.cli.state import AppContext
@@ -41,6 +43,7 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+@boundary
 def root_callback(
     ctx: typer.Context,
     fmt: FormatOpt = None,
@@ -103,5 +106,24 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
+def _guard_standard_streams() -> None:
+    """Reopen closed fds 0-2 on /dev/null before anything else opens a file.
+
+    Trigger: started with ``>&-`` or ``<&-``. Why: the next file opened (a database,
+    a session log) would get fd 1 and receive whatever is printed. Outcome: output
+    is discarded instead of corrupting data.
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: this one
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115
+
+
 def main() -> None:
+    _guard_standard_streams()
     build_app(command_named(sys.argv[1:]))()

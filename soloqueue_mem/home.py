@@ -92,7 +92,11 @@ class Home(NamedTuple):
         except OSError as exc:
             raise StorageError(f"cannot inspect data directory {self.root}: {exc}") from None
         if stat.S_ISLNK(info.st_mode):
-            raise StorageError(f"data directory {self.root} is a symlink; refusing to use it")
+            target = os.path.realpath(self.root)
+            raise StorageError(
+                f"data directory {self.root} is a symlink; refusing to use it "
+                f"(use the real directory instead: --root {target})"
+            )
         if not stat.S_ISDIR(info.st_mode):
             raise StorageError(f"data directory {self.root} is not a directory")
         if info.st_uid != os.geteuid():

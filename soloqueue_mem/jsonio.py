@@ -18,6 +18,13 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
@@ -39,18 +46,22 @@ def loads(data: bytes | str, line: int | None = None) -> Any:
     text = decode_utf8(data, line) if isinstance(data, bytes) else data
     try:
         value = json.loads(
-            text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates
+            text,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            object_pairs_hook=_no_duplicates,
         )
     except RecursionError:
         raise BadInput("JSON nested too deeply", line) from None
     except ValueError as exc:  # JSONDecodeError, our hooks, int digit limits
         raise BadInput(f"malformed JSON: {exc}", line) from None
-    _check_depth_and_text(value, line)
+    check_value(value, line)
     return value
 
 
-def _check_depth_and_text(value: Any, line: int | None) -> None:
-    """Reject deep nesting and lone surrogates (``"\\ud800"`` escapes)."""
+def check_value(value: Any, line: int | None = None) -> None:
+    """Reject deep nesting and lone surrogates (``"\\ud800"`` escapes, or bytes that
+    were not UTF-8 in a command-line argument, which Python decodes as surrogates)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
@@ -70,7 +81,7 @@ def _check_text(text: str, line: int | None) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise BadInput("text contains a lone UTF-16 surrogate", line) from None
+        raise BadInput("text is not valid UTF-8 (a lone surrogate)", line) from None
 
 
 def dumps(value: Any) -> str:

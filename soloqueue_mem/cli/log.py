@@ -26,16 +26,20 @@ def _stdin() -> Any:
     return sys.stdin.buffer
 
 
-def _event_from_args(text: str, role: str, event_id: str | None, metadata: str | None) -> Event:
+def _event_from_args(
+    text: str, role: str, event_id: str | None, metadata: str | None, max_bytes: int
+) -> Event:
     if text == "-":
-        stream = _stdin()
-        data = stream.read()
+        data = _stdin().read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise BadInput(f"input is larger than {max_bytes} bytes")
         text = jsonio.decode_utf8(data)
     obj: dict[str, Any] = {"role": role, "content": text}
     if event_id is not None:
         obj["event_id"] = event_id
     if metadata is not None:
         obj["metadata"] = jsonio.loads(metadata)
+    jsonio.check_value(obj)  # arguments that were not valid UTF-8 arrive as surrogates
     return parse_event(obj)
 
 
@@ -83,7 +87,7 @@ def log(
     if batch:
         items: Any = read_batch(_stdin(), config.max_line_bytes)
     elif text is not None:
-        items = [(None, _event_from_args(text, role.value, event_id, metadata))]
+        items = [(None, _event_from_args(text, role.value, event_id, metadata, config.max_input_bytes))]
     else:
         items = [(None, event) for event in read_document(_stdin(), config.max_input_bytes)]
     conn = open_memory(app.home, config)

@@ -41,7 +41,9 @@ def _content(worker: int, call: int) -> str:
 # -- library workers (spawned processes) ---------------------------------------------
 
 
-def _library_worker(root: str, worker: int, workers: int, calls: int, barrier: Any, out: Any) -> None:
+def _library_worker(
+    root: str, worker: int, workers: int, calls: int, barrier: Any, out: Any
+) -> None:
     """Log ``calls`` events one at a time, opening and closing memory.db for each."""
     acks: list[tuple[str, int]] = []
     errors: list[str] = []
@@ -65,8 +67,16 @@ def _library_worker(root: str, worker: int, workers: int, calls: int, barrier: A
                 assert conn is not None
                 try:
                     event = parse_event({"role": "user", "content": _content(worker, call)})
-                    results = list(log_events(home, conn, [(None, event)],
-                                              ("default", "default", session), config, now))
+                    results = list(
+                        log_events(
+                            home,
+                            conn,
+                            [(None, event)],
+                            ("default", "default", session),
+                            config,
+                            now,
+                        )
+                    )
                 finally:
                     conn.close()
                 (turn,) = results
@@ -86,7 +96,9 @@ def _jsonl_path(home: Path, session: str) -> Path:
     return home / "groups" / "default" / "sessions" / "default" / f"{session}.jsonl"
 
 
-def check_store(home: Path, workers: int, calls: int, acks: dict[int, list[tuple[str, int]]]) -> None:
+def check_store(
+    home: Path, workers: int, calls: int, acks: dict[int, list[tuple[str, int]]]
+) -> None:
     """The store after a concurrent run: gap-free, JSONL == rows, per-writer order kept."""
     conn = sqlite3.connect(home / "memory.db")
     try:
@@ -114,7 +126,9 @@ def check_store(home: Path, workers: int, calls: int, acks: dict[int, list[tuple
         lines = path.read_bytes().split(b"\n")
         assert lines[-1] == b"", f"{session}: JSONL does not end with a newline"
         records = [json.loads(line) for line in lines[:-1]]
-        assert len(records) == len(turns), f"{session}: {len(records)} JSONL lines, {len(turns)} rows"
+        assert len(records) == len(turns), (
+            f"{session}: {len(records)} JSONL lines, {len(turns)} rows"
+        )
         assert [(r["turn_index"], r["content"]) for r in records] == turns
         assert sessions[session] == (len(turns), path.stat().st_size)
 
@@ -178,12 +192,26 @@ def _cli_writer(worker: int, workers: int, calls: int, acks: dict, errors: dict)
     for call in range(calls):
         text = _content(worker, call)
         done = subprocess.run(
-            [sys.executable, "-m", "soloqueue_mem", "log", "--session", session,
-             "--format", "json", text],
-            capture_output=True, env=os.environ.copy(), timeout=120, check=False,
+            [
+                sys.executable,
+                "-m",
+                "soloqueue_mem",
+                "log",
+                "--session",
+                session,
+                "--format",
+                "json",
+                text,
+            ],
+            capture_output=True,
+            env=os.environ.copy(),
+            timeout=120,
+            check=False,
         )
         if done.returncode != 0 or done.stderr:
-            problems.append(f"call {call}: exit {done.returncode}: {done.stderr.decode(errors='replace')}")
+            problems.append(
+                f"call {call}: exit {done.returncode}: {done.stderr.decode(errors='replace')}"
+            )
             continue
         turn = json.loads(done.stdout)
         mine.append((turn["content"], turn["turn_index"]))
@@ -211,7 +239,9 @@ def test_eight_cli_processes_log_concurrently(home: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("SOLOQUEUE_SLOW") != "1",
-                    reason="16 x 200 real CLI processes take minutes; set SOLOQUEUE_SLOW=1")
+@pytest.mark.skipif(
+    os.environ.get("SOLOQUEUE_SLOW") != "1",
+    reason="16 x 200 real CLI processes take minutes; set SOLOQUEUE_SLOW=1",
+)
 def test_sixteen_cli_processes_times_two_hundred(home: Path) -> None:
     _run_cli_writers(home, workers=16, calls=200)

@@ -32,7 +32,8 @@ def index_rows(home: Path, session: str = "s") -> list[tuple[int, str, str | Non
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         return conn.execute(
             "SELECT turn_index, content, event_id FROM conversation_turns"
-            " WHERE session_id = ? ORDER BY turn_index", (session,)
+            " WHERE session_id = ? ORDER BY turn_index",
+            (session,),
         ).fetchall()
     finally:
         conn.close()
@@ -61,9 +62,19 @@ def log(*args: str, input: bytes | None = None, env: dict[str, str] | None = Non
     return json.loads(done.stdout)
 
 
-def killed_log(point: str, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    done = run_process("log", "-s", "s", "--format", "json", *args, input=input,
-                       env={**FAULT, "SOLOQUEUE_FAULT": f"{point}:kill"})
+def killed_log(
+    point: str, *args: str, input: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    done = run_process(
+        "log",
+        "-s",
+        "s",
+        "--format",
+        "json",
+        *args,
+        input=input,
+        env={**FAULT, "SOLOQUEUE_FAULT": f"{point}:kill"},
+    )
     assert done.returncode == -signal.SIGKILL, (done.returncode, done.stderr)
     assert done.stdout == b"", "nothing may be acknowledged by a killed writer"
     return done
@@ -75,7 +86,9 @@ def killed_log(point: str, *args: str, input: bytes | None = None) -> subprocess
 def test_kill_during_batch_keeps_every_acknowledged_event(home: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "soloqueue_mem", "log", "--batch", "--format", "jsonl", "-s", "s"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env=os.environ.copy(),
     )
     assert proc.stdin is not None and proc.stdout is not None
@@ -91,7 +104,9 @@ def test_kill_during_batch_keeps_every_acknowledged_event(home: Path) -> None:
             assert turn["content"] == content
             acknowledged[content] = turn["turn_index"]
         for n in range(30, 36):  # in flight when the kill lands
-            proc.stdin.write(json.dumps({"role": "user", "content": f"event {n} 事件"}).encode() + b"\n")
+            proc.stdin.write(
+                json.dumps({"role": "user", "content": f"event {n} 事件"}).encode() + b"\n"
+            )
         proc.stdin.flush()
     finally:
         proc.send_signal(signal.SIGKILL)
@@ -108,8 +123,13 @@ def test_kill_during_batch_keeps_every_acknowledged_event(home: Path) -> None:
     bad = [e for e in entries if e.record is None]
     assert all(e.number == len(entries) and "torn" in (e.error or "") for e in bad), bad
     records = [e.record for e in entries if e.record is not None]
+    in_log = {r["content"]: r["turn_index"] for r in records}
+    for content, index in acknowledged.items():
+        assert in_log.get(content) == index, f"acknowledged {content!r} lost from the JSONL"
     rows = index_rows(home)
-    assert [(r["turn_index"], r["content"]) for r in records[: len(rows)]] == [(i, c) for i, c, _ in rows]
+    assert [(r["turn_index"], r["content"]) for r in records[: len(rows)]] == [
+        (i, c) for i, c, _ in rows
+    ]
     assert [r["turn_index"] for r in records] == list(range(len(records)))
     for content, index in acknowledged.items():
         assert (index, content, None) in rows, f"acknowledged {content!r} lost from the index"
@@ -135,7 +155,7 @@ def test_torn_tail_from_a_kill_mid_write_is_set_aside(home: Path) -> None:
     data = path.read_bytes()
     assert data.startswith(complete) and len(data) > len(complete)
     assert not data.endswith(b"\n"), "the fault point must leave a torn tail"
-    fragment = data[len(complete):]
+    fragment = data[len(complete) :]
 
     shown = run_process("session", "show", "s", "--format", "json")
     assert shown.returncode == 0, shown.stderr
@@ -150,8 +170,12 @@ def test_torn_tail_from_a_kill_mid_write_is_set_aside(home: Path) -> None:
     assert [r["content"] for r in records] == ["first", "second 第二", "fourth"]
     torn = path.with_name(path.name + ".torn")
     assert torn.read_bytes() == fragment + b"\n"
-    # The fragment never became part of a record.
-    assert fragment not in path.read_bytes()
+    # The fragment never became part of a record: the file is the complete records
+    # from before the crash plus exactly one new, whole line.
+    after = path.read_bytes()
+    assert after.startswith(complete)
+    (new_line,) = after[len(complete) :].splitlines()
+    assert json.loads(new_line)["content"] == "fourth"
     assert all("torn" not in r["content"] for r in records)
 
 
@@ -165,7 +189,9 @@ def test_kill_before_commit_is_found_by_trace_then_indexed(home: Path) -> None:
     found = run_process("trace", "zebra", "--format", "json")
     assert found.returncode == 0 and found.stderr == b"", found.stderr
     hits = json.loads(found.stdout)
-    assert [(h["content"], h["turn_index"], h["source"]) for h in hits] == [("zebra crossing", 1, "jsonl")]
+    assert [(h["content"], h["turn_index"], h["source"]) for h in hits] == [
+        ("zebra crossing", 1, "jsonl")
+    ]
 
     assert log("omega")["turn_index"] == 2
     records = assert_consistent(home)
@@ -182,7 +208,10 @@ def test_retry_after_kill_after_commit_does_not_duplicate(home: Path) -> None:
     assert retried["duplicate"] is True and retried["turn_index"] == 1
     assert log(input=event)["duplicate"] is True
     records = assert_consistent(home)
-    assert [(r["content"], r.get("event_id")) for r in records] == [("before", None), ("exactly once", "hook-7")]
+    assert [(r["content"], r.get("event_id")) for r in records] == [
+        ("before", None),
+        ("exactly once", "hook-7"),
+    ]
 
 
 def test_retry_after_kill_before_commit_does_not_duplicate(home: Path) -> None:
@@ -206,7 +235,7 @@ def test_torn_tail_at_every_byte_offset(cli, home: Path, tmp_path: Path) -> None
     for text in [*contents, last]:
         cli.ok("log", "-s", "twin", text)
     base = jsonl_path(home).read_bytes()
-    line = jsonl_path(home, "twin").read_bytes()[len(base):]
+    line = jsonl_path(home, "twin").read_bytes()[len(base) :]
     assert line.endswith(b"\n") and json.loads(line)["content"] == last
     assert any(b >= 0x80 for b in line), "the line must contain multi-byte characters"
 
@@ -223,7 +252,9 @@ def test_torn_tail_at_every_byte_offset(cli, home: Path, tmp_path: Path) -> None
 
         entries = list(read_lines(path))
         assert [e.record["content"] for e in entries if e.record] == contents, cut
-        assert [(e.number, "torn" in (e.error or "")) for e in entries if e.record is None] == [(k, True)]
+        assert [(e.number, "torn" in (e.error or "")) for e in entries if e.record is None] == [
+            (k, True)
+        ]
 
         shown = cli("session", "show", "s", "--root", str(root), "--format", "json")
         assert shown.exit_code == 0, (cut, shown.stderr)
@@ -246,5 +277,5 @@ def test_torn_tail_at_every_byte_offset(cli, home: Path, tmp_path: Path) -> None
         assert [r["content"] for r in records] == [*contents, "next"], cut
         assert [r["turn_index"] for r in records] == list(range(k)), cut
         assert path.with_name("s.jsonl.torn").read_bytes() == fragment + b"\n", cut
-        assert not list(read_lines(path)) or all(e.record for e in read_lines(path))
+        assert all(e.record is not None for e in read_lines(path)), cut
         shutil.rmtree(root)

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""LoCoMo retrieval: hit@5/10/20 of ``trace`` against the questions' evidence turns.
+
+One store per conversation (every turn logged through the library with content =
+"speaker: text" plus the image caption, metadata {"dia_id": ...}, one session per
+LoCoMo session); each question of categories 1-5 is run through the library's
+``trace()`` (top 20) inside its own conversation. hit@k = any evidence turn in the top
+k. Malformed or non-existent evidence ids are dropped (see bench-data/README.md);
+questions left without evidence are not scored.
+
+Baselines computed in the same run on the same indexed text: plain SQLite FTS5 with
+``unicode61`` and the question's words OR-joined (the README's "FTS5-OR" reference),
+the same with the ``porter`` stemmer, and the same with the project's stopwords
+dropped from the query (ours = porter + stopwords). Reference figures from the README are shown
+beside them (the reference was measured on all 10 conversations).
+
+Run: ``/tmp/bench-venv/bin/python benchmarks/bench_locomo.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import _common as c
+
+c.import_project()
+
+KS = (5, 10, 20)
+REFERENCE_1_4 = {  # bench-data/README.md, categories 1-4 (1,536 questions)
+    "BM25": (54.8, 62.5, 69.5),
+    "BM25 + stemming": (59.4, 67.7, 73.9),
+    "SQLite FTS5 (unicode61) OR": (58.3, 67.1, 73.3),
+    "SQLite FTS5 default AND": (11.6, 11.9, 11.9),
+    "most-recent-k": (0.3, 1.1, 3.0),
+}
+CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+_ID = re.compile(r"D(\d+):(\d+)")
+
+
+def turn_text(turn: dict) -> str:
+    text = f"{turn['speaker']}: {turn['text']}"
+    if turn.get("blip_caption"):
+        text += "\n" + turn["blip_caption"]
+    return text
+
+
+def sessions_of(conv: dict) -> list[tuple[int, str, list[dict]]]:
+    numbers = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
+    return [(n, conv.get(f"session_{n}_date_time", ""), conv[f"session_{n}"]) for n in numbers]
+
+
+def parse_when(text: str, fallback: datetime) -> datetime:
+    try:
+        return datetime.strptime(text, "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    except ValueError:
+        return fallback
+
+
+def clean_evidence(raw: list[str], known: set[str]) -> tuple[list[str], int]:
+    """Evidence ids split on ';'/spaces, normalised (D30:05 -> D30:5), unknown dropped."""
+    kept, dropped = [], 0
+    for item in raw:
+        for part in re.split(r"[;,\s]+", item):
+            if not part:
+                continue
+            m = _ID.fullmatch(part)
+            norm = f"D{int(m.group(1))}:{int(m.group(2))}" if m else None
+            if norm in known:
+                kept.append(norm)
+            else:
+                dropped += 1
+    return kept, dropped
+
+
+def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]]]:
+    """A store for one conversation; returns (home, conn, [(dia_id, text)])."""
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.sessions.events import Event
+    from soloqueue_mem.sessions.writer import Rejected, log_events
+
+    home = Home(root)
+    config = Config()
+    conn = open_memory(home, config)
+    docs: list[tuple[str, str]] = []
+    items = []
+    fallback = datetime(2023, 1, 1, tzinfo=UTC)
+    for number, when, turns in sessions_of(conv):
+        start = parse_when(when, fallback + timedelta(days=number))
+        for i, turn in enumerate(turns):
+            text = turn_text(turn)
+            docs.append((turn["dia_id"], text))
+            items.append((None, Event(
+                role="user" if turn["speaker"] == conv["speaker_a"] else "assistant",
+                content=text, tool_calls=[], tool_results=[],
+                timestamp=start + timedelta(seconds=i), metadata={"dia_id": turn["dia_id"]},
+                session=f"session_{number}")))
+    for result in log_events(home, conn, items, ("locomo", "agent", None), config,
+                             datetime.now(UTC), chunk_size=10_000):
+        if isinstance(result, Rejected):
+            raise RuntimeError(result)
+    return home, conn, docs
+
+
+class Baseline:
+    """Plain FTS5 over the same texts; the question's words quoted and OR-joined."""
+
+    def __init__(self, docs: list[tuple[str, str]], tokenizer: str,
+                 stopwords: frozenset[str] = frozenset()) -> None:
+        self.stopwords = stopwords
+        self.ids = [dia for dia, _ in docs]
+        self.conn = sqlite3.connect(":memory:")
+        self.conn.execute(f"CREATE VIRTUAL TABLE d USING fts5(body, tokenize='{tokenizer}')")
+        self.conn.executemany("INSERT INTO d (rowid, body) VALUES (?, ?)",
+                              ((i + 1, text) for i, (_, text) in enumerate(docs)))
+
+    def search(self, question: str, k: int) -> list[str]:
+        words = list(dict.fromkeys(re.findall(r"\w+", question.lower())))
+        words = [w for w in words if w not in self.stopwords] or words
+        if not words:
+            return []
+        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+        rows = self.conn.execute(
+            "SELECT rowid FROM d WHERE d MATCH ? ORDER BY rank, rowid DESC LIMIT ?", (match, k))
+        return [self.ids[r[0] - 1] for r in rows]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="first 2 conversations only")
+    parser.add_argument("--data", type=Path, default=c.BENCH_DATA / "locomo10.json")
+    parser.add_argument("--conversations", type=int, help="how many conversations (default all)")
+    args = parser.parse_args()
+
+    from soloqueue_mem.sessions.trace import Scope, trace
+    from soloqueue_mem.text.fts import STOPWORDS
+    from soloqueue_mem.text.lexicon import open_lexicon
+
+    data = json.loads(args.data.read_text(encoding="utf-8"))
+    limit = args.conversations or (2 if args.quick else len(data))
+    data = data[:limit]
+    lexicon_cache: list = []
+
+    def lexicon():
+        if not lexicon_cache:
+            lexicon_cache.append(open_lexicon(c.CACHE / "lexicon"))
+        return lexicon_cache[0]
+
+    methods = ["soloqueue-mem trace", "FTS5 unicode61 OR (baseline)", "FTS5 porter unicode61 OR",
+               "FTS5 unicode61 OR, stopwords dropped"]
+    # results[method][category] = list of (hit5, hit10, hit20)
+    results: dict[str, dict[int, list[tuple[bool, ...]]]] = {m: {} for m in methods}
+    dropped_ids = unscored = 0
+    trace_seconds = 0.0
+    traced = 0
+    turns_total = 0
+    work = Path(tempfile.mkdtemp(prefix="bench-locomo-"))
+    try:
+        for index, sample in enumerate(data):
+            conv = sample["conversation"]
+            home, conn, docs = ingest(work / f"conv-{index}", conv)
+            turns_total += len(docs)
+            known = {dia for dia, _ in docs}
+            baselines = [Baseline(docs, "unicode61"), Baseline(docs, "porter unicode61"),
+                         Baseline(docs, "unicode61", STOPWORDS)]
+            for qa in sample["qa"]:
+                category = qa["category"]
+                evidence, dropped = clean_evidence(qa.get("evidence", []), known)
+                dropped_ids += dropped
+                if not evidence:
+                    unscored += 1
+                    continue
+                wanted = set(evidence)
+                question = qa["question"]
+                start = time.perf_counter()
+                hits = trace(home, conn, question, Scope(), 20, lexicon)
+                trace_seconds += time.perf_counter() - start
+                traced += 1
+                ranked = {
+                    methods[0]: [h.turn.metadata["dia_id"] for h in hits],
+                    methods[1]: baselines[0].search(question, 20),
+                    methods[2]: baselines[1].search(question, 20),
+                    methods[3]: baselines[2].search(question, 20),
+                }
+                for method, ids in ranked.items():
+                    results[method].setdefault(category, []).append(
+                        tuple(bool(wanted.intersection(ids[:k])) for k in KS))
+            conn.close()
+            c.note(f"conversation {index + 1}/{len(data)}: {len(docs)} turns, "
+                   f"{len(sample['qa'])} questions")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    def rates(rows: list[tuple[bool, ...]]) -> list[str]:
+        return [c.pct(sum(r[i] for r in rows) / len(rows)) if rows else "-" for i in range(len(KS))]
+
+    c.out(f"## bench_locomo{' (quick)' if args.quick else ''}")
+    c.out()
+    c.out(f"{len(data)} conversation(s), {turns_total:,} turns, {traced:,} scored questions; "
+          f"{dropped_ids} malformed/unknown evidence id(s) dropped, {unscored} question(s) "
+          f"without valid evidence not scored. Library trace(): "
+          f"{1000 * trace_seconds / max(traced, 1):.2f} ms per question (top 20).")
+    c.out()
+    table_rows = []
+    for category in (1, 2, 3, 4, 5):
+        for method in methods:
+            rows = results[method].get(category, [])
+            table_rows.append([f"{category} {CATEGORY[category]}", method, len(rows), *rates(rows)])
+    for method in methods:
+        rows = [r for cat in (1, 2, 3, 4) for r in results[method].get(cat, [])]
+        table_rows.append(["**1-4**", f"**{method}**", len(rows), *rates(rows)])
+    c.out(c.table(["category", "method", "questions", "hit@5", "hit@10", "hit@20"], table_rows))
+    c.out()
+    c.out("Reference figures from bench-data/README.md (categories 1-4, 1,536 questions, all 10 "
+          "conversations):")
+    c.out()
+    c.out(c.table(["reference", "hit@5", "hit@10", "hit@20"],
+                  [[name, *vals] for name, vals in REFERENCE_1_4.items()]))
+    c.out()
+    ours = [r for cat in (1, 2, 3, 4) for r in results[methods[0]].get(cat, [])]
+    base = [r for cat in (1, 2, 3, 4) for r in results[methods[1]].get(cat, [])]
+    if ours and base:
+        diff = [100 * (sum(r[i] for r in ours) - sum(r[i] for r in base)) / len(ours)
+                for i in range(len(KS))]
+        c.out("Ours minus the FTS5-OR baseline of this run, categories 1-4: "
+              + "/".join(f"{d:+.1f}" for d in diff) + " points at hit@5/@10/@20.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,9 +10,7 @@ from __future__ import annotations
 import re
 
 # C0 controls except \t and \n, DEL, C1 controls, and bidi/zero-width format characters.
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
-)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 
 def _placeholder(match: re.Match[str]) -> str:

@@ -30,7 +30,9 @@ def built_lexicon(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, built_lexicon: Path) -> Iterator[Path]:
+def isolated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, built_lexicon: Path
+) -> Iterator[Path]:
     """A fresh SOLOQUEUE_HOME (not yet created), HOME and cwd under tmp_path."""
     for name in list(os.environ):
         if name.startswith("SOLOQUEUE_"):
@@ -66,10 +68,14 @@ class Cli:
     def __init__(self) -> None:
         self.runner = CliRunner()
 
-    def __call__(self, *args: str, input: str | bytes | None = None, env: dict[str, str] | None = None) -> Any:
+    def __call__(
+        self, *args: str, input: str | bytes | None = None, env: dict[str, str] | None = None
+    ) -> Any:
         from soloqueue_mem.cli import build_app
 
-        return self.runner.invoke(build_app(), list(args), input=input, env=env, catch_exceptions=False)
+        return self.runner.invoke(
+            build_app(), list(args), input=input, env=env, catch_exceptions=False
+        )
 
     def ok(self, *args: str, input: str | bytes | None = None) -> Any:
         result = self(*args, input=input)
@@ -89,8 +95,9 @@ def cli() -> Cli:
     return Cli()
 
 
-def run_process(*args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-                timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+def run_process(
+    *args: str, input: bytes | None = None, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[bytes]:
     """The real program in a subprocess (``python -m soloqueue_mem``)."""
     return subprocess.run(
         [sys.executable, "-m", "soloqueue_mem", *args],

@@ -27,7 +27,9 @@ def test_every_command_has_help_and_a_readme_entry(cli):
     readme = (ROOT / "README.md").read_text()
     for name in COMMANDS:
         assert cli.ok(name, "--help").stdout.strip(), name
-        assert re.search(rf"soloqueue-mem {name}\b", readme), f"README does not show `soloqueue-mem {name}`"
+        assert re.search(rf"soloqueue-mem {name}\b", readme), (
+            f"README does not show `soloqueue-mem {name}`"
+        )
 
 
 def test_readme_test_command_is_what_ci_runs():

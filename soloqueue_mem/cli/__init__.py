@@ -48,7 +48,9 @@ def root_callback(
     ctx: typer.Context,
     fmt: FormatOpt = None,
     root: RootOpt = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or warnings on stderr.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress or warnings on stderr.")
+    ] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,

@@ -62,8 +62,11 @@ def boundary(fn: F) -> F:
         except Exception as exc:  # noqa: BLE001 - the last line of defence
             if os.environ.get("SOLOQUEUE_DEBUG"):
                 raise
-            report("unexpected", f"unexpected {type(exc).__name__}: {exc} "
-                   "(set SOLOQUEUE_DEBUG=1 for a traceback)", 1)
+            report(
+                "unexpected",
+                f"unexpected {type(exc).__name__}: {exc} (set SOLOQUEUE_DEBUG=1 for a traceback)",
+                1,
+            )
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]

@@ -82,20 +82,22 @@ def log(
     if batch and text is not None:
         raise UsageError("--batch reads stdin; do not also give TEXT")
     if text is None and not batch and sys.stdin is not None and sys.stdin.isatty():
-        raise UsageError('give the text as an argument (log --role user "hi") or pipe JSON to stdin')
+        raise UsageError(
+            'give the text as an argument (log --role user "hi") or pipe JSON to stdin'
+        )
     config = app.config
     if batch:
         items: Any = read_batch(_stdin(), config.max_line_bytes)
     elif text is not None:
-        items = [(None, _event_from_args(text, role.value, event_id, metadata, config.max_input_bytes))]
+        items = [
+            (None, _event_from_args(text, role.value, event_id, metadata, config.max_input_bytes))
+        ]
     else:
         items = [(None, event) for event in read_document(_stdin(), config.max_input_bytes)]
     conn = open_memory(app.home, config)
     assert conn is not None
     try:
-        results = log_events(
-            app.home, conn, items, (group, agent, session), config, app.now
-        )
+        results = log_events(app.home, conn, items, (group, agent, session), config, app.now)
         rejected = _emit(results, app.format, batch=batch, single=not batch and len(items) == 1)
     finally:
         conn.close()
@@ -131,9 +133,20 @@ def _emit(results: Any, fmt: Format, batch: bool, single: bool) -> list[Rejected
     if fmt is Format.table:
         rows = list(accepted())
         if rows:
-            print_table(None, ["session", "turn", "role", "id", "content"], (
-                (f"{r.group}/{r.agent}/{r.session}", r.turn_index, r.role, r.id,
-                 r.content[:80] + (" (duplicate)" if r.duplicate else "")) for r in rows))
+            print_table(
+                None,
+                ["session", "turn", "role", "id", "content"],
+                (
+                    (
+                        f"{r.group}/{r.agent}/{r.session}",
+                        r.turn_index,
+                        r.role,
+                        r.id,
+                        r.content[:80] + (" (duplicate)" if r.duplicate else ""),
+                    )
+                    for r in rows
+                ),
+            )
     elif fmt is Format.text:
         for r in accepted():
             sys.stdout.write(f"{r.session}#{r.turn_index}\n")

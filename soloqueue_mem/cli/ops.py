@@ -28,10 +28,14 @@ def init(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> Non
     conn = open_memory(home, app.config if explicit else _config_for(home))
     assert conn is not None
     conn.close()
-    emit_object({"root": str(home.root), "created": not existed}, app.format,
-                text=lambda: f"{home.root}\n",
-                table=lambda: write(("Initialized " if not existed else "Already initialized ")
-                                    + f"{home.root}\n"))
+    emit_object(
+        {"root": str(home.root), "created": not existed},
+        app.format,
+        text=lambda: f"{home.root}\n",
+        table=lambda: write(
+            ("Initialized " if not existed else "Already initialized ") + f"{home.root}\n"
+        ),
+    )
 
 
 def _config_for(home: Home) -> Any:
@@ -68,8 +72,12 @@ def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> No
         rows = [("root", report["root"]), ("exists", report["exists"])]
         rows += [(f"{name} count", value) for name, value in report["counts"].items()]
         rows += [(f"{name} bytes", info["bytes"]) for name, info in report["databases"].items()]
-        rows += [("session logs", f"{report['session_logs']['files']} files, "
-                  f"{report['session_logs']['bytes']} bytes")]
+        rows += [
+            (
+                "session logs",
+                f"{report['session_logs']['files']} files, {report['session_logs']['bytes']} bytes",
+            )
+        ]
         print_table("soloqueue-mem stats", ["what", "value"], rows)
 
     emit_object(report, app.format, table=table)
@@ -83,17 +91,26 @@ def demo(ctx: typer.Context, fmt: FormatOpt = None) -> None:
     app = app_context(ctx, fmt)
     result = run_demo(app.now)
     if app.format in (Format.json, Format.jsonl):
-        emit_object({
-            "root": result["root"],
-            "logged": [{"turn_index": t.turn_index, "role": t.role, "content": t.content}
-                       for t in result["logged"]],
-            "searches": {q: [hit_json(h) for h in hits] for q, hits in result["searches"].items()},
-            "openai": result["openai"],
-        }, app.format)
+        emit_object(
+            {
+                "root": result["root"],
+                "logged": [
+                    {"turn_index": t.turn_index, "role": t.role, "content": t.content}
+                    for t in result["logged"]
+                ],
+                "searches": {
+                    q: [hit_json(h) for h in hits] for q, hits in result["searches"].items()
+                },
+                "openai": result["openai"],
+            },
+            app.format,
+        )
         return
     write(f"Logged {len(result['logged'])} turns into a throw-away store ({result['root']}).\n")
     for query, hits in result["searches"].items():
         write(f"\n$ soloqueue-mem trace {query!r}\n")
         render_hits(hits, Format.text if app.format is Format.text else Format.table)
-    write("\nThe session exported as OpenAI messages has "
-          f"{len(result['openai'])} messages; try `soloqueue-mem session export --format openai`.\n")
+    write(
+        "\nThe session exported as OpenAI messages has "
+        f"{len(result['openai'])} messages; try `soloqueue-mem session export --format openai`.\n"
+    )

@@ -33,15 +33,13 @@ class Role(StrEnum):
     thought = "thought"
 
 
-GroupOpt = Annotated[
-    str, typer.Option("--group", "-g", envvar="SOLOQUEUE_GROUP", help="Group id.")
-]
-AgentOpt = Annotated[
-    str, typer.Option("--agent", "-a", envvar="SOLOQUEUE_AGENT", help="Agent id.")
-]
+GroupOpt = Annotated[str, typer.Option("--group", "-g", envvar="SOLOQUEUE_GROUP", help="Group id.")]
+AgentOpt = Annotated[str, typer.Option("--agent", "-a", envvar="SOLOQUEUE_AGENT", help="Agent id.")]
 SessionOpt = Annotated[
     str | None,
-    typer.Option("--session", "-s", envvar="SOLOQUEUE_SESSION", help="Session id.", show_default=False),
+    typer.Option(
+        "--session", "-s", envvar="SOLOQUEUE_SESSION", help="Session id.", show_default=False
+    ),
 ]
 GroupFilter = Annotated[
     str | None, typer.Option("--group", "-g", help="Only this group.", show_default=False)

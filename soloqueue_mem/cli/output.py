@@ -38,11 +38,17 @@ def write(text: str) -> None:
     sys.stdout.flush()
 
 
-def emit_object(obj: dict[str, Any], fmt: Format, table: Callable[[], None] | None = None,
-                text: Callable[[], str] | None = None) -> None:
+def emit_object(
+    obj: dict[str, Any],
+    fmt: Format,
+    table: Callable[[], None] | None = None,
+    text: Callable[[], str] | None = None,
+) -> None:
     """A single result: one JSON object, or the given table/text rendering."""
-    if fmt in (Format.json, Format.jsonl) or (fmt is Format.table and table is None) or (
-        fmt is Format.text and text is None
+    if (
+        fmt in (Format.json, Format.jsonl)
+        or (fmt is Format.table and table is None)
+        or (fmt is Format.text and text is None)
     ):
         write(jsonio.dumps(obj) + "\n")
     elif fmt is Format.table and table is not None:

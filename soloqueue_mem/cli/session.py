@@ -10,7 +10,14 @@ import typer
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentFilter, AgentOpt, FormatOpt, GroupFilter, GroupOpt, RootOpt
+from soloqueue_mem.cli.options import (
+    AgentFilter,
+    AgentOpt,
+    FormatOpt,
+    GroupFilter,
+    GroupOpt,
+    RootOpt,
+)
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr, write
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.db.stores import open_memory
@@ -27,8 +34,9 @@ SessionArg = Annotated[str, typer.Argument(help="Session id.")]
 
 
 def _key(group: str, agent: str, session: str) -> SessionKey:
-    return SessionKey(validate_id("group", group), validate_id("agent", agent),
-                      validate_id("session", session))
+    return SessionKey(
+        validate_id("group", group), validate_id("agent", agent), validate_id("session", session)
+    )
 
 
 def session_json(row: SessionRow) -> dict[str, Any]:
@@ -59,9 +67,22 @@ def list_sessions(
         finally:
             conn.close()
     if app_ctx.format in (Format.table, Format.text):
-        print_table(None, ["group", "agent", "session", "turns", "started", "last", "ended"], (
-            (r.group, r.agent, r.session, r.turn_count, r.started_at, r.last_turn_at, r.ended_at or "")
-            for r in rows))
+        print_table(
+            None,
+            ["group", "agent", "session", "turns", "started", "last", "ended"],
+            (
+                (
+                    r.group,
+                    r.agent,
+                    r.session,
+                    r.turn_count,
+                    r.started_at,
+                    r.last_turn_at,
+                    r.ended_at or "",
+                )
+                for r in rows
+            ),
+        )
     else:
         emit_list((session_json(r) for r in rows), app_ctx.format)
 
@@ -83,20 +104,33 @@ def show(
     content = _read(app_ctx, group, agent, session)
     key = content.key
     if app_ctx.format is Format.table:
-        print_table(f"{key.group}/{key.agent}/{key.session}", ["turn", "role", "time", "content"], (
-            (r["turn_index"], r["role"], r["timestamp"], _summary(r)) for r in content.records))
+        print_table(
+            f"{key.group}/{key.agent}/{key.session}",
+            ["turn", "role", "time", "content"],
+            ((r["turn_index"], r["role"], r["timestamp"], _summary(r)) for r in content.records),
+        )
     elif app_ctx.format is Format.text:
         from soloqueue_mem.cli.output import print_text_block
 
         print_text_block(render_turns(key, content.records, first=True))
     else:
-        emit_object({"group": key.group, "agent": key.agent, "session": key.session,
-                     "turns": content.records, "problems": content.problems}, app_ctx.format)
+        emit_object(
+            {
+                "group": key.group,
+                "agent": key.agent,
+                "session": key.session,
+                "turns": content.records,
+                "problems": content.problems,
+            },
+            app_ctx.format,
+        )
 
 
 def _summary(record: dict[str, Any]) -> str:
     parts = [record.get("content") or ""]
-    parts += [f"→ {c['name']}({jsonio.dumps(c['input'])[:80]})" for c in record.get("tool_calls", [])]
+    parts += [
+        f"→ {c['name']}({jsonio.dumps(c['input'])[:80]})" for c in record.get("tool_calls", [])
+    ]
     parts += [f"← {r['content'][:120]}" for r in record.get("tool_results", [])]
     return "\n".join(p for p in parts if p)
 
@@ -126,8 +160,11 @@ def export(
     session: SessionArg,
     as_: Annotated[
         ExportFormat,
-        typer.Option("--format", "-f", help="jsonl (the log as recorded), md, or openai "
-                     "(the chat messages array)."),
+        typer.Option(
+            "--format",
+            "-f",
+            help="jsonl (the log as recorded), md, or openai (the chat messages array).",
+        ),
     ] = ExportFormat.jsonl,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
@@ -170,5 +207,7 @@ def end(
         ended_at = end_session(conn, key, app_ctx.now)
     finally:
         conn.close()
-    emit_object({"group": key.group, "agent": key.agent, "session": key.session,
-                 "ended_at": ended_at}, app_ctx.format)
+    emit_object(
+        {"group": key.group, "agent": key.agent, "session": key.session, "ended_at": ended_at},
+        app_ctx.format,
+    )

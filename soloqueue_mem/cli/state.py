@@ -46,7 +46,9 @@ class AppContext:
         return resolve_format(self.format_option)
 
 
-def app_context(ctx: typer.Context, fmt: Format | None = None, root: str | None = None) -> AppContext:
+def app_context(
+    ctx: typer.Context, fmt: Format | None = None, root: str | None = None
+) -> AppContext:
     """The invocation's context, with ``--format``/``--root`` given after the command
     taking precedence over those given before it."""
     base: AppContext = ctx.find_root().obj

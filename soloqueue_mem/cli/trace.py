@@ -76,7 +76,9 @@ def trace_command(
     session: Annotated[
         str | None, typer.Option("--session", "-s", help="Only this session.", show_default=False)
     ] = None,
-    role: Annotated[Role | None, typer.Option("--role", "-r", help="Only turns with this role.")] = None,
+    role: Annotated[
+        Role | None, typer.Option("--role", "-r", help="Only turns with this role.")
+    ] = None,
     since: Annotated[
         str | None, typer.Option("--since", help="Only turns since a time or a duration ago (3d).")
     ] = None,
@@ -115,9 +117,21 @@ def trace_command(
 
 def render_hits(hits: list[TraceHit], fmt: Format) -> None:
     if fmt is Format.table:
-        print_table(None, ["score", "session", "turn", "role", "time", "content"], (
-            (f"{h.score:.3f}", f"{h.turn.group}/{h.turn.agent}/{h.turn.session}", h.turn.turn_index,
-             h.turn.role, h.turn.timestamp, h.turn.content[:200]) for h in hits))
+        print_table(
+            None,
+            ["score", "session", "turn", "role", "time", "content"],
+            (
+                (
+                    f"{h.score:.3f}",
+                    f"{h.turn.group}/{h.turn.agent}/{h.turn.session}",
+                    h.turn.turn_index,
+                    h.turn.role,
+                    h.turn.timestamp,
+                    h.turn.content[:200],
+                )
+                for h in hits
+            ),
+        )
     elif fmt is Format.text:
         print_text_block("\n---\n".join(_hit_text(h) for h in hits) + ("\n" if hits else ""))
     else:

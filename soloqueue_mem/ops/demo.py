@@ -23,13 +23,27 @@ from soloqueue_mem.text.lexicon import open_lexicon
 
 DEMO_EVENTS: list[dict[str, Any]] = [
     {"role": "user", "content": "帮我看看为什么数据库连接总是超时？"},
-    {"role": "assistant", "content": "I'll read the config file first.",
-     "tool_calls": [{"id": "call_1", "name": "read_file", "input": {"path": "config.toml"}}]},
-    {"role": "tool", "content": "",
-     "tool_results": [{"tool_use_id": "call_1", "content": "busy_timeout_ms = 500\nretries = 0",
-                       "is_error": False}]},
+    {
+        "role": "assistant",
+        "content": "I'll read the config file first.",
+        "tool_calls": [{"id": "call_1", "name": "read_file", "input": {"path": "config.toml"}}],
+    },
+    {
+        "role": "tool",
+        "content": "",
+        "tool_results": [
+            {
+                "tool_use_id": "call_1",
+                "content": "busy_timeout_ms = 500\nretries = 0",
+                "is_error": False,
+            }
+        ],
+    },
     {"role": "assistant", "content": "busy_timeout 只有 500 毫秒，太短了。建议改成 5000 毫秒。"},
-    {"role": "user", "content": "Great, please remember that I prefer timeouts of at least 5 seconds."},
+    {
+        "role": "user",
+        "content": "Great, please remember that I prefer timeouts of at least 5 seconds.",
+    },
 ]
 DEMO_QUERIES = ["数据库超时", "busy timeout config"]
 
@@ -46,8 +60,13 @@ def run_demo(now: datetime, base: Path | None = None) -> dict[str, Any]:
                 (n, parse_event({**e, "timestamp": iso(now + timedelta(seconds=n))}))
                 for n, e in enumerate(DEMO_EVENTS, start=1)
             ]
-            logged = [t for t in log_events(home, conn, items, ("default", "demo", "demo-session"),
-                                            config, now) if isinstance(t, LoggedTurn)]
+            logged = [
+                t
+                for t in log_events(
+                    home, conn, items, ("default", "demo", "demo-session"), config, now
+                )
+                if isinstance(t, LoggedTurn)
+            ]
             lexicon = open_lexicon(home.cache_dir)
             searches = {q: trace(home, conn, q, Scope(), 3, lambda: lexicon) for q in DEMO_QUERIES}
             first = logged[0]

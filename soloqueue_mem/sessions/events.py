@@ -61,7 +61,9 @@ def _parse(obj: Any) -> Event:
     if "tool_call_id" in obj:
         if not isinstance(obj["tool_call_id"], str):
             raise BadInput("'tool_call_id' must be a string")
-        tool_results.append({"tool_use_id": obj["tool_call_id"], "content": content, "is_error": False})
+        tool_results.append(
+            {"tool_use_id": obj["tool_call_id"], "content": content, "is_error": False}
+        )
         content = ""
     if not content and not tool_calls and not tool_results and obj.get("content") is None:
         raise BadInput("event has no 'content', 'tool_calls' or 'tool_results'")
@@ -123,7 +125,9 @@ def _content_text(value: Any) -> str:
             if isinstance(part.get("text"), str):
                 texts.append(part["text"])
         return "\n".join(texts)
-    raise BadInput(f"'content' must be a string, a list of parts or null, not {type(value).__name__}")
+    raise BadInput(
+        f"'content' must be a string, a list of parts or null, not {type(value).__name__}"
+    )
 
 
 def _tool_call(item: Any) -> dict[str, Any]:

@@ -16,7 +16,9 @@ def render_turns(key: SessionKey, records: list[dict[str, Any]], first: bool) ->
         if record.get("content"):
             parts.append(record["content"].rstrip("\n") + "\n\n")
         for call in record.get("tool_calls", []):
-            tool_input = call["input"] if isinstance(call["input"], str) else jsonio.dumps(call["input"])
+            tool_input = (
+                call["input"] if isinstance(call["input"], str) else jsonio.dumps(call["input"])
+            )
             parts.append(f"**tool call** `{call['name']}` ({call.get('id') or '-'})\n\n")
             parts.append(f"```json\n{tool_input}\n```\n\n")
         for result in record.get("tool_results", []):

@@ -57,7 +57,9 @@ def end_session(conn: sqlite3.Connection, key: SessionKey, now: datetime) -> str
     return ended_at
 
 
-def session_files(home: Home, group: str | None, agent: str | None) -> Iterator[tuple[SessionKey, Path]]:
+def session_files(
+    home: Home, group: str | None, agent: str | None
+) -> Iterator[tuple[SessionKey, Path]]:
     """JSONL logs on disk within the scope; names that are not valid ids are skipped."""
     groups_dir = home.root / "groups"
     for group_name in _child_dirs(groups_dir, group):
@@ -65,7 +67,9 @@ def session_files(home: Home, group: str | None, agent: str | None) -> Iterator[
             folder = groups_dir / group_name / "sessions" / agent_name
             with os.scandir(folder) as entries:
                 for entry in entries:
-                    if not entry.name.endswith(".jsonl") or not entry.is_file(follow_symlinks=False):
+                    if not entry.name.endswith(".jsonl") or not entry.is_file(
+                        follow_symlinks=False
+                    ):
                         continue
                     try:
                         session = validate_id("session", entry.name[: -len(".jsonl")])

@@ -54,5 +54,5 @@ def m001_create_turns(conn: sqlite3.Connection) -> None:
         CREATE VIRTUAL TABLE conversation_turns_fts USING fts5(
             body, content='', tokenize='porter unicode61 remove_diacritics 2'
         );
-        """
+        """,
     )

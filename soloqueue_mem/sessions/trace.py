@@ -113,10 +113,18 @@ def _match_record(
     if not matched:
         return None
     turn = Turn(
-        id=0, group=key.group, agent=key.agent, session=key.session,
-        turn_index=record["turn_index"], role=event.role, content=event.content,
-        tool_calls=event.tool_calls, tool_results=event.tool_results,
-        timestamp=record["timestamp"], token_estimate=None, event_id=event.event_id,
+        id=0,
+        group=key.group,
+        agent=key.agent,
+        session=key.session,
+        turn_index=record["turn_index"],
+        role=event.role,
+        content=event.content,
+        tool_calls=event.tool_calls,
+        tool_results=event.tool_results,
+        timestamp=record["timestamp"],
+        token_estimate=None,
+        event_id=event.event_id,
         metadata=event.metadata,
     )
     return TraceHit(turn, matched / len(terms), "jsonl")

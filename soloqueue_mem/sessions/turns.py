@@ -118,7 +118,8 @@ def insert_turn(
     )
     turn_id = int(cursor.lastrowid or 0)
     conn.execute(
-        "INSERT INTO conversation_turns_fts (rowid, body) VALUES (?, ?)", (turn_id, index_form(body))
+        "INSERT INTO conversation_turns_fts (rowid, body) VALUES (?, ?)",
+        (turn_id, index_form(body)),
     )
     return turn_id
 
@@ -198,8 +199,7 @@ def list_sessions(
 
 def mark_ended(conn: sqlite3.Connection, key: SessionKey, ended_at: str) -> bool:
     cursor = conn.execute(
-        "UPDATE sessions SET ended_at = ?"
-        " WHERE group_id = ? AND agent_id = ? AND session_id = ?",
+        "UPDATE sessions SET ended_at = ? WHERE group_id = ? AND agent_id = ? AND session_id = ?",
         (ended_at, key.group, key.agent, key.session),
     )
     return cursor.rowcount > 0

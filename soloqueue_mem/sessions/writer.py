@@ -83,7 +83,9 @@ def log_events(
         line, event = item
         session = event.session or default[2]
         if session is None:
-            yield Rejected(line, "no session: pass --session, set SOLOQUEUE_SESSION or add 'session'")
+            yield Rejected(
+                line, "no session: pass --session, set SOLOQUEUE_SESSION or add 'session'"
+            )
             continue
         key = SessionKey(event.group or default[0], event.agent or default[1], session)
         chunk.append((line, event, key))
@@ -156,8 +158,16 @@ def _index_and_append(
         turn_id = turns.insert_turn(conn, key, index, event, timestamp)
         records[key].append(to_record(event, index, timestamp))
         logged = LoggedTurn(
-            turn_id, key.group, key.agent, key.session, index, event.role,
-            event.event_id, timestamp, event.content, line=line,
+            turn_id,
+            key.group,
+            key.agent,
+            key.session,
+            index,
+            event.role,
+            event.event_id,
+            timestamp,
+            event.content,
+            line=line,
         )
         if event.event_id is not None:
             seen[(key, event.event_id)] = logged
@@ -205,8 +215,15 @@ def _logged_before(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> 
     if turn is None:
         return None
     return LoggedTurn(
-        turn.id, turn.group, turn.agent, turn.session, turn.turn_index, turn.role,
-        turn.event_id, turn.timestamp, turn.content,
+        turn.id,
+        turn.group,
+        turn.agent,
+        turn.session,
+        turn.turn_index,
+        turn.role,
+        turn.event_id,
+        turn.timestamp,
+        turn.content,
     )
 
 

@@ -10,8 +10,8 @@ that match more of the tokens higher.
 from __future__ import annotations
 
 import re
-from functools import cache
 from collections.abc import Callable
+from functools import cache
 
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.text.cjk import cjk_run, han_run, has_cjk
@@ -24,6 +24,7 @@ MAX_TERMS = 64
 @cache
 def _word() -> re.Pattern[str]:
     return re.compile(r"[^\W_]+")
+
 
 # Words that match most documents and carry no meaning for BM25; dropped from a query
 # unless nothing else is left. Keeping them makes a search over 1M turns scan most of

@@ -7,11 +7,24 @@ from pathlib import Path
 
 from tests.conftest import NOW, tree_snapshot
 
-LOGGED_KEYS = {"id", "group", "agent", "session", "turn_index", "role", "event_id",
-               "timestamp", "content", "offloaded", "duplicate"}
+LOGGED_KEYS = {
+    "id",
+    "group",
+    "agent",
+    "session",
+    "turn_index",
+    "role",
+    "event_id",
+    "timestamp",
+    "content",
+    "offloaded",
+    "duplicate",
+}
 
 
-def jsonl_records(home: Path, session: str, group: str = "default", agent: str = "default") -> list[dict]:
+def jsonl_records(
+    home: Path, session: str, group: str = "default", agent: str = "default"
+) -> list[dict]:
     path = home / "groups" / group / "sessions" / agent / f"{session}.jsonl"
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
@@ -23,9 +36,16 @@ def test_log_text_argument_prints_the_stored_turn(cli, home):
     assert turn["timestamp"] == "2026-11-26T08:00:00.000Z"
     assert isinstance(turn["id"], str) and turn["duplicate"] is False
     assert jsonl_records(home, "s1") == [
-        {"turn_index": 0, "timestamp": "2026-11-26T08:00:00.000Z", "role": "user", "content": "你好 world"}
+        {
+            "turn_index": 0,
+            "timestamp": "2026-11-26T08:00:00.000Z",
+            "role": "user",
+            "content": "你好 world",
+        }
     ]
-    assert "你好 world" in (home / "groups/default/sessions/default/s1.md").read_text(encoding="utf-8")
+    assert "你好 world" in (home / "groups/default/sessions/default/s1.md").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_turn_indexes_count_up_per_session(cli):
@@ -49,8 +69,13 @@ def test_missing_session_is_a_clear_error(cli, home):
 
 
 def test_one_json_event_on_stdin_with_tool_calls(cli, home):
-    event = {"role": "assistant", "content": "reading", "event_id": "e1", "metadata": {"step": 3},
-             "tool_calls": [{"id": "c1", "name": "read_file", "input": {"path": "a.py"}}]}
+    event = {
+        "role": "assistant",
+        "content": "reading",
+        "event_id": "e1",
+        "metadata": {"step": 3},
+        "tool_calls": [{"id": "c1", "name": "read_file", "input": {"path": "a.py"}}],
+    }
     turn = cli.json("log", "-s", "s", input=json.dumps(event))
     assert turn["event_id"] == "e1"
     (record,) = jsonl_records(home, "s")
@@ -72,24 +97,36 @@ def test_batch_routes_events_to_their_own_sessions(cli, home):
         {"role": "assistant", "content": "a2", "session": "a"},
     ]
     out = cli.jsonl("log", "--batch", input="\n".join(json.dumps(x) for x in lines) + "\n")
-    assert [(t["session"], t["turn_index"], t["line"]) for t in out] == [("a", 0, 1), ("b", 0, 2), ("a", 1, 3)]
+    assert [(t["session"], t["turn_index"], t["line"]) for t in out] == [
+        ("a", 0, 1),
+        ("b", 0, 2),
+        ("a", 1, 3),
+    ]
     assert [r["content"] for r in jsonl_records(home, "b", group="g2", agent="bot")] == ["b1"]
 
 
 def test_batch_reports_bad_lines_and_logs_the_rest(cli, home):
-    stream = "\n".join([
-        json.dumps({"role": "user", "content": "good 1"}),
-        "{not json",
-        json.dumps({"role": "wizard", "content": "x"}),
-        json.dumps({"role": "user", "content": 5}),
-        json.dumps({"role": "user", "content": "good 2"}),
-    ]) + "\n"
+    stream = (
+        "\n".join(
+            [
+                json.dumps({"role": "user", "content": "good 1"}),
+                "{not json",
+                json.dumps({"role": "wizard", "content": "x"}),
+                json.dumps({"role": "user", "content": 5}),
+                json.dumps({"role": "user", "content": "good 2"}),
+            ]
+        )
+        + "\n"
+    )
     result = cli("log", "--batch", "-s", "s", "--format", "jsonl", input=stream)
     assert result.exit_code == 65
     assert [json.loads(x)["content"] for x in result.stdout.splitlines()] == ["good 1", "good 2"]
     errors = [json.loads(line)["error"] for line in result.stderr.splitlines()]
     assert [(e["line"], e["code"], e["exit_code"]) for e in errors[:3]] == [
-        (2, "bad_input", 65), (3, "bad_input", 65), (4, "bad_input", 65)]
+        (2, "bad_input", 65),
+        (3, "bad_input", 65),
+        (4, "bad_input", 65),
+    ]
     assert errors[0]["message"].startswith("line 2: malformed JSON")
     assert errors[1]["message"].startswith("line 3: unknown role 'wizard'")
     assert errors[3]["code"] == "partial"
@@ -109,8 +146,17 @@ def test_openai_messages_are_accepted_as_they_are(cli, home):
     messages = [
         {"role": "system", "content": "You are terse."},
         {"role": "user", "content": [{"type": "text", "text": "list files"}]},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_9", "type": "function", "function": {"name": "ls", "arguments": "{\"dir\":\".\"}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_9",
+                    "type": "function",
+                    "function": {"name": "ls", "arguments": '{"dir":"."}'},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_9", "content": "a.txt\nb.txt"},
         {"role": "assistant", "content": "Two files.", "refusal": None},
     ]
@@ -121,7 +167,9 @@ def test_openai_messages_are_accepted_as_they_are(cli, home):
 
 
 def test_a_bad_item_rejects_the_whole_document(cli, home):
-    result = cli("log", "-s", "s", input=json.dumps([{"role": "user", "content": "ok"}, {"role": 3}]))
+    result = cli(
+        "log", "-s", "s", input=json.dumps([{"role": "user", "content": "ok"}, {"role": 3}])
+    )
     assert result.exit_code == 65
     assert result.stderr.startswith("error: item 2: missing 'role'")
     assert result.stdout == ""
@@ -140,7 +188,14 @@ def test_metadata_option_must_be_a_json_object(cli):
 
 
 def test_timestamps_default_to_the_pinned_clock_and_are_normalised(cli, home):
-    cli.ok("log", "-s", "s", input=json.dumps({"role": "user", "content": "x", "timestamp": "2025-01-02T03:04:05+08:00"}))
+    cli.ok(
+        "log",
+        "-s",
+        "s",
+        input=json.dumps(
+            {"role": "user", "content": "x", "timestamp": "2025-01-02T03:04:05+08:00"}
+        ),
+    )
     cli.ok("log", "-s", "s", "y")
     stamps = [r["timestamp"] for r in jsonl_records(home, "s")]
     assert stamps == ["2025-01-01T19:04:05.000Z", NOW.replace("Z", ".000Z")]

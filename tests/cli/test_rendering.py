@@ -7,33 +7,58 @@ import json
 import pytest
 
 PAYLOADS = [
-    "\x1b[2J", "\x1b[10A", "\x1b]0;title\x07", "\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\",
-    "\x1b]52;c;aGVsbG8=\x07", "\x1bPdcs\x1b\\", "\x1b_apc", "\x1bc", "\x1b[6n", "\x9b31m", "\x9d0;x",
-    "\x07bell\x08\r", "\u202eevil", "zero\u200bwidth", "[link=http://evil]x[/link]", "[/]", "[bold",
+    "\x1b[2J",
+    "\x1b[10A",
+    "\x1b]0;title\x07",
+    "\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\",
+    "\x1b]52;c;aGVsbG8=\x07",
+    "\x1bPdcs\x1b\\",
+    "\x1b_apc",
+    "\x1bc",
+    "\x1b[6n",
+    "\x9b31m",
+    "\x9d0;x",
+    "\x07bell\x08\r",
+    "\u202eevil",
+    "zero\u200bwidth",
+    "[link=http://evil]x[/link]",
+    "[/]",
+    "[bold",
 ]
 
 
 @pytest.fixture
 def hostile(cli):
     events = [{"role": "user", "content": f"payload {p} end", "session": "e9"} for p in PAYLOADS]
-    events.append({"role": "assistant", "content": "", "session": "e9", "tool_calls": [
-        {"id": "\x1b[2J", "name": "x\x1b]0;t\x07", "input": {"k": "\x1b[31mred"}}]})
+    events.append(
+        {
+            "role": "assistant",
+            "content": "",
+            "session": "e9",
+            "tool_calls": [
+                {"id": "\x1b[2J", "name": "x\x1b]0;t\x07", "input": {"k": "\x1b[31mred"}}
+            ],
+        }
+    )
     cli.ok("log", "--batch", input="\n".join(json.dumps(e) for e in events))
 
 
-@pytest.mark.parametrize("args", [
-    ["session", "show", "e9", "--format", "table"],
-    ["session", "show", "e9", "--format", "text"],
-    ["session", "list", "--format", "table"],
-    ["trace", "payload", "--format", "table", "--limit", "50"],
-    ["trace", "payload", "--format", "text", "--limit", "50"],
-    ["log", "-s", "e9", "--format", "table", "\x1b[2Jagain"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["session", "show", "e9", "--format", "table"],
+        ["session", "show", "e9", "--format", "text"],
+        ["session", "list", "--format", "table"],
+        ["trace", "payload", "--format", "table", "--limit", "50"],
+        ["trace", "payload", "--format", "text", "--limit", "50"],
+        ["log", "-s", "e9", "--format", "table", "\x1b[2Jagain"],
+    ],
+)
 def test_no_control_sequences_reach_the_terminal(cli, hostile, args):
     result = cli(*args, env={"NO_COLOR": "1", "COLUMNS": "200"})
     assert result.exit_code == 0, result.stderr
     out = result.stdout
-    assert "\x1b" not in out and not any(0x80 <= ord(c) <= 0x9f for c in out)
+    assert "\x1b" not in out and not any(0x80 <= ord(c) <= 0x9F for c in out)
     assert "\u202e" not in out and "\x07" not in out and "\x08" not in out
 
 

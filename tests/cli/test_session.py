@@ -10,8 +10,16 @@ SESSION_KEYS = {"group", "agent", "session", "started_at", "last_turn_at", "turn
 def log_conversation(cli, session="s1", **flags):
     events = [
         {"role": "user", "content": "请帮我读一下 config.toml"},
-        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "read_file", "input": {"path": "config.toml"}}]},
-        {"role": "tool", "content": "", "tool_results": [{"tool_use_id": "c1", "content": "timeout = 5", "is_error": False}]},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c1", "name": "read_file", "input": {"path": "config.toml"}}],
+        },
+        {
+            "role": "tool",
+            "content": "",
+            "tool_results": [{"tool_use_id": "c1", "content": "timeout = 5", "is_error": False}],
+        },
         {"role": "assistant", "content": "超时是 5 秒。"},
     ]
     args = [f"--{k}={v}" for k, v in flags.items()]
@@ -25,7 +33,9 @@ def test_list_shows_sessions_most_recent_first(cli, monkeypatch):
     cli.ok("log", "-s", "new", "y")
     cli.ok("log", "-s", "other", "--agent", "bot", "z")
     rows = cli.json("session", "list")
-    assert [r["session"] for r in rows] == ["new", "other", "old"] or [r["session"] for r in rows][0] in ("new", "other")
+    assert [r["session"] for r in rows] == ["new", "other", "old"] or [r["session"] for r in rows][
+        0
+    ] in ("new", "other")
     assert all(set(r) == SESSION_KEYS for r in rows)
     assert [r["session"] for r in cli.json("session", "list", "--agent", "bot")] == ["other"]
 
@@ -54,7 +64,9 @@ def test_export_jsonl_is_the_log_itself(cli, home):
     log_conversation(cli)
     out = cli.ok("session", "export", "s1", "--format", "jsonl").stdout
     path = home / "groups/default/sessions/default/s1.jsonl"
-    assert [json.loads(x) for x in out.splitlines()] == [json.loads(x) for x in path.read_text().splitlines()]
+    assert [json.loads(x) for x in out.splitlines()] == [
+        json.loads(x) for x in path.read_text().splitlines()
+    ]
 
 
 def test_export_openai_gives_back_the_messages(cli):
@@ -62,8 +74,17 @@ def test_export_openai_gives_back_the_messages(cli):
     messages = json.loads(cli.ok("session", "export", "s1", "--format", "openai").stdout)
     assert messages == [
         {"role": "user", "content": "请帮我读一下 config.toml"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "config.toml"}'}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": '{"path": "config.toml"}'},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "timeout = 5"},
         {"role": "assistant", "content": "超时是 5 秒。"},
     ]
@@ -79,7 +100,12 @@ def test_export_markdown(cli):
 def test_end_marks_the_session(cli):
     log_conversation(cli)
     ended = cli.json("session", "end", "s1")
-    assert ended == {"group": "default", "agent": "default", "session": "s1", "ended_at": "2026-11-26T08:00:00.000Z"}
+    assert ended == {
+        "group": "default",
+        "agent": "default",
+        "session": "s1",
+        "ended_at": "2026-11-26T08:00:00.000Z",
+    }
     assert cli.json("session", "list")[0]["ended_at"] == "2026-11-26T08:00:00.000Z"
     assert cli("session", "end", "unknown").exit_code == 3
 

@@ -36,7 +36,9 @@ def test_init_creates_a_private_store_with_a_gitignore(cli, tmp_path, monkeypatc
 def test_global_options_work_before_and_after_the_command(cli, tmp_path):
     other = tmp_path / "elsewhere"
     assert cli.json("--root", str(other), "path")["root"] == str(other)
-    assert json.loads(cli.ok("path", "--root", str(other), "--format", "json").stdout)["root"] == str(other)
+    assert json.loads(cli.ok("path", "--root", str(other), "--format", "json").stdout)[
+        "root"
+    ] == str(other)
     assert cli.ok("path", "--format", "text").stdout == f"{os.environ['SOLOQUEUE_HOME']}\n"
 
 
@@ -96,8 +98,15 @@ def test_durability_full_is_accepted(cli, home):
     assert cli.json("log", "-s", "s", "x")["turn_index"] == 0
 
 
-@pytest.mark.parametrize("args", [["log", "-s", "../x", "hi"], ["log", "--group", "a/b", "-s", "s", "hi"],
-                                  ["session", "show", ".."], ["trace", "x", "--agent", "~"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["log", "-s", "../x", "hi"],
+        ["log", "--group", "a/b", "-s", "s", "hi"],
+        ["session", "show", ".."],
+        ["trace", "x", "--agent", "~"],
+    ],
+)
 def test_hostile_ids_are_rejected_before_any_file_is_touched(cli, home, args):
     result = cli(*args)
     assert result.exit_code == 65
@@ -108,9 +117,13 @@ def test_hostile_ids_are_rejected_before_any_file_is_touched(cli, home, args):
 def test_json_errors_when_json_is_asked_for(cli):
     result = cli("--format", "json", "session", "show", "missing")
     assert result.exit_code == 3
-    assert json.loads(result.stderr) == {"error": {
-        "code": "not_found", "exit_code": 3,
-        "message": "session default/default/missing not found (no data directory)"}}
+    assert json.loads(result.stderr) == {
+        "error": {
+            "code": "not_found",
+            "exit_code": 3,
+            "message": "session default/default/missing not found (no data directory)",
+        }
+    }
 
 
 def test_usage_errors_exit_2(cli):

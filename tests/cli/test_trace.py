@@ -6,8 +6,22 @@ import json
 
 import pytest
 
-HIT_KEYS = {"id", "group", "agent", "session", "turn_index", "role", "event_id", "timestamp",
-            "content", "tool_calls", "tool_results", "metadata", "score", "source"}
+HIT_KEYS = {
+    "id",
+    "group",
+    "agent",
+    "session",
+    "turn_index",
+    "role",
+    "event_id",
+    "timestamp",
+    "content",
+    "tool_calls",
+    "tool_results",
+    "metadata",
+    "score",
+    "source",
+}
 
 
 @pytest.fixture
@@ -17,11 +31,28 @@ def corpus(cli):
         {"role": "assistant", "content": "数据库超时是因为 busy_timeout 太小", "session": "zh"},
         {"role": "user", "content": "我喜欢吃苹果和香蕉", "session": "zh"},
         {"role": "user", "content": "The deploy failed because the disk was full", "session": "en"},
-        {"role": "assistant", "content": "", "session": "en", "event_id": "ev-7", "metadata": {"k": "v"},
-         "tool_calls": [{"id": "c1", "name": "run_shell", "input": {"cmd": "df -h /var"}}]},
-        {"role": "tool", "content": "", "session": "en",
-         "tool_results": [{"tool_use_id": "c1", "content": "/dev/sda1 100% /var", "is_error": False}]},
-        {"role": "user", "content": "secret plans for the deploy", "session": "bob-s", "agent": "bob"},
+        {
+            "role": "assistant",
+            "content": "",
+            "session": "en",
+            "event_id": "ev-7",
+            "metadata": {"k": "v"},
+            "tool_calls": [{"id": "c1", "name": "run_shell", "input": {"cmd": "df -h /var"}}],
+        },
+        {
+            "role": "tool",
+            "content": "",
+            "session": "en",
+            "tool_results": [
+                {"tool_use_id": "c1", "content": "/dev/sda1 100% /var", "is_error": False}
+            ],
+        },
+        {
+            "role": "user",
+            "content": "secret plans for the deploy",
+            "session": "bob-s",
+            "agent": "bob",
+        },
     ]
     cli.ok("log", "--batch", input="\n".join(json.dumps(e) for e in events))
 
@@ -57,8 +88,14 @@ def test_tool_inputs_and_results_are_searchable(cli, corpus):
 
 
 def test_scope_is_enforced_in_sql(cli, corpus):
-    assert [h["agent"] for h in cli.json("trace", "deploy")] .count("bob") == 1
-    for query in ["deploy", "agent:bob", "{agent}: deploy", "- body : deploy", "NEAR(secret plans)"]:
+    assert [h["agent"] for h in cli.json("trace", "deploy")].count("bob") == 1
+    for query in [
+        "deploy",
+        "agent:bob",
+        "{agent}: deploy",
+        "- body : deploy",
+        "NEAR(secret plans)",
+    ]:
         hits = cli.json("trace", "--agent", "default", "--", query)
         assert all(h["agent"] == "default" for h in hits), query
     assert cli.json("trace", "secret", "--agent", "default") == []
@@ -76,10 +113,40 @@ def test_session_role_since_and_limit(cli, corpus, monkeypatch):
 
 
 FTS_METACHARACTERS = [
-    '"', 'hel"lo', "*", "hel*", "NEAR(", "NEAR(a b)", "-", "a-b", "AND", "OR x", "x NOT", "(", ")",
-    "'", ":", "col:x", "body:secret", "agent:bob", "{body}: x", "^x", "x+y", "c++", "foo.bar",
-    "user@example.com", "../../etc/passwd", "", " ", "x" * 10_000, " ".join(["term"] * 1000),
-    "😀 emoji", "مرحبا بالعالم", "数据库\"*", "苹果 OR 香蕉", "\u202e reversed",
+    '"',
+    'hel"lo',
+    "*",
+    "hel*",
+    "NEAR(",
+    "NEAR(a b)",
+    "-",
+    "a-b",
+    "AND",
+    "OR x",
+    "x NOT",
+    "(",
+    ")",
+    "'",
+    ":",
+    "col:x",
+    "body:secret",
+    "agent:bob",
+    "{body}: x",
+    "^x",
+    "x+y",
+    "c++",
+    "foo.bar",
+    "user@example.com",
+    "../../etc/passwd",
+    "",
+    " ",
+    "x" * 10_000,
+    " ".join(["term"] * 1000),
+    "😀 emoji",
+    "مرحبا بالعالم",
+    '数据库"*',
+    "苹果 OR 香蕉",
+    "\u202e reversed",
 ]
 
 
@@ -115,8 +182,12 @@ def test_text_format_is_for_llms(cli, corpus):
 
 def test_turns_missing_from_the_index_are_found_in_the_jsonl(cli, corpus, home):
     path = home / "groups/default/sessions/default/en.jsonl"
-    record = {"turn_index": 3, "timestamp": "2026-11-26T08:00:00.000Z", "role": "user",
-              "content": "unindexed zebra sighting"}
+    record = {
+        "turn_index": 3,
+        "timestamp": "2026-11-26T08:00:00.000Z",
+        "role": "user",
+        "content": "unindexed zebra sighting",
+    }
     with open(path, "a", encoding="utf-8") as log:
         log.write(json.dumps(record) + "\n")
     (hit,) = cli.json("trace", "zebra")

@@ -11,7 +11,7 @@ import pytest
 
 HEAVY = ("jieba", "tiktoken", "rich", "pydantic")
 
-PROBE = """
+PROBE = f"""
 import json, sys
 import soloqueue_mem.cli as cli
 sys.argv = ["soloqueue-mem", *json.loads(sys.argv[1])]
@@ -19,26 +19,34 @@ try:
     cli.main()
 except SystemExit:
     pass
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in {heavy})
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in {set(HEAVY)})
 sys.stderr.write("HEAVY=" + json.dumps(heavy) + "\\n")
-""".format(heavy=set(HEAVY))
+"""
 
 
 def loaded_heavy_modules(*args: str, stdin: str = "") -> list[str]:
-    result = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(args))], input=stdin.encode(),
-                            capture_output=True, check=False, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(list(args))],
+        input=stdin.encode(),
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
     line = [x for x in result.stderr.decode().splitlines() if x.startswith("HEAVY=")]
     assert line, result.stderr.decode()
     return json.loads(line[0].removeprefix("HEAVY="))
 
 
-@pytest.mark.parametrize("args", [
-    ["log", "-s", "s", "我今天在北京调试数据库 hello"],
-    ["--format", "json", "log", "-s", "s", "--batch"],
-    ["--version"],
-    ["trace", "plain english words"],
-    ["session", "list", "--format", "json"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["log", "-s", "s", "我今天在北京调试数据库 hello"],
+        ["--format", "json", "log", "-s", "s", "--batch"],
+        ["--version"],
+        ["trace", "plain english words"],
+        ["session", "list", "--format", "json"],
+    ],
+)
 def test_hot_commands_import_nothing_heavy(args):
     stdin = '{"role": "user", "content": "批量 batch"}\n' if "--batch" in args else ""
     assert loaded_heavy_modules(*args, stdin=stdin) == []

@@ -11,16 +11,38 @@ from soloqueue_mem.sessions.events import from_record, parse_event, to_openai, t
 
 text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
 ids = st.text(alphabet="abcdefghij0123456789_", min_size=1, max_size=12)
-arguments = st.dictionaries(st.text(alphabet="abcxyz", min_size=1, max_size=5), st.integers() | text, max_size=3)
+arguments = st.dictionaries(
+    st.text(alphabet="abcxyz", min_size=1, max_size=5), st.integers() | text, max_size=3
+)
 
 openai_message = st.one_of(
-    st.builds(lambda r, c: {"role": r, "content": c}, st.sampled_from(["system", "user", "assistant", "developer"]), text),
+    st.builds(
+        lambda r, c: {"role": r, "content": c},
+        st.sampled_from(["system", "user", "assistant", "developer"]),
+        text,
+    ),
     st.builds(lambda i, c: {"role": "tool", "tool_call_id": i, "content": c}, ids, text),
-    st.builds(lambda i, n, a, c: {"role": "assistant", "content": c,
-                                  "tool_calls": [{"id": i, "type": "function", "function": {"name": n, "arguments": a}}]},
-              ids, ids, st.builds(lambda d: __import__("json").dumps(d), arguments) | text, st.none() | text),
-    st.builds(lambda c: {"role": "user", "content": [{"type": "text", "text": c},
-                                                     {"type": "image_url", "image_url": {"url": "x"}}]}, text),
+    st.builds(
+        lambda i, n, a, c: {
+            "role": "assistant",
+            "content": c,
+            "tool_calls": [{"id": i, "type": "function", "function": {"name": n, "arguments": a}}],
+        },
+        ids,
+        ids,
+        st.builds(lambda d: __import__("json").dumps(d), arguments) | text,
+        st.none() | text,
+    ),
+    st.builds(
+        lambda c: {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": c},
+                {"type": "image_url", "image_url": {"url": "x"}},
+            ],
+        },
+        text,
+    ),
 )
 
 
@@ -32,27 +54,38 @@ def test_openai_messages_survive_log_and_export(message):
 
 
 def test_own_format_is_not_stored_twice():
-    event = parse_event({"role": "assistant", "content": "x",
-                         "tool_calls": [{"id": "c", "name": "ls", "input": {"d": 1}}]})
+    event = parse_event(
+        {
+            "role": "assistant",
+            "content": "x",
+            "tool_calls": [{"id": "c", "name": "ls", "input": {"d": 1}}],
+        }
+    )
     assert event.openai_message is None
     assert "openai_message" not in to_record(event, 0, "t")
 
 
-@pytest.mark.parametrize(("obj", "reason"), [
-    ([], "expected a JSON object"),
-    ({"content": "x"}, "missing 'role'"),
-    ({"role": "robot", "content": "x"}, "unknown role"),
-    ({"role": "user"}, "has no 'content'"),
-    ({"role": "user", "content": {"a": 1}}, "'content' must be"),
-    ({"role": "user", "content": "x", "tool_calls": {}}, "'tool_calls' must be a list"),
-    ({"role": "user", "content": "x", "tool_calls": [{"input": {}}]}, "needs a 'name'"),
-    ({"role": "user", "content": "x", "tool_results": [{"is_error": "no"}]}, "'is_error' must be"),
-    ({"role": "user", "content": "x", "timestamp": "yesterday"}, "not an ISO 8601"),
-    ({"role": "user", "content": "x", "metadata": [1]}, "'metadata' must be a JSON object"),
-    ({"role": "user", "content": "x", "event_id": ""}, "'event_id' must be"),
-    ({"role": "user", "content": "x", "event_id": "a\nb"}, "control characters"),
-    ({"role": "user", "content": "x", "session": "../etc"}, "invalid session id"),
-])
+@pytest.mark.parametrize(
+    ("obj", "reason"),
+    [
+        ([], "expected a JSON object"),
+        ({"content": "x"}, "missing 'role'"),
+        ({"role": "robot", "content": "x"}, "unknown role"),
+        ({"role": "user"}, "has no 'content'"),
+        ({"role": "user", "content": {"a": 1}}, "'content' must be"),
+        ({"role": "user", "content": "x", "tool_calls": {}}, "'tool_calls' must be a list"),
+        ({"role": "user", "content": "x", "tool_calls": [{"input": {}}]}, "needs a 'name'"),
+        (
+            {"role": "user", "content": "x", "tool_results": [{"is_error": "no"}]},
+            "'is_error' must be",
+        ),
+        ({"role": "user", "content": "x", "timestamp": "yesterday"}, "not an ISO 8601"),
+        ({"role": "user", "content": "x", "metadata": [1]}, "'metadata' must be a JSON object"),
+        ({"role": "user", "content": "x", "event_id": ""}, "'event_id' must be"),
+        ({"role": "user", "content": "x", "event_id": "a\nb"}, "control characters"),
+        ({"role": "user", "content": "x", "session": "../etc"}, "invalid session id"),
+    ],
+)
 def test_invalid_events_are_rejected_with_a_reason(obj, reason):
     with pytest.raises(BadInput) as caught:
         parse_event(obj, line=7)

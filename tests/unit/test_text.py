@@ -89,13 +89,23 @@ def test_match_expression_quotes_every_term():
 @pytest.fixture(scope="module")
 def fts():
     conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE VIRTUAL TABLE t USING fts5(body, content='', tokenize='porter unicode61 remove_diacritics 2')")
-    conn.execute("INSERT INTO t(rowid, body) VALUES (1, ?)", (index_form("some text 数据库 with words"),))
+    conn.execute(
+        "CREATE VIRTUAL TABLE t USING fts5("
+        "body, content='', tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    conn.execute(
+        "INSERT INTO t(rowid, body) VALUES (1, ?)", (index_form("some text 数据库 with words"),)
+    )
     return conn
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=200))
+@given(
+    st.text(
+        alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+        max_size=200,
+    )
+)
 def test_any_query_gives_a_valid_match_expression(fts, lexicon, query):
     expression = match_expression(query_terms(query, lambda: lexicon))
     if expression is not None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
+from math import log
+from pathlib import Path
 from typing import NamedTuple
 
 from soloqueue_mem.clock import iso
@@ -20,12 +22,16 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey, from_record, index_body
 from soloqueue_mem.sessions.logfile import read_lines
+from soloqueue_mem.sessions.pending import pending_sessions
 from soloqueue_mem.sessions.reader import session_files
 from soloqueue_mem.sessions.turns import Turn
 from soloqueue_mem.text.fts import match_expression, query_terms
 from soloqueue_mem.text.lexicon import Lexicon
 
 MAX_LIMIT = 1000
+# A query matching more turns than this is "broad": ranking every match would cost
+# O(matches) (seconds on a million turns), so see _rank_broad_query.
+BROAD_MATCHES = 5000
 
 
 class Scope(NamedTuple):
@@ -59,21 +65,75 @@ def trace(
         return []
     hits: list[TraceHit] = []
     if conn is not None:
-        found = turns.search_turns(
-            conn,
-            match,
-            group=scope.group,
-            agent=scope.agent,
-            session=scope.session,
-            since=iso(scope.since) if scope.since else None,
-            role=scope.role,
-            limit=limit,
-        )
+        found = _rank(conn, terms, _scope_params(scope), limit)
         best = max((score for _, score in found), default=1.0) or 1.0
         hits = [TraceHit(turn, score / best, "index") for turn, score in found]
     hits.extend(_unindexed_hits(home, conn, terms, scope))
     hits.sort(key=lambda h: (-h.score, h.turn.timestamp, h.turn.turn_index))
     return hits[:limit]
+
+
+def _scope_params(scope: Scope) -> dict[str, str | None]:
+    return {
+        "group": scope.group,
+        "agent": scope.agent,
+        "session": scope.session,
+        "since": iso(scope.since) if scope.since else None,
+        "role": scope.role,
+    }
+
+
+def _rank(
+    conn: sqlite3.Connection, terms: list[str], scope: dict[str, str | None], limit: int
+) -> list[tuple[Turn, float]]:
+    """BM25 over every match; for broad queries, a bounded approximation (see below).
+
+    Trigger: more than BROAD_MATCHES turns in scope match. Why: FTS5's bm25() reads
+    every match of every term (for its idf) before ranking, and a common word matches
+    most of a large store: seconds on a million turns. Outcome: terms that alone match
+    that many turns are dropped when rarer terms remain (their idf is near zero, so the
+    ranking barely changes); a query made only of common terms is ranked among its
+    BROAD_MATCHES newest matches by :func:`_rank_window`.
+    """
+    match = match_expression(terms)
+    assert match is not None
+    threshold = turns.nth_newest_match(conn, match, BROAD_MATCHES, scope)
+    if threshold is None:
+        return turns.search_turns(conn, match, scope, limit)
+    if len(terms) > 1:
+        rare = [term for term in terms if not _is_broad(conn, term, scope)]
+        if rare:
+            return _rank(conn, rare, scope, limit)
+    return _rank_window(conn, terms, scope, limit, threshold)
+
+
+def _rank_window(
+    conn: sqlite3.Connection,
+    terms: list[str],
+    scope: dict[str, str | None],
+    limit: int,
+    threshold: int,
+) -> list[tuple[Turn, float]]:
+    """Score the newest matches by the idf of the terms each contains (the idf estimated
+    within the window), newest first among equals."""
+    hits_by_term = [
+        set(turns.matching_ids(conn, match_expression([term]) or "", scope, threshold))
+        for term in terms
+    ]
+    window = len(set().union(*hits_by_term)) or 1
+    score: dict[int, float] = {}
+    for hits in hits_by_term:
+        idf = log(1 + window / (len(hits) + 0.5))
+        for turn_id in hits:
+            score[turn_id] = score.get(turn_id, 0.0) + idf
+    best = sorted(score, key=lambda turn_id: (-score[turn_id], -turn_id))[:limit]
+    found = turns.turns_by_id(conn, best)
+    return [(found[turn_id], score[turn_id]) for turn_id in best]
+
+
+def _is_broad(conn: sqlite3.Connection, term: str, scope: dict[str, str | None]) -> bool:
+    match = match_expression([term]) or ""
+    return turns.nth_newest_match(conn, match, BROAD_MATCHES, scope) is not None
 
 
 def _unindexed_hits(
@@ -82,11 +142,12 @@ def _unindexed_hits(
     lowered = [t.lower() for t in terms]
     since = iso(scope.since) if scope.since else None
     hits = []
-    for key, path in session_files(home, scope.group, scope.agent):
-        if scope.session is not None and key.session != scope.session:
-            continue
+    for key, path in _sessions_to_scan(home, conn, scope):
         indexed = turns.indexed_bytes(conn, key) if conn is not None else 0
-        if path.stat().st_size <= indexed:
+        try:
+            if path.stat().st_size <= indexed:
+                continue
+        except FileNotFoundError:
             continue
         last_indexed = turns.max_turn_index(conn, key) if conn is not None else -1
         for entry in read_lines(path, indexed):
@@ -97,6 +158,24 @@ def _unindexed_hits(
             if hit is not None:
                 hits.append(hit)
     return hits
+
+
+def _sessions_to_scan(
+    home: Home, conn: sqlite3.Connection | None, scope: Scope
+) -> list[tuple[SessionKey, Path]]:
+    """Sessions whose log may be ahead of the index: those a writer left a pending
+    marker for, or every log on disk when there is no index at all."""
+    if conn is None:
+        found = list(session_files(home, scope.group, scope.agent))
+    else:
+        found = [(key, home.session_log(*key)) for key in pending_sessions(home)]
+    return [
+        (key, path)
+        for key, path in found
+        if (scope.group is None or key.group == scope.group)
+        and (scope.agent is None or key.agent == scope.agent)
+        and (scope.session is None or key.session == scope.session)
+    ]
 
 
 def _match_record(

@@ -214,42 +214,103 @@ def session_turns(conn: sqlite3.Connection, key: SessionKey) -> list[Turn]:
     return [_turn(row) for row in rows]
 
 
+_SCOPE_SQL = """
+    (:group IS NULL OR t.group_id = :group)
+    AND (:agent IS NULL OR t.agent_id = :agent)
+    AND (:session IS NULL OR t.session_id = :session)
+    AND (:since IS NULL OR t.timestamp >= :since)
+    AND (:role IS NULL OR t.role = :role)
+"""
+
 _SEARCH_SQL = f"""
 SELECT {", ".join("t." + c.strip() for c in _TURN_COLUMNS.split(","))}, -hits.score
 FROM (
     SELECT rowid, bm25(conversation_turns_fts) AS score
-    FROM conversation_turns_fts WHERE conversation_turns_fts MATCH :match
+    FROM conversation_turns_fts
+    WHERE conversation_turns_fts MATCH :match AND rowid >= :min_rowid
 ) AS hits
 JOIN conversation_turns AS t ON t.id = hits.rowid
-WHERE (:group IS NULL OR t.group_id = :group)
-  AND (:agent IS NULL OR t.agent_id = :agent)
-  AND (:session IS NULL OR t.session_id = :session)
-  AND (:since IS NULL OR t.timestamp >= :since)
-  AND (:role IS NULL OR t.role = :role)
+WHERE {_SCOPE_SQL}
 ORDER BY hits.score, t.id DESC
 LIMIT :limit
 """  # noqa: S608 - constant columns
 
+_NTH_NEWEST_SQL = f"""
+SELECT hits.rowid
+FROM (
+    SELECT rowid FROM conversation_turns_fts
+    WHERE conversation_turns_fts MATCH :match ORDER BY rowid DESC
+) AS hits
+JOIN conversation_turns AS t ON t.id = hits.rowid
+WHERE {_SCOPE_SQL}
+LIMIT 1 OFFSET :offset
+"""  # noqa: S608 - constant fragments
+
+
+_NTH_NEWEST_ANYWHERE_SQL = """
+SELECT rowid FROM conversation_turns_fts
+WHERE conversation_turns_fts MATCH :match ORDER BY rowid DESC LIMIT 1 OFFSET :offset
+"""
+
+
+def nth_newest_match(
+    conn: sqlite3.Connection, match: str, n: int, scope: dict[str, Any]
+) -> int | None:
+    """Row id of the ``n``-th newest turn in scope matching ``match``; None if fewer.
+
+    Walks the index newest-first without ranking, so it costs O(n), not O(matches).
+    """
+    sql = _NTH_NEWEST_SQL if _is_scoped(scope) else _NTH_NEWEST_ANYWHERE_SQL
+    row = conn.execute(sql, {**scope, "match": match, "offset": n - 1}).fetchone()
+    return None if row is None else int(row[0])
+
+
+_ROWIDS_SQL = f"""
+SELECT hits.rowid
+FROM (
+    SELECT rowid FROM conversation_turns_fts
+    WHERE conversation_turns_fts MATCH :match AND rowid >= :min_rowid
+) AS hits
+JOIN conversation_turns AS t ON t.id = hits.rowid
+WHERE {_SCOPE_SQL}
+"""  # noqa: S608 - constant fragments
+
+
+_ROWIDS_ANYWHERE_SQL = """
+SELECT rowid FROM conversation_turns_fts
+WHERE conversation_turns_fts MATCH :match AND rowid >= :min_rowid
+"""
+
+
+def _is_scoped(scope: dict[str, Any]) -> bool:
+    return any(value is not None for value in scope.values())
+
+
+def matching_ids(
+    conn: sqlite3.Connection, match: str, scope: dict[str, Any], min_rowid: int
+) -> list[int]:
+    """Ids of the turns in scope at or after ``min_rowid`` that match, unranked."""
+    params = {**scope, "match": match, "min_rowid": min_rowid}
+    sql = _ROWIDS_SQL if _is_scoped(scope) else _ROWIDS_ANYWHERE_SQL
+    return [row[0] for row in conn.execute(sql, params)]
+
+
+def turns_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Turn]:
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(
+        f"SELECT {_TURN_COLUMNS} FROM conversation_turns WHERE id IN ({marks})",  # noqa: S608
+        ids,
+    )
+    return {row[0]: _turn(row) for row in rows}
+
 
 def search_turns(
-    conn: sqlite3.Connection,
-    match: str,
-    *,
-    group: str | None = None,
-    agent: str | None = None,
-    session: str | None = None,
-    since: str | None = None,
-    role: str | None = None,
-    limit: int = 10,
+    conn: sqlite3.Connection, match: str, scope: dict[str, Any], limit: int, min_rowid: int = 0
 ) -> list[tuple[Turn, float]]:
-    """BM25-ranked turns for an FTS5 expression built by :mod:`soloqueue_mem.text.fts`."""
-    params = {
-        "match": match,
-        "group": group,
-        "agent": agent,
-        "session": session,
-        "since": since,
-        "role": role,
-        "limit": limit,
-    }
+    """BM25-ranked turns for an FTS5 expression built by :mod:`soloqueue_mem.text.fts`.
+
+    ``scope`` has the keys group, agent, session, since, role (None = any);
+    ``min_rowid`` limits the ranking to turns at or after that row.
+    """
+    params = {**scope, "match": match, "limit": limit, "min_rowid": min_rowid}
     return [(_turn(row[:-1]), float(row[-1])) for row in conn.execute(_SEARCH_SQL, params)]

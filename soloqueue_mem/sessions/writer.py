@@ -22,7 +22,7 @@ from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home, ensure_private_dir
-from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions import pending, turns
 from soloqueue_mem.sessions.events import Event, SessionKey, from_record, to_record
 from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
@@ -124,6 +124,8 @@ def _write_chunk(
             ensure_private_dir(home.root, path.parent)
             logs[key] = stack.enter_context(SessionLog(path, fsync=config.durability == "full"))
         sizes = {key: log.size for key, log in logs.items()}
+        for key in keys:
+            pending.mark(home, key)
         try:
             with write_tx(conn):
                 results = _index_and_append(conn, chunk, logs, now)
@@ -132,6 +134,9 @@ def _write_chunk(
                 if log.size != sizes[key]:
                     log.truncate(sizes[key])
             raise
+        finally:
+            for key in keys:
+                pending.clear(home, key)
     faults.fault("log.after_commit")
     return results
 

@@ -181,6 +181,12 @@ def test_text_format_is_for_llms(cli, corpus):
 
 
 def test_turns_missing_from_the_index_are_found_in_the_jsonl(cli, corpus, home):
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.sessions import pending
+    from soloqueue_mem.sessions.events import SessionKey
+
+    # What a writer killed between its append and its commit leaves behind:
+    pending.mark(Home(home), SessionKey("default", "default", "en"))
     path = home / "groups/default/sessions/default/en.jsonl"
     record = {
         "turn_index": 3,
@@ -195,3 +201,12 @@ def test_turns_missing_from_the_index_are_found_in_the_jsonl(cli, corpus, home):
     turn = cli.json("log", "-s", "en", "next")
     assert turn["turn_index"] == 4  # the next log indexed the orphan line first
     assert cli.json("trace", "zebra")[0]["source"] == "index"
+    assert not (home / "pending").exists() or not list((home / "pending").iterdir())
+
+
+def test_without_an_index_trace_scans_the_logs(cli, corpus, home):
+    (home / "memory.db").unlink()
+    for suffix in ("-wal", "-shm"):
+        (home / f"memory.db{suffix}").unlink(missing_ok=True)
+    hits = cli.json("trace", "disk")
+    assert [h["source"] for h in hits] == ["jsonl"] and hits[0]["session"] == "en"

@@ -2,9 +2,10 @@
 
 ``import jieba`` plus its dictionary load costs ~1 s per process; a query needs only
 the frequencies of the few hundred substrings it contains. The lexicon is a derived
-cache file (``cache/lexicon-jieba-<dictionary size>-f<format>.sqlite3``): built from the installed jieba
-package the first time a CJK query needs it, written to a temporary file and renamed
-into place, so concurrent builders are harmless and a crash leaves no half file.
+cache file (``cache/lexicon-jieba-<dictionary size>-f<format>.sqlite3``): built from
+the installed jieba package the first time a CJK query needs it, written to a temporary
+file and renamed into place, so concurrent builders are harmless and a crash leaves no
+half file.
 """
 
 from __future__ import annotations

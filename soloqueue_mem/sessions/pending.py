@@ -1,6 +1,6 @@
 """Markers of appends that may not be indexed yet, so readers need not scan every log.
 
-A writer creates ``pending/<hash of the session>`` (holding the session's key) before
+A writer creates ``pending/<group>=<agent>=<session>`` (holding the key) before
 it appends to a session's JSONL and removes it after the index transaction commits or
 rolls back. A marker that survives means a writer died in between: ``trace`` then
 scans that one session's unindexed tail, and the session's next ``log`` indexes it.
@@ -8,7 +8,6 @@ scans that one session's unindexed tail, and the session's next ``log`` indexes 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -19,8 +18,12 @@ from soloqueue_mem.sessions.events import SessionKey
 
 
 def _marker(home: Home, key: SessionKey) -> Path:
-    digest = hashlib.sha1("\0".join(key).encode(), usedforsecurity=False).hexdigest()
-    return home.root / "pending" / digest
+    name = "=".join(key)  # "=" cannot occur in an id, so the name is unambiguous
+    if len(name) > 200:  # file names are limited to 255 bytes; ids may be 128 each
+        import hashlib  # loads OpenSSL (~2 ms): only for very long ids
+
+        name = hashlib.sha256(name.encode()).hexdigest()
+    return home.root / "pending" / name
 
 
 def mark(home: Home, key: SessionKey) -> None:

@@ -32,6 +32,13 @@ def import_project() -> None:
 # --- processes and timing ---------------------------------------------------------
 
 
+def neutral_cwd() -> str:
+    """A working directory for child processes: never the checkout, whose
+    ``soloqueue_mem/`` would shadow the installed package for ``-c`` and ``-m``."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    return str(CACHE)
+
+
 def timing_env(**extra: str) -> dict[str, str]:
     """The environment for timed processes: bytecode caching on (``.pyc`` are used)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE",)}
@@ -63,6 +70,7 @@ def run_timed(
         proc = subprocess.run(
             argv,
             env=env,
+            cwd=neutral_cwd(),
             input=stdin if isinstance(stdin, bytes) else None,
             stdin=stdin_file if stdin_file is not None else (None if isinstance(stdin, bytes) else subprocess.DEVNULL),
             stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
@@ -78,6 +86,14 @@ def run_timed(
             f"{proc.stderr.decode(errors='replace')[-2000:]}"
         )
     return elapsed, proc.stdout or b""
+
+
+def probe(argv: Sequence[str], env: dict[str, str]) -> tuple[int, bytes, str]:
+    """Run once untimed: (exit code, stdout, last line of stderr)."""
+    proc = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                          cwd=neutral_cwd())
+    lines = proc.stderr.decode(errors="replace").strip().splitlines()
+    return proc.returncode, proc.stdout, lines[-1][:300] if lines else ""
 
 
 def interleaved(commands: dict[str, dict], runs: int, warmup: int = 2) -> dict[str, list[float]]:
@@ -143,8 +159,25 @@ def machine_line(python: str) -> str:
 
     return (
         f"machine: {platform.machine()}, {os.cpu_count()} cores; timed interpreter: {python}; "
-        f"Python {platform.python_version()}; SQLite {sqlite3.sqlite_version}"
+        f"Python {platform.python_version()}; SQLite {sqlite3.sqlite_version}; "
+        f"{project_version(python)}; load average at start {os.getloadavg()[0]:.2f}"
     )
+
+
+def project_version(python: str) -> str:
+    """Where ``python`` imports soloqueue_mem from, and a hash of its source files."""
+    import hashlib
+
+    proc = subprocess.run(
+        [python, "-c", "import os, soloqueue_mem; print(os.path.dirname(soloqueue_mem.__file__))"],
+        capture_output=True, text=True, env=timing_env(), cwd=neutral_cwd())
+    folder = Path(proc.stdout.strip())
+    if proc.returncode != 0 or not folder.is_dir():
+        return "soloqueue_mem: not importable"
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*.py")):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    return f"soloqueue_mem from {folder} (sources sha256 {digest.hexdigest()[:12]})"
 
 
 # --- deterministic mixed Chinese/English text --------------------------------------

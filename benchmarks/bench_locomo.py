@@ -206,6 +206,8 @@ def main() -> int:
 
     c.out(f"## bench_locomo{' (quick)' if args.quick else ''}")
     c.out()
+    c.out(c.machine_line(sys.executable))
+    c.out()
     c.out(f"{len(data)} conversation(s), {turns_total:,} turns, {traced:,} scored questions; "
           f"{dropped_ids} malformed/unknown evidence id(s) dropped, {unscored} question(s) "
           f"without valid evidence not scored. Library trace(): "

@@ -6,6 +6,6 @@ remove a shipped entry: append a new one.
 
 from __future__ import annotations
 
-from soloqueue_mem.sessions.schema import m001_create_turns
+from soloqueue_mem.sessions.schema import m001_create_turns, m002_index_turns_by_session
 
-MIGRATIONS = [m001_create_turns]
+MIGRATIONS = [m001_create_turns, m002_index_turns_by_session]

@@ -56,3 +56,8 @@ def m001_create_turns(conn: sqlite3.Connection) -> None:
         );
         """,
     )
+
+
+def m002_index_turns_by_session(conn: sqlite3.Connection) -> None:
+    """Seed 003's idx_turns_session: a search scoped to a session finds its rows fast."""
+    conn.execute("CREATE INDEX idx_turns_session ON conversation_turns (session_id)")

@@ -24,7 +24,7 @@ from soloqueue_mem.sessions.events import SessionKey, from_record, index_body
 from soloqueue_mem.sessions.logfile import read_lines
 from soloqueue_mem.sessions.pending import pending_sessions
 from soloqueue_mem.sessions.reader import session_files
-from soloqueue_mem.sessions.turns import Turn
+from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.fts import match_expression, query_terms
 from soloqueue_mem.text.lexicon import Lexicon
 
@@ -65,26 +65,23 @@ def trace(
         return []
     hits: list[TraceHit] = []
     if conn is not None:
-        found = _rank(conn, terms, _scope_params(scope), limit)
+        bounded = turns.bounded(conn, _search_scope(scope))
+        found = _rank(conn, terms, bounded, limit) if bounded is not None else []
         best = max((score for _, score in found), default=1.0) or 1.0
         hits = [TraceHit(turn, score / best, "index") for turn, score in found]
     hits.extend(_unindexed_hits(home, conn, terms, scope))
-    hits.sort(key=lambda h: (-h.score, h.turn.timestamp, h.turn.turn_index))
+    hits.sort(key=lambda h: (h.turn.timestamp, h.turn.id, h.turn.turn_index), reverse=True)
+    hits.sort(key=lambda h: -h.score)  # stable: equal scores stay newest first
     return hits[:limit]
 
 
-def _scope_params(scope: Scope) -> dict[str, str | None]:
-    return {
-        "group": scope.group,
-        "agent": scope.agent,
-        "session": scope.session,
-        "since": iso(scope.since) if scope.since else None,
-        "role": scope.role,
-    }
+def _search_scope(scope: Scope) -> SearchScope:
+    since = iso(scope.since) if scope.since else None
+    return SearchScope(scope.group, scope.agent, scope.session, since, scope.role)
 
 
 def _rank(
-    conn: sqlite3.Connection, terms: list[str], scope: dict[str, str | None], limit: int
+    conn: sqlite3.Connection, terms: list[str], scope: SearchScope, limit: int
 ) -> list[tuple[Turn, float]]:
     """BM25 over every match; for broad queries, a bounded approximation (see below).
 
@@ -100,17 +97,30 @@ def _rank(
     threshold = turns.nth_newest_match(conn, match, BROAD_MATCHES, scope)
     if threshold is None:
         return turns.search_turns(conn, match, scope, limit)
-    if len(terms) > 1:
-        rare = [term for term in terms if not _is_broad(conn, term, scope)]
-        if rare:
-            return _rank(conn, rare, scope, limit)
-    return _rank_window(conn, terms, scope, limit, threshold)
+    window = _rank_window(conn, terms, scope, limit, threshold)
+    rare = [term for term in terms if not _is_broad(conn, term, scope)] if len(terms) > 1 else []
+    if not rare:
+        return window
+    return _below(_rank(conn, rare, scope, limit), window, limit)
+
+
+def _below(
+    first: list[tuple[Turn, float]], then: list[tuple[Turn, float]], limit: int
+) -> list[tuple[Turn, float]]:
+    """``first``, then ``then`` rescaled to score lower, without repeats, up to ``limit``."""
+    if not first:
+        return then
+    floor = min(score for _, score in first)
+    top = max((score for _, score in then), default=1.0) or 1.0
+    seen = {turn.id for turn, _ in first}
+    rest = [(turn, 0.99 * floor * score / top) for turn, score in then if turn.id not in seen]
+    return (first + rest)[:limit]
 
 
 def _rank_window(
     conn: sqlite3.Connection,
     terms: list[str],
-    scope: dict[str, str | None],
+    scope: SearchScope,
     limit: int,
     threshold: int,
 ) -> list[tuple[Turn, float]]:
@@ -131,7 +141,7 @@ def _rank_window(
     return [(found[turn_id], score[turn_id]) for turn_id in best]
 
 
-def _is_broad(conn: sqlite3.Connection, term: str, scope: dict[str, str | None]) -> bool:
+def _is_broad(conn: sqlite3.Connection, term: str, scope: SearchScope) -> bool:
     match = match_expression([term]) or ""
     return turns.nth_newest_match(conn, match, BROAD_MATCHES, scope) is not None
 

@@ -214,85 +214,96 @@ def session_turns(conn: sqlite3.Connection, key: SessionKey) -> list[Turn]:
     return [_turn(row) for row in rows]
 
 
-_SCOPE_SQL = """
-    (:group IS NULL OR t.group_id = :group)
-    AND (:agent IS NULL OR t.agent_id = :agent)
-    AND (:session IS NULL OR t.session_id = :session)
-    AND (:since IS NULL OR t.timestamp >= :since)
-    AND (:role IS NULL OR t.role = :role)
-"""
-
-_SEARCH_SQL = f"""
-SELECT {", ".join("t." + c.strip() for c in _TURN_COLUMNS.split(","))}, -hits.score
-FROM (
-    SELECT rowid, bm25(conversation_turns_fts) AS score
-    FROM conversation_turns_fts
-    WHERE conversation_turns_fts MATCH :match AND rowid >= :min_rowid
-) AS hits
-JOIN conversation_turns AS t ON t.id = hits.rowid
-WHERE {_SCOPE_SQL}
-ORDER BY hits.score, t.id DESC
-LIMIT :limit
-"""  # noqa: S608 - constant columns
-
-_NTH_NEWEST_SQL = f"""
-SELECT hits.rowid
-FROM (
-    SELECT rowid FROM conversation_turns_fts
-    WHERE conversation_turns_fts MATCH :match ORDER BY rowid DESC
-) AS hits
-JOIN conversation_turns AS t ON t.id = hits.rowid
-WHERE {_SCOPE_SQL}
-LIMIT 1 OFFSET :offset
-"""  # noqa: S608 - constant fragments
+# Each filter of a search scope, as a fixed SQL fragment: only the fragments of the
+# filters in use are joined, so SQLite can use the indexes (a "(:x IS NULL OR ...)"
+# form cannot), and no SQL text ever comes from user input. Searches use CROSS JOIN to
+# keep the FTS index as the outer loop: driven from a session's rows instead, SQLite
+# re-runs the MATCH once per row (measured: 225 ms instead of a few ms).
+_FILTERS = {
+    "group": "t.group_id = :group",
+    "agent": "t.agent_id = :agent",
+    "session": "t.session_id = :session",
+    "since": "t.timestamp >= :since",
+    "role": "t.role = :role",
+}
+_NO_ROW = 1 << 62
 
 
-_NTH_NEWEST_ANYWHERE_SQL = """
-SELECT rowid FROM conversation_turns_fts
-WHERE conversation_turns_fts MATCH :match ORDER BY rowid DESC LIMIT 1 OFFSET :offset
-"""
+class SearchScope(NamedTuple):
+    """Filters (None = any) and the row-id range the turns in scope occupy."""
+
+    group: str | None = None
+    agent: str | None = None
+    session: str | None = None
+    since: str | None = None
+    role: str | None = None
+    lo: int = 0
+    hi: int = _NO_ROW
+
+    def where(self) -> str:
+        used = [_FILTERS[name] for name in _FILTERS if getattr(self, name) is not None]
+        return " AND ".join(used) or "1"
+
+    def is_filtered(self) -> bool:
+        return any(getattr(self, name) is not None for name in _FILTERS)
+
+    def params(self, **extra: Any) -> dict[str, Any]:
+        return {**self._asdict(), **extra}
+
+
+def bounded(conn: sqlite3.Connection, scope: SearchScope) -> SearchScope | None:
+    """The scope with the row-id range of its session's turns; None when it is empty.
+
+    Trigger: a session is given. Why: FTS5 walks a term's matches across the whole
+    store unless told a row-id range, and one session is a short stretch of it.
+    Outcome: searches in a session cost what the session holds, not the store.
+    """
+    if scope.session is None:
+        return scope
+    where = " AND ".join(
+        _FILTERS[name] for name in ("group", "agent", "session") if getattr(scope, name) is not None
+    )
+    lo = conn.execute(
+        f"SELECT t.id FROM conversation_turns AS t WHERE {where} ORDER BY t.id LIMIT 1",  # noqa: S608
+        scope.params(),
+    ).fetchone()
+    if lo is None:
+        return None
+    hi = conn.execute(
+        f"SELECT t.id FROM conversation_turns AS t WHERE {where} ORDER BY t.id DESC LIMIT 1",  # noqa: S608
+        scope.params(),
+    ).fetchone()
+    return scope._replace(lo=lo[0], hi=hi[0])
 
 
 def nth_newest_match(
-    conn: sqlite3.Connection, match: str, n: int, scope: dict[str, Any]
+    conn: sqlite3.Connection, match: str, n: int, scope: SearchScope
 ) -> int | None:
     """Row id of the ``n``-th newest turn in scope matching ``match``; None if fewer.
 
     Walks the index newest-first without ranking, so it costs O(n), not O(matches).
     """
-    sql = _NTH_NEWEST_SQL if _is_scoped(scope) else _NTH_NEWEST_ANYWHERE_SQL
-    row = conn.execute(sql, {**scope, "match": match, "offset": n - 1}).fetchone()
+    join = "CROSS JOIN conversation_turns AS t ON t.id = f.rowid" if scope.is_filtered() else ""
+    sql = (
+        f"SELECT f.rowid FROM conversation_turns_fts AS f {join}"  # noqa: S608 - fixed fragments
+        f" WHERE conversation_turns_fts MATCH :match AND f.rowid BETWEEN :lo AND :hi"
+        f" AND {scope.where()} ORDER BY f.rowid DESC LIMIT 1 OFFSET :offset"
+    )
+    row = conn.execute(sql, scope.params(match=match, offset=n - 1)).fetchone()
     return None if row is None else int(row[0])
 
 
-_ROWIDS_SQL = f"""
-SELECT hits.rowid
-FROM (
-    SELECT rowid FROM conversation_turns_fts
-    WHERE conversation_turns_fts MATCH :match AND rowid >= :min_rowid
-) AS hits
-JOIN conversation_turns AS t ON t.id = hits.rowid
-WHERE {_SCOPE_SQL}
-"""  # noqa: S608 - constant fragments
-
-
-_ROWIDS_ANYWHERE_SQL = """
-SELECT rowid FROM conversation_turns_fts
-WHERE conversation_turns_fts MATCH :match AND rowid >= :min_rowid
-"""
-
-
-def _is_scoped(scope: dict[str, Any]) -> bool:
-    return any(value is not None for value in scope.values())
-
-
 def matching_ids(
-    conn: sqlite3.Connection, match: str, scope: dict[str, Any], min_rowid: int
+    conn: sqlite3.Connection, match: str, scope: SearchScope, min_rowid: int
 ) -> list[int]:
     """Ids of the turns in scope at or after ``min_rowid`` that match, unranked."""
-    params = {**scope, "match": match, "min_rowid": min_rowid}
-    sql = _ROWIDS_SQL if _is_scoped(scope) else _ROWIDS_ANYWHERE_SQL
-    return [row[0] for row in conn.execute(sql, params)]
+    join = "CROSS JOIN conversation_turns AS t ON t.id = f.rowid" if scope.is_filtered() else ""
+    sql = (
+        f"SELECT f.rowid FROM conversation_turns_fts AS f {join}"  # noqa: S608 - fixed fragments
+        f" WHERE conversation_turns_fts MATCH :match AND f.rowid BETWEEN :lo AND :hi"
+        f" AND f.rowid >= :min_rowid AND {scope.where()}"
+    )
+    return [row[0] for row in conn.execute(sql, scope.params(match=match, min_rowid=min_rowid))]
 
 
 def turns_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Turn]:
@@ -304,13 +315,19 @@ def turns_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Turn]:
     return {row[0]: _turn(row) for row in rows}
 
 
-def search_turns(
-    conn: sqlite3.Connection, match: str, scope: dict[str, Any], limit: int, min_rowid: int = 0
-) -> list[tuple[Turn, float]]:
-    """BM25-ranked turns for an FTS5 expression built by :mod:`soloqueue_mem.text.fts`.
+_T_COLUMNS = ", ".join("t." + column.strip() for column in _TURN_COLUMNS.split(","))
 
-    ``scope`` has the keys group, agent, session, since, role (None = any);
-    ``min_rowid`` limits the ranking to turns at or after that row.
-    """
-    params = {**scope, "match": match, "limit": limit, "min_rowid": min_rowid}
-    return [(_turn(row[:-1]), float(row[-1])) for row in conn.execute(_SEARCH_SQL, params)]
+
+def search_turns(
+    conn: sqlite3.Connection, match: str, scope: SearchScope, limit: int
+) -> list[tuple[Turn, float]]:
+    """BM25-ranked turns for an FTS5 expression built by :mod:`soloqueue_mem.text.fts`."""
+    sql = (
+        f"SELECT {_T_COLUMNS}, -hits.score FROM ("  # noqa: S608 - fixed fragments
+        " SELECT rowid, bm25(conversation_turns_fts) AS score FROM conversation_turns_fts"
+        " WHERE conversation_turns_fts MATCH :match AND rowid BETWEEN :lo AND :hi"
+        ") AS hits CROSS JOIN conversation_turns AS t ON t.id = hits.rowid"
+        f" WHERE {scope.where()} ORDER BY hits.score, t.id DESC LIMIT :limit"
+    )
+    rows = conn.execute(sql, scope.params(match=match, limit=limit))
+    return [(_turn(row[:-1]), float(row[-1])) for row in rows]

@@ -15,7 +15,9 @@ def broad(cli, monkeypatch):
     monkeypatch.setattr(trace_module, "BROAD_MATCHES", 3)
     events = [{"role": "user", "content": f"common filler {i}", "session": "a"} for i in range(8)]
     events.insert(2, {"role": "user", "content": "common rare zebra", "session": "a"})
-    events.append({"role": "user", "content": "common words elsewhere", "session": "b", "agent": "other"})
+    events.append(
+        {"role": "user", "content": "common words elsewhere", "session": "b", "agent": "other"}
+    )
     cli.ok("log", "--batch", input="\n".join(json.dumps(e) for e in events))
 
 

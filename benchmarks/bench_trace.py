@@ -51,10 +51,19 @@ def build_store(n: int, seed: int, sessions: int) -> tuple[Path, dict]:
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.writer import Rejected, log_events
 
+    from soloqueue_mem.db.schema_memory import MIGRATIONS
+
     final = c.CACHE / f"trace-store-{n}-seed{seed}"
     info_file = final / "bench-build.json"
     if info_file.exists():
-        return final, {**json.loads(info_file.read_text()), "reused": True}
+        probe = sqlite3.connect(f"file:{final / 'memory.db'}?mode=ro", uri=True)
+        version = probe.execute("PRAGMA user_version").fetchone()[0]
+        probe.close()
+        if version <= len(MIGRATIONS):  # an older schema is migrated by the untimed warm-up
+            return final, {**json.loads(info_file.read_text()), "reused": True,
+                           "schema": f"{version} (code: {len(MIGRATIONS)})"}
+        c.note(f"cached store has schema {version}, newer than this code's "
+               f"{len(MIGRATIONS)}: rebuilding")
     c.CACHE.mkdir(parents=True, exist_ok=True)
     tmp = c.CACHE / f".building-{n}-seed{seed}"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -102,7 +111,7 @@ def build_store(n: int, seed: int, sessions: int) -> tuple[Path, dict]:
     (tmp / "bench-build.json").write_text(json.dumps(info))
     shutil.rmtree(final, ignore_errors=True)
     tmp.rename(final)
-    return final, {**info, "reused": False}
+    return final, {**info, "reused": False, "schema": str(len(MIGRATIONS))}
 
 
 def queries() -> list[tuple[str, str]]:
@@ -214,7 +223,8 @@ def main() -> int:
     c.out()
     c.out(f"Store: {total:,} turns, {info['sessions']:,} sessions, memory.db (+wal) "
           f"{db_bytes / 1e6:,.0f} MB, {store}. "
-          + ("Reused from an earlier run; " if info["reused"] else "Built in this run; ")
+          + ("Reused from an earlier run" if info["reused"] else "Built in this run")
+          + f" (schema version {info['schema']}); "
           + f"build: {info['build_seconds']} s = {info['build_turns_per_s']:,} turns/s "
           f"({info['method']}). Page cache warm. {repeats} runs per command, interleaved.")
     c.out()

@@ -6,9 +6,9 @@ _soloqueue_mem() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         case "$word" in
-            --agent|--event-id|--format|--group|--limit|--metadata|--role|--root|--session|--since|-a|-f|-g|-n|-r|-s) skip=1 ;;
+            --agent|--author|--ephemeral-days|--event-id|--format|--grace|--group|--limit|--metadata|--mime|--remove|--role|--root|--session|--since|--tag|--title|-a|-f|-g|-n|-r|-s|-t) skip=1 ;;
             -*) ;;
-            *) case " completion demo init log path session session end session export session list session show stats trace " in
+            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion demo gc init log path session session end session export session list session show stats trace verify " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
                esac ;;
         esac
@@ -16,8 +16,22 @@ _soloqueue_mem() {
     case "$path|$prev" in
         "|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "artifact list|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "artifact list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "artifact read|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "artifact read|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "artifact rm|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "artifact rm|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "artifact save|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "artifact save|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "artifact show|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "artifact show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "artifact tag|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "artifact tag|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "demo|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "demo|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "gc|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "gc|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "init|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "init|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "log|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -40,25 +54,36 @@ _soloqueue_mem() {
         "trace|--role") COMPREPLY=($(compgen -W "user assistant system tool thought" -- "$cur")); return ;;
         "trace|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "trace|-r") COMPREPLY=($(compgen -W "user assistant system tool thought" -- "$cur")); return ;;
+        "verify|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "verify|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
     esac
     case "$prev" in
-        --agent|--event-id|--format|--group|--limit|--metadata|--role|--root|--session|--since|-a|-f|-g|-n|-r|-s) return ;;
+        --agent|--author|--ephemeral-days|--event-id|--format|--grace|--group|--limit|--metadata|--mime|--remove|--role|--root|--session|--since|--tag|--title|-a|-f|-g|-n|-r|-s|-t) return ;;
     esac
     local words=""
     case "$path" in
-        "") words="completion demo init log path session stats trace --format --root -f --quiet --version -q" ;;
+        "") words="artifact completion demo gc init log path session stats trace verify --format --root -f --quiet --version -q" ;;
+        "artifact") words="list read rm save show tag" ;;
+        "artifact list") words="--format --group --limit --root --tag -f -g -n -t" ;;
+        "artifact read") words="--format --root -f --meta" ;;
+        "artifact rm") words="--format --root -f" ;;
+        "artifact save") words="--author --format --group --mime --root --tag --title -f -g -t" ;;
+        "artifact show") words="--format --root -f" ;;
+        "artifact tag") words="--format --remove --root -f -r" ;;
         "completion") words="" ;;
         "demo") words="--format -f" ;;
+        "gc") words="--ephemeral-days --format --grace --root -f --deep --dry-run --force --wait -n" ;;
         "init") words="--format --root -f" ;;
-        "log") words="--agent --event-id --format --group --metadata --role --root --session -a -f -g -r -s --batch" ;;
+        "log") words="--agent --event-id --format --group --metadata --role --root --session -a -f -g -r -s --batch --offload" ;;
         "path") words="--format --root -f" ;;
         "session") words="end export list show" ;;
         "session end") words="--agent --format --group --root -a -f -g" ;;
-        "session export") words="--agent --format --group --root -a -f -g" ;;
+        "session export") words="--agent --format --group --root -a -f -g --full" ;;
         "session list") words="--agent --format --group --limit --root -a -f -g -n" ;;
         "session show") words="--agent --format --group --root -a -f -g" ;;
         "stats") words="--format --root -f" ;;
         "trace") words="--agent --format --group --limit --role --root --session --since -a -f -g -n -r -s" ;;
+        "verify") words="--format --root -f --full --quick --repair" ;;
     esac
     COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }

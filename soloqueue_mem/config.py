@@ -24,6 +24,16 @@ class Config(NamedTuple):
     max_input_bytes: int = 64 * 1024 * 1024
     # Cap on one line of a --batch stream.
     max_line_bytes: int = 16 * 1024 * 1024
+    # Tool results longer than this many characters are offloaded to an artifact.
+    offload_threshold: int = 2000
+    # Language of the reference that replaces offloaded output: "zh" or "en".
+    offload_language: str = "zh"
+    # gc: ephemeral artifacts older than this many days lose their row (phase 1).
+    gc_ephemeral_days: int = 3
+    # gc: unreferenced blobs and temporary files younger than this are never deleted.
+    gc_grace: str = "1h"
+    # gc: how often the deep blob scan (phase 2) runs without --deep.
+    gc_deep_every: str = "7d"
 
 
 def load_config(path: Path) -> Config:
@@ -51,4 +61,14 @@ def load_config(path: Path) -> Config:
         values[key] = value
     if values.get("durability", "normal") not in ("normal", "full"):
         raise BadInput(f"{path}: durability must be 'normal' or 'full'")
+    if values.get("offload_language", "zh") not in ("zh", "en"):
+        raise BadInput(f"{path}: offload_language must be 'zh' or 'en'")
+    for key in ("gc_grace", "gc_deep_every"):
+        if key in values:
+            from soloqueue_mem.clock import parse_duration
+
+            try:
+                parse_duration(str(values[key]))
+            except BadInput as exc:
+                raise BadInput(f"{path}: {key}: {exc.reason}") from None
     return Config(**values)  # type: ignore[arg-type]

@@ -17,6 +17,13 @@ POINTS = (
     "log.mid_write",  # half of the JSONL bytes written, then the action
     "log.before_commit",  # JSONL appended, index transaction not yet committed
     "log.after_commit",  # committed, not yet acknowledged on stdout
+    "artifact.after_tmp_write",  # content staged in a temporary file, not fsynced
+    "artifact.after_fsync",  # temporary file fsynced, not renamed
+    "artifact.after_rename",  # blob at its final path, folder not fsynced, no row
+    "artifact.after_row_commit",  # row committed, not yet acknowledged
+    "artifact.skip_lock",  # negative control for the save/GC race: saves take no lock
+    "gc.after_phase1_commit",  # expired rows deleted, blobs untouched
+    "gc.after_k_unlinks",  # phase 2 stopped after deleting some blobs (k = 1)
 )
 
 

@@ -58,6 +58,22 @@ class Home(NamedTuple):
         return self.root / "memory.db"
 
     @property
+    def artifacts_db(self) -> Path:
+        return self.root / "artifacts.db"
+
+    @property
+    def blobs_dir(self) -> Path:
+        return self.root / "artifacts" / "blobs"
+
+    @property
+    def gc_lock(self) -> Path:
+        return self.root / ".gc.lock"
+
+    @property
+    def gc_state(self) -> Path:
+        return self.root / ".gc_state"
+
+    @property
     def state_db(self) -> Path:
         return self.root / "state.db"
 

@@ -27,9 +27,12 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "log": ("soloqueue_mem.cli.log", "log", False),
     "trace": ("soloqueue_mem.cli.trace", "trace_command", False),
     "session": ("soloqueue_mem.cli.session", "app", True),
+    "artifact": ("soloqueue_mem.cli.artifact", "app", True),
+    "gc": ("soloqueue_mem.cli.gc", "gc", False),
     "init": ("soloqueue_mem.cli.ops", "init", False),
     "path": ("soloqueue_mem.cli.ops", "path", False),
     "stats": ("soloqueue_mem.cli.ops", "stats", False),
+    "verify": ("soloqueue_mem.cli.verify", "verify", False),
     "demo": ("soloqueue_mem.cli.ops", "demo", False),
     "completion": ("soloqueue_mem.cli.completion", "completion", False),
 }

@@ -12,11 +12,12 @@ from soloqueue_mem.cli.boundary import boundary, report
 from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, Role, RootOpt, SessionOpt
 from soloqueue_mem.cli.output import Format, emit_list, print_table
 from soloqueue_mem.cli.state import app_context
-from soloqueue_mem.db.stores import open_memory
+from soloqueue_mem.db.stores import open_artifacts, open_memory
 from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.intake import read_batch, read_document
+from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import LoggedTurn, Rejected, log_events
 
 
@@ -61,6 +62,10 @@ def log(
     metadata: Annotated[
         str | None, typer.Option("--metadata", help="A JSON object stored with the turn.")
     ] = None,
+    offload: Annotated[
+        bool,
+        typer.Option("--offload", help="Offload any long content, not only tool results."),
+    ] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
     session: SessionOpt = None,
@@ -96,10 +101,16 @@ def log(
         items = [(None, event) for event in read_document(_stdin(), config.max_input_bytes)]
     conn = open_memory(app.home, config)
     assert conn is not None
+    offloader = Offloader(
+        app.home, config, app.now, lambda: open_artifacts(app.home, config), all_content=offload
+    )
     try:
-        results = log_events(app.home, conn, items, (group, agent, session), config, app.now)
+        results = log_events(
+            app.home, conn, items, (group, agent, session), config, app.now, offload=offloader
+        )
         rejected = _emit(results, app.format, batch=batch, single=not batch and len(items) == 1)
     finally:
+        offloader.close()
         conn.close()
     if rejected and not batch:
         raise BadInput(rejected[0].reason, rejected[0].line)

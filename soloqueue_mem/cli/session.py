@@ -166,18 +166,25 @@ def export(
             help="jsonl (the log as recorded), md, or openai (the chat messages array).",
         ),
     ] = ExportFormat.jsonl,
+    full: Annotated[
+        bool, typer.Option("--full", help="openai: original tool output instead of references.")
+    ] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
     root: RootOpt = None,
 ) -> None:
-    """Write a session out: its JSONL records, Markdown, or OpenAI messages."""
+    """Write a session out: its JSONL records, Markdown, or OpenAI messages.
+
+    The OpenAI messages are the L1 view (offloaded tool output as a reference to its
+    artifact, as the agent should send them) unless --full gives the original output.
+    """
     from soloqueue_mem.sessions.markdown import render_turns
     from soloqueue_mem.sessions.reader import openai_messages
 
     app_ctx = app_context(ctx, None, root)
     content = _read(app_ctx, group, agent, session)
     if as_ is ExportFormat.openai:
-        write(jsonio.dumps(openai_messages(content.records)) + "\n")
+        write(jsonio.dumps(openai_messages(content.records, full=full)) + "\n")
     elif as_ is ExportFormat.md:
         write(render_turns(content.key, content.records, first=True))
     else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -74,7 +75,7 @@ def _configure(conn: sqlite3.Connection, path: Path, durability: str, busy_ms: i
         # Wait for other writers instead of failing at once (SPEC §5 concurrency).
         conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
         # Many readers alongside one writer; required, so a refusal is an error.
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _ensure_wal(conn, busy_ms)
         # NORMAL in WAL survives any process crash; FULL also survives power loss.
         sync = "FULL" if durability == "full" else "NORMAL"
         conn.execute(f"PRAGMA synchronous = {sync}")
@@ -86,6 +87,32 @@ def _configure(conn: sqlite3.Connection, path: Path, durability: str, busy_ms: i
         raise_for(exc, path)
     if mode.lower() != "wal":
         raise StorageError(f"{path}: cannot enable WAL mode (got {mode!r}); use a local disk")
+
+
+def _ensure_wal(conn: sqlite3.Connection, busy_ms: int) -> str:
+    """Switch to WAL unless already there.
+
+    Trigger: a database that is already WAL (every open but the first). Why: asking
+    for WAL again can fail with "database is locked" at once, without the busy
+    handler, while another process holds its write or checkpoint lock (seen with 16
+    concurrent writers). Outcome: read the mode first; retry the switch on a new file,
+    where many processes may race to set it.
+    """
+    mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0])
+    deadline = time.monotonic() + busy_ms / 1000
+    delay = 0.005
+    while mode.lower() != "wal":
+        try:
+            mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
+            continue
+        if mode.lower() != "wal":
+            break
+    return mode
 
 
 def raise_for(exc: sqlite3.Error, path: Path | str) -> None:

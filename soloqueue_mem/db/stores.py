@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.connect import open_db
+from soloqueue_mem.db.connect import Migration, open_db
 from soloqueue_mem.home import Home
 
 
@@ -13,6 +15,19 @@ def open_memory(home: Home, config: Config, *, create: bool = True) -> sqlite3.C
     """memory.db (turns, memories, FTS). With ``create=False`` a missing store gives None."""
     from soloqueue_mem.db.schema_memory import MIGRATIONS
 
+    return _open(home, home.memory_db, MIGRATIONS, config, create)
+
+
+def open_artifacts(home: Home, config: Config, *, create: bool = True) -> sqlite3.Connection | None:
+    """artifacts.db (the L4 catalog). With ``create=False`` a missing file gives None."""
+    from soloqueue_mem.db.schema_artifacts import MIGRATIONS
+
+    return _open(home, home.artifacts_db, MIGRATIONS, config, create)
+
+
+def _open(
+    home: Home, path: Path, migrations: Sequence[Migration], config: Config, create: bool
+) -> sqlite3.Connection | None:
     if create:
         home.ensure()
     elif not home.exists():
@@ -20,8 +35,8 @@ def open_memory(home: Home, config: Config, *, create: bool = True) -> sqlite3.C
     else:
         home.check_safe()
     return open_db(
-        home.memory_db,
-        MIGRATIONS,
+        path,
+        migrations,
         durability=config.durability,
         busy_timeout_ms=config.busy_timeout_ms,
         create=create,

@@ -43,9 +43,13 @@ def read_session(home: Home, key: SessionKey) -> SessionLogContent:
     return SessionLogContent(key, records, problems)
 
 
-def openai_messages(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The chat messages the session's events stand for, in order (thoughts left out)."""
-    return [message for record in records for message in to_openai(from_record(record))]
+def openai_messages(records: list[dict[str, Any]], full: bool = False) -> list[dict[str, Any]]:
+    """The chat messages the session's events stand for, in order (thoughts left out):
+    their L1 view (offloaded output as references), or with ``full`` the originals."""
+    from soloqueue_mem.sessions.offload import l1_record
+
+    view = (lambda r: r) if full else l1_record
+    return [message for record in records for message in to_openai(from_record(view(record)))]
 
 
 def end_session(conn: sqlite3.Connection, key: SessionKey, now: datetime) -> str:

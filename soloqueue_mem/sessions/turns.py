@@ -205,6 +205,34 @@ def mark_ended(conn: sqlite3.Connection, key: SessionKey, ended_at: str) -> bool
     return cursor.rowcount > 0
 
 
+def indexed_turn_indexes(conn: sqlite3.Connection) -> dict[SessionKey, set[int]]:
+    """Every session's indexed turn indexes (for verify)."""
+    found: dict[SessionKey, set[int]] = {}
+    rows = conn.execute("SELECT group_id, agent_id, session_id, turn_index FROM conversation_turns")
+    for group, agent, session, index in rows:
+        found.setdefault(SessionKey(group, agent, session), set()).add(index)
+    return found
+
+
+def rebuild_fts(conn: sqlite3.Connection) -> int:
+    """Re-create the full-text index from the turns table (inside the caller's write
+    transaction); return the number of turns indexed."""
+    conn.execute(
+        "INSERT INTO conversation_turns_fts (conversation_turns_fts) VALUES ('delete-all')"
+    )
+    count = 0
+    rows = conn.execute(f"SELECT {_TURN_COLUMNS} FROM conversation_turns")  # noqa: S608
+    for row in rows.fetchall():
+        turn = _turn(row)
+        event = Event(turn.role, turn.content, turn.tool_calls, turn.tool_results)
+        conn.execute(
+            "INSERT INTO conversation_turns_fts (rowid, body) VALUES (?, ?)",
+            (turn.id, index_form(index_body(event))),
+        )
+        count += 1
+    return count
+
+
 def session_turns(conn: sqlite3.Connection, key: SessionKey) -> list[Turn]:
     rows = conn.execute(
         f"SELECT {_TURN_COLUMNS} FROM conversation_turns"  # noqa: S608 - constant columns

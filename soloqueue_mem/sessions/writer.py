@@ -11,10 +11,10 @@ is acknowledged (printed) only after its commit.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from soloqueue_mem import faults
 from soloqueue_mem.clock import iso
@@ -26,6 +26,7 @@ from soloqueue_mem.sessions import pending, turns
 from soloqueue_mem.sessions.events import Event, SessionKey, from_record, to_record
 from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
+from soloqueue_mem.sessions.offload import l1_record
 
 
 class LoggedTurn(NamedTuple):
@@ -43,6 +44,7 @@ class LoggedTurn(NamedTuple):
     offloaded: tuple[str, ...] = ()
     duplicate: bool = False
     line: int | None = None
+    tool_results: list[dict[str, Any]] = []  # noqa: RUF012 - never mutated
 
 
 class Rejected(NamedTuple):
@@ -50,6 +52,19 @@ class Rejected(NamedTuple):
 
     line: int | None
     reason: str
+
+
+class Queued(NamedTuple):
+    """An accepted event waiting for its chunk to be written."""
+
+    line: int | None
+    event: Event  # as logged: the JSONL keeps it whole
+    key: SessionKey
+    l1: Event  # the view the index holds (offloaded parts replaced by references)
+    offloaded: list[dict[str, Any]]
+
+
+Offload = Callable[[Event, SessionKey], tuple[Event, list[dict[str, Any]]]]
 
 
 class Flush(NamedTuple):
@@ -67,12 +82,15 @@ def log_events(
     config: Config,
     now: datetime,
     chunk_size: int = 500,
+    offload: Offload | None = None,
 ) -> Iterator[LoggedTurn | Rejected]:
     """Log events in chunks; yield each acknowledged turn and each rejected line.
 
     ``default`` is the (group, agent, session) for events that do not name their own.
+    ``offload`` turns an event into its L1 view, saving oversized parts as artifacts
+    (before any lock is taken: blobs are never written under the log's locks).
     """
-    chunk: list[tuple[int | None, Event, SessionKey]] = []
+    chunk: list[Queued] = []
     for item in items:
         if isinstance(item, Rejected):
             yield item
@@ -88,7 +106,8 @@ def log_events(
             )
             continue
         key = SessionKey(event.group or default[0], event.agent or default[1], session)
-        chunk.append((line, event, key))
+        l1, offloaded = offload(event, key) if offload is not None else (event, [])
+        chunk.append(Queued(line, event, key, l1, offloaded))
         if len(chunk) >= chunk_size:
             yield from _flush(home, conn, chunk, config, now)
     yield from _flush(home, conn, chunk, config, now)
@@ -97,7 +116,7 @@ def log_events(
 def _flush(
     home: Home,
     conn: sqlite3.Connection,
-    chunk: list[tuple[int | None, Event, SessionKey]],
+    chunk: list[Queued],
     config: Config,
     now: datetime,
 ) -> list[LoggedTurn]:
@@ -112,11 +131,11 @@ def _flush(
 def _write_chunk(
     home: Home,
     conn: sqlite3.Connection,
-    chunk: list[tuple[int | None, Event, SessionKey]],
+    chunk: list[Queued],
     config: Config,
     now: datetime,
 ) -> list[LoggedTurn]:
-    keys = sorted({key for _, _, key in chunk})
+    keys = sorted({queued.key for queued in chunk})
     with ExitStack() as stack:
         logs: dict[SessionKey, SessionLog] = {}
         for key in keys:
@@ -143,15 +162,15 @@ def _write_chunk(
 
 def _index_and_append(
     conn: sqlite3.Connection,
-    chunk: list[tuple[int | None, Event, SessionKey]],
+    chunk: list[Queued],
     logs: dict[SessionKey, SessionLog],
     now: datetime,
 ) -> list[LoggedTurn]:
-    next_index = {key: _catch_up(conn, key, log) + 1 for key, log in logs.items()}
+    next_index = {key: catch_up(conn, key, log) + 1 for key, log in logs.items()}
     records: dict[SessionKey, list[dict]] = {key: [] for key in logs}
     seen: dict[tuple[SessionKey, str], LoggedTurn] = {}
     results: list[LoggedTurn] = []
-    for line, event, key in chunk:
+    for line, event, key, l1, offloaded in chunk:
         if event.event_id is not None:
             earlier = seen.get((key, event.event_id)) or _logged_before(conn, key, event.event_id)
             if earlier is not None:
@@ -160,8 +179,11 @@ def _index_and_append(
         index = next_index[key]
         next_index[key] += 1
         timestamp = iso(event.timestamp or now)
-        turn_id = turns.insert_turn(conn, key, index, event, timestamp)
-        records[key].append(to_record(event, index, timestamp))
+        turn_id = turns.insert_turn(conn, key, index, l1, timestamp)
+        record = to_record(event, index, timestamp)
+        if offloaded:
+            record["offloaded"] = offloaded
+        records[key].append(record)
         logged = LoggedTurn(
             turn_id,
             key.group,
@@ -171,8 +193,10 @@ def _index_and_append(
             event.role,
             event.event_id,
             timestamp,
-            event.content,
+            l1.content,
+            tuple(item["artifact_id"] for item in offloaded),
             line=line,
+            tool_results=l1.tool_results,
         )
         if event.event_id is not None:
             seen[(key, event.event_id)] = logged
@@ -186,7 +210,7 @@ def _index_and_append(
     return results
 
 
-def _catch_up(conn: sqlite3.Connection, key: SessionKey, log: SessionLog) -> int:
+def catch_up(conn: sqlite3.Connection, key: SessionKey, log: SessionLog) -> int:
     """Index JSONL records a crashed writer appended but never indexed.
 
     Returns the session's last turn index (-1 when empty).
@@ -202,7 +226,7 @@ def _catch_up(conn: sqlite3.Connection, key: SessionKey, log: SessionLog) -> int
             continue
         if record["turn_index"] > last:
             try:
-                event = from_record(record)
+                event = from_record(l1_record(record))
             except (BadInput, KeyError):
                 continue
             turns.insert_turn(conn, key, record["turn_index"], event, record["timestamp"])
@@ -229,6 +253,7 @@ def _logged_before(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> 
         turn.event_id,
         turn.timestamp,
         turn.content,
+        tool_results=turn.tool_results,
     )
 
 

@@ -19,6 +19,7 @@ LOGGED_KEYS = {
     "content",
     "offloaded",
     "duplicate",
+    "tool_results",
 }
 
 

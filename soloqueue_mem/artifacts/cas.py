@@ -1,0 +1,186 @@
+"""The content-addressed blob store under ``artifacts/blobs/YYYY/MM/DD/ab/cd/<sha256>``.
+
+The date is the day the content was first stored; the catalog row keeps the relative
+path, and "does this content exist?" is answered by the catalog's ``content_hash``
+index, so the same content saved on any day is one blob. Writes are atomic and
+durable: the content is streamed into a temporary file under ``artifacts/tmp/`` while
+it is hashed (the final folder depends on the hash, which is known only at the end),
+fsynced, made read-only, renamed into its folder (atomic within one file system) and
+the folder fsynced. An existing blob is never overwritten unless it fails its check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import secrets
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from typing import BinaryIO, NamedTuple
+
+from soloqueue_mem import faults
+from soloqueue_mem.errors import StorageError
+from soloqueue_mem.home import Home, ensure_private_dir
+
+SHA256 = re.compile(r"[0-9a-f]{64}")
+_RELPATH = re.compile(
+    r"artifacts/blobs/(\d{4})/(\d{2})/(\d{2})/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})"
+)
+CHUNK = 1 << 20
+CHEAP_REHASH = 1 << 20  # a dedup hit re-hashes blobs up to this size, else checks size
+
+
+class Staged(NamedTuple):
+    """Content written to a temporary file and fsynced, not yet published."""
+
+    path: Path
+    sha256: str
+    size: int
+
+
+def blob_relpath(sha256: str, day: date) -> str:
+    if not SHA256.fullmatch(sha256):
+        raise ValueError(f"not a sha256: {sha256!r}")
+    return f"artifacts/blobs/{day:%Y/%m/%d}/{sha256[:2]}/{sha256[2:4]}/{sha256}"
+
+
+def parse_relpath(relpath: str) -> str | None:
+    """The hash a well-formed blob path names (its shard folders must agree), or None."""
+    match = _RELPATH.fullmatch(relpath)
+    if match is None:
+        return None
+    digest = match.group(6)
+    if match.group(4) != digest[:2] or match.group(5) != digest[2:4]:
+        return None
+    return digest
+
+
+def stage(home: Home, source: BinaryIO) -> Staged:
+    """Stream ``source`` into a temporary file, hashing it; fsync it. Never partial:
+    on any error the temporary file is removed."""
+    folder = home.root / "artifacts" / "tmp"
+    ensure_private_dir(home.root, folder)
+    path = folder / f"{secrets.token_hex(8)}.tmp"
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        fd = os.open(
+            path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+        )
+        try:
+            while chunk := source.read(CHUNK):
+                digest.update(chunk)
+                size += len(chunk)
+                _write_all(fd, chunk)
+            faults.fault("artifact.after_tmp_write")
+            os.fsync(fd)  # the blob's bytes are durable before any row points at them
+            faults.fault("artifact.after_fsync")
+        finally:
+            os.close(fd)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return Staged(path, digest.hexdigest(), size)
+
+
+def publish(home: Home, staged: Staged, relpath: str) -> None:
+    """Move a staged file to ``relpath`` (replacing a damaged blob there), read-only,
+    and fsync the folder so the rename itself survives a power loss."""
+    target = home.root / relpath
+    ensure_private_dir(home.root, target.parent)
+    os.chmod(staged.path, 0o400)
+    try:
+        os.replace(staged.path, target)
+    except OSError as exc:
+        staged.path.unlink(missing_ok=True)
+        raise StorageError(f"cannot store blob {relpath}: {exc.strerror}") from None
+    faults.fault("artifact.after_rename")
+    fsync_dir(target.parent)
+
+
+def discard(staged: Staged) -> None:
+    staged.path.unlink(missing_ok=True)
+
+
+def fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def check(home: Home, relpath: str, size: int, sha256: str, rehash: bool) -> str:
+    """``ok``, ``missing``, ``size-mismatch`` or ``hash-mismatch`` for a stored blob."""
+    path = home.root / relpath
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return "missing"
+    if not os.path.isfile(path) or os.path.islink(path):
+        return "missing"
+    if info.st_size != size:
+        return "size-mismatch"
+    if rehash and hash_file(path) != sha256:
+        return "hash-mismatch"
+    return "ok"
+
+
+def freshen(home: Home, relpath: str) -> None:
+    """Touch a blob a new save relies on, so a concurrent GC's grace period covers it
+    (git's ``check_and_freshen``)."""
+    os.utime(home.root / relpath)
+
+
+def hash_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_verified(
+    home: Home, relpath: str, sha256: str, max_memory: int = 64 << 20
+) -> Iterator[bytes]:
+    """The blob's bytes, only after they hashed to ``sha256``.
+
+    Small blobs are read once into memory and checked; large ones are hashed in a first
+    pass and streamed in a second, so nothing is ever emitted from a damaged blob.
+    Raises StorageError (hash mismatch or missing).
+    """
+    path = home.root / relpath
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        raise StorageError(f"blob {relpath} cannot be read: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        size = os.fstat(fd).st_size
+        if size <= max_memory:
+            data = handle.read()
+            _expect(hashlib.sha256(data).hexdigest(), sha256, relpath)
+            yield data
+            return
+        digest = hashlib.sha256()
+        while chunk := handle.read(CHUNK):
+            digest.update(chunk)
+        _expect(digest.hexdigest(), sha256, relpath)
+        handle.seek(0)
+        while chunk := handle.read(CHUNK):
+            yield chunk
+
+
+def _expect(actual: str, expected: str, relpath: str) -> None:
+    if actual != expected:
+        raise StorageError(
+            f"blob {relpath} is damaged (its content no longer hashes to its name); "
+            "run: soloqueue-mem verify"
+        )
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

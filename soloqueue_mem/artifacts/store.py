@@ -1,0 +1,117 @@
+"""Artifact operations: save, read, tag and remove, in the order that keeps the store
+consistent. Blob first, row second (a row never points at a missing blob); removal in
+the reverse order (the row goes now, an unreferenced blob later, in GC phase 2).
+Saves hold ``.gc.lock`` shared from the blob write to the row commit, so GC, which
+deletes only under the exclusive lock, can never take a blob a save is about to use.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
+from datetime import datetime
+from typing import BinaryIO, NamedTuple
+
+from soloqueue_mem import faults
+from soloqueue_mem.artifacts import cas, catalog
+from soloqueue_mem.artifacts.catalog import Artifact
+from soloqueue_mem.clock import iso
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.home import Home
+from soloqueue_mem.lifecycle import lock
+
+
+class NewArtifact(NamedTuple):
+    """What the caller says about content it saves."""
+
+    title: str | None = None
+    tags: tuple[str, ...] = ()
+    group: str | None = None
+    author: str | None = None
+    mime: str | None = None
+
+
+class Saved(NamedTuple):
+    artifact: Artifact
+    new_blob: bool  # False when the content was already stored (deduplicated)
+
+
+def save(
+    home: Home,
+    conn: sqlite3.Connection,
+    source: BinaryIO,
+    meta: NewArtifact,
+    now: datetime,
+) -> Saved:
+    """Store ``source``'s bytes and catalog them; return the new row."""
+    for tag in meta.tags:
+        catalog.validate_tag(tag)
+    guard = nullcontext() if faults.is_active("artifact.skip_lock") else lock.shared(home.gc_lock)
+    with guard:
+        staged = cas.stage(home, source)
+        relpath, new_blob = _place(home, conn, staged, now)
+        with write_tx(conn):
+            artifact_id = catalog.insert(
+                conn,
+                content_hash=staged.sha256,
+                path=relpath,
+                size=staged.size,
+                created_at=iso(now),
+                tags=meta.tags,
+                group=meta.group,
+                title=meta.title,
+                author=meta.author,
+                mime=meta.mime,
+            )
+        faults.fault("artifact.after_row_commit")
+    return Saved(catalog.get(conn, str(artifact_id)), new_blob)
+
+
+def _place(
+    home: Home, conn: sqlite3.Connection, staged: cas.Staged, now: datetime
+) -> tuple[str, bool]:
+    """Where the staged content lives from now on, publishing it if needed.
+
+    A dedup hit is checked (size, and the hash when cheap) rather than trusted: a
+    damaged or missing blob is replaced by the good copy just staged.
+    """
+    known = catalog.blob_of(conn, staged.sha256)
+    if known is None:
+        relpath = cas.blob_relpath(staged.sha256, now.date())
+        if cas.check(home, relpath, staged.size, staged.sha256, rehash=True) == "ok":
+            cas.discard(staged)  # an orphan of the same content, kept alive by this save
+            cas.freshen(home, relpath)
+            return relpath, False
+        cas.publish(home, staged, relpath)
+        return relpath, True
+    relpath, size = known
+    rehash = staged.size <= cas.CHEAP_REHASH
+    if size == staged.size and cas.check(home, relpath, size, staged.sha256, rehash) == "ok":
+        cas.discard(staged)
+        cas.freshen(home, relpath)
+        return relpath, False
+    cas.publish(home, staged, relpath)  # repairs the damaged or missing blob
+    return relpath, True
+
+
+def read(home: Home, conn: sqlite3.Connection, ref: str) -> tuple[Artifact, Iterator[bytes]]:
+    """The artifact and its verified bytes (nothing is yielded from a damaged blob)."""
+    artifact = catalog.get(conn, ref)
+    return artifact, cas.read_verified(home, artifact.path, artifact.content_hash)
+
+
+def tag(conn: sqlite3.Connection, ref: str, add: Iterable[str], remove: Iterable[str]) -> Artifact:
+    add, remove = [catalog.validate_tag(t) for t in add], [catalog.validate_tag(t) for t in remove]
+    artifact = catalog.get(conn, ref)
+    with write_tx(conn):
+        catalog.set_tags(conn, artifact.id, add, remove)
+    return catalog.get(conn, str(artifact.id))
+
+
+def remove(conn: sqlite3.Connection, ref: str) -> Artifact:
+    """Delete the row; the blob goes in GC phase 2 once nothing references it."""
+    artifact = catalog.get(conn, ref)
+    with write_tx(conn):
+        catalog.delete(conn, artifact.id)
+    return artifact

@@ -1,0 +1,212 @@
+"""``soloqueue-mem artifact``: the L4 content-addressed store."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table
+from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.errors import NotFound, UsageError
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from soloqueue_mem.artifacts.catalog import Artifact
+
+app = typer.Typer(
+    help="Save, read, list, tag and remove artifacts (content-addressed blobs).",
+    no_args_is_help=True,
+)
+
+RefArg = Annotated[str, typer.Argument(help="Artifact id (a number) or its full sha256.")]
+
+
+def artifact_json(artifact: Artifact) -> dict[str, Any]:
+    data = artifact._asdict()
+    data["id"] = str(artifact.id)
+    data["sha256"] = data.pop("content_hash")
+    return data
+
+
+def _open(app_ctx: AppContext, create: bool) -> sqlite3.Connection:
+    from soloqueue_mem.db.stores import open_artifacts
+
+    conn = open_artifacts(app_ctx.home, app_ctx.config, create=create)
+    if conn is None:
+        raise NotFound("no artifacts yet (no data directory or artifacts.db)")
+    return conn
+
+
+def _rows_table(rows: list[Artifact]) -> None:
+    print_table(
+        None,
+        ["id", "title", "tags", "size", "created", "sha256"],
+        (
+            (a.id, a.title or "", " ".join(a.tags), a.size, a.created_at, a.content_hash[:12])
+            for a in rows
+        ),
+    )
+
+
+@app.command("save")
+@boundary
+def save(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(help="A file to store, or '-' for stdin.")],
+    title: Annotated[str | None, typer.Option("--title", help="A title.")] = None,
+    tag: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tag",
+            "-t",
+            help="A tag (repeatable): "
+            "sys:ephemeral is removed by gc after some days, user:persistent never.",
+        ),
+    ] = None,
+    group: Annotated[str | None, typer.Option("--group", "-g", help="Group it belongs to.")] = None,
+    author: Annotated[str | None, typer.Option("--author", help="Who made it.")] = None,
+    mime: Annotated[str | None, typer.Option("--mime", help="Media type, e.g. text/plain.")] = None,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Store a file (streamed, hashed with SHA-256, deduplicated) and catalog it."""
+    from soloqueue_mem.artifacts.store import NewArtifact
+    from soloqueue_mem.artifacts.store import save as save_artifact
+    from soloqueue_mem.home import validate_id
+
+    app_ctx = app_context(ctx, fmt, root)
+    if group is not None:
+        validate_id("group", group)
+    meta = NewArtifact(title, tuple(tag or ()), group, author, mime)
+    if source == "-":
+        if sys.stdin is None:
+            raise UsageError("stdin is closed")
+        stream: Any = sys.stdin.buffer
+    else:
+        try:
+            stream = open(source, "rb")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise NotFound(f"cannot read {source}: {exc.strerror}") from None
+    conn = _open(app_ctx, create=True)
+    try:
+        saved = save_artifact(app_ctx.home, conn, stream, meta, app_ctx.now)
+    finally:
+        conn.close()
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    data = {**artifact_json(saved.artifact), "new_blob": saved.new_blob}
+    emit_object(data, app_ctx.format, table=lambda: _rows_table([saved.artifact]))
+
+
+@app.command("read")
+@boundary
+def read(
+    ctx: typer.Context,
+    ref: RefArg,
+    meta: Annotated[bool, typer.Option("--meta", help="Print the metadata instead.")] = False,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Write an artifact's exact bytes to stdout (checked against its hash first)."""
+    from soloqueue_mem.artifacts.store import read as read_artifact
+
+    app_ctx = app_context(ctx, fmt, root)
+    conn = _open(app_ctx, create=False)
+    try:
+        artifact, chunks = read_artifact(app_ctx.home, conn, ref)
+        if meta:
+            emit_object(artifact_json(artifact), app_ctx.format)
+            return
+        out = sys.stdout.buffer
+        for chunk in chunks:
+            out.write(chunk)
+        out.flush()
+    finally:
+        conn.close()
+
+
+@app.command("show")
+@boundary
+def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+    """An artifact's metadata."""
+    from soloqueue_mem.artifacts import catalog
+
+    app_ctx = app_context(ctx, fmt, root)
+    conn = _open(app_ctx, create=False)
+    try:
+        artifact = catalog.get(conn, ref)
+    finally:
+        conn.close()
+    emit_object(artifact_json(artifact), app_ctx.format, table=lambda: _rows_table([artifact]))
+
+
+@app.command("list")
+@boundary
+def list_command(
+    ctx: typer.Context,
+    tag: Annotated[str | None, typer.Option("--tag", "-t", help="Only with this tag.")] = None,
+    group: Annotated[str | None, typer.Option("--group", "-g", help="Only this group.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Most to list.")] = 100,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Artifacts, newest first."""
+    from soloqueue_mem.artifacts import catalog
+    from soloqueue_mem.db.stores import open_artifacts
+
+    app_ctx = app_context(ctx, fmt, root)
+    conn = open_artifacts(app_ctx.home, app_ctx.config, create=False)
+    rows: list[Artifact] = []
+    if conn is not None:
+        try:
+            rows = catalog.list_artifacts(conn, tag, group, max(1, limit))
+        finally:
+            conn.close()
+    if app_ctx.format in (Format.table, Format.text):
+        _rows_table(rows)
+    else:
+        emit_list((artifact_json(a) for a in rows), app_ctx.format)
+
+
+@app.command("tag")
+@boundary
+def tag_command(
+    ctx: typer.Context,
+    ref: RefArg,
+    add: Annotated[list[str] | None, typer.Argument(help="Tags to add.")] = None,
+    remove: Annotated[
+        list[str] | None, typer.Option("--remove", "-r", help="A tag to remove (repeatable).")
+    ] = None,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Add or remove tags, e.g. keep an offloaded output: `artifact tag 12 user:persistent`."""
+    from soloqueue_mem.artifacts.store import tag as tag_artifact
+
+    app_ctx = app_context(ctx, fmt, root)
+    conn = _open(app_ctx, create=False)
+    try:
+        artifact = tag_artifact(conn, ref, add or [], remove or [])
+    finally:
+        conn.close()
+    emit_object(artifact_json(artifact), app_ctx.format, table=lambda: _rows_table([artifact]))
+
+
+@app.command("rm")
+@boundary
+def rm(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+    """Remove an artifact's row; its blob is deleted by `gc --deep` once unreferenced."""
+    from soloqueue_mem.artifacts.store import remove
+
+    app_ctx = app_context(ctx, fmt, root)
+    conn = _open(app_ctx, create=False)
+    try:
+        artifact = remove(conn, ref)
+    finally:
+        conn.close()
+    emit_object({**artifact_json(artifact), "removed": True}, app_ctx.format)

@@ -1,0 +1,77 @@
+"""``soloqueue-mem verify``: integrity checks of databases, blobs and session logs."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.output import emit_object, print_table, write
+from soloqueue_mem.cli.state import app_context
+
+
+@boundary
+def verify(
+    ctx: typer.Context,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="quick_check and blob sizes (default).")
+    ] = False,
+    full: Annotated[
+        bool, typer.Option("--full", help="integrity_check and re-hash every blob.")
+    ] = False,
+    repair: Annotated[
+        bool,
+        typer.Option("--repair", help="Re-index turns from the logs; rebuild full-text indexes."),
+    ] = False,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Check the store: databases, blobs against their hashes, orphans, logs vs index.
+
+    Read-only unless --repair. Exit status: 0 sound, 8 warnings only (orphans, temp
+    files, a torn log tail, turns not indexed yet), 9 errors (corruption, a missing
+    blob, a bad log line), 75 a database stayed busy (try again).
+    """
+    from soloqueue_mem.clock import parse_duration
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.ops.verify import VerifyOptions, verify_store
+
+    app = app_context(ctx, fmt, root)
+    if quick and full:
+        raise typer.BadParameter("choose one of --quick and --full")
+    options = VerifyOptions(
+        full=full,
+        repair=repair,
+        grace_seconds=parse_duration(app.config.gc_grace),
+        busy_timeout_ms=app.config.busy_timeout_ms,
+    )
+    if app.home.exists():
+        app.home.check_safe()
+        report = verify_store(
+            app.home,
+            options,
+            app.now.timestamp(),
+            lambda: open_memory(app.home, app.config, create=False),
+        )
+    else:
+        report = {
+            "findings": [],
+            "counts": {},
+            "summary": {"error": 0, "warning": 0, "info": 0},
+            "exit_code": 0,
+        }
+    emit_object(report, app.format, table=lambda: _table(report))
+    if report["exit_code"]:
+        raise typer.Exit(report["exit_code"])
+
+
+def _table(report: dict[str, Any]) -> None:
+    summary = report["summary"]
+    if not report["findings"]:
+        write("verify: the store is sound\n")
+        return
+    rows = [(f["severity"], f["kind"], f["where"], f["detail"]) for f in report["findings"]]
+    counts = f"{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info"
+    print_table(f"verify: {counts}", ["severity", "kind", "where", "detail"], rows)

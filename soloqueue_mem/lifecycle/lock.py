@@ -1,0 +1,97 @@
+"""Whole-store maintenance locks: ``flock`` on a dedicated file (``.gc.lock``).
+
+Saves hold it shared from blob write to row commit; GC holds it exclusive while it
+re-checks and deletes. ``flock`` (not POSIX record locks, which vanish when any other
+descriptor of the file is closed in the same process) is released by the kernel when
+the holder dies, and the descriptor is close-on-exec so children never inherit it.
+The exclusive holder writes its pid and start time into the file, so contention can
+say who holds it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from soloqueue_mem.errors import StorageError, TempFail
+
+
+def _open(path: Path) -> int:
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise StorageError(f"cannot open lock {path}: {exc.strerror}") from None
+
+
+@contextmanager
+def shared(path: Path) -> Iterator[None]:
+    """Hold the lock shared (many at once); waits while an exclusive holder works."""
+    fd = _open(path)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+@contextmanager
+def exclusive(
+    path: Path,
+    what: str,
+    wait: bool = False,
+    timeout: float | None = None,
+    note_holder: bool = True,
+) -> Iterator[None]:
+    """Hold the lock alone. Without ``wait``, a held lock raises TempFail (exit 75)
+    naming the holder; with ``wait``, block (up to ``timeout`` seconds if given).
+    ``note_holder=False`` leaves the file's content alone (a lock on a state file)."""
+    fd = _open(path)
+    try:
+        _acquire(fd, path, what, wait, timeout)
+        if note_holder:
+            os.ftruncate(fd, 0)
+            record = {"pid": os.getpid(), "what": what, "since": time.time()}
+            os.pwrite(fd, json.dumps(record).encode(), 0)
+        try:
+            yield
+        finally:
+            if note_holder:
+                os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _acquire(fd: int, path: Path, what: str, wait: bool, timeout: float | None) -> None:
+    deadline = None if timeout is None else time.monotonic() + timeout
+    delay = 0.01
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if not wait or (deadline is not None and time.monotonic() >= deadline):
+                raise TempFail(
+                    f"another {what} is running ({holder(path)}); try again later or use --wait"
+                ) from None
+        if deadline is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # no deadline: let the kernel wake us
+            return
+        time.sleep(delay)
+        delay = min(delay * 2, 0.5)
+
+
+def holder(path: Path) -> str:
+    """Who holds the exclusive lock, as far as the lock file tells."""
+    try:
+        info = json.loads(path.read_bytes() or b"{}")
+        since = time.strftime("%H:%M:%S", time.localtime(info["since"]))
+        return f"pid {info['pid']} since {since}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "held by another process"

@@ -1,0 +1,241 @@
+"""``verify``: is the store sound? Read-only unless ``repair``.
+
+Findings are separated like ``git fsck`` and ``restic check``: *errors* (a blob that
+no longer hashes to its name, a row whose blob is missing, a corrupt database or log
+line, index rows without a log record), *warnings* (orphan blobs and temporary files
+older than the grace period, stray files, a torn log tail, turns the index lacks),
+*info* (files younger than the grace period: a save or a log in progress). A database
+another process keeps busy is reported ``busy``, never corrupt. ``repair`` rebuilds
+only derived state: the full-text index, and turns re-indexed from the JSONL logs.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from soloqueue_mem.artifacts import cas, catalog
+from soloqueue_mem.home import Home
+from soloqueue_mem.lifecycle.gc import scan_blobs, temp_files
+from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.sessions.logfile import read_lines
+from soloqueue_mem.sessions.reader import session_files
+
+EXIT_WARNINGS = 8
+EXIT_ERRORS = 9
+EXIT_BUSY = 75
+
+
+class Finding(NamedTuple):
+    severity: str  # error | warning | info
+    kind: str
+    where: str
+    detail: str = ""
+
+
+class VerifyOptions(NamedTuple):
+    full: bool = False
+    repair: bool = False
+    grace_seconds: float = 3600
+    busy_timeout_ms: int = 10_000
+
+
+def verify_store(
+    home: Home,
+    options: VerifyOptions,
+    now: float,
+    open_for_repair: Callable[[], sqlite3.Connection | None] | None = None,
+) -> dict[str, Any]:
+    """Check everything; return ``{"findings": [...], "counts": {...}, "exit_code": n}``."""
+    findings: list[Finding] = []
+    counts: dict[str, int] = {}
+    memory = _open_ro(home.memory_db, options, findings)
+    artifacts = _open_ro(home.root / "artifacts.db", options, findings)
+    try:
+        if artifacts is not None:
+            _check_artifacts(home, artifacts, options, now, findings, counts)
+        elif scan_blobs(home)[0]:
+            findings.append(Finding("error", "missing-catalog", "artifacts.db", "blobs exist"))
+        _check_sessions(home, memory, findings, counts)
+    finally:
+        for conn in (memory, artifacts):
+            if conn is not None:
+                conn.close()
+    repaired = _repair(home, open_for_repair) if options.repair and open_for_repair else None
+    report: dict[str, Any] = {
+        "findings": [f._asdict() for f in findings],
+        "counts": counts,
+        "summary": {
+            s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")
+        },
+        "exit_code": exit_code(findings),
+    }
+    if repaired is not None:
+        report["repaired"] = repaired
+    return report
+
+
+def exit_code(findings: list[Finding]) -> int:
+    if any(f.severity == "error" for f in findings):
+        return EXIT_ERRORS
+    if any(f.kind == "busy" for f in findings):
+        return EXIT_BUSY
+    if any(f.severity == "warning" for f in findings):
+        return EXIT_WARNINGS
+    return 0
+
+
+# --- databases ---------------------------------------------------------------------
+
+
+def _open_ro(
+    path: Path, options: VerifyOptions, findings: list[Finding]
+) -> sqlite3.Connection | None:
+    """A read-only connection after an integrity check; None if absent, busy or corrupt."""
+    if not path.exists():
+        return None
+    try:
+        conn = sqlite3.connect(
+            f"file:{path}?mode=ro", uri=True, timeout=options.busy_timeout_ms / 1000
+        )
+        conn.execute("PRAGMA trusted_schema = OFF")
+        check = "integrity_check" if options.full else "quick_check"
+        result = [row[0] for row in conn.execute(f"PRAGMA {check}")]
+    except sqlite3.OperationalError as exc:
+        kind = "busy" if "locked" in str(exc) or "busy" in str(exc) else "corrupt-database"
+        severity = "warning" if kind == "busy" else "error"
+        findings.append(Finding(severity, kind, path.name, str(exc)))
+        return None
+    except sqlite3.DatabaseError as exc:
+        findings.append(Finding("error", "corrupt-database", path.name, str(exc)))
+        return None
+    if result != ["ok"]:
+        findings.append(Finding("error", "corrupt-database", path.name, "; ".join(result[:5])))
+        conn.close()
+        return None
+    return conn
+
+
+# --- artifacts ----------------------------------------------------------------------
+
+
+def _check_artifacts(
+    home: Home,
+    conn: sqlite3.Connection,
+    options: VerifyOptions,
+    now: float,
+    findings: list[Finding],
+    counts: dict[str, int],
+) -> None:
+    rows = list(catalog.all_artifacts(conn))
+    counts["artifacts"] = len(rows)
+    checked: dict[str, str] = {}
+    paths_by_hash: dict[str, set[str]] = {}
+    for artifact in rows:
+        paths_by_hash.setdefault(artifact.content_hash, set()).add(artifact.path)
+        if artifact.path not in checked:
+            checked[artifact.path] = cas.check(
+                home, artifact.path, artifact.size, artifact.content_hash, rehash=options.full
+            )
+        status = checked[artifact.path]
+        if status == "missing":
+            findings.append(
+                Finding("error", "missing-blob", f"artifact {artifact.id}", artifact.path)
+            )
+        elif status != "ok":
+            findings.append(Finding("error", status, f"artifact {artifact.id}", artifact.path))
+    for content_hash, paths in paths_by_hash.items():
+        if len(paths) > 1:
+            findings.append(
+                Finding("info", "duplicate-copy", content_hash, ", ".join(sorted(paths)))
+            )
+    blobs, strays = scan_blobs(home)
+    counts["blobs"] = len(blobs)
+    referenced = set(checked)
+    for blob in blobs:
+        if blob.relpath not in referenced:
+            old = now - blob.mtime >= options.grace_seconds
+            findings.append(
+                Finding(
+                    "warning" if old else "info", "orphan" if old else "orphan-recent", blob.relpath
+                )
+            )
+    for stray in strays:
+        kind = "symlink" if (home.root / stray).is_symlink() else "stray-file"
+        findings.append(Finding("warning", kind, stray))
+    for temp in temp_files(home):
+        old = now - temp.mtime >= options.grace_seconds
+        findings.append(Finding("warning" if old else "info", "temp-file", temp.relpath))
+
+
+# --- session logs ---------------------------------------------------------------------
+
+
+def _check_sessions(
+    home: Home, memory: sqlite3.Connection | None, findings: list[Finding], counts: dict[str, int]
+) -> None:
+    from soloqueue_mem.sessions import turns
+
+    indexed = turns.indexed_turn_indexes(memory) if memory is not None else {}
+    logged: dict[SessionKey, set[int]] = {}
+    for key, path in session_files(home, None, None):
+        where = str(path.relative_to(home.root))
+        indexes: set[int] = set()
+        for entry in read_lines(path):
+            if entry.record is None:
+                torn = entry.error and entry.error.startswith("torn tail")
+                findings.append(
+                    Finding(
+                        "warning" if torn else "error",
+                        "torn-tail" if torn else "jsonl-corrupt",
+                        f"{where}:{entry.number}",
+                        entry.error or "",
+                    )
+                )
+            elif isinstance(entry.record.get("turn_index"), int):
+                indexes.add(entry.record["turn_index"])
+        logged[key] = indexes
+    counts["sessions"] = len(logged)
+    counts["turns_logged"] = sum(len(v) for v in logged.values())
+    counts["turns_indexed"] = sum(len(v) for v in indexed.values())
+    if memory is None:
+        return
+    for key in sorted(set(logged) | set(indexed)):
+        name = "/".join(key)
+        missing = logged.get(key, set()) - indexed.get(key, set())
+        extra = indexed.get(key, set()) - logged.get(key, set())
+        if missing:
+            findings.append(Finding("warning", "unindexed-turns", name, f"{len(missing)} turn(s)"))
+        if extra:
+            kind = "missing-log" if key not in logged else "index-ahead"
+            findings.append(
+                Finding("error", kind, name, f"{len(extra)} indexed turn(s) without a log record")
+            )
+
+
+# --- repair ---------------------------------------------------------------------------
+
+
+def _repair(home: Home, open_memory: Callable[[], sqlite3.Connection | None]) -> dict[str, int]:
+    """Re-index turns the logs have and the index lacks; rebuild the full-text index."""
+    from soloqueue_mem.db.connect import write_tx
+    from soloqueue_mem.sessions import turns
+    from soloqueue_mem.sessions.logfile import SessionLog
+    from soloqueue_mem.sessions.writer import catch_up
+
+    conn = open_memory()
+    if conn is None:
+        return {"sessions": 0, "fts_rows": 0}
+    try:
+        sessions = 0
+        for key, path in session_files(home, None, None):
+            with SessionLog(path) as log, write_tx(conn):
+                catch_up(conn, key, log)
+            sessions += 1
+        with write_tx(conn):
+            rows = turns.rebuild_fts(conn)
+    finally:
+        conn.close()
+    return {"sessions": sessions, "fts_rows": rows}

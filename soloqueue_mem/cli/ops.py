@@ -8,7 +8,7 @@ import typer
 
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
-from soloqueue_mem.cli.output import Format, emit_object, print_table, write
+from soloqueue_mem.cli.output import Format, emit_object, print_table, print_text_block, write
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.cli.trace import hit_json, render_hits
 from soloqueue_mem.db.stores import open_memory
@@ -95,7 +95,12 @@ def demo(ctx: typer.Context, fmt: FormatOpt = None) -> None:
             {
                 "root": result["root"],
                 "logged": [
-                    {"turn_index": t.turn_index, "role": t.role, "content": t.content}
+                    {
+                        "turn_index": t.turn_index,
+                        "role": t.role,
+                        "content": t.content,
+                        "offloaded": list(t.offloaded),
+                    }
                     for t in result["logged"]
                 ],
                 "searches": {
@@ -107,6 +112,13 @@ def demo(ctx: typer.Context, fmt: FormatOpt = None) -> None:
         )
         return
     write(f"Logged {len(result['logged'])} turns into a throw-away store ({result['root']}).\n")
+    for turn in result["logged"]:
+        if turn.offloaded:
+            write(
+                f"\nA large tool output was offloaded to artifact {turn.offloaded[0]}; "
+                "its L1 view is a reference:\n"
+            )
+            print_text_block(turn.tool_results[0]["content"][:200] + " ...\n")
     for query, hits in result["searches"].items():
         write(f"\n$ soloqueue-mem trace {query!r}\n")
         render_hits(hits, Format.text if app.format is Format.text else Format.table)

@@ -1,7 +1,8 @@
 """``demo``: a throw-away store, a short bilingual agent session, shown back.
 
-It exercises the real code paths (log, the index, trace, export) on a temporary data
-directory, so ``pip install . && soloqueue-mem demo`` proves an installation works.
+It exercises the real code paths (log, offloading of a large tool output into the
+artifact store, the index, trace, export) on a temporary data directory, so
+``pip install . && soloqueue-mem demo`` proves an installation works.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from typing import Any
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_memory
+from soloqueue_mem.db.stores import open_artifacts, open_memory
 from soloqueue_mem.home import Home
 from soloqueue_mem.sessions.events import SessionKey, parse_event
+from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.reader import openai_messages, read_session
 from soloqueue_mem.sessions.trace import Scope, trace
 from soloqueue_mem.sessions.writer import LoggedTurn, log_events
@@ -39,6 +41,26 @@ DEMO_EVENTS: list[dict[str, Any]] = [
             }
         ],
     },
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "call_2", "name": "run_shell", "input": {"cmd": "cat server.log"}}],
+    },
+    {
+        "role": "tool",
+        "content": "",
+        "tool_results": [
+            {
+                "tool_use_id": "call_2",
+                "content": "".join(
+                    f"2026-11-26 03:{n // 60:02d}:{n % 60:02d} WARN db: connection wait "
+                    f"{480 + n % 40} ms (busy_timeout=500)\n"
+                    for n in range(120)
+                ),
+                "is_error": False,
+            }
+        ],
+    },
     {"role": "assistant", "content": "busy_timeout 只有 500 毫秒，太短了。建议改成 5000 毫秒。"},
     {
         "role": "user",
@@ -55,6 +77,7 @@ def run_demo(now: datetime, base: Path | None = None) -> dict[str, Any]:
         config = Config()
         conn = open_memory(home, config)
         assert conn is not None
+        offloader = Offloader(home, config, now, lambda: open_artifacts(home, config))
         try:
             items = [
                 (n, parse_event({**e, "timestamp": iso(now + timedelta(seconds=n))}))
@@ -63,7 +86,13 @@ def run_demo(now: datetime, base: Path | None = None) -> dict[str, Any]:
             logged = [
                 t
                 for t in log_events(
-                    home, conn, items, ("default", "demo", "demo-session"), config, now
+                    home,
+                    conn,
+                    items,
+                    ("default", "demo", "demo-session"),
+                    config,
+                    now,
+                    offload=offloader,
                 )
                 if isinstance(t, LoggedTurn)
             ]
@@ -72,6 +101,7 @@ def run_demo(now: datetime, base: Path | None = None) -> dict[str, Any]:
             first = logged[0]
             content = read_session(home, SessionKey(first.group, first.agent, first.session))
         finally:
+            offloader.close()
             conn.close()
         return {
             "root": str(home.root),

@@ -139,7 +139,9 @@ def test_version(cli):
 
 def test_demo_runs_offline_and_finds_its_turns(cli):
     out = cli.json("demo")
-    assert len(out["logged"]) == 5
+    assert len(out["logged"]) == 7
+    (offloaded,) = [t for t in out["logged"] if t["offloaded"]]
+    assert offloaded["role"] == "tool"
     assert out["searches"]["数据库超时"][0]["turn_index"] == 0
     assert out["openai"][1]["tool_calls"][0]["function"]["name"] == "read_file"
     assert not Path(out["root"]).exists()  # the throw-away store is gone

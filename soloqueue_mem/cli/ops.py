@@ -11,7 +11,7 @@ from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import Format, emit_object, print_table, print_text_block, write
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.cli.trace import hit_json, render_hits
-from soloqueue_mem.db.stores import open_memory
+from soloqueue_mem.db.stores import open_artifacts, open_memory
 from soloqueue_mem.home import DIR_NAME, Home
 
 
@@ -62,16 +62,20 @@ def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> No
 
     app = app_context(ctx, fmt, root)
     conn = open_memory(app.home, app.config, create=False)
+    artifacts = open_artifacts(app.home, app.config, create=False)
     try:
-        report = store_stats(app.home, conn)
+        report = store_stats(app.home, conn, artifacts)
     finally:
-        if conn is not None:
-            conn.close()
+        for opened in (conn, artifacts):
+            if opened is not None:
+                opened.close()
 
     def table() -> None:
         rows = [("root", report["root"]), ("exists", report["exists"])]
         rows += [(f"{name} count", value) for name, value in report["counts"].items()]
         rows += [(f"{name} bytes", info["bytes"]) for name, info in report["databases"].items()]
+        rows += [("blobs", f"{report['blobs']['files']} files, {report['blobs']['bytes']} bytes")]
+        rows += [(f"last gc {name}", when) for name, when in report["gc"].items()]
         rows += [
             (
                 "session logs",

@@ -9,6 +9,7 @@ from typing import Any
 
 from soloqueue_mem.db.migrate import schema_version
 from soloqueue_mem.home import Home
+from soloqueue_mem.lifecycle.gc import read_state
 
 
 def _size(path: Path) -> int:
@@ -31,22 +32,30 @@ def _tree_size(folder: Path, suffix: str) -> tuple[int, int]:
     return count, size
 
 
-def store_stats(home: Home, memory: sqlite3.Connection | None) -> dict[str, Any]:
+def store_stats(
+    home: Home, memory: sqlite3.Connection | None, artifacts: sqlite3.Connection | None = None
+) -> dict[str, Any]:
     """Counts, sizes and schema versions of everything present."""
     databases: dict[str, Any] = {}
     for path in (home.memory_db, home.state_db, home.root / "artifacts.db"):
         if path.exists():
             databases[path.name] = {"bytes": _size(path)}
-    counts: dict[str, int] = {"turns": 0, "sessions": 0}
+    counts: dict[str, int] = {"turns": 0, "sessions": 0, "artifacts": 0}
     if memory is not None:
         databases["memory.db"]["schema_version"] = schema_version(memory)
         counts["turns"] = memory.execute("SELECT COUNT(*) FROM conversation_turns").fetchone()[0]
         counts["sessions"] = memory.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+    if artifacts is not None:
+        databases["artifacts.db"]["schema_version"] = schema_version(artifacts)
+        counts["artifacts"] = artifacts.execute("SELECT COUNT(*) FROM artifacts").fetchone()[0]
     logs, log_bytes = _tree_size(home.root / "groups", ".jsonl")
+    blobs, blob_bytes = _tree_size(home.blobs_dir, "")
     return {
         "root": str(home.root),
         "exists": home.exists(),
         "counts": counts,
         "databases": databases,
         "session_logs": {"files": logs, "bytes": log_bytes},
+        "blobs": {"files": blobs, "bytes": blob_bytes},
+        "gc": read_state(home.gc_state),
     }

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -33,13 +35,17 @@ def artifact_json(artifact: Artifact) -> dict[str, Any]:
     return data
 
 
-def _open(app_ctx: AppContext, create: bool) -> sqlite3.Connection:
+@contextmanager
+def _catalog(app_ctx: AppContext, create: bool) -> Iterator[sqlite3.Connection]:
     from soloqueue_mem.db.stores import open_artifacts
 
     conn = open_artifacts(app_ctx.home, app_ctx.config, create=create)
     if conn is None:
         raise NotFound("no artifacts yet (no data directory or artifacts.db)")
-    return conn
+    try:
+        yield conn
+    finally:
+        conn.close()
 
 
 def _rows_table(rows: list[Artifact]) -> None:
@@ -92,11 +98,10 @@ def save(
             stream = open(source, "rb")  # noqa: SIM115 - closed below
         except OSError as exc:
             raise NotFound(f"cannot read {source}: {exc.strerror}") from None
-    conn = _open(app_ctx, create=True)
     try:
-        saved = save_artifact(app_ctx.home, conn, stream, meta, app_ctx.now)
+        with _catalog(app_ctx, create=True) as conn:
+            saved = save_artifact(app_ctx.home, conn, stream, meta, app_ctx.now)
     finally:
-        conn.close()
         if stream is not sys.stdin.buffer:
             stream.close()
     data = {**artifact_json(saved.artifact), "new_blob": saved.new_blob}
@@ -116,8 +121,7 @@ def read(
     from soloqueue_mem.artifacts.store import read as read_artifact
 
     app_ctx = app_context(ctx, fmt, root)
-    conn = _open(app_ctx, create=False)
-    try:
+    with _catalog(app_ctx, create=False) as conn:
         artifact, chunks = read_artifact(app_ctx.home, conn, ref)
         if meta:
             emit_object(artifact_json(artifact), app_ctx.format)
@@ -126,8 +130,6 @@ def read(
         for chunk in chunks:
             out.write(chunk)
         out.flush()
-    finally:
-        conn.close()
 
 
 @app.command("show")
@@ -137,11 +139,8 @@ def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt =
     from soloqueue_mem.artifacts import catalog
 
     app_ctx = app_context(ctx, fmt, root)
-    conn = _open(app_ctx, create=False)
-    try:
+    with _catalog(app_ctx, create=False) as conn:
         artifact = catalog.get(conn, ref)
-    finally:
-        conn.close()
     emit_object(artifact_json(artifact), app_ctx.format, table=lambda: _rows_table([artifact]))
 
 
@@ -189,11 +188,8 @@ def tag_command(
     from soloqueue_mem.artifacts.store import tag as tag_artifact
 
     app_ctx = app_context(ctx, fmt, root)
-    conn = _open(app_ctx, create=False)
-    try:
+    with _catalog(app_ctx, create=False) as conn:
         artifact = tag_artifact(conn, ref, add or [], remove or [])
-    finally:
-        conn.close()
     emit_object(artifact_json(artifact), app_ctx.format, table=lambda: _rows_table([artifact]))
 
 
@@ -204,9 +200,6 @@ def rm(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = N
     from soloqueue_mem.artifacts.store import remove
 
     app_ctx = app_context(ctx, fmt, root)
-    conn = _open(app_ctx, create=False)
-    try:
+    with _catalog(app_ctx, create=False) as conn:
         artifact = remove(conn, ref)
-    finally:
-        conn.close()
     emit_object({**artifact_json(artifact), "removed": True}, app_ctx.format)

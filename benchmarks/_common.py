@@ -72,7 +72,9 @@ def run_timed(
             env=env,
             cwd=neutral_cwd(),
             input=stdin if isinstance(stdin, bytes) else None,
-            stdin=stdin_file if stdin_file is not None else (None if isinstance(stdin, bytes) else subprocess.DEVNULL),
+            stdin=stdin_file
+            if stdin_file is not None
+            else (None if isinstance(stdin, bytes) else subprocess.DEVNULL),
             stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
@@ -90,8 +92,9 @@ def run_timed(
 
 def probe(argv: Sequence[str], env: dict[str, str]) -> tuple[int, bytes, str]:
     """Run once untimed: (exit code, stdout, last line of stderr)."""
-    proc = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                          cwd=neutral_cwd())
+    proc = subprocess.run(
+        argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, cwd=neutral_cwd()
+    )
     lines = proc.stderr.decode(errors="replace").strip().splitlines()
     return proc.returncode, proc.stdout, lines[-1][:300] if lines else ""
 
@@ -170,7 +173,11 @@ def project_version(python: str) -> str:
 
     proc = subprocess.run(
         [python, "-c", "import os, soloqueue_mem; print(os.path.dirname(soloqueue_mem.__file__))"],
-        capture_output=True, text=True, env=timing_env(), cwd=neutral_cwd())
+        capture_output=True,
+        text=True,
+        env=timing_env(),
+        cwd=neutral_cwd(),
+    )
     folder = Path(proc.stdout.strip())
     if proc.returncode != 0 or not folder.is_dir():
         return "soloqueue_mem: not importable"

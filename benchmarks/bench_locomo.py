@@ -100,13 +100,23 @@ def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]
         for i, turn in enumerate(turns):
             text = turn_text(turn)
             docs.append((turn["dia_id"], text))
-            items.append((None, Event(
-                role="user" if turn["speaker"] == conv["speaker_a"] else "assistant",
-                content=text, tool_calls=[], tool_results=[],
-                timestamp=start + timedelta(seconds=i), metadata={"dia_id": turn["dia_id"]},
-                session=f"session_{number}")))
-    for result in log_events(home, conn, items, ("locomo", "agent", None), config,
-                             datetime.now(UTC), chunk_size=10_000):
+            items.append(
+                (
+                    None,
+                    Event(
+                        role="user" if turn["speaker"] == conv["speaker_a"] else "assistant",
+                        content=text,
+                        tool_calls=[],
+                        tool_results=[],
+                        timestamp=start + timedelta(seconds=i),
+                        metadata={"dia_id": turn["dia_id"]},
+                        session=f"session_{number}",
+                    ),
+                )
+            )
+    for result in log_events(
+        home, conn, items, ("locomo", "agent", None), config, datetime.now(UTC), chunk_size=10_000
+    ):
         if isinstance(result, Rejected):
             raise RuntimeError(result)
     return home, conn, docs
@@ -115,14 +125,17 @@ def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]
 class Baseline:
     """Plain FTS5 over the same texts; the question's words quoted and OR-joined."""
 
-    def __init__(self, docs: list[tuple[str, str]], tokenizer: str,
-                 stopwords: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, docs: list[tuple[str, str]], tokenizer: str, stopwords: frozenset[str] = frozenset()
+    ) -> None:
         self.stopwords = stopwords
         self.ids = [dia for dia, _ in docs]
         self.conn = sqlite3.connect(":memory:")
         self.conn.execute(f"CREATE VIRTUAL TABLE d USING fts5(body, tokenize='{tokenizer}')")
-        self.conn.executemany("INSERT INTO d (rowid, body) VALUES (?, ?)",
-                              ((i + 1, text) for i, (_, text) in enumerate(docs)))
+        self.conn.executemany(
+            "INSERT INTO d (rowid, body) VALUES (?, ?)",
+            ((i + 1, text) for i, (_, text) in enumerate(docs)),
+        )
 
     def search(self, question: str, k: int) -> list[str]:
         words = list(dict.fromkeys(re.findall(r"\w+", question.lower())))
@@ -131,7 +144,8 @@ class Baseline:
             return []
         match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
         rows = self.conn.execute(
-            "SELECT rowid FROM d WHERE d MATCH ? ORDER BY rank, rowid DESC LIMIT ?", (match, k))
+            "SELECT rowid FROM d WHERE d MATCH ? ORDER BY rank, rowid DESC LIMIT ?", (match, k)
+        )
         return [self.ids[r[0] - 1] for r in rows]
 
 
@@ -156,8 +170,12 @@ def main() -> int:
             lexicon_cache.append(open_lexicon(c.CACHE / "lexicon"))
         return lexicon_cache[0]
 
-    methods = ["soloqueue-mem trace", "FTS5 unicode61 OR (baseline)", "FTS5 porter unicode61 OR",
-               "FTS5 unicode61 OR, stopwords dropped"]
+    methods = [
+        "soloqueue-mem trace",
+        "FTS5 unicode61 OR (baseline)",
+        "FTS5 porter unicode61 OR",
+        "FTS5 unicode61 OR, stopwords dropped",
+    ]
     # results[method][category] = list of (hit5, hit10, hit20)
     results: dict[str, dict[int, list[tuple[bool, ...]]]] = {m: {} for m in methods}
     dropped_ids = unscored = 0
@@ -171,8 +189,11 @@ def main() -> int:
             home, conn, docs = ingest(work / f"conv-{index}", conv)
             turns_total += len(docs)
             known = {dia for dia, _ in docs}
-            baselines = [Baseline(docs, "unicode61"), Baseline(docs, "porter unicode61"),
-                         Baseline(docs, "unicode61", STOPWORDS)]
+            baselines = [
+                Baseline(docs, "unicode61"),
+                Baseline(docs, "porter unicode61"),
+                Baseline(docs, "unicode61", STOPWORDS),
+            ]
             for qa in sample["qa"]:
                 category = qa["category"]
                 evidence, dropped = clean_evidence(qa.get("evidence", []), known)
@@ -194,10 +215,13 @@ def main() -> int:
                 }
                 for method, ids in ranked.items():
                     results[method].setdefault(category, []).append(
-                        tuple(bool(wanted.intersection(ids[:k])) for k in KS))
+                        tuple(bool(wanted.intersection(ids[:k])) for k in KS)
+                    )
             conn.close()
-            c.note(f"conversation {index + 1}/{len(data)}: {len(docs)} turns, "
-                   f"{len(sample['qa'])} questions")
+            c.note(
+                f"conversation {index + 1}/{len(data)}: {len(docs)} turns, "
+                f"{len(sample['qa'])} questions"
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -208,10 +232,12 @@ def main() -> int:
     c.out()
     c.out(c.machine_line(sys.executable))
     c.out()
-    c.out(f"{len(data)} conversation(s), {turns_total:,} turns, {traced:,} scored questions; "
-          f"{dropped_ids} malformed/unknown evidence id(s) dropped, {unscored} question(s) "
-          f"without valid evidence not scored. Library trace(): "
-          f"{1000 * trace_seconds / max(traced, 1):.2f} ms per question (top 20).")
+    c.out(
+        f"{len(data)} conversation(s), {turns_total:,} turns, {traced:,} scored questions; "
+        f"{dropped_ids} malformed/unknown evidence id(s) dropped, {unscored} question(s) "
+        f"without valid evidence not scored. Library trace(): "
+        f"{1000 * trace_seconds / max(traced, 1):.2f} ms per question (top 20)."
+    )
     c.out()
     table_rows = []
     for category in (1, 2, 3, 4, 5):
@@ -223,19 +249,30 @@ def main() -> int:
         table_rows.append(["**1-4**", f"**{method}**", len(rows), *rates(rows)])
     c.out(c.table(["category", "method", "questions", "hit@5", "hit@10", "hit@20"], table_rows))
     c.out()
-    c.out("Reference figures from bench-data/README.md (categories 1-4, 1,536 questions, all 10 "
-          "conversations):")
+    c.out(
+        "Reference figures from bench-data/README.md (categories 1-4, 1,536 questions, all 10 "
+        "conversations):"
+    )
     c.out()
-    c.out(c.table(["reference", "hit@5", "hit@10", "hit@20"],
-                  [[name, *vals] for name, vals in REFERENCE_1_4.items()]))
+    c.out(
+        c.table(
+            ["reference", "hit@5", "hit@10", "hit@20"],
+            [[name, *vals] for name, vals in REFERENCE_1_4.items()],
+        )
+    )
     c.out()
     ours = [r for cat in (1, 2, 3, 4) for r in results[methods[0]].get(cat, [])]
     base = [r for cat in (1, 2, 3, 4) for r in results[methods[1]].get(cat, [])]
     if ours and base:
-        diff = [100 * (sum(r[i] for r in ours) - sum(r[i] for r in base)) / len(ours)
-                for i in range(len(KS))]
-        c.out("Ours minus the FTS5-OR baseline of this run, categories 1-4: "
-              + "/".join(f"{d:+.1f}" for d in diff) + " points at hit@5/@10/@20.")
+        diff = [
+            100 * (sum(r[i] for r in ours) - sum(r[i] for r in base)) / len(ours)
+            for i in range(len(KS))
+        ]
+        c.out(
+            "Ours minus the FTS5-OR baseline of this run, categories 1-4: "
+            + "/".join(f"{d:+.1f}" for d in diff)
+            + " points at hit@5/@10/@20."
+        )
     return 0
 
 

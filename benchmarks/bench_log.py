@@ -80,7 +80,9 @@ def bench_single(python: str, work: Path, runs: int) -> tuple[str, bool]:
     store = work / "single-store"
     # An existing store: created by a first call, with a few turns in it.
     for i in range(3):
-        c.run_timed([*cli, "--root", str(store), "log", "--session", "bench", f"{ZH_TEXT} {i}"], env)
+        c.run_timed(
+            [*cli, "--root", str(store), "log", "--session", "bench", f"{ZH_TEXT} {i}"], env
+        )
     floor_db = work / "floor.db"
     conn = sqlite3.connect(floor_db)
     conn.execute("PRAGMA journal_mode = WAL")
@@ -92,18 +94,23 @@ def bench_single(python: str, work: Path, runs: int) -> tuple[str, bool]:
         "python -c pass": {"argv": [python, "-c", "pass"], "env": env},
         'python -c "import typer"': {"argv": [python, "-c", "import typer"], "env": env},
         "floor: python -c sqlite3 WAL insert": {
-            "argv": [python, "-c", FLOOR_ONE, str(floor_db), ZH_TEXT], "env": env},
+            "argv": [python, "-c", FLOOR_ONE, str(floor_db), ZH_TEXT],
+            "env": env,
+        },
         "soloqueue-mem log (zh)": {"argv": [*cli, *log_args], "env": env},
         "python -m soloqueue_mem log (zh)": {
-            "argv": [python, "-m", "soloqueue_mem", *log_args], "env": env},
+            "argv": [python, "-m", "soloqueue_mem", *log_args],
+            "env": env,
+        },
     }
     c.note(f"(a) timing {len(commands)} commands x {runs} runs, interleaved")
     times = c.interleaved(commands, runs)
     floor = c.median(times["floor: python -c sqlite3 WAL insert"])
     rows = []
     for label, values in times.items():
-        rows.append([label, c.ms(c.median(values)), c.ms(c.p90(values)),
-                     f"{c.median(values) / floor:.2f}x"])
+        rows.append(
+            [label, c.ms(c.median(values)), c.ms(c.p90(values)), f"{c.median(values) / floor:.2f}x"]
+        )
     log_median = c.median(times["soloqueue-mem log (zh)"])
     ratio = log_median / floor
     ok = ratio <= 4 and log_median <= 0.100
@@ -152,13 +159,16 @@ def bench_batch(python: str, work: Path, n: int, seed: int) -> tuple[str, bool]:
     store = work / "batch-store"
     c.note("(b) soloqueue-mem log --batch")
     product_s, _ = c.run_timed(
-        [*cli, "--root", str(store), "log", "--batch", "--format", "jsonl"], env, stdin=data)
+        [*cli, "--root", str(store), "log", "--batch", "--format", "jsonl"], env, stdin=data
+    )
 
     floors = {}
     for variant in ("raw", "spaced"):
         db = work / f"floor-{variant}.db"
         c.note(f"(b) floor ({variant})")
-        floors[variant], _ = c.run_timed([python, "-c", FLOOR_BATCH, str(db), variant], env, stdin=data)
+        floors[variant], _ = c.run_timed(
+            [python, "-c", FLOOR_BATCH, str(db), variant], env, stdin=data
+        )
 
     # Verification: N turns stored, and trace finds known turns.
     conn = sqlite3.connect(f"file:{store / 'memory.db'}?mode=ro", uri=True)
@@ -169,9 +179,22 @@ def bench_batch(python: str, work: Path, n: int, seed: int) -> tuple[str, bool]:
     for sample in samples:
         had_lexicon = any((store / "cache").glob("lexicon-*"))
         out_s, raw = c.run_timed(
-            [*cli, "--root", str(store), "trace", sample["content"][:120],
-             "--session", sample["session"], "--limit", "5", "--format", "json"],
-            env, capture=True)
+            [
+                *cli,
+                "--root",
+                str(store),
+                "trace",
+                sample["content"][:120],
+                "--session",
+                sample["session"],
+                "--limit",
+                "5",
+                "--format",
+                "json",
+            ],
+            env,
+            capture=True,
+        )
         hits = json.loads(raw)
         found = any(h["content"] == sample["content"] for h in hits)
         top = bool(hits) and hits[0]["content"] == sample["content"]
@@ -181,12 +204,27 @@ def bench_batch(python: str, work: Path, n: int, seed: int) -> tuple[str, bool]:
     rate = n / product_s
     ok = stored == n and all(check[1] for check in checks)  # correctness; goals are reported
     rows = [
-        ["soloqueue-mem log --batch --format jsonl", f"{product_s:.2f}", f"{rate:,.0f}",
-         f"{product_s / floors['raw']:.2f}x", f"{product_s / floors['spaced']:.2f}x"],
-        ["floor: sqlite3 + FTS5, raw text", f"{floors['raw']:.2f}", f"{n / floors['raw']:,.0f}",
-         "1.00x", f"{floors['raw'] / floors['spaced']:.2f}x"],
-        ["floor: sqlite3 + FTS5, CJK chars spaced (index form)", f"{floors['spaced']:.2f}",
-         f"{n / floors['spaced']:,.0f}", f"{floors['spaced'] / floors['raw']:.2f}x", "1.00x"],
+        [
+            "soloqueue-mem log --batch --format jsonl",
+            f"{product_s:.2f}",
+            f"{rate:,.0f}",
+            f"{product_s / floors['raw']:.2f}x",
+            f"{product_s / floors['spaced']:.2f}x",
+        ],
+        [
+            "floor: sqlite3 + FTS5, raw text",
+            f"{floors['raw']:.2f}",
+            f"{n / floors['raw']:,.0f}",
+            "1.00x",
+            f"{floors['raw'] / floors['spaced']:.2f}x",
+        ],
+        [
+            "floor: sqlite3 + FTS5, CJK chars spaced (index form)",
+            f"{floors['spaced']:.2f}",
+            f"{n / floors['spaced']:,.0f}",
+            f"{floors['spaced'] / floors['raw']:.2f}x",
+            "1.00x",
+        ],
     ]
     text = [
         f"### (b) `log --batch`: {n:,} mixed zh/en turns, one process",
@@ -201,11 +239,25 @@ def bench_batch(python: str, work: Path, n: int, seed: int) -> tuple[str, bool]:
         f"Verification: store holds {stored:,} turns ({fts_rows:,} FTS rows), expected {n:,}: "
         f"{'ok' if stored == n else '**MISMATCH**'}.",
         "",
-        c.table(["trace check (first 120 chars of a turn, --session)", "found in top 5",
-                 "ranked first", "trace ms (whole process)", "note"],
-                [[s, "yes" if f else "**no**", "yes" if t else "no", c.ms(sec),
-                  "first Han query: built the store's lexicon" if b else ""]
-                 for s, f, t, sec, b in checks]),
+        c.table(
+            [
+                "trace check (first 120 chars of a turn, --session)",
+                "found in top 5",
+                "ranked first",
+                "trace ms (whole process)",
+                "note",
+            ],
+            [
+                [
+                    s,
+                    "yes" if f else "**no**",
+                    "yes" if t else "no",
+                    c.ms(sec),
+                    "first Han query: built the store's lexicon" if b else "",
+                ]
+                for s, f, t, sec, b in checks
+            ],
+        ),
         "",
         f"Goal: >= 5,000 turns/s: {rate:,.0f} turns/s -> {c.verdict(rate >= 5000)}",
     ]
@@ -215,9 +267,14 @@ def bench_batch(python: str, work: Path, n: int, seed: int) -> tuple[str, bool]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small fast run")
-    parser.add_argument("--python", default=sys.executable,
-                        help="interpreter whose soloqueue-mem is timed (default: this one)")
-    parser.add_argument("--runs", type=int, help="runs per single-call command (default 30, quick 10)")
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter whose soloqueue-mem is timed (default: this one)",
+    )
+    parser.add_argument(
+        "--runs", type=int, help="runs per single-call command (default 30, quick 10)"
+    )
     parser.add_argument("-n", "--turns", type=int, help="batch size (default 100000, quick 10000)")
     parser.add_argument("--seed", type=int, default=20250101)
     parser.add_argument("--only", choices=["single", "batch"])

@@ -46,12 +46,11 @@ print(json.dumps(rows, ensure_ascii=False))
 def build_store(n: int, seed: int, sessions: int) -> tuple[Path, dict]:
     """The cached store of ``n`` turns; built through ``log_events`` if missing."""
     from soloqueue_mem.config import Config
+    from soloqueue_mem.db.schema_memory import MIGRATIONS
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.writer import Rejected, log_events
-
-    from soloqueue_mem.db.schema_memory import MIGRATIONS
 
     final = c.CACHE / f"trace-store-{n}-seed{seed}"
     info_file = final / "bench-build.json"
@@ -60,10 +59,15 @@ def build_store(n: int, seed: int, sessions: int) -> tuple[Path, dict]:
         version = probe.execute("PRAGMA user_version").fetchone()[0]
         probe.close()
         if version <= len(MIGRATIONS):  # an older schema is migrated by the untimed warm-up
-            return final, {**json.loads(info_file.read_text()), "reused": True,
-                           "schema": f"{version} (code: {len(MIGRATIONS)})"}
-        c.note(f"cached store has schema {version}, newer than this code's "
-               f"{len(MIGRATIONS)}: rebuilding")
+            return final, {
+                **json.loads(info_file.read_text()),
+                "reused": True,
+                "schema": f"{version} (code: {len(MIGRATIONS)})",
+            }
+        c.note(
+            f"cached store has schema {version}, newer than this code's "
+            f"{len(MIGRATIONS)}: rebuilding"
+        )
     c.CACHE.mkdir(parents=True, exist_ok=True)
     tmp = c.CACHE / f".building-{n}-seed{seed}"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -77,20 +81,24 @@ def build_store(n: int, seed: int, sessions: int) -> tuple[Path, dict]:
 
     def events():
         for i in range(n):
-            yield None, Event(
-                role="user" if i % 2 == 0 else "assistant",
-                content=gen.turn(),
-                tool_calls=[],
-                tool_results=[],
-                timestamp=base + timedelta(seconds=30 * i),
-                session=f"s{i // per_session:05d}",
+            yield (
+                None,
+                Event(
+                    role="user" if i % 2 == 0 else "assistant",
+                    content=gen.turn(),
+                    tool_calls=[],
+                    tool_results=[],
+                    timestamp=base + timedelta(seconds=30 * i),
+                    session=f"s{i // per_session:05d}",
+                ),
             )
 
     c.note(f"building a {n:,}-turn store in {tmp} (log_events, chunks of 20,000)")
     start = time.perf_counter()
     done = 0
-    for result in log_events(home, conn, events(), ("bench", "agent", None), config,
-                             datetime.now(UTC), chunk_size=20_000):
+    for result in log_events(
+        home, conn, events(), ("bench", "agent", None), config, datetime.now(UTC), chunk_size=20_000
+    ):
         if isinstance(result, Rejected):
             raise RuntimeError(f"rejected: {result}")
         done += 1
@@ -147,9 +155,14 @@ def summary(values: list[float]) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="100,000-turn store, fewer repeats")
-    parser.add_argument("--python", default=sys.executable,
-                        help="interpreter whose soloqueue-mem is timed (default: this one)")
-    parser.add_argument("-n", "--turns", type=int, help="store size (default 1000000, quick 100000)")
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter whose soloqueue-mem is timed (default: this one)",
+    )
+    parser.add_argument(
+        "-n", "--turns", type=int, help="store size (default 1000000, quick 100000)"
+    )
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--repeats", type=int, help="runs per query (default 10, quick 5)")
     parser.add_argument("--seed", type=int, default=7)
@@ -182,20 +195,41 @@ def main() -> int:
     problems: list[str] = []
     for lang, query in queries():
         match = match_expression(query_terms(query, lambda: lexicon))
-        hits = conn.execute(
-            "SELECT COUNT(*) FROM conversation_turns_fts WHERE conversation_turns_fts MATCH ?",
-            (match,)).fetchone()[0] if match else 0
+        hits = (
+            conn.execute(
+                "SELECT COUNT(*) FROM conversation_turns_fts WHERE conversation_turns_fts MATCH ?",
+                (match,),
+            ).fetchone()[0]
+            if match
+            else 0
+        )
         commands = {
-            "trace": {"argv": [*cli, "--root", str(store), "trace", query, "--format", "json"],
-                      "env": env},
+            "trace": {
+                "argv": [*cli, "--root", str(store), "trace", query, "--format", "json"],
+                "env": env,
+            },
             "floor": {"argv": [args.python, "-c", FLOOR, str(db), match or '""'], "env": env},
         }
         c.note(f"{lang} {query!r}: {hits:,} matching turns")
         code, _, error = c.probe(commands["trace"]["argv"], env)
         if code != 0:
             problems.append(f"`{query}` ({hits:,} matching turns): trace exited {code}: {error}")
-            rows.append([lang, query, match, f"{hits:,}", f"**exit {code}**", "-", "-", "-",
-                         "-", "-", "-", "**error**"])
+            rows.append(
+                [
+                    lang,
+                    query,
+                    match,
+                    f"{hits:,}",
+                    f"**exit {code}**",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    "**error**",
+                ]
+            )
             continue
         times = c.interleaved(commands, repeats, warmup=1)
         _, raw = c.run_timed(**commands["trace"], capture=True)
@@ -209,9 +243,22 @@ def main() -> int:
         t_med, f_med = c.median(times["trace"]), c.median(times["floor"])
         per_lang[lang].append(t_med)
         floors.append(f_med)
-        rows.append([lang, query, match, f"{hits:,}", returned, overlap, c.ms(t_med),
-                     c.ms(c.p90(times["trace"])), c.ms(f_med), c.ms(c.p90(times["floor"])),
-                     f"{t_med / f_med:.1f}x", "yes" if t_med <= 0.250 else "**no**"])
+        rows.append(
+            [
+                lang,
+                query,
+                match,
+                f"{hits:,}",
+                returned,
+                overlap,
+                c.ms(t_med),
+                c.ms(c.p90(times["trace"])),
+                c.ms(f_med),
+                c.ms(c.p90(times["floor"])),
+                f"{t_med / f_med:.1f}x",
+                "yes" if t_med <= 0.250 else "**no**",
+            ]
+        )
     conn.close()
 
     all_medians = per_lang["zh"] + per_lang["en"]
@@ -221,29 +268,59 @@ def main() -> int:
     c.out()
     c.out(c.machine_line(args.python))
     c.out()
-    c.out(f"Store: {total:,} turns, {info['sessions']:,} sessions, memory.db (+wal) "
-          f"{db_bytes / 1e6:,.0f} MB, {store}. "
-          + ("Reused from an earlier run" if info["reused"] else "Built in this run")
-          + f" (schema version {info['schema']}); "
-          + f"build: {info['build_seconds']} s = {info['build_turns_per_s']:,} turns/s "
-          f"({info['method']}). Page cache warm. {repeats} runs per command, interleaved.")
+    c.out(
+        f"Store: {total:,} turns, {info['sessions']:,} sessions, memory.db (+wal) "
+        f"{db_bytes / 1e6:,.0f} MB, {store}. "
+        + ("Reused from an earlier run" if info["reused"] else "Built in this run")
+        + f" (schema version {info['schema']}); "
+        + f"build: {info['build_seconds']} s = {info['build_turns_per_s']:,} turns/s "
+        f"({info['method']}). Page cache warm. {repeats} runs per command, interleaved."
+    )
     c.out()
-    c.out(c.table(
-        ["lang", "query", "MATCH expression", "matching turns", "returned",
-         "same as exact BM25 top 10", "trace median ms",
-         "trace p90 ms", "floor median ms", "floor p90 ms", "trace/floor", "<= 250 ms"], rows))
+    c.out(
+        c.table(
+            [
+                "lang",
+                "query",
+                "MATCH expression",
+                "matching turns",
+                "returned",
+                "same as exact BM25 top 10",
+                "trace median ms",
+                "trace p90 ms",
+                "floor median ms",
+                "floor p90 ms",
+                "trace/floor",
+                "<= 250 ms",
+            ],
+            rows,
+        )
+    )
     c.out()
-    c.out(c.table(
-        ["summary", "median of per-query medians, ms", "worst query median, ms"],
-        [[label, *summary(values)] for label, values in (
-            ("trace, zh queries", per_lang["zh"]), ("trace, en queries", per_lang["en"]),
-            ("trace, all", all_medians), ("floor, all", floors))]))
+    c.out(
+        c.table(
+            ["summary", "median of per-query medians, ms", "worst query median, ms"],
+            [
+                [label, *summary(values)]
+                for label, values in (
+                    ("trace, zh queries", per_lang["zh"]),
+                    ("trace, en queries", per_lang["en"]),
+                    ("trace, all", all_medians),
+                    ("floor, all", floors),
+                )
+            ],
+        )
+    )
     c.out()
-    c.out(f"Goal: median <= 250 ms per query: {met}/{len(queries())} queries "
-          f"({failed} failed) -> {c.verdict(met == len(queries()))}")
+    c.out(
+        f"Goal: median <= 250 ms per query: {met}/{len(queries())} queries "
+        f"({failed} failed) -> {c.verdict(met == len(queries()))}"
+    )
     c.out()
-    c.out("'same as exact BM25 top 10': how many of the floor's 10 turns (exact bm25 over "
-          "every match) trace also returned.")
+    c.out(
+        "'same as exact BM25 top 10': how many of the floor's 10 turns (exact bm25 over "
+        "every match) trace also returned."
+    )
     if problems:
         c.out()
         c.out("Problems:")

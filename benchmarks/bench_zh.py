@@ -55,8 +55,14 @@ def load_memorybank(root: Path) -> tuple[dict, dict[str, list[str]]]:
 
 
 def all_texts(bank: dict) -> list[str]:
-    return [text for user in bank.values() for pairs in user["history"].values()
-            for pair in pairs for text in (pair["query"], pair["response"]) if text]
+    return [
+        text
+        for user in bank.values()
+        for pairs in user["history"].values()
+        for pair in pairs
+        for text in (pair["query"], pair["response"])
+        if text
+    ]
 
 
 def sentences(text: str) -> list[str]:
@@ -107,27 +113,49 @@ def segmentation(texts: list[str], lexicon, jieba) -> str:
     lines = [
         "### (i) segmentation: our segment() vs jieba.lcut(HMM=True)",
         "",
-        c.table(["measure", "value"], [
-            ["texts (MemoryBank queries + responses)", f"{len(texts):,}"],
-            ["sentences with Han text", f"{len(units):,} ({chars:,} characters)"],
-            ["sentences with identical Han word lists", f"{same:,} = {c.pct(same / len(units))}%"],
-            ["Han words: ours / jieba / same span", f"{ours_n:,} / {theirs_n:,} / {common:,}"],
-            ["token agreement: precision / recall / F1 (spans vs jieba)",
-             f"{c.pct(precision)} / {c.pct(recall)} / {c.pct(f1)}%"],
-            ["time, all sentences: ours (lexicon queries) / jieba (loaded)",
-             f"{ours_time:.2f} s / {theirs_time:.2f} s"],
-        ]),
+        c.table(
+            ["measure", "value"],
+            [
+                ["texts (MemoryBank queries + responses)", f"{len(texts):,}"],
+                ["sentences with Han text", f"{len(units):,} ({chars:,} characters)"],
+                [
+                    "sentences with identical Han word lists",
+                    f"{same:,} = {c.pct(same / len(units))}%",
+                ],
+                ["Han words: ours / jieba / same span", f"{ours_n:,} / {theirs_n:,} / {common:,}"],
+                [
+                    "token agreement: precision / recall / F1 (spans vs jieba)",
+                    f"{c.pct(precision)} / {c.pct(recall)} / {c.pct(f1)}%",
+                ],
+                [
+                    "time, all sentences: ours (lexicon queries) / jieba (loaded)",
+                    f"{ours_time:.2f} s / {theirs_time:.2f} s",
+                ],
+            ],
+        ),
     ]
     if examples:
-        lines += ["", f"Differing sentences ({len(examples)}), first ones "
-                  "(only the words that differ are shown with their neighbours):", ""]
+        lines += [
+            "",
+            f"Differing sentences ({len(examples)}), first ones "
+            "(only the words that differ are shown with their neighbours):",
+            "",
+        ]
         rows = []
         for sentence, ours, theirs in examples[:8]:
-            rows.append([sentence[:60], _diff_words(sentence, ours, theirs, 0),
-                         _diff_words(sentence, ours, theirs, 1)])
+            rows.append(
+                [
+                    sentence[:60],
+                    _diff_words(sentence, ours, theirs, 0),
+                    _diff_words(sentence, ours, theirs, 1),
+                ]
+            )
         lines.append(c.table(["sentence", "ours", "jieba"], rows))
         kinds = Counter(_diff_kind(s, o, t) for s, o, t in examples)
-        lines += ["", "Differences by kind: " + ", ".join(f"{k}: {n}" for k, n in kinds.most_common())]
+        lines += [
+            "",
+            "Differences by kind: " + ", ".join(f"{k}: {n}" for k, n in kinds.most_common()),
+        ]
     return "\n".join(lines)
 
 
@@ -139,7 +167,7 @@ def _diff_words(sentence: str, ours: list[str], theirs: list[str], which: int) -
     shown = []
     for span in mine[:3]:
         i = spans.index(span)
-        context = spans[max(0, i - 1): i + 2]
+        context = spans[max(0, i - 1) : i + 2]
         shown.append("/".join(sentence[x:y] for x, y in context))
     return "; ".join(shown)
 
@@ -150,7 +178,9 @@ def _diff_kind(sentence: str, ours: list[str], theirs: list[str]) -> str:
     for x, y in sorted(a ^ b):
         left = sentence[x - 1] if x > 0 else ""
         right = sentence[y] if y < len(sentence) else ""
-        if re.match(r"[A-Za-z0-9+#&._%\-]", left + " ")  or re.match(r"[A-Za-z0-9+#&._%\-]", right + " "):
+        if re.match(r"[A-Za-z0-9+#&._%\-]", left + " ") or re.match(
+            r"[A-Za-z0-9+#&._%\-]", right + " "
+        ):
             return "next to ASCII letters/digits (jieba cuts Han+ASCII blocks together)"
     return "other"
 
@@ -162,9 +192,9 @@ def bigram_form(text: str) -> str:
     """Han runs as overlapping character bigrams (a lone character as itself)."""
     out, pos = [], 0
     for run in HAN.finditer(text):
-        out.append(text[pos:run.start()])
+        out.append(text[pos : run.start()])
         s = run.group()
-        out.append(" " + " ".join(s[i:i + 2] for i in range(max(1, len(s) - 1))) + " ")
+        out.append(" " + " ".join(s[i : i + 2] for i in range(max(1, len(s) - 1))) + " ")
         pos = run.end()
     out.append(text[pos:])
     return "".join(out)
@@ -184,16 +214,21 @@ class RefIndex:
     def __init__(self, path: Path, labels: list[str], texts: list[str]) -> None:
         self.labels = labels
         self.conn = sqlite3.connect(path)
-        self.conn.execute(f"CREATE VIRTUAL TABLE f USING fts5(body, content='', tokenize='{TOKENIZER}')")
+        self.conn.execute(
+            f"CREATE VIRTUAL TABLE f USING fts5(body, content='', tokenize='{TOKENIZER}')"
+        )
         with self.conn:
-            self.conn.executemany("INSERT INTO f (rowid, body) VALUES (?, ?)",
-                                  ((i + 1, t) for i, t in enumerate(texts)))
+            self.conn.executemany(
+                "INSERT INTO f (rowid, body) VALUES (?, ?)",
+                ((i + 1, t) for i, t in enumerate(texts)),
+            )
 
     def search(self, match: str | None, k: int) -> list[str]:
         if match is None:
             return []
         rows = self.conn.execute(
-            "SELECT rowid FROM f WHERE f MATCH ? ORDER BY rank, rowid DESC LIMIT ?", (match, k))
+            "SELECT rowid FROM f WHERE f MATCH ? ORDER BY rank, rowid DESC LIMIT ?", (match, k)
+        )
         return [self.labels[r[0] - 1] for r in rows]
 
 
@@ -201,12 +236,14 @@ def fts_bytes(conn: sqlite3.Connection, prefix: str) -> int:
     """Payload bytes of the FTS5 shadow tables (dbstat: excludes page slack)."""
     row = conn.execute(
         "SELECT SUM(payload) FROM dbstat WHERE name LIKE ? AND name NOT LIKE 'sqlite_%'",
-        (prefix + "%",)).fetchone()
+        (prefix + "%",),
+    ).fetchone()
     return int(row[0] or 0)
 
 
-def retrieval(bank: dict, probing: dict[str, list[str]], labels: list[dict], lexicon_fn,
-              jieba, work: Path) -> tuple[str, dict]:
+def retrieval(
+    bank: dict, probing: dict[str, list[str]], labels: list[dict], lexicon_fn, jieba, work: Path
+) -> tuple[str, dict]:
     from soloqueue_mem.config import Config
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
@@ -215,8 +252,11 @@ def retrieval(bank: dict, probing: dict[str, list[str]], labels: list[dict], lex
     from soloqueue_mem.sessions.writer import Rejected, log_events
     from soloqueue_mem.text.fts import STOPWORDS
 
-    methods = ["soloqueue-mem trace (chars indexed, jieba-algorithm query)",
-               "jieba reference (jieba words indexed)", "character bigrams"]
+    methods = [
+        "soloqueue-mem trace (chars indexed, jieba-algorithm query)",
+        "jieba reference (jieba words indexed)",
+        "character bigrams",
+    ]
     results: dict[str, dict[str, list[tuple[bool, ...]]]] = {m: {} for m in methods}
     sizes = dict.fromkeys(methods, 0)
     timings = dict.fromkeys(methods, 0.0)
@@ -232,23 +272,41 @@ def retrieval(bank: dict, probing: dict[str, list[str]], labels: list[dict], lex
             for i, pair in enumerate(history[day]):
                 tag = f"{day}#{i}"
                 for role, text in (("user", pair["query"]), ("assistant", pair["response"])):
-                    items.append((None, Event(
-                        role=role, content=text, tool_calls=[], tool_results=[],
-                        timestamp=start + timedelta(minutes=2 * i + (role == "assistant")),
-                        metadata={"pair": tag}, session=day)))
+                    items.append(
+                        (
+                            None,
+                            Event(
+                                role=role,
+                                content=text,
+                                tool_calls=[],
+                                tool_results=[],
+                                timestamp=start + timedelta(minutes=2 * i + (role == "assistant")),
+                                metadata={"pair": tag},
+                                session=day,
+                            ),
+                        )
+                    )
                     pair_labels.append(tag)
                     texts.append(text)
         root = work / f"user-{number}"
         home = Home(root)
         config = Config()
         conn = open_memory(home, config)
-        for result in log_events(home, conn, items, ("memorybank", "agent", None), config,
-                                 datetime.now(UTC), chunk_size=100_000):
+        for result in log_events(
+            home,
+            conn,
+            items,
+            ("memorybank", "agent", None),
+            config,
+            datetime.now(UTC),
+            chunk_size=100_000,
+        ):
             if isinstance(result, Rejected):
                 raise RuntimeError(result)
         sizes[methods[0]] += fts_bytes(conn, "conversation_turns_fts")
-        jieba_index = RefIndex(root / "jieba.db", pair_labels,
-                               [" ".join(jieba.lcut(t)) for t in texts])
+        jieba_index = RefIndex(
+            root / "jieba.db", pair_labels, [" ".join(jieba.lcut(t)) for t in texts]
+        )
         bigram_index = RefIndex(root / "bigram.db", pair_labels, [bigram_form(t) for t in texts])
         sizes[methods[1]] += fts_bytes(jieba_index.conn, "f")
         sizes[methods[2]] += fts_bytes(bigram_index.conn, "f")
@@ -259,12 +317,14 @@ def retrieval(bank: dict, probing: dict[str, list[str]], labels: list[dict], lex
                 question = label["question"]
             wanted = set(label["evidence"])
             t0 = time.perf_counter()
-            ours = [h.turn.metadata["pair"] for h in trace(home, conn, question, Scope(), 20, lexicon_fn)]
+            ours = [
+                h.turn.metadata["pair"]
+                for h in trace(home, conn, question, Scope(), 20, lexicon_fn)
+            ]
             t1 = time.perf_counter()
             theirs = jieba_index.search(or_match(jieba.lcut(question), STOPWORDS), 20)
             t2 = time.perf_counter()
-            bigram = bigram_index.search(
-                or_match(bigram_form(question).split(), STOPWORDS), 20)
+            bigram = bigram_index.search(or_match(bigram_form(question).split(), STOPWORDS), 20)
             t3 = time.perf_counter()
             timings[methods[0]] += t1 - t0
             timings[methods[1]] += t2 - t1
@@ -285,7 +345,9 @@ def retrieval(bank: dict, probing: dict[str, list[str]], labels: list[dict], lex
     for subset in ("probing", "written", "all"):
         for method in methods:
             data = results[method]
-            picked = data.get(subset, []) if subset != "all" else [r for v in data.values() for r in v]
+            picked = (
+                data.get(subset, []) if subset != "all" else [r for v in data.values() for r in v]
+            )
             rows.append([subset, method, len(picked), *rates(picked)])
     n_questions = len(labels)
     lines = [
@@ -300,17 +362,37 @@ def retrieval(bank: dict, probing: dict[str, list[str]], labels: list[dict], lex
         "",
         c.table(["subset", "method", "questions", "hit@5", "hit@10", "hit@20"], rows),
         "",
-        c.table(["method", "FTS index payload bytes (shadow tables, all users)", "vs ours",
-                 "search ms per question (in process, warm)"],
-                [[m, f"{sizes[m]:,}", f"{sizes[m] / sizes[methods[0]]:.2f}x",
-                  f"{1000 * timings[m] / n_questions:.2f}"] for m in methods]),
+        c.table(
+            [
+                "method",
+                "FTS index payload bytes (shadow tables, all users)",
+                "vs ours",
+                "search ms per question (in process, warm)",
+            ],
+            [
+                [
+                    m,
+                    f"{sizes[m]:,}",
+                    f"{sizes[m] / sizes[methods[0]]:.2f}x",
+                    f"{1000 * timings[m] / n_questions:.2f}",
+                ]
+                for m in methods
+            ],
+        ),
     ]
     if examples:
         lines += ["", "Questions where ours and the jieba reference disagree at hit@10:", ""]
-        lines.append(c.table(["question", "hit@10 by"],
-                             [[q, "ours only" if mine else "jieba only"] for q, mine in examples[:10]]))
-    return "\n".join(lines), {"question": next(
-        probing[x["user"]][x["probe_index"]] for x in labels if x["source"] == "probing")}
+        lines.append(
+            c.table(
+                ["question", "hit@10 by"],
+                [[q, "ours only" if mine else "jieba only"] for q, mine in examples[:10]],
+            )
+        )
+    return "\n".join(lines), {
+        "question": next(
+            probing[x["user"]][x["probe_index"]] for x in labels if x["source"] == "probing"
+        )
+    }
 
 
 # --- per-process first-query cost -----------------------------------------------------
@@ -346,8 +428,10 @@ print(json.dumps({"import": t1 - t0, "load": t2 - t1, "query": t3 - t2, "total":
 def first_query(python: str, question: str, runs: int) -> str:
     env = c.timing_env()
     lexicon_dir = str(c.CACHE / "lexicon")
-    progs = {"ours: import + open lexicon + segment": OURS_FIRST,
-             "jieba: import + load dictionary + lcut": JIEBA_FIRST}
+    progs = {
+        "ours: import + open lexicon + segment": OURS_FIRST,
+        "jieba: import + load dictionary + lcut": JIEBA_FIRST,
+    }
     rows = []
     for label, prog in progs.items():
         argv = [python, "-c", prog, lexicon_dir, question]
@@ -359,29 +443,53 @@ def first_query(python: str, question: str, runs: int) -> str:
             walls.append(wall)
             for key, value in json.loads(raw).items():
                 phases.setdefault(key, []).append(value)
-        rows.append([label, c.ms(c.median(phases["import"])), c.ms(c.median(phases["load"])),
-                     c.ms(c.median(phases["query"])), c.ms(c.median(phases["total"])),
-                     c.ms(c.median(walls))])
+        rows.append(
+            [
+                label,
+                c.ms(c.median(phases["import"])),
+                c.ms(c.median(phases["load"])),
+                c.ms(c.median(phases["query"])),
+                c.ms(c.median(phases["total"])),
+                c.ms(c.median(walls)),
+            ]
+        )
     bare = c.median([c.run_timed([python, "-c", "pass"], env)[0] for _ in range(runs)])
-    return "\n".join([
-        f"### (iii) per-process cost of the first Chinese query ({runs} fresh processes each, "
-        "medians; caches present: our lexicon file, jieba's dictionary cache in the temp dir)",
-        "",
-        f"Query: {question}",
-        "",
-        c.table(["process", "import ms", "load ms", "segment ms", "in-process total ms",
-                 "whole process ms"], rows),
-        "",
-        f"Bare `python -c pass`: {c.ms(bare)} ms.",
-    ])
+    return "\n".join(
+        [
+            f"### (iii) per-process cost of the first Chinese query ({runs} fresh processes each, "
+            "medians; caches present: our lexicon file, jieba's dictionary cache in the temp dir)",
+            "",
+            f"Query: {question}",
+            "",
+            c.table(
+                [
+                    "process",
+                    "import ms",
+                    "load ms",
+                    "segment ms",
+                    "in-process total ms",
+                    "whole process ms",
+                ],
+                rows,
+            ),
+            "",
+            f"Bare `python -c pass`: {c.ms(bare)} ms.",
+        ]
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="a third of the texts for (i), 3 users for (ii), 5 runs for (iii)")
-    parser.add_argument("--python", default=sys.executable,
-                        help="interpreter for the first-query processes (default: this one)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a third of the texts for (i), 3 users for (ii), 5 runs for (iii)",
+    )
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter for the first-query processes (default: this one)",
+    )
     parser.add_argument("--data", type=Path, default=c.BENCH_DATA / "memorybank")
     args = parser.parse_args()
 
@@ -393,7 +501,9 @@ def main() -> int:
 
     lexicon = open_lexicon(c.CACHE / "lexicon")
     bank, probing = load_memorybank(args.data)
-    labels = [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    labels = [
+        json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     texts = all_texts(bank)
     if args.quick:
         texts = texts[::3]

@@ -1,6 +1,5 @@
 """``soloqueue-mem log``: record one agent event (or a stream of them)."""
 
-from __future__ import annotations
 
 import sys
 from typing import Annotated, Any

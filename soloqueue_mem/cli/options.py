@@ -1,6 +1,5 @@
 """Options shared by many commands, defined once."""
 
-from __future__ import annotations
 
 from enum import StrEnum
 from typing import Annotated

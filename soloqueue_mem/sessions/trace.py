@@ -12,7 +12,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
-from math import log
 from pathlib import Path
 from typing import NamedTuple
 
@@ -23,15 +22,13 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey, from_record, index_body
 from soloqueue_mem.sessions.logfile import read_lines
 from soloqueue_mem.sessions.pending import pending_sessions
+from soloqueue_mem.sessions.ranking import rank
 from soloqueue_mem.sessions.reader import session_files
 from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.fts import match_expression, query_terms
 from soloqueue_mem.text.lexicon import Lexicon
 
 MAX_LIMIT = 1000
-# A query matching more turns than this is "broad": ranking every match would cost
-# O(matches) (seconds on a million turns), so see _rank_broad_query.
-BROAD_MATCHES = 5000
 
 
 class Scope(NamedTuple):
@@ -66,7 +63,7 @@ def trace(
     hits: list[TraceHit] = []
     if conn is not None:
         bounded = turns.bounded(conn, _search_scope(scope))
-        found = _rank(conn, terms, bounded, limit) if bounded is not None else []
+        found = rank(conn, terms, bounded, limit) if bounded is not None else []
         best = max((score for _, score in found), default=1.0) or 1.0
         hits = [TraceHit(turn, score / best, "index") for turn, score in found]
     hits.extend(_unindexed_hits(home, conn, terms, scope))
@@ -78,72 +75,6 @@ def trace(
 def _search_scope(scope: Scope) -> SearchScope:
     since = iso(scope.since) if scope.since else None
     return SearchScope(scope.group, scope.agent, scope.session, since, scope.role)
-
-
-def _rank(
-    conn: sqlite3.Connection, terms: list[str], scope: SearchScope, limit: int
-) -> list[tuple[Turn, float]]:
-    """BM25 over every match; for broad queries, a bounded approximation (see below).
-
-    Trigger: more than BROAD_MATCHES turns in scope match. Why: FTS5's bm25() reads
-    every match of every term (for its idf) before ranking, and a common word matches
-    most of a large store: seconds on a million turns. Outcome: terms that alone match
-    that many turns are dropped when rarer terms remain (their idf is near zero, so the
-    ranking barely changes); a query made only of common terms is ranked among its
-    BROAD_MATCHES newest matches by :func:`_rank_window`.
-    """
-    match = match_expression(terms)
-    assert match is not None
-    threshold = turns.nth_newest_match(conn, match, BROAD_MATCHES, scope)
-    if threshold is None:
-        return turns.search_turns(conn, match, scope, limit)
-    window = _rank_window(conn, terms, scope, limit, threshold)
-    rare = [term for term in terms if not _is_broad(conn, term, scope)] if len(terms) > 1 else []
-    if not rare:
-        return window
-    return _below(_rank(conn, rare, scope, limit), window, limit)
-
-
-def _below(
-    first: list[tuple[Turn, float]], then: list[tuple[Turn, float]], limit: int
-) -> list[tuple[Turn, float]]:
-    """``first``, then ``then`` rescaled to score lower, without repeats, up to ``limit``."""
-    if not first:
-        return then
-    floor = min(score for _, score in first)
-    top = max((score for _, score in then), default=1.0) or 1.0
-    seen = {turn.id for turn, _ in first}
-    rest = [(turn, 0.99 * floor * score / top) for turn, score in then if turn.id not in seen]
-    return (first + rest)[:limit]
-
-
-def _rank_window(
-    conn: sqlite3.Connection,
-    terms: list[str],
-    scope: SearchScope,
-    limit: int,
-    threshold: int,
-) -> list[tuple[Turn, float]]:
-    """Score the newest matches by the idf of the terms each contains (the idf estimated
-    within the window), newest first among equals."""
-    hits_by_term = [
-        set(turns.matching_ids(conn, match_expression([term]) or "", scope, threshold))
-        for term in terms
-    ]
-    window = len(set().union(*hits_by_term)) or 1
-    score: dict[int, float] = {}
-    for hits in hits_by_term:
-        idf = log(1 + window / (len(hits) + 0.5))
-        for turn_id in hits:
-            score[turn_id] = score.get(turn_id, 0.0) + idf
-    best = sorted(score, key=lambda turn_id: (-score[turn_id], -turn_id))[:limit]
-    found = turns.turns_by_id(conn, best)
-    return [(found[turn_id], score[turn_id]) for turn_id in best]
-
-
-def _is_broad(conn: sqlite3.Connection, term: str, scope: SearchScope) -> bool:
-    match = match_expression([term]) or ""
-    return turns.nth_newest_match(conn, match, BROAD_MATCHES, scope) is not None
 
 
 def _unindexed_hits(

@@ -334,6 +334,22 @@ def matching_ids(
     return [row[0] for row in conn.execute(sql, scope.params(match=match, min_rowid=min_rowid))]
 
 
+def search_texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
+    """The searchable text (content, tool inputs and results), lower-cased, by id."""
+    texts: dict[int, str] = {}
+    for start in range(0, len(ids), 900):
+        chunk = ids[start : start + 900]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            "SELECT id, content || ' ' || COALESCE(tool_calls, '') || ' '"
+            " || COALESCE(tool_results, '')"
+            f" FROM conversation_turns WHERE id IN ({marks})",  # noqa: S608 - placeholders only
+            chunk,
+        )
+        texts.update((turn_id, text.lower()) for turn_id, text in rows)
+    return texts
+
+
 def turns_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Turn]:
     marks = ",".join("?" * len(ids))
     rows = conn.execute(

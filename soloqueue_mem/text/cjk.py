@@ -32,13 +32,44 @@ def has_cjk(text: str) -> bool:
     return not text.isascii() and cjk_run().search(text) is not None
 
 
+# Below this length a plain loop is cheaper than compiling the regular expression
+# (~3 ms, paid once per process): most single ``log`` calls never compile it.
+_LOOP_LIMIT = 4096
+
+
+def _is_cjk(char: str) -> bool:
+    code = ord(char)
+    return (
+        0x3040 <= code <= 0x30FF
+        or 0x3400 <= code <= 0x9FFF
+        or 0xAC00 <= code <= 0xD7AF
+        or 0xF900 <= code <= 0xFAFF
+    )
+
+
 def _spaced(match: re.Match[str]) -> str:
     return " " + " ".join(match.group()) + " "
 
 
 def index_form(text: str) -> str:
     """The text as the FTS5 index sees it: CJK characters separated by spaces."""
-    return text if text.isascii() else cjk_run().sub(_spaced, text)
+    if text.isascii():
+        return text
+    if len(text) > _LOOP_LIMIT:
+        return cjk_run().sub(_spaced, text)
+    parts: list[str] = []
+    in_run = False
+    for char in text:
+        if _is_cjk(char):
+            parts.append(" ")
+            in_run = True
+        elif in_run:
+            parts.append(" ")
+            in_run = False
+        parts.append(char)
+    if in_run:
+        parts.append(" ")
+    return "".join(parts)
 
 
 def estimate_tokens(text: str) -> int:
@@ -47,5 +78,10 @@ def estimate_tokens(text: str) -> int:
     Used where no tokenizer is loaded (the ``log`` hot path); the context builder
     replaces it with exact counts when it needs them.
     """
-    cjk = 0 if text.isascii() else sum(map(len, cjk_run().findall(text)))
+    if text.isascii():
+        cjk = 0
+    elif len(text) > _LOOP_LIMIT:
+        cjk = sum(map(len, cjk_run().findall(text)))
+    else:
+        cjk = sum(1 for char in text if _is_cjk(char))
     return cjk + (len(text) - cjk + 3) // 4

@@ -110,3 +110,17 @@ def test_any_query_gives_a_valid_match_expression(fts, lexicon, query):
     expression = match_expression(query_terms(query, lambda: lexicon))
     if expression is not None:
         fts.execute("SELECT rowid FROM t WHERE t MATCH ?", (expression,)).fetchall()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab 数据库こんにちは한국어\uf900。，\u4dc0"), max_size=80))
+def test_the_short_text_loop_equals_the_regex(text):
+    import soloqueue_mem.text.cjk as cjk
+
+    expected = cjk.cjk_run().sub(lambda m: " " + " ".join(m.group()) + " ", text)
+    assert index_form(text) == expected
+    assert (
+        estimate_tokens(text)
+        == sum(map(len, cjk.cjk_run().findall(text)))
+        + (len(text) - sum(map(len, cjk.cjk_run().findall(text))) + 3) // 4
+    )

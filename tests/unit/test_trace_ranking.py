@@ -7,12 +7,13 @@ import json
 
 import pytest
 
-import soloqueue_mem.sessions.trace as trace_module
+import soloqueue_mem.sessions.ranking as ranking
 
 
 @pytest.fixture
 def broad(cli, monkeypatch):
-    monkeypatch.setattr(trace_module, "BROAD_MATCHES", 3)
+    monkeypatch.setattr(ranking, "BROAD_MATCHES", 3)
+    monkeypatch.setattr(ranking, "RECENT_WINDOW", 3)
     events = [{"role": "user", "content": f"common filler {i}", "session": "a"} for i in range(8)]
     events.insert(2, {"role": "user", "content": "common rare zebra", "session": "a"})
     events.append(
@@ -43,3 +44,19 @@ def test_rare_terms_without_matches_fall_back_to_the_common_ones(cli, broad):
 def test_scope_holds_on_the_broad_path(cli, broad):
     hits = cli.json("trace", "common words", "--agent", "other")
     assert [h["content"] for h in hits] == ["common words elsewhere"]
+
+
+def test_narrow_terms_whose_union_is_broad_are_ranked_exactly(cli, monkeypatch):
+    monkeypatch.setattr(ranking, "BROAD_MATCHES", 3)
+    monkeypatch.setattr(ranking, "RECENT_WINDOW", 3)
+    words = ["alpha", "beta", "gamma"]
+    events = [
+        {"role": "user", "content": f"{w} note {i}", "session": "u"}
+        for w in words
+        for i in range(2)
+    ]
+    events.append({"role": "user", "content": "alpha beta gamma together", "session": "u"})
+    cli.ok("log", "--batch", input="\n".join(json.dumps(e) for e in events))
+    hits = cli.json("trace", "alpha beta gamma", "--limit", "3")
+    assert hits[0]["content"] == "alpha beta gamma together"
+    assert len(hits) == 3

@@ -155,10 +155,13 @@ def blob_of(conn: sqlite3.Connection, content_hash: str) -> tuple[str, int] | No
 
 
 def is_referenced(conn: sqlite3.Connection, relpath: str) -> bool:
-    return (
-        conn.execute("SELECT 1 FROM artifacts WHERE path = ? LIMIT 1", (relpath,)).fetchone()
-        is not None
-    )
+    """Whether a row references this blob path (looked up through the hash index)."""
+    content_hash = relpath.rsplit("/", 1)[-1]
+    row = conn.execute(
+        "SELECT 1 FROM artifacts WHERE content_hash = ? AND path = ? LIMIT 1",
+        (content_hash, relpath),
+    ).fetchone()
+    return row is not None
 
 
 def referenced_paths(conn: sqlite3.Connection) -> set[str]:

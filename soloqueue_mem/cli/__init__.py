@@ -5,7 +5,6 @@ only Typer, the standard library and light core modules at top level; Rich, jieb
 and tiktoken load inside the functions that need them.
 """
 
-
 import importlib
 import os
 import sys

@@ -1,6 +1,5 @@
 """``soloqueue-mem log``: record one agent event (or a stream of them)."""
 
-
 import sys
 from typing import Annotated, Any
 

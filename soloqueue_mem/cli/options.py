@@ -1,6 +1,5 @@
 """Options shared by many commands, defined once."""
 
-
 from enum import StrEnum
 from typing import Annotated
 

@@ -10,6 +10,7 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import emit_object, print_table, write
 from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.errors import UsageError
 
 
 @boundary
@@ -40,7 +41,7 @@ def verify(
 
     app = app_context(ctx, fmt, root)
     if quick and full:
-        raise typer.BadParameter("choose one of --quick and --full")
+        raise UsageError("choose one of --quick and --full")
     options = VerifyOptions(
         full=full,
         repair=repair,

@@ -40,7 +40,10 @@ def open_db(
     """
     from soloqueue_mem.db.migrate import migrate
 
-    if not path.exists():
+    if not path.exists() or (not create and path.stat().st_size == 0):
+        # Trigger: a 0-byte file (truncated, or created and never written). Why: migrating
+        # it would invent an empty catalog, and GC would take every blob for an orphan.
+        # Outcome: commands that only read treat it as missing.
         if not create:
             return None
         _create_private(path)

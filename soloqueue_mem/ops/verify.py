@@ -11,6 +11,7 @@ only derived state: the full-text index, and turns re-indexed from the JSONL log
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -56,7 +57,7 @@ def verify_store(
     try:
         if artifacts is not None:
             _check_artifacts(home, artifacts, options, now, findings, counts)
-        elif scan_blobs(home)[0]:
+        elif not _has_catalog(home) and scan_blobs(home)[0]:
             findings.append(Finding("error", "missing-catalog", "artifacts.db", "blobs exist"))
         _check_sessions(home, memory, findings, counts)
     finally:
@@ -75,6 +76,11 @@ def verify_store(
     if repaired is not None:
         report["repaired"] = repaired
     return report
+
+
+def _has_catalog(home: Home) -> bool:
+    path = home.root / "artifacts.db"
+    return path.exists() and path.stat().st_size > 0
 
 
 def exit_code(findings: list[Finding]) -> int:
@@ -97,10 +103,7 @@ def _open_ro(
     if not path.exists():
         return None
     try:
-        conn = sqlite3.connect(
-            f"file:{path}?mode=ro", uri=True, timeout=options.busy_timeout_ms / 1000
-        )
-        conn.execute("PRAGMA trusted_schema = OFF")
+        conn = _connect_query_only(path, options.busy_timeout_ms)
         check = "integrity_check" if options.full else "quick_check"
         result = [row[0] for row in conn.execute(f"PRAGMA {check}")]
     except sqlite3.OperationalError as exc:
@@ -115,6 +118,20 @@ def _open_ro(
         findings.append(Finding("error", "corrupt-database", path.name, "; ".join(result[:5])))
         conn.close()
         return None
+    return conn
+
+
+def _connect_query_only(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
+    """A connection that cannot write. A read-write open made query-only is preferred
+    to ``mode=ro``: as the last connection to close it removes the ``-wal``/``-shm``
+    files, where a read-only one would leave them behind. A store that cannot be
+    written (a read-only copy) is opened with ``mode=ro``."""
+    timeout = busy_timeout_ms / 1000
+    writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    uri = f"file:{path}" if writable else f"file:{path}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=timeout)
+    conn.execute("PRAGMA query_only = ON")
+    conn.execute("PRAGMA trusted_schema = OFF")
     return conn
 
 
@@ -223,7 +240,7 @@ def _repair(home: Home, open_memory: Callable[[], sqlite3.Connection | None]) ->
     from soloqueue_mem.db.connect import write_tx
     from soloqueue_mem.sessions import turns
     from soloqueue_mem.sessions.logfile import SessionLog
-    from soloqueue_mem.sessions.writer import catch_up
+    from soloqueue_mem.sessions.writer import reindex_log
 
     conn = open_memory()
     if conn is None:
@@ -232,7 +249,7 @@ def _repair(home: Home, open_memory: Callable[[], sqlite3.Connection | None]) ->
         sessions = 0
         for key, path in session_files(home, None, None):
             with SessionLog(path) as log, write_tx(conn):
-                catch_up(conn, key, log)
+                reindex_log(conn, key, log)
             sessions += 1
         with write_tx(conn):
             rows = turns.rebuild_fts(conn)

@@ -113,6 +113,9 @@ def l1_record(record: dict[str, Any]) -> dict[str, Any]:
     if not record.get("offloaded"):
         return record
     view = {**record, "tool_results": [dict(r) for r in record.get("tool_results", [])]}
+    # The original OpenAI message holds the full output: the L1 view is rebuilt from
+    # the normalised fields instead.
+    view.pop("openai_message", None)
     for item in record["offloaded"]:
         field = item["field"]
         if field == "content":

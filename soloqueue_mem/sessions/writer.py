@@ -239,6 +239,29 @@ def catch_up(conn: sqlite3.Connection, key: SessionKey, log: SessionLog) -> int:
     return last
 
 
+def reindex_log(conn: sqlite3.Connection, key: SessionKey, log: SessionLog) -> int:
+    """Index every record of the session's log that the index lacks, wherever it is in
+    the log (``verify --repair``); return how many were added."""
+    indexed = {turn.turn_index for turn in turns.session_turns(conn, key)}
+    added: list[str] = []
+    for entry in read_lines(log.path):
+        record = entry.record
+        if record is None or not isinstance(record.get("turn_index"), int):
+            continue
+        if record["turn_index"] not in indexed:
+            try:
+                event = from_record(l1_record(record))
+            except (BadInput, KeyError):
+                continue
+            turns.insert_turn(conn, key, record["turn_index"], event, record["timestamp"])
+            added.append(record["timestamp"])
+    if added:
+        turns.record_appends(conn, key, min(added), max(added), len(added), log.size)
+    else:
+        turns.set_indexed_bytes(conn, key, log.size)
+    return len(added)
+
+
 def _logged_before(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:
     turn = turns.find_by_event_id(conn, key, event_id)
     if turn is None:

@@ -79,6 +79,9 @@ def stage(home: Home, source: BinaryIO) -> Staged:
             faults.fault("artifact.after_fsync")
         finally:
             os.close(fd)
+    except OSError as exc:
+        path.unlink(missing_ok=True)
+        raise StorageError(f"cannot store the content: {exc.strerror or exc}") from None
     except BaseException:
         path.unlink(missing_ok=True)
         raise

@@ -1,110 +1,27 @@
 """The ``soloqueue-mem`` command line: parse, call the core, render. Nothing else.
 
-Start-up matters because hooks run ``log`` once per agent turn: modules here import
-only Typer, the standard library and light core modules at top level; Rich, jieba
-and tiktoken load inside the functions that need them.
+Start-up matters because hooks run ``log`` once per agent turn. A plain ``log`` call
+(only options the fast parser knows, valid values) is parsed by ``cli.fast`` without
+importing Typer, whose import alone costs 3.5 times a bare Python process that
+inserts a row in SQLite; everything else, ``log --help`` and every error included, goes
+through the Typer app in ``cli.app``. Rich, jieba and tiktoken load only inside the
+functions that need them.
 """
 
-import importlib
 import os
 import sys
-from typing import Annotated, Any
-
-import typer
-
-from soloqueue_mem import __version__
-from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt
-from soloqueue_mem.cli.output import Format
-from soloqueue_mem.cli.state import AppContext
-from soloqueue_mem.clock import now
-
-# name -> (module, attribute, is_group). Modules are imported only for the command
-# being run: building every Typer command costs ~1.5 ms each, paid on every `log`.
-COMMANDS: dict[str, tuple[str, str, bool]] = {
-    "log": ("soloqueue_mem.cli.log", "log", False),
-    "trace": ("soloqueue_mem.cli.trace", "trace_command", False),
-    "session": ("soloqueue_mem.cli.session", "app", True),
-    "artifact": ("soloqueue_mem.cli.artifact", "app", True),
-    "gc": ("soloqueue_mem.cli.gc", "gc", False),
-    "init": ("soloqueue_mem.cli.ops", "init", False),
-    "path": ("soloqueue_mem.cli.ops", "path", False),
-    "stats": ("soloqueue_mem.cli.ops", "stats", False),
-    "verify": ("soloqueue_mem.cli.verify", "verify", False),
-    "demo": ("soloqueue_mem.cli.ops", "demo", False),
-    "completion": ("soloqueue_mem.cli.completion", "completion", False),
-}
-_GLOBAL_WITH_VALUE = {"--root", "--format", "-f"}
-_GLOBAL_FLAGS = {"--quiet", "-q"}
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"soloqueue-mem {__version__}")
-        raise typer.Exit()
-
-
-@boundary
-def root_callback(
-    ctx: typer.Context,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress or warnings on stderr.")
-    ] = False,
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
-    ] = False,
-) -> None:
-    """Local-first memory for LLM agents.
-
-    Data lives in one directory: --root, else SOLOQUEUE_HOME, else the nearest
-    .soloqueue/ above the working directory, else the user data directory.
-    Output is a table on a terminal and JSON in a pipe (--format to choose).
-    Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 65 bad input, 74 I/O, 75 busy.
-    """
-    ctx.obj = AppContext(root, fmt or Format.auto, quiet, now())
-
-
-def build_app(only: str | None = None) -> typer.Typer:
-    """The Typer app with every command, or with just ``only`` (for a fast start)."""
-    app = typer.Typer(
-        name="soloqueue-mem",
-        help="Local-first memory for LLM agents: session logs, search and context on SQLite.",
-        no_args_is_help=True,
-        context_settings={"help_option_names": ["-h", "--help"]},
-        pretty_exceptions_enable=False,  # our boundary reports errors; no Rich tracebacks
-        add_completion=False,
-    )
-    app.callback()(root_callback)
-    for name, (module, attribute, is_group) in COMMANDS.items():
-        if only is not None and name != only:
-            continue
-        target = getattr(importlib.import_module(module), attribute)
-        if is_group:
-            app.add_typer(target, name=name)
-        else:
-            app.command(name)(target)
-    return app
-
-
-def command_named(argv: list[str]) -> str | None:
-    """The command ``argv`` runs, when it can be told without parsing everything."""
-    skip = False
-    for token in argv:
-        if skip:
-            skip = False
-        elif token in _GLOBAL_WITH_VALUE:
-            skip = True
-        elif token in _GLOBAL_FLAGS or token.startswith(("--root=", "--format=")):
-            continue
-        else:
-            return token if token in COMMANDS else None
-    return None
+from typing import Any
 
 
 def __getattr__(name: str) -> Any:
+    """``app``, ``build_app`` and ``COMMANDS`` live in :mod:`soloqueue_mem.cli.app`."""
+    if name in ("build_app", "COMMANDS", "command_named"):
+        from soloqueue_mem.cli import app as app_module
+
+        return getattr(app_module, name)
     if name == "app":  # the full app, for tests and completion scripts
+        from soloqueue_mem.cli.app import build_app
+
         return build_app()
     raise AttributeError(name)
 
@@ -129,4 +46,12 @@ def _guard_standard_streams() -> None:
 
 def main() -> None:
     _guard_standard_streams()
-    build_app(command_named(sys.argv[1:]))()
+    argv = sys.argv[1:]
+    from soloqueue_mem.cli.fast import run_fast_log
+
+    code = run_fast_log(argv)
+    if code is not None:
+        sys.exit(code)
+    from soloqueue_mem.cli.app import build_app, command_named
+
+    build_app(command_named(argv))()

@@ -9,8 +9,6 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import typer
-
 from soloqueue_mem import jsonio
 from soloqueue_mem.errors import SoloqueueError
 from soloqueue_mem.sanitize import for_terminal
@@ -38,36 +36,49 @@ def report(code: str, message: str, exit_code: int, line: int | None = None) -> 
     sys.stderr.flush()
 
 
+def run_guarded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
+    """Call ``fn``; return the exit status its outcome maps to. Nothing escapes as a
+    traceback unless ``SOLOQUEUE_DEBUG`` is set."""
+    try:
+        fn(*args, **kwargs)
+        return 0
+    except SoloqueueError as exc:
+        report(exc.code, str(exc), exc.exit_code, getattr(exc, "line", None))
+        return exc.exit_code
+    except BrokenPipeError:
+        # A reader such as `head -1` went away: stop quietly, like git does.
+        _silence_stdout()
+        return 141
+    except KeyboardInterrupt:
+        return 130
+    except sqlite3.Error as exc:
+        report("io", f"database error: {exc}", 74)
+        return 74
+    except Exception as exc:
+        if os.environ.get("SOLOQUEUE_DEBUG") or _is_typer_exit(exc):
+            raise
+        report(
+            "unexpected",
+            f"unexpected {type(exc).__name__}: {exc} (set SOLOQUEUE_DEBUG=1 for a traceback)",
+            1,
+        )
+        return 1
+
+
+def _is_typer_exit(exc: BaseException) -> bool:
+    """Typer's own exits and usage errors pass through to Typer."""
+    return type(exc).__module__.startswith(("typer", "click"))
+
+
 def boundary(fn: F) -> F:
-    """Wrap a command: our errors map to their exit codes, nothing shows a traceback."""
+    """Wrap a Typer command: our errors map to their exit codes once, here."""
+    import typer  # the modules that use this decorator have imported it already
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except typer.Exit:
-            raise
-        except SoloqueueError as exc:
-            report(exc.code, str(exc), exc.exit_code, getattr(exc, "line", None))
-            raise typer.Exit(exc.exit_code) from None
-        except BrokenPipeError:
-            # A reader such as `head -1` went away: stop quietly, like git does.
-            _silence_stdout()
-            raise typer.Exit(141) from None
-        except KeyboardInterrupt:
-            raise typer.Exit(130) from None
-        except sqlite3.Error as exc:
-            report("io", f"database error: {exc}", 74)
-            raise typer.Exit(74) from None
-        except Exception as exc:  # noqa: BLE001 - the last line of defence
-            if os.environ.get("SOLOQUEUE_DEBUG"):
-                raise
-            report(
-                "unexpected",
-                f"unexpected {type(exc).__name__}: {exc} (set SOLOQUEUE_DEBUG=1 for a traceback)",
-                1,
-            )
-            raise typer.Exit(1) from None
+        code = run_guarded(fn, *args, **kwargs)
+        if code:
+            raise typer.Exit(code)
 
     return wrapper  # type: ignore[return-value]
 

@@ -10,13 +10,15 @@ import os
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-
-import typer
+from typing import TYPE_CHECKING
 
 from soloqueue_mem.cli.boundary import use_json_errors
 from soloqueue_mem.cli.output import Format, resolve_format
 from soloqueue_mem.config import Config, load_config
 from soloqueue_mem.home import Home, find_root
+
+if TYPE_CHECKING:
+    import typer
 
 
 class AppContext:
@@ -59,5 +61,10 @@ def app_context(
             base.quiet,
             base.now,
         )
-    use_json_errors(base.format_option in (Format.json, Format.jsonl))
+    configure_errors(base)
     return base
+
+
+def configure_errors(app: AppContext) -> None:
+    """Errors become JSON objects on stderr when --format json/jsonl was given."""
+    use_json_errors(app.format_option in (Format.json, Format.jsonl))

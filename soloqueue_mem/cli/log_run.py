@@ -1,0 +1,140 @@
+"""The body of ``log``, shared by the Typer command and the fast parser (no Typer)."""
+
+import sys
+from typing import Any
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.cli.boundary import report
+from soloqueue_mem.cli.output import Format, emit_list, print_table
+from soloqueue_mem.cli.state import AppContext
+from soloqueue_mem.db.stores import open_artifacts, open_memory
+from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
+from soloqueue_mem.home import validate_id
+from soloqueue_mem.sessions.events import Event, parse_event
+from soloqueue_mem.sessions.intake import read_batch, read_document
+from soloqueue_mem.sessions.offload import Offloader
+from soloqueue_mem.sessions.writer import LoggedTurn, Rejected, log_events
+
+
+def _stdin() -> Any:
+    if sys.stdin is None:  # started with stdin closed (`<&-`)
+        raise UsageError("stdin is closed: give the text as an argument")
+    return sys.stdin.buffer
+
+
+def _event_from_args(
+    text: str, role: str, event_id: str | None, metadata: str | None, max_bytes: int
+) -> Event:
+    if text == "-":
+        data = _stdin().read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise BadInput(f"input is larger than {max_bytes} bytes")
+        text = jsonio.decode_utf8(data)
+    obj: dict[str, Any] = {"role": role, "content": text}
+    if event_id is not None:
+        obj["event_id"] = event_id
+    if metadata is not None:
+        obj["metadata"] = jsonio.loads(metadata)
+    jsonio.check_value(obj)  # arguments that were not valid UTF-8 arrive as surrogates
+    return parse_event(obj)
+
+
+def run_log(
+    app: AppContext,
+    text: str | None,
+    role: str,
+    batch: bool,
+    event_id: str | None,
+    metadata: str | None,
+    offload: bool,
+    group: str,
+    agent: str,
+    session: str | None,
+) -> None:
+    """Validate, read the input, log it, print the stored turns (see ``log --help``)."""
+    validate_id("group", group)
+    validate_id("agent", agent)
+    if session is not None:
+        validate_id("session", session)
+    if batch and text is not None:
+        raise UsageError("--batch reads stdin; do not also give TEXT")
+    if text is None and not batch and sys.stdin is not None and sys.stdin.isatty():
+        raise UsageError(
+            'give the text as an argument (log --role user "hi") or pipe JSON to stdin'
+        )
+    config = app.config
+    if batch:
+        items: Any = read_batch(_stdin(), config.max_line_bytes)
+    elif text is not None:
+        items = [(None, _event_from_args(text, role, event_id, metadata, config.max_input_bytes))]
+    else:
+        items = [(None, event) for event in read_document(_stdin(), config.max_input_bytes)]
+    conn = open_memory(app.home, config)
+    assert conn is not None
+    offloader = Offloader(
+        app.home, config, app.now, lambda: open_artifacts(app.home, config), all_content=offload
+    )
+    try:
+        results = log_events(
+            app.home, conn, items, (group, agent, session), config, app.now, offload=offloader
+        )
+        rejected = _emit(results, app.format, batch=batch, single=not batch and len(items) == 1)
+    finally:
+        offloader.close()
+        conn.close()
+    if rejected and not batch:
+        raise BadInput(rejected[0].reason, rejected[0].line)
+    if rejected:
+        raise PartialFailure(f"{len(rejected)} line(s) rejected, the others were logged")
+
+
+def turn_json(turn: LoggedTurn) -> dict[str, Any]:
+    data = turn._asdict()
+    data["id"] = str(turn.id)
+    data["offloaded"] = list(turn.offloaded)
+    if data["line"] is None:
+        del data["line"]
+    return data
+
+
+def _emit(results: Any, fmt: Format, batch: bool, single: bool) -> list[Rejected]:
+    rejected: list[Rejected] = []
+
+    def accepted() -> Any:
+        for result in results:
+            if isinstance(result, Rejected):
+                rejected.append(result)
+                if not batch:
+                    continue  # the whole call fails with this reason
+                where = f"line {result.line}: " if result.line is not None else ""
+                report("bad_input", f"{where}{result.reason}", 65, result.line)
+                continue
+            yield result
+
+    if fmt is Format.table:
+        rows = list(accepted())
+        if rows:
+            print_table(
+                None,
+                ["session", "turn", "role", "id", "content"],
+                (
+                    (
+                        f"{r.group}/{r.agent}/{r.session}",
+                        r.turn_index,
+                        r.role,
+                        r.id,
+                        r.content[:80] + (" (duplicate)" if r.duplicate else ""),
+                    )
+                    for r in rows
+                ),
+            )
+    elif fmt is Format.text:
+        for r in accepted():
+            sys.stdout.write(f"{r.session}#{r.turn_index}\n")
+    elif single and fmt is Format.json:
+        rows = [turn_json(r) for r in accepted()]
+        if rows:
+            sys.stdout.write(jsonio.dumps(rows[0]) + "\n")
+    else:
+        emit_list((turn_json(r) for r in accepted()), fmt)
+    return rejected

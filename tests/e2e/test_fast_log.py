@@ -1,0 +1,123 @@
+"""The Typer-free parser for plain `log` calls behaves exactly like the Typer command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from soloqueue_mem.cli.fast import (
+    GLOBAL_FLAGS,
+    GLOBAL_VALUES,
+    LOG_FLAGS,
+    LOG_VALUES,
+    parse_log_argv,
+)
+
+TYPER_ONLY = (
+    "import sys; from soloqueue_mem.cli.app import build_app;"
+    " sys.argv[0] = 'soloqueue-mem'; build_app()()"
+)
+
+
+def test_the_option_tables_match_the_typer_command():
+    import typer.main
+
+    from soloqueue_mem.cli.app import build_app
+
+    group = typer.main.get_command(build_app("log"))
+    log_opts = {
+        o for p in group.commands["log"].params if p.param_type_name == "option" for o in p.opts
+    }
+    root_opts = {o for p in group.params for o in p.opts}
+    assert log_opts == set(LOG_VALUES) | set(LOG_FLAGS)
+    assert root_opts - {"--version"} == set(GLOBAL_VALUES) | set(GLOBAL_FLAGS)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["log", "--help"],
+        ["log", "--role", "wizard", "x"],
+        ["log", "--nope", "x"],
+        ["log", "a", "b"],
+        ["log", "--session"],
+        ["-qf", "json", "log", "x"],
+        ["trace", "x"],
+        ["--version"],
+        [],
+        ["log", "-rs", "user", "x"],
+    ],
+)
+def test_anything_unusual_goes_to_typer(argv):
+    assert parse_log_argv(argv) is None
+
+
+def run(prefix: list[str], argv: list[str], stdin: str | None, env: dict[str, str] | None = None):
+    done = subprocess.run(
+        [*prefix, *argv],
+        input=(stdin or "").encode(),
+        capture_output=True,
+        check=False,
+        timeout=60,
+        env=env,
+    )
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+CASES = [
+    (["log", "-s", "s1", "hello"], None),
+    (["--format", "json", "log", "--session=s1", "--role=assistant", "--", "-not an option"], None),
+    (
+        ["-q", "log", "-s", "s1", "-r", "tool", "--event-id", "e1", "--metadata", '{"k": 1}', "x"],
+        None,
+    ),
+    (["log", "-s", "s1", "--event-id", "e1", "again"], None),
+    (["log", "-s", "s1", "--format", "JSONL", "-g", "g", "-a", "a", "text"], None),
+    (["log", "-s", "s1"], '{"role": "user", "content": "from stdin"}'),
+    (
+        ["log", "--batch", "-f", "jsonl", "-s", "b"],
+        '{"role": "user", "content": "one"}\n{"bad": 1}\n',
+    ),
+    (["log", "-s", "../x", "hostile"], None),
+    (["log", "-s", "s1", "--metadata", "[1]", "x"], None),
+    (["log", "-s", "s1", "-"], "text on stdin"),
+    (["log", "x"], None),
+    (["log", "--session", "", "x"], None),
+]
+
+
+@pytest.mark.parametrize(("argv", "stdin"), CASES)
+def test_fast_and_typer_paths_agree(tmp_path, argv, stdin, monkeypatch):
+    assert parse_log_argv(argv) is not None, "this case should take the fast path"
+    results = []
+    for name, prefix in (
+        ("fast", [sys.executable, "-m", "soloqueue_mem"]),
+        ("typer", [sys.executable, "-c", TYPER_ONLY]),
+    ):
+        home = tmp_path / name / ".soloqueue"
+        env = {**__import__("os").environ, "SOLOQUEUE_HOME": str(home)}
+        code, out, err = run(prefix, argv, stdin, env)
+        logs = (
+            sorted(
+                p.relative_to(home).as_posix() + ":" + p.read_text() for p in home.rglob("*.jsonl")
+            )
+            if home.exists()
+            else []
+        )
+        results.append((code, out, err, logs))
+    assert results[0] == results[1]
+
+
+def test_a_plain_log_never_imports_typer(home):
+    probe = (
+        "import sys, json; sys.argv = ['soloqueue-mem', 'log', '-s', 's', 'hi'];"
+        "import soloqueue_mem.cli as c\ntry: c.main()\nexcept SystemExit: pass\n"
+        "sys.stderr.write(json.dumps('typer' in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, check=False, timeout=60
+    )
+    assert json.loads(done.stderr.decode().splitlines()[-1]) is False

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from soloqueue_mem.clock import parse_timestamp
-from tests.conftest import NOW, run_process, tree_snapshot
+from tests.conftest import NOW, DbHolder, run_process, tree_snapshot
 
 NOW_TS = parse_timestamp(NOW).timestamp()
 HOUR = 3600
@@ -603,45 +603,6 @@ def test_d15_empty_catalog_file_deletes_nothing(cli, home):
     code, report = gc(cli, "--deep")
     assert blob_tree(home) == before, f"gc deleted blobs: {report}"
     assert code != 0
-
-
-_HOLDER = (
-    "import sqlite3, sys\n"
-    "conn = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-    "if sys.argv[2] == 'exclusive':\n"
-    "    conn.execute('PRAGMA locking_mode = EXCLUSIVE')\n"
-    "conn.execute('BEGIN IMMEDIATE')\n"
-    "conn.execute(sys.argv[3])\n"
-    "if sys.argv[2] == 'exclusive':\n"
-    "    conn.execute('COMMIT')  # exclusive mode keeps the lock after the commit\n"
-    "print('held', flush=True)\n"
-    "sys.stdin.read()\n"
-)
-
-
-class DbHolder:
-    """Another process holding a write lock on a database until released."""
-
-    def __init__(self, path: Path, mode: str = "immediate", sql: str = "SELECT 1") -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", _HOLDER, str(path), mode, sql],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        line = self.proc.stdout.readline()  # type: ignore[union-attr]
-        assert line == b"held\n", self.proc.stderr.read()  # type: ignore[union-attr]
-
-    def release(self) -> None:
-        if self.proc.returncode is None:
-            self.proc.communicate(b"", timeout=10)
-            assert self.proc.returncode == 0
-
-    def __enter__(self) -> DbHolder:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
 
 
 def test_d15_catalog_write_locked_by_another_process_deletes_nothing(cli, home, monkeypatch):

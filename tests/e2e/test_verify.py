@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from soloqueue_mem.clock import parse_timestamp
-from tests.conftest import NOW, tree_snapshot
+from tests.conftest import NOW, DbHolder, tree_snapshot
 
 NOW_TS = parse_timestamp(NOW).timestamp()
 HOUR = 3600
@@ -397,38 +397,6 @@ def test_d10_torn_tail_is_a_warning(cli, home):
 
 
 # --- D11: a busy database ---------------------------------------------------------------
-
-_HOLDER = (
-    "import sqlite3, sys\n"
-    "conn = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-    "if sys.argv[2] == 'exclusive':\n"
-    "    conn.execute('PRAGMA locking_mode = EXCLUSIVE')\n"
-    "conn.execute('BEGIN IMMEDIATE')\n"
-    "conn.execute(sys.argv[3])\n"
-    "if sys.argv[2] == 'exclusive':\n"
-    "    conn.execute('COMMIT')  # exclusive locking mode keeps the lock after the commit\n"
-    "print('held', flush=True)\n"
-    "sys.stdin.read()\n"
-    "conn.close()\n"
-)
-
-
-class DbHolder:
-    def __init__(self, path: Path, mode: str, sql: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", _HOLDER, str(path), mode, sql],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        line = self.proc.stdout.readline()  # type: ignore[union-attr]
-        assert line == b"held\n", self.proc.stderr.read()  # type: ignore[union-attr]
-
-    def __enter__(self) -> DbHolder:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.proc.communicate(b"", timeout=10)
 
 
 def _busy_store(cli, home: Path) -> None:

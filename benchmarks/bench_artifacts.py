@@ -319,7 +319,8 @@ def bench_save(python: str, work: Path, runs: int, seed: int) -> tuple[str, bool
     payloads: dict[int, dict[str, list[Path]]] = {}
     for size in sizes:
         c.note(
-            f"(1) writing {len(labels) + len(inproc_labels)} x {warmup + runs} payload files of {size_label(size)}"
+            f"(1) writing {len(labels) + len(inproc_labels)} x {warmup + runs} payload files of "
+            f"{size_label(size)}"
         )
         payloads[size] = make_payloads(src, size, labels + inproc_labels, warmup + runs, seed)
     os.sync()  # the source files' dirty pages must not be written back during the timing
@@ -372,7 +373,8 @@ def bench_save(python: str, work: Path, runs: int, seed: int) -> tuple[str, bool
     whole: dict[int, dict[str, list[float]]] = {}
     for size in sizes:
         c.note(
-            f"(1) whole process, {size_label(size)}: {len(commands) + len(start_ref)} commands x {runs} runs (+{warmup} warm-up), interleaved"
+            f"(1) whole process, {size_label(size)}: {len(commands) + len(start_ref)} commands "
+            f"x {runs} runs (+{warmup} warm-up), interleaved"
         )
         times: dict[str, list[float]] = {label: [] for label in [*commands, *start_ref]}
         for k in range(warmup + runs):
@@ -419,7 +421,8 @@ def bench_save(python: str, work: Path, runs: int, seed: int) -> tuple[str, bool
     inproc: dict[int, dict[str, list[float]]] = {}
     for size in sizes:
         c.note(
-            f"(1) in-process, {size_label(size)}: {len(inproc_fns)} functions x {runs} runs, interleaved"
+            f"(1) in-process, {size_label(size)}: {len(inproc_fns)} functions x {runs} runs, "
+            "interleaved"
         )
         times = {label: [] for label in inproc_fns}
         for k in range(warmup + runs):
@@ -459,7 +462,8 @@ def bench_save(python: str, work: Path, runs: int, seed: int) -> tuple[str, bool
 
     # Report.
     text = [
-        f"### (1) `artifact save`, whole process ({runs} runs each, new content every run, interleaved)",
+        f"### (1) `artifact save`, whole process ({runs} runs each, new content every run, "
+        "interleaved)",
         "",
     ]
     rows = []
@@ -486,10 +490,13 @@ def bench_save(python: str, work: Path, runs: int, seed: int) -> tuple[str, bool
         f"Goal: `artifact save` of 10 MB, median <= 1.5x the floor: {c.ms(product_big)} ms = "
         f"{ratio:.2f}x floor ({c.ms(floor_big)} ms) -> {c.verdict(goal_ok)}",
         "",
-        f"Check: the store holds {', '.join(f'{stored.get(s, 0)} distinct {size_label(s)} blobs' for s in sizes)}, "
-        f"expected {warmup + runs} each (warm-up included): {'ok' if saves_ok else '**MISMATCH**'}.",
+        "Check: the store holds "
+        f"{', '.join(f'{stored.get(s, 0)} distinct {size_label(s)} blobs' for s in sizes)}, "
+        f"expected {warmup + runs} each (warm-up included): "
+        f"{'ok' if saves_ok else '**MISMATCH**'}.",
         "",
-        f"#### In-process: `artifacts.store.save` vs the floor's code ({runs} runs each, interleaved, this interpreter)",
+        f"#### In-process: `artifacts.store.save` vs the floor's code ({runs} runs each, "
+        "interleaved, this interpreter)",
         "",
     ]
     rows = []
@@ -550,7 +557,8 @@ def bench_save(python: str, work: Path, runs: int, seed: int) -> tuple[str, bool
     ]
     for size in sizes:
         text += [
-            f"Phases of one library save, {size_label(size)} (median of {runs} runs; inclusive times, "
+            f"Phases of one library save, {size_label(size)} (median of {runs} runs; inclusive "
+            "times, "
             "nested steps indented; the wrappers add ~1 us per call):",
             "",
             c.table(
@@ -583,7 +591,8 @@ def build_gc_store(n: int, seed: int) -> tuple[Path, dict]:
             c.note(f"(2) reusing the {n:,}-blob store in {final}")
             return final / "store", info
         c.note(
-            f"(2) cached store has schema {info.get('schema_version')}, expected {len(MIGRATIONS)}: rebuilding"
+            f"(2) cached store has schema {info.get('schema_version')}, expected "
+            f"{len(MIGRATIONS)}: rebuilding"
         )
         remove_tree(final)
     tmp = c.CACHE / f".building-artifacts-gc-{n}-seed{seed}"
@@ -591,7 +600,8 @@ def build_gc_store(n: int, seed: int) -> tuple[Path, dict]:
     root = tmp / "store"
     home = Home(root)
     c.note(
-        f"(2) building a {n:,}-blob store in {tmp} ({GC_DAYS} day folders, every {GC_ORPHAN_EVERY}th blob unreferenced)"
+        f"(2) building a {n:,}-blob store in {tmp} ({GC_DAYS} day folders, every "
+        f"{GC_ORPHAN_EVERY}th blob unreferenced)"
     )
     start = time.perf_counter()
     old_umask = os.umask(0o077)  # folders 0700 like the product's
@@ -776,7 +786,8 @@ def bench_gc(python: str, work: Path, n: int, runs: int, seed: int) -> tuple[str
         f"Store: {info['blobs']:,} blob files (41 B to 1.7 KB) in {info['folders']:,} folders "
         f"(YYYY/MM/DD/ab/cd over {info['days']} days), {info['rows']:,} catalog rows, "
         f"{info['orphans']:,} unreferenced blobs aged 2 days (grace 1 h); built once in "
-        f"{info['build_seconds']} s and cached under {c.CACHE}. Every round copies it (`cp -a` + sync, "
+        f"{info['build_seconds']} s and cached under {c.CACHE}. Every round copies it (`cp -a` "
+        "+ sync, "
         f"median {c.median(copies):.1f} s, not timed), runs the floors on the copy, then gc.",
         "",
         c.table(["process", "median s", "p90 s", "min s", "max s", "vs floor (median)"], rows),
@@ -784,12 +795,16 @@ def bench_gc(python: str, work: Path, n: int, runs: int, seed: int) -> tuple[str
         f"gc's own `seconds` (in-process run_gc): median {c.median(inner):.3f} s, so start-up and "
         f"output take ~{product_median - c.median(inner):.3f} s of the whole process.",
         "",
-        f"Check: every gc scanned {p0['blobs']:,} blobs, found {p0['orphans']:,} orphans and deleted "
-        f"{p0['deleted_blobs']:,} (freed {p0['freed_bytes']:,} bytes, removed {p0['empty_dirs']:,} empty folders), "
+        f"Check: every gc scanned {p0['blobs']:,} blobs, found {p0['orphans']:,} orphans and "
+        "deleted "
+        f"{p0['deleted_blobs']:,} (freed {p0['freed_bytes']:,} bytes, removed "
+        f"{p0['empty_dirs']:,} empty folders), "
         f"expected {info['orphans']:,}: {'ok' if gc_ok else '**MISMATCH**'}; the floors counted "
-        f"{', '.join(sorted(floor_counts))} (files, unreferenced): {'ok' if floor_ok else '**MISMATCH**'}.",
+        f"{', '.join(sorted(floor_counts))} (files, unreferenced): "
+        f"{'ok' if floor_ok else '**MISMATCH**'}.",
         "",
-        f"Goal: median <= 2x the floor: {product_median:.3f} s = {ratio:.2f}x floor ({floor:.3f} s) "
+        f"Goal: median <= 2x the floor: {product_median:.3f} s = {ratio:.2f}x floor "
+        f"({floor:.3f} s) "
         f"-> {c.verdict(goal_ok)}",
         "",
         "Phases of one in-process `run_gc` (deep, force) on a fresh copy (inclusive times, nested "
@@ -927,7 +942,8 @@ def bench_verify(
         ],
     }
     c.note(
-        f"(3) {len(commands)} commands x {runs} runs (+1 warm-up), interleaved, over {mb(total):.0f} MB"
+        f"(3) {len(commands)} commands x {runs} runs (+1 warm-up), interleaved, over "
+        f"{mb(total):.0f} MB"
     )
     times = c.interleaved(
         {label: {"argv": argv, "env": env} for label, argv in commands.items()}, runs, warmup=1
@@ -976,16 +992,19 @@ def bench_verify(
     share = product_rate / floor_rate
     goal_ok = share >= 0.7
     text = [
-        f"### (3) `verify --full` over {info['blobs']} blobs, {mb(total):.0f} MB, whole process ({runs} runs, interleaved)",
+        f"### (3) `verify --full` over {info['blobs']} blobs, {mb(total):.0f} MB, whole process "
+        f"({runs} runs, interleaved)",
         "",
         f"Blobs: seeded random bytes, sizes log-uniform 4 KB - 16 MB, one row each; built once in "
-        f"{info['build_seconds']} s and cached under {c.CACHE}; all files in the page cache (warm-up run). "
+        f"{info['build_seconds']} s and cached under {c.CACHE}; all files in the page cache "
+        "(warm-up run). "
         "MB/s = blob bytes / wall time of the whole process (MB = 2^20 bytes).",
         "",
         c.table(["process", "median ms", "p90 ms", "MB/s (median)", "vs sha256sum"], table_rows),
         "",
         f"Check: verify reported exit 0 with {report['counts'].get('artifacts')} artifacts and "
-        f"{report['counts'].get('blobs')} blobs (expected {info['blobs']}): {'ok' if verify_ok else '**MISMATCH**'}; "
+        f"{report['counts'].get('blobs')} blobs (expected {info['blobs']}): "
+        f"{'ok' if verify_ok else '**MISMATCH**'}; "
         f"sha256sum agrees with the catalog on every file: {'ok' if sums_ok else '**MISMATCH**'}.",
         "",
         f"Goal: verify --full >= 70% of sha256sum's MB/s: {product_rate:,.0f} MB/s = "

@@ -61,6 +61,7 @@ class GcPlan(NamedTuple):
     stale_temps: list[BlobFile]
     missing: list[str]  # paths rows reference that do not exist
     strays: list[str]  # files under blobs/ that are not blobs (reported, never deleted)
+    empty_dirs: list[str]  # folders found empty
 
 
 class GcRefused(StorageError):
@@ -86,31 +87,48 @@ def expire_rows(conn: sqlite3.Connection, now: datetime, days: float, dry_run: b
 # --- phase 2: plan -----------------------------------------------------------------
 
 
+class Scan(NamedTuple):
+    blobs: list[BlobFile]  # size and mtime are read only for unreferenced blobs
+    strays: list[str]
+    empty_dirs: list[str]  # folders already empty (left by an earlier run)
+
+
 def scan_blobs(
-    home: Home, progress: Callable[[int], None] | None = None
-) -> tuple[list[BlobFile], list[str]]:
-    """Every blob file under ``artifacts/blobs`` (symlinks never followed) and strays."""
+    home: Home,
+    progress: Callable[[int], None] | None = None,
+    referenced: set[str] | None = None,
+) -> Scan:
+    """Every blob file under ``artifacts/blobs`` (symlinks never followed), stray files,
+    and empty folders. Blobs in ``referenced`` are not stat-ed: only an unreferenced
+    blob's age and size matter."""
+    prefix = len(str(home.root)) + 1  # relative paths by slicing: relpath() is the cost
     blobs: list[BlobFile] = []
     strays: list[str] = []
-    stack = [home.blobs_dir]
+    empty: list[str] = []
+    stack = [str(home.blobs_dir)]
     while stack:
         folder = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except FileNotFoundError:
             continue
+        if not entries:
+            empty.append(folder[prefix:])
         for entry in entries:
-            relpath = os.path.relpath(entry.path, home.root)
+            relpath = entry.path[prefix:]
             if entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
+                stack.append(entry.path)
             elif entry.is_file(follow_symlinks=False) and parse_relpath(relpath) is not None:
-                info = entry.stat(follow_symlinks=False)
-                blobs.append(BlobFile(relpath, info.st_size, info.st_mtime))
+                if referenced is not None and relpath in referenced:
+                    blobs.append(BlobFile(relpath, 0, 0.0))
+                else:
+                    info = entry.stat(follow_symlinks=False)
+                    blobs.append(BlobFile(relpath, info.st_size, info.st_mtime))
                 if progress is not None:
                     progress(1)
             else:
                 strays.append(relpath)
-    return blobs, strays
+    return Scan(blobs, strays, empty)
 
 
 def temp_files(home: Home) -> list[BlobFile]:
@@ -130,14 +148,10 @@ def temp_files(home: Home) -> list[BlobFile]:
 
 
 def plan(
-    blobs: list[BlobFile],
-    strays: list[str],
-    temps: list[BlobFile],
-    referenced: set[str],
-    now: float,
-    grace_seconds: float,
+    scan: Scan, temps: list[BlobFile], referenced: set[str], now: float, grace_seconds: float
 ) -> GcPlan:
     """Decide what phase 2 deletes: a pure function of what was read."""
+    blobs = scan.blobs
     on_disk = {blob.relpath for blob in blobs}
     unreferenced = [blob for blob in blobs if blob.relpath not in referenced]
     return GcPlan(
@@ -146,7 +160,8 @@ def plan(
         protected=[b for b in unreferenced if now - b.mtime < grace_seconds],
         stale_temps=[t for t in temps if now - t.mtime >= grace_seconds],
         missing=sorted(referenced - on_disk),
-        strays=sorted(strays),
+        strays=sorted(scan.strays),
+        empty_dirs=scan.empty_dirs,
     )
 
 
@@ -189,7 +204,8 @@ def apply_plan(
                 temps += 1
             except FileNotFoundError:
                 pass
-        empty = remove_empty_dirs(home.blobs_dir)
+        emptied = [str(Path(b.relpath).parent) for b in gc_plan.orphans] + gc_plan.empty_dirs
+        empty = remove_empty_dirs(home, emptied)
     return {
         "deleted_blobs": deleted,
         "freed_bytes": freed,
@@ -198,18 +214,20 @@ def apply_plan(
     }
 
 
-def remove_empty_dirs(top: Path) -> int:
-    """Remove empty folders below ``top`` (bottom-up); ``top`` itself stays."""
+def remove_empty_dirs(home: Home, folders: list[str]) -> int:
+    """Remove these folders (relative to the root), then their parents while they are
+    empty, never ``artifacts/blobs`` itself; return how many went."""
+    top = home.blobs_dir
     removed = 0
-    for dirpath, _, _ in os.walk(top, topdown=False):
-        if Path(dirpath) == top:
-            continue
-        try:
-            os.rmdir(dirpath)  # fails, harmlessly, on a folder that is not empty
+    for folder in sorted(set(folders), key=len, reverse=True):
+        path = home.root / folder
+        while path != top and top in path.parents:
+            try:
+                os.rmdir(path)  # fails, harmlessly, on a folder that is not empty
+            except OSError:
+                break
             removed += 1
-        except OSError:
-            pass
-
+            path = path.parent
     return removed
 
 
@@ -261,13 +279,13 @@ def _phase2(
     options: GcOptions,
     progress: Callable[[int], None] | None,
 ) -> dict[str, Any]:
-    blobs, strays = scan_blobs(home, progress)
     if conn is None:
-        if blobs:
+        referenced: set[str] = set()
+        scan = scan_blobs(home, progress)
+        if scan.blobs:
             raise GcRefused(
                 "gc aborted: blobs exist but artifacts.db is missing; nothing was deleted"
             )
-        referenced: set[str] = set()
     else:
         try:
             referenced = catalog.referenced_paths(conn)
@@ -275,9 +293,8 @@ def _phase2(
             raise GcRefused(
                 f"gc aborted: cannot read the artifact catalog ({exc}); nothing was deleted"
             ) from None
-    gc_plan = plan(
-        blobs, strays, temp_files(home), referenced, now.timestamp(), options.grace_seconds
-    )
+        scan = scan_blobs(home, progress, referenced)
+    gc_plan = plan(scan, temp_files(home), referenced, now.timestamp(), options.grace_seconds)
     check_mass_delete(gc_plan, options.force)
     result: dict[str, Any] = {
         "ran": True,

@@ -57,7 +57,7 @@ def verify_store(
     try:
         if artifacts is not None:
             _check_artifacts(home, artifacts, options, now, findings, counts)
-        elif not _has_catalog(home) and scan_blobs(home)[0]:
+        elif not _has_catalog(home) and scan_blobs(home).blobs:
             findings.append(Finding("error", "missing-catalog", "artifacts.db", "blobs exist"))
         _check_sessions(home, memory, findings, counts)
     finally:
@@ -168,7 +168,7 @@ def _check_artifacts(
             findings.append(
                 Finding("info", "duplicate-copy", content_hash, ", ".join(sorted(paths)))
             )
-    blobs, strays = scan_blobs(home)
+    blobs, strays, _ = scan_blobs(home)
     counts["blobs"] = len(blobs)
     referenced = set(checked)
     for blob in blobs:

@@ -62,6 +62,7 @@ class GcPlan(NamedTuple):
     missing: list[str]  # paths rows reference that do not exist
     strays: list[str]  # files under blobs/ that are not blobs (reported, never deleted)
     empty_dirs: list[str]  # folders found empty
+    folder_sizes: dict[str, int]  # entries per folder when scanned
 
 
 class GcRefused(StorageError):
@@ -91,6 +92,7 @@ class Scan(NamedTuple):
     blobs: list[BlobFile]  # size and mtime are read only for unreferenced blobs
     strays: list[str]
     empty_dirs: list[str]  # folders already empty (left by an earlier run)
+    sizes: dict[str, int]  # entries in each folder, to know which ones deletion empties
 
 
 def scan_blobs(
@@ -105,6 +107,7 @@ def scan_blobs(
     blobs: list[BlobFile] = []
     strays: list[str] = []
     empty: list[str] = []
+    sizes: dict[str, int] = {}
     stack = [str(home.blobs_dir)]
     while stack:
         folder = stack.pop()
@@ -112,6 +115,7 @@ def scan_blobs(
             entries = list(os.scandir(folder))
         except FileNotFoundError:
             continue
+        sizes[folder[prefix:]] = len(entries)
         if not entries:
             empty.append(folder[prefix:])
         for entry in entries:
@@ -128,7 +132,7 @@ def scan_blobs(
                     progress(1)
             else:
                 strays.append(relpath)
-    return Scan(blobs, strays, empty)
+    return Scan(blobs, strays, empty, sizes)
 
 
 def temp_files(home: Home) -> list[BlobFile]:
@@ -162,6 +166,7 @@ def plan(
         missing=sorted(referenced - on_disk),
         strays=sorted(scan.strays),
         empty_dirs=scan.empty_dirs,
+        folder_sizes=scan.sizes,
     )
 
 
@@ -182,21 +187,22 @@ def apply_plan(
     home: Home, conn: sqlite3.Connection, gc_plan: GcPlan, grace_seconds: float, now: float
 ) -> dict[str, int]:
     """Delete under the exclusive lock, re-checking each blob just before unlinking."""
-    deleted = freed = temps = 0
+    freed = temps = 0
+    deleted_paths: list[str] = []
+    root = str(home.root)
     with lock.exclusive(home.gc_lock, "gc", wait=True, timeout=30):
         for blob in gc_plan.orphans:
-            path = home.root / blob.relpath
+            path = f"{root}/{blob.relpath}"
             try:
                 info = os.lstat(path)
             except FileNotFoundError:
                 continue
             if now - info.st_mtime < grace_seconds or catalog.is_referenced(conn, blob.relpath):
                 continue  # freshened by a save, or referenced since the plan was made
-            os.chmod(path, 0o600)
-            os.unlink(path)
-            deleted += 1
+            os.unlink(path)  # read-only blobs need no chmod: unlink needs the folder's mode
+            deleted_paths.append(blob.relpath)
             freed += info.st_size
-            if deleted == 1:
+            if len(deleted_paths) == 1:
                 faults.fault("gc.after_k_unlinks")
         for temp in gc_plan.stale_temps:
             try:
@@ -204,30 +210,35 @@ def apply_plan(
                 temps += 1
             except FileNotFoundError:
                 pass
-        emptied = [str(Path(b.relpath).parent) for b in gc_plan.orphans] + gc_plan.empty_dirs
-        empty = remove_empty_dirs(home, emptied)
+        empty = remove_empty_dirs(home, gc_plan, deleted_paths)
     return {
-        "deleted_blobs": deleted,
+        "deleted_blobs": len(deleted_paths),
         "freed_bytes": freed,
         "temp_files": temps,
         "empty_dirs": empty,
     }
 
 
-def remove_empty_dirs(home: Home, folders: list[str]) -> int:
-    """Remove these folders (relative to the root), then their parents while they are
-    empty, never ``artifacts/blobs`` itself; return how many went."""
-    top = home.blobs_dir
+def remove_empty_dirs(home: Home, gc_plan: GcPlan, deleted: list[str]) -> int:
+    """Remove the folders this run emptied (and those it found empty), bottom-up,
+    never ``artifacts/blobs`` itself. Entry counts from the scan say which folders are
+    empty now, so no ``rmdir`` is tried on a folder that still holds something."""
+    top = os.path.relpath(home.blobs_dir, home.root)
+    left = dict(gc_plan.folder_sizes)
+    for relpath in deleted:
+        parent = os.path.dirname(relpath)
+        left[parent] = left.get(parent, 1) - 1
+    candidates = {os.path.dirname(p) for p in deleted} | set(gc_plan.empty_dirs)
     removed = 0
-    for folder in sorted(set(folders), key=len, reverse=True):
-        path = home.root / folder
-        while path != top and top in path.parents:
+    for folder in sorted(candidates, key=len, reverse=True):
+        while folder != top and left.get(folder, 1) <= 0:
             try:
-                os.rmdir(path)  # fails, harmlessly, on a folder that is not empty
+                os.rmdir(home.root / folder)
             except OSError:
-                break
+                break  # something new arrived: keep it
             removed += 1
-            path = path.parent
+            folder = os.path.dirname(folder)
+            left[folder] = left.get(folder, 1) - 1
     return removed
 
 

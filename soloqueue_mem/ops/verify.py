@@ -168,7 +168,8 @@ def _check_artifacts(
             findings.append(
                 Finding("info", "duplicate-copy", content_hash, ", ".join(sorted(paths)))
             )
-    blobs, strays, _ = scan_blobs(home)
+    scan = scan_blobs(home)
+    blobs, strays = scan.blobs, scan.strays
     counts["blobs"] = len(blobs)
     referenced = set(checked)
     for blob in blobs:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import secrets
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -62,7 +61,7 @@ def stage(home: Home, source: BinaryIO) -> Staged:
     on any error the temporary file is removed."""
     folder = home.root / "artifacts" / "tmp"
     ensure_private_dir(home.root, folder)
-    path = folder / f"{secrets.token_hex(8)}.tmp"
+    path = folder / f"{os.urandom(8).hex()}.tmp"  # not `secrets`: ~5 ms to import
     digest = hashlib.sha256()
     size = 0
     try:

@@ -5,6 +5,8 @@ their document frequencies), so a common word on a store of a million turns cost
 second or more. Queries are therefore split by how many turns they match:
 
 - at most ``BROAD_MATCHES``: exact BM25 over all matches (FTS5's own ``bm25()``);
+- more, but every term alone is narrow: BM25 over the newest ``4 x BROAD_MATCHES``
+  matches (each term's document frequency is still exact, and cheap to read);
 - more, but some terms are narrow: the narrow terms are ranked exactly over the whole
   store, and the hits of the broad terms follow (a term that alone matches that many
   turns has an idf near zero, so it barely moves the exact ranking anyway);
@@ -21,7 +23,7 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.fts import match_expression
 
-BROAD_MATCHES = 20_000
+BROAD_MATCHES = 10_000
 RECENT_WINDOW = 5_000
 K1, B = 1.2, 0.75  # FTS5's bm25() defaults
 
@@ -36,7 +38,9 @@ def rank(
         return turns.search_turns(conn, match, scope, limit)
     narrow = [term for term in terms if not _is_broad(conn, term, scope)] if len(terms) > 1 else []
     if len(narrow) == len(terms):  # each term is narrow, only their union is broad
-        return turns.search_turns(conn, match, scope, limit)  # at most n x BROAD rows
+        newest = turns.nth_newest_match(conn, match, 4 * BROAD_MATCHES, scope)
+        bounded = scope if newest is None else scope._replace(lo=max(scope.lo, newest))
+        return turns.search_turns(conn, match, bounded, limit)
     recent = _rank_recent(conn, [t for t in terms if t not in narrow], scope, limit)
     if not narrow:
         return recent

@@ -23,8 +23,8 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.fts import match_expression
 
-BROAD_MATCHES = 10_000
-RECENT_WINDOW = 5_000
+BROAD_MATCHES = 5_000
+RECENT_WINDOW = 2_000
 K1, B = 1.2, 0.75  # FTS5's bm25() defaults
 
 

@@ -21,6 +21,7 @@ from typing import BinaryIO, NamedTuple
 
 from soloqueue_mem import faults
 from soloqueue_mem.errors import StorageError
+from soloqueue_mem.fsio import write_all
 from soloqueue_mem.home import Home, ensure_private_dir
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -72,7 +73,7 @@ def stage(home: Home, source: BinaryIO) -> Staged:
             while chunk := source.read(CHUNK):
                 digest.update(chunk)
                 size += len(chunk)
-                _write_all(fd, chunk)
+                write_all(fd, chunk)
             faults.fault("artifact.after_tmp_write")
             os.fsync(fd)  # the blob's bytes are durable before any row points at them
             faults.fault("artifact.after_fsync")
@@ -180,9 +181,3 @@ def _expect(actual: str, expected: str, relpath: str) -> None:
             f"blob {relpath} is damaged (its content no longer hashes to its name); "
             "run: soloqueue-mem verify"
         )
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]

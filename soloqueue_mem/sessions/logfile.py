@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from soloqueue_mem import faults, jsonio
 from soloqueue_mem.errors import BadInput, StorageError
+from soloqueue_mem.fsio import write_all
 
 _APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 _TAIL_PROBE = 64 * 1024
@@ -80,9 +81,9 @@ class SessionLog:
         data = "".join(jsonio.dumps_compact(r) + "\n" for r in records).encode("utf-8")
         try:
             if faults.is_active("log.mid_write"):
-                _write_all(self._fd, data[: len(data) // 2])
+                write_all(self._fd, data[: len(data) // 2])
                 faults.fault("log.mid_write")
-            _write_all(self._fd, data)
+            write_all(self._fd, data)
             if self._fsync:
                 os.fsync(self._fd)
             self._append_markdown(markdown)
@@ -100,16 +101,9 @@ class SessionLog:
     def _append_markdown(self, text: str) -> None:
         fd = os.open(self.md_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
-            _write_all(fd, text.encode("utf-8"))
+            write_all(fd, text.encode("utf-8"))
         finally:
             os.close(fd)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
 
 
 def _pread_all(fd: int, offset: int, length: int) -> bytes:

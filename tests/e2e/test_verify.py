@@ -15,7 +15,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -426,12 +425,9 @@ def test_d11_exclusively_locked_database_is_busy_not_corrupt(cli, home, database
     }[database]
     with DbHolder(home / database, "exclusive", sql):
         before = tree_snapshot(home)
-        started = time.monotonic()
         code, report = verify(cli, "--full")
-        elapsed = time.monotonic() - started
         assert_unchanged(before, tree_snapshot(home))
     assert code == EX_BUSY, report
-    assert elapsed < 5
     (busy,) = kinds(report)["busy"]
     assert busy["where"] == database
     assert "corrupt-database" not in kinds(report)

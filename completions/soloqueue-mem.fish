@@ -6,7 +6,10 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a demo -d 'Log a short bil
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a gc -d 'Remove expired ephemeral artifacts, then (weekly or --deep) unreferenced blobs.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a init -d 'Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a log -d 'Log an event to the session\'s JSONL and Markdown logs and index it for search.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a memory -d 'List, show, edit, forget and trace the history of semantic memories.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a path -d 'Print the data directory this invocation would use (and whether it exists).'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a recall -d 'Recall what is relevant to QUERY: memories, recent turns and working memory.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a remember -d 'Store a semantic memory; re-stating one raises its confidence instead of duplicating.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a session -d 'List, show, export and end sessions.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a stats -d 'Counts, sizes and schema versions of the store (creates nothing).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a trace -d 'Search logged turns, with their tool inputs and results (Chinese and English).'
@@ -87,9 +90,83 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s s -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l batch
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l offload
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list show' -a edit -d 'Correct a memory in place (use `remember` with the same --subject/--predicate to'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list show' -a forget -d 'Erase memories and their earlier versions for good (the bytes are overwritten).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list show' -a history -d 'Every version of a memory\'s subject/predicate chain, oldest first.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list show' -a list -d 'List active memories, most recently updated first (--all for every version).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list show' -a show -d 'Show one memory with every field.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l confidence -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l content -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l duration -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l importance -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l predicate -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l subject -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l tag -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l type -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l untag -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s t -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from forget; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from forget; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from forget; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l limit -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l subject -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l tag -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l type -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s n -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s t -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l all
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from path; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from path; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from path; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l channels -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l limit -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l max-tokens -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l since -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l type -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s n -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s t -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l explain
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l traces
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l confidence -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l duration -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l importance -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l predicate -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l source -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l subject -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l tag -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l type -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s t -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l batch
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export list show' -a end -d 'Mark a session ended (consolidation turns ended sessions into episodes).'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export list show' -a export -d 'Write a session out: its JSONL records, Markdown, or OpenAI messages.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export list show' -a list -d 'Sessions, most recently active first.'

@@ -9,9 +9,9 @@ _soloqueue_mem() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         case "$word" in
-            --agent|--author|--ephemeral-days|--event-id|--format|--grace|--group|--limit|--metadata|--mime|--remove|--role|--root|--session|--since|--tag|--title|-a|-f|-g|-n|-r|-s|-t) skip=1 ;;
+            --agent|--author|--channels|--confidence|--content|--duration|--ephemeral-days|--event-id|--format|--grace|--group|--importance|--limit|--max-tokens|--metadata|--mime|--predicate|--remove|--role|--root|--session|--since|--source|--subject|--tag|--title|--type|--untag|-a|-f|-g|-n|-r|-s|-t) skip=1 ;;
             -*) ;;
-            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion demo gc init log path session session end session export session list session show stats trace verify " in
+            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion demo gc init log memory memory edit memory forget memory history memory list memory show path recall remember session session end session export session list session show stats trace verify " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
                esac ;;
         esac
@@ -41,8 +41,22 @@ _soloqueue_mem() {
         "log|--role") COMPREPLY=($(compgen -W "user assistant system tool thought" -- "$cur")); return ;;
         "log|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "log|-r") COMPREPLY=($(compgen -W "user assistant system tool thought" -- "$cur")); return ;;
+        "memory edit|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory edit|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory forget|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory forget|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory history|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory history|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory list|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory show|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "path|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "path|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "recall|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "recall|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "remember|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "remember|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session end|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session end|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session export|--format") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
@@ -61,11 +75,11 @@ _soloqueue_mem() {
         "verify|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
     esac
     case "$prev" in
-        --agent|--author|--ephemeral-days|--event-id|--format|--grace|--group|--limit|--metadata|--mime|--remove|--role|--root|--session|--since|--tag|--title|-a|-f|-g|-n|-r|-s|-t) return ;;
+        --agent|--author|--channels|--confidence|--content|--duration|--ephemeral-days|--event-id|--format|--grace|--group|--importance|--limit|--max-tokens|--metadata|--mime|--predicate|--remove|--role|--root|--session|--since|--source|--subject|--tag|--title|--type|--untag|-a|-f|-g|-n|-r|-s|-t) return ;;
     esac
     local words=""
     case "$path" in
-        "") words="artifact completion demo gc init log path session stats trace verify --format --root -f --quiet --version -q" ;;
+        "") words="artifact completion demo gc init log memory path recall remember session stats trace verify --format --root -f --quiet --version -q" ;;
         "artifact") words="list read rm save show tag" ;;
         "artifact list") words="--format --group --limit --root --tag -f -g -n -t" ;;
         "artifact read") words="--format --root -f --meta" ;;
@@ -78,7 +92,15 @@ _soloqueue_mem() {
         "gc") words="--ephemeral-days --format --grace --root -f --deep --dry-run --force --wait -n" ;;
         "init") words="--format --root -f" ;;
         "log") words="--agent --event-id --format --group --metadata --role --root --session -a -f -g -r -s --batch --offload" ;;
+        "memory") words="edit forget history list show" ;;
+        "memory edit") words="--confidence --content --duration --format --importance --predicate --root --subject --tag --type --untag -f -t" ;;
+        "memory forget") words="--format --root -f" ;;
+        "memory history") words="--format --root -f" ;;
+        "memory list") words="--agent --format --group --limit --root --subject --tag --type -a -f -g -n -t --all" ;;
+        "memory show") words="--format --root -f" ;;
         "path") words="--format --root -f" ;;
+        "recall") words="--agent --channels --format --group --limit --max-tokens --root --since --type -a -f -g -n -t --explain --traces" ;;
+        "remember") words="--agent --confidence --duration --format --group --importance --predicate --root --source --subject --tag --type -a -f -g -t --batch" ;;
         "session") words="end export list show" ;;
         "session end") words="--agent --format --group --root -a -f -g" ;;
         "session export") words="--agent --format --group --root -a -f -g --full" ;;

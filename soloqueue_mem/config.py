@@ -34,6 +34,15 @@ class Config(NamedTuple):
     gc_grace: str = "1h"
     # gc: how often the deep blob scan (phase 2) runs without --deep.
     gc_deep_every: str = "7d"
+    # recall: where semantic memories are searched ("fts5"; others fall back to it).
+    search_backend: str = "fts5"
+    # recall: score = the weighted sum of these signals (seed 003 §5.5).
+    recall_weight_relevance: float = 0.4
+    recall_weight_recency: float = 0.25
+    recall_weight_importance: float = 0.2
+    recall_weight_access: float = 0.15
+    # recall: an item this old scores half the recency of a new one.
+    recall_half_life: str = "7d"
 
 
 def load_config(path: Path) -> Config:
@@ -56,6 +65,8 @@ def load_config(path: Path) -> Config:
         if key not in known:
             raise BadInput(f"{path}: unknown setting {key!r} (known: {', '.join(known)})")
         default = getattr(Config(), key)
+        if type(default) is float and type(value) is int:
+            value = float(value)
         if type(value) is not type(default):
             raise BadInput(f"{path}: {key} must be a {type(default).__name__}")
         values[key] = value
@@ -63,7 +74,10 @@ def load_config(path: Path) -> Config:
         raise BadInput(f"{path}: durability must be 'normal' or 'full'")
     if values.get("offload_language", "zh") not in ("zh", "en"):
         raise BadInput(f"{path}: offload_language must be 'zh' or 'en'")
-    for key in ("gc_grace", "gc_deep_every"):
+    for key, value in values.items():
+        if key.startswith("recall_weight_") and not 0.0 <= value <= 1.0:  # type: ignore[operator]
+            raise BadInput(f"{path}: {key} must be between 0 and 1")
+    for key in ("gc_grace", "gc_deep_every", "recall_half_life"):
         if key in values:
             from soloqueue_mem.clock import parse_duration
 

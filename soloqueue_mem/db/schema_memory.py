@@ -6,6 +6,7 @@ remove a shipped entry: append a new one.
 
 from __future__ import annotations
 
+from soloqueue_mem.memory.schema import m003_create_memories
 from soloqueue_mem.sessions.schema import m001_create_turns, m002_index_turns_by_session
 
-MIGRATIONS = [m001_create_turns, m002_index_turns_by_session]
+MIGRATIONS = [m001_create_turns, m002_index_turns_by_session, m003_create_memories]

@@ -1,1 +1,1 @@
-"""L3 semantic memory and multi-path recall (SPEC §3.4-3.5). Not built yet."""
+"""L3 semantic memory and multi-path recall (SPEC §3.4-3.5)."""

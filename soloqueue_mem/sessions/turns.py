@@ -375,3 +375,14 @@ def search_turns(
     )
     rows = conn.execute(sql, scope.params(match=match, limit=limit))
     return [(_turn(row[:-1]), float(row[-1])) for row in rows]
+
+
+def newest_turns(conn: sqlite3.Connection, scope: SearchScope, limit: int) -> list[Turn]:
+    """The ``limit`` newest turns in scope (``scope.since`` bounds the walk: the
+    timestamp index is read newest first, so only that window is visited)."""
+    rows = conn.execute(
+        f"SELECT {_TURN_COLUMNS} FROM conversation_turns AS t"  # noqa: S608 - fixed fragments
+        f" WHERE {scope.where()} ORDER BY t.timestamp DESC, t.id DESC LIMIT :limit",
+        scope.params(limit=limit),
+    )
+    return [_turn(row) for row in rows]

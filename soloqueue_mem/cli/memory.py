@@ -1,0 +1,356 @@
+"""``soloqueue-mem remember`` and ``soloqueue-mem memory``: L3 semantic memory."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import (
+    AgentFilter,
+    AgentOpt,
+    FormatOpt,
+    GroupFilter,
+    GroupOpt,
+    RootOpt,
+)
+from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr, write
+from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.errors import BadInput, NotFound, PartialFailure, UsageError
+from soloqueue_mem.home import validate_id
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from soloqueue_mem.memory.model import Memory
+    from soloqueue_mem.memory.store import Remembered
+
+app = typer.Typer(
+    help="List, show, edit, forget and trace the history of semantic memories.",
+    no_args_is_help=True,
+)
+
+IdArg = Annotated[str, typer.Argument(help="Memory id (or a unique prefix of 4+ digits).")]
+TypeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--type", "-t", help="FACT, PREFERENCE, RULE, SKILL or ERROR.", show_default=False
+    ),
+]
+TagOpt = Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeatable).")]
+DurationOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--duration",
+        help="How long it is kept: permanent, session (1 day), or 24h, 7d, 30d... "
+        "Default by type: PREFERENCE/SKILL permanent, FACT 30d, ERROR 7d, RULE 24h.",
+        show_default=False,
+    ),
+]
+
+
+def memory_json(memory: Memory) -> dict[str, Any]:
+    return memory._asdict()
+
+
+@contextmanager
+def _memory_db(app_ctx: AppContext, create: bool) -> Iterator[sqlite3.Connection]:
+    from soloqueue_mem.db.stores import open_memory
+
+    conn = open_memory(app_ctx.home, app_ctx.config, create=create)
+    if conn is None:
+        raise NotFound("no memories yet (no data directory or memory.db)")
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def _remembered_json(result: Remembered) -> dict[str, Any]:
+    return {"action": result.action, "superseded": result.superseded, **memory_json(result.memory)}
+
+
+def _memories_table(rows: list[Memory]) -> None:
+    print_table(
+        None,
+        ["id", "type", "subject", "predicate", "content", "imp.", "conf.", "expires"],
+        (
+            (
+                m.id[:12],
+                m.type,
+                m.subject,
+                m.predicate,
+                m.content[:160],
+                f"{m.importance:.2f}",
+                f"{m.confidence:.2f}",
+                m.expires_at or "never",
+            )
+            for m in rows
+        ),
+    )
+
+
+def _memory_table(memory: Memory) -> None:
+    print_table(None, ["field", "value"], memory_json(memory).items())
+
+
+@boundary
+def remember(
+    ctx: typer.Context,
+    text: Annotated[
+        str | None,
+        typer.Argument(
+            help="The memory; '-' reads it from stdin. Omit to read a JSON object or array."
+        ),
+    ] = None,
+    type_: Annotated[
+        str, typer.Option("--type", "-t", help="FACT, PREFERENCE, RULE, SKILL or ERROR.")
+    ] = "FACT",
+    subject: Annotated[
+        str, typer.Option("--subject", help="Who or what it is about, e.g. user.")
+    ] = "",
+    predicate: Annotated[
+        str, typer.Option("--predicate", help="Which attribute, e.g. editor.")
+    ] = "",
+    importance: Annotated[float, typer.Option("--importance", help="0 to 1.")] = 0.5,
+    confidence: Annotated[float, typer.Option("--confidence", help="0 to 1.")] = 0.5,
+    duration: DurationOpt = None,
+    tag: TagOpt = None,
+    source: Annotated[str, typer.Option("--source", help="Where it came from.")] = "manual",
+    batch: Annotated[
+        bool, typer.Option("--batch", help="Read JSON Lines (one memory per line) from stdin.")
+    ] = False,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Store a semantic memory; re-stating one raises its confidence instead of duplicating.
+
+    A memory with the --subject and --predicate of an active one supersedes it (see
+    `memory history`). JSON input takes the fields content, type, subject, predicate,
+    importance, confidence, duration, tags, source, source_episode_id, group, agent.
+    Prints each stored memory with its action: created, confirmed or superseded.
+    """
+    from soloqueue_mem.memory import intake
+    from soloqueue_mem.memory.store import Draft
+    from soloqueue_mem.memory.store import remember as store_remember
+
+    app_ctx = app_context(ctx, fmt, root)
+    validate_id("group", group)
+    validate_id("agent", agent)
+    if batch and text is not None:
+        raise UsageError("--batch reads stdin; do not also give TEXT")
+    if text is None and sys.stdin is not None and sys.stdin.isatty():
+        raise UsageError('give the memory as an argument (remember "...") or pipe JSON to stdin')
+    config = app_ctx.config
+    if batch:
+        items: Any = intake.read_lines(_stdin(), config.max_line_bytes)
+    elif text is not None:
+        content = jsonio.decode_utf8(_stdin().read(config.max_input_bytes)) if text == "-" else text
+        draft = Draft(
+            content,
+            type_,
+            subject,
+            predicate,
+            importance,
+            confidence,
+            duration,
+            tuple(tag or ()),
+            source,
+        )
+        items = [(None, intake.Item(draft, None, None))]
+    else:
+        items = [(None, item) for item in intake.read_document(_stdin(), config.max_input_bytes)]
+    results, rejected = [], 0
+    with _memory_db(app_ctx, create=True) as conn:
+        for line, item in items:
+            if isinstance(item, BadInput):
+                stderr(f"error: {item}")
+                rejected += 1
+                continue
+            scope = (item.group or group, item.agent or agent)
+            results.append((line, store_remember(conn, item.draft, *scope, app_ctx.now)))
+    _emit_remembered(results, app_ctx.format, single=not batch and len(results) == 1)
+    if rejected:
+        raise PartialFailure(f"{rejected} line(s) rejected, the others were stored")
+
+
+def _emit_remembered(
+    results: list[tuple[int | None, Remembered]], fmt: Format, single: bool
+) -> None:
+    rows = [_remembered_json(result) | ({"line": line} if line else {}) for line, result in results]
+    if single:
+        memory = results[0][1].memory
+        emit_object(
+            rows[0], fmt, table=lambda: _memory_table(memory), text=lambda: memory.id + "\n"
+        )
+    elif fmt is Format.table:
+        _memories_table([result.memory for _, result in results])
+    elif fmt is Format.text:
+        write("".join(f"{result.memory.id}\n" for _, result in results))
+    else:
+        emit_list(iter(rows), fmt)
+
+
+def _stdin() -> Any:
+    if sys.stdin is None:
+        raise UsageError("stdin is closed")
+    return sys.stdin.buffer
+
+
+@app.command("list")
+@boundary
+def list_command(
+    ctx: typer.Context,
+    type_: TypeOpt = None,
+    tag: Annotated[str | None, typer.Option("--tag", help="Only memories with this tag.")] = None,
+    subject: Annotated[str | None, typer.Option("--subject", help="Only this subject.")] = None,
+    group: GroupFilter = None,
+    agent: AgentFilter = None,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Include expired and superseded memories.")
+    ] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Most memories to list.")] = 50,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """List active memories, most recently updated first (--all for every version)."""
+    from soloqueue_mem.memory.store import Filters, list_memories
+
+    app_ctx = app_context(ctx, fmt, root)
+    if limit < 1:
+        raise BadInput("--limit must be at least 1")
+    for kind, value in (("group", group), ("agent", agent)):
+        if value is not None:
+            validate_id(kind, value)
+    filters = Filters(group, agent, type_, tag, subject, include_inactive=all_)
+    from soloqueue_mem.db.stores import open_memory
+
+    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+    rows = []
+    if conn is not None:
+        try:
+            rows = list_memories(conn, filters, app_ctx.now, limit)
+        finally:
+            conn.close()
+    if app_ctx.format is Format.table:
+        _memories_table(rows)
+    elif app_ctx.format is Format.text:
+        write("".join(f"{m.id}\t{m.type}\t{m.content}\n" for m in rows))
+    else:
+        emit_list((memory_json(m) for m in rows), app_ctx.format)
+
+
+@app.command("show")
+@boundary
+def show(ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+    """Show one memory with every field."""
+    from soloqueue_mem.memory.store import get
+
+    app_ctx = app_context(ctx, fmt, root)
+    with _memory_db(app_ctx, create=False) as conn:
+        memory = get(conn, memory_id)
+    emit_object(
+        memory_json(memory),
+        app_ctx.format,
+        table=lambda: _memory_table(memory),
+        text=lambda: memory.content + "\n",
+    )
+
+
+@app.command("edit")
+@boundary
+def edit(
+    ctx: typer.Context,
+    memory_id: IdArg,
+    content: Annotated[str | None, typer.Option("--content", help="New text.")] = None,
+    type_: TypeOpt = None,
+    subject: Annotated[str | None, typer.Option("--subject", help="New subject.")] = None,
+    predicate: Annotated[str | None, typer.Option("--predicate", help="New predicate.")] = None,
+    importance: Annotated[float | None, typer.Option("--importance", help="0 to 1.")] = None,
+    confidence: Annotated[float | None, typer.Option("--confidence", help="0 to 1.")] = None,
+    duration: DurationOpt = None,
+    tag: TagOpt = None,
+    untag: Annotated[list[str] | None, typer.Option("--untag", help="Remove a tag.")] = None,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Correct a memory in place (use `remember` with the same --subject/--predicate to
+    record a change over time instead)."""
+    from soloqueue_mem.memory.store import Changes
+    from soloqueue_mem.memory.store import edit as store_edit
+
+    app_ctx = app_context(ctx, fmt, root)
+    changes = Changes(
+        content,
+        type_,
+        subject,
+        predicate,
+        importance,
+        confidence,
+        duration,
+        tuple(tag or ()),
+        tuple(untag or ()),
+    )
+    if changes == Changes():
+        raise UsageError("nothing to change: give --content, --type, --importance, --tag, ...")
+    with _memory_db(app_ctx, create=False) as conn:
+        memory = store_edit(conn, memory_id, changes, app_ctx.now)
+    emit_object(
+        memory_json(memory),
+        app_ctx.format,
+        table=lambda: _memory_table(memory),
+        text=lambda: memory.id + "\n",
+    )
+
+
+@app.command("forget")
+@boundary
+def forget(
+    ctx: typer.Context,
+    memory_ids: Annotated[list[str], typer.Argument(help="Memory ids (or unique prefixes).")],
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Erase memories and their earlier versions for good (the bytes are overwritten)."""
+    from soloqueue_mem.memory.store import forget as store_forget
+
+    app_ctx = app_context(ctx, fmt, root)
+    with _memory_db(app_ctx, create=False) as conn:
+        result = store_forget(conn, memory_ids)
+    if not result.wal_cleared:
+        stderr(
+            "warning: another process is reading the store; the erased bytes leave the "
+            "write-ahead log at its next checkpoint",
+            app_ctx.quiet,
+        )
+    emit_object(
+        {"forgotten": result.ids, "wal_cleared": result.wal_cleared},
+        app_ctx.format,
+        text=lambda: "".join(f"{memory_id}\n" for memory_id in result.ids),
+    )
+
+
+@app.command("history")
+@boundary
+def history(
+    ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: RootOpt = None
+) -> None:
+    """Every version of a memory's subject/predicate chain, oldest first."""
+    from soloqueue_mem.memory.store import history as store_history
+
+    app_ctx = app_context(ctx, fmt, root)
+    with _memory_db(app_ctx, create=False) as conn:
+        versions = store_history(conn, memory_id)
+    if app_ctx.format is Format.table:
+        _memories_table(versions)
+    elif app_ctx.format is Format.text:
+        write("".join(f"{m.created_at}\t{m.content}\n" for m in versions))
+    else:
+        emit_list((memory_json(m) for m in versions), app_ctx.format)

@@ -1,0 +1,102 @@
+"""Memories from JSON: one object, an array, or JSON Lines (bulk import)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, BinaryIO, NamedTuple
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.errors import BadInput
+from soloqueue_mem.home import validate_id
+from soloqueue_mem.memory.store import Draft, check_draft
+
+_TEXT_FIELDS = ("content", "type", "subject", "predicate", "duration", "source")
+_UNIT_FIELDS = ("importance", "confidence")
+FIELDS = (*_TEXT_FIELDS, *_UNIT_FIELDS, "tags", "source_episode_id", "group", "agent")
+
+
+class Item(NamedTuple):
+    draft: Draft
+    group: str | None  # None: the command's --group
+    agent: str | None
+
+
+def parse_item(obj: Any, line: int | None = None) -> Item:
+    """A checked memory from a JSON object; the error names the field and line."""
+    if not isinstance(obj, dict):
+        raise BadInput("expected a JSON object with a 'content' field", line)
+    unknown = sorted(set(obj) - set(FIELDS))
+    if unknown:
+        raise BadInput(f"unknown field {unknown[0]!r} (known: {', '.join(FIELDS)})", line)
+    if not isinstance(obj.get("content"), str):
+        raise BadInput("'content' must be a string", line)
+    values: dict[str, Any] = {}
+    for name in _TEXT_FIELDS:
+        if name in obj and not isinstance(obj[name], str):
+            raise BadInput(f"{name!r} must be a string", line)
+        if name in obj:
+            values[name] = obj[name]
+    for name in _UNIT_FIELDS:
+        value = obj.get(name)
+        if name in obj and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise BadInput(f"{name!r} must be a number between 0 and 1", line)
+        if name in obj:
+            values[name] = float(value)
+    tags = obj.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise BadInput("'tags' must be a list of strings", line)
+    episode = obj.get("source_episode_id")
+    if episode is not None and not isinstance(episode, str):
+        raise BadInput("'source_episode_id' must be a string", line)
+    scope = {}
+    for name in ("group", "agent"):
+        if obj.get(name) is not None:
+            try:
+                scope[name] = validate_id(name, obj[name])
+            except BadInput as exc:
+                raise BadInput(exc.reason, line) from None
+    try:
+        draft = check_draft(Draft(**values, tags=tuple(tags), source_episode_id=episode))
+    except BadInput as exc:
+        raise BadInput(exc.reason, line) from None
+    return Item(draft, scope.get("group"), scope.get("agent"))
+
+
+def read_document(stream: BinaryIO, max_bytes: int) -> list[Item]:
+    """Memories from one JSON object or array; any bad item rejects the whole input."""
+    data = stream.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise BadInput(f"input is larger than {max_bytes} bytes (use --batch for streams)")
+    if not data.strip():
+        raise BadInput("no input: expected a JSON memory object on stdin")
+    value = jsonio.loads(data, line=1)
+    if not isinstance(value, list):
+        return [parse_item(value, line=1)]
+    items = []
+    for number, obj in enumerate(value, start=1):
+        try:
+            items.append(parse_item(obj))
+        except BadInput as exc:
+            raise BadInput(f"item {number}: {exc.reason}") from None
+    return items
+
+
+def read_lines(stream: BinaryIO, max_line_bytes: int) -> Iterator[tuple[int, Item | BadInput]]:
+    """``(line number, item or the error)`` per non-blank JSONL line."""
+    number = 0
+    while True:
+        raw = stream.readline(max_line_bytes + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):
+                raw = stream.readline(max_line_bytes + 1)
+            yield number, BadInput(f"line longer than {max_line_bytes} bytes", number)
+            continue
+        if not raw.strip():
+            continue
+        try:
+            yield number, parse_item(jsonio.loads(raw, line=number), line=number)
+        except BadInput as exc:
+            yield number, exc

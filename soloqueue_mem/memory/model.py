@@ -1,0 +1,109 @@
+"""Memory types, priorities and retention (seed 001 §4), and the Memory value."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from datetime import datetime, timedelta
+from typing import NamedTuple
+
+from soloqueue_mem.clock import parse_duration
+from soloqueue_mem.errors import BadInput
+
+TYPES = ("FACT", "PREFERENCE", "RULE", "SKILL", "ERROR")
+
+# Priority -> retention; None is forever. A memory's priority is the shortest one
+# whose retention covers its duration.
+RETENTION: dict[str, timedelta | None] = {
+    "TRANSIENT": timedelta(days=1),
+    "SHORT_TERM": timedelta(days=3),
+    "LONG_TERM": timedelta(days=30),
+    "PERMANENT": None,
+}
+PRIORITIES = tuple(RETENTION)
+
+# Seed 001: preferences and skills are kept, errors for a week, task rules for a
+# day (behaviour rules say --duration permanent), facts for a month.
+DEFAULT_DURATION = {
+    "FACT": "30d",
+    "PREFERENCE": "permanent",
+    "SKILL": "permanent",
+    "ERROR": "7d",
+    "RULE": "24h",
+}
+DURATION_HELP = "permanent, session (1 day), or a length such as 24h, 7d, 30d"
+
+
+class Memory(NamedTuple):
+    id: str
+    group: str
+    agent: str
+    type: str
+    priority: str
+    content: str
+    subject: str
+    predicate: str
+    source: str
+    source_episode_id: str | None
+    tags: list[str]
+    importance: float
+    confidence: float
+    access_count: int
+    decay_rate: float
+    created_at: str
+    updated_at: str
+    last_accessed_at: str | None
+    expires_at: str | None
+    superseded_by: str | None
+
+
+def check_type(value: str) -> str:
+    upper = value.strip().upper()
+    if upper not in TYPES:
+        raise BadInput(f"unknown memory type {value!r} (use {', '.join(TYPES)})")
+    return upper
+
+
+def check_unit(name: str, value: float) -> float:
+    """Importance and confidence are fractions in [0, 1]."""
+    if not 0.0 <= value <= 1.0:
+        raise BadInput(f"{name} must be between 0 and 1, not {value}")
+    return float(value)
+
+
+def retention(duration: str, now: datetime) -> tuple[str, datetime | None]:
+    """``(priority, expires_at)`` for a duration: ``permanent``, ``session`` or ``7d``."""
+    text = duration.strip().lower()
+    if text == "permanent":
+        return "PERMANENT", None
+    if text == "session":  # seed 001: TRANSIENT, cleared when the session ends
+        text = "1d"
+    try:
+        length = timedelta(seconds=parse_duration(text))
+    except BadInput:
+        raise BadInput(f"not a duration: {duration!r} (use {DURATION_HELP})") from None
+    if length <= timedelta(0):
+        raise BadInput(f"duration must be positive: {duration!r}")
+    priority = next(p for p, kept in RETENTION.items() if kept is None or length <= kept)
+    return priority, now + length
+
+
+def normalize(text: str) -> str:
+    """The form two statements of the same thing share: NFKC, case-folded, words only."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(re.findall(r"[^\W_]+", folded))
+
+
+def content_key(text: str) -> str:
+    return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()[:32]
+
+
+def check_tags(tags: list[str]) -> list[str]:
+    cleaned = []
+    for tag in tags:
+        tag = tag.strip()
+        if not tag or len(tag) > 64 or any(c.isspace() or not c.isprintable() for c in tag):
+            raise BadInput(f"bad tag {tag!r}: 1-64 printable characters without spaces")
+        cleaned.append(tag)
+    return sorted(set(cleaned))

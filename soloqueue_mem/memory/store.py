@@ -1,0 +1,483 @@
+"""All SQL for ``memories`` and its FTS index, and the update rules of seed 003 §4.1.
+
+A new statement of an active memory (same normalized content) confirms it: its
+confidence rises instead of a duplicate being stored. A new memory with the
+(subject, predicate) of an active one supersedes it: the old row keeps its content
+and points at its successor through ``superseded_by``, so history stays readable.
+Scope (group/agent) is always a SQL ``WHERE``; ``sqlite3.Row`` never leaves here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.clock import iso
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.errors import BadInput, NotFound, UsageError
+from soloqueue_mem.memory.model import (
+    DEFAULT_DURATION,
+    RETENTION,
+    Memory,
+    check_tags,
+    check_type,
+    check_unit,
+    content_key,
+    retention,
+)
+from soloqueue_mem.text.cjk import index_form
+
+MAX_CONTENT_CHARS = 16_000
+MIN_PREFIX = 4
+
+_COLUMNS = (
+    "id, group_id, agent_id, type, priority, content, subject, predicate, source, "
+    "source_episode_id, tags, importance_score, confidence, access_count, decay_rate, "
+    "created_at, updated_at, last_accessed_at, expires_at, superseded_by"
+)
+_QUALIFIED = ", ".join(f"memories.{name}" for name in _COLUMNS.split(", "))
+_ACTIVE = (
+    "memories.superseded_by IS NULL AND (memories.expires_at IS NULL OR memories.expires_at > :now)"
+)
+
+
+class Draft(NamedTuple):
+    """What a caller asks to remember; ``None`` fields take the type's defaults."""
+
+    content: str
+    type: str = "FACT"
+    subject: str = ""
+    predicate: str = ""
+    importance: float = 0.5
+    confidence: float = 0.5
+    duration: str | None = None
+    tags: tuple[str, ...] = ()
+    source: str = "manual"
+    source_episode_id: str | None = None
+
+
+class Remembered(NamedTuple):
+    action: str  # "created", "confirmed" or "superseded"
+    memory: Memory
+    superseded: list[str]  # ids of the memories this one replaced
+
+
+class Filters(NamedTuple):
+    group: str | None = None
+    agent: str | None = None
+    type: str | None = None
+    tag: str | None = None
+    subject: str | None = None
+    since: str | None = None  # updated at or after this ISO time
+    include_inactive: bool = False  # expired and superseded too
+
+
+def _memory(row: tuple[Any, ...]) -> Memory:
+    return Memory(
+        id=row[0],
+        group=row[1],
+        agent=row[2],
+        type=row[3],
+        priority=row[4],
+        content=row[5],
+        subject=row[6],
+        predicate=row[7],
+        source=row[8],
+        source_episode_id=row[9],
+        tags=jsonio.loads(row[10]),
+        importance=row[11],
+        confidence=row[12],
+        access_count=row[13],
+        decay_rate=row[14],
+        created_at=row[15],
+        updated_at=row[16],
+        last_accessed_at=row[17],
+        expires_at=row[18],
+        superseded_by=row[19],
+    )
+
+
+def check_draft(draft: Draft) -> Draft:
+    """The draft with its fields validated and trimmed; BadInput names the bad one."""
+    content = draft.content.strip()
+    if not content:
+        raise BadInput("a memory needs some content")
+    if len(content) > MAX_CONTENT_CHARS:
+        raise BadInput(
+            f"memory content is longer than {MAX_CONTENT_CHARS} characters "
+            "(store large text with `artifact save`)"
+        )
+    if "\x00" in content:
+        raise BadInput("memory content contains a NUL character")
+    return draft._replace(
+        content=content,
+        type=check_type(draft.type),
+        subject=draft.subject.strip(),
+        predicate=draft.predicate.strip(),
+        importance=check_unit("importance", draft.importance),
+        confidence=check_unit("confidence", draft.confidence),
+        tags=tuple(check_tags(list(draft.tags))),
+    )
+
+
+def remember(
+    conn: sqlite3.Connection, draft: Draft, group: str, agent: str, now: datetime
+) -> Remembered:
+    """Store ``draft`` in (group, agent): confirm, supersede or create (see module doc)."""
+    draft = check_draft(draft)
+    priority, expires = retention(draft.duration or DEFAULT_DURATION[draft.type], now)
+    stamp = iso(now)
+    key = content_key(draft.content)
+    with write_tx(conn):
+        scope = {"group": group, "agent": agent, "now": stamp}
+        same = _active(conn, "content_key = :key", {**scope, "key": key})
+        if same:
+            confirmed = _confirm(conn, same[0], draft, priority, expires, stamp)
+            return Remembered("confirmed", confirmed, [])
+        previous: list[str] = []
+        if draft.subject and draft.predicate:
+            where = "subject = :subject AND predicate = :predicate"
+            params = {**scope, "subject": draft.subject, "predicate": draft.predicate}
+            previous = [memory.id for memory in _active(conn, where, params)]
+        memory = _insert(conn, draft, group, agent, priority, expires, stamp, key)
+        if previous:
+            conn.executemany(
+                "UPDATE memories SET superseded_by = ?, updated_at = ? WHERE id = ?",
+                [(memory.id, stamp, old) for old in previous],
+            )
+        return Remembered("superseded" if previous else "created", memory, previous)
+
+
+def _confirm(
+    conn: sqlite3.Connection,
+    memory: Memory,
+    draft: Draft,
+    priority: str,
+    expires: datetime | None,
+    stamp: str,
+) -> Memory:
+    """Re-stated: confidence combines like independent evidence (1-(1-a)(1-b))."""
+    confidence = 1.0 - (1.0 - memory.confidence) * (1.0 - draft.confidence)
+    keep_longer = _longer(memory.priority, memory.expires_at, priority, expires)
+    tags = sorted(set(memory.tags) | set(draft.tags))
+    conn.execute(
+        "UPDATE memories SET confidence = ?, importance_score = ?, priority = ?,"
+        " expires_at = ?, tags = ?, updated_at = ? WHERE id = ?",
+        (
+            round(confidence, 6),
+            max(memory.importance, draft.importance),
+            keep_longer[0],
+            keep_longer[1],
+            jsonio.dumps_compact(tags),
+            stamp,
+            memory.id,
+        ),
+    )
+    if tags != memory.tags:
+        rowid = _rowid(conn, memory.id)
+        _unindex(conn, rowid, memory)
+        _index(conn, rowid, memory._replace(tags=tags))
+    return get(conn, memory.id)
+
+
+def _longer(
+    priority: str, expires_at: str | None, new_priority: str, new_expires: datetime | None
+) -> tuple[str, str | None]:
+    if expires_at is None or new_expires is None:
+        return "PERMANENT" if new_expires is None else priority, None
+    later = max(expires_at, iso(new_expires))
+    ranks = list(RETENTION)
+    return max(priority, new_priority, key=ranks.index), later
+
+
+def _insert(
+    conn: sqlite3.Connection,
+    draft: Draft,
+    group: str,
+    agent: str,
+    priority: str,
+    expires: datetime | None,
+    stamp: str,
+    key: str,
+) -> Memory:
+    memory = Memory(
+        id=uuid.uuid4().hex,
+        group=group,
+        agent=agent,
+        type=draft.type,
+        priority=priority,
+        content=draft.content,
+        subject=draft.subject,
+        predicate=draft.predicate,
+        source=draft.source,
+        source_episode_id=draft.source_episode_id,
+        tags=list(draft.tags),
+        importance=draft.importance,
+        confidence=draft.confidence,
+        access_count=0,
+        decay_rate=0.1,
+        created_at=stamp,
+        updated_at=stamp,
+        last_accessed_at=None,
+        expires_at=iso(expires) if expires else None,
+        superseded_by=None,
+    )
+    values = list(memory)
+    values[10] = jsonio.dumps_compact(memory.tags)
+    cursor = conn.execute(
+        f"INSERT INTO memories ({_COLUMNS}, content_key) VALUES ({', '.join('?' * 21)})",  # noqa: S608
+        (*values, key),
+    )
+    _index(conn, int(cursor.lastrowid or 0), memory)
+    return memory
+
+
+def _fts_values(memory: Memory) -> tuple[str, str, str, str]:
+    return (
+        index_form(memory.content),
+        index_form(memory.subject),
+        index_form(memory.predicate),
+        index_form(" ".join(memory.tags)),
+    )
+
+
+def _index(conn: sqlite3.Connection, rowid: int, memory: Memory) -> None:
+    conn.execute(
+        "INSERT INTO memories_fts (rowid, content, subject, predicate, tags)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (rowid, *_fts_values(memory)),
+    )
+
+
+def _unindex(conn: sqlite3.Connection, rowid: int, memory: Memory) -> None:
+    """Contentless FTS5 deletes by being given the indexed values again."""
+    conn.execute(
+        "INSERT INTO memories_fts (memories_fts, rowid, content, subject, predicate, tags)"
+        " VALUES ('delete', ?, ?, ?, ?, ?)",
+        (rowid, *_fts_values(memory)),
+    )
+
+
+def _rowid(conn: sqlite3.Connection, memory_id: str) -> int:
+    return int(conn.execute("SELECT rowid FROM memories WHERE id = ?", (memory_id,)).fetchone()[0])
+
+
+def _active(conn: sqlite3.Connection, where: str, params: dict[str, Any]) -> list[Memory]:
+    """Active memories of ``:group``/``:agent`` matching ``where``, newest first."""
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM memories"  # noqa: S608 - fixed fragments
+        f" WHERE group_id = :group AND agent_id = :agent AND {where} AND {_ACTIVE}"
+        " ORDER BY updated_at DESC, id",
+        params,
+    )
+    return [_memory(row) for row in rows]
+
+
+def get(conn: sqlite3.Connection, ref: str) -> Memory:
+    """The memory with id ``ref``, or the only one whose id starts with it (like git)."""
+    ref = ref.strip().lower()
+    if len(ref) < MIN_PREFIX or not all(c in "0123456789abcdef" for c in ref):
+        raise BadInput(f"not a memory id: {ref!r} (32 hex digits, or a prefix of {MIN_PREFIX}+)")
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",  # noqa: S608
+        (ref, ref + "g"),
+    ).fetchall()
+    if not rows:
+        raise NotFound(f"no memory {ref}")
+    if len(rows) > 1:
+        raise UsageError(f"memory id prefix {ref} is ambiguous; give more digits")
+    return _memory(rows[0])
+
+
+def list_memories(
+    conn: sqlite3.Connection, filters: Filters, now: datetime, limit: int
+) -> list[Memory]:
+    """Memories matching ``filters``, most recently updated first."""
+    where, params = _filter_sql(filters, now)
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM memories WHERE {where}"  # noqa: S608 - fixed fragments
+        " ORDER BY updated_at DESC, id LIMIT :limit",
+        {**params, "limit": limit},
+    )
+    return [_memory(row) for row in rows]
+
+
+def _filter_sql(filters: Filters, now: datetime) -> tuple[str, dict[str, Any]]:
+    clauses = ["1"] if filters.include_inactive else [_ACTIVE]
+    params: dict[str, Any] = {"now": iso(now)}
+    for column, name in (("group_id", "group"), ("agent_id", "agent"), ("subject", "subject")):
+        if getattr(filters, name) is not None:
+            clauses.append(f"memories.{column} = :{name}")
+            params[name] = getattr(filters, name)
+    if filters.since is not None:
+        clauses.append("memories.updated_at >= :since")
+        params["since"] = filters.since
+    if filters.type is not None:
+        clauses.append("memories.type = :type")
+        params["type"] = check_type(filters.type)
+    if filters.tag is not None:
+        clauses.append("EXISTS (SELECT 1 FROM json_each(memories.tags) WHERE value = :tag)")
+        params["tag"] = filters.tag
+    return " AND ".join(clauses), params
+
+
+class Changes(NamedTuple):
+    content: str | None = None
+    type: str | None = None
+    subject: str | None = None
+    predicate: str | None = None
+    importance: float | None = None
+    confidence: float | None = None
+    duration: str | None = None
+    add_tags: tuple[str, ...] = ()
+    remove_tags: tuple[str, ...] = ()
+
+
+def edit(conn: sqlite3.Connection, ref: str, changes: Changes, now: datetime) -> Memory:
+    """Change a memory in place (a correction, not a new version)."""
+    stamp = iso(now)
+    with write_tx(conn):
+        old = get(conn, ref)
+        tags = (set(old.tags) | set(check_tags(list(changes.add_tags)))) - set(changes.remove_tags)
+        draft = check_draft(
+            Draft(
+                content=old.content if changes.content is None else changes.content,
+                type=changes.type or old.type,
+                subject=old.subject if changes.subject is None else changes.subject,
+                predicate=old.predicate if changes.predicate is None else changes.predicate,
+                importance=_pick(changes.importance, old.importance),
+                confidence=_pick(changes.confidence, old.confidence),
+                tags=tuple(tags),
+            )
+        )
+        priority, expires_at = old.priority, old.expires_at
+        if changes.duration is not None:
+            priority, expires = retention(changes.duration, now)
+            expires_at = iso(expires) if expires else None
+        new = old._replace(
+            content=draft.content,
+            type=draft.type,
+            subject=draft.subject,
+            predicate=draft.predicate,
+            importance=draft.importance,
+            confidence=draft.confidence,
+            tags=list(draft.tags),
+            priority=priority,
+            expires_at=expires_at,
+            updated_at=stamp,
+        )
+        rowid = _rowid(conn, old.id)
+        _unindex(conn, rowid, old)
+        conn.execute(
+            "UPDATE memories SET content = ?, type = ?, subject = ?, predicate = ?,"
+            " importance_score = ?, confidence = ?, tags = ?, priority = ?, expires_at = ?,"
+            " updated_at = ?, content_key = ? WHERE rowid = ?",
+            (
+                new.content,
+                new.type,
+                new.subject,
+                new.predicate,
+                new.importance,
+                new.confidence,
+                jsonio.dumps_compact(new.tags),
+                new.priority,
+                new.expires_at,
+                stamp,
+                content_key(new.content),
+                rowid,
+            ),
+        )
+        _index(conn, rowid, new)
+        return new
+
+
+def _pick(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+def history(conn: sqlite3.Connection, ref: str) -> list[Memory]:
+    """Every version of a memory's (subject, predicate) chain, oldest first."""
+    memory = get(conn, ref)
+    newest = memory
+    while newest.superseded_by is not None:
+        newest = get(conn, newest.superseded_by)
+    return _with_ancestors(conn, newest)
+
+
+def _with_ancestors(conn: sqlite3.Connection, memory: Memory) -> list[Memory]:
+    rows = conn.execute(
+        f"""WITH RECURSIVE chain(id) AS (
+                SELECT ? UNION SELECT m.id FROM memories m JOIN chain ON m.superseded_by = chain.id
+            )
+            SELECT {_COLUMNS} FROM memories WHERE id IN (SELECT id FROM chain)
+            ORDER BY created_at, rowid""",  # noqa: S608 - constant columns
+        (memory.id,),
+    )
+    return [_memory(row) for row in rows]
+
+
+class Forgotten(NamedTuple):
+    ids: list[str]
+    wal_cleared: bool  # False: a reader kept the WAL; old pages go at a later checkpoint
+
+
+def forget(conn: sqlite3.Connection, refs: Iterable[str]) -> Forgotten:
+    """Erase memories and the earlier versions they superseded, for good (E6).
+
+    ``secure_delete`` zeroes the freed bytes, merging the FTS index drops the deleted
+    terms from its segments, and a truncating checkpoint empties the WAL, which still
+    holds the old pages.
+    """
+    conn.execute("PRAGMA secure_delete = ON")
+    with write_tx(conn):
+        doomed: dict[str, Memory] = {}
+        for ref in refs:
+            for memory in _with_ancestors(conn, get(conn, ref)):
+                doomed[memory.id] = memory
+        for memory in doomed.values():
+            _unindex(conn, _rowid(conn, memory.id), memory)
+        conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in doomed])
+        conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
+    busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    return Forgotten(list(doomed), not busy)
+
+
+def search(
+    conn: sqlite3.Connection, match: str, filters: Filters, now: datetime, limit: int
+) -> list[tuple[Memory, float]]:
+    """Active memories matching an FTS5 expression, best BM25 first (higher is better)."""
+    where, params = _filter_sql(filters, now)
+    rows = conn.execute(
+        f"""SELECT {_QUALIFIED}, -bm25(memories_fts) AS score
+            FROM memories_fts JOIN memories ON memories.rowid = memories_fts.rowid
+            WHERE memories_fts MATCH :match AND {where}
+            ORDER BY score DESC, memories.updated_at DESC LIMIT :limit""",  # noqa: S608
+        {**params, "match": match, "limit": limit},
+    )
+    return [(_memory(row[:20]), float(row[20])) for row in rows]
+
+
+def touch(conn: sqlite3.Connection, ids: list[str], now: datetime) -> None:
+    """Count a retrieval: ``access_count`` + 1 and ``last_accessed_at`` = now."""
+    if not ids:
+        return
+    with write_tx(conn):
+        conn.executemany(
+            "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?"
+            " WHERE id = ?",
+            [(iso(now), memory_id) for memory_id in ids],
+        )
+
+
+def rebuild_fts(conn: sqlite3.Connection) -> int:
+    """Re-create the memory index from the table (inside the caller's write
+    transaction); return the number of memories indexed."""
+    conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')")
+    rows = conn.execute(f"SELECT rowid, {_COLUMNS} FROM memories").fetchall()  # noqa: S608
+    for row in rows:
+        _index(conn, row[0], _memory(row[1:]))
+    return len(rows)

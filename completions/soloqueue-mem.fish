@@ -2,6 +2,7 @@
 complete -c soloqueue-mem -f
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a artifact -d 'Save, read, list, tag and remove artifacts (content-addressed blobs).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a completion -d 'Print a completion script. Install, for example:'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a context -d 'Build the messages an agent sends, inside the model\'s token budget.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a demo -d 'Log a short bilingual agent session into a throw-away store and show it back.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a gc -d 'Remove expired ephemeral artifacts, then (weekly or --deep) unreferenced blobs.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a init -d 'Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.'
@@ -60,6 +61,28 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -s r -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from context; and not __fish_seen_subcommand_from build' -a build -d 'Print the OpenAI messages array to send: system first, then the newest history'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l encoding -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l margin -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l max-context -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l model -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l query -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l reserve -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l session -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l system -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s m -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s q -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s s -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l manifest
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l stats
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l with-memory
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from demo; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from demo; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l ephemeral-days -r

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "remember": ("soloqueue_mem.cli.memory", "remember", False),
     "memory": ("soloqueue_mem.cli.memory", "app", True),
     "recall": ("soloqueue_mem.cli.recall", "recall_command", False),
+    "context": ("soloqueue_mem.cli.context", "app", True),
     "artifact": ("soloqueue_mem.cli.artifact", "app", True),
     "gc": ("soloqueue_mem.cli.gc", "gc", False),
     "init": ("soloqueue_mem.cli.ops", "init", False),

@@ -1,1 +1,1 @@
-"""L1 working memory: token counting and context building (SPEC §3.7). Not built yet."""
+"""L1 working memory: token counting and the context builder (SPEC §3.7)."""

@@ -29,6 +29,7 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import Event, index_body
 from soloqueue_mem.sessions.trace import Scope, trace
 from soloqueue_mem.sessions.turns import SearchScope, Turn
+from soloqueue_mem.text.budget import shorten
 from soloqueue_mem.text.cjk import estimate_tokens
 from soloqueue_mem.text.fts import query_terms
 from soloqueue_mem.text.lexicon import Lexicon
@@ -111,8 +112,10 @@ def recall(
     config: Config,
     now: datetime,
     lexicon: Callable[[], Lexicon],
+    count: Callable[[str], int] = estimate_tokens,
 ) -> Result:
-    """The best items for ``request.query`` inside its token budget, best first."""
+    """The best items for ``request.query`` inside its token budget (as ``count``
+    measures it), best first."""
     _check(request)
     chosen = choose_backend(config.search_backend)
     notes = [chosen.fallback_reason] if chosen.fallback_reason else []
@@ -125,7 +128,7 @@ def recall(
     for name in request.channels:
         if name == "memories" or request.type is None:  # a --type asks for memories only
             candidates += CHANNELS[name](context)
-    hits = fit_budget(rank(candidates, config, now)[: request.limit], request.max_tokens)
+    hits = fit_budget(rank(candidates, config, now)[: request.limit], request.max_tokens, count)
     store.touch(conn, [h.candidate.memory.id for h in hits if h.candidate.memory], now)
     return Result(hits, sum(h.tokens for h in hits), chosen.backend.name, notes)
 
@@ -290,23 +293,11 @@ def fit_budget(
             continue
         room = max_tokens - used - (separator if kept else 0)
         if room >= MIN_TRUNCATED_TOKENS:
-            text = _shorten(hit.text, room, count)
+            text = shorten(hit.text, room, count)
             cost = count(text) + (separator if kept else 0)
             kept.append(hit._replace(text=text, tokens=cost))
             used += cost
     return kept
-
-
-def _shorten(text: str, room: int, count: Callable[[str], int]) -> str:
-    """The longest prefix of ``text`` plus an ellipsis that costs at most ``room``."""
-    lo, hi = 0, len(text)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if count(text[:mid] + "…") <= room:
-            lo = mid
-        else:
-            hi = mid - 1
-    return text[:lo] + "…"
 
 
 def render_text(hits: list[Hit]) -> str:

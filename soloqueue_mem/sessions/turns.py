@@ -280,12 +280,21 @@ class SearchScope(NamedTuple):
 
 
 def bounded(conn: sqlite3.Connection, scope: SearchScope) -> SearchScope | None:
-    """The scope with the row-id range of its session's turns; None when it is empty.
+    """The scope with the row-id range its turns occupy; None when it is empty.
 
-    Trigger: a session is given. Why: FTS5 walks a term's matches across the whole
-    store unless told a row-id range, and one session is a short stretch of it.
-    Outcome: searches in a session cost what the session holds, not the store.
+    Trigger: a session or ``since`` is given. Why: FTS5 walks a term's matches across
+    the whole store unless told a row-id range; one session is a short stretch of it,
+    and every turn since a time has a row id at least that of the first such turn
+    (found through the timestamp index, whatever order turns were logged in).
+    Outcome: such searches cost what the range holds, not the store.
     """
+    if scope.since is not None:
+        first = conn.execute(
+            "SELECT MIN(id) FROM conversation_turns WHERE timestamp >= ?", (scope.since,)
+        ).fetchone()[0]
+        if first is None:
+            return None
+        scope = scope._replace(lo=max(scope.lo, first))
     if scope.session is None:
         return scope
     where = " AND ".join(
@@ -301,7 +310,7 @@ def bounded(conn: sqlite3.Connection, scope: SearchScope) -> SearchScope | None:
         f"SELECT t.id FROM conversation_turns AS t WHERE {where} ORDER BY t.id DESC LIMIT 1",  # noqa: S608
         scope.params(),
     ).fetchone()
-    return scope._replace(lo=lo[0], hi=hi[0])
+    return scope._replace(lo=max(scope.lo, lo[0]), hi=hi[0])
 
 
 def nth_newest_match(

@@ -1,0 +1,248 @@
+"""``soloqueue-mem context``: build the prompt an agent sends (L1 working memory)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr
+from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.errors import BadInput, UsageError
+from soloqueue_mem.home import validate_id
+
+if TYPE_CHECKING:
+    from soloqueue_mem.context.assemble import History, Result
+
+app = typer.Typer(
+    help="Build the messages an agent sends, inside the model's token budget.",
+    no_args_is_help=True,
+)
+
+
+def _system_text(value: str) -> str:
+    """``--system TEXT`` or ``--system @FILE``."""
+    if not value.startswith("@"):
+        return value
+    path = Path(value[1:])
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"cannot read the system prompt from {path}: {exc}") from None
+
+
+def _history(app_ctx: AppContext, session: str | None, group: str, agent: str) -> History:
+    from soloqueue_mem.context.assemble import given_history, session_history
+    from soloqueue_mem.db.stores import open_artifacts
+    from soloqueue_mem.sessions.events import SessionKey
+    from soloqueue_mem.sessions.intake import read_batch, read_document
+    from soloqueue_mem.sessions.offload import Offloader
+
+    if session is not None:
+        return session_history(
+            app_ctx.home, SessionKey(group, agent, validate_id("session", session))
+        )
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("give --session S, or pipe the history (a JSON array or JSONL) to stdin")
+    data = sys.stdin.buffer.read(app_ctx.config.max_input_bytes + 1)
+    events = _events(data, app_ctx.config.max_input_bytes, read_document, read_batch)
+    offloader = Offloader(
+        app_ctx.home,
+        app_ctx.config,
+        app_ctx.now,
+        lambda: open_artifacts(app_ctx.home, app_ctx.config),
+    )
+    try:
+        return given_history(events, SessionKey(group, agent, "context"), offloader)
+    finally:
+        offloader.close()
+
+
+def _events(data: bytes, limit: int, read_document: Any, read_batch: Any) -> list[Any]:
+    """A JSON array of messages, or JSON Lines; any bad message rejects the input."""
+    import io
+
+    if data.lstrip()[:1] == b"[" or len(data) > limit:
+        return read_document(io.BytesIO(data), limit)
+    events = []
+    for item in read_batch(io.BytesIO(data), limit):
+        if isinstance(item, tuple):
+            events.append(item[1])
+        elif hasattr(item, "reason"):
+            raise BadInput(item.reason, item.line)
+    return events
+
+
+@app.command("build")
+@boundary
+def build_command(
+    ctx: typer.Context,
+    system: Annotated[
+        str, typer.Option("--system", help="The system prompt, or @FILE to read it from a file.")
+    ] = "",
+    session: Annotated[
+        str | None,
+        typer.Option("--session", "-s", help="Build from this logged session (else stdin)."),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", "-m", help="Model name: sets the context limit and encoding."),
+    ] = None,
+    max_context: Annotated[
+        int | None, typer.Option("--max-context", help="Context limit in tokens.")
+    ] = None,
+    encoding: Annotated[
+        str | None, typer.Option("--encoding", help="tiktoken encoding (default: the model's).")
+    ] = None,
+    reserve: Annotated[
+        int, typer.Option("--reserve", help="Tokens kept free for the reply.")
+    ] = 4096,
+    margin: Annotated[
+        float, typer.Option("--margin", help="Safety margin, 0.05-0.10 of the limit.")
+    ] = 0.05,
+    with_memory: Annotated[
+        bool, typer.Option("--with-memory", help="Add the memory layers to the system message.")
+    ] = False,
+    query: Annotated[
+        str | None, typer.Option("--query", "-q", help="Recall memories for this (--with-memory).")
+    ] = None,
+    manifest: Annotated[
+        bool,
+        typer.Option("--manifest", help="Print every candidate with its tokens and fate too."),
+    ] = False,
+    stats: Annotated[
+        bool, typer.Option("--stats", help="Per-layer token counts on stderr.")
+    ] = False,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Print the OpenAI messages array to send: system first, then the newest history
+    that fits limit·(1−margin) − reserve.
+
+    If the system message alone is too big it is sent alone (said on stderr). Tool
+    outputs over the offload threshold in piped history are saved as artifacts and
+    replaced by references. --manifest prints {"messages", "manifest", ...} instead;
+    --format table shows the manifest.
+    """
+    from soloqueue_mem.context.assemble import Options, build_context, default_layers
+    from soloqueue_mem.context.tokens import model_info
+    from soloqueue_mem.db.stores import open_memory
+
+    app_ctx = app_context(ctx, fmt, root)
+    validate_id("group", group)
+    validate_id("agent", agent)
+    if model is None and max_context is None:
+        raise UsageError("give --model NAME or --max-context N")
+    if query is not None and not with_memory:
+        raise UsageError("--query is used by --with-memory")
+    info = model_info(model) if model else None
+    limit = max_context or (info.context if info else 0)
+    options = Options(
+        system=_system_text(system),
+        limit=limit,
+        reserve=reserve,
+        margin=margin,
+        encoding=encoding or (info.encoding if info else "cl100k_base"),
+        manifest=manifest or app_ctx.format is Format.table,
+    )
+    history = _history(app_ctx, session, group, agent)
+    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+    try:
+        layers = None
+        if with_memory:
+            layers = default_layers(app_ctx.home, conn, _recaller(app_ctx, conn, query, group))
+        result = build_context(conn, history, options, layers)
+    finally:
+        if conn is not None:
+            conn.close()
+    _report(result, app_ctx, stats)
+    _emit(result, app_ctx.format, manifest)
+
+
+def _recaller(app_ctx: AppContext, conn: Any, query: str | None, group: str) -> Any:
+    if query is None or conn is None:
+        return None
+    from soloqueue_mem.cli.trace import lexicon_loader
+    from soloqueue_mem.memory.recall import Request, recall, render_text
+
+    def recalled(budget: int, count: Any) -> str:
+        request = Request(query, group=group, channels=("memories",), max_tokens=budget)
+        found = recall(
+            app_ctx.home, conn, request, app_ctx.config, app_ctx.now, lexicon_loader(app_ctx), count
+        )
+        return render_text(found.hits)
+
+    return recalled
+
+
+def _report(result: Result, app_ctx: AppContext, stats: bool) -> None:
+    for note in result.notes:
+        stderr(f"warning: {note}", app_ctx.quiet)
+    built = result.built
+    if built.fallback:
+        stderr(
+            f"warning: the system message alone ({built.used} tokens) exceeds the budget "
+            f"({built.budget}); sending it without history",
+            app_ctx.quiet,
+        )
+    if stats:
+        kept = sum(1 for e in built.entries[1:] if e.kept)
+        offered = len(built.entries) - 1
+        stderr(f"limit {built.limit}, safe {built.safe}, budget {built.budget}, used {built.used}")
+        stderr(f"system {built.entries[0].tokens} tokens; history {kept} kept of {offered}")
+        for layer in result.layers:
+            stderr(f"layer {layer.name}: {layer.tokens}/{layer.budget} tokens ({layer.status})")
+
+
+def manifest_json(result: Result) -> dict[str, Any]:
+    built = result.built
+    return {
+        "messages": built.messages,
+        "limit": built.limit,
+        "safe": built.safe,
+        "budget": built.budget,
+        "used": built.used,
+        "fallback": built.fallback,
+        "encoding": result.counter,
+        "exact": result.exact,
+        "offloaded": result.offloaded,
+        "layers": [layer._asdict() for layer in result.layers],
+        "manifest": [
+            {
+                "position": e.position,
+                "role": e.message.get("role"),
+                "tokens": e.tokens,
+                "kept": e.kept,
+                "reason": e.reason,
+            }
+            for e in built.entries
+        ],
+    }
+
+
+def _emit(result: Result, fmt: Format, manifest: bool) -> None:
+    if fmt is Format.table:
+        print_table(
+            None,
+            ["position", "role", "tokens", "kept", "reason"],
+            (
+                (
+                    "system" if e.position < 0 else e.position,
+                    e.message.get("role"),
+                    e.tokens,
+                    e.kept,
+                    e.reason,
+                )
+                for e in result.built.entries
+            ),
+        )
+    elif manifest:
+        emit_object(manifest_json(result), Format.json)
+    else:
+        emit_list(iter(result.built.messages), Format.jsonl if fmt is Format.jsonl else Format.json)

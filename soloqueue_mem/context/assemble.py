@@ -1,0 +1,131 @@
+"""``context build`` as a library call: history in, the messages to send out.
+
+History comes from a logged session (its JSONL, in the L1 view: offloaded outputs are
+already references) or from messages given by the caller, whose oversized tool
+outputs are offloaded to artifacts on the way. Token counts of logged turns and of the
+system message are cached per encoding in memory.db, so the encoder is loaded only
+when something has not been counted before.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable
+from functools import cache
+from typing import Any, NamedTuple
+
+from soloqueue_mem.context import cache as token_cache
+from soloqueue_mem.context.build import Built, build
+from soloqueue_mem.context.layers import Layer, memory_layers, system_content
+from soloqueue_mem.context.tokens import Counter, counter_for, message_tokens
+from soloqueue_mem.home import Home
+from soloqueue_mem.sessions.events import Event, SessionKey, from_record, to_openai
+from soloqueue_mem.sessions.offload import Offloader, l1_record
+from soloqueue_mem.sessions.reader import read_session
+
+Message = dict[str, Any]
+
+
+class History(NamedTuple):
+    messages: list[Message]
+    cache_keys: list[str | None]  # per message; None: not cacheable (caller's input)
+    offloaded: list[str]  # artifact ids created for oversized tool outputs
+
+
+class Options(NamedTuple):
+    system: str
+    limit: int
+    reserve: int
+    margin: float
+    encoding: str = "cl100k_base"
+    manifest: bool = False  # count every candidate, dropped ones too
+
+
+class Result(NamedTuple):
+    built: Built
+    layers: list[Layer]
+    counter: str  # the encoding used, or "estimate"
+    exact: bool
+    notes: list[str]
+    offloaded: list[str]
+
+
+def session_history(home: Home, key: SessionKey) -> History:
+    """The session's chat messages as an agent would send them (L1 view)."""
+    messages: list[Message] = []
+    keys: list[str | None] = []
+    for record in read_session(home, key).records:
+        for number, message in enumerate(to_openai(from_record(l1_record(record)))):
+            messages.append(message)
+            keys.append(f"{token_cache.turn_key(key, record['turn_index'])}.{number}")
+    return History(messages, keys, [])
+
+
+def given_history(events: Iterable[Event], key: SessionKey, offload: Offloader) -> History:
+    """Caller-given events as chat messages, oversized tool outputs offloaded."""
+    messages: list[Message] = []
+    offloaded: list[str] = []
+    for event in events:
+        view, saved = offload(event, key)
+        if saved:
+            view = view._replace(openai_message=None)  # the original holds the full output
+            offloaded += [item["artifact_id"] for item in saved]
+        messages += to_openai(view)
+    return History(messages, [None] * len(messages), offloaded)
+
+
+def build_context(
+    conn: sqlite3.Connection | None,
+    history: History,
+    options: Options,
+    layers_for: Callable[[Callable[[str], int]], list[Layer]] | None = None,
+) -> Result:
+    """Build within the budget; ``layers_for(count)`` adds the memory layers."""
+    counter = cache(lambda: counter_for(options.encoding))
+    encoding = options.encoding if options.encoding == "cl100k_base" else counter().name
+
+    def count(text: str) -> int:
+        return counter().count(text)
+
+    layers = layers_for(count) if layers_for else []
+    system = {"role": "system", "content": system_content(options.system, layers)}
+    keys = [*history.cache_keys, token_cache.text_key(system["content"])]
+    known = token_cache.cached(conn, [k for k in keys if k], encoding) if conn else {}
+    fresh: dict[str, int] = {}
+
+    def tokens(position: int, message: Message) -> int:
+        key = keys[position]  # position -1 is the system message, keyed last
+        if key is not None and key in known:
+            return known[key]
+        value = message_tokens(message, count)
+        if key is not None:
+            fresh[key] = value
+        return value
+
+    built = build(
+        system,
+        history.messages,
+        options.limit,
+        options.reserve,
+        options.margin,
+        tokens,
+        count_dropped=options.manifest,
+    )
+    used: Counter | None = counter() if counter.cache_info().currsize else None
+    if conn is not None and (used is None or used.name == encoding):
+        token_cache.store(conn, fresh, encoding)
+    exact = used.exact if used else encoding != "estimate"
+    notes = [used.note] if used and used.note else []
+    return Result(built, layers, encoding, exact, notes, history.offloaded)
+
+
+def default_layers(
+    home: Home, conn: sqlite3.Connection | None, recalled: Callable[..., str] | None
+) -> Callable[[Callable[[str], int]], list[Layer]]:
+    """The memory layers of ``--with-memory`` for :func:`build_context`."""
+
+    def layers(count: Callable[[str], int]) -> list[Layer]:
+        recall_text = (lambda budget: recalled(budget, count)) if recalled else None
+        return memory_layers(home.root, conn, recall_text, count)
+
+    return layers

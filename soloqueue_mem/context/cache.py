@@ -1,0 +1,41 @@
+"""All SQL for ``token_cache``: cached token counts by key and encoding."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.sessions.events import SessionKey
+
+
+def turn_key(key: SessionKey, turn_index: int) -> str:
+    return f"turn:{key.group}/{key.agent}/{key.session}#{turn_index}"
+
+
+def text_key(text: str) -> str:
+    return "text:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def cached(conn: sqlite3.Connection, keys: list[str], encoding: str) -> dict[str, int]:
+    """The cached counts of ``keys`` (those present)."""
+    found: dict[str, int] = {}
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        rows = conn.execute(
+            f"SELECT key, tokens FROM token_cache WHERE encoding = ?"  # noqa: S608 - placeholders
+            f" AND key IN ({', '.join('?' * len(chunk))})",
+            (encoding, *chunk),
+        )
+        found.update(rows)
+    return found
+
+
+def store(conn: sqlite3.Connection, counts: dict[str, int], encoding: str) -> None:
+    if not counts:
+        return
+    with write_tx(conn):
+        conn.executemany(
+            "INSERT OR REPLACE INTO token_cache (key, encoding, tokens) VALUES (?, ?, ?)",
+            [(key, encoding, tokens) for key, tokens in counts.items()],
+        )

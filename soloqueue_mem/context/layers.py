@@ -1,0 +1,94 @@
+"""The memory layers of the system prompt (seed 003 §8.1), each inside its own budget.
+
+Order and budgets: the memory tools' self-description, the scratchpad (~500 tokens),
+core memory ``identity/MEMORY.md`` (~400), memories recalled for the query (~300) and
+the user profile ``identity/USER.md`` (~120). A layer whose source does not exist yet
+is skipped and reported, never an error.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+from soloqueue_mem.text.budget import shorten
+
+SELF_DESCRIPTION = (
+    "You have a long-term memory outside this prompt. Call recall(query) for relevant "
+    "memories and recent events, trace(query) for the raw past turns with their tool "
+    "inputs and results, and read_artifact(id) for a large output that was saved "
+    "instead of shown."
+)
+BUDGETS = {"tools": 80, "scratchpad": 500, "core_memory": 400, "recall": 300, "user": 120}
+TITLES = {
+    "tools": "Memory tools",
+    "scratchpad": "Scratchpad",
+    "core_memory": "Core memory",
+    "recall": "Relevant memories",
+    "user": "User profile",
+}
+
+
+class Layer(NamedTuple):
+    name: str
+    text: str  # empty when skipped
+    tokens: int
+    budget: int
+    status: str  # "included", "shortened" or why it was skipped
+
+
+def memory_layers(
+    root: Path,
+    conn: sqlite3.Connection | None,
+    recalled: Callable[[int], str] | None,
+    count: Callable[[str], int],
+) -> list[Layer]:
+    """Every layer in order; ``recalled(budget)`` gives the recall text (None: no query)."""
+    sources: dict[str, Callable[[], str | None]] = {
+        "tools": lambda: SELF_DESCRIPTION,
+        "scratchpad": lambda: _scratchpad(conn),
+        "core_memory": lambda: _file(root / "identity" / "MEMORY.md"),
+        "recall": lambda: recalled(BUDGETS["recall"]) if recalled else None,
+        "user": lambda: _file(root / "identity" / "USER.md"),
+    }
+    return [_layer(name, source(), count) for name, source in sources.items()]
+
+
+def _layer(name: str, text: str | None, count: Callable[[str], int]) -> Layer:
+    budget = BUDGETS[name]
+    if not text or not text.strip():
+        reason = "no query" if name == "recall" and text is None else "nothing there yet"
+        return Layer(name, "", 0, budget, f"skipped: {reason}")
+    text = text.strip()
+    fitted = shorten(text, budget, count)
+    status = "included" if fitted == text else "shortened"
+    return Layer(name, fitted, count(fitted), budget, status if fitted else "skipped: too big")
+
+
+def _file(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+
+
+def _scratchpad(conn: sqlite3.Connection | None) -> str | None:
+    """The newest scratchpad's Markdown, once consolidation has created the table."""
+    if conn is None:
+        return None
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'scratchpad'"
+    ).fetchone()
+    if not exists:
+        return None
+    row = conn.execute("SELECT content FROM scratchpad ORDER BY updated_at DESC LIMIT 1").fetchone()
+    return row[0] if row else None
+
+
+def system_content(system_prompt: str, layers: list[Layer]) -> str:
+    """The system prompt followed by each included layer under its heading."""
+    parts = [system_prompt.rstrip()] if system_prompt.strip() else []
+    parts += [f"## {TITLES[layer.name]}\n{layer.text}" for layer in layers if layer.text]
+    return "\n\n".join(parts)

@@ -6,9 +6,9 @@ _soloqueue_mem() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         case "$word" in
-            --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--importance|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--title|--type|--untag|-a|-f|-g|-m|-n|-q|-r|-s|-t) skip=1 ;;
+            --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-q|-r|-s|-t) skip=1 ;;
             -*) ;;
-            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion context context build demo gc init log memory memory edit memory forget memory history memory list memory show path recall remember session session end session export session list session show stats trace verify " in
+            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion context context build context compress demo gc init log memory memory edit memory forget memory history memory list memory show path recall remember session session end session export session list session show stats trace verify " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
                esac ;;
         esac
@@ -30,6 +30,8 @@ _soloqueue_mem() {
         "artifact tag|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "context build|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "context build|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "context compress|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "context compress|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "demo|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "demo|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -74,7 +76,7 @@ _soloqueue_mem() {
         "verify|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
     esac
     case "$prev" in
-        --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--importance|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--title|--type|--untag|-a|-f|-g|-m|-n|-q|-r|-s|-t) return ;;
+        --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-q|-r|-s|-t) return ;;
     esac
     local words=""
     case "$path" in
@@ -87,8 +89,9 @@ _soloqueue_mem() {
         "artifact show") words="--format --root -f" ;;
         "artifact tag") words="--format --remove --root -f -r" ;;
         "completion") words="" ;;
-        "context") words="build" ;;
+        "context") words="build compress" ;;
         "context build") words="--agent --encoding --format --group --margin --max-context --model --query --reserve --root --session --system -a -f -g -m -q -s --manifest --stats --with-memory" ;;
+        "context compress") words="--agent --format --group --keep --root --session -a -f -g -k -s --manifest" ;;
         "demo") words="--format -f" ;;
         "gc") words="--ephemeral-days --format --grace --root -f --deep --dry-run --force --wait -n" ;;
         "init") words="--format --root -f" ;;

@@ -61,7 +61,8 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -s r -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from context; and not __fish_seen_subcommand_from build' -a build -d 'Print the OpenAI messages array to send: system first, then the newest history'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from context; and not __fish_seen_subcommand_from build compress' -a build -d 'Print the OpenAI messages array to send: system first, then the newest history'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from context; and not __fish_seen_subcommand_from build compress' -a compress -d 'Compress a session\'s history to a summary message plus its last --keep turns.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l encoding -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
@@ -83,6 +84,18 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l manifest
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l stats
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l with-memory
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l keep -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l session -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s k -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s s -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l manifest
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from demo; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from demo; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l ephemeral-days -r

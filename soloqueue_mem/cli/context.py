@@ -70,10 +70,10 @@ def _events(data: bytes, limit: int, read_document: Any, read_batch: Any) -> lis
         return read_document(io.BytesIO(data), limit)
     events = []
     for item in read_batch(io.BytesIO(data), limit):
+        if hasattr(item, "reason"):  # Rejected, itself a tuple: test it first
+            raise BadInput(item.reason, item.line)
         if isinstance(item, tuple):
             events.append(item[1])
-        elif hasattr(item, "reason"):
-            raise BadInput(item.reason, item.line)
     return events
 
 
@@ -246,3 +246,56 @@ def _emit(result: Result, fmt: Format, manifest: bool) -> None:
         emit_object(manifest_json(result), Format.json)
     else:
         emit_list(iter(result.built.messages), Format.jsonl if fmt is Format.jsonl else Format.json)
+
+
+@app.command("compress")
+@boundary
+def compress_command(
+    ctx: typer.Context,
+    session: Annotated[str, typer.Option("--session", "-s", help="The logged session.")],
+    keep: Annotated[int, typer.Option("--keep", "-k", help="How many newest turns stay.")] = 10,
+    manifest: Annotated[
+        bool,
+        typer.Option("--manifest", help="Print the episode and memories written, too."),
+    ] = False,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Compress a session's history to a summary message plus its last --keep turns.
+
+    First, what the older turns state becomes memories (quick rules, Chinese and
+    English), a context_compress episode records them, and they are marked extracted:
+    nothing that leaves the context is lost. Running it again extracts nothing twice.
+    """
+    from soloqueue_mem.cli.memory import memory_json
+    from soloqueue_mem.context.compress import compress
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.sessions.events import SessionKey
+
+    app_ctx = app_context(ctx, fmt, root)
+    key = SessionKey(
+        validate_id("group", group), validate_id("agent", agent), validate_id("session", session)
+    )
+    conn = open_memory(app_ctx.home, app_ctx.config)
+    assert conn is not None
+    try:
+        result = compress(app_ctx.home, conn, key, keep, app_ctx.now)
+    finally:
+        conn.close()
+    if not manifest:
+        emit_list(
+            iter(result.messages), Format.jsonl if app_ctx.format is Format.jsonl else Format.json
+        )
+        return
+    emit_object(
+        {
+            "messages": result.messages,
+            "compressed_turns": result.compressed_turns,
+            "kept_turns": result.kept_turns,
+            "episode": result.episode._asdict() if result.episode else None,
+            "memories": [{"action": r.action, **memory_json(r.memory)} for r in result.remembered],
+        },
+        Format.json,
+    )

@@ -116,7 +116,8 @@ def build_context(
         token_cache.store(conn, fresh, encoding)
     exact = used.exact if used else encoding != "estimate"
     notes = [used.note] if used and used.note else []
-    return Result(built, layers, encoding, exact, notes, history.offloaded)
+    name = used.name if used else encoding  # "estimate" when even cl100k did not load
+    return Result(built, layers, name, exact, notes, history.offloaded)
 
 
 def default_layers(

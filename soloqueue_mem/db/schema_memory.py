@@ -7,7 +7,7 @@ remove a shipped entry: append a new one.
 from __future__ import annotations
 
 from soloqueue_mem.context.schema import m004_create_token_cache
-from soloqueue_mem.memory.schema import m003_create_memories
+from soloqueue_mem.memory.schema import m003_create_memories, m005_create_episodes
 from soloqueue_mem.sessions.schema import m001_create_turns, m002_index_turns_by_session
 
 MIGRATIONS = [
@@ -15,4 +15,5 @@ MIGRATIONS = [
     m002_index_turns_by_session,
     m003_create_memories,
     m004_create_token_cache,
+    m005_create_episodes,
 ]

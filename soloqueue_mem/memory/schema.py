@@ -52,3 +52,41 @@ def m003_create_memories(conn: sqlite3.Connection) -> None:
         );
         """,
     )
+
+
+def m005_create_episodes(conn: sqlite3.Connection) -> None:
+    """Episodes (seed 003 §4.2/§4.6 columns plus scope and the turns they cover), and a
+    contentless full-text index of their summary, goal, entities and tools."""
+    execute_script(
+        conn,
+        """
+        CREATE TABLE episodes (
+            id TEXT NOT NULL UNIQUE,
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            goal TEXT NOT NULL DEFAULT '',
+            outcome TEXT NOT NULL DEFAULT 'success',
+            started_at TEXT NOT NULL,
+            ended_at TEXT NOT NULL,
+            action_nodes TEXT NOT NULL DEFAULT '[]',
+            entities TEXT NOT NULL DEFAULT '[]',
+            tools_used TEXT NOT NULL DEFAULT '[]',
+            linked_memory_ids TEXT NOT NULL DEFAULT '[]',
+            tags TEXT NOT NULL DEFAULT '[]',
+            importance_score REAL NOT NULL DEFAULT 0.5,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            source TEXT NOT NULL DEFAULT 'session_end',
+            first_turn INTEGER NOT NULL,
+            last_turn INTEGER NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX idx_episodes_session ON episodes (group_id, agent_id, session_id, last_turn);
+        CREATE INDEX idx_episodes_time ON episodes (started_at);
+        CREATE VIRTUAL TABLE episodes_fts USING fts5(
+            summary, goal, entities, tools,
+            content='', tokenize='porter unicode61 remove_diacritics 2'
+        );
+        """,
+    )

@@ -395,3 +395,26 @@ def newest_turns(conn: sqlite3.Connection, scope: SearchScope, limit: int) -> li
         scope.params(limit=limit),
     )
     return [_turn(row) for row in rows]
+
+
+def unextracted_indexes(conn: sqlite3.Connection, key: SessionKey, upto: int) -> set[int]:
+    """Turn indexes of the session up to ``upto`` whose memories are not yet extracted."""
+    rows = conn.execute(
+        "SELECT turn_index FROM conversation_turns WHERE group_id = ? AND agent_id = ?"
+        " AND session_id = ? AND turn_index <= ? AND extracted = 0",
+        (key.group, key.agent, key.session, upto),
+    )
+    return {row[0] for row in rows}
+
+
+def mark_extracted(
+    conn: sqlite3.Connection, key: SessionKey, upto: int, episode_id: str | None
+) -> int:
+    """Mark the session's turns up to ``upto`` extracted (and in ``episode_id``)."""
+    cursor = conn.execute(
+        "UPDATE conversation_turns SET extracted = 1, episode_id = COALESCE(?, episode_id)"
+        " WHERE group_id = ? AND agent_id = ? AND session_id = ? AND turn_index <= ?"
+        " AND extracted = 0",
+        (episode_id, key.group, key.agent, key.session, upto),
+    )
+    return cursor.rowcount

@@ -1,0 +1,94 @@
+"""``context compress`` (seed 003 §5.6, §7.2): shorten a session's history without
+losing what leaves it.
+
+Before the older turns leave the context, quick rule-based extraction turns what they
+state into semantic memories (through ``remember``'s update rules), a
+``context_compress`` episode records what happened in them, and the turns are marked
+extracted. The output is one summary message plus the last N turns. Nothing is lost:
+the turns stay in the log, the episode and the memories. Running it again over the
+same turns extracts nothing twice and reuses the episode.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.errors import BadInput
+from soloqueue_mem.home import Home
+from soloqueue_mem.lifecycle import extract
+from soloqueue_mem.lifecycle.episode_builder import build_episode
+from soloqueue_mem.memory import episodes
+from soloqueue_mem.memory.episodes import Episode
+from soloqueue_mem.memory.store import Draft, Remembered, remember
+from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.events import SessionKey, from_record, to_openai
+from soloqueue_mem.sessions.offload import l1_record
+from soloqueue_mem.sessions.reader import read_session
+
+SOURCE = "context_compress"
+
+
+class Compressed(NamedTuple):
+    messages: list[dict[str, Any]]  # the summary message, then the kept turns
+    episode: Episode | None  # None: nothing was old enough to compress
+    remembered: list[Remembered]
+    compressed_turns: int
+    kept_turns: int
+
+
+def compress(
+    home: Home, conn: sqlite3.Connection, key: SessionKey, keep: int, now: datetime
+) -> Compressed:
+    if keep < 0:
+        raise BadInput("--keep must not be negative")
+    records = read_session(home, key).records
+    cut = _cut(records, keep)
+    older, kept = records[:cut], records[cut:]
+    kept_messages = [m for r in kept for m in to_openai(from_record(l1_record(r)))]
+    if not older:
+        return Compressed(kept_messages, None, [], 0, len(kept))
+    last = older[-1]["turn_index"]
+    with write_tx(conn):
+        episode = episodes.covering(conn, key, SOURCE, last)
+        fresh = turns.unextracted_indexes(conn, key, last)
+        if episode is None:
+            episode = build_episode(key, older, SOURCE, now, ongoing=True)
+            episodes.insert(conn, episode)
+        remembered = [
+            remember(conn, draft._replace(source_episode_id=episode.id), key.group, key.agent, now)
+            for draft in _drafts([r for r in older if r["turn_index"] in fresh])
+        ]
+        if remembered:
+            linked = list(
+                dict.fromkeys([*episode.linked_memory_ids, *(r.memory.id for r in remembered)])
+            )
+            episodes.link_memories(conn, episode.id, linked)
+            episode = episode._replace(linked_memory_ids=linked)
+        turns.mark_extracted(conn, key, last, episode.id)
+    summary = {
+        "role": "system",
+        "content": f"[Summary of turns {episode.first_turn}-{last}] {episode.summary}",
+    }
+    return Compressed([summary, *kept_messages], episode, remembered, len(older), len(kept))
+
+
+def _cut(records: list[dict[str, Any]], keep: int) -> int:
+    """Where the kept turns start: the last ``keep``, moved back so they never open
+    with a tool result whose call would be compressed away."""
+    cut = max(0, len(records) - keep)
+    while 0 < cut < len(records) and records[cut].get("role") == "tool":
+        cut -= 1
+    return cut
+
+
+def _drafts(records: list[dict[str, Any]]) -> list[Draft]:
+    names = {call.get("id"): call["name"] for r in records for call in r.get("tool_calls") or []}
+    found = []
+    for record in records:
+        found += extract.from_turn(
+            record["role"], record.get("content") or "", record.get("tool_results") or [], names
+        )
+    return found

@@ -1,0 +1,87 @@
+"""All SQL for ``episodes`` and its FTS index (seed 003 §4.2)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, NamedTuple
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.text.cjk import index_form
+
+
+class Episode(NamedTuple):
+    id: str
+    group: str
+    agent: str
+    session: str
+    summary: str
+    goal: str
+    outcome: str  # success, partial, failed or ongoing
+    started_at: str
+    ended_at: str
+    action_nodes: list[dict[str, Any]]
+    entities: list[str]
+    tools_used: list[str]
+    linked_memory_ids: list[str]
+    tags: list[str]
+    importance: float
+    access_count: int
+    source: str  # session_end, context_compress or consolidate
+    first_turn: int
+    last_turn: int
+    created_at: str
+
+
+_COLUMNS = (
+    "id, group_id, agent_id, session_id, summary, goal, outcome, started_at, ended_at, "
+    "action_nodes, entities, tools_used, linked_memory_ids, tags, importance_score, "
+    "access_count, source, first_turn, last_turn, created_at"
+)
+_JSON_FIELDS = (9, 10, 11, 12, 13)
+
+
+def _episode(row: tuple[Any, ...]) -> Episode:
+    values = list(row)
+    for i in _JSON_FIELDS:
+        values[i] = jsonio.loads(values[i])
+    return Episode(*values)
+
+
+def insert(conn: sqlite3.Connection, episode: Episode) -> None:
+    values = list(episode)
+    for i in _JSON_FIELDS:
+        values[i] = jsonio.dumps_compact(values[i])
+    cursor = conn.execute(
+        f"INSERT INTO episodes ({_COLUMNS}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
+        values,
+    )
+    conn.execute(
+        "INSERT INTO episodes_fts (rowid, summary, goal, entities, tools) VALUES (?, ?, ?, ?, ?)",
+        (
+            cursor.lastrowid,
+            index_form(episode.summary),
+            index_form(episode.goal),
+            index_form(" ".join(episode.entities)),
+            " ".join(episode.tools_used),
+        ),
+    )
+
+
+def link_memories(conn: sqlite3.Connection, episode_id: str, memory_ids: list[str]) -> None:
+    conn.execute(
+        "UPDATE episodes SET linked_memory_ids = ? WHERE id = ?",
+        (jsonio.dumps_compact(memory_ids), episode_id),
+    )
+
+
+def covering(
+    conn: sqlite3.Connection, key: SessionKey, source: str, last_turn: int
+) -> Episode | None:
+    """The episode of ``source`` that already covers the session up to ``last_turn``."""
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM episodes WHERE group_id = ? AND agent_id = ?"  # noqa: S608
+        " AND session_id = ? AND source = ? AND last_turn = ? LIMIT 1",
+        (key.group, key.agent, key.session, source, last_turn),
+    ).fetchone()
+    return _episode(row) if row else None

@@ -6,9 +6,9 @@ _soloqueue_mem() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         case "$word" in
-            --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-q|-r|-s|-t) skip=1 ;;
+            --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-q|-r|-s|-t) skip=1 ;;
             -*) ;;
-            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion context context build context compress demo gc init log memory memory edit memory forget memory history memory list memory show path recall remember session session end session export session list session show stats trace verify " in
+            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion consolidate context context build context compress demo episode episode list episode search episode show gc init log memory memory edit memory forget memory history memory list memory restore memory show path recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session list session show stats trace verify " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
                esac ;;
         esac
@@ -28,12 +28,20 @@ _soloqueue_mem() {
         "artifact show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "artifact tag|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "artifact tag|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "consolidate|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "consolidate|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "context build|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "context build|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "context compress|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "context compress|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "demo|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "demo|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "episode list|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "episode list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "episode search|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "episode search|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "episode show|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "episode show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "init|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -50,6 +58,8 @@ _soloqueue_mem() {
         "memory history|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory list|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory restore|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory restore|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory show|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "path|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -58,6 +68,12 @@ _soloqueue_mem() {
         "recall|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "remember|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "remember|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "scratchpad edit|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "scratchpad edit|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "scratchpad set|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "scratchpad set|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "scratchpad show|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "scratchpad show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session end|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session end|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session export|--format") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
@@ -76,11 +92,11 @@ _soloqueue_mem() {
         "verify|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
     esac
     case "$prev" in
-        --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-q|-r|-s|-t) return ;;
+        --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-q|-r|-s|-t) return ;;
     esac
     local words=""
     case "$path" in
-        "") words="artifact completion context demo gc init log memory path recall remember session stats trace verify --format --root -f --quiet --version -q" ;;
+        "") words="artifact completion consolidate context demo episode gc init log memory path recall remember scratchpad session stats trace verify --format --root -f --quiet --version -q" ;;
         "artifact") words="list read rm save show tag" ;;
         "artifact list") words="--format --group --limit --root --tag -f -g -n -t" ;;
         "artifact read") words="--format --root -f --meta" ;;
@@ -89,22 +105,32 @@ _soloqueue_mem() {
         "artifact show") words="--format --root -f" ;;
         "artifact tag") words="--format --remove --root -f -r" ;;
         "completion") words="" ;;
+        "consolidate") words="--format --idle --root -f --dry-run --wait -n" ;;
         "context") words="build compress" ;;
         "context build") words="--agent --encoding --format --group --margin --max-context --model --query --reserve --root --session --system -a -f -g -m -q -s --manifest --stats --with-memory" ;;
         "context compress") words="--agent --format --group --keep --root --session -a -f -g -k -s --manifest" ;;
         "demo") words="--format -f" ;;
+        "episode") words="list search show" ;;
+        "episode list") words="--agent --format --group --limit --root --session -a -f -g -n -s" ;;
+        "episode search") words="--agent --format --group --limit --root --session -a -f -g -n -s" ;;
+        "episode show") words="--format --root -f" ;;
         "gc") words="--ephemeral-days --format --grace --root -f --deep --dry-run --force --wait -n" ;;
         "init") words="--format --root -f" ;;
         "log") words="--agent --event-id --format --group --metadata --role --root --session -a -f -g -r -s --batch --offload" ;;
-        "memory") words="edit forget history list show" ;;
+        "memory") words="edit forget history list restore show" ;;
         "memory edit") words="--confidence --content --duration --format --importance --predicate --root --subject --tag --type --untag -f -t" ;;
         "memory forget") words="--format --root -f" ;;
         "memory history") words="--format --root -f" ;;
         "memory list") words="--agent --format --group --limit --root --subject --tag --type -a -f -g -n -t --all" ;;
+        "memory restore") words="--format --root -f" ;;
         "memory show") words="--format --root -f" ;;
         "path") words="--format --root -f" ;;
         "recall") words="--agent --channels --format --group --limit --max-tokens --root --since --type -a -f -g -n -t --explain --traces" ;;
         "remember") words="--agent --confidence --duration --format --group --importance --predicate --root --source --subject --tag --type -a -f -g -t --batch" ;;
+        "scratchpad") words="edit set show" ;;
+        "scratchpad edit") words="--agent --format --group --root -a -f -g" ;;
+        "scratchpad set") words="--agent --format --group --root -a -f -g" ;;
+        "scratchpad show") words="--agent --format --group --root -a -f -g" ;;
         "session") words="end export list show" ;;
         "session end") words="--agent --format --group --root -a -f -g" ;;
         "session export") words="--agent --format --group --root -a -f -g --full" ;;

@@ -2,15 +2,18 @@
 complete -c soloqueue-mem -f
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a artifact -d 'Save, read, list, tag and remove artifacts (content-addressed blobs).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a completion -d 'Print a completion script. Install, for example:'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a consolidate -d 'Turn finished sessions into episodes and memories, dedup, decay, expire, and'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a context -d 'Build the messages an agent sends, inside the model\'s token budget.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a demo -d 'Log a short bilingual agent session into a throw-away store and show it back.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a episode -d 'List, show and search episodes (one per finished session stretch).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a gc -d 'Remove expired ephemeral artifacts, then (weekly or --deep) unreferenced blobs.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a init -d 'Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a log -d 'Log an event to the session\'s JSONL and Markdown logs and index it for search.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a memory -d 'List, show, edit, forget and trace the history of semantic memories.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a path -d 'Print the data directory this invocation would use (and whether it exists).'
-complete -c soloqueue-mem -n '__fish_use_subcommand' -a recall -d 'Recall what is relevant to QUERY: memories, recent turns and working memory.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a recall -d 'Recall what is relevant to QUERY: memories, episodes, recent turns, working memory.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a remember -d 'Store a semantic memory; re-stating one raises its confidence instead of duplicating.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a scratchpad -d 'Show, set or edit the scratchpad: 当前项目 / 近期进展 / 未解决的问题 / 下一步.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a session -d 'List, show, export and end sessions.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a stats -d 'Counts, sizes and schema versions of the store (creates nothing).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a trace -d 'Search logged turns, with their tool inputs and results (Chinese and English).'
@@ -61,6 +64,13 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -s r -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l idle -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l dry-run
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l wait
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -s n
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from context; and not __fish_seen_subcommand_from build compress' -a build -d 'Print the OpenAI messages array to send: system first, then the newest history'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from context; and not __fish_seen_subcommand_from build compress' -a compress -d 'Compress a session\'s history to a summary message plus its last --keep turns.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l agent -r
@@ -98,6 +108,34 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fi
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l manifest
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from demo; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from demo; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from episode; and not __fish_seen_subcommand_from list search show' -a list -d 'Episodes, most recent first.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from episode; and not __fish_seen_subcommand_from list search show' -a search -d 'Search episodes (Chinese and English), best match first.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from episode; and not __fish_seen_subcommand_from list search show' -a show -d 'One episode with its action nodes, entities and linked memories.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l limit -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l session -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s n -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s s -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l limit -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l session -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -s n -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -s s -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l ephemeral-days -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l grace -r
@@ -126,11 +164,12 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s s -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l batch
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l offload
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list show' -a edit -d 'Correct a memory in place (use `remember` with the same --subject/--predicate to'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list show' -a forget -d 'Erase memories and their earlier versions for good (the bytes are overwritten).'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list show' -a history -d 'Every version of a memory\'s subject/predicate chain, oldest first.'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list show' -a list -d 'List active memories, most recently updated first (--all for every version).'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list show' -a show -d 'Show one memory with every field.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a edit -d 'Correct a memory in place (use `remember` with the same --subject/--predicate to'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a forget -d 'Erase memories and their earlier versions for good (the bytes are overwritten).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a history -d 'Every version of a memory\'s subject/predicate chain, oldest first.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a list -d 'List active memories, most recently updated first (--all for every version).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a restore -d 'Bring back a memory that decay archived (it is recalled again).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a show -d 'Show one memory with every field.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l confidence -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l content -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l duration -r
@@ -164,6 +203,9 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_s
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s n -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s t -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l all
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from restore; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from restore; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from restore; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
@@ -203,7 +245,31 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fi
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s t -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l batch
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export list show' -a end -d 'Mark a session ended (consolidation turns ended sessions into episodes).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from scratchpad; and not __fish_seen_subcommand_from edit set show' -a edit -d 'Edit the scratchpad in $VISUAL or $EDITOR (default vi), like git commit.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from scratchpad; and not __fish_seen_subcommand_from edit set show' -a set -d 'Replace the scratchpad.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from scratchpad; and not __fish_seen_subcommand_from edit set show' -a show -d 'The scratchpad and its parsed fields (an empty template before the first write).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export list show' -a end -d 'Mark a session ended and turn its new turns into an episode and memories.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export list show' -a export -d 'Write a session out: its JSONL records, Markdown, or OpenAI messages.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export list show' -a list -d 'Sessions, most recently active first.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export list show' -a show -d 'Every turn of a session, read from its JSONL log.'

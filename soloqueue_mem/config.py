@@ -43,6 +43,8 @@ class Config(NamedTuple):
     recall_weight_access: float = 0.15
     # recall: an item this old scores half the recency of a new one.
     recall_half_life: str = "7d"
+    # consolidate: a session this quiet counts as finished (episodes, extraction).
+    consolidate_idle: str = "2h"
 
 
 def load_config(path: Path) -> Config:
@@ -77,7 +79,7 @@ def load_config(path: Path) -> Config:
     for key, value in values.items():
         if key.startswith("recall_weight_") and not 0.0 <= value <= 1.0:  # type: ignore[operator]
             raise BadInput(f"{path}: {key} must be between 0 and 1")
-    for key in ("gc_grace", "gc_deep_every", "recall_half_life"):
+    for key in ("gc_grace", "gc_deep_every", "recall_half_life", "consolidate_idle"):
         if key in values:
             from soloqueue_mem.clock import parse_duration
 

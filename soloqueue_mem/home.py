@@ -182,3 +182,22 @@ def write_private_file(path: Path, data: bytes) -> None:
         os.write(fd, data)
     finally:
         os.close(fd)
+
+
+def replace_private_file(path: Path, data: bytes) -> None:
+    """Write ``path`` (0600) whole or not at all: a temporary file renamed over it, so
+    a reader never sees half a file and a symlink at ``path`` is replaced, not followed."""
+    from soloqueue_mem.fsio import write_all
+
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(temporary, flags, 0o600)
+        try:
+            write_all(fd, data)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise StorageError(f"cannot write {path}: {exc.strerror}") from None

@@ -141,7 +141,13 @@ def build_command(
         raise UsageError("give --model NAME or --max-context N")
     if query is not None and not with_memory:
         raise UsageError("--query is used by --with-memory")
-    info = model_info(model) if model else None
+    info = None
+    if model:
+        try:
+            info = model_info(model)
+        except UsageError:
+            if max_context is None:  # an unknown model is fine when the limit is given
+                raise
     limit = max_context or (info.context if info else 0)
     options = Options(
         system=_system_text(system),
@@ -166,8 +172,10 @@ def build_command(
 
 
 def _recaller(app_ctx: AppContext, conn: Any, query: str | None, group: str) -> Any:
-    if query is None or conn is None:
+    if query is None:
         return None
+    if conn is None:  # no store yet: nothing to recall (the query was given)
+        return lambda budget, count: ""
     from soloqueue_mem.cli.trace import lexicon_loader
     from soloqueue_mem.memory.recall import Request, recall, render_text
 

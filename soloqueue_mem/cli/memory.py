@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.boundary import boundary, report
 from soloqueue_mem.cli.options import (
     AgentFilter,
     AgentOpt,
@@ -138,7 +138,7 @@ def remember(
     Prints each stored memory with its action: created, confirmed or superseded.
     """
     from soloqueue_mem.memory import intake
-    from soloqueue_mem.memory.store import Draft
+    from soloqueue_mem.memory.store import Draft, check_draft
     from soloqueue_mem.memory.store import remember as store_remember
 
     app_ctx = app_context(ctx, fmt, root)
@@ -164,16 +164,20 @@ def remember(
             tuple(tag or ()),
             source,
         )
-        items = [(None, intake.Item(draft, None, None))]
+        # Checked before the store is opened: bad input creates nothing.
+        items = [(None, intake.Item(check_draft(draft), None, None))]
     else:
         items = [(None, item) for item in intake.read_document(_stdin(), config.max_input_bytes)]
     results, rejected = [], 0
-    with _memory_db(app_ctx, create=True) as conn:
+    with ExitStack() as stack:
+        conn = None  # opened at the first good item, so an all-bad batch creates nothing
         for line, item in items:
             if isinstance(item, BadInput):
-                stderr(f"error: {item}")
+                report(item.code, str(item), item.exit_code, item.line)
                 rejected += 1
                 continue
+            if conn is None:
+                conn = stack.enter_context(_memory_db(app_ctx, create=True))
             scope = (item.group or group, item.agent or agent)
             results.append((line, store_remember(conn, item.draft, *scope, app_ctx.now)))
     _emit_remembered(results, app_ctx.format, single=not batch and len(results) == 1)
@@ -354,3 +358,22 @@ def history(
         write("".join(f"{m.created_at}\t{m.content}\n" for m in versions))
     else:
         emit_list((memory_json(m) for m in versions), app_ctx.format)
+
+
+@app.command("restore")
+@boundary
+def restore(
+    ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: RootOpt = None
+) -> None:
+    """Bring back a memory that decay archived (it is recalled again)."""
+    from soloqueue_mem.memory.store import restore as store_restore
+
+    app_ctx = app_context(ctx, fmt, root)
+    with _memory_db(app_ctx, create=False) as conn:
+        memory = store_restore(conn, memory_id, app_ctx.now)
+    emit_object(
+        memory_json(memory),
+        app_ctx.format,
+        table=lambda: _memory_table(memory),
+        text=lambda: memory.id + "\n",
+    )

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 def hit_json(hit: Hit, explain: bool, config: Config) -> dict[str, Any]:
     c = hit.candidate
     data: dict[str, Any] = {
-        "kind": "memory" if c.memory else "turn",
-        "id": c.memory.id if c.memory else str(c.turn.id if c.turn else ""),
+        "kind": kind_of(hit),
+        "id": item_id(hit),
         "channel": c.channel,
         "channels": hit.channels,
         "score": hit.score,
@@ -62,9 +62,35 @@ def hit_json(hit: Hit, explain: bool, config: Config) -> dict[str, Any]:
             "tool_calls": t.tool_calls,
             "tool_results": t.tool_results,
         }
+    if c.episode is not None:
+        e = c.episode
+        data |= {
+            "group": e.group,
+            "agent": e.agent,
+            "session": e.session,
+            "goal": e.goal,
+            "outcome": e.outcome,
+            "tools_used": e.tools_used,
+            "entities": e.entities,
+            "started_at": e.started_at,
+        }
     if explain:
         data["signals"] = _signals(hit, config)
     return data
+
+
+def kind_of(hit: Hit) -> str:
+    c = hit.candidate
+    return "memory" if c.memory else "episode" if c.episode else "turn"
+
+
+def item_id(hit: Hit) -> str:
+    c = hit.candidate
+    if c.memory:
+        return c.memory.id
+    if c.episode:
+        return c.episode.id
+    return str(c.turn.id) if c.turn else ""
 
 
 def _signals(hit: Hit, config: Config) -> dict[str, Any]:
@@ -112,8 +138,8 @@ def recall_command(
         str | None,
         typer.Option(
             "--channels",
-            help="Comma-separated channels: memories, recent, hot, traces. "
-            "Default: memories,recent,hot.",
+            help="Comma-separated channels: memories, episodes, recent, hot, traces. "
+            "Default: memories,episodes,recent,hot.",
             show_default=False,
         ),
     ] = None,
@@ -126,7 +152,7 @@ def recall_command(
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
-    """Recall what is relevant to QUERY: memories, recent turns and working memory.
+    """Recall what is relevant to QUERY: memories, episodes, recent turns, working memory.
 
     Each hit is scored 0.4 relevance + 0.25 recency + 0.2 importance + 0.15 access
     (weights in config.toml), expired and superseded memories never appear, and the
@@ -192,7 +218,7 @@ def _render(hits: list[Hit], fmt: Format, explain: bool, config: Config) -> None
 def _row(hit: Hit, explain: bool) -> list[Any]:
     s = hit.signals
     signals = [f"{s.relevance:.2f}", f"{s.recency:.2f}", f"{s.importance:.2f}", f"{s.access:.2f}"]
-    kind = "memory" if hit.candidate.memory else "turn"
+    kind = kind_of(hit)
     row = [
         f"{hit.score:.3f}",
         ",".join(hit.channels),

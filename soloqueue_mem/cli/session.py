@@ -202,7 +202,12 @@ def end(
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
-    """Mark a session ended (consolidation turns ended sessions into episodes)."""
+    """Mark a session ended and turn its new turns into an episode and memories.
+
+    What the user stated becomes memories (quick rules), the episode records the goal,
+    tools, errors and outcome, and the scratchpad notes it under 近期进展.
+    """
+    from soloqueue_mem.lifecycle.digest import digest_session
     from soloqueue_mem.sessions.reader import end_session
 
     app_ctx = app_context(ctx, fmt, root)
@@ -212,9 +217,17 @@ def end(
         raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
     try:
         ended_at = end_session(conn, key, app_ctx.now)
+        digest = digest_session(app_ctx.home, conn, key, app_ctx.now, "session_end")
     finally:
         conn.close()
     emit_object(
-        {"group": key.group, "agent": key.agent, "session": key.session, "ended_at": ended_at},
+        {
+            "group": key.group,
+            "agent": key.agent,
+            "session": key.session,
+            "ended_at": ended_at,
+            "episodes": [episode.id for episode in digest.episodes],
+            "memories": [r.memory.id for r in digest.remembered],
+        },
         app_ctx.format,
     )

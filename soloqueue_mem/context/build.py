@@ -10,6 +10,7 @@ returned alone — the emergency fallback — and the result says so.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -64,7 +65,8 @@ def build(
         return tokens(position, message) if count_dropped else None
 
     check_budget(limit, reserve, margin)
-    safe = int(limit * (1 - margin))
+    # rounded first: 1000·(1 − 0.07) is 929.999… in binary floating point, not 930
+    safe = math.floor(round(limit * (1 - margin), 6))
     budget = safe - reserve - REPLY_PRIMING
     system_tokens = tokens(-1, system)
     remaining = budget - system_tokens

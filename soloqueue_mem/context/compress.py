@@ -22,7 +22,7 @@ from soloqueue_mem.lifecycle import extract
 from soloqueue_mem.lifecycle.episode_builder import build_episode
 from soloqueue_mem.memory import episodes
 from soloqueue_mem.memory.episodes import Episode
-from soloqueue_mem.memory.store import Draft, Remembered, remember
+from soloqueue_mem.memory.store import Remembered, remember
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey, from_record, to_openai
 from soloqueue_mem.sessions.offload import l1_record
@@ -59,7 +59,7 @@ def compress(
             episodes.insert(conn, episode)
         remembered = [
             remember(conn, draft._replace(source_episode_id=episode.id), key.group, key.agent, now)
-            for draft in _drafts([r for r in older if r["turn_index"] in fresh])
+            for draft in extract.from_records([r for r in older if r["turn_index"] in fresh])
         ]
         if remembered:
             linked = list(
@@ -82,13 +82,3 @@ def _cut(records: list[dict[str, Any]], keep: int) -> int:
     while 0 < cut < len(records) and records[cut].get("role") == "tool":
         cut -= 1
     return cut
-
-
-def _drafts(records: list[dict[str, Any]]) -> list[Draft]:
-    names = {call.get("id"): call["name"] for r in records for call in r.get("tool_calls") or []}
-    found = []
-    for record in records:
-        found += extract.from_turn(
-            record["role"], record.get("content") or "", record.get("tool_results") or [], names
-        )
-    return found

@@ -7,7 +7,12 @@ remove a shipped entry: append a new one.
 from __future__ import annotations
 
 from soloqueue_mem.context.schema import m004_create_token_cache
-from soloqueue_mem.memory.schema import m003_create_memories, m005_create_episodes
+from soloqueue_mem.memory.schema import (
+    m003_create_memories,
+    m005_create_episodes,
+    m006_create_scratchpad,
+    m007_add_memories_archived_at,
+)
 from soloqueue_mem.sessions.schema import m001_create_turns, m002_index_turns_by_session
 
 MIGRATIONS = [
@@ -16,4 +21,6 @@ MIGRATIONS = [
     m003_create_memories,
     m004_create_token_cache,
     m005_create_episodes,
+    m006_create_scratchpad,
+    m007_add_memories_archived_at,
 ]

@@ -178,3 +178,14 @@ def from_turn(
 ) -> list[Draft]:
     drafts = from_text(content) if role == "user" else []
     return drafts + from_tool_results(tool_results, tool_names)
+
+
+def from_records(records: list[dict[str, Any]]) -> list[Draft]:
+    """Drafts from a stretch of JSONL records (tool names resolved within it)."""
+    names = {call.get("id"): call["name"] for r in records for call in r.get("tool_calls") or []}
+    found: list[Draft] = []
+    for record in records:
+        found += from_turn(
+            record["role"], record.get("content") or "", record.get("tool_results") or [], names
+        )
+    return found

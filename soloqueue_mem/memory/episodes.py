@@ -6,6 +6,8 @@ import sqlite3
 from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.errors import BadInput, NotFound, UsageError
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
 
@@ -85,3 +87,72 @@ def covering(
         (key.group, key.agent, key.session, source, last_turn),
     ).fetchone()
     return _episode(row) if row else None
+
+
+class EpisodeFilters(NamedTuple):
+    group: str | None = None
+    agent: str | None = None
+    session: str | None = None
+    since: str | None = None  # ended at or after
+
+
+def _where(filters: EpisodeFilters) -> tuple[str, dict[str, Any]]:
+    columns = {"group": "group_id", "agent": "agent_id", "session": "session_id"}
+    clauses = [
+        f"episodes.{col} = :{name}" for name, col in columns.items() if getattr(filters, name)
+    ]
+    if filters.since:
+        clauses.append("episodes.ended_at >= :since")
+    return " AND ".join(clauses) or "1", filters._asdict()
+
+
+def list_episodes(conn: sqlite3.Connection, filters: EpisodeFilters, limit: int) -> list[Episode]:
+    where, params = _where(filters)
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM episodes WHERE {where}"  # noqa: S608 - fixed fragments
+        " ORDER BY ended_at DESC, rowid DESC LIMIT :limit",
+        {**params, "limit": limit},
+    )
+    return [_episode(row) for row in rows]
+
+
+def get(conn: sqlite3.Connection, ref: str) -> Episode:
+    """The episode with id ``ref`` or the only one whose id starts with it."""
+    ref = ref.strip().lower()
+    if len(ref) < 4 or not all(c in "0123456789abcdef" for c in ref):
+        raise BadInput(f"not an episode id: {ref!r} (32 hex digits, or a prefix of 4+)")
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM episodes WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",  # noqa: S608
+        (ref, ref + "g"),
+    ).fetchall()
+    if not rows:
+        raise NotFound(f"no episode {ref}")
+    if len(rows) > 1:
+        raise UsageError(f"episode id prefix {ref} is ambiguous; give more digits")
+    return _episode(rows[0])
+
+
+def search(
+    conn: sqlite3.Connection, match: str, filters: EpisodeFilters, limit: int
+) -> list[tuple[Episode, float]]:
+    """Episodes matching an FTS5 expression, best BM25 first (higher is better)."""
+    where, params = _where(filters)
+    qualified = ", ".join(f"episodes.{name}" for name in _COLUMNS.split(", "))
+    rows = conn.execute(
+        f"""SELECT {qualified}, -bm25(episodes_fts) AS score
+            FROM episodes_fts JOIN episodes ON episodes.rowid = episodes_fts.rowid
+            WHERE episodes_fts MATCH :match AND {where}
+            ORDER BY score DESC, episodes.ended_at DESC LIMIT :limit""",  # noqa: S608
+        {**params, "match": match, "limit": limit},
+    )
+    return [(_episode(row[:-1]), float(row[-1])) for row in rows]
+
+
+def touch(conn: sqlite3.Connection, ids: list[str]) -> None:
+    """Count a retrieval: ``access_count`` + 1."""
+    if not ids:
+        return
+    with write_tx(conn):
+        conn.executemany(
+            "UPDATE episodes SET access_count = access_count + 1 WHERE id = ?", [(i,) for i in ids]
+        )

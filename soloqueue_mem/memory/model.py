@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
 from soloqueue_mem.clock import parse_duration
@@ -56,6 +56,7 @@ class Memory(NamedTuple):
     last_accessed_at: str | None
     expires_at: str | None
     superseded_by: str | None
+    archived_at: str | None = None  # decayed out of recall; `memory restore` brings it back
 
 
 def check_type(value: str) -> str:
@@ -87,6 +88,12 @@ def retention(duration: str, now: datetime) -> tuple[str, datetime | None]:
         raise BadInput(f"duration must be positive: {duration!r}")
     priority = next(p for p, kept in RETENTION.items() if kept is None or length <= kept)
     return priority, now + length
+
+
+def check_duration(duration: str) -> str:
+    """``duration`` if :func:`retention` accepts it; BadInput otherwise (no clock needed)."""
+    retention(duration, datetime(2000, 1, 1, tzinfo=UTC))
+    return duration
 
 
 def normalize(text: str) -> str:

@@ -21,8 +21,9 @@ from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import Config
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home
-from soloqueue_mem.memory import store
+from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.memory.backend import SearchBackend, choose_backend
+from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory, content_key
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.sessions import turns
@@ -30,8 +31,8 @@ from soloqueue_mem.sessions.events import Event, index_body
 from soloqueue_mem.sessions.trace import Scope, trace
 from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.budget import shorten
-from soloqueue_mem.text.cjk import estimate_tokens
-from soloqueue_mem.text.fts import query_terms
+from soloqueue_mem.text.cjk import estimate_tokens, index_form
+from soloqueue_mem.text.fts import match_expression, query_terms
 from soloqueue_mem.text.lexicon import Lexicon
 
 RECENT_DAYS = 3
@@ -43,7 +44,7 @@ ACCESS_SATURATION = 10  # this many retrievals give the full access signal
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
 SEPARATOR = "\n---\n"
 PREFIX = "[记忆] "
-DEFAULT_CHANNELS = ("memories", "recent", "hot")
+DEFAULT_CHANNELS = ("memories", "episodes", "recent", "hot")
 
 
 class Request(NamedTuple):
@@ -58,7 +59,7 @@ class Request(NamedTuple):
 
 
 class Candidate(NamedTuple):
-    key: str  # "memory:<id>" or "turn:<row id>"
+    key: str  # "memory:<id>", "episode:<id>" or "turn:<row id>"
     channel: str
     content: str
     relevance: float
@@ -67,6 +68,7 @@ class Candidate(NamedTuple):
     access_count: int
     memory: Memory | None = None
     turn: Turn | None = None
+    episode: Episode | None = None
 
 
 class Signals(NamedTuple):
@@ -130,6 +132,7 @@ def recall(
             candidates += CHANNELS[name](context)
     hits = fit_budget(rank(candidates, config, now)[: request.limit], request.max_tokens, count)
     store.touch(conn, [h.candidate.memory.id for h in hits if h.candidate.memory], now)
+    episodes.touch(conn, [h.candidate.episode.id for h in hits if h.candidate.episode])
     return Result(hits, sum(h.tokens for h in hits), chosen.backend.name, notes)
 
 
@@ -166,6 +169,30 @@ def _memories(context: Context) -> list[Candidate]:
             memory=m,
         )
         for m, score in found
+    ]
+
+
+def _episodes(context: Context) -> list[Candidate]:
+    """Episodes whose summary, goal, entities or tools match the query."""
+    request = context.request
+    filters = EpisodeFilters(
+        request.group, request.agent, None, iso(request.since) if request.since else None
+    )
+    match = match_expression(context.terms)
+    found = episodes.search(context.conn, match, filters, context.pool) if match else []
+    best = max((score for _, score in found), default=1.0) or 1.0
+    return [
+        Candidate(
+            key=f"episode:{e.id}",
+            channel="episodes",
+            content=e.summary,
+            relevance=max(0.0, score / best),
+            timestamp=e.ended_at,
+            importance=e.importance,
+            access_count=e.access_count,
+            episode=e,
+        )
+        for e, score in found
     ]
 
 
@@ -214,18 +241,45 @@ def _hot(context: Context) -> list[Candidate]:
     if request.since is not None and request.since > since:
         since = request.since
     scope = SearchScope(request.group, request.agent, None, iso(since), None)
-    found = []
-    for turn in turns.newest_turns(context.conn, scope, HOT_CAP):
-        body = _searchable(turn).lower()
-        share = sum(1 for term in context.terms if term in body) / len(context.terms)
-        if share > 0:
-            found.append(_turn_candidate(turn, "hot", share))
+    newest = turns.newest_turns(context.conn, scope, HOT_CAP)
+    counts = _terms_matched([_searchable(turn) for turn in newest], context.terms)
+    found = [
+        _turn_candidate(turn, "hot", count / len(context.terms))
+        for turn, count in zip(newest, counts, strict=True)
+        if count
+    ]
     found.sort(key=lambda c: -c.relevance)  # stable: newest first among equals
     return found[:HOT_RETURNED]
 
 
+def _terms_matched(bodies: list[str], terms: list[str]) -> list[int]:
+    """How many of ``terms`` each body contains, matched as the FTS indexes match them
+    (whole stemmed words, CJK as character phrases): "c" is not found in "cat"."""
+    if not bodies:
+        return []
+    scratch = sqlite3.connect(":memory:")
+    try:
+        scratch.execute(
+            "CREATE VIRTUAL TABLE hot USING fts5(body, tokenize="
+            "'porter unicode61 remove_diacritics 2')"
+        )
+        scratch.executemany(
+            "INSERT INTO hot (rowid, body) VALUES (?, ?)",
+            [(number, index_form(body)) for number, body in enumerate(bodies)],
+        )
+        counts = [0] * len(bodies)
+        for term in terms:
+            match = match_expression([term])
+            for (number,) in scratch.execute("SELECT rowid FROM hot WHERE hot MATCH ?", (match,)):
+                counts[number] += 1
+        return counts
+    finally:
+        scratch.close()
+
+
 CHANNELS: dict[str, Callable[[Context], list[Candidate]]] = {
     "memories": _memories,
+    "episodes": _episodes,
     "recent": _recent,
     "hot": _hot,
     "traces": _traces,

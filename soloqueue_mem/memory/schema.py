@@ -90,3 +90,30 @@ def m005_create_episodes(conn: sqlite3.Connection) -> None:
         );
         """,
     )
+
+
+def m006_create_scratchpad(conn: sqlite3.Connection) -> None:
+    """The scratchpad of seed 003 §4.3, one per group and agent (the seed's user_id):
+    Markdown content plus the fields parsed from its four sections."""
+    execute_script(
+        conn,
+        """
+        CREATE TABLE scratchpad (
+            user_id TEXT PRIMARY KEY,
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            content TEXT NOT NULL,
+            active_projects TEXT NOT NULL DEFAULT '[]',
+            current_focus TEXT NOT NULL DEFAULT '',
+            open_questions TEXT NOT NULL DEFAULT '[]',
+            next_steps TEXT NOT NULL DEFAULT '[]',
+            updated_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """,
+    )
+
+
+def m007_add_memories_archived_at(conn: sqlite3.Connection) -> None:
+    """Decay archives instead of deleting (seed 003 §7.4): an archived memory is out
+    of recall and listings but recoverable (``memory restore``)."""
+    conn.execute("ALTER TABLE memories ADD COLUMN archived_at TEXT")

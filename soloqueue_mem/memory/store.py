@@ -23,6 +23,7 @@ from soloqueue_mem.memory.model import (
     DEFAULT_DURATION,
     RETENTION,
     Memory,
+    check_duration,
     check_tags,
     check_type,
     check_unit,
@@ -37,7 +38,7 @@ MIN_PREFIX = 4
 _COLUMNS = (
     "id, group_id, agent_id, type, priority, content, subject, predicate, source, "
     "source_episode_id, tags, importance_score, confidence, access_count, decay_rate, "
-    "created_at, updated_at, last_accessed_at, expires_at, superseded_by"
+    "created_at, updated_at, last_accessed_at, expires_at, superseded_by, archived_at"
 )
 _QUALIFIED = ", ".join(f"memories.{name}" for name in _COLUMNS.split(", "))
 _ACTIVE = (
@@ -98,6 +99,7 @@ def _memory(row: tuple[Any, ...]) -> Memory:
         last_accessed_at=row[17],
         expires_at=row[18],
         superseded_by=row[19],
+        archived_at=row[20],
     )
 
 
@@ -121,6 +123,7 @@ def check_draft(draft: Draft) -> Draft:
         importance=check_unit("importance", draft.importance),
         confidence=check_unit("confidence", draft.confidence),
         tags=tuple(check_tags(list(draft.tags))),
+        duration=None if draft.duration is None else check_duration(draft.duration),
     )
 
 
@@ -135,21 +138,34 @@ def remember(
     with write_tx(conn):
         scope = {"group": group, "agent": agent, "now": stamp}
         same = _active(conn, "content_key = :key", {**scope, "key": key})
-        if same:
-            confirmed = _confirm(conn, same[0], draft, priority, expires, stamp)
-            return Remembered("confirmed", confirmed, [])
+        restated = same[0] if same else None
         previous: list[str] = []
-        if draft.subject and draft.predicate:
+        if draft.subject and draft.predicate and _takes_attribute(restated, draft):
+            # The statement becomes the current value of (subject, predicate), also when
+            # it re-states a memory stored earlier without them.
             where = "subject = :subject AND predicate = :predicate"
             params = {**scope, "subject": draft.subject, "predicate": draft.predicate}
-            previous = [memory.id for memory in _active(conn, where, params)]
-        memory = _insert(conn, draft, group, agent, priority, expires, stamp, key)
+            previous = [m.id for m in _active(conn, where, params) if m != restated]
+        if restated is not None:
+            memory = _confirm(conn, restated, draft, priority, expires, stamp)
+        else:
+            memory = _insert(conn, draft, group, agent, priority, expires, stamp, key)
         if previous:
             conn.executemany(
                 "UPDATE memories SET superseded_by = ?, updated_at = ? WHERE id = ?",
                 [(memory.id, stamp, old) for old in previous],
             )
+        if restated is not None:
+            return Remembered("confirmed", memory, previous)
         return Remembered("superseded" if previous else "created", memory, previous)
+
+
+def _takes_attribute(restated: Memory | None, draft: Draft) -> bool:
+    """Whether the stored memory ends up with the draft's subject and predicate: a new
+    one does, a re-stated one if it had none or the same."""
+    if restated is None or not (restated.subject and restated.predicate):
+        return True
+    return (restated.subject, restated.predicate) == (draft.subject, draft.predicate)
 
 
 def _confirm(
@@ -160,27 +176,32 @@ def _confirm(
     expires: datetime | None,
     stamp: str,
 ) -> Memory:
-    """Re-stated: confidence combines like independent evidence (1-(1-a)(1-b))."""
+    """Re-stated: confidence combines like independent evidence (1-(1-a)(1-b)). A
+    memory without a subject and predicate takes the draft's."""
     confidence = 1.0 - (1.0 - memory.confidence) * (1.0 - draft.confidence)
     keep_longer = _longer(memory.priority, memory.expires_at, priority, expires)
-    tags = sorted(set(memory.tags) | set(draft.tags))
+    updated = memory._replace(tags=sorted(set(memory.tags) | set(draft.tags)))
+    if draft.subject and draft.predicate and not (memory.subject and memory.predicate):
+        updated = updated._replace(subject=draft.subject, predicate=draft.predicate)
     conn.execute(
         "UPDATE memories SET confidence = ?, importance_score = ?, priority = ?,"
-        " expires_at = ?, tags = ?, updated_at = ? WHERE id = ?",
+        " expires_at = ?, tags = ?, subject = ?, predicate = ?, updated_at = ? WHERE id = ?",
         (
             round(confidence, 6),
             max(memory.importance, draft.importance),
             keep_longer[0],
             keep_longer[1],
-            jsonio.dumps_compact(tags),
+            jsonio.dumps_compact(updated.tags),
+            updated.subject,
+            updated.predicate,
             stamp,
             memory.id,
         ),
     )
-    if tags != memory.tags:
+    if _fts_values(updated) != _fts_values(memory):
         rowid = _rowid(conn, memory.id)
         _unindex(conn, rowid, memory)
-        _index(conn, rowid, memory._replace(tags=tags))
+        _index(conn, rowid, updated)
     return get(conn, memory.id)
 
 
@@ -228,8 +249,9 @@ def _insert(
     )
     values = list(memory)
     values[10] = jsonio.dumps_compact(memory.tags)
+    placeholders = ", ".join("?" * (len(values) + 1))
     cursor = conn.execute(
-        f"INSERT INTO memories ({_COLUMNS}, content_key) VALUES ({', '.join('?' * 21)})",  # noqa: S608
+        f"INSERT INTO memories ({_COLUMNS}, content_key) VALUES ({placeholders})",  # noqa: S608
         (*values, key),
     )
     _index(conn, int(cursor.lastrowid or 0), memory)
@@ -409,12 +431,19 @@ def history(conn: sqlite3.Connection, ref: str) -> list[Memory]:
 
 
 def _with_ancestors(conn: sqlite3.Connection, memory: Memory) -> list[Memory]:
+    """``memory`` and every version it replaced, in chain order (the oldest first).
+
+    Chain order is not creation order: a re-stated older memory can replace a newer one.
+    """
     rows = conn.execute(
-        f"""WITH RECURSIVE chain(id) AS (
-                SELECT ? UNION SELECT m.id FROM memories m JOIN chain ON m.superseded_by = chain.id
+        f"""WITH RECURSIVE chain(id, depth) AS (
+                SELECT ?, 0
+                UNION
+                SELECT m.id, chain.depth + 1 FROM memories m JOIN chain
+                ON m.superseded_by = chain.id
             )
-            SELECT {_COLUMNS} FROM memories WHERE id IN (SELECT id FROM chain)
-            ORDER BY created_at, rowid""",  # noqa: S608 - constant columns
+            SELECT {_QUALIFIED} FROM memories JOIN chain ON chain.id = memories.id
+            ORDER BY chain.depth DESC, memories.created_at, memories.rowid""",  # noqa: S608
         (memory.id,),
     )
     return [_memory(row) for row in rows]
@@ -458,7 +487,7 @@ def search(
             ORDER BY score DESC, memories.updated_at DESC LIMIT :limit""",  # noqa: S608
         {**params, "match": match, "limit": limit},
     )
-    return [(_memory(row[:20]), float(row[20])) for row in rows]
+    return [(_memory(row[:-1]), float(row[-1])) for row in rows]
 
 
 def touch(conn: sqlite3.Connection, ids: list[str], now: datetime) -> None:
@@ -481,3 +510,67 @@ def rebuild_fts(conn: sqlite3.Connection) -> int:
     for row in rows:
         _index(conn, row[0], _memory(row[1:]))
     return len(rows)
+
+
+# --- lifecycle (consolidate) ---------------------------------------------------------
+
+
+def active(conn: sqlite3.Connection, now: datetime) -> list[Memory]:
+    """Every active memory (for dedup, decay and the identity files)."""
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM memories WHERE {_ACTIVE} ORDER BY rowid",  # noqa: S608
+        {"now": iso(now)},
+    )
+    return [_memory(row) for row in rows]
+
+
+def supersede(conn: sqlite3.Connection, pairs: list[tuple[str, str]], now: datetime) -> None:
+    """``(old, new)``: ``old`` is replaced by ``new`` (dedup keeps the best of a cluster)."""
+    conn.executemany(
+        "UPDATE memories SET superseded_by = ?, updated_at = ? WHERE id = ?",
+        [(new, iso(now), old) for old, new in pairs],
+    )
+
+
+def archive(conn: sqlite3.Connection, ids: list[str], now: datetime) -> None:
+    conn.executemany(
+        "UPDATE memories SET archived_at = ? WHERE id = ?", [(iso(now), i) for i in ids]
+    )
+
+
+def restore(conn: sqlite3.Connection, ref: str, now: datetime) -> Memory:
+    """Bring an archived memory back (its decay starts again from now)."""
+    with write_tx(conn):
+        memory = get(conn, ref)
+        conn.execute(
+            "UPDATE memories SET archived_at = NULL, last_accessed_at = ? WHERE id = ?",
+            (iso(now), memory.id),
+        )
+    return get(conn, memory.id)
+
+
+def demote(conn: sqlite3.Connection, ids: list[str], now: datetime) -> None:
+    """To TRANSIENT: expires within a day unless it already expires sooner."""
+    until = iso(now + RETENTION["TRANSIENT"])  # type: ignore[operator]
+    conn.executemany(
+        "UPDATE memories SET priority = 'TRANSIENT',"
+        " expires_at = MIN(COALESCE(expires_at, ?), ?) WHERE id = ?",
+        [(until, until, i) for i in ids],
+    )
+
+
+def expired(conn: sqlite3.Connection, now: datetime, limit: int) -> list[str]:
+    """Ids of up to ``limit`` memories past their expiry (superseded ones included)."""
+    rows = conn.execute(
+        "SELECT id FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?",
+        (iso(now), limit),
+    )
+    return [row[0] for row in rows]
+
+
+def delete(conn: sqlite3.Connection, ids: list[str]) -> None:
+    """Delete rows and their index entries (inside the caller's transaction)."""
+    for memory_id in ids:
+        memory = get(conn, memory_id)
+        _unindex(conn, _rowid(conn, memory_id), memory)
+    conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in ids])

@@ -418,3 +418,14 @@ def mark_extracted(
         (episode_id, key.group, key.agent, key.session, upto),
     )
     return cursor.rowcount
+
+
+def sessions_with_unextracted(conn: sqlite3.Connection) -> list[SessionRow]:
+    """Sessions holding turns whose memories are not extracted yet (consolidation)."""
+    rows = conn.execute(
+        f"SELECT {_SESSION_COLUMNS} FROM sessions JOIN ("  # noqa: S608 - constant columns
+        " SELECT DISTINCT group_id, agent_id, session_id FROM conversation_turns"
+        " WHERE extracted = 0) USING (group_id, agent_id, session_id)"
+        " ORDER BY last_turn_at, group_id, agent_id, session_id"
+    )
+    return [SessionRow(*row) for row in rows]

@@ -96,16 +96,21 @@ def test_export_markdown(cli):
     assert "**tool call** `read_file`" in md and "timeout = 5" in md
 
 
-def test_end_marks_the_session(cli):
+def test_end_marks_the_session_and_writes_its_episode(cli):
     log_conversation(cli)
     ended = cli.json("session", "end", "s1")
+    episode_ids = ended.pop("episodes")
     assert ended == {
         "group": "default",
         "agent": "default",
         "session": "s1",
         "ended_at": "2026-11-26T08:00:00.000Z",
+        "memories": [],
     }
     assert cli.json("session", "list")[0]["ended_at"] == "2026-11-26T08:00:00.000Z"
+    episode = cli.json("episode", "show", episode_ids[0])
+    assert episode["source"] == "session_end" and episode["tools_used"] == ["read_file"]
+    assert cli.json("session", "end", "s1")["episodes"] == []  # nothing new to digest
     assert cli("session", "end", "unknown").exit_code == 3
 
 

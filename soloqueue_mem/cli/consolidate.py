@@ -1,0 +1,90 @@
+"""``soloqueue-mem consolidate``: the nightly lifecycle, safe to run from cron."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.output import emit_object, print_table
+from soloqueue_mem.cli.state import app_context
+
+
+@boundary
+def consolidate(
+    ctx: typer.Context,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", "-n", help="Report what would change; write nothing.")
+    ] = False,
+    idle: Annotated[
+        str | None,
+        typer.Option("--idle", help="A session quiet this long counts as finished (2h)."),
+    ] = None,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Wait for a running consolidate instead of exit 75.")
+    ] = False,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Turn finished sessions into episodes and memories, dedup, decay, expire, and
+    refresh identity/MEMORY.md, identity/USER.md and daily_summaries/.
+
+    Idempotent: a second run with nothing new changes nothing. Works offline with
+    rules; an OpenAI-compatible endpoint (SOLOQUEUE_LLM_URL, SOLOQUEUE_LLM_MODEL)
+    improves extraction when set. Cron: `43 3 * * * soloqueue-mem --quiet consolidate`.
+    """
+    from datetime import timedelta
+
+    from soloqueue_mem.clock import parse_duration
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.lifecycle.consolidate import Options, run
+
+    app = app_context(ctx, fmt, root)
+    config = app.config
+    options = Options(
+        dry_run=dry_run,
+        idle=timedelta(seconds=parse_duration(idle or config.consolidate_idle)),
+        wait=wait,
+    )
+    with _progress(app.quiet) as progress:
+        report = run(
+            app.home, lambda: open_memory(app.home, config), app.now, options, progress=progress
+        )
+    emit_object(report, app.format, table=lambda: _table(report))
+
+
+def _table(report: dict[str, Any]) -> None:
+    rows: list[tuple[str, Any]] = []
+    for step in ("sessions", "dedup", "decay", "expire", "identity", "daily_summary"):
+        for name, value in report[step].items():
+            rows.append((f"{step}: {name}", value))
+    rows.append(("seconds", report["seconds"]))
+    print_table(
+        "consolidate" + (" (dry run)" if report["dry_run"] else ""), ["what", "value"], rows
+    )
+
+
+class _progress:
+    """A Rich progress bar on stderr while sessions are processed, only on a terminal."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.enabled = not quiet and sys.stderr.isatty()
+        self.bar: Any = None
+
+    def __enter__(self) -> Any:
+        if not self.enabled:
+            return None
+        from rich.console import Console
+        from rich.progress import Progress
+
+        self.bar = Progress(transient=True, console=Console(stderr=True))
+        self.bar.start()
+        task = self.bar.add_task("consolidating sessions", total=None)
+        return lambda step, done, total: self.bar.update(task, completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()

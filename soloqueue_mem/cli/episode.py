@@ -1,0 +1,157 @@
+"""``soloqueue-mem episode``: what happened in past sessions (seed 003 §4.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt
+from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, write
+from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.errors import BadInput, NotFound
+from soloqueue_mem.home import validate_id
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
+
+app = typer.Typer(
+    help="List, show and search episodes (one per finished session stretch).", no_args_is_help=True
+)
+
+SessionFilter = Annotated[
+    str | None, typer.Option("--session", "-s", help="Only this session.", show_default=False)
+]
+LimitOpt = Annotated[int, typer.Option("--limit", "-n", help="Most episodes (1-1000).")]
+
+
+def episode_json(episode: Episode) -> dict[str, Any]:
+    return episode._asdict()
+
+
+@contextmanager
+def _db(app_ctx: AppContext) -> Iterator[sqlite3.Connection | None]:
+    from soloqueue_mem.db.stores import open_memory
+
+    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+    try:
+        yield conn
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+def _filters(group: str | None, agent: str | None, session: str | None) -> EpisodeFilters:
+    from soloqueue_mem.memory.episodes import EpisodeFilters
+
+    for kind, value in (("group", group), ("agent", agent), ("session", session)):
+        if value is not None:
+            validate_id(kind, value)
+    return EpisodeFilters(group, agent, session)
+
+
+def _check_limit(limit: int) -> None:
+    if not 1 <= limit <= 1000:
+        raise BadInput("--limit must be between 1 and 1000")
+
+
+def _render(rows: list[Episode], fmt: Format) -> None:
+    if fmt is Format.table:
+        print_table(
+            None,
+            ["id", "session", "ended", "outcome", "tools", "summary"],
+            (
+                (
+                    e.id[:12],
+                    e.session,
+                    e.ended_at,
+                    e.outcome,
+                    " ".join(e.tools_used),
+                    e.summary[:160],
+                )
+                for e in rows
+            ),
+        )
+    elif fmt is Format.text:
+        write("".join(f"{e.ended_at}\t{e.session}\t{e.summary}\n" for e in rows))
+    else:
+        emit_list((episode_json(e) for e in rows), fmt)
+
+
+@app.command("list")
+@boundary
+def list_command(
+    ctx: typer.Context,
+    session: SessionFilter = None,
+    group: GroupFilter = None,
+    agent: AgentFilter = None,
+    limit: LimitOpt = 20,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Episodes, most recent first."""
+    from soloqueue_mem.memory.episodes import list_episodes
+
+    app_ctx = app_context(ctx, fmt, root)
+    _check_limit(limit)
+    filters = _filters(group, agent, session)
+    with _db(app_ctx) as conn:
+        rows = list_episodes(conn, filters, limit) if conn else []
+    _render(rows, app_ctx.format)
+
+
+@app.command("show")
+@boundary
+def show(
+    ctx: typer.Context,
+    episode_id: Annotated[str, typer.Argument(help="Episode id (or a unique prefix).")],
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """One episode with its action nodes, entities and linked memories."""
+    from soloqueue_mem.memory.episodes import get
+
+    app_ctx = app_context(ctx, fmt, root)
+    with _db(app_ctx) as conn:
+        if conn is None:
+            raise NotFound("no episodes yet (no data directory or memory.db)")
+        episode = get(conn, episode_id)
+    emit_object(
+        episode_json(episode),
+        app_ctx.format,
+        table=lambda: print_table(None, ["field", "value"], episode_json(episode).items()),
+        text=lambda: episode.summary + "\n",
+    )
+
+
+@app.command("search")
+@boundary
+def search(
+    ctx: typer.Context,
+    query: Annotated[
+        str, typer.Argument(help="Words to find in summaries, goals, entities, tools.")
+    ],
+    session: SessionFilter = None,
+    group: GroupFilter = None,
+    agent: AgentFilter = None,
+    limit: LimitOpt = 10,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Search episodes (Chinese and English), best match first."""
+    from soloqueue_mem.cli.trace import lexicon_loader
+    from soloqueue_mem.memory.episodes import search as search_episodes
+    from soloqueue_mem.text.fts import match_expression, query_terms
+
+    app_ctx = app_context(ctx, fmt, root)
+    _check_limit(limit)
+    filters = _filters(group, agent, session)
+    match = match_expression(query_terms(query, lexicon_loader(app_ctx)))
+    with _db(app_ctx) as conn:
+        found = search_episodes(conn, match, filters, limit) if conn and match else []
+    _render([episode for episode, _ in found], app_ctx.format)

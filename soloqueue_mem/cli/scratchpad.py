@@ -1,0 +1,133 @@
+"""``soloqueue-mem scratchpad``: working notes that outlive a session (seed 003 §4.3)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli.output import emit_object, print_table
+from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.errors import UsageError
+from soloqueue_mem.home import validate_id
+
+app = typer.Typer(
+    help="Show, set or edit the scratchpad: 当前项目 / 近期进展 / 未解决的问题 / 下一步.",
+    no_args_is_help=True,
+)
+
+
+def _emit(app_ctx: AppContext, pad: object) -> None:
+    from soloqueue_mem.memory.scratchpad import as_json
+
+    data = as_json(pad)  # type: ignore[arg-type]
+    emit_object(
+        data,
+        app_ctx.format,
+        table=lambda: print_table(None, ["field", "value"], data.items()),
+        text=lambda: data["content"],
+    )
+
+
+def _scope(group: str, agent: str) -> tuple[str, str]:
+    return validate_id("group", group), validate_id("agent", agent)
+
+
+@app.command("show")
+@boundary
+def show(
+    ctx: typer.Context,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """The scratchpad and its parsed fields (an empty template before the first write)."""
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.memory.scratchpad import TEMPLATE, from_content, get
+
+    app_ctx = app_context(ctx, fmt, root)
+    scope = _scope(group, agent)
+    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+    try:
+        pad = get(conn, *scope) if conn else from_content(*scope, TEMPLATE, None)
+    finally:
+        if conn is not None:
+            conn.close()
+    _emit(app_ctx, pad)
+
+
+def _save(app_ctx: AppContext, scope: tuple[str, str], content: str) -> None:
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.memory.scratchpad import put
+
+    conn = open_memory(app_ctx.home, app_ctx.config)
+    assert conn is not None
+    try:
+        pad = put(conn, *scope, content, app_ctx.now)
+    finally:
+        conn.close()
+    _emit(app_ctx, pad)
+
+
+@app.command("set")
+@boundary
+def set_command(
+    ctx: typer.Context,
+    content: Annotated[
+        str, typer.Argument(help="The Markdown (at most 2000 characters); '-' for stdin.")
+    ],
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Replace the scratchpad."""
+    app_ctx = app_context(ctx, fmt, root)
+    scope = _scope(group, agent)
+    if content == "-":
+        if sys.stdin is None:
+            raise UsageError("stdin is closed")
+        content = jsonio.decode_utf8(sys.stdin.buffer.read(64 * 1024))
+    _save(app_ctx, scope, content)
+
+
+@app.command("edit")
+@boundary
+def edit(
+    ctx: typer.Context,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Edit the scratchpad in $VISUAL or $EDITOR (default vi), like git commit."""
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.memory.scratchpad import TEMPLATE, get
+
+    app_ctx = app_context(ctx, fmt, root)
+    scope = _scope(group, agent)
+    if not sys.stdin or not sys.stdin.isatty():
+        raise UsageError("edit needs a terminal; use `scratchpad set -` in scripts")
+    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+    try:
+        current = get(conn, *scope).content if conn else TEMPLATE
+    finally:
+        if conn is not None:
+            conn.close()
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "scratchpad.md"
+        path.write_text(current, encoding="utf-8")
+        if subprocess.call([*editor.split(), str(path)]) != 0:  # noqa: S603 - the user's editor
+            raise UsageError(f"{editor} exited with an error; the scratchpad is unchanged")
+        edited = jsonio.decode_utf8(path.read_bytes())
+    _save(app_ctx, scope, edited)

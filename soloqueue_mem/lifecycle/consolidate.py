@@ -1,0 +1,235 @@
+"""``consolidate``: the nightly lifecycle (seed 001 §7, 003 §7.4; SPEC §3.6).
+
+Ordered, idempotent steps, each in its own short transactions, under a run lock
+(``.consolidate_state``; a second run exits 75):
+
+1. ``sessions``: each ended or idle session with unprocessed turns becomes episodes
+   and memories (see :mod:`soloqueue_mem.lifecycle.digest`).
+2. ``dedup``: near-duplicate memories cluster in O(n log n); the best of each cluster
+   stays and supersedes the rest (history stays readable).
+3. ``decay``: ``importance·(1 − decay_rate)^days_since_access`` for memories that are
+   not permanent; below 0.1 with fewer than 2 accesses they are archived (out of
+   recall, recoverable), below 0.3 demoted to TRANSIENT.
+4. ``expire``: memories past their expiry are deleted.
+5. ``identity``: ``identity/MEMORY.md`` and ``identity/USER.md`` are rewritten.
+6. ``daily_summary``: ``daily_summaries/YYYY-MM-DD.md`` records the run.
+
+A second run with nothing new changes nothing. ``dry_run`` computes every step and
+writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
+
+from soloqueue_mem.clock import iso, parse_timestamp
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
+from soloqueue_mem.lifecycle import dedup, identity, lock
+from soloqueue_mem.lifecycle.digest import Extractor, digest_session
+from soloqueue_mem.lifecycle.extract import from_records
+from soloqueue_mem.memory import store
+from soloqueue_mem.memory.model import Memory
+from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.events import SessionKey
+
+STEPS = ("sessions", "dedup", "decay", "expire", "identity", "daily_summary")
+BATCH = 500  # rows per write transaction: keeps each one short beside live writers
+ARCHIVE_BELOW, DEMOTE_BELOW, MIN_ACCESSES = 0.1, 0.3, 2
+Progress = Callable[[str, int, int], None]  # step, done, total
+
+
+class Options(NamedTuple):
+    dry_run: bool = False
+    idle: timedelta = timedelta(hours=2)  # a session this quiet counts as finished
+    wait: bool = False
+
+
+def run(
+    home: Home,
+    open_memory: Callable[[], sqlite3.Connection | None],
+    now: datetime,
+    options: Options,
+    extractor: Extractor = from_records,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """One consolidation under the run lock; the JSON report (see the README)."""
+    started = time.monotonic()
+    home.ensure()
+    state_path = home.root / ".consolidate_state"
+    with lock.exclusive(state_path, "consolidate", wait=options.wait, note_holder=False):
+        conn = open_memory()
+        assert conn is not None
+        report: dict[str, Any] = {"dry_run": options.dry_run, "now": iso(now)}
+        try:
+            report["sessions"] = _sessions(home, conn, now, options, extractor, progress)
+            report["dedup"] = _dedup(conn, now, options.dry_run)
+            report["decay"] = _decay(conn, now, options.dry_run)
+            report["expire"] = _expire(conn, now, options.dry_run)
+            report["identity"] = _identity(home, conn, now, options.dry_run)
+        finally:
+            conn.close()
+        report["seconds"] = round(time.monotonic() - started, 3)
+        report["daily_summary"] = _daily_summary(home, report, now, options.dry_run)
+        if not options.dry_run:
+            _write_state(state_path, {"last_run_at": iso(now)})
+    return report
+
+
+def _sessions(
+    home: Home,
+    conn: sqlite3.Connection,
+    now: datetime,
+    options: Options,
+    extractor: Extractor,
+    progress: Progress | None,
+) -> dict[str, Any]:
+    idle_before = iso(now - options.idle)
+    due = [
+        s
+        for s in turns.sessions_with_unextracted(conn)
+        if s.ended_at is not None or s.last_turn_at < idle_before
+    ]
+    episodes = memories = processed = 0
+    for number, row in enumerate(due, start=1):
+        key = SessionKey(row.group, row.agent, row.session)
+        source = "session_end" if row.ended_at else "consolidate"
+        digest = digest_session(home, conn, key, now, source, extractor, options.dry_run)
+        episodes += len(digest.episodes)
+        memories += len(digest.remembered)
+        processed += digest.turns
+        if progress:
+            progress("sessions", number, len(due))
+    return {"sessions": len(due), "turns": processed, "episodes": episodes, "memories": memories}
+
+
+def _dedup(conn: sqlite3.Connection, now: datetime, dry_run: bool) -> dict[str, Any]:
+    started = time.monotonic()
+    items = [
+        dedup.Item(
+            m.id,
+            (m.group, m.agent, m.type),
+            m.content,
+            (m.confidence, m.importance, m.access_count, m.updated_at),
+        )
+        for m in store.active(conn, now)
+    ]
+    clusters = dedup.clusters(items)
+    pairs = [(other.id, cluster[0].id) for cluster in clusters for other in cluster[1:]]
+    if not dry_run:
+        for start in range(0, len(pairs), BATCH):
+            with write_tx(conn):
+                store.supersede(conn, pairs[start : start + BATCH], now)
+    seconds = round(time.monotonic() - started, 3)
+    return {
+        "memories": len(items),
+        "clusters": len(clusters),
+        "superseded": len(pairs),
+        "seconds": seconds,
+    }
+
+
+def decay_score(memory: Memory, now: datetime) -> float:
+    """``importance · (1 − decay_rate)^days_since_access`` (since creation if never)."""
+    since = parse_timestamp(memory.last_accessed_at or memory.created_at)
+    days = max(0.0, (now - since).total_seconds() / 86400)
+    return memory.importance * (1 - memory.decay_rate) ** days
+
+
+def _decay(conn: sqlite3.Connection, now: datetime, dry_run: bool) -> dict[str, Any]:
+    archive: list[str] = []
+    demote: list[str] = []
+    for memory in store.active(conn, now):
+        if memory.priority == "PERMANENT":
+            continue
+        score = decay_score(memory, now)
+        if score < ARCHIVE_BELOW and memory.access_count < MIN_ACCESSES:
+            archive.append(memory.id)
+        elif score < DEMOTE_BELOW and memory.priority != "TRANSIENT":
+            demote.append(memory.id)
+    if not dry_run:
+        for start in range(0, max(len(archive), len(demote)), BATCH):
+            with write_tx(conn):
+                store.archive(conn, archive[start : start + BATCH], now)
+                store.demote(conn, demote[start : start + BATCH], now)
+    return {"archived": len(archive), "demoted": len(demote)}
+
+
+def _expire(conn: sqlite3.Connection, now: datetime, dry_run: bool) -> dict[str, Any]:
+    if dry_run:
+        return {"deleted": len(store.expired(conn, now, 1 << 62))}
+    deleted = 0
+    while True:
+        with write_tx(conn):
+            ids = store.expired(conn, now, BATCH)
+            store.delete(conn, ids)
+        deleted += len(ids)
+        if len(ids) < BATCH:
+            return {"deleted": deleted}
+
+
+def _identity(home: Home, conn: sqlite3.Connection, now: datetime, dry_run: bool) -> dict[str, Any]:
+    memories = store.active(conn, now)
+    files = {
+        "MEMORY.md": identity.memory_md(memories, now),
+        "USER.md": identity.user_md(memories, now),
+    }
+    folder = home.root / "identity"
+    if not dry_run:
+        ensure_private_dir(home.root, folder)
+        for name, text in files.items():
+            replace_private_file(folder / name, text.encode("utf-8"))
+    return {name: {"chars": len(text)} for name, text in files.items()}
+
+
+def _daily_summary(
+    home: Home, report: dict[str, Any], now: datetime, dry_run: bool
+) -> dict[str, Any]:
+    path = home.root / "daily_summaries" / f"{now.date().isoformat()}.md"
+    lines = [f"## consolidate {iso(now)}", ""]
+    for step in ("sessions", "dedup", "decay", "expire", "identity"):
+        lines.append(f"- {step}: {json.dumps(report[step], ensure_ascii=False)}")
+    entry = "\n".join(lines) + "\n\n"
+    if not dry_run and _did_something(report):
+        ensure_private_dir(home.root, path.parent)
+        previous = path.read_text(encoding="utf-8") if path.exists() else f"# {now.date()}\n\n"
+        replace_private_file(path, (previous + entry).encode("utf-8"))
+    return {
+        "path": str(path.relative_to(home.root)),
+        "written": not dry_run and _did_something(report),
+    }
+
+
+def _did_something(report: dict[str, Any]) -> bool:
+    """A run that changed no memory leaves the day's summary alone (idempotence)."""
+    return bool(
+        report["sessions"]["episodes"]
+        or report["dedup"]["superseded"]
+        or report["decay"]["archived"]
+        or report["decay"]["demoted"]
+        or report["expire"]["deleted"]
+    )
+
+
+def _write_state(path: os.PathLike[str], state: dict[str, Any]) -> None:
+    """The state file's flock is held by this run, so it is rewritten in place."""
+    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(state).encode(), 0)
+    finally:
+        os.close(fd)
+
+
+def read_state(home: Home) -> dict[str, Any]:
+    try:
+        data = json.loads((home.root / ".consolidate_state").read_bytes() or b"{}")
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,98 @@
+"""Near-duplicate memories in O(n log n) (seed 003 §5.7), without a model.
+
+Each memory becomes a set of keywords (words, and character pairs of CJK text) and a
+MinHash signature of four values (one cheap hash per keyword, permuted by XOR with
+fixed masks). Memories of the same scope and type that agree on both halves of the
+signature land in the same bucket (locality-sensitive hashing: a pair with keyword
+overlap J shares a bucket with probability 1 − (1 − J²)²); only pairs inside a bucket
+are compared, by exact Jaccard similarity, and pairs at or above ``THRESHOLD`` are
+joined into clusters. Bucketing is a sort, so the whole pass is O(n log n) plus the
+bounded comparisons (a bucket is compared against at most ``BUCKET_CAP`` members).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections import defaultdict
+from collections.abc import Iterable
+from functools import cache
+from typing import NamedTuple
+
+THRESHOLD = 0.8  # the seed's cluster distance 0.15, as a similarity (with margin)
+BUCKET_CAP = 50
+MASKS = (0x5BD1E995, 0x1B873593, 0xCC9E2D51, 0x85EBCA6B)
+
+
+class Item(NamedTuple):
+    id: str
+    scope: tuple[str, str, str]  # group, agent, type
+    content: str
+    rank: tuple[float, float, int, str]  # confidence, importance, access_count, updated_at
+
+
+@cache
+def _tokens_re() -> re.Pattern[str]:
+    return re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[^\W_]+")
+
+
+def keywords(text: str) -> frozenset[str]:
+    found: set[str] = set()
+    for run in _tokens_re().findall(text.casefold()):
+        if "\u3400" <= run[0] <= "\ufaff":
+            found.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
+        else:
+            found.add(run)
+    return frozenset(found)
+
+
+def signature(words: frozenset[str], known: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
+    """The MinHash of ``words``; ``known`` caches each keyword's permuted hashes (a
+    vocabulary repeats across memories, so most lookups hit)."""
+    if not words:
+        return (0,) * len(MASKS)
+    rows = []
+    for word in words:
+        hashed = known.get(word)
+        if hashed is None:
+            base = zlib.crc32(word.encode("utf-8"))
+            hashed = known[word] = tuple(base ^ mask for mask in MASKS)
+        rows.append(hashed)
+    return tuple(map(min, zip(*rows, strict=True)))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+def clusters(items: Iterable[Item]) -> list[list[Item]]:
+    """Groups of near-duplicates (two or more each), best first within a group."""
+    items = list(items)
+    words = [keywords(item.content) for item in items]
+    buckets: dict[tuple, list[int]] = defaultdict(list)
+    known: dict[str, tuple[int, ...]] = {}
+    for index, (item, kw) in enumerate(zip(items, words, strict=True)):
+        sig = signature(kw, known)
+        buckets[(item.scope, 0, sig[0], sig[1])].append(index)
+        buckets[(item.scope, 1, sig[2], sig[3])].append(index)
+    parent = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for members in buckets.values():
+        head = members[:BUCKET_CAP]
+        for position, i in enumerate(head):
+            for j in head[position + 1 :]:
+                if root(i) != root(j) and jaccard(words[i], words[j]) >= THRESHOLD:
+                    parent[root(j)] = root(i)
+    grouped: dict[int, list[Item]] = defaultdict(list)
+    for index, item in enumerate(items):
+        grouped[root(index)].append(item)
+    found = [sorted(group, key=lambda m: m.rank, reverse=True) for group in grouped.values()]
+    return sorted((g for g in found if len(g) > 1), key=lambda g: g[0].id)

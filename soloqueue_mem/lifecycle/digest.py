@@ -1,0 +1,88 @@
+"""Turning a finished session's unprocessed turns into an episode and memories
+(seed 003 §7.3): what ``session end`` does at once and ``consolidate`` does nightly.
+
+Each stretch of at most ``CHUNK`` turns becomes one episode; its memories (from the
+extractor: quick rules by default) go through ``remember``'s update rules and are
+linked to it, and the turns are marked extracted — all in one short transaction, so a
+crash leaves the stretch either done or untouched. The newest episode is noted under
+the scratchpad's 近期进展.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.home import Home
+from soloqueue_mem.lifecycle import extract
+from soloqueue_mem.lifecycle.episode_builder import build_episode
+from soloqueue_mem.memory import episodes, scratchpad
+from soloqueue_mem.memory.episodes import Episode
+from soloqueue_mem.memory.store import Draft, Remembered, remember
+from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.sessions.offload import l1_record
+from soloqueue_mem.sessions.reader import read_session
+
+CHUNK = 1000
+Extractor = Callable[[list[dict[str, Any]]], list[Draft]]
+
+
+class Digest(NamedTuple):
+    episodes: list[Episode]
+    remembered: list[Remembered]
+    turns: int
+
+
+def digest_session(
+    home: Home,
+    conn: sqlite3.Connection,
+    key: SessionKey,
+    now: datetime,
+    source: str,
+    extractor: Extractor = extract.from_records,
+    dry_run: bool = False,
+) -> Digest:
+    """Episodes and memories for the session's turns not yet extracted."""
+    last = turns.max_turn_index(conn, key)
+    pending = turns.unextracted_indexes(conn, key, last)
+    if not pending:
+        return Digest([], [], 0)
+    records = [l1_record(r) for r in read_session(home, key).records if r["turn_index"] in pending]
+    made: list[Episode] = []
+    remembered: list[Remembered] = []
+    for start in range(0, len(records), CHUNK):
+        stretch = records[start : start + CHUNK]
+        episode = build_episode(key, stretch, source, now, ongoing=False)
+        drafts = extractor(stretch)
+        if dry_run:
+            made.append(episode)
+            continue
+        with write_tx(conn):
+            found = [
+                remember(conn, d._replace(source_episode_id=episode.id), key.group, key.agent, now)
+                for d in drafts
+            ]
+            episode = episode._replace(
+                linked_memory_ids=list(dict.fromkeys(r.memory.id for r in found))
+            )
+            episodes.insert(conn, episode)
+            turns.mark_extracted(conn, key, stretch[-1]["turn_index"], episode.id)
+        made.append(episode)
+        remembered += found
+    if made and not dry_run:
+        _note_progress(conn, key, made[-1], now)
+    return Digest(made, remembered, len(records))
+
+
+def _note_progress(
+    conn: sqlite3.Connection, key: SessionKey, episode: Episode, now: datetime
+) -> None:
+    pad = scratchpad.get(conn, key.group, key.agent)
+    what = " ".join((episode.goal or episode.summary).split())[:120]
+    day = episode.ended_at[5:10].replace("-", "/")
+    entry = f"{day}: {what} ({episode.outcome})"
+    scratchpad.put(conn, key.group, key.agent, scratchpad.with_progress(pad.content, entry), now)

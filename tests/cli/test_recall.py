@@ -1,0 +1,549 @@
+"""`recall`: multi-channel retrieval over memories, recent turns and working memory,
+ranked, budgeted and explained (SPEC §3.5; RELIABILITY C6 and E7)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from soloqueue_mem.text.cjk import estimate_tokens
+from tests.conftest import tree_snapshot
+
+# JSON field names are a contract (additive only: fields may be added, not renamed).
+HIT_KEYS = {"kind", "id", "channel", "channels", "score", "content", "text", "tokens", "timestamp"}
+MEMORY_HIT_KEYS = HIT_KEYS | {
+    "group",
+    "agent",
+    "type",
+    "subject",
+    "predicate",
+    "tags",
+    "importance",
+    "confidence",
+    "access_count",
+    "created_at",
+    "expires_at",
+}
+TURN_HIT_KEYS = HIT_KEYS | {
+    "group",
+    "agent",
+    "session",
+    "turn_index",
+    "role",
+    "event_id",
+    "metadata",
+    "tool_calls",
+    "tool_results",
+}
+SIGNAL_KEYS = {
+    "relevance",
+    "recency",
+    "importance",
+    "access",
+    "age_days",
+    "weights",
+    "contributions",
+    "recall_half_life",
+}
+NOW = "2026-11-26T08:00:00Z"
+
+
+def at(monkeypatch, when: str) -> None:
+    monkeypatch.setenv("SOLOQUEUE_NOW", when)
+
+
+def contents(hits: list[dict]) -> list[str]:
+    return [h["content"] for h in hits]
+
+
+def recall(cli, *args: str) -> list[dict]:
+    return cli.json("recall", *args)
+
+
+def log(cli, text: str, *args: str) -> dict:
+    return cli.json("log", "-s", "s1", *args, text)
+
+
+# -- channels --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def timeline(cli, monkeypatch):
+    """A memory and turns of several ages about the same topic."""
+    at(monkeypatch, "2026-11-21T08:00:00Z")  # 5 days before NOW
+    log(cli, "the kiwi deploy broke last week")
+    at(monkeypatch, "2026-11-24T08:00:00Z")  # 2 days
+    log(cli, "kiwi deploy is flaky on tuesdays")
+    at(monkeypatch, "2026-11-26T07:00:00Z")  # 1 hour
+    log(cli, "retrying the kiwi deploy now", "--metadata", '{"ticket": 7}')
+    at(monkeypatch, NOW)
+    cli.ok("remember", "kiwi deploys need the VPN", "--type", "RULE", "--tag", "ops")
+
+
+def test_default_channels_are_memories_recent_and_hot(cli, timeline):
+    hits = recall(cli, "kiwi deploy")
+    by_content = {h["content"]: h for h in hits}
+    assert set(by_content) == {
+        "kiwi deploys need the VPN",
+        "kiwi deploy is flaky on tuesdays",
+        "retrying the kiwi deploy now",
+    }  # the 5-day-old turn is older than the recent window
+    memory = by_content["kiwi deploys need the VPN"]
+    assert (memory["kind"], memory["channels"]) == ("memory", ["memories"])
+    assert MEMORY_HIT_KEYS <= set(memory)
+    assert memory["type"] == "RULE" and memory["tags"] == ["ops"]
+    two_days = by_content["kiwi deploy is flaky on tuesdays"]
+    assert (two_days["kind"], two_days["channels"]) == ("turn", ["recent"])
+    fresh = by_content["retrying the kiwi deploy now"]
+    assert fresh["channels"] == ["hot", "recent"]
+    assert TURN_HIT_KEYS <= set(fresh)
+    assert (fresh["session"], fresh["turn_index"], fresh["role"]) == ("s1", 2, "user")
+    assert fresh["metadata"] == {"ticket": 7} and fresh["timestamp"] == "2026-11-26T07:00:00.000Z"
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+
+
+def test_channels_option_picks_the_sources(cli, timeline):
+    assert contents(recall(cli, "kiwi", "--channels", "memories")) == ["kiwi deploys need the VPN"]
+    assert contents(recall(cli, "kiwi", "--channels", "hot")) == ["retrying the kiwi deploy now"]
+    assert sorted(contents(recall(cli, "kiwi", "--channels", "recent"))) == [
+        "kiwi deploy is flaky on tuesdays",
+        "retrying the kiwi deploy now",
+    ]
+    assert len(recall(cli, "kiwi", "--channels", " memories , hot ")) == 2
+
+
+def test_traces_reach_turns_of_any_age(cli, timeline):
+    hits = recall(cli, "kiwi deploy", "--traces")
+    assert sorted(contents(hits)) == [
+        "kiwi deploy is flaky on tuesdays",
+        "retrying the kiwi deploy now",
+        "the kiwi deploy broke last week",
+    ]
+    assert {h["channel"] for h in hits} == {"traces"} and {h["kind"] for h in hits} == {"turn"}
+    assert recall(cli, "broke last week") == []
+    assert contents(recall(cli, "broke last week", "--traces")) == [
+        "the kiwi deploy broke last week"
+    ]
+
+
+def test_type_limits_recall_to_memories(cli, timeline):
+    cli.ok("remember", "kiwi is a fruit", "--type", "FACT")
+    assert contents(recall(cli, "kiwi", "--type", "rule")) == ["kiwi deploys need the VPN"]
+    assert contents(recall(cli, "kiwi", "--type", "FACT")) == ["kiwi is a fruit"]
+    assert recall(cli, "kiwi", "--type", "SKILL") == []
+
+
+def test_since_filters_memories_and_turns(cli, timeline, monkeypatch):
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    cli.ok("remember", "kiwi servers are in Oslo", "--type", "PREFERENCE")
+    at(monkeypatch, NOW)
+    assert "kiwi servers are in Oslo" in contents(recall(cli, "kiwi"))
+    assert sorted(contents(recall(cli, "kiwi", "--since", "1d"))) == [
+        "kiwi deploys need the VPN",
+        "retrying the kiwi deploy now",
+    ]
+    hits = recall(cli, "kiwi", "--traces", "--since", "2026-11-23T00:00:00Z")
+    assert sorted(contents(hits)) == [
+        "kiwi deploy is flaky on tuesdays",
+        "retrying the kiwi deploy now",
+    ]
+
+
+def test_hot_memory_is_the_newest_fifty_turns_of_the_scope(cli, monkeypatch):
+    at(monkeypatch, "2026-11-26T05:00:00Z")
+    cli.ok("log", "-s", "a", "--agent", "alice", "the zebra escaped")
+    at(monkeypatch, "2026-11-26T06:00:00Z")
+    fillers = [
+        json.dumps({"role": "user", "content": f"filler {i}", "session": "b", "agent": "bob"})
+        for i in range(50)
+    ]
+    cli.ok("log", "--batch", input="\n".join(fillers))
+    at(monkeypatch, NOW)
+    # Alice's own working memory still holds the turn; bob's turns are not hers.
+    assert contents(recall(cli, "zebra", "--channels", "hot", "--agent", "alice")) == [
+        "the zebra escaped"
+    ]
+    # Across every agent, fifty newer turns push it out of the working memory...
+    assert recall(cli, "zebra", "--channels", "hot") == []
+    # ...but the recent channel still finds it.
+    assert contents(recall(cli, "zebra", "--channels", "recent")) == ["the zebra escaped"]
+    at(monkeypatch, "2026-11-27T05:00:01Z")  # more than 24 hours later
+    assert recall(cli, "zebra", "--channels", "hot", "--agent", "alice") == []
+
+
+def test_hot_memory_matches_words_not_fragments(cli):
+    for text in (
+        "we need to concatenate the arrays",
+        "scattered notes about cats",
+        "我们明天在北京开会",
+        "the c compiler is old",
+    ):
+        log(cli, text)
+    assert contents(recall(cli, "cat", "--channels", "hot")) == ["scattered notes about cats"]
+    assert contents(recall(cli, "c++", "--channels", "hot")) == ["the c compiler is old"]
+    assert contents(recall(cli, "北京", "--channels", "hot")) == ["我们明天在北京开会"]
+    hits = recall(cli, "arrays cat", "--channels", "hot", "--explain")
+    assert [h["signals"]["relevance"] for h in hits] == [0.5, 0.5]  # one of two terms each
+
+
+def test_the_same_text_from_a_memory_and_a_turn_is_shown_once(cli):
+    cli.ok("remember", "The cat sat on the mat.")
+    log(cli, "the cat sat on the mat")
+    assert len(recall(cli, "cat mat")) == 1
+
+
+def test_limit_and_token_budget(cli):
+    for i in range(5):
+        cli.ok("remember", f"walrus fact number {i}", "--importance", f"0.{i + 1}")
+    assert len(recall(cli, "walrus", "--limit", "2")) == 2
+    cli.ok("remember", "narwhal " + "tusk " * 200)
+    (hit,) = recall(cli, "narwhal", "--max-tokens", "40")
+    assert hit["text"].endswith("…") and hit["text"].startswith("[记忆] narwhal tusk")
+    assert hit["tokens"] == estimate_tokens(hit["text"]) <= 40
+    assert hit["content"] == "narwhal " + ("tusk " * 200).strip()  # content is whole
+    assert recall(cli, "narwhal", "--max-tokens", "20") == []  # too little room to shorten
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["--channels", "memories,bogus"], 65),
+        (["--channels", ","], 65),
+        (["--limit", "0"], 65),
+        (["--limit", "101"], 65),
+        (["--max-tokens", "0"], 65),
+        (["--type", "OPINION"], 65),
+        (["--since", "yesterday"], 65),
+        (["--agent", "../bob"], 65),
+        (["--traces", "--channels", "hot"], 2),
+    ],
+)
+def test_bad_options_are_one_error_line(cli, home, args, code):
+    cli.ok("remember", "something")
+    result = cli("recall", "something", *args)
+    assert result.exit_code == code, result.stderr
+    assert result.stdout == "" and len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith("error: ")
+
+
+def test_the_query_can_come_from_stdin(cli):
+    cli.ok("remember", "the octopus has three hearts")
+    assert contents(cli.json("recall", "-", input="octopus hearts\n")) == [
+        "the octopus has three hearts"
+    ]
+
+
+# -- scope isolation (RELIABILITY E7) --------------------------------------------------
+
+SCOPE_ATTACKS = [
+    "secret",
+    "secret plans",
+    "agent:bob",
+    "agent:bob secret",
+    "{agent}: secret",
+    "{agent content}: secret",
+    "- body : secret",
+    "- agent : bob",
+    "NEAR(secret plans)",
+    'NEAR("secret" "plans", 5)',
+    "bob",
+    "agent_id = 'bob' OR 1=1",
+    "') OR agent_id='bob' --",
+    "*",
+    "plans OR secret",
+]
+
+
+@pytest.fixture
+def two_agents(cli, monkeypatch):
+    turns = [
+        {"content": "secret plans for the launch", "session": "b1", "agent": "bob"},
+        {"content": "public plans for the launch", "session": "a1", "agent": "alice"},
+        {"content": "secret plans elsewhere", "session": "g", "agent": "alice", "group": "other"},
+    ]
+    at(monkeypatch, "2026-11-26T07:00:00Z")
+    cli.ok("log", "--batch", input="\n".join(json.dumps({"role": "user", **t}) for t in turns))
+    at(monkeypatch, NOW)
+    memories = [
+        {"content": "bob keeps secret plans in a drawer", "agent": "bob"},
+        {"content": "secret: bob is agent of the plans", "agent": "bob", "subject": "bob"},
+        {"content": "alice shares the plans openly", "agent": "alice"},
+    ]
+    cli.ok("remember", input=json.dumps(memories))
+
+
+def test_another_agents_items_never_reach_a_scoped_recall(cli, two_agents):
+    for query in SCOPE_ATTACKS:  # one store for all: a loop, not a parametrization
+        for extra in ([], ["--traces"], ["--channels", "hot"]):
+            hits = recall(cli, "--agent", "alice", "--group", "default", *extra, "--", query)
+            assert all(h["agent"] == "alice" and h["group"] == "default" for h in hits), query
+            assert not any("secret" in h["content"] for h in hits), (query, extra)
+    assert contents(recall(cli, "--agent", "alice", "--group", "default", "plans")) != []
+
+
+def test_without_a_scope_recall_covers_every_agent(cli, two_agents):
+    hits = recall(cli, "secret plans")
+    assert {h["agent"] for h in hits} == {"alice", "bob"}
+    assert {h["group"] for h in recall(cli, "secret plans", "--agent", "alice")} == {
+        "default",
+        "other",
+    }
+
+
+# -- FTS5 metacharacters (RELIABILITY C6) ----------------------------------------------
+
+C6_CORPUS = [
+    '"',
+    'hel"lo',
+    "*",
+    "hel*",
+    "NEAR(",
+    "NEAR(a b)",
+    "-",
+    "-hello",
+    "a-b",
+    "AND",
+    "OR x",
+    "x NOT",
+    "(",
+    ")",
+    "'",
+    ":",
+    "col:x",
+    "body:secret",
+    "agent:bob",
+    "{body}: x",
+    "^x",
+    "x+y",
+    "c++",
+    "foo.bar",
+    "user@example.com",
+    "../../etc/passwd",
+    "",
+    " ",
+    "\t\n",
+    "x" * 10_000,
+    " ".join(f"term{i}" for i in range(1000)),
+    "😀 emoji 🎉",
+    "مرحبا بالعالم",
+    "שלום עולם",
+    "\u202e reversed",
+    '数据库"*',
+    "苹果 OR 香蕉",
+    "content:苹果",
+]
+
+
+@pytest.fixture
+def literal_corpus(cli):
+    docs = [
+        "we write the engine in c++",
+        "send reports to user@example.com",
+        "the config key foo.bar is deprecated",
+        "blocked a read of ../../etc/passwd",
+        "the formula is x+y",
+        'someone typed hel"lo in the chat',
+        "col:x is not a column filter",
+        "我喜欢吃苹果和香蕉",
+    ]
+    cli.ok("remember", input=json.dumps([{"content": doc} for doc in docs]))
+    cli.ok("log", "-s", "s", "NEAR(a b) and {body}: x in a turn")
+
+
+def test_fts_metacharacters_never_break_recall(cli, literal_corpus):
+    for query in C6_CORPUS:  # one store for all: a loop, not a parametrization
+        for extra in ([], ["--traces"]):
+            result = cli("--format", "json", "recall", *extra, "--", query)
+            assert result.exit_code == 0, (query, result.stderr)
+            for bad in ("fts5", "syntax error", "no such column", "unterminated string"):
+                assert bad not in result.stderr, query
+            assert isinstance(json.loads(result.stdout), list)
+
+
+LITERALS = [
+    ("c++", "we write the engine in c++"),
+    ("user@example.com", "send reports to user@example.com"),
+    ("foo.bar", "the config key foo.bar is deprecated"),
+    ("../../etc/passwd", "blocked a read of ../../etc/passwd"),
+    ("x+y", "the formula is x+y"),
+    ('hel"lo', 'someone typed hel"lo in the chat'),
+    ("col:x", "col:x is not a column filter"),
+    ("NEAR(a b)", "NEAR(a b) and {body}: x in a turn"),
+    ("{body}: x", "NEAR(a b) and {body}: x in a turn"),
+    ("苹果 OR 香蕉", "我喜欢吃苹果和香蕉"),
+]
+
+
+def test_queries_are_literal_text(cli, literal_corpus):
+    for query, expected in LITERALS:
+        assert expected in contents(recall(cli, "--", query)), query
+
+
+def test_a_nul_in_the_query_is_rejected_cleanly(cli, literal_corpus):
+    result = cli("recall", "x\x00y")
+    assert result.exit_code == 65 and result.stderr == "error: query contains a NUL byte\n"
+
+
+# -- output formats --------------------------------------------------------------------
+
+
+@pytest.fixture
+def coffee(cli, monkeypatch):
+    cli.ok("remember", "espresso is served at nine", "--importance", "0.9")
+    cli.ok("remember", "the espresso machine needs descaling", "--importance", "0.2")
+    at(monkeypatch, "2026-11-25T08:00:00Z")
+    log(cli, "who drank my espresso")
+    at(monkeypatch, NOW)
+
+
+def test_text_format_is_the_llm_block_snapshot(cli, coffee):
+    out = cli.ok("recall", "espresso", "--format", "text").stdout
+    assert out == (
+        "[记忆] espresso is served at nine\n"
+        "---\n"
+        "[记忆] who drank my espresso\n"
+        "---\n"
+        "[记忆] the espresso machine needs descaling\n"
+    )
+
+
+def test_text_format_of_nothing_is_empty(cli, coffee):
+    assert cli.ok("recall", "volcano", "--format", "text").stdout == ""
+
+
+def test_explain_gives_every_signal_and_the_sum(cli, coffee):
+    hits = recall(cli, "espresso", "--explain")
+    assert len(hits) == 3
+    for hit in hits:
+        signals = hit["signals"]
+        assert SIGNAL_KEYS <= set(signals)
+        assert signals["weights"] == {
+            "relevance": 0.4,
+            "recency": 0.25,
+            "importance": 0.2,
+            "access": 0.15,
+        }
+        assert set(signals["contributions"]) == set(signals["weights"])
+        for name, weight in signals["weights"].items():
+            assert signals["contributions"][name] == pytest.approx(weight * signals[name], 1e-5)
+            assert 0.0 <= signals[name] <= 1.0
+        assert sum(signals["contributions"].values()) == pytest.approx(hit["score"], abs=1e-5)
+    turn = next(h for h in hits if h["kind"] == "turn")
+    assert turn["signals"]["age_days"] == 1.0
+    assert turn["signals"]["recency"] == pytest.approx(0.5 ** (1 / 7), abs=1e-6)
+    assert turn["signals"]["importance"] == 0.5 and turn["signals"]["access"] == 0.0
+    first = next(h for h in hits if h["content"] == "espresso is served at nine")
+    assert first["signals"]["importance"] == 0.9 and first["signals"]["age_days"] == 0.0
+    assert "signals" not in recall(cli, "espresso")[0]
+
+
+def test_explain_in_text_mode_writes_the_reasons_to_stderr(cli, coffee):
+    result = cli.ok("recall", "espresso", "--format", "text", "--explain")
+    blocks = result.stdout.removesuffix("\n").split("\n---\n")
+    reasons = result.stderr.splitlines()
+    assert len(blocks) == len(reasons) == 3
+    for block, reason in zip(blocks, reasons, strict=True):
+        assert " relevance + " in reason and reason.endswith(repr(block[:60]))
+
+
+def test_recalling_makes_a_memory_rank_higher_next_time(cli, coffee):
+    """Access is a ranking signal: the descaling memory, returned once, overtakes the
+    turn it trailed by less than the access bonus."""
+    first = contents(recall(cli, "espresso"))
+    second = contents(recall(cli, "espresso"))
+    assert first[1:] == ["who drank my espresso", "the espresso machine needs descaling"]
+    assert second[1:] == ["the espresso machine needs descaling", "who drank my espresso"]
+
+
+def test_table_and_jsonl_formats(cli, coffee):
+    rows = cli.jsonl("recall", "espresso")
+    assert [r["content"] for r in rows] == [
+        "espresso is served at nine",
+        "who drank my espresso",
+        "the espresso machine needs descaling",
+    ]
+    table = cli.ok("recall", "espresso", "--format", "table").stdout
+    assert "score" in table and "memory" in table and "turn" in table
+
+
+# -- access, configuration, stores -----------------------------------------------------
+
+
+def test_access_is_counted_for_returned_memories_only(cli, monkeypatch):
+    top = cli.json("remember", "the llama eats hay", "--importance", "1")["id"]
+    second = cli.json("remember", "the llama sleeps", "--importance", "0")["id"]
+    other = cli.json("remember", "the goat eats hay")["id"]
+    at(monkeypatch, "2026-11-26T09:30:00Z")
+    assert contents(recall(cli, "llama", "--limit", "1")) == ["the llama eats hay"]
+    shown = {i: cli.json("memory", "show", i) for i in (top, second, other)}
+    assert shown[top]["access_count"] == 1
+    assert shown[top]["last_accessed_at"] == "2026-11-26T09:30:00.000Z"
+    for unreturned in (second, other):
+        assert shown[unreturned]["access_count"] == 0
+        assert shown[unreturned]["last_accessed_at"] is None
+    recall(cli, "llama", "--limit", "1")
+    assert cli.json("memory", "show", top)["access_count"] == 2
+    # The access signal grows with use, logarithmically, saturating at 10 retrievals.
+    (hit,) = recall(cli, "llama", "--limit", "1", "--explain")
+    assert hit["access_count"] == 2
+    assert hit["signals"]["access"] == pytest.approx(math.log(3) / math.log(11), abs=1e-6)
+
+
+def test_weights_from_config_change_the_order(cli, home):
+    cli.ok("remember", "heron heron heron fishing spot", "--importance", "0.1")
+    cli.ok("remember", "heron nests by the long quiet river bend upstream", "--importance", "1")
+    default = contents(recall(cli, "heron fishing", "--channels", "memories"))
+    assert default[0] == "heron heron heron fishing spot"
+    (home / "config.toml").write_text(
+        "recall_weight_relevance = 0\nrecall_weight_importance = 1\n"
+        "recall_weight_recency = 0\nrecall_weight_access = 0\n"
+    )
+    hits = recall(cli, "heron fishing", "--channels", "memories", "--explain")
+    assert contents(hits)[0] == "heron nests by the long quiet river bend upstream"
+    assert hits[0]["score"] == 1.0 and hits[0]["signals"]["weights"]["relevance"] == 0
+
+
+def test_a_bad_weight_in_config_is_reported(cli, home):
+    cli.ok("remember", "x")
+    (home / "config.toml").write_text("recall_weight_access = 1.5\n")
+    result = cli("recall", "x")
+    assert result.exit_code == 65 and "recall_weight_access" in result.stderr
+
+
+def test_an_unknown_search_backend_falls_back_to_fts5(cli, home):
+    cli.ok("remember", "the ferry leaves at noon")
+    (home / "config.toml").write_text('search_backend = "faiss"\n')
+    result = cli("--format", "json", "recall", "ferry")
+    assert result.exit_code == 0
+    assert contents(json.loads(result.stdout)) == ["the ferry leaves at noon"]
+    assert result.stderr == "warning: search backend 'faiss' is not available; using fts5\n"
+
+
+def test_a_missing_or_empty_store_returns_nothing_and_creates_nothing(cli, home):
+    assert recall(cli, "anything") == []
+    assert cli.ok("recall", "anything", "--format", "text").stdout == ""
+    assert not home.exists()
+    cli.ok("init")
+    before = tree_snapshot(home)
+    assert recall(cli, "anything") == []
+    assert tree_snapshot(home) == before
+    cli.ok("remember", "a lonely memory")
+    cli.ok("memory", "forget", cli.json("memory", "list")[0]["id"])
+    assert recall(cli, "lonely memory") == []
+
+
+def test_chinese_queries_find_chinese_memories(cli):
+    cli.ok("remember", "用户喜欢在北京的咖啡馆写代码", "--type", "PREFERENCE")
+    cli.ok("remember", "服务器部署在上海的机房")
+    cli.ok("remember", "the coffee in Berlin is strong")
+    log(cli, "我们明天在北京开会")
+    assert contents(recall(cli, "北京咖啡馆", "--channels", "memories")) == [
+        "用户喜欢在北京的咖啡馆写代码"
+    ]
+    assert contents(recall(cli, "上海机房")) == ["服务器部署在上海的机房"]
+    hits = recall(cli, "北京")
+    assert sorted(contents(hits)) == ["我们明天在北京开会", "用户喜欢在北京的咖啡馆写代码"]
+    text = cli.ok("recall", "咖啡馆", "--format", "text").stdout
+    assert text == "[记忆] 用户喜欢在北京的咖啡馆写代码\n"

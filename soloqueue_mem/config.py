@@ -45,6 +45,12 @@ class Config(NamedTuple):
     recall_half_life: str = "7d"
     # consolidate: a session this quiet counts as finished (episodes, extraction).
     consolidate_idle: str = "2h"
+    # The optional model (SOLOQUEUE_LLM_URL/_MODEL): seconds per call, attempts per
+    # call, and the backoff between attempts (doubling from the base up to the cap).
+    llm_timeout: float = 30.0
+    llm_attempts: int = 3
+    llm_backoff_base: float = 1.0
+    llm_backoff_cap: float = 30.0
 
 
 def load_config(path: Path) -> Config:

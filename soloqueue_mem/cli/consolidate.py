@@ -49,17 +49,52 @@ def consolidate(
         idle=timedelta(seconds=parse_duration(idle or config.consolidate_idle)),
         wait=wait,
     )
-    with _progress(app.quiet) as progress:
-        report = run(
-            app.home, lambda: open_memory(app.home, config), app.now, options, progress=progress
-        )
+    model = _model(app)
+    try:
+        with _progress(app.quiet) as progress:
+            report = run(
+                app.home, lambda: open_memory(app.home, config), app.now, options, model, progress
+            )
+    finally:
+        if model is not None:
+            model.close()
     emit_object(report, app.format, table=lambda: _table(report))
+
+
+def _model(app: Any) -> Any:
+    """The model extractor when SOLOQUEUE_LLM_URL and SOLOQUEUE_LLM_MODEL are set."""
+    import os
+
+    from soloqueue_mem.db.stores import open_state
+    from soloqueue_mem.lifecycle.llm import from_env
+    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
+
+    config = app.config
+    llm = from_env(
+        os.environ,
+        config.llm_timeout,
+        config.llm_attempts,
+        config.llm_backoff_base,
+        config.llm_backoff_cap,
+    )
+    if llm is None:
+        return None
+    return ModelExtraction(llm, lambda: open_state(app.home, config), config, app.now)
 
 
 def _table(report: dict[str, Any]) -> None:
     rows: list[tuple[str, Any]] = []
-    for step in ("sessions", "dedup", "decay", "expire", "identity", "daily_summary"):
-        for name, value in report[step].items():
+    for step in (
+        "queue",
+        "sessions",
+        "model",
+        "dedup",
+        "decay",
+        "expire",
+        "identity",
+        "daily_summary",
+    ):
+        for name, value in report.get(step, {}).items():
             rows.append((f"{step}: {name}", value))
     rows.append(("seconds", report["seconds"]))
     print_table(

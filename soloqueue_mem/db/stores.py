@@ -25,6 +25,13 @@ def open_artifacts(home: Home, config: Config, *, create: bool = True) -> sqlite
     return _open(home, home.artifacts_db, MIGRATIONS, config, create)
 
 
+def open_state(home: Home, config: Config, *, create: bool = True) -> sqlite3.Connection | None:
+    """state.db (the extraction queue). With ``create=False`` a missing file gives None."""
+    from soloqueue_mem.db.schema_state import MIGRATIONS
+
+    return _open(home, home.state_db, MIGRATIONS, config, create)
+
+
 def _open(
     home: Home, path: Path, migrations: Sequence[Migration], config: Config, create: bool
 ) -> sqlite3.Connection | None:

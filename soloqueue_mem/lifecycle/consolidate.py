@@ -32,8 +32,8 @@ from soloqueue_mem.clock import iso, parse_timestamp
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
 from soloqueue_mem.lifecycle import dedup, identity, lock
-from soloqueue_mem.lifecycle.digest import Extractor, digest_session
-from soloqueue_mem.lifecycle.extract import from_records
+from soloqueue_mem.lifecycle.digest import Extractor, digest_session, rules
+from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.sessions import turns
@@ -56,10 +56,11 @@ def run(
     open_memory: Callable[[], sqlite3.Connection | None],
     now: datetime,
     options: Options,
-    extractor: Extractor = from_records,
+    model: ModelExtraction | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """One consolidation under the run lock; the JSON report (see the README)."""
+    """One consolidation under the run lock; the JSON report (see the README). With
+    ``model``, queued turns are retried first and extraction goes through it."""
     started = time.monotonic()
     home.ensure()
     state_path = home.root / ".consolidate_state"
@@ -68,7 +69,13 @@ def run(
         assert conn is not None
         report: dict[str, Any] = {"dry_run": options.dry_run, "now": iso(now)}
         try:
+            if options.dry_run:
+                model = None  # a dry run neither calls the model nor queues anything
+            if model is not None:
+                report["queue"] = model.retry_queue(conn)
+            extractor: Extractor = model if model is not None else rules
             report["sessions"] = _sessions(home, conn, now, options, extractor, progress)
+            report["model"] = model.report() if model is not None else {"used": False}
             report["dedup"] = _dedup(conn, now, options.dry_run)
             report["decay"] = _decay(conn, now, options.dry_run)
             report["expire"] = _expire(conn, now, options.dry_run)

@@ -28,7 +28,12 @@ from soloqueue_mem.sessions.offload import l1_record
 from soloqueue_mem.sessions.reader import read_session
 
 CHUNK = 1000
-Extractor = Callable[[list[dict[str, Any]]], list[Draft]]
+Extractor = Callable[[SessionKey, list[dict[str, Any]]], list[Draft]]
+
+
+def rules(key: SessionKey, records: list[dict[str, Any]]) -> list[Draft]:
+    """The default extractor: the quick rules (no model)."""
+    return extract.from_records(records)
 
 
 class Digest(NamedTuple):
@@ -43,7 +48,7 @@ def digest_session(
     key: SessionKey,
     now: datetime,
     source: str,
-    extractor: Extractor = extract.from_records,
+    extractor: Extractor = rules,
     dry_run: bool = False,
 ) -> Digest:
     """Episodes and memories for the session's turns not yet extracted."""
@@ -57,7 +62,7 @@ def digest_session(
     for start in range(0, len(records), CHUNK):
         stretch = records[start : start + CHUNK]
         episode = build_episode(key, stretch, source, now, ongoing=False)
-        drafts = extractor(stretch)
+        drafts = extractor(key, stretch)
         if dry_run:
             made.append(episode)
             continue

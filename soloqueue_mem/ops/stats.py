@@ -9,6 +9,7 @@ from typing import Any
 
 from soloqueue_mem.db.migrate import schema_version
 from soloqueue_mem.home import Home
+from soloqueue_mem.lifecycle.consolidate import read_state as consolidate_state
 from soloqueue_mem.lifecycle.gc import read_state
 
 
@@ -37,7 +38,7 @@ def store_stats(
 ) -> dict[str, Any]:
     """Counts, sizes and schema versions of everything present."""
     databases: dict[str, Any] = {}
-    for path in (home.memory_db, home.state_db, home.root / "artifacts.db"):
+    for path in (home.memory_db, home.state_db, home.artifacts_db):
         if path.exists():
             databases[path.name] = {"bytes": _size(path)}
     counts: dict[str, int] = {"turns": 0, "sessions": 0, "memories": 0, "artifacts": 0}
@@ -59,4 +60,21 @@ def store_stats(
         "session_logs": {"files": logs, "bytes": log_bytes},
         "blobs": {"files": blobs, "bytes": blob_bytes},
         "gc": read_state(home.gc_state),
+        "consolidate": consolidate_state(home),
+        "extraction_queue": _queue_depth(home.state_db),
     }
+
+
+def _queue_depth(path: Path) -> dict[str, int]:
+    """Items per status in state.db's extraction queue (read-only; none: no file)."""
+    if not path.exists():
+        return {}
+    from soloqueue_mem.lifecycle.queue import depth
+
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return depth(conn)
+    except sqlite3.OperationalError:  # an empty or foreign file: nothing queued here
+        return {}
+    finally:
+        conn.close()

@@ -1,0 +1,117 @@
+"""Extraction through the optional model, with the rules as the floor.
+
+Each user or assistant turn of at least ``MIN_CHARS`` characters is sent to the model
+(seed 001: short turns carry little); failed tool results always become ERROR memories
+by rule. When a call fails after its retries, that turn — and, since the model is
+evidently away, every later one in this run — gets the rules instead and is queued in
+state.db, so a later consolidation retries it (backoff 1 s doubling to 30 s, at most
+``llm_attempts`` tries). A turn is never lost to a failed call.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from soloqueue_mem.config import Config
+from soloqueue_mem.lifecycle import extract, queue
+from soloqueue_mem.lifecycle.llm import Llm, LlmError, complete, extraction_prompt, parse_memories
+from soloqueue_mem.memory.store import Draft, remember
+from soloqueue_mem.sessions.events import SessionKey
+
+MIN_CHARS = 30
+
+
+class ModelExtraction:
+    def __init__(
+        self,
+        llm: Llm,
+        open_state: Callable[[], sqlite3.Connection],
+        config: Config,
+        now: datetime,
+        sleep: Callable[[float], None] | None = None,
+    ) -> None:
+        self.llm, self.config, self.now = llm, config, now
+        self._open_state = open_state
+        self._state: sqlite3.Connection | None = None
+        self._sleep = sleep
+        self.available = True
+        self.calls = self.failures = self.queued = 0
+
+    def _ask(self, record: dict[str, Any]) -> list[Draft]:
+        self.calls += 1
+        kwargs = {"sleep": self._sleep} if self._sleep else {}
+        return complete(self.llm, extraction_prompt(record), parse_memories, **kwargs)
+
+    def state(self) -> sqlite3.Connection:
+        if self._state is None:
+            self._state = self._open_state()
+        return self._state
+
+    def __call__(self, key: SessionKey, records: list[dict[str, Any]]) -> list[Draft]:
+        names = {c.get("id"): c["name"] for r in records for c in r.get("tool_calls") or []}
+        drafts: list[Draft] = []
+        for record in records:
+            content = record.get("content") or ""
+            rules = extract.from_turn(
+                record["role"], content, record.get("tool_results") or [], names
+            )
+            if record["role"] not in ("user", "assistant") or len(content) < MIN_CHARS:
+                drafts += rules
+                continue
+            tool_errors = [d for d in rules if d.type == "ERROR"]
+            if self.available:
+                try:
+                    drafts += self._ask(record) + tool_errors
+                    continue
+                except LlmError as exc:
+                    self.available, self.failures = False, self.failures + 1
+                    error = str(exc)
+            else:
+                error = "the model was unavailable earlier in this run"
+            drafts += rules
+            self._enqueue(key, record, error)
+        return drafts
+
+    def _enqueue(self, key: SessionKey, record: dict[str, Any], error: str) -> None:
+        wait = queue.backoff(0, self.config.llm_backoff_base, self.config.llm_backoff_cap)
+        queue.enqueue(
+            self.state(), key, record, error, self.now, self.now + wait, self.config.llm_attempts
+        )
+        self.queued += 1
+
+    def retry_queue(self, memory: sqlite3.Connection, limit: int = 1000) -> dict[str, int]:
+        """Retry the queued turns that are due; their memories go through remember."""
+        counts = {"due": 0, "completed": 0, "pending": 0, "failed": 0}
+        for item in queue.due(self.state(), self.now, limit):
+            counts["due"] += 1
+            if not self.available:
+                status = self._postpone(item, "the model was unavailable earlier in this run")
+                counts[status] += 1
+                continue
+            try:
+                found = self._ask(item.record)
+            except LlmError as exc:
+                self.available, self.failures = False, self.failures + 1
+                counts[self._postpone(item, str(exc))] += 1
+                continue
+            for draft in found:
+                remember(memory, draft, item.key.group, item.key.agent, self.now)
+            queue.completed(self.state(), item, self.now)
+            counts["completed"] += 1
+        return counts
+
+    def _postpone(self, item: queue.Queued, error: str) -> str:
+        wait = queue.backoff(
+            item.retry_count, self.config.llm_backoff_base, self.config.llm_backoff_cap
+        )
+        return queue.retry_later(self.state(), item, error, self.now, wait)
+
+    def report(self) -> dict[str, Any]:
+        return {"used": True, "calls": self.calls, "failures": self.failures, "queued": self.queued}
+
+    def close(self) -> None:
+        if self._state is not None:
+            self._state.close()

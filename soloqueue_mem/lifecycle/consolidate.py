@@ -39,7 +39,6 @@ from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey
 
-STEPS = ("sessions", "dedup", "decay", "expire", "identity", "daily_summary")
 BATCH = 500  # rows per write transaction: keeps each one short beside live writers
 ARCHIVE_BELOW, DEMOTE_BELOW, MIN_ACCESSES = 0.1, 0.3, 2
 Progress = Callable[[str, int, int], None]  # step, done, total
@@ -73,8 +72,7 @@ def run(
                 model = None  # a dry run neither calls the model nor queues anything
             if model is not None:
                 report["queue"] = model.retry_queue(conn)
-            extractor: Extractor = model if model is not None else rules
-            report["sessions"] = _sessions(home, conn, now, options, extractor, progress)
+            report["sessions"] = _sessions(home, conn, now, options, model, progress)
             report["model"] = model.report() if model is not None else {"used": False}
             report["dedup"] = _dedup(conn, now, options.dry_run)
             report["decay"] = _decay(conn, now, options.dry_run)
@@ -94,9 +92,11 @@ def _sessions(
     conn: sqlite3.Connection,
     now: datetime,
     options: Options,
-    extractor: Extractor,
+    model: ModelExtraction | None,
     progress: Progress | None,
 ) -> dict[str, Any]:
+    extractor: Extractor = model if model is not None else rules
+    summarize = model.summarize if model is not None else None
     idle_before = iso(now - options.idle)
     due = [
         s
@@ -107,7 +107,7 @@ def _sessions(
     for number, row in enumerate(due, start=1):
         key = SessionKey(row.group, row.agent, row.session)
         source = "session_end" if row.ended_at else "consolidate"
-        digest = digest_session(home, conn, key, now, source, extractor, options.dry_run)
+        digest = digest_session(home, conn, key, now, source, extractor, options.dry_run, summarize)
         episodes += len(digest.episodes)
         memories += len(digest.remembered)
         processed += digest.turns

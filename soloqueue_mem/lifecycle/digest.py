@@ -50,6 +50,7 @@ def digest_session(
     source: str,
     extractor: Extractor = rules,
     dry_run: bool = False,
+    summarize: Callable[[list[dict[str, Any]]], str | None] | None = None,
 ) -> Digest:
     """Episodes and memories for the session's turns not yet extracted."""
     last = turns.max_turn_index(conn, key)
@@ -63,6 +64,9 @@ def digest_session(
         stretch = records[start : start + CHUNK]
         episode = build_episode(key, stretch, source, now, ongoing=False)
         drafts = extractor(key, stretch)
+        summary = summarize(stretch) if summarize and not dry_run else None
+        if summary:
+            episode = episode._replace(summary=summary)
         if dry_run:
             made.append(episode)
             continue

@@ -17,11 +17,27 @@ from typing import Any
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.lifecycle import extract, queue
-from soloqueue_mem.lifecycle.llm import Llm, LlmError, complete, extraction_prompt, parse_memories
+from soloqueue_mem.lifecycle.llm import (
+    SUMMARY_PROMPT,
+    Llm,
+    LlmError,
+    complete,
+    extraction_prompt,
+    parse_memories,
+)
 from soloqueue_mem.memory.store import Draft, remember
 from soloqueue_mem.sessions.events import SessionKey
 
 MIN_CHARS = 30
+MAX_SUMMARY_TURNS = 60  # the newest turns of a stretch are what a summary is sent
+SUMMARY_CHARS = 600
+
+
+def _paragraph(answer: str) -> str:
+    text = " ".join(answer.split())
+    if not text:
+        raise LlmError("the model's summary is empty")
+    return text[:SUMMARY_CHARS]
 
 
 class ModelExtraction:
@@ -74,6 +90,24 @@ class ModelExtraction:
             drafts += rules
             self._enqueue(key, record, error)
         return drafts
+
+    def summarize(self, records: list[dict[str, Any]]) -> str | None:
+        """The model's one-paragraph summary of a stretch, or None (keep the rules')."""
+        if not self.available:
+            return None
+        lines = [
+            f"[{r['role']}] {(r.get('content') or '')[:500]}" for r in records[-MAX_SUMMARY_TURNS:]
+        ]
+        self.calls += 1
+        try:
+            kwargs = {"sleep": self._sleep} if self._sleep else {}
+            text = complete(
+                self.llm, SUMMARY_PROMPT.format(transcript="\n".join(lines)), _paragraph, **kwargs
+            )
+        except LlmError:
+            self.available, self.failures = False, self.failures + 1
+            return None
+        return text
 
     def _enqueue(self, key: SessionKey, record: dict[str, Any], error: str) -> None:
         wait = queue.backoff(0, self.config.llm_backoff_base, self.config.llm_backoff_cap)

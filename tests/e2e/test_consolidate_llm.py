@@ -102,13 +102,17 @@ def queue_rows(home) -> list[tuple]:
         ).fetchall()
 
 
-def test_model_memories_are_stored(cli, home, monkeypatch, model_env):
+SUMMARY = "用户说明了代码目录和缩进偏好。"
+
+
+def test_model_memories_and_summary_are_stored(cli, home, monkeypatch, model_env):
     log_idle_session(cli, monkeypatch)
-    with ChatServer([(200, json.dumps([MODEL_MEMORY]))]) as server:
+    with ChatServer([(200, json.dumps([MODEL_MEMORY])), (200, SUMMARY)]) as server:
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
         report = cli.json("consolidate")
-    assert report["model"] == {"used": True, "calls": 1, "failures": 0, "queued": 0}
+    assert report["model"] == {"used": True, "calls": 2, "failures": 0, "queued": 0}
     assert "User deploys the app to a Raspberry Pi" in contents(cli)
+    assert cli.json("episode", "list")[0]["summary"] == SUMMARY
     assert server.requests[0]["model"] == "test-model"
     assert USER_TURN[:20] in server.requests[0]["messages"][0]["content"]
     assert not (home / "state.db").exists() or queue_rows(home) == []
@@ -129,12 +133,12 @@ def test_a_malformed_answer_falls_back_to_the_rules_and_queues_the_turn(
 
 def test_server_errors_then_success_within_one_call(cli, home, monkeypatch, model_env):
     log_idle_session(cli, monkeypatch)
-    replies = [(500, ""), (503, ""), (200, json.dumps([MODEL_MEMORY]))]
+    replies = [(500, ""), (503, ""), (200, json.dumps([MODEL_MEMORY])), (200, SUMMARY)]
     with ChatServer(replies) as server:
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
         report = cli.json("consolidate")
-    assert len(server.requests) == 3
-    assert report["model"] == {"used": True, "calls": 1, "failures": 0, "queued": 0}
+    assert len(server.requests) == 4  # three tries of the extraction, then the summary
+    assert report["model"] == {"used": True, "calls": 2, "failures": 0, "queued": 0}
     assert "User deploys the app to a Raspberry Pi" in contents(cli)
 
 

@@ -39,9 +39,25 @@ SessionOpt = Annotated[
         "--session", "-s", envvar="SOLOQUEUE_SESSION", help="Session id.", show_default=False
     ),
 ]
+# Reading commands are scoped like writing ones: a hook that sets SOLOQUEUE_GROUP or
+# SOLOQUEUE_AGENT for `log` sees only its own scope; without them, every scope.
 GroupFilter = Annotated[
-    str | None, typer.Option("--group", "-g", help="Only this group.", show_default=False)
+    str | None,
+    typer.Option(
+        "--group",
+        "-g",
+        envvar="SOLOQUEUE_GROUP",
+        help="Only this group (default: $SOLOQUEUE_GROUP, else all).",
+        show_default=False,
+    ),
 ]
 AgentFilter = Annotated[
-    str | None, typer.Option("--agent", "-a", help="Only this agent.", show_default=False)
+    str | None,
+    typer.Option(
+        "--agent",
+        "-a",
+        envvar="SOLOQUEUE_AGENT",
+        help="Only this agent (default: $SOLOQUEUE_AGENT, else all).",
+        show_default=False,
+    ),
 ]

@@ -84,13 +84,14 @@ def kind_of(hit: Hit) -> str:
     return "memory" if c.memory else "episode" if c.episode else "turn"
 
 
-def item_id(hit: Hit) -> str:
+def item_id(hit: Hit) -> str | None:
+    """The memory's, episode's or turn's id; None for a turn found only in the logs."""
     c = hit.candidate
     if c.memory:
         return c.memory.id
     if c.episode:
         return c.episode.id
-    return str(c.turn.id) if c.turn else ""
+    return str(c.turn.id) if c.turn and c.turn.id else None
 
 
 def _signals(hit: Hit, config: Config) -> dict[str, Any]:

@@ -86,7 +86,9 @@ def retention(duration: str, now: datetime) -> tuple[str, datetime | None]:
         raise BadInput(f"not a duration: {duration!r} (use {DURATION_HELP})") from None
     if length <= timedelta(0):
         raise BadInput(f"duration must be positive: {duration!r}")
-    priority = next(p for p, kept in RETENTION.items() if kept is None or length <= kept)
+    # The shortest priority that keeps it that long; anything that expires at all is
+    # at most LONG_TERM (PERMANENT means "never expires").
+    priority = next((p for p, kept in RETENTION.items() if kept and length <= kept), "LONG_TERM")
     return priority, now + length
 
 

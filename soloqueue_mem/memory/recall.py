@@ -45,6 +45,7 @@ MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget 
 SEPARATOR = "\n---\n"
 PREFIX = "[记忆] "
 DEFAULT_CHANNELS = ("memories", "episodes", "recent", "hot")
+FROM_LOGS = frozenset({"recent", "traces"})  # they read the JSONL logs when there is no index
 
 
 class Request(NamedTuple):
@@ -59,7 +60,7 @@ class Request(NamedTuple):
 
 
 class Candidate(NamedTuple):
-    key: str  # "memory:<id>", "episode:<id>" or "turn:<row id>"
+    key: str  # "memory:<id>", "episode:<id>" or "turn:<group>/<agent>/<session>#<index>"
     channel: str
     content: str
     relevance: float
@@ -97,7 +98,7 @@ class Result(NamedTuple):
 
 class Context(NamedTuple):
     home: Home
-    conn: sqlite3.Connection
+    conn: sqlite3.Connection  # None only for the channels in FROM_LOGS
     request: Request
     terms: list[str]
     now: datetime
@@ -122,17 +123,20 @@ def recall(
     chosen = choose_backend(config.search_backend)
     notes = [chosen.fallback_reason] if chosen.fallback_reason else []
     terms = query_terms(request.query, lexicon)
-    if conn is None or not terms:
+    if not terms:
         return Result([], 0, chosen.backend.name, notes)
     pool = max(3 * request.limit, 30)
     context = Context(home, conn, request, terms, now, config, lexicon, chosen.backend, pool)
     candidates = []
     for name in request.channels:
+        if conn is None and name not in FROM_LOGS:
+            continue
         if name == "memories" or request.type is None:  # a --type asks for memories only
             candidates += CHANNELS[name](context)
     hits = fit_budget(rank(candidates, config, now)[: request.limit], request.max_tokens, count)
-    store.touch(conn, [h.candidate.memory.id for h in hits if h.candidate.memory], now)
-    episodes.touch(conn, [h.candidate.episode.id for h in hits if h.candidate.episode])
+    if conn is not None:
+        store.touch(conn, [h.candidate.memory.id for h in hits if h.candidate.memory], now)
+        episodes.touch(conn, [h.candidate.episode.id for h in hits if h.candidate.episode])
     return Result(hits, sum(h.tokens for h in hits), chosen.backend.name, notes)
 
 
@@ -198,7 +202,7 @@ def _episodes(context: Context) -> list[Candidate]:
 
 def _turn_candidate(turn: Turn, channel: str, relevance: float) -> Candidate:
     return Candidate(
-        key=f"turn:{turn.id}",
+        key=f"turn:{turn.group}/{turn.agent}/{turn.session}#{turn.turn_index}",
         channel=channel,
         content=turn.content or _searchable(turn),
         relevance=relevance,
@@ -220,7 +224,7 @@ def _traced(context: Context, channel: str, since: datetime | None) -> list[Cand
         since = request.since
     scope = Scope(request.group, request.agent, None, since, None)
     hits = trace(context.home, context.conn, request.query, scope, context.pool, context.lexicon)
-    return [_turn_candidate(h.turn, channel, h.score) for h in hits if h.turn.id]
+    return [_turn_candidate(h.turn, channel, h.score) for h in hits]
 
 
 def _recent(context: Context) -> list[Candidate]:

@@ -42,7 +42,8 @@ _COLUMNS = (
 )
 _QUALIFIED = ", ".join(f"memories.{name}" for name in _COLUMNS.split(", "))
 _ACTIVE = (
-    "memories.superseded_by IS NULL AND (memories.expires_at IS NULL OR memories.expires_at > :now)"
+    "memories.superseded_by IS NULL AND memories.archived_at IS NULL"
+    " AND (memories.expires_at IS NULL OR memories.expires_at > :now)"
 )
 
 

@@ -1,0 +1,62 @@
+"""A memory.db from before semantic memories (schema version 2: turns only) migrates
+forward on open, keeps its turns, and then stores and recalls memories."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from soloqueue_mem.db.schema_memory import MIGRATIONS
+
+
+def tables(conn: sqlite3.Connection) -> set[str]:
+    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    return {name for (name,) in rows if not name.startswith("sqlite_")}
+
+
+def version_2_tables() -> set[str]:
+    reference = sqlite3.connect(":memory:", isolation_level=None)
+    for migration in MIGRATIONS[:2]:
+        migration(reference)
+    return tables(reference)
+
+
+def downgrade_to_version_2(path) -> None:
+    """Drop everything later migrations made, as a store written by the turns-only
+    release would look."""
+    keep = version_2_tables()
+    with sqlite3.connect(path, isolation_level=None) as conn:
+        later = tables(conn) - keep
+        virtual = {
+            name
+            for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'"
+            )
+        }
+        for name in sorted(later & virtual) + sorted(later - virtual):  # shadow tables go too
+            conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        conn.execute("PRAGMA user_version = 2")
+        assert tables(conn) == keep and "memories" not in keep
+    conn.close()
+
+
+def test_a_turns_only_store_migrates_and_keeps_its_turns(cli, home):
+    cli.ok("log", "-s", "old", "the walrus log from the old release")
+    cli.ok("log", "-s", "old", "--role", "assistant", "noted the walrus")
+    downgrade_to_version_2(home / "memory.db")
+
+    out = cli.json("remember", "a walrus likes cold water", "--type", "FACT")
+    assert out["action"] == "created"
+    stats = cli.json("stats")
+    assert stats["databases"]["memory.db"]["schema_version"] == len(MIGRATIONS)
+    assert stats["counts"]["turns"] == 2 and stats["counts"]["memories"] == 1
+    with sqlite3.connect(home / "memory.db") as conn:
+        assert "memories" in tables(conn)
+    conn.close()
+
+    assert sorted(t["content"] for t in cli.json("trace", "walrus")) == [
+        "noted the walrus",
+        "the walrus log from the old release",
+    ]
+    hits = cli.json("recall", "walrus")
+    assert {h["kind"] for h in hits} == {"memory", "turn"} and len(hits) == 3
+    assert cli.json("log", "-s", "old", "next")["turn_index"] == 2

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any
 
 import typer
@@ -10,6 +9,7 @@ import typer
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import emit_object, print_table
+from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import app_context
 
 
@@ -51,7 +51,8 @@ def consolidate(
     )
     model = _model(app)
     try:
-        with _progress(app.quiet) as progress:
+        with ProgressLine(app.quiet, "consolidating sessions") as line:
+            progress = (lambda step, done, total: line.update(done, total)) if line else None
             report = run(
                 app.home, lambda: open_memory(app.home, config), app.now, options, model, progress
             )
@@ -100,26 +101,3 @@ def _table(report: dict[str, Any]) -> None:
     print_table(
         "consolidate" + (" (dry run)" if report["dry_run"] else ""), ["what", "value"], rows
     )
-
-
-class _progress:
-    """A Rich progress bar on stderr while sessions are processed, only on a terminal."""
-
-    def __init__(self, quiet: bool) -> None:
-        self.enabled = not quiet and sys.stderr.isatty()
-        self.bar: Any = None
-
-    def __enter__(self) -> Any:
-        if not self.enabled:
-            return None
-        from rich.console import Console
-        from rich.progress import Progress
-
-        self.bar = Progress(transient=True, console=Console(stderr=True))
-        self.bar.start()
-        task = self.bar.add_task("consolidating sessions", total=None)
-        return lambda step, done, total: self.bar.update(task, completed=done, total=total)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()

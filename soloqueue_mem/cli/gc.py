@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any
 
 import typer
@@ -10,6 +9,7 @@ import typer
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import emit_object, print_table
+from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import app_context
 
 
@@ -67,7 +67,8 @@ def gc(
         }
     else:
         app.home.check_safe()
-        with _progress(app.quiet) as progress:
+        with ProgressLine(app.quiet, "scanning blobs") as line:
+            progress = line.advance if line else None
             report = run_gc(
                 app.home,
                 lambda: open_artifacts(app.home, config, create=False),
@@ -99,31 +100,3 @@ def _table(report: dict[str, Any]) -> None:
         rows.append(("blob scan (phase 2)", "not due (use --deep)"))
     rows.append(("seconds", report["seconds"]))
     print_table("gc" + (" (dry run)" if report["dry_run"] else ""), ["what", "count"], rows)
-
-
-class _progress:
-    """A Rich progress line on stderr while blobs are scanned, only on a terminal."""
-
-    def __init__(self, quiet: bool) -> None:
-        self.enabled = not quiet and sys.stderr.isatty()
-        self.bar: Any = None
-
-    def __enter__(self) -> Any:
-        if not self.enabled:
-            return None
-        from rich.progress import Progress  # Rich only when a person is watching
-
-        self.bar = Progress(transient=True, console=_stderr_console())
-        self.bar.start()
-        task = self.bar.add_task("scanning blobs", total=None)
-        return lambda n: self.bar.advance(task, n)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-def _stderr_console() -> Any:
-    from rich.console import Console
-
-    return Console(stderr=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -97,6 +97,23 @@ def _memories_table(rows: list[Memory]) -> None:
 
 def _memory_table(memory: Memory) -> None:
     print_table(None, ["field", "value"], memory_json(memory).items())
+
+
+def _emit_one(memory: Memory, fmt: Format, text: str) -> None:
+    """One memory: its JSON object, a field table, or ``text`` on a line."""
+    emit_object(
+        memory_json(memory), fmt, table=lambda: _memory_table(memory), text=lambda: text + "\n"
+    )
+
+
+def _emit_many(rows: list[Memory], fmt: Format, line: Callable[[Memory], str]) -> None:
+    """Memories: a JSON list, a table, or ``line(memory)`` per line."""
+    if fmt is Format.table:
+        _memories_table(rows)
+    elif fmt is Format.text:
+        write("".join(line(m) + "\n" for m in rows))
+    else:
+        emit_list((memory_json(m) for m in rows), fmt)
 
 
 @boundary
@@ -243,12 +260,7 @@ def list_command(
             rows = list_memories(conn, filters, app_ctx.now, limit)
         finally:
             conn.close()
-    if app_ctx.format is Format.table:
-        _memories_table(rows)
-    elif app_ctx.format is Format.text:
-        write("".join(f"{m.id}\t{m.type}\t{m.content}\n" for m in rows))
-    else:
-        emit_list((memory_json(m) for m in rows), app_ctx.format)
+    _emit_many(rows, app_ctx.format, lambda m: f"{m.id}\t{m.type}\t{m.content}")
 
 
 @app.command("show")
@@ -260,12 +272,7 @@ def show(ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: Root
     app_ctx = app_context(ctx, fmt, root)
     with _memory_db(app_ctx, create=False) as conn:
         memory = get(conn, memory_id)
-    emit_object(
-        memory_json(memory),
-        app_ctx.format,
-        table=lambda: _memory_table(memory),
-        text=lambda: memory.content + "\n",
-    )
+    _emit_one(memory, app_ctx.format, memory.content)
 
 
 @app.command("edit")
@@ -306,12 +313,7 @@ def edit(
         raise UsageError("nothing to change: give --content, --type, --importance, --tag, ...")
     with _memory_db(app_ctx, create=False) as conn:
         memory = store_edit(conn, memory_id, changes, app_ctx.now)
-    emit_object(
-        memory_json(memory),
-        app_ctx.format,
-        table=lambda: _memory_table(memory),
-        text=lambda: memory.id + "\n",
-    )
+    _emit_one(memory, app_ctx.format, memory.id)
 
 
 @app.command("forget")
@@ -352,12 +354,7 @@ def history(
     app_ctx = app_context(ctx, fmt, root)
     with _memory_db(app_ctx, create=False) as conn:
         versions = store_history(conn, memory_id)
-    if app_ctx.format is Format.table:
-        _memories_table(versions)
-    elif app_ctx.format is Format.text:
-        write("".join(f"{m.created_at}\t{m.content}\n" for m in versions))
-    else:
-        emit_list((memory_json(m) for m in versions), app_ctx.format)
+    _emit_many(versions, app_ctx.format, lambda m: f"{m.created_at}\t{m.content}")
 
 
 @app.command("restore")
@@ -371,9 +368,4 @@ def restore(
     app_ctx = app_context(ctx, fmt, root)
     with _memory_db(app_ctx, create=False) as conn:
         memory = store_restore(conn, memory_id, app_ctx.now)
-    emit_object(
-        memory_json(memory),
-        app_ctx.format,
-        table=lambda: _memory_table(memory),
-        text=lambda: memory.id + "\n",
-    )
+    _emit_one(memory, app_ctx.format, memory.id)

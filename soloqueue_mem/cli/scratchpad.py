@@ -7,7 +7,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -51,18 +51,22 @@ def show(
     root: RootOpt = None,
 ) -> None:
     """The scratchpad and its parsed fields (an empty template before the first write)."""
+    app_ctx = app_context(ctx, fmt, root)
+    _emit(app_ctx, _current(app_ctx, _scope(group, agent)))
+
+
+def _current(app_ctx: AppContext, scope: tuple[str, str]) -> Any:
+    """The stored scratchpad, or the empty template (a read never creates a store)."""
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.memory.scratchpad import TEMPLATE, from_content, get
 
-    app_ctx = app_context(ctx, fmt, root)
-    scope = _scope(group, agent)
     conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+    if conn is None:
+        return from_content(*scope, TEMPLATE, None)
     try:
-        pad = get(conn, *scope) if conn else from_content(*scope, TEMPLATE, None)
+        return get(conn, *scope)
     finally:
-        if conn is not None:
-            conn.close()
-    _emit(app_ctx, pad)
+        conn.close()
 
 
 def _save(app_ctx: AppContext, scope: tuple[str, str], content: str) -> None:
@@ -110,19 +114,11 @@ def edit(
     root: RootOpt = None,
 ) -> None:
     """Edit the scratchpad in $VISUAL or $EDITOR (default vi), like git commit."""
-    from soloqueue_mem.db.stores import open_memory
-    from soloqueue_mem.memory.scratchpad import TEMPLATE, get
-
     app_ctx = app_context(ctx, fmt, root)
     scope = _scope(group, agent)
     if not sys.stdin or not sys.stdin.isatty():
         raise UsageError("edit needs a terminal; use `scratchpad set -` in scripts")
-    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-    try:
-        current = get(conn, *scope).content if conn else TEMPLATE
-    finally:
-        if conn is not None:
-            conn.close()
+    current = _current(app_ctx, scope).content
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "scratchpad.md"

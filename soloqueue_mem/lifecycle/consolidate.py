@@ -14,18 +14,19 @@ Ordered, idempotent steps, each in its own short transactions, under a run lock
 5. ``identity``: ``identity/MEMORY.md`` and ``identity/USER.md`` are rewritten.
 6. ``daily_summary``: ``daily_summaries/YYYY-MM-DD.md`` records the run.
 
-A second run with nothing new changes nothing. ``dry_run`` computes every step and
-writes nothing.
+A second run with nothing new changes nothing. ``dry_run`` runs every step on a
+private copy of memory.db and writes nothing to the store.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
+import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from soloqueue_mem.clock import iso, parse_timestamp
@@ -66,25 +67,50 @@ def run(
     with lock.exclusive(state_path, "consolidate", wait=options.wait, note_holder=False):
         conn = open_memory()
         assert conn is not None
+        scratch = None
+        if options.dry_run:
+            model = None  # a dry run neither calls the model nor queues anything
+            scratch, conn = _scratch_copy(conn)
+        steps = options._replace(dry_run=False)  # a dry run writes to its copy only
         report: dict[str, Any] = {"dry_run": options.dry_run, "now": iso(now)}
         try:
-            if options.dry_run:
-                model = None  # a dry run neither calls the model nor queues anything
             if model is not None:
                 report["queue"] = model.retry_queue(conn)
-            report["sessions"] = _sessions(home, conn, now, options, model, progress)
+            report["sessions"] = _sessions(home, conn, now, steps, model, progress)
             report["model"] = model.report() if model is not None else {"used": False}
-            report["dedup"] = _dedup(conn, now, options.dry_run)
-            report["decay"] = _decay(conn, now, options.dry_run)
-            report["expire"] = _expire(conn, now, options.dry_run)
+            report["dedup"] = _dedup(conn, now, steps.dry_run)
+            report["decay"] = _decay(conn, now, steps.dry_run)
+            report["expire"] = _expire(conn, now, steps.dry_run)
             report["identity"] = _identity(home, conn, now, options.dry_run)
         finally:
             conn.close()
+            if scratch is not None:
+                scratch.cleanup()
         report["seconds"] = round(time.monotonic() - started, 3)
         report["daily_summary"] = _daily_summary(home, report, now, options.dry_run)
         if not options.dry_run:
-            _write_state(state_path, {"last_run_at": iso(now)})
+            lock.write_state(state_path, {"last_run_at": iso(now)})
     return report
+
+
+def _scratch_copy(
+    conn: sqlite3.Connection,
+) -> tuple[tempfile.TemporaryDirectory[str], sqlite3.Connection]:
+    """A dry run's private copy of memory.db (in the system's temp folder, closing
+    ``conn``): every step runs for real on it, so the report says exactly what a real
+    run would do — later steps see the memories and merges of earlier ones — while the
+    store is never written."""
+    folder = tempfile.TemporaryDirectory(prefix="soloqueue-consolidate-")
+    try:
+        copy = sqlite3.connect(Path(folder.name) / "memory.db", isolation_level=None)
+        conn.backup(copy)
+        copy.execute("PRAGMA synchronous = OFF")
+    except BaseException:
+        folder.cleanup()
+        raise
+    finally:
+        conn.close()
+    return folder, copy
 
 
 def _sessions(
@@ -224,19 +250,5 @@ def _did_something(report: dict[str, Any]) -> bool:
     )
 
 
-def _write_state(path: os.PathLike[str], state: dict[str, Any]) -> None:
-    """The state file's flock is held by this run, so it is rewritten in place."""
-    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    try:
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(state).encode(), 0)
-    finally:
-        os.close(fd)
-
-
 def read_state(home: Home) -> dict[str, Any]:
-    try:
-        data = json.loads((home.root / ".consolidate_state").read_bytes() or b"{}")
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return lock.read_state(home.root / ".consolidate_state")

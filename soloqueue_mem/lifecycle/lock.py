@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from soloqueue_mem.errors import StorageError, TempFail
 
@@ -95,3 +96,22 @@ def holder(path: Path) -> str:
         return f"pid {info['pid']} since {since}"
     except (OSError, ValueError, KeyError, TypeError):
         return "held by another process"
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    """A run's JSON state file (``.gc_state``, ``.consolidate_state``); {} if unreadable."""
+    try:
+        data = json.loads(path.read_bytes() or b"{}")
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_state(path: Path, state: dict[str, Any]) -> None:
+    """Rewrite a state file in place: the run holds its flock, so no rename."""
+    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(state).encode(), 0)
+    finally:
+        os.close(fd)

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.errors import BadInput, NotFound, UsageError
+from soloqueue_mem.db.ids import row_by_prefix
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
 
@@ -118,18 +118,7 @@ def list_episodes(conn: sqlite3.Connection, filters: EpisodeFilters, limit: int)
 
 def get(conn: sqlite3.Connection, ref: str) -> Episode:
     """The episode with id ``ref`` or the only one whose id starts with it."""
-    ref = ref.strip().lower()
-    if len(ref) < 4 or not all(c in "0123456789abcdef" for c in ref):
-        raise BadInput(f"not an episode id: {ref!r} (32 hex digits, or a prefix of 4+)")
-    rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM episodes WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",  # noqa: S608
-        (ref, ref + "g"),
-    ).fetchall()
-    if not rows:
-        raise NotFound(f"no episode {ref}")
-    if len(rows) > 1:
-        raise UsageError(f"episode id prefix {ref} is ambiguous; give more digits")
-    return _episode(rows[0])
+    return _episode(row_by_prefix(conn, "episodes", _COLUMNS, ref, "episode"))
 
 
 def search(

@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.errors import BadInput, NotFound, UsageError
+from soloqueue_mem.db.ids import row_by_prefix
+from soloqueue_mem.errors import BadInput
 from soloqueue_mem.memory.model import (
     DEFAULT_DURATION,
     RETENTION,
@@ -33,7 +34,6 @@ from soloqueue_mem.memory.model import (
 from soloqueue_mem.text.cjk import index_form
 
 MAX_CONTENT_CHARS = 16_000
-MIN_PREFIX = 4
 
 _COLUMNS = (
     "id, group_id, agent_id, type, priority, content, subject, predicate, source, "
@@ -302,18 +302,7 @@ def _active(conn: sqlite3.Connection, where: str, params: dict[str, Any]) -> lis
 
 def get(conn: sqlite3.Connection, ref: str) -> Memory:
     """The memory with id ``ref``, or the only one whose id starts with it (like git)."""
-    ref = ref.strip().lower()
-    if len(ref) < MIN_PREFIX or not all(c in "0123456789abcdef" for c in ref):
-        raise BadInput(f"not a memory id: {ref!r} (32 hex digits, or a prefix of {MIN_PREFIX}+)")
-    rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",  # noqa: S608
-        (ref, ref + "g"),
-    ).fetchall()
-    if not rows:
-        raise NotFound(f"no memory {ref}")
-    if len(rows) > 1:
-        raise UsageError(f"memory id prefix {ref} is ambiguous; give more digits")
-    return _memory(rows[0])
+    return _memory(row_by_prefix(conn, "memories", _COLUMNS, ref, "memory"))
 
 
 def list_memories(

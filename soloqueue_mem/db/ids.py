@@ -1,0 +1,32 @@
+"""Rows found by an id or a unique prefix of it, the way git finds commits."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from soloqueue_mem.errors import BadInput, NotFound, UsageError
+
+MIN_PREFIX = 4
+_HEX = frozenset("0123456789abcdef")
+
+
+def row_by_prefix(
+    conn: sqlite3.Connection, table: str, columns: str, ref: str, kind: str
+) -> tuple[Any, ...]:
+    """The row of ``table`` whose hex ``id`` is ``ref`` or the only one starting with it.
+
+    ``table`` and ``columns`` are constants of the calling module, never user input.
+    """
+    ref = ref.strip().lower()
+    if len(ref) < MIN_PREFIX or not set(ref) <= _HEX:
+        raise BadInput(f"not a {kind} id: {ref!r} (32 hex digits, or a prefix of {MIN_PREFIX}+)")
+    rows = conn.execute(
+        f"SELECT {columns} FROM {table} WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",  # noqa: S608
+        (ref, ref + "g"),
+    ).fetchall()
+    if not rows:
+        raise NotFound(f"no {kind} {ref}")
+    if len(rows) > 1:
+        raise UsageError(f"{kind} id prefix {ref} is ambiguous; give more digits")
+    return rows[0]

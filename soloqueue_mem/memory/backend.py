@@ -18,6 +18,9 @@ from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.text.fts import match_expression
 
+BROAD_MATCHES = 5_000
+RECENT_WINDOW = 2_000
+
 
 class SearchBackend(Protocol):
     name: str
@@ -35,6 +38,11 @@ class SearchBackend(Protocol):
 
 
 class FTS5Backend:
+    """BM25 over the memory index. When a query matches more than ``BROAD_MATCHES``
+    memories, only its ``RECENT_WINDOW`` newest matches and every match of its rarer
+    terms are scored: a term that common barely moves BM25, and scoring tens of
+    thousands of rows is what makes a common word slow."""
+
     name = "fts5"
 
     def search(
@@ -46,7 +54,21 @@ class FTS5Backend:
         limit: int,
     ) -> list[tuple[Memory, float]]:
         match = match_expression(terms)
-        return store.search(conn, match, filters, now, limit) if match else []
+        if match is None:
+            return []
+        if store.nth_newest_match(conn, match, filters, now, BROAD_MATCHES) is None:
+            return store.search(conn, match, filters, now, limit)  # exact BM25
+        lo = store.nth_newest_match(conn, match, filters, now, RECENT_WINDOW) or 0
+        narrow = [
+            term
+            for term in terms
+            if store.nth_newest_match(
+                conn, match_expression([term]) or "", filters, now, BROAD_MATCHES
+            )
+            is None
+        ]
+        window = store.Window(lo, match_expression(narrow))
+        return store.search(conn, match, filters, now, limit, window)
 
 
 class Chosen(NamedTuple):

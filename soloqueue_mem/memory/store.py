@@ -465,11 +465,37 @@ def forget(conn: sqlite3.Connection, refs: Iterable[str]) -> Forgotten:
     return Forgotten(list(doomed), not busy)
 
 
+class Window(NamedTuple):
+    """Rows a broad search scores: the newest matches (row id >= ``lo``) and every
+    match of the ``narrow`` expression (the query's rarer terms), if any."""
+
+    lo: int
+    narrow: str | None
+
+
 def search(
-    conn: sqlite3.Connection, match: str, filters: Filters, now: datetime, limit: int
+    conn: sqlite3.Connection,
+    match: str,
+    filters: Filters,
+    now: datetime,
+    limit: int,
+    window: Window | None = None,
 ) -> list[tuple[Memory, float]]:
-    """Active memories matching an FTS5 expression, best BM25 first (higher is better)."""
+    """Active memories matching an FTS5 expression, best BM25 first (higher is better).
+
+    BM25 is computed only for the rows the ``window`` admits (all when None): FTS5
+    walks every match either way, but scoring them is what costs on common words.
+    """
     where, params = _filter_sql(filters, now)
+    if window is not None:
+        admitted = "memories_fts.rowid >= :lo"
+        if window.narrow:
+            admitted += (
+                " OR memories_fts.rowid IN"
+                " (SELECT rowid FROM memories_fts WHERE memories_fts MATCH :narrow)"
+            )
+        where += f" AND ({admitted})"
+        params |= window._asdict()
     rows = conn.execute(
         f"""SELECT {_QUALIFIED}, -bm25(memories_fts) AS score
             FROM memories_fts JOIN memories ON memories.rowid = memories_fts.rowid
@@ -478,6 +504,21 @@ def search(
         {**params, "match": match, "limit": limit},
     )
     return [(_memory(row[:-1]), float(row[-1])) for row in rows]
+
+
+def nth_newest_match(
+    conn: sqlite3.Connection, match: str, filters: Filters, now: datetime, n: int
+) -> int | None:
+    """The row id of the ``n``-th newest active match in scope; None if fewer match."""
+    where, params = _filter_sql(filters, now)
+    row = conn.execute(
+        f"""SELECT memories_fts.rowid FROM memories_fts
+            JOIN memories ON memories.rowid = memories_fts.rowid
+            WHERE memories_fts MATCH :match AND {where}
+            ORDER BY memories_fts.rowid DESC LIMIT 1 OFFSET :skip""",  # noqa: S608
+        {**params, "match": match, "skip": n - 1},
+    ).fetchone()
+    return None if row is None else int(row[0])
 
 
 def touch(conn: sqlite3.Connection, ids: list[str], now: datetime) -> None:

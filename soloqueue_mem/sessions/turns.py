@@ -290,7 +290,11 @@ def bounded(conn: sqlite3.Connection, scope: SearchScope) -> SearchScope | None:
     """
     if scope.since is not None:
         first = conn.execute(
-            "SELECT MIN(id) FROM conversation_turns WHERE timestamp >= ?", (scope.since,)
+            # Without the hint SQLite walks the row ids up from 1 looking for the first
+            # recent turn (~0.4 s on a million turns); the index visits only the window.
+            "SELECT MIN(id) FROM conversation_turns INDEXED BY idx_turns_timestamp"
+            " WHERE timestamp >= ?",
+            (scope.since,),
         ).fetchone()[0]
         if first is None:
             return None

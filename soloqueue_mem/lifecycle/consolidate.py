@@ -71,16 +71,15 @@ def run(
         if options.dry_run:
             model = None  # a dry run neither calls the model nor queues anything
             scratch, conn = _scratch_copy(conn)
-        steps = options._replace(dry_run=False)  # a dry run writes to its copy only
         report: dict[str, Any] = {"dry_run": options.dry_run, "now": iso(now)}
         try:
             if model is not None:
                 report["queue"] = model.retry_queue(conn)
-            report["sessions"] = _sessions(home, conn, now, steps, model, progress)
+            report["sessions"] = _sessions(home, conn, now, options.idle, model, progress)
             report["model"] = model.report() if model is not None else {"used": False}
-            report["dedup"] = _dedup(conn, now, steps.dry_run)
-            report["decay"] = _decay(conn, now, steps.dry_run)
-            report["expire"] = _expire(conn, now, steps.dry_run)
+            report["dedup"] = _dedup(conn, now)  # on a dry run's copy, these write there
+            report["decay"] = _decay(conn, now)
+            report["expire"] = _expire(conn, now)
             report["identity"] = _identity(home, conn, now, options.dry_run)
         finally:
             conn.close()
@@ -117,13 +116,13 @@ def _sessions(
     home: Home,
     conn: sqlite3.Connection,
     now: datetime,
-    options: Options,
+    idle: timedelta,
     model: ModelExtraction | None,
     progress: Progress | None,
 ) -> dict[str, Any]:
     extractor: Extractor = model if model is not None else rules
     summarize = model.summarize if model is not None else None
-    idle_before = iso(now - options.idle)
+    idle_before = iso(now - idle)
     due = [
         s
         for s in turns.sessions_with_unextracted(conn)
@@ -133,7 +132,7 @@ def _sessions(
     for number, row in enumerate(due, start=1):
         key = SessionKey(row.group, row.agent, row.session)
         source = "session_end" if row.ended_at else "consolidate"
-        digest = digest_session(home, conn, key, now, source, extractor, options.dry_run, summarize)
+        digest = digest_session(home, conn, key, now, source, extractor, summarize)
         episodes += len(digest.episodes)
         memories += len(digest.remembered)
         processed += digest.turns
@@ -142,7 +141,7 @@ def _sessions(
     return {"sessions": len(due), "turns": processed, "episodes": episodes, "memories": memories}
 
 
-def _dedup(conn: sqlite3.Connection, now: datetime, dry_run: bool) -> dict[str, Any]:
+def _dedup(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
     started = time.monotonic()
     items = [
         dedup.Item(
@@ -155,10 +154,9 @@ def _dedup(conn: sqlite3.Connection, now: datetime, dry_run: bool) -> dict[str, 
     ]
     clusters = dedup.clusters(items)
     pairs = [(other.id, cluster[0].id) for cluster in clusters for other in cluster[1:]]
-    if not dry_run:
-        for start in range(0, len(pairs), BATCH):
-            with write_tx(conn):
-                store.supersede(conn, pairs[start : start + BATCH], now)
+    for start in range(0, len(pairs), BATCH):
+        with write_tx(conn):
+            store.supersede(conn, pairs[start : start + BATCH], now)
     seconds = round(time.monotonic() - started, 3)
     return {
         "memories": len(items),
@@ -175,7 +173,7 @@ def decay_score(memory: Memory, now: datetime) -> float:
     return memory.importance * (1 - memory.decay_rate) ** days
 
 
-def _decay(conn: sqlite3.Connection, now: datetime, dry_run: bool) -> dict[str, Any]:
+def _decay(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
     archive: list[str] = []
     demote: list[str] = []
     for memory in store.active(conn, now):
@@ -186,17 +184,14 @@ def _decay(conn: sqlite3.Connection, now: datetime, dry_run: bool) -> dict[str, 
             archive.append(memory.id)
         elif score < DEMOTE_BELOW and memory.priority != "TRANSIENT":
             demote.append(memory.id)
-    if not dry_run:
-        for start in range(0, max(len(archive), len(demote)), BATCH):
-            with write_tx(conn):
-                store.archive(conn, archive[start : start + BATCH], now)
-                store.demote(conn, demote[start : start + BATCH], now)
+    for start in range(0, max(len(archive), len(demote)), BATCH):
+        with write_tx(conn):
+            store.archive(conn, archive[start : start + BATCH], now)
+            store.demote(conn, demote[start : start + BATCH], now)
     return {"archived": len(archive), "demoted": len(demote)}
 
 
-def _expire(conn: sqlite3.Connection, now: datetime, dry_run: bool) -> dict[str, Any]:
-    if dry_run:
-        return {"deleted": len(store.expired(conn, now, 1 << 62))}
+def _expire(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
     deleted = 0
     while True:
         with write_tx(conn):

@@ -7,7 +7,8 @@ signature land in the same bucket (locality-sensitive hashing: a pair with keywo
 overlap J shares a bucket with probability 1 − (1 − J²)²); only pairs inside a bucket
 are compared, by exact Jaccard similarity, and pairs at or above ``THRESHOLD`` are
 joined into clusters. Bucketing is a sort, so the whole pass is O(n log n) plus the
-bounded comparisons (a bucket is compared against at most ``BUCKET_CAP`` members).
+bounded comparisons (each member against at most ``BUCKET_CAP // 2`` before it in each
+of its two buckets: at most n·``BUCKET_CAP`` in all).
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ class Item(NamedTuple):
 
 @cache
 def _tokens_re() -> re.Pattern[str]:
-    return re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[^\W_]+")
+    # CJK runs, and words without CJK characters (CJK counts as \w: "用Rust写代码"
+    # must give "rust" plus the pairs of 写代码, as "用 Rust 写代码" does).
+    cjk = "\u3400-\u9fff\uf900-\ufaff"
+    return re.compile(f"[{cjk}]+|[^\\W_{cjk}]+")
 
 
 def keywords(text: str) -> frozenset[str]:
@@ -85,10 +89,13 @@ def clusters(items: Iterable[Item]) -> list[list[Item]]:
             i = parent[i]
         return i
 
+    # Each member is compared with the WINDOW members before it in its bucket: a
+    # crowded bucket (hundreds of memories with the same keywords) still chains into
+    # one cluster, at most WINDOW comparisons per member and band (2 bands: n·BUCKET_CAP).
+    window = BUCKET_CAP // 2
     for members in buckets.values():
-        head = members[:BUCKET_CAP]
-        for position, i in enumerate(head):
-            for j in head[position + 1 :]:
+        for position, j in enumerate(members):
+            for i in members[max(0, position - window) : position]:
                 if root(i) != root(j) and jaccard(words[i], words[j]) >= THRESHOLD:
                     parent[root(j)] = root(i)
     grouped: dict[int, list[Item]] = defaultdict(list)

@@ -49,7 +49,6 @@ def digest_session(
     now: datetime,
     source: str,
     extractor: Extractor = rules,
-    dry_run: bool = False,
     summarize: Callable[[list[dict[str, Any]]], str | None] | None = None,
 ) -> Digest:
     """Episodes and memories for the session's turns not yet extracted."""
@@ -64,12 +63,9 @@ def digest_session(
         stretch = records[start : start + CHUNK]
         episode = build_episode(key, stretch, source, now, ongoing=False)
         drafts = extractor(key, stretch)
-        summary = summarize(stretch) if summarize and not dry_run else None
+        summary = summarize(stretch) if summarize else None
         if summary:
             episode = episode._replace(summary=summary)
-        if dry_run:
-            made.append(episode)
-            continue
         with write_tx(conn):
             found = [
                 remember(conn, d._replace(source_episode_id=episode.id), key.group, key.agent, now)
@@ -82,7 +78,7 @@ def digest_session(
             turns.mark_extracted(conn, key, stretch[-1]["turn_index"], episode.id)
         made.append(episode)
         remembered += found
-    if made and not dry_run:
+    if made:
         _note_progress(conn, key, made[-1], now)
     return Digest(made, remembered, len(records))
 

@@ -30,7 +30,10 @@ GOAL_CHARS = 200  # the first thing the user said stands for the goal
 def _entity() -> re.Pattern[str]:
     return re.compile(
         r"https?://[^\s\"'<>)]+"  # URLs
-        r"|(?:[A-Za-z]:\\|~/|\.{1,2}/|/)[\w.\-/\\]+"  # paths
+        # paths: rooted (/, ~/, ./, C:\), or relative with a separator (tests/unit), never
+        # the tail of a longer word ("tests/unit" is not "/unit")
+        r"|(?<![\w.\-/\\~])(?:(?:[A-Za-z]:\\|~/|\.{1,2}/|/)[\w.\-]+(?:[/\\][\w.\-]+)*"
+        r"|[\w.\-]+(?:[/\\][\w.\-]+)+)"
         r"|\b[\w\-]+\.(?:py|js|ts|go|rs|java|md|toml|json|yaml|yml|txt|sql|sh|cfg|ini)\b"
         r"|`([^`\n]{2,60})`"  # `names`
     )

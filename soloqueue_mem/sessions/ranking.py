@@ -12,6 +12,10 @@ second or more. Queries are therefore split by how many turns they match:
   turns has an idf near zero, so it barely moves the exact ranking anyway);
 - only broad terms: BM25 computed here over the ``RECENT_WINDOW`` newest matches,
   with document frequencies estimated within that window.
+
+The best ``rerank.POOL`` turns BM25 finds are then re-ranked by query-term coverage and
+by their session neighbours (:mod:`soloqueue_mem.sessions.rerank`), at a cost bounded
+by the pool and the limit, not by the store.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import sqlite3
 from math import log
 
 from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.rerank import POOL, rerank
 from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.fts import match_expression
 
@@ -32,6 +37,14 @@ def rank(
     conn: sqlite3.Connection, terms: list[str], scope: SearchScope, limit: int
 ) -> list[tuple[Turn, float]]:
     """The ``limit`` best turns in ``scope`` for ``terms``, best first, with scores."""
+    pool = _bm25(conn, terms, scope, max(limit, POOL))
+    return rerank(conn, terms, scope, pool, limit)
+
+
+def _bm25(
+    conn: sqlite3.Connection, terms: list[str], scope: SearchScope, limit: int
+) -> list[tuple[Turn, float]]:
+    """The ``limit`` best turns by BM25, exact or bounded (see the module docstring)."""
     match = match_expression(terms)
     assert match is not None
     if turns.nth_newest_match(conn, match, BROAD_MATCHES, scope) is None:
@@ -44,7 +57,7 @@ def rank(
     recent = _rank_recent(conn, [t for t in terms if t not in narrow], scope, limit)
     if not narrow:
         return recent
-    return _below(rank(conn, narrow, scope, limit), recent, limit)
+    return _below(_bm25(conn, narrow, scope, limit), recent, limit)
 
 
 def _is_broad(conn: sqlite3.Connection, term: str, scope: SearchScope) -> bool:

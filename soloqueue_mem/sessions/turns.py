@@ -224,13 +224,19 @@ def rebuild_fts(conn: sqlite3.Connection) -> int:
     rows = conn.execute(f"SELECT {_TURN_COLUMNS} FROM conversation_turns")  # noqa: S608
     for row in rows.fetchall():
         turn = _turn(row)
-        event = Event(turn.role, turn.content, turn.tool_calls, turn.tool_results)
         conn.execute(
             "INSERT INTO conversation_turns_fts (rowid, body) VALUES (?, ?)",
-            (turn.id, index_form(index_body(event))),
+            (turn.id, index_text(turn)),
         )
         count += 1
     return count
+
+
+def index_text(turn: Turn) -> str:
+    """The text the full-text index holds for ``turn``."""
+    return index_form(
+        index_body(Event(turn.role, turn.content, turn.tool_calls, turn.tool_results))
+    )
 
 
 def session_turns(conn: sqlite3.Connection, key: SessionKey) -> list[Turn]:
@@ -433,3 +439,54 @@ def sessions_with_unextracted(conn: sqlite3.Connection) -> list[SessionRow]:
         " ORDER BY last_turn_at, group_id, agent_id, session_id"
     )
     return [SessionRow(*row) for row in rows]
+
+
+_NEIGHBOURHOOD_SQL = """
+WITH around AS (
+    SELECT json_extract(value, '$[0]') AS group_id, json_extract(value, '$[1]') AS agent_id,
+           json_extract(value, '$[2]') AS session_id, json_extract(value, '$[3]') AS turn_index
+    FROM json_each(:around)
+)
+SELECT {columns} FROM around AS a CROSS JOIN conversation_turns AS t
+    ON t.group_id = a.group_id AND t.agent_id = a.agent_id AND t.session_id = a.session_id
+    AND t.turn_index BETWEEN a.turn_index - :reach AND a.turn_index + :reach
+WHERE {where}
+"""
+
+
+def session_neighbourhood(
+    conn: sqlite3.Connection, around: list[Turn], reach: int, scope: SearchScope
+) -> list[Turn]:
+    """The turns in scope at most ``reach`` turns before or after one of ``around`` in its
+    session (``around`` included), in one query: each turn costs one range of the
+    (group, agent, session, turn index) unique index, whatever the size of the store."""
+    if not around:
+        return []
+    keys = jsonio.dumps_compact([[t.group, t.agent, t.session, t.turn_index] for t in around])
+    sql = _NEIGHBOURHOOD_SQL.format(columns=_T_COLUMNS, where=scope.where())  # fixed fragments
+    rows = conn.execute(sql, scope.params(around=keys, reach=reach))
+    return list({row[0]: _turn(row) for row in rows}.values())
+
+
+INDEX_TOKENIZER = "porter unicode61 remove_diacritics 2"  # as conversation_turns_fts
+
+
+def matching_among(candidates: list[Turn], matches: list[str]) -> list[set[int]]:
+    """For each FTS5 expression of ``matches``, the ids of the ``candidates`` it matches,
+    tokenized exactly as the index does: their texts go into an FTS5 table of a private
+    in-memory database (the store is not touched). The cost is the candidates', whatever
+    the size of the store."""
+    scratch = sqlite3.connect(":memory:")
+    try:
+        scratch.execute(
+            f"CREATE VIRTUAL TABLE candidates USING fts5(body, tokenize='{INDEX_TOKENIZER}')"
+        )
+        with scratch:
+            scratch.executemany(  # in row-id order: FTS5 flushes its buffer on any step back
+                "INSERT INTO candidates (rowid, body) VALUES (?, ?)",
+                sorted((turn.id, index_text(turn)) for turn in candidates),
+            )
+        sql = "SELECT rowid FROM candidates WHERE candidates MATCH ?"
+        return [{row[0] for row in scratch.execute(sql, (match,))} for match in matches]
+    finally:
+        scratch.close()

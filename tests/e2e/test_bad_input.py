@@ -460,7 +460,7 @@ AUDIT_WRAPPER = textwrap.dedent(
         elif event == "os.symlink":
             record(event, args[0], True)
             record(event, args[1], True)
-        elif event == "sqlite3.connect":
+        elif event == "sqlite3.connect" and args[0] != ":memory:":  # memory writes no file
             record(event, args[0], True)
 
     from soloqueue_mem.cli import main

@@ -516,7 +516,11 @@ def test_repair_rebuilds_the_full_text_index(cli, home):
 
     result = cli("--format", "json", "verify", "--repair")
     assert result.exit_code == 0, result.stdout
-    assert json.loads(result.stdout)["repaired"] == {"sessions": 2, "fts_rows": 3, "memory_fts_rows": 0}
+    assert json.loads(result.stdout)["repaired"] == {
+        "sessions": 2,
+        "fts_rows": 3,
+        "memory_fts_rows": 0,
+    }
     assert [h["content"] for h in cli.json("trace", "alpha")] == ["hello alpha"]
     assert [h["content"] for h in cli.json("trace", "charlie")] == ["other charlie"]
     assert verify(cli, "--full")[0] == 0

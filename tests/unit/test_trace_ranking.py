@@ -1,13 +1,18 @@
 """Ranking of broad queries (more matches than BROAD_MATCHES), on a small store with a
-small threshold so every path of the bounded ranking runs."""
+small threshold so every path of the bounded ranking runs; and the re-ranking of BM25's
+best turns by query-term coverage and by their session neighbours."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 
 import pytest
 
 import soloqueue_mem.sessions.ranking as ranking
+from soloqueue_mem.sessions import rerank, turns
+from soloqueue_mem.sessions.turns import Turn
 
 
 @pytest.fixture
@@ -24,8 +29,9 @@ def broad(cli, monkeypatch):
 
 def test_a_query_of_only_common_terms_ranks_its_newest_matches(cli, broad):
     hits = cli.json("trace", "common", "--agent", "default", "--limit", "5")
-    assert len(hits) == 3  # ranked among the 3 newest matches in scope
-    assert [h["turn_index"] for h in hits] == [8, 7, 6]
+    # BM25 ranks the 3 newest matches in scope (turns 6-8), equal alone; the middle one
+    # gains from both sides; the matching turns next to them follow, nearest first
+    assert [h["turn_index"] for h in hits] == [7, 8, 6, 5, 4]
     assert all(h["agent"] == "default" for h in hits)
 
 
@@ -60,3 +66,79 @@ def test_narrow_terms_whose_union_is_broad_are_ranked_exactly(cli, monkeypatch):
     hits = cli.json("trace", "alpha beta gamma", "--limit", "3")
     assert hits[0]["content"] == "alpha beta gamma together"
     assert len(hits) == 3
+
+
+# -- re-ranking: coverage and session context ---------------------------------------
+
+
+def _turn(turn_id: int, session: str, turn_index: int) -> Turn:
+    return Turn(turn_id, "g", "a", session, turn_index, "user", "", [], [], "", None, None, None)
+
+
+def test_coverage_keeps_the_score_of_a_turn_holding_every_term():
+    pool = [(_turn(1, "s", 0), 2.0), (_turn(2, "s", 5), 1.5)]
+    holders = [{1, 2}, {2}]  # the first term is in both turns, the second only in turn 2
+    scores = rerank._weigh_by_coverage(pool, holders, examined=2)
+    assert scores[2] == 1.5
+    assert scores[1] < 0.5  # holds only the term every candidate has
+
+
+def test_context_adds_half_a_neighbours_score_and_a_quarter_two_turns_away():
+    candidates = [_turn(i, "s", i) for i in range(1, 5)] + [_turn(9, "other", 2)]
+    smoothed = rerank._with_context(candidates, {2: 4.0, 9: 8.0})
+    assert smoothed == {1: 2.0, 2: 4.0, 3: 2.0, 4: 1.0, 9: 8.0}  # never across sessions
+
+
+@pytest.fixture
+def sessions(cli):
+    events = [
+        {
+            "role": "user",
+            "content": "plan the billing rollback before the deploy",
+            "session": "ops",
+        },
+        {
+            "role": "assistant",
+            "content": "ok, I will write the deploy notes tonight",
+            "session": "ops",
+        },
+        {"role": "user", "content": "thanks, sounds good", "session": "ops"},
+        {"role": "user", "content": "deploy", "session": "misc"},
+        {"role": "user", "content": "lunch at noon?", "session": "misc"},
+    ]
+    cli.ok("log", "--batch", input="\n".join(json.dumps(e) for e in events))
+
+
+def test_a_neighbour_of_a_strong_match_outranks_an_isolated_weak_match(cli, sessions, monkeypatch):
+    strong, neighbour, isolated = (
+        "plan the billing rollback before the deploy",
+        "ok, I will write the deploy notes tonight",
+        "deploy",
+    )
+    hits = cli.json("trace", "billing rollback deploy")
+    assert [h["content"] for h in hits] == [strong, neighbour, isolated]
+    monkeypatch.setattr(rerank, "NEIGHBOUR_WEIGHTS", ())  # BM25 and coverage alone
+    hits = cli.json("trace", "billing rollback deploy")
+    assert [h["content"] for h in hits] == [strong, isolated, neighbour]
+
+
+def test_turns_without_a_query_term_are_never_returned(cli, sessions):
+    hits = cli.json("trace", "billing rollback")
+    assert [h["content"] for h in hits] == ["plan the billing rollback before the deploy"]
+
+
+def test_equal_scores_keep_a_deterministic_order(cli):
+    events = [{"role": "user", "content": f"cache miss {i}", "session": f"s{i}"} for i in range(4)]
+    cli.ok("log", "--batch", input="\n".join(json.dumps(e) for e in events))
+    first = cli.json("trace", "cache")
+    assert [h["content"] for h in first] == [f"cache miss {i}" for i in (3, 2, 1, 0)]
+    assert cli.json("trace", "cache") == first
+
+
+def test_the_candidates_are_tokenized_as_the_store_indexes_turns(cli, home):
+    cli.ok("log", "--session", "s", "--role", "user", "hello")
+    with closing(sqlite3.connect(home / "memory.db")) as conn:
+        (ddl,) = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'conversation_turns_fts'"
+        ).fetchone()
+    assert f"tokenize='{turns.INDEX_TOKENIZER}'" in ddl

@@ -48,6 +48,10 @@ def _bm25(
     match = match_expression(terms)
     assert match is not None
     if turns.nth_newest_match(conn, match, BROAD_MATCHES, scope) is None:
+        if _within_rows(scope) and any(_is_broad(conn, t, SearchScope()) for t in terms):
+            # bm25() reads every match of each term in the whole store for its idf, so
+            # a common word costs a store-wide scan even when the range holds few turns.
+            return _rank_recent(conn, terms, scope, limit)
         return turns.search_turns(conn, match, scope, limit)
     narrow = [term for term in terms if not _is_broad(conn, term, scope)] if len(terms) > 1 else []
     if len(narrow) == len(terms):  # each term is narrow, only their union is broad
@@ -58,6 +62,11 @@ def _bm25(
     if not narrow:
         return recent
     return _below(_bm25(conn, narrow, scope, limit), recent, limit)
+
+
+def _within_rows(scope: SearchScope) -> bool:
+    """True when the scope is a row-id range (a session, or turns since a time)."""
+    return scope.lo > 0 or scope.hi < SearchScope().hi
 
 
 def _is_broad(conn: sqlite3.Connection, term: str, scope: SearchScope) -> bool:

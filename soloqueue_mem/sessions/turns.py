@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
-from soloqueue_mem.text.cjk import estimate_tokens, index_form
+from soloqueue_mem.text.cjk import estimate_tokens, index_form, index_forms
 
 
 class Turn(NamedTuple):
@@ -230,6 +230,13 @@ def rebuild_fts(conn: sqlite3.Connection) -> int:
         )
         count += 1
     return count
+
+
+def _index_texts(candidates: list[Turn]) -> list[str]:
+    bodies = [
+        index_body(Event(t.role, t.content, t.tool_calls, t.tool_results)) for t in candidates
+    ]
+    return index_forms(bodies)
 
 
 def index_text(turn: Turn) -> str:
@@ -484,7 +491,7 @@ def matching_among(candidates: list[Turn], matches: list[str]) -> list[set[int]]
         with scratch:
             scratch.executemany(  # in row-id order: FTS5 flushes its buffer on any step back
                 "INSERT INTO candidates (rowid, body) VALUES (?, ?)",
-                sorted((turn.id, index_text(turn)) for turn in candidates),
+                sorted(zip((t.id for t in candidates), _index_texts(candidates), strict=True)),
             )
         sql = "SELECT rowid FROM candidates WHERE candidates MATCH ?"
         return [{row[0] for row in scratch.execute(sql, (match,))} for match in matches]

@@ -72,6 +72,12 @@ def index_form(text: str) -> str:
     return "".join(parts)
 
 
+def index_forms(texts: list[str]) -> list[str]:
+    """:func:`index_form` of many texts: the regular expression pays for itself here."""
+    pattern = cjk_run()
+    return [text if text.isascii() else pattern.sub(_spaced, text) for text in texts]
+
+
 def estimate_tokens(text: str) -> int:
     """A cheap token estimate: one per CJK character, one per four other characters.
 

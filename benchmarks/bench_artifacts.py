@@ -438,9 +438,10 @@ def bench_save(python: str, work: Path, runs: int, seed: int) -> tuple[str, bool
     phases: dict[int, PhaseTimer] = {}
     for size in sizes:
         timer = PhaseTimer()
-        timer.patch(cas, "stage", "cas.stage (read, hash, write to artifacts/tmp)")
+        timer.patch(cas, "stage", "cas.stage (write, fsync and hash in artifacts/tmp)")
         timer.patch(cas, "ensure_private_dir", "ensure_private_dir (mkdir -p, symlink checks)")
-        timer.patch(os, "fsync", "os.fsync")
+        timer.patch(cas, "copy_stream", "cas.copy_stream (read the source, write)")
+        timer.patch(cas, "hash_while_syncing", "cas.hash_while_syncing (read back + sha256)")
         timer.patch(catalog, "blob_of", "catalog.blob_of (dedup lookup)")
         timer.patch(cas, "check", "cas.check (is the new path taken?)")
         timer.patch(cas, "publish", "cas.publish (chmod, rename)")
@@ -743,14 +744,14 @@ def bench_gc(python: str, work: Path, n: int, runs: int, seed: int) -> tuple[str
         return open_artifacts(home, Config(), create=False)
 
     timer.patch(gc_mod, "expire_rows", "phase 1: expire_rows")
-    timer.patch(gc_mod, "scan_blobs", "scan_blobs (scandir walk, lstat, parse_relpath)")
-    timer.patch(catalog, "referenced_paths", "catalog.referenced_paths (SELECT DISTINCT path)")
+    timer.patch(gc_mod, "scan_blobs", "scan_blobs (scandir walk, parse_relpath, lstat)")
+    timer.patch(catalog, "referenced_paths", "catalog.referenced_paths (SELECT path)")
     timer.patch(gc_mod, "temp_files", "temp_files")
     timer.patch(gc_mod, "plan", "plan (set arithmetic)")
     timer.patch(gc_mod, "apply_plan", "apply_plan (under the exclusive lock)")
-    timer.patch(catalog, "is_referenced", "catalog.is_referenced (one query per orphan)")
-    timer.patch(os, "unlink", "os.unlink")
-    timer.patch(gc_mod, "remove_empty_dirs", "remove_empty_dirs (os.walk + rmdir of every folder)")
+    timer.patch(catalog, "referenced_among", "catalog.referenced_among (re-check, 500 a query)")
+    timer.patch(gc_mod, "delete_blobs", "delete_blobs (lstat + unlink on worker threads)")
+    timer.patch(gc_mod, "remove_empty_dirs", "remove_empty_dirs (rmdir on worker threads)")
     try:
         timer.start_run()
         start = time.perf_counter()

@@ -1,11 +1,11 @@
 """The ``soloqueue-mem`` command line: parse, call the core, render. Nothing else.
 
-Start-up matters because hooks run ``log`` once per agent turn. A plain ``log`` call
-(only options the fast parser knows, valid values) is parsed by ``cli.fast`` without
-importing Typer, whose import alone costs 3.5 times a bare Python process that
-inserts a row in SQLite; everything else, ``log --help`` and every error included, goes
-through the Typer app in ``cli.app``. Rich, jieba and tiktoken load only inside the
-functions that need them.
+Start-up matters because hooks run ``log`` once per agent turn. A plain ``log`` or
+``artifact save`` call (only options the fast parser knows, valid values) is parsed by
+``cli.fast`` without importing Typer, whose import alone costs 3.5 times a bare Python
+process that inserts a row in SQLite; everything else, ``log --help`` and every error
+included, goes through the Typer app in ``cli.app``. Rich, jieba and tiktoken load only
+inside the functions that need them.
 """
 
 import os
@@ -47,9 +47,9 @@ def _guard_standard_streams() -> None:
 def main() -> None:
     _guard_standard_streams()
     argv = sys.argv[1:]
-    from soloqueue_mem.cli.fast import run_fast_log
+    from soloqueue_mem.cli.fast import run_fast
 
-    code = run_fast_log(argv)
+    code = run_fast(argv)
     if code is not None:
         sys.exit(code)
     from soloqueue_mem.cli.app import build_app, command_named

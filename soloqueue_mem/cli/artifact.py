@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from soloqueue_mem.cli.artifact_run import artifact_json, open_catalog, rows_table, run_save
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
-from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table
-from soloqueue_mem.cli.state import AppContext, app_context
-from soloqueue_mem.errors import NotFound, UsageError
+from soloqueue_mem.cli.output import Format, emit_list, emit_object
+from soloqueue_mem.cli.state import app_context
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from soloqueue_mem.artifacts.catalog import Artifact
 
 app = typer.Typer(
@@ -26,37 +22,6 @@ app = typer.Typer(
 )
 
 RefArg = Annotated[str, typer.Argument(help="Artifact id (a number) or its full sha256.")]
-
-
-def artifact_json(artifact: Artifact) -> dict[str, Any]:
-    data = artifact._asdict()
-    data["id"] = str(artifact.id)
-    data["sha256"] = data.pop("content_hash")
-    return data
-
-
-@contextmanager
-def _catalog(app_ctx: AppContext, create: bool) -> Iterator[sqlite3.Connection]:
-    from soloqueue_mem.db.stores import open_artifacts
-
-    conn = open_artifacts(app_ctx.home, app_ctx.config, create=create)
-    if conn is None:
-        raise NotFound("no artifacts yet (no data directory or artifacts.db)")
-    try:
-        yield conn
-    finally:
-        conn.close()
-
-
-def _rows_table(rows: list[Artifact]) -> None:
-    print_table(
-        None,
-        ["id", "title", "tags", "size", "created", "sha256"],
-        (
-            (a.id, a.title or "", " ".join(a.tags), a.size, a.created_at, a.content_hash[:12])
-            for a in rows
-        ),
-    )
 
 
 @app.command("save")
@@ -81,31 +46,7 @@ def save(
     root: RootOpt = None,
 ) -> None:
     """Store a file (streamed, hashed with SHA-256, deduplicated) and catalog it."""
-    from soloqueue_mem.artifacts.store import NewArtifact
-    from soloqueue_mem.artifacts.store import save as save_artifact
-    from soloqueue_mem.home import validate_id
-
-    app_ctx = app_context(ctx, fmt, root)
-    if group is not None:
-        validate_id("group", group)
-    meta = NewArtifact(title, tuple(tag or ()), group, author, mime)
-    if source == "-":
-        if sys.stdin is None:
-            raise UsageError("stdin is closed")
-        stream: Any = sys.stdin.buffer
-    else:
-        try:
-            stream = open(source, "rb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise NotFound(f"cannot read {source}: {exc.strerror}") from None
-    try:
-        with _catalog(app_ctx, create=True) as conn:
-            saved = save_artifact(app_ctx.home, conn, stream, meta, app_ctx.now)
-    finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
-    data = {**artifact_json(saved.artifact), "new_blob": saved.new_blob}
-    emit_object(data, app_ctx.format, table=lambda: _rows_table([saved.artifact]))
+    run_save(app_context(ctx, fmt, root), source, title, tag or (), group, author, mime)
 
 
 @app.command("read")
@@ -121,7 +62,7 @@ def read(
     from soloqueue_mem.artifacts.store import read as read_artifact
 
     app_ctx = app_context(ctx, fmt, root)
-    with _catalog(app_ctx, create=False) as conn:
+    with open_catalog(app_ctx, create=False) as conn:
         artifact, chunks = read_artifact(app_ctx.home, conn, ref)
         if meta:
             emit_object(artifact_json(artifact), app_ctx.format)
@@ -139,9 +80,9 @@ def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt =
     from soloqueue_mem.artifacts import catalog
 
     app_ctx = app_context(ctx, fmt, root)
-    with _catalog(app_ctx, create=False) as conn:
+    with open_catalog(app_ctx, create=False) as conn:
         artifact = catalog.get(conn, ref)
-    emit_object(artifact_json(artifact), app_ctx.format, table=lambda: _rows_table([artifact]))
+    emit_object(artifact_json(artifact), app_ctx.format, table=lambda: rows_table([artifact]))
 
 
 @app.command("list")
@@ -167,7 +108,7 @@ def list_command(
         finally:
             conn.close()
     if app_ctx.format in (Format.table, Format.text):
-        _rows_table(rows)
+        rows_table(rows)
     else:
         emit_list((artifact_json(a) for a in rows), app_ctx.format)
 
@@ -188,9 +129,9 @@ def tag_command(
     from soloqueue_mem.artifacts.store import tag as tag_artifact
 
     app_ctx = app_context(ctx, fmt, root)
-    with _catalog(app_ctx, create=False) as conn:
+    with open_catalog(app_ctx, create=False) as conn:
         artifact = tag_artifact(conn, ref, add or [], remove or [])
-    emit_object(artifact_json(artifact), app_ctx.format, table=lambda: _rows_table([artifact]))
+    emit_object(artifact_json(artifact), app_ctx.format, table=lambda: rows_table([artifact]))
 
 
 @app.command("rm")
@@ -200,6 +141,6 @@ def rm(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = N
     from soloqueue_mem.artifacts.store import remove
 
     app_ctx = app_context(ctx, fmt, root)
-    with _catalog(app_ctx, create=False) as conn:
+    with open_catalog(app_ctx, create=False) as conn:
         artifact = remove(conn, ref)
     emit_object({**artifact_json(artifact), "removed": True}, app_ctx.format)

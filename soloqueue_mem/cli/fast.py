@@ -1,11 +1,12 @@
-"""A parser for plain ``log`` calls that does not import Typer.
+"""A parser for plain ``log`` and ``artifact save`` calls that does not import Typer.
 
 ``import typer`` costs more than three times a bare Python process that inserts a row
-in SQLite, and hooks run ``log`` once per agent turn. This parser accepts exactly the
-options of ``log`` (and the global ones before it) with valid values; anything else —
-help, an unknown or repeated-oddly option, a bad choice, a missing value — returns
-None and the call goes to the Typer app, which gives the usual help or error. A test
-keeps this table in step with the Typer command's parameters.
+in SQLite, and hooks run ``log`` once per agent turn (and ``artifact save`` for their
+big outputs). This parser accepts exactly the options of those commands (and the global
+ones before them) with valid values; anything else — help, an unknown or
+repeated-oddly option, a bad choice, a missing value — returns None and the call goes
+to the Typer app, which gives the usual help or error. A test keeps these tables in
+step with the Typer commands' parameters.
 """
 
 import os
@@ -29,110 +30,164 @@ LOG_VALUES = {
     "--root": "root",
 }
 LOG_FLAGS = {"--batch": "batch", "--offload": "offload"}
+SAVE_VALUES = {
+    "--title": "title",
+    "--group": "group",
+    "-g": "group",
+    "--author": "author",
+    "--mime": "mime",
+    "--format": "fmt",
+    "-f": "fmt",
+    "--root": "root",
+}
+SAVE_LISTS = {"--tag": "tag", "-t": "tag"}
 ROLES = ("user", "assistant", "system", "tool", "thought")
 FORMATS = ("auto", "table", "json", "jsonl", "text")
 ENV = {"group": "SOLOQUEUE_GROUP", "agent": "SOLOQUEUE_AGENT", "session": "SOLOQUEUE_SESSION"}
 
 
-def parse_log_argv(argv: list[str]) -> dict[str, Any] | None:
-    """The parsed call, or None when the Typer app must handle it."""
-    found: dict[str, Any] = {"global": {}, "log": {}, "text": None}
-    position = _parse_options(argv, 0, GLOBAL_VALUES, GLOBAL_FLAGS, found["global"], stop_at="log")
-    if position is None or position >= len(argv) or argv[position] != "log":
+class Options:
+    """How a command's options are spelled: each maps an option to its key. (Plain
+    classes here: a NamedTuple costs ~0.1 ms to create, on every call.)"""
+
+    def __init__(
+        self,
+        values: dict[str, str],
+        flags: dict[str, str] | None = None,
+        lists: dict[str, str] | None = None,  # repeatable options, collected in order
+    ) -> None:
+        self.values = values
+        self.flags = flags or {}
+        self.lists = lists or {}
+
+
+class FastCommand:
+    def __init__(self, words: tuple[str, ...], options: Options, arguments: tuple[int, int]):
+        self.words = words  # the command's name, e.g. ("artifact", "save")
+        self.options = options
+        self.arguments = arguments  # the fewest and most positional arguments
+
+
+GLOBAL = Options(GLOBAL_VALUES, GLOBAL_FLAGS)
+LOG = FastCommand(("log",), Options(LOG_VALUES, LOG_FLAGS), (0, 1))
+SAVE = FastCommand(("artifact", "save"), Options(SAVE_VALUES, lists=SAVE_LISTS), (1, 1))
+
+
+def parse_argv(argv: list[str], command: FastCommand) -> dict[str, Any] | None:
+    """The parsed call of ``command``, or None when the Typer app must handle it."""
+    found: dict[str, Any] = {"global": {}, "command": {}, "arguments": []}
+    position = _parse_options(argv, GLOBAL, found["global"], stop_at=command.words[0])
+    end = None if position is None else position + len(command.words)
+    if end is None or tuple(argv[position:end]) != command.words:
         return None
-    rest = argv[position + 1 :]
-    texts: list[str] = []
+    if not _parse_rest(argv[end:], command.options, found):
+        return None
+    fewest, most = command.arguments
+    if not fewest <= len(found["arguments"]) <= most:
+        return None
+    return found if _valid(found) else None
+
+
+def _parse_rest(rest: list[str], options: Options, found: dict[str, Any]) -> bool:
+    """Options and positional arguments after the command's name; False if unknown."""
     index = 0
     while index < len(rest):
         token = rest[index]
         if token == "--":
-            texts.extend(rest[index + 1 :])
+            found["arguments"].extend(rest[index + 1 :])
             break
         if token.startswith("-") and token != "-":
-            index = _parse_one(rest, index, LOG_VALUES, LOG_FLAGS, found["log"])
-            if index is None:
-                return None
+            parsed = _parse_one(rest, index, options, found["command"])
+            if parsed is None:
+                return False
+            index = parsed
             continue
-        texts.append(token)
+        found["arguments"].append(token)
         index += 1
-    if len(texts) > 1:
-        return None
-    found["text"] = texts[0] if texts else None
-    return found if _valid(found) else None
+    return True
 
 
 def _parse_options(
-    argv: list[str],
-    index: int,
-    values: dict[str, str],
-    flags: dict[str, str],
-    into: dict[str, Any],
-    stop_at: str,
+    argv: list[str], options: Options, into: dict[str, Any], stop_at: str
 ) -> int | None:
+    index = 0
     while index < len(argv) and argv[index] != stop_at:
         if not argv[index].startswith("-"):
             return None  # another command
-        parsed = _parse_one(argv, index, values, flags, into)
+        parsed = _parse_one(argv, index, options, into)
         if parsed is None:
             return None
         index = parsed
     return index
 
 
-def _parse_one(
-    argv: list[str], index: int, values: dict[str, str], flags: dict[str, str], into: dict[str, Any]
-) -> int | None:
+def _parse_one(argv: list[str], index: int, options: Options, into: dict[str, Any]) -> int | None:
+    """Read the option at ``argv[index]`` into ``into``; the next index, or None."""
     token = argv[index]
-    name, equals, inline = token.partition("=")
-    if name in values:
+    name, equals, inline = token.partition("=") if token.startswith("--") else (token, "", "")
+    key = options.values.get(name) or options.lists.get(name)
+    if key is not None:
         if equals:
-            into[values[name]] = inline
-            return index + 1
-        if index + 1 >= len(argv):
+            value, index = inline, index + 1
+        elif index + 1 < len(argv):
+            value, index = argv[index + 1], index + 2
+        else:
             return None
-        into[values[name]] = argv[index + 1]
-        return index + 2
-    if token in flags:
-        into[flags[token]] = True
+        if name in options.lists:
+            into.setdefault(key, []).append(value)
+        else:
+            into[key] = value
+        return index
+    if token in options.flags:
+        into[options.flags[token]] = True
         return index + 1
     return None
 
 
 def _valid(found: dict[str, Any]) -> bool:
-    for options in (found["global"], found["log"]):
+    for options in (found["global"], found["command"]):
         if "fmt" in options:
             options["fmt"] = options["fmt"].lower()
             if options["fmt"] not in FORMATS:
                 return False
-    return found["log"].get("role", "user") in ROLES
+    return found["command"].get("role", "user") in ROLES
 
 
-def run_fast_log(argv: list[str]) -> int | None:
-    """Run a plain ``log`` call without Typer; None when it is not one."""
-    parsed = parse_log_argv(argv)
-    if parsed is None:
-        return None
-    from soloqueue_mem.cli.boundary import run_guarded
+def run_fast(argv: list[str]) -> int | None:
+    """Run a plain ``log`` or ``artifact save`` call without Typer; None when it is not
+    one."""
+    for command, run in ((LOG, _run_log), (SAVE, _run_save)):
+        parsed = parse_argv(argv, command)
+        if parsed is not None:
+            from soloqueue_mem.cli.boundary import run_guarded
 
-    return run_guarded(_run, parsed)
+            return run_guarded(run, parsed)
+    return None
 
 
-def _run(parsed: dict[str, Any]) -> None:
-    from soloqueue_mem.cli.log_run import run_log
+def _app(parsed: dict[str, Any]) -> Any:
+    """The AppContext, with options given after the command winning over global ones."""
     from soloqueue_mem.cli.output import Format
     from soloqueue_mem.cli.state import AppContext, configure_errors
     from soloqueue_mem.clock import now
 
-    top, options = parsed["global"], parsed["log"]
+    top, options = parsed["global"], parsed["command"]
     fmt = options.get("fmt", top.get("fmt", "auto"))
     root = options.get("root", top.get("root"))
     app = AppContext(root, Format(fmt), bool(top.get("quiet")), now())
     configure_errors(app)
+    return app
+
+
+def _run_log(parsed: dict[str, Any]) -> None:
+    from soloqueue_mem.cli.log_run import run_log
+
+    options = parsed["command"]
     # An option given, even empty, wins; then a non-empty variable (Typer's rule).
     ids = {key: options[key] if key in options else os.environ.get(ENV[key]) or None for key in ENV}
     run_log(
-        app,
-        parsed["text"],
+        _app(parsed),
+        parsed["arguments"][0] if parsed["arguments"] else None,
         options.get("role", "user"),
         bool(options.get("batch")),
         options.get("event_id"),
@@ -141,4 +196,19 @@ def _run(parsed: dict[str, Any]) -> None:
         "default" if ids["group"] is None else ids["group"],
         "default" if ids["agent"] is None else ids["agent"],
         ids["session"],
+    )
+
+
+def _run_save(parsed: dict[str, Any]) -> None:
+    from soloqueue_mem.cli.artifact_run import run_save
+
+    options = parsed["command"]
+    run_save(
+        _app(parsed),
+        parsed["arguments"][0],
+        options.get("title"),
+        options.get("tag", ()),
+        options.get("group"),
+        options.get("author"),
+        options.get("mime"),
     )

@@ -10,19 +10,23 @@ empty shard folders, and reports rows whose blob is missing. Safety, in order:
 - a mass-delete guard: a plan to delete more than max(100, half) of the blobs stops
   unless ``force``;
 - deletion happens under the exclusive ``.gc.lock`` (saves hold it shared from blob
-  write to row commit), re-checking each blob's references and age just before unlink.
+  write to row commit), re-checking each blob's references (read again under the lock)
+  and age just before unlink. Many deletions run on a few worker threads, all of them
+  finished before the lock is released.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from soloqueue_mem import faults
 from soloqueue_mem.artifacts import catalog
@@ -34,6 +38,9 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import lock
 
 MASS_DELETE_MIN = 100
+PARALLEL_MIN = 256  # fewer deletions than this run one by one, in this thread
+WORKERS = 4  # threads for many deletions: the calls wait on the file system, not the CPU
+T = TypeVar("T")
 
 
 class GcOptions(NamedTuple):
@@ -89,7 +96,8 @@ def expire_rows(conn: sqlite3.Connection, now: datetime, days: float, dry_run: b
 
 
 class Scan(NamedTuple):
-    blobs: list[BlobFile]  # size and mtime are read only for unreferenced blobs
+    blobs: list[BlobFile]  # with size and mtime; only the unreferenced ones if told
+    found_referenced: set[str]  # blobs found that are in the reference set (not stat-ed)
     strays: list[str]
     empty_dirs: list[str]  # folders already empty (left by an earlier run)
     sizes: dict[str, int]  # entries in each folder, to know which ones deletion empties
@@ -101,10 +109,12 @@ def scan_blobs(
     referenced: set[str] | None = None,
 ) -> Scan:
     """Every blob file under ``artifacts/blobs`` (symlinks never followed), stray files,
-    and empty folders. Blobs in ``referenced`` are not stat-ed: only an unreferenced
-    blob's age and size matter."""
+    and empty folders. Blobs in ``referenced`` are only noted: an unreferenced blob's
+    age and size matter, a referenced one's do not."""
     prefix = len(str(home.root)) + 1  # relative paths by slicing: relpath() is the cost
+    referenced = referenced or set()
     blobs: list[BlobFile] = []
+    found: set[str] = set()
     strays: list[str] = []
     empty: list[str] = []
     sizes: dict[str, int] = {}
@@ -123,8 +133,8 @@ def scan_blobs(
             if entry.is_dir(follow_symlinks=False):
                 stack.append(entry.path)
             elif entry.is_file(follow_symlinks=False) and parse_relpath(relpath) is not None:
-                if referenced is not None and relpath in referenced:
-                    blobs.append(BlobFile(relpath, 0, 0.0))
+                if relpath in referenced:
+                    found.add(relpath)
                 else:
                     info = entry.stat(follow_symlinks=False)
                     blobs.append(BlobFile(relpath, info.st_size, info.st_mtime))
@@ -132,7 +142,7 @@ def scan_blobs(
                     progress(1)
             else:
                 strays.append(relpath)
-    return Scan(blobs, strays, empty, sizes)
+    return Scan(blobs, found, strays, empty, sizes)
 
 
 def temp_files(home: Home) -> list[BlobFile]:
@@ -155,15 +165,13 @@ def plan(
     scan: Scan, temps: list[BlobFile], referenced: set[str], now: float, grace_seconds: float
 ) -> GcPlan:
     """Decide what phase 2 deletes: a pure function of what was read."""
-    blobs = scan.blobs
-    on_disk = {blob.relpath for blob in blobs}
-    unreferenced = [blob for blob in blobs if blob.relpath not in referenced]
+    unreferenced = [blob for blob in scan.blobs if blob.relpath not in referenced]
     return GcPlan(
-        total_blobs=len(blobs),
+        total_blobs=len(scan.blobs) + len(scan.found_referenced),
         orphans=[b for b in unreferenced if now - b.mtime >= grace_seconds],
         protected=[b for b in unreferenced if now - b.mtime < grace_seconds],
         stale_temps=[t for t in temps if now - t.mtime >= grace_seconds],
-        missing=sorted(referenced - on_disk),
+        missing=sorted(referenced - scan.found_referenced),
         strays=sorted(scan.strays),
         empty_dirs=scan.empty_dirs,
         folder_sizes=scan.sizes,
@@ -186,60 +194,108 @@ def check_mass_delete(gc_plan: GcPlan, force: bool) -> None:
 def apply_plan(
     home: Home, conn: sqlite3.Connection, gc_plan: GcPlan, grace_seconds: float, now: float
 ) -> dict[str, int]:
-    """Delete under the exclusive lock, re-checking each blob just before unlinking."""
-    freed = temps = 0
-    deleted_paths: list[str] = []
-    root = str(home.root)
+    """Delete under the exclusive lock, re-checking each blob just before unlinking: its
+    references, read again once the lock is held (no save can add one while GC holds
+    it), and its age (a save may have freshened it)."""
+    temps = 0
     with lock.exclusive(home.gc_lock, "gc", wait=True, timeout=30):
-        for blob in gc_plan.orphans:
-            path = f"{root}/{blob.relpath}"
-            try:
-                info = os.lstat(path)
-            except FileNotFoundError:
-                continue
-            if now - info.st_mtime < grace_seconds or catalog.is_referenced(conn, blob.relpath):
-                continue  # freshened by a save, or referenced since the plan was made
-            os.unlink(path)  # read-only blobs need no chmod: unlink needs the folder's mode
-            deleted_paths.append(blob.relpath)
-            freed += info.st_size
-            if len(deleted_paths) == 1:
-                faults.fault("gc.after_k_unlinks")
+        orphans = [blob.relpath for blob in gc_plan.orphans]
+        still_referenced = catalog.referenced_among(conn, orphans)
+        unreferenced = [relpath for relpath in orphans if relpath not in still_referenced]
+        deleted, freed = delete_blobs(str(home.root), unreferenced, now - grace_seconds)
         for temp in gc_plan.stale_temps:
             try:
                 os.unlink(home.root / temp.relpath)
                 temps += 1
             except FileNotFoundError:
                 pass
-        empty = remove_empty_dirs(home, gc_plan, deleted_paths)
+        empty = remove_empty_dirs(home, gc_plan, deleted)
     return {
-        "deleted_blobs": len(deleted_paths),
+        "deleted_blobs": len(deleted),
         "freed_bytes": freed,
         "temp_files": temps,
         "empty_dirs": empty,
     }
 
 
+def delete_blobs(root: str, relpaths: list[str], cutoff: float) -> tuple[list[str], int]:
+    """Unlink the blobs not modified after ``cutoff``; the paths deleted, bytes freed."""
+    deleted: list[str] = []
+    freed = 0
+    delete = functools.partial(_unlink_if_old, root, cutoff)
+    # closing(): the workers are done before the caller moves on, even after an error
+    with closing(in_parallel(delete, relpaths)) as sizes:
+        for relpath, size in zip(relpaths, sizes, strict=True):
+            if size is None:
+                continue  # gone, or freshened by a save since the plan was made
+            deleted.append(relpath)
+            freed += size
+            if len(deleted) == 1:
+                faults.fault("gc.after_k_unlinks")
+    return deleted, freed
+
+
+def _unlink_if_old(root: str, cutoff: float, relpath: str) -> int | None:
+    """Unlink the blob unless it is gone or modified after ``cutoff``; its size if
+    unlinked."""
+    path = f"{root}/{relpath}"
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if info.st_mtime > cutoff:
+        return None
+    os.unlink(path)  # read-only blobs need no chmod: unlink needs the folder's mode
+    return info.st_size
+
+
 def remove_empty_dirs(home: Home, gc_plan: GcPlan, deleted: list[str]) -> int:
-    """Remove the folders this run emptied (and those it found empty), bottom-up,
+    """Remove the folders this run emptied (and those it found empty), deepest first,
     never ``artifacts/blobs`` itself. Entry counts from the scan say which folders are
-    empty now, so no ``rmdir`` is tried on a folder that still holds something."""
+    empty now, so no ``rmdir`` is tried on a folder that still holds something; a
+    folder is tried only once every folder below it is gone, a level at a time."""
     top = os.path.relpath(home.blobs_dir, home.root)
     left = dict(gc_plan.folder_sizes)
     for relpath in deleted:
         parent = os.path.dirname(relpath)
         left[parent] = left.get(parent, 1) - 1
-    candidates = {os.path.dirname(p) for p in deleted} | set(gc_plan.empty_dirs)
+    level = {os.path.dirname(p) for p in deleted} | set(gc_plan.empty_dirs)
+    remove = functools.partial(_rmdir_if_empty, str(home.root))
     removed = 0
-    for folder in sorted(candidates, key=len, reverse=True):
-        while folder != top and left.get(folder, 1) <= 0:
-            try:
-                os.rmdir(home.root / folder)
-            except OSError:
-                break  # something new arrived: keep it
-            removed += 1
-            folder = os.path.dirname(folder)
-            left[folder] = left.get(folder, 1) - 1
+    while level:
+        empty = sorted(f for f in level if f != top and left.get(f, 1) <= 0)
+        gone = [f for f, ok in zip(empty, in_parallel(remove, empty), strict=True) if ok]
+        removed += len(gone)
+        level = set()
+        for folder in gone:
+            parent = os.path.dirname(folder)
+            left[parent] = left.get(parent, 1) - 1
+            level.add(parent)
     return removed
+
+
+def _rmdir_if_empty(root: str, relpath: str) -> bool:
+    try:
+        os.rmdir(f"{root}/{relpath}")
+    except OSError:
+        return False  # something new arrived: keep it
+    return True
+
+
+def in_parallel(fn: Callable[[str], T], items: list[str]) -> Iterator[T]:
+    """``fn`` over ``items``, results in order. Many items are split into contiguous
+    slices run by worker threads: the file system calls release the GIL, and unlinks
+    and rmdirs in different folders proceed together. A few run here, one by one."""
+    if len(items) < PARALLEL_MIN:
+        yield from map(fn, items)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    size = -(-len(items) // WORKERS)
+    slices = [items[start : start + size] for start in range(0, len(items), size)]
+    with ThreadPoolExecutor(WORKERS, thread_name_prefix="soloqueue-gc") as pool:
+        for results in pool.map(lambda part: [fn(item) for item in part], slices):
+            yield from results
 
 
 # --- the run -----------------------------------------------------------------------

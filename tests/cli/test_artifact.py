@@ -487,3 +487,11 @@ def test_a4_damaged_blob_is_refused_flagged_and_repaired_by_saving_again(
     assert stat.S_IMODE(os.lstat(home / saved["path"]).st_mode) == 0o400
     clean = cli("--format", "json", "verify", "--full")
     assert clean.exit_code == 0, clean.stdout
+
+
+def test_a_title_that_is_not_utf8_is_bad_input(cli, tmp_path):
+    source = tmp_path / "f.txt"
+    source.write_text("x")
+    result = cli("artifact", "save", str(source), "--title", "bad \udcff title")
+    assert result.exit_code == 65 and "--title is not valid UTF-8 text" in result.stderr
+    assert cli.json("artifact", "list") == []

@@ -11,9 +11,10 @@ import pytest
 from soloqueue_mem.cli.fast import (
     GLOBAL_FLAGS,
     GLOBAL_VALUES,
+    LOG,
     LOG_FLAGS,
     LOG_VALUES,
-    parse_log_argv,
+    parse_argv,
 )
 
 TYPER_ONLY = (
@@ -49,10 +50,12 @@ def test_the_option_tables_match_the_typer_command():
         ["--version"],
         [],
         ["log", "-rs", "user", "x"],
+        ["log", "-r=user", "x"],
+        ["log", "--batch=1"],
     ],
 )
 def test_anything_unusual_goes_to_typer(argv):
-    assert parse_log_argv(argv) is None
+    assert parse_argv(argv, LOG) is None
 
 
 def run(prefix: list[str], argv: list[str], stdin: str | None, env: dict[str, str] | None = None):
@@ -91,7 +94,7 @@ CASES = [
 
 @pytest.mark.parametrize(("argv", "stdin"), CASES)
 def test_fast_and_typer_paths_agree(tmp_path, argv, stdin, monkeypatch):
-    assert parse_log_argv(argv) is not None, "this case should take the fast path"
+    assert parse_argv(argv, LOG) is not None, "this case should take the fast path"
     results = []
     for name, prefix in (
         ("fast", [sys.executable, "-m", "soloqueue_mem"]),

@@ -22,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from soloqueue_mem.clock import parse_timestamp
 from tests.conftest import NOW, DbHolder, run_process, tree_snapshot
 
@@ -278,7 +280,14 @@ def build_phase2_store(cli, home: Path, monkeypatch) -> dict:
     return case
 
 
-def test_phase2_deletes_aged_orphans_and_temp_files_keeps_the_rest(cli, home, monkeypatch):
+@pytest.mark.parametrize("deleters", ["one by one", "worker threads"])
+def test_phase2_deletes_aged_orphans_and_temp_files_keeps_the_rest(
+    cli, home, monkeypatch, deleters
+):
+    from soloqueue_mem.lifecycle import gc as gc_module
+
+    if deleters == "worker threads":  # what a big store gets
+        monkeypatch.setattr(gc_module, "PARALLEL_MIN", 1)
     case = build_phase2_store(cli, home, monkeypatch)
     blobs_dir = home / "artifacts" / "blobs"
     dirs_before = dirs_under(blobs_dir)

@@ -1,4 +1,5 @@
-"""Start-up discipline: `log` and `--version` never load jieba, tiktoken or Rich."""
+"""Start-up discipline: `log`, `artifact save` and `--version` never load jieba, tiktoken
+or Rich."""
 
 from __future__ import annotations
 
@@ -50,6 +51,13 @@ def loaded_heavy_modules(*args: str, stdin: str = "") -> list[str]:
 def test_hot_commands_import_nothing_heavy(args):
     stdin = '{"role": "user", "content": "批量 batch"}\n' if "--batch" in args else ""
     assert loaded_heavy_modules(*args, stdin=stdin) == []
+
+
+def test_a_plain_artifact_save_imports_nothing_heavy(home, tmp_path):
+    source = tmp_path / "payload.bin"
+    source.write_bytes(b"\x00payload\n" * 1000)
+    assert loaded_heavy_modules("--format", "json", "artifact", "save", str(source)) == []
+    assert loaded_heavy_modules("artifact", "save", "-", stdin="from stdin") == []
 
 
 def test_a_chinese_trace_uses_the_lexicon_not_jieba(home, built_lexicon):

@@ -1,0 +1,107 @@
+"""The body of ``artifact save`` and the rendering every ``artifact`` command shares.
+
+Shared by the Typer commands (``cli.artifact``) and the fast parser (``cli.fast``),
+so neither imports Typer here.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from soloqueue_mem.cli.output import emit_object, print_table
+from soloqueue_mem.cli.state import AppContext
+from soloqueue_mem.errors import BadInput, NotFound, UsageError
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from soloqueue_mem.artifacts.catalog import Artifact
+
+
+def artifact_json(artifact: Artifact) -> dict[str, Any]:
+    data = artifact._asdict()
+    data["id"] = str(artifact.id)
+    data["sha256"] = data.pop("content_hash")
+    return data
+
+
+def rows_table(rows: list[Artifact]) -> None:
+    print_table(
+        None,
+        ["id", "title", "tags", "size", "created", "sha256"],
+        (
+            (a.id, a.title or "", " ".join(a.tags), a.size, a.created_at, a.content_hash[:12])
+            for a in rows
+        ),
+    )
+
+
+@contextmanager
+def open_catalog(app: AppContext, create: bool) -> Iterator[sqlite3.Connection]:
+    from soloqueue_mem.db.stores import open_artifacts
+
+    conn = open_artifacts(app.home, app.config, create=create)
+    if conn is None:
+        raise NotFound("no artifacts yet (no data directory or artifacts.db)")
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+@contextmanager
+def open_source(source: str) -> Iterator[BinaryIO]:
+    """The content to save: the file named ``source``, or stdin for ``-``."""
+    if source == "-":
+        if sys.stdin is None:
+            raise UsageError("stdin is closed")
+        yield sys.stdin.buffer
+        return
+    try:
+        stream = open(source, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise NotFound(f"cannot read {source}: {exc.strerror}") from None
+    with stream:
+        yield stream
+
+
+def _is_text(value: str) -> bool:
+    """False for arguments that held bytes the locale could not decode (surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def run_save(
+    app: AppContext,
+    source: str,
+    title: str | None,
+    tags: Sequence[str],
+    group: str | None,
+    author: str | None,
+    mime: str | None,
+) -> None:
+    """Store ``source`` and print the new row with ``new_blob`` (see ``artifact save``)."""
+    from soloqueue_mem.artifacts.store import NewArtifact, save
+    from soloqueue_mem.home import validate_id
+
+    if group is not None:
+        validate_id("group", group)
+    for name, value in (
+        ("--title", title),
+        ("--author", author),
+        ("--mime", mime),
+        *(("--tag", t) for t in tags),
+    ):
+        if value is not None and not _is_text(value):
+            raise BadInput(f"{name} is not valid UTF-8 text")
+    meta = NewArtifact(title, tuple(tags), group, author, mime)
+    with open_source(source) as stream, open_catalog(app, create=True) as conn:
+        saved = save(app.home, conn, stream, meta, app.now)
+    data = {**artifact_json(saved.artifact), "new_blob": saved.new_blob}
+    emit_object(data, app.format, table=lambda: rows_table([saved.artifact]))

@@ -18,7 +18,6 @@ empty shard folders, and reports rows whose blob is missing. Safety, in order:
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sqlite3
 import time
@@ -334,7 +333,7 @@ def run_gc(
             state["phase1_at"] = iso(now)
             if report["phase2"]["ran"]:
                 state["phase2_at"] = iso(now)
-            write_state(state_path, state)
+            lock.write_state(state_path, state)
     report["seconds"] = round(time.monotonic() - started, 3)
     return report
 
@@ -392,23 +391,6 @@ def _deep_due(state: dict[str, Any], now: datetime, every_seconds: float) -> boo
 
 
 def read_state(path: Path) -> dict[str, Any]:
-    """``.gc_state``: the last phase 1 and phase 2 times (JSON)."""
-    try:
-        data = json.loads(path.read_bytes() or b"{}")
-    except (OSError, ValueError):
-        return {}
-    return (
-        {k: v for k, v in data.items() if k in ("phase1_at", "phase2_at")}
-        if isinstance(data, dict)
-        else {}
-    )
-
-
-def write_state(path: Path, state: dict[str, Any]) -> None:
-    """Rewrite the state in place; its flock is held by this run, so no rename."""
-    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    try:
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(state).encode(), 0)
-    finally:
-        os.close(fd)
+    """``.gc_state``: the last phase 1 and phase 2 times."""
+    state = lock.read_state(path)
+    return {k: v for k, v in state.items() if k in ("phase1_at", "phase2_at")}

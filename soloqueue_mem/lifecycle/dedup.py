@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from functools import cache
 from typing import NamedTuple
 
 THRESHOLD = 0.8  # the seed's cluster distance 0.15, as a similarity (with margin)
 BUCKET_CAP = 50
+COMMON_SHARE, COMMON_MIN = 0.01, 50
 MASKS = (0x5BD1E995, 0x1B873593, 0xCC9E2D51, 0x85EBCA6B)
 
 
@@ -71,14 +72,29 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
+def _could_match(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Jaccard can reach THRESHOLD only if the smaller set is that share of the larger."""
+    return min(len(a), len(b)) >= THRESHOLD * max(len(a), len(b))
+
+
+def _common_keywords(words: list[frozenset[str]]) -> frozenset[str]:
+    """Keywords in more than ``COMMON_SHARE`` of the memories (at least ``COMMON_MIN``):
+    they say little about which memories are alike, and as the signature's minimum
+    they would pour thousands of memories into one bucket."""
+    counts = Counter(word for kw in words for word in kw)
+    limit = max(COMMON_MIN, COMMON_SHARE * len(words))
+    return frozenset(word for word, count in counts.items() if count > limit)
+
+
 def clusters(items: Iterable[Item]) -> list[list[Item]]:
     """Groups of near-duplicates (two or more each), best first within a group."""
     items = list(items)
     words = [keywords(item.content) for item in items]
+    common = _common_keywords(words)
     buckets: dict[tuple, list[int]] = defaultdict(list)
     known: dict[str, tuple[int, ...]] = {}
     for index, (item, kw) in enumerate(zip(items, words, strict=True)):
-        sig = signature(kw, known)
+        sig = signature(kw - common or kw, known)
         buckets[(item.scope, 0, sig[0], sig[1])].append(index)
         buckets[(item.scope, 1, sig[2], sig[3])].append(index)
     parent = list(range(len(items)))
@@ -89,6 +105,11 @@ def clusters(items: Iterable[Item]) -> list[list[Item]]:
             i = parent[i]
         return i
 
+    identical: dict[tuple, int] = {}  # the same keywords: one cluster, no comparison
+    for index, (item, kw) in enumerate(zip(items, words, strict=True)):
+        first = identical.setdefault((item.scope, kw), index)
+        if first != index:
+            parent[root(index)] = root(first)
     # Each member is compared with the WINDOW members before it in its bucket: a
     # crowded bucket (hundreds of memories with the same keywords) still chains into
     # one cluster, at most WINDOW comparisons per member and band (2 bands: n·BUCKET_CAP).
@@ -96,7 +117,11 @@ def clusters(items: Iterable[Item]) -> list[list[Item]]:
     for members in buckets.values():
         for position, j in enumerate(members):
             for i in members[max(0, position - window) : position]:
-                if root(i) != root(j) and jaccard(words[i], words[j]) >= THRESHOLD:
+                if (
+                    root(i) != root(j)
+                    and _could_match(words[i], words[j])
+                    and (jaccard(words[i], words[j]) >= THRESHOLD)
+                ):
                     parent[root(j)] = root(i)
     grouped: dict[int, list[Item]] = defaultdict(list)
     for index, item in enumerate(items):

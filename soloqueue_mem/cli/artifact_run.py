@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager as ContextManager
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from soloqueue_mem.cli.output import emit_object, print_table
-from soloqueue_mem.cli.state import AppContext
+from soloqueue_mem.cli.state import AppContext, opened
 from soloqueue_mem.errors import BadInput, NotFound, UsageError
 
 if TYPE_CHECKING:
@@ -39,17 +40,11 @@ def rows_table(rows: list[Artifact]) -> None:
     )
 
 
-@contextmanager
-def open_catalog(app: AppContext, create: bool) -> Iterator[sqlite3.Connection]:
+def open_catalog(app: AppContext, create: bool) -> ContextManager[sqlite3.Connection]:
     from soloqueue_mem.db.stores import open_artifacts
 
     conn = open_artifacts(app.home, app.config, create=create)
-    if conn is None:
-        raise NotFound("no artifacts yet (no data directory or artifacts.db)")
-    try:
-        yield conn
-    finally:
-        conn.close()
+    return opened(conn, "no artifacts yet (no data directory or artifacts.db)")
 
 
 @contextmanager

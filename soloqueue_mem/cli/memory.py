@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager as ContextManager
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -20,8 +21,8 @@ from soloqueue_mem.cli.options import (
     RootOpt,
 )
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr, write
-from soloqueue_mem.cli.state import AppContext, app_context
-from soloqueue_mem.errors import BadInput, NotFound, PartialFailure, UsageError
+from soloqueue_mem.cli.state import AppContext, app_context, opened
+from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
@@ -58,17 +59,11 @@ def memory_json(memory: Memory) -> dict[str, Any]:
     return memory._asdict()
 
 
-@contextmanager
-def _memory_db(app_ctx: AppContext, create: bool) -> Iterator[sqlite3.Connection]:
+def _memory_db(app_ctx: AppContext, create: bool) -> ContextManager[sqlite3.Connection]:
     from soloqueue_mem.db.stores import open_memory
 
     conn = open_memory(app_ctx.home, app_ctx.config, create=create)
-    if conn is None:
-        raise NotFound("no memories yet (no data directory or memory.db)")
-    try:
-        yield conn
-    finally:
-        conn.close()
+    return opened(conn, "no memories yet (no data directory or memory.db)")
 
 
 def _remembered_json(result: Remembered) -> dict[str, Any]:

@@ -7,6 +7,8 @@ what they need (home, config, now) as arguments.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -15,9 +17,12 @@ from typing import TYPE_CHECKING
 from soloqueue_mem.cli.boundary import use_json_errors
 from soloqueue_mem.cli.output import Format, resolve_format
 from soloqueue_mem.config import Config, load_config
+from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import Home, find_root
 
 if TYPE_CHECKING:
+    import sqlite3
+
     import typer
 
 
@@ -63,6 +68,17 @@ def app_context(
         )
     configure_errors(base)
     return base
+
+
+@contextmanager
+def opened(conn: sqlite3.Connection | None, missing: str) -> Iterator[sqlite3.Connection]:
+    """``conn`` until the block ends; NotFound(``missing``) when there is no database."""
+    if conn is None:
+        raise NotFound(missing)
+    try:
+        yield conn
+    finally:
+        conn.close()
 
 
 def configure_errors(app: AppContext) -> None:

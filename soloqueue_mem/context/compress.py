@@ -19,6 +19,7 @@ from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import extract
+from soloqueue_mem.lifecycle.digest import episode_tags
 from soloqueue_mem.lifecycle.episode_builder import build_episode
 from soloqueue_mem.memory import episodes
 from soloqueue_mem.memory.episodes import Episode
@@ -56,6 +57,7 @@ def compress(
         fresh = turns.unextracted_indexes(conn, key, last)
         if episode is None:
             episode = build_episode(key, older, SOURCE, now, ongoing=True)
+            episode = episode._replace(tags=episode_tags(home, older))
             episodes.insert(conn, episode)
         remembered = [
             remember(conn, draft._replace(source_episode_id=episode.id), key.group, key.agent, now)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
+from functools import cache
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from soloqueue_mem.db.connect import write_tx
@@ -26,6 +28,8 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.offload import l1_record
 from soloqueue_mem.sessions.reader import read_session
+from soloqueue_mem.text.keywords import keywords
+from soloqueue_mem.text.lexicon import Lexicon, open_lexicon
 
 CHUNK = 1000
 Extractor = Callable[[SessionKey, list[dict[str, Any]]], list[Draft]]
@@ -62,6 +66,7 @@ def digest_session(
     for start in range(0, len(records), CHUNK):
         stretch = records[start : start + CHUNK]
         episode = build_episode(key, stretch, source, now, ongoing=False)
+        episode = episode._replace(tags=episode_tags(home, stretch))
         drafts = extractor(key, stretch)
         summary = summarize(stretch) if summarize else None
         if summary:
@@ -81,6 +86,17 @@ def digest_session(
     if made:
         _note_progress(conn, key, made[-1], now)
     return Digest(made, remembered, len(records))
+
+
+def episode_tags(home: Home, records: list[dict[str, Any]]) -> list[str]:
+    """The stretch's keywords (jieba-style TF-IDF) become the episode's tags."""
+    text = "\n".join(str(r.get("content") or "") for r in records)
+    return keywords(text, lambda: _lexicon(home.cache_dir))
+
+
+@cache
+def _lexicon(cache_dir: Path) -> Lexicon:
+    return open_lexicon(cache_dir)
 
 
 def _note_progress(

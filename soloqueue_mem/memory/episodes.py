@@ -64,7 +64,7 @@ def insert(conn: sqlite3.Connection, episode: Episode) -> None:
             cursor.lastrowid,
             index_form(episode.summary),
             index_form(episode.goal),
-            index_form(" ".join(episode.entities)),
+            index_form(" ".join([*episode.entities, *episode.tags])),
             " ".join(episode.tools_used),
         ),
     )

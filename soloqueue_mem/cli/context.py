@@ -162,7 +162,8 @@ def build_command(
     try:
         layers = None
         if with_memory:
-            layers = default_layers(app_ctx.home, conn, _recaller(app_ctx, conn, query, group))
+            recaller = _recaller(app_ctx, conn, query, group)
+            layers = default_layers(app_ctx.home, conn, recaller, (group, agent))
         result = build_context(conn, history, options, layers)
     finally:
         if conn is not None:

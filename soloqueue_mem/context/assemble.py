@@ -121,12 +121,16 @@ def build_context(
 
 
 def default_layers(
-    home: Home, conn: sqlite3.Connection | None, recalled: Callable[..., str] | None
+    home: Home,
+    conn: sqlite3.Connection | None,
+    recalled: Callable[..., str] | None,
+    scope: tuple[str, str],
 ) -> Callable[[Callable[[str], int]], list[Layer]]:
-    """The memory layers of ``--with-memory`` for :func:`build_context`."""
+    """The memory layers of ``--with-memory`` for :func:`build_context`; ``scope`` is
+    the (group, agent) whose scratchpad is shown."""
 
     def layers(count: Callable[[str], int]) -> list[Layer]:
         recall_text = (lambda budget: recalled(budget, count)) if recalled else None
-        return memory_layers(home.root, conn, recall_text, count)
+        return memory_layers(home.root, conn, recall_text, count, scope)
 
     return layers

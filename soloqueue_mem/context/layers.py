@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from soloqueue_mem.memory import scratchpad
 from soloqueue_mem.text.budget import shorten
 
 SELF_DESCRIPTION = (
@@ -44,11 +45,12 @@ def memory_layers(
     conn: sqlite3.Connection | None,
     recalled: Callable[[int], str] | None,
     count: Callable[[str], int],
+    scope: tuple[str, str] = ("default", "default"),
 ) -> list[Layer]:
     """Every layer in order; ``recalled(budget)`` gives the recall text (None: no query)."""
     sources: dict[str, Callable[[], str | None]] = {
         "tools": lambda: SELF_DESCRIPTION,
-        "scratchpad": lambda: _scratchpad(conn),
+        "scratchpad": lambda: _scratchpad(conn, scope),
         "core_memory": lambda: _file(root / "identity" / "MEMORY.md"),
         "recall": lambda: recalled(BUDGETS["recall"]) if recalled else None,
         "user": lambda: _file(root / "identity" / "USER.md"),
@@ -74,17 +76,12 @@ def _file(path: Path) -> str | None:
         return None
 
 
-def _scratchpad(conn: sqlite3.Connection | None) -> str | None:
-    """The newest scratchpad's Markdown, once consolidation has created the table."""
+def _scratchpad(conn: sqlite3.Connection | None, scope: tuple[str, str]) -> str | None:
+    """The scope's scratchpad Markdown, once one was written (set, or by consolidation)."""
     if conn is None:
         return None
-    exists = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'scratchpad'"
-    ).fetchone()
-    if not exists:
-        return None
-    row = conn.execute("SELECT content FROM scratchpad ORDER BY updated_at DESC LIMIT 1").fetchone()
-    return row[0] if row else None
+    pad = scratchpad.get(conn, *scope)
+    return pad.content if pad.updated_at else None
 
 
 def system_content(system_prompt: str, layers: list[Layer]) -> str:

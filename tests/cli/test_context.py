@@ -419,3 +419,13 @@ def test_a_missing_system_prompt_file_is_bad_input(cli, tmp_path):
                  "--max-context", "8000", input="[]")  # fmt: skip
     assert result.exit_code == 65 and result.stdout == ""
     assert "nope.md" in result.stderr
+
+
+def test_the_scratchpad_of_the_builds_scope_is_a_layer(cli):
+    cli.ok("scratchpad", "set", "## 当前项目\n- 迁移到 PostgreSQL\n## 下一步\n- 写测试\n")
+    cli.ok("scratchpad", "set", "## 当前项目\n- someone else's\n", "--agent", "other")
+    out = with_memory(cli)
+    pad = layers(out)["scratchpad"]
+    assert pad["status"] == "included" and "迁移到 PostgreSQL" in pad["text"]
+    assert "someone else's" not in out["messages"][0]["content"]
+    assert "## Scratchpad\n## 当前项目\n- 迁移到 PostgreSQL" in out["messages"][0]["content"]

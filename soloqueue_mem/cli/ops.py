@@ -90,7 +90,10 @@ def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> No
 @boundary
 def demo(ctx: typer.Context, fmt: FormatOpt = None) -> None:
     """Log a short bilingual agent session into a throw-away store and show it back."""
-    from soloqueue_mem.ops.demo import run_demo
+    from soloqueue_mem.cli.recall import hit_json as recall_hit_json
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.memory.recall import render_text
+    from soloqueue_mem.ops.demo import RECALL_QUERY, run_demo
 
     app = app_context(ctx, fmt)
     result = run_demo(app.now)
@@ -111,6 +114,9 @@ def demo(ctx: typer.Context, fmt: FormatOpt = None) -> None:
                     q: [hit_json(h) for h in hits] for q, hits in result["searches"].items()
                 },
                 "openai": result["openai"],
+                "episode": result["episode"]._asdict(),
+                "memories": [m._asdict() for m in result["memories"]],
+                "recall": [recall_hit_json(h, False, Config()) for h in result["recall"]],
             },
             app.format,
         )
@@ -130,3 +136,9 @@ def demo(ctx: typer.Context, fmt: FormatOpt = None) -> None:
         "\nThe session exported as OpenAI messages has "
         f"{len(result['openai'])} messages; try `soloqueue-mem session export --format openai`.\n"
     )
+    episode = result["episode"]
+    write(f"\n$ soloqueue-mem session end demo-session\nEpisode: {episode.summary}\n")
+    for memory in result["memories"]:
+        write(f"Remembered ({memory.type}): {memory.content}\n")
+    write(f"\n$ soloqueue-mem recall {RECALL_QUERY!r} --format text\n")
+    print_text_block(render_text(result["recall"]) + "\n")

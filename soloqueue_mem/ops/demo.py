@@ -16,6 +16,8 @@ from soloqueue_mem.clock import iso
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.stores import open_artifacts, open_memory
 from soloqueue_mem.home import Home
+from soloqueue_mem.lifecycle.digest import digest_session
+from soloqueue_mem.memory.recall import Request, recall
 from soloqueue_mem.sessions.events import SessionKey, parse_event
 from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.reader import openai_messages, read_session
@@ -64,10 +66,11 @@ DEMO_EVENTS: list[dict[str, Any]] = [
     {"role": "assistant", "content": "busy_timeout 只有 500 毫秒，太短了。建议改成 5000 毫秒。"},
     {
         "role": "user",
-        "content": "Great, please remember that I prefer timeouts of at least 5 seconds.",
+        "content": "Great. I prefer timeouts of at least 5 seconds.",
     },
 ]
 DEMO_QUERIES = ["数据库超时", "busy timeout config"]
+RECALL_QUERY = "数据库超时应该设多少 timeout"
 
 
 def run_demo(now: datetime, base: Path | None = None) -> dict[str, Any]:
@@ -99,7 +102,10 @@ def run_demo(now: datetime, base: Path | None = None) -> dict[str, Any]:
             lexicon = open_lexicon(home.cache_dir)
             searches = {q: trace(home, conn, q, Scope(), 3, lambda: lexicon) for q in DEMO_QUERIES}
             first = logged[0]
-            content = read_session(home, SessionKey(first.group, first.agent, first.session))
+            key = SessionKey(first.group, first.agent, first.session)
+            content = read_session(home, key)
+            ended = digest_session(home, conn, key, now, "session_end")
+            recalled = recall(home, conn, Request(RECALL_QUERY), config, now, lambda: lexicon)
         finally:
             offloader.close()
             conn.close()
@@ -108,4 +114,7 @@ def run_demo(now: datetime, base: Path | None = None) -> dict[str, Any]:
             "logged": logged,
             "searches": searches,
             "openai": openai_messages(content.records),
+            "episode": ended.episodes[0],
+            "memories": [r.memory for r in ended.remembered],
+            "recall": recalled.hits,
         }

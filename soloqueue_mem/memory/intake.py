@@ -9,6 +9,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.memory.store import Draft, check_draft
+from soloqueue_mem.streams import TOO_LONG, numbered_lines
 
 _TEXT_FIELDS = ("content", "type", "subject", "predicate", "duration", "source")
 _UNIT_FIELDS = ("importance", "confidence")
@@ -83,18 +84,11 @@ def read_document(stream: BinaryIO, max_bytes: int) -> list[Item]:
 
 def read_lines(stream: BinaryIO, max_line_bytes: int) -> Iterator[tuple[int, Item | BadInput]]:
     """``(line number, item or the error)`` per non-blank JSONL line."""
-    number = 0
-    while True:
-        raw = stream.readline(max_line_bytes + 1)
-        if not raw:
-            return
-        number += 1
-        if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
-            while raw and not raw.endswith(b"\n"):
-                raw = stream.readline(max_line_bytes + 1)
+    for number, raw in numbered_lines(stream, max_line_bytes):
+        if raw is None or not raw.strip():
+            continue  # nothing ready yet (remember has nothing to flush), or a blank line
+        if raw is TOO_LONG:
             yield number, BadInput(f"line longer than {max_line_bytes} bytes", number)
-            continue
-        if not raw.strip():
             continue
         try:
             yield number, parse_item(jsonio.loads(raw, line=number), line=number)

@@ -9,8 +9,6 @@ still gets each event acknowledged promptly.
 
 from __future__ import annotations
 
-import os
-import select
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -18,6 +16,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.writer import Flush, Item, Rejected
+from soloqueue_mem.streams import TOO_LONG, numbered_lines
 
 
 def read_document(stream: BinaryIO, max_bytes: int) -> list[Event]:
@@ -41,11 +40,11 @@ def read_document(stream: BinaryIO, max_bytes: int) -> list[Event]:
 
 def read_batch(stream: BinaryIO, max_line_bytes: int) -> Iterator[Item]:
     """``(line, event)`` or :class:`Rejected` per non-blank line, :class:`Flush` when idle."""
-    for number, raw in _lines(stream, max_line_bytes):
+    for number, raw in numbered_lines(stream, max_line_bytes):
         if raw is None:
             yield Flush()
             continue
-        if raw is _TOO_LONG:
+        if raw is TOO_LONG:
             yield Rejected(number, f"line longer than {max_line_bytes} bytes")
             continue
         if not raw.strip():
@@ -54,56 +53,3 @@ def read_batch(stream: BinaryIO, max_line_bytes: int) -> Iterator[Item]:
             yield number, parse_event(jsonio.loads(raw, line=number), line=number)
         except BadInput as exc:
             yield Rejected(number, exc.reason)
-
-
-_TOO_LONG = b"\0too long"
-
-
-def _lines(stream: BinaryIO, limit: int) -> Iterator[tuple[int, bytes | None]]:
-    """Numbered lines; ``None`` means "nothing more is ready right now"."""
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):
-        fd = None
-    if fd is None:
-        yield from _buffered_lines(stream, limit)
-        return
-    buffer = b""
-    start = 0  # where the unread part of ``buffer`` begins
-    number = 0
-    skipping = False  # inside an over-long line, waiting for its end
-    while True:
-        cut = buffer.find(b"\n", start)
-        if cut >= 0:
-            line, start = buffer[start : cut + 1], cut + 1
-            number += 1
-            yield number, _TOO_LONG if skipping else line
-            skipping = False
-            continue
-        buffer, start = buffer[start:], 0
-        if len(buffer) > limit:
-            buffer, skipping = b"", True
-        if not select.select([fd], [], [], 0)[0]:
-            yield 0, None
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            break
-        buffer += chunk
-    if buffer or skipping:
-        number += 1
-        yield number, _TOO_LONG if skipping else buffer
-
-
-def _buffered_lines(stream: BinaryIO, limit: int) -> Iterator[tuple[int, bytes | None]]:
-    number = 0
-    while True:
-        line = stream.readline(limit + 1)
-        if not line:
-            return
-        number += 1
-        if len(line) > limit and not line.endswith(b"\n"):
-            while line and not line.endswith(b"\n"):
-                line = stream.readline(limit + 1)
-            yield number, _TOO_LONG
-        else:
-            yield number, line

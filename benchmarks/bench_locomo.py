@@ -128,6 +128,21 @@ def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]
     return home, conn, docs
 
 
+def padded(ids: list, size: int) -> list:
+    """The first ``size`` ids, padded so that what follows starts at ``size``."""
+    return ids[:size] + [None] * (size - len(ids[:size]))
+
+
+def consolidate(home, conn) -> None:
+    """What a night's `consolidate` makes of the conversation: episodes and memories
+    (every session idle by now)."""
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.lifecycle.consolidate import Options, run
+
+    run(home, lambda: open_memory(home, Config()), datetime.now(UTC), Options())
+
+
 class Baseline:
     """Plain FTS5 over the same texts; the question's words quoted and OR-joined."""
 
@@ -160,6 +175,11 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="first 2 conversations only")
     parser.add_argument("--data", type=Path, default=c.BENCH_DATA / "locomo10.json")
     parser.add_argument("--conversations", type=int, help="how many conversations (default all)")
+    parser.add_argument(
+        "--no-consolidate",
+        action="store_true",
+        help="skip the consolidation (episodes, extracted memories) before the questions",
+    )
     args = parser.parse_args()
 
     from soloqueue_mem.config import Config
@@ -174,6 +194,12 @@ def main() -> int:
         """`recall --traces -n 20` with a budget that never cuts the 20 hits."""
         return Request(question, channels=("traces",), limit=20, max_tokens=1_000_000)
 
+    def default_turns(home, conn, question: str, limit: int) -> list[str]:
+        """Plain `recall QUESTION -n LIMIT` (default channels and budget): the turns it
+        returns; memories and episodes take their places in the answer too."""
+        found = recall(home, conn, Request(question, limit=limit), config, now, lexicon)
+        return [h.candidate.turn.metadata["dia_id"] for h in found.hits if h.candidate.turn]
+
     data = json.loads(args.data.read_text(encoding="utf-8"))
     limit = args.conversations or (2 if args.quick else len(data))
     data = data[:limit]
@@ -187,6 +213,7 @@ def main() -> int:
     methods = [
         "soloqueue-mem trace",
         "soloqueue-mem recall --traces",
+        "soloqueue-mem recall (default)",
         "FTS5 unicode61 OR (baseline)",
         "FTS5 porter unicode61 OR",
         "FTS5 unicode61 OR, stopwords dropped",
@@ -205,6 +232,8 @@ def main() -> int:
         for index, sample in enumerate(data):
             conv = sample["conversation"]
             home, conn, docs = ingest(work / f"conv-{index}", conv)
+            if not args.no_consolidate:
+                consolidate(home, conn)
             turns_total += len(docs)
             known = {dia for dia, _ in docs}
             baselines = [
@@ -229,9 +258,11 @@ def main() -> int:
                 ranked = {
                     methods[0]: [h.turn.metadata["dia_id"] for h in hits],
                     methods[1]: [h.candidate.turn.metadata["dia_id"] for h in recalled.hits],
-                    methods[2]: baselines[0].search(question, 20),
-                    methods[3]: baselines[1].search(question, 20),
-                    methods[4]: baselines[2].search(question, 20),
+                    methods[2]: padded(default_turns(home, conn, question, 10), 10)
+                    + default_turns(home, conn, question, 20),
+                    methods[3]: baselines[0].search(question, 20),
+                    methods[4]: baselines[1].search(question, 20),
+                    methods[5]: baselines[2].search(question, 20),
                 }
                 for method, ids in ranked.items():
                     hit = tuple(bool(wanted.intersection(ids[:k])) for k in KS)
@@ -284,7 +315,7 @@ def main() -> int:
                     *rates(halves[method].get(half, [])),
                 ]
                 for half in (0, 1)
-                for method in methods[:3]
+                for method in methods[:4]
             ],
         )
     )
@@ -302,7 +333,7 @@ def main() -> int:
     )
     c.out()
     ours = [r for cat in (1, 2, 3, 4) for r in results[methods[0]].get(cat, [])]
-    base = [r for cat in (1, 2, 3, 4) for r in results[methods[2]].get(cat, [])]
+    base = [r for cat in (1, 2, 3, 4) for r in results[methods[3]].get(cat, [])]
     if ours and base:
         diff = [
             100 * (sum(r[i] for r in ours) - sum(r[i] for r in base)) / len(ours)

@@ -248,14 +248,20 @@ def retrieval(
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.sessions.events import Event
+    from soloqueue_mem.lifecycle.consolidate import Options
+    from soloqueue_mem.lifecycle.consolidate import run as run_consolidate
+    from soloqueue_mem.memory.recall import Request, recall
     from soloqueue_mem.sessions.trace import Scope, trace
     from soloqueue_mem.sessions.writer import Rejected, log_events
     from soloqueue_mem.text.fts import STOPWORDS
+
+    now = datetime.now(UTC)
 
     methods = [
         "soloqueue-mem trace (chars indexed, jieba-algorithm query)",
         "jieba reference (jieba words indexed)",
         "character bigrams",
+        "soloqueue-mem recall (default; after consolidate)",
     ]
     results: dict[str, dict[str, list[tuple[bool, ...]]]] = {m: {} for m in methods}
     sizes = dict.fromkeys(methods, 0)
@@ -304,6 +310,7 @@ def retrieval(
             if isinstance(result, Rejected):
                 raise RuntimeError(result)
         sizes[methods[0]] += fts_bytes(conn, "conversation_turns_fts")
+        run_consolidate(home, lambda: open_memory(home, config), datetime.now(UTC), Options())
         jieba_index = RefIndex(
             root / "jieba.db", pair_labels, [" ".join(jieba.lcut(t)) for t in texts]
         )
@@ -326,10 +333,22 @@ def retrieval(
             t2 = time.perf_counter()
             bigram = bigram_index.search(or_match(bigram_form(question).split(), STOPWORDS), 20)
             t3 = time.perf_counter()
+            recalled = [
+                recall(home, conn, Request(question, limit=limit), config, now, lexicon_fn).hits
+                for limit in (10, 20)
+            ]
+            t4 = time.perf_counter()
+            default = [
+                h.candidate.turn.metadata["pair"] if h.candidate.turn else None
+                for h in recalled[0]
+            ]
+            default = default + [None] * (10 - len(default))
+            default += [h.candidate.turn.metadata["pair"] for h in recalled[1] if h.candidate.turn]
             timings[methods[0]] += t1 - t0
             timings[methods[1]] += t2 - t1
             timings[methods[2]] += t3 - t2
-            for method, ranked in zip(methods, (ours, theirs, bigram), strict=True):
+            timings[methods[3]] += t4 - t3
+            for method, ranked in zip(methods, (ours, theirs, bigram, default), strict=True):
                 hit = tuple(bool(wanted.intersection(ranked[:k])) for k in KS)
                 results[method].setdefault(label["source"], []).append(hit)
             if bool(wanted.intersection(ours[:10])) != bool(wanted.intersection(theirs[:10])):

@@ -11,7 +11,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a init -d 'Create a data d
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a log -d 'Log an event to the session\'s JSONL and Markdown logs and index it for search.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a memory -d 'List, show, edit, forget and trace the history of semantic memories.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a path -d 'Print the data directory this invocation would use (and whether it exists).'
-complete -c soloqueue-mem -n '__fish_use_subcommand' -a recall -d 'Recall what is relevant to QUERY: memories, episodes, recent turns, working memory.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a recall -d 'Recall what is relevant to QUERY: memories, episodes, past turns, working memory.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a remember -d 'Store a semantic memory; re-stating one raises its confidence instead of duplicating.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a scratchpad -d 'Show, set or edit the scratchpad: 当前项目 / 近期进展 / 未解决的问题 / 下一步.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a session -d 'List, show, export and end sessions.'

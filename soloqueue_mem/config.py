@@ -36,11 +36,16 @@ class Config(NamedTuple):
     gc_deep_every: str = "7d"
     # recall: where semantic memories are searched ("fts5"; others fall back to it).
     search_backend: str = "fts5"
-    # recall: score = the weighted sum of these signals (seed 003 §5.5).
-    recall_weight_relevance: float = 0.4
-    recall_weight_recency: float = 0.25
-    recall_weight_importance: float = 0.2
-    recall_weight_access: float = 0.15
+    # recall: score = the weighted sum of these signals (seed 003 §5.5). Relevance is
+    # the channels' fused vote; access is off by default, so what recall returned once
+    # does not keep winning because it was returned.
+    recall_weight_relevance: float = 0.7
+    recall_weight_recency: float = 0.15
+    recall_weight_importance: float = 0.15
+    recall_weight_access: float = 0.0
+    # recall: each channel's vote in the rank fusion, e.g. {memories = 1.0, hot = 0.3};
+    # channels not named keep their built-in weight.
+    recall_channel_weights: dict[str, float] = {}  # never mutated
     # recall: an item this old scores half the recency of a new one.
     recall_half_life: str = "7d"
     # consolidate: a session this quiet counts as finished (episodes, extraction).
@@ -85,6 +90,14 @@ def load_config(path: Path) -> Config:
     for key, value in values.items():
         if key.startswith("recall_weight_") and not 0.0 <= value <= 1.0:  # type: ignore[operator]
             raise BadInput(f"{path}: {key} must be between 0 and 1")
+    for name, weight in dict(values.get("recall_channel_weights", {})).items():  # type: ignore[call-overload]
+        if type(weight) not in (int, float) or not 0.0 <= weight <= 10.0:
+            raise BadInput(f"{path}: recall_channel_weights.{name} must be a number from 0 to 10")
+    if "recall_channel_weights" in values:
+        values["recall_channel_weights"] = {
+            name: float(weight)
+            for name, weight in values["recall_channel_weights"].items()  # type: ignore[attr-defined]
+        }
     for key in ("gc_grace", "gc_deep_every", "recall_half_life", "consolidate_idle"):
         if key in values:
             from soloqueue_mem.clock import parse_duration

@@ -181,7 +181,7 @@ def _recaller(app_ctx: AppContext, conn: Any, query: str | None, group: str) -> 
     from soloqueue_mem.memory.recall import Request, recall, render_text
 
     def recalled(budget: int, count: Any) -> str:
-        request = Request(query, group=group, channels=("memories",), max_tokens=budget)
+        request = Request(query, group=group, max_tokens=budget)
         found = recall(
             app_ctx.home, conn, request, app_ctx.config, app_ctx.now, lexicon_loader(app_ctx), count
         )

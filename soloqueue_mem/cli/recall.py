@@ -139,13 +139,14 @@ def recall_command(
         str | None,
         typer.Option(
             "--channels",
-            help="Comma-separated channels: memories, episodes, recent, hot, traces. "
-            "Default: memories,episodes,recent,hot.",
+            help="Comma-separated channels: memories, episodes, traces (turns of any "
+            "age), hot (working memory), recent (turns of the last 3 days). "
+            "Default: memories,episodes,traces,hot.",
             show_default=False,
         ),
     ] = None,
     traces: Annotated[
-        bool, typer.Option("--traces", help="Search raw turns of any age (level 2) instead.")
+        bool, typer.Option("--traces", help="Search only raw turns of any age (level 2).")
     ] = False,
     explain: Annotated[
         bool, typer.Option("--explain", help="Show every signal behind each hit's score.")
@@ -153,17 +154,19 @@ def recall_command(
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
-    """Recall what is relevant to QUERY: memories, episodes, recent turns, working memory.
+    """Recall what is relevant to QUERY: memories, episodes, past turns, working memory.
 
-    Each hit is scored 0.4 relevance + 0.25 recency + 0.2 importance + 0.15 access
-    (weights in config.toml), expired and superseded memories never appear, and the
-    answer fits --max-tokens. --format text gives the form for an LLM prompt:
-    '[记忆] ...' blocks separated by '---'. Returned memories count as accessed.
+    The channels are fused by rank; a hit must hold a fair share of the query's words.
+    Each hit is scored 0.7 relevance + 0.15 recency + 0.15 importance (weights in
+    config.toml), expired and superseded memories never appear, and --limit hits fit
+    --max-tokens: long ones are shortened around the query's words (stderr says so).
+    --format text gives the form for an LLM prompt: '[记忆] ...' blocks separated by
+    '---'. Returned memories count as accessed (which extends their retention).
     """
     from soloqueue_mem.clock import parse_since
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.memory.model import check_type
-    from soloqueue_mem.memory.recall import DEFAULT_CHANNELS, Request, recall
+    from soloqueue_mem.memory.recall import Request, recall
 
     app = app_context(ctx, fmt, root)
     if query == "-":
@@ -175,7 +178,7 @@ def recall_command(
     for kind, value in (("group", group), ("agent", agent)):
         if value is not None:
             validate_id(kind, value)
-    chosen = ("traces",) if traces else DEFAULT_CHANNELS
+    chosen = ("traces",) if traces else None
     if channels:
         chosen = tuple(name.strip() for name in channels.split(",") if name.strip())
     request = Request(
@@ -196,7 +199,18 @@ def recall_command(
             conn.close()
     for note in result.notes:
         stderr(f"warning: {note}", app.quiet)
+    if result.left_out or result.shortened:
+        stderr(f"note: {_budget_note(result, max_tokens)}", app.quiet)
     _render(result.hits, app.format, explain, app.config)
+
+
+def _budget_note(result: Any, max_tokens: int) -> str:
+    parts = []
+    if result.left_out:
+        parts.append(f"{result.left_out} hit(s) left out")
+    if result.shortened:
+        parts.append(f"{result.shortened} shortened")
+    return f"{' and '.join(parts)} to fit --max-tokens {max_tokens}"
 
 
 def _render(hits: list[Hit], fmt: Format, explain: bool, config: Config) -> None:

@@ -1,12 +1,24 @@
 """``recall``: level-1 multi-path retrieval (seed 003 §5.5, seed 004's hot/cold merge).
 
-Each channel is a function from the request to candidates with a relevance in
-[0, 1] (its own scores divided by its best). Candidates are merged (one per item, and
-one per normalized text), scored with
-``w_rel·relevance + w_rec·recency + w_imp·importance + w_acc·access`` and packed into
-the token budget in rank order. Only memories that are active (not expired, not
-superseded) ever become candidates. New channels (episodes, attachments, graph)
-register in ``CHANNELS`` without touching the engine.
+Each channel (memories, episodes, raw turns of any age, working memory …) returns its
+candidates best first. The engine then
+
+1. measures how much of the query each candidate holds: the idf-weighted share of the
+   query's terms it contains, document frequencies counted among all the candidates
+   (:func:`coverage`). A candidate of a query-matching channel below
+   ``MIN_COVERAGE`` is dropped: one common character (用 inside 用户) is not a match;
+2. fuses the channels by rank (weighted reciprocal-rank fusion): an item gets
+   ``weight / (RRF_K + rank)`` from each channel that found it, times its coverage, so
+   a weak channel's best hit cannot top the list and agreement between channels counts;
+3. scores ``w_rel·relevance + w_rec·recency + w_imp·importance + w_acc·access``, where
+   relevance is the fused value over the best one (weights in config.toml; access is
+   off by default: counting what was returned must not make it win again);
+4. keeps ``--limit`` hits, at most ``HOT_SHARE`` of them from working memory alone, and
+   fits them into the token budget, shortening long ones around the query's words.
+
+Only memories that are active (not expired, not superseded) ever become candidates. A
+new channel (dense, graph, attachments) is one entry in ``CHANNELS``; its fusion weight
+can be set in config.toml's ``recall_channel_weights``.
 """
 
 from __future__ import annotations
@@ -30,21 +42,25 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import Event, index_body
 from soloqueue_mem.sessions.trace import Scope, trace
 from soloqueue_mem.sessions.turns import SearchScope, Turn
-from soloqueue_mem.text.budget import shorten
-from soloqueue_mem.text.cjk import estimate_tokens, index_form
+from soloqueue_mem.text.budget import excerpt
+from soloqueue_mem.text.cjk import estimate_tokens, has_cjk, index_form
 from soloqueue_mem.text.fts import match_expression, query_terms
 from soloqueue_mem.text.lexicon import Lexicon
 
 RECENT_DAYS = 3
 HOT_HOURS = 24
-HOT_CAP = 50  # seed 004: the working-memory list is trimmed to 50 entries
-HOT_RETURNED = 10
+HOT_RETURNED = 10  # seed 004: the latest 10 working entries
+HOT_SHARE = 0.2  # at most this share of an answer comes from working memory alone
 TURN_IMPORTANCE = 0.5  # turns carry no importance of their own: the neutral default
+THIN_EPISODE_IMPORTANCE = 0.1  # an episode with no actions and a few words ("hi")
 ACCESS_SATURATION = 10  # this many retrievals give the full access signal
+RRF_K = 10  # rank fusion: rank 1 counts 1/11, rank 10 counts 1/20
+MIN_COVERAGE = 0.3  # share of the query's (idf-weighted) terms a memory or episode must hold
+COVERAGE_POOL = 50  # idf is counted as if among at least this many candidates
+LONE_HAN_WEIGHT = 0.25  # a one-character Chinese term is a weak match
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
 SEPARATOR = "\n---\n"
 PREFIX = "[记忆] "
-DEFAULT_CHANNELS = ("memories", "episodes", "recent", "hot")
 FROM_LOGS = frozenset({"recent", "traces"})  # they read the JSONL logs when there is no index
 
 
@@ -54,7 +70,7 @@ class Request(NamedTuple):
     agent: str | None = None
     type: str | None = None
     since: datetime | None = None
-    channels: tuple[str, ...] = DEFAULT_CHANNELS
+    channels: tuple[str, ...] | None = None  # None: the default channels
     limit: int = 10
     max_tokens: int = 700
 
@@ -63,7 +79,7 @@ class Candidate(NamedTuple):
     key: str  # "memory:<id>", "episode:<id>" or "turn:<group>/<agent>/<session>#<index>"
     channel: str
     content: str
-    relevance: float
+    relevance: float  # the channel's own score over its best (shown by --explain)
     timestamp: str
     importance: float
     access_count: int
@@ -78,6 +94,8 @@ class Signals(NamedTuple):
     importance: float
     access: float
     age_days: float
+    coverage: float = 1.0  # share of the query the item holds (idf-weighted)
+    ranks: dict[str, int] = {}  # its rank in each channel that found it (never mutated)
 
 
 class Hit(NamedTuple):
@@ -94,6 +112,8 @@ class Result(NamedTuple):
     tokens: int
     backend: str
     notes: list[str]
+    left_out: int = 0  # hits ranked within --limit that the budget had no room for
+    shortened: int = 0  # hits shortened to fit the budget
 
 
 class Context(NamedTuple):
@@ -108,6 +128,21 @@ class Context(NamedTuple):
     pool: int
 
 
+class Channel(NamedTuple):
+    """A source of candidates; ``weight`` is its default vote in the fusion.
+
+    With a ``min_coverage``, the channel's hits must hold that share of the query, and
+    their order and vote are their score and vote times their coverage. Turns have neither: the turn
+    ranking weighs coverage itself and lends a matching turn's score to its neighbours
+    (the answer next to the question), which a coverage floor would drop again.
+    """
+
+    search: Callable[[Context], list[Candidate]]
+    weight: float
+    min_coverage: float = MIN_COVERAGE
+    default: bool = True  # searched when a request names no channels
+
+
 def recall(
     home: Home,
     conn: sqlite3.Connection | None,
@@ -119,7 +154,7 @@ def recall(
 ) -> Result:
     """The best items for ``request.query`` inside its token budget (as ``count``
     measures it), best first."""
-    _check(request)
+    names = _check(request)
     chosen = choose_backend(config.search_backend)
     notes = [chosen.fallback_reason] if chosen.fallback_reason else []
     terms = query_terms(request.query, lexicon)
@@ -128,26 +163,47 @@ def recall(
     pool = max(3 * request.limit, 30)
     context = Context(home, conn, request, terms, now, config, lexicon, chosen.backend, pool)
     candidates = []
-    for name in request.channels:
+    for name in names:
         if conn is None and name not in FROM_LOGS:
             continue
         if name == "memories" or request.type is None:  # a --type asks for memories only
-            candidates += CHANNELS[name](context)
-    hits = fit_budget(rank(candidates, config, now)[: request.limit], request.max_tokens, count)
+            candidates += CHANNELS[name].search(context)
+    covered = coverage(candidates, terms)
+    candidates = [c for c in candidates if covered[c.key] >= CHANNELS[c.channel].min_coverage]
+    ranked = rank(candidates, config, now, covered)
+    if set(names) != {"hot"}:
+        ranked = _bounded_working_share(ranked, request.limit)
+    kept = fit_budget(ranked[: request.limit], request.max_tokens, count, terms)
     if conn is not None:
-        store.touch(conn, [h.candidate.memory.id for h in hits if h.candidate.memory], now)
-        episodes.touch(conn, [h.candidate.episode.id for h in hits if h.candidate.episode])
-    return Result(hits, sum(h.tokens for h in hits), chosen.backend.name, notes)
+        store.touch(conn, [h.candidate.memory.id for h in kept if h.candidate.memory], now)
+        episodes.touch(conn, [h.candidate.episode.id for h in kept if h.candidate.episode])
+    return Result(
+        kept,
+        sum(h.tokens for h in kept),
+        chosen.backend.name,
+        notes,
+        left_out=min(len(ranked), request.limit) - len(kept),
+        shortened=sum(1 for h in kept if h.text != _whole_text(h.candidate)),
+    )
 
 
-def _check(request: Request) -> None:
-    unknown = [name for name in request.channels if name not in CHANNELS]
-    if unknown or not request.channels:
+def default_channels() -> tuple[str, ...]:
+    return tuple(name for name, channel in CHANNELS.items() if channel.default)
+
+
+def _check(request: Request) -> tuple[str, ...]:
+    names = default_channels() if request.channels is None else request.channels
+    unknown = [name for name in names if name not in CHANNELS]
+    if unknown or not names:
         raise BadInput(f"unknown channel {', '.join(unknown)!r} (use {', '.join(CHANNELS)})")
     if not 1 <= request.limit <= 100:
         raise BadInput("--limit must be between 1 and 100")
     if not 1 <= request.max_tokens <= 1_000_000:
         raise BadInput("--max-tokens must be between 1 and 1000000")
+    return names
+
+
+# -- channels ---------------------------------------------------------------------------
 
 
 def _memories(context: Context) -> list[Candidate]:
@@ -192,12 +248,18 @@ def _episodes(context: Context) -> list[Candidate]:
             content=e.summary,
             relevance=max(0.0, score / best),
             timestamp=e.ended_at,
-            importance=e.importance,
+            importance=_episode_importance(e),
             access_count=e.access_count,
             episode=e,
         )
         for e, score in found
     ]
+
+
+def _episode_importance(episode: Episode) -> float:
+    """A session that did nothing and said little ("hi") is not worth an answer's room."""
+    thin = not episode.action_nodes and len(content_key(episode.goal)) < 12
+    return min(episode.importance, THIN_EPISODE_IMPORTANCE) if thin else episode.importance
 
 
 def _turn_candidate(turn: Turn, channel: str, relevance: float) -> Candidate:
@@ -233,94 +295,196 @@ def _recent(context: Context) -> list[Candidate]:
 
 
 def _traces(context: Context) -> list[Candidate]:
-    """Turns of any age that match the query (level 2, ``recall --traces``)."""
+    """Turns of any age that match the query: the raw log is the ground truth, so a
+    fact the extraction missed is still found where it was said."""
     return _traced(context, "traces", None)
 
 
 def _hot(context: Context) -> list[Candidate]:
-    """The scope's working memory: its newest 50 turns of the last 24 hours, ranked by
-    the share of query terms each contains (an item matching none is not returned)."""
+    """Working memory (seed 004): the scope's latest turns of the last 24 hours, newest
+    first, whatever the query says; their share of the answer is bounded."""
     request = context.request
     since = context.now - timedelta(hours=HOT_HOURS)
     if request.since is not None and request.since > since:
         since = request.since
     scope = SearchScope(request.group, request.agent, None, iso(since), None)
-    newest = turns.newest_turns(context.conn, scope, HOT_CAP)
-    counts = _terms_matched([_searchable(turn) for turn in newest], context.terms)
-    found = [
-        _turn_candidate(turn, "hot", count / len(context.terms))
-        for turn, count in zip(newest, counts, strict=True)
-        if count
+    newest = turns.newest_turns(context.conn, scope, HOT_RETURNED)
+    return [
+        _turn_candidate(turn, "hot", 1.0 - number / HOT_RETURNED)
+        for number, turn in enumerate(newest)
     ]
-    found.sort(key=lambda c: -c.relevance)  # stable: newest first among equals
-    return found[:HOT_RETURNED]
 
 
-def _terms_matched(bodies: list[str], terms: list[str]) -> list[int]:
-    """How many of ``terms`` each body contains, matched as the FTS indexes match them
-    (whole stemmed words, CJK as character phrases): "c" is not found in "cat"."""
-    if not bodies:
-        return []
+CHANNELS: dict[str, Channel] = {
+    "memories": Channel(_memories, 1.0),
+    "episodes": Channel(_episodes, 0.5),
+    "traces": Channel(_traces, 0.8, min_coverage=0.0),
+    "hot": Channel(_hot, 0.3, min_coverage=0.0),
+    "recent": Channel(_recent, 0.8, min_coverage=0.0, default=False),
+}
+
+
+# -- fusion -----------------------------------------------------------------------------
+
+
+def coverage(candidates: list[Candidate], terms: list[str]) -> dict[str, float]:
+    """Each candidate's idf-weighted share of the query's terms that some candidate
+    holds (matched as the FTS indexes match them: whole stemmed words, CJK as character
+    phrases). Document frequencies are counted among the candidates, as if there were at
+    least ``COVERAGE_POOL`` of them, so a term most of them hold weighs less; a lone Han
+    character weighs ``LONE_HAN_WEIGHT``: 用 inside 用户 is another word."""
+    texts = {c.key: _indexed_text(c) for c in candidates}
+    if not texts:
+        return {}
+    keys = list(texts)
+    holders = _holders([texts[key] for key in keys], terms)
+    pool = max(len(keys), COVERAGE_POOL)
+    weights = [
+        (math.log(1 + pool / len(held)) if held else 0.0)
+        * (LONE_HAN_WEIGHT if len(term) == 1 and has_cjk(term) else 1.0)
+        for term, held in zip(terms, holders, strict=True)
+    ]
+    whole = sum(weights) or 1.0
+    return {
+        key: round(sum(w for w, h in zip(weights, holders, strict=True) if n in h) / whole, 6)
+        for n, key in enumerate(keys)
+    }
+
+
+def _indexed_text(candidate: Candidate) -> str:
+    """All the text its channel searched (a memory's tags match, for instance)."""
+    if candidate.memory is not None:
+        m = candidate.memory
+        return " ".join([m.content, m.subject, m.predicate, *m.tags])
+    if candidate.episode is not None:
+        e = candidate.episode
+        return " ".join([e.summary, e.goal, *e.entities, *e.tools_used, *e.tags])
+    if candidate.turn is not None:
+        return _searchable(candidate.turn)
+    return candidate.content
+
+
+def _holders(bodies: list[str], terms: list[str]) -> list[set[int]]:
+    """For each term, the numbers of the bodies that contain it."""
     scratch = sqlite3.connect(":memory:")
     try:
         scratch.execute(
-            "CREATE VIRTUAL TABLE hot USING fts5(body, tokenize="
+            "CREATE VIRTUAL TABLE pool USING fts5(body, tokenize="
             "'porter unicode61 remove_diacritics 2')"
         )
         scratch.executemany(
-            "INSERT INTO hot (rowid, body) VALUES (?, ?)",
+            "INSERT INTO pool (rowid, body) VALUES (?, ?)",
             [(number, index_form(body)) for number, body in enumerate(bodies)],
         )
-        counts = [0] * len(bodies)
-        for term in terms:
-            match = match_expression([term])
-            for (number,) in scratch.execute("SELECT rowid FROM hot WHERE hot MATCH ?", (match,)):
-                counts[number] += 1
-        return counts
+        return [
+            {row[0] for row in scratch.execute(
+                "SELECT rowid FROM pool WHERE pool MATCH ?", (match_expression([term]),)
+            )}
+            for term in terms
+        ]
     finally:
         scratch.close()
 
 
-CHANNELS: dict[str, Callable[[Context], list[Candidate]]] = {
-    "memories": _memories,
-    "episodes": _episodes,
-    "recent": _recent,
-    "hot": _hot,
-    "traces": _traces,
-}
+def channel_weights(config: Config) -> dict[str, float]:
+    return {name: c.weight for name, c in CHANNELS.items()} | config.recall_channel_weights
 
 
-def rank(candidates: list[Candidate], config: Config, now: datetime) -> list[Hit]:
-    """One hit per item and per normalized text, best score first, deterministically."""
-    merged: dict[str, tuple[Candidate, list[str]]] = {}
+def rank(
+    candidates: list[Candidate],
+    config: Config,
+    now: datetime,
+    covered: dict[str, float] | None = None,
+) -> list[Hit]:
+    """One hit per item and per normalized text, best score first, deterministically.
+
+    ``covered`` gives each candidate's query coverage (1.0 when not given).
+    """
+    weights = channel_weights(config)
+    by_channel: dict[str, list[Candidate]] = {}
     for candidate in candidates:
-        kept = merged.get(candidate.key)
-        if kept is None:
-            merged[candidate.key] = (candidate, [candidate.channel])
-            continue
-        best = max(kept[0], candidate, key=lambda c: c.relevance)
-        merged[candidate.key] = (best, [*kept[1], candidate.channel])
+        by_channel.setdefault(candidate.channel, []).append(candidate)
+    fused: dict[str, float] = {}
+    ranks: dict[str, dict[str, int]] = {}
+    shown: dict[str, Candidate] = {}
+    for name in sorted(by_channel):
+        ordered = sorted(by_channel[name], key=lambda c: _order(c, name, covered))
+        seen: set[str] = set()
+        for candidate in ordered:
+            if candidate.key in seen:
+                continue
+            seen.add(candidate.key)
+            vote = weights.get(name, 1.0) * _held(candidate, name, covered) / (RRF_K + len(seen))
+            fused[candidate.key] = fused.get(candidate.key, 0.0) + vote
+            ranks.setdefault(candidate.key, {})[name] = len(seen)
+            kept = shown.get(candidate.key)
+            if kept is None or (candidate.relevance, candidate.channel) > (
+                kept.relevance,
+                kept.channel,
+            ):
+                shown[candidate.key] = candidate
+    best = max(fused.values(), default=1.0) or 1.0
     half_life = parse_duration(config.recall_half_life) / 86400
-    hits = [_score(c, channels, config, now, half_life) for c, channels in merged.values()]
-    hits.sort(key=lambda h: (-h.score, h.signals.age_days, h.candidate.key))
+    hits = [
+        _score(
+            shown[key],
+            ranks[key],
+            fused[key] / best,
+            1.0 if covered is None else covered.get(key, 1.0),
+            config,
+            now,
+            half_life,
+        )
+        for key in shown
+    ]
+    hits.sort(key=lambda h: (-h.score, h.signals.age_days, h.candidate.content, h.candidate.key))
     by_text: dict[str, Hit] = {}
     for hit in hits:  # the same statement from two sources is shown once
         by_text.setdefault(content_key(hit.candidate.content), hit)
     return list(by_text.values())
 
 
+def _held(candidate: Candidate, channel: str, covered: dict[str, float] | None) -> float:
+    """The candidate's coverage where its channel weighs coverage, else 1."""
+    known = CHANNELS.get(channel)
+    if covered is None or (known is not None and known.min_coverage == 0):
+        return 1.0
+    return covered.get(candidate.key, 1.0)
+
+
+def _order(
+    candidate: Candidate, channel: str, covered: dict[str, float] | None
+) -> tuple[float, float, str, str]:
+    """A channel's order: its own score, times coverage where the channel weighs it;
+    among equals the newer first, then by text (never by a random id)."""
+    return (
+        -candidate.relevance * _held(candidate, channel, covered),
+        -parse_timestamp(candidate.timestamp).timestamp(),
+        candidate.content,
+        candidate.key,
+    )
+
+
 def _score(
-    candidate: Candidate, channels: list[str], config: Config, now: datetime, half_life: float
+    candidate: Candidate,
+    ranks: dict[str, int],
+    relevance: float,
+    cover: float,
+    config: Config,
+    now: datetime,
+    half_life: float,
 ) -> Hit:
     age = max(0.0, (now - parse_timestamp(candidate.timestamp)).total_seconds() / 86400)
     signals = Signals(
-        relevance=round(candidate.relevance, 6),
+        relevance=round(relevance, 6),
         recency=round(0.5 ** (age / half_life), 6),
         importance=candidate.importance,
         access=round(
             min(1.0, math.log1p(candidate.access_count) / math.log1p(ACCESS_SATURATION)), 6
         ),
         age_days=round(age, 3),
+        coverage=round(cover, 6),
+        ranks=dict(sorted(ranks.items())),
     )
     score = (
         config.recall_weight_relevance * signals.relevance
@@ -328,34 +492,79 @@ def _score(
         + config.recall_weight_importance * signals.importance
         + config.recall_weight_access * signals.access
     )
-    text = PREFIX + candidate.content
-    return Hit(candidate, sorted(set(channels)), round(score, 6), signals, text, 0)
+    return Hit(candidate, sorted(ranks), round(score, 6), signals, _whole_text(candidate), 0)
+
+
+def _whole_text(candidate: Candidate) -> str:
+    return PREFIX + candidate.content
+
+
+def _bounded_working_share(hits: list[Hit], limit: int) -> list[Hit]:
+    """``hits`` with those found only in working memory beyond their share left out."""
+    room = max(1, int(limit * HOT_SHARE))
+    kept = []
+    for hit in hits:
+        if hit.channels == ["hot"]:
+            if room == 0:
+                continue
+            room -= 1
+        kept.append(hit)
+    return kept
+
+
+# -- the token budget -------------------------------------------------------------------
 
 
 def fit_budget(
-    hits: list[Hit], max_tokens: int, count: Callable[[str], int] = estimate_tokens
+    hits: list[Hit],
+    max_tokens: int,
+    count: Callable[[str], int] = estimate_tokens,
+    terms: list[str] | None = None,
 ) -> list[Hit]:
-    """Hits in rank order while the rendered text stays within ``max_tokens``.
+    """The best hits, in rank order, within ``max_tokens`` (separators counted).
 
-    A hit that does not fit is skipped, or shortened when at least
-    ``MIN_TRUNCATED_TOKENS`` are left; the separators are counted too.
+    Every hit gets an equal share of the budget, and what a shorter one leaves goes to
+    the longer ones (max-min fair); a hit longer than its share is shortened around the
+    query's ``terms``. When the shares would fall below ``MIN_TRUNCATED_TOKENS``, the
+    lowest-ranked hits are left out instead, so ``--limit`` hits come back whenever the
+    budget can hold them.
     """
-    kept: list[Hit] = []
-    used = 0
     separator = count(SEPARATOR)
-    for hit in hits:
-        cost = count(hit.text) + (separator if kept else 0)
-        if used + cost <= max_tokens:
-            kept.append(hit._replace(tokens=cost))
-            used += cost
+    costs = [count(hit.text) for hit in hits]
+    for size in range(len(hits), 0, -1):
+        room = max_tokens - separator * (size - 1)
+        cap = _fair_cap(costs[:size], room)
+        if cap is None or cap >= min(MIN_TRUNCATED_TOKENS, max(costs[:size])):
+            break
+    else:
+        return []
+    kept = []
+    for number, hit in enumerate(hits[:size]):
+        extra = separator if number else 0
+        if cap is None or costs[number] <= cap:
+            kept.append(hit._replace(tokens=costs[number] + extra))
             continue
-        room = max_tokens - used - (separator if kept else 0)
-        if room >= MIN_TRUNCATED_TOKENS:
-            text = shorten(hit.text, room, count)
-            cost = count(text) + (separator if kept else 0)
-            kept.append(hit._replace(text=text, tokens=cost))
-            used += cost
+        text = excerpt(hit.text, len(PREFIX), terms or [], cap, count)
+        if text:
+            kept.append(hit._replace(text=text, tokens=count(text) + extra))
     return kept
+
+
+def _fair_cap(costs: list[int], room: int) -> int | None:
+    """The largest per-hit cap with ``sum(min(cost, cap)) <= room``; None when every
+    hit fits whole."""
+    if sum(costs) <= room:
+        return None
+    if room <= 0:
+        return 0
+    spent = 0
+    ordered = sorted(costs)
+    for number, cost in enumerate(ordered):
+        share = (room - spent) // (len(ordered) - number)
+        if cost > share:
+            return share
+        spent += cost
+    return None
 
 
 def render_text(hits: list[Hit]) -> str:

@@ -350,7 +350,13 @@ def report(
     cats += sorted({r["category"] for r in results} - set(cats))
     rows = []
     for cat in cats:
-        rows.append([cat] + [rate([r for r in results if r["half"] == h and r["category"] == cat]) for h in halves])
+        rows.append(
+            [cat]
+            + [
+                rate([r for r in results if r["half"] == h and r["category"] == cat])
+                for h in halves
+            ]
+        )
     rows.append(
         ["*question in the other language* (any category)"]
         + [rate([r for r in results if r["half"] == h and r["cross_language"]]) for h in halves]
@@ -365,7 +371,13 @@ def report(
         for half in halves:
             for n in NIGHTS:
                 row.append(
-                    rate([r for r in results if r["half"] == half and r["category"] == cat and r["night"] == n])
+                    rate(
+                        [
+                            r
+                            for r in results
+                            if r["half"] == half and r["category"] == cat and r["night"] == n
+                        ]
+                    )
                 )
         rows.append(row)
     out(table(["category", *[f"{h} n{n}" for h in halves for n in NIGHTS]], rows))
@@ -406,7 +418,8 @@ def report(
             if r["absent_before"]:
                 want = [*want, f"not above: {', '.join(r['absent_before'])}"]
             got = " ‖ ".join(
-                f"{i + 1}.{h['kind'][0]}:{_cell(h['content'], 60)}" for i, h in enumerate(r["hits"][:3])
+                f"{i + 1}.{h['kind'][0]}:{_cell(h['content'], 60)}"
+                for i, h in enumerate(r["hits"][:3])
             )
             rows.append(
                 [
@@ -419,7 +432,11 @@ def report(
                     f"{len(r['hits'])} hits: {got}" if r["hits"] else "no hits",
                 ]
             )
-        out(table(["check", "night", "category", "question", "wanted", "why", "top 3 returned"], rows))
+        out(
+            table(
+                ["check", "night", "category", "question", "wanted", "why", "top 3 returned"], rows
+            )
+        )
 
 
 def main() -> int:
@@ -439,7 +456,10 @@ def main() -> int:
     parser.add_argument("--json-out", type=Path, help="write every check's result here")
     parser.add_argument("--python", default=sys.executable, help="whose soloqueue-mem to run")
     parser.add_argument(
-        "--jobs", type=int, default=1, help="scenarios run at once (default 1: the machine is shared)"
+        "--jobs",
+        type=int,
+        default=1,
+        help="scenarios run at once (default 1: the machine is shared)",
     )
     args = parser.parse_args()
 
@@ -458,10 +478,11 @@ def main() -> int:
     out()
     out(machine_line(args.python))
     out()
+    logging = "one log call per message" if args.per_message else "one log --batch per session"
     out(
         f"recall: `{' '.join(['recall', 'QUESTION', '--format', 'json', *extra])}`; "
-        f"logging: {'one log call per message' if args.per_message else 'one log --batch per session'}; "
-        f"a check passes when an expected string is in the top {TOP} hits (see the script's docstring)."
+        f"logging: {logging}; a check passes when an expected string is in the top {TOP} "
+        "hits (see the script's docstring)."
     )
     out()
     started = time.perf_counter()

@@ -1,0 +1,532 @@
+#!/usr/bin/env python3
+"""Agent-memory scenarios: does what a user told the agent come back days later?
+
+Each line of ``data/agent_scenarios_tuned.jsonl`` and ``data/agent_scenarios_heldout.jsonl``
+is one scenario: a bilingual user working with an agent over about three sessions on
+different days (OpenAI-shaped messages: user and assistant turns, assistant
+``tool_calls``, ``role: tool`` results, one or more failing tools whose content is an
+error text without ``is_error``), then labelled checks. For every scenario the runner
+builds a fresh store in a temporary folder and drives the real CLI as hooks would:
+
+* each session is logged with ``log --batch`` (one call per session, every message
+  carrying its own ``timestamp`` one minute apart; ``--per-message`` logs one ``log``
+  call per message instead, with ``SOLOQUEUE_NOW`` at the message's time), then
+  ``session end``;
+* ``consolidate`` runs at 03:43 every night from the day after the first session,
+  with ``SOLOQUEUE_NOW`` advancing;
+* night N is the N-th nightly consolidation after the day of the last session; at
+  09:30 that morning each check listing N in ``nights`` is asked through plain
+  ``recall QUESTION --format json`` (plus ``--extra-args``) against a copy of the
+  store, so asking at night 1 changes nothing that night 10 sees.
+
+A check passes when (a) one of its ``expected`` strings occurs, case-folded, in the
+``content`` or ``text`` of one of the first 10 hits; (b) no hit that contains one of
+its ``absent_before`` strings (an outdated value) and none of the expected ones ranks
+above the first expected hit; (c) no *memory* hit among the first 10 contains one of
+its ``expect_absent`` strings (a plan whose date is past: turns and episodes are the
+historical record and may still mention it; a live memory may not).
+
+The report gives pass rates per half, per night, per category and per scenario, and
+lists the tuned half's failures with what came back. Held-out failures are counted but
+never shown unless ``--show-heldout`` is given: do not tune on them.
+
+Run: ``python benchmarks/bench_scenarios.py [--quick] [--half tuned|heldout|both]
+[--extra-args "--limit 10"] [--per-message] [--show-heldout] [--json-out PATH]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import REPO, cli_argv, machine_line, neutral_cwd, note, out, table  # noqa: E402
+
+DATA = REPO / "benchmarks" / "data"
+HALVES = {
+    "tuned": DATA / "agent_scenarios_tuned.jsonl",
+    "heldout": DATA / "agent_scenarios_heldout.jsonl",
+}
+TOP = 10
+CONSOLIDATE_AT = "03:43"
+ASK_AT = "09:30"
+CATEGORIES = (
+    "fact",
+    "correction",
+    "cross_language",
+    "preference",
+    "rule",
+    "personal",
+    "plan",
+    "temporal",
+    "tool_error",
+    "episode",
+)
+NIGHTS = (1, 10, 30)
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def is_cross_language(check: dict[str, Any]) -> bool:
+    """Asked in one language about something stated in the other (mixed counts neither)."""
+    langs = {check.get("q_lang"), check.get("stated_lang")}
+    return langs == {"zh", "en"}
+
+
+# --- time line ---------------------------------------------------------------------
+
+
+def at(start: date, day: int, hhmm: str, minutes: int = 0) -> datetime:
+    hour, minute = map(int, hhmm.split(":"))
+    base = datetime(start.year, start.month, start.day, hour, minute, tzinfo=UTC)
+    return base + timedelta(days=day, minutes=minutes)
+
+
+def stamp(value: datetime) -> str:
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def timeline(scenario: dict[str, Any]) -> list[tuple[datetime, str, Any]]:
+    """Every action of a scenario in time order: (when, kind, payload)."""
+    start = date.fromisoformat(scenario["start_date"])
+    last_day = max(s["day"] for s in scenario["sessions"])
+    nights = sorted({n for c in scenario["checks"] for n in c["nights"]})
+    actions: list[tuple[datetime, str, Any]] = []
+    for session in scenario["sessions"]:
+        actions.append((at(start, session["day"], session["start"]), "session", session))
+    for day in range(1, last_day + (nights[-1] if nights else 0) + 1):
+        actions.append((at(start, day, CONSOLIDATE_AT), "consolidate", day))
+    for night in nights:
+        actions.append((at(start, last_day + night, ASK_AT), "ask", night))
+    actions.sort(key=lambda a: (a[0], a[1]))
+    return actions
+
+
+# --- the CLI -------------------------------------------------------------------------
+
+
+class Cli:
+    def __init__(self, python: str, scenario: dict[str, Any], root: Path) -> None:
+        self.argv = cli_argv(python)
+        base = {k: v for k, v in os.environ.items() if not k.startswith("SOLOQUEUE_")}
+        base.pop("PYTHONDONTWRITEBYTECODE", None)
+        base.update(
+            SOLOQUEUE_GROUP=scenario["group"],
+            SOLOQUEUE_AGENT=scenario["agent"],
+        )
+        self.base = base
+        self.home = root / "home"
+        self.calls = 0
+        self.seconds = 0.0
+
+    def run(
+        self,
+        args: list[str],
+        now: datetime,
+        stdin: bytes | None = None,
+        home: Path | None = None,
+    ) -> bytes:
+        env = dict(self.base, SOLOQUEUE_HOME=str(home or self.home), SOLOQUEUE_NOW=stamp(now))
+        started = time.perf_counter()
+        proc = subprocess.run(
+            [*self.argv, *args],
+            env=env,
+            cwd=neutral_cwd(),
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+        )
+        self.seconds += time.perf_counter() - started
+        self.calls += 1
+        if proc.returncode != 0:
+            raise RuntimeError(
+                f"soloqueue-mem {' '.join(args)[:160]} exited {proc.returncode}: "
+                f"{proc.stderr.decode(errors='replace')[-1500:]}"
+            )
+        return proc.stdout
+
+
+def log_session(
+    cli: Cli, scenario: dict[str, Any], session: dict[str, Any], when: datetime, per_message: bool
+) -> None:
+    start = date.fromisoformat(scenario["start_date"])
+    sid = f"{scenario['id']}-{session['id']}"
+    last = when
+    lines = []
+    for index, message in enumerate(session["messages"]):
+        last = at(start, session["day"], session["start"], minutes=index)
+        event = dict(message, timestamp=stamp(last))
+        if per_message:
+            cli.run(
+                ["--quiet", "log", "--session", sid, "--format", "text"],
+                last,
+                stdin=json.dumps(message, ensure_ascii=False).encode(),
+            )
+        else:
+            lines.append(json.dumps(event, ensure_ascii=False))
+    if not per_message:
+        data = ("\n".join(lines) + "\n").encode()
+        cli.run(["--quiet", "log", "--batch", "--session", sid, "--format", "text"], last, data)
+    cli.run(["--quiet", "session", "end", sid, "--format", "json"], last + timedelta(minutes=1))
+
+
+def ask(cli: Cli, question: str, when: datetime, extra: list[str], home: Path) -> list[dict]:
+    raw = cli.run(["recall", question, "--format", "json", *extra], when, home=home)
+    text = raw.decode("utf-8").strip()
+    hits = json.loads(text) if text else []
+    return hits if isinstance(hits, list) else []
+
+
+# --- scoring -------------------------------------------------------------------------
+
+
+def _haystack(hit: dict[str, Any]) -> str:
+    return f"{hit.get('content') or ''}\n{hit.get('text') or ''}".casefold()
+
+
+def _contains(hit: dict[str, Any], needles: list[str]) -> bool:
+    hay = _haystack(hit)
+    return any(n.casefold() in hay for n in needles)
+
+
+def judge(check: dict[str, Any], hits: list[dict[str, Any]]) -> tuple[bool, str]:
+    """(passed, reason): see the module docstring for the three conditions."""
+    top = hits[:TOP]
+    expected = check.get("expected") or []
+    reasons = []
+    first = None
+    if expected:
+        first = next((i for i, h in enumerate(top) if _contains(h, expected)), None)
+        if first is None:
+            reasons.append("expected not in top 10")
+    stale = check.get("absent_before") or []
+    if stale and first is not None:
+        outdated = next(
+            (i for i, h in enumerate(top) if _contains(h, stale) and not _contains(h, expected)),
+            None,
+        )
+        if outdated is not None and outdated < first:
+            reasons.append(f"outdated value at rank {outdated + 1} above the answer at {first + 1}")
+    gone = check.get("expect_absent") or []
+    if gone:
+        live = [i for i, h in enumerate(top) if h.get("kind") == "memory" and _contains(h, gone)]
+        if live:
+            reasons.append(f"expired plan still a live memory at rank {live[0] + 1}")
+    if not reasons:
+        return True, f"answer at rank {first + 1}" if first is not None else "absent as expected"
+    return False, "; ".join(reasons)
+
+
+# --- one scenario ---------------------------------------------------------------------
+
+
+def run_scenario(
+    python: str,
+    half: str,
+    scenario: dict[str, Any],
+    extra: list[str],
+    per_message: bool,
+    lexicons: Path | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    """Build the scenario's store, run its nights, ask its checks.
+
+    ``lexicons`` is a folder shared by the run: the segmentation lexicon (a cache built
+    from jieba's dictionary alone, ~1.5 s) is copied from there into each new store's
+    cache folder, and the first store's is kept there.
+    """
+    results = []
+    with tempfile.TemporaryDirectory(prefix="sq-scenario-") as folder:
+        root = Path(folder)
+        cli = Cli(python, scenario, root)
+        first = timeline(scenario)[0][0]
+        cli.run(["--quiet", "init"], first - timedelta(hours=1))
+        if lexicons is not None:
+            (cli.home / "cache").mkdir(exist_ok=True)
+            for path in lexicons.glob("lexicon-*"):
+                shutil.copy2(path, cli.home / "cache" / path.name)
+        recall_seconds = 0.0
+        for when, kind, payload in timeline(scenario):
+            if kind == "session":
+                log_session(cli, scenario, payload, when, per_message)
+            elif kind == "consolidate":
+                cli.run(["--quiet", "consolidate", "--format", "json"], when)
+            else:
+                night = payload
+                probe = root / f"probe-night-{night}"
+                shutil.copytree(cli.home, probe)
+                for check in scenario["checks"]:
+                    if night not in check["nights"]:
+                        continue
+                    started = time.perf_counter()
+                    hits = ask(cli, check["question"], when, extra, probe)
+                    recall_seconds += time.perf_counter() - started
+                    passed, reason = judge(check, hits)
+                    results.append(
+                        {
+                            "half": half,
+                            "scenario": scenario["id"],
+                            "check": check["id"],
+                            "night": night,
+                            "category": check["category"],
+                            "cross_language": is_cross_language(check),
+                            "passed": passed,
+                            "reason": reason,
+                            "question": check["question"],
+                            "expected": check.get("expected"),
+                            "absent_before": check.get("absent_before"),
+                            "expect_absent": check.get("expect_absent"),
+                            "hits": [
+                                {
+                                    "kind": h.get("kind"),
+                                    "channel": h.get("channel"),
+                                    "content": (h.get("content") or "")[:160],
+                                }
+                                for h in hits[:TOP]
+                            ],
+                        }
+                    )
+                shutil.rmtree(probe)
+        if lexicons is not None:
+            for path in (cli.home / "cache").glob("lexicon-*"):
+                if not (lexicons / path.name).exists():
+                    shutil.copy2(path, lexicons / path.name)
+        timing = {"calls": cli.calls, "cli_seconds": cli.seconds, "recall_seconds": recall_seconds}
+    return results, timing
+
+
+# --- report --------------------------------------------------------------------------
+
+
+def rate(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "—"
+    passed = sum(r["passed"] for r in rows)
+    return f"{passed}/{len(rows)} ({100 * passed / len(rows):.1f}%)"
+
+
+def _cell(text: str, width: int = 120) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def report(
+    results: list[dict[str, Any]],
+    halves: list[str],
+    sets: dict[str, list[dict[str, Any]]],
+    show_heldout: bool,
+) -> None:
+    out("## Pass rate per half and night")
+    out()
+    header = ["half", "scenarios", "checks", "asked", *[f"night {n}" for n in NIGHTS], "all"]
+    rows = []
+    for half in halves:
+        mine = [r for r in results if r["half"] == half]
+        checks = sum(len(s["checks"]) for s in sets[half])
+        rows.append(
+            [half, len(sets[half]), checks, len(mine)]
+            + [rate([r for r in mine if r["night"] == n]) for n in NIGHTS]
+            + [f"**{rate(mine)}**"]
+        )
+    out(table(header, rows))
+    out()
+    out("## Per category (all nights)")
+    out()
+    cats = [c for c in CATEGORIES if any(r["category"] == c for r in results)]
+    cats += sorted({r["category"] for r in results} - set(cats))
+    rows = []
+    for cat in cats:
+        rows.append(
+            [cat]
+            + [
+                rate([r for r in results if r["half"] == h and r["category"] == cat])
+                for h in halves
+            ]
+        )
+    rows.append(
+        ["*question in the other language* (any category)"]
+        + [rate([r for r in results if r["half"] == h and r["cross_language"]]) for h in halves]
+    )
+    out(table(["category", *halves], rows))
+    out()
+    out("## Per category and night")
+    out()
+    rows = []
+    for cat in cats:
+        row = [cat]
+        for half in halves:
+            for n in NIGHTS:
+                row.append(
+                    rate(
+                        [
+                            r
+                            for r in results
+                            if r["half"] == half and r["category"] == cat and r["night"] == n
+                        ]
+                    )
+                )
+        rows.append(row)
+    out(table(["category", *[f"{h} n{n}" for h in halves for n in NIGHTS]], rows))
+    out()
+    out("## Per scenario")
+    out()
+    rows = []
+    for half in halves:
+        for scenario in sets[half]:
+            mine = [r for r in results if r["scenario"] == scenario["id"]]
+            rows.append(
+                [half, scenario["id"], _cell(scenario.get("persona", ""), 70)]
+                + [rate([r for r in mine if r["night"] == n]) for n in NIGHTS]
+                + [rate(mine)]
+            )
+    out(table(["half", "scenario", "user", *[f"night {n}" for n in NIGHTS], "all"], rows))
+    for half in halves:
+        failures = [r for r in results if r["half"] == half and not r["passed"]]
+        out()
+        out(f"## Failures: {half} ({len(failures)})")
+        out()
+        if half == "heldout" and not show_heldout:
+            out(
+                "Not shown: the held-out half is not tuned on. Counts per category are in the "
+                "tables above; `--show-heldout` lists them."
+            )
+            continue
+        if not failures:
+            out("None.")
+            continue
+        rows = []
+        for r in failures:
+            want = (
+                r["expected"]
+                if r["expected"]
+                else [f"absent: {s}" for s in (r["expect_absent"] or [])]
+            )
+            if r["absent_before"]:
+                want = [*want, f"not above: {', '.join(r['absent_before'])}"]
+            got = " ‖ ".join(
+                f"{i + 1}.{h['kind'][0]}:{_cell(h['content'], 60)}"
+                for i, h in enumerate(r["hits"][:3])
+            )
+            rows.append(
+                [
+                    r["check"],
+                    r["night"],
+                    r["category"],
+                    _cell(r["question"], 60),
+                    _cell(" / ".join(want), 50),
+                    r["reason"],
+                    f"{len(r['hits'])} hits: {got}" if r["hits"] else "no hits",
+                ]
+            )
+        out(
+            table(
+                ["check", "night", "category", "question", "wanted", "why", "top 3 returned"], rows
+            )
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--half", choices=("tuned", "heldout", "both"), default="both")
+    parser.add_argument("--quick", action="store_true", help="one scenario per half")
+    parser.add_argument("--scenario", action="append", help="only this scenario id (repeatable)")
+    parser.add_argument(
+        "--extra-args", default="", help='extra recall arguments, e.g. "--limit 10"'
+    )
+    parser.add_argument(
+        "--per-message", action="store_true", help="one log call per message, as a hook does"
+    )
+    parser.add_argument(
+        "--show-heldout", action="store_true", help="also list the held-out half's failures"
+    )
+    parser.add_argument("--json-out", type=Path, help="write every check's result here")
+    parser.add_argument("--python", default=sys.executable, help="whose soloqueue-mem to run")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="scenarios run at once (default 1: the machine is shared)",
+    )
+    args = parser.parse_args()
+
+    halves = ["tuned", "heldout"] if args.half == "both" else [args.half]
+    extra = shlex.split(args.extra_args)
+    sets = {}
+    for half in halves:
+        scenarios = load(HALVES[half])
+        if args.scenario:
+            scenarios = [s for s in scenarios if s["id"] in args.scenario]
+        if args.quick:
+            scenarios = scenarios[:1]
+        sets[half] = scenarios
+
+    out("# Agent-memory scenarios")
+    out()
+    out(machine_line(args.python))
+    out()
+    logging = "one log call per message" if args.per_message else "one log --batch per session"
+    out(
+        f"recall: `{' '.join(['recall', 'QUESTION', '--format', 'json', *extra])}`; "
+        f"logging: {logging}; a check passes when an expected string is in the top {TOP} "
+        "hits (see the script's docstring)."
+    )
+    out()
+    started = time.perf_counter()
+    jobs = [(half, scenario) for half in halves for scenario in sets[half]]
+    with tempfile.TemporaryDirectory(prefix="sq-lexicon-") as lexicons:
+
+        def one(job: tuple[str, dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, float]]:
+            half, scenario = job
+            t0 = time.perf_counter()
+            rows, timing = run_scenario(
+                args.python, half, scenario, extra, args.per_message, Path(lexicons)
+            )
+            passed = sum(r["passed"] for r in rows)
+            note(
+                f"{half}: {scenario['id']}: {passed}/{len(rows)} passed, {timing['calls']} CLI "
+                f"calls, {time.perf_counter() - t0:.1f} s"
+            )
+            return rows, timing
+
+        done = [one(jobs[0])] if jobs else []  # the first one leaves the lexicon for the others
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            done += list(pool.map(one, jobs[1:]))
+    results = [row for rows, _ in done for row in rows]
+    timings = [timing for _, timing in done]
+    elapsed = time.perf_counter() - started
+    report(results, halves, sets, args.show_heldout)
+    calls = sum(t["calls"] for t in timings)
+    out()
+    out(
+        f"Run: {elapsed:.1f} s wall, {calls} CLI processes "
+        f"({sum(t['cli_seconds'] for t in timings):.1f} s in them, "
+        f"{sum(t['recall_seconds'] for t in timings):.1f} s in recall)."
+    )
+    if args.json_out:
+        hidden = {"hits": None, "reason": "(held-out failure: not shown)"}
+        shown = [
+            r if r["half"] != "heldout" or args.show_heldout or r["passed"] else r | hidden
+            for r in results
+        ]
+        args.json_out.write_text(
+            "\n".join(json.dumps(r, ensure_ascii=False) for r in shown) + "\n", encoding="utf-8"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

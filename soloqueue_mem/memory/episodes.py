@@ -145,3 +145,21 @@ def touch(conn: sqlite3.Connection, ids: list[str]) -> None:
         conn.executemany(
             "UPDATE episodes SET access_count = access_count + 1 WHERE id = ?", [(i,) for i in ids]
         )
+
+
+def matching_ids(
+    conn: sqlite3.Connection, ids: list[str], filters: EpisodeFilters
+) -> dict[str, Episode]:
+    """The episodes among ``ids`` that match ``filters``, by id (the dense channel)."""
+    where, params = _where(filters)
+    found: dict[str, Episode] = {}
+    for start in range(0, len(ids), 500):
+        part = {f"id{n}": value for n, value in enumerate(ids[start : start + 500])}
+        marks = ",".join(f":{name}" for name in part)
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM episodes WHERE {where}"  # noqa: S608 - fixed fragments
+            f" AND episodes.id IN ({marks})",
+            {**params, **part},
+        )
+        found.update((row[0], _episode(row)) for row in rows)
+    return found

@@ -605,3 +605,22 @@ def delete(conn: sqlite3.Connection, ids: list[str]) -> None:
         memory = get(conn, memory_id)
         _unindex(conn, _rowid(conn, memory_id), memory)
     conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in ids])
+
+
+def matching_ids(
+    conn: sqlite3.Connection, ids: list[str], filters: Filters, now: datetime
+) -> dict[str, Memory]:
+    """The memories among ``ids`` that match ``filters`` exactly (active unless asked),
+    by id: how a search outside FTS (the dense channel) applies the same scope."""
+    where, params = _filter_sql(filters, now)
+    found: dict[str, Memory] = {}
+    for start in range(0, len(ids), 500):
+        part = {f"id{n}": value for n, value in enumerate(ids[start : start + 500])}
+        marks = ",".join(f":{name}" for name in part)
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE {where}"  # noqa: S608 - fixed fragments
+            f" AND memories.id IN ({marks})",
+            {**params, **part},
+        )
+        found.update((row[0], _memory(row)) for row in rows)
+    return found

@@ -139,8 +139,9 @@ def recall_command(
         str | None,
         typer.Option(
             "--channels",
-            help="Comma-separated channels: memories, episodes, recent, hot, traces. "
-            "Default: memories,episodes,recent,hot.",
+            help="Comma-separated channels: memories, episodes, recent, hot, traces, dense. "
+            "Default: memories,episodes,recent,hot,dense (dense finds something only "
+            "with search_backend = hybrid or dense).",
             show_default=False,
         ),
     ] = None,

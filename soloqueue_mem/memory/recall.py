@@ -26,6 +26,7 @@ from soloqueue_mem.memory.backend import SearchBackend, choose_backend
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory, content_key
 from soloqueue_mem.memory.store import Filters
+from soloqueue_mem.semantic.channel import dense_channel
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import Event, index_body
 from soloqueue_mem.sessions.trace import Scope, trace
@@ -44,7 +45,7 @@ ACCESS_SATURATION = 10  # this many retrievals give the full access signal
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
 SEPARATOR = "\n---\n"
 PREFIX = "[记忆] "
-DEFAULT_CHANNELS = ("memories", "episodes", "recent", "hot")
+DEFAULT_CHANNELS = ("memories", "episodes", "recent", "hot", "dense")
 FROM_LOGS = frozenset({"recent", "traces"})  # they read the JSONL logs when there is no index
 
 
@@ -287,6 +288,7 @@ CHANNELS: dict[str, Callable[[Context], list[Candidate]]] = {
     "recent": _recent,
     "hot": _hot,
     "traces": _traces,
+    "dense": dense_channel,  # finds nothing unless search_backend is hybrid/dense
 }
 
 

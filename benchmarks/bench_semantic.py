@@ -158,13 +158,9 @@ def zh_dense(work: Path) -> list[list[object]]:
     from soloqueue_mem.semantic.index import Item
     from soloqueue_mem.semantic.model import load
 
-    root = c.BENCH_DATA / "memorybank"
-    bank = json.loads((root / "memory_bank_cn.json").read_text(encoding="utf-8"))
-    probing: dict[str, list[str]] = {}
-    for line in (root / "probing_questions_cn.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            for user, questions in json.loads(line).items():
-                probing.setdefault(user, []).extend(questions)
+    from bench_zh import load_memorybank
+
+    bank, probing = load_memorybank(c.BENCH_DATA / "memorybank")
     labels_path = Path(__file__).resolve().parent / "data" / "memorybank_zh_evidence.jsonl"
     labels = [json.loads(x) for x in labels_path.read_text(encoding="utf-8").splitlines() if x]
     model = load()

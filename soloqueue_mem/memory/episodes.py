@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.db.ids import row_by_prefix
+from soloqueue_mem.db.ids import in_lists, row_by_prefix
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
 
@@ -153,9 +153,7 @@ def matching_ids(
     """The episodes among ``ids`` that match ``filters``, by id (the dense channel)."""
     where, params = _where(filters)
     found: dict[str, Episode] = {}
-    for start in range(0, len(ids), 500):
-        part = {f"id{n}": value for n, value in enumerate(ids[start : start + 500])}
-        marks = ",".join(f":{name}" for name in part)
+    for marks, part in in_lists(ids):
         rows = conn.execute(
             f"SELECT {_COLUMNS} FROM episodes WHERE {where}"  # noqa: S608 - fixed fragments
             f" AND episodes.id IN ({marks})",

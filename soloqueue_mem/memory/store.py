@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.db.ids import row_by_prefix
+from soloqueue_mem.db.ids import in_lists, row_by_prefix
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.memory.model import (
     DEFAULT_DURATION,
@@ -614,9 +614,7 @@ def matching_ids(
     by id: how a search outside FTS (the dense channel) applies the same scope."""
     where, params = _filter_sql(filters, now)
     found: dict[str, Memory] = {}
-    for start in range(0, len(ids), 500):
-        part = {f"id{n}": value for n, value in enumerate(ids[start : start + 500])}
-        marks = ",".join(f":{name}" for name in part)
+    for marks, part in in_lists(ids):
         rows = conn.execute(
             f"SELECT {_COLUMNS} FROM memories WHERE {where}"  # noqa: S608 - fixed fragments
             f" AND memories.id IN ({marks})",
@@ -631,9 +629,7 @@ def active_keys(
 ) -> set[str]:
     """Which of the content ``keys`` an active memory of (group, agent) already has."""
     found: set[str] = set()
-    for start in range(0, len(keys), 500):
-        part = {f"k{n}": value for n, value in enumerate(keys[start : start + 500])}
-        marks = ",".join(f":{name}" for name in part)
+    for marks, part in in_lists(keys):
         rows = conn.execute(
             "SELECT content_key FROM memories"  # noqa: S608 - fixed fragments
             f" WHERE group_id = :group AND agent_id = :agent AND {_ACTIVE}"

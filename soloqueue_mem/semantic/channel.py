@@ -29,35 +29,28 @@ def dense_channel(context: Context) -> list[Candidate]:
 
 
 def _candidate(hit: DenseHit) -> Candidate:
+    from soloqueue_mem.memory.episodes import Episode
     from soloqueue_mem.memory.recall import Candidate
     from soloqueue_mem.memory.store import Memory
-    from soloqueue_mem.memory.episodes import Episode
 
     item = hit.item
-    common = {"key": f"{hit.kind}:{hit.id}", "channel": "dense", "relevance": hit.score}
     if isinstance(item, Memory):
-        return Candidate(
-            content=item.content,
-            timestamp=item.updated_at,
-            importance=item.importance,
-            access_count=item.access_count,
-            memory=item,
-            **common,
-        )
-    if isinstance(item, Episode):
-        return Candidate(
-            content=item.summary,
-            timestamp=item.ended_at,
-            importance=item.importance,
-            access_count=item.access_count,
-            episode=item,
-            **common,
-        )
+        own = (item.content, item.updated_at, item.importance, item.access_count)
+        link = {"memory": item}
+    elif isinstance(item, Episode):
+        own = (item.summary, item.ended_at, item.importance, item.access_count)
+        link = {"episode": item}
+    else:
+        own = (item.content, item.timestamp, TURN_IMPORTANCE, 0)
+        link = {"turn": item}
+    content, timestamp, importance, accesses = own
     return Candidate(
-        content=item.content,
-        timestamp=item.timestamp,
-        importance=TURN_IMPORTANCE,
-        access_count=0,
-        turn=item,
-        **common,
+        key=f"{hit.kind}:{hit.id}",
+        channel="dense",
+        content=content,
+        relevance=hit.score,
+        timestamp=timestamp,
+        importance=importance,
+        access_count=accesses,
+        **link,  # type: ignore[arg-type]
     )

@@ -7,10 +7,13 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a context -d 'Build the me
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a demo -d 'Log a short bilingual agent session into a throw-away store and show it back.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a episode -d 'List, show and search episodes (one per finished session stretch).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a gc -d 'Remove expired ephemeral artifacts, then (weekly or --deep) unreferenced blobs.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a index -d 'Build the dense index (the semantic extra): every text without a vector under'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a init -d 'Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a log -d 'Log an event to the session\'s JSONL and Markdown logs and index it for search.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a memory -d 'List, show, edit, forget and trace the history of semantic memories.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a path -d 'Print the data directory this invocation would use (and whether it exists).'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a promote -d 'Store text as long-term memory (seed 004): split into chunks of at most 500'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a query -d 'Seed 004\'s answer: {"results": [{"content", "source": "hot"|"cold", "score"}]}.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a recall -d 'Recall what is relevant to QUERY: memories, episodes, past turns, working memory.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a remember -d 'Store a semantic memory; re-stating one raises its confidence instead of duplicating.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a scratchpad -d 'Show, set or edit the scratchpad: 当前项目 / 近期进展 / 未解决的问题 / 下一步.'
@@ -18,6 +21,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a session -d 'List, show, 
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a stats -d 'Counts, sizes and schema versions of the store (creates nothing).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a trace -d 'Search logged turns, with their tool inputs and results (Chinese and English).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a verify -d 'Check the store: databases, blobs against their hashes, orphans, logs vs index.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a working -d 'Working memory (seed 004): a per-group list of recent outputs, 50 at most, each kept 24 h.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -l root -r
 complete -c soloqueue-mem -n '__fish_use_subcommand' -s f -r -a 'auto table json jsonl text'
@@ -146,6 +150,13 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_see
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l force
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l wait
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -s n
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l time-budget -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l embed
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l estimate
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l turns
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from init; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from init; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from init; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
@@ -212,6 +223,18 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_s
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from path; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from path; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from path; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from query; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from query; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from query; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from query; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from query; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l channels -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
@@ -327,3 +350,23 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from verify; and not __fish
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from verify; and not __fish_seen_subcommand_from __none__' -l full
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from verify; and not __fish_seen_subcommand_from __none__' -l quick
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from verify; and not __fish_seen_subcommand_from __none__' -l repair
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from working; and not __fish_seen_subcommand_from add clear list' -a add -d 'Push an entry onto the group\'s working memory, unless the entry filter drops it'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from working; and not __fish_seen_subcommand_from add clear list' -a clear -d 'Empty the group\'s working memory.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from working; and not __fish_seen_subcommand_from add clear list' -a list -d 'The group\'s live entries, newest first (what the hot channel returns).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from clear; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from clear; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from clear; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from clear; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from clear; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l limit -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s n -r

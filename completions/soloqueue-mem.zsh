@@ -9,9 +9,9 @@ _soloqueue_mem() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         case "$word" in
-            --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-q|-r|-s|-t) skip=1 ;;
+            --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-q|-r|-s|-t) skip=1 ;;
             -*) ;;
-            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion consolidate context context build context compress demo episode episode list episode search episode show gc init log memory memory edit memory forget memory history memory list memory restore memory show path recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session list session show stats trace verify " in
+            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion consolidate context context build context compress demo episode episode list episode search episode show gc index init log memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session list session show stats trace verify working working add working clear working list " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
                esac ;;
         esac
@@ -47,6 +47,8 @@ _soloqueue_mem() {
         "episode show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "index|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "index|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "init|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "init|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "log|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -67,6 +69,10 @@ _soloqueue_mem() {
         "memory show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "path|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "path|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "promote|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "promote|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "query|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "query|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "recall|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "recall|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "remember|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -93,13 +99,19 @@ _soloqueue_mem() {
         "trace|-r") COMPREPLY=($(compgen -W "user assistant system tool thought" -- "$cur")); return ;;
         "verify|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "verify|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "working add|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "working add|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "working clear|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "working clear|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "working list|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "working list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
     esac
     case "$prev" in
-        --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-q|-r|-s|-t) return ;;
+        --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-q|-r|-s|-t) return ;;
     esac
     local words=""
     case "$path" in
-        "") words="artifact completion consolidate context demo episode gc init log memory path recall remember scratchpad session stats trace verify --format --root -f --quiet --version -q" ;;
+        "") words="artifact completion consolidate context demo episode gc index init log memory path promote query recall remember scratchpad session stats trace verify working --format --root -f --quiet --version -q" ;;
         "artifact") words="list read rm save show tag" ;;
         "artifact list") words="--format --group --limit --root --tag -f -g -n -t" ;;
         "artifact read") words="--format --root -f --meta" ;;
@@ -118,6 +130,7 @@ _soloqueue_mem() {
         "episode search") words="--agent --format --group --limit --root --session -a -f -g -n -s" ;;
         "episode show") words="--format --root -f" ;;
         "gc") words="--ephemeral-days --format --grace --root -f --deep --dry-run --force --wait -n" ;;
+        "index") words="--format --root --time-budget -f --embed --estimate --turns" ;;
         "init") words="--format --root -f" ;;
         "log") words="--agent --event-id --format --group --metadata --role --root --session -a -f -g -r -s --batch --offload" ;;
         "memory") words="edit forget history list restore show" ;;
@@ -128,6 +141,8 @@ _soloqueue_mem() {
         "memory restore") words="--format --root -f" ;;
         "memory show") words="--format --root -f" ;;
         "path") words="--format --root -f" ;;
+        "promote") words="--agent --format --group --root -a -f -g" ;;
+        "query") words="--format --group --root -f -g" ;;
         "recall") words="--agent --channels --format --group --limit --max-tokens --root --since --type -a -f -g -n -t --explain --traces" ;;
         "remember") words="--agent --confidence --duration --format --group --importance --predicate --root --source --subject --tag --type -a -f -g -t --batch" ;;
         "scratchpad") words="edit set show" ;;
@@ -142,6 +157,10 @@ _soloqueue_mem() {
         "stats") words="--format --root -f" ;;
         "trace") words="--agent --format --group --limit --role --root --session --since -a -f -g -n -r -s" ;;
         "verify") words="--format --root -f --full --quick --repair" ;;
+        "working") words="add clear list" ;;
+        "working add") words="--format --group --root -f -g" ;;
+        "working clear") words="--format --group --root -f -g" ;;
+        "working list") words="--format --group --limit --root -f -g -n" ;;
     esac
     COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }

@@ -34,7 +34,9 @@ class Config(NamedTuple):
     gc_grace: str = "1h"
     # gc: how often the deep blob scan (phase 2) runs without --deep.
     gc_deep_every: str = "7d"
-    # recall: where semantic memories are searched ("fts5"; others fall back to it).
+    # recall: "fts5" (lexical), or "hybrid"/"dense" to add the embedding channel
+    # (needs the semantic extra; without it, fts5 with one warning). Unknown names
+    # fall back to fts5 the same way.
     search_backend: str = "fts5"
     # recall: score = the weighted sum of these signals (seed 003 §5.5). Relevance is
     # the channels' fused vote; access is off by default, so what recall returned once

@@ -41,6 +41,7 @@ def consolidate(
     from soloqueue_mem.clock import parse_duration
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.lifecycle.consolidate import Options, run
+    from soloqueue_mem.memory.backend import DENSE_BACKENDS
 
     app = app_context(ctx, fmt, root)
     config = app.config
@@ -48,6 +49,7 @@ def consolidate(
         dry_run=dry_run,
         idle=timedelta(seconds=parse_duration(idle or config.consolidate_idle)),
         wait=wait,
+        embed=config.search_backend in DENSE_BACKENDS,
     )
     model = _model(app)
     try:
@@ -92,6 +94,7 @@ def _table(report: dict[str, Any]) -> None:
         "dedup",
         "decay",
         "expire",
+        "embed",
         "identity",
         "daily_summary",
     ):

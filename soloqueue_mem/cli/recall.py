@@ -140,8 +140,9 @@ def recall_command(
         typer.Option(
             "--channels",
             help="Comma-separated channels: memories, episodes, traces (turns of any "
-            "age), hot (working memory), recent (turns of the last 3 days). "
-            "Default: memories,episodes,traces,hot.",
+            "age), hot (working memory), dense (embeddings; finds something only with "
+            "search_backend = hybrid or dense), recent (turns of the last 3 days). "
+            "Default: memories,episodes,traces,hot,dense.",
             show_default=False,
         ),
     ] = None,

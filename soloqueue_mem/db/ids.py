@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from typing import Any
 
 from soloqueue_mem.errors import BadInput, NotFound, UsageError
@@ -30,3 +31,11 @@ def row_by_prefix(
     if len(rows) > 1:
         raise UsageError(f"{kind} id prefix {ref} is ambiguous; give more digits")
     return rows[0]
+
+
+def in_lists(values: list[str], size: int = 500) -> Iterator[tuple[str, dict[str, str]]]:
+    """``values`` in slices for ``IN (…)``: each slice's ``:v0,:v1,…`` placeholders and
+    their named parameters (SQLite caps the number of parameters of one statement)."""
+    for start in range(0, len(values), size):
+        params = {f"v{n}": value for n, value in enumerate(values[start : start + size])}
+        yield ",".join(f":{name}" for name in params), params

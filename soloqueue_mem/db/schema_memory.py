@@ -12,7 +12,9 @@ from soloqueue_mem.memory.schema import (
     m005_create_episodes,
     m006_create_scratchpad,
     m007_add_memories_archived_at,
+    m009_create_working_memory,
 )
+from soloqueue_mem.semantic.schema import m008_create_embedding_cache
 from soloqueue_mem.sessions.schema import m001_create_turns, m002_index_turns_by_session
 
 MIGRATIONS = [
@@ -23,4 +25,6 @@ MIGRATIONS = [
     m005_create_episodes,
     m006_create_scratchpad,
     m007_add_memories_archived_at,
+    m008_create_embedding_cache,
+    m009_create_working_memory,
 ]

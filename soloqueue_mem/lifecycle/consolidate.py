@@ -11,8 +11,11 @@ Ordered, idempotent steps, each in its own short transactions, under a run lock
    not permanent; below 0.1 with fewer than 2 accesses they are archived (out of
    recall, recoverable), below 0.3 demoted to TRANSIENT.
 4. ``expire``: memories past their expiry are deleted.
-5. ``identity``: ``identity/MEMORY.md`` and ``identity/USER.md`` are rewritten.
-6. ``daily_summary``: ``daily_summaries/YYYY-MM-DD.md`` records the run.
+5. ``embed``: with ``search_backend = hybrid/dense``, memories (promoted chunks
+   included) and episodes without a vector are embedded (soloqueue_mem.semantic);
+   otherwise, or without the extra, the step reports why it was skipped.
+6. ``identity``: ``identity/MEMORY.md`` and ``identity/USER.md`` are rewritten.
+7. ``daily_summary``: ``daily_summaries/YYYY-MM-DD.md`` records the run.
 
 A second run with nothing new changes nothing. ``dry_run`` runs every step on a
 private copy of memory.db and writes nothing to the store.
@@ -49,6 +52,7 @@ class Options(NamedTuple):
     dry_run: bool = False
     idle: timedelta = timedelta(hours=2)  # a session this quiet counts as finished
     wait: bool = False
+    embed: bool = False  # search_backend is hybrid or dense: run the embed step
 
 
 def run(
@@ -80,6 +84,7 @@ def run(
             report["dedup"] = _dedup(conn, now)  # on a dry run's copy, these write there
             report["decay"] = _decay(conn, now)
             report["expire"] = _expire(conn, now)
+            report["embed"] = _embed(conn, now, options, progress)
             report["identity"] = _identity(home, conn, now, options.dry_run)
         finally:
             conn.close()
@@ -200,6 +205,25 @@ def _expire(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
         deleted += len(ids)
         if len(ids) < BATCH:
             return {"deleted": deleted}
+
+
+def _embed(
+    conn: sqlite3.Connection, now: datetime, options: Options, progress: Progress | None
+) -> dict[str, Any]:
+    """Vectors for what lacks one; never fails the run (a missing model is a reason)."""
+    if not options.embed:
+        return {"skipped": "search_backend is not hybrid or dense"}
+    if options.dry_run:
+        return {"skipped": "dry run"}
+    from soloqueue_mem.semantic.embed import embed_store
+    from soloqueue_mem.semantic.model import Unavailable, load
+
+    try:
+        embedder = load()
+    except Unavailable as exc:
+        return {"skipped": str(exc)}
+    step = (lambda done, total: progress("embed", done, total)) if progress else None
+    return embed_store(conn, embedder, now, progress=step)
 
 
 def _identity(home: Home, conn: sqlite3.Connection, now: datetime, dry_run: bool) -> dict[str, Any]:

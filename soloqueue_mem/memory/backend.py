@@ -76,8 +76,29 @@ class Chosen(NamedTuple):
     fallback_reason: str | None  # why the configured back end is not the one in use
 
 
+def _with_dense(name: str) -> Callable[[], SearchBackend]:
+    """``hybrid`` and ``dense``: memories are still found lexically by FTS5, and the
+    recall channel ``dense`` (soloqueue_mem.semantic) adds the embedding neighbours.
+    Starting one loads the model, so a missing extra is reported once, here."""
+
+    def factory() -> SearchBackend:
+        from soloqueue_mem.semantic.model import load
+
+        load()  # raises Unavailable (a RuntimeError) with the reason
+        backend = FTS5Backend()
+        backend.name = name
+        return backend
+
+    return factory
+
+
 # name -> factory; a factory raises RuntimeError when its back end cannot be used here.
-BACKENDS: dict[str, Callable[[], SearchBackend]] = {"fts5": FTS5Backend}
+BACKENDS: dict[str, Callable[[], SearchBackend]] = {
+    "fts5": FTS5Backend,
+    "hybrid": _with_dense("hybrid"),
+    "dense": _with_dense("dense"),
+}
+DENSE_BACKENDS = frozenset({"hybrid", "dense"})
 
 
 def choose_backend(name: str) -> Chosen:

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.db.ids import row_by_prefix
+from soloqueue_mem.db.ids import in_lists, row_by_prefix
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
 
@@ -145,3 +145,19 @@ def touch(conn: sqlite3.Connection, ids: list[str]) -> None:
         conn.executemany(
             "UPDATE episodes SET access_count = access_count + 1 WHERE id = ?", [(i,) for i in ids]
         )
+
+
+def matching_ids(
+    conn: sqlite3.Connection, ids: list[str], filters: EpisodeFilters
+) -> dict[str, Episode]:
+    """The episodes among ``ids`` that match ``filters``, by id (the dense channel)."""
+    where, params = _where(filters)
+    found: dict[str, Episode] = {}
+    for marks, part in in_lists(ids):
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM episodes WHERE {where}"  # noqa: S608 - fixed fragments
+            f" AND episodes.id IN ({marks})",
+            {**params, **part},
+        )
+        found.update((row[0], _episode(row)) for row in rows)
+    return found

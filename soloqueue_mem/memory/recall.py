@@ -38,6 +38,7 @@ from soloqueue_mem.memory.backend import SearchBackend, choose_backend
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory, content_key
 from soloqueue_mem.memory.store import Filters
+from soloqueue_mem.semantic.channel import dense_channel
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import Event, index_body
 from soloqueue_mem.sessions.trace import Scope, trace
@@ -321,6 +322,9 @@ CHANNELS: dict[str, Channel] = {
     "traces": Channel(_traces, 0.8, min_coverage=0.0),
     "hot": Channel(_hot, 0.3, min_coverage=0.0),
     "recent": Channel(_recent, 0.8, min_coverage=0.0, default=False),
+    # Embeddings (the [semantic] extra, search_backend = hybrid or dense): finds
+    # nothing otherwise. Paraphrases share no words, so no coverage floor.
+    "dense": Channel(dense_channel, 0.8, min_coverage=0.0),
 }
 
 

@@ -117,3 +117,23 @@ def m007_add_memories_archived_at(conn: sqlite3.Connection) -> None:
     """Decay archives instead of deleting (seed 003 §7.4): an archived memory is out
     of recall and listings but recoverable (``memory restore``)."""
     conn.execute("ALTER TABLE memories ADD COLUMN archived_at TEXT")
+
+
+def m009_create_working_memory(conn: sqlite3.Connection) -> None:
+    """Seed 004's working memory: a per-group list, newest last by ``id`` (the
+    Redis list's LPUSH order), trimmed to 50 entries and read for 24 hours."""
+    execute_script(
+        conn,
+        """
+        CREATE TABLE working_memory (
+            id INTEGER PRIMARY KEY,
+            group_id TEXT NOT NULL,
+            content TEXT NOT NULL,
+            content_key TEXT NOT NULL,
+            source TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL
+        );
+        CREATE INDEX idx_working_memory_group ON working_memory (group_id, id);
+        """,
+    )

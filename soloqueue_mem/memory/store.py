@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.db.ids import row_by_prefix
+from soloqueue_mem.db.ids import in_lists, row_by_prefix
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.memory.model import (
     DEFAULT_DURATION,
@@ -605,3 +605,36 @@ def delete(conn: sqlite3.Connection, ids: list[str]) -> None:
         memory = get(conn, memory_id)
         _unindex(conn, _rowid(conn, memory_id), memory)
     conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in ids])
+
+
+def matching_ids(
+    conn: sqlite3.Connection, ids: list[str], filters: Filters, now: datetime
+) -> dict[str, Memory]:
+    """The memories among ``ids`` that match ``filters`` exactly (active unless asked),
+    by id: how a search outside FTS (the dense channel) applies the same scope."""
+    where, params = _filter_sql(filters, now)
+    found: dict[str, Memory] = {}
+    for marks, part in in_lists(ids):
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE {where}"  # noqa: S608 - fixed fragments
+            f" AND memories.id IN ({marks})",
+            {**params, **part},
+        )
+        found.update((row[0], _memory(row)) for row in rows)
+    return found
+
+
+def active_keys(
+    conn: sqlite3.Connection, group: str, agent: str, keys: list[str], now: datetime
+) -> set[str]:
+    """Which of the content ``keys`` an active memory of (group, agent) already has."""
+    found: set[str] = set()
+    for marks, part in in_lists(keys):
+        rows = conn.execute(
+            "SELECT content_key FROM memories"  # noqa: S608 - fixed fragments
+            f" WHERE group_id = :group AND agent_id = :agent AND {_ACTIVE}"
+            f" AND content_key IN ({marks})",
+            {"group": group, "agent": agent, "now": iso(now), **part},
+        )
+        found.update(row[0] for row in rows)
+    return found

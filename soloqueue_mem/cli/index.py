@@ -1,0 +1,91 @@
+"""``soloqueue-mem index --embed``: fill the embedding cache on request."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.output import emit_object, print_table, stderr
+from soloqueue_mem.cli.progress import ProgressLine
+from soloqueue_mem.cli.state import app_context, opened
+from soloqueue_mem.errors import UsageError
+
+
+@boundary
+def index_command(
+    ctx: typer.Context,
+    embed: Annotated[
+        bool,
+        typer.Option("--embed", help="Embed memories, episodes and promoted chunks."),
+    ] = False,
+    with_turns: Annotated[
+        bool, typer.Option("--turns", help="Embed turns too (slow: ~14 per second).")
+    ] = False,
+    time_budget: Annotated[
+        str | None,
+        typer.Option(
+            "--time-budget",
+            help="Stop starting new batches after this long (e.g. 60s, 10m); "
+            "the next run goes on.",
+            show_default=False,
+        ),
+    ] = None,
+    estimate_only: Annotated[
+        bool, typer.Option("--estimate", help="Only say how much there is to embed.")
+    ] = False,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Build the dense index (the semantic extra): every text without a vector under
+    the model is embedded once and cached in memory.db by (model, content hash).
+
+    consolidate does the same for memories and episodes when search_backend is hybrid
+    or dense; turns are embedded only here, with --turns. Progress and the estimate
+    go to stderr; the report is printed when done.
+    """
+    from soloqueue_mem.clock import parse_duration
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.semantic import embed as embedding
+    from soloqueue_mem.semantic.model import Unavailable, load
+
+    if not embed:
+        raise UsageError("nothing to do: give --embed (see soloqueue-mem index --help)")
+    budget = parse_duration(time_budget) if time_budget else None
+    app = app_context(ctx, fmt, root)
+    try:
+        embedder = load()
+    except Unavailable as exc:
+        raise UsageError(f"the dense index needs the semantic extra: {exc}") from None
+    with opened(open_memory(app.home, app.config, create=False), "no store yet") as conn:
+        planned = embedding.estimate(conn, embedder.name, app.now, with_turns)
+        stderr(
+            f"to embed: {planned['memories']} memories/episodes, {planned['turns']} turns"
+            f" (at most ~{planned['seconds']} s at {embedding.TEXTS_PER_SECOND:g} texts/s)",
+            app.quiet,
+        )
+        if estimate_only:
+            emit_object({"estimate": planned}, app.format)
+            return
+        with ProgressLine(app.quiet, "embedding") as line:
+            report = embedding.embed_store(
+                conn,
+                embedder,
+                app.now,
+                with_turns=with_turns,
+                time_budget=budget,
+                progress=line.update if line else None,
+            )
+    report["estimate"] = planned
+    emit_object(report, app.format, table=lambda: _table(report))
+
+
+def _table(report: dict[str, Any]) -> None:
+    rows = [("model", report["model"])]
+    for part in ("memories", "turns"):
+        for name, value in report.get(part, {}).items():
+            rows.append((f"{part}: {name}", value))
+    rows += [(f"vectors: {kind}", count) for kind, count in report["vectors"].items()]
+    print_table("index --embed", ["what", "value"], rows)

@@ -1,0 +1,201 @@
+"""Seed 004 on the command line: ``working`` (the per-group working memory),
+``promote`` (text → chunked long-term memories) and ``query`` (hot + cold)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli.output import emit_list, emit_object, print_table, stderr
+from soloqueue_mem.cli.state import AppContext, app_context, opened
+from soloqueue_mem.errors import BadInput, UsageError
+from soloqueue_mem.home import validate_id
+
+app = typer.Typer(
+    help="Working memory (seed 004): a per-group list of recent outputs, 50 at most, "
+    "each kept 24 h.",
+    no_args_is_help=True,
+)
+TextArg = Annotated[str, typer.Argument(help="The entry; '-' reads it from stdin.")]
+
+
+def _read(source: str, app_ctx: AppContext) -> str:
+    """A file's or stdin's (``-``) UTF-8 text, at most ``max_input_bytes``."""
+    cap = app_ctx.config.max_input_bytes
+    if source == "-":
+        if sys.stdin is None:
+            raise UsageError("stdin is closed")
+        data = sys.stdin.buffer.read(cap + 1)
+    else:
+        try:
+            with Path(source).open("rb") as handle:
+                data = handle.read(cap + 1)
+        except OSError as exc:
+            raise BadInput(f"cannot read {source}: {exc.strerror}") from None
+    if len(data) > cap:
+        raise BadInput(f"input is larger than max_input_bytes ({cap})")
+    return jsonio.decode_utf8(data)
+
+
+def _open(app_ctx: AppContext, create: bool) -> Any:
+    from soloqueue_mem.db.stores import open_memory
+
+    return opened(open_memory(app_ctx.home, app_ctx.config, create=create), "no store yet")
+
+
+def entry_json(entry: Any) -> dict[str, Any]:
+    return {
+        "id": str(entry.id),
+        "group": entry.group,
+        "content": entry.content,
+        "source": entry.source,
+        "created_at": entry.created_at,
+        "expires_at": entry.expires_at,
+    }
+
+
+@app.command("add")
+@boundary
+def add(
+    ctx: typer.Context,
+    text: TextArg,
+    group: GroupOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Push an entry onto the group's working memory, unless the entry filter drops it
+    (empty, an acknowledgement such as ok/好的/thanks, too short, or a near-duplicate
+    of a live entry). A dropped entry is not an error: {"added": false, "dropped": rule}.
+    """
+    from soloqueue_mem.memory import working
+
+    app_ctx = app_context(ctx, fmt, root)
+    validate_id("group", group)
+    content = _read("-", app_ctx) if text == "-" else text
+    with _open(app_ctx, create=True) as conn:
+        added = working.add(conn, group, content, "add", app_ctx.now)
+    out: dict[str, Any] = {"added": added.entry is not None, "dropped": added.dropped}
+    if added.entry is not None:
+        out["entry"] = entry_json(added.entry)
+    else:
+        stderr(f"not added: {added.dropped}", app_ctx.quiet)
+    emit_object(out, app_ctx.format)
+
+
+@app.command("list")
+@boundary
+def list_command(
+    ctx: typer.Context,
+    group: GroupOpt = "default",
+    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many (1-50).")] = 10,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """The group's live entries, newest first (what the hot channel returns)."""
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.memory import working
+
+    app_ctx = app_context(ctx, fmt, root)
+    validate_id("group", group)
+    if not 1 <= limit <= working.CAP:
+        raise UsageError(f"--limit must be between 1 and {working.CAP}")
+    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+    entries = []
+    if conn is not None:
+        with opened(conn, "no store yet"):
+            entries = working.latest(conn, group, app_ctx.now, limit)
+    rows = [entry_json(e) for e in entries]
+    if app_ctx.format.value == "table":
+        print_table(None, ["time", "text"], ((r["created_at"], r["content"]) for r in rows))
+    else:
+        emit_list(rows, app_ctx.format)
+
+
+@app.command("clear")
+@boundary
+def clear(
+    ctx: typer.Context, group: GroupOpt = "default", fmt: FormatOpt = None, root: RootOpt = None
+) -> None:
+    """Empty the group's working memory."""
+    from soloqueue_mem.memory import working
+
+    app_ctx = app_context(ctx, fmt, root)
+    validate_id("group", group)
+    with _open(app_ctx, create=False) as conn:
+        removed = working.clear(conn, group)
+    emit_object({"removed": removed}, app_ctx.format)
+
+
+@boundary
+def promote(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(help="A UTF-8 text file, or '-' for stdin.")],
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Store text as long-term memory (seed 004): split into chunks of at most 500
+    characters overlapping by 50 (at paragraphs, then lines, then spaces, then
+    anywhere), each a PERMANENT FACT tagged 'promoted', searchable at once and embedded
+    by the next consolidate when search_backend is hybrid/dense. Promoting the same
+    text again stores nothing new.
+    """
+    from soloqueue_mem.memory.promote import promote as promote_text
+
+    app_ctx = app_context(ctx, fmt, root)
+    validate_id("group", group)
+    validate_id("agent", agent)
+    text = _read(source, app_ctx)
+    if not text.strip():
+        raise BadInput("nothing to promote: the text is empty")
+    with _open(app_ctx, create=True) as conn:
+        result = promote_text(conn, group, agent, text, app_ctx.now)
+    emit_object(
+        {"chunks": result.chunks, "stored": result.stored, "existing": result.existing},
+        app_ctx.format,
+    )
+
+
+@boundary
+def query_command(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    group: GroupOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Seed 004's answer: {"results": [{"content", "source": "hot"|"cold", "score"}]}.
+
+    hot: the group's 10 newest working-memory entries (score 1.0); cold: its 5 best
+    long-term memories, by cosine when search_backend is hybrid/dense and the
+    semantic extra is installed, else by full-text search ("cold_search" says which).
+    """
+    from soloqueue_mem.cli.trace import lexicon_loader
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.memory.backend import choose_backend
+    from soloqueue_mem.memory.hotcold import Answer, answer
+
+    app_ctx = app_context(ctx, fmt, root)
+    validate_id("group", group)
+    chosen = choose_backend(app_ctx.config.search_backend)
+    if chosen.fallback_reason:
+        stderr(f"warning: {chosen.fallback_reason}", app_ctx.quiet)
+    dense = chosen.backend.name in ("hybrid", "dense")
+    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+    result = Answer([], "dense" if dense else "lexical")
+    if conn is not None:
+        with opened(conn, "no store yet"):
+            result = answer(conn, query, group, app_ctx.now, lexicon_loader(app_ctx), dense)
+    out = result.as_json()
+    if app_ctx.format.value == "table":
+        rows = ((r["source"], f"{r['score']:.3f}", r["content"]) for r in out["results"])
+        print_table(None, ["source", "score", "content"], rows)
+    else:
+        emit_object(out, app_ctx.format)

@@ -1,0 +1,65 @@
+"""Seed 004's retrieval answer: hot (the group's working memory) + cold (long-term).
+
+``{"results": [{"content", "source": "hot"|"cold", "score"}]}``: hot is the newest
+``working.RETURNED`` (10) live working-memory entries, score 1.0, newest first; cold is
+the best ``COLD_LIMIT`` (5) active memories of the group. Cold uses cosine similarity
+when the dense channel is on (``search_backend`` hybrid or dense, and the semantic
+extra installed), and BM25 through FTS5 otherwise, its scores divided by the best so
+they lie in (0, 1]; ``cold_search`` says which one answered.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from soloqueue_mem.memory import working
+from soloqueue_mem.memory.backend import FTS5Backend
+from soloqueue_mem.memory.store import Filters
+from soloqueue_mem.text.fts import query_terms
+from soloqueue_mem.text.lexicon import Lexicon
+
+COLD_LIMIT = 5
+
+
+class Result(NamedTuple):
+    content: str
+    source: str  # hot or cold
+    score: float
+
+
+class Answer(NamedTuple):
+    results: list[Result]
+    cold_search: str  # "dense" (cosine) or "lexical" (FTS5)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "results": [r._asdict() for r in self.results],
+            "cold_search": self.cold_search,
+        }
+
+
+def answer(
+    conn: sqlite3.Connection,
+    query: str,
+    group: str,
+    now: datetime,
+    lexicon: Callable[[], Lexicon],
+    dense: bool,
+) -> Answer:
+    """Hot then cold; ``dense`` asks for cosine (the caller checked the model loads)."""
+    hot = [Result(e.content, "hot", 1.0) for e in working.latest(conn, group, now)]
+    if dense:
+        from soloqueue_mem.semantic.dense import Scope, search
+        from soloqueue_mem.semantic.model import load
+
+        hits = search(conn, load(), query, Scope(group=group), now, COLD_LIMIT, ("memory",))
+        cold = [Result(h.item.content, "cold", h.score) for h in hits]  # type: ignore[union-attr]
+        return Answer(hot + cold, "dense")
+    terms = query_terms(query, lexicon)
+    found = FTS5Backend().search(conn, terms, Filters(group=group), now, COLD_LIMIT)
+    best = max((score for _, score in found), default=1.0) or 1.0
+    cold = [Result(m.content, "cold", round(max(0.0, s / best), 6)) for m, s in found]
+    return Answer(hot + cold, "lexical")

@@ -1,0 +1,157 @@
+"""Seed 004's working memory: all SQL for ``working_memory`` and its entry filter.
+
+A per-group list with the semantics of the seed's Redis list: a new entry is pushed
+on the front (LPUSH), the list is trimmed to its newest ``CAP`` entries (LTRIM 0 49),
+and entries live ``TTL`` (24 h). The seed's Redis key expires 24 h after its last
+write, taking the whole list with it; here each entry expires 24 h after its own
+write, which never keeps anything longer and lets a quiet day's entries go one by one.
+The hot channel returns the newest ``RETURNED`` live entries.
+
+Entry filter (:func:`screen`), in this order; a dropped entry is reported, not stored:
+
+1. ``empty``: nothing but whitespace.
+2. ``acknowledgement``: the whole entry, case-folded and without punctuation, emoji or
+   spaces, is one of :data:`ACKNOWLEDGEMENTS` ("ok", "thanks", "好的", "收到", …).
+3. ``too_short``: less than ``MIN_WEIGHT`` (8) characters of substance, counting a CJK
+   character as 2 and a letter or digit as 1 ("ok done", "用 Go" and "改好了" are
+   too short; "用 Rust 写" and "数据库好了" are not).
+4. ``duplicate``: the same normalised text as a live entry of the group.
+5. ``near_duplicate``: keyword Jaccard similarity (the consolidate dedup's keywords:
+   words, and character pairs of CJK) of at least ``NEAR_DUPLICATE`` (0.8) with a
+   live entry of the group.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import unicodedata
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
+
+from soloqueue_mem.clock import iso
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.errors import BadInput
+from soloqueue_mem.lifecycle.dedup import jaccard, keywords
+from soloqueue_mem.memory.model import content_key, normalize
+from soloqueue_mem.text.cjk import has_cjk
+
+TTL = timedelta(hours=24)
+CAP = 50
+RETURNED = 10
+MIN_WEIGHT = 8
+NEAR_DUPLICATE = 0.8
+MAX_CHARS = 16_000
+ACKNOWLEDGEMENTS = frozenset(
+    {
+        "ok", "okay", "okk", "k", "kk", "yes", "yep", "yeah", "no", "nope", "sure",
+        "thanks", "thank you", "thankyou", "thx", "ty", "got it", "gotit", "done",
+        "noted", "cool", "great", "nice", "fine", "alright", "right", "understood",
+        "roger", "lgtm", "sounds good", "will do",
+        "好", "好的", "好滴", "好嘞", "好了", "嗯", "嗯嗯", "哦", "噢", "行", "可以",
+        "收到", "谢谢", "多谢", "谢了", "感谢", "明白", "明白了", "知道了", "了解",
+        "没问题", "是的", "对", "对的", "是", "ok了", "好的谢谢", "太好了", "辛苦了",
+    }
+)  # fmt: skip
+
+
+class Entry(NamedTuple):
+    id: int
+    group: str
+    content: str
+    source: str  # "add" (working add) or "log" (an assistant turn logged with a group)
+    created_at: str
+    expires_at: str
+
+
+class Added(NamedTuple):
+    entry: Entry | None  # None when the filter dropped it
+    dropped: str | None  # the filter rule that dropped it
+
+
+_COLUMNS = "id, group_id, content, source, created_at, expires_at"
+
+
+def _squeezed(text: str) -> str:
+    """Case-folded letters, digits and CJK only, single-spaced (for acknowledgements)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    kept = "".join(c if c.isalnum() else " " for c in folded)
+    return " ".join(kept.split())
+
+
+def weight(text: str) -> int:
+    """Characters of substance: a CJK character counts 2, a letter or digit 1."""
+    return sum(2 if has_cjk(c) else 1 for c in text if c.isalnum())
+
+
+def screen(content: str, live: list[str]) -> str | None:
+    """Why ``content`` should not enter working memory beside ``live``; None to keep."""
+    if not content.strip():
+        return "empty"
+    squeezed = _squeezed(content)
+    if squeezed in ACKNOWLEDGEMENTS or squeezed.replace(" ", "") in ACKNOWLEDGEMENTS:
+        return "acknowledgement"
+    if weight(content) < MIN_WEIGHT:
+        return "too_short"
+    key = normalize(content)
+    if any(normalize(other) == key for other in live):
+        return "duplicate"
+    words = keywords(content)
+    if any(jaccard(words, keywords(other)) >= NEAR_DUPLICATE for other in live):
+        return "near_duplicate"
+    return None
+
+
+def _entry(row: tuple[Any, ...]) -> Entry:
+    return Entry(*row)
+
+
+_LIVE_SQL = f"""
+SELECT {_COLUMNS} FROM working_memory
+WHERE group_id = :group AND expires_at > :now
+ORDER BY id DESC LIMIT :limit
+"""
+_TRIM_SQL = """
+DELETE FROM working_memory WHERE group_id = :group AND (
+    expires_at <= :now OR id NOT IN (
+        SELECT id FROM working_memory WHERE group_id = :group ORDER BY id DESC LIMIT :cap
+    )
+)
+"""
+
+
+def add(
+    conn: sqlite3.Connection, group: str, content: str, source: str, now: datetime
+) -> Added:
+    """Push ``content`` onto the group's list unless the filter drops it, then trim."""
+    content = content.strip()
+    if len(content) > MAX_CHARS or "\x00" in content:
+        raise BadInput(f"a working-memory entry is at most {MAX_CHARS} characters, without NUL")
+    stamp = iso(now)
+    with write_tx(conn):
+        live = latest(conn, group, now, CAP)
+        reason = screen(content, [e.content for e in live])
+        if reason is not None:
+            return Added(None, reason)
+        cursor = conn.execute(
+            "INSERT INTO working_memory"
+            " (group_id, content, content_key, source, created_at, expires_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (group, content, content_key(content), source, stamp, iso(now + TTL)),
+        )
+        conn.execute(_TRIM_SQL, {"group": group, "now": stamp, "cap": CAP})
+        entry = Entry(int(cursor.lastrowid or 0), group, content, source, stamp, iso(now + TTL))
+    return Added(entry, None)
+
+
+def latest(
+    conn: sqlite3.Connection, group: str, now: datetime, limit: int = RETURNED
+) -> list[Entry]:
+    """The group's newest live entries, newest first (LRANGE 0 limit-1)."""
+    rows = conn.execute(_LIVE_SQL, {"group": group, "now": iso(now), "limit": limit})
+    return [_entry(row) for row in rows]
+
+
+def clear(conn: sqlite3.Connection, group: str) -> int:
+    """Drop the group's list (DEL); the number of entries removed."""
+    with write_tx(conn):
+        return conn.execute("DELETE FROM working_memory WHERE group_id = ?", (group,)).rowcount

@@ -1,0 +1,132 @@
+"""Dense retrieval: the query's cosine against every cached vector in scope.
+
+Vectors are float32 BLOBs in memory.db, searched by numpy brute force: this Python's
+``sqlite3`` cannot load sqlite-vec (no ``enable_load_extension``), and brute force
+over 100k vectors is fast enough for a CLI call (see benchmarks/bench_semantic.py and
+the README). Group and agent narrow the matrix in SQL; every other filter (type,
+since, active: not superseded, archived or expired) is checked exactly on the best
+items, in score order, against the items' own tables, so the result is exactly the
+top ``limit`` of the items the filters admit.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from typing import NamedTuple
+
+from soloqueue_mem.clock import iso
+from soloqueue_mem.memory import episodes, store
+from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
+from soloqueue_mem.memory.model import Memory
+from soloqueue_mem.memory.store import Filters
+from soloqueue_mem.semantic import index
+from soloqueue_mem.semantic.model import Embedder, load
+from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.turns import Turn
+
+DEFAULT_KINDS = ("memory", "episode", "turn")
+
+
+class Scope(NamedTuple):
+    group: str | None = None
+    agent: str | None = None
+    type: str | None = None  # a memory type: then only memories are searched
+    since: datetime | None = None
+
+
+class DenseHit(NamedTuple):
+    kind: str  # memory, episode or turn (promoted chunks are memories)
+    id: str  # memory/episode id; a turn's "group/agent/session#index"
+    score: float  # cosine similarity in [-1, 1]
+    item: Memory | Episode | Turn
+
+
+def dense_candidates(
+    conn: sqlite3.Connection,
+    query: str,
+    *,
+    group: str | None = None,
+    agent: str | None = None,
+    type: str | None = None,
+    since: datetime | None = None,
+    now: datetime,
+    limit: int,
+    kinds: tuple[str, ...] = DEFAULT_KINDS,
+) -> list[tuple[str, str, float]]:
+    """``(kind, id, cosine)`` of the best ``limit`` items for ``query``, best first.
+
+    Raises :class:`soloqueue_mem.semantic.model.Unavailable` without the extra."""
+    hits = search(conn, load(), query, Scope(group, agent, type, since), now, limit, kinds)
+    return [(hit.kind, hit.id, hit.score) for hit in hits]
+
+
+def search(
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    query: str,
+    scope: Scope,
+    now: datetime,
+    limit: int,
+    kinds: tuple[str, ...] = DEFAULT_KINDS,
+) -> list[DenseHit]:
+    """The best ``limit`` items in ``scope`` by cosine, with their values."""
+    import numpy as np
+
+    if scope.type is not None:
+        kinds = tuple(k for k in kinds if k == "memory")
+    if not kinds or not query.strip():
+        return []
+    found = index.matrix(conn, embedder.name, kinds, scope.group, scope.agent)
+    if not found.keys:
+        return []
+    scores = found.vectors @ embedder.query(query)
+    order = np.argsort(-scores, kind="stable")  # ties: (kind, id) order, deterministic
+    hits: list[DenseHit] = []
+    step = max(4 * limit, 50)
+    for start in range(0, len(order), step):  # exact filters on the best first
+        ranked = [(found.keys[n], float(scores[n])) for n in order[start : start + step]]
+        hits += _admitted(conn, ranked, scope, now)
+        if len(hits) >= limit:
+            break
+    return hits[:limit]
+
+
+def _admitted(
+    conn: sqlite3.Connection,
+    ranked: list[tuple[tuple[str, str], float]],
+    scope: Scope,
+    now: datetime,
+) -> list[DenseHit]:
+    """The ranked items that pass the scope's filters, in the same order."""
+    ids: dict[str, list[str]] = {}
+    for (kind, item_id), _ in ranked:
+        ids.setdefault(kind, []).append(item_id)
+    since = iso(scope.since) if scope.since else None
+    items: dict[tuple[str, str], tuple[str, Memory | Episode | Turn]] = {}
+    if "memory" in ids:
+        filters = Filters(group=scope.group, agent=scope.agent, type=scope.type, since=since)
+        for key, memory in store.matching_ids(conn, ids["memory"], filters, now).items():
+            items[("memory", key)] = (key, memory)
+    if "episode" in ids:
+        filters_e = EpisodeFilters(scope.group, scope.agent, None, since)
+        for key, episode in episodes.matching_ids(conn, ids["episode"], filters_e).items():
+            items[("episode", key)] = (key, episode)
+    if "turn" in ids:
+        for turn in turns.turns_by_id(conn, [int(i) for i in ids["turn"]]).values():
+            if _turn_in_scope(turn, scope, since):
+                name = f"{turn.group}/{turn.agent}/{turn.session}#{turn.turn_index}"
+                items[("turn", str(turn.id))] = (name, turn)
+    return [
+        DenseHit(key[0], items[key][0], round(score, 6), items[key][1])
+        for key, score in ranked
+        if key in items
+    ]
+
+
+def _turn_in_scope(turn: Turn, scope: Scope, since: str | None) -> bool:
+    return (
+        (scope.group is None or turn.group == scope.group)
+        and (scope.agent is None or turn.agent == scope.agent)
+        and (since is None or turn.timestamp >= since)
+    )

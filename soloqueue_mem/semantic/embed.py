@@ -1,0 +1,78 @@
+"""What gets embedded, off the hot path: ``consolidate`` (memories, episodes and the
+promoted chunks, which are memories) and ``index --embed`` (the same, plus turns on
+request). ``log`` and ``remember`` never come here."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from soloqueue_mem.memory import episodes, store
+from soloqueue_mem.memory.episodes import EpisodeFilters
+from soloqueue_mem.semantic import index
+from soloqueue_mem.semantic.index import Item, Progress
+from soloqueue_mem.semantic.model import Embedder
+from soloqueue_mem.sessions import turns
+
+MIN_TURN_CHARS = 8  # shorter turns ("ok", "继续") carry nothing to find
+TURN_PAGE = 2000
+TEXTS_PER_SECOND = 14.0  # measured bulk rate on this 2-core machine (README), for estimates
+
+
+def memory_items(conn: sqlite3.Connection, now: datetime) -> list[Item]:
+    """Active memories (promoted chunks included) and every episode's summary."""
+    items = [Item("memory", m.id, m.group, m.agent, m.content) for m in store.active(conn, now)]
+    for episode in episodes.list_episodes(conn, EpisodeFilters(), 10**9):
+        text = "\n".join(part for part in (episode.summary, episode.goal) if part)
+        items.append(Item("episode", episode.id, episode.group, episode.agent, text))
+    return items
+
+
+def turn_items(conn: sqlite3.Connection) -> Iterator[Item]:
+    """Every turn with some content, oldest first."""
+    after = 0
+    while page := turns.turns_after(conn, after, TURN_PAGE):
+        for turn in page:
+            if len(turn.content.strip()) >= MIN_TURN_CHARS:
+                yield Item("turn", str(turn.id), turn.group, turn.agent, turn.content)
+        after = page[-1].id
+
+
+def estimate(
+    conn: sqlite3.Connection, embedder_name: str, now: datetime, with_turns: bool
+) -> dict[str, Any]:
+    """How many items a pass would embed (at most: cached texts are only linked) and
+    roughly how long that takes at the measured bulk rate."""
+    memories = len(index.pending(conn, embedder_name, memory_items(conn, now)))
+    pending_turns = len(index.pending(conn, embedder_name, turn_items(conn))) if with_turns else 0
+    total = memories + pending_turns
+    return {
+        "memories": memories,
+        "turns": pending_turns,
+        "seconds": round(total / TEXTS_PER_SECOND, 1),
+    }
+
+
+def embed_store(
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    now: datetime,
+    *,
+    with_turns: bool = False,
+    time_budget: float | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Embed what lacks a vector (memories and episodes first, then turns) within
+    ``time_budget`` seconds; the report says what is left for the next run."""
+    deadline = None if time_budget is None else time.monotonic() + time_budget
+    report: dict[str, Any] = {"model": embedder.name}
+    found = index.embed_items(conn, embedder, memory_items(conn, now), now, deadline, progress)
+    report["memories"] = found.as_json()
+    if with_turns:
+        found = index.embed_items(conn, embedder, turn_items(conn), now, deadline, progress)
+        report["turns"] = found.as_json()
+    report["vectors"] = index.counts(conn, embedder.name)
+    return report

@@ -1,0 +1,212 @@
+"""All SQL for ``embedding_cache`` and ``embedded_items``, and the embedding pass.
+
+:func:`embed_items` gives every item a vector under the model: texts whose content
+hash is already cached are only linked (nothing is embedded twice), the rest are
+embedded in batches, each batch written in its own short transaction. A time budget
+stops between batches; the next run carries on where this one stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, NamedTuple
+
+from soloqueue_mem.clock import iso
+from soloqueue_mem.db.connect import write_tx
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    import numpy as np
+
+    from soloqueue_mem.semantic.model import Embedder
+
+BATCH = 32  # texts per model call and per write transaction
+KINDS = ("memory", "episode", "turn")
+Progress = Callable[[int, int], None]  # done, total
+
+
+class Item(NamedTuple):
+    kind: str  # memory (promoted chunks are memories), episode or turn
+    id: str
+    group: str
+    agent: str
+    text: str
+
+
+class EmbedReport(NamedTuple):
+    items: int  # items offered
+    current: int  # already linked to a vector of their present text
+    linked: int  # linked to a cached vector (same text elsewhere or before)
+    embedded: int  # texts run through the model
+    remaining: int  # left for the next run (time budget)
+    seconds: float
+
+    def as_json(self) -> dict[str, float | int]:
+        return self._asdict()
+
+
+def content_hash(text: str) -> str:
+    """The cache key of a text: sha256 of exactly what the model reads."""
+    from soloqueue_mem.semantic.model import MAX_CHARS
+
+    return hashlib.sha256(text[:MAX_CHARS].encode("utf-8")).hexdigest()
+
+
+def pending(conn: sqlite3.Connection, model: str, items: Iterable[Item]) -> list[Item]:
+    """The items without a vector of their present text under ``model``."""
+    items = list(items)
+    kinds = sorted({item.kind for item in items})
+    known: dict[tuple[str, str], str] = {}
+    for kind in kinds:
+        rows = conn.execute(
+            "SELECT item_id, content_hash FROM embedded_items WHERE model = ? AND kind = ?",
+            (model, kind),
+        )
+        known.update(((kind, item_id), digest) for item_id, digest in rows)
+    return [i for i in items if known.get((i.kind, i.id)) != content_hash(i.text)]
+
+
+def _cached(conn: sqlite3.Connection, model: str, hashes: list[str]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(hashes), 900):
+        part = hashes[start : start + 900]
+        marks = ",".join("?" * len(part))
+        rows = conn.execute(
+            "SELECT content_hash FROM embedding_cache"  # noqa: S608 - placeholders only
+            f" WHERE model = ? AND content_hash IN ({marks})",
+            (model, *part),
+        )
+        found.update(row[0] for row in rows)
+    return found
+
+
+_LINK_SQL = """
+INSERT INTO embedded_items (model, kind, item_id, group_id, agent_id, content_hash)
+VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (model, kind, item_id) DO UPDATE SET content_hash = excluded.content_hash
+"""
+_CACHE_SQL = """
+INSERT INTO embedding_cache (model, content_hash, dim, vector, created_at)
+VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, content_hash) DO NOTHING
+"""
+
+
+def _link(conn: sqlite3.Connection, model: str, items: list[Item]) -> None:
+    conn.executemany(
+        _LINK_SQL,
+        [(model, i.kind, i.id, i.group, i.agent, content_hash(i.text)) for i in items],
+    )
+
+
+def embed_items(
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    items: Iterable[Item],
+    now: datetime,
+    deadline: float | None = None,
+    progress: Progress | None = None,
+) -> EmbedReport:
+    """Vectors for ``items`` (see the module doc); ``deadline`` is a
+    ``time.monotonic()`` value after which no new batch starts."""
+    started = time.monotonic()
+    items = list(items)
+    todo = pending(conn, embedder.name, items)
+    cached = _cached(conn, embedder.name, sorted({content_hash(i.text) for i in todo}))
+    ready = [i for i in todo if content_hash(i.text) in cached]
+    waiting = [i for i in todo if content_hash(i.text) not in cached]
+    if ready:
+        with write_tx(conn):
+            _link(conn, embedder.name, ready)
+    by_hash: dict[str, list[Item]] = {}  # each new text is embedded once
+    for item in waiting:
+        by_hash.setdefault(content_hash(item.text), []).append(item)
+    order = [(digest, group[0].text) for digest, group in by_hash.items()]
+    embedded = 0
+    for start in range(0, len(order), BATCH):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        batch = order[start : start + BATCH]
+        vectors = embedder.passages([text for _, text in batch])
+        with write_tx(conn):
+            _store(conn, embedder.name, batch, vectors, now)
+            _link(conn, embedder.name, [i for digest, _ in batch for i in by_hash[digest]])
+        embedded += len(batch)
+        if progress:
+            progress(embedded, len(order))
+    return EmbedReport(
+        items=len(items),
+        current=len(items) - len(todo),
+        linked=len(ready),
+        embedded=embedded,
+        remaining=len(order) - embedded,
+        seconds=round(time.monotonic() - started, 3),
+    )
+
+
+def _store(
+    conn: sqlite3.Connection,
+    model: str,
+    batch: list[tuple[str, str]],
+    vectors: np.ndarray,
+    now: datetime,
+) -> None:
+    import numpy as np
+
+    rows = np.ascontiguousarray(vectors, dtype="<f4")
+    stamp = iso(now)
+    conn.executemany(
+        _CACHE_SQL,
+        [
+            (model, digest, rows.shape[1], rows[n].tobytes(), stamp)
+            for n, (digest, _) in enumerate(batch)
+        ],
+    )
+
+
+class Matrix(NamedTuple):
+    keys: list[tuple[str, str]]  # (kind, item id), one per row
+    vectors: np.ndarray  # (n, dim) float32
+
+
+def matrix(
+    conn: sqlite3.Connection,
+    model: str,
+    kinds: Iterable[str],
+    group: str | None = None,
+    agent: str | None = None,
+) -> Matrix:
+    """Every vector of ``kinds`` under ``model`` in the scope, as one matrix."""
+    import numpy as np
+
+    clauses = ["i.model = ?"]
+    params: list[str] = [model]
+    kinds = list(kinds)
+    clauses.append(f"i.kind IN ({','.join('?' * len(kinds))})")
+    params += kinds
+    for column, value in (("group_id", group), ("agent_id", agent)):
+        if value is not None:
+            clauses.append(f"i.{column} = ?")
+            params.append(value)
+    rows = conn.execute(
+        "SELECT i.kind, i.item_id, c.dim, c.vector FROM embedded_items AS i"  # noqa: S608
+        " JOIN embedding_cache AS c ON c.model = i.model AND c.content_hash = i.content_hash"
+        f" WHERE {' AND '.join(clauses)} ORDER BY i.kind, i.item_id",
+        params,
+    ).fetchall()
+    if not rows:
+        return Matrix([], np.zeros((0, 0), dtype=np.float32))
+    dim = rows[0][2]
+    flat = np.frombuffer(b"".join(row[3] for row in rows), dtype="<f4")
+    return Matrix([(row[0], row[1]) for row in rows], flat.reshape(len(rows), dim))
+
+
+def counts(conn: sqlite3.Connection, model: str) -> dict[str, int]:
+    """How many items of each kind have a vector under ``model``."""
+    rows = conn.execute(
+        "SELECT kind, count(*) FROM embedded_items WHERE model = ? GROUP BY kind", (model,)
+    )
+    return {kind: number for kind, number in rows}

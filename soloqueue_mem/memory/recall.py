@@ -97,6 +97,7 @@ class Signals(NamedTuple):
     age_days: float
     coverage: float = 1.0  # share of the query the item holds (idf-weighted)
     ranks: dict[str, int] = {}  # its rank in each channel that found it (never mutated)
+    channel_scores: dict[str, float] = {}  # each channel's own score (BM25 share, cosine …)
 
 
 class Hit(NamedTuple):
@@ -410,6 +411,7 @@ def rank(
         by_channel.setdefault(candidate.channel, []).append(candidate)
     fused: dict[str, float] = {}
     ranks: dict[str, dict[str, int]] = {}
+    own: dict[str, dict[str, float]] = {}
     shown: dict[str, Candidate] = {}
     for name in sorted(by_channel):
         ordered = sorted(by_channel[name], key=lambda c: _order(c, name, covered))
@@ -421,6 +423,7 @@ def rank(
             vote = weights.get(name, 1.0) * _held(candidate, name, covered) / (RRF_K + len(seen))
             fused[candidate.key] = fused.get(candidate.key, 0.0) + vote
             ranks.setdefault(candidate.key, {})[name] = len(seen)
+            own.setdefault(candidate.key, {})[name] = round(candidate.relevance, 6)
             kept = shown.get(candidate.key)
             if kept is None or (candidate.relevance, candidate.channel) > (
                 kept.relevance,
@@ -433,6 +436,7 @@ def rank(
         _score(
             shown[key],
             ranks[key],
+            own[key],
             fused[key] / best,
             1.0 if covered is None else covered.get(key, 1.0),
             config,
@@ -472,6 +476,7 @@ def _order(
 def _score(
     candidate: Candidate,
     ranks: dict[str, int],
+    own: dict[str, float],
     relevance: float,
     cover: float,
     config: Config,
@@ -489,6 +494,7 @@ def _score(
         age_days=round(age, 3),
         coverage=round(cover, 6),
         ranks=dict(sorted(ranks.items())),
+        channel_scores=dict(sorted(own.items())),
     )
     score = (
         config.recall_weight_relevance * signals.relevance

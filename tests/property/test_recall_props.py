@@ -124,13 +124,19 @@ def test_expired_and_superseded_memories_are_never_returned(memories, query, lat
     for index, memory in enumerate(written):
         if memory["id"] in returned:
             assert returnable(written, index, at), memory
-    # And nothing else is missing: every live memory sharing a word with the query.
-    expected = {
+    # Only live memories sharing a word with the query come back, and none holding
+    # the whole query is missing (partial matches may fall below the coverage floor).
+    sharing = {
         m["id"]
         for i, m in enumerate(written)
         if returnable(written, i, at) and m["words"] & set(query)
     }
-    assert returned == expected
+    whole = {
+        m["id"]
+        for i, m in enumerate(written)
+        if returnable(written, i, at) and set(query) <= m["words"]
+    }
+    assert whole <= returned <= sharing
     for hit in result.hits:
         memory = hit.candidate.memory
         assert memory.superseded_by is None

@@ -79,7 +79,8 @@ def test_dense_recall_finds_a_cross_language_paraphrase(cli, hybrid):
     hits = cli.json("recall", "which IDE do I use", "-g", "g1", "--explain")
     helix = [h for h in hits if h["content"] == "我的编辑器已经换成 Helix 了"]
     assert helix and helix[0]["channels"] == ["dense"]
-    assert 0.5 < helix[0]["signals"]["relevance"] < 1.0  # the cosine itself
+    assert 0.5 < helix[0]["signals"]["channel_scores"]["dense"] < 1.0  # the cosine itself
+    assert helix[0]["signals"]["ranks"] == {"dense": 1}
     ranked = cli.json("recall", "which IDE do I use", "-g", "g1", "--channels", "dense")
     assert ranked[0]["content"] == "我的编辑器已经换成 Helix 了"  # the dense channel's rank 1
     cold = cli.json("query", "which IDE do I use", "-g", "g1")

@@ -41,6 +41,7 @@ def consolidate(
     from soloqueue_mem.clock import parse_duration
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.lifecycle.consolidate import Options, run
+    from soloqueue_mem.lifecycle.vocabulary import vocabulary
 
     app = app_context(ctx, fmt, root)
     config = app.config
@@ -48,6 +49,7 @@ def consolidate(
         dry_run=dry_run,
         idle=timedelta(seconds=parse_duration(idle or config.consolidate_idle)),
         wait=wait,
+        words=vocabulary(config.predicates),
     )
     model = _model(app)
     try:

@@ -311,6 +311,16 @@ def _drafts(clause: str, words: Vocabulary) -> list[Draft]:
     return []
 
 
+def canonical(draft: Draft, words: Vocabulary) -> Draft:
+    """``draft`` (from the model, say) with its subject and predicate in canonical form."""
+    if not draft.predicate:
+        return draft
+    subject, predicate = words.split(draft.predicate)
+    if subject == USER and draft.subject:
+        subject = words.subject(draft.subject)
+    return draft._replace(subject=subject, predicate=predicate)
+
+
 def _plan(clause: str, now: datetime) -> Draft | None:
     """A plan with a day ("next week we migrate…", "明天要去北京"): a FACT kept until
     ``PLAN_MARGIN`` after the day."""

@@ -123,7 +123,7 @@ def test_questions_are_never_extracted(text):
 
 
 def test_a_question_does_not_hide_the_statement_before_it():
-    assert drafts("我住在上海，你知道附近有什么好吃的吗？") == [("FACT", "用户住在上海", "住址")]
+    assert drafts("我住在上海，你知道附近有什么好吃的吗？") == [("FACT", "用户住在上海", "city")]
     assert drafts("My editor is vim. Which plugin manager fits it?") == [
         ("FACT", "User's editor is vim", "editor")
     ]
@@ -158,14 +158,14 @@ def test_subject_and_predicate_only_for_attribute_facts():
     by_text = {
         "my editor is helix": ("user", "editor"),
         "My name is Priya": ("user", "name"),
-        "I live in Lisbon": ("user", "lives in"),
-        "我的时区是东八区": ("用户", "时区"),
-        "我最喜欢的语言是 Rust": ("用户", "最喜欢的语言"),
+        "I live in Lisbon": ("user", "city"),
+        "我的时区是东八区": ("user", "timezone"),
+        "我最喜欢的语言是 Rust": ("user", "favorite language"),
         # lists: many can be true at once, none supersedes another
         "I like Rust": ("user", ""),
         "I'm using Python 3.11": ("user", ""),
         "Always run the linter": ("user", ""),
-        "不要用 print 调试": ("用户", ""),
+        "不要用 print 调试": ("user", ""),
     }
     for text, (subject, predicate) in by_text.items():
         (draft,) = from_text(text)
@@ -236,12 +236,12 @@ def test_the_users_own_words_after_a_speech_verb_still_count():
 
 def test_clauses_about_the_speaker_are_split_and_share_the_subject():
     assert drafts("I work at Acme and I live in Berlin.") == [
-        ("FACT", "User works at Acme", "works at"),
-        ("FACT", "User lives in Berlin", "lives in"),
+        ("FACT", "User works at Acme", "employer"),
+        ("FACT", "User lives in Berlin", "city"),
     ]
     assert drafts("我叫王磊，在一家游戏公司上班。") == [
-        ("FACT", "用户的名字是王磊", "名字"),
-        ("FACT", "用户在一家游戏公司工作", "工作地点"),
+        ("FACT", "用户的名字是王磊", "name"),
+        ("FACT", "用户在一家游戏公司工作", "employer"),
     ]
     # an English comma alone does not split a list
     assert drafts("I like Python, Rust and Go") == [
@@ -254,11 +254,28 @@ def test_fillers_before_a_statement_are_dropped():
         ("RULE", "Always reply in English", "")
     ]
     assert drafts("以后回答都务必附上代码示例") == [("RULE", "回答必须附上代码示例", "")]
-    assert drafts("对了，我的时区是东八区") == [("FACT", "用户的时区是东八区", "时区")]
+    assert drafts("对了，我的时区是东八区") == [("FACT", "用户的时区是东八区", "timezone")]
 
 
-def test_rules_keep_their_durations():
-    always, dont = from_text("Always use UTC. Don't touch the lock file.")
-    assert (always.duration, dont.duration) == ("permanent", None)
-    (topic,) = from_text("提交信息必须用英文写")
-    assert topic.content == "提交信息必须用英文写" and topic.duration is None
+def test_behaviour_rules_are_permanent_and_task_rules_last_a_day():
+    for text in (
+        "Always use UTC.",
+        "Don't touch the lock file.",
+        "Never commit secrets.",
+        "You must run the linter before committing.",
+        "不要直接改主分支",
+        "别用 var 声明变量",
+        "必须先写测试",
+        "提交信息必须用英文写",
+    ):
+        assert [d.duration for d in from_text(text)] == ["permanent"], text
+    for text in (
+        "For now, don't run the slow tests.",
+        "This time, don't bump the version.",
+        "Don't merge anything today.",
+        "这次先别跑集成测试",
+        "今天不要部署",
+        "先别合并这个分支",
+    ):
+        (rule,) = from_text(text)
+        assert (rule.type, rule.duration) == ("RULE", "24h"), text

@@ -68,7 +68,9 @@ def _weekday_zh(found: re.Match[str], today: date) -> date:
 def _weekday_en(found: re.Match[str], today: date) -> date:
     weekday = _WEEKDAYS_EN.index(found.group(2).lower())
     day = _next_weekday(today, weekday, None)
-    return day + timedelta(days=7) if found.group(1) and day - today < timedelta(days=2) else day
+    # "next Friday" said on a Thursday is not tomorrow
+    is_next = (found.group(1) or "").lower() == "next"
+    return day + timedelta(days=7) if is_next and day - today < timedelta(days=2) else day
 
 
 def _in_en(found: re.Match[str], today: date) -> date | None:

@@ -107,7 +107,7 @@ def load_config(path: Path) -> Config:
 def _aliases(path: Path, key: str, value: object) -> dict[str, str]:
     """A table of non-empty strings to non-empty strings (``[predicates]``)."""
     if not isinstance(value, dict):
-        raise BadInput(f"{path}: {key} must be a table of \"alias\" = \"canonical\"")
+        raise BadInput(f'{path}: {key} must be a table of "alias" = "canonical"')
     for alias, canonical in value.items():
         if not isinstance(canonical, str) or not alias.strip() or not canonical.strip():
             raise BadInput(f"{path}: {key}.{alias} must map a name to a non-empty string")

@@ -280,8 +280,8 @@ def compress_command(
     """
     from soloqueue_mem.cli.memory import memory_json
     from soloqueue_mem.context.compress import compress
-    from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.sessions.events import SessionKey
 
     app_ctx = app_context(ctx, fmt, root)

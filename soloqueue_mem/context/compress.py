@@ -19,9 +19,9 @@ from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import extract
-from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.lifecycle.digest import episode_tags
 from soloqueue_mem.lifecycle.episode_builder import build_episode
+from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import episodes
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.store import Remembered, remember

@@ -16,8 +16,8 @@ from typing import Any
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
-from soloqueue_mem.lifecycle.extract import sentences
 from soloqueue_mem.lifecycle import tool_failure
+from soloqueue_mem.lifecycle.extract import sentences
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.sessions.events import SessionKey
 

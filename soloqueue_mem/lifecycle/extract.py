@@ -139,15 +139,16 @@ def _res() -> dict[str, re.Pattern[str]]:
         "plan": re.compile(
             r"\b(?:i|we)\b.*\b(?:plan|plans|planning|going to|gonna|intend|intends|will"
             r"|scheduled|have to|need to)\b|\b(?:i|we)(?:'ll|'m \w+ing|'re \w+ing| am \w+ing"
-            r"| are \w+ing)\b|(?<![不需只主重])要(?![求是])|打算|计划|准备|将要|安排|预计|得去|会去",
+            r"| are \w+ing)\b"
+            r"|(?<![不需只主重])要(?![求是])|打算|计划|准备|将要|安排|预计|得去|会去",
             re.IGNORECASE,
         ),
         "han": re.compile(r"[\u4e00-\u9fff]"),
         # a rule for the task at hand (24 h) rather than about how to work
         "task": re.compile(
             r"\b(?:this time|for now|today|for this task|in this task|right now|this session"
-            r"|for this (?:pr|change|commit|branch))\b|这次|这回|本次|今天|暂时|这个任务|先别|先不要"
-            r"|目前先|这一次",
+            r"|for this (?:pr|change|commit|branch))\b"
+            r"|这次|这回|本次|今天|暂时|这个任务|先别|先不要|目前先|这一次",
             re.IGNORECASE,
         ),
         "task_opening": re.compile(

@@ -17,7 +17,6 @@ from typing import Any
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.lifecycle import extract, queue
-from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.lifecycle.llm import (
     SUMMARY_PROMPT,
     Llm,
@@ -26,6 +25,7 @@ from soloqueue_mem.lifecycle.llm import (
     extraction_prompt,
     parse_memories,
 )
+from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory.store import Draft, remember
 from soloqueue_mem.sessions.events import SessionKey
 

@@ -64,7 +64,12 @@ def _english() -> list[Pattern]:
             "Never {value}",
             check="rule",
         ),
-        _p(r"^(?:please\s+)?(?:don't|do not)\s+" + OBJ + r"$", "RULE", "Don't {value}", check="rule"),
+        _p(
+            r"^(?:please\s+)?(?:don't|do not)\s+" + OBJ + r"$",
+            "RULE",
+            "Don't {value}",
+            check="rule",
+        ),
         _p(r"^(?:you\s+)?must(?: always)?\s+" + OBJ + r"$", "RULE", "Must {value}", check="rule"),
         _p(
             r"^my (?:favou?rite|preferred) (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
@@ -116,7 +121,14 @@ def _english() -> list[Pattern]:
             "switch",
             check="known",
         ),
-        _p(r"^my name is " + OBJ + r"$", "FACT", "User's name is {value}", "name", "permanent", "value"),
+        _p(
+            r"^my name is " + OBJ + r"$",
+            "FACT",
+            "User's name is {value}",
+            "name",
+            "permanent",
+            "value",
+        ),
         _p(
             r"^my (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
             "FACT",
@@ -139,26 +151,43 @@ def _english() -> list[Pattern]:
             "port",
             check="thing",
         ),
-        _p(r"^" + _DET + _THING + r" uses port (?P<value>\d{2,5})$", "FACT",
-           "{thing} runs on port {value}", "port", check="thing"),
         _p(
-            r"^" + _DET + _THING + r" (?:is|are|was|gets|get) (?:deployed|hosted) (?:on|to|at|in) "
-            + OBJ + r"$",
+            r"^" + _DET + _THING + r" uses port (?P<value>\d{2,5})$",
+            "FACT",
+            "{thing} runs on port {value}",
+            "port",
+            check="thing",
+        ),
+        _p(
+            r"^"
+            + _DET
+            + _THING
+            + r" (?:is|are|was|gets|get) (?:deployed|hosted) (?:on|to|at|in) "
+            + OBJ
+            + r"$",
             "FACT",
             "{thing} is deployed on {value}",
             "deploy",
             check="thing",
         ),
         _p(
-            r"^(?:we|i) (?:deploy|host)(?: (?:the |our |my )?" + _THING + r")? (?:on|to|at) "
-            + OBJ + r"$",
+            r"^(?:we|i) (?:deploy|host)(?: (?:the |our |my )?"
+            + _THING
+            + r")? (?:on|to|at) "
+            + OBJ
+            + r"$",
             "FACT",
             "{thing} is deployed on {value}",
             "deploy",
             check="object",
         ),
-        _p(r"^" + _DET + _THING + r" runs on " + OBJ + r"$", "FACT", "{thing} runs on {value}",
-           "runs", check="thing"),
+        _p(
+            r"^" + _DET + _THING + r" runs on " + OBJ + r"$",
+            "FACT",
+            "{thing} runs on {value}",
+            "runs",
+            check="thing",
+        ),
         _p(
             r"^" + _DET + _THING + r" (?:is|was|are|were) (?:written|built|implemented|developed)"
             r" (?:in|with) " + OBJ + r"$",
@@ -184,16 +213,22 @@ def _english() -> list[Pattern]:
             "person",
             flags=0,
         ),
-        _p(r"^i(?:'m| am) (?:a|an) " + OBJ + r"$", "FACT", "User is a {value}", "job", check="role"),
+        _p(
+            r"^i(?:'m| am) (?:a|an) " + OBJ + r"$", "FACT", "User is a {value}", "job", check="role"
+        ),
         _p(r"^i work as (?P<value>an? .{2,80}?)$", "FACT", "User works as {value}", "job"),
         _p(
-            r"^(?:i|we) (?:have|own|got) (?P<count>a|an|one|two|three|four|\d+) (?P<attr>[\w' ]{2,30}?)"
-            r" (?:named|called) " + OBJ + r"$",
+            r"^(?:i|we) (?:have|own|got) (?P<count>a|an|one|two|three|four|\d+)"
+            r" (?P<attr>[\w' ]{2,30}?) (?:named|called) " + OBJ + r"$",
             "FACT",
             "User has {count} {attr} named {value}",
         ),
-        _p(r"^i(?: live|'m based| am based) in " + OBJ + r"$", "FACT", "User lives in {value}",
-           "city"),
+        _p(
+            r"^i(?: live|'m based| am based) in " + OBJ + r"$",
+            "FACT",
+            "User lives in {value}",
+            "city",
+        ),
         _p(r"^i work (?:at|for) " + OBJ + r"$", "FACT", "User works at {value}", "employer"),
         _p(
             r"^(?:we|our team|the team|my team)(?: mostly| mainly| all| also| now| still)?"
@@ -218,10 +253,18 @@ def _english() -> list[Pattern]:
 
 def _chinese() -> list[Pattern]:
     return [
-        _p(r"^(?:请)?(?:永远不要|绝对不要|禁止|不准|不许)" + OBJ + r"$", "RULE", "禁止{value}",
-           check="rule"),
-        _p(r"^(?:请)?(?:总是|始终|一定要|务必|必须)" + OBJ + r"$", "RULE", "必须{value}",
-           check="rule"),
+        _p(
+            r"^(?:请)?(?:永远不要|绝对不要|禁止|不准|不许)" + OBJ + r"$",
+            "RULE",
+            "禁止{value}",
+            check="rule",
+        ),
+        _p(
+            r"^(?:请)?(?:总是|始终|一定要|务必|必须)" + OBJ + r"$",
+            "RULE",
+            "必须{value}",
+            check="rule",
+        ),
         _p(r"^(?:请)?(?:先)?(?:不要|别)" + OBJ + r"$", "RULE", "不要{value}", check="rule"),
         # a rule about a topic: 提交信息必须用英文
         _p(
@@ -255,7 +298,8 @@ def _chinese() -> list[Pattern]:
         # switches: 我已经换成 Helix 了, 端口改成 8443 了, 我从 VS Code 换成了 Cursor
         _p(
             r"^(?:(?:我们|我|咱们|团队)的?)?(?P<attr>[^，。\s我你他她它这那把帮请给从]{0,12}?)"
-            r"(?:已经|现在|都|也|早就)?(?:从(?P<old>.{1,30}?))?" + _ZH_SWITCH
+            r"(?:已经|现在|都|也|早就)?(?:从(?P<old>.{1,30}?))?"
+            + _ZH_SWITCH
             + r"\s*(?P<value>.{1,60}?)(?:了|啦)?$",
             "FACT",
             "用户的{label}已换成{value}",
@@ -286,7 +330,8 @@ def _chinese() -> list[Pattern]:
         ),
         _p(
             r"^(?:我们|咱们|我们团队)的(?P<attr>[^，。]{1,10}?)(?<![不没])(?:是|用的是|使用的是)"
-            + OBJ + r"$",
+            + OBJ
+            + r"$",
             "FACT",
             "团队的{attr}是{value}",
             "attr",
@@ -309,7 +354,9 @@ def _chinese() -> list[Pattern]:
             check="thing",
         ),
         _p(
-            r"^" + _ZH_THING + r"(?:部署在|部署到|托管在|跑在|运行在)(?P<value>.{1,40}?)(?:上|里)?$",
+            r"^"
+            + _ZH_THING
+            + r"(?:部署在|部署到|托管在|跑在|运行在)(?P<value>.{1,40}?)(?:上|里)?$",
             "FACT",
             "{thing}部署在{value}",
             "deploy",
@@ -322,8 +369,12 @@ def _chinese() -> list[Pattern]:
             "attr",
             check="known",
         ),
-        _p(r"^我(?:住在|在)(?P<value>.{1,30}?)(?:工作|上班)$", "FACT", "用户在{value}工作",
-           "employer"),
+        _p(
+            r"^我(?:住在|在)(?P<value>.{1,30}?)(?:工作|上班)$",
+            "FACT",
+            "用户在{value}工作",
+            "employer",
+        ),
         _p(r"^我住在" + OBJ + r"$", "FACT", "用户住在{value}", "city"),
         _p(
             r"^(?:我们|咱们|团队|我们团队|我们公司|公司)(?:平时|一般|主要|现在|都|也|一直)?"

@@ -15,11 +15,34 @@ from functools import cache
 
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS_EN = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-              "八": 8, "九": 9}
+_ZH_DIGITS = {
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_NUMBER_EN = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-              "seven": 7, "ten": 10, "a couple of": 2, "a few": 3}
+_NUMBER_EN = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "ten": 10,
+    "a couple of": 2,
+    "a few": 3,
+}
 
 
 def number(text: str) -> int | None:
@@ -33,7 +56,9 @@ def number(text: str) -> int | None:
         if "十" not in text:
             return _ZH_DIGITS[text] if len(text) == 1 else None
         tens, _, ones = text.partition("十")
-        return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(ones, 0) if ones else 0)
+        return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (
+            _ZH_DIGITS.get(ones, 0) if ones else 0
+        )
     return None
 
 
@@ -118,11 +143,17 @@ def _expressions() -> tuple[tuple[re.Pattern[str], Resolver | None], ...]:
         (r"\bnext month\b|下个月|下月", _fixed(30)),
         (r"\bnext year\b|明年", _fixed(365)),
         (r"\b(?:at )?the end of (?:the|this) month\b|月底", lambda _f, t: _end_of_month(t)),
-        (r"\bin (\d+|a|an|one|two|three|four|five|six|seven|ten|a couple of|a few)"
-         r" (day|week|month)s?\b", _in_en),
+        (
+            r"\bin (\d+|a|an|one|two|three|four|five|six|seven|ten|a couple of|a few)"
+            r" (day|week|month)s?\b",
+            _in_en,
+        ),
         (r"(" + zh_num + r")(天|个星期|星期|周|个月)(?:之?后|以后)", _in_zh),
-        (r"\b(?:on )?(?:(" + month + r") (\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)?"
-         r" of (" + month + r"))\b", _month_day_en),
+        (
+            r"\b(?:on )?(?:(" + month + r") (\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)?"
+            r" of (" + month + r"))\b",
+            _month_day_en,
+        ),
         (r"(" + zh_num + r")月(" + zh_num + r")[日号]", _month_day_zh),
     ]
     return tuple((re.compile(p, re.IGNORECASE), resolve) for p, resolve in table)

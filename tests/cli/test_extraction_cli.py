@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.cli.test_consolidate import EX_DATAERR, at, consolidate, listed, log, recalled, say
+from tests.cli.test_consolidate import EX_DATAERR, at, consolidate, listed, recalled, say
 
 
 def night(cli, monkeypatch, when: str) -> dict:
@@ -34,7 +34,12 @@ def test_a_correction_in_the_other_language_supersedes_the_value(cli, monkeypatc
 def test_a_switch_from_one_value_to_another_in_english_after_chinese(cli, monkeypatch):
     say(cli, "s1", "我们的数据库是 PostgreSQL 15", "服务跑在 8080 端口")
     night(cli, monkeypatch, "2026-11-26T23:00:00Z")
-    say(cli, "s2", "We switched from Postgres to MySQL last month.", "The service runs on port 9090.")
+    say(
+        cli,
+        "s2",
+        "We switched from Postgres to MySQL last month.",
+        "The service runs on port 9090.",
+    )
     night(cli, monkeypatch, "2026-11-27T23:00:00Z")
     current = set(listed(cli))
     assert {"User's database is now MySQL", "Service runs on port 9090"} <= current
@@ -158,6 +163,9 @@ def test_anthropic_blocks_are_parsed_indexed_and_kept_as_sent(cli):
 def test_anthropic_blocks_feed_extraction_and_the_episode(cli, monkeypatch):
     cli.ok("log", "-s", "claude", input=json.dumps(ANTHROPIC))
     night(cli, monkeypatch, "2026-11-26T23:00:00Z")
-    assert set(listed(cli)) == {"用户的时区是东八区", "bash failed: df: /srv: No such file or directory"}
+    assert set(listed(cli)) == {
+        "用户的时区是东八区",
+        "bash failed: df: /srv: No such file or directory",
+    }
     (episode,) = cli.json("episode", "list")
     assert episode["tools_used"] == ["bash"] and episode["outcome"] == "failed"

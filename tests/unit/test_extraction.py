@@ -305,11 +305,20 @@ def keys(text: str) -> list[tuple[str, str, str]]:
     ("text", "expected"),
     [
         # our/my X is Y, X 是/用 Y, versions
-        ("Our database is PostgreSQL 15.", [("The team's database is PostgreSQL 15", "user", "database")]),
+        (
+            "Our database is PostgreSQL 15.",
+            [("The team's database is PostgreSQL 15", "user", "database")],
+        ),
         ("我们的数据库是 PostgreSQL 15", [("团队的数据库是PostgreSQL 15", "user", "database")]),
-        ("The staging database is MySQL 8.0.", [("The staging database is MySQL 8.0", "staging", "database")]),
+        (
+            "The staging database is MySQL 8.0.",
+            [("The staging database is MySQL 8.0", "staging", "database")],
+        ),
         ("Redis 的版本是 7.2", [("Redis 的版本是7.2", "redis", "version")]),
-        ("The project is written in Kotlin.", [("Project is written in Kotlin", "project", "language")]),
+        (
+            "The project is written in Kotlin.",
+            [("Project is written in Kotlin", "project", "language")],
+        ),
         ("项目用 Rust 写的", [("项目用Rust写", "project", "language")]),
         # ports
         ("The API runs on port 8080.", [("API runs on port 8080", "api", "port")]),
@@ -318,7 +327,10 @@ def keys(text: str) -> list[tuple[str, str, str]]:
         ("My birthday is May 3.", [("User's birthday is May 3", "user", "birthday")]),
         ("我的生日是三月五号", [("用户的生日是三月五号", "user", "birthday")]),
         # names and roles
-        ("I'm Alice, the SRE lead.", [("User's name is Alice", "user", "name"), ("User is the SRE lead", "user", "job")]),
+        (
+            "I'm Alice, the SRE lead.",
+            [("User's name is Alice", "user", "name"), ("User is the SRE lead", "user", "job")],
+        ),
         ("我叫王磊", [("用户的名字是王磊", "user", "name")]),
         ("I'm a backend engineer.", [("User is a backend engineer", "user", "job")]),
         ("我是前端工程师", [("用户是前端工程师", "user", "job")]),
@@ -383,19 +395,6 @@ def test_zh_and_en_statements_of_one_attribute_share_a_key():
     for en, zh in pairs:
         ((_, *en_key),), ((_, *zh_key),) = keys(en), keys(zh)
         assert en_key == zh_key and en_key[1], (en, zh)
-
-
-def test_a_correction_in_chinese_supersedes_an_english_value(home):
-    conn = open_memory(Home(home), Config())
-    now = parse_timestamp(NOW)
-    try:
-        (vs_code,) = from_text("my editor is VS Code")
-        (helix,) = from_text("我已经换成 Helix 了")
-        first = store.remember(conn, vs_code, "default", "default", now)
-        second = store.remember(conn, helix, "default", "default", now)
-        assert second.action == "superseded" and second.superseded == [first.memory.id]
-    finally:
-        conn.close()
 
 
 def test_config_aliases_name_new_predicates_in_both_languages():

@@ -6,7 +6,9 @@ ignored, so a typo never turns a safety setting off.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Literal, NamedTuple
 
 from soloqueue_mem.errors import BadInput
@@ -58,6 +60,9 @@ class Config(NamedTuple):
     llm_attempts: int = 3
     llm_backoff_base: float = 1.0
     llm_backoff_cap: float = 30.0
+    # extraction: more names for canonical predicates, e.g. [predicates] "终端" = "terminal"
+    # (zh and en statements of one attribute share its key; see lifecycle/vocabulary.py).
+    predicates: Mapping[str, str] = MappingProxyType({})
 
 
 def load_config(path: Path) -> Config:
@@ -80,6 +85,9 @@ def load_config(path: Path) -> Config:
         if key not in known:
             raise BadInput(f"{path}: unknown setting {key!r} (known: {', '.join(known)})")
         default = getattr(Config(), key)
+        if isinstance(default, Mapping):
+            values[key] = MappingProxyType(_aliases(path, key, value))
+            continue
         if type(default) is float and type(value) is int:
             value = float(value)
         if type(value) is not type(default):
@@ -109,3 +117,13 @@ def load_config(path: Path) -> Config:
             except BadInput as exc:
                 raise BadInput(f"{path}: {key}: {exc.reason}") from None
     return Config(**values)  # type: ignore[arg-type]
+
+
+def _aliases(path: Path, key: str, value: object) -> dict[str, str]:
+    """A table of non-empty strings to non-empty strings (``[predicates]``)."""
+    if not isinstance(value, dict):
+        raise BadInput(f'{path}: {key} must be a table of "alias" = "canonical"')
+    for alias, canonical in value.items():
+        if not isinstance(canonical, str) or not alias.strip() or not canonical.strip():
+            raise BadInput(f"{path}: {key}.{alias} must map a name to a non-empty string")
+    return dict(value)

@@ -42,6 +42,7 @@ def consolidate(
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.lifecycle.consolidate import Options, run
     from soloqueue_mem.memory.backend import DENSE_BACKENDS
+    from soloqueue_mem.lifecycle.vocabulary import vocabulary
 
     app = app_context(ctx, fmt, root)
     config = app.config
@@ -50,6 +51,7 @@ def consolidate(
         idle=timedelta(seconds=parse_duration(idle or config.consolidate_idle)),
         wait=wait,
         embed=config.search_backend in DENSE_BACKENDS,
+        words=vocabulary(config.predicates),
     )
     model = _model(app)
     try:

@@ -281,6 +281,7 @@ def compress_command(
     from soloqueue_mem.cli.memory import memory_json
     from soloqueue_mem.context.compress import compress
     from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.sessions.events import SessionKey
 
     app_ctx = app_context(ctx, fmt, root)
@@ -290,7 +291,8 @@ def compress_command(
     conn = open_memory(app_ctx.home, app_ctx.config)
     assert conn is not None
     try:
-        result = compress(app_ctx.home, conn, key, keep, app_ctx.now)
+        words = vocabulary(app_ctx.config.predicates)
+        result = compress(app_ctx.home, conn, key, keep, app_ctx.now, words)
     finally:
         conn.close()
     if not manifest:

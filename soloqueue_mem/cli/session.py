@@ -207,7 +207,8 @@ def end(
     What the user stated becomes memories (quick rules), the episode records the goal,
     tools, errors and outcome, and the scratchpad notes it under 近期进展.
     """
-    from soloqueue_mem.lifecycle.digest import digest_session
+    from soloqueue_mem.lifecycle.digest import digest_session, rules
+    from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.sessions.reader import end_session
 
     app_ctx = app_context(ctx, fmt, root)
@@ -217,7 +218,8 @@ def end(
         raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
     try:
         ended_at = end_session(conn, key, app_ctx.now)
-        digest = digest_session(app_ctx.home, conn, key, app_ctx.now, "session_end")
+        extractor = rules(vocabulary(app_ctx.config.predicates))
+        digest = digest_session(app_ctx.home, conn, key, app_ctx.now, "session_end", extractor)
     finally:
         conn.close()
     emit_object(

@@ -21,6 +21,7 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import extract
 from soloqueue_mem.lifecycle.digest import episode_tags
 from soloqueue_mem.lifecycle.episode_builder import build_episode
+from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import episodes
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.store import Remembered, remember
@@ -41,7 +42,12 @@ class Compressed(NamedTuple):
 
 
 def compress(
-    home: Home, conn: sqlite3.Connection, key: SessionKey, keep: int, now: datetime
+    home: Home,
+    conn: sqlite3.Connection,
+    key: SessionKey,
+    keep: int,
+    now: datetime,
+    words: Vocabulary | None = None,
 ) -> Compressed:
     if keep < 0:
         raise BadInput("--keep must not be negative")
@@ -61,7 +67,7 @@ def compress(
             episodes.insert(conn, episode)
         remembered = [
             remember(conn, draft._replace(source_episode_id=episode.id), key.group, key.agent, now)
-            for draft in extract.from_records([r for r in older if r["turn_index"] in fresh])
+            for draft in extract.from_records([r for r in older if r["turn_index"] in fresh], words)
         ]
         if remembered:
             linked = list(

@@ -38,6 +38,7 @@ from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
 from soloqueue_mem.lifecycle import dedup, identity, lock
 from soloqueue_mem.lifecycle.digest import Extractor, digest_session, rules
 from soloqueue_mem.lifecycle.model_extract import ModelExtraction
+from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.sessions import turns
@@ -53,6 +54,7 @@ class Options(NamedTuple):
     idle: timedelta = timedelta(hours=2)  # a session this quiet counts as finished
     wait: bool = False
     embed: bool = False  # search_backend is hybrid or dense: run the embed step
+    words: Vocabulary | None = None  # the quick rules' predicates (config aliases added)
 
 
 def run(
@@ -79,7 +81,7 @@ def run(
         try:
             if model is not None:
                 report["queue"] = model.retry_queue(conn)
-            report["sessions"] = _sessions(home, conn, now, options.idle, model, progress)
+            report["sessions"] = _sessions(home, conn, now, options, model, progress)
             report["model"] = model.report() if model is not None else {"used": False}
             report["dedup"] = _dedup(conn, now)  # on a dry run's copy, these write there
             report["decay"] = _decay(conn, now)
@@ -121,13 +123,13 @@ def _sessions(
     home: Home,
     conn: sqlite3.Connection,
     now: datetime,
-    idle: timedelta,
+    options: Options,
     model: ModelExtraction | None,
     progress: Progress | None,
 ) -> dict[str, Any]:
-    extractor: Extractor = model if model is not None else rules
+    extractor: Extractor = model if model is not None else rules(options.words)
     summarize = model.summarize if model is not None else None
-    idle_before = iso(now - idle)
+    idle_before = iso(now - options.idle)
     due = [
         s
         for s in turns.sessions_with_unextracted(conn)

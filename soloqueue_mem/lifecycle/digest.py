@@ -21,6 +21,7 @@ from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import extract
 from soloqueue_mem.lifecycle.episode_builder import build_episode
+from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import episodes, scratchpad
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.store import Draft, Remembered, remember
@@ -35,9 +36,9 @@ CHUNK = 1000
 Extractor = Callable[[SessionKey, list[dict[str, Any]]], list[Draft]]
 
 
-def rules(key: SessionKey, records: list[dict[str, Any]]) -> list[Draft]:
-    """The default extractor: the quick rules (no model)."""
-    return extract.from_records(records)
+def rules(words: Vocabulary | None = None) -> Extractor:
+    """The default extractor: the quick rules (no model), with ``words``' predicates."""
+    return lambda _key, records: extract.from_records(records, words)
 
 
 class Digest(NamedTuple):
@@ -52,7 +53,7 @@ def digest_session(
     key: SessionKey,
     now: datetime,
     source: str,
-    extractor: Extractor = rules,
+    extractor: Extractor | None = None,
     summarize: Callable[[list[dict[str, Any]]], str | None] | None = None,
 ) -> Digest:
     """Episodes and memories for the session's turns not yet extracted."""
@@ -67,7 +68,7 @@ def digest_session(
         stretch = records[start : start + CHUNK]
         episode = build_episode(key, stretch, source, now, ongoing=False)
         episode = episode._replace(tags=episode_tags(home, stretch))
-        drafts = extractor(key, stretch)
+        drafts = (extractor or rules())(key, stretch)
         summary = summarize(stretch) if summarize else None
         if summary:
             episode = episode._replace(summary=summary)

@@ -16,6 +16,7 @@ from typing import Any
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
+from soloqueue_mem.lifecycle import tool_failure
 from soloqueue_mem.lifecycle.extract import sentences
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.sessions.events import SessionKey
@@ -61,7 +62,7 @@ def action_nodes(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for call in record.get("tool_calls") or []:
             result, _ = results.get(call.get("id"), (None, None))
             content = str(result["content"]) if result else ""
-            failed = bool(result and result.get("is_error"))
+            failed = result is not None and tool_failure.failed(result)
             nodes.append(
                 {
                     "tool_name": call["name"],

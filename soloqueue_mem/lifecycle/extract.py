@@ -25,203 +25,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime, time, timedelta
 from functools import cache
 from typing import Any, NamedTuple
 
+from soloqueue_mem.clock import parse_timestamp
+from soloqueue_mem.lifecycle import tool_failure
+from soloqueue_mem.lifecycle.patterns import Pattern, patterns
+from soloqueue_mem.lifecycle.vocabulary import MANY, USER, Vocabulary, vocabulary
+from soloqueue_mem.lifecycle.when import future_day
 from soloqueue_mem.memory.store import Draft
 
 SOURCE = "rules"
 MAX_SENTENCE = 200
-
-
-class Pattern(NamedTuple):
-    regex: re.Pattern[str]
-    type: str
-    predicate: str  # "{0}" takes the first group; "" for a list (likes, rules), never superseded
-    content: str  # format string over the groups
-    duration: str | None = None
-    check: str = ""  # what the captured text must pass: see _acceptable
-
-
-def _p(
-    pattern: str,
-    type_: str,
-    predicate: str,
-    content: str,
-    duration: str | None = None,
-    check: str = "",
-) -> Pattern:
-    return Pattern(re.compile(pattern, re.IGNORECASE), type_, predicate, content, duration, check)
-
-
-@cache
-def _patterns() -> tuple[Pattern, ...]:
-    obj = r"(.{2,120}?)"
-    return (
-        # English: rules first (they often contain "I")
-        _p(r"^(?:please\s+)?always\s+" + obj + r"$", "RULE", "", "Always {0}", "permanent", "rule"),
-        _p(
-            r"^(?:please\s+)?(?:never|don't ever|do not ever)\s+" + obj + r"$",
-            "RULE",
-            "",
-            "Never {0}",
-            "permanent",
-            "rule",
-        ),
-        _p(
-            r"^(?:please\s+)?(?:don't|do not)\s+" + obj + r"$",
-            "RULE",
-            "",
-            "Don't {0}",
-            None,
-            "rule",
-        ),
-        _p(
-            r"^my (?:favou?rite|preferred) ([\w' ]{2,30}?) (?:is|are) " + obj + r"$",
-            "PREFERENCE",
-            "favorite {0}",
-            "User's favorite {0} is {1}",
-        ),
-        _p(
-            r"^i (?:really |also |absolutely )?(?:prefer|like|love|enjoy) " + obj + r"$",
-            "PREFERENCE",
-            "",
-            "User likes {0}",
-            None,
-            "object",
-        ),
-        _p(
-            r"^i(?:'m| am) (?:also )?(?:a )?(?:big |huge )?fan of " + obj + r"$",
-            "PREFERENCE",
-            "",
-            "User likes {0}",
-            None,
-            "object",
-        ),
-        _p(
-            r"^i (?:really |also )?(?:hate|dislike|don't like|do not like|don't really like"
-            r"|do not really like|can't stand|cannot stand) " + obj + r"$",
-            "PREFERENCE",
-            "",
-            "User dislikes {0}",
-            None,
-            "object",
-        ),
-        _p(
-            r"^i(?:'m| am) not (?:really )?(?:a )?(?:big |huge )?fan of " + obj + r"$",
-            "PREFERENCE",
-            "",
-            "User dislikes {0}",
-            None,
-            "object",
-        ),
-        _p(
-            r"^my name is " + obj + r"$", "FACT", "name", "User's name is {0}", "permanent", "value"
-        ),
-        _p(
-            r"^my ([\w' ]{2,30}?) (?:is|are) " + obj + r"$",
-            "FACT",
-            "{0}",
-            "User's {0} is {1}",
-            None,
-            "attribute",
-        ),
-        _p(
-            r"^i(?: live|'m based| am based) in " + obj + r"$",
-            "FACT",
-            "lives in",
-            "User lives in {0}",
-        ),
-        _p(r"^i work (?:at|for) " + obj + r"$", "FACT", "works at", "User works at {0}"),
-        _p(r"^i work as (an? .{2,80}?)$", "FACT", "role", "User works as {0}"),
-        _p(r"^i(?:'m| am) using " + obj + r"$", "FACT", "", "User uses {0}", None, "object"),
-        # "on" is a busy word (on a call, on vacation, on it): only a name-like object
-        _p(r"^i(?:'m| am) on " + obj + r"$", "FACT", "", "User uses {0}", None, "name"),
-        _p(
-            r"^i (?:mostly |mainly |usually |normally |still |also )?use " + obj + r"$",
-            "FACT",
-            "",
-            "User uses {0}",
-            None,
-            "object",
-        ),
-        # Chinese
-        _p(
-            r"^(?:请)?(?:永远不要|绝对不要|禁止|不准|不许)" + obj + r"$",
-            "RULE",
-            "",
-            "禁止{0}",
-            "permanent",
-            "rule",
-        ),
-        _p(
-            r"^(?:请)?(?:总是|始终|一定要|务必|必须)" + obj + r"$",
-            "RULE",
-            "",
-            "必须{0}",
-            "permanent",
-            "rule",
-        ),
-        _p(r"^(?:请)?(?:不要|别)" + obj + r"$", "RULE", "", "不要{0}", None, "rule"),
-        # a rule about a topic: 提交信息必须用英文 (not about a person; default retention)
-        _p(
-            r"^([^我他她它]{1,8}?)(?:都|也)?(?:必须|务必|一律|一定要)" + obj + r"$",
-            "RULE",
-            "",
-            "{0}必须{1}",
-        ),
-        _p(
-            r"^([^我他她它]{1,8}?)(?:都|也)?(?:禁止|不准|不许)" + obj + r"$",
-            "RULE",
-            "",
-            "{0}禁止{1}",
-        ),
-        _p(
-            r"^我(?:最)?喜欢的(.{1,10}?)是" + obj + r"$",
-            "PREFERENCE",
-            "最喜欢的{0}",
-            "用户最喜欢的{0}是{1}",
-        ),
-        _p(
-            r"^我(?:也|很|非常|比较|更|一直|特别)?(?:喜欢|偏好|爱用|习惯用)" + obj + r"$",
-            "PREFERENCE",
-            "",
-            "用户喜欢{0}",
-            None,
-            "object",
-        ),
-        _p(
-            r"^我(?:也|很|非常|特别|一直)?(?:讨厌|不喜欢|不太喜欢|受不了)" + obj + r"$",
-            "PREFERENCE",
-            "",
-            "用户不喜欢{0}",
-            None,
-            "object",
-        ),
-        _p(r"^我是(?:一名|一位)" + obj + r"$", "FACT", "职业", "用户是{0}"),
-        _p(r"^我叫" + obj + r"$", "FACT", "名字", "用户的名字是{0}", "permanent", "value"),
-        # 我的电脑不是 Mac says what the value is not
-        _p(
-            r"^我的([^，。]{1,10}?)(?<![不没])是" + obj + r"$",
-            "FACT",
-            "{0}",
-            "用户的{0}是{1}",
-            None,
-            "attribute",
-        ),
-        _p(r"^我(?:住在|在)(.{1,30}?)(?:工作|上班)$", "FACT", "工作地点", "用户在{0}工作"),
-        _p(r"^我住在" + obj + r"$", "FACT", "住址", "用户住在{0}"),
-        _p(
-            r"^我(?:平时|一般|主要|日常|现在|一直|也)?(?:在用|正在用|使用|用的是|用(?![了过来于着的]))"
-            + obj
-            + r"$",
-            "FACT",
-            "",
-            "用户使用{0}",
-            None,
-            "object",
-        ),
-    )
+PLAN_MARGIN = timedelta(days=3)  # a plan is kept this long after its day
 
 
 # --- what counts as a statement ---------------------------------------------------
@@ -246,8 +63,10 @@ def _res() -> dict[str, re.Pattern[str]]:
         ),
         "filler": re.compile(
             r"^(?:(?:also|and|but|so|btw|by the way|oh|ok|okay|well|fyi|just so you know"
-            r"|from now on|going forward|in (?:the )?future|hi|hey|hello)[,:!]?\s+"
-            r"|(?:另外|还有|对了|顺便说一下|顺便说一句|顺便|以后|今后|从现在开始|从今以后|而且|并且)"
+            r"|from now on|going forward|in (?:the )?future|hi|hey|hello|actually|no|nope"
+            r"|correction|sorry|wait)[,:!]?\s+"
+            r"|(?:另外|还有|对了|顺便说一下|顺便说一句|顺便|以后|今后|从现在开始|从今以后|而且|并且"
+            r"|其实|不对|更正一下|更正|说错了|哦|噢)"
             r"[，,：:]?\s*)+",
             re.IGNORECASE,
         ),
@@ -302,6 +121,41 @@ def _res() -> dict[str, re.Pattern[str]]:
             re.IGNORECASE,
         ),
         "name_like": re.compile(r"^\S*[A-Z0-9]|^\S+\s+\S*[A-Z0-9]"),
+        "stale": re.compile(
+            r"\s+(?:now|anymore|any more|these days|nowadays|already|recently|last (?:week|month"
+            r"|year)|a while ago|yesterday|today)$|^now\s+|\s*(?:了|啦)$",
+            re.IGNORECASE,
+        ),
+        "role": re.compile(
+            r"\b(?:engineer|developer|dev|programmer|designer|manager|lead|scientist|analyst"
+            r"|student|teacher|professor|researcher|architect|admin|administrator|sre|consultant"
+            r"|founder|cto|ceo|pm|writer|doctor|nurse|lawyer|freelancer|intern|tester|owner"
+            r"|maintainer|director|head of \w+)s?$"
+            r"|(?:工程师|开发|开发者|程序员|设计师|经理|产品|学生|研究生|博士生|老师|教师|研究员"
+            r"|架构师|运维|测试|分析师|科学家|医生|律师|负责人|主管|总监|实习生|创始人|站长)$",
+            re.IGNORECASE,
+        ),
+        # a plan: the speaker's intention (the day is found by lifecycle.when)
+        "plan": re.compile(
+            r"\b(?:i|we)\b.*\b(?:plan|plans|planning|going to|gonna|intend|intends|will"
+            r"|scheduled|have to|need to)\b|\b(?:i|we)(?:'ll|'m \w+ing|'re \w+ing| am \w+ing"
+            r"| are \w+ing)\b"
+            r"|(?<![不需只主重])要(?![求是])|打算|计划|准备|将要|安排|预计|得去|会去",
+            re.IGNORECASE,
+        ),
+        "han": re.compile(r"[\u4e00-\u9fff]"),
+        # a rule for the task at hand (24 h) rather than about how to work
+        "task": re.compile(
+            r"\b(?:this time|for now|today|for this task|in this task|right now|this session"
+            r"|for this (?:pr|change|commit|branch))\b"
+            r"|这次|这回|本次|今天|暂时|这个任务|先别|先不要|目前先|这一次",
+            re.IGNORECASE,
+        ),
+        "task_opening": re.compile(
+            r"^(?:(?:this time|for now|for this task|today|right now)[,:]?\s+"
+            r"|(?:这次|这回|本次|今天|暂时|目前)(?:先)?[，,]?\s*)",
+            re.IGNORECASE,
+        ),
     }
 
 
@@ -368,60 +222,156 @@ def sentences(text: str) -> Iterator[str]:
             yield part
 
 
-def _acceptable(pattern: Pattern, groups: list[str]) -> bool:
-    """Whether what ``pattern`` captured is a lasting statement (see the module doc)."""
+def _acceptable(check: str, parts: dict[str, str], words: Vocabulary) -> bool:
+    """Whether what a pattern captured is a lasting statement (see the module doc)."""
     res = _res()
-    if pattern.check == "rule":
-        return not res["interjection"].match(groups[0]) and not res["not_a_verb"].match(groups[0])
-    if pattern.check == "object":
-        return not res["deictic"].match(groups[0])
-    if pattern.check == "name":
-        return bool(res["name_like"].match(groups[0])) and not res["deictic"].match(groups[0])
-    if pattern.check == "attribute":
-        return not res["discourse"].search(groups[0]) and not res["negated"].match(groups[1])
-    if pattern.check == "value":
-        return not res["negated"].match(groups[0])
+    value, attr = parts.get("value", ""), parts.get("attr", "")
+    if check == "rule":
+        return not res["interjection"].match(value) and not res["not_a_verb"].match(value)
+    if check in ("object", "switch"):
+        return not res["deictic"].match(value) and not res["negated"].match(value)
+    if check == "name":
+        return bool(res["name_like"].match(value)) and not res["deictic"].match(value)
+    if check == "attribute":
+        return not res["discourse"].search(attr) and not res["negated"].match(value)
+    if check == "known":
+        return words.known(attr) and not res["negated"].match(value)
+    if check == "thing":
+        return not res["deictic"].match(parts.get("thing", "")) and not res["negated"].match(value)
+    if check == "person":
+        return value.split()[0].casefold() not in _NOT_NAMES
+    if check == "role":
+        return bool(res["role"].search(value))
+    if check == "value":
+        return not res["negated"].match(value)
     return True
 
 
-def _draft(clause: str) -> Draft | None:
-    for pattern in _patterns():
+_NOT_NAMES = frozenset(
+    "ok okay fine sorry not so here back done ready good great sure new happy glad afraid"
+    " american british chinese english french german indian japanese korean canadian".split()
+)
+
+
+def _tidy(value: str) -> str:
+    """A value without the time words that only say it is new ("Helix now", "TiDB 了")."""
+    return _res()["stale"].sub("", value).strip(" \t,，")
+
+
+def _key(pattern: Pattern, parts: dict[str, str], words: Vocabulary) -> tuple[str, str]:
+    """The canonical (subject, predicate) of what ``pattern`` matched (see patterns.py)."""
+    spec, value = pattern.predicate, parts.get("value", "")
+    subject = words.subject(parts["thing"]) if parts.get("thing") else USER
+    if spec == "attr":
+        return words.split(parts["attr"])
+    if spec == "favorite":
+        return USER, "favorite " + words.predicate(parts["attr"])
+    if spec == "switch":
+        if parts.get("attr"):
+            return words.split(parts["attr"])
+        return USER, words.category(value) or words.category(parts.get("old", ""))
+    if spec == "use":
+        category = words.category(value)
+        return USER, "" if category in MANY else category
+    if spec == "runs":
+        if parts.get("thing") and words.known(parts["thing"]):
+            return words.split(parts["thing"])
+        return subject, "deploy"
+    return subject, words.predicate(spec) if spec else ""
+
+
+def _drafts(clause: str, words: Vocabulary) -> list[Draft]:
+    """The drafts of one clause's first matching pattern (none when its guard fails)."""
+    for pattern in patterns():
         found = pattern.regex.match(clause)
         if found is None:
             continue
-        groups = [g.strip() for g in found.groups()]
-        if not _acceptable(pattern, groups):
-            return None
-        return Draft(
-            content=pattern.content.format(*groups),
+        parts = {k: v.strip() for k, v in found.groupdict().items() if v and v.strip()}
+        if "value" in parts:
+            parts["value"] = _tidy(parts["value"])
+        if not parts.get("value") or not _acceptable(pattern.check, parts, words):
+            return []
+        subject, predicate = _key(pattern, parts, words)
+        if pattern.predicate == "switch" and not predicate:
+            return []  # a switch to something unknown names no attribute
+        chinese = not pattern.content[:1].isascii() or pattern.content.startswith("{thing}用")
+        label = words.label(predicate, chinese) if predicate else parts.get("attr", "")
+        content = pattern.content.format_map({"thing": "", "count": "", **parts, "label": label})
+        draft = Draft(
+            content=content[:1].upper() + content[1:],
             type=pattern.type,
-            subject="user" if pattern.content[:1].isascii() else "用户",
-            predicate=pattern.predicate.format(*groups).lower(),  # "" for lists
+            subject=subject,
+            predicate=predicate,
             duration=pattern.duration,
             source=SOURCE,
         )
-    return None
+        if parts.get("role"):  # "I'm Alice, the SRE lead"
+            role = Draft(f"User is the {parts['role']}", "FACT", USER, "job", source=SOURCE)
+            return [draft, role]
+        return [draft]
+    return []
 
 
-def from_text(text: str) -> list[Draft]:
-    """The drafts the user's ``text`` states, in order, at most one per clause."""
+def canonical(draft: Draft, words: Vocabulary) -> Draft:
+    """``draft`` (from the model, say) with its subject and predicate in canonical form."""
+    if not draft.predicate:
+        return draft
+    subject, predicate = words.split(draft.predicate)
+    if subject == USER and draft.subject:
+        subject = words.subject(draft.subject)
+    return draft._replace(subject=subject, predicate=predicate)
+
+
+def _plan(clause: str, now: datetime) -> Draft | None:
+    """A plan with a day ("next week we migrate…", "明天要去北京"): a FACT kept until
+    ``PLAN_MARGIN`` after the day."""
+    if not _res()["plan"].search(clause):
+        return None
+    day = future_day(clause, now)
+    if day is None:
+        return None
+    until = datetime.combine(day, time(), UTC) + timedelta(days=1) + PLAN_MARGIN
+    chinese = bool(_res()["han"].search(clause))
+    content = f"计划（{day}）：{clause}" if chinese else f"Plan for {day}: {clause}"
+    return Draft(content, "FACT", USER, "", until=until, source=SOURCE)
+
+
+def _rule_duration(draft: Draft, task: bool) -> Draft:
+    """Seed 001: a rule for the task at hand lasts a day, one about how to work stays."""
+    if draft.type != "RULE":
+        return draft
+    return draft._replace(duration="24h" if task else "permanent")
+
+
+def from_text(
+    text: str, now: datetime | None = None, words: Vocabulary | None = None
+) -> list[Draft]:
+    """The drafts the user's ``text`` states, in order, at most one statement per
+    clause. Plans need ``now`` (the turn's time) to resolve their day."""
+    words = words or vocabulary()
+    res = _res()
     drafts = []
     for clause in clauses(text):
         if clause.question or clause.quoted or len(clause.text) < 2:
             continue
-        draft = _draft(clause.text) or (_draft(clause.carried) if clause.carried else None)
-        if draft is not None:
-            drafts.append(draft)
+        task = bool(res["task"].search(clause.text))
+        bare = res["task_opening"].sub("", clause.text)
+        found = _drafts(bare, words) or (_drafts(clause.carried, words) if clause.carried else [])
+        plan = _plan(clause.text, now) if now is not None else None
+        if plan is not None and not any(d.type == "RULE" for d in found):
+            found = [plan]  # "下周要迁移到 k8s" is a plan, not yet a switch
+        drafts += [_rule_duration(d, task) for d in found]
     return drafts
 
 
 def from_tool_results(
     tool_results: list[dict[str, Any]], tool_names: dict[str, str]
 ) -> list[Draft]:
-    """ERROR memories from failed tool results: which tool failed, and how."""
+    """ERROR memories from failed tool results (see ``tool_failure``): which tool
+    failed, and how."""
     drafts = []
     for result in tool_results:
-        if not result.get("is_error"):
+        if not tool_failure.failed(result):
             continue
         name = tool_names.get(result.get("tool_use_id") or "", "tool")
         first_line = next(
@@ -440,18 +390,23 @@ def from_tool_results(
 
 
 def from_turn(
-    role: str, content: str, tool_results: list[dict[str, Any]], tool_names: dict[str, str]
+    record: dict[str, Any], tool_names: dict[str, str], words: Vocabulary | None = None
 ) -> list[Draft]:
-    drafts = from_text(content) if role == "user" else []
-    return drafts + from_tool_results(tool_results, tool_names)
+    """Drafts from one JSONL record: the user's statements (plans resolved against the
+    turn's own time) and its failed tool results."""
+    drafts = []
+    if record["role"] == "user":
+        said_at = parse_timestamp(record["timestamp"]) if record.get("timestamp") else None
+        drafts = from_text(record.get("content") or "", said_at, words)
+    return drafts + from_tool_results(record.get("tool_results") or [], tool_names)
 
 
-def from_records(records: list[dict[str, Any]]) -> list[Draft]:
+def tool_names(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Tool call id -> tool name within a stretch of records."""
+    return {call.get("id"): call["name"] for r in records for call in r.get("tool_calls") or []}
+
+
+def from_records(records: list[dict[str, Any]], words: Vocabulary | None = None) -> list[Draft]:
     """Drafts from a stretch of JSONL records (tool names resolved within it)."""
-    names = {call.get("id"): call["name"] for r in records for call in r.get("tool_calls") or []}
-    found: list[Draft] = []
-    for record in records:
-        found += from_turn(
-            record["role"], record.get("content") or "", record.get("tool_results") or [], names
-        )
-    return found
+    names = tool_names(records)
+    return [draft for record in records for draft in from_turn(record, names, words)]

@@ -25,6 +25,7 @@ from soloqueue_mem.lifecycle.llm import (
     extraction_prompt,
     parse_memories,
 )
+from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory.store import Draft, remember
 from soloqueue_mem.sessions.events import SessionKey
 
@@ -55,11 +56,13 @@ class ModelExtraction:
         self._sleep = sleep
         self.available = True
         self.calls = self.failures = self.queued = 0
+        self.words = vocabulary(config.predicates)
 
     def _ask(self, record: dict[str, Any]) -> list[Draft]:
         self.calls += 1
         kwargs = {"sleep": self._sleep} if self._sleep else {}
-        return complete(self.llm, extraction_prompt(record), parse_memories, **kwargs)
+        found = complete(self.llm, extraction_prompt(record), parse_memories, **kwargs)
+        return [extract.canonical(draft, self.words) for draft in found]
 
     def state(self) -> sqlite3.Connection:
         if self._state is None:
@@ -67,13 +70,11 @@ class ModelExtraction:
         return self._state
 
     def __call__(self, key: SessionKey, records: list[dict[str, Any]]) -> list[Draft]:
-        names = {c.get("id"): c["name"] for r in records for c in r.get("tool_calls") or []}
+        names = extract.tool_names(records)
         drafts: list[Draft] = []
         for record in records:
             content = record.get("content") or ""
-            rules = extract.from_turn(
-                record["role"], content, record.get("tool_results") or [], names
-            )
+            rules = extract.from_turn(record, names, self.words)
             if record["role"] not in ("user", "assistant") or len(content) < MIN_CHARS:
                 drafts += rules
                 continue

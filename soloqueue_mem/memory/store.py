@@ -60,6 +60,7 @@ class Draft(NamedTuple):
     tags: tuple[str, ...] = ()
     source: str = "manual"
     source_episode_id: str | None = None
+    until: datetime | None = None  # expires then (a plan's day and a margin), not by duration
 
 
 class Remembered(NamedTuple):
@@ -133,7 +134,7 @@ def remember(
 ) -> Remembered:
     """Store ``draft`` in (group, agent): confirm, supersede or create (see module doc)."""
     draft = check_draft(draft)
-    priority, expires = retention(draft.duration or DEFAULT_DURATION[draft.type], now)
+    priority, expires = _retention(draft, now)
     stamp = iso(now)
     key = content_key(draft.content)
     with write_tx(conn):
@@ -159,6 +160,13 @@ def remember(
         if restated is not None:
             return Remembered("confirmed", memory, previous)
         return Remembered("superseded" if previous else "created", memory, previous)
+
+
+def _retention(draft: Draft, now: datetime) -> tuple[str, datetime | None]:
+    if draft.until is None:
+        return retention(draft.duration or DEFAULT_DURATION[draft.type], now)
+    seconds = max(1, int((draft.until - now).total_seconds()))
+    return retention(f"{seconds}s", now)
 
 
 def _takes_attribute(restated: Memory | None, draft: Draft) -> bool:

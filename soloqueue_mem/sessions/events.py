@@ -4,7 +4,10 @@ An event is our own shape (``role``, ``content``, ``tool_calls [{id,name,input}]
 ``tool_results [{tool_use_id,content,is_error}]``, ``timestamp``, ``metadata``,
 ``event_id``, and optional ``group``/``agent``/``session``) or an OpenAI chat message
 as it is. OpenAI messages are normalised; when the normal form would not give the
-exact message back, the original is kept beside it so export is lossless.
+exact message back, the original is kept beside it so export is lossless. Content
+given as a list of blocks (OpenAI parts, Anthropic ``text`` / ``tool_use`` /
+``tool_result`` blocks) gives its text, tool calls and tool results to the normal
+form, so they are indexed and extracted like any other.
 """
 
 from __future__ import annotations
@@ -55,9 +58,9 @@ def _parse(obj: Any) -> Event:
     role = _OPENAI_ROLES.get(role, role)
     if role not in ROLES:
         raise BadInput(f"unknown role {obj['role']!r} (use user, assistant, system, tool, thought)")
-    content = _content_text(obj.get("content"))
-    tool_calls = [_tool_call(item) for item in _list(obj, "tool_calls")]
-    tool_results = [_tool_result(item) for item in _list(obj, "tool_results")]
+    content, block_calls, block_results = _content(obj.get("content"))
+    tool_calls = [_tool_call(item) for item in _list(obj, "tool_calls")] + block_calls
+    tool_results = [_tool_result(item) for item in _list(obj, "tool_results")] + block_results
     if "tool_call_id" in obj:
         if not isinstance(obj["tool_call_id"], str):
             raise BadInput("'tool_call_id' must be a string")
@@ -111,23 +114,31 @@ def _list(obj: dict[str, Any], key: str) -> list[Any]:
     return value
 
 
-def _content_text(value: Any) -> str:
-    """A string as it is; OpenAI content parts joined by their text; null as empty."""
+def _content(value: Any) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(text, tool calls, tool results)`` of a content: a string as it is; a list of
+    parts or blocks gives their text joined, and its ``tool_use`` / ``tool_result``
+    blocks (Anthropic) as calls and results; null as empty."""
     if value is None:
-        return ""
+        return "", [], []
     if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        texts = []
-        for part in value:
-            if not isinstance(part, dict):
-                raise BadInput("'content' parts must be objects")
-            if isinstance(part.get("text"), str):
-                texts.append(part["text"])
-        return "\n".join(texts)
-    raise BadInput(
-        f"'content' must be a string, a list of parts or null, not {type(value).__name__}"
-    )
+        return value, [], []
+    if not isinstance(value, list):
+        raise BadInput(
+            f"'content' must be a string, a list of parts or null, not {type(value).__name__}"
+        )
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
+    for part in value:
+        if not isinstance(part, dict):
+            raise BadInput("'content' parts must be objects")
+        if part.get("type") == "tool_use":
+            calls.append(_tool_call(part))
+        elif part.get("type") == "tool_result":
+            results.append(_tool_result(part))
+        elif isinstance(part.get("text"), str):
+            texts.append(part["text"])
+    return "\n".join(texts), calls, results
 
 
 def _tool_call(item: Any) -> dict[str, Any]:
@@ -160,7 +171,7 @@ def _tool_result(item: Any) -> dict[str, Any]:
         raise BadInput("tool result 'tool_use_id' must be a string")
     content = item.get("content", "")
     if not isinstance(content, str):
-        content = _content_text(content) if isinstance(content, list) else jsonio.dumps(content)
+        content = _content(content)[0] if isinstance(content, list) else jsonio.dumps(content)
     is_error = item.get("is_error", False)
     if not isinstance(is_error, bool):
         raise BadInput("tool result 'is_error' must be true or false")

@@ -210,13 +210,13 @@ def test_a_new_attribute_value_supersedes_the_old_one_across_sessions(cli, monke
     say(cli, "tuesday", "My editor is vim now. I like Go")
     at(monkeypatch, "2026-11-26T14:00:00Z")
     consolidate(cli)
-    assert set(listed(cli)) == {"User's editor is vim now", "User likes Rust", "User likes Go"}
-    newest = listed(cli)["User's editor is vim now"]
+    assert set(listed(cli)) == {"User's editor is vim", "User likes Rust", "User likes Go"}
+    newest = listed(cli)["User's editor is vim"]
     assert (newest["subject"], newest["predicate"]) == ("user", "editor")
     history = cli.json("memory", "history", newest["id"])
-    assert [m["content"] for m in history] == ["User's editor is helix", "User's editor is vim now"]
+    assert [m["content"] for m in history] == ["User's editor is helix", "User's editor is vim"]
     assert [h["content"] for h in recalled(cli, "editor", "--type", "FACT")] == [
-        "User's editor is vim now"
+        "User's editor is vim"
     ]
 
 

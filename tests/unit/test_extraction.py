@@ -13,7 +13,9 @@ from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import Home
-from soloqueue_mem.lifecycle.extract import clauses, from_text
+from soloqueue_mem.lifecycle import tool_failure
+from soloqueue_mem.lifecycle.extract import clauses, from_text, from_tool_results
+from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory import store
 from tests.conftest import NOW
 
@@ -24,16 +26,25 @@ MARGIN = 0.05
 # rules; the held-out set was written afterwards, and its first, blind run gave precision
 # 0.694 and recall 0.806. A few general fixes it prompted (a missed "I'm based in",
 # possessive attributes, "my preferred X") came after, so its figures are no longer blind.
+# Held-out v2 (ordinary-speech facts, corrections, plans, task/behaviour rules) was
+# written before the rules for those: on the old rules it gave precision 1.000, recall
+# 0.243; its one blind run on the new rules gave 1.000 and 1.000 (written by the same
+# hand as the rules, so an optimistic estimate, not an independent one).
 MEASURED = {
     "extraction_labelled.jsonl": {
-        "all": (0.972, 1.000),
-        "lang:en": (0.972, 1.000),
-        "lang:zh": (0.972, 1.000),
+        "all": (0.980, 1.000),
+        "lang:en": (0.981, 1.000),
+        "lang:zh": (0.980, 1.000),
     },
     "extraction_heldout.jsonl": {
-        "all": (0.853, 0.935),
-        "lang:en": (0.812, 0.867),
+        "all": (0.857, 0.968),
+        "lang:en": (0.824, 0.933),
         "lang:zh": (0.889, 1.000),
+    },
+    "extraction_heldout_v2.jsonl": {
+        "all": (1.000, 1.000),
+        "lang:en": (1.000, 1.000),
+        "lang:zh": (1.000, 1.000),
     },
 }
 
@@ -123,7 +134,7 @@ def test_questions_are_never_extracted(text):
 
 
 def test_a_question_does_not_hide_the_statement_before_it():
-    assert drafts("我住在上海，你知道附近有什么好吃的吗？") == [("FACT", "用户住在上海", "住址")]
+    assert drafts("我住在上海，你知道附近有什么好吃的吗？") == [("FACT", "用户住在上海", "city")]
     assert drafts("My editor is vim. Which plugin manager fits it?") == [
         ("FACT", "User's editor is vim", "editor")
     ]
@@ -158,14 +169,14 @@ def test_subject_and_predicate_only_for_attribute_facts():
     by_text = {
         "my editor is helix": ("user", "editor"),
         "My name is Priya": ("user", "name"),
-        "I live in Lisbon": ("user", "lives in"),
-        "我的时区是东八区": ("用户", "时区"),
-        "我最喜欢的语言是 Rust": ("用户", "最喜欢的语言"),
+        "I live in Lisbon": ("user", "city"),
+        "我的时区是东八区": ("user", "timezone"),
+        "我最喜欢的语言是 Rust": ("user", "favorite language"),
         # lists: many can be true at once, none supersedes another
         "I like Rust": ("user", ""),
         "I'm using Python 3.11": ("user", ""),
         "Always run the linter": ("user", ""),
-        "不要用 print 调试": ("用户", ""),
+        "不要用 print 调试": ("user", ""),
     }
     for text, (subject, predicate) in by_text.items():
         (draft,) = from_text(text)
@@ -236,12 +247,12 @@ def test_the_users_own_words_after_a_speech_verb_still_count():
 
 def test_clauses_about_the_speaker_are_split_and_share_the_subject():
     assert drafts("I work at Acme and I live in Berlin.") == [
-        ("FACT", "User works at Acme", "works at"),
-        ("FACT", "User lives in Berlin", "lives in"),
+        ("FACT", "User works at Acme", "employer"),
+        ("FACT", "User lives in Berlin", "city"),
     ]
     assert drafts("我叫王磊，在一家游戏公司上班。") == [
-        ("FACT", "用户的名字是王磊", "名字"),
-        ("FACT", "用户在一家游戏公司工作", "工作地点"),
+        ("FACT", "用户的名字是王磊", "name"),
+        ("FACT", "用户在一家游戏公司工作", "employer"),
     ]
     # an English comma alone does not split a list
     assert drafts("I like Python, Rust and Go") == [
@@ -254,11 +265,196 @@ def test_fillers_before_a_statement_are_dropped():
         ("RULE", "Always reply in English", "")
     ]
     assert drafts("以后回答都务必附上代码示例") == [("RULE", "回答必须附上代码示例", "")]
-    assert drafts("对了，我的时区是东八区") == [("FACT", "用户的时区是东八区", "时区")]
+    assert drafts("对了，我的时区是东八区") == [("FACT", "用户的时区是东八区", "timezone")]
 
 
-def test_rules_keep_their_durations():
-    always, dont = from_text("Always use UTC. Don't touch the lock file.")
-    assert (always.duration, dont.duration) == ("permanent", None)
-    (topic,) = from_text("提交信息必须用英文写")
-    assert topic.content == "提交信息必须用英文写" and topic.duration is None
+def test_behaviour_rules_are_permanent_and_task_rules_last_a_day():
+    for text in (
+        "Always use UTC.",
+        "Don't touch the lock file.",
+        "Never commit secrets.",
+        "You must run the linter before committing.",
+        "不要直接改主分支",
+        "别用 var 声明变量",
+        "必须先写测试",
+        "提交信息必须用英文写",
+    ):
+        assert [d.duration for d in from_text(text)] == ["permanent"], text
+    for text in (
+        "For now, don't run the slow tests.",
+        "This time, don't bump the version.",
+        "Don't merge anything today.",
+        "这次先别跑集成测试",
+        "今天不要部署",
+        "先别合并这个分支",
+    ):
+        (rule,) = from_text(text)
+        assert (rule.type, rule.duration) == ("RULE", "24h"), text
+
+
+# --- facts in ordinary speech, corrections, plans (zh and en) -------------------------
+
+SAID_AT = parse_timestamp(NOW)  # Thursday 2026-11-26
+
+
+def keys(text: str) -> list[tuple[str, str, str]]:
+    return [(d.content, d.subject, d.predicate) for d in from_text(text, SAID_AT)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # our/my X is Y, X 是/用 Y, versions
+        (
+            "Our database is PostgreSQL 15.",
+            [("The team's database is PostgreSQL 15", "user", "database")],
+        ),
+        ("我们的数据库是 PostgreSQL 15", [("团队的数据库是PostgreSQL 15", "user", "database")]),
+        (
+            "The staging database is MySQL 8.0.",
+            [("The staging database is MySQL 8.0", "staging", "database")],
+        ),
+        ("Redis 的版本是 7.2", [("Redis 的版本是7.2", "redis", "version")]),
+        (
+            "The project is written in Kotlin.",
+            [("Project is written in Kotlin", "project", "language")],
+        ),
+        ("项目用 Rust 写的", [("项目用Rust写", "project", "language")]),
+        # ports
+        ("The API runs on port 8080.", [("API runs on port 8080", "api", "port")]),
+        ("服务跑在 8080 端口", [("服务跑在8080端口", "service", "port")]),
+        # dates
+        ("My birthday is May 3.", [("User's birthday is May 3", "user", "birthday")]),
+        ("我的生日是三月五号", [("用户的生日是三月五号", "user", "birthday")]),
+        # names and roles
+        (
+            "I'm Alice, the SRE lead.",
+            [("User's name is Alice", "user", "name"), ("User is the SRE lead", "user", "job")],
+        ),
+        ("我叫王磊", [("用户的名字是王磊", "user", "name")]),
+        ("I'm a backend engineer.", [("User is a backend engineer", "user", "job")]),
+        ("我是前端工程师", [("用户是前端工程师", "user", "job")]),
+        # pets and family: many at once, never superseded
+        ("I have a cat named Mochi.", [("User has a cat named Mochi", "user", "")]),
+        ("我家有只狗叫旺财", [("用户家有只狗叫旺财", "user", "")]),
+        # where things are deployed, what the team uses
+        ("The API is deployed on Fly.io.", [("API is deployed on Fly.io", "api", "deploy")]),
+        ("服务部署在阿里云", [("服务部署在阿里云", "service", "deploy")]),
+        ("We use Postgres.", [("The team uses Postgres", "user", "database")]),
+        ("我们团队用飞书", [("团队使用飞书", "user", "team chat")]),
+        ("I use Python and Go.", [("User uses Python and Go", "user", "")]),  # languages: many
+        # corrections and switches
+        ("Actually, my editor is Zed now.", [("User's editor is Zed", "user", "editor")]),
+        ("I switched from Vim to Helix.", [("User's editor is now Helix", "user", "editor")]),
+        ("We've moved the CI to CircleCI.", [("User's ci is now CircleCI", "user", "ci")]),
+        ("我从 VS Code 换成了 Cursor", [("用户的编辑器已换成Cursor", "user", "editor")]),
+        ("我已经换成 Helix 了", [("用户的编辑器已换成Helix", "user", "editor")]),
+        ("不对，端口改成 8443 了", [("用户的端口已换成8443", "user", "port")]),
+    ],
+)
+def test_facts_people_state_in_ordinary_speech(text, expected):
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The build is slow today.",
+        "The answer is 42.",
+        "结果是对的",
+        "这个函数是我写的",
+        "He said the database is Oracle.",
+        "他说服务部署在腾讯云",
+        "If we switch to Postgres, we need a migration.",
+        "如果数据库换成 MySQL 会怎样",
+        "Which port is the API on?",
+        "端口是多少来着",
+        "My editor is no longer VS Code.",
+        "We moved to a new office.",  # a switch to nothing known names no attribute
+        "把端口改成 9090",  # an instruction, not a statement of the value
+        "I'm Happy with the result.",
+        "昨天去了趟北京",
+    ],
+)
+def test_what_is_not_a_fact_stays_out(text):
+    assert from_text(text, SAID_AT) == []
+
+
+def test_zh_and_en_statements_of_one_attribute_share_a_key():
+    pairs = [
+        ("My editor is Vim.", "我的编辑器是 Helix"),
+        ("Our database is MySQL.", "我们的数据库是 TiDB"),
+        ("My timezone is UTC+1.", "我的时区是东八区"),
+        ("My email is a@b.c", "我的邮箱是 x@y.z"),
+        ("My name is Lei.", "我叫王磊"),
+        ("I live in Lisbon.", "我住在上海"),
+        ("I switched to fish.", "我的 shell 是 zsh"),
+        ("We use Slack.", "我们团队用飞书"),
+        ("The API runs on port 8080.", "API 跑在 9090 端口"),
+    ]
+    for en, zh in pairs:
+        ((_, *en_key),), ((_, *zh_key),) = keys(en), keys(zh)
+        assert en_key == zh_key and en_key[1], (en, zh)
+
+
+def test_config_aliases_name_new_predicates_in_both_languages():
+    words = vocabulary({"终端": "terminal", "terminal app": "terminal"})
+    (zh,) = from_text("我的终端是 iTerm2", words=words)
+    (en,) = from_text("My terminal app is Ghostty.", words=words)
+    assert (zh.predicate, en.predicate) == ("terminal", "terminal")
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Next week we plan to migrate to k8s.", "2026-12-03"),
+        ("On Friday I'm presenting the roadmap.", "2026-11-27"),
+        ("We're releasing v2 in 3 days.", "2026-11-29"),
+        ("下周要上线新版本", "2026-12-03"),
+        ("明天要去北京", "2026-11-27"),
+        ("下周三打算做代码评审", "2026-12-02"),
+        ("月底要交季度报告", "2026-11-30"),
+    ],
+)
+def test_a_plan_is_a_fact_that_expires_three_days_after_its_day(text, day):
+    (plan,) = from_text(text, SAID_AT)
+    assert plan.type == "FACT" and day in plan.content and text.rstrip(".") in plan.content
+    assert plan.until is not None
+    assert plan.until.isoformat() == f"{day}T00:00:00+00:00".replace(day, _plus(day, 4))
+
+
+def _plus(day: str, days: int) -> str:
+    from datetime import date, timedelta
+
+    return (date.fromisoformat(day) + timedelta(days=days)).isoformat()
+
+
+def test_what_is_not_a_plan():
+    for text in ("Yesterday we migrated to k8s.", "上周要上线的版本延期了", "不要在明天发布"):
+        assert all(d.until is None for d in from_text(text, SAID_AT)), text
+    # without the turn's time, a plan cannot be dated: nothing is stored for it
+    assert from_text("明天要去北京") == []
+
+
+@pytest.mark.parametrize(
+    ("content", "failed"),
+    [
+        ("Error: connection refused", True),
+        ("ValueError: bad input", True),
+        ("Traceback (most recent call last):\n  File x", True),
+        ("building...\nprocess exited with code 2", True),
+        ("bash: foo: command not found", False),  # a tool's own prefix: too loose to read
+        ("Permission denied", True),
+        ("错误：找不到文件", True),
+        ("失败：权限不足", True),
+        ("12 passed, 0 errors", False),
+        ("exit code 0", False),
+        ("The error handling looks fine to me.", False),
+        ("no failures", False),
+    ],
+)
+def test_a_tool_failure_is_read_from_the_content_when_no_flag_says_so(content, failed):
+    result = {"tool_use_id": "c1", "content": content, "is_error": False}
+    assert tool_failure.failed(result) is failed
+    assert len(from_tool_results([result], {"c1": "sh"})) == int(failed)
+    assert tool_failure.failed({**result, "content": "ok", "is_error": True})

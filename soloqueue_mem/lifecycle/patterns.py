@@ -1,0 +1,401 @@
+"""The quick rules' statement patterns (English, then Chinese), first match wins.
+
+Each pattern names its parts: ``value`` (what is stated), ``attr`` (the attribute
+phrase: "editor", "staging database", "Node 版本"), ``thing`` (a named part: the
+API, 后端), ``old`` (the value switched from), ``role``. ``predicate`` says how the
+key is found (see :func:`soloqueue_mem.lifecycle.extract` and ``vocabulary``):
+
+- ``""``: a list (likes, rules, "uses"), never superseded;
+- ``attr``: the attribute phrase, canonicalised ("时区" -> "timezone");
+- ``switch``: the attribute if named, else the one the new (or old) value names;
+- ``use``: the attribute a known single-valued value names ("we use Slack" -> team chat);
+- any other text: that canonical predicate.
+
+``check`` names what the captured parts must pass (see ``extract._acceptable``).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import NamedTuple
+
+
+class Pattern(NamedTuple):
+    regex: re.Pattern[str]
+    type: str
+    content: str  # format string over the named parts and {label}
+    predicate: str = ""
+    duration: str | None = None  # rules: decided by the clause (task or behaviour)
+    check: str = ""
+
+
+def _p(
+    pattern: str,
+    type_: str,
+    content: str,
+    predicate: str = "",
+    duration: str | None = None,
+    check: str = "",
+    flags: int = re.IGNORECASE,
+) -> Pattern:
+    return Pattern(re.compile(pattern, flags), type_, content, predicate, duration, check)
+
+
+OBJ = r"(?P<value>.{2,120}?)"
+_DET = r"(?:the |our |my )?"
+_THING = r"(?P<thing>[\w.\-]{2,30}(?: [\w.\-]{2,30}){0,2})"
+_ZH_THING = r"(?P<thing>(?:我们的?|咱们的?)?[^，。我你他她它这那把帮请给]{1,12}?)"
+_ZH_ATTR = r"(?P<attr>[^，。我你他她它这那把帮请给]{1,12}?)"
+_ZH_SWITCH = r"(?:换成了?|改成了?|改为|换为|换到|切换到|切换成|切到|迁移到|迁到|改用|换用|升级到)"
+_ZH_FAMILY = (
+    r"女儿|儿子|老婆|老公|妻子|丈夫|太太|孩子|宝宝|猫咪|狗狗|小猫|小狗|猫|狗|宠物|兔子"
+    r"|鹦鹉|仓鼠|男朋友|女朋友|对象"
+)
+
+
+def _english() -> list[Pattern]:
+    return [
+        # rules first (they often contain "I")
+        _p(r"^(?:please\s+)?always\s+" + OBJ + r"$", "RULE", "Always {value}", check="rule"),
+        _p(
+            r"^(?:please\s+)?(?:never|don't ever|do not ever)\s+" + OBJ + r"$",
+            "RULE",
+            "Never {value}",
+            check="rule",
+        ),
+        _p(
+            r"^(?:please\s+)?(?:don't|do not)\s+" + OBJ + r"$",
+            "RULE",
+            "Don't {value}",
+            check="rule",
+        ),
+        _p(r"^(?:you\s+)?must(?: always)?\s+" + OBJ + r"$", "RULE", "Must {value}", check="rule"),
+        _p(
+            r"^my (?:favou?rite|preferred) (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
+            "PREFERENCE",
+            "User's favorite {attr} is {value}",
+            "favorite",
+        ),
+        _p(
+            r"^i (?:really |also |absolutely )?(?:prefer|like|love|enjoy) " + OBJ + r"$",
+            "PREFERENCE",
+            "User likes {value}",
+            check="object",
+        ),
+        _p(
+            r"^i(?:'m| am) (?:also )?(?:a )?(?:big |huge )?fan of " + OBJ + r"$",
+            "PREFERENCE",
+            "User likes {value}",
+            check="object",
+        ),
+        _p(
+            r"^i (?:really |also )?(?:hate|dislike|don't like|do not like|don't really like"
+            r"|do not really like|can't stand|cannot stand) " + OBJ + r"$",
+            "PREFERENCE",
+            "User dislikes {value}",
+            check="object",
+        ),
+        _p(
+            r"^i(?:'m| am) not (?:really )?(?:a )?(?:big |huge )?fan of " + OBJ + r"$",
+            "PREFERENCE",
+            "User dislikes {value}",
+            check="object",
+        ),
+        # switches: "I switched from Vim to Helix", "we moved the CI to CircleCI"
+        _p(
+            r"^(?:i|we|the team|our team)(?:'ve| have)? (?:recently |just |finally |now |already )?"
+            r"(?:switched|moved|migrated|changed|upgraded)(?: over)?"
+            r"(?: (?:the |our |my )?(?P<attr>[\w' ]{2,30}?))??(?: from (?P<old>.{1,60}?))?"
+            r" to " + OBJ + r"$",
+            "FACT",
+            "User's {label} is now {value}",
+            "switch",
+            check="switch",
+        ),
+        _p(
+            r"^" + _DET + r"(?P<attr>[\w' ]{2,30}?) (?:has |have )?(?:changed|moved|switched)"
+            r" (?:over )?to " + OBJ + r"$",
+            "FACT",
+            "User's {label} is now {value}",
+            "switch",
+            check="known",
+        ),
+        _p(
+            r"^my name is " + OBJ + r"$",
+            "FACT",
+            "User's name is {value}",
+            "name",
+            "permanent",
+            "value",
+        ),
+        _p(
+            r"^my (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
+            "FACT",
+            "User's {attr} is {value}",
+            "attr",
+            check="attribute",
+        ),
+        _p(
+            r"^our (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
+            "FACT",
+            "The team's {attr} is {value}",
+            "attr",
+            check="attribute",
+        ),
+        _p(
+            r"^" + _DET + _THING + r" (?:runs|is running|listens|is listening|is|sits|serves"
+            r"|is served) on port (?P<value>\d{2,5})\b.*$",
+            "FACT",
+            "{thing} runs on port {value}",
+            "port",
+            check="thing",
+        ),
+        _p(
+            r"^" + _DET + _THING + r" uses port (?P<value>\d{2,5})$",
+            "FACT",
+            "{thing} runs on port {value}",
+            "port",
+            check="thing",
+        ),
+        _p(
+            r"^"
+            + _DET
+            + _THING
+            + r" (?:is|are|was|gets|get) (?:deployed|hosted) (?:on|to|at|in) "
+            + OBJ
+            + r"$",
+            "FACT",
+            "{thing} is deployed on {value}",
+            "deploy",
+            check="thing",
+        ),
+        _p(
+            r"^(?:we|i) (?:deploy|host)(?: (?:the |our |my )?"
+            + _THING
+            + r")? (?:on|to|at) "
+            + OBJ
+            + r"$",
+            "FACT",
+            "{thing} is deployed on {value}",
+            "deploy",
+            check="object",
+        ),
+        _p(
+            r"^" + _DET + _THING + r" runs on " + OBJ + r"$",
+            "FACT",
+            "{thing} runs on {value}",
+            "runs",
+            check="thing",
+        ),
+        _p(
+            r"^" + _DET + _THING + r" (?:is|was|are|were) (?:written|built|implemented|developed)"
+            r" (?:in|with) " + OBJ + r"$",
+            "FACT",
+            "{thing} is written in {value}",
+            "language",
+            check="thing",
+        ),
+        _p(
+            r"^the (?P<attr>[\w' ]{2,30}?) (?:is|are) (?:now )?" + OBJ + r"$",
+            "FACT",
+            "The {attr} is {value}",
+            "attr",
+            check="known",
+        ),
+        _p(
+            r"^(?i:i'm|i am) (?P<value>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)"
+            r"(?:,? (?i:the|a|an|your) (?P<role>[\w' -]{2,60}))?$",
+            "FACT",
+            "User's name is {value}",
+            "name",
+            "permanent",
+            "person",
+            flags=0,
+        ),
+        _p(
+            r"^i(?:'m| am) (?:a|an) " + OBJ + r"$", "FACT", "User is a {value}", "job", check="role"
+        ),
+        _p(r"^i work as (?P<value>an? .{2,80}?)$", "FACT", "User works as {value}", "job"),
+        _p(
+            r"^(?:i|we) (?:have|own|got) (?P<count>a|an|one|two|three|four|\d+)"
+            r" (?P<attr>[\w' ]{2,30}?) (?:named|called) " + OBJ + r"$",
+            "FACT",
+            "User has {count} {attr} named {value}",
+        ),
+        _p(
+            r"^i(?: live|'m based| am based) in " + OBJ + r"$",
+            "FACT",
+            "User lives in {value}",
+            "city",
+        ),
+        _p(r"^i work (?:at|for) " + OBJ + r"$", "FACT", "User works at {value}", "employer"),
+        _p(
+            r"^(?:we|our team|the team|my team)(?: mostly| mainly| all| also| now| still)?"
+            r" (?:use|uses|are using|'re using|rely on|relies on) " + OBJ + r"$",
+            "FACT",
+            "The team uses {value}",
+            "use",
+            check="object",
+        ),
+        _p(r"^i(?:'m| am) using " + OBJ + r"$", "FACT", "User uses {value}", "use", check="object"),
+        # "on" is a busy word (on a call, on vacation, on it): only a name-like object
+        _p(r"^i(?:'m| am) on " + OBJ + r"$", "FACT", "User uses {value}", "use", check="name"),
+        _p(
+            r"^i (?:mostly |mainly |usually |normally |still |also |now )?use " + OBJ + r"$",
+            "FACT",
+            "User uses {value}",
+            "use",
+            check="object",
+        ),
+    ]
+
+
+def _chinese() -> list[Pattern]:
+    return [
+        _p(
+            r"^(?:请)?(?:永远不要|绝对不要|禁止|不准|不许)" + OBJ + r"$",
+            "RULE",
+            "禁止{value}",
+            check="rule",
+        ),
+        _p(
+            r"^(?:请)?(?:总是|始终|一定要|务必|必须)" + OBJ + r"$",
+            "RULE",
+            "必须{value}",
+            check="rule",
+        ),
+        _p(r"^(?:请)?(?:先)?(?:不要|别)" + OBJ + r"$", "RULE", "不要{value}", check="rule"),
+        # a rule about a topic: 提交信息必须用英文
+        _p(
+            r"^(?P<attr>[^我他她它]{1,8}?)(?:都|也)?(?:必须|务必|一律|一定要)" + OBJ + r"$",
+            "RULE",
+            "{attr}必须{value}",
+        ),
+        _p(
+            r"^(?P<attr>[^我他她它]{1,8}?)(?:都|也)?(?:禁止|不准|不许)" + OBJ + r"$",
+            "RULE",
+            "{attr}禁止{value}",
+        ),
+        _p(
+            r"^我(?:最)?喜欢的(?P<attr>.{1,10}?)是" + OBJ + r"$",
+            "PREFERENCE",
+            "用户最喜欢的{attr}是{value}",
+            "favorite",
+        ),
+        _p(
+            r"^我(?:也|很|非常|比较|更|一直|特别)?(?:喜欢|偏好|爱用|习惯用)" + OBJ + r"$",
+            "PREFERENCE",
+            "用户喜欢{value}",
+            check="object",
+        ),
+        _p(
+            r"^我(?:也|很|非常|特别|一直)?(?:讨厌|不喜欢|不太喜欢|受不了)" + OBJ + r"$",
+            "PREFERENCE",
+            "用户不喜欢{value}",
+            check="object",
+        ),
+        # switches: 我已经换成 Helix 了, 端口改成 8443 了, 我从 VS Code 换成了 Cursor
+        _p(
+            r"^(?:(?:我们|我|咱们|团队)的?)?(?P<attr>[^，。\s我你他她它这那把帮请给从]{0,12}?)"
+            r"(?:已经|现在|都|也|早就)?(?:从(?P<old>.{1,30}?))?"
+            + _ZH_SWITCH
+            + r"\s*(?P<value>.{1,60}?)(?:了|啦)?$",
+            "FACT",
+            "用户的{label}已换成{value}",
+            "switch",
+            check="switch",
+        ),
+        _p(r"^我是(?:一名|一位|一个)" + OBJ + r"$", "FACT", "用户是{value}", "job"),
+        _p(r"^我是" + OBJ + r"$", "FACT", "用户是{value}", "job", check="role"),
+        _p(r"^我叫" + OBJ + r"$", "FACT", "用户的名字是{value}", "name", "permanent", "value"),
+        _p(
+            r"^我(?:家)?(?:有|养了?)(?P<count>[一两三四几\d])?(?:只|条|个|位)(?P<attr>[^，]{1,6}?)"
+            r"(?:叫|名叫|名字叫)(?P<value>.{1,20})$",
+            "FACT",
+            "用户家有{count}只{attr}叫{value}",
+        ),
+        _p(
+            r"^我(?:家|的|家的)?(?P<attr>" + _ZH_FAMILY + r")(?:的名字)?叫(?P<value>.{1,20})$",
+            "FACT",
+            "用户的{attr}叫{value}",
+        ),
+        # 我的电脑不是 Mac says what the value is not
+        _p(
+            r"^我的(?P<attr>[^，。]{1,10}?)(?<![不没])是" + OBJ + r"$",
+            "FACT",
+            "用户的{attr}是{value}",
+            "attr",
+            check="attribute",
+        ),
+        _p(
+            r"^(?:我们|咱们|我们团队)的(?P<attr>[^，。]{1,10}?)(?<![不没])(?:是|用的是|使用的是)"
+            + OBJ
+            + r"$",
+            "FACT",
+            "团队的{attr}是{value}",
+            "attr",
+            check="attribute",
+        ),
+        _p(
+            r"^" + _ZH_THING + r"(?:是)?(?:用|使用|基于)(?P<value>[^，。]{1,30}?)"
+            r"(?:写|开发|实现|编写|做)(?:成)?的?$",
+            "FACT",
+            "{thing}用{value}写",
+            "language",
+            check="thing",
+        ),
+        _p(
+            r"^" + _ZH_THING + r"(?:跑在|运行在|监听|开在|用|在)\s*(?:端口)?\s*(?P<value>\d{2,5})"
+            r"\s*(?:号)?端口(?:上)?$",
+            "FACT",
+            "{thing}跑在{value}端口",
+            "port",
+            check="thing",
+        ),
+        _p(
+            r"^"
+            + _ZH_THING
+            + r"(?:部署在|部署到|托管在|跑在|运行在)(?P<value>.{1,40}?)(?:上|里)?$",
+            "FACT",
+            "{thing}部署在{value}",
+            "deploy",
+            check="thing",
+        ),
+        _p(
+            r"^" + _ZH_ATTR + r"(?<![不没])(?:是|用的是|使用的是)(?!不是|用)" + OBJ + r"$",
+            "FACT",
+            "{attr}是{value}",
+            "attr",
+            check="known",
+        ),
+        _p(
+            r"^我(?:住在|在)(?P<value>.{1,30}?)(?:工作|上班)$",
+            "FACT",
+            "用户在{value}工作",
+            "employer",
+        ),
+        _p(r"^我住在" + OBJ + r"$", "FACT", "用户住在{value}", "city"),
+        _p(
+            r"^(?:我们|咱们|团队|我们团队|我们公司|公司)(?:平时|一般|主要|现在|都|也|一直)?"
+            r"(?:在用|用的是|使用|用(?![了过来于着的]))" + OBJ + r"$",
+            "FACT",
+            "团队使用{value}",
+            "use",
+            check="object",
+        ),
+        _p(
+            r"^我(?:平时|一般|主要|日常|现在|一直|也)?(?:在用|正在用|使用|用的是|用(?![了过来于着的]))"
+            + OBJ
+            + r"$",
+            "FACT",
+            "用户使用{value}",
+            "use",
+            check="object",
+        ),
+    ]
+
+
+@cache
+def patterns() -> tuple[Pattern, ...]:
+    return (*_english(), *_chinese())

@@ -1,0 +1,44 @@
+"""Whether a tool result reports a failure: the one test extraction and episodes share.
+
+An explicit ``is_error`` decides when it is true. An OpenAI ``role: tool`` message has
+no such flag, so the content is read, conservatively: its first line opening with an
+error word (``Error:``, ``ValueError: …``, ``failed``, ``permission denied``,
+``错误``, ``失败`` …), or a traceback or a non-zero exit status anywhere. Output that
+merely mentions errors ("0 errors", "no failures") is a success.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+
+@cache
+def _opening() -> re.Pattern[str]:
+    return re.compile(
+        r"^\W{0,3}(?:error\b|fatal\b|failed\b|failure\b|exception\b|refused\b"
+        r"|permission denied|access denied|command not found|not found\b|no such file"
+        r"|traceback\b|\w*(?:error|exception):"
+        r"|错误|失败|异常|报错|出错|拒绝访问|权限不足|找不到|未找到)",
+        re.IGNORECASE,
+    )
+
+
+@cache
+def _anywhere() -> re.Pattern[str]:
+    return re.compile(
+        r"Traceback \(most recent call last\)"
+        r"|\bexit(?:ed with)? (?:code|status)[:= ]+[1-9]\d*"
+        r"|returned non-zero exit status|退出码[:：\s]*[1-9]",
+        re.IGNORECASE,
+    )
+
+
+def failed(result: dict[str, Any]) -> bool:
+    """Whether the tool result ``{tool_use_id, content, is_error}`` failed."""
+    if result.get("is_error"):
+        return True
+    content = str(result.get("content") or "")
+    first = next((line for line in content.splitlines() if line.strip()), "")
+    return bool(_opening().match(first.strip()) or _anywhere().search(content))

@@ -1,0 +1,173 @@
+"""The future day a sentence names, resolved against the time it was said.
+
+"next week", "on Friday", "in 3 days", "May 3", "明天", "下周三", "月底", "三月五号":
+the first expression found gives the day; one that names the past ("yesterday",
+"上周") gives nothing. Pure: the caller passes the turn's timestamp.
+"""
+
+from __future__ import annotations
+
+import re
+from calendar import monthrange
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+from functools import cache
+
+_WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS_EN = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_ZH_DIGITS = {
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_NUMBER_EN = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "ten": 10,
+    "a couple of": 2,
+    "a few": 3,
+}
+
+
+def number(text: str) -> int | None:
+    """An Arabic, English or Chinese number up to 99 (``十二``, ``two``, ``3``)."""
+    text = text.strip().lower()
+    if text.isdigit():
+        return int(text)
+    if text in _NUMBER_EN:
+        return _NUMBER_EN[text]
+    if text and all(ch in _ZH_DIGITS or ch == "十" for ch in text):
+        if "十" not in text:
+            return _ZH_DIGITS[text] if len(text) == 1 else None
+        tens, _, ones = text.partition("十")
+        return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (
+            _ZH_DIGITS.get(ones, 0) if ones else 0
+        )
+    return None
+
+
+def _next_weekday(today: date, weekday: int, week_offset: int | None) -> date:
+    """``weekday`` in this week (0), next week (1), or its next occurrence (None)."""
+    if week_offset is None:
+        return today + timedelta(days=(weekday - today.weekday()) % 7)
+    monday = today - timedelta(days=today.weekday())
+    return monday + timedelta(days=7 * week_offset + weekday)
+
+
+def _month_day(today: date, month: int, day: int) -> date | None:
+    if not (1 <= month <= 12 and 1 <= day <= monthrange(today.year, month)[1]):
+        return None
+    found = date(today.year, month, day)
+    return found if found >= today else date(today.year + 1, month, day)
+
+
+def _end_of_month(today: date) -> date:
+    return today.replace(day=monthrange(today.year, today.month)[1])
+
+
+Resolver = Callable[[re.Match[str], date], "date | None"]
+
+
+def _weekday_zh(found: re.Match[str], today: date) -> date:
+    which = found.group(1)
+    offset = 1 if which and which[0] == "下" else (0 if which else None)
+    return _next_weekday(today, _ZH_WEEKDAY[found.group(2)], offset)
+
+
+def _weekday_en(found: re.Match[str], today: date) -> date:
+    weekday = _WEEKDAYS_EN.index(found.group(2).lower())
+    day = _next_weekday(today, weekday, None)
+    # "next Friday" said on a Thursday is not tomorrow
+    is_next = (found.group(1) or "").lower() == "next"
+    return day + timedelta(days=7) if is_next and day - today < timedelta(days=2) else day
+
+
+def _in_en(found: re.Match[str], today: date) -> date | None:
+    count = number(found.group(1))
+    days = {"day": 1, "week": 7, "month": 30}[found.group(2).lower()]
+    return today + timedelta(days=count * days) if count else None
+
+
+def _in_zh(found: re.Match[str], today: date) -> date | None:
+    count = number(found.group(1))
+    days = {"天": 1, "周": 7, "星期": 7, "个星期": 7, "个月": 30, "月": 30}[found.group(2)]
+    return today + timedelta(days=count * days) if count else None
+
+
+def _month_day_en(found: re.Match[str], today: date) -> date | None:
+    month, day = found.group(1) or found.group(4), found.group(2) or found.group(3)
+    return _month_day(today, _MONTHS_EN.index(month[:3].lower()) + 1, int(day))
+
+
+def _month_day_zh(found: re.Match[str], today: date) -> date | None:
+    month, day = number(found.group(1)), number(found.group(2))
+    return _month_day(today, month, day) if month and day else None
+
+
+def _fixed(days: int) -> Resolver:
+    return lambda _found, today: today + timedelta(days=days)
+
+
+@cache
+def _expressions() -> tuple[tuple[re.Pattern[str], Resolver | None], ...]:
+    weekday = "|".join(_WEEKDAYS_EN)
+    month = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+    zh_num = r"[0-9一二两三四五六七八九十]{1,3}"
+    table: list[tuple[str, Resolver | None]] = [
+        # the past names no plan
+        (r"\b(?:yesterday|last (?:week|month|year|night)|ago)\b|昨天|前天|上周|上个?月|去年", None),
+        (r"\bthe day after tomorrow\b|大后天", _fixed(3)),
+        (r"后天", _fixed(2)),
+        (r"\btomorrow\b|明天|明早|明晚|明儿", _fixed(1)),
+        (r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b|今天|今晚|今儿", _fixed(0)),
+        (r"\b(next|this|on)?\s*(" + weekday + r")\b", _weekday_en),
+        (r"(下个?|这|本)?(?:周|星期|礼拜)([一二三四五六日天])", _weekday_zh),
+        (r"\b(?:this|over the|next) weekend\b|周末", lambda _f, t: _next_weekday(t, 5, None)),
+        (r"\bnext week\b|下周|下星期|下礼拜|下个星期", _fixed(7)),
+        (r"\bnext month\b|下个月|下月", _fixed(30)),
+        (r"\bnext year\b|明年", _fixed(365)),
+        (r"\b(?:at )?the end of (?:the|this) month\b|月底", lambda _f, t: _end_of_month(t)),
+        (
+            r"\bin (\d+|a|an|one|two|three|four|five|six|seven|ten|a couple of|a few)"
+            r" (day|week|month)s?\b",
+            _in_en,
+        ),
+        (r"(" + zh_num + r")(天|个星期|星期|周|个月)(?:之?后|以后)", _in_zh),
+        (
+            r"\b(?:on )?(?:(" + month + r") (\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)?"
+            r" of (" + month + r"))\b",
+            _month_day_en,
+        ),
+        (r"(" + zh_num + r")月(" + zh_num + r")[日号]", _month_day_zh),
+    ]
+    return tuple((re.compile(p, re.IGNORECASE), resolve) for p, resolve in table)
+
+
+def future_day(text: str, now: datetime) -> date | None:
+    """The day ``text`` names, if it is today or later (see the module doc)."""
+    today = now.date()
+    for pattern, resolve in _expressions():
+        found = pattern.search(text)
+        if found is None:
+            continue
+        if resolve is None:
+            return None
+        day = resolve(found, today)
+        return day if day is not None and day >= today else None
+    return None

@@ -1,0 +1,171 @@
+"""What a user tells their agent, logged as hooks would and consolidated at night,
+comes back as memories: corrections across languages, plans that expire after their
+day, config-added predicates, tool failures without ``is_error``, Anthropic blocks."""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli.test_consolidate import EX_DATAERR, at, consolidate, listed, recalled, say
+
+
+def night(cli, monkeypatch, when: str) -> dict:
+    at(monkeypatch, when)
+    return consolidate(cli)
+
+
+def test_a_correction_in_the_other_language_supersedes_the_value(cli, monkeypatch):
+    say(cli, "monday", "my editor is VS Code")
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    at(monkeypatch, "2026-11-27T09:00:00Z")
+    say(cli, "tuesday", "我已经换成 Helix 了")
+    night(cli, monkeypatch, "2026-11-27T23:00:00Z")
+
+    (current,) = [m for m in listed(cli) if "Helix" in m or "VS Code" in m]
+    assert current == "用户的编辑器已换成Helix"
+    newest = listed(cli)[current]
+    assert (newest["subject"], newest["predicate"]) == ("user", "editor")
+    history = cli.json("memory", "history", newest["id"])
+    assert [m["content"] for m in history] == ["User's editor is VS Code", current]
+    assert recalled(cli, "editor")[0]["content"] == current
+    assert [h["content"] for h in recalled(cli, "editor", "--type", "FACT")] == [current]
+
+
+def test_a_switch_from_one_value_to_another_in_english_after_chinese(cli, monkeypatch):
+    say(cli, "s1", "我们的数据库是 PostgreSQL 15", "服务跑在 8080 端口")
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    say(
+        cli,
+        "s2",
+        "We switched from Postgres to MySQL last month.",
+        "The service runs on port 9090.",
+    )
+    night(cli, monkeypatch, "2026-11-27T23:00:00Z")
+    current = set(listed(cli))
+    assert {"User's database is now MySQL", "Service runs on port 9090"} <= current
+    assert not any("PostgreSQL" in m or "8080" in m for m in current)
+
+
+def test_a_plan_is_kept_until_a_few_days_after_its_day(cli, home, monkeypatch):
+    # said on Thursday 2026-11-26 (SOLOQUEUE_NOW); next week is 2026-12-03
+    say(cli, "plans", "Next week we plan to migrate to k8s.", "明天要去北京")
+    night(cli, monkeypatch, "2026-11-27T02:00:00Z")
+    plans = {m["content"]: m for m in cli.json("memory", "list", "--type", "FACT")}
+    k8s = plans["Plan for 2026-12-03: Next week we plan to migrate to k8s"]
+    beijing = plans["计划（2026-11-27）：明天要去北京"]
+    assert k8s["expires_at"] == "2026-12-07T00:00:00.000Z"
+    assert beijing["expires_at"] == "2026-12-01T00:00:00.000Z"
+    night(cli, monkeypatch, "2026-12-02T00:00:00Z")
+    assert set(listed(cli)) == {k8s["content"]}
+    night(cli, monkeypatch, "2026-12-08T00:00:00Z")
+    assert listed(cli) == {}
+
+
+def test_behaviour_rules_outlive_a_day_task_rules_do_not(cli, monkeypatch):
+    say(cli, "rules", "不要直接改主分支。Never log tokens. 这次先别跑集成测试")
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    night(cli, monkeypatch, "2026-11-28T23:00:00Z")
+    assert set(listed(cli, "--type", "RULE")) == {"不要直接改主分支", "Never log tokens"}
+
+
+def test_config_predicates_join_two_names_of_one_attribute(cli, home, monkeypatch):
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[predicates]\n"终端" = "terminal"\n', encoding="utf-8")
+    say(cli, "s1", "我的终端是 iTerm2")
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    say(cli, "s2", "My terminal is Ghostty.")
+    night(cli, monkeypatch, "2026-11-27T23:00:00Z")
+    (terminal,) = [m for m in listed(cli).values() if m["predicate"] == "terminal"]
+    assert terminal["content"] == "User's terminal is Ghostty"
+
+
+def test_a_predicates_setting_that_is_not_a_table_is_refused(cli, home):
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('predicates = "editor"\n', encoding="utf-8")
+    result = cli("consolidate")
+    assert result.exit_code == EX_DATAERR
+    assert 'predicates must be a table of "alias" = "canonical"' in result.stderr
+    (home / "config.toml").write_text('[predicates]\n"ide" = 3\n', encoding="utf-8")
+    result = cli("consolidate")
+    assert result.exit_code == EX_DATAERR and "predicates.ide" in result.stderr
+
+
+def test_an_openai_tool_message_that_failed_is_an_error_and_a_failed_episode(cli, monkeypatch):
+    call = {"id": "c1", "type": "function", "function": {"name": "pytest", "arguments": "{}"}}
+    messages = [
+        {"role": "user", "content": "run the tests"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": "collected 3 items\nTraceback (most recent call last):\n  ...\nexit code 1",
+        },
+    ]
+    cli.ok("log", "-s", "tools", input=json.dumps(messages))
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    (error,) = cli.json("memory", "list", "--type", "ERROR")
+    assert error["content"] == "pytest failed: collected 3 items"
+    (episode,) = cli.json("episode", "list")
+    assert episode["outcome"] == "failed"
+    assert episode["action_nodes"][0]["success"] is False
+
+
+def test_a_tool_result_that_mentions_errors_is_still_a_success(cli, monkeypatch):
+    call = {"id": "c1", "type": "function", "function": {"name": "lint", "arguments": "{}"}}
+    messages = [
+        {"role": "user", "content": "lint it"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "All checks passed: 0 errors."},
+    ]
+    cli.ok("log", "-s", "tools", input=json.dumps(messages))
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    assert cli.json("memory", "list", "--type", "ERROR") == []
+    assert cli.json("episode", "list")[0]["outcome"] == "success"
+
+
+ANTHROPIC = [
+    {"role": "user", "content": [{"type": "text", "text": "我的时区是东八区，帮我看看磁盘"}]},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Checking the disk."},
+            {"type": "tool_use", "id": "tu_1", "name": "bash", "input": {"cmd": "df -h /srv"}},
+        ],
+    },
+    {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "tu_1",
+                "content": [{"type": "text", "text": "df: /srv: No such file or directory"}],
+                "is_error": True,
+            }
+        ],
+    },
+]
+
+
+def test_anthropic_blocks_are_parsed_indexed_and_kept_as_sent(cli):
+    cli.ok("log", "-s", "claude", input=json.dumps(ANTHROPIC))
+    (call,) = cli.json("trace", "bash")
+    assert (call["turn_index"], call["content"]) == (1, "Checking the disk.")
+    assert call["tool_calls"] == [{"id": "tu_1", "name": "bash", "input": {"cmd": "df -h /srv"}}]
+    (result,) = cli.json("trace", "No such file")
+    assert (result["turn_index"], result["content"]) == (2, "")
+    assert result["tool_results"] == [
+        {"tool_use_id": "tu_1", "content": "df: /srv: No such file or directory", "is_error": True}
+    ]
+    exported = json.loads(cli.ok("session", "export", "claude", "--format", "openai").stdout)
+    assert exported == ANTHROPIC
+
+
+def test_anthropic_blocks_feed_extraction_and_the_episode(cli, monkeypatch):
+    cli.ok("log", "-s", "claude", input=json.dumps(ANTHROPIC))
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    assert set(listed(cli)) == {
+        "用户的时区是东八区",
+        "bash failed: df: /srv: No such file or directory",
+    }
+    (episode,) = cli.json("episode", "list")
+    assert episode["tools_used"] == ["bash"] and episode["outcome"] == "failed"

@@ -12,6 +12,7 @@ from soloqueue_mem.memory.schema import (
     m005_create_episodes,
     m006_create_scratchpad,
     m007_add_memories_archived_at,
+    m008_add_memories_fixed_expiry,
 )
 from soloqueue_mem.sessions.schema import m001_create_turns, m002_index_turns_by_session
 
@@ -23,4 +24,5 @@ MIGRATIONS = [
     m005_create_episodes,
     m006_create_scratchpad,
     m007_add_memories_archived_at,
+    m008_add_memories_fixed_expiry,
 ]

@@ -117,3 +117,9 @@ def m007_add_memories_archived_at(conn: sqlite3.Connection) -> None:
     """Decay archives instead of deleting (seed 003 §7.4): an archived memory is out
     of recall and listings but recoverable (``memory restore``)."""
     conn.execute("ALTER TABLE memories ADD COLUMN archived_at TEXT")
+
+
+def m008_add_memories_fixed_expiry(conn: sqlite3.Connection) -> None:
+    """1 when the memory was given a duration other than its type's default (a plan's
+    date, ``--duration 10d``): retrieval extends other memories' expiry, not these."""
+    conn.execute("ALTER TABLE memories ADD COLUMN fixed_expiry INTEGER NOT NULL DEFAULT 0")

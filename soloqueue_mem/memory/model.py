@@ -8,7 +8,7 @@ import unicodedata
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from soloqueue_mem.clock import parse_duration
+from soloqueue_mem.clock import iso, parse_duration
 from soloqueue_mem.errors import BadInput
 
 TYPES = ("FACT", "PREFERENCE", "RULE", "SKILL", "ERROR")
@@ -105,6 +105,19 @@ def fixed_expiry(duration: str | None, type_: str, now: datetime) -> bool:
         return False
     stated = retention(duration, now)
     return stated[1] is not None and stated != retention(DEFAULT_DURATION[type_], now)
+
+
+def renewed(memory: Memory, now: datetime) -> str | None:
+    """The expiry after a retrieval: a SHORT_TERM or LONG_TERM memory is kept at least
+    its type's default retention from now, as re-stating it would (a FACT 30 days),
+    never less than before. A fixed expiry (a plan's date), TRANSIENT and PERMANENT
+    memories keep theirs."""
+    if memory.fixed_expiry or memory.expires_at is None:
+        return memory.expires_at
+    if memory.priority not in ("SHORT_TERM", "LONG_TERM"):
+        return memory.expires_at
+    until = retention(DEFAULT_DURATION[memory.type], now)[1]
+    return memory.expires_at if until is None else max(memory.expires_at, iso(until))
 
 
 def user_stated(memory: Memory) -> bool:

@@ -30,6 +30,7 @@ from soloqueue_mem.memory.model import (
     check_unit,
     content_key,
     fixed_expiry,
+    renewed,
     retention,
 )
 from soloqueue_mem.text.cjk import index_form
@@ -531,24 +532,18 @@ def nth_newest_match(
     return None if row is None else int(row[0])
 
 
-_TOUCH_SQL = """
-UPDATE memories SET access_count = access_count + 1, last_accessed_at = :now,
-    expires_at = CASE WHEN fixed_expiry = 0 AND expires_at IS NOT NULL THEN MAX(expires_at,
-        CASE priority WHEN 'SHORT_TERM' THEN :short WHEN 'LONG_TERM' THEN :long
-        ELSE expires_at END) ELSE expires_at END
-WHERE id = :id"""
-
-
 def touch(conn: sqlite3.Connection, ids: list[str], now: datetime) -> None:
-    """Count a retrieval: ``access_count`` + 1, ``last_accessed_at`` = now, and a
-    SHORT_TERM or LONG_TERM memory is kept at least its priority's retention from now
-    (never shortened; a fixed expiry, such as a plan's date, does not move)."""
+    """Count a retrieval: ``access_count`` + 1, ``last_accessed_at`` = now, and the
+    expiry renewed as re-stating would (:func:`~soloqueue_mem.memory.model.renewed`)."""
     if not ids:
         return
-    until = {p: iso(now + kept) for p, kept in RETENTION.items() if kept}
-    params = {"now": iso(now), "short": until["SHORT_TERM"], "long": until["LONG_TERM"]}
+    stamp = iso(now)
     with write_tx(conn):
-        conn.executemany(_TOUCH_SQL, [{**params, "id": i} for i in ids])
+        conn.executemany(
+            "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?,"
+            " expires_at = ? WHERE id = ?",
+            [(stamp, renewed(get(conn, i), now), i) for i in ids],
+        )
 
 
 def rebuild_fts(conn: sqlite3.Connection) -> int:

@@ -538,11 +538,16 @@ def touch(conn: sqlite3.Connection, ids: list[str], now: datetime) -> None:
     if not ids:
         return
     stamp = iso(now)
-    with write_tx(conn):
+    marks = ", ".join("?" * len(ids))
+    with write_tx(conn):  # a memory deleted since it was found is skipped
+        found = conn.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})",  # noqa: S608
+            ids,
+        ).fetchall()
         conn.executemany(
             "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?,"
             " expires_at = ? WHERE id = ?",
-            [(stamp, renewed(get(conn, i), now), i) for i in ids],
+            [(stamp, renewed(m, now), m.id) for m in map(_memory, found)],
         )
 
 

@@ -15,6 +15,10 @@ from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
 
+# recall's largest budget: the recall layer fits its hits itself, after leaving out
+# what an earlier layer shows (recall then counts all of its hits as accessed)
+UNBOUNDED = 1_000_000
+
 if TYPE_CHECKING:
     from soloqueue_mem.context.assemble import History, Result
 
@@ -176,16 +180,21 @@ def _recaller(app_ctx: AppContext, conn: Any, query: str | None, group: str) -> 
     if query is None:
         return None
     if conn is None:  # no store yet: nothing to recall (the query was given)
-        return lambda budget, count: ""
+        return lambda budget, count, seen: ("", set())
     from soloqueue_mem.cli.trace import lexicon_loader
-    from soloqueue_mem.memory.recall import Request, recall, render_text
+    from soloqueue_mem.memory.model import content_key
+    from soloqueue_mem.memory.recall import Request, fit_budget, recall, render_text
 
-    def recalled(budget: int, count: Any) -> str:
-        request = Request(query, group=group, max_tokens=budget)
+    def recalled(budget: int, count: Any, seen: frozenset[str]) -> tuple[str, set[str]]:
+        """The best memories not already shown by an earlier layer, fitted to ``budget``
+        after those are left out (so the budget goes to the others)."""
+        request = Request(query, group=group, max_tokens=UNBOUNDED)
         found = recall(
             app_ctx.home, conn, request, app_ctx.config, app_ctx.now, lexicon_loader(app_ctx), count
         )
-        return render_text(found.hits)
+        fresh = [h for h in found.hits if content_key(h.candidate.content) not in seen]
+        hits = fit_budget(fresh, budget, count)
+        return render_text(hits), {content_key(h.candidate.content) for h in hits}
 
     return recalled
 

@@ -3,7 +3,8 @@
 Order and budgets: the memory tools' self-description, the scratchpad (~500 tokens),
 core memory ``identity/MEMORY.md`` (~400), memories recalled for the query (~300) and
 the user profile ``identity/USER.md`` (~120). A layer whose source does not exist yet
-is skipped and reported, never an error.
+is skipped and reported, never an error. A fact appears once: a later layer leaves
+out what an earlier one shows (:mod:`soloqueue_mem.context.once`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from soloqueue_mem.context import once
 from soloqueue_mem.memory import scratchpad
 from soloqueue_mem.text.budget import shorten
 
@@ -32,6 +34,11 @@ TITLES = {
 }
 
 
+# recalled(budget, seen): the recall text, leaving out memories whose content key is in
+# ``seen``, and the content keys of the memories it shows.
+Recalled = Callable[[int, frozenset[str]], tuple[str, set[str]]]
+
+
 class Layer(NamedTuple):
     name: str
     text: str  # empty when skipped
@@ -43,25 +50,42 @@ class Layer(NamedTuple):
 def memory_layers(
     root: Path,
     conn: sqlite3.Connection | None,
-    recalled: Callable[[int], str] | None,
+    recalled: Recalled | None,
     count: Callable[[str], int],
     scope: tuple[str, str] = ("default", "default"),
 ) -> list[Layer]:
-    """Every layer in order; ``recalled(budget)`` gives the recall text (None: no query)."""
+    """Every layer in order (None ``recalled``: no query), each fact in the first
+    layer that shows it."""
     sources: dict[str, Callable[[], str | None]] = {
         "tools": lambda: SELF_DESCRIPTION,
         "scratchpad": lambda: _scratchpad(conn, scope),
         "core_memory": lambda: _file(root / "identity" / "MEMORY.md"),
-        "recall": lambda: recalled(BUDGETS["recall"]) if recalled else None,
         "user": lambda: _file(root / "identity" / "USER.md"),
     }
-    return [_layer(name, source(), count) for name, source in sources.items()]
+    seen: set[str] = set()
+    layers = []
+    for name in BUDGETS:
+        if name == "recall":
+            text, shown = recalled(BUDGETS[name], frozenset(seen)) if recalled else (None, set())
+            layer = _layer(name, text, count)
+        else:
+            found = sources[name]()
+            text = None if found is None else once.unseen(found, seen)
+            layer = _layer(name, text, count, repeated=bool(found and found.strip()))
+            shown = once.keys(layer.text)
+        seen |= shown
+        layers.append(layer)
+    return layers
 
 
-def _layer(name: str, text: str | None, count: Callable[[str], int]) -> Layer:
+def _layer(
+    name: str, text: str | None, count: Callable[[str], int], repeated: bool = False
+) -> Layer:
+    """``repeated``: ``text`` had something before what earlier layers show was left out."""
     budget = BUDGETS[name]
     if not text or not text.strip():
         reason = "no query" if name == "recall" and text is None else "nothing there yet"
+        reason = "shown in an earlier layer" if repeated else reason
         return Layer(name, "", 0, budget, f"skipped: {reason}")
     text = text.strip()
     fitted = shorten(text, budget, count)

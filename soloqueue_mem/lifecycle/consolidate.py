@@ -7,10 +7,10 @@ Ordered, idempotent steps, each in its own short transactions, under a run lock
    and memories (see :mod:`soloqueue_mem.lifecycle.digest`).
 2. ``dedup``: near-duplicate memories cluster in O(n log n); the best of each cluster
    stays and supersedes the rest (history stays readable).
-3. ``decay``: ``importance·(1 − decay_rate)^days_since_access`` for memories that are
-   not permanent; below 0.1 with fewer than 2 accesses they are archived (out of
-   recall, recoverable), below 0.3 demoted to TRANSIENT.
-4. ``expire``: memories past their expiry are deleted.
+3. ``decay``: SHORT_TERM memories the user did not state fade (see
+   :mod:`soloqueue_mem.lifecycle.decay`): archived (out of recall, recoverable) or
+   demoted to TRANSIENT. Nothing else decays: LONG_TERM lives its 30 days.
+4. ``expire``: memories past their expiry are deleted (never before it).
 5. ``embed``: with ``search_backend = hybrid/dense``, memories (promoted chunks
    included) and episodes without a vector are embedded (soloqueue_mem.semantic);
    otherwise, or without the extra, the step reports why it was skipped.
@@ -32,20 +32,18 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from soloqueue_mem.clock import iso, parse_timestamp
+from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
-from soloqueue_mem.lifecycle import dedup, identity, lock
+from soloqueue_mem.lifecycle import decay, dedup, identity, lock
 from soloqueue_mem.lifecycle.digest import Extractor, digest_session, rules
 from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import store
-from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey
 
 BATCH = 500  # rows per write transaction: keeps each one short beside live writers
-ARCHIVE_BELOW, DEMOTE_BELOW, MIN_ACCESSES = 0.1, 0.3, 2
 Progress = Callable[[str, int, int], None]  # step, done, total
 
 
@@ -173,24 +171,8 @@ def _dedup(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
     }
 
 
-def decay_score(memory: Memory, now: datetime) -> float:
-    """``importance · (1 − decay_rate)^days_since_access`` (since creation if never)."""
-    since = parse_timestamp(memory.last_accessed_at or memory.created_at)
-    days = max(0.0, (now - since).total_seconds() / 86400)
-    return memory.importance * (1 - memory.decay_rate) ** days
-
-
 def _decay(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
-    archive: list[str] = []
-    demote: list[str] = []
-    for memory in store.active(conn, now):
-        if memory.priority == "PERMANENT":
-            continue
-        score = decay_score(memory, now)
-        if score < ARCHIVE_BELOW and memory.access_count < MIN_ACCESSES:
-            archive.append(memory.id)
-        elif score < DEMOTE_BELOW and memory.priority != "TRANSIENT":
-            demote.append(memory.id)
+    archive, demote = decay.plan(store.active(conn, now), now)
     for start in range(0, max(len(archive), len(demote)), BATCH):
         with write_tx(conn):
             store.archive(conn, archive[start : start + BATCH], now)

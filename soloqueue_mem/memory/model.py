@@ -8,7 +8,7 @@ import unicodedata
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from soloqueue_mem.clock import parse_duration
+from soloqueue_mem.clock import iso, parse_duration
 from soloqueue_mem.errors import BadInput
 
 TYPES = ("FACT", "PREFERENCE", "RULE", "SKILL", "ERROR")
@@ -34,6 +34,11 @@ DEFAULT_DURATION = {
 }
 DURATION_HELP = "permanent, session (1 day), or a length such as 24h, 7d, 30d"
 
+# What the user stated: `remember` (manual) and what extraction (rules or the model)
+# found in their turns. Tool failures are observed, not stated: ERROR memories (and
+# any other source a caller names, e.g. `--source agent`) are not user-stated.
+USER_SOURCES = frozenset({"manual", "rules", "llm"})
+
 
 class Memory(NamedTuple):
     id: str
@@ -57,6 +62,7 @@ class Memory(NamedTuple):
     expires_at: str | None
     superseded_by: str | None
     archived_at: str | None = None  # decayed out of recall; `memory restore` brings it back
+    fixed_expiry: bool = False  # a stated duration (a plan's date): recall does not move it
 
 
 def check_type(value: str) -> str:
@@ -90,6 +96,34 @@ def retention(duration: str, now: datetime) -> tuple[str, datetime | None]:
     # at most LONG_TERM (PERMANENT means "never expires").
     priority = next((p for p, kept in RETENTION.items() if kept and length <= kept), "LONG_TERM")
     return priority, now + length
+
+
+def fixed_expiry(duration: str | None, type_: str, now: datetime) -> bool:
+    """Whether ``duration`` is stated rather than the type's default: an expiry that
+    differs from the default one stays where it was put (recall does not extend it)."""
+    if duration is None:
+        return False
+    stated = retention(duration, now)
+    return stated[1] is not None and stated != retention(DEFAULT_DURATION[type_], now)
+
+
+def renewed(memory: Memory, now: datetime) -> str | None:
+    """The expiry after a retrieval: a SHORT_TERM or LONG_TERM memory is kept at least
+    its type's default retention from now, as re-stating it would (a FACT 30 days),
+    never less than before. A fixed expiry (a plan's date), TRANSIENT and PERMANENT
+    memories keep theirs."""
+    if memory.fixed_expiry or memory.expires_at is None:
+        return memory.expires_at
+    if memory.priority not in ("SHORT_TERM", "LONG_TERM"):
+        return memory.expires_at
+    until = retention(DEFAULT_DURATION[memory.type], now)[1]
+    return memory.expires_at if until is None else max(memory.expires_at, iso(until))
+
+
+def user_stated(memory: Memory) -> bool:
+    """Whether the user said it (see ``USER_SOURCES``): such a memory lives until its
+    ``expires_at`` and decay never shortens or archives it."""
+    return memory.source in USER_SOURCES and memory.type != "ERROR"
 
 
 def check_duration(duration: str) -> str:

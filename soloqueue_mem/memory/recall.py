@@ -447,8 +447,14 @@ def rank(
     ]
     hits.sort(key=lambda h: (-h.score, h.signals.age_days, h.candidate.content, h.candidate.key))
     by_text: dict[str, Hit] = {}
-    for hit in hits:  # the same statement from two sources is shown once
-        by_text.setdefault(content_key(hit.candidate.content), hit)
+    for hit in hits:  # the same statement from two sources is shown once, at the best
+        text = content_key(hit.candidate.content)  # place, as the memory if one is
+        kept = by_text.get(text)
+        if kept is None:
+            by_text[text] = hit
+        elif hit.candidate.memory is not None and kept.candidate.memory is None:
+            channels = sorted({*kept.channels, *hit.channels})
+            by_text[text] = hit._replace(score=kept.score, channels=channels)
     return list(by_text.values())
 
 

@@ -137,3 +137,9 @@ def m009_create_working_memory(conn: sqlite3.Connection) -> None:
         CREATE INDEX idx_working_memory_group ON working_memory (group_id, id);
         """,
     )
+
+
+def m010_add_memories_fixed_expiry(conn: sqlite3.Connection) -> None:
+    """1 when the memory was given a duration other than its type's default (a plan's
+    date, ``--duration 10d``): retrieval extends other memories' expiry, not these."""
+    conn.execute("ALTER TABLE memories ADD COLUMN fixed_expiry INTEGER NOT NULL DEFAULT 0")

@@ -29,6 +29,8 @@ from soloqueue_mem.memory.model import (
     check_type,
     check_unit,
     content_key,
+    fixed_expiry,
+    renewed,
     retention,
 )
 from soloqueue_mem.text.cjk import index_form
@@ -38,7 +40,8 @@ MAX_CONTENT_CHARS = 16_000
 _COLUMNS = (
     "id, group_id, agent_id, type, priority, content, subject, predicate, source, "
     "source_episode_id, tags, importance_score, confidence, access_count, decay_rate, "
-    "created_at, updated_at, last_accessed_at, expires_at, superseded_by, archived_at"
+    "created_at, updated_at, last_accessed_at, expires_at, superseded_by, archived_at, "
+    "fixed_expiry"
 )
 _QUALIFIED = ", ".join(f"memories.{name}" for name in _COLUMNS.split(", "))
 _ACTIVE = (
@@ -102,6 +105,7 @@ def _memory(row: tuple[Any, ...]) -> Memory:
         expires_at=row[18],
         superseded_by=row[19],
         archived_at=row[20],
+        fixed_expiry=bool(row[21]),
     )
 
 
@@ -135,6 +139,7 @@ def remember(
     """Store ``draft`` in (group, agent): confirm, supersede or create (see module doc)."""
     draft = check_draft(draft)
     priority, expires = _retention(draft, now)
+    fixed = draft.until is not None or fixed_expiry(draft.duration, draft.type, now)
     stamp = iso(now)
     key = content_key(draft.content)
     with write_tx(conn):
@@ -149,9 +154,9 @@ def remember(
             params = {**scope, "subject": draft.subject, "predicate": draft.predicate}
             previous = [m.id for m in _active(conn, where, params) if m != restated]
         if restated is not None:
-            memory = _confirm(conn, restated, draft, priority, expires, stamp)
+            memory = _confirm(conn, restated, draft, (priority, expires, fixed), stamp)
         else:
-            memory = _insert(conn, draft, group, agent, priority, expires, stamp, key)
+            memory = _insert(conn, draft, (group, agent), (priority, expires, fixed), stamp, key)
         if previous:
             conn.executemany(
                 "UPDATE memories SET superseded_by = ?, updated_at = ? WHERE id = ?",
@@ -181,12 +186,13 @@ def _confirm(
     conn: sqlite3.Connection,
     memory: Memory,
     draft: Draft,
-    priority: str,
-    expires: datetime | None,
+    kept: tuple[str, datetime | None, bool],
     stamp: str,
 ) -> Memory:
-    """Re-stated: confidence combines like independent evidence (1-(1-a)(1-b)). A
-    memory without a subject and predicate takes the draft's."""
+    """Re-stated: confidence combines like independent evidence (1-(1-a)(1-b)), the
+    later expiry wins (re-stating extends), and the expiry stays fixed only if both
+    statements gave one. A memory without a subject and predicate takes the draft's."""
+    priority, expires, fixed = kept
     confidence = 1.0 - (1.0 - memory.confidence) * (1.0 - draft.confidence)
     keep_longer = _longer(memory.priority, memory.expires_at, priority, expires)
     updated = memory._replace(tags=sorted(set(memory.tags) | set(draft.tags)))
@@ -194,12 +200,14 @@ def _confirm(
         updated = updated._replace(subject=draft.subject, predicate=draft.predicate)
     conn.execute(
         "UPDATE memories SET confidence = ?, importance_score = ?, priority = ?,"
-        " expires_at = ?, tags = ?, subject = ?, predicate = ?, updated_at = ? WHERE id = ?",
+        " expires_at = ?, fixed_expiry = ?, tags = ?, subject = ?, predicate = ?,"
+        " updated_at = ? WHERE id = ?",
         (
             round(confidence, 6),
             max(memory.importance, draft.importance),
             keep_longer[0],
             keep_longer[1],
+            memory.fixed_expiry and fixed,
             jsonio.dumps_compact(updated.tags),
             updated.subject,
             updated.predicate,
@@ -227,13 +235,12 @@ def _longer(
 def _insert(
     conn: sqlite3.Connection,
     draft: Draft,
-    group: str,
-    agent: str,
-    priority: str,
-    expires: datetime | None,
+    scope: tuple[str, str],
+    kept: tuple[str, datetime | None, bool],
     stamp: str,
     key: str,
 ) -> Memory:
+    (group, agent), (priority, expires, fixed) = scope, kept
     memory = Memory(
         id=uuid.uuid4().hex,
         group=group,
@@ -255,6 +262,7 @@ def _insert(
         last_accessed_at=None,
         expires_at=iso(expires) if expires else None,
         superseded_by=None,
+        fixed_expiry=fixed,
     )
     values = list(memory)
     values[10] = jsonio.dumps_compact(memory.tags)
@@ -374,10 +382,11 @@ def edit(conn: sqlite3.Connection, ref: str, changes: Changes, now: datetime) ->
                 tags=tuple(tags),
             )
         )
-        priority, expires_at = old.priority, old.expires_at
+        priority, expires_at, fixed = old.priority, old.expires_at, old.fixed_expiry
         if changes.duration is not None:
             priority, expires = retention(changes.duration, now)
             expires_at = iso(expires) if expires else None
+            fixed = fixed_expiry(changes.duration, draft.type, now)
         new = old._replace(
             content=draft.content,
             type=draft.type,
@@ -388,6 +397,7 @@ def edit(conn: sqlite3.Connection, ref: str, changes: Changes, now: datetime) ->
             tags=list(draft.tags),
             priority=priority,
             expires_at=expires_at,
+            fixed_expiry=fixed,
             updated_at=stamp,
         )
         rowid = _rowid(conn, old.id)
@@ -395,7 +405,7 @@ def edit(conn: sqlite3.Connection, ref: str, changes: Changes, now: datetime) ->
         conn.execute(
             "UPDATE memories SET content = ?, type = ?, subject = ?, predicate = ?,"
             " importance_score = ?, confidence = ?, tags = ?, priority = ?, expires_at = ?,"
-            " updated_at = ?, content_key = ? WHERE rowid = ?",
+            " fixed_expiry = ?, updated_at = ?, content_key = ? WHERE rowid = ?",
             (
                 new.content,
                 new.type,
@@ -406,6 +416,7 @@ def edit(conn: sqlite3.Connection, ref: str, changes: Changes, now: datetime) ->
                 jsonio.dumps_compact(new.tags),
                 new.priority,
                 new.expires_at,
+                new.fixed_expiry,
                 stamp,
                 content_key(new.content),
                 rowid,
@@ -530,14 +541,21 @@ def nth_newest_match(
 
 
 def touch(conn: sqlite3.Connection, ids: list[str], now: datetime) -> None:
-    """Count a retrieval: ``access_count`` + 1 and ``last_accessed_at`` = now."""
+    """Count a retrieval: ``access_count`` + 1, ``last_accessed_at`` = now, and the
+    expiry renewed as re-stating would (:func:`~soloqueue_mem.memory.model.renewed`)."""
     if not ids:
         return
-    with write_tx(conn):
+    stamp = iso(now)
+    marks = ", ".join("?" * len(ids))
+    with write_tx(conn):  # a memory deleted since it was found is skipped
+        found = conn.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})",  # noqa: S608
+            ids,
+        ).fetchall()
         conn.executemany(
-            "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?"
-            " WHERE id = ?",
-            [(iso(now), memory_id) for memory_id in ids],
+            "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?,"
+            " expires_at = ? WHERE id = ?",
+            [(stamp, renewed(m, now), m.id) for m in map(_memory, found)],
         )
 
 

@@ -318,63 +318,74 @@ def test_memories_of_another_type_group_or_agent_never_merge(cli, monkeypatch):
 # --- decay, archive, expiry ----------------------------------------------------------
 
 
-def test_decay_archives_demotes_and_spares_permanent_memories(cli, monkeypatch):
-    forgotten = remember(cli, "The weekly sync notes live in Notion", "--duration", "30d")
-    used = remember(cli, "The staging cluster is called kestrel", "--duration", "30d")
-    fading = remember(cli, "The release branch is cut on Mondays", "--duration", "30d")
-    kept = remember(cli, "User prefers tabs", "--type", "PREFERENCE")
-    assert (forgotten["priority"], kept["priority"]) == ("LONG_TERM", "PERMANENT")
-    for _ in range(2):
-        assert [h["content"] for h in recalled(cli, "kestrel staging cluster")] == [used["content"]]
+def test_only_short_term_memories_the_user_did_not_state_decay(cli, monkeypatch):
+    fading = remember(cli, "The nightly build runs on runner r7", "--duration", "3d",
+                      "--source", "agent", "--importance", "0.32")  # fmt: skip
+    stated = remember(cli, "The staging token rotates at noon", "--duration", "3d",
+                      "--importance", "0.32")  # fmt: skip
+    agents = remember(cli, "The weekly sync notes live in Notion", "--duration", "30d",
+                      "--source", "agent", "--importance", "0.2")  # fmt: skip
+    kept = remember(cli, "User prefers tabs", "--type", "PREFERENCE", "--importance", "0.2")
+    assert [m["priority"] for m in (fading, stated, agents, kept)] == [
+        "SHORT_TERM", "SHORT_TERM", "LONG_TERM", "PERMANENT"
+    ]  # fmt: skip
 
-    at(monkeypatch, "2026-12-03T08:00:00Z")  # 7 days: 0.5·0.9^7 = 0.24, between 0.1 and 0.3
+    at(monkeypatch, "2026-11-27T08:00:00Z")  # a day: 0.32·0.9 = 0.288, below 0.3
     report = consolidate(cli)
-    assert report["decay"] == {"archived": 0, "demoted": 3}
+    assert report["decay"] == {"archived": 0, "demoted": 1}
     shown = cli.json("memory", "show", fading["id"])
-    assert shown["priority"] == "TRANSIENT" and shown["expires_at"] == "2026-12-04T08:00:00.000Z"
-    assert cli.json("memory", "show", kept["id"])["priority"] == "PERMANENT"
+    assert shown["priority"] == "TRANSIENT" and shown["expires_at"] == "2026-11-28T08:00:00.000Z"
+    for memory in (stated, agents, kept):  # user-stated, LONG_TERM and PERMANENT keep theirs
+        same = cli.json("memory", "show", memory["id"])
+        assert (same["priority"], same["expires_at"]) == (memory["priority"], memory["expires_at"])
     assert consolidate(cli)["decay"] == {"archived": 0, "demoted": 0}  # already TRANSIENT
 
-    at(monkeypatch, "2026-12-05T08:00:00Z")  # a demoted memory expires within a day
-    assert consolidate(cli)["expire"] == {"deleted": 3}
-    assert set(listed(cli, "--all")) == {kept["content"]}
+    at(monkeypatch, "2026-11-28T08:00:00Z")  # the demoted one is gone, the stated one is not
+    assert consolidate(cli)["expire"] == {"deleted": 1}
+    assert set(listed(cli)) == {stated["content"], agents["content"], kept["content"]}
+    at(monkeypatch, "2026-11-29T08:00:00Z")  # the stated one lives exactly its 3 days
+    assert consolidate(cli)["expire"] == {"deleted": 1}
+    assert set(listed(cli)) == {agents["content"], kept["content"]}
     at(monkeypatch, "2027-11-26T08:00:00Z")  # a year on, the permanent one is untouched
     report = consolidate(cli)
     assert report["decay"] == {"archived": 0, "demoted": 0}
-    assert listed(cli)[kept["content"]]["priority"] == "PERMANENT"
+    assert set(listed(cli)) == {kept["content"]}
 
 
 def test_an_unused_memory_is_archived_and_can_be_restored(cli, monkeypatch):
-    forgotten = remember(cli, "The weekly sync notes live in Notion", "--duration", "30d")
-    used = remember(cli, "The staging cluster is called kestrel", "--duration", "30d")
-    kept = remember(cli, "User prefers tabs", "--type", "PREFERENCE", "--importance", "0.2")
+    def short(text: str, *args: str) -> dict:
+        return remember(cli, text, "--duration", "3d", "--importance", "0.12", *args)
+
+    forgotten = short("The weekly sync notes live in Notion", "--source", "agent")
+    used = short("The staging cluster is called kestrel", "--source", "agent")
+    stated = short("The demo account password hint is teal")  # the user said it
     for _ in range(2):
         recalled(cli, "kestrel staging cluster")
 
-    at(monkeypatch, "2026-12-16T08:00:00Z")  # 20 days, never accessed: 0.5·0.9^20 = 0.06
+    at(monkeypatch, "2026-11-28T08:00:00Z")  # 2 days, never accessed: 0.12·0.9² = 0.097
     report = consolidate(cli)
     assert report["decay"]["archived"] == 1
-    assert set(listed(cli)) == {used["content"], kept["content"]}
+    assert set(listed(cli)) == {used["content"], stated["content"]}
     assert recalled(cli, "weekly sync notes Notion") == []
     everything = listed(cli, "--all")
-    assert everything[forgotten["content"]]["archived_at"] == "2026-12-16T08:00:00.000Z"
+    assert everything[forgotten["content"]]["archived_at"] == "2026-11-28T08:00:00.000Z"
     assert everything[used["content"]]["archived_at"] is None  # accessed twice
-    assert everything[kept["content"]]["archived_at"] is None  # permanent never decays
+    assert everything[stated["content"]]["archived_at"] is None  # user-stated: no decay
     assert consolidate(cli)["decay"]["archived"] == 0  # archived once, not again
     assert (
         listed(cli, "--all")[forgotten["content"]]["archived_at"]
         == everything[forgotten["content"]]["archived_at"]
     )
 
-    at(monkeypatch, "2026-12-17T08:00:00Z")
+    at(monkeypatch, "2026-11-28T09:00:00Z")
     restored = cli.json("memory", "restore", forgotten["id"])
     assert restored["archived_at"] is None
-    assert restored["last_accessed_at"] == "2026-12-17T08:00:00.000Z"
+    assert restored["last_accessed_at"] == "2026-11-28T09:00:00.000Z"
     assert forgotten["content"] in listed(cli)
     assert [h["content"] for h in recalled(cli, "weekly sync notes Notion")] == [
         forgotten["content"]
     ]
-    at(monkeypatch, "2026-12-17T08:01:00Z")
+    at(monkeypatch, "2026-11-28T09:01:00Z")
     assert consolidate(cli)["decay"]["archived"] == 0  # its decay starts again
 
 
@@ -496,6 +507,9 @@ def test_dry_run_writes_nothing_and_reports_what_a_real_run_does(cli, home, monk
     remember(cli, "The release branch is cut on Mondays", "--duration", "30d")
     consolidate(cli)  # identity/ and the state file exist from now on
     say(cli, "later", "I live in Lisbon.")
+    at(monkeypatch, "2026-12-02T08:00:00Z")  # an agent's SHORT_TERM note, decayed tomorrow
+    remember(cli, "The nightly build runs on runner r7", "--duration", "3d",
+             "--source", "agent", "--importance", "0.3")  # fmt: skip
     at(monkeypatch, "2026-12-03T08:00:00Z")
     before_tree, before_db = tree_snapshot(home), db_content(home)
     dry = consolidate(cli, "--dry-run")

@@ -382,6 +382,35 @@ def test_a_huge_core_memory_is_shortened_to_its_budget(cli, home):
     assert f"## Core memory\n{core['text']}" in out["messages"][0]["content"]
 
 
+def test_a_fact_appears_once_across_the_memory_layers(cli, home):
+    editor = "The user's editor is Helix"
+    cli.ok("remember", editor, "--subject", "user", "--predicate", "editor")
+    cli.ok("remember", "User prefers dark themes", "-t", "PREFERENCE", "--subject", "user")
+    cli.ok("consolidate")
+    for name in ("MEMORY.md", "USER.md"):  # both files state it
+        assert editor in (home / "identity" / name).read_text()
+    words = " ".join(f"key{i}" for i in range(130))
+    note = f"Helix keymap notes: {words}"  # remembered after consolidation: recall alone has it
+    cli.ok("remember", note)
+    assert 250 < COUNT(note) < 285  # fits the recall layer (300) only without the repeat
+
+    out = with_memory(cli, "--query", "Helix editor")
+    assert out["messages"][0]["content"].count(editor) == 1
+    found = layers(out)
+    assert editor in found["core_memory"]["text"]
+    assert editor not in found["recall"]["text"]
+    assert note in found["recall"]["text"] and found["recall"]["status"] == "included"
+    assert found["user"] == {"name": "user", "text": "", "tokens": 0, "budget": 120,
+                             "status": "skipped: shown in an earlier layer"}  # fmt: skip
+
+    cli.ok("scratchpad", "set", f"## Current focus\n- {editor}.\n")  # the first layer wins
+    found = layers(with_memory(cli, "--query", "Helix editor"))
+    assert editor in found["scratchpad"]["text"]
+    assert all(editor not in found[name]["text"] for name in ("core_memory", "recall", "user"))
+    assert "User prefers dark themes" in found["core_memory"]["text"]
+    assert "Facts" not in found["core_memory"]["text"]  # a heading left empty goes too
+
+
 def test_memory_layer_stats_go_to_stderr(cli):
     result = cli.ok("context", "build", "--max-context", "8000", "--reserve", "0",
                     "--with-memory", "--stats", input="[]")  # fmt: skip

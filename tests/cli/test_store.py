@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from soloqueue_mem.db.schema_memory import MIGRATIONS
 from soloqueue_mem.home import find_root
 
 
@@ -53,7 +54,7 @@ def test_stats_counts_and_schema_version(cli, home):
     cli.ok("log", "-s", "b", "two")
     stats = cli.json("stats")
     assert stats["counts"] == {"turns": 2, "sessions": 2, "memories": 0, "artifacts": 0}
-    assert stats["databases"]["memory.db"]["schema_version"] == 9
+    assert stats["databases"]["memory.db"]["schema_version"] == len(MIGRATIONS)
     assert stats["session_logs"]["files"] == 2
 
 
@@ -82,7 +83,8 @@ def test_a_newer_schema_is_refused(cli, home):
         conn.execute("PRAGMA user_version = 99")
     result = cli("log", "-s", "s", "y")
     assert result.exit_code == 74
-    assert "schema version 99, newer than this soloqueue-mem understands (9)" in result.stderr
+    newest = f"newer than this soloqueue-mem understands ({len(MIGRATIONS)})"
+    assert f"schema version 99, {newest}" in result.stderr
 
 
 def test_a_bad_config_file_is_reported(cli, home):

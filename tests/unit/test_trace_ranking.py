@@ -13,6 +13,7 @@ import pytest
 import soloqueue_mem.sessions.ranking as ranking
 from soloqueue_mem.sessions import rerank, turns
 from soloqueue_mem.sessions.turns import Turn
+from soloqueue_mem.text.query import QueryTerm
 
 
 @pytest.fixture
@@ -78,7 +79,8 @@ def _turn(turn_id: int, session: str, turn_index: int) -> Turn:
 def test_coverage_keeps_the_score_of_a_turn_holding_every_term():
     pool = [(_turn(1, "s", 0), 2.0), (_turn(2, "s", 5), 1.5)]
     holders = [{1, 2}, {2}]  # the first term is in both turns, the second only in turn 2
-    scores = rerank._weigh_by_coverage(pool, holders, examined=2)
+    terms = [QueryTerm("a", 1.0, 0), QueryTerm("b", 1.0, 1)]
+    scores = rerank._weigh_by_coverage(pool, terms, holders, examined=2)
     assert scores[2] == 1.5
     assert scores[1] < 0.5  # holds only the term every candidate has
 

@@ -45,7 +45,9 @@ def test_common_sub_words_are_left_out(lexicon):
 def test_rarer_and_repeated_words_weigh_more(lexicon):
     weights = {t.text: t.weight for t in weigh_query("电影 科幻", lambda: lexicon).terms}
     assert weights["科幻"] > weights["电影"]  # jieba frequency 80 vs 4,918
-    weights = {t.text: t.weight for t in weigh_query("deploy rollback deploy", lambda: lexicon).terms}
+    weights = {
+        t.text: t.weight for t in weigh_query("deploy rollback deploy", lambda: lexicon).terms
+    }
     assert weights == {"deploy": 1.0, "rollback": pytest.approx(1 / (1 + 0.5 * 0.6931), 1e-3)}
 
 

@@ -38,6 +38,7 @@ import _common as c
 c.import_project()
 
 KS = (5, 10, 20)
+LONG_PREFIX = 30  # user lines before the question in the `long` subset
 HAN = re.compile("[\u4e00-\u9fd5]+")
 SENTENCE_END = re.compile(r"(?<=[。！？!?；;…\n])")
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # the product's tokenizer
@@ -304,6 +305,8 @@ def retrieval(
             if isinstance(result, Rejected):
                 raise RuntimeError(result)
         sizes[methods[0]] += fts_bytes(conn, "conversation_turns_fts")
+        # a dialogue pasted as the query: the user's first lines, then the question
+        context = [e.content for _, e in items if e.role == "user"]
         jieba_index = RefIndex(
             root / "jieba.db", pair_labels, [" ".join(jieba.lcut(t)) for t in texts]
         )
@@ -332,6 +335,21 @@ def retrieval(
             for method, ranked in zip(methods, (ours, theirs, bigram), strict=True):
                 hit = tuple(bool(wanted.intersection(ranked[:k])) for k in KS)
                 results[method].setdefault(label["source"], []).append(hit)
+            long = "".join(context[:LONG_PREFIX]) + question
+            for method, ranked in zip(
+                methods,
+                (
+                    [
+                        h.turn.metadata["pair"]
+                        for h in trace(home, conn, long, Scope(), 20, lexicon_fn)
+                    ],
+                    jieba_index.search(or_match(jieba.lcut(long), STOPWORDS), 20),
+                    bigram_index.search(or_match(bigram_form(long).split(), STOPWORDS), 20),
+                ),
+                strict=True,
+            ):
+                hit = tuple(bool(wanted.intersection(ranked[:k])) for k in KS)
+                results[method].setdefault("long", []).append(hit)
             if bool(wanted.intersection(ours[:10])) != bool(wanted.intersection(theirs[:10])):
                 examples.append((question, bool(wanted.intersection(ours[:10]))))
         conn.close()
@@ -342,11 +360,13 @@ def retrieval(
         return [c.pct(sum(r[i] for r in rows) / len(rows)) if rows else "-" for i in range(len(KS))]
 
     rows = []
-    for subset in ("probing", "written", "all"):
+    for subset in ("probing", "written", "all", "long"):
         for method in methods:
             data = results[method]
             picked = (
-                data.get(subset, []) if subset != "all" else [r for v in data.values() for r in v]
+                data.get(subset, [])
+                if subset != "all"
+                else data.get("probing", []) + data.get("written", [])
             )
             rows.append([subset, method, len(picked), *rates(picked)])
     n_questions = len(labels)
@@ -358,7 +378,9 @@ def retrieval(
         f"({sum(1 for x in labels if x['source'] == 'probing')} probing, "
         f"{sum(1 for x in labels if x['source'] == 'written')} written). All three "
         f"indexes use tokenizer `{TOKENIZER}`, BM25 order, OR-joined quoted query terms "
-        "and the same stopword list (soloqueue_mem.text.fts.STOPWORDS).",
+        "and the same stopword list (soloqueue_mem.text.fts.STOPWORDS). `long`: every "
+        f"question again, after the user's first {LONG_PREFIX} lines of dialogue (a dialogue "
+        "pasted as the query; the references keep its first 64 terms).",
         "",
         c.table(["subset", "method", "questions", "hit@5", "hit@10", "hit@20"], rows),
         "",

@@ -69,6 +69,21 @@ def test_narrow_terms_whose_union_is_broad_are_ranked_exactly(cli, monkeypatch):
     assert len(hits) == 3
 
 
+def test_stopwords_fill_in_below_when_the_other_words_find_too_little(cli):
+    events = [
+        {"role": "user", "content": "我觉得火锅很好吃", "session": "a"},
+        {"role": "user", "content": "数据库连接超时", "session": "b"},
+        {"role": "user", "content": "寿司店关门了", "session": "c"},
+    ]
+    cli.ok("log", "--batch", input="\n".join(json.dumps(e) for e in events))
+    hits = cli.json("trace", "我觉得寿司怎么样", "--limit", "5")
+    assert [h["content"] for h in hits] == ["寿司店关门了", "我觉得火锅很好吃"]
+    assert hits[1]["score"] < hits[0]["score"]
+    assert [h["content"] for h in cli.json("trace", "我觉得寿司怎么样", "--limit", "1")] == [
+        "寿司店关门了"  # enough found without the stopwords
+    ]
+
+
 # -- re-ranking: coverage and session context ---------------------------------------
 
 

@@ -38,6 +38,7 @@ import _common as c
 c.import_project()
 
 KS = (5, 10, 20)
+LONG_PREFIX = 30  # user lines before the question in the `long` subset
 HAN = re.compile("[\u4e00-\u9fd5]+")
 SENTENCE_END = re.compile(r"(?<=[。！？!?；;…\n])")
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # the product's tokenizer
@@ -257,6 +258,17 @@ def retrieval(
 
     now = datetime.now(UTC)
 
+    def recalled_turns(home, conn, question: str) -> list[str | None]:
+        """The pairs of the turns plain `recall QUESTION` returns (-n 10: its first 10
+        places, memories and episodes holding theirs; then -n 20's turns)."""
+        found = [
+            recall(home, conn, Request(question, limit=limit), config, now, lexicon_fn).hits
+            for limit in (10, 20)
+        ]
+        pairs = [h.candidate.turn.metadata["pair"] if h.candidate.turn else None for h in found[0]]
+        pairs += [None] * (10 - len(pairs))
+        return pairs + [h.candidate.turn.metadata["pair"] for h in found[1] if h.candidate.turn]
+
     methods = [
         "soloqueue-mem trace (chars indexed, jieba-algorithm query)",
         "jieba reference (jieba words indexed)",
@@ -311,6 +323,8 @@ def retrieval(
                 raise RuntimeError(result)
         sizes[methods[0]] += fts_bytes(conn, "conversation_turns_fts")
         run_consolidate(home, lambda: open_memory(home, config), datetime.now(UTC), Options())
+        # a dialogue pasted as the query: the user's first lines, then the question
+        context = [e.content for _, e in items if e.role == "user"]
         jieba_index = RefIndex(
             root / "jieba.db", pair_labels, [" ".join(jieba.lcut(t)) for t in texts]
         )
@@ -333,17 +347,8 @@ def retrieval(
             t2 = time.perf_counter()
             bigram = bigram_index.search(or_match(bigram_form(question).split(), STOPWORDS), 20)
             t3 = time.perf_counter()
-            recalled = [
-                recall(home, conn, Request(question, limit=limit), config, now, lexicon_fn).hits
-                for limit in (10, 20)
-            ]
+            default = recalled_turns(home, conn, question)
             t4 = time.perf_counter()
-            default = [
-                h.candidate.turn.metadata["pair"] if h.candidate.turn else None
-                for h in recalled[0]
-            ]
-            default = default + [None] * (10 - len(default))
-            default += [h.candidate.turn.metadata["pair"] for h in recalled[1] if h.candidate.turn]
             timings[methods[0]] += t1 - t0
             timings[methods[1]] += t2 - t1
             timings[methods[2]] += t3 - t2
@@ -351,6 +356,22 @@ def retrieval(
             for method, ranked in zip(methods, (ours, theirs, bigram, default), strict=True):
                 hit = tuple(bool(wanted.intersection(ranked[:k])) for k in KS)
                 results[method].setdefault(label["source"], []).append(hit)
+            long = "".join(context[:LONG_PREFIX]) + question
+            for method, ranked in zip(
+                methods,
+                (
+                    [
+                        h.turn.metadata["pair"]
+                        for h in trace(home, conn, long, Scope(), 20, lexicon_fn)
+                    ],
+                    jieba_index.search(or_match(jieba.lcut(long), STOPWORDS), 20),
+                    bigram_index.search(or_match(bigram_form(long).split(), STOPWORDS), 20),
+                    recalled_turns(home, conn, long),
+                ),
+                strict=True,
+            ):
+                hit = tuple(bool(wanted.intersection(ranked[:k])) for k in KS)
+                results[method].setdefault("long", []).append(hit)
             if bool(wanted.intersection(ours[:10])) != bool(wanted.intersection(theirs[:10])):
                 examples.append((question, bool(wanted.intersection(ours[:10]))))
         conn.close()
@@ -361,11 +382,13 @@ def retrieval(
         return [c.pct(sum(r[i] for r in rows) / len(rows)) if rows else "-" for i in range(len(KS))]
 
     rows = []
-    for subset in ("probing", "written", "all"):
+    for subset in ("probing", "written", "all", "long"):
         for method in methods:
             data = results[method]
             picked = (
-                data.get(subset, []) if subset != "all" else [r for v in data.values() for r in v]
+                data.get(subset, [])
+                if subset != "all"
+                else data.get("probing", []) + data.get("written", [])
             )
             rows.append([subset, method, len(picked), *rates(picked)])
     n_questions = len(labels)
@@ -377,7 +400,9 @@ def retrieval(
         f"({sum(1 for x in labels if x['source'] == 'probing')} probing, "
         f"{sum(1 for x in labels if x['source'] == 'written')} written). All three "
         f"indexes use tokenizer `{TOKENIZER}`, BM25 order, OR-joined quoted query terms "
-        "and the same stopword list (soloqueue_mem.text.fts.STOPWORDS).",
+        "and the same stopword list (soloqueue_mem.text.fts.STOPWORDS). `long`: every "
+        f"question again, after the user's first {LONG_PREFIX} lines of dialogue (a dialogue "
+        "pasted as the query; the references keep its first 64 terms).",
         "",
         c.table(["subset", "method", "questions", "hit@5", "hit@10", "hit@20"], rows),
         "",

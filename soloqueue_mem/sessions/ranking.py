@@ -27,17 +27,36 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.rerank import POOL, rerank
 from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.fts import match_expression
+from soloqueue_mem.text.query import QueryTerm, WeightedQuery
 
 BROAD_MATCHES = 5_000
 RECENT_WINDOW = 2_000
+POOL_TERMS = 16  # a question after 30 lines of dialogue: zh hit@10 25.0 -> 32.1
 K1, B = 1.2, 0.75  # FTS5's bm25() defaults
 
 
 def rank(
-    conn: sqlite3.Connection, terms: list[str], scope: SearchScope, limit: int
+    conn: sqlite3.Connection, query: WeightedQuery, scope: SearchScope, limit: int
 ) -> list[tuple[Turn, float]]:
-    """The ``limit`` best turns in ``scope`` for ``terms``, best first, with scores."""
-    pool = _bm25(conn, terms, scope, max(limit, POOL))
+    """The ``limit`` best turns in ``scope`` for ``query``, best first, with scores.
+
+    Trigger: the query's terms find fewer than ``limit`` turns and it has stopwords.
+    Why: a paraphrased question may share only its function words with the turn that
+    answers it. Outcome: the turns matching the whole query follow, scored lower.
+    """
+    found = _ranked(conn, query.terms, scope, limit)
+    if len(found) >= limit or not query.stopwords:
+        return found
+    return _below(found, _ranked(conn, query.terms + query.stopwords, scope, limit), limit)
+
+
+def _ranked(
+    conn: sqlite3.Connection, terms: list[QueryTerm], scope: SearchScope, limit: int
+) -> list[tuple[Turn, float]]:
+    # bm25() weighs every term alike: a long query's pool comes from its heaviest terms
+    # (the rare words near its end), the coverage re-ranking then counts all of them.
+    heaviest = sorted(terms, key=lambda t: -t.weight)[:POOL_TERMS]
+    pool = _bm25(conn, [term.text for term in heaviest], scope, max(limit, POOL))
     return rerank(conn, terms, scope, pool, limit)
 
 

@@ -3,9 +3,10 @@
 BM25 scores each turn alone. Two generic corrections, applied to its best ``POOL`` turns:
 
 - coverage: a turn's score is multiplied by the share of the query's terms it contains,
-  each term weighted by its idf among the turns examined here (a term most of them hold
-  tells them apart less), so a turn holding several terms beats one repeating a single
-  term;
+  each term weighted by its weight in the query times its idf among the turns examined
+  here (a term most of them hold tells them apart less), so a turn holding several
+  terms beats one repeating a single term; a word and its search-mode sub-words count
+  once, by the heaviest of them the turn holds;
 - context: each candidate adds half its score to the turns next to it in its session
   and a quarter to those two turns away, so the reply to a matching question (or the
   question before a matching answer) ranks with it. Turns next to the best ``limit``
@@ -28,6 +29,7 @@ from math import log
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.fts import match_expression
+from soloqueue_mem.text.query import QueryTerm, coverage
 
 POOL = 100
 NEIGHBOUR_WEIGHTS = (0.5, 0.25)  # share of a turn's score given 1 and 2 turns away
@@ -35,7 +37,7 @@ NEIGHBOUR_WEIGHTS = (0.5, 0.25)  # share of a turn's score given 1 and 2 turns a
 
 def rerank(
     conn: sqlite3.Connection,
-    terms: list[str],
+    terms: list[QueryTerm],
     scope: SearchScope,
     pool: list[tuple[Turn, float]],
     limit: int,
@@ -50,9 +52,9 @@ def rerank(
     )
     outside = [turn for turn in nearby if turn.id not in in_pool]
     examined = [turn for turn, _ in pool] + outside
-    holders = turns.matching_among(examined, [match_expression([t]) for t in terms])
+    holders = turns.matching_among(examined, [match_expression([t.text]) for t in terms])
     matched = set().union(*holders)
-    scores = _weigh_by_coverage(pool, holders, len(examined))
+    scores = _weigh_by_coverage(pool, terms, holders, len(examined))
     candidates = [turn for turn, _ in pool] + [turn for turn in outside if turn.id in matched]
     smoothed = _with_context(candidates, scores)
     best = sorted(candidates, key=lambda turn: (-smoothed[turn.id], -turn.id))[:limit]
@@ -60,15 +62,17 @@ def rerank(
 
 
 def _weigh_by_coverage(
-    pool: list[tuple[Turn, float]], holders: list[set[int]], examined: int
+    pool: list[tuple[Turn, float]], terms: list[QueryTerm], holders: list[set[int]], examined: int
 ) -> dict[int, float]:
-    """Each pool turn's score times the idf-weighted share of the terms it contains
-    (document frequencies counted among the ``examined`` turns, ``holders`` being theirs)."""
-    weights = [log(1 + (examined - len(ids) + 0.5) / (len(ids) + 0.5)) for ids in holders]
-    total = sum(weights) or 1.0
-    weighted = list(zip(weights, holders, strict=True))
+    """Each pool turn's score times the share of the query it covers, each term weighing
+    its query weight times its idf among the ``examined`` turns (``holders`` being the
+    turns holding each term); a word and its sub-words count once."""
+    weights = [
+        term.weight * log(1 + (examined - len(ids) + 0.5) / (len(ids) + 0.5))
+        for term, ids in zip(terms, holders, strict=True)
+    ]
     return {
-        turn.id: score * sum(w for w, ids in weighted if turn.id in ids) / total
+        turn.id: score * coverage(terms, weights, [turn.id in ids for ids in holders])
         for turn, score in pool
     }
 

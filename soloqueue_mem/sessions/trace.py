@@ -4,7 +4,7 @@ BM25 over the full-text index first; then the JSONL logs are checked for turns t
 index does not have yet (a writer killed between its append and its commit, or a
 lost memory.db), which are matched by their terms and merged in. Scores from the two
 sources are put on one scale: index scores divided by the best, fallback scores the
-fraction of query terms a turn contains.
+weighted share of the query a turn contains (:func:`soloqueue_mem.text.query.coverage`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from soloqueue_mem.sessions.pending import pending_sessions
 from soloqueue_mem.sessions.ranking import rank
 from soloqueue_mem.sessions.reader import session_files
 from soloqueue_mem.sessions.turns import SearchScope, Turn
-from soloqueue_mem.text.fts import match_expression, query_terms
 from soloqueue_mem.text.lexicon import Lexicon
+from soloqueue_mem.text.query import QueryTerm, coverage, weigh_query
 
 MAX_LIMIT = 1000
 
@@ -56,17 +56,16 @@ def trace(
     """The ``limit`` best-matching turns in ``scope``, best first."""
     if not 1 <= limit <= MAX_LIMIT:
         raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}")
-    terms = query_terms(query, lexicon)
-    match = match_expression(terms)
-    if match is None:
+    weighted = weigh_query(query, lexicon)
+    if not weighted.terms:
         return []
     hits: list[TraceHit] = []
     if conn is not None:
         bounded = turns.bounded(conn, _search_scope(scope))
-        found = rank(conn, terms, bounded, limit) if bounded is not None else []
+        found = rank(conn, weighted, bounded, limit) if bounded is not None else []
         best = max((score for _, score in found), default=1.0) or 1.0
         hits = [TraceHit(turn, score / best, "index") for turn, score in found]
-    hits.extend(_unindexed_hits(home, conn, terms, scope))
+    hits.extend(_unindexed_hits(home, conn, weighted.terms, scope))
     hits.sort(key=lambda h: (h.turn.timestamp, h.turn.id, h.turn.turn_index), reverse=True)
     hits.sort(key=lambda h: -h.score)  # stable: equal scores stay newest first
     return hits[:limit]
@@ -78,9 +77,8 @@ def _search_scope(scope: Scope) -> SearchScope:
 
 
 def _unindexed_hits(
-    home: Home, conn: sqlite3.Connection | None, terms: list[str], scope: Scope
+    home: Home, conn: sqlite3.Connection | None, terms: list[QueryTerm], scope: Scope
 ) -> list[TraceHit]:
-    lowered = [t.lower() for t in terms]
     since = iso(scope.since) if scope.since else None
     hits = []
     for key, path in _sessions_to_scan(home, conn, scope):
@@ -95,7 +93,7 @@ def _unindexed_hits(
             record = entry.record
             if record is None or record.get("turn_index", -1) <= last_indexed:
                 continue
-            hit = _match_record(key, record, lowered, since, scope.role)
+            hit = _match_record(key, record, terms, since, scope.role)
             if hit is not None:
                 hits.append(hit)
     return hits
@@ -120,7 +118,7 @@ def _sessions_to_scan(
 
 
 def _match_record(
-    key: SessionKey, record: dict, terms: list[str], since: str | None, role: str | None
+    key: SessionKey, record: dict, terms: list[QueryTerm], since: str | None, role: str | None
 ) -> TraceHit | None:
     try:
         event = from_record(record)
@@ -129,8 +127,8 @@ def _match_record(
     if (since and record["timestamp"] < since) or (role and event.role != role):
         return None
     body = index_body(event).lower()
-    matched = sum(1 for term in terms if term in body)
-    if not matched:
+    share = coverage(terms, [t.weight for t in terms], [t.text in body for t in terms])
+    if not share:
         return None
     turn = Turn(
         id=0,
@@ -147,4 +145,4 @@ def _match_record(
         event_id=event.event_id,
         metadata=event.metadata,
     )
-    return TraceHit(turn, matched / len(terms), "jsonl")
+    return TraceHit(turn, share, "jsonl")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from math import log
+from typing import NamedTuple
 
 from soloqueue_mem.text.cjk import han_run
 from soloqueue_mem.text.lexicon import MAX_WORD_LEN, Lexicon
@@ -37,6 +38,33 @@ def segment(text: str, lexicon: Lexicon) -> list[str]:
 
 def segment_han(run: str, lexicon: Lexicon) -> list[str]:
     """Segment a run of Han characters exactly as jieba's default mode does."""
+    return _cut(run, lexicon)[0]
+
+
+class SearchWord(NamedTuple):
+    """A word of jieba's search mode, with dictionary frequencies (0: not a word)."""
+
+    text: str
+    freq: int
+    subwords: tuple[tuple[str, int], ...]  # its 2- and 3-character dictionary words
+
+
+def segment_for_search(run: str, lexicon: Lexicon) -> list[SearchWord]:
+    """A Han run as ``jieba.cut_for_search`` sees it: each word of the default mode with
+    the dictionary words of two characters inside it (when it is longer than two) and
+    of three (when longer than three), in jieba's order."""
+    words, freq = _cut(run, lexicon)
+    found = []
+    for word in words:
+        grams = [word[i : i + 2] for i in range(len(word) - 1)] if len(word) > 2 else []
+        grams += [word[i : i + 3] for i in range(len(word) - 2)] if len(word) > 3 else []
+        subwords = tuple((gram, freq[gram]) for gram in grams if freq.get(gram))
+        found.append(SearchWord(word, freq.get(word, 0), subwords))
+    return found
+
+
+def _cut(run: str, lexicon: Lexicon) -> tuple[list[str], dict[str, int]]:
+    """The words of ``run`` and the frequencies of every dictionary word inside it."""
     n = len(run)
     candidates = (run[i:j] for i in range(n) for j in range(i + 1, min(n, i + MAX_WORD_LEN) + 1))
     freq = lexicon.freqs(candidates)
@@ -54,7 +82,7 @@ def segment_han(run: str, lexicon: Lexicon) -> list[str]:
             words.append(run[x:y])
         x = y
     words.extend(_resolve_pending(pending, freq, lexicon))
-    return words
+    return words, freq
 
 
 def _best_route(run: str, freq: dict[str, int], total: int) -> list[int]:

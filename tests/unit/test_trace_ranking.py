@@ -13,6 +13,7 @@ import pytest
 import soloqueue_mem.sessions.ranking as ranking
 from soloqueue_mem.sessions import rerank, turns
 from soloqueue_mem.sessions.turns import Turn
+from soloqueue_mem.text.query import QueryTerm
 
 
 @pytest.fixture
@@ -68,6 +69,21 @@ def test_narrow_terms_whose_union_is_broad_are_ranked_exactly(cli, monkeypatch):
     assert len(hits) == 3
 
 
+def test_stopwords_fill_in_below_when_the_other_words_find_too_little(cli):
+    events = [
+        {"role": "user", "content": "我觉得火锅很好吃", "session": "a"},
+        {"role": "user", "content": "数据库连接超时", "session": "b"},
+        {"role": "user", "content": "寿司店关门了", "session": "c"},
+    ]
+    cli.ok("log", "--batch", input="\n".join(json.dumps(e) for e in events))
+    hits = cli.json("trace", "我觉得寿司怎么样", "--limit", "5")
+    assert [h["content"] for h in hits] == ["寿司店关门了", "我觉得火锅很好吃"]
+    assert hits[1]["score"] < hits[0]["score"]
+    assert [h["content"] for h in cli.json("trace", "我觉得寿司怎么样", "--limit", "1")] == [
+        "寿司店关门了"  # enough found without the stopwords
+    ]
+
+
 # -- re-ranking: coverage and session context ---------------------------------------
 
 
@@ -78,7 +94,8 @@ def _turn(turn_id: int, session: str, turn_index: int) -> Turn:
 def test_coverage_keeps_the_score_of_a_turn_holding_every_term():
     pool = [(_turn(1, "s", 0), 2.0), (_turn(2, "s", 5), 1.5)]
     holders = [{1, 2}, {2}]  # the first term is in both turns, the second only in turn 2
-    scores = rerank._weigh_by_coverage(pool, holders, examined=2)
+    terms = [QueryTerm("a", 1.0, 0), QueryTerm("b", 1.0, 1)]
+    scores = rerank._weigh_by_coverage(pool, terms, holders, examined=2)
     assert scores[2] == 1.5
     assert scores[1] < 0.5  # holds only the term every candidate has
 

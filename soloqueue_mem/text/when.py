@@ -1,0 +1,307 @@
+"""Time expressions in a query ("yesterday", "上周", "三天前", "on May 3") as a window.
+
+:func:`parse_when` finds the first relative or absolute time expression of a query,
+in Chinese or English, and turns it into a ``[start, end)`` window in ``now``'s time
+zone (calendar days, Monday-first weeks, calendar months and years), with the span of
+the query it came from so a search can leave those words out of its terms: turns
+rarely contain the word "yesterday" from the question about them.
+
+Conventions, where ordinary speech is ambiguous:
+
+- "N days ago" / "N天前" is that calendar day; "N weeks ago" is the week around that
+  date (three days either side); "N months/years ago" is that calendar month/year;
+  "几天前" / "the other day" are the two to six days before today;
+- "last week" / "上周" is the previous Monday-Sunday week; "上周一" its Monday;
+  "last Monday" is the latest Monday before today, "on Monday" / "周一" the latest
+  Monday up to today, "this Monday" / "这周一" this week's;
+- a date without a year ("May 3", "5月3日", "三月五号") is its latest occurrence that
+  is not more than ``FUTURE_GRACE`` ahead of ``now``: questions about a date are
+  mostly about the past, but "the meeting on May 3" asked on April 20 means the next;
+- "recently" / "最近" is the last seven days; "earlier today" / "今天早上" runs from
+  midnight to ``now`` / to noon.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cache
+
+FUTURE_GRACE = timedelta(days=31)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeWindow:
+    """``[start, end)`` in ``now``'s time zone; ``span`` is ``(begin, end)`` in the query."""
+
+    start: datetime
+    end: datetime
+    span: tuple[int, int]
+
+    def strip(self, query: str) -> str:
+        """``query`` without the words of the time expression."""
+        begin, end = self.span
+        return query[:begin] + " " + query[end:]
+
+
+Bounds = tuple[datetime, datetime]
+Rule = Callable[[re.Match[str], datetime], Bounds | None]
+
+
+def parse_when(query: str, now: datetime) -> TimeWindow | None:
+    """The window of the first time expression in ``query`` (the longest one starting
+    there), relative to ``now``; None when there is none. An expression naming a day
+    that does not exist is passed over for the next one (2月30日 gives February)."""
+    found = [(m, rule) for pattern, rule in _rules() if (m := pattern.search(query))]
+    for match, rule in sorted(found, key=lambda item: (item[0].start(), -item[0].end())):
+        bounds = rule(match, now)
+        if bounds is not None:
+            return TimeWindow(bounds[0], bounds[1], match.span())
+    return None
+
+
+# --- calendar arithmetic ------------------------------------------------------------
+
+
+def _day(now: datetime, offset: int = 0) -> datetime:
+    return now.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=offset)
+
+
+def _days(now: datetime, first: int, last: int) -> Bounds:
+    """From the start of day ``first`` to the end of day ``last`` (offsets from today)."""
+    return _day(now, first), _day(now, last + 1)
+
+
+def _week(now: datetime, offset: int) -> Bounds:
+    monday = _day(now, -now.weekday() + 7 * offset)
+    return monday, monday + timedelta(days=7)
+
+
+def _month(now: datetime, offset: int) -> Bounds:
+    index = now.year * 12 + now.month - 1 + offset
+    start = _day(now).replace(year=index // 12, month=index % 12 + 1, day=1)
+    following = index + 1
+    return start, start.replace(year=following // 12, month=following % 12 + 1)
+
+
+def _year(now: datetime, offset: int) -> Bounds:
+    start = _day(now).replace(year=now.year + offset, month=1, day=1)
+    return start, start.replace(year=start.year + 1)
+
+
+def _weekday_in_week(now: datetime, weekday: int, week: int) -> Bounds:
+    day = _week(now, week)[0] + timedelta(days=weekday)
+    return day, day + timedelta(days=1)
+
+
+def _latest_weekday(now: datetime, weekday: int, before_today: bool) -> Bounds:
+    back = (now.weekday() - weekday) % 7 or (7 if before_today else 0)
+    return _days(now, -back, -back)
+
+
+def _date(now: datetime, year: int | None, month: int, day: int | None) -> Bounds | None:
+    """A calendar day (or month when ``day`` is None); without a year, the latest one
+    starting no later than ``FUTURE_GRACE`` after ``now``."""
+    for candidate in (year,) if year else (now.year + 1, now.year, now.year - 1):
+        try:
+            start = _day(now).replace(year=candidate, month=month, day=day or 1)
+        except ValueError:
+            continue
+        if year or start <= now + FUTURE_GRACE:
+            if day is None:
+                return _month(start, 0)
+            return start, start + timedelta(days=1)
+    return None
+
+
+# --- numbers ------------------------------------------------------------------------
+
+_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
+_ZH_DIGITS |= {"六": 6, "七": 7, "八": 8, "九": 9}
+_EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_EN_NUMBERS |= {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2}
+_FEW = ("几", "a few", "few", "several")  # a range of days, not a number
+
+
+def _number(text: str) -> int | None:
+    """Digits, Chinese numerals below 100 (五, 十五, 二十三, 两), English words to ten."""
+    text = text.lower()
+    if text.isdigit():
+        return int(text)
+    if text in _EN_NUMBERS:
+        return _EN_NUMBERS[text]
+    if "十" not in text:
+        return _ZH_DIGITS.get(text)
+    tens, _, ones = text.partition("十")
+    high = _ZH_DIGITS.get(tens) if tens else 1
+    low = _ZH_DIGITS.get(ones) if ones else 0
+    return None if high is None or low is None else high * 10 + low
+
+
+def _ago(now: datetime, count: str, unit: str) -> Bounds | None:
+    """ "``count`` ``unit``s ago" (see the module docstring for the conventions)."""
+    if count.lower() in _FEW:
+        return _days(now, -6, -2) if unit == "d" else None
+    n = _number(count)
+    if n is None:
+        return None
+    if unit == "d":
+        return _days(now, -n, -n)
+    if unit == "w":
+        return _days(now, -7 * n - 3, -7 * n + 3)
+    return _month(now, -n) if unit == "m" else _year(now, -n)
+
+
+_UNITS = {"天": "d", "日": "d", "周": "w", "星期": "w", "礼拜": "w", "月": "m", "年": "y"}
+_UNITS |= {"day": "d", "week": "w", "month": "m", "year": "y"}
+_WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_WEEKDAYS_ZH |= {str(n): n - 1 for n in range(1, 8)}
+_WEEKDAYS_EN = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTHS_EN = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+
+# --- the rules ------------------------------------------------------------------------
+
+_ZH_NUM = "[0-9]{1,2}|[零〇一二两三四五六七八九十]{1,3}"
+_WEEK_ZH = "(?:周|星期|礼拜)"
+_WEEKDAY_ZH = f"{_WEEK_ZH}([一二三四五六日天1-7])"
+_EN_COUNT = (
+    r"\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|few|several"
+)
+_MONTH_EN = (
+    r"(january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?"
+)
+_WEEKDAY_EN = f"({'|'.join(_WEEKDAYS_EN)})"
+_YEAR = r"(?:,? (\d{4})\b)?"
+
+
+def _fixed(bounds: Callable[[datetime], Bounds]) -> Rule:
+    return lambda match, now: bounds(now)
+
+
+def _hours(first: int, last: int) -> Rule:
+    """From ``first`` o'clock today to ``last`` o'clock (both may be negative or > 24)."""
+    return _fixed(
+        lambda now: (_day(now) + timedelta(hours=first), _day(now) + timedelta(hours=last))
+    )
+
+
+def _month_en(name: str) -> int:
+    return _MONTHS_EN.index(name[:3].lower()) + 1
+
+
+def _year_of(text: str | None) -> int | None:
+    return int(text) if text else None
+
+
+def _zh_date(match: re.Match[str], now: datetime) -> Bounds | None:
+    month, day = _number(match[2]), _number(match[3])
+    if month is None or day is None or not 1 <= month <= 12:
+        return None
+    return _date(now, _year_of(match[1]), month, day)
+
+
+def _zh_month(match: re.Match[str], now: datetime) -> Bounds | None:
+    month = _number(match[2])
+    if month is None or not 1 <= month <= 12:
+        return None
+    return _date(now, _year_of(match[1]), month, None)
+
+
+def _iso_date(match: re.Match[str], now: datetime) -> Bounds | None:
+    month = int(match[2])
+    return _date(now, int(match[1]), month, int(match[3])) if 1 <= month <= 12 else None
+
+
+def _zh_weekday(week: int | None) -> Rule:
+    """A weekday of this (0) or last (-1) week, or the latest one up to today (None)."""
+
+    def rule(match: re.Match[str], now: datetime) -> Bounds:
+        weekday = _WEEKDAYS_ZH[match[1]]
+        if week is None:
+            return _latest_weekday(now, weekday, before_today=False)
+        return _weekday_in_week(now, weekday, week)
+
+    return rule
+
+
+def _en_weekday(match: re.Match[str], now: datetime) -> Bounds:
+    which, name = match[1].lower(), match[2].lower()
+    weekday = _WEEKDAYS_EN.index(name)
+    if which == "this":
+        return _weekday_in_week(now, weekday, 0)
+    return _latest_weekday(now, weekday, before_today=which == "last")
+
+
+RULES: list[tuple[str, Rule]] = [
+    # --- Chinese
+    (rf"(?:(\d{{4}})年)?({_ZH_NUM})月({_ZH_NUM})[日号號]", _zh_date),
+    (rf"(?:(\d{{4}})年)?({_ZH_NUM})月份?", _zh_month),
+    (r"(\d{4})年", lambda m, now: _year(now, int(m[1]) - now.year)),
+    (r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", _iso_date),
+    (
+        rf"({_ZH_NUM}|几)个?(天|日|周|星期|礼拜|月|年)(?:前|之前|以前)",
+        lambda m, now: _ago(now, m[1], _UNITS[m[2]]),
+    ),
+    ("前几天|前两天", _fixed(lambda now: _days(now, -6, -2))),
+    (f"上个?{_WEEKDAY_ZH}", _zh_weekday(-1)),
+    (f"(?:这|本)个?{_WEEKDAY_ZH}", _zh_weekday(0)),
+    (f"(?<![一二两三四五六七八九十几每0-9]){_WEEKDAY_ZH}", _zh_weekday(None)),
+    (f"上上个?{_WEEK_ZH}", _fixed(lambda now: _week(now, -2))),
+    (f"上个?{_WEEK_ZH}", _fixed(lambda now: _week(now, -1))),
+    (f"(?:这|本)个?{_WEEK_ZH}", _fixed(lambda now: _week(now, 0))),
+    ("上个?月", _fixed(lambda now: _month(now, -1))),
+    ("(?:这|本)个?月", _fixed(lambda now: _month(now, 0))),
+    ("去年", _fixed(lambda now: _year(now, -1))),
+    ("前年", _fixed(lambda now: _year(now, -2))),
+    ("今年", _fixed(lambda now: _year(now, 0))),
+    ("大前天", _fixed(lambda now: _days(now, -3, -3))),
+    ("前天", _fixed(lambda now: _days(now, -2, -2))),
+    ("昨晚|昨天晚上|昨天夜里", _hours(-6, 6)),
+    ("昨天|昨日", _fixed(lambda now: _days(now, -1, -1))),
+    ("今天早上|今天上午|今天早晨|今早|今晨", _hours(0, 12)),
+    ("今天|今日", _fixed(lambda now: _days(now, 0, 0))),
+    ("最近|近来|这几天|这两天", _fixed(lambda now: (now - timedelta(days=7), now))),
+    # --- English
+    (
+        rf"\b({_EN_COUNT}) (day|week|month|year)s? ago\b",
+        lambda m, now: _ago(now, m[1], _UNITS[m[2].lower()]),
+    ),
+    (r"\bthe other day\b", _fixed(lambda now: _days(now, -6, -2))),
+    (r"\bthe day before yesterday\b", _fixed(lambda now: _days(now, -2, -2))),
+    (r"\blast night\b", _hours(-6, 6)),
+    (r"\byesterday\b", _fixed(lambda now: _days(now, -1, -1))),
+    (r"\bearlier today\b", _fixed(lambda now: (_day(now), now))),
+    (r"\bthis morning\b", _hours(0, 12)),
+    (r"\btoday\b", _fixed(lambda now: _days(now, 0, 0))),
+    (rf"\b(last|this|on) {_WEEKDAY_EN}\b", _en_weekday),
+    (r"\bthe week before last\b", _fixed(lambda now: _week(now, -2))),
+    (r"\blast week\b", _fixed(lambda now: _week(now, -1))),
+    (r"\bthis week\b", _fixed(lambda now: _week(now, 0))),
+    (r"\blast month\b", _fixed(lambda now: _month(now, -1))),
+    (r"\bthis month\b", _fixed(lambda now: _month(now, 0))),
+    (r"\blast year\b", _fixed(lambda now: _year(now, -1))),
+    (r"\bthis year\b", _fixed(lambda now: _year(now, 0))),
+    (r"\b(?:recently|lately|these days)\b", _fixed(lambda now: (now - timedelta(days=7), now))),
+    (
+        rf"\b{_MONTH_EN} (\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}",
+        lambda m, now: _date(now, _year_of(m[3]), _month_en(m[1]), int(m[2])),
+    ),
+    (
+        rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH_EN}{_YEAR}",
+        lambda m, now: _date(now, _year_of(m[3]), _month_en(m[2]), int(m[1])),
+    ),
+    (
+        rf"\bin {_MONTH_EN}{_YEAR}",
+        lambda m, now: _date(now, _year_of(m[2]), _month_en(m[1]), None),
+    ),
+    (r"\bin (\d{4})\b", lambda m, now: _year(now, int(m[1]) - now.year)),
+]
+
+
+@cache
+def _rules() -> list[tuple[re.Pattern[str], Rule]]:
+    return [(re.compile(pattern, re.IGNORECASE), rule) for pattern, rule in RULES]

@@ -1,0 +1,145 @@
+"""Time expressions in queries, zh and en, against a pinned ``now``."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from soloqueue_mem.text.when import parse_when
+
+NOW = datetime(2025, 6, 11, 15, 30, tzinfo=UTC)  # a Wednesday
+
+
+def day(month: int, dom: int, year: int = 2025) -> datetime:
+    return datetime(year, month, dom, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("query", "start", "end", "matched"),
+    [
+        # days
+        ("what did I do yesterday?", day(6, 10), day(6, 11), "yesterday"),
+        ("我昨天说了什么", day(6, 10), day(6, 11), "昨天"),
+        ("前天的会议", day(6, 9), day(6, 10), "前天"),
+        ("大前天", day(6, 8), day(6, 9), "大前天"),
+        ("the day before yesterday", day(6, 9), day(6, 10), "the day before yesterday"),
+        ("三天前我们聊了什么", day(6, 8), day(6, 9), "三天前"),
+        ("3天前", day(6, 8), day(6, 9), "3天前"),
+        ("十五天前", day(5, 27), day(5, 28), "十五天前"),
+        ("二十三天之前", day(5, 19), day(5, 20), "二十三天之前"),
+        ("two days ago", day(6, 9), day(6, 10), "two days ago"),
+        ("10 days ago", day(6, 1), day(6, 2), "10 days ago"),
+        ("前几天", day(6, 5), day(6, 10), "前几天"),
+        ("a few days ago", day(6, 5), day(6, 10), "a few days ago"),
+        # parts of today and yesterday
+        ("earlier today", day(6, 11), NOW, "earlier today"),
+        ("今天早上我提到的", day(6, 11), day(6, 11) + timedelta(hours=12), "今天早上"),
+        ("this morning", day(6, 11), day(6, 11) + timedelta(hours=12), "this morning"),
+        ("今天", day(6, 11), day(6, 12), "今天"),
+        ("昨晚", day(6, 10) + timedelta(hours=18), day(6, 11) + timedelta(hours=6), "昨晚"),
+        # weeks
+        ("上周我们讨论的方案", day(6, 2), day(6, 9), "上周"),
+        ("上个星期", day(6, 2), day(6, 9), "上个星期"),
+        ("上礼拜", day(6, 2), day(6, 9), "上礼拜"),
+        ("last week", day(6, 2), day(6, 9), "last week"),
+        ("本周", day(6, 9), day(6, 16), "本周"),
+        ("这周的计划", day(6, 9), day(6, 16), "这周"),
+        ("this week", day(6, 9), day(6, 16), "this week"),
+        ("上上周", day(5, 26), day(6, 2), "上上周"),
+        ("the week before last", day(5, 26), day(6, 2), "the week before last"),
+        ("一周前", day(6, 1), day(6, 8), "一周前"),
+        ("两个星期前", day(5, 25), day(6, 1), "两个星期前"),
+        ("a week ago", day(6, 1), day(6, 8), "a week ago"),
+        # weekdays
+        ("上周一的会议", day(6, 2), day(6, 3), "上周一"),
+        ("上星期五", day(6, 6), day(6, 7), "上星期五"),
+        ("上周日", day(6, 8), day(6, 9), "上周日"),
+        ("这周一", day(6, 9), day(6, 10), "这周一"),
+        ("星期三", day(6, 11), day(6, 12), "星期三"),  # today is one
+        ("周五", day(6, 6), day(6, 7), "周五"),  # the latest, last week's
+        ("last Monday", day(6, 9), day(6, 10), "last Monday"),
+        ("last Wednesday", day(6, 4), day(6, 5), "last Wednesday"),  # before today
+        ("on Wednesday", day(6, 11), day(6, 12), "on Wednesday"),
+        ("this Friday", day(6, 13), day(6, 14), "this Friday"),
+        # months and years
+        ("上个月", day(5, 1), day(6, 1), "上个月"),
+        ("last month", day(5, 1), day(6, 1), "last month"),
+        ("这个月", day(6, 1), day(7, 1), "这个月"),
+        ("三个月前", day(3, 1), day(4, 1), "三个月前"),
+        ("去年", day(1, 1, 2024), day(1, 1), "去年"),
+        ("last year", day(1, 1, 2024), day(1, 1), "last year"),
+        ("前年", day(1, 1, 2023), day(1, 1, 2024), "前年"),
+        ("2 years ago", day(1, 1, 2023), day(1, 1, 2024), "2 years ago"),
+        # absolute dates
+        ("on May 3", day(5, 3), day(5, 4), "May 3"),
+        ("May 3rd, 2023", day(5, 3, 2023), day(5, 4, 2023), "May 3rd, 2023"),
+        ("the 3rd of May", day(5, 3), day(5, 4), "3rd of May"),
+        ("5月3日", day(5, 3), day(5, 4), "5月3日"),
+        ("在5月6号我读了一本书", day(5, 6), day(5, 7), "5月6号"),
+        ("三月五号", day(3, 5), day(3, 6), "三月五号"),
+        ("十二月二十五日", day(12, 25, 2024), day(12, 26, 2024), "十二月二十五日"),
+        ("2023年5月3日", day(5, 3, 2023), day(5, 4, 2023), "2023年5月3日"),
+        ("2023-05-03", day(5, 3, 2023), day(5, 4, 2023), "2023-05-03"),
+        ("July 1", day(7, 1), day(7, 2), "July 1"),  # within a month ahead: the next one
+        ("August 1", day(8, 1, 2024), day(8, 2, 2024), "August 1"),  # further: last year's
+        ("in March", day(3, 1), day(4, 1), "in March"),
+        ("5月份", day(5, 1), day(6, 1), "5月份"),
+        ("2023年", day(1, 1, 2023), day(1, 1, 2024), "2023年"),
+        ("recently", NOW - timedelta(days=7), NOW, "recently"),
+        ("我最近在读什么书", NOW - timedelta(days=7), NOW, "最近"),
+    ],
+)
+def test_expressions(query, start, end, matched):
+    window = parse_when(query, NOW)
+    assert window is not None
+    assert (window.start, window.end) == (start, end)
+    assert query[slice(*window.span)] == matched
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what is the billing runbook",
+        "数据库连接超时",
+        "一周一次的例会",  # once a week: not a weekday
+        "marketing in marbles",  # "mar" only as a whole word
+        "I may 3d-print it",
+        "",
+    ],
+)
+def test_no_time_expression(query):
+    assert parse_when(query, NOW) is None
+
+
+def test_the_earliest_and_longest_expression_wins():
+    window = parse_when("上周一和昨天", NOW)
+    assert window is not None and window.span == (0, 3)
+
+
+def test_a_day_that_does_not_exist_falls_back_to_its_month():
+    window = parse_when("2月30日", NOW)
+    assert window is not None and (window.start, window.end) == (day(2, 1), day(3, 1))
+
+
+def test_days_follow_the_time_zone_of_now():
+    tz = timezone(timedelta(hours=8))
+    now = datetime(2025, 6, 11, 1, 0, tzinfo=tz)
+    window = parse_when("昨天", now)
+    assert window is not None
+    assert window.start == datetime(2025, 6, 10, tzinfo=tz)
+    assert window.start.utcoffset() == timedelta(hours=8)
+
+
+def test_strip_removes_the_expression_from_the_query():
+    query = "上周我们讨论的方案"
+    window = parse_when(query, NOW)
+    assert window is not None and window.strip(query) == " 我们讨论的方案"
+
+
+def test_month_arithmetic_crosses_the_year():
+    now = datetime(2025, 1, 15, tzinfo=UTC)
+    window = parse_when("last month", now)
+    assert window is not None and (window.start, window.end) == (day(12, 1, 2024), day(1, 1))
+    window = parse_when("this month", datetime(2025, 12, 3, tzinfo=UTC))
+    assert window is not None and window.end == day(1, 1, 2026)

@@ -45,7 +45,10 @@ from soloqueue_mem.sessions.trace import Scope, trace
 from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk, index_form
-from soloqueue_mem.text.fts import match_expression, query_terms
+from soloqueue_mem.text.fts import match_expression
+from soloqueue_mem.text.query import QueryTerm, weigh_query
+from soloqueue_mem.text.query import coverage as share_held
+from soloqueue_mem.text.when import TimeWindow, parse_when
 from soloqueue_mem.text.lexicon import Lexicon
 
 RECENT_DAYS = 3
@@ -56,7 +59,7 @@ TURN_IMPORTANCE = 0.5  # turns carry no importance of their own: the neutral def
 THIN_EPISODE_IMPORTANCE = 0.1  # an episode with no actions and a few words ("hi")
 ACCESS_SATURATION = 10  # this many retrievals give the full access signal
 RRF_K = 10  # rank fusion: rank 1 counts 1/11, rank 10 counts 1/20
-MIN_COVERAGE = 0.3  # share of the query's (idf-weighted) terms a memory or episode must hold
+MIN_COVERAGE = 0.2  # share of the query's (idf-weighted) terms a memory or episode must hold
 COVERAGE_POOL = 50  # idf is counted as if among at least this many candidates
 LONE_HAN_WEIGHT = 0.25  # a one-character Chinese term is a weak match
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
@@ -122,12 +125,14 @@ class Context(NamedTuple):
     home: Home
     conn: sqlite3.Connection  # None only for the channels in FROM_LOGS
     request: Request
+    query: str  # the request's query without its time expression
     terms: list[str]
     now: datetime
     config: Config
     lexicon: Callable[[], Lexicon]
     backend: SearchBackend
     pool: int
+    window: TimeWindow | None  # "last week", "昨天": the time the query asks about
 
 
 class Channel(NamedTuple):
@@ -159,18 +164,23 @@ def recall(
     names = _check(request)
     chosen = choose_backend(config.search_backend)
     notes = [chosen.fallback_reason] if chosen.fallback_reason else []
-    terms = query_terms(request.query, lexicon)
-    if not terms:
+    window = parse_when(request.query, now)
+    query = window.strip(request.query) if window else request.query
+    weighted = weigh_query(query, lexicon).terms
+    terms = [term.text for term in weighted]
+    if not terms and window is None:
         return Result([], 0, chosen.backend.name, notes)
     pool = max(3 * request.limit, 30)
-    context = Context(home, conn, request, terms, now, config, lexicon, chosen.backend, pool)
+    context = Context(
+        home, conn, request, query, terms, now, config, lexicon, chosen.backend, pool, window
+    )
     candidates = []
     for name in names:
         if conn is None and name not in FROM_LOGS:
             continue
         if name == "memories" or request.type is None:  # a --type asks for memories only
             candidates += CHANNELS[name].search(context)
-    covered = coverage(candidates, terms)
+    covered = coverage(candidates, weighted)
     candidates = [c for c in candidates if covered[c.key] >= CHANNELS[c.channel].min_coverage]
     ranked = rank(candidates, config, now, covered)
     if set(names) != {"hot"}:
@@ -217,6 +227,8 @@ def _memories(context: Context) -> list[Candidate]:
         type=request.type,
         since=iso(request.since) if request.since else None,
     )
+    if not context.terms:
+        return []
     found = context.backend.search(context.conn, context.terms, filters, context.now, context.pool)
     best = max((score for _, score in found), default=1.0) or 1.0
     return [
@@ -287,7 +299,9 @@ def _traced(context: Context, channel: str, since: datetime | None) -> list[Cand
     if request.since is not None and (since is None or request.since > since):
         since = request.since
     scope = Scope(request.group, request.agent, None, since, None)
-    hits = trace(context.home, context.conn, request.query, scope, context.pool, context.lexicon)
+    if not context.terms:
+        return []
+    hits = trace(context.home, context.conn, context.query, scope, context.pool, context.lexicon)
     return [_turn_candidate(h.turn, channel, h.score) for h in hits]
 
 
@@ -317,11 +331,54 @@ def _hot(context: Context) -> list[Candidate]:
     ]
 
 
+def _when(context: Context) -> list[Candidate]:
+    """What happened in the time the query names ("last week", "上周", "三天前"): the
+    window's turns that match the rest of the query, best first, then its newest turns
+    and the episodes that ended in it."""
+    window = context.window
+    if window is None:
+        return []
+    request = context.request
+    start, end = iso(window.start), iso(window.end)
+    found: list[Candidate] = []
+    if context.terms:
+        scope = Scope(request.group, request.agent, None, window.start, None)
+        hits = trace(context.home, context.conn, context.query, scope, context.pool, context.lexicon)
+        found = [_turn_candidate(h.turn, "when", h.score) for h in hits if h.turn.timestamp < end]
+    scope_in = SearchScope(request.group, request.agent, None, start, None, until=end)
+    newest = turns.newest_turns(context.conn, scope_in, context.pool)
+    seen = {c.key for c in found}
+    found += [
+        _turn_candidate(turn, "when", 0.5 * (1 - number / len(newest)))
+        for number, turn in enumerate(newest)
+        if _turn_candidate(turn, "when", 0).key not in seen
+    ]
+    ended = episodes.list_episodes(
+        context.conn, EpisodeFilters(request.group, request.agent, None, start), context.pool
+    )
+    found += [
+        Candidate(
+            key=f"episode:{e.id}",
+            channel="when",
+            content=e.summary,
+            relevance=0.75,
+            timestamp=e.ended_at,
+            importance=_episode_importance(e),
+            access_count=e.access_count,
+            episode=e,
+        )
+        for e in ended
+        if e.started_at < end
+    ]
+    return found
+
+
 CHANNELS: dict[str, Channel] = {
     "memories": Channel(_memories, 1.0),
     "episodes": Channel(_episodes, 0.5),
     "traces": Channel(_traces, 0.8, min_coverage=0.0),
     "hot": Channel(_hot, 0.3, min_coverage=0.0),
+    "when": Channel(_when, 1.0, min_coverage=0.0),
     "recent": Channel(_recent, 0.8, min_coverage=0.0, default=False),
     # Embeddings (the [semantic] extra, search_backend = hybrid or dense): finds
     # nothing otherwise. Paraphrases share no words, so no coverage floor.
@@ -332,26 +389,26 @@ CHANNELS: dict[str, Channel] = {
 # -- fusion -----------------------------------------------------------------------------
 
 
-def coverage(candidates: list[Candidate], terms: list[str]) -> dict[str, float]:
-    """Each candidate's idf-weighted share of the query's terms that some candidate
-    holds (matched as the FTS indexes match them: whole stemmed words, CJK as character
-    phrases). Document frequencies are counted among the candidates, as if there were at
+def coverage(candidates: list[Candidate], terms: list[QueryTerm]) -> dict[str, float]:
+    """Each candidate's weighted share of the query's terms that some candidate holds
+    (matched as the FTS indexes match them: whole stemmed words, CJK as character
+    phrases; a word and its sub-words counted once). A term weighs its query weight
+    (rarity, position) times its idf among the candidates, counted as if there were at
     least ``COVERAGE_POOL`` of them, so a term most of them hold weighs less; a lone Han
-    character weighs ``LONE_HAN_WEIGHT``: 用 inside 用户 is another word."""
+    character weighs ``LONE_HAN_WEIGHT`` of that: 用 inside 用户 is another word."""
     texts = {c.key: _indexed_text(c) for c in candidates}
-    if not texts:
-        return {}
+    if not texts or not terms:
+        return dict.fromkeys(texts, 1.0)
     keys = list(texts)
-    holders = _holders([texts[key] for key in keys], terms)
+    holders = _holders([texts[key] for key in keys], [term.text for term in terms])
     pool = max(len(keys), COVERAGE_POOL)
     weights = [
-        (math.log(1 + pool / len(held)) if held else 0.0)
-        * (LONE_HAN_WEIGHT if len(term) == 1 and has_cjk(term) else 1.0)
+        (term.weight * math.log(1 + pool / len(held)) if held else 0.0)
+        * (LONE_HAN_WEIGHT if len(term.text) == 1 and has_cjk(term.text) else 1.0)
         for term, held in zip(terms, holders, strict=True)
     ]
-    whole = sum(weights) or 1.0
     return {
-        key: round(sum(w for w, h in zip(weights, holders, strict=True) if n in h) / whole, 6)
+        key: round(share_held(terms, weights, [n in held for held in holders]), 6)
         for n, key in enumerate(keys)
     }
 

@@ -266,6 +266,7 @@ _FILTERS = {
     "session": "t.session_id = :session",
     "since": "t.timestamp >= :since",
     "role": "t.role = :role",
+    "until": "t.timestamp < :until",
 }
 _NO_ROW = 1 << 62
 
@@ -280,6 +281,7 @@ class SearchScope(NamedTuple):
     role: str | None = None
     lo: int = 0
     hi: int = _NO_ROW
+    until: str | None = None  # before this ISO time
 
     def where(self) -> str:
         used = [_FILTERS[name] for name in _FILTERS if getattr(self, name) is not None]

@@ -242,6 +242,7 @@ def run_scenario(
     extra: list[str],
     per_message: bool,
     lexicons: Path | None = None,
+    keep: Path | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """Build the scenario's store, run its nights, ask its checks.
 
@@ -301,6 +302,8 @@ def run_scenario(
                         }
                     )
                 shutil.rmtree(probe)
+        if keep is not None:
+            shutil.copytree(cli.home, keep / scenario["id"], dirs_exist_ok=True)
         if lexicons is not None:
             for path in (cli.home / "cache").glob("lexicon-*"):
                 if not (lexicons / path.name).exists():
@@ -454,6 +457,7 @@ def main() -> int:
         "--show-heldout", action="store_true", help="also list the held-out half's failures"
     )
     parser.add_argument("--json-out", type=Path, help="write every check's result here")
+    parser.add_argument("--keep", type=Path, help="copy each scenario's final store here")
     parser.add_argument("--python", default=sys.executable, help="whose soloqueue-mem to run")
     parser.add_argument(
         "--jobs",
@@ -493,7 +497,7 @@ def main() -> int:
             half, scenario = job
             t0 = time.perf_counter()
             rows, timing = run_scenario(
-                args.python, half, scenario, extra, args.per_message, Path(lexicons)
+                args.python, half, scenario, extra, args.per_message, Path(lexicons), args.keep
             )
             passed = sum(r["passed"] for r in rows)
             note(

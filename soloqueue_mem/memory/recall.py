@@ -127,6 +127,7 @@ class Context(NamedTuple):
     request: Request
     query: str  # the request's query without its time expression
     terms: list[str]
+    memory_terms: list[str]  # the terms and the canonical attributes the query asks about
     now: datetime
     config: Config
     lexicon: Callable[[], Lexicon]
@@ -168,11 +169,14 @@ def recall(
     query = window.strip(request.query) if window else request.query
     weighted = weigh_query(query, lexicon).terms
     terms = [term.text for term in weighted]
+    weighted += _attribute_terms(query, weighted, config)
     if not terms and window is None:
         return Result([], 0, chosen.backend.name, notes)
     pool = max(3 * request.limit, 30)
+    memory_terms = [term.text for term in weighted]
     context = Context(
-        home, conn, request, query, terms, now, config, lexicon, chosen.backend, pool, window
+        home, conn, request, query, terms, memory_terms, now, config, lexicon, chosen.backend,
+        pool, window,
     )
     candidates = []
     for name in names:
@@ -197,6 +201,29 @@ def recall(
         left_out=min(len(ranked), request.limit) - len(kept),
         shortened=sum(1 for h in kept if h.text != _whole_text(h.candidate)),
     )
+
+
+def _attribute_terms(query: str, terms: list[QueryTerm], config: Config) -> list[QueryTerm]:
+    """The canonical predicates (and Chinese labels) of the attributes the query asks
+    about (:mod:`soloqueue_mem.memory.attributes`), as terms of their own word group:
+    "我叫什么" looks for memories keyed ``name`` whatever language they were said in."""
+    from soloqueue_mem.lifecycle.vocabulary import vocabulary
+    from soloqueue_mem.memory.attributes import asked
+
+    words = vocabulary(config.predicates)
+    have = {term.text for term in terms}
+    fresh = max((term.group for term in terms), default=-1)
+    extra = []
+    for canonical, label in asked(query, words):
+        # the group of the query word that asks, so the word counts once
+        group = next((t.group for t in terms if (canonical, label) in asked(t.text, words)), None)
+        if group is None:
+            fresh += 1
+            group = fresh
+        names = [name for name in dict.fromkeys((canonical.casefold(), label)) if name not in have]
+        extra += [QueryTerm(name, 1.0, group) for name in names]
+        have.update(names)
+    return extra
 
 
 def default_channels() -> tuple[str, ...]:
@@ -227,9 +254,11 @@ def _memories(context: Context) -> list[Candidate]:
         type=request.type,
         since=iso(request.since) if request.since else None,
     )
-    if not context.terms:
+    if not context.memory_terms:
         return []
-    found = context.backend.search(context.conn, context.terms, filters, context.now, context.pool)
+    found = context.backend.search(
+        context.conn, context.memory_terms, filters, context.now, context.pool
+    )
     best = max((score for _, score in found), default=1.0) or 1.0
     return [
         Candidate(

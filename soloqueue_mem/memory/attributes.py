@@ -1,0 +1,63 @@
+"""Which known attributes a question asks about, in either language.
+
+Extraction stores an attribute under one language-neutral predicate ("my editor is
+Vim" and "我的编辑器是 Helix" are both ``editor``, see
+:mod:`soloqueue_mem.lifecycle.vocabulary`), and the memory index holds that predicate.
+A question names the attribute in its own words — "我用什么编辑器", "what's my dog
+called", "你还记得我叫什么吗" — so recall adds the canonical predicate and its Chinese
+label to what it looks for in memories: a fact said in one language is found by a
+question in the other. The words below are how questions ask; every alias of the
+vocabulary (and of ``config.toml``'s ``[predicates]``) asks too.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from soloqueue_mem.lifecycle.vocabulary import Vocabulary
+
+ASKED: dict[str, tuple[str, ...]] = {
+    "name": ("name", "called", "call me", "叫什么", "名字", "姓名", "称呼", "怎么称呼"),
+    "pet": ("pet", "pets", "dog", "dogs", "cat", "cats", "puppy", "kitten", "宠物", "狗", "猫"),
+    "birthday": ("birthday", "born", "生日", "出生"),
+    "city": ("live", "living", "city", "moved", "住在", "住哪", "城市", "搬家", "搬到"),
+    "hometown": ("originally", "hometown", "grew up", "老家", "家乡", "哪里人"),
+    "job": ("job", "role", "position", "for a living", "职业", "岗位", "职位", "做什么工作"),
+    "employer": ("company", "employer", "work for", "公司", "单位"),
+    "editor": ("editor", "ide", "编辑器"),
+    "database": ("database", "db", "数据库"),
+    "port": ("port", "端口"),
+    "language": ("language", "语言"),
+    "timezone": ("timezone", "time zone", "时区"),
+    "deploy": ("deploy", "deployed", "hosted", "hosting", "部署", "云"),
+}
+
+
+def asked(query: str, vocabulary: Vocabulary) -> list[tuple[str, str]]:
+    """``(canonical predicate, its Chinese label)`` for each attribute ``query`` asks
+    about, in the order of the table."""
+    text = query.casefold()
+    found = []
+    for canonical, pattern in _patterns(tuple(sorted(vocabulary.predicates.items()))).items():
+        if pattern.search(text):
+            found.append((canonical, vocabulary.label(canonical, chinese=True)))
+    return found
+
+
+@cache
+def _patterns(aliases: tuple[tuple[str, str], ...]) -> dict[str, re.Pattern[str]]:
+    """One pattern per attribute: its question words and aliases, Latin ones as words."""
+    words: dict[str, set[str]] = {canonical: set(cues) for canonical, cues in ASKED.items()}
+    for alias, canonical in aliases:
+        words.setdefault(canonical, set()).add(alias)
+    return {
+        canonical: re.compile(
+            "|".join(
+                rf"\b{re.escape(cue)}\b" if cue.isascii() else re.escape(cue)
+                for cue in sorted(cues, key=len, reverse=True)
+                if len(cue) >= 2 or not cue.isascii()
+            )
+        )
+        for canonical, cues in words.items()
+    }

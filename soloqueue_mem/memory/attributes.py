@@ -34,6 +34,77 @@ ASKED: dict[str, tuple[str, ...]] = {
 }
 
 
+# Questions about a kind of memory rather than one attribute: "how do I like answers",
+# "我有什么规矩", "what failed last time".
+ASKED_TYPES: dict[str, tuple[str, ...]] = {
+    "PREFERENCE": (
+        "like",
+        "prefer",
+        "preference",
+        "preferences",
+        "favorite",
+        "favourite",
+        "enjoy",
+        "hate",
+        "dislike",
+        "喜欢",
+        "偏好",
+        "爱",
+        "讨厌",
+        "习惯",
+    ),
+    "RULE": (
+        "rule",
+        "rules",
+        "never",
+        "always",
+        "allowed",
+        "must",
+        "规矩",
+        "规则",
+        "规定",
+        "不要",
+        "必须",
+        "禁止",
+        "不能",
+    ),
+    "ERROR": (
+        "error",
+        "errors",
+        "fail",
+        "failed",
+        "failure",
+        "broke",
+        "错误",
+        "失败",
+        "报错",
+        "挂了",
+    ),
+}
+
+
+def asked_types(query: str) -> list[str]:
+    """The memory types ``query`` asks about (PREFERENCE, RULE, ERROR)."""
+    text = query.casefold()
+    return [kind for kind, pattern in _type_patterns().items() if pattern.search(text)]
+
+
+@cache
+def _type_patterns() -> dict[str, re.Pattern[str]]:
+    return {kind: _alternatives(cues) for kind, cues in ASKED_TYPES.items()}
+
+
+def _alternatives(cues: set[str] | tuple[str, ...]) -> re.Pattern[str]:
+    """Any of ``cues``; Latin ones as whole words."""
+    return re.compile(
+        "|".join(
+            rf"\b{re.escape(cue)}\b" if cue.isascii() else re.escape(cue)
+            for cue in sorted(cues, key=len, reverse=True)
+            if len(cue) >= 2 or not cue.isascii()
+        )
+    )
+
+
 def asked(query: str, vocabulary: Vocabulary) -> list[tuple[str, str]]:
     """``(canonical predicate, its Chinese label)`` for each attribute ``query`` asks
     about, in the order of the table."""
@@ -51,13 +122,4 @@ def _patterns(aliases: tuple[tuple[str, str], ...]) -> dict[str, re.Pattern[str]
     words: dict[str, set[str]] = {canonical: set(cues) for canonical, cues in ASKED.items()}
     for alias, canonical in aliases:
         words.setdefault(canonical, set()).add(alias)
-    return {
-        canonical: re.compile(
-            "|".join(
-                rf"\b{re.escape(cue)}\b" if cue.isascii() else re.escape(cue)
-                for cue in sorted(cues, key=len, reverse=True)
-                if len(cue) >= 2 or not cue.isascii()
-            )
-        )
-        for canonical, cues in words.items()
-    }
+    return {canonical: _alternatives(cues) for canonical, cues in words.items()}

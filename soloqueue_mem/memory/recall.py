@@ -175,8 +175,18 @@ def recall(
     pool = max(3 * request.limit, 30)
     memory_terms = [term.text for term in weighted]
     context = Context(
-        home, conn, request, query, terms, memory_terms, now, config, lexicon, chosen.backend,
-        pool, window,
+        home,
+        conn,
+        request,
+        query,
+        terms,
+        memory_terms,
+        now,
+        config,
+        lexicon,
+        chosen.backend,
+        pool,
+        window,
     )
     candidates = []
     for name in names:
@@ -260,19 +270,20 @@ def _memories(context: Context) -> list[Candidate]:
         context.conn, context.memory_terms, filters, context.now, context.pool
     )
     best = max((score for _, score in found), default=1.0) or 1.0
-    return [
-        Candidate(
-            key=f"memory:{m.id}",
-            channel="memories",
-            content=m.content,
-            relevance=max(0.0, score / best),
-            timestamp=m.updated_at,
-            importance=m.importance,
-            access_count=m.access_count,
-            memory=m,
-        )
-        for m, score in found
-    ]
+    return [_memory_candidate(m, "memories", max(0.0, score / best)) for m, score in found]
+
+
+def _memory_candidate(memory: Memory, channel: str, relevance: float) -> Candidate:
+    return Candidate(
+        key=f"memory:{memory.id}",
+        channel=channel,
+        content=memory.content,
+        relevance=relevance,
+        timestamp=memory.updated_at,
+        importance=memory.importance,
+        access_count=memory.access_count,
+        memory=memory,
+    )
 
 
 def _episodes(context: Context) -> list[Candidate]:
@@ -372,7 +383,9 @@ def _when(context: Context) -> list[Candidate]:
     found: list[Candidate] = []
     if context.terms:
         scope = Scope(request.group, request.agent, None, window.start, None)
-        hits = trace(context.home, context.conn, context.query, scope, context.pool, context.lexicon)
+        hits = trace(
+            context.home, context.conn, context.query, scope, context.pool, context.lexicon
+        )
         found = [_turn_candidate(h.turn, "when", h.score) for h in hits if h.turn.timestamp < end]
     scope_in = SearchScope(request.group, request.agent, None, start, None, until=end)
     newest = turns.newest_turns(context.conn, scope_in, context.pool)
@@ -402,12 +415,30 @@ def _when(context: Context) -> list[Candidate]:
     return found
 
 
+def _kinds(context: Context) -> list[Candidate]:
+    """Memories of the type the question asks about ("how do I like answers" asks for
+    preferences, "我有什么规矩" for rules), newest first: a preference said in Chinese
+    answers a question asked in English even when they share no word."""
+    from soloqueue_mem.memory.attributes import asked_types
+
+    request = context.request
+    found: list[Candidate] = []
+    for kind in asked_types(context.query):
+        if request.type is not None and request.type != kind:
+            continue
+        filters = Filters(group=request.group, agent=request.agent, type=kind)
+        newest = store.list_memories(context.conn, filters, context.now, context.pool)
+        found += [_memory_candidate(m, "kinds", 1 - n / len(newest)) for n, m in enumerate(newest)]
+    return found
+
+
 CHANNELS: dict[str, Channel] = {
     "memories": Channel(_memories, 1.0),
     "episodes": Channel(_episodes, 0.5),
     "traces": Channel(_traces, 0.8, min_coverage=0.0),
     "hot": Channel(_hot, 0.3, min_coverage=0.0),
     "when": Channel(_when, 1.0, min_coverage=0.0),
+    "kinds": Channel(_kinds, 0.5, min_coverage=0.0),
     "recent": Channel(_recent, 0.8, min_coverage=0.0, default=False),
     # Embeddings (the [semantic] extra, search_backend = hybrid or dense): finds
     # nothing otherwise. Paraphrases share no words, so no coverage floor.
@@ -468,9 +499,12 @@ def _holders(bodies: list[str], terms: list[str]) -> list[set[int]]:
             [(number, index_form(body)) for number, body in enumerate(bodies)],
         )
         return [
-            {row[0] for row in scratch.execute(
-                "SELECT rowid FROM pool WHERE pool MATCH ?", (match_expression([term]),)
-            )}
+            {
+                row[0]
+                for row in scratch.execute(
+                    "SELECT rowid FROM pool WHERE pool MATCH ?", (match_expression([term]),)
+                )
+            }
             for term in terms
         ]
     finally:

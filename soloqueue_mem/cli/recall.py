@@ -140,9 +140,10 @@ def recall_command(
         typer.Option(
             "--channels",
             help="Comma-separated channels: memories, episodes, traces (turns of any "
-            "age), hot (working memory), dense (embeddings; finds something only with "
-            "search_backend = hybrid or dense), recent (turns of the last 3 days). "
-            "Default: memories,episodes,traces,hot,dense.",
+            "age), hot (working memory), when (the time the query names), kinds "
+            "(preferences/rules/errors a question asks about), dense (embeddings; "
+            "only with search_backend = hybrid or dense), recent (turns of the last "
+            "3 days). Default: all but recent.",
             show_default=False,
         ),
     ] = None,

@@ -62,6 +62,8 @@ def hit_json(hit: Hit, explain: bool, config: Config) -> dict[str, Any]:
             "tool_calls": t.tool_calls,
             "tool_results": t.tool_results,
         }
+    if c.working is not None:
+        data |= {"group": c.working.group, "source": c.working.source}
     if c.episode is not None:
         e = c.episode
         data |= {
@@ -81,16 +83,21 @@ def hit_json(hit: Hit, explain: bool, config: Config) -> dict[str, Any]:
 
 def kind_of(hit: Hit) -> str:
     c = hit.candidate
+    if c.working:
+        return "working"
     return "memory" if c.memory else "episode" if c.episode else "turn"
 
 
 def item_id(hit: Hit) -> str | None:
-    """The memory's, episode's or turn's id; None for a turn found only in the logs."""
+    """The memory's, episode's, working entry's or turn's id; None for a turn found
+    only in the logs."""
     c = hit.candidate
     if c.memory:
         return c.memory.id
     if c.episode:
         return c.episode.id
+    if c.working:
+        return str(c.working.id)
     return str(c.turn.id) if c.turn and c.turn.id else None
 
 

@@ -33,11 +33,12 @@ from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import Config
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home
-from soloqueue_mem.memory import episodes, store
+from soloqueue_mem.memory import episodes, store, working
 from soloqueue_mem.memory.backend import SearchBackend, choose_backend
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory, content_key
 from soloqueue_mem.memory.store import Filters
+from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import Event, index_body
@@ -90,6 +91,7 @@ class Candidate(NamedTuple):
     memory: Memory | None = None
     turn: Turn | None = None
     episode: Episode | None = None
+    working: Entry | None = None
 
 
 class Signals(NamedTuple):
@@ -357,18 +359,41 @@ def _traces(context: Context) -> list[Candidate]:
 
 
 def _hot(context: Context) -> list[Candidate]:
-    """Working memory (seed 004): the scope's latest turns of the last 24 hours, newest
-    first, whatever the query says; their share of the answer is bounded."""
+    """Working memory (seed 004): the group's latest entries (``working add``) and the
+    scope's latest turns of the last 24 hours, the 10 newest, whatever the query says;
+    their share of the answer is bounded."""
     request = context.request
     since = context.now - timedelta(hours=HOT_HOURS)
     if request.since is not None and request.since > since:
         since = request.since
     scope = SearchScope(request.group, request.agent, None, iso(since), None)
-    newest = turns.newest_turns(context.conn, scope, HOT_RETURNED)
-    return [
-        _turn_candidate(turn, "hot", 1.0 - number / HOT_RETURNED)
-        for number, turn in enumerate(newest)
+    found = [
+        _turn_candidate(t, "hot", 0) for t in turns.newest_turns(context.conn, scope, HOT_RETURNED)
     ]
+    if request.group is not None:
+        found += [
+            _working_candidate(entry)
+            for entry in working.latest(context.conn, request.group, context.now, HOT_RETURNED)
+            if entry.created_at >= iso(since)
+        ]
+    found.sort(key=lambda c: c.timestamp, reverse=True)  # stable: equal times keep order
+    return [
+        c._replace(relevance=1.0 - number / HOT_RETURNED)
+        for number, c in enumerate(found[:HOT_RETURNED])
+    ]
+
+
+def _working_candidate(entry: Entry) -> Candidate:
+    return Candidate(
+        key=f"working:{entry.id}",
+        channel="hot",
+        content=entry.content,
+        relevance=1.0,
+        timestamp=entry.created_at,
+        importance=TURN_IMPORTANCE,
+        access_count=0,
+        working=entry,
+    )
 
 
 def _when(context: Context) -> list[Candidate]:

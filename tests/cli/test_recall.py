@@ -574,3 +574,16 @@ def test_chinese_queries_find_chinese_memories(cli):
     assert sorted(contents(hits)) == ["我们明天在北京开会", "用户喜欢在北京的咖啡馆写代码"]
     text = cli.ok("recall", "咖啡馆", "--format", "text", "--channels", "memories,traces").stdout
     assert text == "[记忆] 用户喜欢在北京的咖啡馆写代码\n"
+
+
+def test_working_memory_entries_are_hot(cli, monkeypatch):
+    """`working add` entries of the group join the hot channel (seed 004)."""
+    cli.ok("working", "add", "-g", "ops", "deploy of the billing service is half done")
+    cli.ok("remember", "-g", "ops", "the billing service runs on port 8443")
+    hits = recall(cli, "billing port", "-g", "ops")
+    assert contents(hits)[0] == "the billing service runs on port 8443"
+    entry = next(h for h in hits if h["kind"] == "working")
+    assert entry["content"] == "deploy of the billing service is half done"
+    assert entry["channels"] == ["hot"] and entry["source"] == "add" and entry["group"] == "ops"
+    at(monkeypatch, "2026-11-27T09:00:00Z")  # a day later the entry has expired
+    assert all(h["kind"] != "working" for h in recall(cli, "billing port", "-g", "ops"))

@@ -84,9 +84,20 @@ ASKED_TYPES: dict[str, tuple[str, ...]] = {
 
 
 def asked_types(query: str) -> list[str]:
-    """The memory types ``query`` asks about (PREFERENCE, RULE, ERROR)."""
+    """The memory types ``query`` asks about (PREFERENCE, RULE, ERROR). Preferences
+    only when the question is about the user ("how do I like …", "我喜欢…"): "what
+    does Melanie like" asks about someone else."""
     text = query.casefold()
-    return [kind for kind, pattern in _type_patterns().items() if pattern.search(text)]
+    return [
+        kind
+        for kind, pattern in _type_patterns().items()
+        if pattern.search(text) and (kind != "PREFERENCE" or _self().search(text))
+    ]
+
+
+@cache
+def _self() -> re.Pattern[str]:
+    return re.compile(r"\b(?:i|me|my|mine|i'm|i'd)\b|我(?!们)")
 
 
 @cache

@@ -190,10 +190,11 @@ def recall(
         pool,
         window,
     )
+    weights = channel_weights(config)
     candidates = []
     for name in names:
-        if conn is None and name not in FROM_LOGS:
-            continue
+        if (conn is None and name not in FROM_LOGS) or not weights.get(name, 1.0):
+            continue  # a channel weighted 0 is switched off
         if name == "memories" or request.type is None:  # a --type asks for memories only
             candidates += CHANNELS[name].search(context)
     covered = coverage(candidates, weighted)

@@ -248,10 +248,10 @@ def retrieval(
     from soloqueue_mem.config import Config
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
-    from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.lifecycle.consolidate import Options
     from soloqueue_mem.lifecycle.consolidate import run as run_consolidate
     from soloqueue_mem.memory.recall import Request, recall
+    from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.trace import Scope, trace
     from soloqueue_mem.sessions.writer import Rejected, log_events
     from soloqueue_mem.text.fts import STOPWORDS
@@ -322,7 +322,9 @@ def retrieval(
             if isinstance(result, Rejected):
                 raise RuntimeError(result)
         sizes[methods[0]] += fts_bytes(conn, "conversation_turns_fts")
-        run_consolidate(home, lambda: open_memory(home, config), datetime.now(UTC), Options())
+        run_consolidate(
+            home, lambda home=home, config=config: open_memory(home, config), now, Options()
+        )
         # a dialogue pasted as the query: the user's first lines, then the question
         context = [e.content for _, e in items if e.role == "user"]
         jieba_index = RefIndex(

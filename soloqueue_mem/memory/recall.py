@@ -47,10 +47,10 @@ from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk, index_form
 from soloqueue_mem.text.fts import match_expression
+from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, weigh_query
 from soloqueue_mem.text.query import coverage as share_held
 from soloqueue_mem.text.when import TimeWindow, parse_when
-from soloqueue_mem.text.lexicon import Lexicon
 
 RECENT_DAYS = 3
 HOT_HOURS = 24

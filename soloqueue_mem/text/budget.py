@@ -23,9 +23,7 @@ def shorten(text: str, room: int, count: Callable[[str], int]) -> str:
     return text[:lo] + ELLIPSIS if count(text[:lo] + ELLIPSIS) <= room else ""
 
 
-def excerpt(
-    text: str, keep: int, terms: list[str], room: int, count: Callable[[str], int]
-) -> str:
+def excerpt(text: str, keep: int, terms: list[str], room: int, count: Callable[[str], int]) -> str:
     """``text`` cut to ``room`` tokens around the first of ``terms`` it contains: its
     first ``keep`` characters (a label) always stay, an ellipsis marks each cut. The
     start of the text is kept when no term is found (empty when nothing fits)."""

@@ -42,7 +42,9 @@ def lexicon():
 
 def remember(conn, text: str, hours_ago: int, importance: float = 0.5) -> str:
     draft = Draft(content=text, importance=importance, duration="permanent")
-    return store.remember(conn, draft, "default", "default", NOW - timedelta(hours=hours_ago)).memory.id
+    return store.remember(
+        conn, draft, "default", "default", NOW - timedelta(hours=hours_ago)
+    ).memory.id
 
 
 @SETTINGS
@@ -63,7 +65,12 @@ def test_a_lone_character_never_outranks_the_whole_word(word, fillers, decoys, a
         conn = open_memory(home, Config())
         answer = remember(conn, f"{''.join(fillers)}的{word}已经更新", ages[0], importance[0])
         decoy_ids = {
-            remember(conn, f"{WORDS[word]}{FILLER[n % len(FILLER)]}第{n}次", ages[n + 1], importance[n + 1])
+            remember(
+                conn,
+                f"{WORDS[word]}{FILLER[n % len(FILLER)]}第{n}次",
+                ages[n + 1],
+                importance[n + 1],
+            )
             for n in range(decoys)
         }
         request = Request(f"{lone} {word}", channels=("memories",), limit=20, max_tokens=100_000)
@@ -110,13 +117,17 @@ def test_an_empty_episode_never_outranks_content(episode_ages, memory_age, impor
     with tempfile.TemporaryDirectory() as folder:
         home = Home(Path(folder) / ".soloqueue")
         conn = open_memory(home, Config())
-        fact = remember(conn, "the deploy goes through the staging cluster first", memory_age, importance)
+        fact = remember(
+            conn, "the deploy goes through the staging cluster first", memory_age, importance
+        )
         with conn:
             for number, age in enumerate(episode_ages):
                 episodes.insert(conn, thin_episode(number, age))
         hits = recall(home, conn, Request("deploy"), Config(), NOW, lexicon).hits
         conn.close()
-    kinds = [("memory", h.candidate.memory.id) if h.candidate.memory else ("episode", "") for h in hits]
+    kinds = [
+        ("memory", h.candidate.memory.id) if h.candidate.memory else ("episode", "") for h in hits
+    ]
     assert kinds[0] == ("memory", fact)
 
 

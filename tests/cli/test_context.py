@@ -458,3 +458,13 @@ def test_the_scratchpad_of_the_builds_scope_is_a_layer(cli):
     assert pad["status"] == "included" and "迁移到 PostgreSQL" in pad["text"]
     assert "someone else's" not in out["messages"][0]["content"]
     assert "## Scratchpad\n## 当前项目\n- 迁移到 PostgreSQL" in out["messages"][0]["content"]
+
+
+def test_the_recall_layer_brings_relevant_turns(cli):
+    """The raw log is the ground truth: a turn that stated something extraction never
+    kept still reaches the prompt when the query is about it."""
+    cli.ok("log", "-s", "old", "the staging box answers on 10.4.2.17, ssh as deploy")
+    cli.ok("remember", "the staging box is rebuilt every sunday")
+    found = layers(with_memory(cli, "--query", "staging box ssh"))
+    assert "10.4.2.17" in found["recall"]["text"]
+    assert "rebuilt every sunday" in found["recall"]["text"]

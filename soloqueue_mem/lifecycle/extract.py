@@ -100,7 +100,7 @@ def _res() -> dict[str, re.Pattern[str]]:
         # a Chinese clause that continues the speaker's previous one without repeating 我
         "carries_subject": re.compile(
             r"^(?:在|平时|一般|主要|也|还|住在|用|喜欢|不喜欢|讨厌|偏好|习惯|最喜欢|比较|很|非常"
-            r"|是一名|是一位|是(?!不)|负责|主要负责|老家|现在住在|搬到)"
+            r"|是一名|是一位|是(?!不)|负责|主要负责|老家|现在住在|搬到|现在在|目前在)"
         ),
         "deictic": re.compile(
             r"^(?:this|that|these|those|it|them|you|your|how|what|the way)\b"

@@ -24,7 +24,7 @@ _ATTR = (
 )
 _ZH_TOPIC = r"(?P<attr>[^，。我你他她它这那]{1,40}?)"
 _WE_ZH = r"(?:我们|咱们|我|团队|我们组|我们团队|全组|大家)"
-_OFTEN_ZH = r"(?:现在|目前|一般|平时|默认|都|也|主要|一直|还是)"
+_OFTEN_ZH = r"(?:现在|目前|一般|平时|默认|都|也|主要|一直|还是|应该)"
 _NAME = r"(?P<value>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?|[\u4e00-\u9fff]{2,4})"
 _ANIMAL = r"cat|dog|puppy|kitten|corgi|rabbit|parrot|hamster|bird"
 
@@ -178,6 +178,7 @@ def _chinese() -> list[Pattern]:
             "attr",
             check="known",
         ),
+        _p_name_zh(),
         # pets: "我家那只柯基叫 Tofu", "我家 Lucky 是只金毛"
         make(
             r"^我家?(?:的|那只|那条|这只|这条|的那只)?(?P<attr>(?![家有养])[^，。\s]{1,6}?)(?:的名字)?"
@@ -262,6 +263,18 @@ def late() -> list[Pattern]:
             check="known name",
         ),
     ]
+
+
+def _p_name_zh() -> Pattern:
+    """ "我是 Anna": a name, where "我是前端工程师" is a role."""
+    return make(
+        r"^我是\s*(?P<value>[A-Z][a-z]+(?: [A-Z][a-z]+)?)$",
+        "FACT",
+        "用户的名字是{value}",
+        "name",
+        "permanent",
+        flags=0,
+    )
 
 
 def patterns() -> list[Pattern]:

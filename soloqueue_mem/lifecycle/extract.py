@@ -439,8 +439,17 @@ def from_text(
         plan = _plan(clause.text, now) if now is not None else None
         if plan is not None and not any(d.type == "RULE" for d in found):
             found = [plan]  # "下周要迁移到 k8s" is a plan, not yet a switch
-        drafts += [_rule_duration(d, task) for d in found]
+        drafts += [_labelled(_rule_duration(d, task), words) for d in found]
     return drafts
+
+
+def _labelled(draft: Draft, words: Vocabulary) -> Draft:
+    """A keyed fact tagged with its attribute in both languages ("deploy-tool",
+    "部署工具"): a question in the other language still finds it."""
+    if draft.predicate not in words.labels:
+        return draft
+    names = {draft.predicate, words.label(draft.predicate, chinese=True)}
+    return draft._replace(tags=tuple(sorted(n.replace(" ", "-") for n in names)))
 
 
 def _topic(clause: str, words: Vocabulary) -> str:

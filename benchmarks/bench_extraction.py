@@ -9,13 +9,14 @@ nothing should be stored). Every utterance goes through
 when it matches a not yet matched expected memory of the same type whose substrings
 all occur in its content (case-folded); each expected memory is matched at most once.
 
-Two sets are scored separately. ``extraction_labelled.jsonl`` is the main set; the
+Each set is scored separately. ``extraction_labelled.jsonl`` is the main set; the
 rules were improved while looking at its misses and false positives, so its figures
 are optimistic. ``extraction_heldout.jsonl`` was written after that, without running
 the rules on it first: its first measurement is the fairer estimate (see the README).
 ``extraction_heldout_v2.jsonl`` (facts in ordinary speech, corrections, plans, task
-and behaviour rules) was written before the rules for those were, and run blind once. ``extraction_heldout_mixed.jsonl`` (code-switched developer speech)
-was written and committed before the rules for it, and run blind once.
+and behaviour rules) was written before the rules for those were, and run blind once.
+``extraction_heldout_mixed.jsonl`` (code-switched developer speech) was written and
+committed before the rules for it, and run blind once.
 
 Prints Markdown per set: the figures overall, per language and per type, then every
 miss and every false positive. Standard library plus the project.

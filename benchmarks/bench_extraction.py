@@ -9,12 +9,14 @@ nothing should be stored). Every utterance goes through
 when it matches a not yet matched expected memory of the same type whose substrings
 all occur in its content (case-folded); each expected memory is matched at most once.
 
-Two sets are scored separately. ``extraction_labelled.jsonl`` is the main set; the
+Each set is scored separately. ``extraction_labelled.jsonl`` is the main set; the
 rules were improved while looking at its misses and false positives, so its figures
 are optimistic. ``extraction_heldout.jsonl`` was written after that, without running
 the rules on it first: its first measurement is the fairer estimate (see the README).
 ``extraction_heldout_v2.jsonl`` (facts in ordinary speech, corrections, plans, task
 and behaviour rules) was written before the rules for those were, and run blind once.
+``extraction_heldout_mixed.jsonl`` (code-switched developer speech) was written and
+committed before the rules for it, and run blind once.
 
 Prints Markdown per set: the figures overall, per language and per type, then every
 miss and every false positive. Standard library plus the project.
@@ -37,6 +39,7 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data" / "extraction_labelled.jsonl"
 HELDOUT = REPO / "tests" / "data" / "extraction_heldout.jsonl"
 HELDOUT_V2 = REPO / "tests" / "data" / "extraction_heldout_v2.jsonl"
+HELDOUT_MIXED = REPO / "tests" / "data" / "extraction_heldout_mixed.jsonl"
 # Plans ("next week …") resolve their day against the turn's time: a fixed one here.
 SAID_AT = datetime(2026, 11, 26, 8, tzinfo=UTC)
 
@@ -159,10 +162,10 @@ def main() -> None:
         "--data",
         type=Path,
         action="append",
-        help="a labelled JSONL file (repeatable; default: the main and both held-out sets)",
+        help="a labelled JSONL file (repeatable; default: the main and the held-out sets)",
     )
     args = parser.parse_args()
-    for number, path in enumerate(args.data or [DATA, HELDOUT, HELDOUT_V2]):
+    for number, path in enumerate(args.data or [DATA, HELDOUT, HELDOUT_V2, HELDOUT_MIXED]):
         outcomes, counts = evaluate(path)
         sys.stdout.write(("\n" if number else "") + report(outcomes, counts, path.name))
 

@@ -58,16 +58,18 @@ def _res() -> dict[str, re.Pattern[str]]:
         "clause": re.compile(
             r"[，；;]+|：|:(?=\s)|,(?=\s*[" + cjk + r"])"
             r"|,\s*(?:(?:and|but|so)\s+)?(?=(?:i|i'm|i've|my)\b)"
-            r"|\s+(?:and|but)\s+(?=(?:i|i'm|my)\b)",
+            r"|\s+(?:and|but)\s+(?=(?:i|i'm|my)\b)"
+            r"|\s*(?:——|—|–)\s*|\s+-\s+",
             re.IGNORECASE,
         ),
         "filler": re.compile(
             r"^(?:(?:also|and|but|so|btw|by the way|oh|ok|okay|well|fyi|just so you know"
             r"|from now on|going forward|in (?:the )?future|hi|hey|hello|actually|no|nope"
-            r"|correction|sorry|wait)[,:!]?\s+"
+            r"|correction|sorry|wait|hi again|good morning|morning|quick reminder|one more thing"
+            r"|nice|thanks|update)[,:!]?\s+"
             r"|(?:另外|还有|对了|顺便说一下|顺便说一句|顺便|以后|今后|从现在开始|从今以后|而且|并且"
-            r"|其实|不对|更正一下|更正|说错了|哦|噢)"
-            r"[，,：:]?\s*)+",
+            r"|其实|不对|更正一下|更正|说错了|哦|噢|不过|你好|您好|早上好|嗨|哈喽|嗯+|好的)"
+            r"[，,：:～~!！]?\s*)+",
             re.IGNORECASE,
         ),
         "question_en": re.compile(
@@ -91,17 +93,18 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|\b(?:said|says|told me|tells me|wrote|writes|mentioned)$",
             re.IGNORECASE,
         ),
+        "speaker": re.compile(r"^(?:我|(?:i|i'm|i've|my)\b|\S+ here\b)", re.IGNORECASE),
         "own_speech": re.compile(
             r"^(?:我|i)(?:早就|都|已经|刚才|之前|刚刚|一直|\s)*(?:说|讲|提|said)"
         ),
         # a Chinese clause that continues the speaker's previous one without repeating 我
         "carries_subject": re.compile(
             r"^(?:在|平时|一般|主要|也|还|住在|用|喜欢|不喜欢|讨厌|偏好|习惯|最喜欢|比较|很|非常"
-            r"|是一名|是一位)"
+            r"|是一名|是一位|是(?!不)|负责|主要负责|老家|现在住在|搬到|现在在|目前在)"
         ),
         "deictic": re.compile(
             r"^(?:this|that|these|those|it|them|you|your|how|what|the way)\b"
-            r"(?!\s+(?:when|if|whenever)\b)|^[这那它你]",
+            r"(?!\s+(?:when|if|whenever)\b)|^[这那它]|^你的?(?:这|那|刚)|^你.{0,2}$",
             re.IGNORECASE,
         ),
         "discourse": re.compile(
@@ -117,13 +120,14 @@ def _res() -> dict[str, re.Pattern[str]]:
         "not_a_verb": re.compile(r"^(?:the|a|an|this|that|these|those|my|your)\b", re.I),
         "interjection": re.compile(
             r"^(?:mind|worry|worries|fret|panic|mention it|be sorry)\b"
-            r"|^(?:担心|客气|着急|介意|在意|紧张|难过|生气|害怕)",
+            r"|^(?:担心|客气|着急|介意|在意|紧张|难过|生气|害怕)|^忘(?:了|记了?)?$",
             re.IGNORECASE,
         ),
         "name_like": re.compile(r"^\S*[A-Z0-9]|^\S+\s+\S*[A-Z0-9]"),
         "stale": re.compile(
-            r"\s+(?:now|anymore|any more|these days|nowadays|already|recently|last (?:week|month"
-            r"|year)|a while ago|yesterday|today)$|^now\s+|\s*(?:了|啦)$",
+            r"\s+(?:right now|now|currently|at the moment|anymore|any more|these days|nowadays"
+            r"|already|recently|last (?:week|month|year|sprint|quarter)|a while ago|yesterday"
+            r"|today)$|^now\s+|\s*(?:了|啦)$",
             re.IGNORECASE,
         ),
         "role": re.compile(
@@ -132,7 +136,8 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|founder|cto|ceo|pm|writer|doctor|nurse|lawyer|freelancer|intern|tester|owner"
             r"|maintainer|director|head of \w+)s?$"
             r"|(?:工程师|开发|开发者|程序员|设计师|经理|产品|学生|研究生|博士生|老师|教师|研究员"
-            r"|架构师|运维|测试|分析师|科学家|医生|律师|负责人|主管|总监|实习生|创始人|站长)$",
+            r"|架构师|运维|测试|分析师|科学家|医生|律师|负责人|主管|总监|实习生|创始人|站长"
+            r"|前端|后端|全栈)$",
             re.IGNORECASE,
         ),
         # a plan: the speaker's intention (the day is found by lifecycle.when)
@@ -144,6 +149,21 @@ def _res() -> dict[str, re.Pattern[str]]:
             re.IGNORECASE,
         ),
         "han": re.compile(r"[\u4e00-\u9fff]"),
+        # what a message ends with that says nothing: laughter, emoji
+        "laugh": re.compile(r"(?:\s*(?:lol|haha+|hh+|哈+|[\U0001F300-\U0001FAFF\u2600-\u27BF]))+$"),
+        # a value ends where a new clause starts: "orca, it's an 8×A100 machine"
+        "value_end": re.compile(r",\s+(?=[a-z]|\d+\s+[a-z]).*$"),
+        # the topic the next clauses speak about: "about the timeout", "关于 retry 配置",
+        # "ticket 系统我们已经不用 Jira 了"
+        "topic": re.compile(
+            r"^(?:about|regarding|as for) (?:the |our |my )?(?P<topic>.+)$"
+            r"|^关于(?:上次|之前)?(?:那个|这个)?(?P<topic_zh>.+?)$"
+            r"|^(?P<dropped>[^，。我你他她它]+?)\s*(?:我们|我|团队)?(?:已经|早就|现在)?"
+            r"(?:不用|不再用|没在用)\s*.+$",
+            re.IGNORECASE,
+        ),
+        # a clause that goes on about what the one before named: "RabbitMQ, 跑在 5673 端口"
+        "goes_on": re.compile(r"^(?:跑在|运行在|部署在|托管在|监听|开在|在\s*\d)"),
         # a rule for the task at hand (24 h) rather than about how to work
         "task": re.compile(
             r"\b(?:this time|for now|today|for this task|in this task|right now|this session"
@@ -211,7 +231,7 @@ def clauses(text: str) -> Iterator[Clause]:
                 yield Clause(part, question, quoted, carried)
             if res["speech"].search(part) and not res["own_speech"].match(part):
                 quoted = True  # what follows is someone else's word
-            speaker_clause = speaker_clause or part.startswith("我")
+            speaker_clause = speaker_clause or bool(res["speaker"].match(part))
 
 
 def sentences(text: str) -> Iterator[str]:
@@ -241,10 +261,22 @@ def _acceptable(check: str, parts: dict[str, str], words: Vocabulary) -> bool:
     if check == "person":
         return value.split()[0].casefold() not in _NOT_NAMES
     if check == "role":
-        return bool(res["role"].search(value))
+        return _is_role(value)
+    if check == "known name":
+        return words.known(attr) and bool(res["name_like"].match(value))
+    if check == "place":  # "I moved to Berlin", not "we moved to CircleCI"
+        return not words.category(value)
+    if check == "pet":
+        return attr not in ("名字", "名") and not res["deictic"].match(value)
     if check == "value":
         return not res["negated"].match(value)
     return True
+
+
+def _is_role(text: str) -> bool:
+    """ "ML engineer on the vision team", "shop-web 的前端": a role word at the end of
+    the phrase, before what it is on or at."""
+    return bool(_res()["role"].search(re.sub(r"\s+(?:on|at|in|for|of|with) .*$", "", text)))
 
 
 _NOT_NAMES = frozenset(
@@ -253,13 +285,23 @@ _NOT_NAMES = frozenset(
 )
 
 
-def _tidy(value: str) -> str:
-    """A value without the time words that only say it is new ("Helix now", "TiDB 了")."""
-    return _res()["stale"].sub("", value).strip(" \t,，")
+def _tidy(value: str, single: bool) -> str:
+    """A value without the time words that only say it is new ("Helix now", "TiDB 了")
+    or laughter; a ``single`` value (one of an attribute) also without the clause that
+    follows it ("orca, it's an 8×A100 machine")."""
+    res = _res()
+    value = res["laugh"].sub("", value)
+    if single:
+        value = res["value_end"].sub("", value)
+    return res["stale"].sub("", res["stale"].sub("", value).strip(" \t,，")).strip(" \t,，")
 
 
-def _key(pattern: Pattern, parts: dict[str, str], words: Vocabulary) -> tuple[str, str]:
-    """The canonical (subject, predicate) of what ``pattern`` matched (see patterns.py)."""
+def _key(
+    pattern: Pattern, parts: dict[str, str], words: Vocabulary, topic: str = ""
+) -> tuple[str, str]:
+    """The canonical (subject, predicate) of what ``pattern`` matched (see patterns.py);
+    a switch that names no known attribute ("上周全部迁到 Linear", "we changed it to
+    15 seconds") is about the clause's ``topic`` or the attribute its value names."""
     spec, value = pattern.predicate, parts.get("value", "")
     subject = words.subject(parts["thing"]) if parts.get("thing") else USER
     if spec == "attr":
@@ -267,8 +309,14 @@ def _key(pattern: Pattern, parts: dict[str, str], words: Vocabulary) -> tuple[st
     if spec == "favorite":
         return USER, "favorite " + words.predicate(parts["attr"])
     if spec == "switch":
-        if parts.get("attr"):
-            return words.split(parts["attr"])
+        attr = parts.get("attr", "")
+        if words.known(attr) or (
+            re.fullmatch(r"[a-z][\w .-]*", attr, re.IGNORECASE)
+            and not _res()["deictic"].match(attr)
+        ):
+            return words.split(attr)
+        if topic:
+            return words.split(topic)
         return USER, words.category(value) or words.category(parts.get("old", ""))
     if spec == "use":
         category = words.category(value)
@@ -280,18 +328,23 @@ def _key(pattern: Pattern, parts: dict[str, str], words: Vocabulary) -> tuple[st
     return subject, words.predicate(spec) if spec else ""
 
 
-def _drafts(clause: str, words: Vocabulary) -> list[Draft]:
-    """The drafts of one clause's first matching pattern (none when its guard fails)."""
+def _drafts(clause: str, words: Vocabulary, topic: str = "") -> list[Draft]:
+    """The drafts of the first pattern that matches the clause and passes its guard."""
     for pattern in patterns():
         found = pattern.regex.match(clause)
         if found is None:
             continue
         parts = {k: v.strip() for k, v in found.groupdict().items() if v and v.strip()}
         if "value" in parts:
-            parts["value"] = _tidy(parts["value"])
+            parts["value"] = _tidy(parts["value"], bool(pattern.predicate))
         if not parts.get("value") or not _acceptable(pattern.check, parts, words):
-            return []
-        subject, predicate = _key(pattern, parts, words)
+            continue  # a plainer pattern may still read it
+        if pattern.predicate == "purpose":
+            return _purposes(pattern, parts["value"], words)
+        tool, _, purpose = parts["value"].partition(" for ")
+        if pattern.predicate == "switch" and words.known(purpose):  # "to Vault for secrets"
+            parts.update(value=tool, attr=purpose)
+        subject, predicate = _key(pattern, parts, words, topic)
         if pattern.predicate == "switch" and not predicate:
             return []  # a switch to something unknown names no attribute
         chinese = not pattern.content[:1].isascii() or pattern.content.startswith("{thing}用")
@@ -305,11 +358,28 @@ def _drafts(clause: str, words: Vocabulary) -> list[Draft]:
             duration=pattern.duration,
             source=SOURCE,
         )
-        if parts.get("role"):  # "I'm Alice, the SRE lead"
+        if parts.get("role") and _is_role(parts["role"]):  # "I'm Alice, the SRE lead"
             role = Draft(f"User is the {parts['role']}", "FACT", USER, "job", source=SOURCE)
             return [draft, role]
+        if parts.get("employer"):  # "我在 Finch Pay 做 backend tech lead"
+            employer = f"用户在{parts['employer']}工作"
+            return [draft, Draft(employer, "FACT", USER, "employer", source=SOURCE)]
         return [draft]
     return []
+
+
+def _purposes(pattern: Pattern, value: str, words: Vocabulary) -> list[Draft]:
+    """ "Grafana for dashboards and PagerDuty for on-call": a fact per tool, keyed on
+    what it is for (or, failing that, on what the tool is)."""
+    drafts = []
+    for part in re.split(r",\s*(?:and\s+)?|\s+and\s+", value):
+        tool, _, purpose = part.partition(" for ")
+        if not tool.strip() or not purpose.strip():
+            continue
+        predicate = words.split(purpose)[1] if words.known(purpose) else words.category(tool)
+        content = pattern.content.format(value=tool.strip(), attr=purpose.strip())
+        drafts.append(Draft(content, pattern.type, USER, predicate, source=SOURCE))
+    return drafts
 
 
 def canonical(draft: Draft, words: Vocabulary) -> Draft:
@@ -350,18 +420,54 @@ def from_text(
     clause. Plans need ``now`` (the turn's time) to resolve their day."""
     words = words or vocabulary()
     res = _res()
-    drafts = []
+    drafts: list[Draft] = []
+    topic = named = ""  # what the clauses are about; the name the last statement gave
     for clause in clauses(text):
         if clause.question or clause.quoted or len(clause.text) < 2:
             continue
         task = bool(res["task"].search(clause.text))
         bare = res["task_opening"].sub("", clause.text)
-        found = _drafts(bare, words) or (_drafts(clause.carried, words) if clause.carried else [])
+        if named and res["goes_on"].match(bare):
+            bare = named + bare
+        found = _drafts(bare, words, topic)
+        if not found and clause.carried:
+            found = _drafts(clause.carried, words, topic)
+        if not found and drafts and drafts[-1].predicate == "name" and _is_role(bare):
+            found = [Draft(f"User is the {bare}", "FACT", USER, "job", source=SOURCE)]
+        topic = _topic(bare, words) or topic
+        named = _named(found)
         plan = _plan(clause.text, now) if now is not None else None
         if plan is not None and not any(d.type == "RULE" for d in found):
             found = [plan]  # "下周要迁移到 k8s" is a plan, not yet a switch
-        drafts += [_rule_duration(d, task) for d in found]
+        drafts += [_labelled(_rule_duration(d, task), words) for d in found]
     return drafts
+
+
+def _labelled(draft: Draft, words: Vocabulary) -> Draft:
+    """A keyed fact tagged with its attribute in both languages ("deploy-tool",
+    "部署工具"): a question in the other language still finds it."""
+    if draft.predicate not in words.labels:
+        return draft
+    names = {draft.predicate, words.label(draft.predicate, chinese=True)}
+    return draft._replace(tags=tuple(sorted(n.replace(" ", "-") for n in names)))
+
+
+def _topic(clause: str, words: Vocabulary) -> str:
+    """The known attribute a clause announces as its topic, or ""."""
+    found = _res()["topic"].match(clause)
+    if found:
+        phrase = next(p for p in found.groups() if p)
+    else:
+        phrase = clause  # a bare attribute: "Prometheus 那个保留期"
+    return phrase if words.known(phrase) else ""
+
+
+def _named(drafts: list[Draft]) -> str:
+    """The name the last draft gave its attribute ("RabbitMQ", "jade"), or ""."""
+    if not drafts or drafts[-1].type != "FACT":
+        return ""
+    value = re.split(r"是|叫|\bis\b|\bcalled\b", drafts[-1].content)[-1].strip()
+    return value if re.fullmatch(r"[\w.\-]{2,30}", value) else ""
 
 
 def from_tool_results(

@@ -30,7 +30,7 @@ class Pattern(NamedTuple):
     check: str = ""
 
 
-def _p(
+def make(
     pattern: str,
     type_: str,
     content: str,
@@ -45,7 +45,7 @@ def _p(
 OBJ = r"(?P<value>.{2,120}?)"
 _DET = r"(?:the |our |my )?"
 _THING = r"(?P<thing>[\w.\-]{2,30}(?: [\w.\-]{2,30}){0,2})"
-_ZH_THING = r"(?P<thing>(?:我们的?|咱们的?)?[^，。我你他她它这那把帮请给]{1,12}?)"
+_ZH_THING = r"(?P<thing>(?:我们的?|咱们的?)?[^，。我你他她它这那把帮请给]{1,20}?)"
 _ZH_ATTR = r"(?P<attr>[^，。我你他她它这那把帮请给]{1,12}?)"
 _ZH_SWITCH = r"(?:换成了?|改成了?|改为|换为|换到|切换到|切换成|切到|迁移到|迁到|改用|换用|升级到)"
 _ZH_FAMILY = (
@@ -57,53 +57,53 @@ _ZH_FAMILY = (
 def _english() -> list[Pattern]:
     return [
         # rules first (they often contain "I")
-        _p(r"^(?:please\s+)?always\s+" + OBJ + r"$", "RULE", "Always {value}", check="rule"),
-        _p(
+        make(r"^(?:please\s+)?always\s+" + OBJ + r"$", "RULE", "Always {value}", check="rule"),
+        make(
             r"^(?:please\s+)?(?:never|don't ever|do not ever)\s+" + OBJ + r"$",
             "RULE",
             "Never {value}",
             check="rule",
         ),
-        _p(
+        make(
             r"^(?:please\s+)?(?:don't|do not)\s+" + OBJ + r"$",
             "RULE",
             "Don't {value}",
             check="rule",
         ),
-        _p(r"^(?:you\s+)?must(?: always)?\s+" + OBJ + r"$", "RULE", "Must {value}", check="rule"),
-        _p(
+        make(r"^(?:you\s+)?must(?: always)?\s+" + OBJ + r"$", "RULE", "Must {value}", check="rule"),
+        make(
             r"^my (?:favou?rite|preferred) (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
             "PREFERENCE",
             "User's favorite {attr} is {value}",
             "favorite",
         ),
-        _p(
+        make(
             r"^i (?:really |also |absolutely )?(?:prefer|like|love|enjoy) " + OBJ + r"$",
             "PREFERENCE",
             "User likes {value}",
             check="object",
         ),
-        _p(
+        make(
             r"^i(?:'m| am) (?:also )?(?:a )?(?:big |huge )?fan of " + OBJ + r"$",
             "PREFERENCE",
             "User likes {value}",
             check="object",
         ),
-        _p(
+        make(
             r"^i (?:really |also )?(?:hate|dislike|don't like|do not like|don't really like"
             r"|do not really like|can't stand|cannot stand) " + OBJ + r"$",
             "PREFERENCE",
             "User dislikes {value}",
             check="object",
         ),
-        _p(
+        make(
             r"^i(?:'m| am) not (?:really )?(?:a )?(?:big |huge )?fan of " + OBJ + r"$",
             "PREFERENCE",
             "User dislikes {value}",
             check="object",
         ),
         # switches: "I switched from Vim to Helix", "we moved the CI to CircleCI"
-        _p(
+        make(
             r"^(?:i|we|the team|our team)(?:'ve| have)? (?:recently |just |finally |now |already )?"
             r"(?:switched|moved|migrated|changed|upgraded)(?: over)?"
             r"(?: (?:the |our |my )?(?P<attr>[\w' ]{2,30}?))??(?: from (?P<old>.{1,60}?))?"
@@ -113,7 +113,7 @@ def _english() -> list[Pattern]:
             "switch",
             check="switch",
         ),
-        _p(
+        make(
             r"^" + _DET + r"(?P<attr>[\w' ]{2,30}?) (?:has |have )?(?:changed|moved|switched)"
             r" (?:over )?to " + OBJ + r"$",
             "FACT",
@@ -121,7 +121,7 @@ def _english() -> list[Pattern]:
             "switch",
             check="known",
         ),
-        _p(
+        make(
             r"^my name is " + OBJ + r"$",
             "FACT",
             "User's name is {value}",
@@ -129,21 +129,21 @@ def _english() -> list[Pattern]:
             "permanent",
             "value",
         ),
-        _p(
+        make(
             r"^my (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
             "FACT",
             "User's {attr} is {value}",
             "attr",
             check="attribute",
         ),
-        _p(
+        make(
             r"^our (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
             "FACT",
             "The team's {attr} is {value}",
             "attr",
             check="attribute",
         ),
-        _p(
+        make(
             r"^" + _DET + _THING + r" (?:runs|is running|listens|is listening|is|sits|serves"
             r"|is served) on port (?P<value>\d{2,5})\b.*$",
             "FACT",
@@ -151,14 +151,14 @@ def _english() -> list[Pattern]:
             "port",
             check="thing",
         ),
-        _p(
+        make(
             r"^" + _DET + _THING + r" uses port (?P<value>\d{2,5})$",
             "FACT",
             "{thing} runs on port {value}",
             "port",
             check="thing",
         ),
-        _p(
+        make(
             r"^"
             + _DET
             + _THING
@@ -170,7 +170,7 @@ def _english() -> list[Pattern]:
             "deploy",
             check="thing",
         ),
-        _p(
+        make(
             r"^(?:we|i) (?:deploy|host)(?: (?:the |our |my )?"
             + _THING
             + r")? (?:on|to|at) "
@@ -181,14 +181,14 @@ def _english() -> list[Pattern]:
             "deploy",
             check="object",
         ),
-        _p(
+        make(
             r"^" + _DET + _THING + r" runs on " + OBJ + r"$",
             "FACT",
             "{thing} runs on {value}",
             "runs",
             check="thing",
         ),
-        _p(
+        make(
             r"^" + _DET + _THING + r" (?:is|was|are|were) (?:written|built|implemented|developed)"
             r" (?:in|with) " + OBJ + r"$",
             "FACT",
@@ -196,14 +196,14 @@ def _english() -> list[Pattern]:
             "language",
             check="thing",
         ),
-        _p(
+        make(
             r"^the (?P<attr>[\w' ]{2,30}?) (?:is|are) (?:now )?" + OBJ + r"$",
             "FACT",
             "The {attr} is {value}",
             "attr",
             check="known",
         ),
-        _p(
+        make(
             r"^(?i:i'm|i am) (?P<value>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)"
             r"(?:,? (?i:the|a|an|your) (?P<role>[\w' -]{2,60}))?$",
             "FACT",
@@ -213,24 +213,24 @@ def _english() -> list[Pattern]:
             "person",
             flags=0,
         ),
-        _p(
+        make(
             r"^i(?:'m| am) (?:a|an) " + OBJ + r"$", "FACT", "User is a {value}", "job", check="role"
         ),
-        _p(r"^i work as (?P<value>an? .{2,80}?)$", "FACT", "User works as {value}", "job"),
-        _p(
+        make(r"^i work as (?P<value>an? .{2,80}?)$", "FACT", "User works as {value}", "job"),
+        make(
             r"^(?:i|we) (?:have|own|got) (?P<count>a|an|one|two|three|four|\d+)"
             r" (?P<attr>[\w' ]{2,30}?) (?:named|called) " + OBJ + r"$",
             "FACT",
             "User has {count} {attr} named {value}",
         ),
-        _p(
+        make(
             r"^i(?: live|'m based| am based) in " + OBJ + r"$",
             "FACT",
             "User lives in {value}",
             "city",
         ),
-        _p(r"^i work (?:at|for) " + OBJ + r"$", "FACT", "User works at {value}", "employer"),
-        _p(
+        make(r"^i work (?:at|for) " + OBJ + r"$", "FACT", "User works at {value}", "employer"),
+        make(
             r"^(?:we|our team|the team|my team)(?: mostly| mainly| all| also| now| still)?"
             r" (?:use|uses|are using|'re using|rely on|relies on) " + OBJ + r"$",
             "FACT",
@@ -238,10 +238,12 @@ def _english() -> list[Pattern]:
             "use",
             check="object",
         ),
-        _p(r"^i(?:'m| am) using " + OBJ + r"$", "FACT", "User uses {value}", "use", check="object"),
+        make(
+            r"^i(?:'m| am) using " + OBJ + r"$", "FACT", "User uses {value}", "use", check="object"
+        ),
         # "on" is a busy word (on a call, on vacation, on it): only a name-like object
-        _p(r"^i(?:'m| am) on " + OBJ + r"$", "FACT", "User uses {value}", "use", check="name"),
-        _p(
+        make(r"^i(?:'m| am) on " + OBJ + r"$", "FACT", "User uses {value}", "use", check="name"),
+        make(
             r"^i (?:mostly |mainly |usually |normally |still |also |now )?use " + OBJ + r"$",
             "FACT",
             "User uses {value}",
@@ -253,52 +255,52 @@ def _english() -> list[Pattern]:
 
 def _chinese() -> list[Pattern]:
     return [
-        _p(
+        make(
             r"^(?:请)?(?:永远不要|绝对不要|禁止|不准|不许)" + OBJ + r"$",
             "RULE",
             "禁止{value}",
             check="rule",
         ),
-        _p(
+        make(
             r"^(?:请)?(?:总是|始终|一定要|务必|必须)" + OBJ + r"$",
             "RULE",
             "必须{value}",
             check="rule",
         ),
-        _p(r"^(?:请)?(?:先)?(?:不要|别)" + OBJ + r"$", "RULE", "不要{value}", check="rule"),
+        make(r"^(?:请)?(?:先)?(?:不要|别)" + OBJ + r"$", "RULE", "不要{value}", check="rule"),
         # a rule about a topic: 提交信息必须用英文
-        _p(
-            r"^(?P<attr>[^我他她它]{1,8}?)(?:都|也)?(?:必须|务必|一律|一定要)" + OBJ + r"$",
+        make(
+            r"^(?P<attr>[^我他她它]{1,20}?)\s*(?:都|也)?(?:必须|务必|一律|一定要)" + OBJ + r"$",
             "RULE",
             "{attr}必须{value}",
         ),
-        _p(
-            r"^(?P<attr>[^我他她它]{1,8}?)(?:都|也)?(?:禁止|不准|不许)" + OBJ + r"$",
+        make(
+            r"^(?P<attr>[^我他她它]{1,20}?)\s*(?:都|也)?(?:禁止|不准|不许)" + OBJ + r"$",
             "RULE",
             "{attr}禁止{value}",
         ),
-        _p(
+        make(
             r"^我(?:最)?喜欢的(?P<attr>.{1,10}?)是" + OBJ + r"$",
             "PREFERENCE",
             "用户最喜欢的{attr}是{value}",
             "favorite",
         ),
-        _p(
+        make(
             r"^我(?:也|很|非常|比较|更|一直|特别)?(?:喜欢|偏好|爱用|习惯用)" + OBJ + r"$",
             "PREFERENCE",
             "用户喜欢{value}",
             check="object",
         ),
-        _p(
+        make(
             r"^我(?:也|很|非常|特别|一直)?(?:讨厌|不喜欢|不太喜欢|受不了)" + OBJ + r"$",
             "PREFERENCE",
             "用户不喜欢{value}",
             check="object",
         ),
         # switches: 我已经换成 Helix 了, 端口改成 8443 了, 我从 VS Code 换成了 Cursor
-        _p(
-            r"^(?:(?:我们|我|咱们|团队)的?)?(?P<attr>[^，。\s我你他她它这那把帮请给从]{0,12}?)"
-            r"(?:已经|现在|都|也|早就)?(?:从(?P<old>.{1,30}?))?"
+        make(
+            r"^(?:(?:我们|我|咱们|团队)的?)?(?P<attr>[^，。我你他她它这那把帮请给从]{0,20}?)\s*"
+            r"(?:我们|咱们)?(?:已经|现在|都|也|早就)?(?:从(?P<old>.{1,30}?))?"
             + _ZH_SWITCH
             + r"\s*(?P<value>.{1,60}?)(?:了|啦)?$",
             "FACT",
@@ -306,30 +308,30 @@ def _chinese() -> list[Pattern]:
             "switch",
             check="switch",
         ),
-        _p(r"^我是(?:一名|一位|一个)" + OBJ + r"$", "FACT", "用户是{value}", "job"),
-        _p(r"^我是" + OBJ + r"$", "FACT", "用户是{value}", "job", check="role"),
-        _p(r"^我叫" + OBJ + r"$", "FACT", "用户的名字是{value}", "name", "permanent", "value"),
-        _p(
+        make(r"^我是(?:一名|一位|一个)" + OBJ + r"$", "FACT", "用户是{value}", "job"),
+        make(r"^我是" + OBJ + r"$", "FACT", "用户是{value}", "job", check="role"),
+        make(r"^我叫" + OBJ + r"$", "FACT", "用户的名字是{value}", "name", "permanent", "value"),
+        make(
             r"^我(?:家)?(?:有|养了?)(?P<count>[一两三四几\d])?(?:只|条|个|位)(?P<attr>[^，]{1,6}?)"
             r"(?:叫|名叫|名字叫)(?P<value>.{1,20})$",
             "FACT",
             "用户家有{count}只{attr}叫{value}",
         ),
-        _p(
+        make(
             r"^我(?:家|的|家的)?(?P<attr>" + _ZH_FAMILY + r")(?:的名字)?叫(?P<value>.{1,20})$",
             "FACT",
             "用户的{attr}叫{value}",
         ),
         # 我的电脑不是 Mac says what the value is not
-        _p(
+        make(
             r"^我的(?P<attr>[^，。]{1,10}?)(?<![不没])是" + OBJ + r"$",
             "FACT",
             "用户的{attr}是{value}",
             "attr",
             check="attribute",
         ),
-        _p(
-            r"^(?:我们|咱们|我们团队)的(?P<attr>[^，。]{1,10}?)(?<![不没])(?:是|用的是|使用的是)"
+        make(
+            r"^(?:我们|咱们|我们团队|我们组)的\s*(?P<attr>[^，。]{1,20}?)(?<![不没])(?:是|用的是|使用的是)"
             + OBJ
             + r"$",
             "FACT",
@@ -337,7 +339,7 @@ def _chinese() -> list[Pattern]:
             "attr",
             check="attribute",
         ),
-        _p(
+        make(
             r"^" + _ZH_THING + r"(?:是)?(?:用|使用|基于)(?P<value>[^，。]{1,30}?)"
             r"(?:写|开发|实现|编写|做)(?:成)?的?$",
             "FACT",
@@ -345,7 +347,7 @@ def _chinese() -> list[Pattern]:
             "language",
             check="thing",
         ),
-        _p(
+        make(
             r"^" + _ZH_THING + r"(?:跑在|运行在|监听|开在|用|在)\s*(?:端口)?\s*(?P<value>\d{2,5})"
             r"\s*(?:号)?端口(?:上)?$",
             "FACT",
@@ -353,7 +355,7 @@ def _chinese() -> list[Pattern]:
             "port",
             check="thing",
         ),
-        _p(
+        make(
             r"^"
             + _ZH_THING
             + r"(?:部署在|部署到|托管在|跑在|运行在)(?P<value>.{1,40}?)(?:上|里)?$",
@@ -362,21 +364,21 @@ def _chinese() -> list[Pattern]:
             "deploy",
             check="thing",
         ),
-        _p(
+        make(
             r"^" + _ZH_ATTR + r"(?<![不没])(?:是|用的是|使用的是)(?!不是|用)" + OBJ + r"$",
             "FACT",
             "{attr}是{value}",
             "attr",
             check="known",
         ),
-        _p(
-            r"^我(?:住在|在)(?P<value>.{1,30}?)(?:工作|上班)$",
+        make(
+            r"^我(?:现在|目前)?(?:住在|在)(?P<value>.{1,30}?)(?:工作|上班)$",
             "FACT",
             "用户在{value}工作",
             "employer",
         ),
-        _p(r"^我住在" + OBJ + r"$", "FACT", "用户住在{value}", "city"),
-        _p(
+        make(r"^我住在" + OBJ + r"$", "FACT", "用户住在{value}", "city"),
+        make(
             r"^(?:我们|咱们|团队|我们团队|我们公司|公司)(?:平时|一般|主要|现在|都|也|一直)?"
             r"(?:在用|用的是|使用|用(?![了过来于着的]))" + OBJ + r"$",
             "FACT",
@@ -384,7 +386,7 @@ def _chinese() -> list[Pattern]:
             "use",
             check="object",
         ),
-        _p(
+        make(
             r"^我(?:平时|一般|主要|日常|现在|一直|也)?(?:在用|正在用|使用|用的是|用(?![了过来于着的]))"
             + OBJ
             + r"$",
@@ -398,4 +400,9 @@ def _chinese() -> list[Pattern]:
 
 @cache
 def patterns() -> tuple[Pattern, ...]:
-    return (*_english(), *_chinese())
+    """Every pattern in the order they are tried: everyday code-switched speech first
+    (``patterns_mixed``), then the plainer English and Chinese ones, then bare
+    attributes ("batch size is 192 now")."""
+    from soloqueue_mem.lifecycle import patterns_mixed  # it builds on this module
+
+    return (*patterns_mixed.patterns(), *_english(), *_chinese(), *patterns_mixed.late())

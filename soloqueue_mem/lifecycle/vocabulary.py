@@ -36,7 +36,8 @@ PREDICATES: dict[str, tuple[str, tuple[str, ...]]] = {
     "os": ("操作系统", ("os", "operating system", "操作系统", "系统")),
     "name": ("名字", ("name", "名字", "姓名", "名称")),
     "birthday": ("生日", ("birthday", "date of birth", "生日", "出生日期")),
-    "city": ("城市", ("city", "home town", "hometown", "城市", "所在城市", "住址", "家乡")),
+    "city": ("城市", ("city", "城市", "所在城市", "住址")),
+    "hometown": ("老家", ("hometown", "home town", "老家", "家乡", "籍贯")),
     "job": (
         "职业",
         (
@@ -82,6 +83,76 @@ PREDICATES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "pet": ("宠物", ("pet", "宠物")),
     "version": ("版本", ("version", "版本", "版本号")),
+    # settings: numbers with units
+    "retries": (
+        "重试次数",
+        ("retries", "retry", "retry count", "max retries", "retry 次数", "重试次数", "重试"),
+    ),
+    "backoff": ("退避时间", ("backoff", "retry backoff", "退避", "退避时间")),
+    "timeout": ("超时时间", ("timeout", "time out", "超时", "超时时间")),
+    "batch size": ("batch size", ("batch size", "batch_size", "批大小", "批量大小")),
+    "learning rate": ("学习率", ("learning rate", "lr", "学习率")),
+    "epochs": ("训练轮数", ("epochs", "训练轮数", "轮数")),
+    "retention": (
+        "保留期",
+        ("retention", "retention period", "data retention", "保留期", "保留时间", "保留天数"),
+    ),
+    "concurrency": ("并发数", ("concurrency", "并发", "并发数")),
+    "pool size": (
+        "连接池大小",
+        ("pool size", "connection pool size", "connection pool", "连接池", "连接池大小"),
+    ),
+    "rate limit": ("限流", ("rate limit", "rate limiting", "限流")),
+    # what the team works with
+    "ticket tracker": (
+        "工单系统",
+        (
+            "ticket tracker",
+            "tickets",
+            "ticket system",
+            "issue tracker",
+            "bug tracker",
+            "bugs",
+            "ticket 系统",
+            "工单系统",
+            "工单",
+        ),
+    ),
+    "monitoring": (
+        "监控",
+        ("monitoring", "dashboards", "metrics", "监控", "监控面板", "仪表盘"),
+    ),
+    "error tracking": ("错误监控", ("error tracking", "error monitoring", "错误监控", "异常监控")),
+    "logging": ("日志", ("logging", "logs", "日志", "日志系统")),
+    "on-call": ("值班", ("on-call", "on call", "oncall", "on-call rotation", "paging", "值班")),
+    "code review": ("代码评审", ("code review", "code reviews", "代码评审", "代码审查")),
+    "experiment tracking": (
+        "实验记录",
+        ("experiment tracking", "experiment tracker", "experiments", "实验记录", "实验追踪"),
+    ),
+    "message broker": (
+        "消息队列",
+        ("message broker", "message queue", "broker", "mq", "消息队列", "消息中间件"),
+    ),
+    "ingress": ("ingress", ("ingress", "ingress controller", "入口网关")),
+    "secrets store": (
+        "密钥存储",
+        ("secrets store", "secret store", "secrets", "密钥", "密钥存储", "凭据"),
+    ),
+    "test framework": (
+        "测试框架",
+        (
+            "test framework",
+            "testing framework",
+            "unit tests",
+            "测试框架",
+            "单元测试",
+            "单元测试框架",
+        ),
+    ),
+    "docs": ("文档工具", ("docs", "documentation", "wiki", "文档", "知识库")),
+    "object storage": ("对象存储", ("object storage", "对象存储")),
+    "deploy tool": ("部署工具", ("deploy tool", "deploys", "continuous delivery", "部署工具")),
 }
 
 # canonical subject: aliases (the speaker's own words map to USER)
@@ -230,6 +301,21 @@ VALUES: dict[str, tuple[str, ...]] = {
         "express",
     ),
 }
+VALUES |= {
+    "ticket tracker": ("jira", "linear", "youtrack", "github issues", "asana", "trello", "clickup"),
+    "monitoring": ("grafana", "datadog", "new relic", "prometheus"),
+    "error tracking": ("sentry", "bugsnag", "rollbar"),
+    "on-call": ("pagerduty", "opsgenie"),
+    "code review": ("gerrit", "phabricator"),
+    "experiment tracking": ("mlflow", "weights & biases", "wandb", "w&b", "comet", "neptune"),
+    "message broker": ("rabbitmq", "kafka", "nats", "activemq", "pulsar"),
+    "ingress": ("traefik", "ingress-nginx", "nginx ingress"),
+    "secrets store": ("vault", "aws secrets manager", "1password", "doppler"),
+    "test framework": ("jest", "vitest", "pytest", "mocha", "junit", "unittest"),
+    "logging": ("loki", "elk", "splunk", "graylog"),
+    "deploy tool": ("argo cd", "argocd", "flux", "spinnaker"),
+    "docs": ("notion", "confluence"),
+}
 # Many can be in use at once: "I use Python" and "I use Go" are both true.
 MANY = frozenset({"language", "framework"})
 
@@ -273,11 +359,19 @@ class Vocabulary(NamedTuple):
             head = folded[: -len(alias)]
             if alias.isascii() and head and not head.endswith(" "):
                 continue  # "export" does not end with the word "port"
-            owner = head.strip().removesuffix("的").strip()
-            if len(owner) > 20:
-                break
-            return self.subject(owner) if owner else USER, self.predicates[alias]
+            return self.owner(head), self.predicates[alias]
         return USER, folded
+
+    def owner(self, phrase: str) -> str:
+        """The subject a phrase before an attribute names: a known part ("前端"), or
+        one name-like word ("staging", "Redis"); a longer description ("训练的",
+        "settlement worker 失败后的") is the user's own setting, so that "retries are
+        8 now" said later names the same attribute."""
+        phrase = re.sub(r"(?:那个|这个|的|\s)+$|^(?:那个|这个)", "", phrase.strip()).strip()
+        raw = phrase.casefold()
+        if raw in self.subjects or _fold(raw) in self.subjects:
+            return self.subject(raw)
+        return raw if re.fullmatch(r"[\w.+-]{1,20}", raw, re.ASCII) else USER
 
     def label(self, canonical: str, chinese: bool) -> str:
         return self.labels.get(canonical, canonical) if chinese else canonical

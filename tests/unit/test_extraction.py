@@ -30,6 +30,11 @@ MARGIN = 0.05
 # written before the rules for those: on the old rules it gave precision 1.000, recall
 # 0.243; its one blind run on the new rules gave 1.000 and 1.000 (written by the same
 # hand as the rules, so an optimistic estimate, not an independent one).
+# Held-out mixed (code-switched developer speech: settings with units, team tools,
+# intros, pets, places, corrections restated in the other language) was written and
+# committed before the rules for it: old rules 0.941 / 0.320; its one blind run on the
+# new rules 0.976 / 0.820 (en 1.000 / 1.000, zh 0.955 / 0.700). General fixes its misses
+# prompted (spaced topics, 应该是, 我是 <Name>, 我们组的) came after: no longer blind.
 MEASURED = {
     "extraction_labelled.jsonl": {
         "all": (0.980, 1.000),
@@ -45,6 +50,11 @@ MEASURED = {
         "all": (1.000, 1.000),
         "lang:en": (1.000, 1.000),
         "lang:zh": (1.000, 1.000),
+    },
+    "extraction_heldout_mixed.jsonl": {
+        "all": (1.000, 0.980),
+        "lang:en": (1.000, 1.000),
+        "lang:zh": (1.000, 0.967),
     },
 }
 

@@ -1,0 +1,281 @@
+"""Patterns for everyday developer speech, often code-switched inside one sentence.
+
+"retry 次数现在设的是 5 次", "batch size is 192 now", "we track tickets in Jira",
+"我们做 code review 都用 Gerrit", "secrets 都放在 Vault 里", "Priya here — ML
+engineer", "我在 Finch Pay 做 backend tech lead", "我家那只柯基叫 Tofu", "我老家是
+Chennai". They are tried before the plainer patterns of ``patterns.py`` (first match
+wins), so each one is specific: an attribute it keys on must be a known one
+(``vocabulary``), a value a name or a number, a role a role word.
+
+Parts and ``predicate`` specs are those of ``patterns.py``; two more specs:
+``purpose`` ("uses Grafana for dashboards and PagerDuty for on-call": one fact per
+"X for Y") and ``job`` with an ``employer`` part (a second fact: where they work).
+"""
+
+from __future__ import annotations
+
+from soloqueue_mem.lifecycle.patterns import OBJ, Pattern, make
+
+_DET = r"(?:the |our |my )?"
+# an attribute phrase: a few words, not a person and what they said
+_ATTR = (
+    r"(?!(?:he|she|they|i|you|we|it|someone|people)\b)(?!.*\b(?:said|says|told|thinks?)\b)"
+    r"(?P<attr>[\w' .&/-]{2,40}?)"
+)
+_ZH_TOPIC = r"(?P<attr>[^，。我你他她它这那]{1,40}?)"
+_WE_ZH = r"(?:我们|咱们|我|团队|我们组|我们团队|全组|大家)"
+_OFTEN_ZH = r"(?:现在|目前|一般|平时|默认|都|也|主要|一直|还是|应该)"
+_NAME = r"(?P<value>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?|[\u4e00-\u9fff]{2,4})"
+_ANIMAL = r"cat|dog|puppy|kitten|corgi|rabbit|parrot|hamster|bird"
+
+
+def _english() -> list[Pattern]:
+    return [
+        # settings: "Prometheus retention is set to 15 days", "retries are 8 now"
+        make(
+            r"^" + _DET + _ATTR + r" (?:is|are) (?:currently |now |still )?"
+            r"(?:set to|configured to|configured as|capped at|set at) " + OBJ + r"$",
+            "FACT",
+            "{attr} is set to {value}",
+            "attr",
+            check="attribute",
+        ),
+        # "we track tickets in Jira", "we keep secrets in Vault"
+        make(
+            r"^(?:we|i|the team|our team)(?: all| mostly| still| now)?"
+            r" (?:track|manage|keep|log|file|store|put) "
+            + _ATTR
+            + r" (?:in|on|with|into) "
+            + OBJ
+            + r"$",
+            "FACT",
+            "The team tracks {attr} in {value}",
+            "attr",
+            check="known",
+        ),
+        # "the whole team uses Grafana for dashboards and PagerDuty for on-call"
+        make(
+            r"^(?:we|i|the (?:whole )?team|our team|everyone|my team)(?: all| mostly| also"
+            r"| now| still| mainly)? (?:use|uses|are using|'re using|rely on|relies on) "
+            r"(?P<value>.+? for .+)$",
+            "FACT",
+            "The team uses {value} for {attr}",
+            "purpose",
+            check="object",
+        ),
+        # "Priya here — ML engineer on the vision team", "陈浩 here, SRE"
+        make(
+            r"^" + _NAME + r" here(?:\s*[,，—–-]+\s*(?P<role>.{2,60}))?$",
+            "FACT",
+            "User's name is {value}",
+            "name",
+            "permanent",
+            flags=0,
+        ),
+        make(
+            r"^(?i:i'm|i am) (?i:originally )?from (?P<value>[A-Z].{1,40})$",
+            "FACT",
+            "User is originally from {value}",
+            "hometown",
+            flags=0,
+        ),
+        make(
+            r"^(?i:i)(?:'ve| have)? (?:just |recently )?moved to (?P<value>[A-Z][\w .'-]{1,40})$",
+            "FACT",
+            "User lives in {value}",
+            "city",
+            check="place",
+            flags=0,
+        ),
+        make(
+            r"^(?i:my) (?P<attr>" + _ANIMAL + r")(?:'s name is| is called| is named|,)? "
+            r"(?P<value>[A-Z][\w'-]+)\b.*$",
+            "FACT",
+            "User's {attr} is named {value}",
+            flags=0,
+        ),
+        make(
+            r"^i (?:mostly |mainly |also )?(?:own|am responsible for|'m responsible for"
+            r"|look after) " + OBJ + r"$",
+            "FACT",
+            "User is responsible for {value}",
+            check="object",
+        ),
+        make(
+            r"^(?:please )?(?P<value>(?:keep|write|give|put) (?:your |the |all |my )?"
+            r"(?:answers|replies|responses|explanations|comments|code comments"
+            r"|commit messages)\b.{0,80})$",
+            "RULE",
+            "Please {value}",
+        ),
+    ]
+
+
+def _chinese() -> list[Pattern]:
+    return [
+        # settings: "retry 次数现在设的是 5 次", "timeout 我们设的是 8 秒"
+        make(
+            r"^" + _ZH_TOPIC + _WE_ZH + r"?" + _OFTEN_ZH + r"?"
+            r"(?:设的是|设置的是|设成了?|设置成了?|设置为|设为|配置为|配置的是|配的是|定的是)"
+            r"\s*(?P<value>.{1,40}?)$",
+            "FACT",
+            "{attr}设的是{value}",
+            "attr",
+            check="attribute",
+        ),
+        # "训练的 batch size 我们现在用 256", "learning rate 是 3e-4", "并发数现在是 16"
+        make(
+            r"^" + _ZH_TOPIC + r"\s*" + _WE_ZH + r"?" + _OFTEN_ZH + r"?(?:用|跑|开|是)\s*"
+            r"(?P<value>[\d.]+(?:e-?\d+)?\s*\S{0,4}|[A-Za-z][\w .&+-]{0,40})$",
+            "FACT",
+            "{attr}是{value}",
+            "attr",
+            check="known",
+        ),
+        # "我们组做 code review 都用 Gerrit", "日志我们用 Loki 收"
+        make(
+            r"^(?:"
+            + _WE_ZH
+            + r"(?:组|团队)?"
+            + _OFTEN_ZH
+            + r"?(?:做|的))?"
+            + _ZH_TOPIC
+            + r"\s*"
+            + _WE_ZH
+            + r"?"
+            + _OFTEN_ZH
+            + r"?(?:用|使用|用的是|在用)\s*(?P<value>[^，。]{1,40}?)\s*(?:来)?"
+            r"(?:做|收|管|存|跑|管理|存储|记录|收集)?$",
+            "FACT",
+            "团队的{attr}用{value}",
+            "attr",
+            check="known",
+        ),
+        # "我们用 Sentry 做错误监控"
+        make(
+            r"^" + _WE_ZH + _OFTEN_ZH + r"?(?:用|使用)\s*(?P<value>[^，。]{1,40}?)\s*(?:来)?"
+            r"(?:做|管理|跑|记录|收集|管)(?P<attr>[^，。]{1,20})$",
+            "FACT",
+            "团队用{value}做{attr}",
+            "attr",
+            check="known",
+        ),
+        # "secrets 都放在 Vault 里"
+        make(
+            r"^" + _ZH_TOPIC + r"\s*" + _WE_ZH + r"?" + _OFTEN_ZH + r"?"
+            r"(?:放在|存在|存到|放到|托管在|记在|记录在|存放在)\s*(?P<value>[^，。]{1,40}?)"
+            r"(?:里|上|中|里面)?$",
+            "FACT",
+            "{attr}放在{value}",
+            "attr",
+            check="known",
+        ),
+        # "我老家是 Chennai", "我生日是 11 月 2 号"
+        make(
+            r"^我(?P<attr>[^，。的\s]{1,4}?)(?:是|在)" + OBJ + r"$",
+            "FACT",
+            "用户的{attr}是{value}",
+            "attr",
+            check="known",
+        ),
+        _p_name_zh(),
+        # pets: "我家那只柯基叫 Tofu", "我家 Lucky 是只金毛"
+        make(
+            r"^我家?(?:的|那只|那条|这只|这条|的那只)?(?P<attr>(?![家有养])[^，。\s]{1,6}?)(?:的名字)?"
+            r"(?:叫|名叫)\s*(?P<value>[^，。]{1,20})$",
+            "FACT",
+            "用户的{attr}叫{value}",
+            check="pet",
+        ),
+        make(
+            r"^我家(?:的)?\s*" + _NAME + r"\s*是(?:一)?(?:只|条)(?P<attr>[^，。]{1,8})$",
+            "FACT",
+            "用户家的{value}是一只{attr}",
+            flags=0,
+        ),
+        # "（我）现在住在杭州", "上个月搬到深圳了", "已经在深圳住了三年了"
+        make(
+            r"^我?(?:上个?月|上周|周末|最近|刚刚?|已经|现在|目前|去年)*(?:住在|搬到了?|搬去了?)"
+            r"\s*(?P<value>[^，。\s]{1,20}?)$",
+            "FACT",
+            "用户住在{value}",
+            "city",
+        ),
+        make(
+            r"^我?(?:已经|一直|现在)?在\s*(?P<value>[^，。\s]{1,12}?)\s*(?:住|生活)了?"
+            r"(?:[一二三四五六七八九十两几\d]+年)?了?$",
+            "FACT",
+            "用户住在{value}",
+            "city",
+        ),
+        # "我在 Finch Pay 做 backend tech lead"
+        make(
+            r"^我(?:现在|目前)?在\s*(?P<employer>[^，。]{1,30}?)\s*(?:做|当|担任|干)\s*"
+            r"(?P<value>[^，。]{2,40})$",
+            "FACT",
+            "用户在{employer}做{value}",
+            "job",
+            check="role",
+        ),
+        make(r"^我(?:主要)?负责\s*" + OBJ + r"$", "FACT", "用户负责{value}", check="object"),
+        # a rule before a step: "跑训练之前先 dry-run 一个 step"
+        make(
+            r"^(?P<value>.{1,30}?(?:之前|以前|前)(?:都|要|必须|一定)?先.{2,60})$", "RULE", "{value}"
+        ),
+        # a rule about a topic: "Commit message 请用英文写"
+        make(
+            r"^(?P<attr>[^我你他她它，。]{2,20}?)\s*(?:请|麻烦)(?:都|统一)?用" + OBJ + r"$",
+            "RULE",
+            "{attr}请用{value}",
+        ),
+        # "Prod cluster 叫 jade": the thing's name
+        make(
+            r"^(?![一两三几\d]\s*[只条个位])(?P<thing>[^，。我你他她它这那叫]{1,20}?)\s*(?:叫|名叫|叫做)\s*(?P<value>[\w.\-]{1,40})$",
+            "FACT",
+            "{thing}叫{value}",
+            "name",
+            check="thing",
+        ),
+    ]
+
+
+def late() -> list[Pattern]:
+    """Tried after the plainer patterns: an attribute stated with nothing around it."""
+    return [
+        # "batch size is 192 now", "Experiment tracking lives in MLflow"
+        make(
+            r"^" + _DET + _ATTR + r" (?P<verb>is|are) (?:now )?" + OBJ + r"$",
+            "FACT",
+            "{attr} {verb} {value}",
+            "attr",
+            check="known name",
+        ),
+        make(
+            r"^"
+            + _DET
+            + _ATTR
+            + r" (?:lives|live|is|are|happens|happen|runs|run) (?:in|on) "
+            + OBJ
+            + r"$",
+            "FACT",
+            "{attr} is in {value}",
+            "attr",
+            check="known name",
+        ),
+    ]
+
+
+def _p_name_zh() -> Pattern:
+    """ "我是 Anna": a name, where "我是前端工程师" is a role."""
+    return make(
+        r"^我是\s*(?P<value>[A-Z][a-z]+(?: [A-Z][a-z]+)?)$",
+        "FACT",
+        "用户的名字是{value}",
+        "name",
+        "permanent",
+        flags=0,
+    )
+
+
+def patterns() -> list[Pattern]:
+    return [*_english(), *_chinese()]

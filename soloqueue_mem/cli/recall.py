@@ -208,7 +208,7 @@ def recall_command(
             conn.close()
     for note in result.notes:
         stderr(f"warning: {note}", app.quiet)
-    if result.left_out or result.shortened:
+    if result.left_out:
         stderr(f"note: {_budget_note(result, max_tokens)}", app.quiet)
     _render(result.hits, app.format, explain, app.config)
 

@@ -30,7 +30,7 @@ ASKED: dict[str, tuple[str, ...]] = {
     "port": ("port", "端口"),
     "language": ("language", "语言"),
     "timezone": ("timezone", "time zone", "时区"),
-    "deploy": ("deploy", "deployed", "hosted", "hosting", "部署", "云"),
+    "deploy": ("deploy", "deployed", "hosted", "hosting", "部署"),
 }
 
 
@@ -118,19 +118,38 @@ def _alternatives(cues: set[str] | tuple[str, ...]) -> re.Pattern[str]:
 
 def asked(query: str, vocabulary: Vocabulary) -> list[tuple[str, str]]:
     """``(canonical predicate, its Chinese label)`` for each attribute ``query`` asks
-    about, in the order of the table."""
-    text = query.casefold()
-    found = []
-    for canonical, pattern in _patterns(tuple(sorted(vocabulary.predicates.items()))).items():
-        if pattern.search(text):
-            found.append((canonical, vocabulary.label(canonical, chinese=True)))
-    return found
+    about, in the order of the table. Looked up, not matched: the query's words and
+    word pairs, and its CJK substrings, against one table of cues."""
+    cues = _cues(tuple(sorted(vocabulary.predicates.items())))
+    found = dict.fromkeys(cues[piece] for piece in _pieces(query.casefold()) if piece in cues)
+    return [(canonical, vocabulary.label(canonical, chinese=True)) for canonical in found]
+
+
+MAX_CUE_WORDS = 3
+MAX_CUE_CHARS = 6
+
+
+def _pieces(text: str) -> list[str]:
+    """Runs of up to three Latin words, and CJK substrings of two to six characters."""
+    words = re.findall(r"[a-z0-9][a-z0-9/'-]*", text)
+    pieces = [
+        " ".join(words[i : i + n]) for n in range(1, MAX_CUE_WORDS + 1) for i in range(len(words))
+    ]
+    for run in re.findall(r"[\u3400-\u9fff]+", text):
+        pieces += [
+            run[i : i + n] for n in range(1, MAX_CUE_CHARS + 1) for i in range(len(run) - n + 1)
+        ]
+    return pieces
 
 
 @cache
-def _patterns(aliases: tuple[tuple[str, str], ...]) -> dict[str, re.Pattern[str]]:
-    """One pattern per attribute: its question words and aliases, Latin ones as words."""
-    words: dict[str, set[str]] = {canonical: set(cues) for canonical, cues in ASKED.items()}
+def _cues(aliases: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """Every question word and alias -> its canonical predicate (the table's first)."""
+    table: dict[str, str] = {}
+    for canonical, words in ASKED.items():
+        for word in words:
+            table.setdefault(word, canonical)
     for alias, canonical in aliases:
-        words.setdefault(canonical, set()).add(alias)
-    return {canonical: _alternatives(cues) for canonical, cues in words.items()}
+        if len(alias) >= 2:  # one character (云) is part of too many words
+            table.setdefault(alias, canonical)
+    return table

@@ -587,3 +587,21 @@ def test_working_memory_entries_are_hot(cli, monkeypatch):
     assert entry["channels"] == ["hot"] and entry["source"] == "add" and entry["group"] == "ops"
     at(monkeypatch, "2026-11-27T09:00:00Z")  # a day later the entry has expired
     assert all(h["kind"] != "working" for h in recall(cli, "billing port", "-g", "ops"))
+
+
+def test_limit_and_budget_share_the_answer_and_say_what_was_left_out(cli):
+    """--limit hits come back whenever the budget can hold them (long ones shortened
+    around the query's words); when it cannot, stderr says how many were left out."""
+    filler = " ".join(f"word{i}" for i in range(150))
+    for i in range(6):
+        cli.ok("remember", f"{filler} the otter number {i} sleeps here")
+    result = cli("--format", "json", "recall", "otter sleeps", "--max-tokens", "400", "-n", "6")
+    hits = json.loads(result.stdout)
+    assert len(hits) == 6 and result.stderr == ""
+    for hit in hits:
+        assert hit["text"].startswith("[记忆] …") and "otter number" in hit["text"]
+        assert hit["text"] != "[记忆] " + hit["content"]
+    assert sum(h["tokens"] for h in hits) <= 400
+    result = cli("--format", "json", "recall", "otter sleeps", "--max-tokens", "100", "-n", "6")
+    assert len(json.loads(result.stdout)) == 3  # 3 shares of at least 32 tokens fit in 100
+    assert result.stderr == "note: 3 hit(s) left out to fit --max-tokens 100\n"

@@ -604,4 +604,4 @@ def test_limit_and_budget_share_the_answer_and_say_what_was_left_out(cli):
     assert sum(h["tokens"] for h in hits) <= 400
     result = cli("--format", "json", "recall", "otter sleeps", "--max-tokens", "100", "-n", "6")
     assert len(json.loads(result.stdout)) == 3  # 3 shares of at least 32 tokens fit in 100
-    assert result.stderr == "note: 3 hit(s) left out to fit --max-tokens 100\n"
+    assert result.stderr == "note: 3 hit(s) left out and 3 shortened to fit --max-tokens 100\n"

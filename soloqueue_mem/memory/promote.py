@@ -27,9 +27,7 @@ class Promoted(NamedTuple):
     existing: int  # chunks already stored (same content hash)
 
 
-def promote(
-    conn: sqlite3.Connection, group: str, agent: str, text: str, now: datetime
-) -> Promoted:
+def promote(conn: sqlite3.Connection, group: str, agent: str, text: str, now: datetime) -> Promoted:
     chunks = list(dict.fromkeys(split_text(text)))  # a chunk repeated in the text: once
     stored: list[str] = []
     with write_tx(conn):

@@ -130,6 +130,7 @@ class Context(NamedTuple):
     query: str  # the request's query without its time expression
     terms: list[str]
     memory_terms: list[str]  # the terms and the canonical attributes the query asks about
+    attributes: frozenset[str]  # those attributes' canonical predicates
     now: datetime
     config: Config
     lexicon: Callable[[], Lexicon]
@@ -171,7 +172,8 @@ def recall(
     query = window.strip(request.query) if window else request.query
     weighted = weigh_query(query, lexicon).terms
     terms = [term.text for term in weighted]
-    weighted += _attribute_terms(query, weighted, config)
+    attributes, extra = _attribute_terms(query, weighted, config)
+    weighted += extra
     if not terms and window is None:
         return Result([], 0, chosen.backend.name, notes)
     pool = max(3 * request.limit, 30)
@@ -183,6 +185,7 @@ def recall(
         query,
         terms,
         memory_terms,
+        attributes,
         now,
         config,
         lexicon,
@@ -198,6 +201,9 @@ def recall(
         if name == "memories" or request.type is None:  # a --type asks for memories only
             candidates += CHANNELS[name].search(context)
     covered = coverage(candidates, weighted)
+    for c in candidates:  # a memory keyed by the attribute asked about answers it whole
+        if c.memory is not None and c.memory.predicate in attributes:
+            covered[c.key] = 1.0
     candidates = [c for c in candidates if covered[c.key] >= CHANNELS[c.channel].min_coverage]
     ranked = rank(candidates, config, now, covered)
     if set(names) != {"hot"}:
@@ -216,19 +222,22 @@ def recall(
     )
 
 
-def _attribute_terms(query: str, terms: list[QueryTerm], config: Config) -> list[QueryTerm]:
-    """The canonical predicates (and Chinese labels) of the attributes the query asks
-    about (:mod:`soloqueue_mem.memory.attributes`), as terms of their own word group:
-    "我叫什么" looks for memories keyed ``name`` whatever language they were said in."""
+def _attribute_terms(
+    query: str, terms: list[QueryTerm], config: Config
+) -> tuple[frozenset[str], list[QueryTerm]]:
+    """The attributes the query asks about (:mod:`soloqueue_mem.memory.attributes`) and
+    their canonical predicates and Chinese labels as terms, in the group of the query
+    word that asks: "我叫什么" looks for memories keyed ``name`` whatever language they
+    were said in."""
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.memory.attributes import asked
 
     words = vocabulary(config.predicates)
     have = {term.text for term in terms}
     fresh = max((term.group for term in terms), default=-1)
+    found = asked(query, words)
     extra = []
-    for canonical, label in asked(query, words):
-        # the group of the query word that asks, so the word counts once
+    for canonical, label in found:
         group = next((t.group for t in terms if (canonical, label) in asked(t.text, words)), None)
         if group is None:
             fresh += 1
@@ -236,7 +245,7 @@ def _attribute_terms(query: str, terms: list[QueryTerm], config: Config) -> list
         names = [name for name in dict.fromkeys((canonical.casefold(), label)) if name not in have]
         extra += [QueryTerm(name, 1.0, group) for name in names]
         have.update(names)
-    return extra
+    return frozenset(canonical for canonical, _ in found), extra
 
 
 def default_channels() -> tuple[str, ...]:
@@ -273,7 +282,11 @@ def _memories(context: Context) -> list[Candidate]:
         context.conn, context.memory_terms, filters, context.now, context.pool
     )
     best = max((score for _, score in found), default=1.0) or 1.0
-    return [_memory_candidate(m, "memories", max(0.0, score / best)) for m, score in found]
+    return [
+        # a memory keyed by the attribute the question asks about is its answer
+        _memory_candidate(m, "memories", 1.0 if m.predicate in context.attributes else score / best)
+        for m, score in found
+    ]
 
 
 def _memory_candidate(memory: Memory, channel: str, relevance: float) -> Candidate:

@@ -119,9 +119,7 @@ DELETE FROM working_memory WHERE group_id = :group AND (
 """
 
 
-def add(
-    conn: sqlite3.Connection, group: str, content: str, source: str, now: datetime
-) -> Added:
+def add(conn: sqlite3.Connection, group: str, content: str, source: str, now: datetime) -> Added:
     """Push ``content`` onto the group's list unless the filter drops it, then trim."""
     content = content.strip()
     if len(content) > MAX_CHARS or "\x00" in content:

@@ -169,6 +169,8 @@ def recall(
     chosen = choose_backend(config.search_backend)
     notes = [chosen.fallback_reason] if chosen.fallback_reason else []
     window = parse_when(request.query, now)
+    if window is not None and window.vague:
+        window = None  # "最近", "recently": the recency signal already favours those days
     query = window.strip(request.query) if window else request.query
     weighted = weigh_query(query, lexicon).terms
     terms = [term.text for term in weighted]

@@ -25,20 +25,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
+from typing import NamedTuple
 
 FUTURE_GRACE = timedelta(days=31)
 
 
-@dataclass(frozen=True, slots=True)
-class TimeWindow:
+class TimeWindow(NamedTuple):
     """``[start, end)`` in ``now``'s time zone; ``span`` is ``(begin, end)`` in the query."""
 
     start: datetime
     end: datetime
     span: tuple[int, int]
+    vague: bool = False  # "recently", "最近": the last days, not a time asked about
 
     def strip(self, query: str) -> str:
         """``query`` without the words of the time expression."""
@@ -58,7 +58,8 @@ def parse_when(query: str, now: datetime) -> TimeWindow | None:
     for match, rule in sorted(found, key=lambda item: (item[0].start(), -item[0].end())):
         bounds = rule(match, now)
         if bounds is not None:
-            return TimeWindow(bounds[0], bounds[1], match.span())
+            vague = _vague().fullmatch(match.group().strip().casefold()) is not None
+            return TimeWindow(bounds[0], bounds[1], match.span(), vague)
     return None
 
 
@@ -176,6 +177,11 @@ _MONTH_EN = (
 )
 _WEEKDAY_EN = f"({'|'.join(_WEEKDAYS_EN)})"
 _YEAR = r"(?:,? (\d{4})\b)?"
+
+
+@cache
+def _vague() -> re.Pattern[str]:
+    return re.compile(r"最近|近来|这几天|这两天|recently|lately|these days")
 
 
 def _fixed(bounds: Callable[[datetime], Bounds]) -> Rule:

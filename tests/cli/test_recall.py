@@ -605,3 +605,18 @@ def test_limit_and_budget_share_the_answer_and_say_what_was_left_out(cli):
     result = cli("--format", "json", "recall", "otter sleeps", "--max-tokens", "100", "-n", "6")
     assert len(json.loads(result.stdout)) == 3  # 3 shares of at least 32 tokens fit in 100
     assert result.stderr == "note: 3 hit(s) left out and 3 shortened to fit --max-tokens 100\n"
+
+
+def test_a_time_in_the_query_brings_what_happened_then(cli, monkeypatch):
+    """"上周"/"last week" is a window, not words to match: the turns of that week come
+    back although they share no word with the rest of the question."""
+    at(monkeypatch, "2026-11-17T10:00:00Z")  # Tuesday of the previous week
+    log(cli, "我们把支付网关的重试逻辑重写了一遍")
+    at(monkeypatch, "2026-11-25T10:00:00Z")
+    log(cli, "今天只修了一个小 bug")
+    at(monkeypatch, NOW)
+    hits = recall(cli, "上周我们讨论了什么？")
+    assert contents(hits)[0] == "我们把支付网关的重试逻辑重写了一遍"
+    assert "when" in hits[0]["channels"]
+    english = recall(cli, "what did we talk about last week", "--channels", "when")
+    assert contents(english) == ["我们把支付网关的重试逻辑重写了一遍"]

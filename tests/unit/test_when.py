@@ -143,3 +143,11 @@ def test_month_arithmetic_crosses_the_year():
     assert window is not None and (window.start, window.end) == (day(12, 1, 2024), day(1, 1))
     window = parse_when("this month", datetime(2025, 12, 3, tzinfo=UTC))
     assert window is not None and window.end == day(1, 1, 2026)
+
+
+def test_recently_is_vague_and_a_named_time_is_not():
+    now = datetime(2026, 11, 26, 15, tzinfo=UTC)
+    assert parse_when("北京的公司最近在研究什么", now).vague
+    assert parse_when("what did I read recently", now).vague
+    assert not parse_when("上周我们讨论了什么", now).vague
+    assert not parse_when("what did we do yesterday", now).vague

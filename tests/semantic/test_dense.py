@@ -74,14 +74,14 @@ def test_dense_recall_finds_a_cross_language_paraphrase(cli, hybrid):
     cli.ok("remember", "-g", "g1", "Our CI runs on GitHub Actions every night")
     report = cli.json("consolidate")
     assert report["embed"]["memories"]["embedded"] == 3
-    lexical = cli.json("recall", "which IDE do I use", "-g", "g1", "--channels", "memories")
-    assert not any("Helix" in h["content"] for h in lexical)
-    hits = cli.json("recall", "which IDE do I use", "-g", "g1", "--explain")
+    lexical = cli.json("recall", "which coding tool do I use", "-g", "g1", "--channels", "memories")
+    assert not any("Helix" in h["content"] for h in lexical)  # no shared word, no known attribute
+    hits = cli.json("recall", "which coding tool do I use", "-g", "g1", "--explain")
     helix = [h for h in hits if h["content"] == "我的编辑器已经换成 Helix 了"]
     assert helix and helix[0]["channels"] == ["dense"]
     assert 0.5 < helix[0]["signals"]["channel_scores"]["dense"] < 1.0  # the cosine itself
     assert helix[0]["signals"]["ranks"] == {"dense": 1}
-    ranked = cli.json("recall", "which IDE do I use", "-g", "g1", "--channels", "dense")
+    ranked = cli.json("recall", "which coding tool do I use", "-g", "g1", "--channels", "dense")
     assert ranked[0]["content"] == "我的编辑器已经换成 Helix 了"  # the dense channel's rank 1
     cold = cli.json("query", "which IDE do I use", "-g", "g1")
     assert cold["cold_search"] == "dense"

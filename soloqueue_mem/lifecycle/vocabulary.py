@@ -385,6 +385,11 @@ def _fold(text: str) -> str:
     return " ".join(text.replace("'s ", " ").split()).strip("的 ")
 
 
+def _bare(subject: str) -> str:
+    """ "staging 环境" and "the staging environment" are "staging"."""
+    return re.sub(r"\s*(?:环境|environment|env)$", "", subject) or subject
+
+
 class Vocabulary(NamedTuple):
     predicates: dict[str, str]  # folded alias -> canonical
     labels: dict[str, str]  # canonical -> Chinese label
@@ -400,7 +405,7 @@ class Vocabulary(NamedTuple):
         return self.split(phrase)[1] in self.labels
 
     def subject(self, phrase: str) -> str:
-        raw = " ".join(phrase.casefold().split())
+        raw = _bare(" ".join(phrase.casefold().split()))
         if raw in self.subjects:
             return self.subjects[raw]
         folded = _fold(raw)
@@ -428,7 +433,7 @@ class Vocabulary(NamedTuple):
         "settlement worker 失败后的") is the user's own setting, so that "retries are
         8 now" said later names the same attribute."""
         phrase = re.sub(r"(?:那个|这个|的|\s)+$|^(?:那个|这个)", "", phrase.strip()).strip()
-        raw = phrase.casefold()
+        raw = _bare(phrase.casefold())
         if raw in self.subjects or _fold(raw) in self.subjects:
             return self.subject(raw)
         return raw if re.fullmatch(r"[\w.+-]{1,20}", raw, re.ASCII) else USER

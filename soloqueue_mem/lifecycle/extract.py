@@ -39,6 +39,10 @@ from soloqueue_mem.memory.store import Draft
 SOURCE = "rules"
 MAX_SENTENCE = 200
 PLAN_MARGIN = timedelta(days=3)  # a plan is kept this long after its day
+_PEOPLE = (
+    r"女儿|儿子|孩子|宝宝|老婆|老公|爱人|对象|朋友|同事|妈|爸|哥|姐|弟|妹"
+    r"|daughter|son|kid|wife|husband"
+)
 
 
 # --- what counts as a statement ---------------------------------------------------
@@ -335,6 +339,9 @@ def _key(
         return USER, words.category(value) or words.category(parts.get("old", ""))
     if spec == "correction":  # "是 9443" right after "staging 的端口不是 8443"
         return words.split(fix) if fix else (USER, words.category(value))
+    if spec == "pet":  # one fact per pet ("Miso" and "Nori"); "我女儿叫 Ada" is no pet
+        person = re.search(_PEOPLE, parts.get("attr", ""), re.IGNORECASE)
+        return (words.subject(value), "pet") if not person else (USER, "")
     if spec == "use":
         category = words.category(value)
         return USER, "" if category in MANY else category

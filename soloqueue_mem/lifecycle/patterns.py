@@ -327,6 +327,7 @@ def _chinese() -> list[Pattern]:
             r"(?:叫|名叫|名字叫)(?P<value>.{1,20})$",
             "FACT",
             "用户家有{count}只{attr}叫{value}",
+            "pet",
         ),
         make(
             r"^我(?:家|的|家的)?(?P<attr>" + _ZH_FAMILY + r")(?:的名字)?叫(?P<value>.{1,20})$",

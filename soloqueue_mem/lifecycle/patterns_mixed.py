@@ -137,6 +137,7 @@ def _english() -> list[Pattern]:
             r"(?P<value>[A-Z][\w'-]+)\b.*$",
             "FACT",
             "User's {attr} is named {value}",
+            "pet",
             flags=0,
         ),
         make(
@@ -289,12 +290,14 @@ def _chinese() -> list[Pattern]:
             r"(?:叫|名叫)\s*(?P<value>[^，。]{1,20})$",
             "FACT",
             "用户的{attr}叫{value}",
+            "pet",
             check="pet",
         ),
         make(
             r"^我家(?:的)?\s*" + _NAME + r"\s*是(?:一)?(?:只|条)(?P<attr>[^，。]{1,8})$",
             "FACT",
             "用户家的{value}是一只{attr}",
+            "pet",
             flags=0,
         ),
         # "（我）现在住在杭州", "上个月搬到深圳了", "已经在深圳住了三年了"

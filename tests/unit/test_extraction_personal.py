@@ -135,3 +135,14 @@ def test_bare_values_without_what_was_wrong_stay_out(text):
 )
 def test_questions_ask_for_the_attribute_in_either_language(question, predicate):
     assert predicate in [canonical for canonical, _ in asked(question, vocabulary())]
+
+
+def test_each_pet_is_its_own_fact_keyed_pet_and_a_child_is_no_pet():
+    pets = [
+        d for t in ("我家猫叫豆豆", "My cat Biscuit knocked my coffee over") for d in from_text(t)
+    ]
+    assert [(d.subject, d.predicate, d.tags) for d in pets] == [
+        ("豆豆", "pet", ("pet", "宠物")),
+        ("biscuit", "pet", ("pet", "宠物")),
+    ]
+    assert [d.predicate for d in from_text("我女儿叫 Ada")] == [""]

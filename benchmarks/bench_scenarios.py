@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Agent-memory scenarios: does what a user told the agent come back days later?
 
-Each line of ``data/agent_scenarios_tuned.jsonl`` and ``data/agent_scenarios_heldout.jsonl``
-is one scenario: a bilingual user working with an agent over about three sessions on
-different days (OpenAI-shaped messages: user and assistant turns, assistant
-``tool_calls``, ``role: tool`` results, one or more failing tools whose content is an
-error text without ``is_error``), then labelled checks. For every scenario the runner
+Each line of ``data/agent_scenarios_tuned.jsonl``, ``data/agent_scenarios_heldout.jsonl``
+and ``data/agent_scenarios_dev.jsonl`` (a development set written after the held-out
+half's first blind run, to generalise on without looking at it) is one scenario: a
+bilingual user working with an agent over about three sessions on different days
+(OpenAI-shaped messages: user and assistant turns, assistant ``tool_calls``,
+``role: tool`` results, one or more failing tools whose content is an error text
+without ``is_error``), then labelled checks. For every scenario the runner
 builds a fresh store in a temporary folder and drives the real CLI as hooks would:
 
 * each session is logged with ``log --batch`` (one call per session, every message
@@ -30,7 +32,7 @@ The report gives pass rates per half, per night, per category and per scenario, 
 lists the tuned half's failures with what came back. Held-out failures are counted but
 never shown unless ``--show-heldout`` is given: do not tune on them.
 
-Run: ``python benchmarks/bench_scenarios.py [--quick] [--half tuned|heldout|both]
+Run: ``python benchmarks/bench_scenarios.py [--quick] [--half tuned|heldout|dev|both]
 [--extra-args "--limit 10"] [--per-message] [--show-heldout] [--json-out PATH]``.
 """
 
@@ -58,6 +60,7 @@ DATA = REPO / "benchmarks" / "data"
 HALVES = {
     "tuned": DATA / "agent_scenarios_tuned.jsonl",
     "heldout": DATA / "agent_scenarios_heldout.jsonl",
+    "dev": DATA / "agent_scenarios_dev.jsonl",
 }
 TOP = 10
 CONSOLIDATE_AT = "03:43"
@@ -444,7 +447,12 @@ def report(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--half", choices=("tuned", "heldout", "both"), default="both")
+    parser.add_argument(
+        "--half",
+        choices=("tuned", "heldout", "dev", "both"),
+        default="both",
+        help="both = tuned + heldout; dev is run on its own",
+    )
     parser.add_argument("--quick", action="store_true", help="one scenario per half")
     parser.add_argument("--scenario", action="append", help="only this scenario id (repeatable)")
     parser.add_argument(

@@ -39,6 +39,10 @@ from soloqueue_mem.memory.store import Draft
 SOURCE = "rules"
 MAX_SENTENCE = 200
 PLAN_MARGIN = timedelta(days=3)  # a plan is kept this long after its day
+_PEOPLE = (
+    r"女儿|儿子|孩子|宝宝|老婆|老公|爱人|对象|朋友|同事|妈|爸|哥|姐|弟|妹"
+    r"|daughter|son|kid|wife|husband"
+)
 
 
 # --- what counts as a statement ---------------------------------------------------
@@ -51,7 +55,10 @@ def _res() -> dict[str, re.Pattern[str]]:
         "fence": re.compile(r"```.*?(?:```|\Z)", re.DOTALL),
         # Chinese punctuation always ends a sentence; . ! ? only before a space or the
         # end, so paths, versions and URLs stay whole.
-        "sentence": re.compile(r"[。！？\n]+|[.!?]+(?=\s|$)"),
+        # "Prof. Okafor" and "Dr. Li" are one sentence.
+        "sentence": re.compile(
+            r"[。！？\n]+|(?<!\bProf)(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)[.!?]+(?=\s|$)"
+        ),
         # Inside a sentence: Chinese commas (not the list comma 、) and semicolons;
         # "word: "; and an English
         # comma or "and/but" that opens a new clause about the speaker (", and I …").
@@ -155,6 +162,16 @@ def _res() -> dict[str, re.Pattern[str]]:
         "value_end": re.compile(r",\s+(?=[a-z]|\d+\s+[a-z]).*$"),
         # the topic the next clauses speak about: "about the timeout", "关于 retry 配置",
         # "ticket 系统我们已经不用 Jira 了"
+        # A correction names what it corrects: "scratch that about Metabase", "I got the
+        # churn window wrong", "staging 的端口不是 8443", "max_client_conn 换掉了".
+        "fix": re.compile(
+            r"^(?:scratch that|quick correction|correction|a correction)"
+            r" (?:about|on|regarding|to) (?:the |our |my )?(?P<fix>.{2,40})$"
+            r"|^(?:i|we) (?:got|had|said) (?:the |our |my )?(?P<wrong>.{2,40}?) wrong$"
+            r"|^(?P<zh>[^，。我你他她它]{2,30}?)\s*(?:其实)?(?:不是|并不是|换掉了|改掉了|变了)"
+            r"\s*[^，。]{0,20}$",
+            re.IGNORECASE,
+        ),
         "topic": re.compile(
             r"^(?:about|regarding|as for) (?:the |our |my )?(?P<topic>.+)$"
             r"|^关于(?:上次|之前)?(?:那个|这个)?(?P<topic_zh>.+?)$"
@@ -297,11 +314,13 @@ def _tidy(value: str, single: bool) -> str:
 
 
 def _key(
-    pattern: Pattern, parts: dict[str, str], words: Vocabulary, topic: str = ""
+    pattern: Pattern, parts: dict[str, str], words: Vocabulary, topic: str = "", fix: str = ""
 ) -> tuple[str, str]:
     """The canonical (subject, predicate) of what ``pattern`` matched (see patterns.py);
     a switch that names no known attribute ("上周全部迁到 Linear", "we changed it to
-    15 seconds") is about the clause's ``topic`` or the attribute its value names."""
+    15 seconds") is about the clause's ``topic`` or the attribute its value names; a
+    bare corrected value ("是 9443", "it's 60 days") is about what the clause just
+    before said was wrong (``fix``)."""
     spec, value = pattern.predicate, parts.get("value", "")
     subject = words.subject(parts["thing"]) if parts.get("thing") else USER
     if spec == "attr":
@@ -318,6 +337,11 @@ def _key(
         if topic:
             return words.split(topic)
         return USER, words.category(value) or words.category(parts.get("old", ""))
+    if spec == "correction":  # "是 9443" right after "staging 的端口不是 8443"
+        return words.split(fix) if fix else (USER, words.category(value))
+    if spec == "pet":  # one fact per pet ("Miso" and "Nori"); "我女儿叫 Ada" is no pet
+        person = re.search(_PEOPLE, parts.get("attr", ""), re.IGNORECASE)
+        return (words.subject(value), "pet") if not person else (USER, "")
     if spec == "use":
         category = words.category(value)
         return USER, "" if category in MANY else category
@@ -328,7 +352,7 @@ def _key(
     return subject, words.predicate(spec) if spec else ""
 
 
-def _drafts(clause: str, words: Vocabulary, topic: str = "") -> list[Draft]:
+def _drafts(clause: str, words: Vocabulary, topic: str = "", fix: str = "") -> list[Draft]:
     """The drafts of the first pattern that matches the clause and passes its guard."""
     for pattern in patterns():
         found = pattern.regex.match(clause)
@@ -344,12 +368,14 @@ def _drafts(clause: str, words: Vocabulary, topic: str = "") -> list[Draft]:
         tool, _, purpose = parts["value"].partition(" for ")
         if pattern.predicate == "switch" and words.known(purpose):  # "to Vault for secrets"
             parts.update(value=tool, attr=purpose)
-        subject, predicate = _key(pattern, parts, words, topic)
-        if pattern.predicate == "switch" and not predicate:
+        subject, predicate = _key(pattern, parts, words, topic, fix)
+        if pattern.predicate in ("switch", "correction") and not predicate:
             return []  # a switch to something unknown names no attribute
         chinese = not pattern.content[:1].isascii() or pattern.content.startswith("{thing}用")
         label = words.label(predicate, chinese) if predicate else parts.get("attr", "")
-        content = pattern.content.format_map({"thing": "", "count": "", **parts, "label": label})
+        content = pattern.content.format_map(
+            {"thing": "", "count": "", "field": "", **parts, "label": label, "fix": fix or label}
+        )
         draft = Draft(
             content=content[:1].upper() + content[1:],
             type=pattern.type,
@@ -421,7 +447,8 @@ def from_text(
     words = words or vocabulary()
     res = _res()
     drafts: list[Draft] = []
-    topic = named = ""  # what the clauses are about; the name the last statement gave
+    topic = named = fix = ""  # what the clauses are about; the name the last statement
+    # gave; what the clause just before said was wrong
     for clause in clauses(text):
         if clause.question or clause.quoted or len(clause.text) < 2:
             continue
@@ -429,12 +456,13 @@ def from_text(
         bare = res["task_opening"].sub("", clause.text)
         if named and res["goes_on"].match(bare):
             bare = named + bare
-        found = _drafts(bare, words, topic)
+        found = _drafts(bare, words, topic, fix)
         if not found and clause.carried:
-            found = _drafts(clause.carried, words, topic)
+            found = _drafts(clause.carried, words, topic, fix)
         if not found and drafts and drafts[-1].predicate == "name" and _is_role(bare):
             found = [Draft(f"User is the {bare}", "FACT", USER, "job", source=SOURCE)]
-        topic = _topic(bare, words) or topic
+        fix = _fixed(bare, words)
+        topic = _topic(bare, words) or fix or topic
         named = _named(found)
         plan = _plan(clause.text, now) if now is not None else None
         if plan is not None and not any(d.type == "RULE" for d in found):
@@ -460,6 +488,19 @@ def _topic(clause: str, words: Vocabulary) -> str:
     else:
         phrase = clause  # a bare attribute: "Prometheus 那个保留期"
     return phrase if words.known(phrase) else ""
+
+
+def _fixed(clause: str, words: Vocabulary) -> str:
+    """What a clause says was wrong ("I got the churn window wrong" -> "churn window"),
+    or "". A known value stands for its attribute: "scratch that about Metabase" is
+    about the BI tool."""
+    found = _res()["fix"].match(clause)
+    if found is None:
+        return ""
+    phrase = next(p for p in found.groups() if p).strip()
+    if not words.known(phrase) and words.category(phrase):
+        return words.category(phrase)
+    return phrase
 
 
 def _named(drafts: list[Draft]) -> str:

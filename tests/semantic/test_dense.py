@@ -154,3 +154,13 @@ def test_the_mapped_copy_follows_every_change(cli, hybrid):
         assert dense.dense_candidates(conn, "where do we deploy", now=now, limit=2) == again
     finally:
         conn.close()
+
+
+def test_best_first_is_a_stable_sort_without_sorting_everything():
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        scores = rng.integers(0, 20, int(rng.integers(1, 300))).astype(np.float32)  # ties
+        parts = list(dense._best_first(scores, int(rng.integers(1, 60))))
+        assert (np.concatenate(parts) == np.argsort(-scores, kind="stable")).all()

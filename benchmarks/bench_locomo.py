@@ -251,6 +251,7 @@ def main() -> int:
                 name = f"soloqueue-mem recall (hybrid, dense weight {weight:g})"
             hybrid[name] = Config(search_backend="hybrid", recall_channel_weights=weights)
         methods += list(hybrid)
+        _dense.remember_queries()
     # results[method][category] = list of (hit5, hit10, hit20)
     results: dict[str, dict[int, list[tuple[bool, ...]]]] = {m: {} for m in methods}
     # halves[method][half] = the same for categories 1-4; half 0 = the first half_size

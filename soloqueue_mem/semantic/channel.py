@@ -2,13 +2,14 @@
 engine's candidates. Active only when the chosen back end is ``hybrid`` or ``dense``
 (which means the model loaded); otherwise it finds nothing.
 
-Its order takes turns between the languages. multilingual-e5-small scores every text
-in the query's language above every text in the other: asked "我们团队用什么做部署？",
-the Chinese turns of a bilingual store score 0.85-0.86 whatever they say, and "Team
+Each language is scored on its own scale. multilingual-e5-small scores every text in
+the query's language above every text in the other: asked "我们团队用什么做部署？", the
+Chinese turns of a bilingual store score 0.85-0.86 whatever they say, and "Team
 standard: we all use Argo CD for deploys." 0.80 — rank 37, though it is the best
-English text. So the channel ranks each language on its own (texts with Han, kana or
-Hangul, and the others) and interleaves them, best first, ties by cosine: a question
-can reach what was said in the other language. A store in one language is unchanged.
+English text. So the cosines of each language (texts with Han, kana or Hangul, and the
+others) are shifted so that its best equals the best of all: the gaps within a language
+stay, and a question reaches what was said in the other language. A store in one
+language is unchanged.
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Candidate, Context
 
 TURN_IMPORTANCE = 0.5  # as recall's: a turn has no importance of its own
-LANGUAGE_POOL = 200  # nearest items searched for each language's best
+LANGUAGE_POOL = 200  # nearest items searched, so that each language has its best among them
 
 
 def dense_channel(context: Context) -> list[Candidate]:
-    """The ``context.pool`` nearest items, the languages taking turns (see the module
-    doc; the list order is the channel's rank); ``relevance`` is the raw cosine."""
+    """The ``context.pool`` nearest items; ``relevance`` is the cosine shifted by its
+    language's offset (see the module doc), which orders the channel."""
     if context.backend.name not in DENSE_BACKENDS:
         return []
     from soloqueue_mem.semantic.model import load
@@ -38,14 +39,16 @@ def dense_channel(context: Context) -> list[Candidate]:
     nearest = max(context.pool, LANGUAGE_POOL)
     hits = search(context.conn, load(), request.query, scope, context.now, nearest)
     candidates = [_candidate(hit) for hit in hits]
-    place: dict[bool, int] = {}
-    turns = []
-    for candidate in candidates:  # best first: a language's n-th is its n-th best
-        language = has_cjk(candidate.content)
-        place[language] = place.get(language, 0) + 1
-        turns.append((place[language], -candidate.relevance))
-    order = sorted(range(len(candidates)), key=lambda n: turns[n])
-    return [candidates[n] for n in order[: context.pool]]
+    best: dict[bool, float] = {}
+    for candidate in candidates:  # best first: a language's first is its best
+        best.setdefault(has_cjk(candidate.content), candidate.relevance)
+    top = max(best.values(), default=0.0)
+    shifted = [
+        c._replace(relevance=round(c.relevance + top - best[has_cjk(c.content)], 6))
+        for c in candidates
+    ]
+    shifted.sort(key=lambda c: -c.relevance)  # stable: ties keep the cosine order
+    return shifted[: context.pool]
 
 
 def _candidate(hit: DenseHit) -> Candidate:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Candidate, Context
 
 TURN_IMPORTANCE = 0.5  # as recall's: a turn has no importance of its own
+TIE = 1e-6
 LANGUAGE_POOL = 200  # nearest items searched, so that each language has its best among them
 
 
@@ -43,8 +44,12 @@ def dense_channel(context: Context) -> list[Candidate]:
     for candidate in candidates:  # best first: a language's first is its best
         best.setdefault(has_cjk(candidate.content), candidate.relevance)
     top = max(best.values(), default=0.0)
+    offset = {  # a hair under the best of all: ties go to the higher cosine
+        language: 0.0 if value == top else top - value - TIE
+        for language, value in best.items()
+    }
     shifted = [
-        c._replace(relevance=round(c.relevance + top - best[has_cjk(c.content)], 6))
+        c._replace(relevance=round(c.relevance + offset[has_cjk(c.content)], 6))
         for c in candidates
     ]
     shifted.sort(key=lambda c: -c.relevance)  # stable: ties keep the cosine order

@@ -164,3 +164,15 @@ def test_best_first_is_a_stable_sort_without_sorting_everything():
         scores = rng.integers(0, 20, int(rng.integers(1, 300))).astype(np.float32)  # ties
         parts = list(dense._best_first(scores, int(rng.integers(1, 60))))
         assert (np.concatenate(parts) == np.argsort(-scores, kind="stable")).all()
+
+
+def test_each_language_is_ranked_on_its_own_scale(cli, hybrid):
+    # e5-small puts every Chinese text above the English answer to a Chinese question
+    for text in ("先看集群，prod 集群叫 jade", "规矩：改 infra 先跑 terraform plan 给我看",
+                 "Prometheus 的保留期改成 30 天了", "我负责 k8s 集群和 CI"):  # fmt: skip
+        cli.ok("remember", "-g", "g1", text)
+    cli.ok("remember", "-g", "g1", "Team standard: we all use Argo CD for deploys.")
+    cli.ok("consolidate")
+    hits = cli.json("recall", "我们团队用什么做部署？", "-g", "g1", "--channels", "dense", "--explain")
+    ranks = {h["content"]: h["signals"]["ranks"]["dense"] for h in hits}
+    assert ranks["Team standard: we all use Argo CD for deploys."] <= 2

@@ -20,7 +20,15 @@ channel (``recall --traces -n 20``; the token budget lifted so the 20 hits stay)
 score adds recency, importance and access to the turns' relevance, and the stores are
 logged with LoCoMo's own (2023) dates, so on this data it ranks like ``trace``.
 
-Run: ``/tmp/bench-venv/bin/python benchmarks/bench_locomo.py [--quick]``.
+With the ``semantic`` extra, "recall (hybrid)" asks the same as "recall (default)"
+with ``search_backend = "hybrid"``, after the store's turns, memories and episodes are
+embedded through the library (vectors kept under /tmp/soloqueue-bench between runs,
+see _dense.py): the dense channel joins the fusion at its registered weight, or at
+each ``--dense-weights`` value (tuned on conversations 1-5, the first half; 6-10 are
+the held-out half).
+
+Run: ``/tmp/bench-venv/bin/python benchmarks/bench_locomo.py [--quick] [--no-dense]
+[--dense-weights 0.8,1.2]``.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import _common as c
+import _dense
 
 c.import_project()
 
@@ -180,6 +189,14 @@ def main() -> int:
         action="store_true",
         help="skip the consolidation (episodes, extracted memories) before the questions",
     )
+    parser.add_argument("--no-dense", action="store_true", help="skip recall (hybrid)")
+    parser.add_argument(
+        "--dense-weights",
+        type=lambda text: [float(w) for w in text.split(",")],
+        default=[None],
+        help="comma-separated fusion weights of the dense channel to compare "
+        "(default: its registered weight)",
+    )
     args = parser.parse_args()
 
     from soloqueue_mem.config import Config
@@ -194,11 +211,17 @@ def main() -> int:
         """`recall --traces -n 20` with a budget that never cuts the 20 hits."""
         return Request(question, channels=("traces",), limit=20, max_tokens=1_000_000)
 
-    def default_turns(home, conn, question: str, limit: int) -> list[str]:
+    def default_turns(home, conn, question: str, limit: int, setup: Config = config) -> list:
         """Plain `recall QUESTION -n LIMIT` (default channels and budget): the turns it
         returns; memories and episodes take their places in the answer too."""
-        found = recall(home, conn, Request(question, limit=limit), config, now, lexicon)
+        found = recall(home, conn, Request(question, limit=limit), setup, now, lexicon)
         return [h.candidate.turn.metadata["dia_id"] for h in found.hits if h.candidate.turn]
+
+    def answer_turns(home, conn, question: str, setup: Config = config) -> list:
+        """-n 10's places, then -n 20's turns (hit@20 asks for 20)."""
+        return padded(default_turns(home, conn, question, 10, setup), 10) + default_turns(
+            home, conn, question, 20, setup
+        )
 
     data = json.loads(args.data.read_text(encoding="utf-8"))
     limit = args.conversations or (2 if args.quick else len(data))
@@ -218,6 +241,17 @@ def main() -> int:
         "FTS5 porter unicode61 OR",
         "FTS5 unicode61 OR, stopwords dropped",
     ]
+    hybrid: dict[str, Config] = {}
+    skipped = None if args.no_dense else _dense.available()
+    if not args.no_dense and skipped is None:
+        for weight in args.dense_weights:
+            name = "soloqueue-mem recall (hybrid)"
+            weights = {} if weight is None else {"dense": weight}
+            if weight is not None:
+                name = f"soloqueue-mem recall (hybrid, dense weight {weight:g})"
+            hybrid[name] = Config(search_backend="hybrid", recall_channel_weights=weights)
+        methods += list(hybrid)
+        _dense.remember_queries()
     # results[method][category] = list of (hit5, hit10, hit20)
     results: dict[str, dict[int, list[tuple[bool, ...]]]] = {m: {} for m in methods}
     # halves[method][half] = the same for categories 1-4; half 0 = the first half_size
@@ -227,6 +261,7 @@ def main() -> int:
     trace_seconds = 0.0
     traced = 0
     turns_total = 0
+    embedded = 0
     work = Path(tempfile.mkdtemp(prefix="bench-locomo-"))
     try:
         for index, sample in enumerate(data):
@@ -234,6 +269,9 @@ def main() -> int:
             home, conn, docs = ingest(work / f"conv-{index}", conv)
             if not args.no_consolidate:
                 consolidate(home, conn)
+            if hybrid:
+                report = _dense.embed(conn, now)
+                embedded += report["memories"]["embedded"] + report["turns"]["embedded"]
             turns_total += len(docs)
             known = {dia for dia, _ in docs}
             baselines = [
@@ -258,12 +296,13 @@ def main() -> int:
                 ranked = {
                     methods[0]: [h.turn.metadata["dia_id"] for h in hits],
                     methods[1]: [h.candidate.turn.metadata["dia_id"] for h in recalled.hits],
-                    methods[2]: padded(default_turns(home, conn, question, 10), 10)
-                    + default_turns(home, conn, question, 20),
+                    methods[2]: answer_turns(home, conn, question),
                     methods[3]: baselines[0].search(question, 20),
                     methods[4]: baselines[1].search(question, 20),
                     methods[5]: baselines[2].search(question, 20),
                 }
+                for name, setup in hybrid.items():
+                    ranked[name] = answer_turns(home, conn, question, setup)
                 for method, ids in ranked.items():
                     hit = tuple(bool(wanted.intersection(ids[:k])) for k in KS)
                     results[method].setdefault(category, []).append(hit)
@@ -290,6 +329,10 @@ def main() -> int:
         f"without valid evidence not scored. Library trace(): "
         f"{1000 * trace_seconds / max(traced, 1):.2f} ms per question (top 20)."
     )
+    if skipped:
+        c.out(f"recall (hybrid) not measured: {skipped}.")
+    elif hybrid:
+        c.out(f"recall (hybrid): {embedded:,} text(s) embedded by this run, the rest cached.")
     c.out()
     table_rows = []
     for category in (1, 2, 3, 4, 5):
@@ -315,7 +358,7 @@ def main() -> int:
                     *rates(halves[method].get(half, [])),
                 ]
                 for half in (0, 1)
-                for method in methods[:4]
+                for method in methods[:4] + list(hybrid)
             ],
         )
     )

@@ -21,6 +21,11 @@ builds a fresh store in a temporary folder and drives the real CLI as hooks woul
   ``recall QUESTION --format json`` (plus ``--extra-args``) against a copy of the
   store, so asking at night 1 changes nothing that night 10 sees.
 
+With ``--semantic`` (the ``semantic`` extra installed in ``--python``'s environment)
+each store's config.toml sets ``search_backend = "hybrid"``: ``consolidate`` embeds
+memories and episodes, and ``index --embed --turns`` runs after each logged session,
+so ``recall`` fuses the dense channel in.
+
 A check passes when (a) one of its ``expected`` strings occurs, case-folded, in the
 ``content`` or ``text`` of one of the first 10 hits; (b) no hit that contains one of
 its ``absent_before`` strings (an outdated value) and none of the expected ones ranks
@@ -33,7 +38,8 @@ lists the tuned half's failures with what came back. Held-out failures are count
 never shown unless ``--show-heldout`` is given: do not tune on them.
 
 Run: ``python benchmarks/bench_scenarios.py [--quick] [--half tuned|heldout|dev|both]
-[--extra-args "--limit 10"] [--per-message] [--show-heldout] [--json-out PATH]``.
+[--extra-args "--limit 10"] [--per-message] [--semantic] [--show-heldout]
+[--json-out PATH] [--keep DIR]``.
 """
 
 from __future__ import annotations
@@ -246,6 +252,7 @@ def run_scenario(
     per_message: bool,
     lexicons: Path | None = None,
     keep: Path | None = None,
+    semantic: bool = False,
 ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """Build the scenario's store, run its nights, ask its checks.
 
@@ -259,6 +266,9 @@ def run_scenario(
         cli = Cli(python, scenario, root)
         first = timeline(scenario)[0][0]
         cli.run(["--quiet", "init"], first - timedelta(hours=1))
+        if semantic:
+            with (cli.home / "config.toml").open("a", encoding="utf-8") as config:
+                config.write('\nsearch_backend = "hybrid"\n')
         if lexicons is not None:
             (cli.home / "cache").mkdir(exist_ok=True)
             for path in lexicons.glob("lexicon-*"):
@@ -267,6 +277,9 @@ def run_scenario(
         for when, kind, payload in timeline(scenario):
             if kind == "session":
                 log_session(cli, scenario, payload, when, per_message)
+                if semantic:
+                    done = when + timedelta(minutes=len(payload["messages"]) + 2)
+                    cli.run(["--quiet", "index", "--embed", "--turns", "--format", "json"], done)
             elif kind == "consolidate":
                 cli.run(["--quiet", "consolidate", "--format", "json"], when)
             else:
@@ -464,6 +477,11 @@ def main() -> int:
     parser.add_argument(
         "--show-heldout", action="store_true", help="also list the held-out half's failures"
     )
+    parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help='search_backend = "hybrid" in every store, turns embedded after each session',
+    )
     parser.add_argument("--json-out", type=Path, help="write every check's result here")
     parser.add_argument("--keep", type=Path, help="copy each scenario's final store here")
     parser.add_argument("--python", default=sys.executable, help="whose soloqueue-mem to run")
@@ -493,7 +511,7 @@ def main() -> int:
     logging = "one log call per message" if args.per_message else "one log --batch per session"
     out(
         f"recall: `{' '.join(['recall', 'QUESTION', '--format', 'json', *extra])}`; "
-        f"logging: {logging}; a check passes when an expected string is in the top {TOP} "
+        f"logging: {logging}; semantic: {'hybrid' if args.semantic else 'off'}; a check passes when an expected string is in the top {TOP} "
         "hits (see the script's docstring)."
     )
     out()
@@ -505,7 +523,14 @@ def main() -> int:
             half, scenario = job
             t0 = time.perf_counter()
             rows, timing = run_scenario(
-                args.python, half, scenario, extra, args.per_message, Path(lexicons), args.keep
+                args.python,
+                half,
+                scenario,
+                extra,
+                args.per_message,
+                Path(lexicons),
+                args.keep,
+                args.semantic,
             )
             passed = sum(r["passed"] for r in rows)
             note(

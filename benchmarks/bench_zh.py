@@ -12,10 +12,16 @@
      jieba-word FTS5 index (jieba.lcut tokens joined by spaces, query tokens quoted and
      OR-joined, the same stopwords), and a character-bigram FTS5 index. Also index size
      and the per-process cost of the first query (ours: lexicon open + segmentation;
-     jieba: import + dictionary load).
+     jieba: import + dictionary load). With the ``semantic`` extra, "recall (hybrid)"
+     asks as "recall (default)" does with ``search_backend = "hybrid"``, after the
+     store's turns, memories and episodes are embedded through the library (vectors
+     kept between runs, see _dense.py), at the dense channel's registered weight or at
+     each ``--dense-weights`` value. Weights are tuned on the users at even places in
+     name order (the tuning half); the others are the held-out half.
 
 Probing questions are read from bench-data at run time (never copied into the repo).
-Run: ``/tmp/bench-venv/bin/python benchmarks/bench_zh.py [--quick]``.
+Run: ``/tmp/bench-venv/bin/python benchmarks/bench_zh.py [--quick] [--no-dense]
+[--dense-weights 0.8,1.2]``.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import _common as c
+import _dense
 
 c.import_project()
 
@@ -243,7 +250,13 @@ def fts_bytes(conn: sqlite3.Connection, prefix: str) -> int:
 
 
 def retrieval(
-    bank: dict, probing: dict[str, list[str]], labels: list[dict], lexicon_fn, jieba, work: Path
+    bank: dict,
+    probing: dict[str, list[str]],
+    labels: list[dict],
+    lexicon_fn,
+    jieba,
+    work: Path,
+    dense_weights: list[float | None],
 ) -> tuple[str, dict]:
     from soloqueue_mem.config import Config
     from soloqueue_mem.db.stores import open_memory
@@ -258,13 +271,14 @@ def retrieval(
 
     now = datetime.now(UTC)
 
-    def recalled_turns(home, conn, question: str) -> list[str | None]:
+    def recalled_turns(home, conn, question: str, setup: Config | None = None) -> list:
         """The pairs of the turns plain `recall QUESTION` returns (-n 10: its first 10
         places, memories and episodes holding theirs; then -n 20's turns)."""
         found = [
-            recall(home, conn, Request(question, limit=limit), config, now, lexicon_fn).hits
+            recall(home, conn, Request(question, limit=limit), setup or config, now, lexicon_fn)
             for limit in (10, 20)
         ]
+        found = [result.hits for result in found]
         pairs = [h.candidate.turn.metadata["pair"] if h.candidate.turn else None for h in found[0]]
         pairs += [None] * (10 - len(pairs))
         return pairs + [h.candidate.turn.metadata["pair"] for h in found[1] if h.candidate.turn]
@@ -275,6 +289,16 @@ def retrieval(
         "character bigrams",
         "soloqueue-mem recall (default; after consolidate)",
     ]
+    hybrid: dict[str, Config] = {}
+    for weight in dense_weights:
+        name = "soloqueue-mem recall (hybrid)"
+        if weight is not None:
+            name = f"soloqueue-mem recall (hybrid, dense weight {weight:g})"
+        weights = {} if weight is None else {"dense": weight}
+        hybrid[name] = Config(search_backend="hybrid", recall_channel_weights=weights)
+    methods += list(hybrid)
+    tuning = set(sorted({x["user"] for x in labels})[::2])
+    halves: dict[str, dict[bool, list[tuple[bool, ...]]]] = {m: {} for m in methods}
     results: dict[str, dict[str, list[tuple[bool, ...]]]] = {m: {} for m in methods}
     sizes = dict.fromkeys(methods, 0)
     timings = dict.fromkeys(methods, 0.0)
@@ -325,6 +349,8 @@ def retrieval(
         run_consolidate(
             home, lambda home=home, config=config: open_memory(home, config), now, Options()
         )
+        if hybrid:
+            _dense.embed(conn, now)
         # a dialogue pasted as the query: the user's first lines, then the question
         context = [e.content for _, e in items if e.role == "user"]
         jieba_index = RefIndex(
@@ -355,9 +381,15 @@ def retrieval(
             timings[methods[1]] += t2 - t1
             timings[methods[2]] += t3 - t2
             timings[methods[3]] += t4 - t3
-            for method, ranked in zip(methods, (ours, theirs, bigram, default), strict=True):
+            answers = [ours, theirs, bigram, default]
+            for name, setup in hybrid.items():
+                t5 = time.perf_counter()
+                answers.append(recalled_turns(home, conn, question, setup))
+                timings[name] += time.perf_counter() - t5
+            for method, ranked in zip(methods, answers, strict=True):
                 hit = tuple(bool(wanted.intersection(ranked[:k])) for k in KS)
                 results[method].setdefault(label["source"], []).append(hit)
+                halves[method].setdefault(user in tuning, []).append(hit)
             long = "".join(context[:LONG_PREFIX]) + question
             for method, ranked in zip(
                 methods,
@@ -369,6 +401,7 @@ def retrieval(
                     jieba_index.search(or_match(jieba.lcut(long), STOPWORDS), 20),
                     bigram_index.search(or_match(bigram_form(long).split(), STOPWORDS), 20),
                     recalled_turns(home, conn, long),
+                    *(recalled_turns(home, conn, long, setup) for setup in hybrid.values()),
                 ),
                 strict=True,
             ):
@@ -407,6 +440,18 @@ def retrieval(
         "pasted as the query; the references keep its first 64 terms).",
         "",
         c.table(["subset", "method", "questions", "hit@5", "hit@10", "hit@20"], rows),
+        "",
+        f"Probing and written questions by half of the users ({len(tuning)} tuning users, at "
+        "even places in name order; the others held out):",
+        "",
+        c.table(
+            ["users", "method", "questions", "hit@5", "hit@10", "hit@20"],
+            [
+                [half, method, len(halves[method].get(key, [])), *rates(halves[method].get(key, []))]
+                for half, key in (("tuning", True), ("held-out", False))
+                for method in (methods[0], methods[3], *hybrid)
+            ],
+        ),
         "",
         c.table(
             [
@@ -537,6 +582,14 @@ def main() -> int:
         help="interpreter for the first-query processes (default: this one)",
     )
     parser.add_argument("--data", type=Path, default=c.BENCH_DATA / "memorybank")
+    parser.add_argument("--no-dense", action="store_true", help="skip recall (hybrid)")
+    parser.add_argument(
+        "--dense-weights",
+        type=lambda text: [float(w) for w in text.split(",")],
+        default=[None],
+        help="comma-separated fusion weights of the dense channel to compare "
+        "(default: its registered weight)",
+    )
     args = parser.parse_args()
 
     import jieba
@@ -564,7 +617,11 @@ def main() -> int:
     c.out()
     work = Path(tempfile.mkdtemp(prefix="bench-zh-"))
     try:
-        text, info = retrieval(bank, probing, labels, lambda: lexicon, jieba, work)
+        skipped = None if args.no_dense else _dense.available()
+        weights = [] if args.no_dense or skipped else args.dense_weights
+        text, info = retrieval(bank, probing, labels, lambda: lexicon, jieba, work, weights)
+        if skipped:
+            text += f"\n\nrecall (hybrid) not measured: {skipped}."
     finally:
         shutil.rmtree(work, ignore_errors=True)
     c.out(text)

@@ -85,7 +85,7 @@ def load_config(path: Path) -> Config:
         if key not in known:
             raise BadInput(f"{path}: unknown setting {key!r} (known: {', '.join(known)})")
         default = getattr(Config(), key)
-        if isinstance(default, Mapping):
+        if isinstance(default, Mapping) and key != "recall_channel_weights":  # numbers: below
             values[key] = MappingProxyType(_aliases(path, key, value))
             continue
         if type(default) is float and type(value) is int:

@@ -9,6 +9,7 @@ Scope (group/agent) is always a SQL ``WHERE``; ``sqlite3.Row`` never leaves here
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import uuid
 from collections.abc import Iterable
@@ -637,17 +638,16 @@ def matching_ids(
     conn: sqlite3.Connection, ids: list[str], filters: Filters, now: datetime
 ) -> dict[str, Memory]:
     """The memories among ``ids`` that match ``filters`` exactly (active unless asked),
-    by id: how a search outside FTS (the dense channel) applies the same scope."""
+    by id: how a search outside FTS (the dense channel) applies the same scope. The ids
+    lead the join (CROSS JOIN keeps that order): left to itself, SQLite walks the
+    group's index, every row of a 100k-memory group (0.1 s instead of 0.2 ms)."""
     where, params = _filter_sql(filters, now)
-    found: dict[str, Memory] = {}
-    for marks, part in in_lists(ids):
-        rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE {where}"  # noqa: S608 - fixed fragments
-            f" AND memories.id IN ({marks})",
-            {**params, **part},
-        )
-        found.update((row[0], _memory(row)) for row in rows)
-    return found
+    rows = conn.execute(
+        f"SELECT {_QUALIFIED} FROM json_each(:ids) AS wanted"  # noqa: S608 - fixed fragments
+        f" CROSS JOIN memories ON memories.id = wanted.value WHERE {where}",
+        {**params, "ids": json.dumps(ids)},
+    )
+    return {row[0]: _memory(row) for row in rows}
 
 
 def active_keys(

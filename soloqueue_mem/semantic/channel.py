@@ -1,6 +1,16 @@
-"""The ``dense`` recall channel: a thin adapter from :func:`dense.search` to the
-recall engine's candidates. Active only when the chosen back end is ``hybrid`` or
-``dense`` (which means the model loaded); otherwise it finds nothing."""
+"""The ``dense`` recall channel: an adapter from :func:`dense.search` to the recall
+engine's candidates. Active only when the chosen back end is ``hybrid`` or ``dense``
+(which means the model loaded); otherwise it finds nothing.
+
+Each language is scored on its own scale. multilingual-e5-small scores every text in
+the query's language above every text in the other: asked "我们团队用什么做部署？", the
+Chinese turns of a bilingual store score 0.85-0.86 whatever they say, and "Team
+standard: we all use Argo CD for deploys." 0.80 — rank 37, though it is the best
+English text. So the cosines of each language (texts with Han, kana or Hangul, and the
+others) are shifted so that its best equals the best of all: the gaps within a language
+stay, and a question reaches what was said in the other language. A store in one
+language is unchanged.
+"""
 
 from __future__ import annotations
 
@@ -8,24 +18,42 @@ from typing import TYPE_CHECKING
 
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.semantic.dense import DenseHit, Scope, search
+from soloqueue_mem.text.cjk import has_cjk
 
 if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Candidate, Context
 
 TURN_IMPORTANCE = 0.5  # as recall's: a turn has no importance of its own
+TIE = 1e-6
+LANGUAGE_POOL = 200  # nearest items searched, so that each language has its best among them
 
 
 def dense_channel(context: Context) -> list[Candidate]:
-    """The ``context.pool`` nearest items, in cosine order (the list order is the
-    channel's rank); ``relevance`` is the raw cosine similarity."""
+    """The ``context.pool`` nearest items; ``relevance`` is the cosine shifted by its
+    language's offset (see the module doc), which orders the channel."""
     if context.backend.name not in DENSE_BACKENDS:
         return []
     from soloqueue_mem.semantic.model import load
 
     request = context.request
     scope = Scope(request.group, request.agent, request.type, request.since)
-    hits = search(context.conn, load(), request.query, scope, context.now, context.pool)
-    return [_candidate(hit) for hit in hits]
+    nearest = max(context.pool, LANGUAGE_POOL)
+    hits = search(context.conn, load(), request.query, scope, context.now, nearest)
+    candidates = [_candidate(hit) for hit in hits]
+    best: dict[bool, float] = {}
+    for candidate in candidates:  # best first: a language's first is its best
+        best.setdefault(has_cjk(candidate.content), candidate.relevance)
+    top = max(best.values(), default=0.0)
+    offset = {  # a hair under the best of all: ties go to the higher cosine
+        language: 0.0 if value == top else top - value - TIE
+        for language, value in best.items()
+    }
+    shifted = [
+        c._replace(relevance=round(c.relevance + offset[has_cjk(c.content)], 6))
+        for c in candidates
+    ]
+    shifted.sort(key=lambda c: -c.relevance)  # stable: ties keep the cosine order
+    return shifted[: context.pool]
 
 
 def _candidate(hit: DenseHit) -> Candidate:

@@ -1,6 +1,7 @@
 """Dense retrieval: the query's cosine against every cached vector in scope.
 
-Vectors are float32 BLOBs in memory.db, searched by numpy brute force: this Python's
+Vectors are float32 BLOBs in memory.db, searched by numpy brute force over a
+memory-mapped copy of them (:mod:`.mapped`, in the store's cache folder): this Python's
 ``sqlite3`` cannot load sqlite-vec (no ``enable_load_extension``), and brute force
 over 100k vectors is fast enough for a CLI call (see benchmarks/bench_semantic.py and
 the README). Group and agent narrow the matrix in SQL; every other filter (type,
@@ -12,18 +13,22 @@ top ``limit`` of the items the filters admit.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from datetime import datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
-from soloqueue_mem.semantic import index
+from soloqueue_mem.semantic import index, mapped
 from soloqueue_mem.semantic.model import Embedder, load
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.turns import Turn
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DEFAULT_KINDS = ("memory", "episode", "turn")
 
@@ -71,25 +76,40 @@ def search(
     kinds: tuple[str, ...] = DEFAULT_KINDS,
 ) -> list[DenseHit]:
     """The best ``limit`` items in ``scope`` by cosine, with their values."""
-    import numpy as np
-
     if scope.type is not None:
         kinds = tuple(k for k in kinds if k == "memory")
     if not kinds or not query.strip():
         return []
-    found = index.matrix(conn, embedder.name, kinds, scope.group, scope.agent)
+    found = mapped.load(conn, embedder.name, kinds, scope.group, scope.agent) or index.matrix(
+        conn, embedder.name, kinds, scope.group, scope.agent
+    )
     if not found.keys:
         return []
     scores = found.vectors @ embedder.query(query)
-    order = np.argsort(-scores, kind="stable")  # ties: (kind, id) order, deterministic
     hits: list[DenseHit] = []
     step = max(4 * limit, 50)
-    for start in range(0, len(order), step):  # exact filters on the best first
-        ranked = [(found.keys[n], float(scores[n])) for n in order[start : start + step]]
-        hits += _admitted(conn, ranked, scope, now)
-        if len(hits) >= limit:
-            break
-    return hits[:limit]
+    for order in _best_first(scores, step):
+        for start in range(0, len(order), step):  # exact filters on the best first
+            ranked = [(found.keys[n], float(scores[n])) for n in order[start : start + step]]
+            hits += _admitted(conn, ranked, scope, now)
+            if len(hits) >= limit:
+                return hits[:limit]
+    return hits
+
+
+def _best_first(scores: np.ndarray, count: int) -> Iterator[np.ndarray]:
+    """Row numbers by descending score, ties in row order ((kind, id): deterministic),
+    in two parts: the best ``count`` (more on a tie), found without sorting all rows
+    (a sort of 100k costs more than the product), then the rest if asked for."""
+    import numpy as np
+
+    if count >= len(scores):
+        yield np.argsort(-scores, kind="stable")
+        return
+    bar = np.partition(scores, len(scores) - count)[len(scores) - count]
+    best = np.flatnonzero(scores >= bar)  # in row order, so the stable sort keeps ties
+    yield best[np.argsort(-scores[best], kind="stable")]
+    yield np.argsort(-scores, kind="stable")[len(best) :]
 
 
 def _admitted(

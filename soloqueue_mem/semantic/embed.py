@@ -12,7 +12,7 @@ from typing import Any
 
 from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.memory.episodes import EpisodeFilters
-from soloqueue_mem.semantic import index
+from soloqueue_mem.semantic import index, mapped
 from soloqueue_mem.semantic.index import Item, Progress
 from soloqueue_mem.semantic.model import Embedder
 from soloqueue_mem.sessions import turns
@@ -66,7 +66,8 @@ def embed_store(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Embed what lacks a vector (memories and episodes first, then turns) within
-    ``time_budget`` seconds; the report says what is left for the next run."""
+    ``time_budget`` seconds, then bring the memory-mapped copy of the vectors up to
+    date; the report says what is left for the next run."""
     deadline = None if time_budget is None else time.monotonic() + time_budget
     report: dict[str, Any] = {"model": embedder.name}
     found = index.embed_items(conn, embedder, memory_items(conn, now), now, deadline, progress)
@@ -75,4 +76,5 @@ def embed_store(
         found = index.embed_items(conn, embedder, turn_items(conn), now, deadline, progress)
         report["turns"] = found.as_json()
     report["vectors"] = index.counts(conn, embedder.name)
+    mapped.refresh(conn, embedder.name)
     return report

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -59,15 +59,20 @@ def content_hash(text: str) -> str:
 def pending(conn: sqlite3.Connection, model: str, items: Iterable[Item]) -> list[Item]:
     """The items without a vector of their present text under ``model``."""
     items = list(items)
-    kinds = sorted({item.kind for item in items})
+    known = _links(conn, model, {item.kind for item in items})
+    return [i for i in items if known.get((i.kind, i.id)) != content_hash(i.text)]
+
+
+def _links(conn: sqlite3.Connection, model: str, kinds: Iterable[str]) -> dict[tuple[str, str], str]:
+    """The content hash each item of ``kinds`` is linked to under ``model``."""
     known: dict[tuple[str, str], str] = {}
-    for kind in kinds:
+    for kind in sorted(kinds):
         rows = conn.execute(
             "SELECT item_id, content_hash FROM embedded_items WHERE model = ? AND kind = ?",
             (model, kind),
         )
         known.update(((kind, item_id), digest) for item_id, digest in rows)
-    return [i for i in items if known.get((i.kind, i.id)) != content_hash(i.text)]
+    return known
 
 
 def _cached(conn: sqlite3.Connection, model: str, hashes: list[str]) -> set[str]:
@@ -112,15 +117,20 @@ def embed_items(
 ) -> EmbedReport:
     """Vectors for ``items`` (see the module doc); ``deadline`` is a
     ``time.monotonic()`` value after which no new batch starts."""
+    from soloqueue_mem.semantic import mapped
+
     started = time.monotonic()
     items = list(items)
-    todo = pending(conn, embedder.name, items)
+    known = _links(conn, embedder.name, {item.kind for item in items})
+    todo = [i for i in items if known.get((i.kind, i.id)) != content_hash(i.text)]
     cached = _cached(conn, embedder.name, sorted({content_hash(i.text) for i in todo}))
     ready = [i for i in todo if content_hash(i.text) in cached]
     waiting = [i for i in todo if content_hash(i.text) not in cached]
     if ready:
         with write_tx(conn):
             _link(conn, embedder.name, ready)
+        if any((i.kind, i.id) in known for i in ready):  # a change the copy's state misses
+            mapped.drop(conn, embedder.name)
     by_hash: dict[str, list[Item]] = {}  # each new text is embedded once
     for item in waiting:
         by_hash.setdefault(content_hash(item.text), []).append(item)
@@ -168,7 +178,7 @@ def _store(
 
 
 class Matrix(NamedTuple):
-    keys: list[tuple[str, str]]  # (kind, item id), one per row
+    keys: Sequence[tuple[str, str]]  # (kind, item id), one per row
     vectors: np.ndarray  # (n, dim) float32
 
 
@@ -179,7 +189,21 @@ def matrix(
     group: str | None = None,
     agent: str | None = None,
 ) -> Matrix:
-    """Every vector of ``kinds`` under ``model`` in the scope, as one matrix."""
+    """Every vector of ``kinds`` under ``model`` in the scope, as one matrix, read from
+    SQLite (:mod:`.mapped` keeps a faster copy for stores on disk)."""
+    keys, vectors = scoped_rows(conn, model, kinds, group, agent)
+    return Matrix([(kind, item_id) for kind, item_id, _, _ in keys], vectors)
+
+
+def scoped_rows(
+    conn: sqlite3.Connection,
+    model: str,
+    kinds: Iterable[str] = KINDS,
+    group: str | None = None,
+    agent: str | None = None,
+) -> tuple[list[tuple[str, str, str, str]], np.ndarray]:
+    """``(kind, item id, group, agent)`` and the vector of every item in the scope,
+    ordered by kind and item id."""
     import numpy as np
 
     clauses = ["i.model = ?"]
@@ -192,16 +216,17 @@ def matrix(
             clauses.append(f"i.{column} = ?")
             params.append(value)
     rows = conn.execute(
-        "SELECT i.kind, i.item_id, c.dim, c.vector FROM embedded_items AS i"  # noqa: S608
+        "SELECT i.kind, i.item_id, i.group_id, i.agent_id, c.dim, c.vector"  # noqa: S608
+        " FROM embedded_items AS i"
         " JOIN embedding_cache AS c ON c.model = i.model AND c.content_hash = i.content_hash"
         f" WHERE {' AND '.join(clauses)} ORDER BY i.kind, i.item_id",
         params,
     ).fetchall()
     if not rows:
-        return Matrix([], np.zeros((0, 0), dtype=np.float32))
-    dim = rows[0][2]
-    flat = np.frombuffer(b"".join(row[3] for row in rows), dtype="<f4")
-    return Matrix([(row[0], row[1]) for row in rows], flat.reshape(len(rows), dim))
+        return [], np.zeros((0, 0), dtype=np.float32)
+    dim = rows[0][4]
+    flat = np.frombuffer(b"".join(row[5] for row in rows), dtype="<f4")
+    return [row[:4] for row in rows], flat.reshape(len(rows), dim)
 
 
 def counts(conn: sqlite3.Connection, model: str) -> dict[str, int]:

@@ -536,6 +536,15 @@ def test_a_bad_weight_in_config_is_reported(cli, home):
     assert result.exit_code == 65 and "recall_weight_access" in result.stderr
 
 
+def test_channel_weights_come_from_config_toml(cli, home):
+    cli.ok("remember", "the ferry leaves at noon")
+    (home / "config.toml").write_text("recall_channel_weights = {memories = 2, traces = 0.5}\n")
+    assert contents(recall(cli, "ferry")) == ["the ferry leaves at noon"]
+    (home / "config.toml").write_text('recall_channel_weights = {memories = "high"}\n')
+    result = cli("recall", "ferry")
+    assert result.exit_code == 65 and "recall_channel_weights.memories" in result.stderr
+
+
 def test_an_unknown_search_backend_falls_back_to_fts5(cli, home):
     cli.ok("remember", "the ferry leaves at noon")
     (home / "config.toml").write_text('search_backend = "faiss"\n')

@@ -1,0 +1,89 @@
+"""Embedding a benchmark store through the library, with vectors kept between runs.
+
+Each benchmark builds its stores afresh in a temporary folder, and embedding them
+costs minutes (about 14 texts/s on two cores). ``VECTORS`` keeps every vector a run
+computed, keyed like the store's own ``embedding_cache`` by (model, content hash of
+exactly what the model reads): before the library's embedding pass
+(:func:`soloqueue_mem.semantic.embed.embed_store`) the store's cache is filled with
+the vectors already known for its texts, so only new texts go through the model, and
+afterwards the new vectors are kept for the next run.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from pathlib import Path
+
+import _common as c
+
+VECTORS = c.CACHE / "vectors.db"
+
+
+def available() -> str | None:
+    """Why the dense channel cannot be measured here; None when it can."""
+    from soloqueue_mem.semantic.model import unavailable
+
+    return unavailable()
+
+
+def remember_queries() -> None:
+    """Embed each distinct query once in this process: a benchmark asks the same
+    question at several limits and weights, and recall's answer does not depend on
+    how the query vector was obtained (its time does: do not time recall after this)."""
+    from functools import lru_cache
+
+    from soloqueue_mem.semantic.model import load
+
+    model = load()
+    model.query = lru_cache(maxsize=4096)(model.query)  # type: ignore[method-assign]
+
+
+def _open_vectors(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS vectors (model TEXT, content_hash TEXT, dim INTEGER,"
+        " vector BLOB, PRIMARY KEY (model, content_hash)) WITHOUT ROWID"
+    )
+    return conn
+
+
+def embed(conn: sqlite3.Connection, now: datetime, *, turns: bool = True) -> dict:
+    """Give the store's memories, episodes (and turns) vectors; returns the library's
+    report (``embedded`` counts only the texts no earlier run had seen)."""
+    from soloqueue_mem.semantic import embed as library
+    from soloqueue_mem.semantic.index import content_hash
+    from soloqueue_mem.semantic.model import load
+
+    model = load()
+    items = library.memory_items(conn, now) + (list(library.turn_items(conn)) if turns else [])
+    wanted = sorted({content_hash(item.text) for item in items})
+    kept = _open_vectors(VECTORS)
+    try:
+        rows = []
+        for start in range(0, len(wanted), 900):
+            part = wanted[start : start + 900]
+            rows += kept.execute(
+                "SELECT content_hash, dim, vector FROM vectors"  # noqa: S608 - placeholders
+                f" WHERE model = ? AND content_hash IN ({','.join('?' * len(part))})",
+                (model.name, *part),
+            ).fetchall()
+        with conn:
+            conn.executemany(
+                "INSERT INTO embedding_cache (model, content_hash, dim, vector, created_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, content_hash) DO NOTHING",
+                [(model.name, digest, dim, blob, now.isoformat()) for digest, dim, blob in rows],
+            )
+        report = library.embed_store(conn, model, now, with_turns=turns)
+        new = conn.execute(
+            "SELECT content_hash, dim, vector FROM embedding_cache WHERE model = ?", (model.name,)
+        ).fetchall()
+        with kept:
+            kept.executemany(
+                "INSERT OR IGNORE INTO vectors VALUES (?, ?, ?, ?)",
+                [(model.name, digest, dim, blob) for digest, dim, blob in new],
+            )
+    finally:
+        kept.close()
+    return report

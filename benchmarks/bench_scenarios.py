@@ -511,7 +511,8 @@ def main() -> int:
     logging = "one log call per message" if args.per_message else "one log --batch per session"
     out(
         f"recall: `{' '.join(['recall', 'QUESTION', '--format', 'json', *extra])}`; "
-        f"logging: {logging}; semantic: {'hybrid' if args.semantic else 'off'}; a check passes when an expected string is in the top {TOP} "
+        f"logging: {logging}; semantic: {'hybrid' if args.semantic else 'off'}; "
+        f"a check passes when an expected string is in the top {TOP} "
         "hits (see the script's docstring)."
     )
     out()

@@ -209,11 +209,11 @@ def vector_query(folder: Path, count: int) -> tuple[float, float, float]:
 
 
 def zh_dense(work: Path) -> list[list[object]]:
+    from bench_zh import load_memorybank
+
     from soloqueue_mem.semantic import index
     from soloqueue_mem.semantic.index import Item
     from soloqueue_mem.semantic.model import load
-
-    from bench_zh import load_memorybank
 
     bank, probing = load_memorybank(c.BENCH_DATA / "memorybank")
     labels_path = Path(__file__).resolve().parent / "data" / "memorybank_zh_evidence.jsonl"
@@ -296,7 +296,8 @@ def main() -> int:
             ["model load, fresh process (s)", f"{load:.2f}", f"≤ {FLOORS['load']}",
              c.verdict(load <= FLOORS["load"])],
             ["query embedding (ms, median of 30)", c.ms(statistics.median(queries)),
-             f"≤ {c.ms(FLOORS['query'])}", c.verdict(statistics.median(queries) <= FLOORS["query"])],
+             f"≤ {c.ms(FLOORS['query'])}",
+             c.verdict(statistics.median(queries) <= FLOORS["query"])],
             [f"consolidate embedding ({texts} texts, texts/s)", f"{rate:.1f}",
              f"≥ {FLOORS['throughput']}", c.verdict(rate >= FLOORS["throughput"])],
             ["same pass again, all cached (s)", f"{cached_seconds:.3f}", "-", "-"],

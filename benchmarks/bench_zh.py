@@ -447,7 +447,12 @@ def retrieval(
         c.table(
             ["users", "method", "questions", "hit@5", "hit@10", "hit@20"],
             [
-                [half, method, len(halves[method].get(key, [])), *rates(halves[method].get(key, []))]
+                [
+                    half,
+                    method,
+                    len(halves[method].get(key, [])),
+                    *rates(halves[method].get(key, [])),
+                ]
                 for half, key in (("tuning", True), ("held-out", False))
                 for method in (methods[0], methods[3], *hybrid)
             ],

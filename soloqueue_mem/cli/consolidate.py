@@ -41,8 +41,8 @@ def consolidate(
     from soloqueue_mem.clock import parse_duration
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.lifecycle.consolidate import Options, run
-    from soloqueue_mem.memory.backend import DENSE_BACKENDS
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
+    from soloqueue_mem.memory.backend import DENSE_BACKENDS
 
     app = app_context(ctx, fmt, root)
     config = app.config

@@ -28,8 +28,7 @@ def index_command(
         str | None,
         typer.Option(
             "--time-budget",
-            help="Stop starting new batches after this long (e.g. 60s, 10m); "
-            "the next run goes on.",
+            help="Stop starting new batches after this long (e.g. 60s, 10m); the next run goes on.",
             show_default=False,
         ),
     ] = None,

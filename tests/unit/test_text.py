@@ -65,7 +65,10 @@ def test_index_form_spaces_cjk_characters_only():
 def test_token_estimate():
     assert estimate_tokens("") == 0
     assert estimate_tokens("abcd" * 10) == 10
-    assert estimate_tokens("数据库") == 3
+    assert estimate_tokens("数据库") == 4  # 1.2 per CJK character for cl100k_base
+    assert estimate_tokens("数据库", "o200k_base") == 2  # 0.7 for o200k_base
+    assert estimate_tokens("hi") == 1  # a text is never free
+    assert estimate_tokens("数据库，好。") == 8  # full-width punctuation: one each
 
 
 def test_query_terms_segment_chinese_and_drop_stopwords(lexicon):

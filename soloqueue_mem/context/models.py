@@ -6,10 +6,9 @@ entry it equals or extends with ``-`` or ``:`` (``gpt-4o-2024-08-06`` → ``gpt-
 ``qwen3:8b`` → ``qwen3``).
 
 ``margin`` > 0 marks a proxy: the model has its own tokenizer, which no wheel ships,
-so a tiktoken encoding stands in for it and the limit is divided by ``1 + margin``,
-the largest undercount measured on Chinese, English and code
-(``benchmarks/bench_context.py``). Claude's tokenizer is not public: its margin is a
-guess, said as such in the README.
+so a tiktoken encoding stands in for it and the limit is divided by ``1 + margin``:
+the largest undercount measured on Chinese, English and code against the model's own
+tokenizer where a wheel ships it (``benchmarks/bench_context.py``), else a guess.
 """
 
 from __future__ import annotations
@@ -46,19 +45,22 @@ BUILT_IN: Mapping[str, ModelInfo] = {
     "gpt-4": ModelInfo(8_192, CL100K),
     "gpt-4-32k": ModelInfo(32_768, CL100K),
     "gpt-3.5-turbo": ModelInfo(16_385, CL100K),
-    # Other tokenizers: the closest encoding and its measured margin (see the module doc)
+    # Other tokenizers: a proxy encoding and its margin. Qwen: o200k undercounts English
+    # by 4.1% (overcounts Chinese by 25%); Llama 3: cl100k never undercounts (+0.0%
+    # English, +56% Chinese). Claude, DeepSeek and GLM ship no tokenizer in a wheel:
+    # their margins are unmeasured guesses (README).
     "claude": ModelInfo(200_000, CL100K, 0.25),
-    "qwen": ModelInfo(131_072, O200K, 0.10),
-    "qwen2.5": ModelInfo(131_072, O200K, 0.10),
-    "qwen3": ModelInfo(131_072, O200K, 0.10),
+    "qwen": ModelInfo(131_072, O200K, 0.05),
+    "qwen2.5": ModelInfo(131_072, O200K, 0.05),
+    "qwen3": ModelInfo(131_072, O200K, 0.05),
     "deepseek": ModelInfo(128_000, O200K, 0.15),
     "glm": ModelInfo(128_000, O200K, 0.15),
-    "llama3": ModelInfo(8_192, CL100K, 0.10),
-    "llama-3": ModelInfo(8_192, CL100K, 0.10),
-    "llama3.1": ModelInfo(131_072, CL100K, 0.10),
-    "llama-3.1": ModelInfo(131_072, CL100K, 0.10),
-    "llama3.3": ModelInfo(131_072, CL100K, 0.10),
-    "llama-3.3": ModelInfo(131_072, CL100K, 0.10),
+    "llama3": ModelInfo(8_192, CL100K, 0.02),
+    "llama-3": ModelInfo(8_192, CL100K, 0.02),
+    "llama3.1": ModelInfo(131_072, CL100K, 0.02),
+    "llama-3.1": ModelInfo(131_072, CL100K, 0.02),
+    "llama3.3": ModelInfo(131_072, CL100K, 0.02),
+    "llama-3.3": ModelInfo(131_072, CL100K, 0.02),
 }
 
 

@@ -150,7 +150,8 @@ def _models(path: Path, value: object) -> dict[str, dict[str, object]]:
         for field, given in fields.items():
             wanted = _MODEL_FIELDS.get(field)
             if wanted is None:
-                raise BadInput(f"{where}: unknown field {field!r} (known: {', '.join(_MODEL_FIELDS)})")
+                known = ", ".join(_MODEL_FIELDS)
+                raise BadInput(f"{where}: unknown field {field!r} (known: {known})")
             if wanted is float and type(given) is int:
                 given = fields[field] = float(given)
             if type(given) is not wanted:

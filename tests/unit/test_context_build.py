@@ -17,7 +17,6 @@ from soloqueue_mem.context.build import build
 from soloqueue_mem.context.tokens import counter_for, message_tokens
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.text.budget import ELLIPSIS, shorten
-from soloqueue_mem.text.cjk import estimate_tokens
 
 CL100K = counter_for("cl100k_base")
 

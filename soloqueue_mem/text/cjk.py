@@ -8,6 +8,7 @@ occurs: word-level precision from the query side, no segmentation on the write p
 
 from __future__ import annotations
 
+import math
 import re
 from functools import cache
 
@@ -83,7 +84,7 @@ def index_forms(texts: list[str]) -> list[str]:
 # total is within 10% of the encoding (benchmarks/bench_context.py measures it). Other
 # characters, full-width punctuation among them, count one token each.
 CJK_TOKENS = {"cl100k_base": 1.2, "o200k_base": 0.7}
-ASCII_PER_TOKEN = 4.2
+ASCII_PER_TOKEN = 4.3
 
 
 def estimate_tokens(text: str, encoding: str = "cl100k_base") -> int:
@@ -102,5 +103,5 @@ def estimate_tokens(text: str, encoding: str = "cl100k_base") -> int:
         cjk = sum(1 for char in text if _is_cjk(char))
     other = len(text) - ascii_chars - cjk
     per_cjk = CJK_TOKENS.get(encoding, CJK_TOKENS["cl100k_base"])
-    estimate = round(cjk * per_cjk + other + ascii_chars / ASCII_PER_TOKEN)
-    return max(estimate, 1) if text else 0  # a text is never free
+    # rounded up: the estimate of joined texts never exceeds the sum of theirs
+    return math.ceil(round(cjk * per_cjk + other + ascii_chars / ASCII_PER_TOKEN, 6))

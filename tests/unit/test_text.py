@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import sqlite3
 
 import pytest
@@ -66,8 +68,8 @@ def test_token_estimate():
     assert estimate_tokens("") == 0
     assert estimate_tokens("abcd" * 10) == 10
     assert estimate_tokens("数据库") == 4  # 1.2 per CJK character for cl100k_base
-    assert estimate_tokens("数据库", "o200k_base") == 2  # 0.7 for o200k_base
-    assert estimate_tokens("hi") == 1  # a text is never free
+    assert estimate_tokens("数据库", "o200k_base") == 3  # 0.7 for o200k_base, rounded up
+    assert estimate_tokens("hi") == 1  # rounded up: a text is never free
     assert estimate_tokens("数据库，好。") == 7  # full-width punctuation: one each
 
 
@@ -124,5 +126,5 @@ def test_the_short_text_loop_equals_the_regex(text):
     assert index_form(text) == expected
     han = sum(map(len, cjk.cjk_run().findall(text)))
     ascii_chars = sum(char.isascii() for char in text)
-    tokens = round(1.2 * han + (len(text) - han - ascii_chars) + ascii_chars / 4.2)
-    assert estimate_tokens(text) == (max(tokens, 1) if text else 0)
+    tokens = 1.2 * han + (len(text) - han - ascii_chars) + ascii_chars / 4.3
+    assert estimate_tokens(text) == math.ceil(round(tokens, 6))

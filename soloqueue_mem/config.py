@@ -11,7 +11,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal, NamedTuple
 
-from soloqueue_mem.errors import BadInput
+from soloqueue_mem.context.models import ModelInfo, configured_models, model_info
+from soloqueue_mem.errors import BadInput, UsageError
 
 Durability = Literal["normal", "full"]
 
@@ -63,6 +64,9 @@ class Config(NamedTuple):
     # extraction: more names for canonical predicates, e.g. [predicates] "终端" = "terminal"
     # (zh and en statements of one attribute share its key; see lifecycle/vocabulary.py).
     predicates: Mapping[str, str] = MappingProxyType({})
+    # context build: more models or other limits, e.g. [models."my-model"] context = 32768,
+    # encoding = "o200k_base", margin = 0.1 (see context/models.py for the fields).
+    models: Mapping[str, ModelInfo] = MappingProxyType({})
 
 
 def load_config(path: Path) -> Config:
@@ -85,6 +89,9 @@ def load_config(path: Path) -> Config:
         if key not in known:
             raise BadInput(f"{path}: unknown setting {key!r} (known: {', '.join(known)})")
         default = getattr(Config(), key)
+        if key == "models":
+            values[key] = MappingProxyType(configured_models(_models(path, value)))
+            continue
         if isinstance(default, Mapping) and key != "recall_channel_weights":  # numbers: below
             values[key] = MappingProxyType(_aliases(path, key, value))
             continue
@@ -127,3 +134,35 @@ def _aliases(path: Path, key: str, value: object) -> dict[str, str]:
         if not isinstance(canonical, str) or not alias.strip() or not canonical.strip():
             raise BadInput(f"{path}: {key}.{alias} must map a name to a non-empty string")
     return dict(value)
+
+
+_MODEL_FIELDS = {"context": int, "encoding": str, "margin": float}
+
+
+def _models(path: Path, value: object) -> dict[str, dict[str, object]]:
+    """``[models."name"]`` tables of context (tokens), encoding and margin (0 to 1)."""
+    if not isinstance(value, dict):
+        raise BadInput(f'{path}: models must be tables like [models."name"] context = 128000')
+    for name, fields in value.items():
+        where = f"{path}: models.{name}"
+        if not isinstance(fields, dict) or not name.strip():
+            raise BadInput(f"{where} must be a table of {', '.join(_MODEL_FIELDS)}")
+        for field, given in fields.items():
+            wanted = _MODEL_FIELDS.get(field)
+            if wanted is None:
+                known = ", ".join(_MODEL_FIELDS)
+                raise BadInput(f"{where}: unknown field {field!r} (known: {known})")
+            if wanted is float and type(given) is int:
+                given = fields[field] = float(given)
+            if type(given) is not wanted:
+                raise BadInput(f"{where}.{field} must be a {wanted.__name__}")
+        if fields.get("context", 1) < 1 or not 0.0 <= fields.get("margin", 0.0) < 1.0:
+            raise BadInput(f"{where}: context must be positive and margin from 0 to below 1")
+        if not str(fields.get("encoding", "x")).strip():
+            raise BadInput(f"{where}.encoding must name a tiktoken encoding")
+        if "context" not in fields:
+            try:
+                model_info(name)
+            except UsageError:
+                raise BadInput(f"{where}: context is required (not a built-in model)") from None
+    return value

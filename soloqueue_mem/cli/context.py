@@ -135,7 +135,7 @@ def build_command(
     --format table shows the manifest.
     """
     from soloqueue_mem.context.assemble import Options, build_context, default_layers
-    from soloqueue_mem.context.tokens import model_info
+    from soloqueue_mem.context.models import model_info
     from soloqueue_mem.db.stores import open_memory
 
     app_ctx = app_context(ctx, fmt, root)
@@ -148,18 +148,18 @@ def build_command(
     info = None
     if model:
         try:
-            info = model_info(model)
+            info = model_info(model, app_ctx.config.models)
         except UsageError:
             if max_context is None:  # an unknown model is fine when the limit is given
                 raise
-    limit = max_context or (info.context if info else 0)
     options = Options(
         system=_system_text(system),
-        limit=limit,
+        limit=max_context or (info.context if info else 0),
         reserve=reserve,
         margin=margin,
         encoding=encoding or (info.encoding if info else "cl100k_base"),
         manifest=manifest or app_ctx.format is Format.table,
+        proxy_margin=info.margin if info and not encoding else 0.0,
     )
     history = _history(app_ctx, session, group, agent)
     conn = open_memory(app_ctx.home, app_ctx.config, create=False)

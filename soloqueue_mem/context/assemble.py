@@ -9,6 +9,7 @@ when something has not been counted before.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Callable, Iterable
 from functools import cache
@@ -17,7 +18,7 @@ from typing import Any, NamedTuple
 from soloqueue_mem.context import cache as token_cache
 from soloqueue_mem.context.build import Built, build
 from soloqueue_mem.context.layers import Layer, Recalled, memory_layers, system_content
-from soloqueue_mem.context.tokens import Counter, counter_for, message_tokens
+from soloqueue_mem.context.tokens import BUNDLED, Counter, counter_for, message_tokens
 from soloqueue_mem.home import Home
 from soloqueue_mem.sessions.events import Event, SessionKey, from_record, to_openai
 from soloqueue_mem.sessions.offload import Offloader, l1_record
@@ -39,6 +40,7 @@ class Options(NamedTuple):
     margin: float
     encoding: str = "cl100k_base"
     manifest: bool = False  # count every candidate, dropped ones too
+    proxy_margin: float = 0.0  # > 0: the encoding stands in for the model's tokenizer
 
 
 class Result(NamedTuple):
@@ -82,7 +84,7 @@ def build_context(
 ) -> Result:
     """Build within the budget; ``layers_for(count)`` adds the memory layers."""
     counter = cache(lambda: counter_for(options.encoding))
-    encoding = options.encoding if options.encoding == "cl100k_base" else counter().name
+    encoding = options.encoding if options.encoding in BUNDLED else counter().name
 
     def count(text: str) -> int:
         return counter().count(text)
@@ -105,7 +107,7 @@ def build_context(
     built = build(
         system,
         history.messages,
-        options.limit,
+        math.floor(options.limit / (1 + options.proxy_margin)),
         options.reserve,
         options.margin,
         tokens,
@@ -114,8 +116,15 @@ def build_context(
     used: Counter | None = counter() if counter.cache_info().currsize else None
     if conn is not None and (used is None or used.name == encoding):
         token_cache.store(conn, fresh, encoding)
-    exact = used.exact if used else encoding != "estimate"
+    exact = (used.exact if used else encoding != "estimate") and not options.proxy_margin
     notes = [used.note] if used and used.note else []
+    if options.proxy_margin:
+        notes.append(
+            f"{encoding} stands in for the model's own tokenizer; the limit is divided "
+            f"by {1 + options.proxy_margin:g} for the measured error"
+        )
+    if conn is not None:
+        notes = token_cache.unseen(conn, notes)  # each said once per store
     name = used.name if used else encoding  # "estimate" when even cl100k did not load
     return Result(built, layers, name, exact, notes, history.offloaded)
 

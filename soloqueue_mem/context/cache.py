@@ -1,4 +1,5 @@
-"""All SQL for ``token_cache``: cached token counts by key and encoding."""
+"""All SQL for ``token_cache``: cached token counts by key and encoding, and the
+warnings a store has shown (key ``notice:<text>``, encoding ``notice``)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,19 @@ def store(conn: sqlite3.Connection, counts: dict[str, int], encoding: str) -> No
             "INSERT OR REPLACE INTO token_cache (key, encoding, tokens) VALUES (?, ?, ?)",
             [(key, encoding, tokens) for key, tokens in counts.items()],
         )
+
+
+def unseen(conn: sqlite3.Connection, notes: list[str]) -> list[str]:
+    """The notes this store has not shown before, recorded now as shown."""
+    if not notes:
+        return []
+    with write_tx(conn):
+        return [
+            note
+            for note in notes
+            if conn.execute(
+                "INSERT OR IGNORE INTO token_cache (key, encoding, tokens)"
+                " VALUES (?, 'notice', 0)",
+                ("notice:" + note,),
+            ).rowcount
+        ]

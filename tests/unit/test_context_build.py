@@ -1,5 +1,5 @@
-"""The context builder's rules (seed 000 §3.2), the model table, the token counters'
-fallbacks and cutting text to a budget.
+"""The context builder's rules (seed 000 §3.2), message costs and cutting text to a
+budget (the model table and the counters: test_models_tokens.py).
 
 Budget arithmetic is checked with fixed message costs, so every number is visible:
 ``safe = int(limit·(1−margin))``, ``budget = safe − reserve − 3`` (the reply's priming).
@@ -10,16 +10,13 @@ from __future__ import annotations
 import json
 
 import pytest
-import tiktoken.registry
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soloqueue_mem.context import tokens as tokens_module
 from soloqueue_mem.context.build import build
-from soloqueue_mem.context.tokens import MODELS, counter_for, message_tokens, model_info
+from soloqueue_mem.context.tokens import counter_for, message_tokens
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.text.budget import ELLIPSIS, shorten
-from soloqueue_mem.text.cjk import estimate_tokens
 
 CL100K = counter_for("cl100k_base")
 
@@ -167,129 +164,7 @@ def test_tool_results_whose_call_was_dropped_are_dropped_with_their_reason():
     assert roomy.messages == [SYSTEM, *history[1:]]
 
 
-# --- the model table ----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("name", "known"),
-    [
-        ("gpt-4o-2024-08-06", "gpt-4o"),
-        ("GPT-4o", "gpt-4o"),
-        ("gpt-4o-mini-2024-07-18", "gpt-4o-mini"),  # the longest known prefix wins
-        ("gpt-4-turbo-2024-04-09", "gpt-4-turbo"),
-        ("gpt-4-0613", "gpt-4"),
-        ("claude-3-5-sonnet-20241022", "claude-3-5-sonnet"),
-    ],
-)
-def test_model_names_find_their_table_entry(name, known):
-    assert model_info(name) == MODELS[known]
-
-
-@pytest.mark.parametrize("name", ["gpt-5-ultra", "gpt-4omni", "llama"])
-def test_unknown_models_are_a_usage_error(name):
-    with pytest.raises(UsageError, match="--max-context"):
-        model_info(name)
-
-
-def test_a_dated_model_name_sets_the_limit_through_the_cli(cli):
-    out = cli.json("context", "build", "--model", "gpt-4o-2024-08-06", "--manifest", input="[]")
-    assert (out["limit"], out["safe"], out["budget"]) == (128_000, 121_600, 121_600 - 4096 - 3)
-
-
-def test_an_unknown_model_needs_max_context(cli):
-    result = cli("context", "build", "--model", "my-local-model", input="[]")
-    assert result.exit_code == 2 and result.stdout == ""
-    assert "unknown model 'my-local-model'" in result.stderr
-    # ... and with it the build goes ahead, counting with cl100k_base
-    out = cli.json("context", "build", "--model", "my-local-model", "--max-context", "2000",
-                   "--reserve", "0", "--manifest", input="[]")  # fmt: skip
-    assert (out["limit"], out["encoding"]) == (2000, "cl100k_base")
-
-
-def test_max_context_overrides_the_models_limit(cli):
-    out = cli.json("context", "build", "--model", "gpt-4", "--max-context", "3000",
-                   "--reserve", "0", "--manifest", input="[]")  # fmt: skip
-    assert out["limit"] == 3000
-
-
-# --- token counters -----------------------------------------------------------------------
-
-
-@pytest.fixture
-def empty_tiktoken_cache(tmp_path, monkeypatch):
-    """tiktoken with an empty file cache and no encodings loaded in this process except
-    what the test loads: the state of a fresh machine."""
-    folder = tmp_path / "tiktoken-cache"
-    folder.mkdir()
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(folder))
-    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
-    refused: list[str] = []
-    original = tokens_module._refuse_download
-
-    def spy(blobpath: str) -> bytes:
-        refused.append(blobpath)
-        return original(blobpath)
-
-    monkeypatch.setattr(tokens_module, "_refuse_download", spy)
-    return refused
-
-
-def test_cl100k_loads_offline_from_a_fresh_cache(empty_tiktoken_cache):
-    counter = counter_for("cl100k_base")
-    assert (counter.name, counter.exact, counter.note) == ("cl100k_base", True, None)
-    assert counter.count("hello world") == 2
-    assert empty_tiktoken_cache == []  # read from the bundled file, nothing downloaded
-
-
-def test_o200k_not_cached_locally_falls_back_to_cl100k_without_downloading(
-    empty_tiktoken_cache,
-):
-    counter = counter_for("o200k_base")
-    assert (counter.name, counter.exact) == ("cl100k_base", False)
-    assert counter.note == "o200k_base is not available offline; counting with cl100k_base"
-    text = "数据库连接超时 because the pool was exhausted"
-    assert counter.count(text) == CL100K.count(text)
-    assert len(empty_tiktoken_cache) == 1 and "o200k_base" in empty_tiktoken_cache[0]
-    assert empty_tiktoken_cache[0].startswith("https://")
-
-
-def test_an_encoding_that_does_not_exist_falls_back_to_cl100k():
-    counter = counter_for("no_such_encoding")
-    assert (counter.name, counter.exact) == ("cl100k_base", False)
-    assert "no_such_encoding" in counter.note
-    assert counter.count("hello world") == 2
-
-
-def test_without_any_encoding_the_documented_estimate_is_used(monkeypatch):
-    monkeypatch.setattr(tokens_module, "_load", lambda name: None)
-    counter = counter_for("cl100k_base")
-    assert (counter.name, counter.exact) == ("estimate", False)
-    assert "estimates" in counter.note
-    # one token per CJK character, one per four other characters
-    assert counter.count("你好世界") == estimate_tokens("你好世界") == 4
-    assert counter.count("abcdefgh") == 2
-
-
-def test_the_cli_reports_the_estimate_once_and_in_the_manifest(cli, monkeypatch):
-    monkeypatch.setattr(tokens_module, "_load", lambda name: None)
-    history = json.dumps(chat("user", "assistant", "user", "assistant"))
-    result = cli("--format", "json", "context", "build", "--system", "hi", "--max-context",
-                 "1000", "--reserve", "0", "--manifest", input=history)  # fmt: skip
-    assert result.exit_code == 0
-    out = json.loads(result.stdout)
-    assert (out["encoding"], out["exact"]) == ("estimate", False)
-    assert result.stderr.count("token counts are estimates") == 1
-    assert len(out["messages"]) == 5
-
-
-def test_the_model_fallback_is_said_once_on_stderr(cli, empty_tiktoken_cache):
-    history = json.dumps(chat("user", "assistant", "user"))
-    result = cli("--format", "json", "context", "build", "--model", "gpt-4o", "--manifest",
-                 input=history)  # fmt: skip
-    assert result.exit_code == 0
-    assert result.stderr.count("o200k_base is not available offline") == 1
-    out = json.loads(result.stdout)
-    assert (out["encoding"], out["exact"]) == ("cl100k_base", False)
+# --- message costs ------------------------------------------------------------------------
 
 
 def test_a_message_costs_its_role_content_and_tool_calls_plus_three():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import sqlite3
 
 import pytest
@@ -65,7 +67,10 @@ def test_index_form_spaces_cjk_characters_only():
 def test_token_estimate():
     assert estimate_tokens("") == 0
     assert estimate_tokens("abcd" * 10) == 10
-    assert estimate_tokens("数据库") == 3
+    assert estimate_tokens("数据库") == 4  # 1.2 per CJK character for cl100k_base
+    assert estimate_tokens("数据库", "o200k_base") == 3  # 0.7 for o200k_base, rounded up
+    assert estimate_tokens("hi") == 1  # rounded up: a text is never free
+    assert estimate_tokens("数据库，好。") == 7  # full-width punctuation: one each
 
 
 def test_query_terms_segment_chinese_and_drop_stopwords(lexicon):
@@ -119,8 +124,7 @@ def test_the_short_text_loop_equals_the_regex(text):
 
     expected = cjk.cjk_run().sub(lambda m: " " + " ".join(m.group()) + " ", text)
     assert index_form(text) == expected
-    assert (
-        estimate_tokens(text)
-        == sum(map(len, cjk.cjk_run().findall(text)))
-        + (len(text) - sum(map(len, cjk.cjk_run().findall(text))) + 3) // 4
-    )
+    han = sum(map(len, cjk.cjk_run().findall(text)))
+    ascii_chars = sum(char.isascii() for char in text)
+    tokens = 1.2 * han + (len(text) - han - ascii_chars) + ascii_chars / 4.3
+    assert estimate_tokens(text) == math.ceil(round(tokens, 6))

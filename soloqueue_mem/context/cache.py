@@ -51,8 +51,7 @@ def unseen(conn: sqlite3.Connection, notes: list[str]) -> list[str]:
             note
             for note in notes
             if conn.execute(
-                "INSERT OR IGNORE INTO token_cache (key, encoding, tokens)"
-                " VALUES (?, 'notice', 0)",
+                "INSERT OR IGNORE INTO token_cache (key, encoding, tokens) VALUES (?, 'notice', 0)",
                 ("notice:" + note,),
             ).rowcount
         ]

@@ -9,7 +9,7 @@ import pytest
 import tiktoken.registry
 
 from soloqueue_mem.context import tokens as tokens_module
-from soloqueue_mem.context.models import BUILT_IN, ModelInfo, model_info
+from soloqueue_mem.context.models import BUILT_IN, model_info
 from soloqueue_mem.context.tokens import counter_for
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.text.cjk import estimate_tokens
@@ -97,7 +97,7 @@ def test_config_entries_add_and_override_models(cli, home):
         ('[models."x"]\ncontext = "big"\n', "models.x.context must be a int"),
         ('[models."x"]\ncontext = 1000\nwindow = 3\n', "unknown field 'window'"),
         ('[models."x"]\ncontext = 1000\nmargin = 1.5\n', "margin from 0"),
-        ('models = 3\n', "must be tables"),
+        ("models = 3\n", "must be tables"),
     ],
 )
 def test_bad_model_entries_in_config_are_rejected(cli, home, toml, message):

@@ -66,6 +66,7 @@ LONE_HAN_WEIGHT = 0.25  # a one-character Chinese term is a weak match
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
 SEPARATOR = "\n---\n"
 PREFIX = "[记忆] "
+CONTINUATION = "\n  "  # how a hit's further lines start in the LLM-facing text
 FROM_LOGS = frozenset({"recent", "traces"})  # they read the JSONL logs when there is no index
 
 
@@ -675,7 +676,10 @@ def _score(
 
 
 def _whole_text(candidate: Candidate) -> str:
-    return PREFIX + candidate.content
+    """``[记忆] …`` with every further line of the content indented, so stored text can
+    never start a line of its own: no forged ``[记忆]`` record, no ``---`` separator."""
+    lines = candidate.content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return PREFIX + CONTINUATION.join(lines)
 
 
 def _bounded_working_share(hits: list[Hit], limit: int) -> list[Hit]:

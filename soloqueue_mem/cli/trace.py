@@ -57,13 +57,15 @@ def lexicon_loader(app: AppContext) -> Any:
 
 def _hit_text(hit: TraceHit) -> str:
     t = hit.turn
-    lines = [f"[{t.session}#{t.turn_index} {t.role} {t.timestamp}] {t.content}"]
+    from soloqueue_mem.text.records import within_record
+
+    lines = [f"[{t.session}#{t.turn_index} {t.role} {t.timestamp}] {within_record(t.content)}"]
     for call in t.tool_calls:
         shown = call["input"] if isinstance(call["input"], str) else jsonio.dumps(call["input"])
-        lines.append(f"tool call {call['name']}: {shown}")
+        lines.append(f"tool call {call['name']}: {within_record(shown)}")
     for result in t.tool_results:
         label = "tool error" if result.get("is_error") else "tool result"
-        lines.append(f"{label}: {result['content']}")
+        lines.append(f"{label}: {within_record(str(result['content']))}")
     return "\n".join(lines)
 
 

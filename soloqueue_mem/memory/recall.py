@@ -49,6 +49,7 @@ from soloqueue_mem.text.cjk import estimate_tokens, has_cjk, index_form
 from soloqueue_mem.text.fts import match_expression
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, weigh_query
+from soloqueue_mem.text.records import within_record
 from soloqueue_mem.text.query import coverage as share_held
 from soloqueue_mem.text.when import TimeWindow, parse_when
 
@@ -66,7 +67,6 @@ LONE_HAN_WEIGHT = 0.25  # a one-character Chinese term is a weak match
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
 SEPARATOR = "\n---\n"
 PREFIX = "[记忆] "
-CONTINUATION = "\n  "  # how a hit's further lines start in the LLM-facing text
 FROM_LOGS = frozenset({"recent", "traces"})  # they read the JSONL logs when there is no index
 
 
@@ -678,8 +678,7 @@ def _score(
 def _whole_text(candidate: Candidate) -> str:
     """``[记忆] …`` with every further line of the content indented, so stored text can
     never start a line of its own: no forged ``[记忆]`` record, no ``---`` separator."""
-    lines = candidate.content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return PREFIX + CONTINUATION.join(lines)
+    return PREFIX + within_record(candidate.content)
 
 
 def _bounded_working_share(hits: list[Hit], limit: int) -> list[Hit]:

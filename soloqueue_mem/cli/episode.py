@@ -10,7 +10,13 @@ import typer
 
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt
-from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, write
+from soloqueue_mem.cli.output import (
+    Format,
+    emit_list,
+    emit_object,
+    print_table,
+    print_text_block,
+)
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.home import validate_id
@@ -78,7 +84,7 @@ def _render(rows: list[Episode], fmt: Format) -> None:
             ),
         )
     elif fmt is Format.text:
-        write("".join(f"{e.ended_at}\t{e.session}\t{e.summary}\n" for e in rows))
+        print_text_block("".join(f"{e.ended_at}\t{e.session}\t{e.summary}\n" for e in rows))
     else:
         emit_list((episode_json(e) for e in rows), fmt)
 

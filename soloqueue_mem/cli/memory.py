@@ -20,7 +20,15 @@ from soloqueue_mem.cli.options import (
     GroupOpt,
     RootOpt,
 )
-from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr, write
+from soloqueue_mem.cli.output import (
+    Format,
+    emit_list,
+    emit_object,
+    print_table,
+    print_text_block,
+    stderr,
+    write,
+)
 from soloqueue_mem.cli.state import AppContext, app_context, opened
 from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
@@ -106,7 +114,7 @@ def _emit_many(rows: list[Memory], fmt: Format, line: Callable[[Memory], str]) -
     if fmt is Format.table:
         _memories_table(rows)
     elif fmt is Format.text:
-        write("".join(line(m) + "\n" for m in rows))
+        print_text_block("".join(line(m) + "\n" for m in rows))
     else:
         emit_list((memory_json(m) for m in rows), fmt)
 

@@ -54,7 +54,7 @@ def emit_object(
     elif fmt is Format.table and table is not None:
         table()
     elif text is not None:
-        write(text())
+        print_text_block(text())
 
 
 def emit_list(rows: Iterable[dict[str, Any]], fmt: Format) -> None:

@@ -71,3 +71,35 @@ def test_escapes_are_shown_as_visible_placeholders(cli, hostile):
 def test_json_output_escapes_controls(cli, hostile):
     out = cli.ok("session", "show", "e9", "--format", "json").stdout
     assert "\x1b" not in out and "\\u001b[2J" in out
+
+
+@pytest.fixture
+def hostile_memory(cli):
+    """Memories, an episode and a scratchpad holding every payload (issue 15 §2)."""
+    text = " ".join(f"payload {p} end" for p in PAYLOADS)
+    first = cli.json("remember", text, "--subject", "user", "--predicate", "motto")["id"]
+    cli.ok("remember", text + " again", "--subject", "user", "--predicate", "motto")
+    cli.ok("session", "end", "e9")
+    cli.ok("scratchpad", "set", f"## Current focus\n- {text}\n")
+    episode = cli.json("episode", "list")[0]["id"]
+    return first, episode
+
+
+def test_memory_episode_and_scratchpad_text_is_terminal_safe(cli, hostile, hostile_memory):
+    memory, episode = hostile_memory
+    for args in (
+        ["memory", "list"],
+        ["memory", "show", memory],
+        ["memory", "history", memory],
+        ["episode", "list"],
+        ["episode", "search", "payload"],
+        ["episode", "show", episode],
+        ["scratchpad", "show"],
+        ["recall", "payload"],
+    ):
+        result = cli(*args, "--format", "text", env={"NO_COLOR": "1"})
+        assert result.exit_code == 0, (args, result.stderr)
+        out = result.stdout
+        assert "payload" in out, args
+        assert "\x1b" not in out and not any(0x80 <= ord(c) <= 0x9F for c in out), args
+        assert "\u202e" not in out and "\x07" not in out and "\x08" not in out, args

@@ -176,7 +176,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l batch
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l offload
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a edit -d 'Correct a memory in place (use `remember` with the same --subject/--predicate to'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a forget -d 'Erase memories and their earlier versions for good (the bytes are overwritten).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a forget -d 'Erase memories and their earlier versions for good (the bytes are overwritten);'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a history -d 'Every version of a memory\'s subject/predicate chain, oldest first.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a list -d 'List active memories, most recently updated first (--all for every version).'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a restore -d 'Bring back a memory that decay archived (it is recalled again).'

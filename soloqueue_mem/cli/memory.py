@@ -327,12 +327,18 @@ def forget(
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
-    """Erase memories and their earlier versions for good (the bytes are overwritten)."""
+    """Erase memories and their earlier versions for good (the bytes are overwritten);
+    identity/MEMORY.md and USER.md are rewritten without them."""
     from soloqueue_mem.memory.store import forget as store_forget
+
+    from soloqueue_mem.lifecycle.consolidate import publish_identity
 
     app_ctx = app_context(ctx, fmt, root)
     with _memory_db(app_ctx, create=False) as conn:
         result = store_forget(conn, memory_ids)
+        published = (app_ctx.home.root / "identity").is_dir()
+        if published:  # the forgotten text must not live on in the files an agent reads
+            publish_identity(app_ctx.home, conn, app_ctx.now)
     if not result.wal_cleared:
         stderr(
             "warning: another process is reading the store; the erased bytes leave the "
@@ -340,7 +346,11 @@ def forget(
             app_ctx.quiet,
         )
     emit_object(
-        {"forgotten": result.ids, "wal_cleared": result.wal_cleared},
+        {
+            "forgotten": result.ids,
+            "wal_cleared": result.wal_cleared,
+            "identity_rewritten": published,
+        },
         app_ctx.format,
         text=lambda: "".join(f"{memory_id}\n" for memory_id in result.ids),
     )

@@ -85,7 +85,7 @@ def run(
             report["decay"] = _decay(conn, now)
             report["expire"] = _expire(conn, now)
             report["embed"] = _embed(conn, now, options, progress)
-            report["identity"] = _identity(home, conn, now, options.dry_run)
+            report["identity"] = publish_identity(home, conn, now, options.dry_run)
         finally:
             conn.close()
             if scratch is not None:
@@ -210,7 +210,11 @@ def _embed(
     return embed_store(conn, embedder, now, progress=step)
 
 
-def _identity(home: Home, conn: sqlite3.Connection, now: datetime, dry_run: bool) -> dict[str, Any]:
+def publish_identity(
+    home: Home, conn: sqlite3.Connection, now: datetime, dry_run: bool = False
+) -> dict[str, Any]:
+    """Rewrite ``identity/MEMORY.md`` and ``USER.md`` from the active memories (also
+    after ``memory forget``, so a forgotten memory leaves the files at once)."""
     memories = store.active(conn, now)
     files = {
         "MEMORY.md": identity.memory_md(memories, now),

@@ -629,3 +629,22 @@ def test_bad_input_as_a_json_error_object(cli, home):
     error = json.loads(result.stderr)["error"]
     assert error["code"] == "bad_input" and error["exit_code"] == EX_DATAERR
     assert not home.exists()
+
+
+def test_forget_rewrites_the_identity_files_at_once(cli, home):
+    """What an agent reads first (MEMORY.md, USER.md, and so context build) must not keep
+    a forgotten memory until the next consolidate (issue 15 §4)."""
+    gone = cli.json("remember", "User's passport number is X1234567", "-t", "FACT",
+                    "--subject", "user", "--predicate", "passport")["id"]  # fmt: skip
+    cli.ok("remember", "User prefers dark themes", "-t", "PREFERENCE", "--subject", "user")
+    assert cli.json("memory", "forget", "--format", "json", gone)["identity_rewritten"] is False
+    gone = cli.json("remember", "User's passport number is X1234567", "-t", "FACT",
+                    "--subject", "user", "--predicate", "passport")["id"]  # fmt: skip
+    cli.ok("consolidate")
+    for name in ("MEMORY.md", "USER.md"):
+        assert "X1234567" in (home / "identity" / name).read_text()
+    out = cli.json("memory", "forget", gone)
+    assert out["forgotten"] == [gone] and out["identity_rewritten"] is True
+    for name in ("MEMORY.md", "USER.md"):
+        text = (home / "identity" / name).read_text()
+        assert "X1234567" not in text and "dark themes" in text

@@ -87,3 +87,15 @@ def embed(conn: sqlite3.Connection, now: datetime, *, turns: bool = True) -> dic
     finally:
         kept.close()
     return report
+
+
+def add_options(parser) -> None:
+    """The hybrid benchmarks' options (bench_locomo, bench_zh)."""
+    parser.add_argument("--no-dense", action="store_true", help="skip recall (hybrid)")
+    parser.add_argument(
+        "--dense-weights",
+        type=lambda text: [float(w) for w in text.split(",")],
+        default=[None],
+        help="comma-separated fusion weights of the dense channel to compare "
+        "(default: its registered weight)",
+    )

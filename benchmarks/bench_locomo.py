@@ -189,14 +189,7 @@ def main() -> int:
         action="store_true",
         help="skip the consolidation (episodes, extracted memories) before the questions",
     )
-    parser.add_argument("--no-dense", action="store_true", help="skip recall (hybrid)")
-    parser.add_argument(
-        "--dense-weights",
-        type=lambda text: [float(w) for w in text.split(",")],
-        default=[None],
-        help="comma-separated fusion weights of the dense channel to compare "
-        "(default: its registered weight)",
-    )
+    _dense.add_options(parser)
     args = parser.parse_args()
 
     from soloqueue_mem.config import Config

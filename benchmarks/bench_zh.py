@@ -587,14 +587,7 @@ def main() -> int:
         help="interpreter for the first-query processes (default: this one)",
     )
     parser.add_argument("--data", type=Path, default=c.BENCH_DATA / "memorybank")
-    parser.add_argument("--no-dense", action="store_true", help="skip recall (hybrid)")
-    parser.add_argument(
-        "--dense-weights",
-        type=lambda text: [float(w) for w in text.split(",")],
-        default=[None],
-        help="comma-separated fusion weights of the dense channel to compare "
-        "(default: its registered weight)",
-    )
+    _dense.add_options(parser)
     args = parser.parse_args()
 
     import jieba

@@ -329,9 +329,8 @@ def forget(
 ) -> None:
     """Erase memories and their earlier versions for good (the bytes are overwritten);
     identity/MEMORY.md and USER.md are rewritten without them."""
-    from soloqueue_mem.memory.store import forget as store_forget
-
     from soloqueue_mem.lifecycle.consolidate import publish_identity
+    from soloqueue_mem.memory.store import forget as store_forget
 
     app_ctx = app_context(ctx, fmt, root)
     with _memory_db(app_ctx, create=False) as conn:

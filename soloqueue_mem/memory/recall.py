@@ -45,12 +45,12 @@ from soloqueue_mem.sessions.events import Event, index_body
 from soloqueue_mem.sessions.trace import Scope, trace
 from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.budget import excerpt
-from soloqueue_mem.text.cjk import estimate_tokens, has_cjk, index_form
-from soloqueue_mem.text.fts import match_expression
+from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
+from soloqueue_mem.text.fts import holders, match_expression
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, weigh_query
-from soloqueue_mem.text.records import within_record
 from soloqueue_mem.text.query import coverage as share_held
+from soloqueue_mem.text.records import within_record
 from soloqueue_mem.text.when import TimeWindow, parse_when
 
 RECENT_DAYS = 3
@@ -504,15 +504,15 @@ def coverage(candidates: list[Candidate], terms: list[QueryTerm]) -> dict[str, f
     if not texts or not terms:
         return dict.fromkeys(texts, 1.0)
     keys = list(texts)
-    holders = _holders([texts[key] for key in keys], [term.text for term in terms])
+    held_by = holders([texts[key] for key in keys], [match_expression([t.text]) for t in terms])
     pool = max(len(keys), COVERAGE_POOL)
     weights = [
         (term.weight * math.log(1 + pool / len(held)) if held else 0.0)
         * (LONE_HAN_WEIGHT if len(term.text) == 1 and has_cjk(term.text) else 1.0)
-        for term, held in zip(terms, holders, strict=True)
+        for term, held in zip(terms, held_by, strict=True)
     ]
     return {
-        key: round(share_held(terms, weights, [n in held for held in holders]), 6)
+        key: round(share_held(terms, weights, [n in held for held in held_by]), 6)
         for n, key in enumerate(keys)
     }
 
@@ -528,31 +528,6 @@ def _indexed_text(candidate: Candidate) -> str:
     if candidate.turn is not None:
         return _searchable(candidate.turn)
     return candidate.content
-
-
-def _holders(bodies: list[str], terms: list[str]) -> list[set[int]]:
-    """For each term, the numbers of the bodies that contain it."""
-    scratch = sqlite3.connect(":memory:")
-    try:
-        scratch.execute(
-            "CREATE VIRTUAL TABLE pool USING fts5(body, tokenize="
-            "'porter unicode61 remove_diacritics 2')"
-        )
-        scratch.executemany(
-            "INSERT INTO pool (rowid, body) VALUES (?, ?)",
-            [(number, index_form(body)) for number, body in enumerate(bodies)],
-        )
-        return [
-            {
-                row[0]
-                for row in scratch.execute(
-                    "SELECT rowid FROM pool WHERE pool MATCH ?", (match_expression([term]),)
-                )
-            }
-            for term in terms
-        ]
-    finally:
-        scratch.close()
 
 
 def channel_weights(config: Config) -> dict[str, float]:

@@ -12,7 +12,8 @@ from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
-from soloqueue_mem.text.cjk import estimate_tokens, index_form, index_forms
+from soloqueue_mem.text.cjk import estimate_tokens, index_form
+from soloqueue_mem.text.fts import holders
 
 
 class Turn(NamedTuple):
@@ -230,13 +231,6 @@ def rebuild_fts(conn: sqlite3.Connection) -> int:
         )
         count += 1
     return count
-
-
-def _index_texts(candidates: list[Turn]) -> list[str]:
-    bodies = [
-        index_body(Event(t.role, t.content, t.tool_calls, t.tool_results)) for t in candidates
-    ]
-    return index_forms(bodies)
 
 
 def index_text(turn: Turn) -> str:
@@ -477,28 +471,14 @@ def session_neighbourhood(
     return list({row[0]: _turn(row) for row in rows}.values())
 
 
-INDEX_TOKENIZER = "porter unicode61 remove_diacritics 2"  # as conversation_turns_fts
-
-
 def matching_among(candidates: list[Turn], matches: list[str]) -> list[set[int]]:
     """For each FTS5 expression of ``matches``, the ids of the ``candidates`` it matches,
-    tokenized exactly as the index does: their texts go into an FTS5 table of a private
-    in-memory database (the store is not touched). The cost is the candidates', whatever
-    the size of the store."""
-    scratch = sqlite3.connect(":memory:")
-    try:
-        scratch.execute(
-            f"CREATE VIRTUAL TABLE candidates USING fts5(body, tokenize='{INDEX_TOKENIZER}')"
-        )
-        with scratch:
-            scratch.executemany(  # in row-id order: FTS5 flushes its buffer on any step back
-                "INSERT INTO candidates (rowid, body) VALUES (?, ?)",
-                sorted(zip((t.id for t in candidates), _index_texts(candidates), strict=True)),
-            )
-        sql = "SELECT rowid FROM candidates WHERE candidates MATCH ?"
-        return [{row[0] for row in scratch.execute(sql, (match,))} for match in matches]
-    finally:
-        scratch.close()
+    tokenized exactly as the index does (see :func:`soloqueue_mem.text.fts.holders`)."""
+    bodies = [
+        index_body(Event(t.role, t.content, t.tool_calls, t.tool_results)) for t in candidates
+    ]
+    ids = [t.id for t in candidates]
+    return [{ids[n] for n in held} for held in holders(bodies, matches)]
 
 
 def turns_after(conn: sqlite3.Connection, after_id: int, limit: int) -> list[Turn]:

@@ -38,3 +38,27 @@ def match_expression(terms: list[str]) -> str | None:
         text = " ".join(term) if has_cjk(term) else term
         phrases.append('"' + text.replace('"', '""') + '"')
     return " OR ".join(phrases)
+
+
+INDEX_TOKENIZER = "porter unicode61 remove_diacritics 2"  # as every FTS index of the store
+
+
+def holders(bodies: list[str], matches: list[str]) -> list[set[int]]:
+    """For each FTS5 expression of ``matches``, the positions of the ``bodies`` it
+    matches, tokenized exactly as the store's indexes are: the texts go into an FTS5
+    table of a private in-memory database, so the cost is theirs, not the store's."""
+    import sqlite3
+
+    from soloqueue_mem.text.cjk import index_forms
+
+    scratch = sqlite3.connect(":memory:")
+    try:
+        scratch.execute(f"CREATE VIRTUAL TABLE pool USING fts5(body, tokenize='{INDEX_TOKENIZER}')")
+        with scratch:
+            scratch.executemany(
+                "INSERT INTO pool (rowid, body) VALUES (?, ?)", enumerate(index_forms(bodies))
+            )
+        sql = "SELECT rowid FROM pool WHERE pool MATCH ?"
+        return [{row[0] for row in scratch.execute(sql, (match,))} for match in matches]
+    finally:
+        scratch.close()

@@ -19,24 +19,22 @@ from typing import Any
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-HALVES = {
-    "tuned": BENCH / "data" / "agent_scenarios_tuned.jsonl",
-    "heldout": BENCH / "data" / "agent_scenarios_heldout.jsonl",
-    "dev": BENCH / "data" / "agent_scenarios_dev.jsonl",
-}
-CATEGORIES = {
-    "fact",
-    "correction",
-    "cross_language",
-    "preference",
-    "rule",
-    "personal",
-    "plan",
-    "temporal",
-    "tool_error",
-    "episode",
-}
-NIGHTS = {1, 10, 30}
+
+
+def _runner() -> Any:
+    """The benchmark's own module: its file names, categories, nights and judge are
+    what this test holds the data to."""
+    spec = importlib.util.spec_from_file_location("bench_scenarios", BENCH / "bench_scenarios.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+RUNNER = _runner()
+HALVES = RUNNER.HALVES
+CATEGORIES = set(RUNNER.CATEGORIES)
+NIGHTS = set(RUNNER.NIGHTS)
 LANGS = {"zh", "en", "mixed"}
 ROLES = {"user", "assistant", "tool"}
 ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -158,11 +156,7 @@ def test_halves_are_large_distinct_and_cover_every_category() -> None:
 def test_runner_scoring() -> None:
     """The runner's judge: answer in the top 10, outdated value not above it, expired plan
     not a live memory (turns may still mention it)."""
-    spec = importlib.util.spec_from_file_location("bench_scenarios", BENCH / "bench_scenarios.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    judge = module.judge
+    judge = RUNNER.judge
 
     def hit(content: str, kind: str = "turn") -> dict[str, str]:
         return {"kind": kind, "content": content, "text": "[记忆] " + content}

@@ -11,8 +11,9 @@ from contextlib import closing
 import pytest
 
 import soloqueue_mem.sessions.ranking as ranking
-from soloqueue_mem.sessions import rerank, turns
+from soloqueue_mem.sessions import rerank
 from soloqueue_mem.sessions.turns import Turn
+from soloqueue_mem.text import fts
 from soloqueue_mem.text.query import QueryTerm
 
 
@@ -152,10 +153,13 @@ def test_equal_scores_keep_a_deterministic_order(cli):
     assert cli.json("trace", "cache") == first
 
 
-def test_the_candidates_are_tokenized_as_the_store_indexes_turns(cli, home):
+def test_the_candidates_are_tokenized_as_the_store_indexes_them(cli, home):
+    """Re-ranking and recall's coverage match candidates in a scratch FTS table: it must
+    tokenize as the store's turn, memory and episode indexes do."""
     cli.ok("log", "--session", "s", "--role", "user", "hello")
     with closing(sqlite3.connect(home / "memory.db")) as conn:
-        (ddl,) = conn.execute(
-            "SELECT sql FROM sqlite_master WHERE name = 'conversation_turns_fts'"
-        ).fetchone()
-    assert f"tokenize='{turns.INDEX_TOKENIZER}'" in ddl
+        for table in ("conversation_turns_fts", "memories_fts", "episodes_fts"):
+            (ddl,) = conn.execute(
+                "SELECT sql FROM sqlite_master WHERE name = ?", (table,)
+            ).fetchone()
+            assert f"tokenize='{fts.INDEX_TOKENIZER}'" in ddl, table

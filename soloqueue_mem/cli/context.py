@@ -135,7 +135,7 @@ def build_command(
     --format table shows the manifest.
     """
     from soloqueue_mem.context.assemble import Options, build_context, default_layers
-    from soloqueue_mem.context.models import model_info
+    from soloqueue_mem.context.models import counting, model_info
     from soloqueue_mem.db.stores import open_memory
 
     app_ctx = app_context(ctx, fmt, root)
@@ -152,14 +152,15 @@ def build_command(
         except UsageError:
             if max_context is None:  # an unknown model is fine when the limit is given
                 raise
+    counted_by, proxy_margin = counting(info) if info else ("cl100k_base", 0.0)
     options = Options(
         system=_system_text(system),
         limit=max_context or (info.context if info else 0),
         reserve=reserve,
         margin=margin,
-        encoding=encoding or (info.encoding if info else "cl100k_base"),
+        encoding=encoding or counted_by,
         manifest=manifest or app_ctx.format is Format.table,
-        proxy_margin=info.margin if info and not encoding else 0.0,
+        proxy_margin=0.0 if encoding else proxy_margin,
     )
     history = _history(app_ctx, session, group, agent)
     conn = open_memory(app_ctx.home, app_ctx.config, create=False)

@@ -121,7 +121,8 @@ def build_context(
     if options.proxy_margin:
         notes.append(
             f"{encoding} stands in for the model's own tokenizer; the limit is divided "
-            f"by {1 + options.proxy_margin:g} for the measured error"
+            f"by {1 + options.proxy_margin:g} for the measured error (the [tokenizers] "
+            "extra counts Qwen and Llama models exactly)"
         )
     if conn is not None:
         notes = token_cache.unseen(conn, notes)  # each said once per store

@@ -5,10 +5,12 @@ an entry or adds one (``context``, ``encoding``, ``margin``). A name finds the l
 entry it equals or extends with ``-`` or ``:`` (``gpt-4o-2024-08-06`` → ``gpt-4o``,
 ``qwen3:8b`` → ``qwen3``).
 
-``margin`` > 0 marks a proxy: the model has its own tokenizer, which no wheel ships,
-so a tiktoken encoding stands in for it and the limit is divided by ``1 + margin``:
-the largest undercount measured on Chinese, English and code against the model's own
-tokenizer where a wheel ships it (``benchmarks/bench_context.py``), else a guess.
+``margin`` > 0 marks a proxy: the model has its own tokenizer, so a tiktoken encoding
+stands in for it and the limit is divided by ``1 + margin``: the largest undercount
+measured on Chinese, English and code against the model's own tokenizer where a wheel
+ships it (``benchmarks/bench_context.py``), else a guess. ``own`` names the model's own
+encoding where the ``[tokenizers]`` extra ships it (Qwen, Llama 3 and 4): installed,
+it counts exactly and the proxy and its margin are not used (:func:`counting`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class ModelInfo(NamedTuple):
     context: int
     encoding: str
     margin: float = 0.0  # > 0: the encoding is a proxy for the model's tokenizer
+    own: str | None = None  # the model's own encoding, from the [tokenizers] extra
 
 
 O200K, CL100K = "o200k_base", "cl100k_base"
@@ -45,22 +48,28 @@ BUILT_IN: Mapping[str, ModelInfo] = {
     "gpt-4": ModelInfo(8_192, CL100K),
     "gpt-4-32k": ModelInfo(32_768, CL100K),
     "gpt-3.5-turbo": ModelInfo(16_385, CL100K),
-    # Other tokenizers: a proxy encoding and its margin. Qwen: o200k undercounts English
-    # by 4.1% (overcounts Chinese by 25%); Llama 3: cl100k never undercounts (+0.0%
-    # English, +56% Chinese). Claude, DeepSeek and GLM ship no tokenizer in a wheel:
-    # their margins are unmeasured guesses (README).
+    # Other tokenizers: the model's own where the [tokenizers] extra ships it, else a
+    # proxy encoding and its margin. Qwen: o200k undercounts English by 4.1%
+    # (overcounts Chinese by 25%); Llama 3: cl100k never undercounts (+0.0% English,
+    # +56% Chinese); Llama 4: o200k undercounts English by 1.0%. Claude, DeepSeek and
+    # GLM ship no tokenizer in a wheel: their margins are unmeasured guesses (README).
     "claude": ModelInfo(200_000, CL100K, 0.25),
-    "qwen": ModelInfo(131_072, O200K, 0.05),
-    "qwen2.5": ModelInfo(131_072, O200K, 0.05),
-    "qwen3": ModelInfo(131_072, O200K, 0.05),
+    "qwen": ModelInfo(131_072, O200K, 0.05, "qwen"),
+    "qwen2.5": ModelInfo(131_072, O200K, 0.05, "qwen"),
+    "qwen3": ModelInfo(131_072, O200K, 0.05, "qwen"),
     "deepseek": ModelInfo(128_000, O200K, 0.15),
     "glm": ModelInfo(128_000, O200K, 0.15),
-    "llama3": ModelInfo(8_192, CL100K, 0.02),
-    "llama-3": ModelInfo(8_192, CL100K, 0.02),
-    "llama3.1": ModelInfo(131_072, CL100K, 0.02),
-    "llama-3.1": ModelInfo(131_072, CL100K, 0.02),
-    "llama3.3": ModelInfo(131_072, CL100K, 0.02),
-    "llama-3.3": ModelInfo(131_072, CL100K, 0.02),
+    "llama3": ModelInfo(8_192, CL100K, 0.02, "llama3"),
+    "llama-3": ModelInfo(8_192, CL100K, 0.02, "llama3"),
+    "llama3.1": ModelInfo(131_072, CL100K, 0.02, "llama3"),
+    "llama-3.1": ModelInfo(131_072, CL100K, 0.02, "llama3"),
+    "llama3.2": ModelInfo(131_072, CL100K, 0.02, "llama3"),
+    "llama-3.2": ModelInfo(131_072, CL100K, 0.02, "llama3"),
+    "llama3.3": ModelInfo(131_072, CL100K, 0.02, "llama3"),
+    "llama-3.3": ModelInfo(131_072, CL100K, 0.02, "llama3"),
+    "llama4": ModelInfo(1_048_576, O200K, 0.02, "llama4"),
+    "llama-4": ModelInfo(1_048_576, O200K, 0.02, "llama4"),
+    "llama-4-scout": ModelInfo(10_485_760, O200K, 0.02, "llama4"),
 }
 
 
@@ -75,6 +84,16 @@ def model_info(model: str, configured: Mapping[str, ModelInfo] | None = None) ->
         f"unknown model {model!r}: give --max-context N, or add it to config.toml as "
         f'[models."{name}"] with context = N (and encoding = "o200k_base" or "cl100k_base")'
     )
+
+
+def counting(info: ModelInfo) -> tuple[str, float]:
+    """The encoding that counts for the model and the margin its error needs: the
+    model's own encoding when installed, else the entry's (proxy) encoding."""
+    from soloqueue_mem.context.tokens import available
+
+    if info.own and available(info.own):
+        return info.own, 0.0
+    return info.encoding, info.margin
 
 
 def configured_models(table: Mapping[str, Mapping[str, object]]) -> dict[str, ModelInfo]:
@@ -92,5 +111,6 @@ def configured_models(table: Mapping[str, Mapping[str, object]]) -> dict[str, Mo
             context,  # type: ignore[arg-type]  # checked by config.py
             str(fields.get("encoding", base.encoding if base else CL100K)),
             float(fields.get("margin", base.margin if base else 0.0)),  # type: ignore[arg-type]
+            base.own if base and "encoding" not in fields else None,  # config's encoding wins
         )
     return entries

@@ -4,6 +4,7 @@ fallbacks and the one-warning-per-store rule."""
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import pytest
 import tiktoken.registry
@@ -210,3 +211,59 @@ def test_without_a_store_the_warning_is_said_on_every_call(cli, monkeypatch):
     for _ in range(2):
         result = cli("context", "build", "--max-context", "1000", "--reserve", "0", input=HISTORY)
         assert result.stderr.count("token counts are estimates") == 1
+
+
+# --- the models' own tokenizers, from the [tokenizers] extra -------------------------------
+
+OWN_PACKAGES = {"qwen": "dashscope", "llama3": "llama_models", "llama4": "llama_models"}
+
+
+def _needs_own(encoding: str) -> None:
+    if not tokens_module.available(encoding):
+        pytest.skip(f"{OWN_PACKAGES[encoding]} not installed: pip install '.[tokenizers]'")
+
+
+@pytest.mark.parametrize(
+    ("encoding", "text", "ids"),
+    [
+        # checked against quicktok-v1: digits one by one, an NFD accent composed first
+        ("qwen", "hello world", [14990, 1879]),
+        ("qwen", "cafe\u0301 2024", [924, 58858, 220, 17, 15, 17, 19]),
+        ("llama3", "hello world", [15339, 1917]),
+    ],
+)
+def test_a_models_own_tokenizer_counts_its_known_vectors(encoding, text, ids):
+    _needs_own(encoding)
+    counter = counter_for(encoding)
+    assert (counter.name, counter.exact, counter.note) == (encoding, True, None)
+    assert counter.count(text) == len(ids)
+    assert tokens_module._load(encoding).encode_ordinary(unicodedata.normalize("NFC", text)) == ids
+
+
+@pytest.mark.parametrize(
+    ("model", "encoding", "limit"),
+    [("qwen3:8b", "qwen", 131_072), ("llama-3.1-8b", "llama3", 131_072),
+     ("llama-4-scout-17b", "llama4", 10_485_760)],
+)  # fmt: skip
+def test_qwen_and_llama_count_exactly_with_the_extra_and_no_margin(cli, model, encoding, limit):
+    _needs_own(encoding)
+    result = cli("context", "build", "--model", model, "--manifest", input=HISTORY)
+    out = json.loads(result.stdout)
+    assert (out["limit"], out["encoding"], out["exact"]) == (limit, encoding, True)
+    assert "stands in" not in result.stderr
+
+
+def test_without_the_extra_qwen_falls_back_to_its_proxy_and_margin(cli, monkeypatch):
+    found = tokens_module._package_folder
+    monkeypatch.setattr(
+        tokens_module, "_package_folder", lambda p: None if p == "dashscope" else found(p)
+    )
+    out = cli.json("context", "build", "--model", "qwen3", "--manifest", input="[]")
+    assert (out["limit"], out["encoding"], out["exact"]) == (124_830, "o200k_base", False)
+
+
+def test_a_configured_encoding_replaces_the_models_own(cli, home):
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text('[models."qwen3"]\nencoding = "cl100k_base"\n')
+    out = cli.json("context", "build", "--model", "qwen3", "--manifest", input="[]")
+    assert (out["encoding"], out["limit"]) == ("cl100k_base", 124_830)  # margin inherited

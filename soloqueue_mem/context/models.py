@@ -51,13 +51,14 @@ BUILT_IN: Mapping[str, ModelInfo] = {
     # Other tokenizers: the model's own where the [tokenizers] extra ships it, else a
     # proxy encoding and its margin. Qwen: o200k undercounts English by 4.1%
     # (overcounts Chinese by 25%); Llama 3: cl100k never undercounts (+0.0% English,
-    # +56% Chinese); Llama 4: o200k undercounts English by 1.0%. Claude, DeepSeek and
-    # GLM ship no tokenizer in a wheel: their margins are unmeasured guesses (README).
+    # +56% Chinese); Llama 4: o200k undercounts English by 1.0%; DeepSeek-V3: o200k
+    # undercounts code by 6.0%, English by 4.2%. Claude and GLM ship no tokenizer in a
+    # wheel: their margins are unmeasured guesses (README).
     "claude": ModelInfo(200_000, CL100K, 0.25),
     "qwen": ModelInfo(131_072, O200K, 0.05, "qwen"),
     "qwen2.5": ModelInfo(131_072, O200K, 0.05, "qwen"),
     "qwen3": ModelInfo(131_072, O200K, 0.05, "qwen"),
-    "deepseek": ModelInfo(128_000, O200K, 0.15),
+    "deepseek": ModelInfo(128_000, O200K, 0.06),
     "glm": ModelInfo(128_000, O200K, 0.15),
     "llama3": ModelInfo(8_192, CL100K, 0.02, "llama3"),
     "llama-3": ModelInfo(8_192, CL100K, 0.02, "llama3"),

@@ -67,6 +67,11 @@ class Config(NamedTuple):
     # context build: more models or other limits, e.g. [models."my-model"] context = 32768,
     # encoding = "o200k_base", margin = 0.1 (see context/models.py for the fields).
     models: Mapping[str, ModelInfo] = MappingProxyType({})
+    # Replace secrets (API keys, tokens, password=/secret= values, private keys, bearer
+    # headers, credentials in URLs) with [REDACTED:kind] before anything is written.
+    redact: bool = False
+    # More secrets to redact: [redact_patterns] "kind" = "regular expression".
+    redact_patterns: Mapping[str, str] = MappingProxyType({})
 
 
 def load_config(path: Path) -> Config:
@@ -91,6 +96,9 @@ def load_config(path: Path) -> Config:
         default = getattr(Config(), key)
         if key == "models":
             values[key] = MappingProxyType(configured_models(_models(path, value)))
+            continue
+        if key == "redact_patterns":
+            values[key] = MappingProxyType(_redact_patterns(path, value))
             continue
         if isinstance(default, Mapping) and key != "recall_channel_weights":  # numbers: below
             values[key] = MappingProxyType(_aliases(path, key, value))
@@ -133,6 +141,18 @@ def _aliases(path: Path, key: str, value: object) -> dict[str, str]:
     for alias, canonical in value.items():
         if not isinstance(canonical, str) or not alias.strip() or not canonical.strip():
             raise BadInput(f"{path}: {key}.{alias} must map a name to a non-empty string")
+    return dict(value)
+
+
+def _redact_patterns(path: Path, value: object) -> dict[str, str]:
+    """A table of secret kinds to regular expressions (checked by compiling them)."""
+    from soloqueue_mem.redact import check_patterns
+
+    if not isinstance(value, dict):
+        raise BadInput(f'{path}: redact_patterns must be a table of "kind" = "regex"')
+    problem = check_patterns(value)
+    if problem is not None:
+        raise BadInput(f"{path}: {problem}")
     return dict(value)
 
 

@@ -72,6 +72,20 @@ def _is_text(value: str) -> bool:
     return True
 
 
+def _redacted(stream: BinaryIO, app: AppContext) -> BinaryIO:
+    """The content with its secrets replaced (read whole: at most max_input_bytes)."""
+    import io
+
+    from soloqueue_mem.redact import redacted_bytes
+
+    cap = app.config.max_input_bytes
+    data = stream.read(cap + 1)
+    if len(data) > cap:
+        raise BadInput(f"with redact on, content is read whole: at most max_input_bytes ({cap})")
+    assert app.redactor is not None
+    return io.BytesIO(redacted_bytes(data, app.redactor))
+
+
 def run_save(
     app: AppContext,
     source: str,
@@ -96,7 +110,9 @@ def run_save(
         if value is not None and not _is_text(value):
             raise BadInput(f"{name} is not valid UTF-8 text")
     meta = NewArtifact(title, tuple(tags), group, author, mime)
-    with open_source(source) as stream, open_catalog(app, create=True) as conn:
-        saved = save(app.home, conn, stream, meta, app.now)
+    with open_source(source) as given:
+        stream = given if app.redactor is None else _redacted(given, app)
+        with open_catalog(app, create=True) as conn:
+            saved = save(app.home, conn, stream, meta, app.now)
     data = {**artifact_json(saved.artifact), "new_blob": saved.new_blob}
     emit_object(data, app.format, table=lambda: rows_table([saved.artifact]))

@@ -199,7 +199,8 @@ def remember(
             if conn is None:
                 conn = stack.enter_context(_memory_db(app_ctx, create=True))
             scope = (item.group or group, item.agent or agent)
-            results.append((line, store_remember(conn, item.draft, *scope, app_ctx.now)))
+            draft = intake.redacted(item.draft, app_ctx.redactor)
+            results.append((line, store_remember(conn, draft, *scope, app_ctx.now)))
     _emit_remembered(results, app_ctx.format, single=not batch and len(results) == 1)
     if rejected:
         raise PartialFailure(f"{rejected} line(s) rejected, the others were stored")
@@ -302,10 +303,10 @@ def edit(
 
     app_ctx = app_context(ctx, fmt, root)
     changes = Changes(
-        content,
+        None if content is None else app_ctx.redacted(content),
         type_,
-        subject,
-        predicate,
+        None if subject is None else app_ctx.redacted(subject),
+        None if predicate is None else app_ctx.redacted(predicate),
         importance,
         confidence,
         duration,

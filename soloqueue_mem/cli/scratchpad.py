@@ -76,7 +76,7 @@ def _save(app_ctx: AppContext, scope: tuple[str, str], content: str) -> None:
     conn = open_memory(app_ctx.home, app_ctx.config)
     assert conn is not None
     try:
-        pad = put(conn, *scope, content, app_ctx.now)
+        pad = put(conn, *scope, app_ctx.redacted(content), app_ctx.now)
     finally:
         conn.close()
     _emit(app_ctx, pad)

@@ -23,6 +23,8 @@ from soloqueue_mem.home import Home, find_root
 if TYPE_CHECKING:
     import sqlite3
 
+    from soloqueue_mem.redact import Redactor
+
     import typer
 
 
@@ -47,6 +49,17 @@ class AppContext:
     @cached_property
     def config(self) -> Config:
         return load_config(self.home.config_file)
+
+    @cached_property
+    def redactor(self) -> Redactor | None:
+        """Secret redaction for what this invocation stores (None: ``redact`` is off)."""
+        from soloqueue_mem.redact import redactor
+
+        return redactor(self.config)
+
+    def redacted(self, text: str) -> str:
+        """``text`` as it may be stored."""
+        return text if self.redactor is None else self.redactor.text(text)
 
     @property
     def format(self) -> Format:

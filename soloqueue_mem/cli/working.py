@@ -79,7 +79,7 @@ def add(
     validate_id("group", group)
     content = _read("-", app_ctx) if text == "-" else text
     with _open(app_ctx, create=True) as conn:
-        added = working.add(conn, group, content, "add", app_ctx.now)
+        added = working.add(conn, group, app_ctx.redacted(content), "add", app_ctx.now)
     out: dict[str, Any] = {"added": added.entry is not None, "dropped": added.dropped}
     if added.entry is not None:
         out["entry"] = entry_json(added.entry)
@@ -152,7 +152,7 @@ def promote(
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     validate_id("agent", agent)
-    text = _read(source, app_ctx)
+    text = app_ctx.redacted(_read(source, app_ctx))
     if not text.strip():
         raise BadInput("nothing to promote: the text is empty")
     with _open(app_ctx, create=True) as conn:

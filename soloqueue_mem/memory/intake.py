@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.errors import BadInput
@@ -11,9 +11,24 @@ from soloqueue_mem.home import validate_id
 from soloqueue_mem.memory.store import Draft, check_draft
 from soloqueue_mem.streams import TOO_LONG, numbered_lines
 
+if TYPE_CHECKING:
+    from soloqueue_mem.redact import Redactor
+
 _TEXT_FIELDS = ("content", "type", "subject", "predicate", "duration", "source")
 _UNIT_FIELDS = ("importance", "confidence")
 FIELDS = (*_TEXT_FIELDS, *_UNIT_FIELDS, "tags", "source_episode_id", "group", "agent")
+
+
+def redacted(draft: Draft, redact: Redactor | None) -> Draft:
+    """The draft with secrets replaced in its text, subject, predicate and tags."""
+    if redact is None:
+        return draft
+    return draft._replace(
+        content=redact.text(draft.content),
+        subject=redact.text(draft.subject),
+        predicate=redact.text(draft.predicate),
+        tags=tuple(redact.text(tag) for tag in draft.tags),
+    )
 
 
 class Item(NamedTuple):

@@ -13,12 +13,15 @@ form, so they are indexed and extracted like any other.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import validate_id
+
+if TYPE_CHECKING:
+    from soloqueue_mem.redact import Redactor
 
 ROLES = frozenset({"user", "assistant", "system", "tool", "thought"})
 _OPENAI_ROLES = {"developer": "system", "function": "tool"}
@@ -242,6 +245,18 @@ def to_openai(event: Event) -> list[dict[str, Any]]:
             for call in event.tool_calls
         ]
     return [message]
+
+
+def redacted(event: Event, redactor: Redactor) -> Event:
+    """The event with the secrets in its text, tool calls, results, metadata and
+    original message replaced (see :mod:`soloqueue_mem.redact`)."""
+    return event._replace(
+        content=redactor.text(event.content),
+        tool_calls=redactor.value(event.tool_calls),
+        tool_results=redactor.value(event.tool_results),
+        metadata=redactor.value(event.metadata),
+        openai_message=redactor.value(event.openai_message),
+    )
 
 
 def to_record(event: Event, turn_index: int, timestamp: str) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
+from soloqueue_mem.redact import redactor
 from soloqueue_mem.sessions.events import Event, SessionKey
 
 TEMPLATES = {
@@ -90,6 +91,9 @@ class Offloader:
         if self._conn is None:
             self._conn = self._open()
             assert self._conn is not None
+        redact = redactor(self.config)
+        if redact is not None:  # log redacted the event already; context build did not
+            text = redact.text(text)
         meta = NewArtifact(
             title=f"{title} ({key.session})",
             tags=(EPHEMERAL,),

@@ -23,7 +23,8 @@ from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home, ensure_private_dir
 from soloqueue_mem.sessions import pending, turns
-from soloqueue_mem.sessions.events import Event, SessionKey, from_record, to_record
+from soloqueue_mem.redact import redactor
+from soloqueue_mem.sessions.events import Event, SessionKey, from_record, redacted, to_record
 from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
 from soloqueue_mem.sessions.offload import l1_record
@@ -88,8 +89,10 @@ def log_events(
 
     ``default`` is the (group, agent, session) for events that do not name their own.
     ``offload`` turns an event into its L1 view, saving oversized parts as artifacts
-    (before any lock is taken: blobs are never written under the log's locks).
+    (before any lock is taken: blobs are never written under the log's locks). With
+    ``redact`` on, secrets are replaced first, so no file gets them.
     """
+    redact = redactor(config)
     chunk: list[Queued] = []
     for item in items:
         if isinstance(item, Rejected):
@@ -106,6 +109,8 @@ def log_events(
             )
             continue
         key = SessionKey(event.group or default[0], event.agent or default[1], session)
+        if redact is not None:
+            event = redacted(event, redact)
         l1, offloaded = offload(event, key) if offload is not None else (event, [])
         chunk.append(Queued(line, event, key, l1, offloaded))
         if len(chunk) >= chunk_size:

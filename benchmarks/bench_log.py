@@ -27,6 +27,9 @@ from pathlib import Path
 
 import _common as c
 
+# Opt-in settings measured beside the default (label -> config.toml).
+CONFIGS = {"": "", "redact = true": "redact = true\n"}
+SECRET = "sk-proj-" + "x" * 40
 ZH_TEXT = "今天和产品团队开会，决定把搜索索引改成按字切分，下周一之前完成迁移并补上基准测试。"
 
 FLOOR_ONE = """
@@ -77,12 +80,17 @@ conn.close()
 def bench_single(python: str, work: Path, runs: int) -> tuple[str, bool]:
     env = c.timing_env()
     cli = c.cli_argv(python)
-    store = work / "single-store"
-    # An existing store: created by a first call, with a few turns in it.
-    for i in range(3):
-        c.run_timed(
-            [*cli, "--root", str(store), "log", "--session", "bench", f"{ZH_TEXT} {i}"], env
-        )
+    # Existing stores, created by a first call with a few turns in them: the default
+    # settings, and each opt-in setting that runs on log's path.
+    stores = {label: work / f"store-{n}" for n, label in enumerate(CONFIGS)}
+    for label, store in stores.items():
+        store.mkdir(mode=0o700)
+        (store / "config.toml").write_text(CONFIGS[label], encoding="utf-8")
+        for i in range(3):
+            c.run_timed(
+                [*cli, "--root", str(store), "log", "--session", "bench", f"{ZH_TEXT} {i}"], env
+            )
+    store = stores[""]
     floor_db = work / "floor.db"
     conn = sqlite3.connect(floor_db)
     conn.execute("PRAGMA journal_mode = WAL")
@@ -103,6 +111,14 @@ def bench_single(python: str, work: Path, runs: int) -> tuple[str, bool]:
             "env": env,
         },
     }
+    for label, other in stores.items():
+        if label:
+            argv = [*cli, "--root", str(other), "log", "--session", "bench", "--role", "user"]
+            commands[f"soloqueue-mem log (zh), {label}"] = {"argv": [*argv, ZH_TEXT], "env": env}
+            commands[f"soloqueue-mem log (zh + a secret), {label}"] = {
+                "argv": [*argv, f"{ZH_TEXT} password={SECRET}"],
+                "env": env,
+            }
     c.note(f"(a) timing {len(commands)} commands x {runs} runs, interleaved")
     times = c.interleaved(commands, runs)
     floor = c.median(times["floor: python -c sqlite3 WAL insert"])

@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "gc": ("soloqueue_mem.cli.gc", "gc", False),
     "consolidate": ("soloqueue_mem.cli.consolidate", "consolidate", False),
     "index": ("soloqueue_mem.cli.index", "index_command", False),
+    "kv": ("soloqueue_mem.cli.kv", "app", True),
     "working": ("soloqueue_mem.cli.working", "app", True),
     "promote": ("soloqueue_mem.cli.working", "promote", False),
     "query": ("soloqueue_mem.cli.working", "query_command", False),

@@ -168,13 +168,31 @@ def build_command(
         layers = None
         if with_memory:
             recaller = _recaller(app_ctx, conn, query, group)
-            layers = default_layers(app_ctx.home, conn, recaller, (group, agent))
+            state = _state(app_ctx, group, agent, session)
+            layers = default_layers(app_ctx.home, conn, recaller, (group, agent), state)
         result = build_context(conn, history, options, layers)
     finally:
         if conn is not None:
             conn.close()
     _report(result, app_ctx, stats)
     _emit(result, app_ctx.format, manifest)
+
+
+def _state(app_ctx: AppContext, group: str, agent: str, session: str | None) -> Any:
+    """The kv_store preferences of (group, agent) and the variables of ``session``."""
+    from soloqueue_mem.context.layers import State
+    from soloqueue_mem.db.stores import open_state
+    from soloqueue_mem.state.values import as_list, entries
+
+    conn = open_state(app_ctx.home, app_ctx.config, create=False)
+    if conn is None:
+        return State()
+    try:
+        preferences = entries(conn, "kv_store", (group, agent))
+        variables = entries(conn, "session_state", (group, agent, session)) if session else []
+    finally:
+        conn.close()
+    return State(as_list(preferences), as_list(variables, first="current_task"), session or "")
 
 
 def _recaller(app_ctx: AppContext, conn: Any, query: str | None, group: str) -> Any:

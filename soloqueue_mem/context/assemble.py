@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from soloqueue_mem.context import cache as token_cache
 from soloqueue_mem.context.build import Built, build
-from soloqueue_mem.context.layers import Layer, Recalled, memory_layers, system_content
+from soloqueue_mem.context.layers import Layer, Recalled, State, memory_layers, system_content
 from soloqueue_mem.context.tokens import BUNDLED, Counter, counter_for, message_tokens
 from soloqueue_mem.home import Home
 from soloqueue_mem.sessions.events import Event, SessionKey, from_record, to_openai
@@ -135,15 +135,17 @@ def default_layers(
     conn: sqlite3.Connection | None,
     recalled: Callable[..., tuple[str, set[str]]] | None,
     scope: tuple[str, str],
+    state: State = State(),
 ) -> Callable[[Callable[[str], int]], list[Layer]]:
     """The memory layers of ``--with-memory`` for :func:`build_context`;
     ``recalled(budget, count, seen)`` is :data:`~soloqueue_mem.context.layers.Recalled`
-    with the token counter; ``scope`` is the (group, agent) whose scratchpad is shown."""
+    with the token counter; ``scope`` is the (group, agent) whose scratchpad and
+    preferences are shown."""
 
     def layers(count: Callable[[str], int]) -> list[Layer]:
         recall_text: Recalled | None = (
             (lambda budget, seen: recalled(budget, count, seen)) if recalled else None
         )
-        return memory_layers(home.root, conn, recall_text, count, scope)
+        return memory_layers(home.root, conn, recall_text, count, scope, state)
 
     return layers

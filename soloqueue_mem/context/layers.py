@@ -1,8 +1,9 @@
 """The memory layers of the system prompt (seed 003 §8.1), each inside its own budget.
 
-Order and budgets: the memory tools' self-description, the scratchpad (~500 tokens),
-core memory ``identity/MEMORY.md`` (~400), memories recalled for the query (~300) and
-the user profile ``identity/USER.md`` (~120). A layer whose source does not exist yet
+Order and budgets: the memory tools' self-description, the scratchpad with the
+session's variables (~500 tokens), core memory ``identity/MEMORY.md`` (~400), memories
+recalled for the query (~300), the user profile ``identity/USER.md`` (~120) and the
+agent's preferences from the kv_store (~120). A layer whose source does not exist yet
 is skipped and reported, never an error. A fact appears once: a later layer leaves
 out what an earlier one shows (:mod:`soloqueue_mem.context.once`).
 """
@@ -24,19 +25,36 @@ SELF_DESCRIPTION = (
     "inputs and results, and read_artifact(id) for a large output that was saved "
     "instead of shown."
 )
-BUDGETS = {"tools": 80, "scratchpad": 500, "core_memory": 400, "recall": 300, "user": 120}
+BUDGETS = {
+    "tools": 80,
+    "scratchpad": 500,
+    "core_memory": 400,
+    "recall": 300,
+    "user": 120,
+    "preferences": 120,
+}
 TITLES = {
     "tools": "Memory tools",
     "scratchpad": "Scratchpad",
     "core_memory": "Core memory",
     "recall": "Relevant memories",
     "user": "User profile",
+    "preferences": "Agent preferences",
 }
 
 
 # recalled(budget, seen): the recall text, leaving out memories whose content key is in
 # ``seen``, and the content keys of the memories it shows.
 Recalled = Callable[[int, frozenset[str]], tuple[str, set[str]]]
+
+
+class State(NamedTuple):
+    """What state.db adds: the agent's preferences and the session's variables, as
+    Markdown lists (None: nothing set)."""
+
+    preferences: str | None = None
+    session: str | None = None
+    session_id: str = ""
 
 
 class Layer(NamedTuple):
@@ -53,14 +71,16 @@ def memory_layers(
     recalled: Recalled | None,
     count: Callable[[str], int],
     scope: tuple[str, str] = ("default", "default"),
+    state: State = State(),
 ) -> list[Layer]:
     """Every layer in order (None ``recalled``: no query), each fact in the first
     layer that shows it."""
     sources: dict[str, Callable[[], str | None]] = {
         "tools": lambda: SELF_DESCRIPTION,
-        "scratchpad": lambda: _scratchpad(conn, scope),
+        "scratchpad": lambda: _with_session(_scratchpad(conn, scope), state),
         "core_memory": lambda: _file(root / "identity" / "MEMORY.md"),
         "user": lambda: _file(root / "identity" / "USER.md"),
+        "preferences": lambda: state.preferences,
     }
     seen: set[str] = set()
     layers = []
@@ -106,6 +126,14 @@ def _scratchpad(conn: sqlite3.Connection | None, scope: tuple[str, str]) -> str 
         return None
     pad = scratchpad.get(conn, *scope)
     return pad.content if pad.updated_at else None
+
+
+def _with_session(pad: str | None, state: State) -> str | None:
+    """The scratchpad followed by the session's variables (current_task first)."""
+    if not state.session:
+        return pad
+    block = f"## 会话状态 (session {state.session_id})\n{state.session}"
+    return f"{pad.rstrip()}\n\n{block}" if pad else block
 
 
 def system_content(system_prompt: str, layers: list[Layer]) -> str:

@@ -1,0 +1,179 @@
+"""``soloqueue-mem kv``: an agent's preferences as JSON values by key (seed 000 §2),
+and the rendering ``session set|get|unset`` shares for session variables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli.output import emit_list, emit_object, print_table
+from soloqueue_mem.cli.state import AppContext, app_context, opened
+from soloqueue_mem.errors import BadInput
+from soloqueue_mem.home import validate_id
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from soloqueue_mem.state.values import Entry
+
+app = typer.Typer(
+    help="Get, set, list and remove an agent's preferences (JSON values by key).",
+    no_args_is_help=True,
+)
+TABLE = "kv_store"
+SCOPE_NAMES = ("group", "agent", "session")
+KeyArg = Annotated[str, typer.Argument(help="The key: 1-128 of A-Z a-z 0-9 . _ -.")]
+
+
+def entry_json(entry: Entry) -> dict[str, Any]:
+    return {
+        **dict(zip(SCOPE_NAMES, entry.scope, strict=False)),
+        "key": entry.key,
+        "value": entry.value,
+        "updated_at": entry.updated_at,
+    }
+
+
+def emit_entry(app_ctx: AppContext, entry: Entry, **extra: Any) -> None:
+    emit_object(
+        {**entry_json(entry), **extra},
+        app_ctx.format,
+        table=lambda: _table([entry]),
+        text=lambda: jsonio.dumps_compact(entry.value) + "\n",
+    )
+
+
+def emit_entries(app_ctx: AppContext, rows: list[Entry]) -> None:
+    if app_ctx.format.value in ("table", "text"):
+        _table(rows)
+    else:
+        emit_list((entry_json(e) for e in rows), app_ctx.format)
+
+
+def _table(rows: list[Entry]) -> None:
+    print_table(
+        None,
+        ["key", "value", "updated"],
+        ((e.key, jsonio.dumps_compact(e.value), e.updated_at) for e in rows),
+    )
+
+
+def parse_value(text: str, as_text: bool) -> Any:
+    """The JSON value of a VALUE argument (the argument itself with ``as_text``)."""
+    if as_text:
+        return text
+    try:
+        return jsonio.loads(text)
+    except BadInput as exc:
+        raise BadInput(f"VALUE is not JSON ({exc.reason}); quote a string or use --text") from None
+
+
+@contextmanager
+def state_db(app_ctx: AppContext, create: bool) -> Iterator[sqlite3.Connection]:
+    from soloqueue_mem.db.stores import open_state
+
+    conn = open_state(app_ctx.home, app_ctx.config, create=create)
+    with opened(conn, "nothing stored yet (no data directory or state.db)") as conn:
+        yield conn
+
+
+def _scope(group: str, agent: str) -> tuple[str, str]:
+    return validate_id("group", group), validate_id("agent", agent)
+
+
+@app.command("set")
+@boundary
+def set_command(
+    ctx: typer.Context,
+    key: KeyArg,
+    value: Annotated[str, typer.Argument(help="A JSON value: 42, true, '\"vim\"', '{\"a\": 1}'.")],
+    as_text: Annotated[
+        bool, typer.Option("--text", help="Store VALUE as a string, not as JSON.")
+    ] = False,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Set KEY to a JSON value for this group/agent (replacing what it held)."""
+    from soloqueue_mem.state.values import encode, put
+
+    app_ctx = app_context(ctx, fmt, root)
+    scope = _scope(group, agent)
+    validate_id("key", key)
+    parsed = parse_value(value, as_text)
+    if app_ctx.redactor is not None:
+        parsed = app_ctx.redactor.value(parsed)
+    encode(parsed)  # too big: refused before the store is created
+    with state_db(app_ctx, create=True) as conn:
+        entry = put(conn, TABLE, scope, key, parsed, app_ctx.now)
+    emit_entry(app_ctx, entry)
+
+
+@app.command("get")
+@boundary
+def get(
+    ctx: typer.Context,
+    key: KeyArg,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """One key's value (--format text: the JSON value alone). Exit 3 when unset."""
+    from soloqueue_mem.state.values import get as get_entry
+
+    app_ctx = app_context(ctx, fmt, root)
+    scope = _scope(group, agent)
+    with state_db(app_ctx, create=False) as conn:
+        entry = get_entry(conn, TABLE, scope, validate_id("key", key))
+    emit_entry(app_ctx, entry)
+
+
+@app.command("list")
+@boundary
+def list_command(
+    ctx: typer.Context,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Every key of this group/agent, in key order."""
+    from soloqueue_mem.db.stores import open_state
+    from soloqueue_mem.state.values import entries
+
+    app_ctx = app_context(ctx, fmt, root)
+    scope = _scope(group, agent)
+    conn = open_state(app_ctx.home, app_ctx.config, create=False)
+    rows = []
+    if conn is not None:
+        with opened(conn, "") as conn:
+            rows = entries(conn, TABLE, scope)
+    emit_entries(app_ctx, rows)
+
+
+@app.command("rm")
+@boundary
+def rm(
+    ctx: typer.Context,
+    key: KeyArg,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Remove a key (prints what it held). Exit 3 when unset."""
+    from soloqueue_mem.state.values import remove
+
+    app_ctx = app_context(ctx, fmt, root)
+    scope = _scope(group, agent)
+    with state_db(app_ctx, create=False) as conn:
+        entry = remove(conn, TABLE, scope, validate_id("key", key))
+    emit_entry(app_ctx, entry, removed=True)

@@ -28,7 +28,10 @@ from soloqueue_mem.sessions.events import SessionKey
 if TYPE_CHECKING:
     from soloqueue_mem.sessions.turns import SessionRow
 
-app = typer.Typer(help="List, show, export and end sessions.", no_args_is_help=True)
+app = typer.Typer(
+    help="List, show, export and end sessions; set, get and unset session variables.",
+    no_args_is_help=True,
+)
 
 SessionArg = Annotated[str, typer.Argument(help="Session id.")]
 
@@ -205,11 +208,13 @@ def end(
     """Mark a session ended and turn its new turns into an episode and memories.
 
     What the user stated becomes memories (quick rules), the episode records the goal,
-    tools, errors and outcome, and the scratchpad notes it under 近期进展.
+    tools, errors and outcome, and the scratchpad notes it under 近期进展. The
+    session's TRANSIENT memories are deleted (transient_cleared).
     """
     from soloqueue_mem.lifecycle.digest import digest_session, rules
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.sessions.reader import end_session
+    from soloqueue_mem.state.session import clear_transients
 
     app_ctx = app_context(ctx, fmt, root)
     key = _key(group, agent, session)
@@ -220,6 +225,7 @@ def end(
         ended_at = end_session(conn, key, app_ctx.now)
         extractor = rules(vocabulary(app_ctx.config.predicates))
         digest = digest_session(app_ctx.home, conn, key, app_ctx.now, "session_end", extractor)
+        cleared = clear_transients(conn, key)
     finally:
         conn.close()
     emit_object(
@@ -230,6 +236,110 @@ def end(
             "ended_at": ended_at,
             "episodes": [episode.id for episode in digest.episodes],
             "memories": [r.memory.id for r in digest.remembered],
+            "transient_cleared": cleared,
         },
         app_ctx.format,
     )
+
+
+NameArg = Annotated[str, typer.Argument(help="The variable: 1-128 of A-Z a-z 0-9 . _ -.")]
+
+
+@app.command("set")
+@boundary
+def set_variable(
+    ctx: typer.Context,
+    session: SessionArg,
+    name: NameArg,
+    value: Annotated[str, typer.Argument(help="The value (text; JSON with --json).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Parse VALUE as JSON.")] = False,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Set a session variable, shown in context build's scratchpad layer.
+
+    current_task becomes the first item of the scratchpad's 当前项目 (a task it replaces
+    goes to 近期进展 with the date); next_step the first item of 下一步.
+    """
+    from soloqueue_mem.cli.kv import emit_entry, parse_value, state_db
+    from soloqueue_mem.state.session import set_variable as set_state
+    from soloqueue_mem.state.values import encode
+
+    app_ctx = app_context(ctx, fmt, root)
+    key = _key(group, agent, session)
+    validate_id("variable", name)
+    parsed = parse_value(value, as_text=not as_json)
+    if app_ctx.redactor is not None:
+        parsed = app_ctx.redactor.value(parsed)
+    encode(parsed)  # too big: refused before the store is created
+    memory = open_memory(app_ctx.home, app_ctx.config)
+    assert memory is not None
+    try:
+        with state_db(app_ctx, create=True) as state:
+            entry = set_state(state, memory, key, name, parsed, app_ctx.now)
+    finally:
+        memory.close()
+    emit_entry(app_ctx, entry)
+
+
+@app.command("get")
+@boundary
+def get_variables(
+    ctx: typer.Context,
+    session: SessionArg,
+    name: Annotated[str | None, typer.Argument(help="One variable (default: all).")] = None,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """A session variable (exit 3 when unset), or all of them."""
+    from soloqueue_mem.cli.kv import emit_entries, emit_entry
+    from soloqueue_mem.db.stores import open_state
+    from soloqueue_mem.state import values
+    from soloqueue_mem.state.session import TABLE
+
+    app_ctx = app_context(ctx, fmt, root)
+    key = _key(group, agent, session)
+    conn = open_state(app_ctx.home, app_ctx.config, create=False)
+    if name is not None:
+        if conn is None:
+            raise NotFound(f"no variable {name!r} in {'/'.join(key)}")
+        try:
+            entry = values.get(conn, TABLE, key, validate_id("variable", name))
+        finally:
+            conn.close()
+        emit_entry(app_ctx, entry)
+        return
+    rows = []
+    if conn is not None:
+        try:
+            rows = values.entries(conn, TABLE, key)
+        finally:
+            conn.close()
+    emit_entries(app_ctx, rows)
+
+
+@app.command("unset")
+@boundary
+def unset_variable(
+    ctx: typer.Context,
+    session: SessionArg,
+    name: NameArg,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Remove a session variable (prints what it held). Exit 3 when unset."""
+    from soloqueue_mem.cli.kv import emit_entry, state_db
+    from soloqueue_mem.state import values
+    from soloqueue_mem.state.session import TABLE
+
+    app_ctx = app_context(ctx, fmt, root)
+    key = _key(group, agent, session)
+    with state_db(app_ctx, create=False) as conn:
+        entry = values.remove(conn, TABLE, key, validate_id("variable", name))
+    emit_entry(app_ctx, entry, removed=True)

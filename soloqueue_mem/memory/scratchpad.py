@@ -120,25 +120,29 @@ def put(
 
 
 def with_progress(content: str, entry: str) -> str:
-    """``content`` with ``entry`` first under 近期进展 (at most ``RECENT_KEPT`` kept),
-    shortened if needed to stay within ``MAX_CHARS``."""
+    """``content`` with ``entry`` first under 近期进展."""
+    return with_first(content, "recent_progress", entry)
+
+
+def with_first(content: str, field: str, entry: str, drop: str | None = None) -> str:
+    """``content`` with ``entry`` first in the section ``field`` (and ``drop`` taken
+    out of it), at most ``RECENT_KEPT`` items kept, shortened if needed to stay within
+    ``MAX_CHARS``. A missing section is added at the end."""
+    entry = " ".join(entry.split())  # one line: an item cannot start a section
     lines = content.splitlines() or TEMPLATE.splitlines()
+    names = "|".join(SECTIONS[field])
     start = next(
-        (
-            i
-            for i, line in enumerate(lines)
-            if re.match(r"^#{1,6}\s*(近期进展|recent progress)", line, re.I)
-        ),
+        (i for i, line in enumerate(lines) if re.match(rf"^#{{1,6}}\s*({names})", line, re.I)),
         None,
     )
     if start is None:
-        lines += ["", "## 近期进展"]
+        lines += ["", f"## {SECTIONS[field][0]}"]
         start = len(lines) - 1
     end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines))
     items = [line for line in lines[start + 1 : end] if re.match(r"^\s*[-*]\s+\S", line)]
-    items = [f"- {entry}", *[i for i in items if i != f"- {entry}"]][:RECENT_KEPT]
-    rebuilt = [*lines[: start + 1], *items, "", *lines[end:]]
-    text = "\n".join(rebuilt).strip() + "\n"
+    unwanted = {f"- {entry}", *([f"- {drop}"] if drop else [])}
+    items = [f"- {entry}", *[i for i in items if i not in unwanted]][:RECENT_KEPT]
+    text = "\n".join([*lines[: start + 1], *items, "", *lines[end:]]).strip() + "\n"
     while len(text) > MAX_CHARS and len(items) > 1:
         items.pop()
         text = "\n".join([*lines[: start + 1], *items, "", *lines[end:]]).strip() + "\n"

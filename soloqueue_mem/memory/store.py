@@ -626,6 +626,21 @@ def expired(conn: sqlite3.Connection, now: datetime, limit: int) -> list[str]:
     return [row[0] for row in rows]
 
 
+def session_transients(
+    conn: sqlite3.Connection, group: str, agent: str, session: str, since: str
+) -> list[str]:
+    """Ids of a session's TRANSIENT memories (seed 001: cleared when it ends): those
+    from its episodes, and those stated in its group and agent since it started."""
+    rows = conn.execute(
+        "SELECT id FROM memories WHERE priority = 'TRANSIENT' AND group_id = ? AND agent_id = ?"
+        " AND (source_episode_id IN (SELECT id FROM episodes WHERE group_id = ?"
+        " AND agent_id = ? AND session_id = ?)"
+        " OR (source_episode_id IS NULL AND created_at >= ?))",
+        (group, agent, group, agent, session, since),
+    )
+    return [row[0] for row in rows]
+
+
 def delete(conn: sqlite3.Connection, ids: list[str]) -> None:
     """Delete rows and their index entries (inside the caller's transaction)."""
     for memory_id in ids:

@@ -1,0 +1,71 @@
+"""Session state (seed 001 §2, §4): variables of one session in ``session_state``, and
+what the session changes in the scratchpad and the memories.
+
+``current_task`` and ``next_step`` are the scratchpad's 当前项目 and 下一步 kept in
+step with the session (seed 001: the current task is updated every turn; a task
+replaced by another is archived under 近期进展 with its date). Ending a session
+clears its TRANSIENT memories.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from typing import Any
+
+from soloqueue_mem.clock import iso
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.errors import NotFound
+from soloqueue_mem.memory import scratchpad, store
+from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.state import values
+from soloqueue_mem.state.values import Entry
+
+TABLE = "session_state"
+CURRENT_TASK, NEXT_STEP = "current_task", "next_step"
+
+
+def set_variable(
+    state: sqlite3.Connection,
+    memory: sqlite3.Connection,
+    key: SessionKey,
+    name: str,
+    value: Any,
+    now: datetime,
+) -> Entry:
+    """Set a session variable; ``current_task`` and ``next_step`` (text) update the
+    scratchpad of the session's group and agent first."""
+    if name in (CURRENT_TASK, NEXT_STEP) and isinstance(value, str) and value.strip():
+        previous = _text(state, key, name)
+        pad = scratchpad.get(memory, key.group, key.agent).content
+        scratchpad.put(memory, key.group, key.agent, _synced(pad, name, value, previous, now), now)
+    return values.put(state, TABLE, key, name, value, now)
+
+
+def _text(state: sqlite3.Connection, key: SessionKey, name: str) -> str | None:
+    try:
+        value = values.get(state, TABLE, key, name).value
+    except NotFound:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _synced(pad: str, name: str, value: str, previous: str | None, now: datetime) -> str:
+    if name == NEXT_STEP:
+        return scratchpad.with_first(pad, "next_steps", value)
+    if previous and previous != value:
+        day = iso(now)[5:10].replace("-", "/")
+        pad = scratchpad.with_first(pad, "recent_progress", f"{day}: {previous}")
+    return scratchpad.with_first(pad, "active_projects", value, drop=previous)
+
+
+def clear_transients(memory: sqlite3.Connection, key: SessionKey) -> list[str]:
+    """Delete the session's TRANSIENT memories (see ``store.session_transients``)."""
+    row = turns.get_session(memory, key)
+    if row is None:
+        return []
+    with write_tx(memory):
+        ids = store.session_transients(memory, key.group, key.agent, key.session, row.started_at)
+        store.delete(memory, ids)
+    return ids

@@ -67,6 +67,9 @@ class Config(NamedTuple):
     # context build: more models or other limits, e.g. [models."my-model"] context = 32768,
     # encoding = "o200k_base", margin = 0.1 (see context/models.py for the fields).
     models: Mapping[str, ModelInfo] = MappingProxyType({})
+    # Extract memories from a user's turn (>= 30 characters, at most 5 turns per session)
+    # in a background process started by log, rather than only when the session ends.
+    extract_on_log: bool = False
     # Replace secrets (API keys, tokens, password=/secret= values, private keys, bearer
     # headers, credentials in URLs) with [REDACTED:kind] before anything is written.
     redact: bool = False

@@ -39,6 +39,7 @@ def consolidate(
     from datetime import timedelta
 
     from soloqueue_mem.clock import parse_duration
+    from soloqueue_mem.lifecycle.on_log import extracted_in_store
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.lifecycle.consolidate import Options, run
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
@@ -52,6 +53,7 @@ def consolidate(
         wait=wait,
         embed=config.search_backend in DENSE_BACKENDS,
         words=vocabulary(config.predicates),
+        extracted_on_log=lambda key: extracted_in_store(app.home, config, key),
     )
     model = _model(app)
     try:

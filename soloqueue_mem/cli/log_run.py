@@ -74,18 +74,35 @@ def run_log(
     offloader = Offloader(
         app.home, config, app.now, lambda: open_artifacts(app.home, config), all_content=offload
     )
+    logged: list[LoggedTurn] = []
     try:
         results = log_events(
             app.home, conn, items, (group, agent, session), config, app.now, offload=offloader
         )
-        rejected = _emit(results, app.format, batch=batch, single=not batch and len(items) == 1)
+        single = not batch and len(items) == 1
+        rejected = _emit(results, app.format, batch=batch, single=single, logged=logged)
     finally:
         offloader.close()
         conn.close()
+    if config.extract_on_log:
+        _extract_in_background(app, logged)
     if rejected and not batch:
         raise BadInput(rejected[0].reason, rejected[0].line)
     if rejected:
         raise PartialFailure(f"{len(rejected)} line(s) rejected, the others were logged")
+
+
+def _extract_in_background(app: AppContext, logged: list[LoggedTurn]) -> None:
+    from soloqueue_mem.lifecycle.on_log import targets
+
+    chosen = targets(
+        (t.group, t.agent, t.session, t.turn_index, t.role, t.content, t.duplicate)
+        for t in logged
+    )
+    if chosen:
+        from soloqueue_mem.cli.extract_worker import start
+
+        start(app.home.root, chosen)
 
 
 def turn_json(turn: LoggedTurn) -> dict[str, Any]:
@@ -97,7 +114,11 @@ def turn_json(turn: LoggedTurn) -> dict[str, Any]:
     return data
 
 
-def _emit(results: Any, fmt: Format, batch: bool, single: bool) -> list[Rejected]:
+def _emit(
+    results: Any, fmt: Format, batch: bool, single: bool, logged: list[LoggedTurn]
+) -> list[Rejected]:
+    """Print the acknowledged turns (and collect them in ``logged``); return the
+    rejected lines."""
     rejected: list[Rejected] = []
 
     def accepted() -> Any:
@@ -109,6 +130,7 @@ def _emit(results: Any, fmt: Format, batch: bool, single: bool) -> list[Rejected
                 where = f"line {result.line}: " if result.line is not None else ""
                 report("bad_input", f"{where}{result.reason}", 65, result.line)
                 continue
+            logged.append(result)
             yield result
 
     if fmt is Format.table:

@@ -212,6 +212,7 @@ def end(
     session's TRANSIENT memories are deleted (transient_cleared).
     """
     from soloqueue_mem.lifecycle.digest import digest_session, rules
+    from soloqueue_mem.lifecycle.on_log import extracted_in_store
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.sessions.reader import end_session
     from soloqueue_mem.state.session import clear_transients
@@ -224,7 +225,10 @@ def end(
     try:
         ended_at = end_session(conn, key, app_ctx.now)
         extractor = rules(vocabulary(app_ctx.config.predicates))
-        digest = digest_session(app_ctx.home, conn, key, app_ctx.now, "session_end", extractor)
+        done = extracted_in_store(app_ctx.home, app_ctx.config, key)
+        digest = digest_session(
+            app_ctx.home, conn, key, app_ctx.now, "session_end", extractor, None, done
+        )
         cleared = clear_transients(conn, key)
     finally:
         conn.close()

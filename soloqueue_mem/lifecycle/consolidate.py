@@ -27,7 +27,7 @@ import json
 import sqlite3
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -53,6 +53,8 @@ class Options(NamedTuple):
     wait: bool = False
     embed: bool = False  # search_backend is hybrid or dense: run the embed step
     words: Vocabulary | None = None  # the quick rules' predicates (config aliases added)
+    # A session's turns whose memories extract_on_log gave already.
+    extracted_on_log: Callable[[SessionKey], Collection[int]] = lambda key: ()
 
 
 def run(
@@ -137,7 +139,8 @@ def _sessions(
     for number, row in enumerate(due, start=1):
         key = SessionKey(row.group, row.agent, row.session)
         source = "session_end" if row.ended_at else "consolidate"
-        digest = digest_session(home, conn, key, now, source, extractor, summarize)
+        done = options.extracted_on_log(key)
+        digest = digest_session(home, conn, key, now, source, extractor, summarize, done)
         episodes += len(digest.episodes)
         memories += len(digest.remembered)
         processed += digest.turns

@@ -11,7 +11,7 @@ the scratchpad's 近期进展.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime
 from functools import cache
 from pathlib import Path
@@ -55,8 +55,10 @@ def digest_session(
     source: str,
     extractor: Extractor | None = None,
     summarize: Callable[[list[dict[str, Any]]], str | None] | None = None,
+    extracted_on_log: Collection[int] = (),
 ) -> Digest:
-    """Episodes and memories for the session's turns not yet extracted."""
+    """Episodes and memories for the session's turns not yet extracted; the turns in
+    ``extracted_on_log`` gave their memories already and are only summarized."""
     last = turns.max_turn_index(conn, key)
     pending = turns.unextracted_indexes(conn, key, last)
     if not pending:
@@ -68,7 +70,8 @@ def digest_session(
         stretch = records[start : start + CHUNK]
         episode = build_episode(key, stretch, source, now, ongoing=False)
         episode = episode._replace(tags=episode_tags(home, stretch))
-        drafts = (extractor or rules())(key, stretch)
+        unread = [r for r in stretch if r["turn_index"] not in extracted_on_log]
+        drafts = (extractor or rules())(key, unread) if unread else []
         summary = summarize(stretch) if summarize else None
         if summary:
             episode = episode._replace(summary=summary)

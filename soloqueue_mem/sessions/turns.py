@@ -86,6 +86,15 @@ def find_by_event_id(conn: sqlite3.Connection, key: SessionKey, event_id: str) -
     return _turn(row) if row else None
 
 
+def turn_at(conn: sqlite3.Connection, key: SessionKey, turn_index: int) -> Turn | None:
+    row = conn.execute(
+        f"SELECT {_TURN_COLUMNS} FROM conversation_turns"  # noqa: S608 - constant columns
+        " WHERE group_id = ? AND agent_id = ? AND session_id = ? AND turn_index = ?",
+        (key.group, key.agent, key.session, turn_index),
+    ).fetchone()
+    return _turn(row) if row else None
+
+
 _INSERT_TURN_SQL = """
 INSERT INTO conversation_turns (
     group_id, agent_id, session_id, turn_index, role, content, tool_calls, tool_results,

@@ -106,6 +106,7 @@ def test_end_marks_the_session_and_writes_its_episode(cli):
         "session": "s1",
         "ended_at": "2026-11-26T08:00:00.000Z",
         "memories": [],
+        "transient_cleared": [],
     }
     assert cli.json("session", "list")[0]["ended_at"] == "2026-11-26T08:00:00.000Z"
     episode = cli.json("episode", "show", episode_ids[0])

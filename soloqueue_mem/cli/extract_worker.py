@@ -1,0 +1,60 @@
+"""The background process of ``extract_on_log``: ``python -m
+soloqueue_mem.cli.extract_worker ROOT LOCK_FD TARGETS_JSON``.
+
+Started by ``log`` (see :func:`start`), detached from it; it inherits a shared lock on
+``.extract.lock`` and holds it until it is done. A failure here loses nothing: the
+turns it did not extract are extracted when the session is digested.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from soloqueue_mem import jsonio
+
+LOCK_FILE = ".extract.lock"
+
+
+def start(root: Path, targets: list[list]) -> None:
+    """Start a worker for ``targets`` (``[group, agent, session, turn_index]``)."""
+    import fcntl
+
+    fd = os.open(root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)  # waits only while someone waits for all workers
+        os.set_inheritable(fd, True)
+        argv = [sys.executable, "-m", __name__, str(root), str(fd), jsonio.dumps_compact(targets)]
+        quiet = [(os.POSIX_SPAWN_OPEN, n, os.devnull, os.O_RDWR, 0) for n in (0, 1, 2)]
+        # posix_spawn, not subprocess: no import on log's path, and no child to reap.
+        os.posix_spawn(sys.executable, argv, os.environ, file_actions=quiet, setsid=True)
+    finally:
+        os.close(fd)  # the worker's copy keeps the lock
+
+
+def main(argv: list[str]) -> None:
+    from soloqueue_mem.clock import now
+    from soloqueue_mem.config import load_config
+    from soloqueue_mem.db.stores import open_memory, open_state
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.lifecycle.on_log import extract_turns
+    from soloqueue_mem.lifecycle.vocabulary import vocabulary
+    from soloqueue_mem.sessions.events import SessionKey
+
+    home, targets = Home(Path(argv[1])), jsonio.loads(argv[3])
+    config = load_config(home.config_file)
+    memory = open_memory(home, config, create=False)
+    state = open_state(home, config)
+    assert memory is not None and state is not None
+    try:
+        keys = [(SessionKey(*target[:3]), target[3]) for target in targets]
+        extract_turns(memory, state, keys, now(), vocabulary(config.predicates))
+    finally:
+        memory.close()
+        state.close()
+        os.close(int(argv[2]))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

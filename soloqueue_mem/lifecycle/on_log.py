@@ -1,0 +1,151 @@
+"""Per-turn extraction (``extract_on_log = true``, seed 001 §6): the quick rules run on
+a user's turn soon after it is logged, at most ``MAX_PER_SESSION`` turns per session
+and only turns of at least ``MIN_CHARS`` characters.
+
+It runs in a background process (seed 001: 后台异步提取) so ``log`` stays within its
+start-up budget: ``log`` only picks the candidates and starts the worker, which holds a
+shared lock on ``.extract.lock`` from before ``log`` exits until it is done (anyone can
+wait for every worker by taking the lock exclusively). The turns it extracted are
+recorded in state.db, so the session's digest (``session end``, ``consolidate``) does
+not count the same statement twice.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from soloqueue_mem.db.migrate import execute_script
+from soloqueue_mem.sessions.events import SessionKey
+
+if TYPE_CHECKING:
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.lifecycle.vocabulary import Vocabulary
+    from soloqueue_mem.memory.store import Remembered
+
+MAX_PER_SESSION = 5
+MIN_CHARS = 30
+SOURCE = "log"
+
+
+def m004_create_log_extractions(conn: sqlite3.Connection) -> None:
+    execute_script(
+        conn,
+        """
+        CREATE TABLE log_extractions (
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            turn_index INTEGER NOT NULL,
+            reserved_at TEXT NOT NULL,
+            extracted_at TEXT,
+            memories INTEGER,
+            PRIMARY KEY (group_id, agent_id, session_id, turn_index)
+        ) WITHOUT ROWID;
+        """,
+    )
+
+
+def is_candidate(role: str, content: str, duplicate: bool) -> bool:
+    """Whether a logged turn is worth extracting: a new user statement, long enough."""
+    return role == "user" and not duplicate and len(content) >= MIN_CHARS
+
+
+def targets(logged: Iterable[tuple[str, str, str, int, str, str, bool]]) -> list[list]:
+    """``[group, agent, session, turn_index]`` of the candidates among logged turns
+    ``(group, agent, session, turn_index, role, content, duplicate)``, at most
+    ``MAX_PER_SESSION`` per session."""
+    chosen: list[list] = []
+    per_session: dict[tuple[str, str, str], int] = {}
+    for group, agent, session, index, role, content, duplicate in logged:
+        key = (group, agent, session)
+        if is_candidate(role, content, duplicate) and per_session.get(key, 0) < MAX_PER_SESSION:
+            per_session[key] = per_session.get(key, 0) + 1
+            chosen.append([group, agent, session, index])
+    return chosen
+
+
+def extracted_turns(state: sqlite3.Connection | None, key: SessionKey) -> set[int]:
+    """Turn indexes of the session whose extraction on log finished."""
+    if state is None:
+        return set()
+    rows = state.execute(
+        "SELECT turn_index FROM log_extractions WHERE group_id = ? AND agent_id = ?"
+        " AND session_id = ? AND extracted_at IS NOT NULL",
+        key,
+    )
+    return {row[0] for row in rows}
+
+
+def _reserve(state: sqlite3.Connection, key: SessionKey, index: int, now: str) -> bool:
+    """Claim a turn for extraction, unless it was claimed or its session has claimed
+    ``MAX_PER_SESSION`` (one transaction, so concurrent workers never exceed it)."""
+    from soloqueue_mem.db.connect import write_tx
+
+    with write_tx(state):
+        claimed = state.execute(
+            "SELECT COUNT(*), COUNT(*) FILTER (WHERE turn_index = ?) FROM log_extractions"
+            " WHERE group_id = ? AND agent_id = ? AND session_id = ?",
+            (index, *key),
+        ).fetchone()
+        if claimed[0] >= MAX_PER_SESSION or claimed[1]:
+            return False
+        state.execute(
+            "INSERT INTO log_extractions (group_id, agent_id, session_id, turn_index,"
+            " reserved_at) VALUES (?, ?, ?, ?, ?)",
+            (*key, index, now),
+        )
+    return True
+
+
+def extracted_in_store(home: Home, config: Config, key: SessionKey) -> set[int]:
+    """:func:`extracted_turns` from the store's state.db (none when it has none)."""
+    from soloqueue_mem.db.stores import open_state
+
+    conn = open_state(home, config, create=False)
+    try:
+        return extracted_turns(conn, key)
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+def extract_turns(
+    memory: sqlite3.Connection,
+    state: sqlite3.Connection,
+    targets: Iterable[tuple[SessionKey, int]],
+    now: datetime,
+    words: Vocabulary | None = None,
+) -> list[Remembered]:
+    """Extract each target turn not claimed yet, while its session has claimed fewer
+    than ``MAX_PER_SESSION``; return what was remembered. A worker that dies after its
+    claim leaves the turn to the session's digest (it is marked extracted only after)."""
+    from soloqueue_mem.clock import iso
+    from soloqueue_mem.db.connect import write_tx
+    from soloqueue_mem.lifecycle import extract
+    from soloqueue_mem.memory.store import remember
+    from soloqueue_mem.sessions import turns
+
+    found: list[Remembered] = []
+    for key, index in targets:
+        turn = turns.turn_at(memory, key, index)
+        if turn is None or not is_candidate(turn.role, turn.content, False):
+            continue
+        if not _reserve(state, key, index, iso(now)):
+            continue
+        record = {"role": "user", "content": turn.content, "timestamp": turn.timestamp}
+        drafts = extract.from_turn(record, {}, words)
+        remembered = [
+            remember(memory, d._replace(source=SOURCE), key.group, key.agent, now) for d in drafts
+        ]
+        with write_tx(state):
+            state.execute(
+                "UPDATE log_extractions SET extracted_at = ?, memories = ? WHERE group_id = ?"
+                " AND agent_id = ? AND session_id = ? AND turn_index = ?",
+                (iso(now), len(remembered), *key, index),
+            )
+        found += remembered
+    return found

@@ -9,6 +9,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a episode -d 'List, show a
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a gc -d 'Remove expired ephemeral artifacts, then (weekly or --deep) unreferenced blobs.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a index -d 'Build the dense index (the semantic extra): every text without a vector under'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a init -d 'Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a kv -d 'Get, set, list and remove an agent\'s preferences (JSON values by key).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a log -d 'Log an event to the session\'s JSONL and Markdown logs and index it for search.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a memory -d 'List, show, edit, forget and trace the history of semantic memories.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a path -d 'Print the data directory this invocation would use (and whether it exists).'
@@ -17,7 +18,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a query -d 'Seed 004\'s an
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a recall -d 'Recall what is relevant to QUERY: memories, episodes, past turns, working memory.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a remember -d 'Store a semantic memory; re-stating one raises its confidence instead of duplicating.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a scratchpad -d 'Show, set or edit the scratchpad: 当前项目 / 近期进展 / 未解决的问题 / 下一步.'
-complete -c soloqueue-mem -n '__fish_use_subcommand' -a session -d 'List, show, export and end sessions.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a session -d 'List, show, export and end sessions; set, get and unset session variables.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a stats -d 'Counts, sizes and schema versions of the store (creates nothing).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a trace -d 'Search logged turns, with their tool inputs and results (Chinese and English).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a verify -d 'Check the store: databases, blobs against their hashes, orphans, logs vs index.'
@@ -160,6 +161,39 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from init; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from init; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from init; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from kv; and not __fish_seen_subcommand_from get list rm set' -a get -d 'One key\'s value (--format text: the JSON value alone). Exit 3 when unset.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from kv; and not __fish_seen_subcommand_from get list rm set' -a list -d 'Every key of this group/agent, in key order.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from kv; and not __fish_seen_subcommand_from get list rm set' -a rm -d 'Remove a key (prints what it held). Exit 3 when unset.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from kv; and not __fish_seen_subcommand_from get list rm set' -a set -d 'Set KEY to a JSON value for this group/agent (replacing what it held).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l text
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l event-id -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
@@ -292,10 +326,13 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_s
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s a -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s g -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export list show' -a end -d 'Mark a session ended and turn its new turns into an episode and memories.'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export list show' -a export -d 'Write a session out: its JSONL records, Markdown, or OpenAI messages.'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export list show' -a list -d 'Sessions, most recently active first.'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export list show' -a show -d 'Every turn of a session, read from its JSONL log.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a end -d 'Mark a session ended and turn its new turns into an episode and memories.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a export -d 'Write a session out: its JSONL records, Markdown, or OpenAI messages.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a get -d 'A session variable (exit 3 when unset), or all of them.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a list -d 'Sessions, most recently active first.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a set -d 'Set a session variable, shown in context build\'s scratchpad layer.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a show -d 'Every turn of a session, read from its JSONL log.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a unset -d 'Remove a session variable (prints what it held). Exit 3 when unset.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -l group -r
@@ -311,6 +348,13 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s f -r -a 'jsonl md openai'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l full
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l group -r
@@ -320,6 +364,14 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_s
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s n -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l json
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l group -r
@@ -327,6 +379,13 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_s
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s a -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'

@@ -11,7 +11,7 @@ _soloqueue_mem() {
         case "$word" in
             --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-q|-r|-s|-t) skip=1 ;;
             -*) ;;
-            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion consolidate context context build context compress demo episode episode list episode search episode show gc index init log memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session list session show stats trace verify working working add working clear working list " in
+            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion consolidate context context build context compress demo episode episode list episode search episode show gc index init kv kv get kv list kv rm kv set log memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
                esac ;;
         esac
@@ -51,6 +51,14 @@ _soloqueue_mem() {
         "index|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "init|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "init|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "kv get|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "kv get|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "kv list|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "kv list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "kv rm|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "kv rm|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "kv set|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "kv set|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "log|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "log|--role") COMPREPLY=($(compgen -W "user assistant system tool thought" -- "$cur")); return ;;
         "log|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -87,10 +95,16 @@ _soloqueue_mem() {
         "session end|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session export|--format") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
         "session export|-f") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
+        "session get|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "session get|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session list|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "session set|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "session set|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session show|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "session unset|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "session unset|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "stats|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "stats|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "trace|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -111,7 +125,7 @@ _soloqueue_mem() {
     esac
     local words=""
     case "$path" in
-        "") words="artifact completion consolidate context demo episode gc index init log memory path promote query recall remember scratchpad session stats trace verify working --format --root -f --quiet --version -q" ;;
+        "") words="artifact completion consolidate context demo episode gc index init kv log memory path promote query recall remember scratchpad session stats trace verify working --format --root -f --quiet --version -q" ;;
         "artifact") words="list read rm save show tag" ;;
         "artifact list") words="--format --group --limit --root --tag -f -g -n -t" ;;
         "artifact read") words="--format --root -f --meta" ;;
@@ -132,6 +146,11 @@ _soloqueue_mem() {
         "gc") words="--ephemeral-days --format --grace --root -f --deep --dry-run --force --wait -n" ;;
         "index") words="--format --root --time-budget -f --embed --estimate --turns" ;;
         "init") words="--format --root -f" ;;
+        "kv") words="get list rm set" ;;
+        "kv get") words="--agent --format --group --root -a -f -g" ;;
+        "kv list") words="--agent --format --group --root -a -f -g" ;;
+        "kv rm") words="--agent --format --group --root -a -f -g" ;;
+        "kv set") words="--agent --format --group --root -a -f -g --text" ;;
         "log") words="--agent --event-id --format --group --metadata --role --root --session -a -f -g -r -s --batch --offload" ;;
         "memory") words="edit forget history list restore show" ;;
         "memory edit") words="--confidence --content --duration --format --importance --predicate --root --subject --tag --type --untag -f -t" ;;
@@ -149,11 +168,14 @@ _soloqueue_mem() {
         "scratchpad edit") words="--agent --format --group --root -a -f -g" ;;
         "scratchpad set") words="--agent --format --group --root -a -f -g" ;;
         "scratchpad show") words="--agent --format --group --root -a -f -g" ;;
-        "session") words="end export list show" ;;
+        "session") words="end export get list set show unset" ;;
         "session end") words="--agent --format --group --root -a -f -g" ;;
         "session export") words="--agent --format --group --root -a -f -g --full" ;;
+        "session get") words="--agent --format --group --root -a -f -g" ;;
         "session list") words="--agent --format --group --limit --root -a -f -g -n" ;;
+        "session set") words="--agent --format --group --root -a -f -g --json" ;;
         "session show") words="--agent --format --group --root -a -f -g" ;;
+        "session unset") words="--agent --format --group --root -a -f -g" ;;
         "stats") words="--format --root -f" ;;
         "trace") words="--agent --format --group --limit --role --root --session --since -a -f -g -n -r -s" ;;
         "verify") words="--format --root -f --full --quick --repair" ;;

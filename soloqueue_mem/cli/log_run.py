@@ -7,7 +7,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.cli.boundary import report
 from soloqueue_mem.cli.output import Format, emit_list, print_table
 from soloqueue_mem.cli.state import AppContext
-from soloqueue_mem.db.stores import open_artifacts, open_memory
+from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
 from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import Event, parse_event
@@ -93,12 +93,20 @@ def run_log(
 
 
 def _extract_in_background(app: AppContext, logged: list[LoggedTurn]) -> None:
-    from soloqueue_mem.lifecycle.on_log import targets
+    """Start a worker for the candidate turns of sessions that are not full yet."""
+    from soloqueue_mem.lifecycle.on_log import open_sessions, targets
 
     chosen = targets(
         (t.group, t.agent, t.session, t.turn_index, t.role, t.content, t.duplicate)
         for t in logged
     )
+    if chosen:
+        state = open_state(app.home, app.config, create=False)
+        try:
+            chosen = open_sessions(state, chosen)
+        finally:
+            if state is not None:
+                state.close()
     if chosen:
         from soloqueue_mem.cli.extract_worker import start
 

@@ -68,6 +68,22 @@ def targets(logged: Iterable[tuple[str, str, str, int, str, str, bool]]) -> list
     return chosen
 
 
+def open_sessions(state: sqlite3.Connection | None, chosen: list[list]) -> list[list]:
+    """The targets whose session has claimed fewer than ``MAX_PER_SESSION`` turns (so
+    ``log`` starts no worker that would only find the session full)."""
+    if state is None:
+        return chosen
+    full = {
+        tuple(row)
+        for row in state.execute(
+            "SELECT group_id, agent_id, session_id FROM log_extractions"
+            " GROUP BY group_id, agent_id, session_id HAVING COUNT(*) >= ?",
+            (MAX_PER_SESSION,),
+        )
+    }
+    return [target for target in chosen if tuple(target[:3]) not in full]
+
+
 def extracted_turns(state: sqlite3.Connection | None, key: SessionKey) -> set[int]:
     """Turn indexes of the session whose extraction on log finished."""
     if state is None:

@@ -5,10 +5,9 @@ no file of the store — JSONL, databases, blobs — ever holds the secret. A se
 becomes ``[REDACTED:kind]``; an assignment keeps its name (``password=[REDACTED:password]``).
 
 ``log`` runs once per agent turn, so the built-in patterns are compiled once per
-process into one expression, and that expression only runs on text holding one of
-their literal markers (a lowercase substring test, much cheaper than the regex on
-large tool output). Patterns from config (``redact_patterns``) have no markers and
-always run.
+process, and each runs only on text holding one of its literal markers (a lowercase
+substring test, much cheaper than the regex on large tool output). Patterns from
+config (``redact_patterns``) have no markers and always run.
 """
 
 from __future__ import annotations
@@ -38,12 +37,17 @@ _ASSIGNED = r"""["']?[ \t]*[:=：][ \t]*["']?""" + _NOT_DONE + r"""(?P<secret>[^
 BUILTIN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "private-key",
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?"
+        r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----",
         ("private key-----",),
     ),
     ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", ("sk-ant-",)),
     ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", ("sk-",)),
-    ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    (
+        "github-token",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
     ("aws-access-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", ("akia", "asia")),
     ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}", ("aiza",)),
     ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", ("xox",)),

@@ -39,9 +39,9 @@ def consolidate(
     from datetime import timedelta
 
     from soloqueue_mem.clock import parse_duration
-    from soloqueue_mem.lifecycle.on_log import extracted_in_store
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.lifecycle.consolidate import Options, run
+    from soloqueue_mem.lifecycle.on_log import extracted_in_store
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.memory.backend import DENSE_BACKENDS
 

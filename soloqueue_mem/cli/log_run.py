@@ -97,8 +97,7 @@ def _extract_in_background(app: AppContext, logged: list[LoggedTurn]) -> None:
     from soloqueue_mem.lifecycle.on_log import open_sessions, targets
 
     chosen = targets(
-        (t.group, t.agent, t.session, t.turn_index, t.role, t.content, t.duplicate)
-        for t in logged
+        (t.group, t.agent, t.session, t.turn_index, t.role, t.content, t.duplicate) for t in logged
     )
     if chosen:
         state = open_state(app.home, app.config, create=False)

@@ -23,9 +23,9 @@ from soloqueue_mem.home import Home, find_root
 if TYPE_CHECKING:
     import sqlite3
 
-    from soloqueue_mem.redact import Redactor
-
     import typer
+
+    from soloqueue_mem.redact import Redactor
 
 
 class AppContext:

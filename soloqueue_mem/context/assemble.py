@@ -17,7 +17,14 @@ from typing import Any, NamedTuple
 
 from soloqueue_mem.context import cache as token_cache
 from soloqueue_mem.context.build import Built, build
-from soloqueue_mem.context.layers import Layer, Recalled, State, memory_layers, system_content
+from soloqueue_mem.context.layers import (
+    NO_STATE,
+    Layer,
+    Recalled,
+    State,
+    memory_layers,
+    system_content,
+)
 from soloqueue_mem.context.tokens import BUNDLED, Counter, counter_for, message_tokens
 from soloqueue_mem.home import Home
 from soloqueue_mem.sessions.events import Event, SessionKey, from_record, to_openai
@@ -135,7 +142,7 @@ def default_layers(
     conn: sqlite3.Connection | None,
     recalled: Callable[..., tuple[str, set[str]]] | None,
     scope: tuple[str, str],
-    state: State = State(),
+    state: State = NO_STATE,
 ) -> Callable[[Callable[[str], int]], list[Layer]]:
     """The memory layers of ``--with-memory`` for :func:`build_context`;
     ``recalled(budget, count, seen)`` is :data:`~soloqueue_mem.context.layers.Recalled`

@@ -57,6 +57,9 @@ class State(NamedTuple):
     session_id: str = ""
 
 
+NO_STATE = State()
+
+
 class Layer(NamedTuple):
     name: str
     text: str  # empty when skipped
@@ -71,7 +74,7 @@ def memory_layers(
     recalled: Recalled | None,
     count: Callable[[str], int],
     scope: tuple[str, str] = ("default", "default"),
-    state: State = State(),
+    state: State = NO_STATE,
 ) -> list[Layer]:
     """Every layer in order (None ``recalled``: no query), each fact in the first
     layer that shows it."""

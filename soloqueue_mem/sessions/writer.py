@@ -22,8 +22,8 @@ from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home, ensure_private_dir
-from soloqueue_mem.sessions import pending, turns
 from soloqueue_mem.redact import redactor
+from soloqueue_mem.sessions import pending, turns
 from soloqueue_mem.sessions.events import Event, SessionKey, from_record, redacted, to_record
 from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns

@@ -78,7 +78,12 @@ def _where(table: str) -> str:
 
 
 def put(
-    conn: sqlite3.Connection, table: str, scope: tuple[str, ...], key: str, value: Any, now: datetime
+    conn: sqlite3.Connection,
+    table: str,
+    scope: tuple[str, ...],
+    key: str,
+    value: Any,
+    now: datetime,
 ) -> Entry:
     """Set ``key`` to ``value`` (replacing what it held)."""
     validate_id("key", key)

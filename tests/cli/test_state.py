@@ -12,7 +12,13 @@ from tests.conftest import run_process
 def build_layers(cli, *options: str) -> dict[str, dict]:
     history = json.dumps([{"role": "user", "content": "hi"}])
     out = cli.json(
-        "context", "build", "--max-context", "20000", "--with-memory", "--manifest", *options,
+        "context",
+        "build",
+        "--max-context",
+        "20000",
+        "--with-memory",
+        "--manifest",
+        *options,
         input=history,
     )
     return {layer["name"]: layer for layer in out["layers"]}
@@ -22,7 +28,10 @@ def test_kv_values_are_json_and_scoped_by_group_and_agent(cli, home):
     assert cli.json("kv", "set", "editor", '"vim"')["value"] == "vim"
     cli.ok("kv", "set", "limits", '{"retries": 3, "strict": true}', "--agent", "a2")
     cli.ok("kv", "set", "lang", "zh-CN", "--text", "--group", "g2")
-    assert cli.json("kv", "get", "limits", "--agent", "a2")["value"] == {"retries": 3, "strict": True}
+    assert cli.json("kv", "get", "limits", "--agent", "a2")["value"] == {
+        "retries": 3,
+        "strict": True,
+    }
     assert [e["key"] for e in cli.json("kv", "list")] == ["editor"]
     assert [e["key"] for e in cli.json("kv", "list", "--group", "g2")] == ["lang"]
     assert cli("kv", "get", "limits").exit_code == 3  # another agent's key

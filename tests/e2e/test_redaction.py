@@ -66,7 +66,8 @@ def checkpoint(root: Path) -> None:
 def test_no_file_of_the_store_holds_a_secret(cli, home, tmp_path):
     write_config(
         home,
-        'redact = true\noffload_threshold = 300\n[redact_patterns]\n"corp-token" = "CORP-[0-9a-f]{16}"\n',
+        "redact = true\noffload_threshold = 300\n"
+        '[redact_patterns]\n"corp-token" = "CORP-[0-9a-f]{16}"\n',
     )
     text = secrets_text()
     env = {"SOLOQUEUE_SESSION": "s"}

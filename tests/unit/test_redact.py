@@ -20,7 +20,9 @@ def test_each_provider_key_is_named(kind, key):
 def test_assignments_keep_their_name_and_a_provider_key_its_kind():
     assert REDACT.text(ASSIGNMENTS["password"]) == "db_password = '[REDACTED:password]'"
     assert REDACT.text("密码：hunter22") == "密码：[REDACTED:password]"
-    assert REDACT.text(ASSIGNMENTS["bearer-token"]) == "Authorization: Bearer [REDACTED:bearer-token]"
+    assert (
+        REDACT.text(ASSIGNMENTS["bearer-token"]) == "Authorization: Bearer [REDACTED:bearer-token]"
+    )
     assert (
         REDACT.text(ASSIGNMENTS["connection-string"])
         == "postgres://app:[REDACTED:connection-string]@db.internal:5432/prod"
@@ -44,8 +46,13 @@ def test_ordinary_text_is_left_alone(text):
 
 
 def test_json_values_under_secret_names_and_inside_strings():
-    value = {"password": "hunter22", "auth_token": PROVIDER_KEYS["github-token"], "n": 3,
-             "notes": ["key " + PROVIDER_KEYS["slack-token"]], "token_count": "12"}
+    value = {
+        "password": "hunter22",
+        "auth_token": PROVIDER_KEYS["github-token"],
+        "n": 3,
+        "notes": ["key " + PROVIDER_KEYS["slack-token"]],
+        "token_count": "12",
+    }
     assert REDACT.value(value) == {
         "password": "[REDACTED:password]",
         "auth_token": "[REDACTED:github-token]",

@@ -310,7 +310,7 @@ def edit(
         importance,
         confidence,
         duration,
-        tuple(tag or ()),
+        tuple(app_ctx.redacted(t) for t in tag or ()),
         tuple(untag or ()),
     )
     if changes == Changes():

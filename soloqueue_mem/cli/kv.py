@@ -12,7 +12,7 @@ import typer
 from soloqueue_mem import jsonio
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
-from soloqueue_mem.cli.output import emit_list, emit_object, print_table
+from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table
 from soloqueue_mem.cli.state import AppContext, app_context, opened
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import validate_id
@@ -50,7 +50,7 @@ def emit_entry(app_ctx: AppContext, entry: Entry, **extra: Any) -> None:
 
 
 def emit_entries(app_ctx: AppContext, rows: list[Entry]) -> None:
-    if app_ctx.format.value in ("table", "text"):
+    if app_ctx.format in (Format.table, Format.text):
         _table(rows)
     else:
         emit_list((entry_json(e) for e in rows), app_ctx.format)

@@ -100,7 +100,10 @@ def test_no_file_of_the_store_holds_a_secret(cli, home, tmp_path):
     logged = run_process("log", "--batch", "--format", "json", input=batch, env=env)
     assert logged.returncode == 0, logged.stderr
     assert json.loads(logged.stdout)[2]["offloaded"]  # the tool result went to a blob
-    cli.ok("remember", "deploy key " + PROVIDER_KEYS["openai-key"] + " and " + CUSTOM)
+    memory = cli.json("remember", "deploy key " + PROVIDER_KEYS["openai-key"] + " and " + CUSTOM)
+    cli.ok("memory", "edit", memory["id"], "--content", "rotated to " + PRIVATE_KEY)
+    cli.ok("kv", "set", "db", json.dumps({"password": "FAKEcanaryKv0018", "notes": text}))
+    cli.ok("session", "set", "s", "current_task", "rotate " + ASSIGNMENTS["password"])
     cli.ok("scratchpad", "set", "## 当前项目\n- rotate " + ASSIGNMENTS["secret"])
     cli.ok("working", "add", "staging uses " + ASSIGNMENTS["connection-string"])
     (tmp_path / "notes.txt").write_text(text, encoding="utf-8")

@@ -74,7 +74,7 @@ def run_log(
     offloader = Offloader(
         app.home, config, app.now, lambda: open_artifacts(app.home, config), all_content=offload
     )
-    logged: list[LoggedTurn] = []
+    logged: list[LoggedTurn] | None = [] if config.extract_on_log else None  # bounded memory
     try:
         results = log_events(
             app.home, conn, items, (group, agent, session), config, app.now, offload=offloader
@@ -84,7 +84,7 @@ def run_log(
     finally:
         offloader.close()
         conn.close()
-    if config.extract_on_log:
+    if logged:
         _extract_in_background(app, logged)
     if rejected and not batch:
         raise BadInput(rejected[0].reason, rejected[0].line)
@@ -122,10 +122,10 @@ def turn_json(turn: LoggedTurn) -> dict[str, Any]:
 
 
 def _emit(
-    results: Any, fmt: Format, batch: bool, single: bool, logged: list[LoggedTurn]
+    results: Any, fmt: Format, batch: bool, single: bool, logged: list[LoggedTurn] | None
 ) -> list[Rejected]:
-    """Print the acknowledged turns (and collect them in ``logged``); return the
-    rejected lines."""
+    """Print the acknowledged turns (and collect them in ``logged`` when given); return
+    the rejected lines."""
     rejected: list[Rejected] = []
 
     def accepted() -> Any:
@@ -137,7 +137,8 @@ def _emit(
                 where = f"line {result.line}: " if result.line is not None else ""
                 report("bad_input", f"{where}{result.reason}", 65, result.line)
                 continue
-            logged.append(result)
+            if logged is not None:
+                logged.append(result)
             yield result
 
     if fmt is Format.table:

@@ -75,6 +75,9 @@ class Config(NamedTuple):
     redact: bool = False
     # More secrets to redact: [redact_patterns] "kind" = "regular expression".
     redact_patterns: Mapping[str, str] = MappingProxyType({})
+    # hook claude UserPromptSubmit: also give the agent the memories recalled for the
+    # prompt, as additional context (off: the hook only logs the prompt).
+    hook_recall: bool = False
 
 
 def load_config(path: Path) -> Config:

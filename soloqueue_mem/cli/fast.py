@@ -41,6 +41,13 @@ SAVE_VALUES = {
     "--root": "root",
 }
 SAVE_LISTS = {"--tag": "tag", "-t": "tag"}
+HOOK_VALUES = {
+    "--group": "group",
+    "-g": "group",
+    "--agent": "agent",
+    "-a": "agent",
+    "--root": "root",
+}
 ROLES = ("user", "assistant", "system", "tool", "thought")
 FORMATS = ("auto", "table", "json", "jsonl", "text")
 ENV = {"group": "SOLOQUEUE_GROUP", "agent": "SOLOQUEUE_AGENT", "session": "SOLOQUEUE_SESSION"}
@@ -71,6 +78,8 @@ class FastCommand:
 GLOBAL = Options(GLOBAL_VALUES, GLOBAL_FLAGS)
 LOG = FastCommand(("log",), Options(LOG_VALUES, LOG_FLAGS), (0, 1))
 SAVE = FastCommand(("artifact", "save"), Options(SAVE_VALUES, lists=SAVE_LISTS), (1, 1))
+HOOK = FastCommand(("hook", "claude"), Options(HOOK_VALUES), (0, 1))
+HELP = ("-h", "--help")
 
 
 def parse_argv(argv: list[str], command: FastCommand) -> dict[str, Any] | None:
@@ -154,15 +163,26 @@ def _valid(found: dict[str, Any]) -> bool:
 
 
 def run_fast(argv: list[str]) -> int | None:
-    """Run a plain ``log`` or ``artifact save`` call without Typer; None when it is not
-    one."""
+    """Run a plain ``log``, ``artifact save`` or ``hook claude`` call without Typer;
+    None when it is not one."""
     for command, run in ((LOG, _run_log), (SAVE, _run_save)):
         parsed = parse_argv(argv, command)
         if parsed is not None:
             from soloqueue_mem.cli.boundary import run_guarded
 
             return run_guarded(run, parsed)
+    if _is_hook_call(argv):
+        return _run_hook(argv, parse_argv(argv, HOOK))
     return None
+
+
+def _is_hook_call(argv: list[str]) -> bool:
+    """``hook claude ...`` not asking for help: it never goes to Typer, whose usage
+    errors exit 2 (which Claude Code reads as "block")."""
+    at = 0
+    while at < len(argv) and argv[at].startswith("-"):
+        at += 2 if argv[at] in GLOBAL_VALUES else 1
+    return argv[at : at + 2] == ["hook", "claude"] and not any(t in HELP for t in argv)
 
 
 def _app(parsed: dict[str, Any]) -> Any:
@@ -196,6 +216,24 @@ def _run_log(parsed: dict[str, Any]) -> None:
         "default" if ids["group"] is None else ids["group"],
         "default" if ids["agent"] is None else ids["agent"],
         ids["session"],
+    )
+
+
+def _run_hook(argv: list[str], parsed: dict[str, Any] | None) -> int:
+    from soloqueue_mem.cli.hook_run import run_claude_hook
+
+    usage = None
+    if parsed is None:  # fail-open even here: the error is logged, the agent goes on
+        usage = f"cannot parse the hook's arguments: {' '.join(argv)}"
+        parsed = {"global": {}, "command": {}, "arguments": []}
+    options = parsed["command"]
+    ids = {key: options[key] if key in options else os.environ.get(ENV[key]) or None for key in ENV}
+    return run_claude_hook(
+        _app(parsed),
+        parsed["arguments"][0] if parsed["arguments"] else None,
+        "default" if ids["group"] is None else ids["group"],
+        "default" if ids["agent"] is None else ids["agent"],
+        usage,
     )
 
 

@@ -85,14 +85,14 @@ def run_log(
         offloader.close()
         conn.close()
     if logged:
-        _extract_in_background(app, logged)
+        extract_in_background(app, logged)
     if rejected and not batch:
         raise BadInput(rejected[0].reason, rejected[0].line)
     if rejected:
         raise PartialFailure(f"{len(rejected)} line(s) rejected, the others were logged")
 
 
-def _extract_in_background(app: AppContext, logged: list[LoggedTurn]) -> None:
+def extract_in_background(app: AppContext, logged: list[LoggedTurn]) -> None:
     """Start a worker for the candidate turns of sessions that are not full yet."""
     from soloqueue_mem.lifecycle.on_log import open_sessions, targets
 

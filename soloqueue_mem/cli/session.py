@@ -211,11 +211,7 @@ def end(
     tools, errors and outcome, and the scratchpad notes it under 近期进展. The
     session's TRANSIENT memories are deleted (transient_cleared).
     """
-    from soloqueue_mem.lifecycle.digest import digest_session, rules
-    from soloqueue_mem.lifecycle.on_log import extracted_in_store
-    from soloqueue_mem.lifecycle.vocabulary import vocabulary
-    from soloqueue_mem.sessions.reader import end_session
-    from soloqueue_mem.state.session import clear_transients
+    from soloqueue_mem.lifecycle.session_end import end_and_digest
 
     app_ctx = app_context(ctx, fmt, root)
     key = _key(group, agent, session)
@@ -223,13 +219,7 @@ def end(
     if conn is None:
         raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
     try:
-        ended_at = end_session(conn, key, app_ctx.now)
-        extractor = rules(vocabulary(app_ctx.config.predicates))
-        done = extracted_in_store(app_ctx.home, app_ctx.config, key)
-        digest = digest_session(
-            app_ctx.home, conn, key, app_ctx.now, "session_end", extractor, None, done
-        )
-        cleared = clear_transients(conn, key)
+        ended = end_and_digest(app_ctx.home, conn, key, app_ctx.config, app_ctx.now)
     finally:
         conn.close()
     emit_object(
@@ -237,10 +227,10 @@ def end(
             "group": key.group,
             "agent": key.agent,
             "session": key.session,
-            "ended_at": ended_at,
-            "episodes": [episode.id for episode in digest.episodes],
-            "memories": [r.memory.id for r in digest.remembered],
-            "transient_cleared": cleared,
+            "ended_at": ended.ended_at,
+            "episodes": [episode.id for episode in ended.digest.episodes],
+            "memories": [r.memory.id for r in ended.digest.remembered],
+            "transient_cleared": ended.transient_cleared,
         },
         app_ctx.format,
     )

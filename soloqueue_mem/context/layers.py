@@ -80,9 +80,9 @@ def memory_layers(
     layer that shows it."""
     sources: dict[str, Callable[[], str | None]] = {
         "tools": lambda: SELF_DESCRIPTION,
-        "scratchpad": lambda: _with_session(_scratchpad(conn, scope), state),
-        "core_memory": lambda: _file(root / "identity" / "MEMORY.md"),
-        "user": lambda: _file(root / "identity" / "USER.md"),
+        "scratchpad": lambda: _with_session(scratchpad_text(conn, scope), state),
+        "core_memory": lambda: optional_text(root / "identity" / "MEMORY.md"),
+        "user": lambda: optional_text(root / "identity" / "USER.md"),
         "preferences": lambda: state.preferences,
     }
     seen: set[str] = set()
@@ -116,14 +116,14 @@ def _layer(
     return Layer(name, fitted, count(fitted), budget, status if fitted else "skipped: too big")
 
 
-def _file(path: Path) -> str | None:
+def optional_text(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
 
 
-def _scratchpad(conn: sqlite3.Connection | None, scope: tuple[str, str]) -> str | None:
+def scratchpad_text(conn: sqlite3.Connection | None, scope: tuple[str, str]) -> str | None:
     """The scope's scratchpad Markdown, once one was written (set, or by consolidation)."""
     if conn is None:
         return None

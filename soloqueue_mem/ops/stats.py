@@ -9,6 +9,7 @@ from typing import Any
 
 from soloqueue_mem.db.migrate import schema_version
 from soloqueue_mem.home import Home
+from soloqueue_mem.integrations.hook_errors import count_errors
 from soloqueue_mem.lifecycle.consolidate import read_state as consolidate_state
 from soloqueue_mem.lifecycle.gc import read_state
 
@@ -62,6 +63,7 @@ def store_stats(
         "gc": read_state(home.gc_state),
         "consolidate": consolidate_state(home),
         "extraction_queue": _queue_depth(home.state_db),
+        "hook_errors": count_errors(home),
     }
 
 

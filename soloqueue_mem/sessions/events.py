@@ -5,9 +5,9 @@ An event is our own shape (``role``, ``content``, ``tool_calls [{id,name,input}]
 ``event_id``, and optional ``group``/``agent``/``session``) or an OpenAI chat message
 as it is. OpenAI messages are normalised; when the normal form would not give the
 exact message back, the original is kept beside it so export is lossless. Content
-given as a list of blocks (OpenAI parts, Anthropic ``text`` / ``tool_use`` /
-``tool_result`` blocks) gives its text, tool calls and tool results to the normal
-form, so they are indexed and extracted like any other.
+given as a list of blocks (OpenAI parts, Anthropic ``text`` / ``thinking`` /
+``tool_use`` / ``tool_result`` blocks) gives its text, tool calls and tool results to
+the normal form, so they are indexed and extracted like any other.
 """
 
 from __future__ import annotations
@@ -119,8 +119,9 @@ def _list(obj: dict[str, Any], key: str) -> list[Any]:
 
 def _content(value: Any) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
     """``(text, tool calls, tool results)`` of a content: a string as it is; a list of
-    parts or blocks gives their text joined, and its ``tool_use`` / ``tool_result``
-    blocks (Anthropic) as calls and results; null as empty."""
+    parts or blocks gives their text joined (an Anthropic ``thinking`` block's reasoning
+    too, so it is searchable), and its ``tool_use`` / ``tool_result`` blocks (Anthropic)
+    as calls and results; null as empty."""
     if value is None:
         return "", [], []
     if isinstance(value, str):
@@ -141,6 +142,8 @@ def _content(value: Any) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]
             results.append(_tool_result(part))
         elif isinstance(part.get("text"), str):
             texts.append(part["text"])
+        elif part.get("type") == "thinking" and isinstance(part.get("thinking"), str):
+            texts.append(part["thinking"])
     return "\n".join(texts), calls, results
 
 

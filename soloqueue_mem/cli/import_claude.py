@@ -1,0 +1,118 @@
+"""``import claude-code PATH...``: Claude Code transcripts into the session logs.
+
+``run_import_claude_code`` is what the shared ``import`` command calls for this kind;
+``import_command`` is a stand-in for that command until it lands.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from soloqueue_mem.cli.boundary import boundary, report
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli.output import Format, emit_list, print_table
+from soloqueue_mem.cli.progress import ProgressLine
+from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.errors import NotFound, PartialFailure, UsageError
+from soloqueue_mem.home import validate_id
+
+KIND = "claude-code"
+
+
+def transcript_files(paths: list[str]) -> list[Path]:
+    """The files named, and the ``*.jsonl`` files under each folder named (sorted);
+    NotFound before anything is read when one does not exist."""
+    found: list[Path] = []
+    for name in paths:
+        path = Path(name).expanduser()
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*.jsonl") if p.is_file()))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise NotFound(f"no such transcript: {name}")
+    return found
+
+
+def run_import_claude_code(app: AppContext, paths: list[str], group: str, agent: str) -> None:
+    """Import the transcripts; print one summary per file; report each bad line (exit
+    65 after the good ones are imported, like ``log --batch``)."""
+    from soloqueue_mem.db.stores import open_artifacts, open_memory
+    from soloqueue_mem.integrations.claude_transcript import import_transcripts
+    from soloqueue_mem.sessions.offload import Offloader
+
+    scope = (validate_id("group", group), validate_id("agent", agent))
+    files = transcript_files(paths)
+    conn = open_memory(app.home, app.config)
+    assert conn is not None
+    offloader = Offloader(
+        app.home, app.config, app.now, lambda: open_artifacts(app.home, app.config)
+    )
+    rows: list[dict[str, Any]] = []
+    try:
+        with ProgressLine(app.quiet, f"importing {len(files)} transcript(s)") as line:
+            results = import_transcripts(
+                app.home,
+                conn,
+                files,
+                scope,
+                app.config,
+                app.now,
+                offloader,
+                line.advance if line is not None else None,
+            )
+            for result in results:
+                for rejected in result.rejected:
+                    where = f"{result.path} line {rejected.line}"
+                    report("bad_input", f"{where}: {rejected.reason}", 65)
+                rows.append({**result._asdict(), "rejected": len(result.rejected)})
+    finally:
+        offloader.close()
+        conn.close()
+    _emit(rows, app.format)
+    bad = sum(row["rejected"] for row in rows)
+    if bad:
+        raise PartialFailure(f"{bad} line(s) rejected, the others were imported")
+
+
+def _emit(rows: list[dict[str, Any]], fmt: Format) -> None:
+    if fmt is Format.table:
+        print_table(
+            None,
+            ["path", "imported", "duplicates", "rejected", "sessions"],
+            (
+                (r["path"], r["imported"], r["duplicates"], r["rejected"], ", ".join(r["sessions"]))
+                for r in rows
+            ),
+        )
+    elif fmt is Format.text:
+        for row in rows:
+            typer.echo(f"{row['path']}\t{row['imported']}")
+    else:
+        emit_list(iter(rows), fmt)
+
+
+@boundary
+def import_command(
+    ctx: typer.Context,
+    kind: Annotated[str, typer.Argument(help="What the files are: claude-code.")],
+    paths: Annotated[
+        list[str], typer.Argument(help="Transcript files, or folders of *.jsonl transcripts.")
+    ],
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Import Claude Code transcripts (~/.claude/projects/*/*.jsonl) as session logs.
+
+    User and assistant messages with their text, thinking, tool_use and tool_result
+    blocks become turns of the transcript's session; each record's uuid is its event
+    id, so importing again adds only what is new.
+    """
+    if kind != KIND:
+        raise UsageError(f"unknown import kind {kind!r} (this build knows: {KIND})")
+    run_import_claude_code(app_context(ctx, fmt, root), paths, group, agent)

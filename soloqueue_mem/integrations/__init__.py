@@ -1,0 +1,1 @@
+"""Agent integrations: Claude Code hooks and transcript import (no Typer, no Rich)."""

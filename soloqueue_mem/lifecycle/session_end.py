@@ -1,0 +1,37 @@
+"""Ending a session: mark it ended, digest its new turns, drop its TRANSIENT memories.
+
+What ``session end`` does and what a Claude Code ``SessionEnd`` hook does.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from typing import NamedTuple
+
+from soloqueue_mem.config import Config
+from soloqueue_mem.home import Home
+from soloqueue_mem.lifecycle.digest import Digest, digest_session, rules
+from soloqueue_mem.lifecycle.on_log import extracted_in_store
+from soloqueue_mem.lifecycle.vocabulary import vocabulary
+from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.sessions.reader import end_session
+from soloqueue_mem.state.session import clear_transients
+
+
+class Ended(NamedTuple):
+    ended_at: str
+    digest: Digest
+    transient_cleared: list[str]
+
+
+def end_and_digest(
+    home: Home, conn: sqlite3.Connection, key: SessionKey, config: Config, now: datetime
+) -> Ended:
+    """End ``key`` (NotFound when it was never logged) and turn what its turns state
+    into an episode and memories (quick rules)."""
+    ended_at = end_session(conn, key, now)
+    extractor = rules(vocabulary(config.predicates))
+    done = extracted_in_store(home, config, key)
+    digest = digest_session(home, conn, key, now, "session_end", extractor, None, done)
+    return Ended(ended_at, digest, clear_transients(conn, key))

@@ -29,7 +29,9 @@ from soloqueue_mem.sessions.events import Event, SessionKey, parse_event
 from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import LoggedTurn, Rejected, log_events
 
-COMPRESS_KEEP = 10  # turns PreCompact leaves uncompressed (context compress's default)
+# Turns PreCompact leaves uncompressed: none, since Claude Code's compaction replaces
+# the whole conversation with its summary.
+COMPRESS_KEEP = 0
 RECALL_TOKENS = 300  # budget of the memories UserPromptSubmit adds
 METADATA = {"source": "claude-code"}
 

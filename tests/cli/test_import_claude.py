@@ -134,7 +134,8 @@ def test_the_library_imports_into_a_real_store(home):
             store, conn, [TRANSCRIPT], ("work", "claude"), Config(), now, progress=done.append
         )
         count = conn.execute(
-            "SELECT COUNT(*) FROM conversation_turns WHERE group_id = 'work' AND agent_id = 'claude'"
+            "SELECT COUNT(*) FROM conversation_turns WHERE group_id = ? AND agent_id = ?",
+            ("work", "claude"),
         ).fetchone()[0]
     finally:
         conn.close()

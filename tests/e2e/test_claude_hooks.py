@@ -211,3 +211,28 @@ def test_the_fast_option_table_matches_the_typer_command():
     command = group.commands["hook"].commands["claude"]  # type: ignore[attr-defined]
     options = {o for p in command.params if p.param_type_name == "option" for o in p.opts}
     assert options == set(HOOK_VALUES)
+
+
+def test_the_readme_settings_snippet_runs(home):
+    readme = (Path(__file__).parent.parent.parent / "README.md").read_text()
+    section = readme.split("## Use it from Claude Code", 1)[1]
+    settings = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+    events = list(settings["hooks"])
+    assert events == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUse",
+        "PreCompact",
+        "Stop",
+        "SessionEnd",
+    ]
+    for event, entries in settings["hooks"].items():
+        (entry,) = entries
+        (command,) = entry["hooks"]
+        program, *args = command["command"].split()
+        assert program == "soloqueue-mem" and args == ["hook", "claude", event]
+        done = run_process(*args, input=payload(event))
+        assert done.returncode == 0 and done.stderr == b"", done.stderr
+    assert errors(home) == []
+    (session,) = cli_json("session", "list")  # type: ignore[misc]
+    assert session["ended_at"] is not None

@@ -236,3 +236,12 @@ def test_the_readme_settings_snippet_runs(home):
     assert errors(home) == []
     (session,) = cli_json("session", "list")  # type: ignore[misc]
     assert session["ended_at"] is not None
+
+
+def test_the_typer_command_runs_the_same_hook(cli, home):
+    result = cli("hook", "claude", "--group", "work", input=payload("UserPromptSubmit"))
+    assert result.exit_code == 0 and result.stdout == ""
+    (session,) = cli.json("session", "list")
+    assert (session["group"], session["session"]) == ("work", SESSION)
+    assert cli("hook", "claude", input=b"not json").exit_code == 0
+    assert errors(home)[0]["code"] == "bad_input"

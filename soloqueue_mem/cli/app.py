@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "scratchpad": ("soloqueue_mem.cli.scratchpad", "app", True),
     "context": ("soloqueue_mem.cli.context", "app", True),
     "artifact": ("soloqueue_mem.cli.artifact", "app", True),
+    "attach": ("soloqueue_mem.cli.attachment", "attach", False),
+    "attachment": ("soloqueue_mem.cli.attachment", "app", True),
     "gc": ("soloqueue_mem.cli.gc", "gc", False),
     "consolidate": ("soloqueue_mem.cli.consolidate", "consolidate", False),
     "index": ("soloqueue_mem.cli.index", "index_command", False),

@@ -72,7 +72,7 @@ def _is_text(value: str) -> bool:
     return True
 
 
-def _redacted(stream: BinaryIO, app: AppContext) -> BinaryIO:
+def redacted_source(stream: BinaryIO, app: AppContext) -> BinaryIO:
     """The content with its secrets replaced (read whole: at most max_input_bytes)."""
     import io
 
@@ -111,7 +111,7 @@ def run_save(
             raise BadInput(f"{name} is not valid UTF-8 text")
     meta = NewArtifact(title, tuple(tags), group, author, mime)
     with open_source(source) as given:
-        stream = given if app.redactor is None else _redacted(given, app)
+        stream = given if app.redactor is None else redacted_source(given, app)
         with open_catalog(app, create=True) as conn:
             saved = save(app.home, conn, stream, meta, app.now)
     data = {**artifact_json(saved.artifact), "new_blob": saved.new_blob}

@@ -39,7 +39,7 @@ def consolidate(
     from datetime import timedelta
 
     from soloqueue_mem.clock import parse_duration
-    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.db.stores import open_artifacts, open_memory
     from soloqueue_mem.lifecycle.consolidate import Options, run
     from soloqueue_mem.lifecycle.on_log import extracted_in_store
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
@@ -60,7 +60,13 @@ def consolidate(
         with ProgressLine(app.quiet, "consolidating sessions") as line:
             progress = (lambda step, done, total: line.update(done, total)) if line else None
             report = run(
-                app.home, lambda: open_memory(app.home, config), app.now, options, model, progress
+                app.home,
+                lambda: open_memory(app.home, config),
+                app.now,
+                options,
+                model,
+                progress,
+                open_artifacts=lambda: open_artifacts(app.home, config, create=False),
             )
     finally:
         if model is not None:

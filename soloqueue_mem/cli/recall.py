@@ -76,6 +76,18 @@ def hit_json(hit: Hit, explain: bool, config: Config) -> dict[str, Any]:
             "entities": e.entities,
             "started_at": e.started_at,
         }
+    if c.attachment is not None:
+        a = c.attachment
+        data |= {
+            "group": a.group,
+            "agent": a.agent,
+            "session": a.session,
+            "filename": a.filename,
+            "direction": a.direction,
+            "mime_type": a.mime_type,
+            "tags": a.tags,
+            "artifact_id": None if a.artifact_id is None else str(a.artifact_id),
+        }
     if explain:
         data["signals"] = _signals(hit, config)
     return data
@@ -85,6 +97,8 @@ def kind_of(hit: Hit) -> str:
     c = hit.candidate
     if c.working:
         return "working"
+    if c.attachment:
+        return "attachment"
     return "memory" if c.memory else "episode" if c.episode else "turn"
 
 
@@ -98,6 +112,8 @@ def item_id(hit: Hit) -> str | None:
         return c.episode.id
     if c.working:
         return str(c.working.id)
+    if c.attachment:
+        return c.attachment.id
     return str(c.turn.id) if c.turn and c.turn.id else None
 
 
@@ -148,7 +164,8 @@ def recall_command(
             "--channels",
             help="Comma-separated channels: memories, episodes, traces (turns of any "
             "age), hot (working memory), when (the time the query names), kinds "
-            "(preferences/rules/errors a question asks about), dense (embeddings; "
+            "(preferences/rules/errors a question asks about), attachments (files "
+            "by description, transcription or text), dense (embeddings; "
             "only with search_backend = hybrid or dense), recent (turns of the last "
             "3 days). Default: all but recent.",
             show_default=False,

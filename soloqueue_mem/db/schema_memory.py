@@ -14,6 +14,7 @@ from soloqueue_mem.memory.schema import (
     m007_add_memories_archived_at,
     m009_create_working_memory,
     m010_add_memories_fixed_expiry,
+    m011_create_attachments,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache
 from soloqueue_mem.sessions.schema import m001_create_turns, m002_index_turns_by_session
@@ -29,4 +30,5 @@ MIGRATIONS = [
     m008_create_embedding_cache,
     m009_create_working_memory,
     m010_add_memories_fixed_expiry,
+    m011_create_attachments,
 ]

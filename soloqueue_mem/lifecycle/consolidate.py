@@ -64,9 +64,11 @@ def run(
     options: Options,
     model: ModelExtraction | None = None,
     progress: Progress | None = None,
+    open_artifacts: Callable[[], sqlite3.Connection | None] | None = None,
 ) -> dict[str, Any]:
     """One consolidation under the run lock; the JSON report (see the README). With
-    ``model``, queued turns are retried first and extraction goes through it."""
+    ``model``, queued turns are retried first and extraction goes through it;
+    ``open_artifacts`` lets expired attachments take their artifact rows with them."""
     started = time.monotonic()
     home.ensure()
     state_path = home.root / ".consolidate_state"
@@ -85,7 +87,12 @@ def run(
             report["model"] = model.report() if model is not None else {"used": False}
             report["dedup"] = _dedup(conn, now)  # on a dry run's copy, these write there
             report["decay"] = _decay(conn, now)
-            report["expire"] = _expire(conn, now)
+            artifacts = None if options.dry_run or open_artifacts is None else open_artifacts()
+            try:
+                report["expire"] = _expire(conn, artifacts, now)
+            finally:
+                if artifacts is not None:
+                    artifacts.close()
             report["embed"] = _embed(conn, now, options, progress)
             report["identity"] = publish_identity(home, conn, now, options.dry_run)
         finally:
@@ -183,7 +190,12 @@ def _decay(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
     return {"archived": len(archive), "demoted": len(demote)}
 
 
-def _expire(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
+def _expire(
+    conn: sqlite3.Connection, artifacts: sqlite3.Connection | None, now: datetime
+) -> dict[str, Any]:
+    """Expired memories and expired attachments (with their artifact rows) go."""
+    from soloqueue_mem.memory import attach
+
     deleted = 0
     while True:
         with write_tx(conn):
@@ -191,7 +203,7 @@ def _expire(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
             store.delete(conn, ids)
         deleted += len(ids)
         if len(ids) < BATCH:
-            return {"deleted": deleted}
+            return {"deleted": deleted, "attachments": attach.expire(conn, artifacts, now)}
 
 
 def _embed(
@@ -257,6 +269,7 @@ def _did_something(report: dict[str, Any]) -> bool:
         or report["decay"]["archived"]
         or report["decay"]["demoted"]
         or report["expire"]["deleted"]
+        or report["expire"]["attachments"]
     )
 
 

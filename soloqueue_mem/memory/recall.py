@@ -33,7 +33,8 @@ from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import Config
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home
-from soloqueue_mem.memory import episodes, store, working
+from soloqueue_mem.memory import attachments, episodes, store, working
+from soloqueue_mem.memory.attachments import Attachment
 from soloqueue_mem.memory.backend import SearchBackend, choose_backend
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory, content_key
@@ -93,6 +94,7 @@ class Candidate(NamedTuple):
     turn: Turn | None = None
     episode: Episode | None = None
     working: Entry | None = None
+    attachment: Attachment | None = None
 
 
 class Signals(NamedTuple):
@@ -329,6 +331,40 @@ def _episodes(context: Context) -> list[Candidate]:
     ]
 
 
+def _attachments(context: Context) -> list[Candidate]:
+    """Unexpired attachments whose description, transcription, extracted text, file
+    name or tags match the query (seed 003 §4.4: "the cat photo I sent you")."""
+    request = context.request
+    match = match_expression(context.terms)
+    if not match:
+        return []
+    filters = attachments.Filters(request.group, request.agent)
+    found = attachments.search(context.conn, match, filters, iso(context.now), context.pool)
+    if request.since is not None:
+        found = [(a, score) for a, score in found if a.created_at >= iso(request.since)]
+    best = max((score for _, score in found), default=1.0) or 1.0
+    return [
+        Candidate(
+            key=f"attachment:{a.id}",
+            channel="attachments",
+            content=attachment_text(a),
+            relevance=max(0.0, score / best),
+            timestamp=a.created_at,
+            importance=TURN_IMPORTANCE,
+            access_count=0,
+            attachment=a,
+        )
+        for a, score in found
+    ]
+
+
+def attachment_text(attachment: Attachment) -> str:
+    """How an attachment reads in an answer: its name and what is known of it."""
+    known = [attachment.description, attachment.transcription, attachment.extracted_text]
+    said = " / ".join(part for part in known if part)
+    return f"({attachment.direction} {attachment.filename}) {said}".strip()
+
+
 def _episode_importance(episode: Episode) -> float:
     """A session that did nothing and said little ("hi") is not worth an answer's room."""
     thin = not episode.action_nodes and len(content_key(episode.goal)) < 12
@@ -481,6 +517,7 @@ CHANNELS: dict[str, Channel] = {
     "hot": Channel(_hot, 0.3, min_coverage=0.0),
     "when": Channel(_when, 1.0, min_coverage=0.0),
     "kinds": Channel(_kinds, 0.5, min_coverage=0.0),
+    "attachments": Channel(_attachments, 0.8),
     "recent": Channel(_recent, 0.8, min_coverage=0.0, default=False),
     # Embeddings (the [semantic] extra, search_backend = hybrid or dense): finds
     # nothing otherwise. Paraphrases share no words, so no coverage floor. Weight tuned
@@ -527,6 +564,9 @@ def _indexed_text(candidate: Candidate) -> str:
         return " ".join([e.summary, e.goal, *e.entities, *e.tools_used, *e.tags])
     if candidate.turn is not None:
         return _searchable(candidate.turn)
+    if candidate.attachment is not None:
+        a = candidate.attachment
+        return " ".join([candidate.content, a.filename, *a.tags])
     return candidate.content
 
 

@@ -143,3 +143,45 @@ def m010_add_memories_fixed_expiry(conn: sqlite3.Connection) -> None:
     """1 when the memory was given a duration other than its type's default (a plan's
     date, ``--duration 10d``): retrieval extends other memories' expiry, not these."""
     conn.execute("ALTER TABLE memories ADD COLUMN fixed_expiry INTEGER NOT NULL DEFAULT 0")
+
+
+def m011_create_attachments(conn: sqlite3.Connection) -> None:
+    """Attachments (seed 003 §4.4): files a user sent or an agent produced, their
+    bytes in the CAS (``artifact_id``, ``content_hash``), what is known about them, and
+    a contentless full-text index of description, transcription, extracted text,
+    file name and tags. Scoped by group and agent; ``expires_at`` NULL is never."""
+    execute_script(
+        conn,
+        """
+        CREATE TABLE attachments (
+            id TEXT NOT NULL UNIQUE,
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            session_id TEXT NOT NULL DEFAULT '',
+            episode_id TEXT NOT NULL DEFAULT '',
+            filename TEXT NOT NULL DEFAULT '',
+            original_filename TEXT NOT NULL DEFAULT '',
+            mime_type TEXT NOT NULL DEFAULT '',
+            file_size INTEGER NOT NULL DEFAULT 0,
+            local_path TEXT NOT NULL DEFAULT '',
+            url TEXT NOT NULL DEFAULT '',
+            direction TEXT NOT NULL DEFAULT 'inbound',
+            description TEXT NOT NULL DEFAULT '',
+            transcription TEXT NOT NULL DEFAULT '',
+            extracted_text TEXT NOT NULL DEFAULT '',
+            tags TEXT NOT NULL DEFAULT '[]',
+            linked_memory_ids TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL,
+            expires_at TEXT,
+            artifact_id INTEGER,
+            content_hash TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX idx_attachments_scope ON attachments (group_id, agent_id, created_at);
+        CREATE INDEX idx_attachments_expires ON attachments (expires_at)
+            WHERE expires_at IS NOT NULL;
+        CREATE VIRTUAL TABLE attachments_fts USING fts5(
+            description, transcription, extracted_text, filename, tags,
+            content='', tokenize='porter unicode61 remove_diacritics 2'
+        );
+        """,
+    )

@@ -1,0 +1,209 @@
+"""``soloqueue-mem attach`` and ``attachment``: files and media (seed 003 §4.4)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import (
+    AgentFilter,
+    AgentOpt,
+    FormatOpt,
+    GroupFilter,
+    GroupOpt,
+    RootOpt,
+    SessionOpt,
+)
+from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table
+from soloqueue_mem.cli.state import AppContext, app_context, opened
+from soloqueue_mem.errors import BadInput
+from soloqueue_mem.home import validate_id
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from soloqueue_mem.memory.attachments import Attachment
+
+app = typer.Typer(help="List, show and remove attachments.", no_args_is_help=True)
+
+RefArg = Annotated[str, typer.Argument(help="Attachment id (or a unique prefix of 4+ digits).")]
+MISSING = "no attachments yet (no data directory or memory.db)"
+
+
+def attachment_json(attachment: Attachment) -> dict[str, Any]:
+    data = attachment._asdict()
+    data["artifact_id"] = None if attachment.artifact_id is None else str(attachment.artifact_id)
+    return data
+
+
+def _table(rows: list[Attachment]) -> None:
+    print_table(
+        None,
+        ["id", "created", "direction", "filename", "size", "description"],
+        (
+            (a.id[:12], a.created_at, a.direction, a.filename, a.file_size, a.description[:60])
+            for a in rows
+        ),
+    )
+
+
+@boundary
+def attach(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(help="The file to attach, or '-' for stdin.")],
+    direction: Annotated[
+        str, typer.Option("--direction", help="inbound (the user sent it) or outbound.")
+    ] = "inbound",
+    description: Annotated[
+        str, typer.Option("--description", "-d", help="What it shows or contains.")
+    ] = "",
+    transcription: Annotated[
+        str, typer.Option("--transcription", help="What is said in it (audio, video).")
+    ] = "",
+    tag: Annotated[
+        list[str] | None, typer.Option("--tag", "-t", help="A tag (repeatable).")
+    ] = None,
+    name: Annotated[
+        str | None,
+        typer.Option("--name", help="Its file name (default: FILE's; needed for '-')."),
+    ] = None,
+    mime: Annotated[
+        str | None, typer.Option("--mime", help="Media type (default: from the name).")
+    ] = None,
+    url: Annotated[str, typer.Option("--url", help="Where it lives remotely.")] = "",
+    duration: Annotated[
+        str,
+        typer.Option(
+            "--duration",
+            help="Kept for: permanent, or 30d, 12h ... (consolidate removes it after).",
+        ),
+    ] = "permanent",
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    session: SessionOpt = None,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Attach a file: its bytes in the CAS (user:persistent), its description,
+    transcription and extracted text (plain text, Markdown, JSON, HTML) searchable by
+    `recall` and `attachment list`."""
+    from datetime import timedelta
+    from pathlib import Path
+
+    from soloqueue_mem.cli.artifact_run import open_catalog, open_source, redacted_source
+    from soloqueue_mem.clock import parse_duration
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.memory.attach import NewAttachment, check
+    from soloqueue_mem.memory.attach import attach as attach_file
+
+    app_ctx = app_context(ctx, fmt, root)
+    for kind, value in (("group", group), ("agent", agent), ("session", session)):
+        if value is not None:
+            validate_id(kind, value)
+    filename = name if name is not None else Path(source).name
+    if source == "-" and name is None:
+        raise BadInput("give --name for an attachment read from stdin")
+    expires = None
+    if duration.strip().lower() != "permanent":
+        expires = app_ctx.now + timedelta(seconds=parse_duration(duration))
+    new = NewAttachment(
+        filename, group, agent, direction, description, transcription, tuple(tag or ()),
+        session or "", mime, url, expires,
+    )  # fmt: skip
+    check(new)
+    with open_source(source) as given:
+        stream = given if app_ctx.redactor is None else redacted_source(given, app_ctx)
+        with (
+            open_catalog(app_ctx, create=True) as artifacts,
+            opened(open_memory(app_ctx.home, app_ctx.config), MISSING) as memory,
+        ):
+            row = attach_file(
+                app_ctx.home, memory, artifacts, stream, new, app_ctx.now, app_ctx.redacted
+            )
+    emit_object(attachment_json(row), app_ctx.format, table=lambda: _table([row]))
+
+
+@contextmanager
+def _memory(app_ctx: AppContext) -> Iterator[sqlite3.Connection]:
+    from soloqueue_mem.db.stores import open_memory
+
+    with opened(open_memory(app_ctx.home, app_ctx.config, create=False), MISSING) as conn:
+        yield conn
+
+
+@app.command("list")
+@boundary
+def list_command(
+    ctx: typer.Context,
+    direction: Annotated[
+        str | None, typer.Option("--direction", help="Only inbound or outbound.")
+    ] = None,
+    tag: Annotated[str | None, typer.Option("--tag", "-t", help="Only with this tag.")] = None,
+    session: Annotated[
+        str | None, typer.Option("--session", "-s", help="Only this session.", show_default=False)
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Most to list (1-1000).")] = 100,
+    group: GroupFilter = None,
+    agent: AgentFilter = None,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Attachments that have not expired, newest first."""
+    from soloqueue_mem.clock import iso
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.memory.attachments import DIRECTIONS, Filters, list_attachments
+
+    app_ctx = app_context(ctx, fmt, root)
+    for kind, value in (("group", group), ("agent", agent), ("session", session)):
+        if value is not None:
+            validate_id(kind, value)
+    if direction is not None and direction not in DIRECTIONS:
+        raise BadInput(f"--direction must be inbound or outbound, not {direction!r}")
+    if not 1 <= limit <= 1000:
+        raise BadInput("--limit must be between 1 and 1000")
+    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+    rows: list[Attachment] = []
+    if conn is not None:
+        try:
+            filters = Filters(group, agent, session, direction, tag)
+            rows = list_attachments(conn, filters, iso(app_ctx.now), limit)
+        finally:
+            conn.close()
+    if app_ctx.format in (Format.table, Format.text):
+        _table(rows)
+    else:
+        emit_list((attachment_json(a) for a in rows), app_ctx.format)
+
+
+@app.command("show")
+@boundary
+def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+    """One attachment, with its extracted text."""
+    from soloqueue_mem.memory.attachments import get
+
+    app_ctx = app_context(ctx, fmt, root)
+    with _memory(app_ctx) as conn:
+        row = get(conn, ref)
+    emit_object(attachment_json(row), app_ctx.format, table=lambda: _table([row]))
+
+
+@app.command("rm")
+@boundary
+def rm(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+    """Remove an attachment and its artifact row (`gc --deep` frees the blob)."""
+    from soloqueue_mem.db.stores import open_artifacts
+    from soloqueue_mem.memory.attach import remove
+
+    app_ctx = app_context(ctx, fmt, root)
+    with _memory(app_ctx) as conn:
+        artifacts = open_artifacts(app_ctx.home, app_ctx.config, create=False)
+        try:
+            row = remove(conn, artifacts, ref)
+        finally:
+            if artifacts is not None:
+                artifacts.close()
+    emit_object({**attachment_json(row), "removed": True}, app_ctx.format)

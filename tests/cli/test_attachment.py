@@ -1,0 +1,128 @@
+"""Attachments (seed 003 §4.4): the blob in the CAS as user:persistent, the row and
+its FTS, the recall channel, list/show/rm, expiry by consolidate, redaction."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from soloqueue_mem.memory.attachment_text import extract_text
+
+
+def attach(cli, path: Path, *args: str) -> dict:
+    return cli.json("attach", str(path), *args)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    folder = tmp_path / "files"
+    folder.mkdir()
+    (folder / "cat.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    (folder / "voice.ogg").write_bytes(b"OggS voice bytes")
+    (folder / "notes.md").write_text("# Plan\n\nMigrate the billing service to Postgres.\n")
+    (folder / "page.html").write_text(
+        "<html><head><style>.x{color:red}</style><script>var secret=1</script></head>"
+        "<body><h1>Quarterly report</h1><p>Revenue &amp; margins</p></body></html>"
+    )
+    (folder / "data.json").write_text(json.dumps({"city": "Lisbon", "n": 3, "ok": True}))
+    return folder
+
+
+def test_attach_stores_the_blob_as_persistent_and_the_row(cli, files, home):
+    row = attach(cli, files / "cat.jpg", "--description", "一只橘猫趴在沙发上", "--tag", "猫",
+                 "--session", "s1")  # fmt: skip
+    assert row["direction"] == "inbound" and row["session"] == "s1"
+    assert row["filename"] == "cat.jpg" and row["mime_type"] == "image/jpeg"
+    assert row["file_size"] == len((files / "cat.jpg").read_bytes())
+    assert row["expires_at"] is None and row["tags"] == ["猫"]
+    artifact = cli.json("artifact", "show", row["artifact_id"])
+    assert artifact["tags"] == ["user:persistent"] and artifact["sha256"] == row["content_hash"]
+    assert (home / row["local_path"]).read_bytes() == (files / "cat.jpg").read_bytes()
+    assert cli.json("attachment", "show", row["id"][:8]) == row
+
+
+def test_recall_finds_an_attachment_through_its_transcription(cli, files):
+    row = attach(cli, files / "voice.ogg", "--transcription", "明天帮我预约下午3点的会议")
+    cli.ok("remember", "The user prefers tea over coffee")
+    hits = cli.json("recall", "预约会议")
+    assert hits[0]["kind"] == "attachment" and hits[0]["id"] == row["id"]
+    assert hits[0]["channel"] == "attachments" and hits[0]["filename"] == "voice.ogg"
+    only = cli.json("recall", "预约会议", "--channels", "attachments")
+    assert [h["id"] for h in only] == [row["id"]]
+
+
+def test_text_is_extracted_from_markdown_html_and_json(cli, files):
+    md = attach(cli, files / "notes.md")
+    html = attach(cli, files / "page.html", "--direction", "outbound")
+    data = attach(cli, files / "data.json")
+    assert "Migrate the billing service" in md["extracted_text"]
+    assert html["extracted_text"] == "Quarterly report Revenue & margins"
+    assert data["extracted_text"] == "city Lisbon n 3 ok"
+    hits = cli.json("recall", "billing Postgres", "--channels", "attachments")
+    assert [h["id"] for h in hits] == [md["id"]]
+
+
+def test_extract_text_gives_nothing_for_binary_or_non_utf8():
+    assert extract_text(b"\x89PNG\r\n", "a.png", "image/png") == ""
+    assert extract_text(b"\xff\xfe bad", "a.txt", "text/plain") == ""
+    assert extract_text("é".encode() * 3 + "é".encode()[:1], "a.txt", "text/plain") == "ééé"
+
+
+def test_list_filters_and_rm_removes_the_row_and_the_artifact_row(cli, files, home):
+    cat = attach(cli, files / "cat.jpg", "--description", "cat", "--tag", "pets")
+    report = attach(cli, files / "page.html", "--direction", "outbound", "-g", "work")
+    assert [r["id"] for r in cli.json("attachment", "list")] == [report["id"], cat["id"]]
+    assert [r["id"] for r in cli.json("attachment", "list", "--direction", "outbound")] == [
+        report["id"]
+    ]
+    assert [r["id"] for r in cli.json("attachment", "list", "--tag", "pets")] == [cat["id"]]
+    assert [r["id"] for r in cli.json("attachment", "list", "-g", "work")] == [report["id"]]
+    gone = cli.json("attachment", "rm", cat["id"])
+    assert gone["removed"] is True
+    assert [r["id"] for r in cli.json("attachment", "list")] == [report["id"]]
+    assert cli("artifact", "show", cat["artifact_id"]).exit_code == 3
+    assert cli("attachment", "show", cat["id"]).exit_code == 3
+    assert cli.json("recall", "cat", "--channels", "attachments") == []
+
+
+def test_bad_input_is_refused_before_anything_is_written(cli, files, home):
+    result = cli("attach", str(files / "cat.jpg"), "--direction", "sideways")
+    assert result.exit_code == 65 and result.stdout == ""
+    assert result.stderr.startswith("error: --direction must be inbound or outbound")
+    assert not home.exists()
+    assert cli("attach", "-", input=b"x").exit_code == 65  # stdin needs --name
+    assert cli("attach", str(files / "missing.bin")).exit_code == 3
+
+
+def test_stdin_attachment_needs_a_name(cli):
+    row = cli.json("attach", "-", "--name", "clip.txt", input=b"hello from stdin")
+    assert row["filename"] == "clip.txt" and row["extracted_text"] == "hello from stdin"
+
+
+def test_consolidate_removes_expired_attachments(cli, files, home, monkeypatch):
+    short = attach(cli, files / "cat.jpg", "--description", "cat", "--duration", "1d")
+    kept = attach(cli, files / "notes.md")
+    assert cli.json("consolidate")["expire"]["attachments"] == 0
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-28T08:00:00Z")
+    assert [r["id"] for r in cli.json("attachment", "list")] == [kept["id"]]  # hidden at once
+    assert cli.json("consolidate")["expire"]["attachments"] == 1
+    conn = sqlite3.connect(home / "memory.db")
+    assert conn.execute("SELECT id FROM attachments").fetchall() == [(kept["id"],)]
+    assert cli("artifact", "show", short["artifact_id"]).exit_code == 3
+    assert cli.json("consolidate")["expire"]["attachments"] == 0
+
+
+def test_redaction_covers_every_text_of_an_attachment(cli, files, home):
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text("redact = true\n")
+    key = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    (files / "secret.txt").write_text(f"deploy with {key}\n")
+    row = attach(cli, files / "secret.txt", "--description", f"key {key}",
+                 "--transcription", f"say {key}")  # fmt: skip
+    for path in home.rglob("*"):
+        if path.is_file():
+            assert key.encode() not in path.read_bytes(), path
+    assert "[REDACTED:" in row["extracted_text"] and "[REDACTED:" in row["description"]

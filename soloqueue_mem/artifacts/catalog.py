@@ -70,12 +70,25 @@ def insert(
     title: str | None = None,
     author: str | None = None,
     mime: str | None = None,
+    artifact_id: int | None = None,
 ) -> int:
+    """Add a row (under ``artifact_id`` when given: an import keeps its ids)."""
     tag_list = sorted(set(tags))
     cursor = conn.execute(
-        "INSERT INTO artifacts (content_hash, group_id, title, tags, author, created_at,"
-        " path, size, mime) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (content_hash, group, title, json.dumps(tag_list), author, created_at, path, size, mime),
+        "INSERT INTO artifacts (id, content_hash, group_id, title, tags, author, created_at,"
+        " path, size, mime) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            artifact_id,
+            content_hash,
+            group,
+            title,
+            json.dumps(tag_list),
+            author,
+            created_at,
+            path,
+            size,
+            mime,
+        ),
     )
     artifact_id = int(cursor.lastrowid or 0)
     conn.executemany(

@@ -18,6 +18,7 @@ from soloqueue_mem.artifacts import cas, catalog
 from soloqueue_mem.artifacts.catalog import Artifact
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import lock
 
@@ -115,3 +116,55 @@ def remove(conn: sqlite3.Connection, ref: str) -> Artifact:
     with write_tx(conn):
         catalog.delete(conn, artifact.id)
     return artifact
+
+
+def put_back(home: Home, conn: sqlite3.Connection, artifact: Artifact, data: bytes | None) -> str:
+    """Put back an exported artifact row under its id, its blob at its own path.
+
+    ``data`` is the blob's content when the dump carried it; without it the blob must
+    already be in this store (a row never points at a missing blob). Returns
+    ``added``, ``existing``, ``conflict`` (another row holds the id) or
+    ``missing-blob``. Raises BadInput for a path or hash that does not agree.
+    """
+    import io
+
+    for tag in artifact.tags:
+        catalog.validate_tag(tag)
+    if cas.parse_relpath(artifact.path) != artifact.content_hash:
+        raise BadInput(f"artifact {artifact.id}: path {artifact.path!r} is not its blob's")
+    with lock.shared(home.gc_lock):
+        if data is not None:
+            staged = cas.stage(home, io.BytesIO(data))
+            if staged.sha256 != artifact.content_hash or staged.size != artifact.size:
+                cas.discard(staged)
+                raise BadInput(f"artifact {artifact.id}: the blob does not match its sha256")
+            rehash = artifact.size <= cas.CHEAP_REHASH
+            state = cas.check(home, artifact.path, artifact.size, artifact.content_hash, rehash)
+            if state == "ok":
+                cas.discard(staged)
+            else:
+                cas.publish(home, staged, artifact.path)
+        elif cas.check(home, artifact.path, artifact.size, artifact.content_hash, False) != "ok":
+            return "missing-blob"
+        cas.freshen(home, artifact.path)
+        with write_tx(conn):
+            try:
+                found = catalog.get(conn, str(artifact.id))
+            except NotFound:
+                found = None
+            if found is not None:
+                return "existing" if found == artifact else "conflict"
+            catalog.insert(
+                conn,
+                content_hash=artifact.content_hash,
+                path=artifact.path,
+                size=artifact.size,
+                created_at=artifact.created_at,
+                tags=artifact.tags,
+                group=artifact.group,
+                title=artifact.title,
+                author=artifact.author,
+                mime=artifact.mime,
+                artifact_id=artifact.id,
+            )
+    return "added"

@@ -41,6 +41,8 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "path": ("soloqueue_mem.cli.ops", "path", False),
     "stats": ("soloqueue_mem.cli.ops", "stats", False),
     "verify": ("soloqueue_mem.cli.verify", "verify", False),
+    "export": ("soloqueue_mem.cli.transfer", "export", False),
+    "import": ("soloqueue_mem.cli.transfer", "import_command", False),
     "demo": ("soloqueue_mem.cli.ops", "demo", False),
     "completion": ("soloqueue_mem.cli.completion", "completion", False),
     "hook": ("soloqueue_mem.cli.hook", "app", True),

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.db.ids import row_by_prefix
 from soloqueue_mem.text.cjk import index_form
 
@@ -178,3 +179,15 @@ def every(conn: sqlite3.Connection) -> Iterator[Attachment]:
     """Every row, expired ones included, in insertion order (export)."""
     for row in conn.execute(f"SELECT {COLUMNS} FROM attachments ORDER BY rowid"):  # noqa: S608
         yield _attachment(row)
+
+
+def put_back(conn: sqlite3.Connection, attachment: Attachment) -> str:
+    """Put back an exported attachment row: ``added``, ``existing`` or ``conflict``."""
+    with write_tx(conn):
+        if insert(conn, attachment):
+            return "added"
+        found = conn.execute(
+            f"SELECT {COLUMNS} FROM attachments WHERE id = ?",  # noqa: S608
+            (attachment.id,),
+        ).fetchone()
+    return "existing" if _attachment(found) == attachment else "conflict"

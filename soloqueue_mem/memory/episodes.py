@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
@@ -161,3 +162,22 @@ def matching_ids(
         )
         found.update((row[0], _episode(row)) for row in rows)
     return found
+
+
+def every(conn: sqlite3.Connection) -> Iterator[Episode]:
+    """Every episode, oldest row first (export)."""
+    for row in conn.execute(f"SELECT {_COLUMNS} FROM episodes ORDER BY rowid"):  # noqa: S608
+        yield _episode(row)
+
+
+def put_back(conn: sqlite3.Connection, episode: Episode) -> str:
+    """Put back an exported episode: ``added``, ``existing`` or ``conflict``."""
+    with write_tx(conn):
+        found = conn.execute(
+            f"SELECT {_COLUMNS} FROM episodes WHERE id = ?",  # noqa: S608
+            (episode.id,),
+        ).fetchone()
+        if found is not None:
+            return "existing" if _episode(found) == episode else "conflict"
+        insert(conn, episode)
+    return "added"

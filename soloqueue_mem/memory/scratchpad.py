@@ -100,23 +100,27 @@ def put(
     """Replace the scratchpad of (group, agent)."""
     pad = from_content(group, agent, check(content), iso(now))
     with write_tx(conn):
-        conn.execute(
-            "INSERT OR REPLACE INTO scratchpad (user_id, group_id, agent_id, content,"
-            " active_projects, current_focus, open_questions, next_steps, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                _key(group, agent),
-                group,
-                agent,
-                pad.content,
-                jsonio.dumps_compact(pad.active_projects),
-                pad.current_focus,
-                jsonio.dumps_compact(pad.open_questions),
-                jsonio.dumps_compact(pad.next_steps),
-                pad.updated_at,
-            ),
-        )
+        _write(conn, pad)
     return pad
+
+
+def _write(conn: sqlite3.Connection, pad: Scratchpad) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO scratchpad (user_id, group_id, agent_id, content,"
+        " active_projects, current_focus, open_questions, next_steps, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            _key(pad.group, pad.agent),
+            pad.group,
+            pad.agent,
+            pad.content,
+            jsonio.dumps_compact(pad.active_projects),
+            pad.current_focus,
+            jsonio.dumps_compact(pad.open_questions),
+            jsonio.dumps_compact(pad.next_steps),
+            pad.updated_at,
+        ),
+    )
 
 
 def with_progress(content: str, entry: str) -> str:
@@ -151,3 +155,25 @@ def with_first(content: str, field: str, entry: str, drop: str | None = None) ->
 
 def as_json(pad: Scratchpad) -> dict[str, Any]:
     return pad._asdict()
+
+
+def every(conn: sqlite3.Connection) -> list[Scratchpad]:
+    """Every written scratchpad, by group and agent (export)."""
+    rows = conn.execute(
+        "SELECT group_id, agent_id, content, updated_at FROM scratchpad ORDER BY group_id, agent_id"
+    )
+    return [from_content(*row) for row in rows]
+
+
+def put_back(conn: sqlite3.Connection, pad: Scratchpad) -> str:
+    """Put back an exported scratchpad where none was written: ``added``, ``existing``
+    or ``conflict`` (another text is there)."""
+    with write_tx(conn):
+        row = conn.execute(
+            "SELECT content, updated_at FROM scratchpad WHERE user_id = ?",
+            (_key(pad.group, pad.agent),),
+        ).fetchone()
+        if row is not None:
+            return "existing" if tuple(row) == (pad.content, pad.updated_at) else "conflict"
+        _write(conn, from_content(pad.group, pad.agent, check(pad.content), pad.updated_at))
+    return "added"

@@ -679,3 +679,45 @@ def active_keys(
         )
         found.update(row[0] for row in rows)
     return found
+
+
+# -- export and import ------------------------------------------------------------------
+
+
+def every(conn: sqlite3.Connection) -> Iterable[Memory]:
+    """Every memory, superseded, archived and expired ones included, oldest row first."""
+    for row in conn.execute(f"SELECT {_COLUMNS} FROM memories ORDER BY rowid"):  # noqa: S608
+        yield _memory(row)
+
+
+def put_back(conn: sqlite3.Connection, memory: Memory) -> str:
+    """Put back an exported memory as it was (id, chain and counters included):
+    ``added``, ``existing`` (the same row is there) or ``conflict`` (another row
+    holds its id)."""
+    with write_tx(conn):
+        found = conn.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE id = ?",  # noqa: S608
+            (memory.id,),
+        ).fetchone()
+        if found is not None:
+            return "existing" if _memory(found) == memory else "conflict"
+        values = list(memory)
+        values[10] = jsonio.dumps_compact(memory.tags)
+        values[21] = int(memory.fixed_expiry)
+        placeholders = ", ".join("?" * (len(values) + 1))
+        cursor = conn.execute(
+            f"INSERT INTO memories ({_COLUMNS}, content_key) VALUES ({placeholders})",  # noqa: S608
+            (*values, content_key(memory.content)),
+        )
+        _index(conn, int(cursor.lastrowid or 0), memory)
+    return "added"
+
+
+def by_source(conn: sqlite3.Connection, group: str, agent: str, source: str) -> Memory | None:
+    """The scope's memory recorded from ``source`` (an import's ``v1:<id>``), if any."""
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM memories"  # noqa: S608 - constant columns
+        " WHERE group_id = ? AND agent_id = ? AND source = ? ORDER BY rowid LIMIT 1",
+        (group, agent, source),
+    ).fetchone()
+    return _memory(row) if row else None

@@ -153,3 +153,27 @@ def clear(conn: sqlite3.Connection, group: str) -> int:
     """Drop the group's list (DEL); the number of entries removed."""
     with write_tx(conn):
         return conn.execute("DELETE FROM working_memory WHERE group_id = ?", (group,)).rowcount
+
+
+def every(conn: sqlite3.Connection) -> list[Entry]:
+    """Every entry, live or not, oldest first (export)."""
+    rows = conn.execute(f"SELECT {_COLUMNS} FROM working_memory ORDER BY id")  # noqa: S608
+    return [_entry(row) for row in rows]
+
+
+def put_back(conn: sqlite3.Connection, entry: Entry) -> str:
+    """Put back an exported entry under its id: ``added``, ``existing`` or ``conflict``."""
+    with write_tx(conn):
+        row = conn.execute(
+            f"SELECT {_COLUMNS} FROM working_memory WHERE id = ?",  # noqa: S608
+            (entry.id,),
+        ).fetchone()
+        if row is not None:
+            return "existing" if _entry(row) == entry else "conflict"
+        conn.execute(
+            "INSERT INTO working_memory"
+            " (id, group_id, content, content_key, source, created_at, expires_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (*entry[:3], content_key(entry.content), *entry[3:]),
+        )
+    return "added"

@@ -27,6 +27,8 @@ ROLES = frozenset({"user", "assistant", "system", "tool", "thought"})
 _OPENAI_ROLES = {"developer": "system", "function": "tool"}
 _ROUTING_KEYS = ("group", "agent", "session", "event_id", "timestamp", "metadata")
 _OWN_KEYS = frozenset({"role", "content", "tool_calls", "tool_results", *_ROUTING_KEYS})
+# A record of our own JSONL logs (``session export --format jsonl``) carries these too.
+_RECORD_KEYS = frozenset({"turn_index", "offloaded", "openai_message"})
 MAX_EVENT_ID = 256
 
 
@@ -85,6 +87,8 @@ def _parse(obj: Any) -> Event:
         agent=_optional_id(obj, "agent"),
         session=_optional_id(obj, "session"),
     )
+    if _is_record(obj):
+        return _logged_again(obj, event)
     message = {k: v for k, v in obj.items() if k not in _ROUTING_KEYS}
     if _is_openai(obj) and to_openai(event) != [message]:
         event = _with_original(event, message)
@@ -102,6 +106,36 @@ def _is_openai(obj: dict[str, Any]) -> bool:
         or not isinstance(obj.get("content"), str)
         or any(isinstance(c, dict) and "function" in c for c in calls)
     )
+
+
+def _is_record(obj: dict[str, Any]) -> bool:
+    """Whether ``obj`` is a record of our own JSONL log being logged again."""
+    index = obj.get("turn_index")
+    return (
+        isinstance(index, int)
+        and not isinstance(index, bool)
+        and set(obj)
+        <= {
+            *_OWN_KEYS,
+            *_RECORD_KEYS,
+        }
+    )
+
+
+def _logged_again(obj: dict[str, Any], event: Event) -> Event:
+    """A record of our own log, logged into another session or store.
+
+    Trigger: ``session export --format jsonl`` piped into ``log --batch``. Why: the old
+    ``turn_index`` and ``offloaded`` belong to the session it came from, and its tool
+    calls are in our form, not OpenAI's; kept as the original message they became a
+    stale ``turn_index`` in the OpenAI export and tool calls no OpenAI client reads.
+    Outcome: the new session allocates its own indexes and offloads again; the message
+    the record itself kept (``openai_message``) is still what the export gives back.
+    """
+    original = obj.get("openai_message")
+    if original is not None and not isinstance(original, dict):
+        raise BadInput("'openai_message' must be a JSON object")
+    return event._replace(openai_message=original)
 
 
 def _with_original(event: Event, message: dict[str, Any]) -> Event:

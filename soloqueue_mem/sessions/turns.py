@@ -505,3 +505,24 @@ def turns_after(conn: sqlite3.Connection, after_id: int, limit: int) -> list[Tur
 
 def count_turns(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM conversation_turns").fetchone()[0])
+
+
+def turn_states(conn: sqlite3.Connection, key: SessionKey) -> dict[int, tuple[bool, str | None]]:
+    """Each indexed turn's ``(extracted, episode_id)`` by turn index (export)."""
+    rows = conn.execute(
+        "SELECT turn_index, extracted, episode_id FROM conversation_turns"
+        " WHERE group_id = ? AND agent_id = ? AND session_id = ?",
+        (key.group, key.agent, key.session),
+    )
+    return {index: (bool(extracted), episode) for index, extracted, episode in rows}
+
+
+def set_turn_state(
+    conn: sqlite3.Connection, key: SessionKey, turn_index: int, extracted: bool, episode: str | None
+) -> None:
+    """Restore an exported turn's extraction state (import)."""
+    conn.execute(
+        "UPDATE conversation_turns SET extracted = ?, episode_id = ?"
+        " WHERE group_id = ? AND agent_id = ? AND session_id = ? AND turn_index = ?",
+        (int(extracted), episode, key.group, key.agent, key.session, turn_index),
+    )

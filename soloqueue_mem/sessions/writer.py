@@ -287,3 +287,51 @@ def _logged_before(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> 
 
 def _as_duplicate(turn: LoggedTurn, line: int | None) -> LoggedTurn:
     return turn._replace(duplicate=True, line=line)
+
+
+def put_back_session(
+    home: Home,
+    conn: sqlite3.Connection,
+    key: SessionKey,
+    records: list[dict[str, Any]],
+    config: Config,
+) -> str:
+    """Write an exported session's JSONL records as they were and index them.
+
+    Returns ``added``; ``existing`` when the session's log already holds exactly
+    these records; ``conflict`` when it holds others (nothing is written). Raises
+    BadInput for a record that is not one of our log's.
+    """
+    events = [_checked_record(record) for record in records]
+    path = home.session_log(key.group, key.agent, key.session)
+    ensure_private_dir(home.root, path.parent)
+    with SessionLog(path, fsync=config.durability == "full") as log:
+        if log.size > 0:
+            held = [line.record for line in read_lines(path)]
+            return "existing" if held == records else "conflict"
+        pending.mark(home, key)
+        try:
+            with write_tx(conn):
+                for record, event in zip(records, events, strict=True):
+                    turns.insert_turn(conn, key, record["turn_index"], event, record["timestamp"])
+                if records:
+                    size = log.append(records, render_turns(key, records, first=True))
+                    stamps = [r["timestamp"] for r in records]
+                    turns.record_appends(conn, key, min(stamps), max(stamps), len(records), size)
+        except BaseException:
+            log.truncate(0)
+            raise
+        finally:
+            pending.clear(home, key)
+    return "added"
+
+
+def _checked_record(record: Any) -> Event:
+    """The L1 event of one of our JSONL records; BadInput when it is not one."""
+    index = record.get("turn_index") if isinstance(record, dict) else None
+    if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+        raise BadInput("a session record needs a 'turn_index' (a whole number ≥ 0)")
+    try:
+        return from_record(l1_record(record))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadInput(f"not a session record: {exc}") from None

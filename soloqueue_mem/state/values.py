@@ -140,3 +140,40 @@ def remove(conn: sqlite3.Connection, table: str, scope: tuple[str, ...], key: st
             (*scope, key),
         )
     return entry
+
+
+def every(conn: sqlite3.Connection, table: str) -> list[Entry]:
+    """Every entry of every scope, by scope and key (export)."""
+    columns = ", ".join(SCOPES[table])
+    rows = conn.execute(
+        f"SELECT {columns}, key, value, updated_at FROM {table}"  # noqa: S608
+        f" ORDER BY {columns}, key"
+    )
+    width = len(SCOPES[table])
+    return [
+        Entry(tuple(row[:width]), row[width], jsonio.loads(row[width + 1]), row[width + 2])
+        for row in rows
+    ]
+
+
+def put_back(conn: sqlite3.Connection, table: str, entry: Entry) -> str:
+    """Put back an exported entry where the key is unset: ``added``, ``existing`` or
+    ``conflict`` (the key holds another value)."""
+    validate_id("key", entry.key)
+    text = encode(entry.value)
+    columns = ", ".join(SCOPES[table])
+    marks = ", ".join("?" * len(entry.scope))
+    with write_tx(conn):
+        row = conn.execute(
+            f"SELECT value, updated_at FROM {table} WHERE {_where(table)} AND key = ?",  # noqa: S608
+            (*entry.scope, entry.key),
+        ).fetchone()
+        if row is not None:
+            same = jsonio.loads(row[0]) == entry.value and row[1] == entry.updated_at
+            return "existing" if same else "conflict"
+        conn.execute(
+            f"INSERT INTO {table} ({columns}, key, value, updated_at)"  # noqa: S608
+            f" VALUES ({marks}, ?, ?, ?)",
+            (*entry.scope, entry.key, text, entry.updated_at),
+        )
+    return "added"

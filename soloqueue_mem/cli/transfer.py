@@ -1,0 +1,231 @@
+"""``soloqueue-mem export`` and ``import``: move a store's data in and out."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import IO, TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import (
+    AgentFilter,
+    AgentOpt,
+    FormatOpt,
+    GroupFilter,
+    GroupOpt,
+    RootOpt,
+)
+from soloqueue_mem.cli.output import emit_list, emit_object, stderr
+from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.errors import BadInput, NotFound, UsageError
+from soloqueue_mem.home import validate_id
+
+if TYPE_CHECKING:
+    from soloqueue_mem.ops.import_dump import Targets
+
+KINDS = ("dump", "memories-v1", "claude-code")
+SNIFF_BYTES = 64 * 1024
+
+
+@boundary
+def export(
+    ctx: typer.Context,
+    with_blobs: Annotated[
+        bool, typer.Option("--with-blobs", help="Put artifacts' bytes in the dump (base64).")
+    ] = False,
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="Write to this file, not stdout.")
+    ] = None,
+    group: GroupFilter = None,
+    agent: AgentFilter = None,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Write everything that is not derived as a versioned JSONL dump (always JSONL):
+    sessions as logged, memories with their history, episodes, scratchpads, working
+    memory, attachments, kv and session state, artifact rows (and their blobs with
+    --with-blobs). `import` reads it back."""
+    from soloqueue_mem import jsonio
+    from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
+    from soloqueue_mem.ops.export import Scope, Sources
+    from soloqueue_mem.ops.export import export as export_records
+
+    app_ctx = app_context(ctx, fmt, root)
+    for kind, value in (("group", group), ("agent", agent)):
+        if value is not None:
+            validate_id(kind, value)
+    home, config = app_ctx.home, app_ctx.config
+    with ExitStack() as stack:
+        connections = []
+        for opener in (open_memory, open_artifacts, open_state):
+            conn = opener(home, config, create=False)
+            if conn is not None:
+                stack.callback(conn.close)
+            connections.append(conn)
+        out = _output(stack, output)
+        sources = Sources(*connections)
+        for record in export_records(home, sources, Scope(group, agent), with_blobs):
+            out.write(jsonio.dumps_compact(record) + "\n")
+        out.flush()
+
+
+def _output(stack: ExitStack, output: str | None) -> IO[str]:
+    if output is None or output == "-":
+        return sys.stdout
+    try:
+        return stack.enter_context(open(output, "x", encoding="utf-8"))  # noqa: SIM115
+    except FileExistsError:
+        raise UsageError(f"{output} exists; export never overwrites a file") from None
+    except OSError as exc:
+        raise NotFound(f"cannot write {output}: {exc.strerror}") from None
+
+
+@boundary
+def import_command(
+    ctx: typer.Context,
+    args: Annotated[
+        list[str],
+        typer.Argument(
+            help="[KIND] PATH...: KIND is dump, memories-v1 or claude-code (told from the "
+            "file when left out); PATH a file, or '-' for stdin.",
+            metavar="[KIND] PATH...",
+        ),
+    ],
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Import data: an `export` dump (idempotent: what is there is left alone and
+    conflicts are reported), seed 003's v1 memories.json (into --group/--agent), or
+    Claude Code transcripts."""
+    app_ctx = app_context(ctx, fmt, root)
+    kind = args[0] if args[0] in KINDS else None
+    paths = args[1:] if kind else args
+    if not paths:
+        raise UsageError(f"give a PATH to import after {kind}")
+    validate_id("group", group)
+    validate_id("agent", agent)
+    if kind == "claude-code":
+        _claude_code(app_ctx, paths)
+        return
+    reports = []
+    for path in paths:
+        with _source(path) as source:
+            chosen = kind or _sniff(source, path)
+            if chosen == "claude-code":
+                raise UsageError(f"{path} is a Claude Code transcript: use `import claude-code`")
+            report = _import_one(app_ctx, chosen, source, group, agent)
+        reports.append({"path": path, "kind": chosen, **report})
+        if report.get("conflicts"):
+            stderr(f"warning: {path}: {len(report['conflicts'])} conflict(s)", app_ctx.quiet)
+    if len(reports) == 1:
+        emit_object(reports[0], app_ctx.format)
+    else:
+        emit_list(reports, app_ctx.format)
+
+
+def _claude_code(app_ctx: AppContext, paths: list[str]) -> None:
+    """Claude Code transcripts, through the importer of the claude integration."""
+    try:
+        from soloqueue_mem.cli import import_claude  # type: ignore[attr-defined]
+    except ImportError:
+        raise UsageError(
+            "import claude-code is not available in this build (its importer is missing)"
+        ) from None
+    import_claude.run_import_claude_code(app_ctx, paths)
+
+
+@contextmanager
+def _source(path: str) -> Iterator[IO[bytes]]:
+    """The file to import, seekable: stdin is spooled to a temporary file first."""
+    if path == "-":
+        import shutil
+        import tempfile
+
+        if sys.stdin is None:
+            raise UsageError("stdin is closed")
+        with tempfile.TemporaryFile() as spool:
+            shutil.copyfileobj(sys.stdin.buffer, spool)
+            spool.seek(0)
+            yield spool
+        return
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise NotFound(f"cannot read {path}: {exc.strerror}") from None
+    with handle:
+        yield handle
+
+
+def _sniff(source: IO[bytes], path: str) -> str:
+    """The kind of file ``source`` is, from its first line."""
+    from soloqueue_mem import jsonio
+    from soloqueue_mem.ops.dump_format import FORMAT
+
+    head = source.read(SNIFF_BYTES)
+    source.seek(0)
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"["):
+        return "memories-v1"
+    first = text.split(b"\n", 1)[0]
+    try:
+        obj = jsonio.loads(first)
+    except BadInput:
+        obj = None
+    if isinstance(obj, dict):
+        if obj.get("kind") == "header" and obj.get("format") == FORMAT:
+            return "dump"
+        if "memories" in obj:
+            return "memories-v1"
+        if "sessionId" in obj or obj.get("type") in ("user", "assistant", "summary"):
+            return "claude-code"
+    if text.startswith(b"{") and b'"memories"' in head:
+        return "memories-v1"
+    raise BadInput(f"cannot tell what {path} holds: give KIND ({', '.join(KINDS)})")
+
+
+def _import_one(
+    app_ctx: AppContext, kind: str, source: IO[bytes], group: str, agent: str
+) -> dict[str, Any]:
+    if kind == "dump":
+        return _import_dump(app_ctx, source)
+    from soloqueue_mem import jsonio
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.ops.memories_v1 import convert_all, import_v1
+
+    cap = app_ctx.config.max_input_bytes
+    data = source.read(cap + 1)
+    if len(data) > cap:
+        raise BadInput(f"the file is larger than max_input_bytes ({cap})")
+    memories = convert_all(jsonio.loads(data), group, agent, app_ctx.now)  # before any write
+    conn = open_memory(app_ctx.home, app_ctx.config)
+    assert conn is not None
+    try:
+        return import_v1(conn, memories)
+    finally:
+        conn.close()
+
+
+def _import_dump(app_ctx: AppContext, source: IO[bytes]) -> dict[str, Any]:
+    from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
+    from soloqueue_mem.ops.import_dump import Targets, import_dump
+
+    def lines() -> Iterator[bytes]:
+        source.seek(0)
+        yield from source
+
+    with ExitStack() as stack:
+
+        def open_targets() -> Targets:
+            home, config = app_ctx.home, app_ctx.config
+            conns = [opener(home, config) for opener in (open_memory, open_artifacts, open_state)]
+            for conn in conns:
+                assert conn is not None
+                stack.callback(conn.close)
+            return Targets(home, config, *conns)  # type: ignore[arg-type]
+
+        return import_dump(lines, open_targets)

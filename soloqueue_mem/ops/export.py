@@ -1,0 +1,141 @@
+"""``export``: everything in the store that is not derived, as dump records.
+
+What is exported: artifact rows (with their blobs inline, base64, under
+``with_blobs``), each session's JSONL records as logged (with whether each turn was
+extracted and into which episode, and when the session ended), memories with their
+whole history (superseded, archived and expired ones), episodes, scratchpads,
+working-memory entries, attachments, kv entries and session variables. What is not:
+anything rebuilt from those (the turn index and every FTS index, token and embedding
+caches, ``identity/MEMORY.md`` and ``USER.md``, the extraction queue).
+
+The order is fixed (by table, then by insertion or key), so exporting a store, importing
+the dump into an empty one and exporting that gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import sqlite3
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from soloqueue_mem.artifacts import cas, catalog
+from soloqueue_mem.home import Home
+from soloqueue_mem.memory import attachments, episodes, scratchpad, store, working
+from soloqueue_mem.ops.dump_format import header, record
+from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.logfile import read_lines
+from soloqueue_mem.sessions.reader import session_files
+from soloqueue_mem.state import values
+
+
+class Scope(NamedTuple):
+    group: str | None = None
+    agent: str | None = None
+
+    def holds(self, group: str | None, agent: str | None = None) -> bool:
+        """Whether a row of ``group``/``agent`` (None: not scoped that way) is in scope."""
+        return (self.group is None or group == self.group) and (
+            self.agent is None or agent is None or agent == self.agent
+        )
+
+
+class Sources(NamedTuple):
+    """The open databases to export from (None when the file does not exist)."""
+
+    memory: sqlite3.Connection | None
+    artifacts: sqlite3.Connection | None
+    state: sqlite3.Connection | None
+
+
+def export(
+    home: Home, sources: Sources, scope: Scope, with_blobs: bool
+) -> Iterator[dict[str, Any]]:
+    """The dump's records, header first, streamed."""
+    yield header(scope.group, scope.agent, with_blobs)
+    if sources.artifacts is not None:
+        yield from _artifacts(home, sources.artifacts, scope, with_blobs)
+    if sources.memory is not None:
+        yield from _sessions(home, sources.memory, scope)
+        yield from _memory_rows(sources.memory, scope)
+    if sources.state is not None:
+        for kind, table in (("kv", "kv_store"), ("session_state", "session_state")):
+            for entry in values.every(sources.state, table):
+                if scope.holds(entry.scope[0], entry.scope[1]):
+                    names = ("group", "agent", "session")[: len(entry.scope)]
+                    fields = dict(zip(names, entry.scope, strict=True))
+                    yield record(
+                        kind,
+                        {**fields, "key": entry.key, "value": entry.value,
+                         "updated_at": entry.updated_at},
+                    )  # fmt: skip
+
+
+def _artifacts(
+    home: Home, conn: sqlite3.Connection, scope: Scope, with_blobs: bool
+) -> Iterator[dict[str, Any]]:
+    sent: set[str] = set()
+    for artifact in catalog.all_artifacts(conn):
+        if not scope.holds(artifact.group):
+            continue
+        if with_blobs and artifact.content_hash not in sent:
+            data = b"".join(cas.read_verified(home, artifact.path, artifact.content_hash))
+            sent.add(artifact.content_hash)
+            yield record(
+                "blob",
+                {
+                    "sha256": artifact.content_hash,
+                    "size": len(data),
+                    "data": base64.b64encode(data).decode("ascii"),
+                },
+            )
+        yield record("artifact", artifact)
+
+
+def _sessions(home: Home, conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
+    for key, path in sorted(session_files(home, scope.group, scope.agent)):
+        row = turns.get_session(conn, key)
+        states = turns.turn_states(conn, key)
+        yield record(
+            "session",
+            {**key._asdict(), "ended_at": row.ended_at if row else None},
+        )
+        for line in read_lines(path):
+            if line.record is None:
+                continue  # a torn or damaged line: `verify` reports it; it is not data
+            extracted, episode = states.get(line.record.get("turn_index"), (False, None))
+            yield record(
+                "turn",
+                {
+                    **key._asdict(),
+                    "extracted": extracted,
+                    "episode_id": episode,
+                    "record": line.record,
+                },
+            )
+
+
+def _memory_rows(conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
+    for memory in store.every(conn):
+        if scope.holds(memory.group, memory.agent):
+            yield record("memory", memory)
+    for episode in episodes.every(conn):
+        if scope.holds(episode.group, episode.agent):
+            yield record("episode", episode)
+    for pad in scratchpad.every(conn):
+        if scope.holds(pad.group, pad.agent):
+            yield record(
+                "scratchpad",
+                {
+                    "group": pad.group,
+                    "agent": pad.agent,
+                    "content": pad.content,
+                    "updated_at": pad.updated_at,
+                },
+            )
+    for entry in working.every(conn):
+        if scope.agent is None and scope.holds(entry.group):
+            yield record("working", entry)
+    for attachment in attachments.every(conn):
+        if scope.holds(attachment.group, attachment.agent):
+            yield record("attachment", attachment)

@@ -1,0 +1,248 @@
+"""``import dump``: put a dump's records back into a store, idempotently.
+
+Two passes over the dump. The first checks everything — the header and its version,
+every line's JSON and the shape of every record, every inline blob against its
+sha256 — and writes nothing, so bad input is refused whole (exit 65, the line named).
+The second puts each record back through the function of the module that owns its
+table, which answers ``added``, ``existing`` (the same thing is already there:
+importing twice changes nothing) or ``conflict`` (something else holds its id or key:
+left as it is and reported, never overwritten). Ids are kept, so references between
+records (a turn's offloaded artifact, an attachment's artifact, a memory's
+``superseded_by``) stay true.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.artifacts import store as artifact_store
+from soloqueue_mem.artifacts.catalog import Artifact
+from soloqueue_mem.config import Config
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.errors import BadInput
+from soloqueue_mem.home import Home
+from soloqueue_mem.memory import attachments, episodes, scratchpad, store, working
+from soloqueue_mem.memory.attachments import Attachment
+from soloqueue_mem.memory.episodes import Episode
+from soloqueue_mem.memory.model import Memory
+from soloqueue_mem.memory.working import Entry
+from soloqueue_mem.ops.dump_format import RECORD_TYPES, check_header, conform
+from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.sessions.writer import put_back_session
+from soloqueue_mem.state import values
+
+
+class Blob(NamedTuple):
+    sha256: str
+    size: int
+    data: str  # base64
+
+
+class SessionRecord(NamedTuple):
+    group: str
+    agent: str
+    session: str
+    ended_at: str | None
+
+
+class TurnRecord(NamedTuple):
+    group: str
+    agent: str
+    session: str
+    extracted: bool
+    episode_id: str | None
+    record: dict[str, Any]
+
+
+class PadRecord(NamedTuple):
+    group: str
+    agent: str
+    content: str
+    updated_at: str | None
+
+
+class KvRecord(NamedTuple):
+    group: str
+    agent: str
+    key: str
+    value: Any
+    updated_at: str
+
+
+class StateRecord(NamedTuple):
+    group: str
+    agent: str
+    session: str
+    key: str
+    value: Any
+    updated_at: str
+
+
+SHAPES: dict[str, type] = {
+    "blob": Blob,
+    "artifact": Artifact,
+    "session": SessionRecord,
+    "turn": TurnRecord,
+    "memory": Memory,
+    "episode": Episode,
+    "scratchpad": PadRecord,
+    "working": Entry,
+    "attachment": Attachment,
+    "kv": KvRecord,
+    "session_state": StateRecord,
+}
+assert tuple(SHAPES) == RECORD_TYPES
+
+
+class Targets(NamedTuple):
+    home: Home
+    config: Config
+    memory: sqlite3.Connection
+    artifacts: sqlite3.Connection
+    state: sqlite3.Connection
+
+
+class Session(NamedTuple):
+    """A session's records, gathered until the dump moves on to another."""
+
+    line: int
+    head: SessionRecord
+    turns: list[TurnRecord]
+
+
+def parsed(lines: Iterable[bytes]) -> Iterator[tuple[int, str, Any]]:
+    """``(line number, type, value)`` of every record after the header; BadInput (with
+    the line) for anything that is not a well-formed record of a readable dump."""
+    number = 0
+    for number, raw in enumerate(lines, 1):
+        if number == 1:
+            check_header(jsonio.loads(raw, 1))
+            continue
+        if not raw.strip():
+            continue
+        obj = jsonio.loads(raw, number)
+        kind = obj.get("kind") if isinstance(obj, dict) else None
+        if kind not in SHAPES:
+            raise BadInput(f"unknown record type {kind!r}", number)
+        try:
+            value = conform(SHAPES[kind], {k: v for k, v in obj.items() if k != "kind"})
+            if isinstance(value, Blob):
+                _blob_bytes(value)
+        except BadInput as exc:
+            raise BadInput(f"{kind}: {exc.reason}", number) from None
+        yield number, kind, value
+    if number == 0:
+        raise BadInput("the dump is empty (no header)")
+
+
+def check(lines: Iterable[bytes]) -> int:
+    """Read the whole dump without writing; the number of records. BadInput if bad."""
+    count = 0
+    current: SessionRecord | None = None
+    for number, kind, value in parsed(lines):
+        count += 1
+        if kind == "session":
+            current = value
+        elif kind == "turn" and (current is None or value[:3] != current[:3]):
+            raise BadInput("a turn record outside its session", number)
+    return count
+
+
+def import_dump(
+    lines: Callable[[], Iterable[bytes]], open_targets: Callable[[], Targets]
+) -> dict[str, Any]:
+    """Check the dump, then (only then: bad input creates nothing) open the store and
+    put the records back; the report (see the README)."""
+    total = check(lines())
+    targets = open_targets()
+    report: dict[str, Any] = {"records": total, "added": {}, "existing": {}, "conflicts": []}
+    blob: tuple[str, bytes] | None = None
+    session: Session | None = None
+    for number, kind, value in parsed(lines()):
+        if kind == "turn":
+            assert session is not None
+            session.turns.append(value)
+            continue
+        if session is not None:
+            _count(report, "session", session.line, _session(targets, session), _key(session.head))
+            session = None
+        if kind == "session":
+            session = Session(number, value, [])
+        elif kind == "blob":
+            blob = (value.sha256, _blob_bytes(value))
+        elif kind == "artifact":
+            data = blob[1] if blob is not None and blob[0] == value.content_hash else None
+            outcome = artifact_store.put_back(targets.home, targets.artifacts, value, data)
+            _count(report, kind, number, outcome, str(value.id))
+        else:
+            _count(report, kind, number, _put_back(targets, kind, value), _key(value))
+    if session is not None:
+        _count(report, "session", session.line, _session(targets, session), _key(session.head))
+    return report
+
+
+def _put_back(targets: Targets, kind: str, value: Any) -> str:
+    if kind == "memory":
+        return store.put_back(targets.memory, value)
+    if kind == "episode":
+        return episodes.put_back(targets.memory, value)
+    if kind == "scratchpad":
+        pad = scratchpad.from_content(value.group, value.agent, value.content, value.updated_at)
+        return scratchpad.put_back(targets.memory, pad)
+    if kind == "working":
+        return working.put_back(targets.memory, value)
+    if kind == "attachment":
+        return attachments.put_back(targets.memory, value)
+    table = "kv_store" if kind == "kv" else "session_state"
+    scope = value[:2] if kind == "kv" else value[:3]
+    entry = values.Entry(tuple(scope), value.key, value.value, value.updated_at)
+    return values.put_back(targets.state, table, entry)
+
+
+def _session(targets: Targets, session: Session) -> str:
+    key = SessionKey(*session.head[:3])
+    records = [turn.record for turn in session.turns]
+    outcome = put_back_session(targets.home, targets.memory, key, records, targets.config)
+    if outcome == "added":
+        with write_tx(targets.memory):
+            for turn in session.turns:
+                if turn.extracted or turn.episode_id is not None:
+                    index = turn.record["turn_index"]
+                    turns.set_turn_state(
+                        targets.memory, key, index, turn.extracted, turn.episode_id
+                    )
+            if session.head.ended_at is not None:
+                turns.mark_ended(targets.memory, key, session.head.ended_at)
+    return outcome
+
+
+def _blob_bytes(blob: Blob) -> bytes:
+    try:
+        data = base64.b64decode(blob.data, validate=True)
+    except (binascii.Error, ValueError):
+        raise BadInput("blob data is not base64") from None
+    if len(data) != blob.size or hashlib.sha256(data).hexdigest() != blob.sha256:
+        raise BadInput(f"blob {blob.sha256[:12]} does not match its sha256 and size")
+    return data
+
+
+def _key(value: Any) -> str:
+    """How a report names a record: its id, or its scope and key."""
+    if hasattr(value, "id"):
+        return str(value.id)
+    names = [name for name in ("group", "agent", "session", "key") if name in value._fields]
+    return "/".join(str(getattr(value, name)) for name in names)
+
+
+def _count(report: dict[str, Any], kind: str, line: int, outcome: str, key: str) -> None:
+    if outcome in ("added", "existing"):
+        report[outcome][kind] = report[outcome].get(kind, 0) + 1
+    else:
+        report["conflicts"].append({"line": line, "kind": kind, "key": key, "reason": outcome})

@@ -8,6 +8,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a consolidate -d 'Turn fin
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a context -d 'Build the messages an agent sends, inside the model\'s token budget.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a demo -d 'Log a short bilingual agent session into a throw-away store and show it back.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a episode -d 'List, show and search episodes (one per finished session stretch).'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a export -d 'Write everything that is not derived as a versioned JSONL dump (always JSONL):'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a gc -d 'Remove expired ephemeral artifacts, then (weekly or --deep) unreferenced blobs.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a hook -d 'Hooks for agent harnesses: read the hook\'s JSON on stdin.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a import -d 'Import Claude Code transcripts (~/.claude/projects/*/*.jsonl) as session logs.'
@@ -187,6 +188,16 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l output -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s o -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l with-blobs
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l ephemeral-days -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l grace -r

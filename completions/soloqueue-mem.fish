@@ -11,6 +11,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a episode -d 'List, show a
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a export -d 'Write everything that is not derived as a versioned JSONL dump (always JSONL):'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a gc -d 'Remove expired ephemeral artifacts, then (weekly or --deep) unreferenced blobs.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a hook -d 'Hooks for agent harnesses: read the hook\'s JSON on stdin.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a identity -d 'Show, compile and edit the identity files the system prompt is built from.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a import -d 'Import Claude Code transcripts (~/.claude/projects/*/*.jsonl) as session logs.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a index -d 'Build the dense index (the semantic extra): every text without a vector under'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a init -d 'Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.'
@@ -214,6 +215,19 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -s a -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from identity; and not __fish_seen_subcommand_from compile edit show' -a compile -d 'Compile the sources that changed since their last compile (status compiled),'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from identity; and not __fish_seen_subcommand_from compile edit show' -a edit -d 'Edit a source in $VISUAL or $EDITOR (default vi), then compile what changed.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from identity; and not __fish_seen_subcommand_from compile edit show' -a show -d 'Each identity file as `context build` uses it (compiled first if its source'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compile; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compile; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compile; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compile; and not __fish_seen_subcommand_from __none__' -l force
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -l group -r

@@ -11,7 +11,7 @@ _soloqueue_mem() {
         case "$word" in
             --agent|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--name|--output|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-q|-r|-s|-t) skip=1 ;;
             -*) ;;
-            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag attach attachment attachment list attachment rm attachment show completion consolidate context context build context compress demo episode episode list episode search episode show export gc hook hook claude import index init kv kv get kv list kv rm kv set log memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
+            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag attach attachment attachment list attachment rm attachment show completion consolidate context context build context compress demo episode episode list episode search episode show export gc hook hook claude identity identity compile identity edit identity show import index init kv kv get kv list kv rm kv set log memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
                esac ;;
         esac
@@ -57,6 +57,12 @@ _soloqueue_mem() {
         "export|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "identity compile|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "identity compile|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "identity edit|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "identity edit|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "identity show|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "identity show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "import|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "import|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "index|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -137,7 +143,7 @@ _soloqueue_mem() {
     esac
     local words=""
     case "$path" in
-        "") words="artifact attach attachment completion consolidate context demo episode export gc hook import index init kv log memory path promote query recall remember scratchpad session stats trace verify working --format --root -f --quiet --version -q" ;;
+        "") words="artifact attach attachment completion consolidate context demo episode export gc hook identity import index init kv log memory path promote query recall remember scratchpad session stats trace verify working --format --root -f --quiet --version -q" ;;
         "artifact") words="list read rm save show tag" ;;
         "artifact list") words="--format --group --limit --root --tag -f -g -n -t" ;;
         "artifact read") words="--format --root -f --meta" ;;
@@ -164,6 +170,10 @@ _soloqueue_mem() {
         "gc") words="--ephemeral-days --format --grace --root -f --deep --dry-run --force --wait -n" ;;
         "hook") words="claude" ;;
         "hook claude") words="--agent --group --root -a -g" ;;
+        "identity") words="compile edit show" ;;
+        "identity compile") words="--format --root -f --force" ;;
+        "identity edit") words="--format --root -f" ;;
+        "identity show") words="--format --root -f" ;;
         "import") words="--agent --format --group --root -a -f -g" ;;
         "index") words="--format --root --time-budget -f --embed --estimate --turns" ;;
         "init") words="--format --root -f" ;;

@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "episode": ("soloqueue_mem.cli.episode", "app", True),
     "scratchpad": ("soloqueue_mem.cli.scratchpad", "app", True),
     "context": ("soloqueue_mem.cli.context", "app", True),
+    "identity": ("soloqueue_mem.cli.identity", "app", True),
     "artifact": ("soloqueue_mem.cli.artifact", "app", True),
     "attach": ("soloqueue_mem.cli.attachment", "attach", False),
     "attachment": ("soloqueue_mem.cli.attachment", "app", True),

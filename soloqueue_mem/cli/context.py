@@ -135,6 +135,7 @@ def build_command(
     --format table shows the manifest.
     """
     from soloqueue_mem.context.assemble import Options, build_context, default_layers
+    from soloqueue_mem.context.identity import compiled as compiled_identity
     from soloqueue_mem.context.models import counting, model_info
     from soloqueue_mem.db.stores import open_memory
 
@@ -169,7 +170,8 @@ def build_command(
         if with_memory:
             recaller = _recaller(app_ctx, conn, query, group)
             state = _state(app_ctx, group, agent, session)
-            layers = default_layers(app_ctx.home, conn, recaller, (group, agent), state)
+            identity = compiled_identity(app_ctx.home.root, app_ctx.now)
+            layers = default_layers(app_ctx.home, conn, recaller, (group, agent), state, identity)
         result = build_context(conn, history, options, layers)
     finally:
         if conn is not None:

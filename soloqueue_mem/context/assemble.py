@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -143,16 +143,17 @@ def default_layers(
     recalled: Callable[..., tuple[str, set[str]]] | None,
     scope: tuple[str, str],
     state: State = NO_STATE,
+    identity: Mapping[str, str] | None = None,
 ) -> Callable[[Callable[[str], int]], list[Layer]]:
     """The memory layers of ``--with-memory`` for :func:`build_context`;
     ``recalled(budget, count, seen)`` is :data:`~soloqueue_mem.context.layers.Recalled`
     with the token counter; ``scope`` is the (group, agent) whose scratchpad and
-    preferences are shown."""
+    preferences are shown; ``identity`` the compiled identity files by source name."""
 
     def layers(count: Callable[[str], int]) -> list[Layer]:
         recall_text: Recalled | None = (
             (lambda budget, seen: recalled(budget, count, seen)) if recalled else None
         )
-        return memory_layers(home.root, conn, recall_text, count, scope, state)
+        return memory_layers(home.root, conn, recall_text, count, scope, state, identity)
 
     return layers

@@ -1,6 +1,7 @@
 """The memory layers of the system prompt (seed 003 §8.1), each inside its own budget.
 
-Order and budgets: the memory tools' self-description, the scratchpad with the
+Order and budgets: the compiled identity (``SOUL.md`` and ``AGENT.md``, ~350 tokens:
+:mod:`soloqueue_mem.context.identity`), the memory tools' self-description, the scratchpad with the
 session's variables (~500 tokens), core memory ``identity/MEMORY.md`` (~400), memories
 recalled for the query (~300), the user profile ``identity/USER.md`` (~120) and the
 agent's preferences from the kv_store (~120). A layer whose source does not exist yet
@@ -11,7 +12,7 @@ out what an earlier one shows (:mod:`soloqueue_mem.context.once`).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -26,6 +27,7 @@ SELF_DESCRIPTION = (
     "instead of shown."
 )
 BUDGETS = {
+    "identity": 350,
     "tools": 80,
     "scratchpad": 500,
     "core_memory": 400,
@@ -34,6 +36,7 @@ BUDGETS = {
     "preferences": 120,
 }
 TITLES = {
+    "identity": "Identity",
     "tools": "Memory tools",
     "scratchpad": "Scratchpad",
     "core_memory": "Core memory",
@@ -75,14 +78,25 @@ def memory_layers(
     count: Callable[[str], int],
     scope: tuple[str, str] = ("default", "default"),
     state: State = NO_STATE,
+    identity: Mapping[str, str] | None = None,
 ) -> list[Layer]:
     """Every layer in order (None ``recalled``: no query), each fact in the first
-    layer that shows it."""
+    layer that shows it. ``identity``: the compiled identity files by source name
+    (None: MEMORY.md and USER.md as they are, no SOUL.md or AGENT.md)."""
+
+    def source(name: str) -> str | None:
+        if identity is None:
+            return optional_text(root / "identity" / name)
+        return identity.get(name)
+
     sources: dict[str, Callable[[], str | None]] = {
+        "identity": lambda: (
+            _joined(identity.get("SOUL.md"), identity.get("AGENT.md")) if identity else None
+        ),
         "tools": lambda: SELF_DESCRIPTION,
         "scratchpad": lambda: _with_session(scratchpad_text(conn, scope), state),
-        "core_memory": lambda: optional_text(root / "identity" / "MEMORY.md"),
-        "user": lambda: optional_text(root / "identity" / "USER.md"),
+        "core_memory": lambda: source("MEMORY.md"),
+        "user": lambda: source("USER.md"),
         "preferences": lambda: state.preferences,
     }
     seen: set[str] = set()
@@ -114,6 +128,10 @@ def _layer(
     fitted = shorten(text, budget, count)
     status = "included" if fitted == text else "shortened"
     return Layer(name, fitted, count(fitted), budget, status if fitted else "skipped: too big")
+
+
+def _joined(*texts: str | None) -> str | None:
+    return "\n\n".join(text for text in texts if text and text.strip()) or None
 
 
 def optional_text(path: Path) -> str | None:

@@ -338,9 +338,11 @@ def test_the_tools_layer_describes_the_memory_tools(cli):
 def test_absent_layers_are_skipped_cleanly(cli):
     out = with_memory(cli)
     found = layers(out)
-    assert list(found) == ["tools", "scratchpad", "core_memory", "recall", "user", "preferences"]
+    assert list(found) == [
+        "identity", "tools", "scratchpad", "core_memory", "recall", "user", "preferences"
+    ]  # fmt: skip
     assert found["recall"]["status"] == "skipped: no query"
-    for name in ("scratchpad", "core_memory", "user", "preferences"):
+    for name in ("identity", "scratchpad", "core_memory", "user", "preferences"):
         assert found[name]["status"].startswith("skipped: ")
         assert (found[name]["text"], found[name]["tokens"]) == ("", 0)
     system = out["messages"][0]["content"]

@@ -151,3 +151,30 @@ def _manifest(base: Path) -> dict[str, Any]:
     except ValueError:
         return {}  # damaged: everything is compiled again
     return data if isinstance(data, dict) else {}
+
+
+# -- export and import ------------------------------------------------------------------
+
+AUTHORED = ("SOUL.md", "AGENT.md")  # written by people; USER.md and MEMORY.md are derived
+
+
+def authored(root: Path) -> list[tuple[str, str]]:
+    """``(name, text)`` of each authored source that exists (export)."""
+    found = []
+    for name in AUTHORED:
+        if _stamp(folder(root) / name) is not None:
+            found.append((name, (folder(root) / name).read_bytes().decode("utf-8", "replace")))
+    return found
+
+
+def put_back(root: Path, name: str, text: str) -> str:
+    """Write an exported authored source where there is none: ``added``, ``existing``
+    (the same text is there) or ``conflict`` (another text is: left alone)."""
+    if name not in AUTHORED:
+        raise ValueError(name)
+    path = folder(root) / name
+    if _stamp(path) is not None:
+        return "existing" if _read(path) == text else "conflict"
+    ensure_private_dir(root, path.parent)
+    replace_private_file(path, text.encode("utf-8"))
+    return "added"

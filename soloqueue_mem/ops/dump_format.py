@@ -31,6 +31,7 @@ RECORD_TYPES = (
     "attachment",
     "kv",
     "session_state",
+    "identity",
 )
 ID_FIELDS = ("group", "agent", "session")  # they become path components: checked as ids
 

@@ -4,7 +4,8 @@ What is exported: artifact rows (with their blobs inline, base64, under
 ``with_blobs``), each session's JSONL records as logged (with whether each turn was
 extracted and into which episode, and when the session ended), memories with their
 whole history (superseded, archived and expired ones), episodes, scratchpads,
-working-memory entries, attachments, kv entries and session variables. What is not:
+working-memory entries, attachments, kv entries, session variables, and the authored
+identity files (``SOUL.md``, ``AGENT.md``) of a whole-store export. What is not:
 anything rebuilt from those (the turn index and every FTS index, token and embedding
 caches, ``identity/MEMORY.md`` and ``USER.md``, the extraction queue).
 
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from soloqueue_mem.artifacts import cas, catalog
+from soloqueue_mem.context import identity
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments, episodes, scratchpad, store, working
 from soloqueue_mem.ops.dump_format import header, record
@@ -58,6 +60,9 @@ def export(
     if sources.memory is not None:
         yield from _sessions(home, sources.memory, scope)
         yield from _memory_rows(sources.memory, scope)
+    if scope == Scope():  # the identity is the whole store's, not a group's
+        for name, text in identity.authored(home.root):
+            yield record("identity", {"name": name, "content": text})
     if sources.state is not None:
         for kind, table in (("kv", "kv_store"), ("session_state", "session_state")):
             for entry in values.every(sources.state, table):

@@ -24,6 +24,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.artifacts import store as artifact_store
 from soloqueue_mem.artifacts.catalog import Artifact
 from soloqueue_mem.config import Config
+from soloqueue_mem.context import identity
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home
@@ -76,6 +77,11 @@ class KvRecord(NamedTuple):
     updated_at: str
 
 
+class IdentityRecord(NamedTuple):
+    name: str
+    content: str
+
+
 class StateRecord(NamedTuple):
     group: str
     agent: str
@@ -97,6 +103,7 @@ SHAPES: dict[str, type] = {
     "attachment": Attachment,
     "kv": KvRecord,
     "session_state": StateRecord,
+    "identity": IdentityRecord,
 }
 assert tuple(SHAPES) == RECORD_TYPES
 
@@ -135,6 +142,8 @@ def parsed(lines: Iterable[bytes]) -> Iterator[tuple[int, str, Any]]:
             value = conform(SHAPES[kind], {k: v for k, v in obj.items() if k != "kind"})
             if isinstance(value, Blob):
                 _blob_bytes(value)
+            if isinstance(value, IdentityRecord) and value.name not in identity.AUTHORED:
+                raise BadInput(f"not an identity source: {value.name!r}")
         except BadInput as exc:
             raise BadInput(f"{kind}: {exc.reason}", number) from None
         yield number, kind, value
@@ -200,6 +209,8 @@ def _put_back(targets: Targets, kind: str, value: Any) -> str:
         return working.put_back(targets.memory, value)
     if kind == "attachment":
         return attachments.put_back(targets.memory, value)
+    if kind == "identity":
+        return identity.put_back(targets.home.root, value.name, value.content)
     table = "kv_store" if kind == "kv" else "session_state"
     scope = value[:2] if kind == "kv" else value[:3]
     entry = values.Entry(tuple(scope), value.key, value.value, value.updated_at)
@@ -237,6 +248,8 @@ def _key(value: Any) -> str:
     """How a report names a record: its id, or its scope and key."""
     if hasattr(value, "id"):
         return str(value.id)
+    if isinstance(value, IdentityRecord):
+        return value.name
     names = [name for name in ("group", "agent", "session", "key") if name in value._fields]
     return "/".join(str(getattr(value, name)) for name in names)
 

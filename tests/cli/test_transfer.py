@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,12 @@ def populate(cli, tmp_path: Path) -> None:
     photo = tmp_path / "cat.jpg"
     photo.write_bytes(b"\xff\xd8 a cat")
     cli.ok("attach", str(photo), "--description", "一只橘猫", "--duration", "30d")
+    (cli_home() / "identity").mkdir(exist_ok=True)
+    (cli_home() / "identity" / "SOUL.md").write_text("# Soul\nI am Ada.\n")
+
+
+def cli_home() -> Path:
+    return Path(os.environ["SOLOQUEUE_HOME"])
 
 
 def export(cli, root: Path, *args: str) -> bytes:
@@ -47,7 +54,8 @@ def test_round_trip_is_byte_identical(cli, home, tmp_path):
     kinds = [json.loads(line)["kind"] for line in first.splitlines()]
     assert kinds[0] == "header"
     assert set(kinds) == {"header", "blob", "artifact", "session", "turn", "memory", "episode",
-                          "scratchpad", "working", "attachment", "kv", "session_state"}  # fmt: skip
+                          "scratchpad", "working", "attachment", "kv", "session_state",
+                          "identity"}  # fmt: skip
     dump = tmp_path / "dump.jsonl"
     dump.write_bytes(first)
     other = tmp_path / "other" / ".soloqueue"
@@ -69,6 +77,7 @@ def test_round_trip_is_byte_identical(cli, home, tmp_path):
     hits = cli.json("--root", str(other), "recall", "橘猫")
     assert hits and hits[0]["kind"] == "attachment"
     assert cli.json("--root", str(other), "verify")["summary"]["error"] == 0
+    assert (other / "identity" / "SOUL.md").read_text() == "# Soul\nI am Ada.\n"
 
 
 def test_import_is_idempotent_and_reports_conflicts(cli, home, tmp_path):

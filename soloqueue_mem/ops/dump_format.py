@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import types
 import typing
+from functools import cache
 from typing import Any, NamedTuple, TypeVar, get_type_hints
 
 from soloqueue_mem.errors import BadInput, InvalidId
@@ -74,7 +75,7 @@ def record(kind: str, value: NamedTuple | dict[str, Any]) -> dict[str, Any]:
 def conform(cls: type[T], data: dict[str, Any]) -> T:
     """``data`` (a record without its ``kind``) as a ``cls``, every field checked
     against the annotation; BadInput naming the first field that does not fit."""
-    hints = get_type_hints(cls)
+    hints = _hints(cls)
     missing = [name for name in cls._fields if name not in data and name not in cls._field_defaults]
     extra = [name for name in data if name not in hints]
     if missing or extra:
@@ -88,6 +89,11 @@ def conform(cls: type[T], data: dict[str, Any]) -> T:
             except InvalidId as exc:
                 raise BadInput(str(exc)) from None
     return cls(**data)
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return get_type_hints(cls)
 
 
 def _fits(value: Any, hint: Any) -> bool:

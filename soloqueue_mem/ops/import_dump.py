@@ -18,6 +18,7 @@ import binascii
 import hashlib
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack
 from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
@@ -172,9 +173,22 @@ def import_dump(
     total = check(lines())
     targets = open_targets()
     report: dict[str, Any] = {"records": total, "added": {}, "existing": {}, "conflicts": []}
+    batch = _Batch()
+    try:
+        _put_back_all(targets, parsed(lines()), report, batch)
+    except BaseException as exc:
+        batch.close(exc)
+        raise
+    batch.close()
+    return report
+
+
+def _put_back_all(
+    targets: Targets, records: Iterable[tuple[int, str, Any]], report: dict[str, Any], batch: _Batch
+) -> None:
     blob: tuple[str, bytes] | None = None
     session: Session | None = None
-    for number, kind, value in parsed(lines()):
+    for number, kind, value in records:
         if kind == "turn":
             assert session is not None
             session.turns.append(value)
@@ -182,6 +196,11 @@ def import_dump(
         if session is not None:
             _count(report, "session", session.line, _session(targets, session), _key(session.head))
             session = None
+        database = _ROW_DATABASES.get(kind)
+        if database is None:
+            batch.close()  # sessions, artifacts and files commit on their own
+        else:
+            batch.join(getattr(targets, database))
         if kind == "session":
             session = Session(number, value, [])
         elif kind == "blob":
@@ -193,8 +212,47 @@ def import_dump(
         else:
             _count(report, kind, number, _put_back(targets, kind, value), _key(value))
     if session is not None:
+        batch.close()
         _count(report, "session", session.line, _session(targets, session), _key(session.head))
-    return report
+
+
+BATCH = 500  # rows put back per transaction: few commits, and the write lock held briefly
+_ROW_DATABASES = {
+    "memory": "memory",
+    "episode": "memory",
+    "scratchpad": "memory",
+    "working": "memory",
+    "attachment": "memory",
+    "kv": "state",
+    "session_state": "state",
+}
+
+
+class _Batch:
+    """Consecutive row put-backs of one database, ``BATCH`` to a transaction (each
+    put-back's own ``write_tx`` becomes a savepoint inside it)."""
+
+    def __init__(self) -> None:
+        self.stack: ExitStack | None = None
+        self.conn: sqlite3.Connection | None = None
+        self.rows = 0
+
+    def join(self, conn: sqlite3.Connection) -> None:
+        if self.conn is not conn or self.rows >= BATCH:
+            self.close()
+            self.stack = ExitStack()
+            self.stack.enter_context(write_tx(conn))
+            self.conn, self.rows = conn, 0
+        self.rows += 1
+
+    def close(self, error: BaseException | None = None) -> None:
+        """Commit the open transaction (roll it back when ``error`` ended the import)."""
+        stack, self.stack, self.conn = self.stack, None, None
+        if stack is not None:
+            if error is None:
+                stack.close()
+            else:
+                stack.__exit__(type(error), error, error.__traceback__)
 
 
 def _put_back(targets: Targets, kind: str, value: Any) -> str:

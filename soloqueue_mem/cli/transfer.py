@@ -141,24 +141,20 @@ def _claude_code(app_ctx: AppContext, paths: list[str]) -> None:
 
 @contextmanager
 def _source(path: str) -> Iterator[IO[bytes]]:
-    """The file to import, seekable: stdin is spooled to a temporary file first."""
-    if path == "-":
-        import shutil
-        import tempfile
+    """The file to import, seekable (it is read twice): stdin is spooled first."""
+    import shutil
+    import tempfile
 
-        if sys.stdin is None:
-            raise UsageError("stdin is closed")
+    from soloqueue_mem.cli.artifact_run import open_source
+
+    with open_source(path) as given:
+        if path != "-":
+            yield given
+            return
         with tempfile.TemporaryFile() as spool:
-            shutil.copyfileobj(sys.stdin.buffer, spool)
+            shutil.copyfileobj(given, spool)
             spool.seek(0)
             yield spool
-        return
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise NotFound(f"cannot read {path}: {exc.strerror}") from None
-    with handle:
-        yield handle
 
 
 def _sniff(source: IO[bytes], path: str) -> str:

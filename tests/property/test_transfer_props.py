@@ -1,0 +1,128 @@
+"""Export → import into an empty store → export gives the same bytes, for random
+memories (any Unicode text, chains, counters, expiry), kv values (any JSON) and
+logged sessions (STYLE §2.11's round-trip property)."""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.config import Config
+from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
+from soloqueue_mem.home import Home
+from soloqueue_mem.memory import store
+from soloqueue_mem.memory.model import Memory
+from soloqueue_mem.ops.export import Scope, Sources, export
+from soloqueue_mem.ops.import_dump import Targets, import_dump
+from soloqueue_mem.sessions.events import Event
+from soloqueue_mem.sessions.writer import log_events
+from soloqueue_mem.state import values
+
+NOW = datetime(2026, 11, 26, 8, tzinfo=UTC)
+SETTINGS = settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40)
+STAMP = st.sampled_from(["2026-01-01T00:00:00.000Z", "2026-11-26T07:59:59.999Z", None])
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@st.composite
+def memories(draw: st.DrawFn) -> list[Memory]:
+    count = draw(st.integers(0, 5))
+    ids = [f"{n:032x}" for n in range(1, count + 1)]
+    found = []
+    for number, memory_id in enumerate(ids):
+        later = ids[number + 1 :]
+        found.append(
+            Memory(
+                id=memory_id,
+                group=draw(st.sampled_from(["default", "g1"])),
+                agent="default",
+                type=draw(st.sampled_from(["FACT", "PREFERENCE", "RULE", "SKILL", "ERROR"])),
+                priority=draw(st.sampled_from(["TRANSIENT", "LONG_TERM", "PERMANENT"])),
+                content=draw(TEXT),
+                subject=draw(TEXT),
+                predicate=draw(TEXT),
+                source="manual",
+                source_episode_id=None,
+                tags=draw(st.lists(TEXT, max_size=2)),
+                importance=draw(st.floats(0, 1)),
+                confidence=draw(st.floats(0, 1)),
+                access_count=draw(st.integers(0, 100)),
+                decay_rate=0.1,
+                created_at="2026-01-01T00:00:00.000Z",
+                updated_at="2026-01-02T00:00:00.000Z",
+                last_accessed_at=draw(STAMP),
+                expires_at=draw(STAMP),
+                superseded_by=draw(st.sampled_from([None, *later])) if later else None,
+                archived_at=draw(STAMP),
+                fixed_expiry=draw(st.booleans()),
+            )
+        )
+    return found
+
+
+def dump_of(root: Path) -> bytes:
+    home, config = Home(root), Config()
+    sources = Sources(*(opener(home, config, create=False)
+                        for opener in (open_memory, open_artifacts, open_state)))  # fmt: skip
+    try:
+        records = export(home, sources, Scope(), with_blobs=True)
+        return b"".join((jsonio.dumps_compact(r) + "\n").encode() for r in records)
+    finally:
+        for conn in sources:
+            if conn is not None:
+                conn.close()
+
+
+def load(root: Path, dump: bytes) -> dict:
+    home, config = Home(root), Config()
+    opened = []
+
+    def targets() -> Targets:
+        opened.extend(opener(home, config) for opener in (open_memory, open_artifacts, open_state))
+        return Targets(home, config, *opened)
+
+    try:
+        return import_dump(lambda: dump.splitlines(keepends=True), targets)
+    finally:
+        for conn in opened:
+            conn.close()
+
+
+@SETTINGS
+@given(
+    rows=memories(),
+    kv=st.dictionaries(st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True), JSON, max_size=3),
+    turns=st.lists(TEXT, max_size=4),
+)
+def test_export_import_export_is_byte_identical(rows, kv, turns):
+    with tempfile.TemporaryDirectory() as scratch:
+        source, target = Path(scratch) / "a", Path(scratch) / "b"
+        home, config = Home(source), Config()
+        memory = open_memory(home, config)
+        for row in rows:
+            assert store.put_back(memory, row) == "added"
+        events = [(None, Event("user", text, [], [], NOW, session="s1")) for text in turns]
+        list(log_events(home, memory, events, ("default", "default", None), config, NOW))
+        memory.close()
+        state = open_state(home, config)
+        for key, value in kv.items():
+            values.put(state, "kv_store", ("default", "default"), key, value, NOW)
+        state.close()
+        first = dump_of(source)
+        report = load(target, first)
+        assert report["conflicts"] == []
+        assert dump_of(target) == first
+        again = load(target, first)
+        assert again["added"] == {} and again["conflicts"] == []

@@ -156,12 +156,18 @@ def check(lines: Iterable[bytes]) -> int:
     """Read the whole dump without writing; the number of records. BadInput if bad."""
     count = 0
     current: SessionRecord | None = None
+    last = -1  # the current session's last turn index
     for number, kind, value in parsed(lines):
         count += 1
         if kind == "session":
-            current = value
-        elif kind == "turn" and (current is None or value[:3] != current[:3]):
-            raise BadInput("a turn record outside its session", number)
+            current, last = value, -1
+        elif kind == "turn":
+            if current is None or value[:3] != current[:3]:
+                raise BadInput("a turn record outside its session", number)
+            index = value.record.get("turn_index")
+            if not isinstance(index, int) or isinstance(index, bool) or index <= last:
+                raise BadInput("turn indexes must be whole numbers, increasing", number)
+            last = index
     return count
 
 

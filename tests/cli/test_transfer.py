@@ -161,6 +161,14 @@ def test_a_record_of_the_wrong_shape_is_refused_whole(cli, home, tmp_path):
     result = cli("--root", str(other), "import", str(dump))
     assert result.exit_code == 65
     assert "field 'importance' has the wrong type" in result.stderr
+    cli.ok("log", "-s", "s1", "--role", "user", "one")
+    cli.ok("log", "-s", "s1", "--role", "user", "two")
+    repeated = export(cli, home).decode().replace('"turn_index":1', '"turn_index":0')
+    dump.write_text(repeated)
+    result = cli("--root", str(other), "import", str(dump))
+    assert (
+        result.exit_code == 65 and "turn indexes must be whole numbers, increasing" in result.stderr
+    )
     escape = text.replace('"group":"default"', '"group":"../../etc"', 1)
     dump.write_text(escape)
     assert cli("--root", str(other), "import", str(dump)).exit_code == 65

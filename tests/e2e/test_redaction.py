@@ -109,6 +109,8 @@ def test_no_file_of_the_store_holds_a_secret(cli, home, tmp_path):
     (tmp_path / "notes.txt").write_text(text, encoding="utf-8")
     cli.ok("promote", str(tmp_path / "notes.txt"))
     cli.ok("artifact", "save", str(tmp_path / "notes.txt"), "--title", "notes")
+    cli.ok("attach", str(tmp_path / "notes.txt"), "--description", "notes " + text,
+           "--transcription", text, "--tag", "notes")  # fmt: skip
     history = json.dumps([{"role": "tool", "tool_call_id": "c9", "content": "y" * 400 + text}])
     cli.ok("context", "build", "--max-context", "100000", input=history)
     ended = cli.json("session", "end", "s")

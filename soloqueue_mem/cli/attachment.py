@@ -88,9 +88,9 @@ def attach(
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
-    """Attach a file: its bytes in the CAS (user:persistent), its description,
-    transcription and extracted text (plain text, Markdown, JSON, HTML) searchable by
-    `recall` and `attachment list`."""
+    """Attach a file: its bytes in the CAS (user:persistent); its description,
+    transcription, tags and extracted text (plain text, Markdown, JSON, HTML) are what
+    `recall` finds it by (`--channels attachments` for attachments alone)."""
     from datetime import timedelta
     from pathlib import Path
 

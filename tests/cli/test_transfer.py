@@ -260,3 +260,17 @@ def test_relogging_our_own_session_jsonl_allocates_new_indexes(cli):
     assert messages[2]["tool_calls"] == [
         {"id": "c1", "type": "function", "function": {"name": "grep", "arguments": '{"q": "x"}'}}
     ]
+
+
+def test_a_session_logged_differently_is_a_conflict_left_alone(cli, home, tmp_path):
+    cli.ok("log", "-s", "s1", "--role", "user", "the original words")
+    dump = tmp_path / "dump.jsonl"
+    dump.write_bytes(export(cli, home))
+    other = tmp_path / "other" / ".soloqueue"
+    cli.ok("--root", str(other), "log", "-s", "s1", "--role", "user", "other words")
+    report = cli.json("--root", str(other), "import", str(dump))
+    assert [(c["kind"], c["key"], c["reason"]) for c in report["conflicts"]] == [
+        ("session", "default/default/s1", "conflict")
+    ]
+    shown = cli.json("--root", str(other), "session", "show", "s1")
+    assert [t["content"] for t in shown["turns"]] == ["other words"]

@@ -179,6 +179,11 @@ def _sniff(source: IO[bytes], path: str) -> str:
             return "memories-v1"
         if "sessionId" in obj or obj.get("type") in ("user", "assistant", "summary"):
             return "claude-code"
+        if "turn_index" in obj and "role" in obj:
+            raise BadInput(
+                f"{path} is a session log: log it again with "
+                "`soloqueue-mem log --batch --session S < FILE`"
+            )
     if text.startswith(b"{") and b'"memories"' in head:
         return "memories-v1"
     raise BadInput(f"cannot tell what {path} holds: give KIND ({', '.join(KINDS)})")

@@ -213,6 +213,10 @@ def test_kind_is_required_when_the_file_says_nothing(cli, home, tmp_path):
     result = cli("import", str(odd))
     assert result.exit_code == 65 and "give KIND" in result.stderr
     assert cli("import", "dump").exit_code == 2  # a KIND without a PATH
+    log = tmp_path / "s.jsonl"
+    log.write_text('{"turn_index":0,"timestamp":"2026-11-26T08:00:00.000Z","role":"user"}\n')
+    result = cli("import", str(log))
+    assert result.exit_code == 65 and "is a session log: log it again with" in result.stderr
     assert not home.exists()
 
 

@@ -12,7 +12,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a export -d 'Write everyth
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a gc -d 'Remove expired ephemeral artifacts, then (weekly or --deep) unreferenced blobs.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a hook -d 'Hooks for agent harnesses: read the hook\'s JSON on stdin.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a identity -d 'Show, compile and edit the identity files the system prompt is built from.'
-complete -c soloqueue-mem -n '__fish_use_subcommand' -a import -d 'Import Claude Code transcripts (~/.claude/projects/*/*.jsonl) as session logs.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a import -d 'Import data: an `export` dump (idempotent: what is there is left alone and'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a index -d 'Build the dense index (the semantic extra): every text without a vector under'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a init -d 'Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a kv -d 'Get, set, list and remove an agent\'s preferences (JSON values by key).'

@@ -47,9 +47,6 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "demo": ("soloqueue_mem.cli.ops", "demo", False),
     "completion": ("soloqueue_mem.cli.completion", "completion", False),
     "hook": ("soloqueue_mem.cli.hook", "app", True),
-    # Temporary until the shared `import` command (cli/transfer.py) lands: it calls
-    # cli.import_claude.run_import_claude_code for `import claude-code`.
-    "import": ("soloqueue_mem.cli.import_claude", "import_command", False),
 }
 _GLOBAL_WITH_VALUE = {"--root", "--format", "-f"}
 _GLOBAL_FLAGS = {"--quiet", "-q"}

@@ -1,22 +1,21 @@
 """``import claude-code PATH...``: Claude Code transcripts into the session logs.
 
-``run_import_claude_code`` is what the shared ``import`` command calls for this kind;
-``import_command`` is a stand-in for that command until it lands.
+``run_import_claude_code`` is what the shared ``import`` command (``cli/transfer.py``)
+calls for this kind.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
-from soloqueue_mem.cli.boundary import boundary, report
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli.boundary import report
 from soloqueue_mem.cli.output import Format, emit_list, print_table
 from soloqueue_mem.cli.progress import ProgressLine
-from soloqueue_mem.cli.state import AppContext, app_context
-from soloqueue_mem.errors import NotFound, PartialFailure, UsageError
+from soloqueue_mem.cli.state import AppContext
+from soloqueue_mem.errors import NotFound, PartialFailure
 from soloqueue_mem.home import validate_id
 
 KIND = "claude-code"
@@ -93,26 +92,3 @@ def _emit(rows: list[dict[str, Any]], fmt: Format) -> None:
             typer.echo(f"{row['path']}\t{row['imported']}")
     else:
         emit_list(iter(rows), fmt)
-
-
-@boundary
-def import_command(
-    ctx: typer.Context,
-    kind: Annotated[str, typer.Argument(help="What the files are: claude-code.")],
-    paths: Annotated[
-        list[str], typer.Argument(help="Transcript files, or folders of *.jsonl transcripts.")
-    ],
-    group: GroupOpt = "default",
-    agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
-) -> None:
-    """Import Claude Code transcripts (~/.claude/projects/*/*.jsonl) as session logs.
-
-    User and assistant messages with their text, thinking, tool_use and tool_result
-    blocks become turns of the transcript's session; each record's uuid is its event
-    id, so importing again adds only what is new.
-    """
-    if kind != KIND:
-        raise UsageError(f"unknown import kind {kind!r} (this build knows: {KIND})")
-    run_import_claude_code(app_context(ctx, fmt, root), paths, group, agent)

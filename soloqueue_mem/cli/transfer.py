@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -103,21 +104,25 @@ def import_command(
     conflicts are reported), seed 003's v1 memories.json (into --group/--agent), or
     Claude Code transcripts."""
     app_ctx = app_context(ctx, fmt, root)
-    kind = args[0] if args[0] in KINDS else None
+    kind = _kind(args)
     paths = args[1:] if kind else args
     if not paths:
         raise UsageError(f"give a PATH to import after {kind}")
     validate_id("group", group)
     validate_id("agent", agent)
+    if kind is None and all(_is_transcript(path) for path in paths):
+        kind = "claude-code"  # folders, or files whose first line is a transcript's
     if kind == "claude-code":
-        _claude_code(app_ctx, paths)
+        from soloqueue_mem.cli.import_claude import run_import_claude_code
+
+        run_import_claude_code(app_ctx, paths, group, agent)
         return
     reports = []
     for path in paths:
         with _source(path) as source:
             chosen = kind or _sniff(source, path)
             if chosen == "claude-code":
-                raise UsageError(f"{path} is a Claude Code transcript: use `import claude-code`")
+                raise UsageError(f"{path} is a Claude Code transcript: import it on its own")
             report = _import_one(app_ctx, chosen, source, group, agent)
         reports.append({"path": path, "kind": chosen, **report})
         if report.get("conflicts"):
@@ -128,15 +133,28 @@ def import_command(
         emit_list(reports, app_ctx.format)
 
 
-def _claude_code(app_ctx: AppContext, paths: list[str]) -> None:
-    """Claude Code transcripts, through the importer of the claude integration."""
+def _kind(args: list[str]) -> str | None:
+    """The KIND given first, if one was; a first word that is neither a kind nor a
+    file, followed by paths, is an unknown kind (a usage error)."""
+    first = args[0]
+    if first in KINDS:
+        return first
+    if len(args) > 1 and first != "-" and "/" not in first and not Path(first).exists():
+        raise UsageError(f"unknown import kind {first!r} (use {', '.join(KINDS)})")
+    return None
+
+
+def _is_transcript(path: str) -> bool:
+    """A folder (only transcripts are imported by folder) or a transcript file."""
+    if path == "-":
+        return False
+    if Path(path).is_dir():
+        return True
     try:
-        from soloqueue_mem.cli import import_claude  # type: ignore[attr-defined]
-    except ImportError:
-        raise UsageError(
-            "import claude-code is not available in this build (its importer is missing)"
-        ) from None
-    import_claude.run_import_claude_code(app_ctx, paths)
+        with open(path, "rb") as handle:
+            return _sniff(handle, path) == "claude-code"
+    except (OSError, BadInput):
+        return False
 
 
 @contextmanager

@@ -4,7 +4,6 @@ memories.json, and re-logging our own session JSONL."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from pathlib import Path
@@ -220,14 +219,14 @@ def test_kind_is_required_when_the_file_says_nothing(cli, home, tmp_path):
     assert not home.exists()
 
 
-def test_claude_code_kind_fails_clearly_until_its_importer_exists(cli, home, tmp_path):
-    if importlib.util.find_spec("soloqueue_mem.cli.import_claude") is not None:
-        pytest.skip("the claude-code importer is present: its own tests cover it")
-    transcript = tmp_path / "t.jsonl"
-    transcript.write_text('{"type":"user","sessionId":"abc","message":{}}\n')
-    result = cli("import", "claude-code", str(transcript))
-    assert result.exit_code == 2 and "import claude-code is not available" in result.stderr
-    assert cli("import", str(transcript)).exit_code == 2  # told from the file
+def test_claude_code_transcripts_go_to_their_importer(cli, home):
+    transcript = DATA / "claude_code" / "transcript.jsonl"
+    (told,) = cli.json("import", str(transcript))  # told from the file
+    assert told["imported"] > 0
+    (again,) = cli.json("import", "claude-code", str(transcript))
+    assert again["imported"] == 0  # the same records: nothing new
+    result = cli("import", "chatgpt", str(transcript))
+    assert result.exit_code == 2 and "unknown import kind 'chatgpt'" in result.stderr
 
 
 def test_import_from_stdin(cli, home, tmp_path):

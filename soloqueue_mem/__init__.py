@@ -4,3 +4,15 @@ Importing the package is cheap on purpose: hooks call the CLI once per agent tur
 """
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    """``soloqueue_mem.Store``, imported on first use (the CLI never needs it)."""
+    if name == "Store":
+        from soloqueue_mem.api.store import Store
+
+        return Store
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["Store", "__version__"]

@@ -10,8 +10,9 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager as ContextManager
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
+from soloqueue_mem.api.shapes import artifact_json
 from soloqueue_mem.cli.output import emit_object, print_table
 from soloqueue_mem.cli.state import AppContext, opened
 from soloqueue_mem.errors import BadInput, NotFound, UsageError
@@ -20,13 +21,6 @@ if TYPE_CHECKING:
     import sqlite3
 
     from soloqueue_mem.artifacts.catalog import Artifact
-
-
-def artifact_json(artifact: Artifact) -> dict[str, Any]:
-    data = artifact._asdict()
-    data["id"] = str(artifact.id)
-    data["sha256"] = data.pop("content_hash")
-    return data
 
 
 def rows_table(rows: list[Artifact]) -> None:

@@ -8,16 +8,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from soloqueue_mem.api.shapes import manifest_json
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
-
-# recall's largest budget: the recall layer fits its hits itself, after leaving out
-# what an earlier layer shows (recall then counts all of its hits as accessed)
-UNBOUNDED = 1_000_000
 
 if TYPE_CHECKING:
     from soloqueue_mem.context.assemble import History, Result
@@ -181,43 +178,17 @@ def build_command(
 
 
 def _state(app_ctx: AppContext, group: str, agent: str, session: str | None) -> Any:
-    """The kv_store preferences of (group, agent) and the variables of ``session``."""
-    from soloqueue_mem.context.layers import State
-    from soloqueue_mem.db.stores import open_state
-    from soloqueue_mem.state.values import as_list, entries
+    from soloqueue_mem.context.inputs import stored_state
 
-    conn = open_state(app_ctx.home, app_ctx.config, create=False)
-    if conn is None:
-        return State()
-    try:
-        preferences = entries(conn, "kv_store", (group, agent))
-        variables = entries(conn, "session_state", (group, agent, session)) if session else []
-    finally:
-        conn.close()
-    return State(as_list(preferences), as_list(variables, first="current_task"), session or "")
+    return stored_state(app_ctx.home, app_ctx.config, group, agent, session)
 
 
 def _recaller(app_ctx: AppContext, conn: Any, query: str | None, group: str) -> Any:
-    if query is None:
-        return None
-    if conn is None:  # no store yet: nothing to recall (the query was given)
-        return lambda budget, count, seen: ("", set())
     from soloqueue_mem.cli.trace import lexicon_loader
-    from soloqueue_mem.memory.model import content_key
-    from soloqueue_mem.memory.recall import Request, fit_budget, recall, render_text
+    from soloqueue_mem.context.inputs import memory_recaller
 
-    def recalled(budget: int, count: Any, seen: frozenset[str]) -> tuple[str, set[str]]:
-        """The best memories not already shown by an earlier layer, fitted to ``budget``
-        after those are left out (so the budget goes to the others)."""
-        request = Request(query, group=group, max_tokens=UNBOUNDED)
-        found = recall(
-            app_ctx.home, conn, request, app_ctx.config, app_ctx.now, lexicon_loader(app_ctx), count
-        )
-        fresh = [h for h in found.hits if content_key(h.candidate.content) not in seen]
-        hits = fit_budget(fresh, budget, count)
-        return render_text(hits), {content_key(h.candidate.content) for h in hits}
-
-    return recalled
+    loader = lexicon_loader(app_ctx)
+    return memory_recaller(app_ctx.home, app_ctx.config, conn, app_ctx.now, query, group, loader)
 
 
 def _report(result: Result, app_ctx: AppContext, stats: bool) -> None:
@@ -237,32 +208,6 @@ def _report(result: Result, app_ctx: AppContext, stats: bool) -> None:
         stderr(f"system {built.entries[0].tokens} tokens; history {kept} kept of {offered}")
         for layer in result.layers:
             stderr(f"layer {layer.name}: {layer.tokens}/{layer.budget} tokens ({layer.status})")
-
-
-def manifest_json(result: Result) -> dict[str, Any]:
-    built = result.built
-    return {
-        "messages": built.messages,
-        "limit": built.limit,
-        "safe": built.safe,
-        "budget": built.budget,
-        "used": built.used,
-        "fallback": built.fallback,
-        "encoding": result.counter,
-        "exact": result.exact,
-        "offloaded": result.offloaded,
-        "layers": [layer._asdict() for layer in result.layers],
-        "manifest": [
-            {
-                "position": e.position,
-                "role": e.message.get("role"),
-                "tokens": e.tokens,
-                "kept": e.kept,
-                "reason": e.reason,
-            }
-            for e in built.entries
-        ],
-    }
 
 
 def _emit(result: Result, fmt: Format, manifest: bool) -> None:
@@ -308,7 +253,7 @@ def compress_command(
     English), a context_compress episode records them, and they are marked extracted:
     nothing that leaves the context is lost. Running it again extracts nothing twice.
     """
-    from soloqueue_mem.cli.memory import memory_json
+    from soloqueue_mem.api.shapes import memory_json
     from soloqueue_mem.context.compress import compress
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.lifecycle.vocabulary import vocabulary

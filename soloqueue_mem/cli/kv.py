@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.api.shapes import entry_json
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table
@@ -27,17 +28,7 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 TABLE = "kv_store"
-SCOPE_NAMES = ("group", "agent", "session")
 KeyArg = Annotated[str, typer.Argument(help="The key: 1-128 of A-Z a-z 0-9 . _ -.")]
-
-
-def entry_json(entry: Entry) -> dict[str, Any]:
-    return {
-        **dict(zip(SCOPE_NAMES, entry.scope, strict=False)),
-        "key": entry.key,
-        "value": entry.value,
-        "updated_at": entry.updated_at,
-    }
 
 
 def emit_entry(app_ctx: AppContext, entry: Entry, **extra: Any) -> None:

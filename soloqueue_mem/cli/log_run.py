@@ -4,6 +4,7 @@ import sys
 from typing import Any
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.api.shapes import turn_json
 from soloqueue_mem.cli.boundary import report
 from soloqueue_mem.cli.output import Format, emit_list, print_table
 from soloqueue_mem.cli.state import AppContext
@@ -110,15 +111,6 @@ def extract_in_background(app: AppContext, logged: list[LoggedTurn]) -> None:
         from soloqueue_mem.cli.extract_worker import start
 
         start(app.home.root, chosen)
-
-
-def turn_json(turn: LoggedTurn) -> dict[str, Any]:
-    data = turn._asdict()
-    data["id"] = str(turn.id)
-    data["offloaded"] = list(turn.offloaded)
-    if data["line"] is None:
-        del data["line"]
-    return data
 
 
 def _emit(

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.api.shapes import memory_json, remembered_json
 from soloqueue_mem.cli.boundary import boundary, report
 from soloqueue_mem.cli.options import (
     AgentFilter,
@@ -63,19 +64,11 @@ DurationOpt = Annotated[
 ]
 
 
-def memory_json(memory: Memory) -> dict[str, Any]:
-    return memory._asdict()
-
-
 def _memory_db(app_ctx: AppContext, create: bool) -> ContextManager[sqlite3.Connection]:
     from soloqueue_mem.db.stores import open_memory
 
     conn = open_memory(app_ctx.home, app_ctx.config, create=create)
     return opened(conn, "no memories yet (no data directory or memory.db)")
-
-
-def _remembered_json(result: Remembered) -> dict[str, Any]:
-    return {"action": result.action, "superseded": result.superseded, **memory_json(result.memory)}
 
 
 def _memories_table(rows: list[Memory]) -> None:
@@ -209,7 +202,7 @@ def remember(
 def _emit_remembered(
     results: list[tuple[int | None, Remembered]], fmt: Format, single: bool
 ) -> None:
-    rows = [_remembered_json(result) | ({"line": line} if line else {}) for line, result in results]
+    rows = [remembered_json(result) | ({"line": line} if line else {}) for line, result in results]
     if single:
         memory = results[0][1].memory
         emit_object(

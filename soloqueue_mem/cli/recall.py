@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.api.shapes import kind_of, signals_json
+from soloqueue_mem.api.shapes import recall_hit_json as hit_json
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block, stderr
@@ -21,122 +23,8 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Hit
 
 
-def hit_json(hit: Hit, explain: bool, config: Config) -> dict[str, Any]:
-    c = hit.candidate
-    data: dict[str, Any] = {
-        "kind": kind_of(hit),
-        "id": item_id(hit),
-        "channel": c.channel,
-        "channels": hit.channels,
-        "score": hit.score,
-        "content": c.content,
-        "text": hit.text,
-        "tokens": hit.tokens,
-        "timestamp": c.timestamp,
-    }
-    if c.memory is not None:
-        m = c.memory
-        data |= {
-            "group": m.group,
-            "agent": m.agent,
-            "type": m.type,
-            "subject": m.subject,
-            "predicate": m.predicate,
-            "tags": m.tags,
-            "importance": m.importance,
-            "confidence": m.confidence,
-            "access_count": m.access_count,
-            "created_at": m.created_at,
-            "expires_at": m.expires_at,
-        }
-    if c.turn is not None:
-        t = c.turn
-        data |= {
-            "group": t.group,
-            "agent": t.agent,
-            "session": t.session,
-            "turn_index": t.turn_index,
-            "role": t.role,
-            "event_id": t.event_id,
-            "metadata": t.metadata,
-            "tool_calls": t.tool_calls,
-            "tool_results": t.tool_results,
-        }
-    if c.working is not None:
-        data |= {"group": c.working.group, "source": c.working.source}
-    if c.episode is not None:
-        e = c.episode
-        data |= {
-            "group": e.group,
-            "agent": e.agent,
-            "session": e.session,
-            "goal": e.goal,
-            "outcome": e.outcome,
-            "tools_used": e.tools_used,
-            "entities": e.entities,
-            "started_at": e.started_at,
-        }
-    if c.attachment is not None:
-        a = c.attachment
-        data |= {
-            "group": a.group,
-            "agent": a.agent,
-            "session": a.session,
-            "filename": a.filename,
-            "direction": a.direction,
-            "mime_type": a.mime_type,
-            "tags": a.tags,
-            "artifact_id": None if a.artifact_id is None else str(a.artifact_id),
-        }
-    if explain:
-        data["signals"] = _signals(hit, config)
-    return data
-
-
-def kind_of(hit: Hit) -> str:
-    c = hit.candidate
-    if c.working:
-        return "working"
-    if c.attachment:
-        return "attachment"
-    return "memory" if c.memory else "episode" if c.episode else "turn"
-
-
-def item_id(hit: Hit) -> str | None:
-    """The memory's, episode's, working entry's or turn's id; None for a turn found
-    only in the logs."""
-    c = hit.candidate
-    if c.memory:
-        return c.memory.id
-    if c.episode:
-        return c.episode.id
-    if c.working:
-        return str(c.working.id)
-    if c.attachment:
-        return c.attachment.id
-    return str(c.turn.id) if c.turn and c.turn.id else None
-
-
-def _signals(hit: Hit, config: Config) -> dict[str, Any]:
-    weights = {
-        "relevance": config.recall_weight_relevance,
-        "recency": config.recall_weight_recency,
-        "importance": config.recall_weight_importance,
-        "access": config.recall_weight_access,
-    }
-    values = hit.signals._asdict()
-    return {
-        **values,
-        "weights": weights,
-        "contributions": {
-            name: round(weight * values[name], 6) for name, weight in weights.items()
-        },
-        "recall_half_life": config.recall_half_life,
-    }
-
-
 def _explanation(hit: Hit, config: Config) -> str:
-    parts = _signals(hit, config)["contributions"]
+    parts = signals_json(hit, config)["contributions"]
     terms = " + ".join(f"{value:.3f} {name}" for name, value in parts.items())
     return f"{hit.score:.3f} = {terms} [{', '.join(hit.channels)}] {hit.text[:60]!r}"
 

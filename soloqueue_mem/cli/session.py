@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sys
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.api.shapes import session_json
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
@@ -25,9 +26,6 @@ from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import SessionKey
 
-if TYPE_CHECKING:
-    from soloqueue_mem.sessions.turns import SessionRow
-
 app = typer.Typer(
     help="List, show, export and end sessions; set, get and unset session variables.",
     no_args_is_help=True,
@@ -40,12 +38,6 @@ def _key(group: str, agent: str, session: str) -> SessionKey:
     return SessionKey(
         validate_id("group", group), validate_id("agent", agent), validate_id("session", session)
     )
-
-
-def session_json(row: SessionRow) -> dict[str, Any]:
-    data = row._asdict()
-    del data["jsonl_bytes"]
-    return data
 
 
 @app.command("list")

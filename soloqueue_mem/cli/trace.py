@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.api.shapes import trace_hit_json as hit_json
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, Role, RootOpt
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block
@@ -18,26 +19,6 @@ from soloqueue_mem.home import validate_id
 if TYPE_CHECKING:
     from soloqueue_mem.sessions.trace import TraceHit
     from soloqueue_mem.text.lexicon import Lexicon
-
-
-def hit_json(hit: TraceHit) -> dict[str, Any]:
-    t = hit.turn
-    return {
-        "id": str(t.id) if t.id else None,
-        "group": t.group,
-        "agent": t.agent,
-        "session": t.session,
-        "turn_index": t.turn_index,
-        "role": t.role,
-        "event_id": t.event_id,
-        "timestamp": t.timestamp,
-        "content": t.content,
-        "tool_calls": t.tool_calls,
-        "tool_results": t.tool_results,
-        "metadata": t.metadata,
-        "score": round(hit.score, 6),
-        "source": hit.source,
-    }
 
 
 def lexicon_loader(app: AppContext) -> Any:

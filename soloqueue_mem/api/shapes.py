@@ -1,0 +1,286 @@
+"""The values :class:`soloqueue_mem.Store` returns, and their JSON objects.
+
+Store methods return the library's named tuples (``Memory``, ``TraceHit``, recall's
+``Hit`` …) and the small dataclasses below. The ``*_json`` functions turn each into the
+exact object the CLI prints with ``--format json`` (the CLI, the MCP server and the
+HTTP API all use them), so the JSON contract has one definition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from soloqueue_mem.artifacts.catalog import Artifact
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.context.assemble import Result as BuildResult
+    from soloqueue_mem.memory.model import Memory
+    from soloqueue_mem.memory.recall import Hit
+    from soloqueue_mem.memory.store import Remembered
+    from soloqueue_mem.sessions.trace import TraceHit
+    from soloqueue_mem.sessions.turns import SessionRow
+    from soloqueue_mem.sessions.writer import LoggedTurn
+    from soloqueue_mem.state.values import Entry
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What ``Store.forget`` erased."""
+
+    ids: list[str]  # the memories erased, earlier versions included
+    wal_cleared: bool  # False: another reader kept the bytes in the WAL until its checkpoint
+    identity_rewritten: bool  # identity/MEMORY.md and USER.md were rewritten without them
+
+
+@dataclass(frozen=True)
+class SessionEnded:
+    """What ``Store.session_end`` did."""
+
+    group: str
+    agent: str
+    session: str
+    ended_at: str
+    episodes: list[str]  # episode ids written
+    memories: list[str]  # memory ids extracted
+    transient_cleared: list[str]  # ids of the TRANSIENT memories of the session deleted
+
+
+@dataclass(frozen=True)
+class ArtifactBytes:
+    """A byte range of an artifact, checked against its hash."""
+
+    artifact: Artifact
+    offset: int
+    data: bytes
+
+    @property
+    def end(self) -> int:
+        return self.offset + len(self.data)
+
+    @property
+    def complete(self) -> bool:
+        """True when the range reaches the artifact's last byte."""
+        return self.end >= self.artifact.size
+
+
+def trace_hit_json(hit: TraceHit) -> dict[str, Any]:
+    t = hit.turn
+    return {
+        "id": str(t.id) if t.id else None,
+        "group": t.group,
+        "agent": t.agent,
+        "session": t.session,
+        "turn_index": t.turn_index,
+        "role": t.role,
+        "event_id": t.event_id,
+        "timestamp": t.timestamp,
+        "content": t.content,
+        "tool_calls": t.tool_calls,
+        "tool_results": t.tool_results,
+        "metadata": t.metadata,
+        "score": round(hit.score, 6),
+        "source": hit.source,
+    }
+
+
+def recall_hit_json(
+    hit: Hit, explain: bool = False, config: Config | None = None
+) -> dict[str, Any]:
+    c = hit.candidate
+    data: dict[str, Any] = {
+        "kind": kind_of(hit),
+        "id": item_id(hit),
+        "channel": c.channel,
+        "channels": hit.channels,
+        "score": hit.score,
+        "content": c.content,
+        "text": hit.text,
+        "tokens": hit.tokens,
+        "timestamp": c.timestamp,
+    }
+    if c.memory is not None:
+        m = c.memory
+        data |= {
+            "group": m.group,
+            "agent": m.agent,
+            "type": m.type,
+            "subject": m.subject,
+            "predicate": m.predicate,
+            "tags": m.tags,
+            "importance": m.importance,
+            "confidence": m.confidence,
+            "access_count": m.access_count,
+            "created_at": m.created_at,
+            "expires_at": m.expires_at,
+        }
+    if c.turn is not None:
+        t = c.turn
+        data |= {
+            "group": t.group,
+            "agent": t.agent,
+            "session": t.session,
+            "turn_index": t.turn_index,
+            "role": t.role,
+            "event_id": t.event_id,
+            "metadata": t.metadata,
+            "tool_calls": t.tool_calls,
+            "tool_results": t.tool_results,
+        }
+    if c.working is not None:
+        data |= {"group": c.working.group, "source": c.working.source}
+    if c.episode is not None:
+        e = c.episode
+        data |= {
+            "group": e.group,
+            "agent": e.agent,
+            "session": e.session,
+            "goal": e.goal,
+            "outcome": e.outcome,
+            "tools_used": e.tools_used,
+            "entities": e.entities,
+            "started_at": e.started_at,
+        }
+    if c.attachment is not None:
+        a = c.attachment
+        data |= {
+            "group": a.group,
+            "agent": a.agent,
+            "session": a.session,
+            "filename": a.filename,
+            "direction": a.direction,
+            "mime_type": a.mime_type,
+            "tags": a.tags,
+            "artifact_id": None if a.artifact_id is None else str(a.artifact_id),
+        }
+    if explain:
+        from soloqueue_mem.config import Config
+
+        data["signals"] = signals_json(hit, config or Config())
+    return data
+
+
+def kind_of(hit: Hit) -> str:
+    c = hit.candidate
+    if c.working:
+        return "working"
+    if c.attachment:
+        return "attachment"
+    return "memory" if c.memory else "episode" if c.episode else "turn"
+
+
+def item_id(hit: Hit) -> str | None:
+    """The memory's, episode's, working entry's or turn's id; None for a turn found
+    only in the logs."""
+    c = hit.candidate
+    if c.memory:
+        return c.memory.id
+    if c.episode:
+        return c.episode.id
+    if c.working:
+        return str(c.working.id)
+    if c.attachment:
+        return c.attachment.id
+    return str(c.turn.id) if c.turn and c.turn.id else None
+
+
+def signals_json(hit: Hit, config: Config) -> dict[str, Any]:
+    """Every signal behind a recall hit's score, with the weights (``--explain``)."""
+    weights = {
+        "relevance": config.recall_weight_relevance,
+        "recency": config.recall_weight_recency,
+        "importance": config.recall_weight_importance,
+        "access": config.recall_weight_access,
+    }
+    values = hit.signals._asdict()
+    return {
+        **values,
+        "weights": weights,
+        "contributions": {
+            name: round(weight * values[name], 6) for name, weight in weights.items()
+        },
+        "recall_half_life": config.recall_half_life,
+    }
+
+
+def turn_json(turn: LoggedTurn) -> dict[str, Any]:
+    """A turn ``log`` stored (``line`` only for --batch input)."""
+    data = turn._asdict()
+    data["id"] = str(turn.id)
+    data["offloaded"] = list(turn.offloaded)
+    if data["line"] is None:
+        del data["line"]
+    return data
+
+
+def memory_json(memory: Memory) -> dict[str, Any]:
+    return memory._asdict()
+
+
+def remembered_json(result: Remembered) -> dict[str, Any]:
+    return {"action": result.action, "superseded": result.superseded, **memory_json(result.memory)}
+
+
+def forgotten_json(result: Forgotten) -> dict[str, Any]:
+    return {
+        "forgotten": result.ids,
+        "wal_cleared": result.wal_cleared,
+        "identity_rewritten": result.identity_rewritten,
+    }
+
+
+def session_json(row: SessionRow) -> dict[str, Any]:
+    data = row._asdict()
+    del data["jsonl_bytes"]
+    return data
+
+
+def session_ended_json(result: SessionEnded) -> dict[str, Any]:
+    return dict(result.__dict__)
+
+
+def artifact_json(artifact: Artifact) -> dict[str, Any]:
+    data = artifact._asdict()
+    data["id"] = str(artifact.id)
+    data["sha256"] = data.pop("content_hash")
+    return data
+
+
+ENTRY_SCOPE_NAMES = ("group", "agent", "session")
+
+
+def entry_json(entry: Entry) -> dict[str, Any]:
+    """A kv_store entry or a session variable."""
+    return {
+        **dict(zip(ENTRY_SCOPE_NAMES, entry.scope, strict=False)),
+        "key": entry.key,
+        "value": entry.value,
+        "updated_at": entry.updated_at,
+    }
+
+
+def manifest_json(result: BuildResult) -> dict[str, Any]:
+    """``context build --manifest``: the messages with every candidate's fate."""
+    built = result.built
+    return {
+        "messages": built.messages,
+        "limit": built.limit,
+        "safe": built.safe,
+        "budget": built.budget,
+        "used": built.used,
+        "fallback": built.fallback,
+        "encoding": result.counter,
+        "exact": result.exact,
+        "offloaded": result.offloaded,
+        "layers": [layer._asdict() for layer in result.layers],
+        "manifest": [
+            {
+                "position": e.position,
+                "role": e.message.get("role"),
+                "tokens": e.tokens,
+                "kept": e.kept,
+                "reason": e.reason,
+            }
+            for e in built.entries
+        ],
+    }

@@ -1,0 +1,720 @@
+"""``soloqueue_mem.Store``: the library's public entry point.
+
+One object owns what every CLI call sets up again: the data directory, its config,
+the clock, the segmentation lexicon and the database connections (opened on first
+use, kept until :meth:`Store.close`). Methods validate their arguments, raise the
+errors of :mod:`soloqueue_mem.errors` (each carries the CLI's exit code) and return
+the values described in :mod:`soloqueue_mem.api.shapes`.
+
+Reading methods never create the data directory: on a store that does not exist yet
+they return nothing (or raise ``NotFound`` where the CLI exits 3). Calls are
+serialised by a lock, so one Store may be shared by threads.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+
+from soloqueue_mem.api.shapes import ArtifactBytes, Forgotten, SessionEnded
+from soloqueue_mem.config import Config
+from soloqueue_mem.errors import NotFound, UsageError
+from soloqueue_mem.home import Home, find_root, validate_id
+
+if TYPE_CHECKING:
+    from soloqueue_mem.artifacts.catalog import Artifact
+    from soloqueue_mem.artifacts.store import Saved
+    from soloqueue_mem.context.assemble import Result as BuildResult
+    from soloqueue_mem.context.compress import Compressed
+    from soloqueue_mem.memory.model import Memory
+    from soloqueue_mem.memory.recall import Result as RecallResult
+    from soloqueue_mem.memory.store import Remembered
+    from soloqueue_mem.sessions.trace import TraceHit
+    from soloqueue_mem.sessions.turns import SessionRow
+    from soloqueue_mem.sessions.writer import LoggedTurn
+    from soloqueue_mem.state.values import Entry
+    from soloqueue_mem.text.lexicon import Lexicon
+
+F = TypeVar("F", bound=Callable[..., Any])
+EXPORT_FORMATS = ("jsonl", "md", "openai")
+_NO_STORE = "no data directory or {} yet"
+
+
+def _serialised(method: F) -> F:
+    @functools.wraps(method)
+    def call(self: Store, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return call  # type: ignore[return-value]
+
+
+def _ids(**scope: str | None) -> None:
+    for kind, value in scope.items():
+        if value is not None:
+            validate_id(kind, value)
+
+
+class Store:
+    """A soloqueue-mem data directory, opened for use from Python.
+
+    ``root``: the data directory; default as the CLI finds it (``SOLOQUEUE_HOME``,
+    else the nearest ``.soloqueue/`` above the working directory, else the user data
+    directory). ``config``: default ``config.toml`` of that directory. ``clock``: a
+    function returning the current UTC time; default honours ``SOLOQUEUE_NOW``.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        config: Config | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        from soloqueue_mem.clock import now
+
+        env = os.environ.get("SOLOQUEUE_HOME") or None
+        explicit = os.fspath(root) if root is not None else None
+        self.home = Home(find_root(explicit, env, Path.cwd()))
+        self._config = config
+        self._clock = clock or now
+        self._conns: dict[str, sqlite3.Connection] = {}
+        self._lexicon: Lexicon | None = None
+        self._lock = threading.RLock()
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    @property
+    def root(self) -> Path:
+        return self.home.root
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            from soloqueue_mem.config import load_config
+
+            self._config = load_config(self.home.config_file)
+        return self._config
+
+    def now(self) -> datetime:
+        return self._clock()
+
+    def close(self) -> None:
+        """Close every open connection (the Store may be used again afterwards)."""
+        with self._lock:
+            for conn in self._conns.values():
+                conn.close()
+            self._conns.clear()
+            if self._lexicon is not None:
+                self._lexicon.close()
+                self._lexicon = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _db(self, name: str, create: bool) -> sqlite3.Connection | None:
+        """The open connection to ``name`` (memory, artifacts, state); None when it does
+        not exist and ``create`` is False."""
+        conn = self._conns.get(name)
+        if conn is None:
+            from soloqueue_mem.db import stores
+
+            opener = {
+                "memory": stores.open_memory,
+                "artifacts": stores.open_artifacts,
+                "state": stores.open_state,
+            }[name]
+            conn = opener(self.home, self.config, create=create)
+            if conn is not None:
+                self._conns[name] = conn
+        return conn
+
+    def _existing(self, name: str, missing: str) -> sqlite3.Connection:
+        conn = self._db(name, create=False)
+        if conn is None:
+            raise NotFound(missing)
+        return conn
+
+    def _lexicon_loader(self) -> Lexicon:
+        if self._lexicon is None:
+            from soloqueue_mem.text.lexicon import open_lexicon
+
+            self._lexicon = open_lexicon(self.home.cache_dir if self.home.exists() else None)
+        return self._lexicon
+
+    def _redactor(self) -> Any:
+        from soloqueue_mem.redact import redactor
+
+        return redactor(self.config)
+
+    # -- sessions (L2) -------------------------------------------------------------
+
+    @_serialised
+    def log(
+        self,
+        event: str | dict[str, Any] | Sequence[dict[str, Any]],
+        *,
+        role: str = "user",
+        session: str | None = None,
+        group: str = "default",
+        agent: str = "default",
+        offload: bool = False,
+    ) -> list[LoggedTurn]:
+        """Log one turn (text with ``role``, or an event/OpenAI message object) or a
+        list of them, accepted or rejected as a whole (``BadInput``). ``session``
+        defaults as in ``log``: the session of the last hour, else a new one."""
+        from soloqueue_mem.errors import BadInput
+        from soloqueue_mem.sessions.events import parse_event
+        from soloqueue_mem.sessions.offload import Offloader
+        from soloqueue_mem.sessions.writer import Rejected, log_events
+
+        _ids(group=group, agent=agent, session=session)
+        if isinstance(event, str):
+            events = [parse_event({"role": role, "content": event})]
+        elif isinstance(event, dict):
+            events = [parse_event(event)]
+        else:
+            events = []
+            for number, item in enumerate(event, start=1):
+                try:
+                    events.append(parse_event(item))
+                except BadInput as exc:
+                    raise BadInput(f"item {number}: {exc.reason}") from None
+        conn = self._db("memory", create=True)
+        assert conn is not None
+        now = self.now()
+        offloader = Offloader(self.home, self.config, now, self._artifacts_for_offload, offload)
+        try:
+            items = [(None, e) for e in events]
+            key = (group, agent, session)
+            results = list(
+                log_events(self.home, conn, items, key, self.config, now, offload=offloader)
+            )
+        finally:
+            offloader.close()
+        for result in results:
+            if isinstance(result, Rejected):
+                raise BadInput(result.reason, result.line)
+        return results  # type: ignore[return-value]
+
+    def _artifacts_for_offload(self) -> sqlite3.Connection | None:
+        """A connection of the offloader's own (it closes it when done)."""
+        from soloqueue_mem.db.stores import open_artifacts
+
+        return open_artifacts(self.home, self.config)
+
+    @_serialised
+    def trace(
+        self,
+        query: str,
+        *,
+        group: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+        role: str | None = None,
+        since: str | datetime | None = None,
+        limit: int = 10,
+    ) -> list[TraceHit]:
+        """Search logged turns (``trace``): best BM25 matches first, within the scope."""
+        from soloqueue_mem.sessions.trace import Scope, trace
+
+        _ids(group=group, agent=agent, session=session)
+        scope = Scope(group, agent, session, self._since(since), role)
+        conn = self._db("memory", create=False)
+        return trace(self.home, conn, query, scope, limit, self._lexicon_loader)
+
+    def _since(self, since: str | datetime | None) -> datetime | None:
+        if since is None or isinstance(since, datetime):
+            return since
+        from soloqueue_mem.clock import parse_since
+
+        return parse_since(since, self.now())
+
+    @_serialised
+    def sessions(
+        self, *, group: str | None = None, agent: str | None = None, limit: int = 100
+    ) -> list[SessionRow]:
+        """Sessions, most recently active first (``session list``)."""
+        from soloqueue_mem.sessions import turns
+
+        _ids(group=group, agent=agent)
+        conn = self._db("memory", create=False)
+        return turns.list_sessions(conn, group, agent, max(1, limit)) if conn else []
+
+    @_serialised
+    def session_export(
+        self,
+        session: str,
+        *,
+        format: str = "jsonl",
+        full: bool = False,
+        group: str = "default",
+        agent: str = "default",
+    ) -> str:
+        """The text ``session export`` prints: ``jsonl`` records, ``md`` or ``openai``
+        messages (offloaded tool output as references unless ``full``)."""
+        from soloqueue_mem import jsonio
+        from soloqueue_mem.sessions.markdown import render_turns
+        from soloqueue_mem.sessions.reader import openai_messages, read_session
+
+        if format not in EXPORT_FORMATS:
+            raise UsageError(f"format must be one of {', '.join(EXPORT_FORMATS)}")
+        key = self._key(group, agent, session)
+        if not self.home.exists():
+            raise NotFound(f"session {'/'.join(key)} not found (no data directory)")
+        records = read_session(self.home, key).records
+        if format == "openai":
+            return jsonio.dumps(openai_messages(records, full=full)) + "\n"
+        if format == "md":
+            return render_turns(key, records, first=True)
+        return "".join(jsonio.dumps_compact(r) + "\n" for r in records)
+
+    @staticmethod
+    def _key(group: str, agent: str, session: str) -> Any:
+        from soloqueue_mem.sessions.events import SessionKey
+
+        _ids(group=group, agent=agent, session=session)
+        return SessionKey(group, agent, session)
+
+    @_serialised
+    def session_end(
+        self, session: str, *, group: str = "default", agent: str = "default"
+    ) -> SessionEnded:
+        """End a session and digest it into an episode and memories (``session end``)."""
+        from soloqueue_mem.lifecycle.digest import digest_session, rules
+        from soloqueue_mem.lifecycle.on_log import extracted_in_store
+        from soloqueue_mem.lifecycle.vocabulary import vocabulary
+        from soloqueue_mem.sessions.reader import end_session
+        from soloqueue_mem.state.session import clear_transients
+
+        key = self._key(group, agent, session)
+        conn = self._existing("memory", f"session {'/'.join(key)} not found (no data directory)")
+        now = self.now()
+        ended_at = end_session(conn, key, now)
+        extractor = rules(vocabulary(self.config.predicates))
+        done = extracted_in_store(self.home, self.config, key)
+        digest = digest_session(self.home, conn, key, now, "session_end", extractor, None, done)
+        cleared = clear_transients(conn, key)
+        return SessionEnded(
+            *key,
+            ended_at=ended_at,
+            episodes=[episode.id for episode in digest.episodes],
+            memories=[r.memory.id for r in digest.remembered],
+            transient_cleared=cleared,
+        )
+
+    # -- memories (L3) -------------------------------------------------------------
+
+    @_serialised
+    def recall(
+        self,
+        query: str,
+        *,
+        type: str | None = None,
+        limit: int = 10,
+        max_tokens: int = 700,
+        since: str | datetime | None = None,
+        group: str | None = None,
+        agent: str | None = None,
+        channels: Sequence[str] | None = None,
+    ) -> RecallResult:
+        """Memories, episodes, turns and working memory relevant to ``query``
+        (``recall``); ``.hits`` fit ``max_tokens``. Returned memories count as accessed."""
+        from soloqueue_mem.memory.model import check_type
+        from soloqueue_mem.memory.recall import Request, recall
+
+        _ids(group=group, agent=agent)
+        request = Request(
+            query=query,
+            group=group,
+            agent=agent,
+            type=check_type(type) if type else None,
+            since=self._since(since),
+            channels=tuple(channels) if channels else None,
+            limit=limit,
+            max_tokens=max_tokens,
+        )
+        conn = self._db("memory", create=False)
+        now = self.now()
+        return recall(self.home, conn, request, self.config, now, self._lexicon_loader)
+
+    @_serialised
+    def remember(
+        self,
+        content: str,
+        *,
+        type: str = "FACT",
+        subject: str = "",
+        predicate: str = "",
+        importance: float = 0.5,
+        confidence: float = 0.5,
+        duration: str | None = None,
+        tags: Iterable[str] = (),
+        source: str = "manual",
+        group: str = "default",
+        agent: str = "default",
+    ) -> Remembered:
+        """Store a memory (``remember``): ``.action`` is created, confirmed or superseded."""
+        from soloqueue_mem.memory.intake import redacted
+        from soloqueue_mem.memory.store import Draft, check_draft
+        from soloqueue_mem.memory.store import remember as store_remember
+
+        _ids(group=group, agent=agent)
+        fields = (content, type, subject, predicate, importance, confidence, duration)
+        draft = check_draft(Draft(*fields, tuple(tags), source))
+        conn = self._db("memory", create=True)
+        assert conn is not None
+        return store_remember(conn, redacted(draft, self._redactor()), group, agent, self.now())
+
+    @_serialised
+    def memory(self, memory_id: str) -> Memory:
+        """One memory by id or unique prefix (``memory show``)."""
+        from soloqueue_mem.memory.store import get
+
+        return get(self._existing("memory", _NO_STORE.format("memories")), memory_id)
+
+    @_serialised
+    def memories(
+        self,
+        *,
+        type: str | None = None,
+        tag: str | None = None,
+        subject: str | None = None,
+        group: str | None = None,
+        agent: str | None = None,
+        include_inactive: bool = False,
+        limit: int = 50,
+    ) -> list[Memory]:
+        """Active memories, most recently updated first (``memory list``)."""
+        from soloqueue_mem.errors import BadInput
+        from soloqueue_mem.memory.store import Filters, list_memories
+
+        if limit < 1:
+            raise BadInput("--limit must be at least 1")
+        _ids(group=group, agent=agent)
+        filters = Filters(group, agent, type, tag, subject, include_inactive=include_inactive)
+        conn = self._db("memory", create=False)
+        return list_memories(conn, filters, self.now(), limit) if conn else []
+
+    @_serialised
+    def forget(self, *memory_ids: str) -> Forgotten:
+        """Erase memories and their earlier versions for good (``memory forget``)."""
+        from soloqueue_mem.lifecycle.consolidate import publish_identity
+        from soloqueue_mem.memory.store import forget
+
+        if not memory_ids:
+            raise UsageError("give at least one memory id")
+        conn = self._existing("memory", _NO_STORE.format("memories"))
+        result = forget(conn, memory_ids)
+        published = (self.home.root / "identity").is_dir()
+        if published:  # the forgotten text must not live on in the files an agent reads
+            publish_identity(self.home, conn, self.now())
+        return Forgotten(result.ids, result.wal_cleared, published)
+
+    # -- artifacts (L4) ------------------------------------------------------------
+
+    @_serialised
+    def artifact_save(
+        self,
+        content: bytes | BinaryIO,
+        *,
+        title: str | None = None,
+        tags: Iterable[str] = (),
+        group: str | None = None,
+        author: str | None = None,
+        mime: str | None = None,
+    ) -> Saved:
+        """Store bytes (or a binary stream) in the CAS and catalog them (``artifact save``)."""
+        import io
+
+        from soloqueue_mem.artifacts.store import NewArtifact, save
+
+        _ids(group=group)
+        redact = self._redactor()
+        if redact is not None or isinstance(content, bytes):
+            data = content if isinstance(content, bytes) else content.read()
+            if redact is not None:
+                from soloqueue_mem.redact import redacted_bytes
+
+                data = redacted_bytes(data, redact)
+            content = io.BytesIO(data)
+        meta = NewArtifact(title, tuple(tags), group, author, mime)
+        conn = self._db("artifacts", create=True)
+        assert conn is not None
+        return save(self.home, conn, content, meta, self.now())
+
+    @_serialised
+    def artifact(self, ref: str) -> Artifact:
+        """An artifact's metadata by id or sha256 (``artifact show``)."""
+        from soloqueue_mem.artifacts import catalog
+
+        return catalog.get(self._existing("artifacts", _NO_STORE.format("artifacts")), ref)
+
+    @_serialised
+    def artifact_read(
+        self, ref: str, *, offset: int = 0, length: int | None = None
+    ) -> ArtifactBytes:
+        """``length`` bytes (default: all) from ``offset``, checked against the hash."""
+        from soloqueue_mem.artifacts.store import read
+
+        if offset < 0 or (length is not None and length < 0):
+            raise UsageError("offset and length must not be negative")
+        conn = self._existing("artifacts", _NO_STORE.format("artifacts"))
+        artifact, chunks = read(self.home, conn, ref)
+        end = artifact.size if length is None else min(artifact.size, offset + length)
+        parts, position = [], 0
+        for chunk in chunks:  # every chunk is read: the hash is checked at the end
+            lo, hi = max(offset - position, 0), min(end - position, len(chunk))
+            if lo < hi:
+                parts.append(chunk[lo:hi])
+            position += len(chunk)
+        return ArtifactBytes(artifact, min(offset, artifact.size), b"".join(parts))
+
+    @_serialised
+    def artifacts(
+        self, *, tag: str | None = None, group: str | None = None, limit: int = 100
+    ) -> list[Artifact]:
+        """Artifacts, newest first (``artifact list``)."""
+        from soloqueue_mem.artifacts import catalog
+
+        conn = self._db("artifacts", create=False)
+        return catalog.list_artifacts(conn, tag, group, max(1, limit)) if conn else []
+
+    # -- context (L1) --------------------------------------------------------------
+
+    @_serialised
+    def context_build(
+        self,
+        *,
+        session: str | None = None,
+        messages: Sequence[dict[str, Any]] | None = None,
+        system: str = "",
+        model: str | None = None,
+        max_context: int | None = None,
+        encoding: str | None = None,
+        reserve: int = 4096,
+        margin: float = 0.05,
+        with_memory: bool = False,
+        query: str | None = None,
+        manifest: bool = False,
+        group: str = "default",
+        agent: str = "default",
+    ) -> BuildResult:
+        """The messages to send (``context build``), from a logged ``session`` or the
+        given OpenAI ``messages``; ``.built.messages`` is the array."""
+        from soloqueue_mem.context.assemble import Options, build_context, default_layers
+        from soloqueue_mem.context.inputs import memory_recaller, stored_state
+        from soloqueue_mem.context.models import counting, model_info
+
+        _ids(group=group, agent=agent)
+        if (session is None) == (messages is None):
+            raise UsageError("give session or messages (one of them)")
+        if model is None and max_context is None:
+            raise UsageError("give model or max_context")
+        if query is not None and not with_memory:
+            raise UsageError("query is used by with_memory")
+        info = None
+        if model:
+            try:
+                info = model_info(model, self.config.models)
+            except UsageError:
+                if max_context is None:  # an unknown model is fine when the limit is given
+                    raise
+        counted_by, proxy_margin = counting(info) if info else ("cl100k_base", 0.0)
+        options = Options(
+            system=system,
+            limit=max_context or (info.context if info else 0),
+            reserve=reserve,
+            margin=margin,
+            encoding=encoding or counted_by,
+            manifest=manifest,
+            proxy_margin=0.0 if encoding else proxy_margin,
+        )
+        history = self._history(session, messages, group, agent)
+        conn = self._db("memory", create=False)
+        layers = None
+        if with_memory:
+            now = self.now()
+            loader = self._lexicon_loader
+            recaller = memory_recaller(self.home, self.config, conn, now, query, group, loader)
+            state = stored_state(self.home, self.config, group, agent, session)
+            layers = default_layers(self.home, conn, recaller, (group, agent), state)
+        return build_context(conn, history, options, layers)
+
+    def _history(
+        self,
+        session: str | None,
+        messages: Sequence[dict[str, Any]] | None,
+        group: str,
+        agent: str,
+    ) -> Any:
+        from soloqueue_mem.context.assemble import given_history, session_history
+        from soloqueue_mem.sessions.events import SessionKey, parse_event
+        from soloqueue_mem.sessions.offload import Offloader
+
+        if session is not None:
+            return session_history(self.home, self._key(group, agent, session))
+        events = [parse_event(m) for m in messages or ()]
+        offloader = Offloader(self.home, self.config, self.now(), self._artifacts_for_offload)
+        try:
+            return given_history(events, SessionKey(group, agent, "context"), offloader)
+        finally:
+            offloader.close()
+
+    @_serialised
+    def context_compress(
+        self, session: str, *, keep: int = 10, group: str = "default", agent: str = "default"
+    ) -> Compressed:
+        """A summary message plus the last ``keep`` turns; what leaves the context
+        becomes memories first (``context compress``)."""
+        from soloqueue_mem.context.compress import compress
+        from soloqueue_mem.lifecycle.vocabulary import vocabulary
+
+        key = self._key(group, agent, session)
+        conn = self._db("memory", create=True)
+        assert conn is not None
+        words = vocabulary(self.config.predicates)
+        return compress(self.home, conn, key, keep, self.now(), words)
+
+    # -- preferences ---------------------------------------------------------------
+
+    @_serialised
+    def kv_set(
+        self, key: str, value: Any, *, group: str = "default", agent: str = "default"
+    ) -> Entry:
+        """Store a JSON value under ``key`` for (group, agent) (``kv set``)."""
+        from soloqueue_mem.state.values import encode, put
+
+        _ids(group=group, agent=agent, key=key)
+        redact = self._redactor()
+        if redact is not None:
+            value = redact.value(value)
+        encode(value)  # too big or not JSON: refused before the store is created
+        conn = self._db("state", create=True)
+        assert conn is not None
+        return put(conn, "kv_store", (group, agent), key, value, self.now())
+
+    @_serialised
+    def kv_get(self, key: str, *, group: str = "default", agent: str = "default") -> Entry:
+        """The value under ``key`` (``NotFound`` when unset)."""
+        from soloqueue_mem.state.values import get
+
+        _ids(group=group, agent=agent, key=key)
+        conn = self._existing("state", f"no key {key!r} in {group}/{agent}")
+        return get(conn, "kv_store", (group, agent), key)
+
+    # -- maintenance ---------------------------------------------------------------
+
+    @_serialised
+    def consolidate(
+        self,
+        *,
+        dry_run: bool = False,
+        idle: str | None = None,
+        wait: bool = False,
+        model: Any = None,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Turn finished sessions into episodes and memories, dedup, decay, expire
+        (``consolidate``); the report the CLI prints. ``model``: an optional
+        ``ModelExtraction`` (the CLI's comes from SOLOQUEUE_LLM_URL/_MODEL)."""
+        from datetime import timedelta
+
+        from soloqueue_mem.clock import parse_duration
+        from soloqueue_mem.db.stores import open_memory
+        from soloqueue_mem.lifecycle.consolidate import Options, run
+        from soloqueue_mem.lifecycle.on_log import extracted_in_store
+        from soloqueue_mem.lifecycle.vocabulary import vocabulary
+        from soloqueue_mem.memory.backend import DENSE_BACKENDS
+
+        config = self.config
+        options = Options(
+            dry_run=dry_run,
+            idle=timedelta(seconds=parse_duration(idle or config.consolidate_idle)),
+            wait=wait,
+            embed=config.search_backend in DENSE_BACKENDS,
+            words=vocabulary(config.predicates),
+            extracted_on_log=lambda key: extracted_in_store(self.home, config, key),
+        )
+        opener = lambda: open_memory(self.home, config)  # noqa: E731
+        return run(self.home, opener, self.now(), options, model, progress)
+
+    @_serialised
+    def gc(
+        self,
+        *,
+        deep: bool = False,
+        dry_run: bool = False,
+        ephemeral_days: float | None = None,
+        grace: str | None = None,
+        force: bool = False,
+        wait: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Remove expired ephemeral artifacts, and (weekly or ``deep``) unreferenced
+        blobs (``gc``); the report the CLI prints."""
+        from soloqueue_mem.clock import parse_duration
+        from soloqueue_mem.db.stores import open_artifacts
+        from soloqueue_mem.lifecycle.gc import GcOptions, run_gc
+
+        config = self.config
+        options = GcOptions(
+            ephemeral_days=config.gc_ephemeral_days if ephemeral_days is None else ephemeral_days,
+            grace_seconds=parse_duration(grace or config.gc_grace),
+            deep_every_seconds=parse_duration(config.gc_deep_every),
+            deep=deep,
+            dry_run=dry_run,
+            force=force,
+            wait=wait,
+        )
+        if not self.home.exists():
+            return {
+                "dry_run": dry_run,
+                "phase1": {"expired_rows": 0, "artifact_ids": []},
+                "phase2": {"ran": False},
+                "seconds": 0.0,
+            }
+        self.home.check_safe()
+        opener = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
+        return run_gc(self.home, opener, self.now(), options, progress)
+
+    @_serialised
+    def verify(self, *, full: bool = False, repair: bool = False) -> dict[str, Any]:
+        """Check the store (``verify``); ``report["exit_code"]`` is 0, 8 or 9."""
+        from soloqueue_mem.clock import parse_duration
+        from soloqueue_mem.db.stores import open_memory
+        from soloqueue_mem.ops.verify import VerifyOptions, verify_store
+
+        options = VerifyOptions(
+            full=full,
+            repair=repair,
+            grace_seconds=parse_duration(self.config.gc_grace),
+            busy_timeout_ms=self.config.busy_timeout_ms,
+        )
+        if not self.home.exists():
+            return {
+                "findings": [],
+                "counts": {},
+                "summary": {"error": 0, "warning": 0, "info": 0},
+                "exit_code": 0,
+            }
+        self.home.check_safe()
+        opener = lambda: open_memory(self.home, self.config, create=False)  # noqa: E731
+        return verify_store(self.home, options, self.now().timestamp(), opener)
+
+    @_serialised
+    def stats(self) -> dict[str, Any]:
+        """Counts, sizes and schema versions (``stats``); creates nothing."""
+        from soloqueue_mem.ops.stats import store_stats
+
+        memory = self._db("memory", create=False)
+        return store_stats(self.home, memory, self._db("artifacts", create=False))

@@ -1,0 +1,69 @@
+"""What ``context build --with-memory`` reads besides the history: the stored kv
+preferences and session variables, and the recall that fills the memory layer.
+
+Shared by the CLI and :class:`soloqueue_mem.Store`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from soloqueue_mem.config import Config
+from soloqueue_mem.home import Home
+
+if TYPE_CHECKING:
+    from soloqueue_mem.context.layers import State
+    from soloqueue_mem.text.lexicon import Lexicon
+
+# recall's largest budget: the recall layer fits its hits itself, after leaving out
+# what an earlier layer shows (recall then counts all of its hits as accessed)
+UNBOUNDED = 1_000_000
+
+
+def stored_state(home: Home, config: Config, group: str, agent: str, session: str | None) -> State:
+    """The kv_store preferences of (group, agent) and the variables of ``session``."""
+    from soloqueue_mem.context.layers import State
+    from soloqueue_mem.db.stores import open_state
+    from soloqueue_mem.state.values import as_list, entries
+
+    conn = open_state(home, config, create=False)
+    if conn is None:
+        return State()
+    try:
+        preferences = entries(conn, "kv_store", (group, agent))
+        variables = entries(conn, "session_state", (group, agent, session)) if session else []
+    finally:
+        conn.close()
+    return State(as_list(preferences), as_list(variables, first="current_task"), session or "")
+
+
+def memory_recaller(
+    home: Home,
+    config: Config,
+    conn: sqlite3.Connection | None,
+    now: datetime,
+    query: str | None,
+    group: str,
+    lexicon: Callable[[], Lexicon],
+) -> Any:
+    """The memory layer's recall for ``query`` (None: no query, no recall layer)."""
+    if query is None:
+        return None
+    if conn is None:  # no store yet: nothing to recall (the query was given)
+        return lambda budget, count, seen: ("", set())
+    from soloqueue_mem.memory.model import content_key
+    from soloqueue_mem.memory.recall import Request, fit_budget, recall, render_text
+
+    def recalled(budget: int, count: Any, seen: frozenset[str]) -> tuple[str, set[str]]:
+        """The best memories not already shown by an earlier layer, fitted to ``budget``
+        after those are left out (so the budget goes to the others)."""
+        request = Request(query, group=group, max_tokens=UNBOUNDED)
+        found = recall(home, conn, request, config, now, lexicon, count)
+        fresh = [h for h in found.hits if content_key(h.candidate.content) not in seen]
+        hits = fit_budget(fresh, budget, count)
+        return render_text(hits), {content_key(h.candidate.content) for h in hits}
+
+    return recalled

@@ -11,7 +11,7 @@ from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import Format, emit_object, print_table, print_text_block, write
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.cli.trace import hit_json, render_hits
-from soloqueue_mem.db.stores import open_artifacts, open_memory
+from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import DIR_NAME, Home
 
 
@@ -58,17 +58,9 @@ def path(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> Non
 @boundary
 def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
     """Counts, sizes and schema versions of the store (creates nothing)."""
-    from soloqueue_mem.ops.stats import store_stats
-
     app = app_context(ctx, fmt, root)
-    conn = open_memory(app.home, app.config, create=False)
-    artifacts = open_artifacts(app.home, app.config, create=False)
-    try:
-        report = store_stats(app.home, conn, artifacts)
-    finally:
-        for opened in (conn, artifacts):
-            if opened is not None:
-                opened.close()
+    with app.store() as store:
+        report = store.stats()
 
     def table() -> None:
         rows = [("root", report["root"]), ("exists", report["exists"])]

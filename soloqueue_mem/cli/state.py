@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     import typer
 
+    from soloqueue_mem.api.store import Store
     from soloqueue_mem.redact import Redactor
 
 
@@ -60,6 +61,12 @@ class AppContext:
     def redacted(self, text: str) -> str:
         """``text`` as it may be stored."""
         return text if self.redactor is None else self.redactor.text(text)
+
+    def store(self) -> Store:
+        """The library's Store on this invocation's data directory, config and clock."""
+        from soloqueue_mem.api.store import Store
+
+        return Store(self.home.root, config=self.config, clock=lambda: self.now)
 
     @property
     def format(self) -> Format:

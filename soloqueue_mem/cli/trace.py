@@ -14,7 +14,6 @@ from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, Role,
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import UsageError
-from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
     from soloqueue_mem.sessions.trace import TraceHit
@@ -75,26 +74,22 @@ def trace_command(
     segmented like jieba. Turns a crashed writer left unindexed are found in the
     JSONL logs. Scope with --group/--agent/--session; nothing outside it is returned.
     """
-    from soloqueue_mem.clock import parse_since
-    from soloqueue_mem.db.stores import open_memory
-    from soloqueue_mem.sessions.trace import Scope, trace
-
     app = app_context(ctx, fmt, root)
     if query == "-":
         if sys.stdin is None:
             raise UsageError("stdin is closed")
         query = jsonio.decode_utf8(sys.stdin.buffer.read(64 * 1024))
-    for kind, value in (("group", group), ("agent", agent), ("session", session)):
-        if value is not None:
-            validate_id(kind, value)
-    since_at = parse_since(since, app.now) if since else None
-    scope = Scope(group, agent, session, since_at, role.value if role else None)
-    conn = open_memory(app.home, app.config, create=False)
-    try:
-        hits = trace(app.home, conn, query, scope, limit, lexicon_loader(app))
-    finally:
-        if conn is not None:
-            conn.close()
+    role_name = role.value if role else None
+    with app.store() as store:
+        hits = store.trace(
+            query,
+            group=group,
+            agent=agent,
+            session=session,
+            role=role_name,
+            since=since,
+            limit=limit,
+        )
     render_hits(hits, app.format)
 
 

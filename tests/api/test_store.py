@@ -1,0 +1,193 @@
+"""The Store API's contract: each method on a real data directory, and its errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime
+
+import pytest
+
+from soloqueue_mem import Store
+from soloqueue_mem.config import Config
+from soloqueue_mem.errors import BadInput, InvalidId, NotFound, SoloqueueError, UsageError
+
+
+@pytest.fixture
+def store(home):
+    with Store() as opened:
+        yield opened
+
+
+def test_importing_the_package_does_not_import_the_api():
+    probe = "import sys, soloqueue_mem; print('soloqueue_mem.api.store' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True)
+    assert out.stdout.strip() == b"False"
+
+
+def test_root_config_and_clock_are_the_callers(tmp_path):
+    pinned = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
+    with Store(
+        tmp_path / "elsewhere", config=Config(offload_threshold=10), clock=lambda: pinned
+    ) as s:
+        assert s.root == tmp_path / "elsewhere"
+        assert s.config.offload_threshold == 10
+        (turn,) = s.log("hello", session="s1")
+        assert turn.timestamp.startswith("2030-01-02T03:04:05")
+    assert (tmp_path / "elsewhere" / "memory.db").is_file()
+
+
+def test_reading_an_absent_store_creates_nothing_and_finds_nothing(store, home):
+    assert store.memories() == []
+    assert store.sessions() == []
+    assert store.artifacts() == []
+    assert store.trace("anything") == []
+    assert store.recall("anything").hits == []
+    assert store.stats()["exists"] is False
+    assert store.verify()["exit_code"] == 0
+    assert store.gc()["phase2"] == {"ran": False}
+    assert not home.exists()
+    for call in (
+        lambda: store.memory("1234"),
+        lambda: store.forget("1234"),
+        lambda: store.artifact("1"),
+        lambda: store.artifact_read("1"),
+        lambda: store.kv_get("k"),
+        lambda: store.session_end("s1"),
+        lambda: store.session_export("s1"),
+    ):
+        with pytest.raises(NotFound) as caught:
+            call()
+        assert caught.value.exit_code == 3
+    assert not home.exists()
+
+
+def test_log_then_trace_and_sessions(store):
+    (first,) = store.log("the deploy failed on staging", session="s1")
+    second, third = store.log(
+        [
+            {"role": "assistant", "content": "checking the staging logs"},
+            {"role": "user", "content": "thanks"},
+        ],
+        session="s1",
+    )
+    assert (first.turn_index, second.turn_index, third.turn_index) == (0, 1, 2)
+    hits = store.trace("staging", session="s1")
+    assert {h.turn.content for h in hits} == {first.content, second.content}
+    assert store.trace("staging", role="user")[0].turn.content == first.content
+    (row,) = store.sessions()
+    assert (row.session, row.turn_count) == ("s1", 3)
+
+
+def test_log_rejects_a_bad_item_and_stores_nothing(store, home):
+    with pytest.raises(BadInput, match="item 2"):
+        store.log([{"role": "user", "content": "ok"}, {"content": "no role"}], session="s1")
+    assert store.sessions() == []
+    with pytest.raises(InvalidId):
+        store.log("hi", session="../escape")
+
+
+def test_remember_recall_memories_forget(store):
+    made = store.remember("User prefers vim", type="PREFERENCE", subject="user", predicate="editor")
+    assert made.action == "created"
+    again = store.remember(
+        "User prefers vim", type="PREFERENCE", subject="user", predicate="editor"
+    )
+    assert again.action == "confirmed" and again.memory.id == made.memory.id
+    changed = store.remember(
+        "User prefers helix", type="PREFERENCE", subject="user", predicate="editor"
+    )
+    assert changed.action == "superseded"
+    result = store.recall("which editor does the user prefer", type="PREFERENCE")
+    assert [h.candidate.memory.id for h in result.hits] == [changed.memory.id]
+    assert [m.id for m in store.memories()] == [changed.memory.id]
+    assert len(store.memories(include_inactive=True)) == 2
+    assert store.memory(changed.memory.id[:8]).content == "User prefers helix"
+    gone = store.forget(changed.memory.id)
+    assert set(gone.ids) == {made.memory.id, changed.memory.id}
+    assert store.memories(include_inactive=True) == []
+
+
+def test_remember_checks_before_writing(store, home):
+    with pytest.raises(BadInput):
+        store.remember("x", type="NOT_A_TYPE")
+    with pytest.raises(BadInput):
+        store.remember("x", importance=2.0)
+    assert not home.exists()
+    with pytest.raises(UsageError):
+        store.forget()
+
+
+def test_artifacts_save_read_ranges_list(store):
+    payload = bytes(range(256)) * 40
+    saved = store.artifact_save(payload, title="bytes", tags=["user:persistent"])
+    assert saved.new_blob
+    ref = str(saved.artifact.id)
+    assert store.artifact_read(ref).data == payload
+    part = store.artifact_read(saved.artifact.content_hash, offset=1000, length=300)
+    assert part.data == payload[1000:1300] and part.offset == 1000 and not part.complete
+    tail = store.artifact_read(ref, offset=len(payload) - 5, length=100)
+    assert tail.data == payload[-5:] and tail.complete
+    assert store.artifact_read(ref, offset=len(payload) + 10).data == b""
+    assert [a.id for a in store.artifacts(tag="user:persistent")] == [saved.artifact.id]
+    assert store.artifact(ref).title == "bytes"
+    with pytest.raises(UsageError):
+        store.artifact_read(ref, offset=-1)
+    with pytest.raises(NotFound):
+        store.artifact("999")
+
+
+def test_sessions_end_export_compress_and_context(store):
+    store.log("I always use pytest for tests", session="s1")
+    store.log("ok, pytest it is", role="assistant", session="s1")
+    store.kv_set("language", "zh")
+    exported = store.session_export("s1", format="openai")
+    assert '"ok, pytest it is"' in exported
+    assert store.session_export("s1").count("\n") == 2
+    assert "pytest" in store.session_export("s1", format="md")
+    with pytest.raises(UsageError):
+        store.session_export("s1", format="xml")
+    built = store.context_build(session="s1", max_context=8000, with_memory=True, query="pytest")
+    messages = built.built.messages
+    assert messages[0]["role"] == "system" and "language: zh" in messages[0]["content"]
+    assert messages[-1]["content"] == "ok, pytest it is"
+    given = store.context_build(messages=[{"role": "user", "content": "hi"}], model="gpt-4o")
+    assert given.built.messages[-1] == {"role": "user", "content": "hi"}
+    with pytest.raises(UsageError):
+        store.context_build(max_context=1000)
+    compressed = store.context_compress("s1", keep=1)
+    assert compressed.messages[-1]["content"] == "ok, pytest it is"
+    ended = store.session_end("s1")
+    assert (ended.session, ended.ended_at[:4]) == ("s1", "2026")
+
+
+def test_kv_values_round_trip(store):
+    entry = store.kv_set("limits", {"tokens": 700, "tags": ["a"]}, agent="bot")
+    assert store.kv_get("limits", agent="bot").value == {"tokens": 700, "tags": ["a"]}
+    assert entry.scope == ("default", "bot")
+    with pytest.raises(NotFound):
+        store.kv_get("limits")
+    with pytest.raises(InvalidId):
+        store.kv_set("bad key", 1)
+
+
+def test_maintenance_reports(store):
+    store.log("a turn", session="s1")
+    assert store.consolidate(dry_run=True)["dry_run"] is True
+    assert store.gc(dry_run=True, deep=True)["phase2"]["ran"] is True
+    assert store.verify()["exit_code"] == 0
+    stats = store.stats()
+    assert stats["exists"] is True and stats["counts"]["turns"] == 1
+
+
+def test_every_error_is_a_soloqueue_error_with_an_exit_code(store):
+    with pytest.raises(SoloqueueError) as caught:
+        store.trace("x", limit=0)
+    assert caught.value.exit_code == 65
+
+
+def test_close_then_reuse(store):
+    store.log("one", session="s1")
+    store.close()
+    store.log("two", session="s1")
+    assert len(store.trace("one two")) == 2

@@ -37,3 +37,19 @@ def test_readme_test_command_is_what_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text()
     command = "python3 -m pip install '.[test,semantic,tokenizers]' && python3 -m pytest"
     assert command in readme and command in ci
+
+
+def _python_blocks(section: str) -> list[str]:
+    """The ```python blocks of the README section titled ``section``."""
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index(f"\n## {section}\n")
+    end = readme.find("\n## ", start + 1)
+    return re.findall(r"```python\n(.*?)```", readme[start:end], flags=re.DOTALL)
+
+
+def test_the_python_example_runs(capsys):
+    (example,) = _python_blocks("Use it from Python")
+    exec(compile(example, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "[记忆] User prefers vim"
+    assert printed[2:] == ["memory", "100 False", "3"]

@@ -60,6 +60,13 @@ class TempFail(SoloqueueError):
     code = "temporary"
 
 
+class MissingExtra(SoloqueueError):
+    """An optional feature whose extra is not installed; the message names the install
+    command."""
+
+    code = "missing_extra"
+
+
 class PartialFailure(SoloqueueError):
     """A batch finished, but some of its lines were rejected (already reported)."""
 

@@ -48,6 +48,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "completion": ("soloqueue_mem.cli.completion", "completion", False),
     "hook": ("soloqueue_mem.cli.hook", "app", True),
     "mcp": ("soloqueue_mem.cli.serve", "mcp_command", False),
+    "serve": ("soloqueue_mem.cli.serve", "serve_command", False),
 }
 _GLOBAL_WITH_VALUE = {"--root", "--format", "-f"}
 _GLOBAL_FLAGS = {"--quiet", "-q"}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,6 +12,9 @@ from soloqueue_mem.cli.options import AgentFilter, GroupFilter, RootOpt
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.errors import MissingExtra, UsageError
 from soloqueue_mem.home import validate_id
+
+if TYPE_CHECKING:
+    from soloqueue_mem.api.store import Store
 
 MaxOutputOpt = Annotated[
     int,
@@ -37,6 +40,14 @@ def _scope(group: str | None, agent: str | None) -> tuple[str | None, str | None
     return group, agent
 
 
+def _live_store(ctx: typer.Context, root: str | None) -> Store:
+    """A Store on the real clock (a server outlives the invocation's pinned time)."""
+    from soloqueue_mem.api.store import Store
+
+    app = app_context(ctx, None, root)
+    return Store(app.home.root, config=app.config)
+
+
 @boundary
 def mcp_command(
     ctx: typer.Context,
@@ -56,6 +67,47 @@ def mcp_command(
         raise UsageError("--max-output-tokens must be at least 200")
     from soloqueue_mem.api.mcp_server import Scope, serve_stdio
 
-    app = app_context(ctx, None, root)
-    with app.store() as store:
+    with _live_store(ctx, root) as store:
         serve_stdio(store, Scope(*_scope(group, agent)), max_output_tokens)
+
+
+@boundary
+def serve_command(
+    ctx: typer.Context,
+    host: Annotated[
+        str, typer.Option("--host", help="Address to listen on; not loopback needs --token.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", "-p", help="Port (0: any free one).")] = 8765,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            envvar="SOLOQUEUE_API_TOKEN",
+            help="Bearer token every call must send (required off loopback).",
+            show_default=False,
+        ),
+    ] = None,
+    max_body_bytes: Annotated[
+        int, typer.Option("--max-body-bytes", help="Largest request body accepted.")
+    ] = 1 << 20,
+    root: RootOpt = None,
+) -> None:
+    """Serve the HTTP API (needs the server extra): seed 004's memory/ingest and
+    memory/query, plus log, trace, recall, remember and artifact reads.
+
+    Prints the URL on stderr once it accepts connections; stops on Ctrl-C. Errors are
+    JSON objects {"error": {"code", "message", "exit_code"}} with the exit code mapped
+    to an HTTP status (2→400, 3→404, 65→422, 75→503, others 500).
+    """
+    require("server", "starlette", "uvicorn")
+    if not 0 <= port <= 65535:
+        raise UsageError("--port must be between 0 and 65535")
+    if max_body_bytes < 1024:
+        raise UsageError("--max-body-bytes must be at least 1024")
+    from soloqueue_mem.api.http import check_bind, serve
+    from soloqueue_mem.cli.output import stderr
+
+    check_bind(host, token)
+    with _live_store(ctx, root) as store:
+        ready = lambda url: stderr(f"serving on {url}")  # noqa: E731 - always shown
+        serve(store, host, port, token, max_body_bytes, ready)

@@ -1,0 +1,325 @@
+"""``soloqueue-mem serve``: the HTTP API (the ``[server]`` extra: Starlette on uvicorn).
+
+Seed 004's ``POST /api/v1/memory/ingest`` and ``/query``, plus log, trace, recall,
+remember and artifact reads, all on one warm :class:`~soloqueue_mem.Store`. Bodies
+are JSON objects capped at ``max_body_bytes``; errors are
+``{"error": {"code", "message", "exit_code"}}`` with the CLI's exit code mapped to an
+HTTP status. A bearer token, when set, is required on every route but ``/health``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from soloqueue_mem import __version__, jsonio
+from soloqueue_mem.api import shapes
+from soloqueue_mem.api.store import Store
+from soloqueue_mem.errors import BadInput, SoloqueueError, UsageError
+
+# The CLI's exit codes (README, "Errors and exit codes") as HTTP statuses.
+STATUS_OF_EXIT = {1: 500, 2: 400, 3: 404, 65: 422, 74: 500, 75: 503}
+HOT_CHANNELS = frozenset({"hot", "recent"})  # seed 004's "hot" source: working memory
+Handler = Callable[[Store, dict[str, Any], Request], Any]
+
+
+class HttpError(SoloqueueError):
+    """An HTTP-level refusal (auth, size, method) with its own status."""
+
+    def __init__(self, status: int, code: str, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.status, self.code, self.exit_code = status, code, exit_code
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def error_response(exc: SoloqueueError) -> JSONResponse:
+    status = exc.status if isinstance(exc, HttpError) else STATUS_OF_EXIT.get(exc.exit_code, 500)
+    body = {"error": {"code": exc.code, "message": str(exc), "exit_code": exc.exit_code}}
+    headers = {"Retry-After": "1"} if status == 503 else None
+    if status == 401:
+        headers = {"WWW-Authenticate": "Bearer"}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    return Response(jsonio.dumps(data), status, media_type="application/json")
+
+
+async def _body(request: Request, limit: int) -> dict[str, Any]:
+    """The request's JSON object, read up to ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise HttpError(413, "too_large", f"request body is larger than {limit} bytes", 65)
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > limit:
+            raise HttpError(413, "too_large", f"request body is larger than {limit} bytes", 65)
+    value = jsonio.loads(bytes(data)) if data.strip() else {}
+    if not isinstance(value, dict):
+        raise BadInput("the body must be a JSON object")
+    return value
+
+
+def _field(
+    body: dict[str, Any], name: str, kind: type | tuple[type, ...], default: Any = None
+) -> Any:
+    value = body.get(name, default)
+    if value is not None and (
+        not isinstance(value, kind) or isinstance(value, bool) and kind is not bool
+    ):
+        raise BadInput(f"{name!r} has the wrong type")
+    return value
+
+
+def _text(body: dict[str, Any], name: str) -> str:
+    value = _field(body, name, str)
+    if not value:
+        raise BadInput(f"{name!r} is required (a non-empty string)")
+    return value
+
+
+def ingest(store: Store, body: dict[str, Any], request: Request) -> Any:
+    """Seed 004: promote content to long-term memory (``remember``)."""
+    result = store.remember(
+        _text(body, "content"),
+        type=_field(body, "type", str, "FACT"),
+        subject=_field(body, "subject", str, ""),
+        predicate=_field(body, "predicate", str, ""),
+        importance=_field(body, "importance", (int, float), 0.5),
+        confidence=_field(body, "confidence", (int, float), 0.5),
+        duration=_field(body, "duration", str),
+        tags=_field(body, "tags", list, []),
+        source=_field(body, "source", str, "http"),
+        group=_field(body, "group_id", str, "default"),
+        agent=_field(body, "agent_id", str, "default"),
+    )
+    return shapes.remembered_json(result)
+
+
+def query(store: Store, body: dict[str, Any], request: Request) -> Any:
+    """Seed 004: ``{"results": [{"content", "source": "hot"|"cold", "score", ...}]}``."""
+    result = store.recall(
+        _text(body, "query"),
+        limit=_field(body, "limit", int, 10),
+        max_tokens=_field(body, "max_tokens", int, 700),
+        group=_field(body, "group_id", str),
+        agent=_field(body, "agent_id", str),
+    )
+    results = []
+    for hit in result.hits:
+        source = "hot" if hit.candidate.channel in HOT_CHANNELS else "cold"
+        results.append(
+            {
+                "content": hit.candidate.content,
+                "source": source,
+                "score": hit.score,
+                "kind": shapes.kind_of(hit),
+                "id": shapes.item_id(hit),
+                "text": hit.text,
+            }
+        )
+    return {"results": results}
+
+
+def log(store: Store, body: dict[str, Any], request: Request) -> Any:
+    """``{"event": {...}}`` or ``{"events": [...]}`` (as ``log`` reads them), or
+    ``{"content", "role"}``; ``group``, ``agent``, ``session`` as ``log``'s options."""
+    events = body.get("events", body.get("event"))
+    if events is None:
+        events = _text(body, "content")
+    elif not isinstance(events, dict | list):
+        raise BadInput("'event' must be an object, 'events' an array")
+    turns = store.log(
+        events,
+        role=_field(body, "role", str, "user"),
+        session=_field(body, "session", str),
+        group=_field(body, "group", str, "default"),
+        agent=_field(body, "agent", str, "default"),
+    )
+    return {"turns": [shapes.turn_json(t) for t in turns]}
+
+
+def trace(store: Store, body: dict[str, Any], request: Request) -> Any:
+    hits = store.trace(
+        _text(body, "query"),
+        group=_field(body, "group", str),
+        agent=_field(body, "agent", str),
+        session=_field(body, "session", str),
+        role=_field(body, "role", str),
+        since=_field(body, "since", str),
+        limit=_field(body, "limit", int, 10),
+    )
+    return {"hits": [shapes.trace_hit_json(h) for h in hits]}
+
+
+def recall(store: Store, body: dict[str, Any], request: Request) -> Any:
+    result = store.recall(
+        _text(body, "query"),
+        type=_field(body, "type", str),
+        limit=_field(body, "limit", int, 10),
+        max_tokens=_field(body, "max_tokens", int, 700),
+        since=_field(body, "since", str),
+        group=_field(body, "group", str),
+        agent=_field(body, "agent", str),
+        channels=_field(body, "channels", list),
+    )
+    return {
+        "hits": [shapes.recall_hit_json(h) for h in result.hits],
+        "left_out": result.left_out,
+        "shortened": result.shortened,
+        "notes": result.notes,
+    }
+
+
+def remember(store: Store, body: dict[str, Any], request: Request) -> Any:
+    renamed = dict(body)
+    for ours, seeds in (("group", "group_id"), ("agent", "agent_id")):
+        if ours in renamed:
+            renamed[seeds] = renamed.pop(ours)
+    renamed.setdefault("source", "manual")
+    return ingest(store, renamed, request)
+
+
+def read_artifact(store: Store, body: dict[str, Any], request: Request) -> Any:
+    """The artifact's bytes; ``Range: bytes=A-B`` (or ``A-``) gives a 206 part."""
+    ref = request.path_params["ref"]
+    wanted = request.headers.get("range")
+    if wanted is None:
+        part = store.artifact_read(ref)
+        return _bytes(part, 200)
+    offset, end = _range(wanted)
+    part = store.artifact_read(ref, offset=offset, length=None if end is None else end - offset + 1)
+    if part.offset >= part.artifact.size and part.artifact.size:
+        raise HttpError(416, "range", f"the artifact has {part.artifact.size} bytes")
+    return _bytes(part, 206)
+
+
+def artifact_meta(store: Store, body: dict[str, Any], request: Request) -> Any:
+    return shapes.artifact_json(store.artifact(request.path_params["ref"]))
+
+
+def _range(header: str) -> tuple[int, int | None]:
+    unit, _, spec = header.partition("=")
+    first, dash, last = spec.partition("-")
+    if unit.strip() != "bytes" or not dash or not first.isdigit() or (last and not last.isdigit()):
+        raise HttpError(416, "range", "give one range: Range: bytes=START-END or bytes=START-")
+    if last and int(last) < int(first):
+        raise HttpError(416, "range", "the range ends before it starts")
+    return int(first), int(last) if last else None
+
+
+def _bytes(part: shapes.ArtifactBytes, status: int) -> Response:
+    artifact = part.artifact
+    headers = {"X-Artifact-Sha256": artifact.content_hash, "Accept-Ranges": "bytes"}
+    if status == 206:
+        headers["Content-Range"] = (
+            f"bytes {part.offset}-{max(part.end - 1, part.offset)}/{artifact.size}"
+        )
+    media = artifact.mime or "application/octet-stream"
+    return Response(part.data, status, headers=headers, media_type=media)
+
+
+def build_app(store: Store, token: str | None = None, max_body_bytes: int = 1 << 20) -> Starlette:
+    """The ASGI app serving ``store``; ``token``: the bearer token every call must send."""
+
+    def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        async def call(request: Request) -> Response:
+            try:
+                _authorise(request, token)
+                body = await _body(request, max_body_bytes) if request.method == "POST" else {}
+                result = handler(store, body, request)
+            except SoloqueueError as exc:
+                return error_response(exc)
+            return result if isinstance(result, Response) else _json(result)
+
+        return call
+
+    async def health(request: Request) -> Response:
+        return _json({"status": "ok", "version": __version__})
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 404)
+        code, exit_code = ("not_found", 3) if status == 404 else ("method", 2)
+        message = f"no route {request.method} {request.url.path}"
+        return error_response(HttpError(status, code, message, exit_code))
+
+    post = ["POST"]
+    routes = [
+        Route("/health", health, methods=["GET"]),
+        Route("/api/v1/memory/ingest", endpoint(ingest), methods=post),
+        Route("/api/v1/memory/query", endpoint(query), methods=post),
+        Route("/api/v1/log", endpoint(log), methods=post),
+        Route("/api/v1/trace", endpoint(trace), methods=post),
+        Route("/api/v1/recall", endpoint(recall), methods=post),
+        Route("/api/v1/remember", endpoint(remember), methods=post),
+        Route("/api/v1/artifacts/{ref}", endpoint(read_artifact), methods=["GET"]),
+        Route("/api/v1/artifacts/{ref}/meta", endpoint(artifact_meta), methods=["GET"]),
+    ]
+    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
+
+
+def _authorise(request: Request, token: str | None) -> None:
+    if token is None:
+        return
+    given = request.headers.get("authorization", "")
+    scheme, _, value = given.partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(
+        value.strip().encode(), token.encode()
+    ):
+        raise HttpError(401, "unauthorized", "send Authorization: Bearer <token>")
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Loopback needs nothing; any other address needs a token."""
+    if not is_loopback(host) and not token:
+        raise UsageError(
+            f"--host {host} is reachable from other machines: give --token "
+            "(or SOLOQUEUE_API_TOKEN) so every call must authenticate"
+        )
+
+
+def serve(
+    store: Store,
+    host: str,
+    port: int,
+    token: str | None,
+    max_body_bytes: int,
+    ready: Callable[[str], None],
+) -> None:
+    """Bind, call ``ready(url)``, serve until interrupted."""
+    import socket
+
+    import uvicorn
+
+    check_bind(host, token)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(128)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    ready(f"http://{shown}:{bound}")
+    app = build_app(store, token, max_body_bytes)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])

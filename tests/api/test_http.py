@@ -1,0 +1,197 @@
+"""The HTTP API through a real server on a free port (the [server] extra), with urllib."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip(
+    "starlette", reason="the [server] extra is not installed: pip install '.[server]'"
+)
+pytest.importorskip(
+    "uvicorn", reason="the [server] extra is not installed: pip install '.[server]'"
+)
+
+
+class Server:
+    def __init__(self, home, *args: str) -> None:
+        env = {**os.environ, "SOLOQUEUE_HOME": str(home)}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "soloqueue_mem", "serve", "--port", "0", *args],
+            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            env=env,
+        )
+        line = self.process.stderr.readline().decode()  # printed once it accepts connections
+        assert line.startswith("serving on http://"), line + self.process.stderr.read().decode()
+        self.url = line.split()[-1]
+
+    def call(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
+        data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+        port = self.url.rsplit(":", 1)[1]
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}{path}", data=data, method=method, headers=headers or {}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, dict(response.headers), response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read()
+
+    def json(self, method: str, path: str, body: Any = None, **kw: Any) -> tuple[int, Any]:
+        status, _, data = self.call(method, path, body, **kw)
+        return status, json.loads(data)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+        self.process.stderr.close()
+
+
+@pytest.fixture
+def server(home) -> Iterator[Server]:
+    running = Server(home)
+    yield running
+    running.stop()
+
+
+def test_seed_004_ingest_and_query(server):
+    content = "项目最终决定采用微服务架构，以提高可扩展性和部署灵活性。"
+    status, made = server.json(
+        "POST", "/api/v1/memory/ingest", {"group_id": "grp-123", "content": content}
+    )
+    assert status == 200 and made["action"] == "created" and made["group"] == "grp-123"
+    status, found = server.json(
+        "POST", "/api/v1/memory/query", {"group_id": "grp-123", "query": "项目的架构决策是什么？"}
+    )
+    assert status == 200
+    (first,) = found["results"]
+    assert first["content"] == content and first["source"] == "cold" and 0 < first["score"] <= 1
+    status, other = server.json(
+        "POST", "/api/v1/memory/query", {"group_id": "grp-9", "query": "架构"}
+    )
+    assert (status, other) == (200, {"results": []})
+
+
+def test_log_trace_recall_remember_and_artifacts(server, home):
+    status, logged = server.json(
+        "POST", "/api/v1/log", {"session": "h1", "content": "the staging deploy timed out"}
+    )
+    assert status == 200 and logged["turns"][0]["session"] == "h1"
+    events = [
+        {"role": "assistant", "content": "retrying staging"},
+        {"role": "user", "content": "ok"},
+    ]
+    status, logged = server.json("POST", "/api/v1/log", {"session": "h1", "events": events})
+    assert [t["turn_index"] for t in logged["turns"]] == [1, 2]
+    status, traced = server.json("POST", "/api/v1/trace", {"query": "staging", "session": "h1"})
+    assert {h["content"] for h in traced["hits"]} == {
+        "the staging deploy timed out",
+        "retrying staging",
+    }
+    status, made = server.json(
+        "POST",
+        "/api/v1/remember",
+        {"content": "User prefers vim", "type": "PREFERENCE", "group": "g"},
+    )
+    assert status == 200 and made["source"] == "manual" and made["group"] == "g"
+    status, recalled = server.json("POST", "/api/v1/recall", {"query": "vim", "group": "g"})
+    assert [h["id"] for h in recalled["hits"]] == [made["id"]]
+
+    from soloqueue_mem import Store
+
+    with Store(home) as store:
+        saved = store.artifact_save(bytes(range(256)) * 4, title="bytes")
+    ref = f"/api/v1/artifacts/{saved.artifact.id}"
+    status, headers, data = server.call("GET", ref)
+    assert status == 200 and data == bytes(range(256)) * 4
+    status, headers, data = server.call("GET", ref, headers={"Range": "bytes=10-19"})
+    assert (status, data, headers["content-range"]) == (
+        206,
+        bytes(range(10, 20)),
+        "bytes 10-19/1024",
+    )
+    status, headers, data = server.call("GET", ref, headers={"Range": "bytes=1020-"})
+    assert (status, data) == (206, bytes(range(252, 256)))
+    assert server.call("GET", ref, headers={"Range": "bytes=5000-"})[0] == 416
+    status, meta = server.json("GET", ref + "/meta")
+    assert status == 200 and meta["sha256"] == saved.artifact.content_hash
+
+
+def test_errors_are_json_with_the_cli_codes(home):
+    server = Server(home, "--max-body-bytes", "4096")
+    try:
+        check_errors(server)
+    finally:
+        server.stop()
+
+
+def check_errors(server: Server) -> None:
+    def error(method: str, path: str, body: Any = None) -> tuple[int, str, int]:
+        status, data = server.json(method, path, body)
+        return status, data["error"]["code"], data["error"]["exit_code"]
+
+    assert error("GET", "/api/v1/artifacts/99") == (404, "not_found", 3)
+    assert error("POST", "/api/v1/trace", {"query": "x", "limit": 0}) == (422, "bad_input", 65)
+    assert error("POST", "/api/v1/trace", b"{not json") == (422, "bad_input", 65)
+    assert error("POST", "/api/v1/recall", {"query": 5}) == (422, "bad_input", 65)
+    assert error("POST", "/api/v1/log", {"content": "x", "session": "../x"}) == (
+        422,
+        "invalid_id",
+        65,
+    )
+    assert error("POST", "/api/v1/nothing", {}) == (404, "not_found", 3)
+    assert error("GET", "/api/v1/recall") == (405, "method", 2)
+    big = {"content": "x" * 5000}
+    assert error("POST", "/api/v1/memory/ingest", big) == (413, "too_large", 65)
+
+
+def test_a_token_is_required_when_set_and_off_loopback(home):
+    refused = subprocess.run(
+        [sys.executable, "-m", "soloqueue_mem", "serve", "--host", "0.0.0.0", "--port", "0"],
+        capture_output=True,
+        env={**os.environ, "SOLOQUEUE_HOME": str(home)},
+        check=False,
+        timeout=60,
+    )
+    assert refused.returncode == 2
+    (line,) = refused.stderr.decode().splitlines()
+    assert line.startswith("error: --host 0.0.0.0 is reachable from other machines: give --token")
+    server = Server(home, "--host", "0.0.0.0", "--token", "s3cret")
+    try:
+        body = {"query": "x"}
+        assert server.json("POST", "/api/v1/recall", body)[0] == 401
+        wrong = {"Authorization": "Bearer nope"}
+        assert server.json("POST", "/api/v1/recall", body, headers=wrong)[0] == 401
+        right = {"Authorization": "Bearer s3cret"}
+        assert server.json("POST", "/api/v1/recall", body, headers=right) == (
+            200,
+            {"hits": [], "left_out": 0, "shortened": 0, "notes": []},
+        )
+        assert server.json("GET", "/health")[0] == 200
+    finally:
+        server.stop()
+
+
+def test_without_the_extra_one_error_line_names_the_install_command(home):
+    probe = (
+        "import sys; sys.modules['uvicorn'] = None\n"
+        "from soloqueue_mem.cli import main\n"
+        "sys.argv = ['soloqueue-mem', 'serve']\n"
+        "main()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=False)
+    assert result.returncode == 1
+    assert result.stderr.decode().splitlines() == [
+        "error: uvicorn is not installed; install it with: pip install 'soloqueue-mem[server]'"
+    ]

@@ -17,6 +17,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a index -d 'Build the dens
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a init -d 'Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a kv -d 'Get, set, list and remove an agent\'s preferences (JSON values by key).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a log -d 'Log an event to the session\'s JSONL and Markdown logs and index it for search.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a mcp -d 'Serve the memory to an MCP client over stdio (needs the mcp extra).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a memory -d 'List, show, edit, forget and trace the history of semantic memories.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a path -d 'Print the data directory this invocation would use (and whether it exists).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a promote -d 'Store text as long-term memory (seed 004): split into chunks of at most 500'
@@ -24,6 +25,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a query -d 'Seed 004\'s an
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a recall -d 'Recall what is relevant to QUERY: memories, episodes, past turns, working memory.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a remember -d 'Store a semantic memory; re-stating one raises its confidence instead of duplicating.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a scratchpad -d 'Show, set or edit the scratchpad: 当前项目 / 近期进展 / 未解决的问题 / 下一步.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a serve -d 'Serve the HTTP API (needs the server extra): seed 004\'s memory/ingest and'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a session -d 'List, show, export and end sessions; set, get and unset session variables.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a stats -d 'Counts, sizes and schema versions of the store (creates nothing).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a trace -d 'Search logged turns, with their tool inputs and results (Chinese and English).'
@@ -293,6 +295,12 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s s -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l batch
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l offload
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from mcp; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from mcp; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from mcp; and not __fish_seen_subcommand_from __none__' -l max-output-tokens -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from mcp; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from mcp; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from mcp; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a edit -d 'Correct a memory in place (use `remember` with the same --subject/--predicate to'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a forget -d 'Erase memories and their earlier versions for good (the bytes are overwritten);'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a history -d 'Every version of a memory\'s subject/predicate chain, oldest first.'
@@ -410,6 +418,12 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_s
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s a -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -l host -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -l max-body-bytes -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -l port -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -l token -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -s p -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a end -d 'Mark a session ended and turn its new turns into an episode and memories.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a export -d 'Write a session out: its JSONL records, Markdown, or OpenAI messages.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a get -d 'A session variable (exit 3 when unset), or all of them.'

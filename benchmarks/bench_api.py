@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Benchmark warm ``recall`` through the Python API, the MCP server and the HTTP API.
+
+A store of 100,000 seeded mixed zh/en memories (quick: 10,000) added through the
+library's ``remember`` (ages spread over 90 days) and 2,000 logged turns is built once
+and cached under /tmp/soloqueue-bench/. For the same 10 Chinese and 10 English queries
+as ``bench_trace.py``, each path is timed warm (after two untimed calls per query),
+round-robin so drift hits all alike:
+
+- ``Store.recall(query)`` in this process (one Store, kept open);
+- the ``recall`` tool of ``soloqueue-mem mcp`` through the MCP SDK's client over stdio
+  (one server process for the run; the time is the client's round trip);
+- ``POST /api/v1/recall`` of ``soloqueue-mem serve`` over one kept-alive HTTP
+  connection (http.client).
+
+Floor, in the same run: the same FTS5 MATCH expression (built by the project's query
+code) against the memory index through an open sqlite3 connection in this process
+(bm25, top 30, joined to ``memories``). Goal: each path's median <= 30 ms.
+
+Run: ``/tmp/bench-venv/bin/python benchmarks/bench_api.py [--quick] [--repeats N]``
+(the interpreter needs the ``mcp`` and ``server`` extras).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import json
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import _common as c
+import bench_trace
+
+c.import_project()
+
+FLOOR_SQL = (
+    "SELECT m.id, m.content, h.score FROM ("
+    " SELECT rowid, bm25(memories_fts) AS score FROM memories_fts"
+    " WHERE memories_fts MATCH ? ORDER BY score LIMIT 30) AS h"
+    " JOIN memories AS m ON m.rowid = h.rowid ORDER BY h.score"
+)
+TYPES = ("FACT", "PREFERENCE", "RULE", "SKILL", "ERROR")
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+
+
+def build_store(memories: int, seed: int) -> Path:
+    """The cached store: ``memories`` memories and 2,000 turns in 40 sessions."""
+    from soloqueue_mem import Store
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.db.connect import write_tx
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.memory.store import Draft, remember
+
+    final = c.CACHE / f"api-store-{memories}-seed{seed}"
+    if (final / "bench-build.json").exists():
+        return final
+    tmp = c.CACHE / f".building-api-{memories}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    gen, rng = c.TextGen(seed), random.Random(seed)
+    c.note(f"building {tmp}: {memories:,} memories and 2,000 turns")
+    with Store(tmp, clock=lambda: NOW) as store:
+        for session in range(40):
+            turns = [
+                {"role": ("user", "assistant")[i % 2], "content": gen.turn()} for i in range(50)
+            ]
+            store.log(turns, session=f"s{session}")
+    conn = open_memory(Home(tmp), Config())  # bulk: 5,000 remembers per transaction
+    assert conn is not None
+    try:
+        for first in range(0, memories, 5000):
+            with write_tx(conn):
+                for i in range(first, min(first + 5000, memories)):
+                    draft = Draft(
+                        content=gen.turn()[: rng.randint(30, 120)],
+                        type=rng.choice(TYPES),
+                        importance=round(rng.random(), 2),
+                        duration="permanent",
+                    )
+                    written = NOW - timedelta(days=90 * (memories - i) / memories)
+                    remember(conn, draft, "default", "default", written)
+    finally:
+        conn.close()
+    (tmp / "bench-build.json").write_text(json.dumps({"memories": memories}))
+    shutil.rmtree(final, ignore_errors=True)
+    tmp.rename(final)
+    return final
+
+
+def start_server(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen(
+        argv, env=env, cwd=c.neutral_cwd(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    line = proc.stderr.readline().decode()
+    if not line.startswith("serving on "):
+        raise RuntimeError(f"serve did not start: {line}{proc.stderr.read().decode()[-500:]}")
+    return proc, line.split()[-1]
+
+
+def http_caller(url: str) -> Callable[[str], int]:
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+
+    def call(query: str) -> int:
+        body = json.dumps({"query": query}).encode()
+        conn.request("POST", "/api/v1/recall", body, {"Content-Type": "application/json"})
+        response = conn.getresponse()
+        data = json.loads(response.read())
+        assert response.status == 200, data
+        return len(data["hits"])
+
+    return call
+
+
+async def mcp_times(
+    argv: list[str], env: dict[str, str], queries: list[str], repeats: int
+) -> dict[str, list[float]]:
+    """Round trips of the ``recall`` tool: two untimed, then ``repeats`` per query."""
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=c.neutral_cwd())
+    times: dict[str, list[float]] = {q: [] for q in queries}
+    async with Client(params, read_timeout_seconds=120) as client:
+        for round_ in range(repeats + 2):
+            for query in queries:
+                start = time.perf_counter()
+                result = await client.call_tool("recall", {"query": query})
+                elapsed = time.perf_counter() - start
+                if result.is_error:
+                    raise RuntimeError(result.content[0].text)
+                if round_ >= 2:
+                    times[query].append(elapsed)
+    return times
+
+
+def timed(call: Callable[[], object], repeats: int) -> list[float]:
+    call()
+    call()
+    out = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="10,000 memories")
+    parser.add_argument("--python", default=sys.executable, help="interpreter of the servers")
+    parser.add_argument("--repeats", type=int, help="timed calls per query (default 20)")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    memories = 10_000 if args.quick else 100_000
+    repeats = args.repeats or 20
+
+    from soloqueue_mem import Store
+    from soloqueue_mem.clock import iso
+    from soloqueue_mem.text.fts import match_expression, query_terms
+    from soloqueue_mem.text.lexicon import open_lexicon
+
+    store_dir = build_store(memories, args.seed)
+    env = c.timing_env(SOLOQUEUE_NOW=iso(NOW), SOLOQUEUE_HOME=str(store_dir))
+    cli = c.cli_argv(args.python)
+    lexicon = open_lexicon(c.CACHE / "lexicon")
+    floor_conn = sqlite3.connect(f"file:{store_dir / 'memory.db'}?mode=ro", uri=True)
+    queries = [query for _, query in bench_trace.queries()]
+
+    server, url = start_server([*cli, "serve", "--port", "0"], env)
+    try:
+        http_call = http_caller(url)
+        c.note("timing MCP recall")
+        mcp = asyncio.run(mcp_times([*cli, "mcp"], env, queries, repeats))
+        rows, medians = [], {"floor": [], "store": [], "mcp": [], "http": []}
+        with Store(store_dir, clock=lambda: NOW) as store:
+            for (lang, query), mcp_query in zip(bench_trace.queries(), queries, strict=True):
+                match = match_expression(query_terms(query, lambda: lexicon)) or '""'
+                runs = {
+                    "floor": timed(
+                        lambda m=match: floor_conn.execute(FLOOR_SQL, (m,)).fetchall(), repeats
+                    ),
+                    "store": timed(lambda q=query: store.recall(q), repeats),
+                    "http": timed(lambda q=query: http_call(q), repeats),
+                    "mcp": mcp[mcp_query],
+                }
+                hits = len(store.recall(query).hits)
+                row = [lang, query, hits]
+                for label in ("floor", "store", "mcp", "http"):
+                    medians[label].append(c.median(runs[label]))
+                    row.append(c.ms(c.median(runs[label])))
+                rows.append(row)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    c.out(c.machine_line(args.python))
+    c.out(f"\n## warm recall at {memories:,} memories (+2,000 turns)\n")
+    c.out(f"Store: {store_dir}; {repeats} timed calls per query and path, after 2 warm-ups.\n")
+    headers = ["lang", "query", "hits", "floor ms", "Store.recall ms", "MCP ms", "HTTP ms"]
+    c.out(c.table(headers, rows))
+    floor = c.median(medians["floor"])
+    c.out("")
+    summary = []
+    for label, name in (("store", "Store.recall"), ("mcp", "MCP recall"), ("http", "HTTP recall")):
+        value = c.median(medians[label])
+        summary.append(
+            [
+                name,
+                c.ms(value),
+                c.ms(max(medians[label])),
+                f"{value / floor:.1f}x",
+                c.verdict(value <= 0.030),
+            ]
+        )
+    summary.append(["floor (FTS5 query)", c.ms(floor), c.ms(max(medians["floor"])), "1.0x", ""])
+    c.out(
+        c.table(["path", "median of medians ms", "worst query ms", "vs floor", "<= 30 ms"], summary)
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -112,8 +112,15 @@ def http_caller(url: str) -> Callable[[str], int]:
 
     def call(query: str) -> int:
         body = json.dumps({"query": query}).encode()
-        conn.request("POST", "/api/v1/recall", body, {"Content-Type": "application/json"})
-        response = conn.getresponse()
+        try:
+            conn.request("POST", "/api/v1/recall", body, {"Content-Type": "application/json"})
+            response = conn.getresponse()
+        except (ConnectionError, http.client.HTTPException):
+            # the server closed the idle connection (uvicorn: after 5 s); the untimed
+            # warm-up calls of each query absorb the reconnect
+            conn.close()
+            conn.request("POST", "/api/v1/recall", body, {"Content-Type": "application/json"})
+            response = conn.getresponse()
         data = json.loads(response.read())
         assert response.status == 200, data
         return len(data["hits"])

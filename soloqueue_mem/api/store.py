@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Remembered
+    from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.trace import TraceHit
     from soloqueue_mem.sessions.turns import SessionRow
     from soloqueue_mem.sessions.writer import LoggedTurn
@@ -496,7 +497,7 @@ class Store:
         self,
         *,
         session: str | None = None,
-        messages: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[dict[str, Any] | Event] | None = None,
         system: str = "",
         model: str | None = None,
         max_context: int | None = None,
@@ -510,8 +511,9 @@ class Store:
         agent: str = "default",
     ) -> BuildResult:
         """The messages to send (``context build``), from a logged ``session`` or the
-        given OpenAI ``messages``; ``.built.messages`` is the array."""
+        given OpenAI ``messages`` (or parsed events); ``.built.messages`` is the array."""
         from soloqueue_mem.context.assemble import Options, build_context, default_layers
+        from soloqueue_mem.context.identity import compiled as compiled_identity
         from soloqueue_mem.context.inputs import memory_recaller, stored_state
         from soloqueue_mem.context.models import counting, model_info
 
@@ -547,23 +549,24 @@ class Store:
             loader = self._lexicon_loader
             recaller = memory_recaller(self.home, self.config, conn, now, query, group, loader)
             state = stored_state(self.home, self.config, group, agent, session)
-            layers = default_layers(self.home, conn, recaller, (group, agent), state)
+            identity = compiled_identity(self.home.root, now)
+            layers = default_layers(self.home, conn, recaller, (group, agent), state, identity)
         return build_context(conn, history, options, layers)
 
     def _history(
         self,
         session: str | None,
-        messages: Sequence[dict[str, Any]] | None,
+        messages: Sequence[dict[str, Any] | Event] | None,
         group: str,
         agent: str,
     ) -> Any:
         from soloqueue_mem.context.assemble import given_history, session_history
-        from soloqueue_mem.sessions.events import SessionKey, parse_event
+        from soloqueue_mem.sessions.events import Event, SessionKey, parse_event
         from soloqueue_mem.sessions.offload import Offloader
 
         if session is not None:
             return session_history(self.home, self._key(group, agent, session))
-        events = [parse_event(m) for m in messages or ()]
+        events = [m if isinstance(m, Event) else parse_event(m) for m in messages or ()]
         offloader = Offloader(self.home, self.config, self.now(), self._artifacts_for_offload)
         try:
             return given_history(events, SessionKey(group, agent, "context"), offloader)
@@ -630,7 +633,7 @@ class Store:
         from datetime import timedelta
 
         from soloqueue_mem.clock import parse_duration
-        from soloqueue_mem.db.stores import open_memory
+        from soloqueue_mem.db.stores import open_artifacts, open_memory
         from soloqueue_mem.lifecycle.consolidate import Options, run
         from soloqueue_mem.lifecycle.on_log import extracted_in_store
         from soloqueue_mem.lifecycle.vocabulary import vocabulary
@@ -646,7 +649,9 @@ class Store:
             extracted_on_log=lambda key: extracted_in_store(self.home, config, key),
         )
         opener = lambda: open_memory(self.home, config)  # noqa: E731
-        return run(self.home, opener, self.now(), options, model, progress)
+        artifacts = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
+        now = self.now()
+        return run(self.home, opener, now, options, model, progress, open_artifacts=artifacts)
 
     @_serialised
     def gc(

@@ -36,37 +36,13 @@ def consolidate(
     rules; an OpenAI-compatible endpoint (SOLOQUEUE_LLM_URL, SOLOQUEUE_LLM_MODEL)
     improves extraction when set. Cron: `43 3 * * * soloqueue-mem --quiet consolidate`.
     """
-    from datetime import timedelta
-
-    from soloqueue_mem.clock import parse_duration
-    from soloqueue_mem.db.stores import open_artifacts, open_memory
-    from soloqueue_mem.lifecycle.consolidate import Options, run
-    from soloqueue_mem.lifecycle.on_log import extracted_in_store
-    from soloqueue_mem.lifecycle.vocabulary import vocabulary
-    from soloqueue_mem.memory.backend import DENSE_BACKENDS
-
     app = app_context(ctx, fmt, root)
-    config = app.config
-    options = Options(
-        dry_run=dry_run,
-        idle=timedelta(seconds=parse_duration(idle or config.consolidate_idle)),
-        wait=wait,
-        embed=config.search_backend in DENSE_BACKENDS,
-        words=vocabulary(config.predicates),
-        extracted_on_log=lambda key: extracted_in_store(app.home, config, key),
-    )
     model = _model(app)
     try:
-        with ProgressLine(app.quiet, "consolidating sessions") as line:
+        with app.store() as store, ProgressLine(app.quiet, "consolidating sessions") as line:
             progress = (lambda step, done, total: line.update(done, total)) if line else None
-            report = run(
-                app.home,
-                lambda: open_memory(app.home, config),
-                app.now,
-                options,
-                model,
-                progress,
-                open_artifacts=lambda: open_artifacts(app.home, config, create=False),
+            report = store.consolidate(
+                dry_run=dry_run, idle=idle, wait=wait, model=model, progress=progress
             )
     finally:
         if model is not None:

@@ -17,7 +17,7 @@ from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
-    from soloqueue_mem.context.assemble import History, Result
+    from soloqueue_mem.context.assemble import Result
 
 app = typer.Typer(
     help="Build the messages an agent sends, inside the model's token budget.",
@@ -36,31 +36,14 @@ def _system_text(value: str) -> str:
         raise BadInput(f"cannot read the system prompt from {path}: {exc}") from None
 
 
-def _history(app_ctx: AppContext, session: str | None, group: str, agent: str) -> History:
-    from soloqueue_mem.context.assemble import given_history, session_history
-    from soloqueue_mem.db.stores import open_artifacts
-    from soloqueue_mem.sessions.events import SessionKey
+def _piped_events(app_ctx: AppContext) -> list[Any]:
+    """The history piped to stdin: a JSON array of messages, or JSON Lines."""
     from soloqueue_mem.sessions.intake import read_batch, read_document
-    from soloqueue_mem.sessions.offload import Offloader
 
-    if session is not None:
-        return session_history(
-            app_ctx.home, SessionKey(group, agent, validate_id("session", session))
-        )
     if sys.stdin is None or sys.stdin.isatty():
         raise UsageError("give --session S, or pipe the history (a JSON array or JSONL) to stdin")
     data = sys.stdin.buffer.read(app_ctx.config.max_input_bytes + 1)
-    events = _events(data, app_ctx.config.max_input_bytes, read_document, read_batch)
-    offloader = Offloader(
-        app_ctx.home,
-        app_ctx.config,
-        app_ctx.now,
-        lambda: open_artifacts(app_ctx.home, app_ctx.config),
-    )
-    try:
-        return given_history(events, SessionKey(group, agent, "context"), offloader)
-    finally:
-        offloader.close()
+    return _events(data, app_ctx.config.max_input_bytes, read_document, read_batch)
 
 
 def _events(data: bytes, limit: int, read_document: Any, read_batch: Any) -> list[Any]:
@@ -131,11 +114,6 @@ def build_command(
     replaced by references. --manifest prints {"messages", "manifest", ...} instead;
     --format table shows the manifest.
     """
-    from soloqueue_mem.context.assemble import Options, build_context, default_layers
-    from soloqueue_mem.context.identity import compiled as compiled_identity
-    from soloqueue_mem.context.models import counting, model_info
-    from soloqueue_mem.db.stores import open_memory
-
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     validate_id("agent", agent)
@@ -143,52 +121,26 @@ def build_command(
         raise UsageError("give --model NAME or --max-context N")
     if query is not None and not with_memory:
         raise UsageError("--query is used by --with-memory")
-    info = None
-    if model:
-        try:
-            info = model_info(model, app_ctx.config.models)
-        except UsageError:
-            if max_context is None:  # an unknown model is fine when the limit is given
-                raise
-    counted_by, proxy_margin = counting(info) if info else ("cl100k_base", 0.0)
-    options = Options(
-        system=_system_text(system),
-        limit=max_context or (info.context if info else 0),
-        reserve=reserve,
-        margin=margin,
-        encoding=encoding or counted_by,
-        manifest=manifest or app_ctx.format is Format.table,
-        proxy_margin=0.0 if encoding else proxy_margin,
-    )
-    history = _history(app_ctx, session, group, agent)
-    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-    try:
-        layers = None
-        if with_memory:
-            recaller = _recaller(app_ctx, conn, query, group)
-            state = _state(app_ctx, group, agent, session)
-            identity = compiled_identity(app_ctx.home.root, app_ctx.now)
-            layers = default_layers(app_ctx.home, conn, recaller, (group, agent), state, identity)
-        result = build_context(conn, history, options, layers)
-    finally:
-        if conn is not None:
-            conn.close()
+    system_text = _system_text(system)
+    events = _piped_events(app_ctx) if session is None else None
+    with app_ctx.store() as store:
+        result = store.context_build(
+            session=session,
+            messages=events,
+            system=system_text,
+            model=model,
+            max_context=max_context,
+            encoding=encoding,
+            reserve=reserve,
+            margin=margin,
+            with_memory=with_memory,
+            query=query,
+            manifest=manifest or app_ctx.format is Format.table,
+            group=group,
+            agent=agent,
+        )
     _report(result, app_ctx, stats)
     _emit(result, app_ctx.format, manifest)
-
-
-def _state(app_ctx: AppContext, group: str, agent: str, session: str | None) -> Any:
-    from soloqueue_mem.context.inputs import stored_state
-
-    return stored_state(app_ctx.home, app_ctx.config, group, agent, session)
-
-
-def _recaller(app_ctx: AppContext, conn: Any, query: str | None, group: str) -> Any:
-    from soloqueue_mem.cli.trace import lexicon_loader
-    from soloqueue_mem.context.inputs import memory_recaller
-
-    loader = lexicon_loader(app_ctx)
-    return memory_recaller(app_ctx.home, app_ctx.config, conn, app_ctx.now, query, group, loader)
 
 
 def _report(result: Result, app_ctx: AppContext, stats: bool) -> None:

@@ -43,39 +43,17 @@ def gc(
     missing. It deletes nothing if it cannot read every reference. Cron:
     `17 3 * * * soloqueue-mem --quiet gc` (phase 2 runs itself once a week).
     """
-    from soloqueue_mem.clock import parse_duration
-    from soloqueue_mem.db.stores import open_artifacts
-    from soloqueue_mem.lifecycle.gc import GcOptions, run_gc
-
     app = app_context(ctx, fmt, root)
-    config = app.config
-    options = GcOptions(
-        ephemeral_days=config.gc_ephemeral_days if ephemeral_days is None else ephemeral_days,
-        grace_seconds=parse_duration(grace or config.gc_grace),
-        deep_every_seconds=parse_duration(config.gc_deep_every),
-        deep=deep,
-        dry_run=dry_run,
-        force=force,
-        wait=wait,
-    )
-    if not app.home.exists():
-        report: dict[str, Any] = {
-            "dry_run": dry_run,
-            "phase1": {"expired_rows": 0, "artifact_ids": []},
-            "phase2": {"ran": False},
-            "seconds": 0.0,
-        }
-    else:
-        app.home.check_safe()
-        with ProgressLine(app.quiet, "scanning blobs") as line:
-            progress = line.advance if line else None
-            report = run_gc(
-                app.home,
-                lambda: open_artifacts(app.home, config, create=False),
-                app.now,
-                options,
-                progress,
-            )
+    with app.store() as store, ProgressLine(app.quiet, "scanning blobs") as line:
+        report = store.gc(
+            deep=deep,
+            dry_run=dry_run,
+            ephemeral_days=ephemeral_days,
+            grace=grace,
+            force=force,
+            wait=wait,
+            progress=line.advance if line else None,
+        )
     emit_object(report, app.format, table=lambda: _table(report))
 
 

@@ -35,34 +35,11 @@ def verify(
     files, a torn log tail, turns not indexed yet), 9 errors (corruption, a missing
     blob, a bad log line), 75 a database stayed busy (try again).
     """
-    from soloqueue_mem.clock import parse_duration
-    from soloqueue_mem.db.stores import open_memory
-    from soloqueue_mem.ops.verify import VerifyOptions, verify_store
-
     app = app_context(ctx, fmt, root)
     if quick and full:
         raise UsageError("choose one of --quick and --full")
-    options = VerifyOptions(
-        full=full,
-        repair=repair,
-        grace_seconds=parse_duration(app.config.gc_grace),
-        busy_timeout_ms=app.config.busy_timeout_ms,
-    )
-    if app.home.exists():
-        app.home.check_safe()
-        report = verify_store(
-            app.home,
-            options,
-            app.now.timestamp(),
-            lambda: open_memory(app.home, app.config, create=False),
-        )
-    else:
-        report = {
-            "findings": [],
-            "counts": {},
-            "summary": {"error": 0, "warning": 0, "info": 0},
-            "exit_code": 0,
-        }
+    with app.store() as store:
+        report = store.verify(full=full, repair=repair)
     emit_object(report, app.format, table=lambda: _table(report))
     if report["exit_code"]:
         raise typer.Exit(report["exit_code"])

@@ -175,6 +175,7 @@ class Store:
         defaults as in ``log``: the session of the last hour, else a new one."""
         from soloqueue_mem.errors import BadInput
         from soloqueue_mem.sessions.events import parse_event
+        from soloqueue_mem.sessions.intake import parse_array
         from soloqueue_mem.sessions.offload import Offloader
         from soloqueue_mem.sessions.writer import Rejected, log_events
 
@@ -184,12 +185,7 @@ class Store:
         elif isinstance(event, dict):
             events = [parse_event(event)]
         else:
-            events = []
-            for number, item in enumerate(event, start=1):
-                try:
-                    events.append(parse_event(item))
-                except BadInput as exc:
-                    raise BadInput(f"item {number}: {exc.reason}") from None
+            events = parse_array(list(event))
         conn = self._db("memory", create=True)
         assert conn is not None
         now = self.now()

@@ -28,14 +28,19 @@ def read_document(stream: BinaryIO, max_bytes: int) -> list[Event]:
         raise BadInput("no input: expected a JSON event on stdin")
     value = jsonio.loads(data, line=1)
     if isinstance(value, list):
-        events = []
-        for number, item in enumerate(value, start=1):
-            try:
-                events.append(parse_event(item))
-            except BadInput as exc:
-                raise BadInput(f"item {number}: {exc.reason}") from None
-        return events
+        return parse_array(value)
     return [parse_event(value, line=1)]
+
+
+def parse_array(items: list[object]) -> list[Event]:
+    """Every item as an event; the first bad one rejects them all, naming its number."""
+    events = []
+    for number, item in enumerate(items, start=1):
+        try:
+            events.append(parse_event(item))
+        except BadInput as exc:
+            raise BadInput(f"item {number}: {exc.reason}") from None
+    return events
 
 
 def read_batch(stream: BinaryIO, max_line_bytes: int) -> Iterator[Item]:

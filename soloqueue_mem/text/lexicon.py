@@ -83,9 +83,10 @@ def open_lexicon(cache_dir: Path | None) -> Lexicon:
             except OSError:
                 path = None  # type: ignore[assignment]
         if path is not None:
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            # read-only, and a Store's lock serialises its users: any thread may read
+            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
             return Lexicon(conn)
-    conn = sqlite3.connect(":memory:")
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
     _fill(conn)
     return Lexicon(conn)
 

@@ -191,3 +191,21 @@ def test_close_then_reuse(store):
     store.close()
     store.log("two", session="s1")
     assert len(store.trace("one two")) == 2
+
+
+def test_one_store_serves_several_threads(store):
+    import threading
+
+    store.log("数据库连接超时 database timeout", session="s1")
+    assert store.trace("数据库")  # the lexicon is opened in this thread
+    found: list[int] = []
+
+    def search() -> None:
+        found.append(len(store.trace("数据库 timeout")) + len(store.recall("数据库").hits))
+
+    workers = [threading.Thread(target=search) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert found == [found[0]] * 4 and found[0] >= 2

@@ -26,7 +26,6 @@ from soloqueue_mem.errors import BadInput, SoloqueueError, UsageError
 
 # The CLI's exit codes (README, "Errors and exit codes") as HTTP statuses.
 STATUS_OF_EXIT = {1: 500, 2: 400, 3: 404, 65: 422, 74: 500, 75: 503}
-HOT_CHANNELS = frozenset({"hot", "recent"})  # seed 004's "hot" source: working memory
 Handler = Callable[[Store, dict[str, Any], Request], Any]
 
 
@@ -95,46 +94,20 @@ def _text(body: dict[str, Any], name: str) -> str:
 
 
 def ingest(store: Store, body: dict[str, Any], request: Request) -> Any:
-    """Seed 004: promote content to long-term memory (``remember``)."""
-    result = store.remember(
+    """Seed 004: promote content to long-term memory, in chunks (``promote``)."""
+    result = store.promote(
         _text(body, "content"),
-        type=_field(body, "type", str, "FACT"),
-        subject=_field(body, "subject", str, ""),
-        predicate=_field(body, "predicate", str, ""),
-        importance=_field(body, "importance", (int, float), 0.5),
-        confidence=_field(body, "confidence", (int, float), 0.5),
-        duration=_field(body, "duration", str),
-        tags=_field(body, "tags", list, []),
-        source=_field(body, "source", str, "http"),
         group=_field(body, "group_id", str, "default"),
         agent=_field(body, "agent_id", str, "default"),
     )
-    return shapes.remembered_json(result)
+    return {"chunks": result.chunks, "stored": result.stored, "existing": result.existing}
 
 
 def query(store: Store, body: dict[str, Any], request: Request) -> Any:
-    """Seed 004: ``{"results": [{"content", "source": "hot"|"cold", "score", ...}]}``."""
-    result = store.recall(
-        _text(body, "query"),
-        limit=_field(body, "limit", int, 10),
-        max_tokens=_field(body, "max_tokens", int, 700),
-        group=_field(body, "group_id", str),
-        agent=_field(body, "agent_id", str),
-    )
-    results = []
-    for hit in result.hits:
-        source = "hot" if hit.candidate.channel in HOT_CHANNELS else "cold"
-        results.append(
-            {
-                "content": hit.candidate.content,
-                "source": source,
-                "score": hit.score,
-                "kind": shapes.kind_of(hit),
-                "id": shapes.item_id(hit),
-                "text": hit.text,
-            }
-        )
-    return {"results": results}
+    """Seed 004: ``{"results": [{"content", "source": "hot"|"cold", "score"}],
+    "cold_search"}`` (``query``)."""
+    group = _field(body, "group_id", str, "default")
+    return store.query(_text(body, "query"), group=group).as_json()
 
 
 def log(store: Store, body: dict[str, Any], request: Request) -> Any:
@@ -188,12 +161,21 @@ def recall(store: Store, body: dict[str, Any], request: Request) -> Any:
 
 
 def remember(store: Store, body: dict[str, Any], request: Request) -> Any:
-    renamed = dict(body)
-    for ours, seeds in (("group", "group_id"), ("agent", "agent_id")):
-        if ours in renamed:
-            renamed[seeds] = renamed.pop(ours)
-    renamed.setdefault("source", "manual")
-    return ingest(store, renamed, request)
+    """``remember``'s fields; its JSON object back."""
+    result = store.remember(
+        _text(body, "content"),
+        type=_field(body, "type", str, "FACT"),
+        subject=_field(body, "subject", str, ""),
+        predicate=_field(body, "predicate", str, ""),
+        importance=_field(body, "importance", (int, float), 0.5),
+        confidence=_field(body, "confidence", (int, float), 0.5),
+        duration=_field(body, "duration", str),
+        tags=_field(body, "tags", list, []),
+        source=_field(body, "source", str, "manual"),
+        group=_field(body, "group", str, "default"),
+        agent=_field(body, "agent", str, "default"),
+    )
+    return shapes.remembered_json(result)
 
 
 def read_artifact(store: Store, body: dict[str, Any], request: Request) -> Any:

@@ -32,9 +32,12 @@ if TYPE_CHECKING:
     from soloqueue_mem.artifacts.store import Saved
     from soloqueue_mem.context.assemble import Result as BuildResult
     from soloqueue_mem.context.compress import Compressed
+    from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
+    from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Remembered
+    from soloqueue_mem.memory.working import Added as WorkingAdded
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.trace import TraceHit
     from soloqueue_mem.sessions.turns import SessionRow
@@ -416,6 +419,53 @@ class Store:
         if published:  # the forgotten text must not live on in the files an agent reads
             publish_identity(self.home, conn, self.now())
         return Forgotten(result.ids, result.wal_cleared, published)
+
+    # -- seed 004: working memory, promote, hot + cold query ------------------------
+
+    @_serialised
+    def working_add(self, content: str, *, group: str = "default") -> WorkingAdded:
+        """Push an entry onto the group's working memory (``working add``); the entry
+        filter may drop it (``.entry`` None, ``.dropped`` names the rule)."""
+        from soloqueue_mem.memory import working
+
+        _ids(group=group)
+        redact = self._redactor()
+        text = content if redact is None else redact.text(content)
+        conn = self._db("memory", create=True)
+        assert conn is not None
+        return working.add(conn, group, text, "add", self.now())
+
+    @_serialised
+    def promote(self, text: str, *, group: str = "default", agent: str = "default") -> Promoted:
+        """Store text as long-term memory in chunks of <= 500 characters overlapping by
+        50 (``promote``); promoting the same text again stores nothing new."""
+        from soloqueue_mem.errors import BadInput
+        from soloqueue_mem.memory.promote import promote
+
+        _ids(group=group, agent=agent)
+        redact = self._redactor()
+        text = text if redact is None else redact.text(text)
+        if not text.strip():
+            raise BadInput("nothing to promote: the text is empty")
+        conn = self._db("memory", create=True)
+        assert conn is not None
+        return promote(conn, group, agent, text, self.now())
+
+    @_serialised
+    def query(self, query: str, *, group: str = "default") -> Answer:
+        """Seed 004's hot + cold answer (``query``); ``.as_json()`` is the seed's JSON.
+        A dense back end that cannot load falls back to full-text search
+        (``cold_search`` says which was used)."""
+        from soloqueue_mem.memory.backend import choose_backend
+        from soloqueue_mem.memory.hotcold import Answer, answer
+
+        _ids(group=group)
+        chosen = choose_backend(self.config.search_backend)
+        dense = chosen.backend.name in ("hybrid", "dense")
+        conn = self._db("memory", create=False)
+        if conn is None:
+            return Answer([], "dense" if dense else "lexical")
+        return answer(conn, query, group, self.now(), self._lexicon_loader, dense)
 
     # -- artifacts (L4) ------------------------------------------------------------
 

@@ -65,22 +65,22 @@ def server(home) -> Iterator[Server]:
     running.stop()
 
 
-def test_seed_004_ingest_and_query(server):
+def test_seed_004_ingest_and_query(server, cli):
     content = "项目最终决定采用微服务架构，以提高可扩展性和部署灵活性。"
-    status, made = server.json(
-        "POST", "/api/v1/memory/ingest", {"group_id": "grp-123", "content": content}
-    )
-    assert status == 200 and made["action"] == "created" and made["group"] == "grp-123"
-    status, found = server.json(
-        "POST", "/api/v1/memory/query", {"group_id": "grp-123", "query": "项目的架构决策是什么？"}
-    )
+    body = {"group_id": "grp-123", "content": content}
+    status, made = server.json("POST", "/api/v1/memory/ingest", body)
+    assert status == 200 and made["chunks"] == 1 and len(made["stored"]) == 1
+    assert server.json("POST", "/api/v1/memory/ingest", body)[1]["existing"] == 1
+    cli.ok("working", "add", "-g", "grp-123", "热数据：用户刚刚讨论了架构选项。")
+    question = {"group_id": "grp-123", "query": "项目的架构决策是什么？"}
+    status, found = server.json("POST", "/api/v1/memory/query", question)
     assert status == 200
-    (first,) = found["results"]
-    assert first["content"] == content and first["source"] == "cold" and 0 < first["score"] <= 1
-    status, other = server.json(
-        "POST", "/api/v1/memory/query", {"group_id": "grp-9", "query": "架构"}
-    )
-    assert (status, other) == (200, {"results": []})
+    assert found == cli.json("query", "-g", "grp-123", "项目的架构决策是什么？")
+    hot, cold = found["results"]
+    assert hot == {"content": "热数据：用户刚刚讨论了架构选项。", "source": "hot", "score": 1.0}
+    assert cold["content"] == content and cold["source"] == "cold" and 0 < cold["score"] <= 1
+    status, other = server.json("POST", "/api/v1/memory/query", {"group_id": "g9", "query": "架构"})
+    assert (status, other["results"]) == (200, [])
 
 
 def test_log_trace_recall_remember_and_artifacts(server, home):

@@ -209,3 +209,19 @@ def test_one_store_serves_several_threads(store):
     for worker in workers:
         worker.join()
     assert found == [found[0]] * 4 and found[0] >= 2
+
+
+def test_seed_004_working_promote_and_query(store):
+    assert store.working_add("ok", group="g").dropped  # the entry filter drops acknowledgements
+    added = store.working_add("the user is comparing Postgres and SQLite today", group="g")
+    assert added.entry is not None
+    text = "We chose SQLite for the embedded store. " * 30
+    promoted = store.promote(text, group="g")
+    assert promoted.chunks == len(promoted.stored) > 1 and promoted.existing == 0
+    assert store.promote(text, group="g").existing == promoted.chunks
+    answer = store.query("the embedded store in SQLite", group="g").as_json()
+    sources = [r["source"] for r in answer["results"]]
+    assert sources[0] == "hot" and "cold" in sources and answer["cold_search"] == "lexical"
+    assert store.query("anything", group="other").results == []
+    with pytest.raises(BadInput):
+        store.promote("   ")

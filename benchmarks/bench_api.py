@@ -5,7 +5,7 @@ A store of 100,000 seeded mixed zh/en memories (quick: 10,000) added through the
 library's ``remember`` (ages spread over 90 days) and 2,000 logged turns is built once
 and cached under /tmp/soloqueue-bench/. For the same 10 Chinese and 10 English queries
 as ``bench_trace.py``, each path is timed warm (after two untimed calls per query),
-round-robin so drift hits all alike:
+the four paths in turn within every round so drift and load hit all alike:
 
 - ``Store.recall(query)`` in this process (one Store, kept open);
 - the ``recall`` tool of ``soloqueue-mem mcp`` through the MCP SDK's client over stdio
@@ -33,7 +33,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -128,36 +128,53 @@ def http_caller(url: str) -> Callable[[str], int]:
     return call
 
 
-async def mcp_times(
-    argv: list[str], env: dict[str, str], queries: list[str], repeats: int
-) -> dict[str, list[float]]:
-    """Round trips of the ``recall`` tool: two untimed, then ``repeats`` per query."""
-    from mcp import Client, StdioServerParameters
-
-    params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=c.neutral_cwd())
-    times: dict[str, list[float]] = {q: [] for q in queries}
-    async with Client(params, read_timeout_seconds=120) as client:
+async def interleaved_times(
+    paths: dict[str, Callable[[str], Awaitable[object]]], queries: list[str], repeats: int
+) -> dict[str, dict[str, list[float]]]:
+    """Per query: two untimed calls of every path, then ``repeats`` rounds of each path
+    in turn, so drift and the other jobs' load hit all paths alike."""
+    times: dict[str, dict[str, list[float]]] = {label: {} for label in paths}
+    for query in queries:
         for round_ in range(repeats + 2):
-            for query in queries:
+            for label, call in paths.items():
                 start = time.perf_counter()
-                result = await client.call_tool("recall", {"query": query})
-                elapsed = time.perf_counter() - start
-                if result.is_error:
-                    raise RuntimeError(result.content[0].text)
+                await call(query)
                 if round_ >= 2:
-                    times[query].append(elapsed)
+                    times[label].setdefault(query, []).append(time.perf_counter() - start)
     return times
 
 
-def timed(call: Callable[[], object], repeats: int) -> list[float]:
-    call()
-    call()
-    out = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        out.append(time.perf_counter() - start)
-    return out
+async def measure(
+    store: object,
+    floor: Callable[[str], object],
+    http_call: Callable[[str], int],
+    mcp_argv: list[str],
+    env: dict[str, str],
+    queries: list[str],
+    repeats: int,
+) -> dict[str, dict[str, list[float]]]:
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(
+        command=mcp_argv[0], args=mcp_argv[1:], env=env, cwd=c.neutral_cwd()
+    )
+    async with Client(params, read_timeout_seconds=120) as client:
+
+        async def mcp_call(query: str) -> None:
+            result = await client.call_tool("recall", {"query": query})
+            if result.is_error:
+                raise RuntimeError(result.content[0].text)
+
+        async def sync(call: Callable[[str], object], query: str) -> None:
+            call(query)
+
+        paths = {
+            "floor": lambda q: sync(floor, q),
+            "store": lambda q: sync(store.recall, q),  # type: ignore[attr-defined]
+            "mcp": mcp_call,
+            "http": lambda q: sync(http_call, q),
+        }
+        return await interleaved_times(paths, queries, repeats)
 
 
 def main() -> int:
@@ -182,28 +199,24 @@ def main() -> int:
     floor_conn = sqlite3.connect(f"file:{store_dir / 'memory.db'}?mode=ro", uri=True)
     queries = [query for _, query in bench_trace.queries()]
 
+    matches = {q: match_expression(query_terms(q, lambda: lexicon)) or '""' for q in queries}
+
+    def floor(query: str) -> object:
+        return floor_conn.execute(FLOOR_SQL, (matches[query],)).fetchall()
+
     server, url = start_server([*cli, "serve", "--port", "0"], env)
     try:
-        http_call = http_caller(url)
-        c.note("timing MCP recall")
-        mcp = asyncio.run(mcp_times([*cli, "mcp"], env, queries, repeats))
-        rows, medians = [], {"floor": [], "store": [], "mcp": [], "http": []}
         with Store(store_dir, clock=lambda: NOW) as store:
-            for (lang, query), mcp_query in zip(bench_trace.queries(), queries, strict=True):
-                match = match_expression(query_terms(query, lambda: lexicon)) or '""'
-                runs = {
-                    "floor": timed(
-                        lambda m=match: floor_conn.execute(FLOOR_SQL, (m,)).fetchall(), repeats
-                    ),
-                    "store": timed(lambda q=query: store.recall(q), repeats),
-                    "http": timed(lambda q=query: http_call(q), repeats),
-                    "mcp": mcp[mcp_query],
-                }
-                hits = len(store.recall(query).hits)
-                row = [lang, query, hits]
+            c.note("timing the four paths, interleaved")
+            times = asyncio.run(
+                measure(store, floor, http_caller(url), [*cli, "mcp"], env, queries, repeats)
+            )
+            rows, medians = [], {label: [] for label in times}
+            for lang, query in bench_trace.queries():
+                row = [lang, query, len(store.recall(query).hits)]
                 for label in ("floor", "store", "mcp", "http"):
-                    medians[label].append(c.median(runs[label]))
-                    row.append(c.ms(c.median(runs[label])))
+                    medians[label].append(c.median(times[label][query]))
+                    row.append(c.ms(medians[label][-1]))
                 rows.append(row)
     finally:
         server.terminate()

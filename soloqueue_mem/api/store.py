@@ -13,19 +13,14 @@ serialised by a lock, so one Store may be shared by threads.
 
 from __future__ import annotations
 
-import functools
-import os
-import sqlite3
-import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO
 
+from soloqueue_mem.api.base import NO_STORE, check_ids, serialised
+from soloqueue_mem.api.maintenance import Maintenance
 from soloqueue_mem.api.shapes import ArtifactBytes, Forgotten, SessionEnded
-from soloqueue_mem.config import Config
 from soloqueue_mem.errors import NotFound, UsageError
-from soloqueue_mem.home import Home, find_root, validate_id
 
 if TYPE_CHECKING:
     from soloqueue_mem.artifacts.catalog import Artifact
@@ -43,29 +38,11 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.turns import SessionRow
     from soloqueue_mem.sessions.writer import LoggedTurn
     from soloqueue_mem.state.values import Entry
-    from soloqueue_mem.text.lexicon import Lexicon
 
-F = TypeVar("F", bound=Callable[..., Any])
 EXPORT_FORMATS = ("jsonl", "md", "openai")
-_NO_STORE = "no data directory or {} yet"
 
 
-def _serialised(method: F) -> F:
-    @functools.wraps(method)
-    def call(self: Store, *args: Any, **kwargs: Any) -> Any:
-        with self._lock:
-            return method(self, *args, **kwargs)
-
-    return call  # type: ignore[return-value]
-
-
-def _ids(**scope: str | None) -> None:
-    for kind, value in scope.items():
-        if value is not None:
-            validate_id(kind, value)
-
-
-class Store:
+class Store(Maintenance):
     """A soloqueue-mem data directory, opened for use from Python.
 
     ``root``: the data directory; default as the CLI finds it (``SOLOQUEUE_HOME``,
@@ -74,95 +51,9 @@ class Store:
     function returning the current UTC time; default honours ``SOLOQUEUE_NOW``.
     """
 
-    def __init__(
-        self,
-        root: str | os.PathLike[str] | None = None,
-        *,
-        config: Config | None = None,
-        clock: Callable[[], datetime] | None = None,
-    ) -> None:
-        from soloqueue_mem.clock import now
-
-        env = os.environ.get("SOLOQUEUE_HOME") or None
-        explicit = os.fspath(root) if root is not None else None
-        self.home = Home(find_root(explicit, env, Path.cwd()))
-        self._config = config
-        self._clock = clock or now
-        self._conns: dict[str, sqlite3.Connection] = {}
-        self._lexicon: Lexicon | None = None
-        self._lock = threading.RLock()
-
-    # -- lifecycle -----------------------------------------------------------------
-
-    @property
-    def root(self) -> Path:
-        return self.home.root
-
-    @property
-    def config(self) -> Config:
-        if self._config is None:
-            from soloqueue_mem.config import load_config
-
-            self._config = load_config(self.home.config_file)
-        return self._config
-
-    def now(self) -> datetime:
-        return self._clock()
-
-    def close(self) -> None:
-        """Close every open connection (the Store may be used again afterwards)."""
-        with self._lock:
-            for conn in self._conns.values():
-                conn.close()
-            self._conns.clear()
-            if self._lexicon is not None:
-                self._lexicon.close()
-                self._lexicon = None
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _db(self, name: str, create: bool) -> sqlite3.Connection | None:
-        """The open connection to ``name`` (memory, artifacts, state); None when it does
-        not exist and ``create`` is False."""
-        conn = self._conns.get(name)
-        if conn is None:
-            from soloqueue_mem.db import stores
-
-            opener = {
-                "memory": stores.open_memory,
-                "artifacts": stores.open_artifacts,
-                "state": stores.open_state,
-            }[name]
-            conn = opener(self.home, self.config, create=create)
-            if conn is not None:
-                self._conns[name] = conn
-        return conn
-
-    def _existing(self, name: str, missing: str) -> sqlite3.Connection:
-        conn = self._db(name, create=False)
-        if conn is None:
-            raise NotFound(missing)
-        return conn
-
-    def _lexicon_loader(self) -> Lexicon:
-        if self._lexicon is None:
-            from soloqueue_mem.text.lexicon import open_lexicon
-
-            self._lexicon = open_lexicon(self.home.cache_dir if self.home.exists() else None)
-        return self._lexicon
-
-    def _redactor(self) -> Any:
-        from soloqueue_mem.redact import redactor
-
-        return redactor(self.config)
-
     # -- sessions (L2) -------------------------------------------------------------
 
-    @_serialised
+    @serialised
     def log(
         self,
         event: str | dict[str, Any] | Sequence[dict[str, Any]],
@@ -182,7 +73,7 @@ class Store:
         from soloqueue_mem.sessions.offload import Offloader
         from soloqueue_mem.sessions.writer import Rejected, log_events
 
-        _ids(group=group, agent=agent, session=session)
+        check_ids(group=group, agent=agent, session=session)
         if isinstance(event, str):
             events = [parse_event({"role": role, "content": event})]
         elif isinstance(event, dict):
@@ -206,13 +97,7 @@ class Store:
                 raise BadInput(result.reason, result.line)
         return results  # type: ignore[return-value]
 
-    def _artifacts_for_offload(self) -> sqlite3.Connection | None:
-        """A connection of the offloader's own (it closes it when done)."""
-        from soloqueue_mem.db.stores import open_artifacts
-
-        return open_artifacts(self.home, self.config)
-
-    @_serialised
+    @serialised
     def trace(
         self,
         query: str,
@@ -227,30 +112,23 @@ class Store:
         """Search logged turns (``trace``): best BM25 matches first, within the scope."""
         from soloqueue_mem.sessions.trace import Scope, trace
 
-        _ids(group=group, agent=agent, session=session)
+        check_ids(group=group, agent=agent, session=session)
         scope = Scope(group, agent, session, self._since(since), role)
         conn = self._db("memory", create=False)
         return trace(self.home, conn, query, scope, limit, self._lexicon_loader)
 
-    def _since(self, since: str | datetime | None) -> datetime | None:
-        if since is None or isinstance(since, datetime):
-            return since
-        from soloqueue_mem.clock import parse_since
-
-        return parse_since(since, self.now())
-
-    @_serialised
+    @serialised
     def sessions(
         self, *, group: str | None = None, agent: str | None = None, limit: int = 100
     ) -> list[SessionRow]:
         """Sessions, most recently active first (``session list``)."""
         from soloqueue_mem.sessions import turns
 
-        _ids(group=group, agent=agent)
+        check_ids(group=group, agent=agent)
         conn = self._db("memory", create=False)
         return turns.list_sessions(conn, group, agent, max(1, limit)) if conn else []
 
-    @_serialised
+    @serialised
     def session_export(
         self,
         session: str,
@@ -278,14 +156,7 @@ class Store:
             return render_turns(key, records, first=True)
         return "".join(jsonio.dumps_compact(r) + "\n" for r in records)
 
-    @staticmethod
-    def _key(group: str, agent: str, session: str) -> Any:
-        from soloqueue_mem.sessions.events import SessionKey
-
-        _ids(group=group, agent=agent, session=session)
-        return SessionKey(group, agent, session)
-
-    @_serialised
+    @serialised
     def session_end(
         self, session: str, *, group: str = "default", agent: str = "default"
     ) -> SessionEnded:
@@ -314,7 +185,7 @@ class Store:
 
     # -- memories (L3) -------------------------------------------------------------
 
-    @_serialised
+    @serialised
     def recall(
         self,
         query: str,
@@ -332,7 +203,7 @@ class Store:
         from soloqueue_mem.memory.model import check_type
         from soloqueue_mem.memory.recall import Request, recall
 
-        _ids(group=group, agent=agent)
+        check_ids(group=group, agent=agent)
         request = Request(
             query=query,
             group=group,
@@ -347,7 +218,7 @@ class Store:
         now = self.now()
         return recall(self.home, conn, request, self.config, now, self._lexicon_loader)
 
-    @_serialised
+    @serialised
     def remember(
         self,
         content: str,
@@ -368,21 +239,21 @@ class Store:
         from soloqueue_mem.memory.store import Draft, check_draft
         from soloqueue_mem.memory.store import remember as store_remember
 
-        _ids(group=group, agent=agent)
+        check_ids(group=group, agent=agent)
         fields = (content, type, subject, predicate, importance, confidence, duration)
         draft = check_draft(Draft(*fields, tuple(tags), source))
         conn = self._db("memory", create=True)
         assert conn is not None
         return store_remember(conn, redacted(draft, self._redactor()), group, agent, self.now())
 
-    @_serialised
+    @serialised
     def memory(self, memory_id: str) -> Memory:
         """One memory by id or unique prefix (``memory show``)."""
         from soloqueue_mem.memory.store import get
 
-        return get(self._existing("memory", _NO_STORE.format("memories")), memory_id)
+        return get(self._existing("memory", NO_STORE.format("memories")), memory_id)
 
-    @_serialised
+    @serialised
     def memories(
         self,
         *,
@@ -400,12 +271,12 @@ class Store:
 
         if limit < 1:
             raise BadInput("--limit must be at least 1")
-        _ids(group=group, agent=agent)
+        check_ids(group=group, agent=agent)
         filters = Filters(group, agent, type, tag, subject, include_inactive=include_inactive)
         conn = self._db("memory", create=False)
         return list_memories(conn, filters, self.now(), limit) if conn else []
 
-    @_serialised
+    @serialised
     def forget(self, *memory_ids: str) -> Forgotten:
         """Erase memories and their earlier versions for good (``memory forget``)."""
         from soloqueue_mem.lifecycle.consolidate import publish_identity
@@ -413,7 +284,7 @@ class Store:
 
         if not memory_ids:
             raise UsageError("give at least one memory id")
-        conn = self._existing("memory", _NO_STORE.format("memories"))
+        conn = self._existing("memory", NO_STORE.format("memories"))
         result = forget(conn, memory_ids)
         published = (self.home.root / "identity").is_dir()
         if published:  # the forgotten text must not live on in the files an agent reads
@@ -422,27 +293,27 @@ class Store:
 
     # -- seed 004: working memory, promote, hot + cold query ------------------------
 
-    @_serialised
+    @serialised
     def working_add(self, content: str, *, group: str = "default") -> WorkingAdded:
         """Push an entry onto the group's working memory (``working add``); the entry
         filter may drop it (``.entry`` None, ``.dropped`` names the rule)."""
         from soloqueue_mem.memory import working
 
-        _ids(group=group)
+        check_ids(group=group)
         redact = self._redactor()
         text = content if redact is None else redact.text(content)
         conn = self._db("memory", create=True)
         assert conn is not None
         return working.add(conn, group, text, "add", self.now())
 
-    @_serialised
+    @serialised
     def promote(self, text: str, *, group: str = "default", agent: str = "default") -> Promoted:
         """Store text as long-term memory in chunks of <= 500 characters overlapping by
         50 (``promote``); promoting the same text again stores nothing new."""
         from soloqueue_mem.errors import BadInput
         from soloqueue_mem.memory.promote import promote
 
-        _ids(group=group, agent=agent)
+        check_ids(group=group, agent=agent)
         redact = self._redactor()
         text = text if redact is None else redact.text(text)
         if not text.strip():
@@ -451,7 +322,7 @@ class Store:
         assert conn is not None
         return promote(conn, group, agent, text, self.now())
 
-    @_serialised
+    @serialised
     def query(self, query: str, *, group: str = "default") -> Answer:
         """Seed 004's hot + cold answer (``query``); ``.as_json()`` is the seed's JSON.
         A dense back end that cannot load falls back to full-text search
@@ -459,7 +330,7 @@ class Store:
         from soloqueue_mem.memory.backend import choose_backend
         from soloqueue_mem.memory.hotcold import Answer, answer
 
-        _ids(group=group)
+        check_ids(group=group)
         chosen = choose_backend(self.config.search_backend)
         dense = chosen.backend.name in ("hybrid", "dense")
         conn = self._db("memory", create=False)
@@ -469,7 +340,7 @@ class Store:
 
     # -- artifacts (L4) ------------------------------------------------------------
 
-    @_serialised
+    @serialised
     def artifact_save(
         self,
         content: bytes | BinaryIO,
@@ -485,7 +356,7 @@ class Store:
 
         from soloqueue_mem.artifacts.store import NewArtifact, save
 
-        _ids(group=group)
+        check_ids(group=group)
         redact = self._redactor()
         if redact is not None or isinstance(content, bytes):
             data = content if isinstance(content, bytes) else content.read()
@@ -499,14 +370,14 @@ class Store:
         assert conn is not None
         return save(self.home, conn, content, meta, self.now())
 
-    @_serialised
+    @serialised
     def artifact(self, ref: str) -> Artifact:
         """An artifact's metadata by id or sha256 (``artifact show``)."""
         from soloqueue_mem.artifacts import catalog
 
-        return catalog.get(self._existing("artifacts", _NO_STORE.format("artifacts")), ref)
+        return catalog.get(self._existing("artifacts", NO_STORE.format("artifacts")), ref)
 
-    @_serialised
+    @serialised
     def artifact_read(
         self, ref: str, *, offset: int = 0, length: int | None = None
     ) -> ArtifactBytes:
@@ -515,7 +386,7 @@ class Store:
 
         if offset < 0 or (length is not None and length < 0):
             raise UsageError("offset and length must not be negative")
-        conn = self._existing("artifacts", _NO_STORE.format("artifacts"))
+        conn = self._existing("artifacts", NO_STORE.format("artifacts"))
         artifact, chunks = read(self.home, conn, ref)
         end = artifact.size if length is None else min(artifact.size, offset + length)
         parts, position = [], 0
@@ -526,7 +397,7 @@ class Store:
             position += len(chunk)
         return ArtifactBytes(artifact, min(offset, artifact.size), b"".join(parts))
 
-    @_serialised
+    @serialised
     def artifacts(
         self, *, tag: str | None = None, group: str | None = None, limit: int = 100
     ) -> list[Artifact]:
@@ -538,7 +409,7 @@ class Store:
 
     # -- context (L1) --------------------------------------------------------------
 
-    @_serialised
+    @serialised
     def context_build(
         self,
         *,
@@ -563,7 +434,7 @@ class Store:
         from soloqueue_mem.context.inputs import memory_recaller, stored_state
         from soloqueue_mem.context.models import counting, model_info
 
-        _ids(group=group, agent=agent)
+        check_ids(group=group, agent=agent)
         if (session is None) == (messages is None):
             raise UsageError("give session or messages (one of them)")
         if model is None and max_context is None:
@@ -619,7 +490,7 @@ class Store:
         finally:
             offloader.close()
 
-    @_serialised
+    @serialised
     def context_compress(
         self, session: str, *, keep: int = 10, group: str = "default", agent: str = "default"
     ) -> Compressed:
@@ -636,14 +507,14 @@ class Store:
 
     # -- preferences ---------------------------------------------------------------
 
-    @_serialised
+    @serialised
     def kv_set(
         self, key: str, value: Any, *, group: str = "default", agent: str = "default"
     ) -> Entry:
         """Store a JSON value under ``key`` for (group, agent) (``kv set``)."""
         from soloqueue_mem.state.values import encode, put
 
-        _ids(group=group, agent=agent, key=key)
+        check_ids(group=group, agent=agent, key=key)
         redact = self._redactor()
         if redact is not None:
             value = redact.value(value)
@@ -652,120 +523,11 @@ class Store:
         assert conn is not None
         return put(conn, "kv_store", (group, agent), key, value, self.now())
 
-    @_serialised
+    @serialised
     def kv_get(self, key: str, *, group: str = "default", agent: str = "default") -> Entry:
         """The value under ``key`` (``NotFound`` when unset)."""
         from soloqueue_mem.state.values import get
 
-        _ids(group=group, agent=agent, key=key)
+        check_ids(group=group, agent=agent, key=key)
         conn = self._existing("state", f"no key {key!r} in {group}/{agent}")
         return get(conn, "kv_store", (group, agent), key)
-
-    # -- maintenance ---------------------------------------------------------------
-
-    @_serialised
-    def consolidate(
-        self,
-        *,
-        dry_run: bool = False,
-        idle: str | None = None,
-        wait: bool = False,
-        model: Any = None,
-        progress: Callable[[str, int, int], None] | None = None,
-    ) -> dict[str, Any]:
-        """Turn finished sessions into episodes and memories, dedup, decay, expire
-        (``consolidate``); the report the CLI prints. ``model``: an optional
-        ``ModelExtraction`` (the CLI's comes from SOLOQUEUE_LLM_URL/_MODEL)."""
-        from datetime import timedelta
-
-        from soloqueue_mem.clock import parse_duration
-        from soloqueue_mem.db.stores import open_artifacts, open_memory
-        from soloqueue_mem.lifecycle.consolidate import Options, run
-        from soloqueue_mem.lifecycle.on_log import extracted_in_store
-        from soloqueue_mem.lifecycle.vocabulary import vocabulary
-        from soloqueue_mem.memory.backend import DENSE_BACKENDS
-
-        config = self.config
-        options = Options(
-            dry_run=dry_run,
-            idle=timedelta(seconds=parse_duration(idle or config.consolidate_idle)),
-            wait=wait,
-            embed=config.search_backend in DENSE_BACKENDS,
-            words=vocabulary(config.predicates),
-            extracted_on_log=lambda key: extracted_in_store(self.home, config, key),
-        )
-        opener = lambda: open_memory(self.home, config)  # noqa: E731
-        artifacts = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
-        now = self.now()
-        return run(self.home, opener, now, options, model, progress, open_artifacts=artifacts)
-
-    @_serialised
-    def gc(
-        self,
-        *,
-        deep: bool = False,
-        dry_run: bool = False,
-        ephemeral_days: float | None = None,
-        grace: str | None = None,
-        force: bool = False,
-        wait: bool = False,
-        progress: Callable[[int], None] | None = None,
-    ) -> dict[str, Any]:
-        """Remove expired ephemeral artifacts, and (weekly or ``deep``) unreferenced
-        blobs (``gc``); the report the CLI prints."""
-        from soloqueue_mem.clock import parse_duration
-        from soloqueue_mem.db.stores import open_artifacts
-        from soloqueue_mem.lifecycle.gc import GcOptions, run_gc
-
-        config = self.config
-        options = GcOptions(
-            ephemeral_days=config.gc_ephemeral_days if ephemeral_days is None else ephemeral_days,
-            grace_seconds=parse_duration(grace or config.gc_grace),
-            deep_every_seconds=parse_duration(config.gc_deep_every),
-            deep=deep,
-            dry_run=dry_run,
-            force=force,
-            wait=wait,
-        )
-        if not self.home.exists():
-            return {
-                "dry_run": dry_run,
-                "phase1": {"expired_rows": 0, "artifact_ids": []},
-                "phase2": {"ran": False},
-                "seconds": 0.0,
-            }
-        self.home.check_safe()
-        opener = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
-        return run_gc(self.home, opener, self.now(), options, progress)
-
-    @_serialised
-    def verify(self, *, full: bool = False, repair: bool = False) -> dict[str, Any]:
-        """Check the store (``verify``); ``report["exit_code"]`` is 0, 8 or 9."""
-        from soloqueue_mem.clock import parse_duration
-        from soloqueue_mem.db.stores import open_memory
-        from soloqueue_mem.ops.verify import VerifyOptions, verify_store
-
-        options = VerifyOptions(
-            full=full,
-            repair=repair,
-            grace_seconds=parse_duration(self.config.gc_grace),
-            busy_timeout_ms=self.config.busy_timeout_ms,
-        )
-        if not self.home.exists():
-            return {
-                "findings": [],
-                "counts": {},
-                "summary": {"error": 0, "warning": 0, "info": 0},
-                "exit_code": 0,
-            }
-        self.home.check_safe()
-        opener = lambda: open_memory(self.home, self.config, create=False)  # noqa: E731
-        return verify_store(self.home, options, self.now().timestamp(), opener)
-
-    @_serialised
-    def stats(self) -> dict[str, Any]:
-        """Counts, sizes and schema versions (``stats``); creates nothing."""
-        from soloqueue_mem.ops.stats import store_stats
-
-        memory = self._db("memory", create=False)
-        return store_stats(self.home, memory, self._db("artifacts", create=False))

@@ -1,0 +1,153 @@
+"""The part of :class:`soloqueue_mem.Store` that owns things: the data directory, its
+config, the clock, the lexicon and the open connections, and the lock that
+serialises calls. The methods that use them are in ``store.py`` and
+``maintenance.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sqlite3
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from soloqueue_mem.config import Config
+from soloqueue_mem.errors import NotFound
+from soloqueue_mem.home import Home, find_root, validate_id
+
+if TYPE_CHECKING:
+    from soloqueue_mem.text.lexicon import Lexicon
+
+F = TypeVar("F", bound=Callable[..., Any])
+S = TypeVar("S", bound="StoreBase")
+NO_STORE = "no data directory or {} yet"
+
+
+def serialised(method: F) -> F:
+    """One call at a time per Store (connections and the lexicon are shared)."""
+
+    @functools.wraps(method)
+    def call(self: StoreBase, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return call  # type: ignore[return-value]
+
+
+def check_ids(**scope: str | None) -> None:
+    for kind, value in scope.items():
+        if value is not None:
+            validate_id(kind, value)
+
+
+class StoreBase:
+    """The data directory, config, clock, lexicon and connections of a Store (see
+    :class:`soloqueue_mem.Store` for the arguments)."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        config: Config | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        from soloqueue_mem.clock import now
+
+        env = os.environ.get("SOLOQUEUE_HOME") or None
+        explicit = os.fspath(root) if root is not None else None
+        self.home = Home(find_root(explicit, env, Path.cwd()))
+        self._config = config
+        self._clock = clock or now
+        self._conns: dict[str, sqlite3.Connection] = {}
+        self._lexicon: Lexicon | None = None
+        self._lock = threading.RLock()
+
+    @property
+    def root(self) -> Path:
+        return self.home.root
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            from soloqueue_mem.config import load_config
+
+            self._config = load_config(self.home.config_file)
+        return self._config
+
+    def now(self) -> datetime:
+        return self._clock()
+
+    def close(self) -> None:
+        """Close every open connection (the Store may be used again afterwards)."""
+        with self._lock:
+            for conn in self._conns.values():
+                conn.close()
+            self._conns.clear()
+            if self._lexicon is not None:
+                self._lexicon.close()
+                self._lexicon = None
+
+    def __enter__(self: S) -> S:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _db(self, name: str, create: bool) -> sqlite3.Connection | None:
+        """The open connection to ``name`` (memory, artifacts, state); None when it does
+        not exist and ``create`` is False."""
+        conn = self._conns.get(name)
+        if conn is None:
+            from soloqueue_mem.db import stores
+
+            opener = {
+                "memory": stores.open_memory,
+                "artifacts": stores.open_artifacts,
+                "state": stores.open_state,
+            }[name]
+            conn = opener(self.home, self.config, create=create)
+            if conn is not None:
+                self._conns[name] = conn
+        return conn
+
+    def _existing(self, name: str, missing: str) -> sqlite3.Connection:
+        conn = self._db(name, create=False)
+        if conn is None:
+            raise NotFound(missing)
+        return conn
+
+    def _lexicon_loader(self) -> Lexicon:
+        if self._lexicon is None:
+            from soloqueue_mem.text.lexicon import open_lexicon
+
+            self._lexicon = open_lexicon(self.home.cache_dir if self.home.exists() else None)
+        return self._lexicon
+
+    def _redactor(self) -> Any:
+        from soloqueue_mem.redact import redactor
+
+        return redactor(self.config)
+
+    def _since(self, since: str | datetime | None) -> datetime | None:
+        if since is None or isinstance(since, datetime):
+            return since
+        from soloqueue_mem.clock import parse_since
+
+        return parse_since(since, self.now())
+
+    @staticmethod
+    def _key(group: str, agent: str, session: str) -> Any:
+        from soloqueue_mem.sessions.events import SessionKey
+
+        check_ids(group=group, agent=agent, session=session)
+        return SessionKey(group, agent, session)
+
+    def _artifacts_for_offload(self) -> sqlite3.Connection | None:
+        """A connection of the offloader's own (it closes it when done)."""
+        from soloqueue_mem.db.stores import open_artifacts
+
+        return open_artifacts(self.home, self.config)

@@ -1,0 +1,120 @@
+"""The maintenance half of :class:`soloqueue_mem.Store`: consolidate, gc, verify and
+stats, each returning the report dict the CLI prints."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from soloqueue_mem.api.base import StoreBase, serialised
+
+
+class Maintenance(StoreBase):
+    """Whole-store upkeep; :class:`soloqueue_mem.Store` inherits these methods."""
+
+    @serialised
+    def consolidate(
+        self,
+        *,
+        dry_run: bool = False,
+        idle: str | None = None,
+        wait: bool = False,
+        model: Any = None,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Turn finished sessions into episodes and memories, dedup, decay, expire
+        (``consolidate``); the report the CLI prints. ``model``: an optional
+        ``ModelExtraction`` (the CLI's comes from SOLOQUEUE_LLM_URL/_MODEL)."""
+        from datetime import timedelta
+
+        from soloqueue_mem.clock import parse_duration
+        from soloqueue_mem.db.stores import open_artifacts, open_memory
+        from soloqueue_mem.lifecycle.consolidate import Options, run
+        from soloqueue_mem.lifecycle.on_log import extracted_in_store
+        from soloqueue_mem.lifecycle.vocabulary import vocabulary
+        from soloqueue_mem.memory.backend import DENSE_BACKENDS
+
+        config = self.config
+        options = Options(
+            dry_run=dry_run,
+            idle=timedelta(seconds=parse_duration(idle or config.consolidate_idle)),
+            wait=wait,
+            embed=config.search_backend in DENSE_BACKENDS,
+            words=vocabulary(config.predicates),
+            extracted_on_log=lambda key: extracted_in_store(self.home, config, key),
+        )
+        opener = lambda: open_memory(self.home, config)  # noqa: E731
+        artifacts = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
+        now = self.now()
+        return run(self.home, opener, now, options, model, progress, open_artifacts=artifacts)
+
+    @serialised
+    def gc(
+        self,
+        *,
+        deep: bool = False,
+        dry_run: bool = False,
+        ephemeral_days: float | None = None,
+        grace: str | None = None,
+        force: bool = False,
+        wait: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Remove expired ephemeral artifacts, and (weekly or ``deep``) unreferenced
+        blobs (``gc``); the report the CLI prints."""
+        from soloqueue_mem.clock import parse_duration
+        from soloqueue_mem.db.stores import open_artifacts
+        from soloqueue_mem.lifecycle.gc import GcOptions, run_gc
+
+        config = self.config
+        options = GcOptions(
+            ephemeral_days=config.gc_ephemeral_days if ephemeral_days is None else ephemeral_days,
+            grace_seconds=parse_duration(grace or config.gc_grace),
+            deep_every_seconds=parse_duration(config.gc_deep_every),
+            deep=deep,
+            dry_run=dry_run,
+            force=force,
+            wait=wait,
+        )
+        if not self.home.exists():
+            return {
+                "dry_run": dry_run,
+                "phase1": {"expired_rows": 0, "artifact_ids": []},
+                "phase2": {"ran": False},
+                "seconds": 0.0,
+            }
+        self.home.check_safe()
+        opener = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
+        return run_gc(self.home, opener, self.now(), options, progress)
+
+    @serialised
+    def verify(self, *, full: bool = False, repair: bool = False) -> dict[str, Any]:
+        """Check the store (``verify``); ``report["exit_code"]`` is 0, 8 or 9."""
+        from soloqueue_mem.clock import parse_duration
+        from soloqueue_mem.db.stores import open_memory
+        from soloqueue_mem.ops.verify import VerifyOptions, verify_store
+
+        options = VerifyOptions(
+            full=full,
+            repair=repair,
+            grace_seconds=parse_duration(self.config.gc_grace),
+            busy_timeout_ms=self.config.busy_timeout_ms,
+        )
+        if not self.home.exists():
+            return {
+                "findings": [],
+                "counts": {},
+                "summary": {"error": 0, "warning": 0, "info": 0},
+                "exit_code": 0,
+            }
+        self.home.check_safe()
+        opener = lambda: open_memory(self.home, self.config, create=False)  # noqa: E731
+        return verify_store(self.home, options, self.now().timestamp(), opener)
+
+    @serialised
+    def stats(self) -> dict[str, Any]:
+        """Counts, sizes and schema versions (``stats``); creates nothing."""
+        from soloqueue_mem.ops.stats import store_stats
+
+        memory = self._db("memory", create=False)
+        return store_stats(self.home, memory, self._db("artifacts", create=False))

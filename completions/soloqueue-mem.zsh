@@ -9,9 +9,9 @@ _soloqueue_mem() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         case "$word" in
-            --agent|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--name|--output|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-q|-r|-s|-t) skip=1 ;;
+            --agent|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-q|-r|-s|-t) skip=1 ;;
             -*) ;;
-            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag attach attachment attachment list attachment rm attachment show completion consolidate context context build context compress demo episode episode list episode search episode show export gc hook hook claude identity identity compile identity edit identity show import index init kv kv get kv list kv rm kv set log memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
+            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag attach attachment attachment list attachment rm attachment show completion consolidate context context build context compress demo episode episode list episode search episode show export gc hook hook claude identity identity compile identity edit identity show import index init kv kv get kv list kv rm kv set log mcp memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show serve session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
                esac ;;
         esac
@@ -139,11 +139,11 @@ _soloqueue_mem() {
         "working list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
     esac
     case "$prev" in
-        --agent|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--name|--output|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-q|-r|-s|-t) return ;;
+        --agent|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-q|-r|-s|-t) return ;;
     esac
     local words=""
     case "$path" in
-        "") words="artifact attach attachment completion consolidate context demo episode export gc hook identity import index init kv log memory path promote query recall remember scratchpad session stats trace verify working --format --root -f --quiet --version -q" ;;
+        "") words="artifact attach attachment completion consolidate context demo episode export gc hook identity import index init kv log mcp memory path promote query recall remember scratchpad serve session stats trace verify working --format --root -f --quiet --version -q" ;;
         "artifact") words="list read rm save show tag" ;;
         "artifact list") words="--format --group --limit --root --tag -f -g -n -t" ;;
         "artifact read") words="--format --root -f --meta" ;;
@@ -183,6 +183,7 @@ _soloqueue_mem() {
         "kv rm") words="--agent --format --group --root -a -f -g" ;;
         "kv set") words="--agent --format --group --root -a -f -g --text" ;;
         "log") words="--agent --event-id --format --group --metadata --role --root --session -a -f -g -r -s --batch --offload" ;;
+        "mcp") words="--agent --group --max-output-tokens --root -a -g" ;;
         "memory") words="edit forget history list restore show" ;;
         "memory edit") words="--confidence --content --duration --format --importance --predicate --root --subject --tag --type --untag -f -t" ;;
         "memory forget") words="--format --root -f" ;;
@@ -199,6 +200,7 @@ _soloqueue_mem() {
         "scratchpad edit") words="--agent --format --group --root -a -f -g" ;;
         "scratchpad set") words="--agent --format --group --root -a -f -g" ;;
         "scratchpad show") words="--agent --format --group --root -a -f -g" ;;
+        "serve") words="--host --max-body-bytes --port --root --token -p" ;;
         "session") words="end export get list set show unset" ;;
         "session end") words="--agent --format --group --root -a -f -g" ;;
         "session export") words="--agent --format --group --root -a -f -g --full" ;;

@@ -78,6 +78,10 @@ class Config(NamedTuple):
     # hook claude UserPromptSubmit: also give the agent the memories recalled for the
     # prompt, as additional context (off: the hook only logs the prompt).
     hook_recall: bool = False
+    # "postgresql://user@host/db": keep turns and memories in PostgreSQL (the postgres
+    # extra) instead of memory.db; SOLOQUEUE_DATABASE_URL overrides it. See the README's
+    # "PostgreSQL back end" for what runs there. Empty: SQLite.
+    database_url: str = ""
 
 
 def load_config(path: Path) -> Config:

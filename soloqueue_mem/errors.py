@@ -53,6 +53,13 @@ class SchemaTooNew(StorageError):
     code = "schema_too_new"
 
 
+class Unsupported(SoloqueueError):
+    """Not available on the chosen storage back end yet (PostgreSQL: issue 14)."""
+
+    exit_code = 69
+    code = "unsupported"
+
+
 class TempFail(SoloqueueError):
     """Worth retrying: a lock is held or a database stayed busy past its timeout."""
 

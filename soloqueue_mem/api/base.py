@@ -16,23 +16,32 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.errors import NotFound
+from soloqueue_mem.errors import NotFound, Unsupported
 from soloqueue_mem.home import Home, find_root, validate_id
 
 if TYPE_CHECKING:
+    from soloqueue_mem.storage.base import Backend
     from soloqueue_mem.text.lexicon import Lexicon
 
 F = TypeVar("F", bound=Callable[..., Any])
 S = TypeVar("S", bound="StoreBase")
 NO_STORE = "no data directory or {} yet"
+# What runs on PostgreSQL (``database_url``) in this phase; the rest raises Unsupported.
+POSTGRES_METHODS = frozenset({"log", "trace", "recall", "remember", "memory", "memories", "forget"})
+_UNOPENED: Any = object()
 
 
 def serialised(method: F) -> F:
-    """One call at a time per Store (connections and the lexicon are shared)."""
+    """One call at a time per Store (connections and the lexicon are shared); on the
+    PostgreSQL back end, Unsupported for a method it lacks."""
 
     @functools.wraps(method)
     def call(self: StoreBase, *args: Any, **kwargs: Any) -> Any:
         with self._lock:
+            if method.__name__ not in POSTGRES_METHODS and self._postgres() is not None:
+                raise Unsupported(
+                    f"Store.{method.__name__} is not available on the PostgreSQL back end yet"
+                )
             return method(self, *args, **kwargs)
 
     return call  # type: ignore[return-value]
@@ -65,6 +74,7 @@ class StoreBase:
         self._conns: dict[str, sqlite3.Connection] = {}
         self._lexicon: Lexicon | None = None
         self._lock = threading.RLock()
+        self._backend: Backend | None = _UNOPENED
 
     @property
     def root(self) -> Path:
@@ -87,6 +97,9 @@ class StoreBase:
             for conn in self._conns.values():
                 conn.close()
             self._conns.clear()
+            if self._backend is not _UNOPENED and self._backend is not None:
+                self._backend.close()
+            self._backend = _UNOPENED
             if self._lexicon is not None:
                 self._lexicon.close()
                 self._lexicon = None
@@ -96,6 +109,15 @@ class StoreBase:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _postgres(self) -> Backend | None:
+        """The PostgreSQL back end when ``database_url`` is set (connected on first
+        use), else None: memory.db."""
+        if self._backend is _UNOPENED:
+            from soloqueue_mem.storage.base import open_backend
+
+            self._backend = open_backend(self.home, self.config)
+        return self._backend
 
     def _db(self, name: str, create: bool) -> sqlite3.Connection | None:
         """The open connection to ``name`` (memory, artifacts, state); None when it does

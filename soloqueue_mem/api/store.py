@@ -80,16 +80,19 @@ class Store(Maintenance):
             events = [parse_event(event)]
         else:
             events = parse_array(list(event))
-        conn = self._db("memory", create=True)
-        assert conn is not None
+        postgres = self._postgres()
+        conn = self._db("memory", create=True) if postgres is None else None
         now = self.now()
         offloader = Offloader(self.home, self.config, now, self._artifacts_for_offload, offload)
         try:
             items = [(None, e) for e in events]
             key = (group, agent, session)
-            results = list(
-                log_events(self.home, conn, items, key, self.config, now, offload=offloader)
-            )
+            if postgres is not None:
+                results = list(postgres.log(items, key, now, offloader))
+            else:
+                results = list(
+                    log_events(self.home, conn, items, key, self.config, now, offload=offloader)
+                )
         finally:
             offloader.close()
         for result in results:
@@ -114,6 +117,8 @@ class Store(Maintenance):
 
         check_ids(group=group, agent=agent, session=session)
         scope = Scope(group, agent, session, self._since(since), role)
+        if (postgres := self._postgres()) is not None:
+            return postgres.trace(query, scope, limit, self._lexicon_loader)
         conn = self._db("memory", create=False)
         return trace(self.home, conn, query, scope, limit, self._lexicon_loader)
 
@@ -214,6 +219,8 @@ class Store(Maintenance):
             limit=limit,
             max_tokens=max_tokens,
         )
+        if (postgres := self._postgres()) is not None:
+            return postgres.recall(request, self.now(), self._lexicon_loader)
         conn = self._db("memory", create=False)
         now = self.now()
         return recall(self.home, conn, request, self.config, now, self._lexicon_loader)
@@ -242,6 +249,8 @@ class Store(Maintenance):
         check_ids(group=group, agent=agent)
         fields = (content, type, subject, predicate, importance, confidence, duration)
         draft = check_draft(Draft(*fields, tuple(tags), source))
+        if (postgres := self._postgres()) is not None:
+            return postgres.remember(redacted(draft, self._redactor()), group, agent, self.now())
         conn = self._db("memory", create=True)
         assert conn is not None
         return store_remember(conn, redacted(draft, self._redactor()), group, agent, self.now())
@@ -251,6 +260,8 @@ class Store(Maintenance):
         """One memory by id or unique prefix (``memory show``)."""
         from soloqueue_mem.memory.store import get
 
+        if (postgres := self._postgres()) is not None:
+            return postgres.memory(memory_id)
         return get(self._existing("memory", NO_STORE.format("memories")), memory_id)
 
     @serialised
@@ -273,6 +284,8 @@ class Store(Maintenance):
             raise BadInput("--limit must be at least 1")
         check_ids(group=group, agent=agent)
         filters = Filters(group, agent, type, tag, subject, include_inactive=include_inactive)
+        if (postgres := self._postgres()) is not None:
+            return postgres.memories(filters, self.now(), limit)
         conn = self._db("memory", create=False)
         return list_memories(conn, filters, self.now(), limit) if conn else []
 
@@ -284,6 +297,8 @@ class Store(Maintenance):
 
         if not memory_ids:
             raise UsageError("give at least one memory id")
+        if (postgres := self._postgres()) is not None:
+            return Forgotten(postgres.forget(memory_ids), False, False)
         conn = self._existing("memory", NO_STORE.format("memories"))
         result = forget(conn, memory_ids)
         published = (self.home.root / "identity").is_dir()

@@ -185,10 +185,11 @@ def _is_hook_call(argv: list[str]) -> bool:
     return argv[at : at + 2] == ["hook", "claude"] and not any(t in HELP for t in argv)
 
 
-def _app(parsed: dict[str, Any]) -> Any:
-    """The AppContext, with options given after the command winning over global ones."""
+def _app(parsed: dict[str, Any], command: str | None = None) -> Any:
+    """The AppContext, with options given after the command winning over global ones;
+    Unsupported when ``command`` cannot run on the configured storage back end."""
     from soloqueue_mem.cli.output import Format
-    from soloqueue_mem.cli.state import AppContext, configure_errors
+    from soloqueue_mem.cli.state import AppContext, check_command, configure_errors
     from soloqueue_mem.clock import now
 
     top, options = parsed["global"], parsed["command"]
@@ -196,6 +197,8 @@ def _app(parsed: dict[str, Any]) -> Any:
     root = options.get("root", top.get("root"))
     app = AppContext(root, Format(fmt), bool(top.get("quiet")), now())
     configure_errors(app)
+    if command is not None:
+        check_command(app, command)
     return app
 
 
@@ -206,7 +209,7 @@ def _run_log(parsed: dict[str, Any]) -> None:
     # An option given, even empty, wins; then a non-empty variable (Typer's rule).
     ids = {key: options[key] if key in options else os.environ.get(ENV[key]) or None for key in ENV}
     run_log(
-        _app(parsed),
+        _app(parsed, "log"),
         parsed["arguments"][0] if parsed["arguments"] else None,
         options.get("role", "user"),
         bool(options.get("batch")),
@@ -242,7 +245,7 @@ def _run_save(parsed: dict[str, Any]) -> None:
 
     options = parsed["command"]
     run_save(
-        _app(parsed),
+        _app(parsed, "artifact save"),
         parsed["arguments"][0],
         options.get("title"),
         options.get("tag", ()),

@@ -15,6 +15,7 @@ from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.intake import read_batch, read_document
 from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import LoggedTurn, Rejected, log_events
+from soloqueue_mem.storage.base import open_backend
 
 
 def _stdin() -> Any:
@@ -70,21 +71,25 @@ def run_log(
         items = [(None, _event_from_args(text, role, event_id, metadata, config.max_input_bytes))]
     else:
         items = [(None, event) for event in read_document(_stdin(), config.max_input_bytes)]
-    conn = open_memory(app.home, config)
-    assert conn is not None
+    backend = open_backend(app.home, config)
+    conn = open_memory(app.home, config) if backend is None else None
     offloader = Offloader(
         app.home, config, app.now, lambda: open_artifacts(app.home, config), all_content=offload
     )
-    logged: list[LoggedTurn] | None = [] if config.extract_on_log else None  # bounded memory
+    # extract_on_log's worker reads memory.db: SQLite only for now
+    extract = config.extract_on_log and backend is None
+    logged: list[LoggedTurn] | None = [] if extract else None  # bounded memory
     try:
-        results = log_events(
-            app.home, conn, items, (group, agent, session), config, app.now, offload=offloader
-        )
+        key = (group, agent, session)
+        if backend is not None:
+            results = backend.log(items, key, app.now, offloader)
+        else:
+            results = log_events(app.home, conn, items, key, config, app.now, offload=offloader)
         single = not batch and len(items) == 1
         rejected = _emit(results, app.format, batch=batch, single=single, logged=logged)
     finally:
         offloader.close()
-        conn.close()
+        (backend or conn).close()  # type: ignore[union-attr]
     if logged:
         extract_in_background(app, logged)
     if rejected and not batch:

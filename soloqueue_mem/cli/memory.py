@@ -152,7 +152,6 @@ def remember(
     """
     from soloqueue_mem.memory import intake
     from soloqueue_mem.memory.store import Draft, check_draft
-    from soloqueue_mem.memory.store import remember as store_remember
 
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
@@ -183,20 +182,31 @@ def remember(
         items = [(None, item) for item in intake.read_document(_stdin(), config.max_input_bytes)]
     results, rejected = [], 0
     with ExitStack() as stack:
-        conn = None  # opened at the first good item, so an all-bad batch creates nothing
+        store = None  # opened at the first good item, so an all-bad batch creates nothing
         for line, item in items:
             if isinstance(item, BadInput):
                 report(item.code, str(item), item.exit_code, item.line)
                 rejected += 1
                 continue
-            if conn is None:
-                conn = stack.enter_context(_memory_db(app_ctx, create=True))
+            if store is None:
+                store = _rememberer(app_ctx, stack)
             scope = (item.group or group, item.agent or agent)
             draft = intake.redacted(item.draft, app_ctx.redactor)
-            results.append((line, store_remember(conn, draft, *scope, app_ctx.now)))
+            results.append((line, store(draft, *scope, app_ctx.now)))
     _emit_remembered(results, app_ctx.format, single=not batch and len(results) == 1)
     if rejected:
         raise PartialFailure(f"{rejected} line(s) rejected, the others were stored")
+
+
+def _rememberer(app_ctx: AppContext, stack: ExitStack) -> Callable[..., Remembered]:
+    """``remember(draft, group, agent, now)`` on the configured back end."""
+    from soloqueue_mem.memory.store import remember as store_remember
+
+    backend = stack.enter_context(app_ctx.backend())
+    if backend is not None:
+        return backend.remember
+    conn = stack.enter_context(_memory_db(app_ctx, create=True))
+    return lambda *args: store_remember(conn, *args)
 
 
 def _emit_remembered(
@@ -250,13 +260,17 @@ def list_command(
     filters = Filters(group, agent, type_, tag, subject, include_inactive=all_)
     from soloqueue_mem.db.stores import open_memory
 
-    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-    rows = []
-    if conn is not None:
-        try:
-            rows = list_memories(conn, filters, app_ctx.now, limit)
-        finally:
-            conn.close()
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            rows = backend.memories(filters, app_ctx.now, limit)
+    if backend is None:
+        conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+        rows = []
+        if conn is not None:
+            try:
+                rows = list_memories(conn, filters, app_ctx.now, limit)
+            finally:
+                conn.close()
     _emit_many(rows, app_ctx.format, lambda m: f"{m.id}\t{m.type}\t{m.content}")
 
 
@@ -267,8 +281,12 @@ def show(ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: Root
     from soloqueue_mem.memory.store import get
 
     app_ctx = app_context(ctx, fmt, root)
-    with _memory_db(app_ctx, create=False) as conn:
-        memory = get(conn, memory_id)
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            memory = backend.memory(memory_id)
+    if backend is None:
+        with _memory_db(app_ctx, create=False) as conn:
+            memory = get(conn, memory_id)
     _emit_one(memory, app_ctx.format, memory.content)
 
 
@@ -324,15 +342,22 @@ def forget(
     """Erase memories and their earlier versions for good (the bytes are overwritten);
     identity/MEMORY.md and USER.md are rewritten without them."""
     from soloqueue_mem.lifecycle.consolidate import publish_identity
+    from soloqueue_mem.memory.store import Forgotten
     from soloqueue_mem.memory.store import forget as store_forget
 
     app_ctx = app_context(ctx, fmt, root)
-    with _memory_db(app_ctx, create=False) as conn:
-        result = store_forget(conn, memory_ids)
-        published = (app_ctx.home.root / "identity").is_dir()
-        if published:  # the forgotten text must not live on in the files an agent reads
-            publish_identity(app_ctx.home, conn, app_ctx.now)
-    if not result.wal_cleared:
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            result, published = Forgotten(backend.forget(memory_ids), False), False
+    if backend is not None:
+        stderr(_POSTGRES_FORGET_NOTE, app_ctx.quiet)
+    else:
+        with _memory_db(app_ctx, create=False) as conn:
+            result = store_forget(conn, memory_ids)
+            published = (app_ctx.home.root / "identity").is_dir()
+            if published:  # the forgotten text must not live on in the files an agent reads
+                publish_identity(app_ctx.home, conn, app_ctx.now)
+    if not result.wal_cleared and backend is None:
         stderr(
             "warning: another process is reading the store; the erased bytes leave the "
             "write-ahead log at its next checkpoint",
@@ -349,6 +374,12 @@ def forget(
     )
 
 
+_POSTGRES_FORGET_NOTE = (
+    "warning: PostgreSQL keeps the erased rows' bytes until VACUUM reclaims them and in "
+    "its write-ahead log until the server recycles it"
+)
+
+
 @app.command("history")
 @boundary
 def history(
@@ -358,8 +389,12 @@ def history(
     from soloqueue_mem.memory.store import history as store_history
 
     app_ctx = app_context(ctx, fmt, root)
-    with _memory_db(app_ctx, create=False) as conn:
-        versions = store_history(conn, memory_id)
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            versions = backend.history(memory_id)
+    if backend is None:
+        with _memory_db(app_ctx, create=False) as conn:
+            versions = store_history(conn, memory_id)
     _emit_many(versions, app_ctx.format, lambda m: f"{m.created_at}\t{m.content}")
 
 

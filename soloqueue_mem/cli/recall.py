@@ -105,12 +105,16 @@ def recall_command(
         limit=limit,
         max_tokens=max_tokens,
     )
-    conn = open_memory(app.home, app.config, create=False)
-    try:
-        result = recall(app.home, conn, request, app.config, app.now, lexicon_loader(app))
-    finally:
-        if conn is not None:
-            conn.close()
+    with app.backend() as backend:
+        if backend is not None:
+            result = backend.recall(request, app.now, lexicon_loader(app))
+    if backend is None:
+        conn = open_memory(app.home, app.config, create=False)
+        try:
+            result = recall(app.home, conn, request, app.config, app.now, lexicon_loader(app))
+        finally:
+            if conn is not None:
+                conn.close()
     for note in result.notes:
         stderr(f"warning: {note}", app.quiet)
     if result.left_out:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from soloqueue_mem.api.store import Store
     from soloqueue_mem.redact import Redactor
+    from soloqueue_mem.storage.base import Backend
 
 
 class AppContext:
@@ -68,6 +69,19 @@ class AppContext:
 
         return Store(self.home.root, config=self.config, clock=lambda: self.now)
 
+    @contextmanager
+    def backend(self) -> Iterator[Backend | None]:
+        """The PostgreSQL back end when ``database_url`` is set (closed after the
+        block), else None: the command uses memory.db as always."""
+        from soloqueue_mem.storage.base import open_backend
+
+        backend = open_backend(self.home, self.config)
+        try:
+            yield backend
+        finally:
+            if backend is not None:
+                backend.close()
+
     @property
     def format(self) -> Format:
         return resolve_format(self.format_option)
@@ -87,7 +101,24 @@ def app_context(
             base.now,
         )
     configure_errors(base)
+    check_command(base, command_name(ctx))
     return base
+
+
+def command_name(ctx: typer.Context) -> str:
+    """The command's words without the program's: "memory list"."""
+    words = []
+    while ctx.parent is not None:
+        words.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(reversed(words))
+
+
+def check_command(app: AppContext, command: str) -> None:
+    """Unsupported when the command cannot run on the configured storage back end."""
+    from soloqueue_mem.storage.base import check_command as check
+
+    check(app.config, command)
 
 
 @contextmanager

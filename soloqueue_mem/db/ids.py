@@ -12,6 +12,14 @@ MIN_PREFIX = 4
 _HEX = frozenset("0123456789abcdef")
 
 
+def checked_ref(ref: str, kind: str) -> str:
+    """``ref`` lower-cased when it can be an id or an id's prefix; BadInput if not."""
+    ref = ref.strip().lower()
+    if len(ref) < MIN_PREFIX or not set(ref) <= _HEX:
+        raise BadInput(f"not a {kind} id: {ref!r} (32 hex digits, or a prefix of {MIN_PREFIX}+)")
+    return ref
+
+
 def row_by_prefix(
     conn: sqlite3.Connection, table: str, columns: str, ref: str, kind: str
 ) -> tuple[Any, ...]:
@@ -19,9 +27,7 @@ def row_by_prefix(
 
     ``table`` and ``columns`` are constants of the calling module, never user input.
     """
-    ref = ref.strip().lower()
-    if len(ref) < MIN_PREFIX or not set(ref) <= _HEX:
-        raise BadInput(f"not a {kind} id: {ref!r} (32 hex digits, or a prefix of {MIN_PREFIX}+)")
+    ref = checked_ref(ref, kind)
     rows = conn.execute(
         f"SELECT {columns} FROM {table} WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",  # noqa: S608
         (ref, ref + "g"),

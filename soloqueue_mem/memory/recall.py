@@ -27,11 +27,11 @@ import math
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import Config
-from soloqueue_mem.errors import BadInput
+from soloqueue_mem.errors import BadInput, Unsupported
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments, episodes, store, working
 from soloqueue_mem.memory.attachments import Attachment
@@ -43,7 +43,7 @@ from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import Event, index_body
-from soloqueue_mem.sessions.trace import Scope, trace
+from soloqueue_mem.sessions.trace import Scope, TraceHit, trace
 from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
@@ -126,6 +126,27 @@ class Result(NamedTuple):
     shortened: int = 0  # hits shortened to fit the budget
 
 
+class Source(Protocol):
+    """Where another database back end (PostgreSQL) finds recall's candidates: the
+    ``channels`` it serves, a memory search (a ``SearchBackend``), turn search, the
+    newest turns of a scope, and the retrieval count."""
+
+    name: str
+    channels: frozenset[str]
+
+    def search(
+        self, conn: object, terms: list[str], filters: Filters, now: datetime, limit: int
+    ) -> list[tuple[Memory, float]]: ...
+
+    def trace(
+        self, query: str, scope: Scope, limit: int, lexicon: Callable[[], Lexicon]
+    ) -> list[TraceHit]: ...
+
+    def newest_turns(self, scope: Scope, limit: int) -> list[Turn]: ...
+
+    def touch(self, memory_ids: list[str], now: datetime) -> None: ...
+
+
 class Context(NamedTuple):
     home: Home
     conn: sqlite3.Connection  # None only for the channels in FROM_LOGS
@@ -140,6 +161,7 @@ class Context(NamedTuple):
     backend: SearchBackend
     pool: int
     window: TimeWindow | None  # "last week", "昨天": the time the query asks about
+    source: Source | None = None  # another back end's data, instead of ``conn``
 
 
 class Channel(NamedTuple):
@@ -165,12 +187,19 @@ def recall(
     now: datetime,
     lexicon: Callable[[], Lexicon],
     count: Callable[[str], int] = estimate_tokens,
+    source: Source | None = None,
 ) -> Result:
     """The best items for ``request.query`` inside its token budget (as ``count``
-    measures it), best first."""
+    measures it), best first. With a ``source`` (another back end), its channels only:
+    by default those it serves, and Unsupported for any other one named."""
     names = _check(request)
-    chosen = choose_backend(config.search_backend)
-    notes = [chosen.fallback_reason] if chosen.fallback_reason else []
+    if source is None:
+        chosen = choose_backend(config.search_backend)
+        backend, backend_name = chosen.backend, chosen.backend.name
+        notes = [chosen.fallback_reason] if chosen.fallback_reason else []
+    else:
+        names = _served(names, request, source)
+        backend, backend_name, notes = source, source.name, []
     window = parse_when(request.query, now)
     if window is not None and window.vague:
         window = None  # "最近", "recently": the recency signal already favours those days
@@ -180,7 +209,7 @@ def recall(
     attributes, extra = _attribute_terms(query, weighted, config)
     weighted += extra
     if not terms and window is None:
-        return Result([], 0, chosen.backend.name, notes)
+        return Result([], 0, backend_name, notes)
     pool = max(3 * request.limit, 30)
     memory_terms = [term.text for term in weighted]
     context = Context(
@@ -194,14 +223,17 @@ def recall(
         now,
         config,
         lexicon,
-        chosen.backend,
+        backend,
         pool,
         window,
+        source,
     )
     weights = channel_weights(config)
     candidates = []
     for name in names:
-        if (conn is None and name not in FROM_LOGS) or not weights.get(name, 1.0):
+        if (conn is None and source is None and name not in FROM_LOGS) or not weights.get(
+            name, 1.0
+        ):
             continue  # a channel weighted 0 is switched off
         if name == "memories" or request.type is None:  # a --type asks for memories only
             candidates += CHANNELS[name].search(context)
@@ -214,17 +246,31 @@ def recall(
     if set(names) != {"hot"}:
         ranked = _bounded_working_share(ranked, request.limit)
     kept = fit_budget(ranked[: request.limit], request.max_tokens, count, terms)
-    if conn is not None:
+    if source is not None:
+        source.touch([h.candidate.memory.id for h in kept if h.candidate.memory], now)
+    elif conn is not None:
         store.touch(conn, [h.candidate.memory.id for h in kept if h.candidate.memory], now)
         episodes.touch(conn, [h.candidate.episode.id for h in kept if h.candidate.episode])
     return Result(
         kept,
         sum(h.tokens for h in kept),
-        chosen.backend.name,
+        backend_name,
         notes,
         left_out=min(len(ranked), request.limit) - len(kept),
         shortened=sum(1 for h in kept if h.text != _whole_text(h.candidate)),
     )
+
+
+def _served(names: tuple[str, ...], request: Request, source: Source) -> tuple[str, ...]:
+    if request.channels is None:
+        return tuple(name for name in names if name in source.channels)
+    missing = [name for name in names if name not in source.channels]
+    if missing:
+        raise Unsupported(
+            f"recall channel {', '.join(missing)} is not available on the {source.name}"
+            f" back end yet (use {', '.join(sorted(source.channels))})"
+        )
+    return names
 
 
 def _attribute_terms(
@@ -396,7 +442,12 @@ def _traced(context: Context, channel: str, since: datetime | None) -> list[Cand
     scope = Scope(request.group, request.agent, None, since, None)
     if not context.terms:
         return []
-    hits = trace(context.home, context.conn, context.query, scope, context.pool, context.lexicon)
+    if context.source is not None:
+        hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
+    else:
+        hits = trace(
+            context.home, context.conn, context.query, scope, context.pool, context.lexicon
+        )
     return [_turn_candidate(h.turn, channel, h.score) for h in hits]
 
 
@@ -419,11 +470,15 @@ def _hot(context: Context) -> list[Candidate]:
     since = context.now - timedelta(hours=HOT_HOURS)
     if request.since is not None and request.since > since:
         since = request.since
-    scope = SearchScope(request.group, request.agent, None, iso(since), None)
-    found = [
-        _turn_candidate(t, "hot", 0) for t in turns.newest_turns(context.conn, scope, HOT_RETURNED)
-    ]
-    if request.group is not None:
+    if context.source is not None:
+        window = context.source.newest_turns(
+            Scope(request.group, request.agent, None, since, None), HOT_RETURNED
+        )
+    else:
+        scope = SearchScope(request.group, request.agent, None, iso(since), None)
+        window = turns.newest_turns(context.conn, scope, HOT_RETURNED)
+    found = [_turn_candidate(t, "hot", 0) for t in window]
+    if request.group is not None and context.source is None:
         found += [
             _working_candidate(entry)
             for entry in working.latest(context.conn, request.group, context.now, HOT_RETURNED)

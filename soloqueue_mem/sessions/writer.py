@@ -73,17 +73,21 @@ class Flush(NamedTuple):
 
 
 Item = tuple[int | None, Event] | Rejected | Flush
+# Writes one chunk and returns its acknowledged turns: another back end's writer
+# (PostgreSQL) instead of memory.db's.
+WriteChunk = Callable[[list[Queued]], list[LoggedTurn]]
 
 
 def log_events(
     home: Home,
-    conn: sqlite3.Connection,
+    conn: sqlite3.Connection | None,
     items: Iterable[Item],
     default: tuple[str, str, str | None],
     config: Config,
     now: datetime,
     chunk_size: int = 500,
     offload: Offload | None = None,
+    write: WriteChunk | None = None,
 ) -> Iterator[LoggedTurn | Rejected]:
     """Log events in chunks; yield each acknowledged turn and each rejected line.
 
@@ -94,12 +98,16 @@ def log_events(
     """
     redact = redactor(config)
     chunk: list[Queued] = []
+    if write is None:
+        assert conn is not None
+        memory_db = conn
+        write = lambda queued: _write_chunk(home, memory_db, queued, config, now)  # noqa: E731
     for item in items:
         if isinstance(item, Rejected):
             yield item
             continue
         if isinstance(item, Flush):
-            yield from _flush(home, conn, chunk, config, now)
+            yield from _flush(chunk, write)
             continue
         line, event = item
         session = event.session or default[2]
@@ -114,21 +122,15 @@ def log_events(
         l1, offloaded = offload(event, key) if offload is not None else (event, [])
         chunk.append(Queued(line, event, key, l1, offloaded))
         if len(chunk) >= chunk_size:
-            yield from _flush(home, conn, chunk, config, now)
-    yield from _flush(home, conn, chunk, config, now)
+            yield from _flush(chunk, write)
+    yield from _flush(chunk, write)
 
 
-def _flush(
-    home: Home,
-    conn: sqlite3.Connection,
-    chunk: list[Queued],
-    config: Config,
-    now: datetime,
-) -> list[LoggedTurn]:
+def _flush(chunk: list[Queued], write: WriteChunk) -> list[LoggedTurn]:
     if not chunk:
         return []
     try:
-        return _write_chunk(home, conn, chunk, config, now)
+        return write(chunk)
     finally:
         chunk.clear()
 

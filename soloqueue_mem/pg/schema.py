@@ -1,0 +1,89 @@
+"""The PostgreSQL schema, migrated by version like ``soloqueue_mem/db/schema_*.py``.
+
+``MIGRATIONS`` is append-only: entry ``n`` takes a database from version ``n`` to
+``n + 1``. Table names follow seed 004 where they fit: the raw turns are
+``quarantine_logs`` (its layer 1), the long-term memories ``memories``. Timestamps are
+the same ISO-8601 UTC text as in SQLite (they sort as time), so the JSON is identical.
+The ``search`` columns hold ``to_tsvector('simple', …)`` of the text as the project's
+own text module prepares it (:mod:`soloqueue_mem.pg.text`).
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[str] = [
+    # 1: turns, sessions, memories
+    """
+    CREATE TABLE quarantine_logs (
+        id BIGSERIAL PRIMARY KEY,
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        turn_index INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        tool_calls TEXT,
+        tool_results TEXT,
+        timestamp TEXT NOT NULL,
+        token_estimate INTEGER,
+        event_id TEXT,
+        metadata_json TEXT,
+        search TSVECTOR NOT NULL,
+        UNIQUE (group_id, agent_id, session_id, turn_index)
+    );
+    CREATE UNIQUE INDEX quarantine_logs_event ON quarantine_logs
+        (group_id, agent_id, session_id, event_id) WHERE event_id IS NOT NULL;
+    CREATE INDEX quarantine_logs_search ON quarantine_logs USING GIN (search);
+    CREATE INDEX quarantine_logs_group_time ON quarantine_logs (group_id, timestamp);
+    CREATE INDEX quarantine_logs_time ON quarantine_logs (timestamp);
+    CREATE TABLE sessions (
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        last_turn_at TEXT NOT NULL,
+        turn_count INTEGER NOT NULL DEFAULT 0,
+        next_turn_index INTEGER NOT NULL DEFAULT 0,
+        ended_at TEXT,
+        PRIMARY KEY (group_id, agent_id, session_id)
+    );
+    CREATE TABLE memories (
+        seq BIGSERIAL UNIQUE,
+        id TEXT PRIMARY KEY,
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        priority TEXT NOT NULL,
+        content TEXT NOT NULL,
+        subject TEXT NOT NULL DEFAULT '',
+        predicate TEXT NOT NULL DEFAULT '',
+        source TEXT NOT NULL,
+        source_episode_id TEXT,
+        tags TEXT NOT NULL DEFAULT '[]',
+        importance_score DOUBLE PRECISION NOT NULL,
+        confidence DOUBLE PRECISION NOT NULL,
+        access_count INTEGER NOT NULL DEFAULT 0,
+        decay_rate DOUBLE PRECISION NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        last_accessed_at TEXT,
+        expires_at TEXT,
+        superseded_by TEXT,
+        archived_at TEXT,
+        fixed_expiry BOOLEAN NOT NULL DEFAULT FALSE,
+        content_key TEXT NOT NULL,
+        search TSVECTOR NOT NULL
+    );
+    CREATE INDEX memories_scope ON memories (group_id, agent_id, updated_at);
+    CREATE INDEX memories_key ON memories (group_id, agent_id, content_key);
+    CREATE INDEX memories_superseded ON memories (superseded_by);
+    CREATE INDEX memories_search ON memories USING GIN (search);
+    """,
+]
+
+# Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``
+# needs the right to create it): the dense channel's column, multilingual-e5-small's
+# 384 dimensions. Nothing writes it yet (issue 14, later phase).
+EMBEDDING_DIMENSIONS = 384
+EMBEDDING_COLUMN = (
+    f"ALTER TABLE memories ADD COLUMN IF NOT EXISTS embedding vector({EMBEDDING_DIMENSIONS})"
+)

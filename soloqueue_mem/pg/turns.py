@@ -1,0 +1,258 @@
+"""All SQL for ``quarantine_logs`` (the turns) and ``sessions`` on PostgreSQL.
+
+``log`` keeps the SQLite writer's order: the session logs on this host's disk are
+locked and appended inside the database transaction, and cut back if it fails, so a
+turn is acknowledged only once both hold it. Turn indexes come from the session's row,
+locked with ``SELECT … FOR UPDATE`` (sessions in sorted order, so writers never
+deadlock): writers on several hosts get gap-free indexes. The database, not a log, is
+the ground truth here: each host's JSONL holds the turns that host wrote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import ExitStack
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.clock import iso
+from soloqueue_mem.errors import BadInput
+from soloqueue_mem.home import Home, ensure_private_dir
+from soloqueue_mem.pg.text import document, term_query
+from soloqueue_mem.sessions.events import Event, SessionKey, index_body, to_record
+from soloqueue_mem.sessions.logfile import SessionLog
+from soloqueue_mem.sessions.markdown import render_turns
+from soloqueue_mem.sessions.rerank import POOL
+from soloqueue_mem.sessions.trace import MAX_LIMIT, Scope, TraceHit
+from soloqueue_mem.sessions.turns import Turn
+from soloqueue_mem.sessions.turns import _turn as turn_from_row
+from soloqueue_mem.sessions.writer import LoggedTurn, Queued
+from soloqueue_mem.text.cjk import estimate_tokens
+from soloqueue_mem.text.lexicon import Lexicon
+from soloqueue_mem.text.query import coverage, weigh_query
+
+if TYPE_CHECKING:
+    import psycopg
+
+_COLUMNS = (
+    "id, group_id, agent_id, session_id, turn_index, role, content, tool_calls, "
+    "tool_results, timestamp, token_estimate, event_id, metadata_json"
+)
+
+
+def write_chunk(
+    home: Home, conn: psycopg.Connection, chunk: list[Queued], fsync: bool, now: datetime
+) -> list[LoggedTurn]:
+    """Index and append ``chunk`` in one transaction (see the module doc)."""
+    keys = sorted({queued.key for queued in chunk})
+    with ExitStack() as stack:
+        logs: dict[SessionKey, SessionLog] = {}
+        for key in keys:
+            path = home.session_log(key.group, key.agent, key.session)
+            ensure_private_dir(home.root, path.parent)
+            logs[key] = stack.enter_context(SessionLog(path, fsync=fsync))
+        sizes = {key: log.size for key, log in logs.items()}
+        try:
+            with conn.transaction():
+                return _index_and_append(conn, chunk, logs, now)
+        except BaseException:
+            for key, log in logs.items():
+                if log.size != sizes[key]:
+                    log.truncate(sizes[key])
+            raise
+
+
+def _index_and_append(
+    conn: psycopg.Connection,
+    chunk: list[Queued],
+    logs: dict[SessionKey, SessionLog],
+    now: datetime,
+) -> list[LoggedTurn]:
+    stamp = iso(now)
+    next_index = {key: _lock_session(conn, key, stamp) for key in logs}
+    first = dict(next_index)
+    records: dict[SessionKey, list[dict[str, Any]]] = {key: [] for key in logs}
+    seen: dict[tuple[SessionKey, str], LoggedTurn] = {}
+    results: list[LoggedTurn] = []
+    for line, event, key, l1, offloaded in chunk:
+        if event.event_id is not None:
+            earlier = seen.get((key, event.event_id)) or _logged_before(conn, key, event.event_id)
+            if earlier is not None:
+                results.append(earlier._replace(duplicate=True, line=line))
+                continue
+        index = next_index[key]
+        next_index[key] += 1
+        timestamp = iso(event.timestamp or now)
+        turn_id = _insert_turn(conn, key, index, l1, timestamp)
+        record = to_record(event, index, timestamp)
+        if offloaded:
+            record["offloaded"] = offloaded
+        records[key].append(record)
+        logged = LoggedTurn(
+            turn_id,
+            key.group,
+            key.agent,
+            key.session,
+            index,
+            event.role,
+            event.event_id,
+            timestamp,
+            l1.content,
+            tuple(item["artifact_id"] for item in offloaded),
+            line=line,
+            tool_results=l1.tool_results,
+        )
+        if event.event_id is not None:
+            seen[(key, event.event_id)] = logged
+        results.append(logged)
+    for key, new in records.items():
+        if new:
+            logs[key].append(new, render_turns(key, new, first=logs[key].size == 0))
+            stamps = [r["timestamp"] for r in new]
+            conn.execute(
+                "UPDATE sessions SET next_turn_index = %s, turn_count = turn_count + %s,"
+                " started_at = LEAST(started_at, %s), last_turn_at = GREATEST(last_turn_at, %s)"
+                " WHERE group_id = %s AND agent_id = %s AND session_id = %s",
+                (next_index[key], next_index[key] - first[key], min(stamps), max(stamps), *key),
+            )
+    return results
+
+
+def _lock_session(conn: psycopg.Connection, key: SessionKey, stamp: str) -> int:
+    """Lock the session's row (creating it) until the transaction ends; its next index."""
+    conn.execute(
+        "INSERT INTO sessions (group_id, agent_id, session_id, started_at, last_turn_at)"
+        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+        (*key, stamp, stamp),
+    )
+    row = conn.execute(
+        "SELECT next_turn_index FROM sessions"
+        " WHERE group_id = %s AND agent_id = %s AND session_id = %s FOR UPDATE",
+        tuple(key),
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _insert_turn(
+    conn: psycopg.Connection, key: SessionKey, turn_index: int, event: Event, timestamp: str
+) -> int:
+    body = index_body(event)
+    row = conn.execute(
+        "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
+        " content, tool_calls, tool_results, timestamp, token_estimate, event_id,"
+        " metadata_json, search) VALUES"
+        " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, to_tsvector('simple', %s))"
+        " RETURNING id",
+        (
+            *key,
+            turn_index,
+            event.role,
+            event.content,
+            jsonio.dumps_compact(event.tool_calls) if event.tool_calls else None,
+            jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
+            timestamp,
+            estimate_tokens(body),
+            event.event_id,
+            jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
+            document(body),
+        ),
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _logged_before(conn: psycopg.Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM quarantine_logs"  # noqa: S608 - constant names
+        " WHERE group_id = %s AND agent_id = %s AND session_id = %s AND event_id = %s",
+        (*key, event_id),
+    ).fetchone()
+    if row is None:
+        return None
+    turn = turn_from_row(row)
+    return LoggedTurn(
+        turn.id,
+        turn.group,
+        turn.agent,
+        turn.session,
+        turn.turn_index,
+        turn.role,
+        turn.event_id,
+        turn.timestamp,
+        turn.content,
+        tool_results=turn.tool_results,
+    )
+
+
+def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
+    clauses, params = ["TRUE"], []
+    for column, value in (
+        ("group_id", scope.group),
+        ("agent_id", scope.agent),
+        ("session_id", scope.session),
+        ("role", scope.role),
+    ):
+        if value is not None:
+            clauses.append(f"{column} = %s")
+            params.append(value)
+    if scope.since is not None:
+        clauses.append("timestamp >= %s")
+        params.append(iso(scope.since))
+    return " AND ".join(clauses), params
+
+
+def trace(
+    conn: psycopg.Connection,
+    query: str,
+    scope: Scope,
+    limit: int,
+    lexicon: Callable[[], Lexicon],
+) -> list[TraceHit]:
+    """The ``limit`` best-matching turns in ``scope``, best first.
+
+    The best ``POOL`` matches by ``ts_rank`` are scored by the share of the query's
+    (idf-weighted) terms they hold, the measure SQLite's ``trace`` re-ranks by; each
+    term's match is decided by the database, with the index's own tokens.
+    """
+    if not 1 <= limit <= MAX_LIMIT:
+        raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}")
+    terms = [t for t in weigh_query(query, lexicon).terms if term_query(t.text)]
+    if not terms:
+        return []
+    phrases = [term_query(t.text) for t in terms]
+    where, params = _scope_sql(scope)
+    held = ", ".join("search @@ to_tsquery('simple', %s)" for _ in phrases)
+    rows = conn.execute(
+        f"SELECT {_COLUMNS}, {held} FROM quarantine_logs"  # noqa: S608 - fixed fragments
+        f" WHERE search @@ to_tsquery('simple', %s) AND {where}"
+        " ORDER BY ts_rank(search, to_tsquery('simple', %s)) DESC, id DESC LIMIT %s",
+        (
+            *phrases,
+            " | ".join(f"({p})" for p in phrases),
+            *params,
+            " | ".join(f"({p})" for p in phrases),
+            max(limit, POOL),
+        ),
+    ).fetchall()
+    weights = [t.weight for t in terms]
+    width = len(_COLUMNS.split(", "))
+    scored = [(turn_from_row(r[:width]), coverage(terms, weights, r[width:])) for r in rows]
+    best = max((score for _, score in scored), default=1.0) or 1.0
+    hits = [TraceHit(turn, score / best, "index") for turn, score in scored]
+    hits.sort(key=lambda h: (h.turn.timestamp, h.turn.id, h.turn.turn_index), reverse=True)
+    hits.sort(key=lambda h: -h.score)  # stable: equal scores stay newest first
+    return hits[:limit]
+
+
+def newest_turns(conn: psycopg.Connection, scope: Scope, limit: int) -> list[Turn]:
+    """The scope's newest turns since ``scope.since``: the working-memory window (seed
+    004's Redis list, LPUSH + LTRIM + a 24 h TTL) as one query on an indexed timestamp."""
+    where, params = _scope_sql(scope)
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM quarantine_logs WHERE {where}"  # noqa: S608 - fixed fragments
+        " ORDER BY timestamp DESC, id DESC LIMIT %s",
+        (*params, limit),
+    ).fetchall()
+    return [turn_from_row(row) for row in rows]

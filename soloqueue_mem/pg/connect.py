@@ -28,7 +28,9 @@ def connect(url: str) -> psycopg.Connection:
             "database_url needs the postgres extra: pip install 'soloqueue-mem[postgres]'"
         ) from None
     try:
-        conn = psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+        # autocommit: a lone query is its own transaction, and conn.transaction() blocks
+        # are real ones (not savepoints of an implicit transaction never committed)
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS)
     except psycopg.Error as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise StorageError(f"cannot connect to the database: {reason}") from None

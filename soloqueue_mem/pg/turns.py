@@ -23,6 +23,7 @@ from soloqueue_mem.pg.text import document, term_query
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body, to_record
 from soloqueue_mem.sessions.logfile import SessionLog
 from soloqueue_mem.sessions.markdown import render_turns
+from soloqueue_mem.sessions.ranking import _below as below
 from soloqueue_mem.sessions.rerank import POOL
 from soloqueue_mem.sessions.trace import MAX_LIMIT, Scope, TraceHit
 from soloqueue_mem.sessions.turns import Turn
@@ -30,7 +31,7 @@ from soloqueue_mem.sessions.turns import _turn as turn_from_row
 from soloqueue_mem.sessions.writer import LoggedTurn, Queued
 from soloqueue_mem.text.cjk import estimate_tokens
 from soloqueue_mem.text.lexicon import Lexicon
-from soloqueue_mem.text.query import coverage, weigh_query
+from soloqueue_mem.text.query import QueryTerm, coverage, weigh_query
 
 if TYPE_CHECKING:
     import psycopg
@@ -214,36 +215,46 @@ def trace(
 
     The best ``POOL`` matches by ``ts_rank`` are scored by the share of the query's
     (idf-weighted) terms they hold, the measure SQLite's ``trace`` re-ranks by; each
-    term's match is decided by the database, with the index's own tokens.
+    term's match is decided by the database, with the index's own tokens. As in
+    SQLite, too few hits and a query with stopwords: the turns matching those follow.
     """
     if not 1 <= limit <= MAX_LIMIT:
         raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}")
-    terms = [t for t in weigh_query(query, lexicon).terms if term_query(t.text)]
+    weighted = weigh_query(query, lexicon)
+    if not weighted.terms:
+        return []
+    found = _ranked(conn, weighted.terms, scope, limit)
+    if len(found) < limit and weighted.stopwords:
+        also = _ranked(conn, weighted.terms + weighted.stopwords, scope, limit)
+        found = below(found, also, limit)
+    best = max((score for _, score in found), default=1.0) or 1.0
+    hits = [TraceHit(turn, score / best, "index") for turn, score in found]
+    hits.sort(key=lambda h: (h.turn.timestamp, h.turn.id, h.turn.turn_index), reverse=True)
+    hits.sort(key=lambda h: -h.score)  # stable: equal scores stay newest first
+    return hits[:limit]
+
+
+def _ranked(
+    conn: psycopg.Connection, terms: list[QueryTerm], scope: Scope, limit: int
+) -> list[tuple[Turn, float]]:
+    terms = [t for t in terms if term_query(t.text)]
     if not terms:
         return []
     phrases = [term_query(t.text) for t in terms]
+    match = " | ".join(f"({p})" for p in phrases)
     where, params = _scope_sql(scope)
     held = ", ".join("search @@ to_tsquery('simple', %s)" for _ in phrases)
     rows = conn.execute(
         f"SELECT {_COLUMNS}, {held} FROM quarantine_logs"  # noqa: S608 - fixed fragments
         f" WHERE search @@ to_tsquery('simple', %s) AND {where}"
         " ORDER BY ts_rank(search, to_tsquery('simple', %s)) DESC, id DESC LIMIT %s",
-        (
-            *phrases,
-            " | ".join(f"({p})" for p in phrases),
-            *params,
-            " | ".join(f"({p})" for p in phrases),
-            max(limit, POOL),
-        ),
+        (*phrases, match, *params, match, max(limit, POOL)),
     ).fetchall()
     weights = [t.weight for t in terms]
     width = len(_COLUMNS.split(", "))
     scored = [(turn_from_row(r[:width]), coverage(terms, weights, r[width:])) for r in rows]
-    best = max((score for _, score in scored), default=1.0) or 1.0
-    hits = [TraceHit(turn, score / best, "index") for turn, score in scored]
-    hits.sort(key=lambda h: (h.turn.timestamp, h.turn.id, h.turn.turn_index), reverse=True)
-    hits.sort(key=lambda h: -h.score)  # stable: equal scores stay newest first
-    return hits[:limit]
+    scored.sort(key=lambda pair: -pair[1])
+    return scored
 
 
 def newest_turns(conn: psycopg.Connection, scope: Scope, limit: int) -> list[Turn]:

@@ -152,34 +152,6 @@ def main() -> None:
         lexicon = open_lexicon(work / "lexicon")
         py = args.python
         commands: dict[str, dict] = {
-            "log, SQLite": {
-                "argv": [
-                    *cli,
-                    "log",
-                    "-s",
-                    "b",
-                    "-g",
-                    "bench",
-                    "-a",
-                    "agent",
-                    "一条新的 turn about the compiler",
-                ],
-                "env": lite_env,
-            },
-            "log, PostgreSQL": {
-                "argv": [
-                    *cli,
-                    "log",
-                    "-s",
-                    "b",
-                    "-g",
-                    "bench",
-                    "-a",
-                    "agent",
-                    "一条新的 turn about the compiler",
-                ],
-                "env": pg_env,
-            },
             "floor: insert one row, sqlite3": {
                 "argv": [py, "-c", SQLITE_INSERT, str(work / "floor.db")],
                 "env": lite_env,
@@ -213,6 +185,9 @@ def main() -> None:
                 "argv": [py, "-c", PG_QUERY, url, any_query(terms) or ""],
                 "env": pg_env,
             }
+        for label, env in (("SQLite", lite_env), ("PostgreSQL", pg_env)):
+            logged = [*cli, "log", "-s", "b", "-g", "bench", "-a", "agent", "一条新的 turn 编译器"]
+            commands[f"log, {label}"] = {"argv": logged, "env": env}
         lexicon.close()
         c.note(f"timing {len(commands)} commands x {runs} runs, interleaved")
         times = c.interleaved(commands, runs)

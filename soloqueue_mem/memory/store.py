@@ -193,22 +193,17 @@ def _confirm(
     """Re-stated: confidence combines like independent evidence (1-(1-a)(1-b)), the
     later expiry wins (re-stating extends), and the expiry stays fixed only if both
     statements gave one. A memory without a subject and predicate takes the draft's."""
-    priority, expires, fixed = kept
-    confidence = 1.0 - (1.0 - memory.confidence) * (1.0 - draft.confidence)
-    keep_longer = _longer(memory.priority, memory.expires_at, priority, expires)
-    updated = memory._replace(tags=sorted(set(memory.tags) | set(draft.tags)))
-    if draft.subject and draft.predicate and not (memory.subject and memory.predicate):
-        updated = updated._replace(subject=draft.subject, predicate=draft.predicate)
+    updated = confirmed(memory, draft, kept, stamp)
     conn.execute(
         "UPDATE memories SET confidence = ?, importance_score = ?, priority = ?,"
         " expires_at = ?, fixed_expiry = ?, tags = ?, subject = ?, predicate = ?,"
         " updated_at = ? WHERE id = ?",
         (
-            round(confidence, 6),
-            max(memory.importance, draft.importance),
-            keep_longer[0],
-            keep_longer[1],
-            memory.fixed_expiry and fixed,
+            updated.confidence,
+            updated.importance,
+            updated.priority,
+            updated.expires_at,
+            updated.fixed_expiry,
             jsonio.dumps_compact(updated.tags),
             updated.subject,
             updated.predicate,
@@ -221,6 +216,27 @@ def _confirm(
         _unindex(conn, rowid, memory)
         _index(conn, rowid, updated)
     return get(conn, memory.id)
+
+
+def confirmed(
+    memory: Memory, draft: Draft, kept: tuple[str, datetime | None, bool], stamp: str
+) -> Memory:
+    """``memory`` re-stated by ``draft`` (see :func:`_confirm`), as it is stored."""
+    priority, expires, fixed = kept
+    confidence = 1.0 - (1.0 - memory.confidence) * (1.0 - draft.confidence)
+    keep_longer = _longer(memory.priority, memory.expires_at, priority, expires)
+    updated = memory._replace(
+        tags=sorted(set(memory.tags) | set(draft.tags)),
+        confidence=round(confidence, 6),
+        importance=max(memory.importance, draft.importance),
+        priority=keep_longer[0],
+        expires_at=keep_longer[1],
+        fixed_expiry=memory.fixed_expiry and fixed,
+        updated_at=stamp,
+    )
+    if draft.subject and draft.predicate and not (memory.subject and memory.predicate):
+        updated = updated._replace(subject=draft.subject, predicate=draft.predicate)
+    return updated
 
 
 def _longer(
@@ -241,8 +257,24 @@ def _insert(
     stamp: str,
     key: str,
 ) -> Memory:
+    memory = new_memory(draft, scope, kept, stamp)
+    values = list(memory)
+    values[10] = jsonio.dumps_compact(memory.tags)
+    placeholders = ", ".join("?" * (len(values) + 1))
+    cursor = conn.execute(
+        f"INSERT INTO memories ({_COLUMNS}, content_key) VALUES ({placeholders})",  # noqa: S608
+        (*values, key),
+    )
+    _index(conn, int(cursor.lastrowid or 0), memory)
+    return memory
+
+
+def new_memory(
+    draft: Draft, scope: tuple[str, str], kept: tuple[str, datetime | None, bool], stamp: str
+) -> Memory:
+    """The Memory a new statement becomes in (group, agent), with a fresh id."""
     (group, agent), (priority, expires, fixed) = scope, kept
-    memory = Memory(
+    return Memory(
         id=uuid.uuid4().hex,
         group=group,
         agent=agent,
@@ -265,15 +297,6 @@ def _insert(
         superseded_by=None,
         fixed_expiry=fixed,
     )
-    values = list(memory)
-    values[10] = jsonio.dumps_compact(memory.tags)
-    placeholders = ", ".join("?" * (len(values) + 1))
-    cursor = conn.execute(
-        f"INSERT INTO memories ({_COLUMNS}, content_key) VALUES ({placeholders})",  # noqa: S608
-        (*values, key),
-    )
-    _index(conn, int(cursor.lastrowid or 0), memory)
-    return memory
 
 
 def _fts_values(memory: Memory) -> tuple[str, str, str, str]:

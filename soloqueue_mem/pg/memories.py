@@ -8,7 +8,6 @@ confirm one memory instead of storing two.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -22,10 +21,11 @@ from soloqueue_mem.memory.store import (
     Draft,
     Filters,
     Remembered,
-    _longer,
     _retention,
     _takes_attribute,
     check_draft,
+    confirmed,
+    new_memory,
 )
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.pg.text import any_query, document
@@ -89,23 +89,18 @@ def _confirm(
     kept: tuple[str, datetime | None, bool],
     stamp: str,
 ) -> Memory:
-    """Re-stated: as :func:`soloqueue_mem.memory.store._confirm`."""
-    priority, expires, fixed = kept
-    confidence = 1.0 - (1.0 - memory.confidence) * (1.0 - draft.confidence)
-    keep_longer = _longer(memory.priority, memory.expires_at, priority, expires)
-    updated = memory._replace(tags=sorted(set(memory.tags) | set(draft.tags)))
-    if draft.subject and draft.predicate and not (memory.subject and memory.predicate):
-        updated = updated._replace(subject=draft.subject, predicate=draft.predicate)
+    """Re-stated: as :func:`soloqueue_mem.memory.store.confirmed` computes it."""
+    updated = confirmed(memory, draft, kept, stamp)
     conn.execute(
         "UPDATE memories SET confidence = %s, importance_score = %s, priority = %s,"
         " expires_at = %s, fixed_expiry = %s, tags = %s, subject = %s, predicate = %s,"
         " updated_at = %s, search = to_tsvector('simple', %s) WHERE id = %s",
         (
-            round(confidence, 6),
-            max(memory.importance, draft.importance),
-            keep_longer[0],
-            keep_longer[1],
-            memory.fixed_expiry and fixed,
+            updated.confidence,
+            updated.importance,
+            updated.priority,
+            updated.expires_at,
+            updated.fixed_expiry,
             jsonio.dumps_compact(updated.tags),
             updated.subject,
             updated.predicate,
@@ -125,30 +120,7 @@ def _insert(
     stamp: str,
     key: str,
 ) -> Memory:
-    (group, agent), (priority, expires, fixed) = scope, kept
-    memory = Memory(
-        id=uuid.uuid4().hex,
-        group=group,
-        agent=agent,
-        type=draft.type,
-        priority=priority,
-        content=draft.content,
-        subject=draft.subject,
-        predicate=draft.predicate,
-        source=draft.source,
-        source_episode_id=draft.source_episode_id,
-        tags=list(draft.tags),
-        importance=draft.importance,
-        confidence=draft.confidence,
-        access_count=0,
-        decay_rate=0.1,
-        created_at=stamp,
-        updated_at=stamp,
-        last_accessed_at=None,
-        expires_at=iso(expires) if expires else None,
-        superseded_by=None,
-        fixed_expiry=fixed,
-    )
+    memory = new_memory(draft, scope, kept, stamp)
     values = list(memory)
     values[10] = jsonio.dumps_compact(memory.tags)
     marks = ", ".join(["%s"] * (len(values) + 1))

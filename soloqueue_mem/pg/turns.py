@@ -28,7 +28,7 @@ from soloqueue_mem.sessions.rerank import POOL
 from soloqueue_mem.sessions.trace import MAX_LIMIT, Scope, TraceHit
 from soloqueue_mem.sessions.turns import Turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
-from soloqueue_mem.sessions.writer import LoggedTurn, Queued
+from soloqueue_mem.sessions.writer import LoggedTurn, Queued, acknowledged, logged_turn
 from soloqueue_mem.text.cjk import estimate_tokens
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, coverage, weigh_query
@@ -90,20 +90,7 @@ def _index_and_append(
         if offloaded:
             record["offloaded"] = offloaded
         records[key].append(record)
-        logged = LoggedTurn(
-            turn_id,
-            key.group,
-            key.agent,
-            key.session,
-            index,
-            event.role,
-            event.event_id,
-            timestamp,
-            l1.content,
-            tuple(item["artifact_id"] for item in offloaded),
-            line=line,
-            tool_results=l1.tool_results,
-        )
+        logged = acknowledged(turn_id, key, index, event, l1, timestamp, offloaded, line)
         if event.event_id is not None:
             seen[(key, event.event_id)] = logged
         results.append(logged)
@@ -170,21 +157,7 @@ def _logged_before(conn: psycopg.Connection, key: SessionKey, event_id: str) -> 
         " WHERE group_id = %s AND agent_id = %s AND session_id = %s AND event_id = %s",
         (*key, event_id),
     ).fetchone()
-    if row is None:
-        return None
-    turn = turn_from_row(row)
-    return LoggedTurn(
-        turn.id,
-        turn.group,
-        turn.agent,
-        turn.session,
-        turn.turn_index,
-        turn.role,
-        turn.event_id,
-        turn.timestamp,
-        turn.content,
-        tool_results=turn.tool_results,
-    )
+    return None if row is None else logged_turn(turn_from_row(row))
 
 
 def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:

@@ -191,20 +191,7 @@ def _index_and_append(
         if offloaded:
             record["offloaded"] = offloaded
         records[key].append(record)
-        logged = LoggedTurn(
-            turn_id,
-            key.group,
-            key.agent,
-            key.session,
-            index,
-            event.role,
-            event.event_id,
-            timestamp,
-            l1.content,
-            tuple(item["artifact_id"] for item in offloaded),
-            line=line,
-            tool_results=l1.tool_results,
-        )
+        logged = acknowledged(turn_id, key, index, event, l1, timestamp, offloaded, line)
         if event.event_id is not None:
             seen[(key, event.event_id)] = logged
         results.append(logged)
@@ -215,6 +202,49 @@ def _index_and_append(
             turns.record_appends(conn, key, min(stamps), max(stamps), len(new), size)
     faults.fault("log.before_commit")
     return results
+
+
+def acknowledged(
+    turn_id: int,
+    key: SessionKey,
+    index: int,
+    event: Event,
+    l1: Event,
+    timestamp: str,
+    offloaded: list[dict[str, Any]],
+    line: int | None,
+) -> LoggedTurn:
+    """What ``log`` reports for a turn it stored."""
+    return LoggedTurn(
+        turn_id,
+        key.group,
+        key.agent,
+        key.session,
+        index,
+        event.role,
+        event.event_id,
+        timestamp,
+        l1.content,
+        tuple(item["artifact_id"] for item in offloaded),
+        line=line,
+        tool_results=l1.tool_results,
+    )
+
+
+def logged_turn(turn: turns.Turn) -> LoggedTurn:
+    """What ``log`` reports for a turn stored earlier (a duplicate event id)."""
+    return LoggedTurn(
+        turn.id,
+        turn.group,
+        turn.agent,
+        turn.session,
+        turn.turn_index,
+        turn.role,
+        turn.event_id,
+        turn.timestamp,
+        turn.content,
+        tool_results=turn.tool_results,
+    )
 
 
 def catch_up(conn: sqlite3.Connection, key: SessionKey, log: SessionLog) -> int:
@@ -271,20 +301,7 @@ def reindex_log(conn: sqlite3.Connection, key: SessionKey, log: SessionLog) -> i
 
 def _logged_before(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:
     turn = turns.find_by_event_id(conn, key, event_id)
-    if turn is None:
-        return None
-    return LoggedTurn(
-        turn.id,
-        turn.group,
-        turn.agent,
-        turn.session,
-        turn.turn_index,
-        turn.role,
-        turn.event_id,
-        turn.timestamp,
-        turn.content,
-        tool_results=turn.tool_results,
-    )
+    return None if turn is None else logged_turn(turn)
 
 
 def _as_duplicate(turn: LoggedTurn, line: int | None) -> LoggedTurn:

@@ -35,7 +35,8 @@ def test_every_command_has_help_and_a_readme_entry(cli):
 def test_readme_test_command_is_what_ci_runs():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    command = "python3 -m pip install '.[test,semantic,tokenizers,mcp,server,postgres]' && python3 -m pytest"
+    extras = "test,semantic,tokenizers,mcp,server,postgres"
+    command = f"python3 -m pip install '.[{extras}]' && python3 -m pytest"
     assert command in readme and command in ci
 
 

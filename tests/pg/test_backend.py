@@ -173,3 +173,11 @@ def test_database_url_in_config_selects_postgres(cli: Cli, home: Path, database_
     cli.ok("log", "-s", "s1", "configured")
     assert not (home / "memory.db").exists()
     assert cli("session", "list").exit_code == 69
+
+
+def test_the_claude_hook_fails_open_with_the_reason(home: Path, on_postgres: str) -> None:
+    payload = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "hi", "session_id": "s"})
+    done = run_process("hook", "claude", "UserPromptSubmit", input=payload.encode())
+    assert done.returncode == 0  # a hook never blocks the agent
+    assert b"not available on the PostgreSQL back end" in done.stderr
+    assert not (home / "memory.db").exists()

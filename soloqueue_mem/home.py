@@ -160,13 +160,24 @@ def make_private_dirs(path: Path) -> None:
 
 
 def ensure_private_dir(root: Path, folder: Path) -> None:
-    """Create ``folder`` inside ``root`` refusing symlinked components below the root."""
+    """Create ``folder`` inside ``root`` refusing symlinked components below the root,
+    checked before anything is created (a planted link gets no folder in its target)
+    and again after (a link planted meanwhile)."""
+    refuse_symlinks(root, folder)
     make_private_dirs(folder)
-    for part in (folder, *folder.parents):
+    refuse_symlinks(root, folder)
+
+
+def refuse_symlinks(root: Path, path: Path) -> None:
+    """Raise StorageError if ``path`` or a folder between it and ``root`` is a symlink
+    (those that do not exist yet are fine). ``root`` itself is checked by
+    :meth:`Home.check_safe`."""
+    for part in (path, *path.parents):
         if part == root:
             return
         if part.is_symlink():
             raise StorageError(f"{part} is a symlink; refusing to use it")
+    raise StorageError(f"{path} is outside the data directory {root}")
 
 
 def write_private_file(path: Path, data: bytes) -> None:

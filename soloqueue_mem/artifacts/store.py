@@ -78,7 +78,7 @@ def _place(
     damaged or missing blob is replaced by the good copy just staged.
     """
     known = catalog.blob_of(conn, staged.sha256)
-    if known is None:
+    if known is None or cas.parse_relpath(known[0]) != staged.sha256:
         relpath = cas.blob_relpath(staged.sha256, now.date())
         if cas.check(home, relpath, staged.size, staged.sha256, rehash=True) == "ok":
             cas.discard(staged)  # an orphan of the same content, kept alive by this save

@@ -33,7 +33,7 @@ from soloqueue_mem.artifacts.cas import parse_relpath
 from soloqueue_mem.clock import iso, parse_timestamp
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import StorageError
-from soloqueue_mem.home import Home
+from soloqueue_mem.home import Home, refuse_symlinks
 from soloqueue_mem.lifecycle import lock
 
 MASS_DELETE_MIN = 100
@@ -109,7 +109,9 @@ def scan_blobs(
 ) -> Scan:
     """Every blob file under ``artifacts/blobs`` (symlinks never followed), stray files,
     and empty folders. Blobs in ``referenced`` are only noted: an unreferenced blob's
-    age and size matter, a referenced one's do not."""
+    age and size matter, a referenced one's do not. Raises StorageError if
+    ``artifacts`` or ``artifacts/blobs`` is a symlink: nothing outside is ever read."""
+    refuse_symlinks(home.root, home.blobs_dir)
     prefix = len(str(home.root)) + 1  # relative paths by slicing: relpath() is the cost
     referenced = referenced or set()
     blobs: list[BlobFile] = []
@@ -146,6 +148,7 @@ def scan_blobs(
 
 def temp_files(home: Home) -> list[BlobFile]:
     folder = home.root / "artifacts" / "tmp"
+    refuse_symlinks(home.root, folder)
     try:
         entries = list(os.scandir(folder))
     except FileNotFoundError:
@@ -310,6 +313,11 @@ def run_gc(
     """One GC run under the run lock; returns the report (see the README)."""
     started = time.monotonic()
     state_path = home.gc_state
+    for folder in (home.blobs_dir, home.root / "artifacts" / "tmp"):
+        try:
+            refuse_symlinks(home.root, folder)  # before phase 1: a refused run does nothing
+        except StorageError as exc:
+            raise GcRefused(f"gc aborted: {exc}; nothing was deleted") from None
     with lock.exclusive(state_path, "gc", wait=options.wait, note_holder=False):
         state = read_state(state_path)
         conn = open_catalog()

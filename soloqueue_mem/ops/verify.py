@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from soloqueue_mem.artifacts import cas, catalog
-from soloqueue_mem.home import Home
+from soloqueue_mem.errors import StorageError
+from soloqueue_mem.home import Home, refuse_symlinks
 from soloqueue_mem.lifecycle.gc import scan_blobs, temp_files
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.logfile import read_lines
@@ -55,7 +56,9 @@ def verify_store(
     memory = _open_ro(home.memory_db, options, findings)
     artifacts = _open_ro(home.root / "artifacts.db", options, findings)
     try:
-        if artifacts is not None:
+        if not _blob_folders_are_real(home, findings):
+            pass  # a symlinked artifacts/ or artifacts/blobs: never followed, never read
+        elif artifacts is not None:
             _check_artifacts(home, artifacts, options, now, findings, counts)
         elif not _has_catalog(home) and scan_blobs(home).blobs:
             findings.append(Finding("error", "missing-catalog", "artifacts.db", "blobs exist"))
@@ -76,6 +79,16 @@ def verify_store(
     if repaired is not None:
         report["repaired"] = repaired
     return report
+
+
+def _blob_folders_are_real(home: Home, findings: list[Finding]) -> bool:
+    for folder in (home.blobs_dir, home.root / "artifacts" / "tmp"):
+        try:
+            refuse_symlinks(home.root, folder)
+        except StorageError as exc:
+            findings.append(Finding("error", "symlink", str(folder.relative_to(home.root)), str(exc)))
+            return False
+    return True
 
 
 def _has_catalog(home: Home) -> bool:

@@ -1,0 +1,117 @@
+"""Issue 15 items 1-8: the defects an attack found, each shown end to end through the
+real program (``python -m soloqueue_mem`` in a subprocess), with the RELIABILITY.md
+check it belongs to in the test's name: E2 (planted symlinks), E9 (terminal
+injection), E6 (forget is real), B5 / A1 (concurrent and retried writes), E3 (the data
+directory), C1 (bad input)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_process
+
+EX_USAGE = 2
+EX_DATAERR = 65
+EX_IOERR = 74
+
+
+def run_json(*args: str, input: bytes | None = None, env: dict[str, str] | None = None):
+    done = run_process("--format", "json", *args, input=input, env=env)
+    assert done.returncode == 0, (args, done.returncode, done.stderr.decode())
+    return json.loads(done.stdout)
+
+
+def snapshot(folder: Path) -> dict[str, bytes | None]:
+    """Every entry under ``folder``: file contents, ``None`` for folders."""
+    return {
+        str(p.relative_to(folder)): (None if p.is_dir() else p.read_bytes())
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+def victim_tree(tmp_path: Path) -> Path:
+    victim = tmp_path / "victim"
+    (victim / "ab" / "cd").mkdir(parents=True)
+    (victim / "precious.txt").write_bytes(b"keep me")
+    digest = hashlib.sha256(b"looks like a blob").hexdigest()
+    (victim / "2026" / "11" / "26" / digest[:2] / digest[2:4]).mkdir(parents=True)
+    blob = victim / "2026" / "11" / "26" / digest[:2] / digest[2:4] / digest
+    blob.write_bytes(b"looks like a blob")
+    os.utime(blob, (0, 0))  # older than any grace period
+    return victim
+
+
+# --- item 1 (E2): symlinks planted inside the store ---------------------------------------
+
+
+def test_e2_gc_deep_refuses_a_symlinked_blobs_folder_and_deletes_nothing(home, tmp_path):
+    run_json("artifact", "save", "-", input=b"first content")
+    victim = victim_tree(tmp_path)
+    before = snapshot(victim)
+    blobs = home / "artifacts" / "blobs"
+    blobs.rename(home / "artifacts" / "blobs.real")
+    blobs.symlink_to(victim)
+    done = run_process("--format", "json", "gc", "--deep", "--grace", "0s", "--force")
+    assert done.returncode == EX_IOERR, done.stderr
+    assert b"symlink" in done.stderr and b"nothing was deleted" in done.stderr
+    assert snapshot(victim) == before
+    verified = run_process("--format", "json", "verify", "--full")
+    assert verified.returncode != 0
+    findings = json.loads(verified.stdout)["findings"]
+    assert any(f["kind"] == "symlink" for f in findings), findings
+    assert snapshot(victim) == before
+
+
+def test_e2_gc_refuses_a_symlinked_artifacts_folder_before_phase_1(home, tmp_path):
+    saved = run_json("artifact", "save", "-", "-t", "sys:ephemeral", input=b"ephemeral")
+    victim = victim_tree(tmp_path)
+    before = snapshot(victim)
+    artifacts = home / "artifacts"
+    artifacts.rename(home / "artifacts.real")
+    artifacts.symlink_to(victim)
+    later = {"SOLOQUEUE_NOW": "2026-12-26T08:00:00Z"}  # the ephemeral row has expired
+    done = run_process("gc", "--deep", "--grace", "0s", "--force", env=later)
+    assert done.returncode == EX_IOERR, done.stderr
+    assert snapshot(victim) == before
+    conn = sqlite3.connect(home / "artifacts.db")
+    assert conn.execute("SELECT id FROM artifacts").fetchall() == [(int(saved["id"]),)]
+    conn.close()
+
+
+@pytest.mark.parametrize("path", ["../outside.txt", "/etc/hostname", "artifacts/blobs/x"])
+def test_e2_a_row_whose_path_leaves_the_store_is_never_read_and_verify_flags_it(home, path):
+    saved = run_json("artifact", "save", "-", input=b"outside")
+    (home / ".." / "outside.txt").write_bytes(b"outside")
+    conn = sqlite3.connect(home / "artifacts.db")
+    with conn:
+        conn.execute("UPDATE artifacts SET path = ?", (path,))
+    conn.close()
+    done = run_process("artifact", "read", saved["id"])
+    assert done.returncode == EX_IOERR
+    assert done.stdout == b""
+    assert b"invalid blob path" in done.stderr
+    verified = run_process("--format", "json", "verify")
+    assert verified.returncode != 0
+    kinds = {f["kind"] for f in json.loads(verified.stdout)["findings"]}
+    assert "bad-path" in kinds
+    # a new save of the same content stores a real blob instead of trusting the row
+    again = run_json("artifact", "save", "-", input=b"outside")
+    assert again["path"].startswith("artifacts/blobs/")
+    assert run_process("artifact", "read", again["id"]).stdout == b"outside"
+
+
+def test_e2_a_symlinked_group_folder_gets_nothing_created_in_its_target(home, tmp_path):
+    run_json("log", "-s", "s1", "hello")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (home / "groups" / "other").symlink_to(victim)
+    done = run_process("log", "-g", "other", "-s", "s1", "hi")
+    assert done.returncode == EX_IOERR, done.stderr
+    assert b"symlink" in done.stderr
+    assert list(victim.iterdir()) == []

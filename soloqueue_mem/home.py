@@ -100,7 +100,9 @@ class Home(NamedTuple):
         return self.root.is_dir()
 
     def check_safe(self) -> None:
-        """Refuse a root that is a symlink, not ours, or writable by group/others."""
+        """Refuse a root that is a system folder or the home directory itself, a
+        symlink, not ours, or writable by group/others."""
+        refuse_system_root(self.root)
         try:
             info = os.lstat(self.root)
         except FileNotFoundError:
@@ -133,6 +135,28 @@ class Home(NamedTuple):
             make_private_dirs(self.root)
             write_private_file(self.root / ".gitignore", b"*\n")
         self.check_safe()
+
+
+# Folders whose files belong to the system or to many programs: never a data directory.
+_SYSTEM_ROOTS = frozenset(
+    "/ /bin /boot /dev /etc /home /lib /lib32 /lib64 /libx32 /media /mnt /opt /proc /root "
+    "/run /sbin /srv /sys /tmp /usr /var /var/lib /var/tmp /Users /Library /System".split()
+)
+_SYSTEM_TREES = ("/bin/", "/boot/", "/dev/", "/etc/", "/lib/", "/proc/", "/sbin/", "/sys/", "/usr/")
+
+
+def refuse_system_root(root: Path) -> None:
+    """Raise StorageError for ``/``, a system folder (or a folder inside /etc, /usr...),
+    or the home directory itself: a store there would scatter ``memory.db``,
+    ``groups/``... among files that are not ours."""
+    real = os.path.realpath(root)
+    home = os.path.realpath(os.path.expanduser("~"))
+    if real in _SYSTEM_ROOTS or real.startswith(_SYSTEM_TREES) or real == home:
+        what = "your home directory" if real == home else "a system folder"
+        raise StorageError(
+            f"data directory {root} is {what}; refusing to use it "
+            f"(use a folder of its own, e.g. --root {os.path.join(home, DIR_NAME)})"
+        )
 
 
 def make_private_dirs(path: Path) -> None:

@@ -11,6 +11,7 @@ from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import emit_object, print_table
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.clock import MAX_DAYS
 
 
 @boundary
@@ -21,7 +22,13 @@ def gc(
         bool, typer.Option("--dry-run", "-n", help="Report, delete nothing.")
     ] = False,
     ephemeral_days: Annotated[
-        float | None, typer.Option("--ephemeral-days", help="Age at which sys:ephemeral rows go.")
+        float | None,
+        typer.Option(
+            "--ephemeral-days",
+            min=0,
+            max=MAX_DAYS,
+            help="Age at which sys:ephemeral rows go (0 to 36500).",
+        ),
     ] = None,
     grace: Annotated[
         str | None, typer.Option("--grace", help="Never delete files younger than this (1h).")

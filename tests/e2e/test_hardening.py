@@ -115,3 +115,72 @@ def test_e2_a_symlinked_group_folder_gets_nothing_created_in_its_target(home, tm
     assert done.returncode == EX_IOERR, done.stderr
     assert b"symlink" in done.stderr
     assert list(victim.iterdir()) == []
+
+
+# --- item 7 (E3, I8): a data directory that is the system's or the home itself ------------
+
+
+@pytest.mark.parametrize("command", [["recall", "x"], ["trace", "x"], ["memory", "list"]])
+@pytest.mark.parametrize("root", ["/", "/etc", "/usr/share"])
+def test_e3_system_folders_are_refused_as_the_data_directory(command, root):
+    done = run_process("--root", root, *command)
+    assert done.returncode == EX_IOERR, done.stderr
+    assert b"system folder" in done.stderr
+    assert not Path("/memory.db").exists()
+
+
+def test_e3_the_home_directory_itself_is_refused_and_nothing_is_written(tmp_path):
+    home_dir = tmp_path / "home"
+    home_dir.mkdir(mode=0o700)
+    env = {"HOME": str(home_dir), "SOLOQUEUE_HOME": str(home_dir)}
+    for command in (["log", "-s", "s1", "hi"], ["remember", "x"], ["artifact", "save", "-"]):
+        done = run_process(*command, input=b"data", env=env)
+        assert done.returncode == EX_IOERR, (command, done.stderr)
+        assert b"home directory" in done.stderr
+    assert list(home_dir.iterdir()) == []
+    # a folder inside home is the normal case
+    env["SOLOQUEUE_HOME"] = str(home_dir / ".soloqueue")
+    assert run_process("remember", "x", env=env).returncode == 0
+
+
+# --- item 8 (C1): negative or endless durations --------------------------------------------
+
+
+def test_c1_gc_rejects_negative_ephemeral_days_and_keeps_fresh_rows(home):
+    saved = run_json("artifact", "save", "-", "-t", "sys:ephemeral", input=b"fresh output")
+    for value in ("-1", "-0.5", "1e12"):
+        done = run_process("gc", "--ephemeral-days", value)
+        assert done.returncode == EX_USAGE, (value, done.stderr)
+    assert run_process("artifact", "read", saved["id"]).stdout == b"fresh output"
+
+
+@pytest.mark.parametrize(
+    "setting", ["gc_ephemeral_days = -1", "busy_timeout_ms = -5", "gc_ephemeral_days = 99999"]
+)
+def test_c1_config_rejects_negative_or_endless_numbers(home, setting):
+    saved = run_json("artifact", "save", "-", "-t", "sys:ephemeral", input=b"fresh output")
+    (home / "config.toml").write_text(setting + "\n")
+    done = run_process("gc")
+    assert done.returncode == EX_DATAERR, done.stderr
+    assert b"config.toml" in done.stderr
+    (home / "config.toml").unlink()
+    assert run_process("artifact", "read", saved["id"]).stdout == b"fresh output"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gc", "--grace", "-1h"],
+        ["remember", "x", "--duration", "-1d"],
+        ["trace", "x", "--since", "-1d"],
+        ["consolidate", "--idle", "-2h"],
+        ["trace", "x", "--since", "99999999999d"],
+        ["remember", "x", "--duration", "999999999999d"],
+    ],
+)
+def test_c1_negative_or_endless_durations_are_rejected_without_a_traceback(home, args):
+    run_json("remember", "kept")
+    done = run_process(*args)
+    assert done.returncode == EX_DATAERR, done.stderr
+    assert done.stderr.startswith(b"error: ") and b"Traceback" not in done.stderr
+    assert len(run_json("memory", "list")) == 1

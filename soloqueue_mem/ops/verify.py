@@ -86,7 +86,9 @@ def _blob_folders_are_real(home: Home, findings: list[Finding]) -> bool:
         try:
             refuse_symlinks(home.root, folder)
         except StorageError as exc:
-            findings.append(Finding("error", "symlink", str(folder.relative_to(home.root)), str(exc)))
+            findings.append(
+                Finding("error", "symlink", str(folder.relative_to(home.root)), str(exc))
+            )
             return False
     return True
 

@@ -9,7 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -184,3 +188,54 @@ def test_c1_negative_or_endless_durations_are_rejected_without_a_traceback(home,
     assert done.returncode == EX_DATAERR, done.stderr
     assert done.stderr.startswith(b"error: ") and b"Traceback" not in done.stderr
     assert len(run_json("memory", "list")) == 1
+
+
+# --- item 5 (B5): two `session end` of one session at once --------------------------------
+
+
+def wait_until_stopped(pid: int, timeout: float = 30.0) -> None:
+    """Wait for the process to stop itself at its fault point (an event, polled)."""
+    deadline = time.monotonic() + timeout
+    while Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "T":
+        assert time.monotonic() < deadline, "the process never reached its fault point"
+        time.sleep(0.005)
+
+
+def with_lexicon(root: Path, built_lexicon: Path) -> None:
+    """The prebuilt segmentation lexicon in the store's cache (saves ~3 s a process)."""
+    (root / "cache").mkdir(mode=0o700, exist_ok=True)
+    target = root / "cache" / built_lexicon.name
+    target.write_bytes(built_lexicon.read_bytes())
+    target.chmod(0o600)
+
+
+def test_b5_concurrent_session_ends_digest_each_turn_once(home, built_lexicon):
+    """The first `session end` extracts the turns, then stops before its transaction;
+    a second one runs start to finish; the first resumes and must add nothing."""
+    run_json("log", "-s", "s1", "-r", "user", "I prefer vim as my editor")
+    run_json("log", "-s", "s1", "-r", "assistant", "Noted.")
+    with_lexicon(home, built_lexicon)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "soloqueue_mem", "--format", "json", "session", "end", "s1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "SOLOQUEUE_TESTING": "1", "SOLOQUEUE_FAULT": "digest.before_write:stop"},
+    )
+    try:
+        wait_until_stopped(first.pid)
+        second = run_json("session", "end", "s1")
+    finally:
+        first.send_signal(signal.SIGCONT)
+    out, err = first.communicate(timeout=60)
+    assert first.returncode == 0, err
+    assert len(second["episodes"]) == 1 and second["memories"]
+    assert json.loads(out)["episodes"] == []
+    assert len(run_json("episode", "list")) == 1
+    memories = run_json("memory", "list")
+    assert len(memories) == len(second["memories"])
+    alone = home.parent / "alone"
+    run_json("--root", str(alone), "log", "-s", "s1", "-r", "user", "I prefer vim as my editor")
+    with_lexicon(alone, built_lexicon)
+    run_json("--root", str(alone), "session", "end", "s1")
+    once = run_json("--root", str(alone), "memory", "list")
+    assert [m["confidence"] for m in memories] == [m["confidence"] for m in once]

@@ -74,8 +74,14 @@ def _memory_db(app_ctx: AppContext, create: bool) -> ContextManager[sqlite3.Conn
     return opened(conn, "no memories yet (no data directory or memory.db)")
 
 
-def _remembered_json(result: Remembered) -> dict[str, Any]:
-    return {"action": result.action, "superseded": result.superseded, **memory_json(result.memory)}
+def _remembered_json(result: Remembered, event_id: str | None) -> dict[str, Any]:
+    return {
+        "action": result.action,
+        "superseded": result.superseded,
+        "event_id": event_id,
+        "duplicate": result.duplicate,
+        **memory_json(result.memory),
+    }
 
 
 def _memories_table(rows: list[Memory]) -> None:
@@ -145,6 +151,12 @@ def remember(
     batch: Annotated[
         bool, typer.Option("--batch", help="Read JSON Lines (one memory per line) from stdin.")
     ] = False,
+    event_id: Annotated[
+        str | None,
+        typer.Option(
+            "--event-id", help="Idempotency key: a retry with the same key changes nothing."
+        ),
+    ] = None,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
     fmt: FormatOpt = None,
@@ -160,12 +172,15 @@ def remember(
     from soloqueue_mem.memory import intake
     from soloqueue_mem.memory.store import Draft, check_draft
     from soloqueue_mem.memory.store import remember as store_remember
+    from soloqueue_mem.sessions.events import check_event_id
 
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     validate_id("agent", agent)
     if batch and text is not None:
         raise UsageError("--batch reads stdin; do not also give TEXT")
+    if event_id is not None and text is None:
+        raise UsageError("--event-id is for TEXT; JSON input gives each memory its event_id")
     if text is None and sys.stdin is not None and sys.stdin.isatty():
         raise UsageError('give the memory as an argument (remember "...") or pipe JSON to stdin')
     config = app_ctx.config
@@ -185,7 +200,7 @@ def remember(
             source,
         )
         # Checked before the store is opened: bad input creates nothing.
-        items = [(None, intake.Item(check_draft(draft), None, None))]
+        items = [(None, intake.Item(check_draft(draft), None, None, check_event_id(event_id)))]
     else:
         items = [(None, item) for item in intake.read_document(_stdin(), config.max_input_bytes)]
     results, rejected = [], 0
@@ -200,25 +215,29 @@ def remember(
                 conn = stack.enter_context(_memory_db(app_ctx, create=True))
             scope = (item.group or group, item.agent or agent)
             draft = intake.redacted(item.draft, app_ctx.redactor)
-            results.append((line, store_remember(conn, draft, *scope, app_ctx.now)))
+            remembered = store_remember(conn, draft, *scope, app_ctx.now, item.event_id)
+            results.append((line, item.event_id, remembered))
     _emit_remembered(results, app_ctx.format, single=not batch and len(results) == 1)
     if rejected:
         raise PartialFailure(f"{rejected} line(s) rejected, the others were stored")
 
 
 def _emit_remembered(
-    results: list[tuple[int | None, Remembered]], fmt: Format, single: bool
+    results: list[tuple[int | None, str | None, Remembered]], fmt: Format, single: bool
 ) -> None:
-    rows = [_remembered_json(result) | ({"line": line} if line else {}) for line, result in results]
+    rows = [
+        _remembered_json(result, event_id) | ({"line": line} if line else {})
+        for line, event_id, result in results
+    ]
     if single:
-        memory = results[0][1].memory
+        memory = results[0][2].memory
         emit_object(
             rows[0], fmt, table=lambda: _memory_table(memory), text=lambda: memory.id + "\n"
         )
     elif fmt is Format.table:
-        _memories_table([result.memory for _, result in results])
+        _memories_table([result.memory for _, _, result in results])
     elif fmt is Format.text:
-        write("".join(f"{result.memory.id}\n" for _, result in results))
+        write("".join(f"{result.memory.id}\n" for _, _, result in results))
     else:
         emit_list(iter(rows), fmt)
 

@@ -239,3 +239,81 @@ def test_b5_concurrent_session_ends_digest_each_turn_once(home, built_lexicon):
     run_json("--root", str(alone), "session", "end", "s1")
     once = run_json("--root", str(alone), "memory", "list")
     assert [m["confidence"] for m in memories] == [m["confidence"] for m in once]
+
+
+# --- item 6 (A1): a `remember --batch` killed midway is retry-safe -------------------------
+
+
+def memory_count(home: Path) -> int:
+    if not (home / "memory.db").exists():
+        return 0
+    conn = sqlite3.connect(f"file:{home / 'memory.db'}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+    except sqlite3.OperationalError:  # tables not created yet
+        return 0
+    finally:
+        conn.close()
+
+
+def test_a1_remember_batch_killed_midway_then_retried_changes_nothing_committed(home):
+    lines = [
+        json.dumps({"content": f"fact number {n}", "event_id": f"import-{n}", "confidence": 0.6})
+        for n in range(3)
+    ]
+    batch = subprocess.Popen(
+        [sys.executable, "-m", "soloqueue_mem", "remember", "--batch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert batch.stdin is not None
+    batch.stdin.write(("\n".join(lines[:2]) + "\n").encode())
+    batch.stdin.flush()  # the third line never comes: the process is killed first
+    deadline = time.monotonic() + 30
+    while memory_count(home) < 2:
+        assert time.monotonic() < deadline and batch.poll() is None
+        time.sleep(0.01)
+    batch.kill()
+    batch.communicate(timeout=30)
+    before = {m["id"]: m for m in run_json("memory", "list")}
+    assert len(before) == 2
+    retried = run_json("remember", "--batch", input=("\n".join(lines) + "\n").encode())
+    assert [r["duplicate"] for r in retried] == [True, True, False]
+    assert [r["event_id"] for r in retried] == ["import-0", "import-1", "import-2"]
+    assert [r["action"] for r in retried] == ["created"] * 3
+    after = {m["id"]: m for m in run_json("memory", "list")}
+    assert len(after) == 3
+    for memory_id, memory in before.items():
+        assert after[memory_id] == memory  # confidence not raised, nothing touched
+    # the same statement without a key is a re-statement, as before
+    again = run_json("remember", "fact number 0", "--confidence", "0.6")
+    assert (again["action"], again["duplicate"], again["event_id"]) == ("confirmed", False, None)
+    assert again["confidence"] > 0.6
+
+
+def test_a1_remember_event_id_is_scoped_and_a_forgotten_memory_is_made_again(home):
+    first = run_json("remember", "likes tea", "--event-id", "k1")
+    other_agent = run_json("remember", "likes tea", "--event-id", "k1", "-a", "bob")
+    assert not other_agent["duplicate"] and other_agent["id"] != first["id"]
+    replay = run_json("remember", "something else entirely", "--event-id", "k1")
+    assert replay["duplicate"] and replay["id"] == first["id"]
+    assert replay["content"] == "likes tea"
+    run_json("memory", "forget", first["id"])
+    remade = run_json("remember", "likes tea", "--event-id", "k1")
+    assert not remade["duplicate"] and remade["action"] == "created"
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "code"),
+    [
+        (["remember", "x", "--event-id", ""], None, EX_DATAERR),
+        (["remember", "x", "--event-id", "a\x01b"], None, EX_DATAERR),
+        (["remember", "--batch", "--event-id", "k"], b'{"content": "x"}\n', EX_USAGE),
+        (["remember"], b'{"content": "x", "event_id": 5}', EX_DATAERR),
+    ],
+)
+def test_c1_bad_event_ids_are_refused_before_anything_is_stored(home, args, stdin, code):
+    done = run_process(*args, input=stdin)
+    assert done.returncode == code, done.stderr
+    assert memory_count(home) == 0

@@ -11,13 +11,13 @@ only derived state: the full-text index, and turns re-indexed from the JSONL log
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from soloqueue_mem.artifacts import cas, catalog
+from soloqueue_mem.db.connect import read_only_uri, writable
 from soloqueue_mem.errors import StorageError
 from soloqueue_mem.home import Home, refuse_symlinks
 from soloqueue_mem.lifecycle.gc import scan_blobs, temp_files
@@ -140,10 +140,10 @@ def _connect_query_only(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
     """A connection that cannot write. A read-write open made query-only is preferred
     to ``mode=ro``: as the last connection to close it removes the ``-wal``/``-shm``
     files, where a read-only one would leave them behind. A store that cannot be
-    written (a read-only copy) is opened with ``mode=ro``."""
+    written (a read-only copy) is opened read-only (``immutable=1`` without a
+    ``-wal`` file: no ``-shm`` can be created there)."""
     timeout = busy_timeout_ms / 1000
-    writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
-    uri = f"file:{path}" if writable else f"file:{path}?mode=ro"
+    uri = f"file:{path}" if writable(path) else read_only_uri(path)
     conn = sqlite3.connect(uri, uri=True, timeout=timeout)
     conn.execute("PRAGMA query_only = ON")
     conn.execute("PRAGMA trusted_schema = OFF")

@@ -1,7 +1,8 @@
 """Artifact operations: save, read, tag and remove, in the order that keeps the store
 consistent. Blob first, row second (a row never points at a missing blob); removal in
 the reverse order (the row goes now, an unreferenced blob later, in GC phase 2).
-Saves hold ``.gc.lock`` shared from the blob write to the row commit, so GC, which
+Saves stage the content in ``artifacts/tmp`` first (a slow producer holds no lock),
+then hold ``.gc.lock`` shared from publishing the blob to the row commit, so GC, which
 deletes only under the exclusive lock, can never take a blob a save is about to use.
 """
 
@@ -48,10 +49,17 @@ def save(
     """Store ``source``'s bytes and catalog them; return the new row."""
     for tag in meta.tags:
         catalog.validate_tag(tag)
+    # Staged before the lock: a slow producer (`artifact save -` on a pipe) must not
+    # hold gc off while it waits for input. gc removes temporary files only once older
+    # than its grace period, and the staging file's mtime moves with every write.
+    staged = cas.stage(home, source)
     guard = nullcontext() if faults.is_active("artifact.skip_lock") else lock.shared(home.gc_lock)
     with guard:
-        staged = cas.stage(home, source)
-        relpath, new_blob = _place(home, conn, staged, now)
+        try:
+            relpath, new_blob = _place(home, conn, staged, now)
+        except BaseException:
+            cas.discard(staged)
+            raise
         with write_tx(conn):
             artifact_id = catalog.insert(
                 conn,

@@ -194,13 +194,19 @@ def check_mass_delete(gc_plan: GcPlan, force: bool) -> None:
 
 
 def apply_plan(
-    home: Home, conn: sqlite3.Connection, gc_plan: GcPlan, grace_seconds: float, now: float
+    home: Home,
+    conn: sqlite3.Connection,
+    gc_plan: GcPlan,
+    grace_seconds: float,
+    now: float,
+    wait: bool = False,
 ) -> dict[str, int]:
     """Delete under the exclusive lock, re-checking each blob just before unlinking: its
     references, read again once the lock is held (no save can add one while GC holds
-    it), and its age (a save may have freshened it)."""
+    it), and its age (a save may have freshened it). Saves hold the lock shared only
+    briefly; it is awaited 30 s, or as long as it takes with ``wait``."""
     temps = 0
-    with lock.exclusive(home.gc_lock, "gc", wait=True, timeout=30):
+    with lock.exclusive(home.gc_lock, "gc", wait=True, timeout=None if wait else 30):
         orphans = [blob.relpath for blob in gc_plan.orphans]
         still_referenced = catalog.referenced_among(conn, orphans)
         unreferenced = [relpath for relpath in orphans if relpath not in still_referenced]
@@ -385,7 +391,10 @@ def _phase2(
     assert conn is not None or not gc_plan.orphans
     if conn is None:
         return {**result, "deleted_blobs": 0, "freed_bytes": 0, "temp_files": 0, "empty_dirs": 0}
-    return {**result, **apply_plan(home, conn, gc_plan, options.grace_seconds, now.timestamp())}
+    applied = apply_plan(
+        home, conn, gc_plan, options.grace_seconds, now.timestamp(), wait=options.wait
+    )
+    return {**result, **applied}
 
 
 def _deep_due(state: dict[str, Any], now: datetime, every_seconds: float) -> bool:

@@ -394,3 +394,37 @@ def test_e6_forget_scrubs_the_identity_files_and_context_build_at_once(home, bui
         text = (home / "identity" / name).read_text()
         assert "X1234567" not in text and "dark themes" in text
     assert "X1234567" not in json.dumps(run_json(*build, input=messages))
+
+
+# --- item 10 (B4): a slow `artifact save -` does not hold gc off ------------------------------
+
+
+def test_b4_gc_runs_while_a_save_still_waits_for_its_input(home):
+    run_json("artifact", "save", "-", input=b"an earlier artifact")
+    save = subprocess.Popen(
+        [sys.executable, "-m", "soloqueue_mem", "--format", "json", "artifact", "save", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert save.stdin is not None
+    try:
+        save.stdin.write(b"first half, ")
+        save.stdin.flush()
+        staging = home / "artifacts" / "tmp"
+        deadline = time.monotonic() + 30
+        while not (staging.is_dir() and any(staging.iterdir())):  # the save is staging
+            assert time.monotonic() < deadline and save.poll() is None
+            time.sleep(0.01)
+        for args in (["gc", "--deep", "--wait"], ["gc", "--deep"]):
+            done = run_process("--format", "json", *args, timeout=60)
+            assert done.returncode == 0, (args, done.stderr)
+            phase2 = json.loads(done.stdout)["phase2"]
+            assert phase2["ran"] and phase2["temp_files"] == 0  # the fresh temp file stays
+        out, err = save.communicate(b"second half", timeout=60)
+    finally:
+        if save.poll() is None:
+            save.kill()
+    assert save.returncode == 0, err
+    saved = json.loads(out)
+    assert run_process("artifact", "read", saved["id"]).stdout == b"first half, second half"

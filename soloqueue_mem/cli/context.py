@@ -28,15 +28,16 @@ app = typer.Typer(
 )
 
 
-def _system_text(value: str) -> str:
-    """``--system TEXT`` or ``--system @FILE``."""
+def _system_text(value: str, cap: int) -> str:
+    """``--system TEXT`` or ``--system @FILE`` (at most ``cap`` bytes)."""
     if not value.startswith("@"):
         return value
-    path = Path(value[1:])
+    from soloqueue_mem.cli.source import read_file
+
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"cannot read the system prompt from {path}: {exc}") from None
+        return read_file(Path(value[1:]), cap)
+    except BadInput as exc:
+        raise BadInput(f"the system prompt: {exc.reason}") from None
 
 
 def _history(app_ctx: AppContext, session: str | None, group: str, agent: str) -> History:
@@ -155,7 +156,7 @@ def build_command(
                 raise
     counted_by, proxy_margin = counting(info) if info else ("cl100k_base", 0.0)
     options = Options(
-        system=_system_text(system),
+        system=_system_text(system, app_ctx.config.max_input_bytes),
         limit=max_context or (info.context if info else 0),
         reserve=reserve,
         margin=margin,

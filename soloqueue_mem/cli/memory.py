@@ -19,6 +19,7 @@ from soloqueue_mem.cli.options import (
     GroupFilter,
     GroupOpt,
     RootOpt,
+    row_limit,
 )
 from soloqueue_mem.cli.output import (
     Format,
@@ -280,7 +281,7 @@ def list_command(
     rows = []
     if conn is not None:
         try:
-            rows = list_memories(conn, filters, app_ctx.now, limit)
+            rows = list_memories(conn, filters, app_ctx.now, row_limit(limit))
         finally:
             conn.close()
     _emit_many(rows, app_ctx.format, lambda m: f"{m.id}\t{m.type}\t{m.content}")

@@ -428,3 +428,30 @@ def test_b4_gc_runs_while_a_save_still_waits_for_its_input(home):
     assert save.returncode == 0, err
     saved = json.loads(out)
     assert run_process("artifact", "read", saved["id"]).stdout == b"first half, second half"
+
+
+# --- item 11 (C3/C1): overflowing numbers and endless files -----------------------------------
+
+
+@pytest.mark.parametrize("command", [["artifact", "list"], ["memory", "list"], ["session", "list"]])
+def test_c1_a_limit_beyond_any_integer_lists_everything_without_a_traceback(home, command):
+    run_json("log", "-s", "s1", "hello")
+    run_json("remember", "a fact")
+    run_json("artifact", "save", "-", input=b"data")
+    done = run_process("--format", "json", *command, "--limit", "9223372036854775808")
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)) == 1
+
+
+def test_c3_context_build_system_file_is_capped_by_max_input_bytes(home):
+    home.mkdir(parents=True, mode=0o700)
+    (home / "config.toml").write_text("max_input_bytes = 65536\n")
+    messages = json.dumps([{"role": "user", "content": "hi"}]).encode()
+    build = ["context", "build", "--max-context", "8000"]
+    done = run_process(*build, "--system", "@/dev/zero", input=messages, timeout=30)
+    assert done.returncode == EX_DATAERR, done.stderr
+    assert b"max_input_bytes" in done.stderr and done.stdout == b""
+    prompt = home.parent / "prompt.md"
+    prompt.write_text("You are terse.")
+    built = run_json(*build, "--system", f"@{prompt}", input=messages)
+    assert built[0] == {"role": "system", "content": "You are terse."}

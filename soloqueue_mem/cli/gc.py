@@ -52,7 +52,7 @@ def gc(
     """
     from soloqueue_mem.clock import parse_duration
     from soloqueue_mem.db.stores import open_artifacts
-    from soloqueue_mem.lifecycle.gc import GcOptions, run_gc
+    from soloqueue_mem.lifecycle.gc import GcOptions, MassDeleteRefused, run_gc
 
     app = app_context(ctx, fmt, root)
     config = app.config
@@ -74,22 +74,29 @@ def gc(
         }
     else:
         app.home.check_safe()
-        with ProgressLine(app.quiet, "scanning blobs") as line:
-            progress = line.advance if line else None
-            report = run_gc(
-                app.home,
-                lambda: open_artifacts(app.home, config, create=False),
-                app.now,
-                options,
-                progress,
-            )
+        try:
+            with ProgressLine(app.quiet, "scanning blobs") as line:
+                progress = line.advance if line else None
+                report = run_gc(
+                    app.home,
+                    lambda: open_artifacts(app.home, config, create=False),
+                    app.now,
+                    options,
+                    progress,
+                )
+        except MassDeleteRefused as exc:  # the report of what was done, then the error
+            done = exc.report
+            emit_object(done, app.format, table=lambda: _table(done))
+            raise
     emit_object(report, app.format, table=lambda: _table(report))
 
 
 def _table(report: dict[str, Any]) -> None:
     phase2 = report["phase2"]
     rows: list[tuple[str, Any]] = [("expired rows (phase 1)", report["phase1"]["expired_rows"])]
-    if phase2["ran"]:
+    if "refused" in phase2:
+        rows.append(("blob scan (phase 2)", "refused: nothing deleted (see the error)"))
+    elif phase2["ran"]:
         rows += [
             ("blobs scanned", phase2["blobs"]),
             ("orphans", phase2["orphans"]),

@@ -32,7 +32,7 @@ from soloqueue_mem.artifacts import catalog
 from soloqueue_mem.artifacts.cas import parse_relpath
 from soloqueue_mem.clock import iso, parse_timestamp
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.errors import StorageError
+from soloqueue_mem.errors import StorageError, UsageError
 from soloqueue_mem.home import Home, refuse_symlinks
 from soloqueue_mem.lifecycle import lock
 
@@ -73,6 +73,17 @@ class GcPlan(NamedTuple):
 
 class GcRefused(StorageError):
     code = "gc_refused"
+
+
+class MassDeleteRefused(UsageError):
+    """The mass-delete guard stopped phase 2 (``--force`` is the answer, so a usage
+    error); ``report`` says what the run did before (phase 1 is done by then)."""
+
+    code = "gc_mass_delete"
+
+    def __init__(self, message: str, report: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.report = report or {}
 
 
 # --- phase 1: expired rows -------------------------------------------------------
@@ -183,10 +194,9 @@ def plan(
 def check_mass_delete(gc_plan: GcPlan, force: bool) -> None:
     limit = max(MASS_DELETE_MIN, gc_plan.total_blobs // 2)
     if len(gc_plan.orphans) > limit and not force:
-        raise GcRefused(
+        raise MassDeleteRefused(
             f"gc would delete {len(gc_plan.orphans)} of {gc_plan.total_blobs} blobs, more than "
-            f"max({MASS_DELETE_MIN}, half); nothing was deleted. Check with "
-            "`soloqueue-mem verify`, then run `soloqueue-mem gc --deep --force` if that is right"
+            f"max({MASS_DELETE_MIN}, half); phase 2 deleted nothing"
         )
 
 
@@ -328,6 +338,7 @@ def run_gc(
         state = read_state(state_path)
         conn = open_catalog()
         report: dict[str, Any] = {"dry_run": options.dry_run}
+        refused: MassDeleteRefused | None = None
         try:
             expired = (
                 expire_rows(conn, now, options.ephemeral_days, options.dry_run) if conn else []
@@ -337,19 +348,38 @@ def run_gc(
                 "artifact_ids": [str(i) for i in expired],
             }
             deep = options.deep or _deep_due(state, now, options.deep_every_seconds)
-            report["phase2"] = (
-                _phase2(home, conn, now, options, progress) if deep else {"ran": False}
-            )
+            try:
+                report["phase2"] = (
+                    _phase2(home, conn, now, options, progress, expired) if deep else {"ran": False}
+                )
+            except MassDeleteRefused as exc:
+                refused = _refusal(exc, report, options)
         finally:
             if conn is not None:
                 conn.close()
         if not options.dry_run:
             state["phase1_at"] = iso(now)
-            if report["phase2"]["ran"]:
+            if report["phase2"]["ran"] and refused is None:
                 state["phase2_at"] = iso(now)
             lock.write_state(state_path, state)
     report["seconds"] = round(time.monotonic() - started, 3)
+    if refused is not None:
+        raise refused
     return report
+
+
+def _refusal(
+    exc: MassDeleteRefused, report: dict[str, Any], options: GcOptions
+) -> MassDeleteRefused:
+    """The guard's error, saying exactly what each phase did, with the run's report."""
+    expired = report["phase1"]["expired_rows"]
+    done = "would delete" if options.dry_run else "deleted"
+    message = (
+        f"{exc}; phase 1 {done} {expired} expired row(s). Check with `soloqueue-mem verify`, "
+        "then run `soloqueue-mem gc --deep --force` if that is right"
+    )
+    report["phase2"] = {"ran": True, "refused": message, "deleted_blobs": 0}
+    return MassDeleteRefused(message, report)
 
 
 def _phase2(
@@ -358,6 +388,7 @@ def _phase2(
     now: datetime,
     options: GcOptions,
     progress: Callable[[int], None] | None,
+    expired: list[int],
 ) -> dict[str, Any]:
     if conn is None:
         referenced: set[str] = set()
@@ -368,7 +399,9 @@ def _phase2(
             )
     else:
         try:
-            referenced = catalog.referenced_paths(conn)
+            # a dry run's phase 1 deleted nothing: leave out the rows it would delete,
+            # so the plan (and the guard) is the one a real run would make
+            referenced = catalog.referenced_paths(conn, expired if options.dry_run else ())
         except sqlite3.Error as exc:
             raise GcRefused(
                 f"gc aborted: cannot read the artifact catalog ({exc}); nothing was deleted"

@@ -455,3 +455,54 @@ def test_c3_context_build_system_file_is_capped_by_max_input_bytes(home):
     prompt.write_text("You are terse.")
     built = run_json(*build, "--system", f"@{prompt}", input=messages)
     assert built[0] == {"role": "system", "content": "You are terse."}
+
+
+# --- item 12 (I4): the mass-delete guard reports what each phase did -------------------------
+
+
+def test_i4_mass_delete_guard_is_a_usage_error_with_the_report_and_dry_run_agrees(home):
+    from soloqueue_mem.artifacts import catalog
+
+    run_json("artifact", "save", "-", input=b"kept")  # creates the catalog
+    conn = sqlite3.connect(home / "artifacts.db", isolation_level=None)
+    conn.execute("BEGIN")
+    for n in range(120):  # ephemeral rows a month old, whose blobs only they reference
+        data = f"ephemeral {n}".encode()
+        digest = hashlib.sha256(data).hexdigest()
+        relpath = f"artifacts/blobs/2026/10/26/{digest[:2]}/{digest[2:4]}/{digest}"
+        (home / relpath).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        (home / relpath).write_bytes(data)
+        catalog.insert(
+            conn,
+            content_hash=digest,
+            path=relpath,
+            size=len(data),
+            created_at="2026-10-26T08:00:00.000Z",
+            tags=("sys:ephemeral",),
+        )
+    conn.execute("COMMIT")
+    conn.close()
+    for blob in (home / "artifacts" / "blobs").rglob("*"):
+        if blob.is_file():
+            os.utime(blob, (0, 0))  # far older than the grace period
+    blobs_before = snapshot(home / "artifacts" / "blobs")
+
+    dry = run_process("--format", "json", "gc", "--deep", "--dry-run")
+    assert dry.returncode == EX_USAGE, dry.stderr
+    predicted = json.loads(dry.stdout)
+    assert predicted["phase1"]["expired_rows"] == 120
+    assert "phase 1 would delete 120" in predicted["phase2"]["refused"]
+    assert json.loads(dry.stderr)["error"]["code"] == "gc_mass_delete"
+
+    real = run_process("--format", "json", "gc", "--deep")
+    assert real.returncode == EX_USAGE, real.stderr
+    report = json.loads(real.stdout)
+    assert report["phase1"]["expired_rows"] == 120  # done, and said so
+    assert report["phase2"]["deleted_blobs"] == 0 and "refused" in report["phase2"]
+    assert "phase 1 deleted 120 expired row(s)" in report["phase2"]["refused"]
+    assert "nothing was deleted" not in real.stderr.decode()
+    assert snapshot(home / "artifacts" / "blobs") == blobs_before
+
+    forced = run_json("gc", "--deep", "--force")
+    assert forced["phase2"]["deleted_blobs"] == 120
+    assert run_process("artifact", "read", "1").stdout == b"kept"

@@ -29,7 +29,6 @@ _RELPATH = re.compile(
     r"artifacts/blobs/(\d{4})/(\d{2})/(\d{2})/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})"
 )
 CHUNK = 1 << 20
-CHEAP_REHASH = 1 << 20  # a dedup hit re-hashes blobs up to this size, else checks size
 
 
 class Staged(NamedTuple):

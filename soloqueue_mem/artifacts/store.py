@@ -82,8 +82,8 @@ def _place(
 ) -> tuple[str, bool]:
     """Where the staged content lives from now on, publishing it if needed.
 
-    A dedup hit is checked (size, and the hash when cheap) rather than trusted: a
-    damaged or missing blob is replaced by the good copy just staged.
+    A dedup hit is checked (size and hash) rather than trusted: a damaged or missing
+    blob is replaced by the good copy just staged.
     """
     known = catalog.blob_of(conn, staged.sha256)
     if known is None or cas.parse_relpath(known[0]) != staged.sha256:
@@ -95,8 +95,9 @@ def _place(
         cas.publish(home, staged, relpath)
         return relpath, True
     relpath, size = known
-    rehash = staged.size <= cas.CHEAP_REHASH
-    if size == staged.size and cas.check(home, relpath, size, staged.sha256, rehash) == "ok":
+    # always re-hashed: a damaged blob of the right size must not be trusted (the save
+    # would succeed with a row whose read fails)
+    if size == staged.size and cas.check(home, relpath, size, staged.sha256, True) == "ok":
         cas.discard(staged)
         cas.freshen(home, relpath)
         return relpath, False

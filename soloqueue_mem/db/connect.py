@@ -198,13 +198,21 @@ def write_tx(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise
     try:
         conn.execute("COMMIT")
     except sqlite3.OperationalError as exc:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise_for(exc, _db_name(conn))
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back unless SQLite already did: after SQLITE_FULL or an I/O error it ends the
+    transaction itself, and a second ROLLBACK ("cannot rollback - no transaction is
+    active") would hide the error that matters."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
 
 
 def _db_name(conn: sqlite3.Connection) -> str:

@@ -53,8 +53,12 @@ def verify_store(
     """Check everything; return ``{"findings": [...], "counts": {...}, "exit_code": n}``."""
     findings: list[Finding] = []
     counts: dict[str, int] = {}
-    memory = _open_ro(home.memory_db, options, findings)
-    artifacts = _open_ro(home.root / "artifacts.db", options, findings)
+    from soloqueue_mem.db import schema_artifacts, schema_memory
+
+    memory = _open_ro(home.memory_db, options, findings, len(schema_memory.MIGRATIONS))
+    artifacts = _open_ro(
+        home.root / "artifacts.db", options, findings, len(schema_artifacts.MIGRATIONS)
+    )
     try:
         if not _blob_folders_are_real(home, findings):
             pass  # a symlinked artifacts/ or artifacts/blobs: never followed, never read
@@ -112,9 +116,10 @@ def exit_code(findings: list[Finding]) -> int:
 
 
 def _open_ro(
-    path: Path, options: VerifyOptions, findings: list[Finding]
+    path: Path, options: VerifyOptions, findings: list[Finding], head: int
 ) -> sqlite3.Connection | None:
-    """A read-only connection after an integrity check; None if absent, busy or corrupt."""
+    """A read-only connection after an integrity check; None if absent, busy, corrupt
+    or written by a newer release (schema above ``head``: other commands refuse it)."""
     if not path.exists():
         return None
     try:
@@ -131,6 +136,12 @@ def _open_ro(
         return None
     if result != ["ok"]:
         findings.append(Finding("error", "corrupt-database", path.name, "; ".join(result[:5])))
+        conn.close()
+        return None
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > head:
+        detail = f"schema version {version}, newer than this soloqueue-mem ({head}): upgrade"
+        findings.append(Finding("error", "schema-too-new", path.name, detail))
         conn.close()
         return None
     return conn

@@ -506,3 +506,74 @@ def test_i4_mass_delete_guard_is_a_usage_error_with_the_report_and_dry_run_agree
     forced = run_json("gc", "--deep", "--force")
     assert forced["phase2"]["deleted_blobs"] == 120
     assert run_process("artifact", "read", "1").stdout == b"kept"
+
+
+# --- item 13: smaller defects ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [100, 2 << 20])
+def test_c10_artifact_read_into_a_closed_pipe_exits_141(home, size):
+    saved = run_json("artifact", "save", "-", input=os.urandom(size))
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "soloqueue_mem", "artifact", "read", saved["id"]],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert reader.stdout is not None
+    reader.stdout.close()  # the reader went away before a byte was written
+    assert reader.wait(timeout=60) == 141
+    assert reader.stderr is not None
+    with reader.stderr:
+        assert b"Traceback" not in reader.stderr.read()
+
+
+def test_a4_resaving_content_whose_large_blob_is_damaged_but_same_sized_repairs_it(home):
+    data = os.urandom(2 << 20)  # over 1 MiB: once only its size was checked
+    first = run_json("artifact", "save", "-", input=data)
+    blob = home / first["path"]
+    blob.chmod(0o600)
+    with open(blob, "r+b") as handle:
+        handle.seek(1 << 20)
+        handle.write(bytes([data[1 << 20] ^ 0xFF]))
+    assert run_process("artifact", "read", first["id"]).returncode == EX_IOERR
+    again = run_json("artifact", "save", "-", input=data)
+    assert again["path"] == first["path"]
+    for artifact_id in (first["id"], again["id"]):
+        assert run_process("artifact", "read", artifact_id).stdout == data
+
+
+def test_d1_verify_reports_a_database_from_a_newer_release(home):
+    run_json("remember", "a fact")
+    conn = sqlite3.connect(home / "memory.db")
+    conn.execute("PRAGMA user_version = 999")
+    conn.close()
+    assert run_process("memory", "list").returncode == EX_IOERR  # other commands refuse it
+    done = run_process("--format", "json", "verify")
+    assert done.returncode == 9, done.stderr
+    findings = json.loads(done.stdout)["findings"]
+    assert [f["kind"] for f in findings if f["where"] == "memory.db"] == ["schema-too-new"]
+
+
+def test_c1_a_json_batch_that_fails_before_its_first_turn_prints_no_bare_bracket(home, tmp_path):
+    run_json("log", "-s", "s0", "hello")
+    (home / "groups" / "g2").symlink_to(tmp_path)
+    lines = b'{"role": "user", "content": "a"}\n{"role": "user", "content": "b"}\n'
+    done = run_process("--format", "json", "log", "--batch", "-g", "g2", "-s", "s1", input=lines)
+    assert done.returncode == EX_IOERR
+    assert done.stdout == b""
+    assert json.loads(done.stderr)["error"]["code"] == "io"
+
+
+def test_a7_an_error_that_ended_the_transaction_is_reported_not_a_failed_rollback(home):
+    """SQLite ends the transaction itself on SQLITE_FULL or an I/O error; the rollback
+    that follows must not replace that error with "no transaction is active"."""
+    from soloqueue_mem.db.connect import write_tx
+
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(OSError, match="No space left"):
+        with write_tx(conn):
+            conn.execute("INSERT INTO t VALUES (1)")
+            conn.execute("ROLLBACK")  # what SQLite does itself after SQLITE_FULL
+            raise OSError(28, "No space left on device")
+    assert conn.execute("SELECT COUNT(*) FROM t").fetchone() == (0,)

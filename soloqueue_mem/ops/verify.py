@@ -139,6 +139,11 @@ def _open_ro(
         conn.close()
         return None
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version == 0:  # created, never migrated (a first write failed, e.g. disk full)
+        detail = "no tables yet: the next command that writes creates them"
+        findings.append(Finding("warning", "empty-database", path.name, detail))
+        conn.close()
+        return None
     if version > head:
         detail = f"schema version {version}, newer than this soloqueue-mem ({head}): upgrade"
         findings.append(Finding("error", "schema-too-new", path.name, detail))

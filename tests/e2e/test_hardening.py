@@ -577,3 +577,18 @@ def test_a7_an_error_that_ended_the_transaction_is_reported_not_a_failed_rollbac
             conn.execute("ROLLBACK")  # what SQLite does itself after SQLITE_FULL
             raise OSError(28, "No space left on device")
     assert conn.execute("SELECT COUNT(*) FROM t").fetchone() == (0,)
+
+
+def test_a7_a_catalog_left_without_tables_is_a_warning_and_the_next_save_mends_it(home):
+    """What a first save on a full disk leaves: artifacts.db created, never migrated."""
+    home.mkdir(parents=True, mode=0o700)
+    conn = sqlite3.connect(home / "artifacts.db")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.close()
+    done = run_process("--format", "json", "verify")
+    assert done.returncode == 8, done.stderr
+    findings = json.loads(done.stdout)["findings"]
+    assert [(f["kind"], f["where"]) for f in findings] == [("empty-database", "artifacts.db")]
+    saved = run_json("artifact", "save", "-", input=b"after the disk was freed")
+    assert run_process("artifact", "read", saved["id"]).stdout == b"after the disk was freed"
+    assert run_process("verify").returncode == 0

@@ -183,6 +183,10 @@ def m011_create_attachments(conn: sqlite3.Connection) -> None:
             description, transcription, extracted_text, filename, tags,
             content='', tokenize='porter unicode61 remove_diacritics 2'
         );
+        """,
+    )
+
+
 def m012_create_remember_events(conn: sqlite3.Connection) -> None:
     """Idempotency keys of ``remember`` (issue 15): a statement retried with an
     ``event_id`` already stored in its scope changes nothing and reports the memory it

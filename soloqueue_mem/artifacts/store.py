@@ -147,8 +147,8 @@ def put_back(home: Home, conn: sqlite3.Connection, artifact: Artifact, data: byt
             if staged.sha256 != artifact.content_hash or staged.size != artifact.size:
                 cas.discard(staged)
                 raise BadInput(f"artifact {artifact.id}: the blob does not match its sha256")
-            rehash = artifact.size <= cas.CHEAP_REHASH
-            state = cas.check(home, artifact.path, artifact.size, artifact.content_hash, rehash)
+            # re-hashed whatever its size, like a save's dedup hit (issue 15 item 13)
+            state = cas.check(home, artifact.path, artifact.size, artifact.content_hash, True)
             if state == "ok":
                 cas.discard(staged)
             else:

@@ -192,7 +192,7 @@ _soloqueue_mem() {
         "promote") words="--agent --format --group --root -a -f -g" ;;
         "query") words="--format --group --root -f -g" ;;
         "recall") words="--agent --channels --format --group --limit --max-tokens --root --since --type -a -f -g -n -t --explain --traces" ;;
-        "remember") words="--agent --confidence --duration --format --group --importance --predicate --root --source --subject --tag --type -a -f -g -t --batch" ;;
+        "remember") words="--agent --confidence --duration --event-id --format --group --importance --predicate --root --source --subject --tag --type -a -f -g -t --batch" ;;
         "scratchpad") words="edit set show" ;;
         "scratchpad edit") words="--agent --format --group --root -a -f -g" ;;
         "scratchpad set") words="--agent --format --group --root -a -f -g" ;;

@@ -380,6 +380,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l confidence -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l duration -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l event-id -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l importance -r

@@ -37,16 +37,21 @@ def iso(value: datetime) -> str:
 
 
 _DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+MAX_DAYS = 36500  # the longest duration taken anywhere: 100 years, far from date overflow
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in a duration written ``30s``, ``15m``, ``1h``, ``3d`` or ``2w``."""
+    """Seconds in a duration written ``30s``, ``15m``, ``1h``, ``3d`` or ``2w``: never
+    negative, at most :data:`MAX_DAYS`."""
     value = text.strip().lower()
     unit = _DURATION_UNITS.get(value[-1:]) if value else None
     number = value[:-1]
     if unit is None or not number.replace(".", "", 1).isdigit():
         raise BadInput(f"not a duration (use 30s, 15m, 1h, 3d, 2w): {text!r}")
-    return float(number) * unit
+    seconds = float(number) * unit
+    if seconds > MAX_DAYS * 86400:
+        raise BadInput(f"duration too long (at most {MAX_DAYS}d): {text!r}")
+    return seconds
 
 
 def parse_since(text: str, now: datetime) -> datetime:

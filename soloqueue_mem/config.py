@@ -11,6 +11,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal, NamedTuple
 
+from soloqueue_mem.clock import MAX_DAYS
 from soloqueue_mem.context.models import ModelInfo, configured_models, model_info
 from soloqueue_mem.errors import BadInput, UsageError
 
@@ -133,6 +134,11 @@ def load_config(path: Path) -> Config:
             name: float(weight)
             for name, weight in values["recall_channel_weights"].items()  # type: ignore[attr-defined]
         }
+    for key, value in values.items():
+        if type(value) in (int, float) and not 0 <= value <= _MAX_SETTING:  # type: ignore[operator]
+            raise BadInput(f"{path}: {key} must be a number from 0 to {_MAX_SETTING}")
+    if not values.get("gc_ephemeral_days", 0) <= MAX_DAYS:  # type: ignore[operator]
+        raise BadInput(f"{path}: gc_ephemeral_days must be at most {MAX_DAYS}")
     for key in ("gc_grace", "gc_deep_every", "recall_half_life", "consolidate_idle"):
         if key in values:
             from soloqueue_mem.clock import parse_duration
@@ -165,6 +171,8 @@ def _redact_patterns(path: Path, value: object) -> dict[str, str]:
         raise BadInput(f"{path}: {problem}")
     return dict(value)
 
+
+_MAX_SETTING = 2**53  # numeric settings: never negative, never beyond exact floats
 
 _MODEL_FIELDS = {"context": int, "encoding": str, "margin": float}
 

@@ -1,8 +1,9 @@
 """Fault points for crash tests (RELIABILITY §4): a no-op unless testing is enabled.
 
 ``SOLOQUEUE_FAULT=<point>:<action>`` with ``SOLOQUEUE_TESTING=1`` makes the process act
-at that point: ``kill`` (SIGKILL itself), ``eio``/``enospc`` (raise that OSError) or
-``sleep=MS``. Read from the environment here rather than in the CLI's composition
+at that point: ``kill`` (SIGKILL itself), ``stop`` (SIGSTOP itself, until the test
+sends SIGCONT: a race replayed in a chosen order), ``eio``/``enospc`` (raise that
+OSError) or ``sleep=MS``. Read from the environment here rather than in the CLI's composition
 root because a crash test must reach code paths that take no configuration.
 """
 
@@ -24,6 +25,7 @@ POINTS = (
     "artifact.skip_lock",  # negative control for the save/GC race: saves take no lock
     "gc.after_phase1_commit",  # expired rows deleted, blobs untouched
     "gc.after_k_unlinks",  # phase 2 stopped after deleting some blobs (k = 1)
+    "digest.before_write",  # a session's stretch extracted, its transaction not begun
 )
 
 
@@ -45,6 +47,8 @@ def fault(point: str) -> None:
     action = _ACTIVE[1]
     if action == "kill":
         os.kill(os.getpid(), signal.SIGKILL)
+    elif action == "stop":
+        os.kill(os.getpid(), signal.SIGSTOP)
     elif action in ("eio", "enospc"):
         code = errno.EIO if action == "eio" else errno.ENOSPC
         raise OSError(code, os.strerror(code))

@@ -100,7 +100,9 @@ class Home(NamedTuple):
         return self.root.is_dir()
 
     def check_safe(self) -> None:
-        """Refuse a root that is a symlink, not ours, or writable by group/others."""
+        """Refuse a root that is a system folder or the home directory itself, a
+        symlink, not ours, or writable by group/others."""
+        refuse_system_root(self.root)
         try:
             info = os.lstat(self.root)
         except FileNotFoundError:
@@ -135,6 +137,28 @@ class Home(NamedTuple):
         self.check_safe()
 
 
+# Folders whose files belong to the system or to many programs: never a data directory.
+_SYSTEM_ROOTS = frozenset(
+    "/ /bin /boot /dev /etc /home /lib /lib32 /lib64 /libx32 /media /mnt /opt /proc /root "
+    "/run /sbin /srv /sys /tmp /usr /var /var/lib /var/tmp /Users /Library /System".split()
+)
+_SYSTEM_TREES = ("/bin/", "/boot/", "/dev/", "/etc/", "/lib/", "/proc/", "/sbin/", "/sys/", "/usr/")
+
+
+def refuse_system_root(root: Path) -> None:
+    """Raise StorageError for ``/``, a system folder (or a folder inside /etc, /usr...),
+    or the home directory itself: a store there would scatter ``memory.db``,
+    ``groups/``... among files that are not ours."""
+    real = os.path.realpath(root)
+    home = os.path.realpath(os.path.expanduser("~"))
+    if real in _SYSTEM_ROOTS or real.startswith(_SYSTEM_TREES) or real == home:
+        what = "your home directory" if real == home else "a system folder"
+        raise StorageError(
+            f"data directory {root} is {what}; refusing to use it "
+            f"(use a folder of its own, e.g. --root {os.path.join(home, DIR_NAME)})"
+        )
+
+
 def make_private_dirs(path: Path) -> None:
     """``mkdir -p`` where every folder created is 0700 and no symlink is followed.
 
@@ -160,13 +184,24 @@ def make_private_dirs(path: Path) -> None:
 
 
 def ensure_private_dir(root: Path, folder: Path) -> None:
-    """Create ``folder`` inside ``root`` refusing symlinked components below the root."""
+    """Create ``folder`` inside ``root`` refusing symlinked components below the root,
+    checked before anything is created (a planted link gets no folder in its target)
+    and again after (a link planted meanwhile)."""
+    refuse_symlinks(root, folder)
     make_private_dirs(folder)
-    for part in (folder, *folder.parents):
+    refuse_symlinks(root, folder)
+
+
+def refuse_symlinks(root: Path, path: Path) -> None:
+    """Raise StorageError if ``path`` or a folder between it and ``root`` is a symlink
+    (those that do not exist yet are fine). ``root`` itself is checked by
+    :meth:`Home.check_safe`."""
+    for part in (path, *path.parents):
         if part == root:
             return
         if part.is_symlink():
             raise StorageError(f"{part} is a symlink; refusing to use it")
+    raise StorageError(f"{path} is outside the data directory {root}")
 
 
 def write_private_file(path: Path, data: bytes) -> None:

@@ -174,8 +174,9 @@ def remember(store: Store, body: dict[str, Any], request: Request) -> Any:
         source=_field(body, "source", str, "manual"),
         group=_field(body, "group", str, "default"),
         agent=_field(body, "agent", str, "default"),
+        event_id=_field(body, "event_id", str),
     )
-    return shapes.remembered_json(result)
+    return shapes.remembered_json(result, body.get("event_id"))
 
 
 def read_artifact(store: Store, body: dict[str, Any], request: Request) -> Any:

@@ -123,9 +123,11 @@ def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> M
         confidence: float = 0.5,
         duration: str | None = None,
         tags: list[str] | None = None,
+        event_id: str | None = None,
     ) -> dict[str, Any]:
         """Keep a memory. Re-stating one raises its confidence; the same subject and
-        predicate with new content supersedes the old one. `action` says which."""
+        predicate with new content supersedes the old one. `action` says which. Give an
+        `event_id` to make a retry harmless (`duplicate` is then true)."""
         result = _run(
             lambda: store.remember(
                 content,
@@ -138,9 +140,10 @@ def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> M
                 tags=tags or (),
                 group=scope.write_group,
                 agent=scope.write_agent,
+                event_id=event_id,
             )
         )
-        return shorten(shapes.remembered_json(result), cap)
+        return shorten(shapes.remembered_json(result, event_id), cap)
 
     @server.tool(
         annotations=ToolAnnotations(

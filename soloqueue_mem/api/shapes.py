@@ -217,8 +217,14 @@ def memory_json(memory: Memory) -> dict[str, Any]:
     return memory._asdict()
 
 
-def remembered_json(result: Remembered) -> dict[str, Any]:
-    return {"action": result.action, "superseded": result.superseded, **memory_json(result.memory)}
+def remembered_json(result: Remembered, event_id: str | None = None) -> dict[str, Any]:
+    return {
+        "action": result.action,
+        "superseded": result.superseded,
+        "event_id": event_id,
+        "duplicate": result.duplicate,
+        **memory_json(result.memory),
+    }
 
 
 def forgotten_json(result: Forgotten) -> dict[str, Any]:

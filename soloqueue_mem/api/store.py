@@ -240,20 +240,24 @@ class Store(Maintenance):
         source: str = "manual",
         group: str = "default",
         agent: str = "default",
+        event_id: str | None = None,
     ) -> Remembered:
-        """Store a memory (``remember``): ``.action`` is created, confirmed or superseded."""
+        """Store a memory (``remember``): ``.action`` is created, confirmed or superseded.
+        A retry with the same ``event_id`` changes nothing (``.duplicate``)."""
         from soloqueue_mem.memory.intake import redacted
         from soloqueue_mem.memory.store import Draft, check_draft
         from soloqueue_mem.memory.store import remember as store_remember
+        from soloqueue_mem.sessions.events import check_event_id
 
         check_ids(group=group, agent=agent)
+        event_id = check_event_id(event_id)
         fields = (content, type, subject, predicate, importance, confidence, duration)
-        draft = check_draft(Draft(*fields, tuple(tags), source))
+        draft = redacted(check_draft(Draft(*fields, tuple(tags), source)), self._redactor())
         if (postgres := self._postgres()) is not None:
-            return postgres.remember(redacted(draft, self._redactor()), group, agent, self.now())
+            return postgres.remember(draft, group, agent, self.now(), event_id)
         conn = self._db("memory", create=True)
         assert conn is not None
-        return store_remember(conn, redacted(draft, self._redactor()), group, agent, self.now())
+        return store_remember(conn, draft, group, agent, self.now(), event_id)
 
     @serialised
     def memory(self, memory_id: str) -> Memory:

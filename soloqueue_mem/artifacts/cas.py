@@ -29,7 +29,6 @@ _RELPATH = re.compile(
     r"artifacts/blobs/(\d{4})/(\d{2})/(\d{2})/([0-9a-f]{2})/([0-9a-f]{2})/([0-9a-f]{64})"
 )
 CHUNK = 1 << 20
-CHEAP_REHASH = 1 << 20  # a dedup hit re-hashes blobs up to this size, else checks size
 
 
 class Staged(NamedTuple):
@@ -158,7 +157,11 @@ def fsync_dir(folder: Path) -> None:
 
 
 def check(home: Home, relpath: str, size: int, sha256: str, rehash: bool) -> str:
-    """``ok``, ``missing``, ``size-mismatch`` or ``hash-mismatch`` for a stored blob."""
+    """``ok``, ``bad-path``, ``missing``, ``size-mismatch`` or ``hash-mismatch`` for a
+    stored blob. ``bad-path``: the row's path is not the blob path of its hash (``../x``,
+    absolute, another blob's), so nothing outside the store is ever looked at."""
+    if parse_relpath(relpath) != sha256:
+        return "bad-path"
     path = home.root / relpath
     try:
         info = os.lstat(path)
@@ -194,8 +197,14 @@ def read_verified(
 
     Small blobs are read once into memory and checked; large ones are hashed in a first
     pass and streamed in a second, so nothing is ever emitted from a damaged blob.
-    Raises StorageError (hash mismatch or missing).
+    Raises StorageError (hash mismatch, missing, or a path that is not the blob path of
+    ``sha256``: nothing outside the store is ever opened).
     """
+    if parse_relpath(relpath) != sha256:
+        raise StorageError(
+            f"the artifact row names an invalid blob path {relpath[:80]!r}; "
+            "run: soloqueue-mem verify"
+        )
     path = home.root / relpath
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)

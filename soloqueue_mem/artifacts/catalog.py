@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from soloqueue_mem.errors import BadInput, InvalidId, NotFound
@@ -183,11 +183,16 @@ def referenced_among(conn: sqlite3.Connection, relpaths: Sequence[str]) -> set[s
     return found.intersection(relpaths)
 
 
-def referenced_paths(conn: sqlite3.Connection) -> set[str]:
-    """Every blob path a row references (GC's reference set; the set removes duplicates,
-    cheaper than ``DISTINCT``'s sort). Raises sqlite3.Error when the table cannot be
-    read: GC must then delete nothing."""
-    return {row[0] for row in conn.execute("SELECT path FROM artifacts")}
+def referenced_paths(conn: sqlite3.Connection, excluding: Collection[int] = ()) -> set[str]:
+    """Every blob path a row references, rows ``excluding`` left out (what a dry run's
+    phase 1 would delete). GC's reference set; the set removes duplicates, cheaper than
+    ``DISTINCT``'s sort. Raises sqlite3.Error when the table cannot be read: GC must
+    then delete nothing."""
+    if not excluding:
+        return {row[0] for row in conn.execute("SELECT path FROM artifacts")}
+    left_out = set(excluding)
+    rows = conn.execute("SELECT id, path FROM artifacts")
+    return {path for artifact_id, path in rows if artifact_id not in left_out}
 
 
 def expired_ephemeral(conn: sqlite3.Connection, created_before: str) -> list[int]:

@@ -1,7 +1,8 @@
 """Artifact operations: save, read, tag and remove, in the order that keeps the store
 consistent. Blob first, row second (a row never points at a missing blob); removal in
 the reverse order (the row goes now, an unreferenced blob later, in GC phase 2).
-Saves hold ``.gc.lock`` shared from the blob write to the row commit, so GC, which
+Saves stage the content in ``artifacts/tmp`` first (a slow producer holds no lock),
+then hold ``.gc.lock`` shared from publishing the blob to the row commit, so GC, which
 deletes only under the exclusive lock, can never take a blob a save is about to use.
 """
 
@@ -48,10 +49,17 @@ def save(
     """Store ``source``'s bytes and catalog them; return the new row."""
     for tag in meta.tags:
         catalog.validate_tag(tag)
+    # Staged before the lock: a slow producer (`artifact save -` on a pipe) must not
+    # hold gc off while it waits for input. gc removes temporary files only once older
+    # than its grace period, and the staging file's mtime moves with every write.
+    staged = cas.stage(home, source)
     guard = nullcontext() if faults.is_active("artifact.skip_lock") else lock.shared(home.gc_lock)
     with guard:
-        staged = cas.stage(home, source)
-        relpath, new_blob = _place(home, conn, staged, now)
+        try:
+            relpath, new_blob = _place(home, conn, staged, now)
+        except BaseException:
+            cas.discard(staged)
+            raise
         with write_tx(conn):
             artifact_id = catalog.insert(
                 conn,
@@ -74,11 +82,11 @@ def _place(
 ) -> tuple[str, bool]:
     """Where the staged content lives from now on, publishing it if needed.
 
-    A dedup hit is checked (size, and the hash when cheap) rather than trusted: a
-    damaged or missing blob is replaced by the good copy just staged.
+    A dedup hit is checked (size and hash) rather than trusted: a damaged or missing
+    blob is replaced by the good copy just staged.
     """
     known = catalog.blob_of(conn, staged.sha256)
-    if known is None:
+    if known is None or cas.parse_relpath(known[0]) != staged.sha256:
         relpath = cas.blob_relpath(staged.sha256, now.date())
         if cas.check(home, relpath, staged.size, staged.sha256, rehash=True) == "ok":
             cas.discard(staged)  # an orphan of the same content, kept alive by this save
@@ -87,8 +95,9 @@ def _place(
         cas.publish(home, staged, relpath)
         return relpath, True
     relpath, size = known
-    rehash = staged.size <= cas.CHEAP_REHASH
-    if size == staged.size and cas.check(home, relpath, size, staged.sha256, rehash) == "ok":
+    # always re-hashed: a damaged blob of the right size must not be trusted (the save
+    # would succeed with a row whose read fails)
+    if size == staged.size and cas.check(home, relpath, size, staged.sha256, True) == "ok":
         cas.discard(staged)
         cas.freshen(home, relpath)
         return relpath, False
@@ -138,8 +147,8 @@ def put_back(home: Home, conn: sqlite3.Connection, artifact: Artifact, data: byt
             if staged.sha256 != artifact.content_hash or staged.size != artifact.size:
                 cas.discard(staged)
                 raise BadInput(f"artifact {artifact.id}: the blob does not match its sha256")
-            rehash = artifact.size <= cas.CHEAP_REHASH
-            state = cas.check(home, artifact.path, artifact.size, artifact.content_hash, rehash)
+            # re-hashed whatever its size, like a save's dedup hit (issue 15 item 13)
+            state = cas.check(home, artifact.path, artifact.size, artifact.content_hash, True)
             if state == "ok":
                 cas.discard(staged)
             else:

@@ -9,7 +9,7 @@ import typer
 
 from soloqueue_mem.cli.artifact_run import artifact_json, open_catalog, rows_table, run_save
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.options import FormatOpt, RootOpt, row_limit
 from soloqueue_mem.cli.output import Format, emit_list, emit_object
 from soloqueue_mem.cli.state import app_context
 
@@ -104,7 +104,7 @@ def list_command(
     rows: list[Artifact] = []
     if conn is not None:
         try:
-            rows = catalog.list_artifacts(conn, tag, group, max(1, limit))
+            rows = catalog.list_artifacts(conn, tag, group, row_limit(limit))
         finally:
             conn.close()
     if app_ctx.format in (Format.table, Format.text):

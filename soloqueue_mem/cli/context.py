@@ -25,15 +25,16 @@ app = typer.Typer(
 )
 
 
-def _system_text(value: str) -> str:
-    """``--system TEXT`` or ``--system @FILE``."""
+def _system_text(value: str, cap: int) -> str:
+    """``--system TEXT`` or ``--system @FILE`` (at most ``cap`` bytes)."""
     if not value.startswith("@"):
         return value
-    path = Path(value[1:])
+    from soloqueue_mem.cli.source import read_file
+
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"cannot read the system prompt from {path}: {exc}") from None
+        return read_file(Path(value[1:]), cap)
+    except BadInput as exc:
+        raise BadInput(f"the system prompt: {exc.reason}") from None
 
 
 def _piped_events(app_ctx: AppContext) -> list[Any]:
@@ -121,7 +122,7 @@ def build_command(
         raise UsageError("give --model NAME or --max-context N")
     if query is not None and not with_memory:
         raise UsageError("--query is used by --with-memory")
-    system_text = _system_text(system)
+    system_text = _system_text(system, app_ctx.config.max_input_bytes)
     events = _piped_events(app_ctx) if session is None else None
     with app_ctx.store() as store:
         result = store.context_build(

@@ -11,6 +11,7 @@ from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import emit_object, print_table
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.clock import MAX_DAYS
 
 
 @boundary
@@ -21,7 +22,13 @@ def gc(
         bool, typer.Option("--dry-run", "-n", help="Report, delete nothing.")
     ] = False,
     ephemeral_days: Annotated[
-        float | None, typer.Option("--ephemeral-days", help="Age at which sys:ephemeral rows go.")
+        float | None,
+        typer.Option(
+            "--ephemeral-days",
+            min=0,
+            max=MAX_DAYS,
+            help="Age at which sys:ephemeral rows go (0 to 36500).",
+        ),
     ] = None,
     grace: Annotated[
         str | None, typer.Option("--grace", help="Never delete files younger than this (1h).")
@@ -43,24 +50,33 @@ def gc(
     missing. It deletes nothing if it cannot read every reference. Cron:
     `17 3 * * * soloqueue-mem --quiet gc` (phase 2 runs itself once a week).
     """
+    from soloqueue_mem.lifecycle.gc import MassDeleteRefused
+
     app = app_context(ctx, fmt, root)
-    with app.store() as store, ProgressLine(app.quiet, "scanning blobs") as line:
-        report = store.gc(
-            deep=deep,
-            dry_run=dry_run,
-            ephemeral_days=ephemeral_days,
-            grace=grace,
-            force=force,
-            wait=wait,
-            progress=line.advance if line else None,
-        )
+    try:
+        with app.store() as store, ProgressLine(app.quiet, "scanning blobs") as line:
+            report = store.gc(
+                deep=deep,
+                dry_run=dry_run,
+                ephemeral_days=ephemeral_days,
+                grace=grace,
+                force=force,
+                wait=wait,
+                progress=line.advance if line else None,
+            )
+    except MassDeleteRefused as exc:  # the report of what was done, then the error
+        done = exc.report
+        emit_object(done, app.format, table=lambda: _table(done))
+        raise
     emit_object(report, app.format, table=lambda: _table(report))
 
 
 def _table(report: dict[str, Any]) -> None:
     phase2 = report["phase2"]
     rows: list[tuple[str, Any]] = [("expired rows (phase 1)", report["phase1"]["expired_rows"])]
-    if phase2["ran"]:
+    if "refused" in phase2:
+        rows.append(("blob scan (phase 2)", "refused: nothing deleted (see the error)"))
+    elif phase2["ran"]:
         rows += [
             ("blobs scanned", phase2["blobs"]),
             ("orphans", phase2["orphans"]),

@@ -20,6 +20,7 @@ from soloqueue_mem.cli.options import (
     GroupFilter,
     GroupOpt,
     RootOpt,
+    row_limit,
 )
 from soloqueue_mem.cli.output import (
     Format,
@@ -138,6 +139,12 @@ def remember(
     batch: Annotated[
         bool, typer.Option("--batch", help="Read JSON Lines (one memory per line) from stdin.")
     ] = False,
+    event_id: Annotated[
+        str | None,
+        typer.Option(
+            "--event-id", help="Idempotency key: a retry with the same key changes nothing."
+        ),
+    ] = None,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
     fmt: FormatOpt = None,
@@ -152,12 +159,15 @@ def remember(
     """
     from soloqueue_mem.memory import intake
     from soloqueue_mem.memory.store import Draft, check_draft
+    from soloqueue_mem.sessions.events import check_event_id
 
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     validate_id("agent", agent)
     if batch and text is not None:
         raise UsageError("--batch reads stdin; do not also give TEXT")
+    if event_id is not None and text is None:
+        raise UsageError("--event-id is for TEXT; JSON input gives each memory its event_id")
     if text is None and sys.stdin is not None and sys.stdin.isatty():
         raise UsageError('give the memory as an argument (remember "...") or pipe JSON to stdin')
     config = app_ctx.config
@@ -177,7 +187,7 @@ def remember(
             source,
         )
         # Checked before the store is opened: bad input creates nothing.
-        items = [(None, intake.Item(check_draft(draft), None, None))]
+        items = [(None, intake.Item(check_draft(draft), None, None, check_event_id(event_id)))]
     else:
         items = [(None, item) for item in intake.read_document(_stdin(), config.max_input_bytes)]
     results, rejected = [], 0
@@ -192,7 +202,7 @@ def remember(
                 store = _rememberer(app_ctx, stack)
             scope = (item.group or group, item.agent or agent)
             draft = intake.redacted(item.draft, app_ctx.redactor)
-            results.append((line, store(draft, *scope, app_ctx.now)))
+            results.append((line, item.event_id, store(draft, *scope, app_ctx.now, item.event_id)))
     _emit_remembered(results, app_ctx.format, single=not batch and len(results) == 1)
     if rejected:
         raise PartialFailure(f"{rejected} line(s) rejected, the others were stored")
@@ -210,18 +220,21 @@ def _rememberer(app_ctx: AppContext, stack: ExitStack) -> Callable[..., Remember
 
 
 def _emit_remembered(
-    results: list[tuple[int | None, Remembered]], fmt: Format, single: bool
+    results: list[tuple[int | None, str | None, Remembered]], fmt: Format, single: bool
 ) -> None:
-    rows = [remembered_json(result) | ({"line": line} if line else {}) for line, result in results]
+    rows = [
+        remembered_json(result, event_id) | ({"line": line} if line else {})
+        for line, event_id, result in results
+    ]
     if single:
-        memory = results[0][1].memory
+        memory = results[0][2].memory
         emit_object(
             rows[0], fmt, table=lambda: _memory_table(memory), text=lambda: memory.id + "\n"
         )
     elif fmt is Format.table:
-        _memories_table([result.memory for _, result in results])
+        _memories_table([result.memory for _, _, result in results])
     elif fmt is Format.text:
-        write("".join(f"{result.memory.id}\n" for _, result in results))
+        write("".join(f"{result.memory.id}\n" for _, _, result in results))
     else:
         emit_list(iter(rows), fmt)
 
@@ -262,13 +275,13 @@ def list_command(
 
     with app_ctx.backend() as backend:
         if backend is not None:
-            rows = backend.memories(filters, app_ctx.now, limit)
+            rows = backend.memories(filters, app_ctx.now, row_limit(limit))
     if backend is None:
         conn = open_memory(app_ctx.home, app_ctx.config, create=False)
         rows = []
         if conn is not None:
             try:
-                rows = list_memories(conn, filters, app_ctx.now, limit)
+                rows = list_memories(conn, filters, app_ctx.now, row_limit(limit))
             finally:
                 conn.close()
     _emit_many(rows, app_ctx.format, lambda m: f"{m.id}\t{m.type}\t{m.content}")

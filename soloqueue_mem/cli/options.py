@@ -17,6 +17,14 @@ FormatOpt = Annotated[
         show_default=False,
     ),
 ]
+MAX_ROWS = 2**62  # a --limit beyond any store: taken as "all", never an SQLite overflow
+
+
+def row_limit(limit: int) -> int:
+    """A listing's --limit as SQL takes it: at least 1, at most :data:`MAX_ROWS`."""
+    return min(max(1, limit), MAX_ROWS)
+
+
 RootOpt = Annotated[
     str | None,
     typer.Option("--root", help="Data directory (overrides SOLOQUEUE_HOME).", show_default=False),

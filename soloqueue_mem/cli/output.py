@@ -63,14 +63,20 @@ def emit_list(rows: Iterable[dict[str, Any]], fmt: Format) -> None:
         for row in rows:
             write(jsonio.dumps(row) + "\n")
         return
-    first = True
     out = sys.stdout
-    out.write("[")
-    for row in rows:
-        out.write(("\n  " if first else ",\n  ") + jsonio.dumps(row))
-        first = False
-    out.write("\n]\n" if not first else "]\n")
-    out.flush()
+    iterator = iter(rows)
+    first = next(iterator, None)  # a batch that fails before its first row prints nothing
+    if first is None:
+        out.write("[]\n")
+        out.flush()
+        return
+    out.write("[\n  " + jsonio.dumps(first))
+    try:
+        for row in iterator:
+            out.write(",\n  " + jsonio.dumps(row))
+    finally:  # rows already printed are acknowledged: the array stays valid JSON
+        out.write("\n]\n")
+        out.flush()
 
 
 def print_table(title: str | None, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:

@@ -119,11 +119,13 @@ def edit(
     if not sys.stdin or not sys.stdin.isatty():
         raise UsageError("edit needs a terminal; use `scratchpad set -` in scripts")
     current = _current(app_ctx, scope).content
+    from soloqueue_mem.cli.source import read_file
+
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "scratchpad.md"
         path.write_text(current, encoding="utf-8")
         if subprocess.call([*editor.split(), str(path)]) != 0:  # noqa: S603 - the user's editor
             raise UsageError(f"{editor} exited with an error; the scratchpad is unchanged")
-        edited = jsonio.decode_utf8(path.read_bytes())
+        edited = read_file(path, app_ctx.config.max_input_bytes)
     _save(app_ctx, scope, edited)

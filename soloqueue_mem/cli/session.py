@@ -18,6 +18,7 @@ from soloqueue_mem.cli.options import (
     GroupFilter,
     GroupOpt,
     RootOpt,
+    row_limit,
 )
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr, write
 from soloqueue_mem.cli.state import AppContext, app_context
@@ -58,7 +59,7 @@ def list_sessions(
     rows = []
     if conn is not None:
         try:
-            rows = turns.list_sessions(conn, group, agent, max(1, limit))
+            rows = turns.list_sessions(conn, group, agent, row_limit(limit))
         finally:
             conn.close()
     if app_ctx.format in (Format.table, Format.text):

@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from soloqueue_mem import jsonio
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table, stderr
+from soloqueue_mem.cli.source import read_source
 from soloqueue_mem.cli.state import AppContext, app_context, opened
 from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
@@ -23,24 +21,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 TextArg = Annotated[str, typer.Argument(help="The entry; '-' reads it from stdin.")]
-
-
-def _read(source: str, app_ctx: AppContext) -> str:
-    """A file's or stdin's (``-``) UTF-8 text, at most ``max_input_bytes``."""
-    cap = app_ctx.config.max_input_bytes
-    if source == "-":
-        if sys.stdin is None:
-            raise UsageError("stdin is closed")
-        data = sys.stdin.buffer.read(cap + 1)
-    else:
-        try:
-            with Path(source).open("rb") as handle:
-                data = handle.read(cap + 1)
-        except OSError as exc:
-            raise BadInput(f"cannot read {source}: {exc.strerror}") from None
-    if len(data) > cap:
-        raise BadInput(f"input is larger than max_input_bytes ({cap})")
-    return jsonio.decode_utf8(data)
 
 
 def _open(app_ctx: AppContext, create: bool) -> Any:
@@ -77,7 +57,7 @@ def add(
 
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
-    content = _read("-", app_ctx) if text == "-" else text
+    content = read_source("-", app_ctx.config.max_input_bytes) if text == "-" else text
     with _open(app_ctx, create=True) as conn:
         added = working.add(conn, group, app_ctx.redacted(content), "add", app_ctx.now)
     out: dict[str, Any] = {"added": added.entry is not None, "dropped": added.dropped}
@@ -152,7 +132,7 @@ def promote(
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     validate_id("agent", agent)
-    text = app_ctx.redacted(_read(source, app_ctx))
+    text = app_ctx.redacted(read_source(source, app_ctx.config.max_input_bytes))
     if not text.strip():
         raise BadInput("nothing to promote: the text is empty")
     with _open(app_ctx, create=True) as conn:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 
-from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.connect import is_read_only, write_tx
 from soloqueue_mem.sessions.events import SessionKey
 
 
@@ -33,7 +33,7 @@ def cached(conn: sqlite3.Connection, keys: list[str], encoding: str) -> dict[str
 
 
 def store(conn: sqlite3.Connection, counts: dict[str, int], encoding: str) -> None:
-    if not counts:
+    if not counts or is_read_only(conn):  # a read-only store: counted again next time
         return
     with write_tx(conn):
         conn.executemany(
@@ -46,6 +46,8 @@ def unseen(conn: sqlite3.Connection, notes: list[str]) -> list[str]:
     """The notes this store has not shown before, recorded now as shown."""
     if not notes:
         return []
+    if is_read_only(conn):  # nothing can be recorded: every note is shown
+        return notes
     with write_tx(conn):
         return [
             note

@@ -49,6 +49,8 @@ def open_db(
         _create_private(path)
     elif path.is_symlink():
         raise StorageError(f"{path} is a symlink; refusing to open it")
+    if not create and not writable(path):
+        return open_read_only(path, migrations, busy_timeout_ms)
     try:
         conn = sqlite3.connect(
             path, isolation_level=None, timeout=busy_timeout_ms / 1000, check_same_thread=False
@@ -62,6 +64,53 @@ def open_db(
         conn.close()
         raise
     return conn
+
+
+def writable(path: Path) -> bool:
+    """Can this process write the database (its file and, for the ``-wal``/``-shm``
+    files, its folder)?"""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def read_only_uri(path: Path) -> str:
+    """How to open a database this process cannot write: ``mode=ro`` when a ``-wal``
+    file exists (its commits must be read), else ``immutable=1``, which needs no
+    ``-shm`` file (one could not be created in a read-only folder)."""
+    from urllib.parse import quote
+
+    wal = path.with_name(path.name + "-wal")
+    return f"file:{quote(str(path))}?" + ("mode=ro" if wal.exists() else "immutable=1")
+
+
+def open_read_only(
+    path: Path, migrations: Sequence[Migration], busy_timeout_ms: int = 10_000
+) -> sqlite3.Connection:
+    """A query-only connection to a database of a read-only store (a backup, a mount):
+    readers never need write access. Nothing is migrated, so the file must be at this
+    program's schema (older: StorageError naming the fix; newer: SchemaTooNew).
+    :func:`is_read_only` tells callers to skip their optional writes."""
+    from soloqueue_mem.db.migrate import check_current
+
+    try:
+        conn = sqlite3.connect(
+            read_only_uri(path),
+            uri=True,
+            isolation_level=None,
+            timeout=busy_timeout_ms / 1000,
+            check_same_thread=False,
+        )
+        conn.execute("PRAGMA query_only = ON")
+        conn.execute("PRAGMA trusted_schema = OFF")
+        check_current(conn, migrations, path.name)
+    except sqlite3.Error as exc:
+        raise_for(exc, path)
+        raise  # unreachable: raise_for always raises
+    return conn
+
+
+def is_read_only(conn: sqlite3.Connection) -> bool:
+    """Whether ``conn`` came from :func:`open_read_only`."""
+    return bool(conn.execute("PRAGMA query_only").fetchone()[0])
 
 
 def _create_private(path: Path) -> None:
@@ -149,13 +198,21 @@ def write_tx(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise
     try:
         conn.execute("COMMIT")
     except sqlite3.OperationalError as exc:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise_for(exc, _db_name(conn))
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back unless SQLite already did: after SQLITE_FULL or an I/O error it ends the
+    transaction itself, and a second ROLLBACK ("cannot rollback - no transaction is
+    active") would hide the error that matters."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
 
 
 def _db_name(conn: sqlite3.Connection) -> str:

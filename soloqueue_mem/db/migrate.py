@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 
-from soloqueue_mem.errors import SchemaTooNew
+from soloqueue_mem.errors import SchemaTooNew, StorageError
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
@@ -27,12 +27,7 @@ def migrate(
     from soloqueue_mem.db.connect import write_tx
 
     head = len(migrations)
-    version = schema_version(conn)
-    if version > head:
-        raise SchemaTooNew(
-            f"{name} has schema version {version}, newer than this soloqueue-mem "
-            f"understands ({head}); upgrade soloqueue-mem"
-        )
+    version = _not_newer(conn, head, name)
     while version < head:
         with write_tx(conn):
             version = schema_version(conn)  # another process may have migrated meanwhile
@@ -41,6 +36,31 @@ def migrate(
             migrations[version](conn)
             conn.execute(f"PRAGMA user_version = {version + 1}")
         version = schema_version(conn)
+
+
+def _not_newer(conn: sqlite3.Connection, head: int, name: str) -> int:
+    """The file's schema version; SchemaTooNew if a newer release wrote it."""
+    version = schema_version(conn)
+    if version > head:
+        raise SchemaTooNew(
+            f"{name} has schema version {version}, newer than this soloqueue-mem "
+            f"understands ({head}); upgrade soloqueue-mem"
+        )
+    return version
+
+
+def check_current(
+    conn: sqlite3.Connection,
+    migrations: Sequence[Callable[[sqlite3.Connection], None]],
+    name: str,
+) -> None:
+    """For a database that cannot be migrated (read-only): it must be at this
+    program's schema exactly."""
+    if _not_newer(conn, len(migrations), name) < len(migrations):
+        raise StorageError(
+            f"{name} is read-only and from an older soloqueue-mem; open the store once "
+            "with write access to upgrade it"
+        )
 
 
 def execute_script(conn: sqlite3.Connection, script: str) -> None:

@@ -15,6 +15,7 @@ from soloqueue_mem.memory.schema import (
     m009_create_working_memory,
     m010_add_memories_fixed_expiry,
     m011_create_attachments,
+    m012_create_remember_events,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache
 from soloqueue_mem.sessions.schema import m001_create_turns, m002_index_turns_by_session
@@ -31,4 +32,5 @@ MIGRATIONS = [
     m009_create_working_memory,
     m010_add_memories_fixed_expiry,
     m011_create_attachments,
+    m012_create_remember_events,
 ]

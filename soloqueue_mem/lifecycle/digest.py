@@ -4,7 +4,8 @@
 Each stretch of at most ``CHUNK`` turns becomes one episode; its memories (from the
 extractor: quick rules by default) go through ``remember``'s update rules and are
 linked to it, and the turns are marked extracted — all in one short transaction, so a
-crash leaves the stretch either done or untouched. The newest episode is noted under
+crash leaves the stretch either done or untouched; a stretch another process digested
+meanwhile (two `session end` at once) is skipped. The newest episode is noted under
 the scratchpad's 近期进展.
 """
 
@@ -17,6 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from soloqueue_mem import faults
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import extract
@@ -75,7 +77,10 @@ def digest_session(
         summary = summarize(stretch) if summarize else None
         if summary:
             episode = episode._replace(summary=summary)
+        faults.fault("digest.before_write")
         with write_tx(conn):
+            if not _still_pending(conn, key, stretch):
+                continue  # a concurrent `session end` or consolidate digested it first
             found = [
                 remember(conn, d._replace(source_episode_id=episode.id), key.group, key.agent, now)
                 for d in drafts
@@ -90,6 +95,16 @@ def digest_session(
     if made:
         _note_progress(conn, key, made[-1], now)
     return Digest(made, remembered, len(records))
+
+
+def _still_pending(
+    conn: sqlite3.Connection, key: SessionKey, stretch: list[dict[str, Any]]
+) -> bool:
+    """Inside the write transaction: are all of the stretch's turns still unextracted?
+    The check and the write are one transaction, so two processes digesting the same
+    session never make the same episode or restate the same memory twice."""
+    pending = turns.unextracted_indexes(conn, key, stretch[-1]["turn_index"])
+    return all(r["turn_index"] in pending for r in stretch)
 
 
 def episode_tags(home: Home, records: list[dict[str, Any]]) -> list[str]:

@@ -32,8 +32,8 @@ from soloqueue_mem.artifacts import catalog
 from soloqueue_mem.artifacts.cas import parse_relpath
 from soloqueue_mem.clock import iso, parse_timestamp
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.errors import StorageError
-from soloqueue_mem.home import Home
+from soloqueue_mem.errors import StorageError, UsageError
+from soloqueue_mem.home import Home, refuse_symlinks
 from soloqueue_mem.lifecycle import lock
 
 MASS_DELETE_MIN = 100
@@ -75,6 +75,17 @@ class GcRefused(StorageError):
     code = "gc_refused"
 
 
+class MassDeleteRefused(UsageError):
+    """The mass-delete guard stopped phase 2 (``--force`` is the answer, so a usage
+    error); ``report`` says what the run did before (phase 1 is done by then)."""
+
+    code = "gc_mass_delete"
+
+    def __init__(self, message: str, report: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.report = report or {}
+
+
 # --- phase 1: expired rows -------------------------------------------------------
 
 
@@ -109,7 +120,9 @@ def scan_blobs(
 ) -> Scan:
     """Every blob file under ``artifacts/blobs`` (symlinks never followed), stray files,
     and empty folders. Blobs in ``referenced`` are only noted: an unreferenced blob's
-    age and size matter, a referenced one's do not."""
+    age and size matter, a referenced one's do not. Raises StorageError if
+    ``artifacts`` or ``artifacts/blobs`` is a symlink: nothing outside is ever read."""
+    refuse_symlinks(home.root, home.blobs_dir)
     prefix = len(str(home.root)) + 1  # relative paths by slicing: relpath() is the cost
     referenced = referenced or set()
     blobs: list[BlobFile] = []
@@ -146,6 +159,7 @@ def scan_blobs(
 
 def temp_files(home: Home) -> list[BlobFile]:
     folder = home.root / "artifacts" / "tmp"
+    refuse_symlinks(home.root, folder)
     try:
         entries = list(os.scandir(folder))
     except FileNotFoundError:
@@ -180,10 +194,9 @@ def plan(
 def check_mass_delete(gc_plan: GcPlan, force: bool) -> None:
     limit = max(MASS_DELETE_MIN, gc_plan.total_blobs // 2)
     if len(gc_plan.orphans) > limit and not force:
-        raise GcRefused(
+        raise MassDeleteRefused(
             f"gc would delete {len(gc_plan.orphans)} of {gc_plan.total_blobs} blobs, more than "
-            f"max({MASS_DELETE_MIN}, half); nothing was deleted. Check with "
-            "`soloqueue-mem verify`, then run `soloqueue-mem gc --deep --force` if that is right"
+            f"max({MASS_DELETE_MIN}, half); phase 2 deleted nothing"
         )
 
 
@@ -191,13 +204,19 @@ def check_mass_delete(gc_plan: GcPlan, force: bool) -> None:
 
 
 def apply_plan(
-    home: Home, conn: sqlite3.Connection, gc_plan: GcPlan, grace_seconds: float, now: float
+    home: Home,
+    conn: sqlite3.Connection,
+    gc_plan: GcPlan,
+    grace_seconds: float,
+    now: float,
+    wait: bool = False,
 ) -> dict[str, int]:
     """Delete under the exclusive lock, re-checking each blob just before unlinking: its
     references, read again once the lock is held (no save can add one while GC holds
-    it), and its age (a save may have freshened it)."""
+    it), and its age (a save may have freshened it). Saves hold the lock shared only
+    briefly; it is awaited 30 s, or as long as it takes with ``wait``."""
     temps = 0
-    with lock.exclusive(home.gc_lock, "gc", wait=True, timeout=30):
+    with lock.exclusive(home.gc_lock, "gc", wait=True, timeout=None if wait else 30):
         orphans = [blob.relpath for blob in gc_plan.orphans]
         still_referenced = catalog.referenced_among(conn, orphans)
         unreferenced = [relpath for relpath in orphans if relpath not in still_referenced]
@@ -310,10 +329,16 @@ def run_gc(
     """One GC run under the run lock; returns the report (see the README)."""
     started = time.monotonic()
     state_path = home.gc_state
+    for folder in (home.blobs_dir, home.root / "artifacts" / "tmp"):
+        try:
+            refuse_symlinks(home.root, folder)  # before phase 1: a refused run does nothing
+        except StorageError as exc:
+            raise GcRefused(f"gc aborted: {exc}; nothing was deleted") from None
     with lock.exclusive(state_path, "gc", wait=options.wait, note_holder=False):
         state = read_state(state_path)
         conn = open_catalog()
         report: dict[str, Any] = {"dry_run": options.dry_run}
+        refused: MassDeleteRefused | None = None
         try:
             expired = (
                 expire_rows(conn, now, options.ephemeral_days, options.dry_run) if conn else []
@@ -323,19 +348,38 @@ def run_gc(
                 "artifact_ids": [str(i) for i in expired],
             }
             deep = options.deep or _deep_due(state, now, options.deep_every_seconds)
-            report["phase2"] = (
-                _phase2(home, conn, now, options, progress) if deep else {"ran": False}
-            )
+            try:
+                report["phase2"] = (
+                    _phase2(home, conn, now, options, progress, expired) if deep else {"ran": False}
+                )
+            except MassDeleteRefused as exc:
+                refused = _refusal(exc, report, options)
         finally:
             if conn is not None:
                 conn.close()
         if not options.dry_run:
             state["phase1_at"] = iso(now)
-            if report["phase2"]["ran"]:
+            if report["phase2"]["ran"] and refused is None:
                 state["phase2_at"] = iso(now)
             lock.write_state(state_path, state)
     report["seconds"] = round(time.monotonic() - started, 3)
+    if refused is not None:
+        raise refused
     return report
+
+
+def _refusal(
+    exc: MassDeleteRefused, report: dict[str, Any], options: GcOptions
+) -> MassDeleteRefused:
+    """The guard's error, saying exactly what each phase did, with the run's report."""
+    expired = report["phase1"]["expired_rows"]
+    done = "would delete" if options.dry_run else "deleted"
+    message = (
+        f"{exc}; phase 1 {done} {expired} expired row(s). Check with `soloqueue-mem verify`, "
+        "then run `soloqueue-mem gc --deep --force` if that is right"
+    )
+    report["phase2"] = {"ran": True, "refused": message, "deleted_blobs": 0}
+    return MassDeleteRefused(message, report)
 
 
 def _phase2(
@@ -344,6 +388,7 @@ def _phase2(
     now: datetime,
     options: GcOptions,
     progress: Callable[[int], None] | None,
+    expired: list[int],
 ) -> dict[str, Any]:
     if conn is None:
         referenced: set[str] = set()
@@ -354,7 +399,9 @@ def _phase2(
             )
     else:
         try:
-            referenced = catalog.referenced_paths(conn)
+            # a dry run's phase 1 deleted nothing: leave out the rows it would delete,
+            # so the plan (and the guard) is the one a real run would make
+            referenced = catalog.referenced_paths(conn, expired if options.dry_run else ())
         except sqlite3.Error as exc:
             raise GcRefused(
                 f"gc aborted: cannot read the artifact catalog ({exc}); nothing was deleted"
@@ -377,7 +424,10 @@ def _phase2(
     assert conn is not None or not gc_plan.orphans
     if conn is None:
         return {**result, "deleted_blobs": 0, "freed_bytes": 0, "temp_files": 0, "empty_dirs": 0}
-    return {**result, **apply_plan(home, conn, gc_plan, options.grace_seconds, now.timestamp())}
+    applied = apply_plan(
+        home, conn, gc_plan, options.grace_seconds, now.timestamp(), wait=options.wait
+    )
+    return {**result, **applied}
 
 
 def _deep_due(state: dict[str, Any], now: datetime, every_seconds: float) -> bool:

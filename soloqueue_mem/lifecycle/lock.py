@@ -77,9 +77,13 @@ def _acquire(fd: int, path: Path, what: str, wait: bool, timeout: float | None) 
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
-            if not wait or (deadline is not None and time.monotonic() >= deadline):
+            if not wait:
                 raise TempFail(
                     f"another {what} is running ({holder(path)}); try again later or use --wait"
+                ) from None
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TempFail(
+                    f"{path.name} stayed held for {timeout:g} s ({holder(path)}); try again later"
                 ) from None
         if deadline is None:
             fcntl.flock(fd, fcntl.LOCK_EX)  # no deadline: let the kernel wake us

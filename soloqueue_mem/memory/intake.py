@@ -9,6 +9,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.memory.store import Draft, check_draft
+from soloqueue_mem.sessions.events import check_event_id
 from soloqueue_mem.streams import TOO_LONG, numbered_lines
 
 if TYPE_CHECKING:
@@ -16,7 +17,15 @@ if TYPE_CHECKING:
 
 _TEXT_FIELDS = ("content", "type", "subject", "predicate", "duration", "source")
 _UNIT_FIELDS = ("importance", "confidence")
-FIELDS = (*_TEXT_FIELDS, *_UNIT_FIELDS, "tags", "source_episode_id", "group", "agent")
+FIELDS = (
+    *_TEXT_FIELDS,
+    *_UNIT_FIELDS,
+    "tags",
+    "source_episode_id",
+    "group",
+    "agent",
+    "event_id",
+)
 
 
 def redacted(draft: Draft, redact: Redactor | None) -> Draft:
@@ -35,6 +44,7 @@ class Item(NamedTuple):
     draft: Draft
     group: str | None  # None: the command's --group
     agent: str | None
+    event_id: str | None = None  # idempotency key: a retried item changes nothing
 
 
 def parse_item(obj: Any, line: int | None = None) -> Item:
@@ -73,9 +83,10 @@ def parse_item(obj: Any, line: int | None = None) -> Item:
                 raise BadInput(exc.reason, line) from None
     try:
         draft = check_draft(Draft(**values, tags=tuple(tags), source_episode_id=episode))
+        event_id = check_event_id(obj.get("event_id"))
     except BadInput as exc:
         raise BadInput(exc.reason, line) from None
-    return Item(draft, scope.get("group"), scope.get("agent"))
+    return Item(draft, scope.get("group"), scope.get("agent"), event_id)
 
 
 def read_document(stream: BinaryIO, max_bytes: int) -> list[Item]:

@@ -31,6 +31,7 @@ from typing import NamedTuple, Protocol
 
 from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import Config
+from soloqueue_mem.db.connect import is_read_only
 from soloqueue_mem.errors import BadInput, Unsupported
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments, episodes, store, working
@@ -64,6 +65,7 @@ ACCESS_SATURATION = 10  # this many retrievals give the full access signal
 RRF_K = 10  # rank fusion: rank 1 counts 1/11, rank 10 counts 1/20
 MIN_COVERAGE = 0.2  # share of the query's (idf-weighted) terms a memory or episode must hold
 COVERAGE_POOL = 50  # idf is counted as if among at least this many candidates
+READ_ONLY_NOTE = "the store is read-only: access counts were not updated"
 LONE_HAN_WEIGHT = 0.25  # a one-character Chinese term is a weak match
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
 SEPARATOR = "\n---\n"
@@ -248,6 +250,8 @@ def recall(
     kept = fit_budget(ranked[: request.limit], request.max_tokens, count, terms)
     if source is not None:
         source.touch([h.candidate.memory.id for h in kept if h.candidate.memory], now)
+    elif conn is not None and is_read_only(conn):
+        notes.append(READ_ONLY_NOTE)
     elif conn is not None:
         store.touch(conn, [h.candidate.memory.id for h in kept if h.candidate.memory], now)
         episodes.touch(conn, [h.candidate.episode.id for h in kept if h.candidate.episode])

@@ -185,3 +185,23 @@ def m011_create_attachments(conn: sqlite3.Connection) -> None:
         );
         """,
     )
+
+
+def m012_create_remember_events(conn: sqlite3.Connection) -> None:
+    """Idempotency keys of ``remember`` (issue 15): a statement retried with an
+    ``event_id`` already stored in its scope changes nothing and reports the memory it
+    made, so a ``remember --batch`` killed midway can simply be run again."""
+    execute_script(
+        conn,
+        """
+        CREATE TABLE remember_events (
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            action TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (group_id, agent_id, event_id)
+        ) WITHOUT ROWID;
+        """,
+    )

@@ -71,6 +71,7 @@ class Remembered(NamedTuple):
     action: str  # "created", "confirmed" or "superseded"
     memory: Memory
     superseded: list[str]  # ids of the memories this one replaced
+    duplicate: bool = False  # its event_id was stored before: nothing changed now
 
 
 class Filters(NamedTuple):
@@ -135,37 +136,90 @@ def check_draft(draft: Draft) -> Draft:
 
 
 def remember(
-    conn: sqlite3.Connection, draft: Draft, group: str, agent: str, now: datetime
+    conn: sqlite3.Connection,
+    draft: Draft,
+    group: str,
+    agent: str,
+    now: datetime,
+    event_id: str | None = None,
 ) -> Remembered:
-    """Store ``draft`` in (group, agent): confirm, supersede or create (see module doc)."""
+    """Store ``draft`` in (group, agent): confirm, supersede or create (see module doc).
+    With an ``event_id`` already stored in the scope, nothing changes: the result is
+    the first call's action and memory, marked ``duplicate``."""
     draft = check_draft(draft)
     priority, expires = _retention(draft, now)
     fixed = draft.until is not None or fixed_expiry(draft.duration, draft.type, now)
     stamp = iso(now)
-    key = content_key(draft.content)
     with write_tx(conn):
-        scope = {"group": group, "agent": agent, "now": stamp}
-        same = _active(conn, "content_key = :key", {**scope, "key": key})
-        restated = same[0] if same else None
-        previous: list[str] = []
-        if draft.subject and draft.predicate and _takes_attribute(restated, draft):
-            # The statement becomes the current value of (subject, predicate), also when
-            # it re-states a memory stored earlier without them.
-            where = "subject = :subject AND predicate = :predicate"
-            params = {**scope, "subject": draft.subject, "predicate": draft.predicate}
-            previous = [m.id for m in _active(conn, where, params) if m != restated]
-        if restated is not None:
-            memory = _confirm(conn, restated, draft, (priority, expires, fixed), stamp)
-        else:
-            memory = _insert(conn, draft, (group, agent), (priority, expires, fixed), stamp, key)
-        if previous:
-            conn.executemany(
-                "UPDATE memories SET superseded_by = ?, updated_at = ? WHERE id = ?",
-                [(memory.id, stamp, old) for old in previous],
+        seen = _replayed(conn, group, agent, event_id) if event_id is not None else None
+        if seen is not None:
+            return seen
+        result = _remember(conn, draft, (group, agent), (priority, expires, fixed), stamp)
+        if event_id is not None:
+            conn.execute(
+                "INSERT INTO remember_events (group_id, agent_id, event_id, memory_id, action,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (group, agent, event_id, result.memory.id, result.action, stamp),
             )
-        if restated is not None:
-            return Remembered("confirmed", memory, previous)
-        return Remembered("superseded" if previous else "created", memory, previous)
+        return result
+
+
+def _replayed(conn: sqlite3.Connection, group: str, agent: str, event_id: str) -> Remembered | None:
+    """What ``event_id`` did in (group, agent), if it was stored and its memory still
+    exists (a key whose memory was forgotten since is dropped and the call runs anew)."""
+    key = (group, agent, event_id)
+    found = conn.execute(
+        "SELECT memory_id, action FROM remember_events"
+        " WHERE group_id = ? AND agent_id = ? AND event_id = ?",
+        key,
+    ).fetchone()
+    if found is None:
+        return None
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM memories WHERE id = ?",  # noqa: S608 - constant columns
+        (found[0],),
+    ).fetchone()
+    if row is None:
+        conn.execute(
+            "DELETE FROM remember_events WHERE group_id = ? AND agent_id = ? AND event_id = ?",
+            key,
+        )
+        return None
+    return Remembered(found[1], _memory(row), [], duplicate=True)
+
+
+def _remember(
+    conn: sqlite3.Connection,
+    draft: Draft,
+    scope_ids: tuple[str, str],
+    kept: tuple[str, datetime | None, bool],
+    stamp: str,
+) -> Remembered:
+    """The body of :func:`remember`, inside its transaction."""
+    group, agent = scope_ids
+    key = content_key(draft.content)
+    scope = {"group": group, "agent": agent, "now": stamp}
+    same = _active(conn, "content_key = :key", {**scope, "key": key})
+    restated = same[0] if same else None
+    previous: list[str] = []
+    if draft.subject and draft.predicate and _takes_attribute(restated, draft):
+        # The statement becomes the current value of (subject, predicate), also when
+        # it re-states a memory stored earlier without them.
+        where = "subject = :subject AND predicate = :predicate"
+        params = {**scope, "subject": draft.subject, "predicate": draft.predicate}
+        previous = [m.id for m in _active(conn, where, params) if m != restated]
+    if restated is not None:
+        memory = _confirm(conn, restated, draft, kept, stamp)
+    else:
+        memory = _insert(conn, draft, (group, agent), kept, stamp, key)
+    if previous:
+        conn.executemany(
+            "UPDATE memories SET superseded_by = ?, updated_at = ? WHERE id = ?",
+            [(memory.id, stamp, old) for old in previous],
+        )
+    if restated is not None:
+        return Remembered("confirmed", memory, previous)
+    return Remembered("superseded" if previous else "created", memory, previous)
 
 
 def _retention(draft: Draft, now: datetime) -> tuple[str, datetime | None]:

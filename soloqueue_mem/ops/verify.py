@@ -11,14 +11,15 @@ only derived state: the full-text index, and turns re-indexed from the JSONL log
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from soloqueue_mem.artifacts import cas, catalog
-from soloqueue_mem.home import Home
+from soloqueue_mem.db.connect import read_only_uri, writable
+from soloqueue_mem.errors import StorageError
+from soloqueue_mem.home import Home, refuse_symlinks
 from soloqueue_mem.lifecycle.gc import scan_blobs, temp_files
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.logfile import read_lines
@@ -52,10 +53,16 @@ def verify_store(
     """Check everything; return ``{"findings": [...], "counts": {...}, "exit_code": n}``."""
     findings: list[Finding] = []
     counts: dict[str, int] = {}
-    memory = _open_ro(home.memory_db, options, findings)
-    artifacts = _open_ro(home.root / "artifacts.db", options, findings)
+    from soloqueue_mem.db import schema_artifacts, schema_memory
+
+    memory = _open_ro(home.memory_db, options, findings, len(schema_memory.MIGRATIONS))
+    artifacts = _open_ro(
+        home.root / "artifacts.db", options, findings, len(schema_artifacts.MIGRATIONS)
+    )
     try:
-        if artifacts is not None:
+        if not _blob_folders_are_real(home, findings):
+            pass  # a symlinked artifacts/ or artifacts/blobs: never followed, never read
+        elif artifacts is not None:
             _check_artifacts(home, artifacts, options, now, findings, counts)
         elif not _has_catalog(home) and scan_blobs(home).blobs:
             findings.append(Finding("error", "missing-catalog", "artifacts.db", "blobs exist"))
@@ -78,6 +85,18 @@ def verify_store(
     return report
 
 
+def _blob_folders_are_real(home: Home, findings: list[Finding]) -> bool:
+    for folder in (home.blobs_dir, home.root / "artifacts" / "tmp"):
+        try:
+            refuse_symlinks(home.root, folder)
+        except StorageError as exc:
+            findings.append(
+                Finding("error", "symlink", str(folder.relative_to(home.root)), str(exc))
+            )
+            return False
+    return True
+
+
 def _has_catalog(home: Home) -> bool:
     path = home.root / "artifacts.db"
     return path.exists() and path.stat().st_size > 0
@@ -97,9 +116,10 @@ def exit_code(findings: list[Finding]) -> int:
 
 
 def _open_ro(
-    path: Path, options: VerifyOptions, findings: list[Finding]
+    path: Path, options: VerifyOptions, findings: list[Finding], head: int
 ) -> sqlite3.Connection | None:
-    """A read-only connection after an integrity check; None if absent, busy or corrupt."""
+    """A read-only connection after an integrity check; None if absent, busy, corrupt
+    or written by a newer release (schema above ``head``: other commands refuse it)."""
     if not path.exists():
         return None
     try:
@@ -118,6 +138,17 @@ def _open_ro(
         findings.append(Finding("error", "corrupt-database", path.name, "; ".join(result[:5])))
         conn.close()
         return None
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version == 0:  # created, never migrated (a first write failed, e.g. disk full)
+        detail = "no tables yet: the next command that writes creates them"
+        findings.append(Finding("warning", "empty-database", path.name, detail))
+        conn.close()
+        return None
+    if version > head:
+        detail = f"schema version {version}, newer than this soloqueue-mem ({head}): upgrade"
+        findings.append(Finding("error", "schema-too-new", path.name, detail))
+        conn.close()
+        return None
     return conn
 
 
@@ -125,10 +156,10 @@ def _connect_query_only(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
     """A connection that cannot write. A read-write open made query-only is preferred
     to ``mode=ro``: as the last connection to close it removes the ``-wal``/``-shm``
     files, where a read-only one would leave them behind. A store that cannot be
-    written (a read-only copy) is opened with ``mode=ro``."""
+    written (a read-only copy) is opened read-only (``immutable=1`` without a
+    ``-wal`` file: no ``-shm`` can be created there)."""
     timeout = busy_timeout_ms / 1000
-    writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
-    uri = f"file:{path}" if writable else f"file:{path}?mode=ro"
+    uri = f"file:{path}" if writable(path) else read_only_uri(path)
     conn = sqlite3.connect(uri, uri=True, timeout=timeout)
     conn.execute("PRAGMA query_only = ON")
     conn.execute("PRAGMA trusted_schema = OFF")

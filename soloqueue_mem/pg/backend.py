@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
 from soloqueue_mem.pg import memories, turns
 
@@ -102,7 +103,11 @@ class PostgresBackend:
     def touch(self, memory_ids: list[str], now: datetime) -> None:
         memories.touch(self.conn, memory_ids, now)
 
-    def remember(self, draft: Draft, group: str, agent: str, now: datetime) -> Remembered:
+    def remember(
+        self, draft: Draft, group: str, agent: str, now: datetime, event_id: str | None = None
+    ) -> Remembered:
+        if event_id is not None:
+            raise Unsupported("remember --event-id is not available on the PostgreSQL back end yet")
         return memories.remember(self.conn, draft, group, agent, now)
 
     def memory(self, ref: str) -> Memory:

@@ -82,7 +82,7 @@ def _parse(obj: Any) -> Event:
         tool_results=tool_results,
         timestamp=_timestamp(obj.get("timestamp")),
         metadata=_metadata(obj.get("metadata")),
-        event_id=_event_id(obj.get("event_id")),
+        event_id=check_event_id(obj.get("event_id")),
         group=_optional_id(obj, "group"),
         agent=_optional_id(obj, "agent"),
         session=_optional_id(obj, "session"),
@@ -239,7 +239,8 @@ def _metadata(value: Any) -> dict[str, Any] | None:
     raise BadInput("'metadata' must be a JSON object")
 
 
-def _event_id(value: Any) -> str | None:
+def check_event_id(value: Any) -> str | None:
+    """An idempotency key (``log``'s and ``remember``'s): 1-256 characters, no controls."""
     if value is None:
         return None
     if not isinstance(value, str) or not value or len(value) > MAX_EVENT_ID:

@@ -108,6 +108,16 @@ def test_remember_recall_memories_forget(store):
     assert store.memories(include_inactive=True) == []
 
 
+def test_remember_with_an_event_id_is_safe_to_retry(store):
+    first = store.remember("User lives in Lisbon", event_id="turn-7")
+    again = store.remember("User lives in Lisbon", event_id="turn-7")
+    assert (first.duplicate, again.duplicate) == (False, True)
+    assert again.memory.id == first.memory.id
+    assert again.memory.confidence == first.memory.confidence
+    with pytest.raises(BadInput):
+        store.remember("x", event_id="")
+
+
 def test_remember_checks_before_writing(store, home):
     with pytest.raises(BadInput):
         store.remember("x", type="NOT_A_TYPE")

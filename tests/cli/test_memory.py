@@ -89,8 +89,9 @@ def test_remember_an_argument_prints_the_stored_memory(cli):
         "--source",
         "chat",
     )
-    assert MEMORY_KEYS | {"action", "superseded"} <= set(out)
+    assert MEMORY_KEYS | {"action", "superseded", "event_id", "duplicate"} <= set(out)
     assert out["action"] == "created" and out["superseded"] == []
+    assert out["event_id"] is None and out["duplicate"] is False
     assert len(out["id"]) == 32 and int(out["id"], 16) >= 0
     assert out["content"] == "The user prefers vim"
     assert (out["group"], out["agent"]) == ("default", "default")
@@ -101,7 +102,8 @@ def test_remember_an_argument_prints_the_stored_memory(cli):
     assert out["created_at"] == out["updated_at"] == "2026-11-26T08:00:00.000Z"
     assert out["last_accessed_at"] is None and out["superseded_by"] is None
     shown = cli.json("memory", "show", out["id"])
-    assert shown == {k: v for k, v in out.items() if k not in ("action", "superseded")}
+    remember_only = ("action", "superseded", "event_id", "duplicate")
+    assert shown == {k: v for k, v in out.items() if k not in remember_only}
 
 
 def test_text_format_prints_the_id_only(cli):

@@ -1,0 +1,36 @@
+"""Text a command reads from a file or stdin (``-``): never more than
+``max_input_bytes`` (``/dev/zero`` or an endless pipe is refused after cap + 1 bytes),
+decoded strictly as UTF-8."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.errors import BadInput, UsageError
+
+
+def read_source(source: str, cap: int) -> str:
+    """The UTF-8 text of the file ``source``, or of stdin for ``-``."""
+    if source != "-":
+        return read_file(Path(source), cap)
+    if sys.stdin is None:
+        raise UsageError("stdin is closed")
+    return _checked(sys.stdin.buffer.read(cap + 1), cap)
+
+
+def read_file(path: Path, cap: int) -> str:
+    """The UTF-8 text of the file at ``path`` (``-`` is a file name here)."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(cap + 1)
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror}") from None
+    return _checked(data, cap)
+
+
+def _checked(data: bytes, cap: int) -> str:
+    if len(data) > cap:
+        raise BadInput(f"input is larger than max_input_bytes ({cap})")
+    return jsonio.decode_utf8(data)

@@ -40,19 +40,35 @@ _DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in a duration written ``30s``, ``15m``, ``1h``, ``3d`` or ``2w``."""
+    """Seconds in a duration written ``30s``, ``15m``, ``1h``, ``3d``, ``2w`` or a sum of
+    them such as ``1h30m``."""
+    import re  # not on `log`'s start-up path
+
     value = text.strip().lower()
-    unit = _DURATION_UNITS.get(value[-1:]) if value else None
-    number = value[:-1]
-    if unit is None or not number.replace(".", "", 1).isdigit():
-        raise BadInput(f"not a duration (use 30s, 15m, 1h, 3d, 2w): {text!r}")
-    return float(number) * unit
+    parts = re.findall(r"(\d+(?:\.\d+)?)([smhdw])", value)
+    if not value or "".join(number + unit for number, unit in parts) != value:
+        raise BadInput(f"not a duration (use 30s, 15m, 1h, 1h30m, 3d, 2w): {text!r}")
+    return sum(float(number) * _DURATION_UNITS[unit] for number, unit in parts)
+
+
+_DAYS_BACK = {"today": 0, "yesterday": 1}
 
 
 def parse_since(text: str, now: datetime) -> datetime:
-    """``--since`` takes a duration back from ``now`` or an ISO 8601 timestamp."""
+    """``--since`` takes a duration back from ``now`` (``1h30m``), ``today`` or
+    ``yesterday`` (local midnight), or an ISO 8601 timestamp."""
     from datetime import timedelta
 
-    if text[:1].isdigit() and text.strip()[-1:].lower() in _DURATION_UNITS:
+    value = text.strip().lower()
+    if value in _DAYS_BACK:
+        midnight = now.astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        return (midnight - timedelta(days=_DAYS_BACK[value])).astimezone(UTC)
+    if value[:1].isdigit() and value[-1:] in _DURATION_UNITS:
         return now - timedelta(seconds=parse_duration(text))
-    return parse_timestamp(text)
+    try:
+        return parse_timestamp(text)
+    except BadInput:
+        raise BadInput(
+            "--since takes a duration (30s, 15m, 1h30m, 3d, 2w), today, yesterday or an "
+            f"ISO 8601 timestamp, not {text[:60]!r}"
+        ) from None

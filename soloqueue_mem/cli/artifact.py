@@ -9,7 +9,7 @@ import typer
 
 from soloqueue_mem.cli.artifact_run import artifact_json, open_catalog, rows_table, run_save
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.options import FormatOpt, RootOpt, list_limit
 from soloqueue_mem.cli.output import Format, emit_list, emit_object
 from soloqueue_mem.cli.state import app_context
 
@@ -91,7 +91,7 @@ def list_command(
     ctx: typer.Context,
     tag: Annotated[str | None, typer.Option("--tag", "-t", help="Only with this tag.")] = None,
     group: Annotated[str | None, typer.Option("--group", "-g", help="Only this group.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Most to list.")] = 100,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Most to list (0: all).")] = 100,
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
@@ -100,11 +100,12 @@ def list_command(
     from soloqueue_mem.db.stores import open_artifacts
 
     app_ctx = app_context(ctx, fmt, root)
+    limit = list_limit(limit)
     conn = open_artifacts(app_ctx.home, app_ctx.config, create=False)
     rows: list[Artifact] = []
     if conn is not None:
         try:
-            rows = catalog.list_artifacts(conn, tag, group, max(1, limit))
+            rows = catalog.list_artifacts(conn, tag, group, limit)
         finally:
             conn.close()
     if app_ctx.format in (Format.table, Format.text):
@@ -120,7 +121,7 @@ def tag_command(
     ref: RefArg,
     add: Annotated[list[str] | None, typer.Argument(help="Tags to add.")] = None,
     remove: Annotated[
-        list[str] | None, typer.Option("--remove", "-r", help="A tag to remove (repeatable).")
+        list[str] | None, typer.Option("--remove", help="A tag to remove (repeatable).")
     ] = None,
     fmt: FormatOpt = None,
     root: RootOpt = None,

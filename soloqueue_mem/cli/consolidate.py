@@ -17,7 +17,7 @@ from soloqueue_mem.cli.state import app_context
 def consolidate(
     ctx: typer.Context,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", "-n", help="Report what would change; write nothing.")
+        bool, typer.Option("--dry-run", help="Report what would change; write nothing.")
     ] = False,
     idle: Annotated[
         str | None,

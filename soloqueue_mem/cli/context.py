@@ -112,7 +112,7 @@ def build_command(
         bool, typer.Option("--with-memory", help="Add the memory layers to the system message.")
     ] = False,
     query: Annotated[
-        str | None, typer.Option("--query", "-q", help="Recall memories for this (--with-memory).")
+        str | None, typer.Option("--query", help="Recall memories for this (--with-memory).")
     ] = None,
     manifest: Annotated[
         bool,

@@ -17,9 +17,7 @@ from soloqueue_mem.cli.state import app_context
 def gc(
     ctx: typer.Context,
     deep: Annotated[bool, typer.Option("--deep", help="Run the blob scan (phase 2) now.")] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", "-n", help="Report, delete nothing.")
-    ] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report, delete nothing.")] = False,
     ephemeral_days: Annotated[
         float | None, typer.Option("--ephemeral-days", help="Age at which sys:ephemeral rows go.")
     ] = None,

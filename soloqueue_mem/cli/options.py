@@ -6,6 +6,7 @@ from typing import Annotated
 import typer
 
 from soloqueue_mem.cli.output import Format
+from soloqueue_mem.errors import UsageError
 
 FormatOpt = Annotated[
     Format | None,
@@ -21,6 +22,32 @@ RootOpt = Annotated[
     str | None,
     typer.Option("--root", help="Data directory (overrides SOLOQUEUE_HOME).", show_default=False),
 ]
+
+
+class MemoryType(StrEnum):
+    """The memory types (``memory.model.TYPES``); a parity test keeps them in step."""
+
+    FACT = "FACT"
+    PREFERENCE = "PREFERENCE"
+    RULE = "RULE"
+    SKILL = "SKILL"
+    ERROR = "ERROR"
+
+
+# A bad choice or an out-of-range number in an option is a usage error (exit 2), as
+# every Typer choice is; the library's own checks (exit 65) are for input data.
+TypeFilter = Annotated[
+    MemoryType | None,
+    typer.Option("--type", help="Only memories of this type.", case_sensitive=False),
+]
+
+
+def list_limit(limit: int) -> int:
+    """A list command's ``--limit`` as SQL's LIMIT: 0 means no limit (as in ``llm logs
+    -n 0``), which SQLite spells -1; a negative one is a usage error."""
+    if limit < 0:
+        raise UsageError("--limit must be 0 (no limit) or more")
+    return -1 if limit == 0 else limit
 
 
 class Role(StrEnum):

@@ -17,6 +17,7 @@ from soloqueue_mem.cli.options import (
     GroupFilter,
     GroupOpt,
     RootOpt,
+    list_limit,
 )
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr, write
 from soloqueue_mem.cli.state import AppContext, app_context
@@ -54,7 +55,9 @@ def list_sessions(
     ctx: typer.Context,
     group: GroupFilter = None,
     agent: AgentFilter = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Most sessions to list.")] = 100,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="Most sessions to list (0: all).")
+    ] = 100,
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
@@ -62,11 +65,12 @@ def list_sessions(
     from soloqueue_mem.sessions import turns
 
     app_ctx = app_context(ctx, fmt, root)
+    limit = list_limit(limit)
     conn = open_memory(app_ctx.home, app_ctx.config, create=False)
     rows = []
     if conn is not None:
         try:
-            rows = turns.list_sessions(conn, group, agent, max(1, limit))
+            rows = turns.list_sessions(conn, group, agent, limit)
         finally:
             conn.close()
     if app_ctx.format in (Format.table, Format.text):

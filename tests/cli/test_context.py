@@ -387,7 +387,7 @@ def test_a_huge_core_memory_is_shortened_to_its_budget(cli, home):
 def test_a_fact_appears_once_across_the_memory_layers(cli, home):
     editor = "The user's editor is Helix"
     cli.ok("remember", editor, "--subject", "user", "--predicate", "editor")
-    cli.ok("remember", "User prefers dark themes", "-t", "PREFERENCE", "--subject", "user")
+    cli.ok("remember", "User prefers dark themes", "--type", "PREFERENCE", "--subject", "user")
     cli.ok("consolidate")
     for name in ("MEMORY.md", "USER.md"):  # both files state it
         assert editor in (home / "identity" / name).read_text()

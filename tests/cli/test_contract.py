@@ -1,0 +1,161 @@
+"""One CLI contract (issue 15 items 14-22): the same option means the same thing in
+every command, and a bad option value is a usage error everywhere."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import typer
+
+from soloqueue_mem.cli import build_app
+from soloqueue_mem.cli.app import hoist_global_flags
+from soloqueue_mem.cli.options import MemoryType
+from soloqueue_mem.memory.model import TYPES
+from tests.conftest import run_process
+
+
+def _leaf_commands() -> list[tuple[list[str], Any]]:
+    found = []
+
+    def walk(command: Any, path: list[str]) -> None:
+        if hasattr(command, "commands"):
+            for name, sub in command.commands.items():
+                walk(sub, [*path, name])
+        else:
+            found.append((path, command))
+
+    walk(typer.main.get_command(build_app()), [])
+    return found
+
+
+def test_a_short_flag_means_one_thing_in_every_command():
+    meaning: dict[str, set[str]] = {}
+    for _, command in _leaf_commands():
+        for param in command.params:
+            longs = [o for o in param.opts if o.startswith("--")]
+            for short in (o for o in param.opts if len(o) == 2):
+                meaning.setdefault(short, set()).update(longs)
+    meaning.setdefault("-q", set()).add("--quiet")  # the root's
+    meaning.setdefault("-f", set()).add("--format")
+    shared = {short: longs for short, longs in meaning.items() if len(longs) > 1}
+    assert shared == {}
+
+
+# `completion` prints a shell script and `demo` uses a throw-away store: --format and
+# --root have no meaning there (they are accepted before the command, as everywhere).
+@pytest.mark.parametrize(
+    "path",
+    [p for p, _ in _leaf_commands() if p not in (["completion"], ["demo"])],
+    ids=" ".join,
+)
+def test_global_options_work_after_every_command(cli, path, tmp_path):
+    args = [*path, "--quiet", "--format", "json", "--root", str(tmp_path / "r"), "--help"]
+    result = cli(*args)
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+
+
+def test_quiet_after_the_command_is_the_global_flag(cli, home):
+    result = cli("consolidate", "--quiet", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+
+
+def test_hoisting_leaves_arguments_after_double_dash():
+    assert hoist_global_flags(["remember", "-q", "--", "-q"]) == ["-q", "remember", "--", "-q"]
+
+
+def test_the_memory_type_choices_are_the_library_types():
+    assert tuple(MemoryType) == TYPES
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["remember", "x", "--type", "PREFERNCE"],
+        ["remember", "x", "--importance", "5"],
+        ["remember", "x", "--confidence", "-1"],
+        ["memory", "list", "--type", "nope"],
+        ["memory", "edit", "123456", "--importance", "2"],
+        ["recall", "x", "--type", "nope"],
+        ["memory", "list", "--limit", "-1"],
+        ["episode", "list", "--limit", "-1"],
+        ["session", "list", "--limit", "-1"],
+        ["artifact", "list", "--limit", "-1"],
+        ["episode", "search", "x", "--limit", "0"],
+    ],
+)
+def test_a_bad_choice_is_a_usage_error(cli, home, args):
+    assert cli(*args).exit_code == 2
+    assert not home.exists()
+
+
+def test_type_is_case_insensitive(cli, home):
+    stored = cli.json("remember", "User prefers tabs", "--type", "preference")
+    assert stored["type"] == "PREFERENCE"
+
+
+def test_limit_zero_lists_everything(cli, home):
+    for n in range(3):
+        cli.ok("remember", f"fact number {n} about otters")
+        cli.ok("log", "-s", f"s{n}", "hi")
+    assert len(cli.json("memory", "list", "--limit", "1")) == 1
+    assert len(cli.json("memory", "list", "--limit", "0")) == 3
+    assert len(cli.json("session", "list", "--limit", "0")) == 3
+    assert cli.json("episode", "list", "--limit", "0") == []
+    assert cli.json("artifact", "list", "--limit", "0") == []
+
+
+def test_since_accepts_compound_durations_and_day_names(cli, home):
+    cli.ok("log", "-s", "s1", "otters hold hands")
+    for since in ("1h30m", "yesterday", "today", "2026-11-26T07:00:00Z"):
+        hits = cli.json("trace", "otters", "--since", since)
+        assert [h["content"] for h in hits] == ["otters hold hands"], since
+
+
+def test_a_bad_since_names_the_accepted_forms(cli, home):
+    cli.ok("log", "-s", "s1", "otters")
+    result = cli("trace", "otters", "--since", "last week")
+    assert result.exit_code != 0
+    assert "1h30m" in result.stderr and "yesterday" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["remember", "x", "--bogus"],
+        ["log", "--role", "nobody", "x"],
+        ["recall"],
+        ["--format", "json", "nosuchcommand"],
+    ],
+)
+def test_a_usage_error_is_one_error_line(cli, home, args):
+    result = cli(*args)
+    assert result.exit_code == 2 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    if "--format" in args:
+        assert json.loads(result.stderr)["error"]["code"] == "usage"
+    else:
+        assert len(lines) == 1 and lines[0].startswith("error: ") and "--help" in lines[0]
+
+
+def test_under_format_json_a_usage_error_is_a_json_object(cli, home):
+    for args in (
+        ["--format", "json", "remember", "x", "--type", "PREFERNCE"],
+        ["remember", "x", "--importance", "5", "--format=json"],
+        ["-f", "jsonl", "memory", "list", "--nope"],
+    ):
+        result = cli(*args)
+        assert result.exit_code == 2 and result.stdout == ""
+        error = json.loads(result.stderr)["error"]
+        assert error["code"] == "usage" and error["exit_code"] == 2, args
+    assert not home.exists()
+
+
+def test_the_real_program_reports_usage_errors_the_same_way(home):
+    done = run_process("--format", "json", "remember", "x", "--type", "nope")
+    assert done.returncode == 2 and done.stdout == b""
+    assert json.loads(done.stderr)["error"]["code"] == "usage"
+    plain = run_process("consolidate", "--quiet", "--dry-run", "--format", "json")
+    assert plain.returncode == 0 and plain.stderr == b""

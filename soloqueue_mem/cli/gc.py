@@ -8,7 +8,7 @@ import typer
 
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
-from soloqueue_mem.cli.output import emit_object, print_table
+from soloqueue_mem.cli.output import emit_object, print_table, report_wanted
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import app_context
 
@@ -38,8 +38,9 @@ def gc(
     Phase 1 deletes the rows of sys:ephemeral artifacts older than --ephemeral-days
     (3). Phase 2 deletes blob files no row references and temporary files, both only
     when older than --grace, removes empty folders, and reports rows whose blob is
-    missing. It deletes nothing if it cannot read every reference. Cron:
-    `17 3 * * * soloqueue-mem --quiet gc` (phase 2 runs itself once a week).
+    missing. It deletes nothing if it cannot read every reference. --quiet prints
+    nothing unless --format is given. Cron names the store: `17 3 * * * soloqueue-mem
+    --root ~/proj/.soloqueue --quiet gc` (phase 2 runs itself once a week).
     """
     from soloqueue_mem.clock import parse_duration
     from soloqueue_mem.db.stores import open_artifacts
@@ -74,7 +75,8 @@ def gc(
                 options,
                 progress,
             )
-    emit_object(report, app.format, table=lambda: _table(report))
+    if report_wanted(app.quiet, app.format_option):
+        emit_object(report, app.format, table=lambda: _table(report))
 
 
 def _table(report: dict[str, Any]) -> None:

@@ -92,6 +92,12 @@ def print_text_block(text: str) -> None:
     write(for_terminal(text))
 
 
+def report_wanted(quiet: bool, fmt: Format) -> bool:
+    """A maintenance command's report is printed unless ``--quiet`` was given without an
+    explicit ``--format`` (a cron line's ``--quiet`` means: say nothing)."""
+    return not quiet or fmt is not Format.auto
+
+
 def stderr(message: str, quiet: bool = False) -> None:
     if not quiet:
         sys.stderr.write(for_terminal(message) + "\n")

@@ -159,3 +159,26 @@ def test_the_real_program_reports_usage_errors_the_same_way(home):
     assert json.loads(done.stderr)["error"]["code"] == "usage"
     plain = run_process("consolidate", "--quiet", "--dry-run", "--format", "json")
     assert plain.returncode == 0 and plain.stderr == b""
+
+
+def test_path_is_a_bare_path_in_a_pipe(cli, home):
+    assert cli.ok("path").stdout == f"{home}\n"  # CliRunner's stdout is not a terminal
+    assert cli.json("path") == {"root": str(home), "exists": False}
+    done = run_process("path")
+    assert done.returncode == 0 and done.stdout == f"{home}\n".encode()
+
+
+@pytest.mark.parametrize("command", [["consolidate"], ["gc"]])
+def test_quiet_maintenance_prints_nothing_unless_a_format_is_given(cli, home, command):
+    cli.ok("log", "-s", "s1", "hello")
+    quiet = cli(*command, "--quiet")
+    assert quiet.exit_code == 0 and quiet.stdout == "" and quiet.stderr == ""
+    assert "dry_run" in cli.json("--quiet", *command)
+
+
+def test_the_readme_cron_lines_name_the_store():
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    cron = [line for line in readme.splitlines() if line[:1].isdigit() and "soloqueue-mem" in line]
+    assert cron and all("--root " in line and "--quiet" in line for line in cron), cron

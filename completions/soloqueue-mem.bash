@@ -6,7 +6,7 @@ _soloqueue_mem() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         case "$word" in
-            --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-r|-s|-t) skip=1 ;;
+            --agent|--as|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-r|-s|-t) skip=1 ;;
             -*) ;;
             *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion consolidate context context build context compress demo episode episode list episode search episode show gc index init kv kv get kv list kv rm kv set log memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
@@ -94,6 +94,7 @@ _soloqueue_mem() {
         "scratchpad show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session end|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session end|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "session export|--as") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
         "session export|--format") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
         "session export|-f") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
         "session get|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -122,7 +123,7 @@ _soloqueue_mem() {
         "working list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
     esac
     case "$prev" in
-        --agent|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-r|-s|-t) return ;;
+        --agent|--as|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-r|-s|-t) return ;;
     esac
     local words=""
     case "$path" in
@@ -171,7 +172,7 @@ _soloqueue_mem() {
         "scratchpad show") words="--agent --format --group --root -a -f -g" ;;
         "session") words="end export get list set show unset" ;;
         "session end") words="--agent --format --group --root -a -f -g" ;;
-        "session export") words="--agent --format --group --root -a -f -g --full" ;;
+        "session export") words="--agent --as --format --group --root -a -f -g --full" ;;
         "session get") words="--agent --format --group --root -a -f -g" ;;
         "session list") words="--agent --format --group --limit --root -a -f -g -n" ;;
         "session set") words="--agent --format --group --root -a -f -g --json" ;;

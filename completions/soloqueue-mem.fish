@@ -12,7 +12,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a init -d 'Create a data d
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a kv -d 'Get, set, list and remove an agent\'s preferences (JSON values by key).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a log -d 'Log an event to the session\'s JSONL and Markdown logs and index it for search.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a memory -d 'List, show, edit, forget and trace the history of semantic memories.'
-complete -c soloqueue-mem -n '__fish_use_subcommand' -a path -d 'Print the data directory this invocation would use (and whether it exists).'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a path -d 'Print the data directory this invocation would use: a bare path, so'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a promote -d 'Store text as long-term memory (seed 004): split into chunks of at most 500'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a query -d 'Seed 004\'s answer: {"results": [{"content", "source": "hot"|"cold", "score"}]}.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a recall -d 'Recall what is relevant to QUERY: memories, episodes, past turns, working memory.'
@@ -333,6 +333,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l as -r -a 'jsonl md openai'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l format -r -a 'jsonl md openai'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l root -r

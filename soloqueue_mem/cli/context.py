@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -39,7 +40,17 @@ def _system_text(value: str) -> str:
         raise BadInput(f"cannot read the system prompt from {path}: {exc}") from None
 
 
-def _history(app_ctx: AppContext, session: str | None, group: str, agent: str) -> History:
+def _piped_history(limit: int) -> bytes | None:
+    """What is piped to stdin (None: a terminal, or nothing but white space)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return None
+    data = sys.stdin.buffer.read(limit + 1)
+    return data if data.strip() else None
+
+
+def _history(
+    app_ctx: AppContext, session: str | None, group: str, agent: str, data: bytes | None
+) -> History:
     from soloqueue_mem.context.assemble import given_history, session_history
     from soloqueue_mem.db.stores import open_artifacts
     from soloqueue_mem.sessions.events import SessionKey
@@ -50,9 +61,7 @@ def _history(app_ctx: AppContext, session: str | None, group: str, agent: str) -
         return session_history(
             app_ctx.home, SessionKey(group, agent, validate_id("session", session))
         )
-    if sys.stdin is None or sys.stdin.isatty():
-        raise UsageError("give --session S, or pipe the history (a JSON array or JSONL) to stdin")
-    data = sys.stdin.buffer.read(app_ctx.config.max_input_bytes + 1)
+    assert data is not None
     events = _events(data, app_ctx.config.max_input_bytes, read_document, read_batch)
     offloader = Offloader(
         app_ctx.home,
@@ -90,7 +99,11 @@ def build_command(
     ] = "",
     session: Annotated[
         str | None,
-        typer.Option("--session", "-s", help="Build from this logged session (else stdin)."),
+        typer.Option(
+            "--session",
+            "-s",
+            help="Build from this logged session (else piped history, else $SOLOQUEUE_SESSION).",
+        ),
     ] = None,
     model: Annotated[
         str | None,
@@ -163,7 +176,12 @@ def build_command(
         manifest=manifest or app_ctx.format is Format.table,
         proxy_margin=0.0 if encoding else proxy_margin,
     )
-    history = _history(app_ctx, session, group, agent)
+    piped = None if session is not None else _piped_history(app_ctx.config.max_input_bytes)
+    if session is None and piped is None:
+        session = os.environ.get("SOLOQUEUE_SESSION") or None
+        if session is None:
+            raise UsageError("give --session S, or pipe the history (a JSON array or JSONL)")
+    history = _history(app_ctx, session, group, agent, piped)
     conn = open_memory(app_ctx.home, app_ctx.config, create=False)
     try:
         layers = None
@@ -291,7 +309,16 @@ def _emit(result: Result, fmt: Format, manifest: bool) -> None:
 @boundary
 def compress_command(
     ctx: typer.Context,
-    session: Annotated[str, typer.Option("--session", "-s", help="The logged session.")],
+    session: Annotated[
+        str,
+        typer.Option(
+            "--session",
+            "-s",
+            envvar="SOLOQUEUE_SESSION",
+            help="The logged session (default: $SOLOQUEUE_SESSION).",
+            show_default=False,
+        ),
+    ],
     keep: Annotated[int, typer.Option("--keep", "-k", help="How many newest turns stay.")] = 10,
     manifest: Annotated[
         bool,

@@ -34,7 +34,17 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-SessionArg = Annotated[str, typer.Argument(help="Session id.")]
+# The one scope rule (issue 15 §14): an option or argument given wins, then
+# SOLOQUEUE_SESSION / SOLOQUEUE_GROUP / SOLOQUEUE_AGENT, then "default" (or, for
+# filters, every scope) — the same in every command.
+SessionArg = Annotated[
+    str,
+    typer.Argument(
+        envvar="SOLOQUEUE_SESSION",
+        help="Session id (default: $SOLOQUEUE_SESSION).",
+        show_default=False,
+    ),
+]
 
 
 def _key(group: str, agent: str, session: str) -> SessionKey:
@@ -166,13 +176,20 @@ def export(
     ctx: typer.Context,
     session: SessionArg,
     as_: Annotated[
-        ExportFormat,
+        ExportFormat | None,
         typer.Option(
-            "--format",
-            "-f",
+            "--as",
             help="jsonl (the log as recorded), md, or openai (the chat messages array).",
+            case_sensitive=False,
+            show_default=False,
         ),
-    ] = ExportFormat.jsonl,
+    ] = None,
+    old_as: Annotated[
+        ExportFormat | None,
+        typer.Option(
+            "--format", "-f", hidden=True, case_sensitive=False, help="Deprecated: use --as."
+        ),
+    ] = None,
     full: Annotated[
         bool, typer.Option("--full", help="openai: original tool output instead of references.")
     ] = False,
@@ -189,6 +206,10 @@ def export(
     from soloqueue_mem.sessions.reader import openai_messages
 
     app_ctx = app_context(ctx, None, root)
+    if old_as is not None:
+        stderr("warning: `session export --format` is deprecated: use --as", app_ctx.quiet)
+        as_ = as_ or old_as
+    as_ = as_ or ExportFormat.jsonl
     content = _read(app_ctx, group, agent, session)
     if as_ is ExportFormat.openai:
         write(jsonio.dumps(openai_messages(content.records, full=full)) + "\n")

@@ -182,3 +182,55 @@ def test_the_readme_cron_lines_name_the_store():
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     cron = [line for line in readme.splitlines() if line[:1].isdigit() and "soloqueue-mem" in line]
     assert cron and all("--root " in line and "--quiet" in line for line in cron), cron
+
+
+# -- one scope rule (§14) ---------------------------------------------------------------
+
+
+def test_session_commands_take_the_session_from_the_environment(cli, home, monkeypatch):
+    monkeypatch.setenv("SOLOQUEUE_AGENT", "claude")
+    cli.ok("log", "-s", "cc-1", "hi")
+    assert cli.json("session", "show", "cc-1")["agent"] == "claude"
+    monkeypatch.setenv("SOLOQUEUE_SESSION", "cc-1")
+    assert cli.json("session", "show")["session"] == "cc-1"
+    assert cli.ok("session", "export").stdout.count("\n") == 1
+    compressed = cli.json("context", "compress")
+    assert compressed[-1]["content"] == "hi"
+    built = cli.json("context", "build", "--max-context", "8000")
+    assert built[-1] == {"role": "user", "content": "hi"}
+    assert cli.json("session", "end")["session"] == "cc-1"
+
+
+# -- one system message (§15) -----------------------------------------------------------
+
+
+def test_context_build_sends_one_system_message(cli, home):
+    piped = json.dumps([{"role": "system", "content": "You are terse."},
+                        {"role": "user", "content": "hi"}])  # fmt: skip
+    built = cli.json("context", "build", "--max-context", "8000", input=piped)
+    assert built == [{"role": "system", "content": "You are terse."},
+                     {"role": "user", "content": "hi"}]  # fmt: skip
+    built = cli.json("context", "build", "--max-context", "8000", "--system", "Be kind.",
+                     input=piped)  # fmt: skip
+    assert [m["role"] for m in built] == ["system", "user"]
+    assert built[0]["content"] == "Be kind."  # --system wins over the history's own
+
+
+def test_context_build_with_nothing_piped_is_a_usage_error(cli, home):
+    result = cli("context", "build", "--max-context", "8000", input="")
+    assert result.exit_code == 2 and result.stdout == ""
+
+
+# -- session export --as (§16) ----------------------------------------------------------
+
+
+def test_session_export_as_and_its_deprecated_spelling(cli, home):
+    cli.ok("log", "-s", "s1", "hi")
+    expected = [{"role": "user", "content": "hi"}]
+    assert json.loads(cli.ok("session", "export", "s1", "--as", "openai").stdout) == expected
+    old = cli("session", "export", "s1", "--format", "openai")
+    assert old.exit_code == 0 and json.loads(old.stdout) == expected
+    assert "deprecated" in old.stderr and "--as" in old.stderr
+    assert cli.ok("--format", "json", "session", "export", "s1", "--as", "md").stdout.startswith(
+        "# Session s1"
+    )

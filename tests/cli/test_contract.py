@@ -234,3 +234,43 @@ def test_session_export_as_and_its_deprecated_spelling(cli, home):
     assert cli.ok("--format", "json", "session", "export", "s1", "--as", "md").stdout.startswith(
         "# Session s1"
     )
+
+
+# -- --format text is text, tables hold no Python reprs (§16) ----------------------------
+
+TEXT_COMMANDS = [
+    ["stats"],
+    ["consolidate"],
+    ["gc"],
+    ["session", "list"],
+    ["artifact", "list"],
+    ["kv", "list"],
+    ["working", "list"],
+    ["session", "end", "s1"],
+]
+
+
+@pytest.mark.parametrize("args", TEXT_COMMANDS, ids=" ".join)
+def test_format_text_is_never_json_nor_a_table(cli, home, args):
+    cli.ok("log", "-s", "s1", "hello there")
+    out = cli.ok(*args, "--format", "text").stdout
+    assert not out.lstrip().startswith(("{", "[")), out
+    assert "┃" not in out and "━" not in out and "│" not in out, out
+    assert "True" not in out and "{'" not in out, out
+
+
+def test_tables_show_values_not_python_reprs(monkeypatch, capsys):
+    from soloqueue_mem.cli import output
+
+    monkeypatch.setattr(output, "_text_tables", False)
+    output.emit_object({"exists": True, "identity": {"MEMORY.md": {"chars": 136}}, "ids": ["a"]},
+                       output.Format.table)  # fmt: skip
+    out = capsys.readouterr().out
+    assert "identity.MEMORY.md.chars" in out and "136" in out and "yes" in out
+    assert "True" not in out and "{'" not in out and "['a']" not in out
+
+
+def test_a_text_line_cannot_be_forged_by_a_stored_line_break(cli, home):
+    cli.ok("kv", "set", "note", "--text", "one\nkey2\tforged")
+    lines = cli.ok("kv", "list", "--format", "text").stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("note\t")

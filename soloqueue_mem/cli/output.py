@@ -64,6 +64,15 @@ def flat_pairs(obj: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     return pairs
 
 
+def turn_summary(content: str | None, tool_calls: Any, tool_results: Any) -> str:
+    """A turn in a table cell: its text, then ``→ name(input)`` per tool call and
+    ``← result`` per tool result (shortened), so a tool-call turn is never blank."""
+    parts = [content or ""]
+    parts += [f"→ {c['name']}({jsonio.dumps(c['input'])[:80]})" for c in tool_calls or []]
+    parts += [f"← {str(r['content'])[:120]}" for r in tool_results or []]
+    return "\n".join(p for p in parts if p)
+
+
 def write(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()

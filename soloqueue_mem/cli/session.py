@@ -19,7 +19,15 @@ from soloqueue_mem.cli.options import (
     RootOpt,
     list_limit,
 )
-from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr, write
+from soloqueue_mem.cli.output import (
+    Format,
+    emit_list,
+    emit_object,
+    print_table,
+    stderr,
+    turn_summary,
+    write,
+)
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.errors import NotFound
@@ -124,7 +132,15 @@ def show(
         print_table(
             f"{key.group}/{key.agent}/{key.session}",
             ["turn", "role", "time", "content"],
-            ((r["turn_index"], r["role"], r["timestamp"], _summary(r)) for r in content.records),
+            (
+                (
+                    r["turn_index"],
+                    r["role"],
+                    r["timestamp"],
+                    turn_summary(r.get("content"), r.get("tool_calls"), r.get("tool_results")),
+                )
+                for r in content.records
+            ),
         )
     elif app_ctx.format is Format.text:
         from soloqueue_mem.cli.output import print_text_block
@@ -141,15 +157,6 @@ def show(
             },
             app_ctx.format,
         )
-
-
-def _summary(record: dict[str, Any]) -> str:
-    parts = [record.get("content") or ""]
-    parts += [
-        f"→ {c['name']}({jsonio.dumps(c['input'])[:80]})" for c in record.get("tool_calls", [])
-    ]
-    parts += [f"← {r['content'][:120]}" for r in record.get("tool_results", [])]
-    return "\n".join(p for p in parts if p)
 
 
 def _read(app_ctx: AppContext, group: str, agent: str, session: str) -> Any:

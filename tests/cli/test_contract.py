@@ -274,3 +274,20 @@ def test_a_text_line_cannot_be_forged_by_a_stored_line_break(cli, home):
     cli.ok("kv", "set", "note", "--text", "one\nkey2\tforged")
     lines = cli.ok("kv", "list", "--format", "text").stdout.splitlines()
     assert len(lines) == 1 and lines[0].startswith("note\t")
+
+
+# -- tool calls in terminal tables, at 60 columns (§21) ----------------------------------
+
+TOOL_CALL = json.dumps(
+    {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
+     "function": {"name": "read_file", "arguments": '{"path": "config.toml"}'}}]}
+)  # fmt: skip
+
+
+def test_a_tool_call_turn_is_not_blank_in_tables_at_60_columns(cli, home, monkeypatch):
+    cli.ok("log", "-s", "s1", input=TOOL_CALL)
+    monkeypatch.setenv("COLUMNS", "60")
+    for args in (["trace", "read_file"], ["session", "show", "s1"]):
+        out = cli.ok(*args, "--format", "table").stdout
+        assert "read_file" in out and "config.toml" in out, out
+        assert max(len(line) for line in out.splitlines()) <= 60, out

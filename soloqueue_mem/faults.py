@@ -1,8 +1,8 @@
 """Fault points for crash tests (RELIABILITY §4): a no-op unless testing is enabled.
 
 ``SOLOQUEUE_FAULT=<point>:<action>`` with ``SOLOQUEUE_TESTING=1`` makes the process act
-at that point: ``kill`` (SIGKILL itself), ``eio``/``enospc`` (raise that OSError) or
-``sleep=MS``. Read from the environment here rather than in the CLI's composition
+at that point: ``kill`` (SIGKILL itself), ``eio``/``enospc`` (raise that OSError),
+``sleep=MS``, or ``mark`` (write ``fault <point>`` to stderr: an event a test awaits). Read from the environment here rather than in the CLI's composition
 root because a crash test must reach code paths that take no configuration.
 """
 
@@ -24,6 +24,7 @@ POINTS = (
     "artifact.skip_lock",  # negative control for the save/GC race: saves take no lock
     "gc.after_phase1_commit",  # expired rows deleted, blobs untouched
     "gc.after_k_unlinks",  # phase 2 stopped after deleting some blobs (k = 1)
+    "lock.blocked",  # an exclusive lock taken with wait found the lock held: it waits now
 )
 
 
@@ -50,6 +51,8 @@ def fault(point: str) -> None:
         raise OSError(code, os.strerror(code))
     elif action.startswith("sleep="):
         time.sleep(int(action.removeprefix("sleep=")) / 1000)
+    elif action == "mark":
+        os.write(2, f"fault {point}\n".encode())
 
 
 def is_active(point: str) -> bool:

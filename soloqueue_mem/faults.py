@@ -2,8 +2,9 @@
 
 ``SOLOQUEUE_FAULT=<point>:<action>`` with ``SOLOQUEUE_TESTING=1`` makes the process act
 at that point: ``kill`` (SIGKILL itself), ``eio``/``enospc`` (raise that OSError),
-``sleep=MS``, or ``mark`` (write ``fault <point>`` to stderr: an event a test awaits). Read from the environment here rather than in the CLI's composition
-root because a crash test must reach code paths that take no configuration.
+``sleep=MS``, or ``mark`` (write ``fault <point>`` to stderr: an event a test awaits).
+Read from the environment here rather than in the CLI's composition root because a
+crash test must reach code paths that take no configuration.
 """
 
 from __future__ import annotations

@@ -291,3 +291,49 @@ def test_a_tool_call_turn_is_not_blank_in_tables_at_60_columns(cli, home, monkey
         out = cli.ok(*args, "--format", "table").stdout
         assert "read_file" in out and "config.toml" in out, out
         assert max(len(line) for line in out.splitlines()) <= 60, out
+
+
+# -- the language setting (§22) ---------------------------------------------------------
+
+
+def _english(home):
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('language = "en"\n')
+
+
+def test_language_en_changes_the_llm_and_user_facing_fixed_text(cli, home):
+    _english(home)
+    cli.ok("remember", "User prefers dark themes", "--type", "PREFERENCE")
+    assert cli.ok("recall", "dark themes", "--format", "text").stdout.startswith("[memory] ")
+    pad = cli.json("scratchpad", "show")
+    assert "## Recent progress" in pad["content"] and "近期进展" not in pad["content"]
+    turn = cli.json("log", "-s", "s1", "--offload", "--role", "tool", "x" * 3000)
+    assert turn["content"].startswith("[Output too large"), turn  # offload_language follows
+
+
+def test_language_defaults_to_zh(cli, home):
+    cli.ok("remember", "User prefers dark themes", "--type", "PREFERENCE")
+    assert cli.ok("recall", "dark themes", "--format", "text").stdout.startswith("[记忆] ")
+    assert "## 近期进展" in cli.json("scratchpad", "show")["content"]
+
+
+def test_a_bad_language_is_refused(cli, home):
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text('language = "fr"\n')
+    assert cli("recall", "x").exit_code == 65
+
+
+def test_the_english_prompts_keep_the_answer_format():
+    from soloqueue_mem.lifecycle.llm import PROMPTS, extraction_prompt
+
+    record = {"role": "user", "content": "I use vim", "tool_calls": [], "tool_results": []}
+    english = extraction_prompt(record, "en")
+    assert "I use vim" in english and "NONE" in english and "分析" not in english
+    assert PROMPTS["en"][1].format(transcript="t").endswith("t")
+
+
+def test_progress_added_to_an_english_pad_gets_an_english_heading():
+    from soloqueue_mem.memory.scratchpad import with_progress
+
+    text = with_progress("## Current projects\n- a\n", "did b")
+    assert "## Recent progress\n- did b" in text

@@ -951,8 +951,10 @@ def _race_round(
             # finishes now; with it, it blocks on the save's lock (it says so on stderr):
             # either event, then let the save commit. No fixed sleep (it failed under load).
             wait_for(
-                lambda: collector.ready(timeout=0.01)
-                or collector.stderr_path.read_bytes().count(BLOCKED) > marks,
+                lambda: (
+                    collector.ready(timeout=0.01)
+                    or collector.stderr_path.read_bytes().count(BLOCKED) > marks
+                ),
                 timeout=30,
                 what=f"round {n}: the collector to finish or wait for the save",
             )

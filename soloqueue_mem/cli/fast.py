@@ -29,7 +29,7 @@ LOG_VALUES = {
     "-f": "fmt",
     "--root": "root",
 }
-LOG_FLAGS = {"--batch": "batch", "--offload": "offload"}
+LOG_FLAGS = {"--batch": "batch", "--offload": "offload", "--echo": "echo"}
 SAVE_VALUES = {
     "--title": "title",
     "--group": "group",
@@ -216,6 +216,7 @@ def _run_log(parsed: dict[str, Any]) -> None:
         "default" if ids["group"] is None else ids["group"],
         "default" if ids["agent"] is None else ids["agent"],
         ids["session"],
+        bool(options.get("echo")),
     )
 
 

@@ -50,8 +50,10 @@ def run_log(
     group: str,
     agent: str,
     session: str | None,
+    echo: bool = False,
 ) -> None:
-    """Validate, read the input, log it, print the stored turns (see ``log --help``)."""
+    """Validate, read the input, log it, print the stored turns (see ``log --help``):
+    for a batch without ``--echo`` or an explicit ``--format``, a summary instead."""
     validate_id("group", group)
     validate_id("agent", agent)
     if session is not None:
@@ -80,7 +82,10 @@ def run_log(
             app.home, conn, items, (group, agent, session), config, app.now, offload=offloader
         )
         single = not batch and len(items) == 1
-        rejected = _emit(results, app.format, batch=batch, single=single, logged=logged)
+        if batch and not echo and app.format_option is Format.auto:
+            rejected = _emit_summary(app, results, logged)
+        else:
+            rejected = _emit(results, app.format, batch=batch, single=single, logged=logged)
     finally:
         offloader.close()
         conn.close()
@@ -119,6 +124,48 @@ def turn_json(turn: LoggedTurn) -> dict[str, Any]:
     if data["line"] is None:
         del data["line"]
     return data
+
+
+def _emit_summary(
+    app: AppContext, results: Any, logged: list[LoggedTurn] | None
+) -> list[Rejected]:
+    """A batch's counts instead of every turn (a 50k-line batch echoed 21 MB), with a
+    progress line on a terminal; the rejected lines are reported as they come."""
+    from soloqueue_mem.cli.output import emit_object, write
+    from soloqueue_mem.cli.progress import ProgressLine
+
+    rejected: list[Rejected] = []
+    turns = duplicates = 0
+    sessions: set[tuple[str, str, str]] = set()
+    with ProgressLine(app.quiet, "logging turns") as line:
+        for result in results:
+            if isinstance(result, Rejected):
+                rejected.append(result)
+                where = f"line {result.line}: " if result.line is not None else ""
+                report("bad_input", f"{where}{result.reason}", 65, result.line)
+                continue
+            turns += 1
+            duplicates += result.duplicate
+            sessions.add((result.group, result.agent, result.session))
+            if logged is not None:
+                logged.append(result)
+            if line is not None:
+                line.advance(1)
+    summary = {
+        "logged": turns,
+        "duplicates": duplicates,
+        "rejected": len(rejected),
+        "sessions": len(sessions),
+    }
+    emit_object(
+        summary,
+        app.format,
+        table=lambda: write(
+            f"logged {turns} turn(s) in {len(sessions)} session(s): "
+            f"{duplicates} duplicate(s), {len(rejected)} rejected\n"
+        ),
+    )
+    return rejected
 
 
 def _emit(

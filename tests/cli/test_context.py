@@ -82,7 +82,7 @@ def test_a_session_builds_into_its_l1_openai_messages(cli, session):
     out = build(cli, "--system", "You are Ada.", "-s", "s1", "--max-context", "100000",
                 "--reserve", "0")  # fmt: skip
     assert out[0] == {"role": "system", "content": "You are Ada."}
-    assert out[1:] == json.loads(cli.ok("session", "export", "s1", "--format", "openai").stdout)
+    assert out[1:] == json.loads(cli.ok("session", "export", "s1", "--as", "openai").stdout)
     assert [m["role"] for m in out] == ["system", "user", "assistant", "tool", "tool", "assistant",
                                         "user"]  # fmt: skip
     assert [c["id"] for c in out[2]["tool_calls"]] == ["c1", "c2"]

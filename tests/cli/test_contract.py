@@ -337,3 +337,31 @@ def test_progress_added_to_an_english_pad_gets_an_english_heading():
 
     text = with_progress("## Current projects\n- a\n", "did b")
     assert "## Recent progress\n- did b" in text
+
+
+# -- a batch prints a summary, not every turn (§20) -------------------------------------
+
+BATCH = "".join(json.dumps({"role": "user", "content": f"line {n}"}) + "\n" for n in range(5))
+
+
+def test_a_batch_prints_a_summary_by_default(cli, home):
+    result = cli.ok("log", "--batch", "-s", "b", input=BATCH)
+    assert json.loads(result.stdout) == {"logged": 5, "duplicates": 0, "rejected": 0,
+                                         "sessions": 1}  # fmt: skip
+    again = json.loads(cli.ok("log", "--batch", "-s", "b", input=BATCH).stdout)
+    assert again["duplicates"] == 0 and again["logged"] == 5  # no event ids: new turns
+
+
+def test_a_batch_echoes_every_turn_with_echo_or_an_explicit_format(cli, home):
+    echoed = json.loads(cli.ok("log", "--batch", "-s", "b", "--echo", input=BATCH).stdout)
+    assert [t["content"] for t in echoed] == [f"line {n}" for n in range(5)]
+    assert len(cli.jsonl("log", "--batch", "-s", "c", input=BATCH)) == 5
+    assert len(cli.json("log", "--batch", "-s", "d", input=BATCH)) == 5
+
+
+def test_the_batch_summary_on_the_fast_path_matches(home):
+    done = run_process("log", "--batch", "-s", "b", input=BATCH.encode())
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["logged"] == 5
+    echoed = run_process("log", "--batch", "-s", "b", "--echo", input=BATCH.encode())
+    assert len(json.loads(echoed.stdout)) == 5

@@ -204,6 +204,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s r -r -a 'user assistant system tool thought'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s s -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l batch
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l echo
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l offload
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a edit -d 'Correct a memory in place (use `remember` with the same --subject/--predicate to'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish_seen_subcommand_from edit forget history list restore show' -a forget -d 'Erase memories and their earlier versions for good (the bytes are overwritten);'

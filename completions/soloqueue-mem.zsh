@@ -156,7 +156,7 @@ _soloqueue_mem() {
         "kv list") words="--agent --format --group --root -a -f -g" ;;
         "kv rm") words="--agent --format --group --root -a -f -g" ;;
         "kv set") words="--agent --format --group --root -a -f -g --text" ;;
-        "log") words="--agent --event-id --format --group --metadata --role --root --session -a -f -g -r -s --batch --offload" ;;
+        "log") words="--agent --event-id --format --group --metadata --role --root --session -a -f -g -r -s --batch --echo --offload" ;;
         "memory") words="edit forget history list restore show" ;;
         "memory edit") words="--confidence --content --duration --format --importance --predicate --root --subject --tag --type --untag -f" ;;
         "memory forget") words="--format --root -f" ;;

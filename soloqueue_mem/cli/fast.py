@@ -242,12 +242,14 @@ def _run_save(parsed: dict[str, Any]) -> None:
     from soloqueue_mem.cli.artifact_run import run_save
 
     options = parsed["command"]
+    # An option given, even empty, wins; then a non-empty variable (Typer's rule).
+    group = options["group"] if "group" in options else os.environ.get(ENV["group"]) or None
     run_save(
         _app(parsed),
         parsed["arguments"][0],
         options.get("title"),
         options.get("tag", ()),
-        options.get("group"),
+        group,
         options.get("author"),
         options.get("mime"),
     )

@@ -51,6 +51,4 @@ def log(
     Bad input exits 65 with the line number; nothing of a bad line is written.
     """
     app = app_context(ctx, fmt, root)
-    run_log(
-        app, text, role.value, batch, event_id, metadata, offload, group, agent, session, echo
-    )
+    run_log(app, text, role.value, batch, event_id, metadata, offload, group, agent, session, echo)

@@ -126,9 +126,7 @@ def turn_json(turn: LoggedTurn) -> dict[str, Any]:
     return data
 
 
-def _emit_summary(
-    app: AppContext, results: Any, logged: list[LoggedTurn] | None
-) -> list[Rejected]:
+def _emit_summary(app: AppContext, results: Any, logged: list[LoggedTurn] | None) -> list[Rejected]:
     """A batch's counts instead of every turn (a 50k-line batch echoed 21 MB), with a
     progress line on a terminal; the rejected lines are reported as they come."""
     from soloqueue_mem.cli.output import emit_object, write

@@ -365,3 +365,13 @@ def test_the_batch_summary_on_the_fast_path_matches(home):
     assert json.loads(done.stdout)["logged"] == 5
     echoed = run_process("log", "--batch", "-s", "b", "--echo", input=BATCH.encode())
     assert len(json.loads(echoed.stdout)) == 5
+
+
+def test_artifacts_follow_the_group_variable(cli, home, monkeypatch, tmp_path):
+    (tmp_path / "f.txt").write_text("hello")
+    monkeypatch.setenv("SOLOQUEUE_GROUP", "g1")
+    saved = cli.json("artifact", "save", str(tmp_path / "f.txt"))
+    assert saved["group"] == "g1"
+    assert [a["id"] for a in cli.json("artifact", "list")] == [saved["id"]]
+    monkeypatch.setenv("SOLOQUEUE_GROUP", "g2")
+    assert cli.json("artifact", "list") == []

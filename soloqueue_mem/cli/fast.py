@@ -48,7 +48,6 @@ HOOK_VALUES = {
     "-a": "agent",
     "--root": "root",
 }
-ROLES = ("user", "assistant", "system", "tool", "thought")
 FORMATS = ("auto", "table", "json", "jsonl", "text")
 ENV = {"group": "SOLOQUEUE_GROUP", "agent": "SOLOQUEUE_AGENT", "session": "SOLOQUEUE_SESSION"}
 
@@ -159,6 +158,8 @@ def _valid(found: dict[str, Any]) -> bool:
             options["fmt"] = options["fmt"].lower()
             if options["fmt"] not in FORMATS:
                 return False
+    from soloqueue_mem.roles import ROLES
+
     return found["command"].get("role", "user") in ROLES
 
 

@@ -7,6 +7,7 @@ import typer
 
 from soloqueue_mem.cli.output import Format
 from soloqueue_mem.errors import UsageError
+from soloqueue_mem.roles import ROLES
 
 FormatOpt = Annotated[
     Format | None,
@@ -50,12 +51,7 @@ def list_limit(limit: int) -> int:
     return -1 if limit == 0 else limit
 
 
-class Role(StrEnum):
-    user = "user"
-    assistant = "assistant"
-    system = "system"
-    tool = "tool"
-    thought = "thought"
+Role = StrEnum("Role", [(role, role) for role in ROLES])  # type: ignore[misc]
 
 
 GroupOpt = Annotated[str, typer.Option("--group", "-g", envvar="SOLOQUEUE_GROUP", help="Group id.")]

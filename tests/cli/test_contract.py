@@ -375,3 +375,18 @@ def test_artifacts_follow_the_group_variable(cli, home, monkeypatch, tmp_path):
     assert [a["id"] for a in cli.json("artifact", "list")] == [saved["id"]]
     monkeypatch.setenv("SOLOQUEUE_GROUP", "g2")
     assert cli.json("artifact", "list") == []
+
+
+# -- code health (§23) ------------------------------------------------------------------
+
+
+def test_roles_and_search_thresholds_are_defined_once():
+    from soloqueue_mem import roles
+    from soloqueue_mem.cli.options import Role
+    from soloqueue_mem.memory import backend
+    from soloqueue_mem.sessions import events, ranking
+    from soloqueue_mem.text import fts
+
+    assert tuple(Role) == roles.ROLES and events.ROLES == frozenset(roles.ROLES)
+    assert backend.BROAD_MATCHES is fts.BROAD_MATCHES is ranking.BROAD_MATCHES
+    assert backend.RECENT_WINDOW is fts.RECENT_WINDOW is ranking.RECENT_WINDOW

@@ -8,7 +8,7 @@ _soloqueue_mem() {
         case "$word" in
             --agent|--as|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-r|-s|-t) skip=1 ;;
             -*) ;;
-            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion consolidate context context build context compress demo episode episode list episode search episode show gc index init kv kv get kv list kv rm kv set log memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
+            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion consolidate context context build context compress demo episode episode list episode search episode show gc hook hook claude import index init kv kv get kv list kv rm kv set log memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
                esac ;;
         esac
@@ -44,6 +44,8 @@ _soloqueue_mem() {
         "episode show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "import|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "import|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "index|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "index|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "init|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -127,7 +129,7 @@ _soloqueue_mem() {
     esac
     local words=""
     case "$path" in
-        "") words="artifact completion consolidate context demo episode gc index init kv log memory path promote query recall remember scratchpad session stats trace verify working --format --root -f --quiet --version -q" ;;
+        "") words="artifact completion consolidate context demo episode gc hook import index init kv log memory path promote query recall remember scratchpad session stats trace verify working --format --root -f --quiet --version -q" ;;
         "artifact") words="list read rm save show tag" ;;
         "artifact list") words="--format --group --limit --root --tag -f -g -n -t" ;;
         "artifact read") words="--format --root -f --meta" ;;
@@ -146,6 +148,9 @@ _soloqueue_mem() {
         "episode search") words="--agent --format --group --limit --root --session -a -f -g -n -s" ;;
         "episode show") words="--format --root -f" ;;
         "gc") words="--ephemeral-days --format --grace --root -f --deep --dry-run --force --wait" ;;
+        "hook") words="claude" ;;
+        "hook claude") words="--agent --group --root -a -g" ;;
+        "import") words="--agent --format --group --root -a -f -g" ;;
         "index") words="--format --root --time-budget -f --embed --estimate --turns" ;;
         "init") words="--format --root -f" ;;
         "kv") words="get list rm set" ;;

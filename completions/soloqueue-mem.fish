@@ -7,6 +7,8 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a context -d 'Build the me
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a demo -d 'Log a short bilingual agent session into a throw-away store and show it back.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a episode -d 'List, show and search episodes (one per finished session stretch).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a gc -d 'Remove expired ephemeral artifacts, then (weekly or --deep) unreferenced blobs.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a hook -d 'Hooks for agent harnesses: read the hook\'s JSON on stdin.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a import -d 'Import Claude Code transcripts (~/.claude/projects/*/*.jsonl) as session logs.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a index -d 'Build the dense index (the semantic extra): every text without a vector under'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a init -d 'Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a kv -d 'Get, set, list and remove an agent\'s preferences (JSON values by key).'
@@ -147,6 +149,19 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_see
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l dry-run
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l force
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l wait
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from hook; and not __fish_seen_subcommand_from claude' -a claude -d 'Handle one Claude Code hook event; always exits 0 (fail-open).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l time-budget -r

@@ -43,17 +43,23 @@ def test_a_short_flag_means_one_thing_in_every_command():
     assert shared == {}
 
 
-# `completion` prints a shell script and `demo` uses a throw-away store: --format and
-# --root have no meaning there (they are accepted before the command, as everywhere).
+# `completion` prints a shell script, `demo` uses a throw-away store and `hook claude`
+# answers in the harness's own JSON: --format (and for the first two --root) has no
+# meaning there; --quiet works after them too.
 @pytest.mark.parametrize(
     "path",
-    [p for p, _ in _leaf_commands() if p not in (["completion"], ["demo"])],
+    [p for p, _ in _leaf_commands() if p not in (["completion"], ["demo"], ["hook", "claude"])],
     ids=" ".join,
 )
 def test_global_options_work_after_every_command(cli, path, tmp_path):
     args = [*path, "--quiet", "--format", "json", "--root", str(tmp_path / "r"), "--help"]
     result = cli(*args)
     assert result.exit_code == 0, (result.stdout, result.stderr)
+
+
+@pytest.mark.parametrize("path", [["completion", "bash"], ["demo"], ["hook", "claude"]])
+def test_quiet_works_after_the_other_commands_too(cli, path):
+    assert cli(*path, "--quiet", "--help").exit_code == 0
 
 
 def test_quiet_after_the_command_is_the_global_flag(cli, home):

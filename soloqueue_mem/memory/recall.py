@@ -695,7 +695,7 @@ def _whole_text(candidate: Candidate, language: str) -> str:
     """``[记忆] …`` (``[memory] …`` in English) with every further line of the content
     indented, so stored text can never start a line of its own: no forged record, no
     ``---`` separator."""
-    return PREFIXES[language] + within_record(candidate.content)
+    return PREFIXES.get(language, PREFIXES["zh"]) + within_record(candidate.content)
 
 
 def _prefix_length(text: str) -> int:

@@ -9,9 +9,9 @@ _soloqueue_mem() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         case "$word" in
-            --agent|--as|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-r|-s|-t) skip=1 ;;
+            --agent|--as|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--name|--output|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-r|-s|-t) skip=1 ;;
             -*) ;;
-            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag completion consolidate context context build context compress demo episode episode list episode search episode show gc hook hook claude import index init kv kv get kv list kv rm kv set log memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
+            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag attach attachment attachment list attachment rm attachment show completion consolidate context context build context compress demo episode episode list episode search episode show export gc hook hook claude identity identity compile identity edit identity show import index init kv kv get kv list kv rm kv set log memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
                esac ;;
         esac
@@ -31,6 +31,14 @@ _soloqueue_mem() {
         "artifact show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "artifact tag|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "artifact tag|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "attach|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "attach|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "attachment list|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "attachment list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "attachment rm|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "attachment rm|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "attachment show|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "attachment show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "consolidate|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "consolidate|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "context build|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -45,8 +53,16 @@ _soloqueue_mem() {
         "episode search|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "episode show|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "episode show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "export|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "export|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "identity compile|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "identity compile|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "identity edit|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "identity edit|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "identity show|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "identity show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "import|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "import|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "index|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -128,11 +144,11 @@ _soloqueue_mem() {
         "working list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
     esac
     case "$prev" in
-        --agent|--as|--author|--channels|--confidence|--content|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--type|--untag|-a|-f|-g|-k|-m|-n|-r|-s|-t) return ;;
+        --agent|--as|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--idle|--importance|--keep|--limit|--margin|--max-context|--max-tokens|--metadata|--mime|--model|--name|--output|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-r|-s|-t) return ;;
     esac
     local words=""
     case "$path" in
-        "") words="artifact completion consolidate context demo episode gc hook import index init kv log memory path promote query recall remember scratchpad session stats trace verify working --format --root -f --quiet --version -q" ;;
+        "") words="artifact attach attachment completion consolidate context demo episode export gc hook identity import index init kv log memory path promote query recall remember scratchpad session stats trace verify working --format --root -f --quiet --version -q" ;;
         "artifact") words="list read rm save show tag" ;;
         "artifact list") words="--format --group --limit --root --tag -f -g -n -t" ;;
         "artifact read") words="--format --root -f --meta" ;;
@@ -140,6 +156,11 @@ _soloqueue_mem() {
         "artifact save") words="--author --format --group --mime --root --tag --title -f -g -t" ;;
         "artifact show") words="--format --root -f" ;;
         "artifact tag") words="--format --remove --root -f" ;;
+        "attach") words="--agent --description --direction --duration --format --group --mime --name --root --session --tag --transcription --url -a -d -f -g -s -t" ;;
+        "attachment") words="list rm show" ;;
+        "attachment list") words="--agent --direction --format --group --limit --root --session --tag -a -f -g -n -s -t" ;;
+        "attachment rm") words="--format --root -f" ;;
+        "attachment show") words="--format --root -f" ;;
         "completion") words="" ;;
         "consolidate") words="--format --idle --root -f --dry-run --wait" ;;
         "context") words="build compress" ;;
@@ -150,9 +171,14 @@ _soloqueue_mem() {
         "episode list") words="--agent --format --group --limit --root --session -a -f -g -n -s" ;;
         "episode search") words="--agent --format --group --limit --root --session -a -f -g -n -s" ;;
         "episode show") words="--format --root -f" ;;
+        "export") words="--agent --format --group --output --root -a -f -g -o --with-blobs" ;;
         "gc") words="--ephemeral-days --format --grace --root -f --deep --dry-run --force --wait" ;;
         "hook") words="claude" ;;
         "hook claude") words="--agent --group --root -a -g" ;;
+        "identity") words="compile edit show" ;;
+        "identity compile") words="--format --root -f --force" ;;
+        "identity edit") words="--format --root -f" ;;
+        "identity show") words="--format --root -f" ;;
         "import") words="--agent --format --group --root -a -f -g" ;;
         "index") words="--format --root --time-budget -f --embed --estimate --turns" ;;
         "init") words="--format --root -f" ;;

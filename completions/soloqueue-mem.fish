@@ -19,7 +19,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a kv -d 'Get, set, list an
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a log -d 'Log an event to the session\'s JSONL and Markdown logs and index it for search.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a mcp -d 'Serve the memory to an MCP client over stdio (needs the mcp extra).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a memory -d 'List, show, edit, forget and trace the history of semantic memories.'
-complete -c soloqueue-mem -n '__fish_use_subcommand' -a path -d 'Print the data directory this invocation would use (and whether it exists).'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a path -d 'Print the data directory this invocation would use: a bare path, so'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a promote -d 'Store text as long-term memory (seed 004): split into chunks of at most 500'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a query -d 'Seed 004\'s answer: {"results": [{"content", "source": "hot"|"cold", "score"}]}.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a recall -d 'Recall what is relevant to QUERY: memories, episodes, past turns, working memory.'
@@ -76,7 +76,6 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -l remove -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -s r -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l description -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l direction -r
@@ -125,7 +124,6 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not _
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l dry-run
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l wait
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -s n
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from context; and not __fish_seen_subcommand_from build compress' -a build -d 'Print the OpenAI messages array to send: system first, then the newest history'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from context; and not __fish_seen_subcommand_from build compress' -a compress -d 'Compress a session\'s history to a summary message plus its last --keep turns.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l agent -r
@@ -144,7 +142,6 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s m -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s q -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s s -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l manifest
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l stats
@@ -210,7 +207,6 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_see
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l dry-run
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l force
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l wait
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -s n
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from hook; and not __fish_seen_subcommand_from claude' -a claude -d 'Handle one Claude Code hook event; always exits 0 (fail-open).'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -l group -r
@@ -294,6 +290,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s r -r -a 'user assistant system tool thought'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s s -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l batch
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l echo
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l offload
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from mcp; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from mcp; and not __fish_seen_subcommand_from __none__' -l group -r
@@ -316,10 +313,9 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_s
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l subject -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l tag -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l type -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l type -r -a 'FACT PREFERENCE RULE SKILL ERROR'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l untag -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s t -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from forget; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from forget; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from forget; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
@@ -333,12 +329,11 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_s
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l subject -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l tag -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l type -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l type -r -a 'FACT PREFERENCE RULE SKILL ERROR'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s a -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s n -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s t -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l all
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from restore; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from restore; and not __fish_seen_subcommand_from __none__' -l root -r
@@ -369,12 +364,11 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l max-tokens -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l since -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l type -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l type -r -a 'FACT PREFERENCE RULE SKILL ERROR'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s a -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s n -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s t -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l explain
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l traces
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l agent -r
@@ -389,11 +383,10 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fi
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l source -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l subject -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l tag -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l type -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l type -r -a 'FACT PREFERENCE RULE SKILL ERROR'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s a -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s g -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s t -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l batch
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from scratchpad; and not __fish_seen_subcommand_from edit set show' -a edit -d 'Edit the scratchpad in $VISUAL or $EDITOR (default vi), like git commit.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from scratchpad; and not __fish_seen_subcommand_from edit set show' -a set -d 'Replace the scratchpad.'
@@ -440,6 +433,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l as -r -a 'jsonl md openai'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l format -r -a 'jsonl md openai'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l root -r

@@ -9,7 +9,7 @@ _soloqueue_mem() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         case "$word" in
-            --agent|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-q|-r|-s|-t) skip=1 ;;
+            --agent|--as|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) skip=1 ;;
             -*) ;;
             *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag attach attachment attachment list attachment rm attachment show completion consolidate context context build context compress demo episode episode list episode search episode show export gc hook hook claude identity identity compile identity edit identity show import index init kv kv get kv list kv rm kv set log mcp memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show serve session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
@@ -82,12 +82,14 @@ _soloqueue_mem() {
         "log|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "log|-r") COMPREPLY=($(compgen -W "user assistant system tool thought" -- "$cur")); return ;;
         "memory edit|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory edit|--type") COMPREPLY=($(compgen -W "FACT PREFERENCE RULE SKILL ERROR" -- "$cur")); return ;;
         "memory edit|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory forget|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory forget|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory history|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory history|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory list|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "memory list|--type") COMPREPLY=($(compgen -W "FACT PREFERENCE RULE SKILL ERROR" -- "$cur")); return ;;
         "memory list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory restore|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory restore|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -100,8 +102,10 @@ _soloqueue_mem() {
         "query|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "query|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "recall|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "recall|--type") COMPREPLY=($(compgen -W "FACT PREFERENCE RULE SKILL ERROR" -- "$cur")); return ;;
         "recall|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "remember|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "remember|--type") COMPREPLY=($(compgen -W "FACT PREFERENCE RULE SKILL ERROR" -- "$cur")); return ;;
         "remember|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "scratchpad edit|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "scratchpad edit|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -111,6 +115,7 @@ _soloqueue_mem() {
         "scratchpad show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session end|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session end|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "session export|--as") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
         "session export|--format") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
         "session export|-f") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
         "session get|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -139,7 +144,7 @@ _soloqueue_mem() {
         "working list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
     esac
     case "$prev" in
-        --agent|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-q|-r|-s|-t) return ;;
+        --agent|--as|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) return ;;
     esac
     local words=""
     case "$path" in
@@ -150,16 +155,16 @@ _soloqueue_mem() {
         "artifact rm") words="--format --root -f" ;;
         "artifact save") words="--author --format --group --mime --root --tag --title -f -g -t" ;;
         "artifact show") words="--format --root -f" ;;
-        "artifact tag") words="--format --remove --root -f -r" ;;
+        "artifact tag") words="--format --remove --root -f" ;;
         "attach") words="--agent --description --direction --duration --format --group --mime --name --root --session --tag --transcription --url -a -d -f -g -s -t" ;;
         "attachment") words="list rm show" ;;
         "attachment list") words="--agent --direction --format --group --limit --root --session --tag -a -f -g -n -s -t" ;;
         "attachment rm") words="--format --root -f" ;;
         "attachment show") words="--format --root -f" ;;
         "completion") words="" ;;
-        "consolidate") words="--format --idle --root -f --dry-run --wait -n" ;;
+        "consolidate") words="--format --idle --root -f --dry-run --wait" ;;
         "context") words="build compress" ;;
-        "context build") words="--agent --encoding --format --group --margin --max-context --model --query --reserve --root --session --system -a -f -g -m -q -s --manifest --stats --with-memory" ;;
+        "context build") words="--agent --encoding --format --group --margin --max-context --model --query --reserve --root --session --system -a -f -g -m -s --manifest --stats --with-memory" ;;
         "context compress") words="--agent --format --group --keep --root --session -a -f -g -k -s --manifest" ;;
         "demo") words="--format -f" ;;
         "episode") words="list search show" ;;
@@ -167,7 +172,7 @@ _soloqueue_mem() {
         "episode search") words="--agent --format --group --limit --root --session -a -f -g -n -s" ;;
         "episode show") words="--format --root -f" ;;
         "export") words="--agent --format --group --output --root -a -f -g -o --with-blobs" ;;
-        "gc") words="--ephemeral-days --format --grace --root -f --deep --dry-run --force --wait -n" ;;
+        "gc") words="--ephemeral-days --format --grace --root -f --deep --dry-run --force --wait" ;;
         "hook") words="claude" ;;
         "hook claude") words="--agent --group --root -a -g" ;;
         "identity") words="compile edit show" ;;
@@ -182,20 +187,20 @@ _soloqueue_mem() {
         "kv list") words="--agent --format --group --root -a -f -g" ;;
         "kv rm") words="--agent --format --group --root -a -f -g" ;;
         "kv set") words="--agent --format --group --root -a -f -g --text" ;;
-        "log") words="--agent --event-id --format --group --metadata --role --root --session -a -f -g -r -s --batch --offload" ;;
+        "log") words="--agent --event-id --format --group --metadata --role --root --session -a -f -g -r -s --batch --echo --offload" ;;
         "mcp") words="--agent --group --max-output-tokens --root -a -g" ;;
         "memory") words="edit forget history list restore show" ;;
-        "memory edit") words="--confidence --content --duration --format --importance --predicate --root --subject --tag --type --untag -f -t" ;;
+        "memory edit") words="--confidence --content --duration --format --importance --predicate --root --subject --tag --type --untag -f" ;;
         "memory forget") words="--format --root -f" ;;
         "memory history") words="--format --root -f" ;;
-        "memory list") words="--agent --format --group --limit --root --subject --tag --type -a -f -g -n -t --all" ;;
+        "memory list") words="--agent --format --group --limit --root --subject --tag --type -a -f -g -n --all" ;;
         "memory restore") words="--format --root -f" ;;
         "memory show") words="--format --root -f" ;;
         "path") words="--format --root -f" ;;
         "promote") words="--agent --format --group --root -a -f -g" ;;
         "query") words="--format --group --root -f -g" ;;
-        "recall") words="--agent --channels --format --group --limit --max-tokens --root --since --type -a -f -g -n -t --explain --traces" ;;
-        "remember") words="--agent --confidence --duration --event-id --format --group --importance --predicate --root --source --subject --tag --type -a -f -g -t --batch" ;;
+        "recall") words="--agent --channels --format --group --limit --max-tokens --root --since --type -a -f -g -n --explain --traces" ;;
+        "remember") words="--agent --confidence --duration --event-id --format --group --importance --predicate --root --source --subject --tag --type -a -f -g --batch" ;;
         "scratchpad") words="edit set show" ;;
         "scratchpad edit") words="--agent --format --group --root -a -f -g" ;;
         "scratchpad set") words="--agent --format --group --root -a -f -g" ;;
@@ -203,7 +208,7 @@ _soloqueue_mem() {
         "serve") words="--host --max-body-bytes --port --root --token -p" ;;
         "session") words="end export get list set show unset" ;;
         "session end") words="--agent --format --group --root -a -f -g" ;;
-        "session export") words="--agent --format --group --root -a -f -g --full" ;;
+        "session export") words="--agent --as --format --group --root -a -f -g --full" ;;
         "session get") words="--agent --format --group --root -a -f -g" ;;
         "session list") words="--agent --format --group --limit --root -a -f -g -n" ;;
         "session set") words="--agent --format --group --root -a -f -g --json" ;;

@@ -41,23 +41,38 @@ MAX_DAYS = 36500  # the longest duration taken anywhere: 100 years, far from dat
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in a duration written ``30s``, ``15m``, ``1h``, ``3d`` or ``2w``: never
-    negative, at most :data:`MAX_DAYS`."""
+    """Seconds in a duration written ``30s``, ``15m``, ``1h``, ``3d``, ``2w`` or a sum of
+    them such as ``1h30m``: never negative, at most :data:`MAX_DAYS`."""
+    import re  # not on `log`'s start-up path
+
     value = text.strip().lower()
-    unit = _DURATION_UNITS.get(value[-1:]) if value else None
-    number = value[:-1]
-    if unit is None or not number.replace(".", "", 1).isdigit():
-        raise BadInput(f"not a duration (use 30s, 15m, 1h, 3d, 2w): {text!r}")
-    seconds = float(number) * unit
+    parts = re.findall(r"(\d+(?:\.\d+)?)([smhdw])", value)
+    if not value or "".join(number + unit for number, unit in parts) != value:
+        raise BadInput(f"not a duration (use 30s, 15m, 1h, 1h30m, 3d, 2w): {text!r}")
+    seconds = sum(float(number) * _DURATION_UNITS[unit] for number, unit in parts)
     if seconds > MAX_DAYS * 86400:
         raise BadInput(f"duration too long (at most {MAX_DAYS}d): {text!r}")
     return seconds
 
 
+_DAYS_BACK = {"today": 0, "yesterday": 1}
+
+
 def parse_since(text: str, now: datetime) -> datetime:
-    """``--since`` takes a duration back from ``now`` or an ISO 8601 timestamp."""
+    """``--since`` takes a duration back from ``now`` (``1h30m``), ``today`` or
+    ``yesterday`` (local midnight), or an ISO 8601 timestamp."""
     from datetime import timedelta
 
-    if text[:1].isdigit() and text.strip()[-1:].lower() in _DURATION_UNITS:
+    value = text.strip().lower()
+    if value in _DAYS_BACK:
+        midnight = now.astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        return (midnight - timedelta(days=_DAYS_BACK[value])).astimezone(UTC)
+    if value[:1].isdigit() and value[-1:] in _DURATION_UNITS:
         return now - timedelta(seconds=parse_duration(text))
-    return parse_timestamp(text)
+    try:
+        return parse_timestamp(text)
+    except BadInput:
+        raise BadInput(
+            "--since takes a duration (30s, 15m, 1h30m, 3d, 2w), today, yesterday or an "
+            f"ISO 8601 timestamp, not {text[:60]!r}"
+        ) from None

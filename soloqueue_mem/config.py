@@ -30,7 +30,11 @@ class Config(NamedTuple):
     max_line_bytes: int = 16 * 1024 * 1024
     # Tool results longer than this many characters are offloaded to an artifact.
     offload_threshold: int = 2000
-    # Language of the reference that replaces offloaded output: "zh" or "en".
+    # Language of the fixed text an LLM or a person reads: recall's record prefix
+    # ([记忆] / [memory]), the model's prompts, an empty scratchpad's headings and,
+    # unless offload_language says otherwise, the offload notice. "zh" or "en".
+    language: str = "zh"
+    # Language of the reference that replaces offloaded output (default: language).
     offload_language: str = "zh"
     # gc: ephemeral artifacts older than this many days lose their row (phase 1).
     gc_ephemeral_days: int = 3
@@ -121,8 +125,11 @@ def load_config(path: Path) -> Config:
         values[key] = value
     if values.get("durability", "normal") not in ("normal", "full"):
         raise BadInput(f"{path}: durability must be 'normal' or 'full'")
-    if values.get("offload_language", "zh") not in ("zh", "en"):
-        raise BadInput(f"{path}: offload_language must be 'zh' or 'en'")
+    for key in ("language", "offload_language"):
+        if values.get(key, "zh") not in ("zh", "en"):
+            raise BadInput(f"{path}: {key} must be 'zh' or 'en'")
+    if "language" in values and "offload_language" not in values:
+        values["offload_language"] = values["language"]
     for key, value in values.items():
         if key.startswith("recall_weight_") and not 0.0 <= value <= 1.0:  # type: ignore[operator]
             raise BadInput(f"{path}: {key} must be between 0 and 1")

@@ -3,8 +3,9 @@
 ``SOLOQUEUE_FAULT=<point>:<action>`` with ``SOLOQUEUE_TESTING=1`` makes the process act
 at that point: ``kill`` (SIGKILL itself), ``stop`` (SIGSTOP itself, until the test
 sends SIGCONT: a race replayed in a chosen order), ``eio``/``enospc`` (raise that
-OSError) or ``sleep=MS``. Read from the environment here rather than in the CLI's composition
-root because a crash test must reach code paths that take no configuration.
+OSError), ``sleep=MS``, or ``mark`` (write ``fault <point>`` to stderr: an event a test
+awaits). Read from the environment here rather than in the CLI's composition root
+because a crash test must reach code paths that take no configuration.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ POINTS = (
     "gc.after_phase1_commit",  # expired rows deleted, blobs untouched
     "gc.after_k_unlinks",  # phase 2 stopped after deleting some blobs (k = 1)
     "digest.before_write",  # a session's stretch extracted, its transaction not begun
+    "lock.blocked",  # an exclusive lock taken with wait found the lock held: it waits now
 )
 
 
@@ -54,6 +56,8 @@ def fault(point: str) -> None:
         raise OSError(code, os.strerror(code))
     elif action.startswith("sleep="):
         time.sleep(int(action.removeprefix("sleep=")) / 1000)
+    elif action == "mark":
+        os.write(2, f"fault {point}\n".encode())
 
 
 def is_active(point: str) -> bool:

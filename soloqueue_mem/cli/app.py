@@ -4,12 +4,14 @@ Command modules are imported only for the command being run (see ``COMMANDS``).
 """
 
 import importlib
-from typing import Annotated
+import sys
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from soloqueue_mem import __version__
-from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.boundary import boundary, report, use_json_errors
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import Format
 from soloqueue_mem.cli.state import AppContext
@@ -82,10 +84,83 @@ def root_callback(
     ctx.obj = AppContext(root, fmt or Format.auto, quiet, now())
 
 
+def hoist_global_flags(argv: list[str]) -> list[str]:
+    """``argv`` with ``--quiet``/``-q`` given after the command moved before it.
+
+    ``--format`` and ``--root`` are options of every command as well; ``--quiet`` is
+    only the root's, so Click would refuse it after the command. Tokens after ``--``
+    stay where they are (they are arguments)."""
+    head, rest = [], list(argv)
+    if "--" in rest:
+        cut = rest.index("--")
+        rest, tail = rest[:cut], rest[cut:]
+    else:
+        tail = []
+    for token in rest:
+        if token in _GLOBAL_FLAGS:
+            head.append(token)
+    return head + [token for token in rest if token not in _GLOBAL_FLAGS] + tail
+
+
+def wants_json(argv: list[str]) -> bool:
+    """Whether ``argv`` asks for JSON output (so errors are JSON objects too)."""
+    for index, token in enumerate(argv):
+        if token == "--":
+            break
+        if token in ("--format", "-f") and index + 1 < len(argv):
+            value = argv[index + 1]
+        elif token.startswith("--format="):
+            value = token.partition("=")[2]
+        else:
+            continue
+        if value.lower() in (Format.json, Format.jsonl):
+            return True
+    return False
+
+
+def _usage_message(exc: Any) -> str:
+    """Click's usage error as one line, naming the help to read."""
+    message = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    return message if ctx is None else f"{message} (see '{ctx.command_path} --help')"
+
+
+class _Root(TyperGroup):
+    """The root group: global flags are accepted after the command too, and Click's
+    usage errors are one ``error:`` line (a JSON object under --format json), exit 2,
+    like every other error."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hoist_global_flags(args))
+
+    def main(self, args: Any = None, *rest: Any, standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, *rest, standalone_mode=False, **extra)
+        argv = sys.argv[1:] if args is None else list(args)
+        try:
+            code = super().main(argv, *rest, standalone_mode=False, **extra)
+        except typer.Abort:
+            report("interrupted", "aborted", 1)
+            sys.exit(1)
+        except Exception as exc:
+            if not hasattr(exc, "format_message") or not hasattr(exc, "exit_code"):
+                raise  # not one of Click's errors
+            if type(exc).__name__ != "NoArgsIsHelpError":  # the help is printed already
+                use_json_errors(wants_json(argv))
+                report(
+                    "usage" if exc.exit_code == 2 else "unexpected",
+                    _usage_message(exc),
+                    exc.exit_code,
+                )
+            sys.exit(exc.exit_code)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 def build_app(only: str | None = None) -> typer.Typer:
     """The Typer app with every command, or with just ``only`` (for a fast start)."""
     app = typer.Typer(
         name="soloqueue-mem",
+        cls=_Root,
         help="Local-first memory for LLM agents: session logs, search and context on SQLite.",
         no_args_is_help=True,
         context_settings={"help_option_names": ["-h", "--help"]},

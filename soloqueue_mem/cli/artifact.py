@@ -9,7 +9,7 @@ import typer
 
 from soloqueue_mem.cli.artifact_run import artifact_json, open_catalog, rows_table, run_save
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt, row_limit
+from soloqueue_mem.cli.options import FormatOpt, GroupFilter, RootOpt, list_limit
 from soloqueue_mem.cli.output import Format, emit_list, emit_object
 from soloqueue_mem.cli.state import app_context
 
@@ -39,7 +39,16 @@ def save(
             "sys:ephemeral is removed by gc after some days, user:persistent never.",
         ),
     ] = None,
-    group: Annotated[str | None, typer.Option("--group", "-g", help="Group it belongs to.")] = None,
+    group: Annotated[
+        str | None,
+        typer.Option(
+            "--group",
+            "-g",
+            envvar="SOLOQUEUE_GROUP",
+            help="Group it belongs to (default: $SOLOQUEUE_GROUP).",
+            show_default=False,
+        ),
+    ] = None,
     author: Annotated[str | None, typer.Option("--author", help="Who made it.")] = None,
     mime: Annotated[str | None, typer.Option("--mime", help="Media type, e.g. text/plain.")] = None,
     fmt: FormatOpt = None,
@@ -90,8 +99,8 @@ def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt =
 def list_command(
     ctx: typer.Context,
     tag: Annotated[str | None, typer.Option("--tag", "-t", help="Only with this tag.")] = None,
-    group: Annotated[str | None, typer.Option("--group", "-g", help="Only this group.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Most to list.")] = 100,
+    group: GroupFilter = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Most to list (0: all).")] = 100,
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
@@ -100,11 +109,12 @@ def list_command(
     from soloqueue_mem.db.stores import open_artifacts
 
     app_ctx = app_context(ctx, fmt, root)
+    limit = list_limit(limit)
     conn = open_artifacts(app_ctx.home, app_ctx.config, create=False)
     rows: list[Artifact] = []
     if conn is not None:
         try:
-            rows = catalog.list_artifacts(conn, tag, group, row_limit(limit))
+            rows = catalog.list_artifacts(conn, tag, group, limit)
         finally:
             conn.close()
     if app_ctx.format in (Format.table, Format.text):
@@ -120,7 +130,7 @@ def tag_command(
     ref: RefArg,
     add: Annotated[list[str] | None, typer.Argument(help="Tags to add.")] = None,
     remove: Annotated[
-        list[str] | None, typer.Option("--remove", "-r", help="A tag to remove (repeatable).")
+        list[str] | None, typer.Option("--remove", help="A tag to remove (repeatable).")
     ] = None,
     fmt: FormatOpt = None,
     root: RootOpt = None,

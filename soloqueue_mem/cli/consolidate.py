@@ -8,7 +8,7 @@ import typer
 
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
-from soloqueue_mem.cli.output import emit_object, print_table
+from soloqueue_mem.cli.output import emit_object, print_table, report_wanted
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import app_context
 
@@ -17,7 +17,7 @@ from soloqueue_mem.cli.state import app_context
 def consolidate(
     ctx: typer.Context,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", "-n", help="Report what would change; write nothing.")
+        bool, typer.Option("--dry-run", help="Report what would change; write nothing.")
     ] = False,
     idle: Annotated[
         str | None,
@@ -34,7 +34,8 @@ def consolidate(
 
     Idempotent: a second run with nothing new changes nothing. Works offline with
     rules; an OpenAI-compatible endpoint (SOLOQUEUE_LLM_URL, SOLOQUEUE_LLM_MODEL)
-    improves extraction when set. Cron: `43 3 * * * soloqueue-mem --quiet consolidate`.
+    improves extraction when set. --quiet prints nothing unless --format is given. Cron
+    names the store: `43 3 * * * soloqueue-mem --root ~/proj/.soloqueue --quiet consolidate`.
     """
     app = app_context(ctx, fmt, root)
     model = _model(app)
@@ -47,7 +48,8 @@ def consolidate(
     finally:
         if model is not None:
             model.close()
-    emit_object(report, app.format, table=lambda: _table(report))
+    if report_wanted(app.quiet, app.format_option):
+        emit_object(report, app.format, table=lambda: _table(report))
 
 
 def _model(app: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -37,13 +38,16 @@ def _system_text(value: str, cap: int) -> str:
         raise BadInput(f"the system prompt: {exc.reason}") from None
 
 
-def _piped_events(app_ctx: AppContext) -> list[Any]:
-    """The history piped to stdin: a JSON array of messages, or JSON Lines."""
+def _piped_events(app_ctx: AppContext) -> list[Any] | None:
+    """The history piped to stdin, a JSON array of messages or JSON Lines (None: a
+    terminal, or nothing but white space)."""
     from soloqueue_mem.sessions.intake import read_batch, read_document
 
     if sys.stdin is None or sys.stdin.isatty():
-        raise UsageError("give --session S, or pipe the history (a JSON array or JSONL) to stdin")
+        return None
     data = sys.stdin.buffer.read(app_ctx.config.max_input_bytes + 1)
+    if not data.strip():
+        return None
     return _events(data, app_ctx.config.max_input_bytes, read_document, read_batch)
 
 
@@ -71,7 +75,11 @@ def build_command(
     ] = "",
     session: Annotated[
         str | None,
-        typer.Option("--session", "-s", help="Build from this logged session (else stdin)."),
+        typer.Option(
+            "--session",
+            "-s",
+            help="Build from this logged session (else piped history, else $SOLOQUEUE_SESSION).",
+        ),
     ] = None,
     model: Annotated[
         str | None,
@@ -93,7 +101,7 @@ def build_command(
         bool, typer.Option("--with-memory", help="Add the memory layers to the system message.")
     ] = False,
     query: Annotated[
-        str | None, typer.Option("--query", "-q", help="Recall memories for this (--with-memory).")
+        str | None, typer.Option("--query", help="Recall memories for this (--with-memory).")
     ] = None,
     manifest: Annotated[
         bool,
@@ -124,6 +132,10 @@ def build_command(
         raise UsageError("--query is used by --with-memory")
     system_text = _system_text(system, app_ctx.config.max_input_bytes)
     events = _piped_events(app_ctx) if session is None else None
+    if session is None and events is None:
+        session = os.environ.get("SOLOQUEUE_SESSION") or None
+        if session is None:
+            raise UsageError("give --session S, or pipe the history (a JSON array or JSONL)")
     with app_ctx.store() as store:
         result = store.context_build(
             session=session,
@@ -189,7 +201,16 @@ def _emit(result: Result, fmt: Format, manifest: bool) -> None:
 @boundary
 def compress_command(
     ctx: typer.Context,
-    session: Annotated[str, typer.Option("--session", "-s", help="The logged session.")],
+    session: Annotated[
+        str,
+        typer.Option(
+            "--session",
+            "-s",
+            envvar="SOLOQUEUE_SESSION",
+            help="The logged session (default: $SOLOQUEUE_SESSION).",
+            show_default=False,
+        ),
+    ],
     keep: Annotated[int, typer.Option("--keep", "-k", help="How many newest turns stay.")] = 10,
     manifest: Annotated[
         bool,

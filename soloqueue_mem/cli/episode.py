@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt
+from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt, list_limit
 from soloqueue_mem.cli.output import (
     Format,
     emit_list,
@@ -18,7 +18,7 @@ from soloqueue_mem.cli.output import (
     print_text_block,
 )
 from soloqueue_mem.cli.state import AppContext, app_context
-from soloqueue_mem.errors import BadInput, NotFound
+from soloqueue_mem.errors import NotFound, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ SessionFilter = Annotated[
     str | None, typer.Option("--session", "-s", help="Only this session.", show_default=False)
 ]
 LimitOpt = Annotated[int, typer.Option("--limit", "-n", help="Most episodes (1-1000).")]
+ListLimitOpt = Annotated[int, typer.Option("--limit", "-n", help="Most episodes (0: all).")]
 
 
 def episode_json(episode: Episode) -> dict[str, Any]:
@@ -63,7 +64,7 @@ def _filters(group: str | None, agent: str | None, session: str | None) -> Episo
 
 def _check_limit(limit: int) -> None:
     if not 1 <= limit <= 1000:
-        raise BadInput("--limit must be between 1 and 1000")
+        raise UsageError("--limit must be between 1 and 1000")
 
 
 def _render(rows: list[Episode], fmt: Format) -> None:
@@ -96,7 +97,7 @@ def list_command(
     session: SessionFilter = None,
     group: GroupFilter = None,
     agent: AgentFilter = None,
-    limit: LimitOpt = 20,
+    limit: ListLimitOpt = 20,
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
@@ -104,7 +105,7 @@ def list_command(
     from soloqueue_mem.memory.episodes import list_episodes
 
     app_ctx = app_context(ctx, fmt, root)
-    _check_limit(limit)
+    limit = list_limit(limit)
     filters = _filters(group, agent, session)
     with _db(app_ctx) as conn:
         rows = list_episodes(conn, filters, limit) if conn else []

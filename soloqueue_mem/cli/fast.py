@@ -29,7 +29,7 @@ LOG_VALUES = {
     "-f": "fmt",
     "--root": "root",
 }
-LOG_FLAGS = {"--batch": "batch", "--offload": "offload"}
+LOG_FLAGS = {"--batch": "batch", "--offload": "offload", "--echo": "echo"}
 SAVE_VALUES = {
     "--title": "title",
     "--group": "group",
@@ -48,7 +48,6 @@ HOOK_VALUES = {
     "-a": "agent",
     "--root": "root",
 }
-ROLES = ("user", "assistant", "system", "tool", "thought")
 FORMATS = ("auto", "table", "json", "jsonl", "text")
 ENV = {"group": "SOLOQUEUE_GROUP", "agent": "SOLOQUEUE_AGENT", "session": "SOLOQUEUE_SESSION"}
 
@@ -159,6 +158,8 @@ def _valid(found: dict[str, Any]) -> bool:
             options["fmt"] = options["fmt"].lower()
             if options["fmt"] not in FORMATS:
                 return False
+    from soloqueue_mem.roles import ROLES
+
     return found["command"].get("role", "user") in ROLES
 
 
@@ -219,6 +220,7 @@ def _run_log(parsed: dict[str, Any]) -> None:
         "default" if ids["group"] is None else ids["group"],
         "default" if ids["agent"] is None else ids["agent"],
         ids["session"],
+        bool(options.get("echo")),
     )
 
 
@@ -244,12 +246,14 @@ def _run_save(parsed: dict[str, Any]) -> None:
     from soloqueue_mem.cli.artifact_run import run_save
 
     options = parsed["command"]
+    # An option given, even empty, wins; then a non-empty variable (Typer's rule).
+    group = options["group"] if "group" in options else os.environ.get(ENV["group"]) or None
     run_save(
         _app(parsed, "artifact save"),
         parsed["arguments"][0],
         options.get("title"),
         options.get("tag", ()),
-        options.get("group"),
+        group,
         options.get("author"),
         options.get("mime"),
     )

@@ -8,7 +8,7 @@ import typer
 
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
-from soloqueue_mem.cli.output import emit_object, print_table
+from soloqueue_mem.cli.output import emit_object, print_table, report_wanted
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.clock import MAX_DAYS
@@ -18,9 +18,7 @@ from soloqueue_mem.clock import MAX_DAYS
 def gc(
     ctx: typer.Context,
     deep: Annotated[bool, typer.Option("--deep", help="Run the blob scan (phase 2) now.")] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", "-n", help="Report, delete nothing.")
-    ] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report, delete nothing.")] = False,
     ephemeral_days: Annotated[
         float | None,
         typer.Option(
@@ -47,8 +45,9 @@ def gc(
     Phase 1 deletes the rows of sys:ephemeral artifacts older than --ephemeral-days
     (3). Phase 2 deletes blob files no row references and temporary files, both only
     when older than --grace, removes empty folders, and reports rows whose blob is
-    missing. It deletes nothing if it cannot read every reference. Cron:
-    `17 3 * * * soloqueue-mem --quiet gc` (phase 2 runs itself once a week).
+    missing. It deletes nothing if it cannot read every reference. --quiet prints
+    nothing unless --format is given. Cron names the store: `17 3 * * * soloqueue-mem
+    --root ~/proj/.soloqueue --quiet gc` (phase 2 runs itself once a week).
     """
     from soloqueue_mem.lifecycle.gc import MassDeleteRefused
 
@@ -68,7 +67,8 @@ def gc(
         done = exc.report
         emit_object(done, app.format, table=lambda: _table(done))
         raise
-    emit_object(report, app.format, table=lambda: _table(report))
+    if report_wanted(app.quiet, app.format_option):
+        emit_object(report, app.format, table=lambda: _table(report))
 
 
 def _table(report: dict[str, Any]) -> None:

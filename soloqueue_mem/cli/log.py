@@ -32,6 +32,10 @@ def log(
         bool,
         typer.Option("--offload", help="Offload any long content, not only tool results."),
     ] = False,
+    echo: Annotated[
+        bool,
+        typer.Option("--echo", help="--batch: print every stored turn, not a summary."),
+    ] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
     session: SessionOpt = None,
@@ -42,8 +46,9 @@ def log(
 
     Forms: `log --role user "text"`; one JSON event (or an array) on stdin; `--batch`
     with one event per line, each of which may name its own group, agent and session.
-    OpenAI chat messages are accepted as they are. Prints each stored turn.
+    OpenAI chat messages are accepted as they are. Prints each stored turn; a batch
+    prints a summary (counts) unless --echo or an explicit --format is given.
     Bad input exits 65 with the line number; nothing of a bad line is written.
     """
     app = app_context(ctx, fmt, root)
-    run_log(app, text, role.value, batch, event_id, metadata, offload, group, agent, session)
+    run_log(app, text, role.value, batch, event_id, metadata, offload, group, agent, session, echo)

@@ -52,8 +52,10 @@ def run_log(
     group: str,
     agent: str,
     session: str | None,
+    echo: bool = False,
 ) -> None:
-    """Validate, read the input, log it, print the stored turns (see ``log --help``)."""
+    """Validate, read the input, log it, print the stored turns (see ``log --help``):
+    for a batch without ``--echo`` or an explicit ``--format``, a summary instead."""
     validate_id("group", group)
     validate_id("agent", agent)
     if session is not None:
@@ -86,7 +88,10 @@ def run_log(
         else:
             results = log_events(app.home, conn, items, key, config, app.now, offload=offloader)
         single = not batch and len(items) == 1
-        rejected = _emit(results, app.format, batch=batch, single=single, logged=logged)
+        if batch and not echo and app.format_option is Format.auto:
+            rejected = _emit_summary(app, results, logged)
+        else:
+            rejected = _emit(results, app.format, batch=batch, single=single, logged=logged)
     finally:
         offloader.close()
         (backend or conn).close()  # type: ignore[union-attr]
@@ -116,6 +121,46 @@ def extract_in_background(app: AppContext, logged: list[LoggedTurn]) -> None:
         from soloqueue_mem.cli.extract_worker import start
 
         start(app.home.root, chosen)
+
+
+def _emit_summary(app: AppContext, results: Any, logged: list[LoggedTurn] | None) -> list[Rejected]:
+    """A batch's counts instead of every turn (a 50k-line batch echoed 21 MB), with a
+    progress line on a terminal; the rejected lines are reported as they come."""
+    from soloqueue_mem.cli.output import emit_object, write
+    from soloqueue_mem.cli.progress import ProgressLine
+
+    rejected: list[Rejected] = []
+    turns = duplicates = 0
+    sessions: set[tuple[str, str, str]] = set()
+    with ProgressLine(app.quiet, "logging turns") as line:
+        for result in results:
+            if isinstance(result, Rejected):
+                rejected.append(result)
+                where = f"line {result.line}: " if result.line is not None else ""
+                report("bad_input", f"{where}{result.reason}", 65, result.line)
+                continue
+            turns += 1
+            duplicates += result.duplicate
+            sessions.add((result.group, result.agent, result.session))
+            if logged is not None:
+                logged.append(result)
+            if line is not None:
+                line.advance(1)
+    summary = {
+        "logged": turns,
+        "duplicates": duplicates,
+        "rejected": len(rejected),
+        "sessions": len(sessions),
+    }
+    emit_object(
+        summary,
+        app.format,
+        table=lambda: write(
+            f"logged {turns} turn(s) in {len(sessions)} session(s): "
+            f"{duplicates} duplicate(s), {len(rejected)} rejected\n"
+        ),
+    )
+    return rejected
 
 
 def _emit(

@@ -19,8 +19,9 @@ from soloqueue_mem.cli.options import (
     FormatOpt,
     GroupFilter,
     GroupOpt,
+    MemoryType,
     RootOpt,
-    row_limit,
+    list_limit,
 )
 from soloqueue_mem.cli.output import (
     Format,
@@ -48,9 +49,12 @@ app = typer.Typer(
 
 IdArg = Annotated[str, typer.Argument(help="Memory id (or a unique prefix of 4+ digits).")]
 TypeOpt = Annotated[
-    str | None,
+    MemoryType | None,
     typer.Option(
-        "--type", "-t", help="FACT, PREFERENCE, RULE, SKILL or ERROR.", show_default=False
+        "--type",
+        help="FACT, PREFERENCE, RULE, SKILL or ERROR.",
+        case_sensitive=False,
+        show_default=False,
     ),
 ]
 TagOpt = Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeatable).")]
@@ -123,16 +127,23 @@ def remember(
         ),
     ] = None,
     type_: Annotated[
-        str, typer.Option("--type", "-t", help="FACT, PREFERENCE, RULE, SKILL or ERROR.")
-    ] = "FACT",
+        MemoryType,
+        typer.Option(
+            "--type", help="FACT, PREFERENCE, RULE, SKILL or ERROR.", case_sensitive=False
+        ),
+    ] = MemoryType.FACT,
     subject: Annotated[
         str, typer.Option("--subject", help="Who or what it is about, e.g. user.")
     ] = "",
     predicate: Annotated[
         str, typer.Option("--predicate", help="Which attribute, e.g. editor.")
     ] = "",
-    importance: Annotated[float, typer.Option("--importance", help="0 to 1.")] = 0.5,
-    confidence: Annotated[float, typer.Option("--confidence", help="0 to 1.")] = 0.5,
+    importance: Annotated[
+        float, typer.Option("--importance", min=0.0, max=1.0, help="0 to 1.")
+    ] = 0.5,
+    confidence: Annotated[
+        float, typer.Option("--confidence", min=0.0, max=1.0, help="0 to 1.")
+    ] = 0.5,
     duration: DurationOpt = None,
     tag: TagOpt = None,
     source: Annotated[str, typer.Option("--source", help="Where it came from.")] = "manual",
@@ -257,7 +268,9 @@ def list_command(
     all_: Annotated[
         bool, typer.Option("--all", help="Include expired and superseded memories.")
     ] = False,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Most memories to list.")] = 50,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="Most memories to list (0: all).")
+    ] = 50,
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
@@ -265,8 +278,7 @@ def list_command(
     from soloqueue_mem.memory.store import Filters, list_memories
 
     app_ctx = app_context(ctx, fmt, root)
-    if limit < 1:
-        raise BadInput("--limit must be at least 1")
+    limit = list_limit(limit)
     for kind, value in (("group", group), ("agent", agent)):
         if value is not None:
             validate_id(kind, value)
@@ -275,13 +287,13 @@ def list_command(
 
     with app_ctx.backend() as backend:
         if backend is not None:
-            rows = backend.memories(filters, app_ctx.now, row_limit(limit))
+            rows = backend.memories(filters, app_ctx.now, limit)
     if backend is None:
         conn = open_memory(app_ctx.home, app_ctx.config, create=False)
         rows = []
         if conn is not None:
             try:
-                rows = list_memories(conn, filters, app_ctx.now, row_limit(limit))
+                rows = list_memories(conn, filters, app_ctx.now, limit)
             finally:
                 conn.close()
     _emit_many(rows, app_ctx.format, lambda m: f"{m.id}\t{m.type}\t{m.content}")
@@ -312,8 +324,12 @@ def edit(
     type_: TypeOpt = None,
     subject: Annotated[str | None, typer.Option("--subject", help="New subject.")] = None,
     predicate: Annotated[str | None, typer.Option("--predicate", help="New predicate.")] = None,
-    importance: Annotated[float | None, typer.Option("--importance", help="0 to 1.")] = None,
-    confidence: Annotated[float | None, typer.Option("--confidence", help="0 to 1.")] = None,
+    importance: Annotated[
+        float | None, typer.Option("--importance", min=0.0, max=1.0, help="0 to 1.")
+    ] = None,
+    confidence: Annotated[
+        float | None, typer.Option("--confidence", min=0.0, max=1.0, help="0 to 1.")
+    ] = None,
     duration: DurationOpt = None,
     tag: TagOpt = None,
     untag: Annotated[list[str] | None, typer.Option("--untag", help="Remove a tag.")] = None,

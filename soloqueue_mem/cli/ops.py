@@ -46,10 +46,11 @@ def _config_for(home: Home) -> Any:
 
 @boundary
 def path(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
-    """Print the data directory this invocation would use (and whether it exists)."""
+    """Print the data directory this invocation would use: a bare path, so
+    `$(soloqueue-mem path)` works; `--format json` adds whether it exists."""
     app = app_context(ctx, fmt, root)
     home = app.home
-    if app.format in (Format.table, Format.text):
+    if app.format_option not in (Format.json, Format.jsonl):
         write(f"{home.root}\n")
     else:
         emit_object({"root": str(home.root), "exists": home.exists()}, app.format)

@@ -6,6 +6,8 @@ from typing import Annotated
 import typer
 
 from soloqueue_mem.cli.output import Format
+from soloqueue_mem.errors import UsageError
+from soloqueue_mem.roles import ROLES
 
 FormatOpt = Annotated[
     Format | None,
@@ -20,23 +22,40 @@ FormatOpt = Annotated[
 MAX_ROWS = 2**62  # a --limit beyond any store: taken as "all", never an SQLite overflow
 
 
-def row_limit(limit: int) -> int:
-    """A listing's --limit as SQL takes it: at least 1, at most :data:`MAX_ROWS`."""
-    return min(max(1, limit), MAX_ROWS)
-
-
 RootOpt = Annotated[
     str | None,
     typer.Option("--root", help="Data directory (overrides SOLOQUEUE_HOME).", show_default=False),
 ]
 
 
-class Role(StrEnum):
-    user = "user"
-    assistant = "assistant"
-    system = "system"
-    tool = "tool"
-    thought = "thought"
+class MemoryType(StrEnum):
+    """The memory types (``memory.model.TYPES``); a parity test keeps them in step."""
+
+    FACT = "FACT"
+    PREFERENCE = "PREFERENCE"
+    RULE = "RULE"
+    SKILL = "SKILL"
+    ERROR = "ERROR"
+
+
+# A bad choice or an out-of-range number in an option is a usage error (exit 2), as
+# every Typer choice is; the library's own checks (exit 65) are for input data.
+TypeFilter = Annotated[
+    MemoryType | None,
+    typer.Option("--type", help="Only memories of this type.", case_sensitive=False),
+]
+
+
+def list_limit(limit: int) -> int:
+    """A list command's ``--limit`` as SQL's LIMIT: 0 means no limit (as in ``llm logs
+    -n 0``), a huge one is capped at :data:`MAX_ROWS` (never an overflow, on SQLite or
+    PostgreSQL), a negative one is a usage error."""
+    if limit < 0:
+        raise UsageError("--limit must be 0 (no limit) or more")
+    return MAX_ROWS if limit == 0 else min(limit, MAX_ROWS)
+
+
+Role = StrEnum("Role", [(role, role) for role in ROLES])  # type: ignore[misc]
 
 
 GroupOpt = Annotated[str, typer.Option("--group", "-g", envvar="SOLOQUEUE_GROUP", help="Group id.")]

@@ -33,6 +33,46 @@ def resolve_format(fmt: Format, stdout_is_tty: bool | None = None) -> Format:
     return Format.table if stdout_is_tty else Format.json
 
 
+_text_tables = False
+
+
+def use_text_tables(enabled: bool) -> None:
+    """Under ``--format text`` a table is printed as plain lines (see ``print_table``)."""
+    global _text_tables
+    _text_tables = enabled
+
+
+def cell(value: Any) -> str:
+    """A value as a person reads it: never a Python repr (``{'chars': 1}``, ``True``)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict | list | tuple):
+        return jsonio.dumps_compact(value)
+    return str(value)
+
+
+def flat_pairs(obj: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """A nested object as (dotted key, value) pairs, for a table or text."""
+    pairs: list[tuple[str, Any]] = []
+    for key, value in obj.items():
+        if isinstance(value, dict) and value:
+            pairs += flat_pairs(value, f"{prefix}{key}.")
+        else:
+            pairs.append((f"{prefix}{key}", value))
+    return pairs
+
+
+def turn_summary(content: str | None, tool_calls: Any, tool_results: Any) -> str:
+    """A turn in a table cell: its text, then ``→ name(input)`` per tool call and
+    ``← result`` per tool result (shortened), so a tool-call turn is never blank."""
+    parts = [content or ""]
+    parts += [f"→ {c['name']}({jsonio.dumps(c['input'])[:80]})" for c in tool_calls or []]
+    parts += [f"← {str(r['content'])[:120]}" for r in tool_results or []]
+    return "\n".join(p for p in parts if p)
+
+
 def write(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
@@ -44,21 +84,26 @@ def emit_object(
     table: Callable[[], None] | None = None,
     text: Callable[[], str] | None = None,
 ) -> None:
-    """A single result: one JSON object, or the given table/text rendering."""
-    if (
-        fmt in (Format.json, Format.jsonl)
-        or (fmt is Format.table and table is None)
-        or (fmt is Format.text and text is None)
-    ):
+    """A single result: one JSON object, or the given table/text rendering (else the
+    object's fields, one per row or line)."""
+    if fmt in (Format.json, Format.jsonl):
         write(jsonio.dumps(obj) + "\n")
     elif fmt is Format.table and table is not None:
         table()
-    elif text is not None:
+    elif fmt is Format.text and text is not None:
         print_text_block(text())
+    else:
+        print_table(None, ["what", "value"], flat_pairs(obj))
 
 
 def emit_list(rows: Iterable[dict[str, Any]], fmt: Format) -> None:
-    """A list as a JSON array (streamed) or one object per line."""
+    """A list as a JSON array (streamed) or one object per line; for a person (a caller
+    that has no table of its own), a table of the rows' fields."""
+    if fmt in (Format.table, Format.text):
+        listed = list(rows)
+        columns = list(listed[0]) if listed else []
+        print_table(None, columns, ([row.get(c) for c in columns] for row in listed))
+        return
     if fmt is Format.jsonl:
         for row in rows:
             write(jsonio.dumps(row) + "\n")
@@ -80,7 +125,13 @@ def emit_list(rows: Iterable[dict[str, Any]], fmt: Format) -> None:
 
 
 def print_table(title: str | None, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    """A Rich table on stdout; every cell is sanitised and added as plain Text."""
+    """A Rich table on stdout; every cell is sanitised and added as plain Text. Under
+    ``--format text``: one line per row, cells separated by tabs (no title, no header),
+    a cell's own tabs and line breaks shown as spaces so it cannot forge a row."""
+    if _text_tables:
+        lines = ("\t".join(" ".join(cell(c).split()) for c in row) + "\n" for row in rows)
+        print_text_block("".join(lines))
+        return
     from rich.console import Console  # ~60 ms: only for people at a terminal
     from rich.table import Table
     from rich.text import Text
@@ -89,13 +140,19 @@ def print_table(title: str | None, columns: Sequence[str], rows: Iterable[Sequen
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(*(Text(for_terminal("" if cell is None else str(cell))) for cell in row))
+        table.add_row(*(Text(for_terminal(cell(value))) for value in row))
     Console().print(table)
 
 
 def print_text_block(text: str) -> None:
     """Untrusted text for a person: sanitised, printed without markup."""
     write(for_terminal(text))
+
+
+def report_wanted(quiet: bool, fmt: Format) -> bool:
+    """A maintenance command's report is printed unless ``--quiet`` was given without an
+    explicit ``--format`` (a cron line's ``--quiet`` means: say nothing)."""
+    return not quiet or fmt is not Format.auto
 
 
 def stderr(message: str, quiet: bool = False) -> None:

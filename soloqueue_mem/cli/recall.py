@@ -11,7 +11,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.api.shapes import kind_of, signals_json
 from soloqueue_mem.api.shapes import recall_hit_json as hit_json
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt
+from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt, TypeFilter
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block, stderr
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.cli.trace import lexicon_loader
@@ -33,10 +33,7 @@ def _explanation(hit: Hit, config: Config) -> str:
 def recall_command(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="What to recall; '-' reads it from stdin.")],
-    type_: Annotated[
-        str | None,
-        typer.Option("--type", "-t", help="Only memories of this type.", show_default=False),
-    ] = None,
+    type_: TypeFilter = None,
     limit: Annotated[int, typer.Option("--limit", "-n", help="Most hits (1-100).")] = 10,
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", help="Token budget of the answer (estimated).")

@@ -58,13 +58,13 @@ def show(
 def _current(app_ctx: AppContext, scope: tuple[str, str]) -> Any:
     """The stored scratchpad, or the empty template (a read never creates a store)."""
     from soloqueue_mem.db.stores import open_memory
-    from soloqueue_mem.memory.scratchpad import TEMPLATE, from_content, get
+    from soloqueue_mem.memory.scratchpad import TEMPLATES, from_content, get
 
     conn = open_memory(app_ctx.home, app_ctx.config, create=False)
     if conn is None:
-        return from_content(*scope, TEMPLATE, None)
+        return from_content(*scope, TEMPLATES[app_ctx.config.language], None)
     try:
-        return get(conn, *scope)
+        return get(conn, *scope, TEMPLATES[app_ctx.config.language])
     finally:
         conn.close()
 

@@ -18,9 +18,17 @@ from soloqueue_mem.cli.options import (
     GroupFilter,
     GroupOpt,
     RootOpt,
-    row_limit,
+    list_limit,
 )
-from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr, write
+from soloqueue_mem.cli.output import (
+    Format,
+    emit_list,
+    emit_object,
+    print_table,
+    stderr,
+    turn_summary,
+    write,
+)
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.errors import NotFound
@@ -32,7 +40,17 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-SessionArg = Annotated[str, typer.Argument(help="Session id.")]
+# The one scope rule (issue 15 §14): an option or argument given wins, then
+# SOLOQUEUE_SESSION / SOLOQUEUE_GROUP / SOLOQUEUE_AGENT, then "default" (or, for
+# filters, every scope) — the same in every command.
+SessionArg = Annotated[
+    str,
+    typer.Argument(
+        envvar="SOLOQUEUE_SESSION",
+        help="Session id (default: $SOLOQUEUE_SESSION).",
+        show_default=False,
+    ),
+]
 
 
 def _key(group: str, agent: str, session: str) -> SessionKey:
@@ -47,7 +65,9 @@ def list_sessions(
     ctx: typer.Context,
     group: GroupFilter = None,
     agent: AgentFilter = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Most sessions to list.")] = 100,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="Most sessions to list (0: all).")
+    ] = 100,
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
@@ -55,11 +75,12 @@ def list_sessions(
     from soloqueue_mem.sessions import turns
 
     app_ctx = app_context(ctx, fmt, root)
+    limit = list_limit(limit)
     conn = open_memory(app_ctx.home, app_ctx.config, create=False)
     rows = []
     if conn is not None:
         try:
-            rows = turns.list_sessions(conn, group, agent, row_limit(limit))
+            rows = turns.list_sessions(conn, group, agent, limit)
         finally:
             conn.close()
     if app_ctx.format in (Format.table, Format.text):
@@ -103,7 +124,15 @@ def show(
         print_table(
             f"{key.group}/{key.agent}/{key.session}",
             ["turn", "role", "time", "content"],
-            ((r["turn_index"], r["role"], r["timestamp"], _summary(r)) for r in content.records),
+            (
+                (
+                    r["turn_index"],
+                    r["role"],
+                    r["timestamp"],
+                    turn_summary(r.get("content"), r.get("tool_calls"), r.get("tool_results")),
+                )
+                for r in content.records
+            ),
         )
     elif app_ctx.format is Format.text:
         from soloqueue_mem.cli.output import print_text_block
@@ -120,15 +149,6 @@ def show(
             },
             app_ctx.format,
         )
-
-
-def _summary(record: dict[str, Any]) -> str:
-    parts = [record.get("content") or ""]
-    parts += [
-        f"→ {c['name']}({jsonio.dumps(c['input'])[:80]})" for c in record.get("tool_calls", [])
-    ]
-    parts += [f"← {r['content'][:120]}" for r in record.get("tool_results", [])]
-    return "\n".join(p for p in parts if p)
 
 
 def _read(app_ctx: AppContext, group: str, agent: str, session: str) -> Any:
@@ -155,13 +175,20 @@ def export(
     ctx: typer.Context,
     session: SessionArg,
     as_: Annotated[
-        ExportFormat,
+        ExportFormat | None,
         typer.Option(
-            "--format",
-            "-f",
+            "--as",
             help="jsonl (the log as recorded), md, or openai (the chat messages array).",
+            case_sensitive=False,
+            show_default=False,
         ),
-    ] = ExportFormat.jsonl,
+    ] = None,
+    old_as: Annotated[
+        ExportFormat | None,
+        typer.Option(
+            "--format", "-f", hidden=True, case_sensitive=False, help="Deprecated: use --as."
+        ),
+    ] = None,
     full: Annotated[
         bool, typer.Option("--full", help="openai: original tool output instead of references.")
     ] = False,
@@ -178,6 +205,10 @@ def export(
     from soloqueue_mem.sessions.reader import openai_messages
 
     app_ctx = app_context(ctx, None, root)
+    if old_as is not None:
+        stderr("warning: `session export --format` is deprecated: use --as", app_ctx.quiet)
+        as_ = as_ or old_as
+    as_ = as_ or ExportFormat.jsonl
     content = _read(app_ctx, group, agent, session)
     if as_ is ExportFormat.openai:
         write(jsonio.dumps(openai_messages(content.records, full=full)) + "\n")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from soloqueue_mem.cli.boundary import use_json_errors
-from soloqueue_mem.cli.output import Format, resolve_format
+from soloqueue_mem.cli.output import Format, resolve_format, use_text_tables
 from soloqueue_mem.config import Config, load_config
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import Home, find_root
@@ -133,5 +133,7 @@ def opened(conn: sqlite3.Connection | None, missing: str) -> Iterator[sqlite3.Co
 
 
 def configure_errors(app: AppContext) -> None:
-    """Errors become JSON objects on stderr when --format json/jsonl was given."""
+    """Errors become JSON objects on stderr when --format json/jsonl was given; tables
+    become plain lines under --format text."""
     use_json_errors(app.format_option in (Format.json, Format.jsonl))
+    use_text_tables(app.format_option is Format.text)

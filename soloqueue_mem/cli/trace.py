@@ -11,7 +11,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.api.shapes import trace_hit_json as hit_json
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, Role, RootOpt
-from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block
+from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block, turn_summary
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import UsageError
 
@@ -95,17 +95,16 @@ def trace_command(
 
 def render_hits(hits: list[TraceHit], fmt: Format) -> None:
     if fmt is Format.table:
+        # Three columns, so the content keeps most of a 60-column terminal; the turn's
+        # tool calls and results are shown with it (a tool-call turn has no text).
         print_table(
             None,
-            ["score", "session", "turn", "role", "time", "content"],
+            ["score", "turn", "content"],
             (
                 (
-                    f"{h.score:.3f}",
-                    f"{h.turn.group}/{h.turn.agent}/{h.turn.session}",
-                    h.turn.turn_index,
-                    h.turn.role,
-                    h.turn.timestamp,
-                    h.turn.content[:200],
+                    f"{h.score:.2f}",
+                    f"{h.turn.session}#{h.turn.turn_index}\n{h.turn.role}\n{h.turn.timestamp[:16]}",
+                    turn_summary(h.turn.content[:200], h.turn.tool_calls, h.turn.tool_results),
                 )
                 for h in hits
             ),

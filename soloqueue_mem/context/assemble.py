@@ -83,6 +83,25 @@ def given_history(events: Iterable[Event], key: SessionKey, offload: Offloader) 
     return History(messages, [None] * len(messages), offloaded)
 
 
+def own_system(history: History) -> tuple[str, History]:
+    """The text of the history's own system messages, and the history without them:
+    the built context has one system message (issue 15 §15)."""
+    texts: list[str] = []
+    messages: list[Message] = []
+    keys: list[str | None] = []
+    for message, key in zip(history.messages, history.cache_keys, strict=True):
+        if message.get("role") != "system":
+            messages.append(message)
+            keys.append(key)
+            continue
+        content = message.get("content")
+        if isinstance(content, list):  # OpenAI content parts
+            content = "\n".join(str(part.get("text", "")) for part in content)
+        if content and str(content).strip():
+            texts.append(str(content).strip())
+    return "\n\n".join(texts), History(messages, keys, history.offloaded)
+
+
 def build_context(
     conn: sqlite3.Connection | None,
     history: History,
@@ -97,7 +116,10 @@ def build_context(
         return counter().count(text)
 
     layers = layers_for(count) if layers_for else []
-    system = {"role": "system", "content": system_content(options.system, layers)}
+    # One system message: --system when given, else the history's own, then the layers.
+    own, history = own_system(history)
+    prompt = options.system if options.system.strip() else own
+    system = {"role": "system", "content": system_content(prompt, layers)}
     keys = [*history.cache_keys, token_cache.text_key(system["content"])]
     known = token_cache.cached(conn, [k for k in keys if k], encoding) if conn else {}
     fresh: dict[str, int] = {}

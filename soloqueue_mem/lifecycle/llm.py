@@ -45,6 +45,34 @@ SUMMARY_PROMPT = """用一段话 (不超过 200 字) 概括下面这段对话发
 用户的目标、做了什么、结果如何。只输出这段话。
 
 {transcript}"""
+# The same prompts for `language = "en"` (same fields, same answer format).
+EXTRACTION_PROMPT_EN = """Analyse this turn of a conversation; extract what is worth remembering.
+
+Turn:
+[{role}]: {content}
+{tool_context}
+
+For each piece of information worth keeping, answer in JSON:
+[
+  {{
+    "type": "FACT|PREFERENCE|RULE|SKILL|ERROR",
+    "subject": "the entity it is about (who/what)",
+    "predicate": "the attribute or relation (prefers/version/located_in/...)",
+    "content": "the full statement",
+    "importance": 0.5-1.0,
+    "duration": "permanent|30d|7d|24h|session"
+  }}
+]
+
+If nothing is worth keeping, answer only: NONE"""
+SUMMARY_PROMPT_EN = """In one paragraph (at most 120 words), say what happened in this
+conversation: the user's goal, what was done, and how it ended. Answer with the paragraph only.
+
+{transcript}"""
+PROMPTS = {
+    "zh": (EXTRACTION_PROMPT, SUMMARY_PROMPT),
+    "en": (EXTRACTION_PROMPT_EN, SUMMARY_PROMPT_EN),
+}
 SOURCE = "llm"
 T = TypeVar("T")
 
@@ -119,7 +147,7 @@ def _call(llm: Llm, prompt: str) -> str:
         raise LlmError(f"not a chat-completions answer from {llm.url}") from None
 
 
-def extraction_prompt(record: dict[str, Any]) -> str:
+def extraction_prompt(record: dict[str, Any], language: str = "zh") -> str:
     tools = [
         f"tool call {c['name']}: {json.dumps(c.get('input'), ensure_ascii=False)[:500]}"
         for c in record.get("tool_calls") or []
@@ -128,7 +156,7 @@ def extraction_prompt(record: dict[str, Any]) -> str:
         f"tool {'error' if r.get('is_error') else 'result'}: {str(r['content'])[:500]}"
         for r in record.get("tool_results") or []
     ]
-    return EXTRACTION_PROMPT.format(
+    return PROMPTS[language][0].format(
         role=record["role"],
         content=(record.get("content") or "")[:4000],
         tool_context="\n".join(tools),

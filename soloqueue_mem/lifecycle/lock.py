@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from soloqueue_mem import faults
 from soloqueue_mem.errors import StorageError, TempFail
 
 
@@ -72,6 +73,7 @@ def exclusive(
 def _acquire(fd: int, path: Path, what: str, wait: bool, timeout: float | None) -> None:
     deadline = None if timeout is None else time.monotonic() + timeout
     delay = 0.01
+    blocked = False
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -85,6 +87,9 @@ def _acquire(fd: int, path: Path, what: str, wait: bool, timeout: float | None) 
                 raise TempFail(
                     f"{path.name} stayed held for {timeout:g} s ({holder(path)}); try again later"
                 ) from None
+        if not blocked:
+            blocked = True
+            faults.fault("lock.blocked")
         if deadline is None:
             fcntl.flock(fd, fcntl.LOCK_EX)  # no deadline: let the kernel wake us
             return

@@ -18,7 +18,7 @@ from typing import Any
 from soloqueue_mem.config import Config
 from soloqueue_mem.lifecycle import extract, queue
 from soloqueue_mem.lifecycle.llm import (
-    SUMMARY_PROMPT,
+    PROMPTS,
     Llm,
     LlmError,
     complete,
@@ -61,7 +61,9 @@ class ModelExtraction:
     def _ask(self, record: dict[str, Any]) -> list[Draft]:
         self.calls += 1
         kwargs = {"sleep": self._sleep} if self._sleep else {}
-        found = complete(self.llm, extraction_prompt(record), parse_memories, **kwargs)
+        found = complete(
+            self.llm, extraction_prompt(record, self.config.language), parse_memories, **kwargs
+        )
         return [extract.canonical(draft, self.words) for draft in found]
 
     def state(self) -> sqlite3.Connection:
@@ -103,7 +105,10 @@ class ModelExtraction:
         try:
             kwargs = {"sleep": self._sleep} if self._sleep else {}
             text = complete(
-                self.llm, SUMMARY_PROMPT.format(transcript="\n".join(lines)), _paragraph, **kwargs
+                self.llm,
+                PROMPTS[self.config.language][1].format(transcript="\n".join(lines)),
+                _paragraph,
+                **kwargs,
             )
         except LlmError:
             self.available, self.failures = False, self.failures + 1

@@ -16,10 +16,7 @@ from typing import NamedTuple, Protocol
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
-from soloqueue_mem.text.fts import match_expression
-
-BROAD_MATCHES = 5_000
-RECENT_WINDOW = 2_000
+from soloqueue_mem.text.fts import BROAD_MATCHES, RECENT_WINDOW, match_expression
 
 
 class SearchBackend(Protocol):

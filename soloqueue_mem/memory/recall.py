@@ -69,7 +69,7 @@ READ_ONLY_NOTE = "the store is read-only: access counts were not updated"
 LONE_HAN_WEIGHT = 0.25  # a one-character Chinese term is a weak match
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
 SEPARATOR = "\n---\n"
-PREFIX = "[记忆] "
+PREFIXES = {"zh": "[记忆] ", "en": "[memory] "}  # by the `language` setting
 FROM_LOGS = frozenset({"recent", "traces"})  # they read the JSONL logs when there is no index
 
 
@@ -261,7 +261,7 @@ def recall(
         backend_name,
         notes,
         left_out=min(len(ranked), request.limit) - len(kept),
-        shortened=sum(1 for h in kept if h.text != _whole_text(h.candidate)),
+        shortened=sum(1 for h in kept if h.text != _whole_text(h.candidate, config.language)),
     )
 
 
@@ -746,13 +746,19 @@ def _score(
         + config.recall_weight_importance * signals.importance
         + config.recall_weight_access * signals.access
     )
-    return Hit(candidate, sorted(ranks), round(score, 6), signals, _whole_text(candidate), 0)
+    text = _whole_text(candidate, config.language)
+    return Hit(candidate, sorted(ranks), round(score, 6), signals, text, 0)
 
 
-def _whole_text(candidate: Candidate) -> str:
-    """``[记忆] …`` with every further line of the content indented, so stored text can
-    never start a line of its own: no forged ``[记忆]`` record, no ``---`` separator."""
-    return PREFIX + within_record(candidate.content)
+def _whole_text(candidate: Candidate, language: str) -> str:
+    """``[记忆] …`` (``[memory] …`` in English) with every further line of the content
+    indented, so stored text can never start a line of its own: no forged record, no
+    ``---`` separator."""
+    return PREFIXES.get(language, PREFIXES["zh"]) + within_record(candidate.content)
+
+
+def _prefix_length(text: str) -> int:
+    return next((len(p) for p in PREFIXES.values() if text.startswith(p)), 0)
 
 
 def _bounded_working_share(hits: list[Hit], limit: int) -> list[Hit]:
@@ -800,7 +806,7 @@ def fit_budget(
         if cap is None or costs[number] <= cap:
             kept.append(hit._replace(tokens=costs[number] + extra))
             continue
-        text = excerpt(hit.text, len(PREFIX), terms or [], cap, count)
+        text = excerpt(hit.text, _prefix_length(hit.text), terms or [], cap, count)
         if text:
             kept.append(hit._replace(text=text, tokens=count(text) + extra))
     return kept

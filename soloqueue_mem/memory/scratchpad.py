@@ -26,7 +26,11 @@ SECTIONS = {
     "open_questions": ("未解决的问题", "open questions"),
     "next_steps": ("下一步", "next steps"),
 }
-TEMPLATE = "## 当前项目\n\n## 近期进展\n\n## 未解决的问题\n\n## 下一步\n"
+TEMPLATES = {  # an empty scratchpad, by the `language` setting
+    language: "\n\n".join(f"## {names[index].capitalize()}" for names in SECTIONS.values()) + "\n"
+    for language, index in (("zh", 0), ("en", 1))
+}
+TEMPLATE = TEMPLATES["zh"]
 
 
 class Scratchpad(NamedTuple):
@@ -69,12 +73,12 @@ def _key(group: str, agent: str) -> str:
     return f"{group}/{agent}"
 
 
-def get(conn: sqlite3.Connection, group: str, agent: str) -> Scratchpad:
-    """The scratchpad of (group, agent); an empty template when none was written."""
+def get(conn: sqlite3.Connection, group: str, agent: str, template: str = TEMPLATE) -> Scratchpad:
+    """The scratchpad of (group, agent); ``template`` when none was written."""
     row = conn.execute(
         "SELECT content, updated_at FROM scratchpad WHERE user_id = ?", (_key(group, agent),)
     ).fetchone()
-    content, updated_at = row if row else (TEMPLATE, None)
+    content, updated_at = row if row else (template, None)
     return from_content(group, agent, content, updated_at)
 
 
@@ -139,8 +143,12 @@ def with_first(content: str, field: str, entry: str, drop: str | None = None) ->
         (i for i, line in enumerate(lines) if re.match(rf"^#{{1,6}}\s*({names})", line, re.I)),
         None,
     )
-    if start is None:
-        lines += ["", f"## {SECTIONS[field][0]}"]
+    if start is None:  # added in the language of the headings already there
+        english = any(
+            re.match(rf"^#{{1,6}}\s*({'|'.join(n for _, n in SECTIONS.values())})", line, re.I)
+            for line in lines
+        )
+        lines += ["", f"## {SECTIONS[field][1 if english else 0].capitalize()}"]
         start = len(lines) - 1
     end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines))
     items = [line for line in lines[start + 1 : end] if re.match(r"^\s*[-*]\s+\S", line)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from soloqueue_mem import jsonio
+from soloqueue_mem import jsonio, roles
 from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import validate_id
@@ -23,7 +23,7 @@ from soloqueue_mem.home import validate_id
 if TYPE_CHECKING:
     from soloqueue_mem.redact import Redactor
 
-ROLES = frozenset({"user", "assistant", "system", "tool", "thought"})
+ROLES = frozenset(roles.ROLES)
 _OPENAI_ROLES = {"developer": "system", "function": "tool"}
 _ROUTING_KEYS = ("group", "agent", "session", "event_id", "timestamp", "metadata")
 _OWN_KEYS = frozenset({"role", "content", "tool_calls", "tool_results", *_ROUTING_KEYS})

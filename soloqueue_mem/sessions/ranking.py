@@ -26,11 +26,9 @@ from math import log
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.rerank import POOL, rerank
 from soloqueue_mem.sessions.turns import SearchScope, Turn
-from soloqueue_mem.text.fts import match_expression
+from soloqueue_mem.text.fts import BROAD_MATCHES, RECENT_WINDOW, match_expression
 from soloqueue_mem.text.query import QueryTerm, WeightedQuery
 
-BROAD_MATCHES = 5_000
-RECENT_WINDOW = 2_000
 POOL_TERMS = 16  # a question after 30 lines of dialogue: zh hit@10 25.0 -> 32.1
 K1, B = 1.2, 0.75  # FTS5's bm25() defaults
 

@@ -16,6 +16,12 @@ from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import MAX_TERMS, weigh_query
 from soloqueue_mem.text.stopwords import STOPWORDS
 
+# Search of an index (turns or memories) by its FTS5 table: a query matching at most
+# BROAD_MATCHES rows is ranked exactly; a broader one only over its RECENT_WINDOW newest
+# matches and the matches of its rarer terms.
+BROAD_MATCHES = 5_000
+RECENT_WINDOW = 2_000
+
 __all__ = ["MAX_TERMS", "STOPWORDS", "match_expression", "query_terms"]
 
 

@@ -16,7 +16,7 @@ def filled(home, cli):
     cli.ok("log", "-s", "s1", "the staging deploy failed with a timeout")
     cli.ok("log", "-s", "s1", "--role", "assistant", "retrying the staging deploy")
     cli.ok("log", "-s", "s2", "-g", "team", "lunch at noon")
-    cli.ok("remember", "-t", "PREFERENCE", "--subject", "user", "--predicate", "editor", "vim")
+    cli.ok("remember", "--type", "PREFERENCE", "--subject", "user", "--predicate", "editor", "vim")
     cli.ok("remember", "deploys go through staging first", "--tag", "ops")
     cli.ok("artifact", "save", "-", "--title", "notes", "-t", "user:persistent", input=b"x" * 5000)
     cli.ok("kv", "set", "language", '"zh"')

@@ -82,7 +82,7 @@ def test_a_session_builds_into_its_l1_openai_messages(cli, session):
     out = build(cli, "--system", "You are Ada.", "-s", "s1", "--max-context", "100000",
                 "--reserve", "0")  # fmt: skip
     assert out[0] == {"role": "system", "content": "You are Ada."}
-    assert out[1:] == json.loads(cli.ok("session", "export", "s1", "--format", "openai").stdout)
+    assert out[1:] == json.loads(cli.ok("session", "export", "s1", "--as", "openai").stdout)
     assert [m["role"] for m in out] == ["system", "user", "assistant", "tool", "tool", "assistant",
                                         "user"]  # fmt: skip
     assert [c["id"] for c in out[2]["tool_calls"]] == ["c1", "c2"]
@@ -387,7 +387,7 @@ def test_a_huge_core_memory_is_shortened_to_its_budget(cli, home):
 def test_a_fact_appears_once_across_the_memory_layers(cli, home):
     editor = "The user's editor is Helix"
     cli.ok("remember", editor, "--subject", "user", "--predicate", "editor")
-    cli.ok("remember", "User prefers dark themes", "-t", "PREFERENCE", "--subject", "user")
+    cli.ok("remember", "User prefers dark themes", "--type", "PREFERENCE", "--subject", "user")
     cli.ok("consolidate")
     for name in ("MEMORY.md", "USER.md"):  # both files state it
         assert editor in (home / "identity" / name).read_text()

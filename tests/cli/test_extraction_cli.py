@@ -156,7 +156,7 @@ def test_anthropic_blocks_are_parsed_indexed_and_kept_as_sent(cli):
     assert result["tool_results"] == [
         {"tool_use_id": "tu_1", "content": "df: /srv: No such file or directory", "is_error": True}
     ]
-    exported = json.loads(cli.ok("session", "export", "claude", "--format", "openai").stdout)
+    exported = json.loads(cli.ok("session", "export", "claude", "--as", "openai").stdout)
     assert exported == ANTHROPIC
 
 

@@ -163,7 +163,7 @@ def test_openai_messages_are_accepted_as_they_are(cli, home):
     ]
     out = cli.jsonl("log", "-s", "oa", input=json.dumps(messages))
     assert [t["role"] for t in out] == ["system", "user", "assistant", "tool", "assistant"]
-    exported = json.loads(cli.ok("session", "export", "oa", "--format", "openai").stdout)
+    exported = json.loads(cli.ok("session", "export", "oa", "--as", "openai").stdout)
     assert exported == messages
 
 
@@ -205,7 +205,7 @@ def test_timestamps_default_to_the_pinned_clock_and_are_normalised(cli, home):
 def test_thoughts_are_logged_but_not_exported_as_chat_messages(cli):
     cli.ok("log", "-s", "t", "--role", "thought", "considering options")
     cli.ok("log", "-s", "t", "--role", "assistant", "done")
-    exported = json.loads(cli.ok("session", "export", "t", "--format", "openai").stdout)
+    exported = json.loads(cli.ok("session", "export", "t", "--as", "openai").stdout)
     assert exported == [{"role": "assistant", "content": "done"}]
 
 

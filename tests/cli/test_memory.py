@@ -485,14 +485,10 @@ def test_edit_rejects_nothing_to_change_and_bad_values_without_writing(cli, home
     memory = remember(cli, "keep me as I am")
     before = tree_snapshot(home)
     assert "nothing to change" in assert_one_error(cli("memory", "edit", memory["id"]), EX_USAGE)
-    for args in (
-        ["--importance", "1.5"],
-        ["--type", "OPINION"],
-        ["--duration", "later"],
-        ["--tag", "two words"],
-        ["--content", "   "],
-    ):
+    for args in (["--duration", "later"], ["--tag", "two words"], ["--content", "   "]):
         assert_one_error(cli("memory", "edit", memory["id"], *args), EX_DATAERR)
+    for args in (["--importance", "1.5"], ["--type", "OPINION"]):  # a bad option value
+        assert cli("memory", "edit", memory["id"], *args).exit_code == EX_USAGE
     assert tree_snapshot(home) == before
 
 
@@ -560,8 +556,8 @@ def test_list_filters(cli, monkeypatch):
 @pytest.mark.parametrize(
     ("args", "code"),
     [
-        (["--type", "OPINION"], EX_DATAERR),
-        (["--limit", "0"], EX_DATAERR),
+        (["--type", "OPINION"], EX_USAGE),
+        (["--limit", "-1"], EX_USAGE),
         (["--group", "../up"], EX_DATAERR),
         (["--agent", "a b"], EX_DATAERR),
     ],
@@ -592,10 +588,11 @@ def store_state(request, cli, home: Path, tmp_path: Path):
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["x", "--importance", "1.5"], EX_DATAERR, "importance must be between 0 and 1"),
-        (["x", "--importance", "-0.1"], EX_DATAERR, "importance must be between 0 and 1"),
-        (["x", "--confidence", "2"], EX_DATAERR, "confidence must be between 0 and 1"),
-        (["x", "--type", "OPINION"], EX_DATAERR, "unknown memory type 'OPINION'"),
+        # a bad option value is a usage error (issue 15 §17)
+        (["x", "--importance", "1.5"], EX_USAGE, "'--importance': 1.5 is not in the range"),
+        (["x", "--importance", "-0.1"], EX_USAGE, "'--importance': -0.1 is not in the range"),
+        (["x", "--confidence", "2"], EX_USAGE, "'--confidence': 2.0 is not in the range"),
+        (["x", "--type", "OPINION"], EX_USAGE, "'OPINION' is not one of"),
         (["x", "--duration", "forever"], EX_DATAERR, "not a duration: 'forever'"),
         (["x", "--duration", "0h"], EX_DATAERR, "duration must be positive"),
         (["x", "--tag", "two words"], EX_DATAERR, "bad tag 'two words'"),
@@ -626,7 +623,7 @@ def test_bad_json_documents_are_rejected(cli, store_state, stdin):
 
 
 def test_bad_input_as_a_json_error_object(cli, home):
-    result = cli("--format", "json", "remember", "x", "--importance", "7")
+    result = cli("--format", "json", "remember", "x", "--duration", "forever")
     assert result.exit_code == EX_DATAERR and result.stdout == ""
     error = json.loads(result.stderr)["error"]
     assert error["code"] == "bad_input" and error["exit_code"] == EX_DATAERR
@@ -636,11 +633,11 @@ def test_bad_input_as_a_json_error_object(cli, home):
 def test_forget_rewrites_the_identity_files_at_once(cli, home):
     """What an agent reads first (MEMORY.md, USER.md, and so context build) must not keep
     a forgotten memory until the next consolidate (issue 15 §4)."""
-    gone = cli.json("remember", "User's passport number is X1234567", "-t", "FACT",
+    gone = cli.json("remember", "User's passport number is X1234567", "--type", "FACT",
                     "--subject", "user", "--predicate", "passport")["id"]  # fmt: skip
-    cli.ok("remember", "User prefers dark themes", "-t", "PREFERENCE", "--subject", "user")
+    cli.ok("remember", "User prefers dark themes", "--type", "PREFERENCE", "--subject", "user")
     assert cli.json("memory", "forget", "--format", "json", gone)["identity_rewritten"] is False
-    gone = cli.json("remember", "User's passport number is X1234567", "-t", "FACT",
+    gone = cli.json("remember", "User's passport number is X1234567", "--type", "FACT",
                     "--subject", "user", "--predicate", "passport")["id"]  # fmt: skip
     cli.ok("consolidate")
     for name in ("MEMORY.md", "USER.md"):

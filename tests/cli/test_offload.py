@@ -1,7 +1,7 @@
 """Context offloading in `log` (seed 000 §3.1): huge tool output goes to the artifact store.
 
 The JSONL keeps the complete record (plus an ``offloaded`` list); the L1 view (the printed
-turn, the index that `trace` searches, `session export --format openai`) holds the
+turn, the index that `trace` searches, `session export --as openai`) holds the
 reference with a 500-character head and a 200-character tail; `artifact read` gives the
 original bytes back; the ephemeral artifact's row goes in gc phase 1 after 3 days and its
 blob in the next deep phase.
@@ -151,15 +151,15 @@ def test_session_export_openai_gives_the_reference_and_full_gives_the_original(c
     (artifact_id,) = turn["offloaded"]
     reference = expected_reference(output, artifact_id, "48KB")
 
-    l1 = json.loads(cli.ok("session", "export", "s", "--format", "openai").stdout)
+    l1 = json.loads(cli.ok("session", "export", "s", "--as", "openai").stdout)
     assert l1 == [
         {"role": "assistant", "content": "running the tool"},
         {"role": "tool", "tool_call_id": "call_0", "content": reference},
     ]
-    full = json.loads(cli.ok("session", "export", "s", "--format", "openai", "--full").stdout)
+    full = json.loads(cli.ok("session", "export", "s", "--as", "openai", "--full").stdout)
     assert full[1] == {"role": "tool", "tool_call_id": "call_0", "content": output}
     # jsonl export is the log as recorded: complete
-    lines = cli.ok("session", "export", "s", "--format", "jsonl").stdout.splitlines()
+    lines = cli.ok("session", "export", "s", "--as", "jsonl").stdout.splitlines()
     assert json.loads(lines[1])["tool_results"][0]["content"] == output
 
 
@@ -187,9 +187,9 @@ def test_openai_tool_messages_are_offloaded_in_every_l1_view(cli, home, message)
     (artifact_id,) = turn["offloaded"]
     reference = expected_reference(output, artifact_id, "48KB")
     assert turn["tool_results"][0]["content"] == reference
-    (exported,) = json.loads(cli.ok("session", "export", "s", "--format", "openai").stdout)
+    (exported,) = json.loads(cli.ok("session", "export", "s", "--as", "openai").stdout)
     assert message_text(exported) == reference
-    (full,) = json.loads(cli.ok("session", "export", "s", "--format", "openai", "--full").stdout)
+    (full,) = json.loads(cli.ok("session", "export", "s", "--as", "openai", "--full").stdout)
     assert full == message(output)
 
 
@@ -243,7 +243,7 @@ def test_offload_flag_offloads_long_plain_content(cli, home):
     hits = cli.json("trace", "BEGIN", "-s", "s")
     assert [h["content"] for h in hits] == [reference]
     assert cli.ok("artifact", "read", artifact_id).stdout == text
-    l1 = json.loads(cli.ok("session", "export", "s", "--format", "openai").stdout)
+    l1 = json.loads(cli.ok("session", "export", "s", "--as", "openai").stdout)
     assert l1 == [{"role": "assistant", "content": reference}]
 
 

@@ -51,10 +51,10 @@ def shown(cli, memory_id: str) -> dict:
 
 REMEMBERED = [
     (Fact("postgresql", None, True), ["The production database runs on PostgreSQL 16"]),
-    (Fact("keybindings", None, True), ["User prefers vim keybindings", "-t", "PREFERENCE"]),
+    (Fact("keybindings", None, True), ["User prefers vim keybindings", "--type", "PREFERENCE"]),
     (
         Fact("force", None, True),
-        ["Never force-push to the main branch", "-t", "RULE", "--duration", "permanent"],
+        ["Never force-push to the main branch", "--type", "RULE", "--duration", "permanent"],
     ),
     (Fact("kafka", 10, True), ["We plan to move billing to Kafka", "--duration", "10d"]),
     (Fact("noon", 3, True), ["The staging token rotates at noon", "--duration", "3d"]),
@@ -121,7 +121,7 @@ def test_thirty_nights_keep_what_the_user_stated_within_its_retention(cli, monke
 
 def test_recalling_a_fact_extends_it_and_never_shortens_it(cli, monkeypatch):
     fact = cli.json("remember", "The CI runners live in eu-west-1")
-    lesson = cli.json("remember", "pytest failed: missing fixture db", "-t", "ERROR")
+    lesson = cli.json("remember", "pytest failed: missing fixture db", "--type", "ERROR")
     plan = cli.json("remember", "We plan to freeze deploys for the audit", "--duration", "10d")
     assert (fact["fixed_expiry"], lesson["fixed_expiry"], plan["fixed_expiry"]) == (
         False, False, True

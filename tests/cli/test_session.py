@@ -61,7 +61,7 @@ def test_show_unknown_session_is_not_found(cli):
 
 def test_export_jsonl_is_the_log_itself(cli, home):
     log_conversation(cli)
-    out = cli.ok("session", "export", "s1", "--format", "jsonl").stdout
+    out = cli.ok("session", "export", "s1", "--as", "jsonl").stdout
     path = home / "groups/default/sessions/default/s1.jsonl"
     assert [json.loads(x) for x in out.splitlines()] == [
         json.loads(x) for x in path.read_text().splitlines()
@@ -70,7 +70,7 @@ def test_export_jsonl_is_the_log_itself(cli, home):
 
 def test_export_openai_gives_back_the_messages(cli):
     log_conversation(cli)
-    messages = json.loads(cli.ok("session", "export", "s1", "--format", "openai").stdout)
+    messages = json.loads(cli.ok("session", "export", "s1", "--as", "openai").stdout)
     assert messages == [
         {"role": "user", "content": "请帮我读一下 config.toml"},
         {
@@ -91,7 +91,7 @@ def test_export_openai_gives_back_the_messages(cli):
 
 def test_export_markdown(cli):
     log_conversation(cli)
-    md = cli.ok("session", "export", "s1", "--format", "md").stdout
+    md = cli.ok("session", "export", "s1", "--as", "md").stdout
     assert md.startswith("# Session s1 (default/default)")
     assert "**tool call** `read_file`" in md and "timeout = 5" in md
 

@@ -349,7 +349,7 @@ def test_c5_nul_in_content_round_trips_byte_exact(home: Path) -> None:
     assert done.returncode == 0, done.stderr
     texts.append(raw.decode())
 
-    exported = run_process("session", "export", "n", "--format", "jsonl")
+    exported = run_process("session", "export", "n", "--as", "jsonl")
     assert exported.returncode == 0 and exported.stderr == b""
     records = [json.loads(x) for x in exported.stdout.splitlines()]
     assert [r["content"].encode() for r in records] == [t.encode() for t in texts]
@@ -502,7 +502,7 @@ def test_e1_every_write_stays_inside_the_data_directory(home: Path, tmp_path: Pa
         },
         {"argv": ["session", "list"], "stdin": ""},
         {"argv": ["session", "show", "s1"], "stdin": ""},
-        {"argv": ["session", "export", "s1", "--format", "md"], "stdin": ""},
+        {"argv": ["session", "export", "s1", "--as", "md"], "stdin": ""},
         {"argv": ["trace", "turn"], "stdin": ""},
         {"argv": ["session", "end", "s1"], "stdin": ""},
     ]

@@ -125,6 +125,26 @@ CASES = [
 
 @pytest.mark.parametrize("calls", CASES)
 def test_fast_and_typer_paths_agree(tmp_path, calls):
+    _agree(tmp_path, calls)
+
+
+@pytest.mark.parametrize(
+    ("variables", "argv"),
+    [
+        ({"SOLOQUEUE_GROUP": "env-g"}, ["--format", "json", "artifact", "save", "payload.bin"]),
+        ({"SOLOQUEUE_GROUP": "env-g"}, ["artifact", "save", "-g", "opt-g", "payload.bin"]),
+        ({"SOLOQUEUE_GROUP": ""}, ["artifact", "save", "payload.bin"]),
+        ({"SOLOQUEUE_GROUP": "../x"}, ["artifact", "save", "payload.bin"]),
+    ],
+)
+def test_fast_and_typer_paths_agree_on_the_environment(tmp_path, monkeypatch, variables, argv):
+    """The scope variable as in every other command (issue 15 §14, §23)."""
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    _agree(tmp_path, [argv])
+
+
+def _agree(tmp_path: Path, calls: list[list[str]]) -> None:
     for argv in calls:
         assert parse_argv(argv, SAVE) is not None, f"{argv} should take the fast path"
     results = []

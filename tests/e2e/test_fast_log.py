@@ -89,11 +89,32 @@ CASES = [
     (["log", "-s", "s1", "-"], "text on stdin"),
     (["log", "x"], None),
     (["log", "--session", "", "x"], None),
+    (["log", "--batch", "-s", "b"], '{"role": "user", "content": "one"}\n'),  # a summary
+    (["log", "--batch", "--echo", "-s", "b"], '{"role": "user", "content": "one"}\n'),
+]
+# The scope variables, alone and beside the options that override them (issue 15 §23).
+ENV_CASES = [
+    ({"SOLOQUEUE_SESSION": "env-s"}, ["log", "hi"]),
+    ({"SOLOQUEUE_SESSION": "env-s"}, ["log", "-s", "opt-s", "hi"]),
+    ({"SOLOQUEUE_SESSION": ""}, ["log", "hi"]),
+    ({"SOLOQUEUE_SESSION": "env-s"}, ["log", "--session", "", "hi"]),
+    ({"SOLOQUEUE_GROUP": "g1", "SOLOQUEUE_AGENT": "a1"}, ["log", "-s", "s", "hi"]),
+    ({"SOLOQUEUE_GROUP": "g1", "SOLOQUEUE_AGENT": "a1"}, ["log", "-s", "s", "-g", "g2", "hi"]),
+    ({"SOLOQUEUE_AGENT": "../bad"}, ["log", "-s", "s", "hi"]),
 ]
 
 
 @pytest.mark.parametrize(("argv", "stdin"), CASES)
 def test_fast_and_typer_paths_agree(tmp_path, argv, stdin, monkeypatch):
+    _agree(tmp_path, argv, stdin, {})
+
+
+@pytest.mark.parametrize(("variables", "argv"), ENV_CASES)
+def test_fast_and_typer_paths_agree_on_the_environment(tmp_path, variables, argv):
+    _agree(tmp_path, argv, None, variables)
+
+
+def _agree(tmp_path, argv: list[str], stdin: str | None, variables: dict[str, str]) -> None:
     assert parse_argv(argv, LOG) is not None, "this case should take the fast path"
     results = []
     for name, prefix in (
@@ -101,7 +122,7 @@ def test_fast_and_typer_paths_agree(tmp_path, argv, stdin, monkeypatch):
         ("typer", [sys.executable, "-c", TYPER_ONLY]),
     ):
         home = tmp_path / name / ".soloqueue"
-        env = {**__import__("os").environ, "SOLOQUEUE_HOME": str(home)}
+        env = {**__import__("os").environ, **variables, "SOLOQUEUE_HOME": str(home)}
         code, out, err = run(prefix, argv, stdin, env)
         logs = (
             sorted(

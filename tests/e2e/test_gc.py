@@ -368,7 +368,7 @@ def test_dry_run_deletes_nothing_and_lists_what_would_go(cli, home, monkeypatch)
     assert after.pop(".gc_state", b"") == before.pop(".gc_state", b"")
     assert after == before
     assert int(expiring["id"]) in {r[0] for r in rows(home)}
-    assert gc_ok(cli, "-n")["dry_run"] is True
+    assert gc(cli, "-n")[0] == 2  # -n is --limit elsewhere: no short --dry-run
     again = tree_snapshot(home)
     assert again.pop(".gc_state", b"") == b""
     assert again == before
@@ -869,6 +869,7 @@ class Worker:
     without paying an interpreter start per round)."""
 
     def __init__(self, env: dict[str, str], stderr_path: Path) -> None:
+        self.stderr_path = stderr_path
         self._stderr = open(stderr_path, "wb")  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _WORKER],
@@ -931,6 +932,9 @@ class Worker:
 GC_ARGS = ("--format", "json", "gc", "--deep", "--grace", "0s", "--force")
 # The collector's clock is far ahead, so with grace 0 every unreferenced blob is old.
 GC_ENV = {"SOLOQUEUE_NOW": "2030-01-01T00:00:00Z"}
+# The collector marks on stderr when its delete lock is held by a save (an event).
+BLOCKED = b"fault lock.blocked\n"
+MARKING = {"SOLOQUEUE_TESTING": "1", "SOLOQUEUE_FAULT": "lock.blocked:mark"}
 
 
 def _race_round(
@@ -944,12 +948,20 @@ def _race_round(
     try:
         saver.send("--format", "json", "artifact", "save", str(source))
         wait_for(blob.exists, timeout=30, what=f"round {n}: the save to rename its blob")
+        marks = collector.stderr_path.read_bytes().count(BLOCKED)  # before it can block
         collector.send(*GC_ARGS)
         if holder is not None:
             # The save is stuck before its row commit. Without the lock the collector
-            # finishes now; with it, it waits for the save: give it a moment, then let
-            # the save commit.
-            collector.ready(timeout=0.2)
+            # finishes now; with it, it blocks on the save's lock (it says so on stderr):
+            # either event, then let the save commit. No fixed sleep (it failed under load).
+            wait_for(
+                lambda: (
+                    collector.ready(timeout=0.01)
+                    or collector.stderr_path.read_bytes().count(BLOCKED) > marks
+                ),
+                timeout=30,
+                what=f"round {n}: the collector to finish or wait for the save",
+            )
             holder.release()
     finally:
         if holder is not None:
@@ -983,7 +995,7 @@ def _race(
     (tmp_path / "payloads").mkdir(exist_ok=True)
     _create_catalog(home)
     saver = Worker({**FAULT, "SOLOQUEUE_FAULT": fault}, tmp_path / "saver.err")
-    collector = Worker(GC_ENV, tmp_path / "collector.err")
+    collector = Worker({**GC_ENV, **MARKING}, tmp_path / "collector.err")
     dangling = raced = 0
     try:
         for n in range(rounds):

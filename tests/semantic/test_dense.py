@@ -93,7 +93,7 @@ def test_dense_recall_finds_a_cross_language_paraphrase(cli, hybrid):
 def test_scope_filters_are_exact(cli, hybrid, monkeypatch):
     cli.ok("remember", "-g", "g1", "-a", "alice", "我已经换成 Helix 了")
     cli.ok("remember", "-g", "g2", "-a", "alice", "I switched my editor to Helix")
-    cli.ok("remember", "-g", "g1", "-a", "bob", "-t", "PREFERENCE", "Bob edits in Emacs")
+    cli.ok("remember", "-g", "g1", "-a", "bob", "--type", "PREFERENCE", "Bob edits in Emacs")
     cli.ok("remember", "-g", "g1", "-a", "alice", "--duration", "1h", "Alice tried Zed today")
     cli.ok("consolidate")
     conn, now = _conn(hybrid), parse_timestamp(NOW)

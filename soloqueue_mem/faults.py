@@ -24,6 +24,7 @@ POINTS = (
     "artifact.skip_lock",  # negative control for the save/GC race: saves take no lock
     "gc.after_phase1_commit",  # expired rows deleted, blobs untouched
     "gc.after_k_unlinks",  # phase 2 stopped after deleting some blobs (k = 1)
+    "graph.mid_task",  # a graph task's nodes written, its transaction not committed
 )
 
 

@@ -1,0 +1,350 @@
+"""``soloqueue-mem graph``: seed 002's associative graph memory, one graph per agent."""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, SessionOpt
+from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, write
+from soloqueue_mem.cli.state import AppContext, app_context, opened
+from soloqueue_mem.errors import BadInput, UsageError
+from soloqueue_mem.home import validate_id
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from soloqueue_mem.graph.store import Scope
+
+app = typer.Typer(
+    help="Associative graph memory (seed 002): remember, recall, focus, compress.",
+    no_args_is_help=True,
+)
+NO_GRAPH = "no graph in this store yet (try: soloqueue-mem graph remember)"
+BudgetOpt = Annotated[
+    float | None,
+    typer.Option("--time-budget", help="Seconds for a compression slice (graph_time_slice)."),
+]
+
+
+class ExportFormat(StrEnum):
+    json = "json"
+    dot = "dot"
+    mermaid = "mermaid"
+
+
+def _scope(group: str, agent: str) -> Scope:
+    from soloqueue_mem.graph.store import Scope
+
+    return Scope(validate_id("group", group), validate_id("agent", agent))
+
+
+def _graph(app_ctx: AppContext, create: bool = False) -> sqlite3.Connection | None:
+    from soloqueue_mem.db.stores import open_graph
+
+    return open_graph(app_ctx.home, app_ctx.config, create=create)
+
+
+def _params(app_ctx: AppContext) -> Any:
+    from soloqueue_mem.graph.params import params
+
+    return params(app_ctx.config)
+
+
+def _work(app_ctx: AppContext, wait: bool, budget: float | None = None) -> dict[str, Any] | None:
+    from soloqueue_mem.cli.graph_worker import steps_for
+    from soloqueue_mem.graph.worker import work
+
+    def open_store() -> sqlite3.Connection:
+        conn = _graph(app_ctx, create=True)
+        assert conn is not None
+        return conn
+
+    steps = steps_for(app_ctx.home, app_ctx.config, os.environ)
+    return work(app_ctx.home.root, open_store, steps, _params(app_ctx), wait, budget)
+
+
+@app.command("remember")
+@boundary
+def remember(
+    ctx: typer.Context,
+    session: SessionOpt = None,
+    sync: Annotated[
+        bool, typer.Option("--sync", help="Process the queue before returning.")
+    ] = False,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Queue chat messages for the agent's graph and return at once.
+
+    Messages come from stdin (an OpenAI message array, one message, or JSONL), or are
+    the turns of --session. A background worker turns them into nodes, links and focus;
+    --sync does it before returning. Exit 75 when the queue is full.
+    """
+    from soloqueue_mem.clock import iso
+    from soloqueue_mem.graph import ops
+
+    app_ctx = app_context(ctx, fmt, root)
+    scope = _scope(group, agent)
+    if session is not None:
+        messages = _session_messages(app_ctx, scope, validate_id("session", session))
+    else:
+        data = sys.stdin.buffer.read(app_ctx.config.max_input_bytes + 1)
+        messages = ops.read_messages(data, app_ctx.config.max_input_bytes)
+    messages = [{**m, "content": app_ctx.redacted(m["content"])} for m in messages]
+    with opened(_graph(app_ctx, create=True), NO_GRAPH) as conn:
+        result = ops.remember(conn, scope, messages, iso(app_ctx.now), _params(app_ctx))
+    if sync:
+        result["processed"] = _work(app_ctx, wait=True)
+    else:
+        from soloqueue_mem.cli.graph_worker import start
+
+        start(app_ctx.home.root)
+    emit_object(result, app_ctx.format)
+
+
+def _session_messages(app_ctx: AppContext, scope: Scope, session: str) -> list[dict[str, str]]:
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.graph.ops import messages_of
+    from soloqueue_mem.sessions.events import SessionKey, parse_event
+    from soloqueue_mem.sessions.turns import session_turns
+
+    missing = f"session {session} not found (try: soloqueue-mem session list)"
+    with opened(open_memory(app_ctx.home, app_ctx.config, create=False), missing) as conn:
+        turns = session_turns(conn, SessionKey(scope.group, scope.agent, session))
+    if not turns:
+        raise BadInput(missing)
+    return messages_of(parse_event({"role": t.role, "content": t.content}) for t in turns)
+
+
+@app.command("work")
+@boundary
+def work_command(
+    ctx: typer.Context,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Wait for a running worker instead of exit 75.")
+    ] = False,
+    budget: BudgetOpt = None,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Process the graph queue now, in order (each task then one compression slice)."""
+    from soloqueue_mem.errors import TempFail
+
+    app_ctx = app_context(ctx, fmt, root)
+    if not app_ctx.home.graph_db.exists():
+        emit_object({"tasks": 0, "nodes": 0, "queued": 0}, app_ctx.format)
+        return
+    report = _work(app_ctx, wait=wait, budget=budget)
+    if report is None:
+        raise TempFail("another graph worker is running; try again later or use --wait")
+    emit_object(report, app_ctx.format)
+
+
+@app.command("recall")
+@boundary
+def recall(
+    ctx: typer.Context,
+    keywords: Annotated[
+        list[str],
+        typer.Option("--keywords", "-k", help="Keyword to match (repeat, or comma-separated)."),
+    ],
+    relation: Annotated[
+        list[str] | None,
+        typer.Option("--relation", "-r", help="Only paths over these relations (repeat)."),
+    ] = None,
+    depth: Annotated[
+        int | None, typer.Option("--depth", help="Hops from the focus (graph_default_search_depth).")
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", "-n", help="Most results, 0 for all (graph_max_search_results)."),
+    ] = None,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Search from the focus nodes, strongest path first; the focus does not change.
+
+    --format text prints seed 002's "[记忆] …" blocks separated by ---, with a line for
+    each forgotten thing a returned memory points at.
+    """
+    from soloqueue_mem.graph import recall as graph_recall
+
+    app_ctx = app_context(ctx, fmt, root)
+    params = _params(app_ctx)
+    words = [w.strip() for value in keywords for w in value.split(",") if w.strip()]
+    depth = params.default_search_depth if depth is None else depth
+    limit = params.max_search_results if limit is None else limit
+    if not words:
+        raise UsageError("give at least one keyword with --keywords")
+    if depth < 0 or limit < 0:
+        raise UsageError("--depth and --limit must not be negative")
+    conn = _graph(app_ctx)
+    result = graph_recall.Recalled([], [])
+    if conn is not None:
+        with opened(conn, NO_GRAPH):
+            floor = params.link_break_threshold
+            scope = _scope(group, agent)
+            result = graph_recall.recall(conn, scope, words, relation, depth, limit, floor)
+    data = graph_recall.as_json(result)
+    emit_object(
+        data,
+        app_ctx.format,
+        table=lambda: print_table(
+            None,
+            ["node", "strength", "matched", "content"],
+            (
+                (r["node_id"], r["path_strength"], ",".join(r["matched_keywords"]), r["content"])
+                for r in data["results"]
+            ),
+        ),
+        text=lambda: str(data["text"]),
+    )
+
+
+@app.command("focus")
+@boundary
+def focus(
+    ctx: typer.Context,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """The agent's focus nodes, newest first."""
+    from soloqueue_mem.graph.ops import focus_nodes
+
+    app_ctx = app_context(ctx, fmt, root)
+    conn = _graph(app_ctx)
+    rows = []
+    if conn is not None:
+        with opened(conn, NO_GRAPH):
+            rows = focus_nodes(conn, _scope(group, agent))
+    if app_ctx.format is Format.table:
+        print_table(
+            "focus", ["#", "node", "phrase"], ((r["position"], r["node_id"], r["phrase"]) for r in rows)
+        )
+    else:
+        emit_list(rows, app_ctx.format)
+
+
+@app.command("show")
+@boundary
+def show(
+    ctx: typer.Context,
+    node: Annotated[int, typer.Argument(help="Node id (see graph focus, graph recall).")],
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """A node: content, phrase, keywords, links out and in with strengths, dangling."""
+    from soloqueue_mem.graph.ops import show as show_node
+
+    app_ctx = app_context(ctx, fmt, root)
+    with opened(_graph(app_ctx), f"graph node {node} not found") as conn:
+        data = show_node(conn, node, _params(app_ctx))
+
+    def table() -> None:
+        rows = [("content", data["content"]), ("phrase", data["phrase"])]
+        rows += [("keywords", ", ".join(data["keywords"])), ("importance", data["importance"])]
+        for way in ("out", "in"):
+            for link in data[way]:
+                gone = " (forgotten)" if link["dangling"] else ""
+                name = link["relation"] or ""
+                rows.append((f"{way} {link['node_id']}{gone}", f"{link['strength']} {name}"))
+        print_table(f"node {data['node_id']}", ["what", "value"], rows)
+
+    emit_object(data, app_ctx.format, table=table)
+
+
+@app.command("stats")
+@boundary
+def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+    """Nodes, links, dangling links, focus and queued tasks of every graph."""
+    from soloqueue_mem.graph.ops import stats as graph_stats
+
+    app_ctx = app_context(ctx, fmt, root)
+    conn = _graph(app_ctx)
+    try:
+        data = graph_stats(conn, _params(app_ctx))
+    finally:
+        if conn is not None:
+            conn.close()
+    columns = ["group", "agent", "nodes", "links", "dangling_links", "focus", "queued"]
+    emit_object(
+        data,
+        app_ctx.format,
+        table=lambda: print_table(
+            f"graphs ({data['queued']} queued)", columns, ([g[c] for c in columns] for g in data["graphs"])
+        ),
+    )
+
+
+@app.command("compress")
+@boundary
+def compress(
+    ctx: typer.Context,
+    budget: BudgetOpt = None,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Wait for a running worker instead of exit 75.")
+    ] = False,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Run one compression slice over the agent's graph (under the worker lock)."""
+    from soloqueue_mem.cli.graph_worker import steps_for
+    from soloqueue_mem.graph.compress import compress_slice
+    from soloqueue_mem.graph.worker import lock_path
+    from soloqueue_mem.lifecycle import lock
+
+    app_ctx = app_context(ctx, fmt, root)
+    scope = _scope(group, agent)
+    if budget is not None and budget <= 0:
+        raise UsageError("--time-budget must be positive")
+    steps = steps_for(app_ctx.home, app_ctx.config, os.environ)
+    with opened(_graph(app_ctx), NO_GRAPH) as conn:
+        with lock.exclusive(lock_path(app_ctx.home.root), "graph worker", wait=wait):
+            report = compress_slice(conn, scope, steps, _params(app_ctx), budget)
+    emit_object({"group": scope.group, "agent": scope.agent, **report}, app_ctx.format)
+
+
+@app.command("export")
+@boundary
+def export(
+    ctx: typer.Context,
+    as_format: Annotated[
+        ExportFormat, typer.Option("--format", "-f", help="json, dot (Graphviz) or mermaid.")
+    ] = ExportFormat.json,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    root: RootOpt = None,
+) -> None:
+    """The agent's graph as JSON, a Graphviz DOT file or a Mermaid flowchart."""
+    from soloqueue_mem.graph import export as exporter
+    from soloqueue_mem.graph import store
+
+    app_ctx = app_context(ctx, None, root)
+    scope = _scope(group, agent)
+    nodes, links, focus_ids = [], [], []
+    conn = _graph(app_ctx)
+    if conn is not None:
+        with opened(conn, NO_GRAPH):
+            nodes, links = store.nodes_of(conn, scope), store.links_of(conn, scope)
+            focus_ids = store.focus(conn, scope)
+    if as_format is ExportFormat.json:
+        from soloqueue_mem import jsonio
+
+        write(jsonio.dumps(exporter.as_json(nodes, links, focus_ids)) + "\n")
+    else:
+        render = exporter.as_dot if as_format is ExportFormat.dot else exporter.as_mermaid
+        write(render(nodes, links, focus_ids))

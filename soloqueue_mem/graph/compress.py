@@ -1,0 +1,83 @@
+"""Compression, scheme B (seed 002 §3.6, §4.3): one time slice over a graph's nodes in
+scan-count order (fewest scans first, then oldest).
+
+For each node: a focus node is skipped; importance is the sum of the strengths of the
+links pointing at it (those below ``link_break_threshold`` aside); importance 0 →
+delete; target length = length × min(importance, 1); below ``delete_threshold`` →
+delete; at least the length → keep as is; otherwise the content, phrase and keywords
+are compressed to the target and the node's links (in and out) decay by
+``decay_rate`` — except links *from* a focus node, which never decay — and links
+falling below ``link_break_threshold`` are deleted. Every visited node that remains
+has its scan count raised, so the next slice starts with the nodes this one missed.
+Deleting a node deletes its out-links; links into it stay, dangling.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections import Counter
+from collections.abc import Callable
+
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.graph import store
+from soloqueue_mem.graph.params import Params
+from soloqueue_mem.graph.steps import Steps
+from soloqueue_mem.graph.store import Scope
+
+OUTCOMES = ("compressed", "deleted", "kept", "focus")
+
+
+def target_length(length: int, importance: float) -> int:
+    """Seed §3.6 step 4: the length a node of this importance keeps."""
+    return int(length * min(importance, 1.0))
+
+
+def compress_slice(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    steps: Steps,
+    params: Params,
+    budget: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> dict[str, int | bool]:
+    """Visit the graph's nodes in scan order until done or ``budget`` seconds (default
+    ``time_slice``) have passed; counts per outcome and whether it stopped early."""
+    deadline = clock() + (params.time_slice if budget is None else budget)
+    focus = set(store.focus(conn, scope))
+    order = store.scan_order(conn, scope)
+    counts: Counter[str] = Counter()
+    for number, node_id in enumerate(order):
+        if clock() >= deadline:
+            return {**{k: counts[k] for k in OUTCOMES}, "visited": number, "stopped": True}
+        counts[compress_node(conn, node_id, focus, steps, params)] += 1
+    return {**{k: counts[k] for k in OUTCOMES}, "visited": len(order), "stopped": False}
+
+
+def compress_node(
+    conn: sqlite3.Connection, node_id: int, focus: set[int], steps: Steps, params: Params
+) -> str:
+    """One node through §3.6's steps; the outcome (one of ``OUTCOMES``)."""
+    if node_id in focus:
+        return "focus"
+    node = store.get_node(conn, node_id)
+    if node is None:
+        return "deleted"
+    weight = store.importance(conn, node_id, params.link_break_threshold)
+    target = target_length(len(node.content), weight)
+    if weight == 0 or target < params.delete_threshold:
+        with write_tx(conn):
+            store.delete_node(conn, node_id)
+        return "deleted"
+    if target >= len(node.content):
+        with write_tx(conn):
+            store.increment_scan_count(conn, node_id)
+        return "kept"
+    shorter = steps.process(node.content, target)  # the model is called outside the write
+    with write_tx(conn):
+        store.update_content(conn, node_id, shorter.content, shorter.phrase, shorter.keywords)
+        store.decay_links(
+            conn, node_id, params.decay_rate, params.link_break_threshold, focus
+        )
+        store.increment_scan_count(conn, node_id)
+    return "compressed"

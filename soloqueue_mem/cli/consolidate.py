@@ -54,6 +54,7 @@ def consolidate(
         embed=config.search_backend in DENSE_BACKENDS,
         words=vocabulary(config.predicates),
         extracted_on_log=lambda key: extracted_in_store(app.home, config, key),
+        graph=lambda: _graph_step(app),
     )
     model = _model(app)
     try:
@@ -72,6 +73,24 @@ def consolidate(
         if model is not None:
             model.close()
     emit_object(report, app.format, table=lambda: _table(report))
+
+
+def _graph_step(app: Any) -> dict[str, Any]:
+    """The graph queue and one compression slice per agent graph (graph.db only)."""
+    import os
+
+    from soloqueue_mem.cli.graph_worker import steps_for
+    from soloqueue_mem.db.stores import open_graph
+    from soloqueue_mem.graph.params import params
+    from soloqueue_mem.graph.worker import consolidate_graphs
+
+    config = app.config
+    return consolidate_graphs(
+        app.home.root,
+        lambda: open_graph(app.home, config, create=False),
+        steps_for(app.home, config, os.environ),
+        params(config),
+    )
 
 
 def _model(app: Any) -> Any:
@@ -105,6 +124,7 @@ def _table(report: dict[str, Any]) -> None:
         "decay",
         "expire",
         "embed",
+        "graph",
         "identity",
         "daily_summary",
     ):

@@ -88,6 +88,9 @@ def hit_json(hit: Hit, explain: bool, config: Config) -> dict[str, Any]:
             "tags": a.tags,
             "artifact_id": None if a.artifact_id is None else str(a.artifact_id),
         }
+    if c.graph_node is not None:
+        n = c.graph_node
+        data |= {"group": n.group, "agent": n.agent, "phrase": n.phrase, "keywords": n.keywords}
     if explain:
         data["signals"] = _signals(hit, config)
     return data
@@ -99,6 +102,8 @@ def kind_of(hit: Hit) -> str:
         return "working"
     if c.attachment:
         return "attachment"
+    if c.graph_node:
+        return "graph"
     return "memory" if c.memory else "episode" if c.episode else "turn"
 
 
@@ -114,6 +119,8 @@ def item_id(hit: Hit) -> str | None:
         return str(c.working.id)
     if c.attachment:
         return c.attachment.id
+    if c.graph_node:
+        return str(c.graph_node.id)
     return str(c.turn.id) if c.turn and c.turn.id else None
 
 
@@ -167,7 +174,8 @@ def recall_command(
             "(preferences/rules/errors a question asks about), attachments (files "
             "by description, transcription or text), dense (embeddings; "
             "only with search_backend = hybrid or dense), recent (turns of the last "
-            "3 days). Default: all but recent.",
+            "3 days), graph (seed 002's associative graph, from its focus). Default: "
+            "all but recent.",
             show_default=False,
         ),
     ] = None,

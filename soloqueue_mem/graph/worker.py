@@ -91,3 +91,33 @@ def work(
         if not newer:
             total["queued"] = len(seen)
             return total
+
+
+def consolidate_graphs(
+    root: Path,
+    open_graph: Callable[[], sqlite3.Connection | None],
+    steps: Steps,
+    params: Params,
+) -> dict[str, Any]:
+    """consolidate's ``graph`` step: run the queue, then one compression slice per
+    agent graph, sharing one ``time_slice`` between the graphs. Skipped (with the
+    reason) when there is no graph or a worker holds the lock."""
+    from soloqueue_mem.graph import store
+
+    conn = open_graph()
+    if conn is None:
+        return {"skipped": "no graph.db"}
+    try:
+        with lock.exclusive(lock_path(root), "graph worker"):
+            report: dict[str, Any] = drain(conn, steps, params)
+            graphs = store.scopes(conn)
+            share = params.time_slice / max(1, len(graphs))
+            slices = [compress_slice(conn, scope, steps, params, share) for scope in graphs]
+    except TempFail:
+        return {"skipped": "a graph worker is running"}
+    finally:
+        conn.close()
+    report["graphs"] = len(graphs)
+    for key in ("compressed", "deleted", "kept", "visited"):
+        report[key] = report.get(key, 0) + sum(int(s[key]) for s in slices)
+    return report

@@ -13,7 +13,7 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, SessionOpt
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, write
 from soloqueue_mem.cli.state import AppContext, app_context, opened
-from soloqueue_mem.errors import BadInput, UsageError
+from soloqueue_mem.errors import NotFound, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def _session_messages(app_ctx: AppContext, scope: Scope, session: str) -> list[d
     with opened(open_memory(app_ctx.home, app_ctx.config, create=False), missing) as conn:
         turns = session_turns(conn, SessionKey(scope.group, scope.agent, session))
     if not turns:
-        raise BadInput(missing)
+        raise NotFound(missing)
     return messages_of(parse_event({"role": t.role, "content": t.content}) for t in turns)
 
 

@@ -100,7 +100,7 @@ def _pieces(text: str) -> list[str]:
 
 def _short(piece: str) -> bool:
     """A piece this short says too little alone ("好的。", "OK.")."""
-    return len(piece) < 16
+    return len(piece) < 10
 
 
 def _join(left: str, right: str) -> str:

@@ -161,7 +161,8 @@ def recall(
         typer.Option("--relation", "-r", help="Only paths over these relations (repeat)."),
     ] = None,
     depth: Annotated[
-        int | None, typer.Option("--depth", help="Hops from the focus (graph_default_search_depth).")
+        int | None,
+        typer.Option("--depth", help="Hops from the focus (graph_default_search_depth)."),
     ] = None,
     limit: Annotated[
         int | None,
@@ -231,7 +232,9 @@ def focus(
             rows = focus_nodes(conn, _scope(group, agent))
     if app_ctx.format is Format.table:
         print_table(
-            "focus", ["#", "node", "phrase"], ((r["position"], r["node_id"], r["phrase"]) for r in rows)
+            "focus",
+            ["#", "node", "phrase"],
+            ((r["position"], r["node_id"], r["phrase"]) for r in rows),
         )
     else:
         emit_list(rows, app_ctx.format)
@@ -283,7 +286,9 @@ def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> No
         data,
         app_ctx.format,
         table=lambda: print_table(
-            f"graphs ({data['queued']} queued)", columns, ([g[c] for c in columns] for g in data["graphs"])
+            f"graphs ({data['queued']} queued)",
+            columns,
+            ([g[c] for c in columns] for g in data["graphs"]),
         ),
     )
 

@@ -76,8 +76,6 @@ def compress_node(
     shorter = steps.process(node.content, target)  # the model is called outside the write
     with write_tx(conn):
         store.update_content(conn, node_id, shorter.content, shorter.phrase, shorter.keywords)
-        store.decay_links(
-            conn, node_id, params.decay_rate, params.link_break_threshold, focus
-        )
+        store.decay_links(conn, node_id, params.decay_rate, params.link_break_threshold, focus)
         store.increment_scan_count(conn, node_id)
     return "compressed"

@@ -76,7 +76,9 @@ def recall(
             for link in store.out_links(conn, node_id, floor)
             if link.to_id not in taken and (allowed is None or link.relation in allowed)
         ]
-        nodes.update(store.get_nodes(conn, [link.to_id for link in links if link.to_id not in nodes]))
+        nodes.update(
+            store.get_nodes(conn, [link.to_id for link in links if link.to_id not in nodes])
+        )
         for link in links:
             if link.to_id in nodes:  # a deleted target is skipped (reported below)
                 heapq.heappush(

@@ -8,7 +8,10 @@ import sqlite3
 from tests.cli.test_offload import write_config
 
 CONVERSATION = [
-    {"role": "user", "content": "我们决定用 PostgreSQL 做用户系统的数据库。它支持 JSONB，查询也快。"},
+    {
+        "role": "user",
+        "content": "我们决定用 PostgreSQL 做用户系统的数据库。它支持 JSONB，查询也快。",
+    },
     {
         "role": "assistant",
         "content": "Sounds good to me. We should deploy PostgreSQL on Kubernetes next week.",
@@ -164,7 +167,12 @@ def test_the_graph_channel_joins_recall_and_consolidate_runs_the_queue(cli, home
     assert all(h["kind"] != "graph" for h in only)
     remember(cli, LOGIN)
     report = cli.json("consolidate")["graph"]
-    assert report["graphs"] == 1 and report["tasks"] == 0 and report["visited"] == 5 and report["compressed"] == 0
+    assert (
+        report["graphs"] == 1
+        and report["tasks"] == 0
+        and report["visited"] == 5
+        and report["compressed"] == 0
+    )
     assert cli.json("graph", "stats")["queued"] == 0
 
 

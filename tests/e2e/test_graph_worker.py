@@ -22,7 +22,9 @@ def with_lexicon(home: Path, built_lexicon: Path) -> None:
 
 
 def task(n: int) -> bytes:
-    return json.dumps([{"role": "user", "content": f"Message number {n} is about topic {n}."}]).encode()
+    return json.dumps(
+        [{"role": "user", "content": f"Message number {n} is about topic {n}."}]
+    ).encode()
 
 
 def nodes(home: Path) -> list[tuple[int, str]]:
@@ -35,7 +37,9 @@ def test_eight_concurrent_remembers_are_processed_serially_in_queue_order(home, 
     with_lexicon(home, built_lexicon)
     argv = [sys.executable, "-m", "soloqueue_mem", "--format", "json", "graph", "remember"]
     procs = [
-        subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         for _ in range(8)
     ]
     task_ids = {}
@@ -61,12 +65,16 @@ def test_a_worker_killed_mid_task_loses_nothing_and_applies_nothing_twice(home, 
     first = run_process("graph", "remember", "--sync", input=task(1))
     assert first.returncode == 0, first.stderr
     queued = run_process(
-        "graph", "remember", input=task(2), env={"SOLOQUEUE_TESTING": "1",
-        "SOLOQUEUE_FAULT": "graph.mid_task:kill"}
+        "graph",
+        "remember",
+        input=task(2),
+        env={"SOLOQUEUE_TESTING": "1", "SOLOQUEUE_FAULT": "graph.mid_task:kill"},
     )  # its detached worker inherits the fault and dies inside the task's transaction
     assert queued.returncode == 0, queued.stderr
     killed = run_process(
-        "graph", "work", "--wait",
+        "graph",
+        "work",
+        "--wait",
         env={"SOLOQUEUE_TESTING": "1", "SOLOQUEUE_FAULT": "graph.mid_task:kill"},
     )
     assert killed.returncode == -9

@@ -228,7 +228,11 @@ def test_a_stronger_path_is_returned_before_a_weaker_and_newer_focus_wins_ties(h
 
     conn = graph_db(home)
     old_focus, new_focus = add_node(conn, "old focus"), add_node(conn, "new focus")
-    weak, strong, far = add_node(conn, "weak pear"), add_node(conn, "strong pear"), add_node(conn, "far pear")
+    weak, strong, far = (
+        add_node(conn, "weak pear"),
+        add_node(conn, "strong pear"),
+        add_node(conn, "far pear"),
+    )
     tie_old, tie_new = add_node(conn, "tie pear one"), add_node(conn, "tie pear two")
     set_focus(conn, [old_focus, new_focus])
     link(conn, old_focus, weak, 0.3)
@@ -239,4 +243,7 @@ def test_a_stronger_path_is_returned_before_a_weaker_and_newer_focus_wins_ties(h
     found = [f.node.id for f in recall(conn, SCOPE, ["pear"], None, 2, 0, 0.01).found]
     assert found == [strong, far, tie_new, tie_old, weak]
     assert far not in [f.node.id for f in recall(conn, SCOPE, ["pear"], None, 1, 0, 0.01).found]
-    assert [f.node.id for f in recall(conn, SCOPE, ["pear"], None, 2, 2, 0.01).found] == [strong, far]
+    assert [f.node.id for f in recall(conn, SCOPE, ["pear"], None, 2, 2, 0.01).found] == [
+        strong,
+        far,
+    ]

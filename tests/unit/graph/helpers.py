@@ -46,6 +46,6 @@ def link(conn: sqlite3.Connection, a: int, b: int, strength: float, relation: st
         store.create_link(conn, a, b, strength, relation)
 
 
-def set_focus(conn: sqlite3.Connection, ids: list[int], params: Params = Params()) -> None:
+def set_focus(conn: sqlite3.Connection, ids: list[int]) -> None:
     with write_tx(conn):
-        store.push_focus(conn, SCOPE, ids, params.max_focus_count)
+        store.push_focus(conn, SCOPE, ids, Params().max_focus_count)

@@ -45,7 +45,11 @@ def test_the_model_segments_processes_and_names_relations(home):
         report = drain(conn, model_steps(home, server, 15, sleeps), Params())
     assert report["tasks"] == 1 and report["nodes"] == 2 and sleeps == []
     first, second = store.nodes_of(conn, SCOPE)[1:]
-    assert (first.content, first.phrase, first.keywords) == ("我养了一只猫叫咪咪。", "养猫咪咪", ["猫", "咪咪"])
+    assert (first.content, first.phrase, first.keywords) == (
+        "我养了一只猫叫咪咪。",
+        "养猫咪咪",
+        ["猫", "咪咪"],
+    )
     assert second.content == "咪咪每天都睡觉。"  # 它 resolved by the model
     to_focus = {lk.to_id: lk.relation for lk in store.out_links(conn, first.id)}
     assert to_focus[1] == "属于"

@@ -25,7 +25,9 @@ def test_turns_and_sentences_are_pieces_and_a_leading_pronoun_is_resolved(home):
     ]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.text(min_size=1, max_size=900), st.integers(1, 300))
 def test_pieces_stay_within_200_and_compression_within_the_target(home, text, target):
     lexicon = rules_steps(home).lexicon

@@ -4,12 +4,19 @@ scan-count order (fewest scans first, then oldest).
 For each node: a focus node is skipped; importance is the sum of the strengths of the
 links pointing at it (those below ``link_break_threshold`` aside); importance 0 →
 delete; target length = length × min(importance, 1); below ``delete_threshold`` →
-delete; at least the length → keep as is; otherwise the content, phrase and keywords
-are compressed to the target and the node's links (in and out) decay by
-``decay_rate`` — except links *from* a focus node, which never decay — and links
-falling below ``link_break_threshold`` are deleted. Every visited node that remains
-has its scan count raised, so the next slice starts with the nodes this one missed.
-Deleting a node deletes its out-links; links into it stay, dangling.
+delete; at least the length → the content stays; otherwise the content, phrase and
+keywords are compressed to the target. Then the node's links (in and out) decay by
+``decay_rate`` — except links *from* a focus node, which never decay — links falling
+below ``link_break_threshold`` are deleted, and the scan count is raised (so the next
+slice starts with the nodes this one missed).
+
+Why links decay on a node whose content stays: every node created while there was a
+focus gets links of 1.0 from and to the focus nodes, so its importance is at least 1.
+If only compressed nodes decayed, such nodes (and the old focus nodes pointing at them)
+would never be compressed and nothing would ever be forgotten; the seed wants an old
+focus node's out-links to "decay normally from the next compression" (§3.4), which
+only this reading gives. Deleting a node deletes its out-links; links into it stay,
+dangling.
 """
 
 from __future__ import annotations
@@ -69,13 +76,12 @@ def compress_node(
         with write_tx(conn):
             store.delete_node(conn, node_id)
         return "deleted"
-    if target >= len(node.content):
-        with write_tx(conn):
-            store.increment_scan_count(conn, node_id)
-        return "kept"
-    shorter = steps.process(node.content, target)  # the model is called outside the write
+    shorter = None
+    if target < len(node.content):
+        shorter = steps.process(node.content, target)  # the model is called outside the write
     with write_tx(conn):
-        store.update_content(conn, node_id, shorter.content, shorter.phrase, shorter.keywords)
+        if shorter is not None:
+            store.update_content(conn, node_id, shorter.content, shorter.phrase, shorter.keywords)
         store.decay_links(conn, node_id, params.decay_rate, params.link_break_threshold, focus)
         store.increment_scan_count(conn, node_id)
-    return "compressed"
+    return "kept" if shorter is None else "compressed"

@@ -247,3 +247,24 @@ def test_a_stronger_path_is_returned_before_a_weaker_and_newer_focus_wins_ties(h
         strong,
         far,
     ]
+
+
+def test_an_old_node_is_forgotten_in_the_normal_flow_once_it_leaves_the_focus(home):
+    from tests.unit.graph.helpers import graph_db
+
+    conn = graph_db(home)
+    (first,) = remember(conn, ["the very first thing that was said, long ago " * 3])
+    for n in range(10):  # its five successors link it at 1.0, then leave the focus too
+        remember(conn, [f"later topic number {n} " * 4])
+    assert first not in store.focus(conn, SCOPE)
+    assert store.importance(conn, first, 0.01) >= 5.0
+    outcomes = []
+    for _ in range(200):
+        node = store.get_node(conn, first)
+        if node is None:
+            break
+        outcomes.append(compress_node(conn, first, set(store.focus(conn, SCOPE)), Echo(), PARAMS))
+        compress_slice(conn, SCOPE, Echo(), PARAMS)
+    assert outcomes[0] == "kept" and "compressed" in outcomes  # shorter each time …
+    assert store.get_node(conn, first) is None  # … until it is gone
+    assert {link.from_id for link in store.in_links(conn, first)} == {2, 3, 4, 5, 6}  # dangling

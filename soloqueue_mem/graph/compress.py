@@ -25,6 +25,7 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.graph import store
@@ -33,6 +34,7 @@ from soloqueue_mem.graph.steps import Steps
 from soloqueue_mem.graph.store import Scope
 
 OUTCOMES = ("compressed", "deleted", "kept", "focus")
+WRITE_SECONDS = 0.05  # the longest an offline slice holds the write lock at a time
 
 
 def target_length(length: int, importance: float) -> int:
@@ -49,16 +51,24 @@ def compress_slice(
     clock: Callable[[], float] = time.monotonic,
 ) -> dict[str, int | bool]:
     """Visit the graph's nodes in scan order until done or ``budget`` seconds (default
-    ``time_slice``) have passed; counts per outcome and whether it stopped early."""
+    ``time_slice``) have passed; counts per outcome and whether it stopped early.
+
+    Offline, the nodes of up to ``WRITE_SECONDS`` share one write transaction (a commit
+    per node made a slice over a growing graph the worker's main cost); with a model,
+    each node is its own transaction, since no model is called inside one."""
     deadline = clock() + (params.time_slice if budget is None else budget)
     focus = set(store.focus(conn, scope))
     order = store.scan_order(conn, scope)
     counts: Counter[str] = Counter()
-    for number, node_id in enumerate(order):
-        if clock() >= deadline:
-            return {**{k: counts[k] for k in OUTCOMES}, "visited": number, "stopped": True}
-        counts[compress_node(conn, node_id, focus, steps, params)] += 1
-    return {**{k: counts[k] for k in OUTCOMES}, "visited": len(order), "stopped": False}
+    visited = 0
+    while visited < len(order) and clock() < deadline:
+        with write_tx(conn) if steps.llm is None else nullcontext():
+            until = min(deadline, clock() + WRITE_SECONDS)
+            while visited < len(order) and clock() < until:
+                counts[compress_node(conn, order[visited], focus, steps, params)] += 1
+                visited += 1
+    stopped = visited < len(order)
+    return {**{k: counts[k] for k in OUTCOMES}, "visited": visited, "stopped": stopped}
 
 
 def compress_node(

@@ -15,6 +15,10 @@
     Goal: median <= 150 ms.
 (d) One compression slice over those 100,000 nodes with its default budget
     (``graph_time_slice``, 30 s): the time it took against the budget.
+(e) With ``--locomo N``: LoCoMo hit@10 of ``recall`` (default channels, categories
+    1-4) with and without the ``graph`` channel, on the first N conversations; each
+    LoCoMo session is one ``graph remember`` task (offline rules), and a graph hit
+    counts as the turn its text came from. Measured, no goal.
 
 Goals are reported, not enforced. Run with a non-editable install's interpreter, e.g.
 ``/tmp/bench-venv/bin/python benchmarks/bench_graph.py [--quick]``.
@@ -34,6 +38,7 @@ import time
 from pathlib import Path
 
 import _common as c
+from bench_log import FLOOR_ONE, ZH_TEXT
 
 MESSAGES = [
     {
@@ -42,15 +47,6 @@ MESSAGES = [
     },
     {"role": "assistant", "content": "Good choice. We should deploy it on Kubernetes next week."},
 ]
-ZH_TEXT = "今天和产品团队开会，决定把搜索索引改成按字切分，下周一之前完成迁移并补上基准测试。"
-FLOOR_ONE = """
-import sqlite3, sys
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-conn.execute("PRAGMA journal_mode = WAL")
-conn.execute("PRAGMA synchronous = NORMAL")
-conn.execute("INSERT INTO t (body) VALUES (?)", (sys.argv[2],))
-conn.close()
-"""
 FLOOR_WORK = """
 import json, sqlite3, sys
 conn = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -326,14 +322,79 @@ def bench_compress(cli: list[str], store: Path) -> None:
     c.out(f"\ngoal within its budget (30 s + start-up): {c.verdict(seconds <= 31)}\n")
 
 
+def bench_locomo(conversations: int) -> None:
+    c.import_project()
+    import bench_locomo as lb
+
+    from soloqueue_mem.cli.graph_worker import lexicon_for
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.db.stores import open_graph
+    from soloqueue_mem.graph import queue
+    from soloqueue_mem.graph.params import Params
+    from soloqueue_mem.graph.steps import Steps
+    from soloqueue_mem.graph.store import Scope
+    from soloqueue_mem.graph.worker import drain
+    from soloqueue_mem.memory.recall import Request, default_channels, recall
+
+    data = json.loads((c.BENCH_DATA / "locomo10.json").read_text(encoding="utf-8"))
+    config, now = Config(), lb.datetime.now(lb.UTC)
+    without = tuple(name for name in default_channels() if name != "graph")
+    scores: dict[str, list[bool]] = {"recall": [], "recall + graph": []}
+    nodes = 0
+    with tempfile.TemporaryDirectory(prefix="bench-graph-locomo-") as folder:
+        for index, sample in enumerate(data[:conversations]):
+            conv = sample["conversation"]
+            home, conn, docs = lb.ingest(Path(folder) / f"conv-{index}", conv)
+            lexicon = lexicon_for(home)
+            graph = open_graph(home, config)
+            scope = Scope("locomo", "agent")
+            for _, _, turns in lb.sessions_of(conv):
+                messages = [{"role": "user", "content": lb.turn_text(t)} for t in turns]
+                queue.enqueue(graph, scope, messages, "2023-01-01T00:00:00.000Z", 10**6)
+            nodes += drain(graph, Steps(lexicon), Params())["nodes"]
+            graph.close()
+            known = {dia for dia, _ in docs}
+
+            def dia_of(hit, docs=docs):  # type: ignore[no-untyped-def]
+                if hit.candidate.turn is not None:
+                    return hit.candidate.turn.metadata["dia_id"]
+                text = hit.candidate.content
+                return next((dia for dia, body in docs if text in body), None)
+
+            for qa in sample["qa"]:
+                evidence, _ = lb.clean_evidence(qa.get("evidence", []), known)
+                if not evidence or qa["category"] == 5:
+                    continue
+                for name, channels in (("recall", without), ("recall + graph", None)):
+                    request = Request(qa["question"], channels=channels, limit=10)
+                    found = recall(home, conn, request, config, now, lexicon)
+                    ids = {dia_of(h) for h in found.hits}
+                    scores[name].append(bool(ids & set(evidence)))
+            conn.close()
+    c.out(f"### (e) LoCoMo hit@10, {conversations} conversation(s), categories 1-4\n")
+    c.out(
+        c.table(
+            ["recall", "questions", "hit@10"],
+            [(name, len(v), c.pct(sum(v) / max(1, len(v)))) for name, v in scores.items()],
+        )
+    )
+    c.out(f"\n({nodes:,} graph nodes built by the offline rules)\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="10k nodes, fewer runs")
+    parser.add_argument("--locomo", type=int, default=0, help="(e) on N LoCoMo conversations")
+    parser.add_argument("--only-locomo", action="store_true", help="skip (a)-(d)")
     parser.add_argument("--python", default=os.environ.get("BENCH_PYTHON", sys.executable))
     args = parser.parse_args()
     python = args.python
     cli = c.cli_argv(python)
     c.out(c.machine_line(python) + "\n")
+    if args.locomo:
+        bench_locomo(args.locomo)
+    if args.only_locomo:
+        return
     with tempfile.TemporaryDirectory(prefix="bench-graph-") as folder:
         work = Path(folder)
         bench_remember(cli, python, work, 5 if args.quick else 15)

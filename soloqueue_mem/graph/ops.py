@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sqlite3
 from collections.abc import Iterable
 from typing import Any
@@ -18,11 +19,10 @@ def read_messages(data: bytes, max_bytes: int) -> list[dict[str, str]]:
     (one message per line). Any bad part rejects the whole input (BadInput)."""
     from soloqueue_mem import jsonio
     from soloqueue_mem.sessions.events import parse_event
+    from soloqueue_mem.sessions.intake import read_document
 
     if len(data) > max_bytes:
         raise BadInput(f"input is larger than {max_bytes} bytes (max_input_bytes)")
-    if not data.strip():
-        raise BadInput("no input: expected chat messages (a JSON array or JSONL) on stdin")
     lines = [line for line in data.splitlines() if line.strip()]
     if len(lines) > 1 and lines[0].lstrip()[:1] == b"{":
         return messages_of(
@@ -30,15 +30,7 @@ def read_messages(data: bytes, max_bytes: int) -> list[dict[str, str]]:
             for n, line in enumerate(data.splitlines(), start=1)
             if line.strip()
         )
-    value = jsonio.loads(data, line=1)
-    items = value if isinstance(value, list) else [value]
-    events = []
-    for number, item in enumerate(items, start=1):
-        try:
-            events.append(parse_event(item))
-        except BadInput as exc:
-            raise BadInput(f"item {number}: {exc.reason}") from None
-    return messages_of(events)
+    return messages_of(read_document(io.BytesIO(data), max_bytes))
 
 
 def messages_of(events: Iterable[Event]) -> list[dict[str, str]]:

@@ -96,6 +96,8 @@ def remember(
     if session is not None:
         messages = _session_messages(app_ctx, scope, validate_id("session", session))
     else:
+        if sys.stdin is None:
+            raise UsageError("stdin is closed: give messages on stdin or --session")
         data = sys.stdin.buffer.read(app_ctx.config.max_input_bytes + 1)
         messages = ops.read_messages(data, app_ctx.config.max_input_bytes)
     messages = [{**m, "content": app_ctx.redacted(m["content"])} for m in messages]

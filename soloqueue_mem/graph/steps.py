@@ -66,17 +66,16 @@ class Steps:
         return [part for piece in pieces for part in _within_limit(piece)]
 
     def process(self, text: str, target: int | None = None) -> Processed:
-        offline = rules.process(text, self.lexicon, target)
         if self.llm is None:
-            return offline
+            return rules.process(text, self.lexicon, target)
         wanted = f"把内容压缩到不超过 {target} 字。" if target is not None else "内容保持原文。"
         prompt = CONTENT_PROMPT.format(target=wanted, text=text)
         try:
             answer = complete(self.llm, prompt, _processed, self.sleep)
         except LlmError:
-            return offline  # §6.5: keep what the rules give and carry on
-        if target is not None and len(answer.content) > target:
-            return offline
+            answer = None
+        if answer is None or (target is not None and len(answer.content) > target):
+            return rules.process(text, self.lexicon, target)  # §6.5: the rules, and carry on
         return answer if target is not None else answer._replace(content=text)
 
     def relation(self, node: Processed, focus: Any) -> str | None:

@@ -1,9 +1,11 @@
-"""A parser for plain ``log`` and ``artifact save`` calls that does not import Typer.
+"""A parser for plain ``log``, ``artifact save`` and ``graph remember`` calls that does
+not import Typer.
 
 ``import typer`` costs more than three times a bare Python process that inserts a row
 in SQLite, and hooks run ``log`` once per agent turn (and ``artifact save`` for their
-big outputs). This parser accepts exactly the options of those commands (and the global
-ones before them) with valid values; anything else — help, an unknown or
+big outputs; ``graph remember`` must return within a ``log`` call's time). This
+parser accepts exactly the options of those commands (and the global ones before them)
+with valid values; anything else — help, an unknown or
 repeated-oddly option, a bad choice, a missing value — returns None and the call goes
 to the Typer app, which gives the usual help or error. A test keeps these tables in
 step with the Typer commands' parameters.
@@ -42,12 +44,20 @@ SAVE_VALUES = {
 }
 SAVE_LISTS = {"--tag": "tag", "-t": "tag"}
 HOOK_VALUES = {
+GRAPH_REMEMBER_VALUES = {
+    "--session": "session",
+    "-s": "session",
     "--group": "group",
     "-g": "group",
     "--agent": "agent",
     "-a": "agent",
     "--root": "root",
 }
+    "--format": "fmt",
+    "-f": "fmt",
+    "--root": "root",
+}
+GRAPH_REMEMBER_FLAGS = {"--sync": "sync"}
 ROLES = ("user", "assistant", "system", "tool", "thought")
 FORMATS = ("auto", "table", "json", "jsonl", "text")
 ENV = {"group": "SOLOQUEUE_GROUP", "agent": "SOLOQUEUE_AGENT", "session": "SOLOQUEUE_SESSION"}
@@ -80,6 +90,9 @@ LOG = FastCommand(("log",), Options(LOG_VALUES, LOG_FLAGS), (0, 1))
 SAVE = FastCommand(("artifact", "save"), Options(SAVE_VALUES, lists=SAVE_LISTS), (1, 1))
 HOOK = FastCommand(("hook", "claude"), Options(HOOK_VALUES), (0, 1))
 HELP = ("-h", "--help")
+GRAPH_REMEMBER = FastCommand(
+    ("graph", "remember"), Options(GRAPH_REMEMBER_VALUES, GRAPH_REMEMBER_FLAGS), (0, 0)
+)
 
 
 def parse_argv(argv: list[str], command: FastCommand) -> dict[str, Any] | None:
@@ -166,6 +179,9 @@ def run_fast(argv: list[str]) -> int | None:
     """Run a plain ``log``, ``artifact save`` or ``hook claude`` call without Typer;
     None when it is not one."""
     for command, run in ((LOG, _run_log), (SAVE, _run_save)):
+    """Run a plain ``log``, ``artifact save`` or ``graph remember`` call without Typer;
+    None when it is not one."""
+    for command, run in ((LOG, _run_log), (SAVE, _run_save), (GRAPH_REMEMBER, _run_remember)):
         parsed = parse_argv(argv, command)
         if parsed is not None:
             from soloqueue_mem.cli.boundary import run_guarded
@@ -249,4 +265,18 @@ def _run_save(parsed: dict[str, Any]) -> None:
         options.get("group"),
         options.get("author"),
         options.get("mime"),
+    )
+
+
+def _run_remember(parsed: dict[str, Any]) -> None:
+    from soloqueue_mem.cli.graph_run import run_remember
+
+    options = parsed["command"]
+    ids = {key: options[key] if key in options else os.environ.get(ENV[key]) or None for key in ENV}
+    run_remember(
+        _app(parsed),
+        options.get("session"),
+        bool(options.get("sync")),
+        "default" if ids["group"] is None else ids["group"],
+        "default" if ids["agent"] is None else ids["agent"],
     )

@@ -3,29 +3,31 @@
 from __future__ import annotations
 
 import os
-import sys
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, SessionOpt
+from soloqueue_mem.cli.graph_run import NO_GRAPH, graph_db, graph_params, scope_of, work_now
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, write
-from soloqueue_mem.cli.state import AppContext, app_context, opened
-from soloqueue_mem.errors import NotFound, UsageError
-from soloqueue_mem.home import validate_id
+from soloqueue_mem.cli.state import app_context, opened
+from soloqueue_mem.errors import UsageError
 
 if TYPE_CHECKING:
-    import sqlite3
-
-    from soloqueue_mem.graph.store import Scope
+    pass
 
 app = typer.Typer(
     help="Associative graph memory (seed 002): remember, recall, focus, compress.",
     no_args_is_help=True,
 )
-NO_GRAPH = "no graph in this store yet (try: soloqueue-mem graph remember)"
+# No SOLOQUEUE_SESSION here: a hook's session variable must not turn "messages on stdin"
+# into "that session's turns".
+SessionTurns = Annotated[
+    str | None,
+    typer.Option("--session", "-s", help="Remember this session's turns.", show_default=False),
+]
 BudgetOpt = Annotated[
     float | None,
     typer.Option("--time-budget", help="Seconds for a compression slice (graph_time_slice)."),
@@ -38,42 +40,11 @@ class ExportFormat(StrEnum):
     mermaid = "mermaid"
 
 
-def _scope(group: str, agent: str) -> Scope:
-    from soloqueue_mem.graph.store import Scope
-
-    return Scope(validate_id("group", group), validate_id("agent", agent))
-
-
-def _graph(app_ctx: AppContext, create: bool = False) -> sqlite3.Connection | None:
-    from soloqueue_mem.db.stores import open_graph
-
-    return open_graph(app_ctx.home, app_ctx.config, create=create)
-
-
-def _params(app_ctx: AppContext) -> Any:
-    from soloqueue_mem.graph.params import params
-
-    return params(app_ctx.config)
-
-
-def _work(app_ctx: AppContext, wait: bool, budget: float | None = None) -> dict[str, Any] | None:
-    from soloqueue_mem.cli.graph_worker import steps_for
-    from soloqueue_mem.graph.worker import work
-
-    def open_store() -> sqlite3.Connection:
-        conn = _graph(app_ctx, create=True)
-        assert conn is not None
-        return conn
-
-    steps = steps_for(app_ctx.home, app_ctx.config, os.environ)
-    return work(app_ctx.home.root, open_store, steps, _params(app_ctx), wait, budget)
-
-
 @app.command("remember")
 @boundary
 def remember(
     ctx: typer.Context,
-    session: SessionOpt = None,
+    session: SessionTurns = None,
     sync: Annotated[
         bool, typer.Option("--sync", help="Process the queue before returning.")
     ] = False,
@@ -88,42 +59,9 @@ def remember(
     the turns of --session. A background worker turns them into nodes, links and focus;
     --sync does it before returning. Exit 75 when the queue is full.
     """
-    from soloqueue_mem.clock import iso
-    from soloqueue_mem.graph import ops
+    from soloqueue_mem.cli.graph_run import run_remember
 
-    app_ctx = app_context(ctx, fmt, root)
-    scope = _scope(group, agent)
-    if session is not None:
-        messages = _session_messages(app_ctx, scope, validate_id("session", session))
-    else:
-        if sys.stdin is None:
-            raise UsageError("stdin is closed: give messages on stdin or --session")
-        data = sys.stdin.buffer.read(app_ctx.config.max_input_bytes + 1)
-        messages = ops.read_messages(data, app_ctx.config.max_input_bytes)
-    messages = [{**m, "content": app_ctx.redacted(m["content"])} for m in messages]
-    with opened(_graph(app_ctx, create=True), NO_GRAPH) as conn:
-        result = ops.remember(conn, scope, messages, iso(app_ctx.now), _params(app_ctx))
-    if sync:
-        result["processed"] = _work(app_ctx, wait=True)
-    else:
-        from soloqueue_mem.cli.graph_worker import start
-
-        start(app_ctx.home.root)
-    emit_object(result, app_ctx.format)
-
-
-def _session_messages(app_ctx: AppContext, scope: Scope, session: str) -> list[dict[str, str]]:
-    from soloqueue_mem.db.stores import open_memory
-    from soloqueue_mem.graph.ops import messages_of
-    from soloqueue_mem.sessions.events import SessionKey, parse_event
-    from soloqueue_mem.sessions.turns import session_turns
-
-    missing = f"session {session} not found (try: soloqueue-mem session list)"
-    with opened(open_memory(app_ctx.home, app_ctx.config, create=False), missing) as conn:
-        turns = session_turns(conn, SessionKey(scope.group, scope.agent, session))
-    if not turns:
-        raise NotFound(missing)
-    return messages_of(parse_event({"role": t.role, "content": t.content}) for t in turns)
+    run_remember(app_context(ctx, fmt, root), session, sync, group, agent)
 
 
 @app.command("work")
@@ -144,7 +82,7 @@ def work_command(
     if not app_ctx.home.graph_db.exists():
         emit_object({"tasks": 0, "nodes": 0, "queued": 0}, app_ctx.format)
         return
-    report = _work(app_ctx, wait=wait, budget=budget)
+    report = work_now(app_ctx, wait=wait, budget=budget)
     if report is None:
         raise TempFail("another graph worker is running; try again later or use --wait")
     emit_object(report, app_ctx.format)
@@ -183,7 +121,7 @@ def recall(
     from soloqueue_mem.graph import recall as graph_recall
 
     app_ctx = app_context(ctx, fmt, root)
-    params = _params(app_ctx)
+    params = graph_params(app_ctx)
     words = [w.strip() for value in keywords for w in value.split(",") if w.strip()]
     depth = params.default_search_depth if depth is None else depth
     limit = params.max_search_results if limit is None else limit
@@ -191,12 +129,12 @@ def recall(
         raise UsageError("give at least one keyword with --keywords")
     if depth < 0 or limit < 0:
         raise UsageError("--depth and --limit must not be negative")
-    conn = _graph(app_ctx)
+    conn = graph_db(app_ctx)
     result = graph_recall.Recalled([], [])
     if conn is not None:
         with opened(conn, NO_GRAPH):
             floor = params.link_break_threshold
-            scope = _scope(group, agent)
+            scope = scope_of(group, agent)
             result = graph_recall.recall(conn, scope, words, relation, depth, limit, floor)
     data = graph_recall.as_json(result)
     emit_object(
@@ -227,11 +165,11 @@ def focus(
     from soloqueue_mem.graph.ops import focus_nodes
 
     app_ctx = app_context(ctx, fmt, root)
-    conn = _graph(app_ctx)
+    conn = graph_db(app_ctx)
     rows = []
     if conn is not None:
         with opened(conn, NO_GRAPH):
-            rows = focus_nodes(conn, _scope(group, agent))
+            rows = focus_nodes(conn, scope_of(group, agent))
     if app_ctx.format is Format.table:
         print_table(
             "focus",
@@ -254,8 +192,8 @@ def show(
     from soloqueue_mem.graph.ops import show as show_node
 
     app_ctx = app_context(ctx, fmt, root)
-    with opened(_graph(app_ctx), f"graph node {node} not found") as conn:
-        data = show_node(conn, node, _params(app_ctx))
+    with opened(graph_db(app_ctx), f"graph node {node} not found") as conn:
+        data = show_node(conn, node, graph_params(app_ctx))
 
     def table() -> None:
         rows = [("content", data["content"]), ("phrase", data["phrase"])]
@@ -277,9 +215,9 @@ def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> No
     from soloqueue_mem.graph.ops import stats as graph_stats
 
     app_ctx = app_context(ctx, fmt, root)
-    conn = _graph(app_ctx)
+    conn = graph_db(app_ctx)
     try:
-        data = graph_stats(conn, _params(app_ctx))
+        data = graph_stats(conn, graph_params(app_ctx))
     finally:
         if conn is not None:
             conn.close()
@@ -315,13 +253,13 @@ def compress(
     from soloqueue_mem.lifecycle import lock
 
     app_ctx = app_context(ctx, fmt, root)
-    scope = _scope(group, agent)
+    scope = scope_of(group, agent)
     if budget is not None and budget <= 0:
         raise UsageError("--time-budget must be positive")
     steps = steps_for(app_ctx.home, app_ctx.config, os.environ)
-    with opened(_graph(app_ctx), NO_GRAPH) as conn:
+    with opened(graph_db(app_ctx), NO_GRAPH) as conn:
         with lock.exclusive(lock_path(app_ctx.home.root), "graph worker", wait=wait):
-            report = compress_slice(conn, scope, steps, _params(app_ctx), budget)
+            report = compress_slice(conn, scope, steps, graph_params(app_ctx), budget)
     emit_object({"group": scope.group, "agent": scope.agent, **report}, app_ctx.format)
 
 
@@ -341,9 +279,9 @@ def export(
     from soloqueue_mem.graph import store
 
     app_ctx = app_context(ctx, None, root)
-    scope = _scope(group, agent)
+    scope = scope_of(group, agent)
     nodes, links, focus_ids = [], [], []
-    conn = _graph(app_ctx)
+    conn = graph_db(app_ctx)
     if conn is not None:
         with opened(conn, NO_GRAPH):
             nodes, links = store.nodes_of(conn, scope), store.links_of(conn, scope)

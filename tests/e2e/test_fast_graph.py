@@ -1,0 +1,104 @@
+"""The Typer-free parser for plain `graph remember` calls behaves exactly like the Typer
+command: same stdout, stderr, exit status and queued tasks."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from soloqueue_mem.cli.fast import (
+    GRAPH_REMEMBER,
+    GRAPH_REMEMBER_FLAGS,
+    GRAPH_REMEMBER_VALUES,
+    parse_argv,
+)
+from tests.e2e.test_fast_artifact import run
+from tests.e2e.test_fast_log import TYPER_ONLY
+
+MESSAGES = json.dumps([{"role": "user", "content": "The release is on Friday."}]).encode()
+
+
+def test_the_option_table_matches_the_typer_command():
+    import typer.main
+
+    from soloqueue_mem.cli.app import build_app
+
+    group = typer.main.get_command(build_app("graph"))
+    remember = group.commands["graph"].commands["remember"]
+    options = {o for p in remember.params if p.param_type_name == "option" for o in p.opts}
+    assert options == set(GRAPH_REMEMBER_VALUES) | set(GRAPH_REMEMBER_FLAGS)
+    assert [p for p in remember.params if p.param_type_name == "argument"] == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["graph", "remember", "--help"],
+        ["graph", "remember", "extra"],
+        ["graph", "remember", "--sync=yes"],
+        ["graph", "recall", "-k", "x"],
+        ["graph", "remember", "--format", "yaml"],
+        ["graph", "--root", "r", "remember"],
+    ],
+)
+def test_anything_unusual_goes_to_typer(argv):
+    assert parse_argv(argv, GRAPH_REMEMBER) is None
+
+
+def tasks(home: Path) -> list[tuple]:
+    if not (home / "graph.db").exists():
+        return []
+    with sqlite3.connect(home / "graph.db") as conn:
+        return conn.execute(
+            "SELECT task_id, group_id, agent_id, messages_json FROM graph_tasks"
+        ).fetchall()
+
+
+CASES = [
+    ["--format", "json", "graph", "remember"],
+    ["graph", "remember", "-a", "bob", "--group=g1", "-f", "jsonl"],
+    ["graph", "remember", "--agent", "../x"],
+    ["graph", "remember", "--session", "nope"],
+]
+
+
+@pytest.mark.parametrize("argv", CASES)
+def test_fast_and_typer_paths_agree(tmp_path, argv):
+    assert parse_argv(argv, GRAPH_REMEMBER) is not None
+    results = []
+    for name, prefix in (
+        ("fast", [sys.executable, "-m", "soloqueue_mem"]),
+        ("typer", [sys.executable, "-c", TYPER_ONLY]),
+    ):
+        cwd = tmp_path / name
+        cwd.mkdir()
+        home = cwd / ".soloqueue"
+        home.mkdir(mode=0o700)
+        (home / ".graph.lock").touch()
+        fd = os.open(home / ".graph.lock", os.O_RDWR)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # the worker each call starts leaves at once
+        try:
+            results.append((run(prefix, argv, MESSAGES, cwd, home), tasks(home)))
+        finally:
+            os.close(fd)
+    assert results[0] == results[1]
+
+
+def test_a_plain_remember_never_imports_typer(home):
+    probe = (
+        "import sys, json; sys.argv = ['soloqueue-mem', 'graph', 'remember', '--sync'];"
+        "import soloqueue_mem.cli as c\ntry: c.main()\nexcept SystemExit: pass\n"
+        "sys.stderr.write(json.dumps('typer' in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], input=MESSAGES, capture_output=True, check=False, timeout=60
+    )
+    assert json.loads(done.stdout)["processed"]["nodes"] == 1
+    assert json.loads(done.stderr.decode().splitlines()[-1]) is False

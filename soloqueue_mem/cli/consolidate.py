@@ -79,18 +79,25 @@ def _graph_step(app: Any) -> dict[str, Any]:
     """The graph queue and one compression slice per agent graph (graph.db only)."""
     import os
 
-    from soloqueue_mem.cli.graph_worker import steps_for
+    from soloqueue_mem.cli.graph_worker import start_if_queued, steps_for
     from soloqueue_mem.db.stores import open_graph
     from soloqueue_mem.graph.params import params
     from soloqueue_mem.graph.worker import consolidate_graphs
 
     config = app.config
-    return consolidate_graphs(
+    report = consolidate_graphs(
         app.home.root,
         lambda: open_graph(app.home, config, create=False),
         steps_for(app.home, config, os.environ),
         params(config),
     )
+    conn = open_graph(app.home, config, create=False)
+    if conn is not None:
+        try:
+            start_if_queued(app.home.root, conn)  # tasks queued during the step
+        finally:
+            conn.close()
+    return report
 
 
 def _model(app: Any) -> Any:

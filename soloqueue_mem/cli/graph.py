@@ -247,7 +247,7 @@ def compress(
     root: RootOpt = None,
 ) -> None:
     """Run one compression slice over the agent's graph (under the worker lock)."""
-    from soloqueue_mem.cli.graph_worker import steps_for
+    from soloqueue_mem.cli.graph_worker import start_if_queued, steps_for
     from soloqueue_mem.graph.compress import compress_slice
     from soloqueue_mem.graph.worker import lock_path
     from soloqueue_mem.lifecycle import lock
@@ -260,6 +260,7 @@ def compress(
     with opened(graph_db(app_ctx), NO_GRAPH) as conn:
         with lock.exclusive(lock_path(app_ctx.home.root), "graph worker", wait=wait):
             report = compress_slice(conn, scope, steps, graph_params(app_ctx), budget)
+        start_if_queued(app_ctx.home.root, conn)  # tasks queued meanwhile found no worker
     emit_object({"group": scope.group, "agent": scope.agent, **report}, app_ctx.format)
 
 

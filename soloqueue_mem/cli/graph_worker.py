@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from soloqueue_mem.config import Config
     from soloqueue_mem.graph.steps import Steps
     from soloqueue_mem.home import Home
@@ -26,6 +28,15 @@ def start(root: Path) -> None:
     from soloqueue_mem.cli.detached import spawn
 
     spawn(__name__, [str(root)])
+
+
+def start_if_queued(root: Path, conn: sqlite3.Connection) -> None:
+    """Start a worker when tasks wait: they were queued while we held the worker lock,
+    and the workers their ``graph remember`` started left at once."""
+    from soloqueue_mem.graph.queue import depth
+
+    if depth(conn):
+        start(root)
 
 
 def steps_for(home: Home, config: Config, env: Mapping[str, str]) -> Steps:

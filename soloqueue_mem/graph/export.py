@@ -15,6 +15,7 @@ FORMATS = ("json", "dot", "mermaid")
 
 
 def as_json(nodes: list[Node], links: list[Link], focus: list[int]) -> dict[str, Any]:
+    known, known_focus = {n.id for n in nodes}, set(focus)
     return {
         "nodes": [
             {
@@ -24,7 +25,7 @@ def as_json(nodes: list[Node], links: list[Link], focus: list[int]) -> dict[str,
                 "keywords": n.keywords,
                 "created_at": n.created_at,
                 "scan_count": n.scan_count,
-                "focus": n.id in focus,
+                "focus": n.id in known_focus,
             }
             for n in nodes
         ],
@@ -34,7 +35,7 @@ def as_json(nodes: list[Node], links: list[Link], focus: list[int]) -> dict[str,
                 "to_id": str(link.to_id),
                 "strength": round(link.strength, 6),
                 "relation": link.relation,
-                "dangling": link.to_id not in {n.id for n in nodes},
+                "dangling": link.to_id not in known,
             }
             for link in links
         ],

@@ -43,7 +43,6 @@ SAVE_VALUES = {
     "--root": "root",
 }
 SAVE_LISTS = {"--tag": "tag", "-t": "tag"}
-HOOK_VALUES = {
 GRAPH_REMEMBER_VALUES = {
     "--session": "session",
     "-s": "session",
@@ -51,13 +50,18 @@ GRAPH_REMEMBER_VALUES = {
     "-g": "group",
     "--agent": "agent",
     "-a": "agent",
-    "--root": "root",
-}
     "--format": "fmt",
     "-f": "fmt",
     "--root": "root",
 }
 GRAPH_REMEMBER_FLAGS = {"--sync": "sync"}
+HOOK_VALUES = {
+    "--group": "group",
+    "-g": "group",
+    "--agent": "agent",
+    "-a": "agent",
+    "--root": "root",
+}
 ROLES = ("user", "assistant", "system", "tool", "thought")
 FORMATS = ("auto", "table", "json", "jsonl", "text")
 ENV = {"group": "SOLOQUEUE_GROUP", "agent": "SOLOQUEUE_AGENT", "session": "SOLOQUEUE_SESSION"}
@@ -176,11 +180,8 @@ def _valid(found: dict[str, Any]) -> bool:
 
 
 def run_fast(argv: list[str]) -> int | None:
-    """Run a plain ``log``, ``artifact save`` or ``hook claude`` call without Typer;
-    None when it is not one."""
-    for command, run in ((LOG, _run_log), (SAVE, _run_save)):
-    """Run a plain ``log``, ``artifact save`` or ``graph remember`` call without Typer;
-    None when it is not one."""
+    """Run a plain ``log``, ``artifact save``, ``graph remember`` or ``hook claude`` call
+    without Typer; None when it is not one."""
     for command, run in ((LOG, _run_log), (SAVE, _run_save), (GRAPH_REMEMBER, _run_remember)):
         parsed = parse_argv(argv, command)
         if parsed is not None:

@@ -1,9 +1,10 @@
-"""A parser for plain ``log``, ``artifact save`` and ``graph remember`` calls that does
-not import Typer.
+"""A parser for plain ``log``, ``artifact save``, ``graph remember`` and ``graph recall``
+calls that does not import Typer.
 
 ``import typer`` costs more than three times a bare Python process that inserts a row
 in SQLite, and hooks run ``log`` once per agent turn (and ``artifact save`` for their
-big outputs; ``graph remember`` must return within a ``log`` call's time). This
+big outputs; ``graph remember`` must return within a ``log`` call's time, ``graph
+recall`` within 150 ms on a big graph). This
 parser accepts exactly the options of those commands (and the global ones before them)
 with valid values; anything else — help, an unknown or
 repeated-oddly option, a bad choice, a missing value — returns None and the call goes
@@ -55,6 +56,24 @@ GRAPH_REMEMBER_VALUES = {
     "--root": "root",
 }
 GRAPH_REMEMBER_FLAGS = {"--sync": "sync"}
+GRAPH_RECALL_VALUES = {
+    "--depth": "depth",
+    "--limit": "limit",
+    "-n": "limit",
+    "--group": "group",
+    "-g": "group",
+    "--agent": "agent",
+    "-a": "agent",
+    "--format": "fmt",
+    "-f": "fmt",
+    "--root": "root",
+}
+GRAPH_RECALL_LISTS = {
+    "--keywords": "keywords",
+    "-k": "keywords",
+    "--relation": "relation",
+    "-r": "relation",
+}
 HOOK_VALUES = {
     "--group": "group",
     "-g": "group",
@@ -96,6 +115,9 @@ HOOK = FastCommand(("hook", "claude"), Options(HOOK_VALUES), (0, 1))
 HELP = ("-h", "--help")
 GRAPH_REMEMBER = FastCommand(
     ("graph", "remember"), Options(GRAPH_REMEMBER_VALUES, GRAPH_REMEMBER_FLAGS), (0, 0)
+)
+GRAPH_RECALL = FastCommand(
+    ("graph", "recall"), Options(GRAPH_RECALL_VALUES, lists=GRAPH_RECALL_LISTS), (0, 0)
 )
 
 
@@ -180,11 +202,16 @@ def _valid(found: dict[str, Any]) -> bool:
 
 
 def run_fast(argv: list[str]) -> int | None:
-    """Run a plain ``log``, ``artifact save``, ``graph remember`` or ``hook claude`` call
-    without Typer; None when it is not one."""
-    for command, run in ((LOG, _run_log), (SAVE, _run_save), (GRAPH_REMEMBER, _run_remember)):
+    """Run a plain ``log``, ``artifact save``, ``graph remember``, ``graph recall`` or
+    ``hook claude`` call without Typer; None when it is not one."""
+    for command, run in (
+        (LOG, _run_log),
+        (SAVE, _run_save),
+        (GRAPH_REMEMBER, _run_remember),
+        (GRAPH_RECALL, _run_recall),
+    ):
         parsed = parse_argv(argv, command)
-        if parsed is not None:
+        if parsed is not None and (command is not GRAPH_RECALL or _recall_valid(parsed)):
             from soloqueue_mem.cli.boundary import run_guarded
 
             return run_guarded(run, parsed)
@@ -278,6 +305,31 @@ def _run_remember(parsed: dict[str, Any]) -> None:
         _app(parsed),
         options.get("session"),
         bool(options.get("sync")),
+        "default" if ids["group"] is None else ids["group"],
+        "default" if ids["agent"] is None else ids["agent"],
+    )
+
+
+def _recall_valid(parsed: dict[str, Any]) -> bool:
+    """Keywords given and whole numbers where Typer wants them (else Typer reports)."""
+    options = parsed["command"]
+    numbers = [options[key] for key in ("depth", "limit") if key in options]
+    return bool(options.get("keywords")) and all(
+        n.lstrip("-").isascii() and n.lstrip("-").isdigit() for n in numbers
+    )
+
+
+def _run_recall(parsed: dict[str, Any]) -> None:
+    from soloqueue_mem.cli.graph_run import run_recall
+
+    options = parsed["command"]
+    ids = {key: options[key] if key in options else os.environ.get(ENV[key]) or None for key in ENV}
+    run_recall(
+        _app(parsed),
+        options["keywords"],
+        options.get("relation"),
+        int(options["depth"]) if "depth" in options else None,
+        int(options["limit"]) if "limit" in options else None,
         "default" if ids["group"] is None else ids["group"],
         "default" if ids["agent"] is None else ids["agent"],
     )

@@ -118,38 +118,9 @@ def recall(
     --format text prints seed 002's "[记忆] …" blocks separated by ---, with a line for
     each forgotten thing a returned memory points at.
     """
-    from soloqueue_mem.graph import recall as graph_recall
+    from soloqueue_mem.cli.graph_run import run_recall
 
-    app_ctx = app_context(ctx, fmt, root)
-    params = graph_params(app_ctx)
-    words = [w.strip() for value in keywords for w in value.split(",") if w.strip()]
-    depth = params.default_search_depth if depth is None else depth
-    limit = params.max_search_results if limit is None else limit
-    if not words:
-        raise UsageError("give at least one keyword with --keywords")
-    if depth < 0 or limit < 0:
-        raise UsageError("--depth and --limit must not be negative")
-    conn = graph_db(app_ctx)
-    result = graph_recall.Recalled([], [])
-    if conn is not None:
-        with opened(conn, NO_GRAPH):
-            floor = params.link_break_threshold
-            scope = scope_of(group, agent)
-            result = graph_recall.recall(conn, scope, words, relation, depth, limit, floor)
-    data = graph_recall.as_json(result)
-    emit_object(
-        data,
-        app_ctx.format,
-        table=lambda: print_table(
-            None,
-            ["node", "strength", "matched", "content"],
-            (
-                (r["node_id"], r["path_strength"], ",".join(r["matched_keywords"]), r["content"])
-                for r in data["results"]
-            ),
-        ),
-        text=lambda: str(data["text"]),
-    )
+    run_recall(app_context(ctx, fmt, root), keywords, relation, depth, limit, group, agent)
 
 
 @app.command("focus")

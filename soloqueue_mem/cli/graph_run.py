@@ -7,7 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem.cli.output import emit_object
+from soloqueue_mem.cli.output import emit_object, print_table
 from soloqueue_mem.cli.state import AppContext, opened
 from soloqueue_mem.errors import NotFound, UsageError
 from soloqueue_mem.home import validate_id
@@ -46,6 +46,50 @@ def run_remember(
 
         start(app_ctx.home.root)
     emit_object(result, app_ctx.format)
+
+
+def run_recall(
+    app_ctx: AppContext,
+    keywords: list[str],
+    relation: list[str] | None,
+    depth: int | None,
+    limit: int | None,
+    group: str,
+    agent: str,
+) -> None:
+    """Recall from the agent's focus and print the result (JSON, table or the seed's
+    text)."""
+    from soloqueue_mem.graph import recall as graph_recall
+
+    params = graph_params(app_ctx)
+    words = [w.strip() for value in keywords for w in value.split(",") if w.strip()]
+    depth = params.default_search_depth if depth is None else depth
+    limit = params.max_search_results if limit is None else limit
+    if not words:
+        raise UsageError("give at least one keyword with --keywords")
+    if depth < 0 or limit < 0:
+        raise UsageError("--depth and --limit must not be negative")
+    conn = graph_db(app_ctx)
+    result = graph_recall.Recalled([], [])
+    if conn is not None:
+        with opened(conn, NO_GRAPH):
+            floor = params.link_break_threshold
+            scope = scope_of(group, agent)
+            result = graph_recall.recall(conn, scope, words, relation, depth, limit, floor)
+    data = graph_recall.as_json(result)
+    emit_object(
+        data,
+        app_ctx.format,
+        table=lambda: print_table(
+            None,
+            ["node", "strength", "matched", "content"],
+            (
+                (r["node_id"], r["path_strength"], ",".join(r["matched_keywords"]), r["content"])
+                for r in data["results"]
+            ),
+        ),
+        text=lambda: str(data["text"]),
+    )
 
 
 def _session_messages(app_ctx: AppContext, scope: Scope, session: str) -> list[dict[str, str]]:

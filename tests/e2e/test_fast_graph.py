@@ -1,5 +1,5 @@
-"""The Typer-free parser for plain `graph remember` calls behaves exactly like the Typer
-command: same stdout, stderr, exit status and queued tasks."""
+"""The Typer-free parser for plain `graph remember` and `graph recall` calls behaves
+exactly like the Typer commands: same stdout, stderr, exit status and queued tasks."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 
 from soloqueue_mem.cli.fast import (
+    GRAPH_RECALL,
+    GRAPH_RECALL_LISTS,
+    GRAPH_RECALL_VALUES,
     GRAPH_REMEMBER,
     GRAPH_REMEMBER_FLAGS,
     GRAPH_REMEMBER_VALUES,
@@ -102,3 +105,61 @@ def test_a_plain_remember_never_imports_typer(home):
     )
     assert json.loads(done.stdout)["processed"]["nodes"] == 1
     assert json.loads(done.stderr.decode().splitlines()[-1]) is False
+
+
+def test_the_recall_option_table_matches_the_typer_command():
+    import typer.main
+
+    from soloqueue_mem.cli.app import build_app
+
+    group = typer.main.get_command(build_app("graph"))
+    recall = group.commands["graph"].commands["recall"]
+    options = {o for p in recall.params if p.param_type_name == "option" for o in p.opts}
+    repeatable = {o for p in recall.params if getattr(p, "multiple", False) for o in p.opts}
+    assert options == set(GRAPH_RECALL_VALUES) | set(GRAPH_RECALL_LISTS)
+    assert repeatable == set(GRAPH_RECALL_LISTS)
+
+
+RECALLS = [
+    ["--format", "json", "graph", "recall", "-k", "release"],
+    ["graph", "recall", "--keywords", "RELEASE,friday", "--format", "text"],
+    ["graph", "recall", "-k", "release", "--depth", "0", "-n", "1", "-f", "jsonl"],
+    ["graph", "recall", "-k", "release", "-r", "上文", "--limit=5"],
+    ["graph", "recall", "-k", "release", "--depth", "-1"],
+    ["graph", "recall", "-k", ",", "-a", "nobody"],
+    ["graph", "recall", "-k", "x", "--agent", "../x"],
+]
+
+
+@pytest.mark.parametrize("argv", RECALLS)
+def test_fast_and_typer_recall_agree(tmp_path, argv):
+    parsed = parse_argv(argv, GRAPH_RECALL)
+    assert parsed is not None
+    results = []
+    for name, prefix in (
+        ("fast", [sys.executable, "-m", "soloqueue_mem"]),
+        ("typer", [sys.executable, "-c", TYPER_ONLY]),
+    ):
+        cwd = tmp_path / name
+        cwd.mkdir()
+        home = cwd / ".soloqueue"
+        stored = run(prefix, ["graph", "remember", "--sync"], MESSAGES, cwd, home)
+        assert stored[0] == 0, stored
+        results.append(run(prefix, argv, b"", cwd, home))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["graph", "recall"],
+        ["graph", "recall", "-k", "x", "--depth", "two"],
+        ["graph", "recall", "-k", "x", "--limit="],
+        ["graph", "recall", "-k", "x", "extra"],
+    ],
+)
+def test_recall_calls_typer_must_judge_go_to_typer(argv):
+    from soloqueue_mem.cli.fast import _recall_valid
+
+    parsed = parse_argv(argv, GRAPH_RECALL)
+    assert parsed is None or not _recall_valid(parsed)

@@ -60,6 +60,9 @@ def verify_store(
         elif not _has_catalog(home) and scan_blobs(home).blobs:
             findings.append(Finding("error", "missing-catalog", "artifacts.db", "blobs exist"))
         _check_sessions(home, memory, findings, counts)
+        graph = _open_ro(home.graph_db, options, findings)  # graph memory: integrity only
+        if graph is not None:
+            graph.close()
     finally:
         for conn in (memory, artifacts):
             if conn is not None:

@@ -180,3 +180,17 @@ def test_config_keys_are_checked(cli, home):
     write_config(home, "graph_decay_rate = 1.5\n")
     result = cli("graph", "stats")
     assert result.exit_code == 65 and "graph_decay_rate must be between 0 and 1" in result.stderr
+
+
+def test_verify_checks_graph_db(cli, home):
+    remember(cli, LOGIN)
+    assert cli("verify").exit_code == 0
+    data = bytearray((home / "graph.db").read_bytes())
+    data[100:4096] = b"\xff" * (4096 - 100)  # the header's tail and the first page
+    (home / "graph.db").write_bytes(bytes(data))
+    for suffix in ("-wal", "-shm"):
+        (home / f"graph.db{suffix}").unlink(missing_ok=True)
+    report = json.loads(cli("--format", "json", "verify").stdout)
+    assert any(
+        f["kind"] == "corrupt-database" and f["where"] == "graph.db" for f in report["findings"]
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -14,9 +14,6 @@ from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, write
 from soloqueue_mem.cli.state import app_context, opened
 from soloqueue_mem.errors import UsageError
-
-if TYPE_CHECKING:
-    pass
 
 app = typer.Typer(
     help="Associative graph memory (seed 002): remember, recall, focus, compress.",
@@ -80,7 +77,8 @@ def work_command(
 
     app_ctx = app_context(ctx, fmt, root)
     if not app_ctx.home.graph_db.exists():
-        emit_object({"tasks": 0, "nodes": 0, "queued": 0}, app_ctx.format)
+        empty = ("tasks", "nodes", "requeued", "compressed", "deleted", "queued")
+        emit_object(dict.fromkeys(empty, 0), app_ctx.format)
         return
     report = work_now(app_ctx, wait=wait, budget=budget)
     if report is None:

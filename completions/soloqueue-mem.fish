@@ -10,6 +10,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a demo -d 'Log a short bil
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a episode -d 'List, show and search episodes (one per finished session stretch).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a export -d 'Write everything that is not derived as a versioned JSONL dump (always JSONL):'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a gc -d 'Remove expired ephemeral artifacts, then (weekly or --deep) unreferenced blobs.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a graph -d 'Associative graph memory (seed 002): remember, recall, focus, compress.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a hook -d 'Hooks for agent harnesses: read the hook\'s JSON on stdin.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a identity -d 'Show, compile and edit the identity files the system prompt is built from.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a import -d 'Import data: an `export` dump (idempotent: what is there is left alone and'
@@ -207,6 +208,70 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_see
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l dry-run
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l force
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l wait
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from graph; and not __fish_seen_subcommand_from compress export focus recall remember show stats work' -a compress -d 'Run one compression slice over the agent\'s graph (under the worker lock).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from graph; and not __fish_seen_subcommand_from compress export focus recall remember show stats work' -a export -d 'The agent\'s graph as JSON, a Graphviz DOT file or a Mermaid flowchart.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from graph; and not __fish_seen_subcommand_from compress export focus recall remember show stats work' -a focus -d 'The agent\'s focus nodes, newest first.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from graph; and not __fish_seen_subcommand_from compress export focus recall remember show stats work' -a recall -d 'Search from the focus nodes, strongest path first; the focus does not change.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from graph; and not __fish_seen_subcommand_from compress export focus recall remember show stats work' -a remember -d 'Queue chat messages for the agent\'s graph and return at once.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from graph; and not __fish_seen_subcommand_from compress export focus recall remember show stats work' -a show -d 'A node: content, phrase, keywords, links out and in with strengths, dangling.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from graph; and not __fish_seen_subcommand_from compress export focus recall remember show stats work' -a stats -d 'Nodes, links, dangling links, focus and queued tasks of every graph.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from graph; and not __fish_seen_subcommand_from compress export focus recall remember show stats work' -a work -d 'Process the graph queue now, in order (each task then one compression slice).'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l time-budget -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l wait
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l format -r -a 'json dot mermaid'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s f -r -a 'json dot mermaid'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l depth -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l keywords -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l limit -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l relation -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s n -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l agent -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l group -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l session -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s a -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s g -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s s -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l sync
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from work; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from work; and not __fish_seen_subcommand_from __none__' -l root -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from work; and not __fish_seen_subcommand_from __none__' -l time-budget -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from work; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from work; and not __fish_seen_subcommand_from __none__' -l wait
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from hook; and not __fish_seen_subcommand_from claude' -a claude -d 'Handle one Claude Code hook event; always exits 0 (fail-open).'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -l group -r

@@ -9,9 +9,9 @@ _soloqueue_mem() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         case "$word" in
-            --agent|--as|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) skip=1 ;;
+            --agent|--as|--author|--channels|--confidence|--content|--depth|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--keywords|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--relation|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) skip=1 ;;
             -*) ;;
-            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag attach attachment attachment list attachment rm attachment show completion consolidate context context build context compress demo episode episode list episode search episode show export gc hook hook claude identity identity compile identity edit identity show import index init kv kv get kv list kv rm kv set log mcp memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show serve session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
+            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag attach attachment attachment list attachment rm attachment show completion consolidate context context build context compress demo episode episode list episode search episode show export gc graph graph compress graph export graph focus graph recall graph remember graph show graph stats graph work hook hook claude identity identity compile identity edit identity show import index init kv kv get kv list kv rm kv set log mcp memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show serve session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
                esac ;;
         esac
@@ -57,6 +57,22 @@ _soloqueue_mem() {
         "export|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "gc|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph compress|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph compress|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph export|--format") COMPREPLY=($(compgen -W "json dot mermaid" -- "$cur")); return ;;
+        "graph export|-f") COMPREPLY=($(compgen -W "json dot mermaid" -- "$cur")); return ;;
+        "graph focus|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph focus|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph recall|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph recall|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph remember|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph remember|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph show|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph stats|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph stats|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph work|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "graph work|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "identity compile|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "identity compile|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "identity edit|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -144,11 +160,11 @@ _soloqueue_mem() {
         "working list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
     esac
     case "$prev" in
-        --agent|--as|--author|--channels|--confidence|--content|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) return ;;
+        --agent|--as|--author|--channels|--confidence|--content|--depth|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--keywords|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--relation|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) return ;;
     esac
     local words=""
     case "$path" in
-        "") words="artifact attach attachment completion consolidate context demo episode export gc hook identity import index init kv log mcp memory path promote query recall remember scratchpad serve session stats trace verify working --format --root -f --quiet --version -q" ;;
+        "") words="artifact attach attachment completion consolidate context demo episode export gc graph hook identity import index init kv log mcp memory path promote query recall remember scratchpad serve session stats trace verify working --format --root -f --quiet --version -q" ;;
         "artifact") words="list read rm save show tag" ;;
         "artifact list") words="--format --group --limit --root --tag -f -g -n -t" ;;
         "artifact read") words="--format --root -f --meta" ;;
@@ -173,6 +189,15 @@ _soloqueue_mem() {
         "episode show") words="--format --root -f" ;;
         "export") words="--agent --format --group --output --root -a -f -g -o --with-blobs" ;;
         "gc") words="--ephemeral-days --format --grace --root -f --deep --dry-run --force --wait" ;;
+        "graph") words="compress export focus recall remember show stats work" ;;
+        "graph compress") words="--agent --format --group --root --time-budget -a -f -g --wait" ;;
+        "graph export") words="--agent --format --group --root -a -f -g" ;;
+        "graph focus") words="--agent --format --group --root -a -f -g" ;;
+        "graph recall") words="--agent --depth --format --group --keywords --limit --relation --root -a -f -g -n" ;;
+        "graph remember") words="--agent --format --group --root --session -a -f -g -s --sync" ;;
+        "graph show") words="--format --root -f" ;;
+        "graph stats") words="--format --root -f" ;;
+        "graph work") words="--format --root --time-budget -f --wait" ;;
         "hook") words="claude" ;;
         "hook claude") words="--agent --group --root -a -g" ;;
         "identity") words="compile edit show" ;;

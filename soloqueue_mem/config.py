@@ -87,6 +87,24 @@ class Config(NamedTuple):
     # extra) instead of memory.db; SOLOQUEUE_DATABASE_URL overrides it. See the README's
     # "PostgreSQL back end" for what runs there. Empty: SQLite.
     database_url: str = ""
+    # graph (seed 002 §5): focus list size (LRU), link decay per compression, strength
+    # of same-batch links, nodes compressed below this many characters are deleted,
+    # links below this strength are deleted.
+    graph_max_focus_count: int = 5
+    graph_decay_rate: float = 0.97
+    graph_link_initial_strength: float = 0.5
+    graph_delete_threshold: int = 5
+    graph_link_break_threshold: float = 0.01
+    # graph compression (scheme B, by scan count): seconds per slice.
+    graph_time_slice: float = 30.0
+    # graph model calls: attempts (backoff 1 s doubling to 30 s) and seconds per call.
+    graph_max_retries: int = 15
+    graph_worker_timeout: float = 300.0
+    # graph recall: hops from the focus nodes, and results (0: no limit).
+    graph_default_search_depth: int = 2
+    graph_max_search_results: int = 100
+    # graph remember: tasks waiting in the queue before it refuses more (exit 75).
+    graph_max_queue_size: int = 1000
 
 
 def load_config(path: Path) -> Config:
@@ -133,6 +151,7 @@ def load_config(path: Path) -> Config:
     for key, value in values.items():
         if key.startswith("recall_weight_") and not 0.0 <= value <= 1.0:  # type: ignore[operator]
             raise BadInput(f"{path}: {key} must be between 0 and 1")
+    _check_graph(path, values)
     for name, weight in dict(values.get("recall_channel_weights", {})).items():  # type: ignore[call-overload]
         if type(weight) not in (int, float) or not 0.0 <= weight <= 10.0:
             raise BadInput(f"{path}: recall_channel_weights.{name} must be a number from 0 to 10")
@@ -155,6 +174,21 @@ def load_config(path: Path) -> Config:
             except BadInput as exc:
                 raise BadInput(f"{path}: {key}: {exc.reason}") from None
     return Config(**values)  # type: ignore[arg-type]
+
+
+_GRAPH_FRACTIONS = ("graph_decay_rate", "graph_link_initial_strength", "graph_link_break_threshold")
+
+
+def _check_graph(path: Path, values: dict[str, object]) -> None:
+    """graph_* fractions lie in [0, 1]; counts and times are positive (0 results: all)."""
+    for key, value in values.items():
+        if not key.startswith("graph_"):
+            continue
+        if key in _GRAPH_FRACTIONS:
+            if not 0.0 <= value <= 1.0:  # type: ignore[operator]
+                raise BadInput(f"{path}: {key} must be between 0 and 1")
+        elif value < (0 if key == "graph_max_search_results" else 1):  # type: ignore[operator]
+            raise BadInput(f"{path}: {key} must be positive")
 
 
 def _aliases(path: Path, key: str, value: object) -> dict[str, str]:

@@ -28,6 +28,7 @@ POINTS = (
     "gc.after_k_unlinks",  # phase 2 stopped after deleting some blobs (k = 1)
     "digest.before_write",  # a session's stretch extracted, its transaction not begun
     "lock.blocked",  # an exclusive lock taken with wait found the lock held: it waits now
+    "graph.mid_task",  # a graph task's nodes written, its transaction not committed
 )
 
 

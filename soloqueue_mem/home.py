@@ -78,6 +78,10 @@ class Home(NamedTuple):
         return self.root / "state.db"
 
     @property
+    def graph_db(self) -> Path:
+        return self.root / "graph.db"
+
+    @property
     def config_file(self) -> Path:
         return self.root / "config.toml"
 

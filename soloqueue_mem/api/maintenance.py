@@ -20,11 +20,13 @@ class Maintenance(StoreBase):
         idle: str | None = None,
         wait: bool = False,
         model: Any = None,
+        graph_steps: Any = None,
         progress: Callable[[str, int, int], None] | None = None,
     ) -> dict[str, Any]:
-        """Turn finished sessions into episodes and memories, dedup, decay, expire
-        (``consolidate``); the report the CLI prints. ``model``: an optional
-        ``ModelExtraction`` (the CLI's comes from SOLOQUEUE_LLM_URL/_MODEL)."""
+        """Turn finished sessions into episodes and memories, dedup, decay, expire, run
+        the graph queue and compress the graphs (``consolidate``); the report the CLI
+        prints. ``model``: an optional ``ModelExtraction``, ``graph_steps`` the graph's
+        ``Steps`` (rules when None; the CLI's use SOLOQUEUE_LLM_URL/_MODEL when set)."""
         from datetime import timedelta
 
         from soloqueue_mem.clock import parse_duration
@@ -42,11 +44,27 @@ class Maintenance(StoreBase):
             embed=config.search_backend in DENSE_BACKENDS,
             words=vocabulary(config.predicates),
             extracted_on_log=lambda key: extracted_in_store(self.home, config, key),
+            graph=lambda: self._graph_step(graph_steps),
         )
         opener = lambda: open_memory(self.home, config)  # noqa: E731
         artifacts = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
         now = self.now()
         return run(self.home, opener, now, options, model, progress, open_artifacts=artifacts)
+
+    def _graph_step(self, steps: Any) -> dict[str, Any]:
+        """The graph queue and one compression slice per agent graph (graph.db only)."""
+        from soloqueue_mem.db.stores import open_graph
+        from soloqueue_mem.graph.params import params
+        from soloqueue_mem.graph.steps import Steps
+        from soloqueue_mem.graph.worker import consolidate_graphs
+
+        config = self.config
+        return consolidate_graphs(
+            self.home.root,
+            lambda: open_graph(self.home, config, create=False),
+            steps or Steps(self._lexicon_loader),
+            params(config),
+        )
 
     @serialised
     def gc(

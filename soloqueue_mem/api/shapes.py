@@ -153,6 +153,9 @@ def recall_hit_json(
             "tags": a.tags,
             "artifact_id": None if a.artifact_id is None else str(a.artifact_id),
         }
+    if c.graph_node is not None:
+        n = c.graph_node
+        data |= {"group": n.group, "agent": n.agent, "phrase": n.phrase, "keywords": n.keywords}
     if explain:
         from soloqueue_mem.config import Config
 
@@ -166,6 +169,8 @@ def kind_of(hit: Hit) -> str:
         return "working"
     if c.attachment:
         return "attachment"
+    if c.graph_node:
+        return "graph"
     return "memory" if c.memory else "episode" if c.episode else "turn"
 
 
@@ -181,6 +186,8 @@ def item_id(hit: Hit) -> str | None:
         return str(c.working.id)
     if c.attachment:
         return c.attachment.id
+    if c.graph_node:
+        return str(c.graph_node.id)
     return str(c.turn.id) if c.turn and c.turn.id else None
 
 

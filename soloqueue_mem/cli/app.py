@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "memory": ("soloqueue_mem.cli.memory", "app", True),
     "recall": ("soloqueue_mem.cli.recall", "recall_command", False),
     "episode": ("soloqueue_mem.cli.episode", "app", True),
+    "graph": ("soloqueue_mem.cli.graph", "app", True),
     "scratchpad": ("soloqueue_mem.cli.scratchpad", "app", True),
     "context": ("soloqueue_mem.cli.context", "app", True),
     "identity": ("soloqueue_mem.cli.identity", "app", True),

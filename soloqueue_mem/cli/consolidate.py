@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Any
 
 import typer
@@ -37,19 +38,40 @@ def consolidate(
     improves extraction when set. --quiet prints nothing unless --format is given. Cron
     names the store: `43 3 * * * soloqueue-mem --root ~/proj/.soloqueue --quiet consolidate`.
     """
+    from soloqueue_mem.cli.graph_worker import steps_for
+
     app = app_context(ctx, fmt, root)
     model = _model(app)
     try:
         with app.store() as store, ProgressLine(app.quiet, "consolidating sessions") as line:
             progress = (lambda step, done, total: line.update(done, total)) if line else None
             report = store.consolidate(
-                dry_run=dry_run, idle=idle, wait=wait, model=model, progress=progress
+                dry_run=dry_run,
+                idle=idle,
+                wait=wait,
+                model=model,
+                graph_steps=steps_for(app.home, app.config, os.environ),
+                progress=progress,
             )
     finally:
         if model is not None:
             model.close()
+    _start_graph_worker(app)
     if report_wanted(app.quiet, app.format_option):
         emit_object(report, app.format, table=lambda: _table(report))
+
+
+def _start_graph_worker(app: Any) -> None:
+    """A detached worker for graph tasks queued while consolidate held the worker lock."""
+    from soloqueue_mem.cli.graph_worker import start_if_queued
+    from soloqueue_mem.db.stores import open_graph
+
+    conn = open_graph(app.home, app.config, create=False)
+    if conn is not None:
+        try:
+            start_if_queued(app.home.root, conn)
+        finally:
+            conn.close()
 
 
 def _model(app: Any) -> Any:
@@ -83,6 +105,7 @@ def _table(report: dict[str, Any]) -> None:
         "decay",
         "expire",
         "embed",
+        "graph",
         "identity",
         "daily_summary",
     ):

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.cli.detached import spawn
 
 LOCK_FILE = ".extract.lock"
 
@@ -24,11 +25,7 @@ def start(root: Path, targets: list[list]) -> None:
     fd = os.open(root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_SH)  # waits only while someone waits for all workers
-        os.set_inheritable(fd, True)
-        argv = [sys.executable, "-m", __name__, str(root), str(fd), jsonio.dumps_compact(targets)]
-        quiet = [(os.POSIX_SPAWN_OPEN, n, os.devnull, os.O_RDWR, 0) for n in (0, 1, 2)]
-        # posix_spawn, not subprocess: no import on log's path, and no child to reap.
-        os.posix_spawn(sys.executable, argv, os.environ, file_actions=quiet, setsid=True)
+        spawn(__name__, [str(root), str(fd), jsonio.dumps_compact(targets)], inherit_fd=fd)
     finally:
         os.close(fd)  # the worker's copy keeps the lock
 

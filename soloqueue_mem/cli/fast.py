@@ -1,9 +1,12 @@
-"""A parser for plain ``log`` and ``artifact save`` calls that does not import Typer.
+"""A parser for plain ``log``, ``artifact save``, ``graph remember`` and ``graph recall``
+calls that does not import Typer.
 
 ``import typer`` costs more than three times a bare Python process that inserts a row
 in SQLite, and hooks run ``log`` once per agent turn (and ``artifact save`` for their
-big outputs). This parser accepts exactly the options of those commands (and the global
-ones before them) with valid values; anything else — help, an unknown or
+big outputs; ``graph remember`` must return within a ``log`` call's time, ``graph
+recall`` within 150 ms on a big graph). This
+parser accepts exactly the options of those commands (and the global ones before them)
+with valid values; anything else — help, an unknown or
 repeated-oddly option, a bad choice, a missing value — returns None and the call goes
 to the Typer app, which gives the usual help or error. A test keeps these tables in
 step with the Typer commands' parameters.
@@ -41,6 +44,34 @@ SAVE_VALUES = {
     "--root": "root",
 }
 SAVE_LISTS = {"--tag": "tag", "-t": "tag"}
+GRAPH_REMEMBER_VALUES = {
+    "--session": "session",
+    "-s": "session",
+    "--group": "group",
+    "-g": "group",
+    "--agent": "agent",
+    "-a": "agent",
+    "--format": "fmt",
+    "-f": "fmt",
+    "--root": "root",
+}
+GRAPH_REMEMBER_FLAGS = {"--sync": "sync"}
+GRAPH_RECALL_VALUES = {
+    "--depth": "depth",
+    "--limit": "limit",
+    "-n": "limit",
+    "--group": "group",
+    "-g": "group",
+    "--agent": "agent",
+    "-a": "agent",
+    "--format": "fmt",
+    "-f": "fmt",
+    "--root": "root",
+}
+GRAPH_RECALL_LISTS = {
+    "--keywords": "keywords",
+    "--relation": "relation",
+}
 HOOK_VALUES = {
     "--group": "group",
     "-g": "group",
@@ -79,6 +110,12 @@ LOG = FastCommand(("log",), Options(LOG_VALUES, LOG_FLAGS), (0, 1))
 SAVE = FastCommand(("artifact", "save"), Options(SAVE_VALUES, lists=SAVE_LISTS), (1, 1))
 HOOK = FastCommand(("hook", "claude"), Options(HOOK_VALUES), (0, 1))
 HELP = ("-h", "--help")
+GRAPH_REMEMBER = FastCommand(
+    ("graph", "remember"), Options(GRAPH_REMEMBER_VALUES, GRAPH_REMEMBER_FLAGS), (0, 0)
+)
+GRAPH_RECALL = FastCommand(
+    ("graph", "recall"), Options(GRAPH_RECALL_VALUES, lists=GRAPH_RECALL_LISTS), (0, 0)
+)
 
 
 def parse_argv(argv: list[str], command: FastCommand) -> dict[str, Any] | None:
@@ -164,11 +201,16 @@ def _valid(found: dict[str, Any]) -> bool:
 
 
 def run_fast(argv: list[str]) -> int | None:
-    """Run a plain ``log``, ``artifact save`` or ``hook claude`` call without Typer;
-    None when it is not one."""
-    for command, run in ((LOG, _run_log), (SAVE, _run_save)):
+    """Run a plain ``log``, ``artifact save``, ``graph remember``, ``graph recall`` or
+    ``hook claude`` call without Typer; None when it is not one."""
+    for command, run in (
+        (LOG, _run_log),
+        (SAVE, _run_save),
+        (GRAPH_REMEMBER, _run_remember),
+        (GRAPH_RECALL, _run_recall),
+    ):
         parsed = parse_argv(argv, command)
-        if parsed is not None:
+        if parsed is not None and (command is not GRAPH_RECALL or _recall_valid(parsed)):
             from soloqueue_mem.cli.boundary import run_guarded
 
             return run_guarded(run, parsed)
@@ -256,4 +298,43 @@ def _run_save(parsed: dict[str, Any]) -> None:
         group,
         options.get("author"),
         options.get("mime"),
+    )
+
+
+def _run_remember(parsed: dict[str, Any]) -> None:
+    from soloqueue_mem.cli.graph_run import run_remember
+
+    options = parsed["command"]
+    ids = {key: options[key] if key in options else os.environ.get(ENV[key]) or None for key in ENV}
+    run_remember(
+        _app(parsed),
+        options.get("session"),
+        bool(options.get("sync")),
+        "default" if ids["group"] is None else ids["group"],
+        "default" if ids["agent"] is None else ids["agent"],
+    )
+
+
+def _recall_valid(parsed: dict[str, Any]) -> bool:
+    """Keywords given and whole numbers where Typer wants them (else Typer reports)."""
+    options = parsed["command"]
+    numbers = [options[key] for key in ("depth", "limit") if key in options]
+    return bool(options.get("keywords")) and all(
+        n.lstrip("-").isascii() and n.lstrip("-").isdigit() for n in numbers
+    )
+
+
+def _run_recall(parsed: dict[str, Any]) -> None:
+    from soloqueue_mem.cli.graph_run import run_recall
+
+    options = parsed["command"]
+    ids = {key: options[key] if key in options else os.environ.get(ENV[key]) or None for key in ENV}
+    run_recall(
+        _app(parsed),
+        options["keywords"],
+        options.get("relation"),
+        int(options["depth"]) if "depth" in options else None,
+        int(options["limit"]) if "limit" in options else None,
+        "default" if ids["group"] is None else ids["group"],
+        "default" if ids["agent"] is None else ids["agent"],
     )

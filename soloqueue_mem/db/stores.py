@@ -32,6 +32,14 @@ def open_state(home: Home, config: Config, *, create: bool = True) -> sqlite3.Co
     return _open(home, home.state_db, MIGRATIONS, config, create)
 
 
+def open_graph(home: Home, config: Config, *, create: bool = True) -> sqlite3.Connection | None:
+    """graph.db (seed 002's associative graphs). With ``create=False`` a missing file
+    gives None."""
+    from soloqueue_mem.db.schema_graph import MIGRATIONS
+
+    return _open(home, home.graph_db, MIGRATIONS, config, create)
+
+
 def _open(
     home: Home, path: Path, migrations: Sequence[Migration], config: Config, create: bool
 ) -> sqlite3.Connection | None:

@@ -14,8 +14,10 @@ Ordered, idempotent steps, each in its own short transactions, under a run lock
 5. ``embed``: with ``search_backend = hybrid/dense``, memories (promoted chunks
    included) and episodes without a vector are embedded (soloqueue_mem.semantic);
    otherwise, or without the extra, the step reports why it was skipped.
-6. ``identity``: ``identity/MEMORY.md`` and ``identity/USER.md`` are rewritten.
-7. ``daily_summary``: ``daily_summaries/YYYY-MM-DD.md`` records the run.
+6. ``graph``: the graph queue is run, then one compression slice per agent graph
+   within ``graph_time_slice`` (seed 002; see :mod:`soloqueue_mem.graph.worker`).
+7. ``identity``: ``identity/MEMORY.md`` and ``identity/USER.md`` are rewritten.
+8. ``daily_summary``: ``daily_summaries/YYYY-MM-DD.md`` records the run.
 
 A second run with nothing new changes nothing. ``dry_run`` runs every step on a
 private copy of memory.db and writes nothing to the store.
@@ -55,6 +57,8 @@ class Options(NamedTuple):
     words: Vocabulary | None = None  # the quick rules' predicates (config aliases added)
     # A session's turns whose memories extract_on_log gave already.
     extracted_on_log: Callable[[SessionKey], Collection[int]] = lambda key: ()
+    # The graph step (runs the graph queue and compresses every agent graph).
+    graph: Callable[[], dict[str, Any]] | None = None
 
 
 def run(
@@ -94,6 +98,7 @@ def run(
                 if artifacts is not None:
                     artifacts.close()
             report["embed"] = _embed(conn, now, options, progress)
+            report["graph"] = _graph(options)
             report["identity"] = publish_identity(home, conn, now, options.dry_run)
         finally:
             conn.close()
@@ -223,6 +228,14 @@ def _embed(
         return {"skipped": str(exc)}
     step = (lambda done, total: progress("embed", done, total)) if progress else None
     return embed_store(conn, embedder, now, progress=step)
+
+
+def _graph(options: Options) -> dict[str, Any]:
+    if options.dry_run:
+        return {"skipped": "dry run"}
+    if options.graph is None:
+        return {"skipped": "no graph step"}
+    return options.graph()
 
 
 def publish_identity(

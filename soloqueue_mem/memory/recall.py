@@ -33,6 +33,8 @@ from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import is_read_only
 from soloqueue_mem.errors import BadInput, Unsupported
+from soloqueue_mem.graph.channel import graph_channel
+from soloqueue_mem.graph.store import Node
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments, episodes, store, working
 from soloqueue_mem.memory.attachments import Attachment
@@ -71,6 +73,7 @@ MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget 
 SEPARATOR = "\n---\n"
 PREFIXES = {"zh": "[记忆] ", "en": "[memory] "}  # by the `language` setting
 FROM_LOGS = frozenset({"recent", "traces"})  # they read the JSONL logs when there is no index
+OWN_DATABASE = frozenset({"graph"})  # they search their own database, not memory.db
 
 
 class Request(NamedTuple):
@@ -97,6 +100,7 @@ class Candidate(NamedTuple):
     episode: Episode | None = None
     working: Entry | None = None
     attachment: Attachment | None = None
+    graph_node: Node | None = None
 
 
 class Signals(NamedTuple):
@@ -233,9 +237,9 @@ def recall(
     weights = channel_weights(config)
     candidates = []
     for name in names:
-        if (conn is None and source is None and name not in FROM_LOGS) or not weights.get(
-            name, 1.0
-        ):
+        if (
+            conn is None and source is None and name not in FROM_LOGS | OWN_DATABASE
+        ) or not weights.get(name, 1.0):
             continue  # a channel weighted 0 is switched off
         if name == "memories" or request.type is None:  # a --type asks for memories only
             candidates += CHANNELS[name].search(context)
@@ -583,6 +587,9 @@ CHANNELS: dict[str, Channel] = {
     # on LoCoMo conversations 1-5 (bench_locomo --dense-weights): hit@10 82.9 at 0.5,
     # 80.5 at 0.8, 73.2 at 1.2 (lexical default 82.5).
     "dense": Channel(dense_channel, 0.5, min_coverage=0.0),
+    # Seed 002's associative graph (graph.db): nodes reached from the focus that hold
+    # the query's terms, by path strength. Finds nothing in a store without a graph.
+    "graph": Channel(graph_channel, 0.5),
 }
 
 
@@ -626,6 +633,8 @@ def _indexed_text(candidate: Candidate) -> str:
     if candidate.attachment is not None:
         a = candidate.attachment
         return " ".join([candidate.content, a.filename, *a.tags])
+    if candidate.graph_node is not None:
+        return " ".join([candidate.content, *candidate.graph_node.keywords])
     return candidate.content
 
 

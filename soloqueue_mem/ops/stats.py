@@ -39,7 +39,7 @@ def store_stats(
 ) -> dict[str, Any]:
     """Counts, sizes and schema versions of everything present."""
     databases: dict[str, Any] = {}
-    for path in (home.memory_db, home.state_db, home.artifacts_db):
+    for path in (home.memory_db, home.state_db, home.artifacts_db, home.graph_db):
         if path.exists():
             databases[path.name] = {"bytes": _size(path)}
     counts: dict[str, int] = {"turns": 0, "sessions": 0, "memories": 0, "artifacts": 0}

@@ -53,7 +53,7 @@ def verify_store(
     """Check everything; return ``{"findings": [...], "counts": {...}, "exit_code": n}``."""
     findings: list[Finding] = []
     counts: dict[str, int] = {}
-    from soloqueue_mem.db import schema_artifacts, schema_memory
+    from soloqueue_mem.db import schema_artifacts, schema_graph, schema_memory
 
     memory = _open_ro(home.memory_db, options, findings, len(schema_memory.MIGRATIONS))
     artifacts = _open_ro(
@@ -67,6 +67,10 @@ def verify_store(
         elif not _has_catalog(home) and scan_blobs(home).blobs:
             findings.append(Finding("error", "missing-catalog", "artifacts.db", "blobs exist"))
         _check_sessions(home, memory, findings, counts)
+        # graph memory: integrity and schema version only
+        graph = _open_ro(home.graph_db, options, findings, len(schema_graph.MIGRATIONS))
+        if graph is not None:
+            graph.close()
     finally:
         for conn in (memory, artifacts):
             if conn is not None:

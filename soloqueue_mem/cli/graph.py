@@ -1,0 +1,265 @@
+"""``soloqueue-mem graph``: seed 002's associative graph memory, one graph per agent."""
+
+from __future__ import annotations
+
+import os
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from soloqueue_mem.cli.boundary import boundary
+from soloqueue_mem.cli.graph_run import NO_GRAPH, graph_db, graph_params, scope_of, work_now
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, write
+from soloqueue_mem.cli.state import app_context, opened
+from soloqueue_mem.errors import UsageError
+
+app = typer.Typer(
+    help="Associative graph memory (seed 002): remember, recall, focus, compress.",
+    no_args_is_help=True,
+)
+# No SOLOQUEUE_SESSION here: a hook's session variable must not turn "messages on stdin"
+# into "that session's turns".
+SessionTurns = Annotated[
+    str | None,
+    typer.Option("--session", "-s", help="Remember this session's turns.", show_default=False),
+]
+BudgetOpt = Annotated[
+    float | None,
+    typer.Option("--time-budget", help="Seconds for a compression slice (graph_time_slice)."),
+]
+
+
+class ExportFormat(StrEnum):
+    json = "json"
+    dot = "dot"
+    mermaid = "mermaid"
+
+
+@app.command("remember")
+@boundary
+def remember(
+    ctx: typer.Context,
+    session: SessionTurns = None,
+    sync: Annotated[
+        bool, typer.Option("--sync", help="Process the queue before returning.")
+    ] = False,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Queue chat messages for the agent's graph and return at once.
+
+    Messages come from stdin (an OpenAI message array, one message, or JSONL), or are
+    the turns of --session. A background worker turns them into nodes, links and focus;
+    --sync does it before returning. Exit 75 when the queue is full.
+    """
+    from soloqueue_mem.cli.graph_run import run_remember
+
+    run_remember(app_context(ctx, fmt, root), session, sync, group, agent)
+
+
+@app.command("work")
+@boundary
+def work_command(
+    ctx: typer.Context,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Wait for a running worker instead of exit 75.")
+    ] = False,
+    budget: BudgetOpt = None,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Process the graph queue now, in order (each task then one compression slice)."""
+    from soloqueue_mem.errors import TempFail
+
+    app_ctx = app_context(ctx, fmt, root)
+    if not app_ctx.home.graph_db.exists():
+        empty = ("tasks", "nodes", "requeued", "compressed", "deleted", "queued")
+        emit_object(dict.fromkeys(empty, 0), app_ctx.format)
+        return
+    report = work_now(app_ctx, wait=wait, budget=budget)
+    if report is None:
+        raise TempFail("another graph worker is running; try again later or use --wait")
+    emit_object(report, app_ctx.format)
+
+
+@app.command("recall")
+@boundary
+def recall(
+    ctx: typer.Context,
+    keywords: Annotated[
+        list[str],
+        typer.Option("--keywords", help="Keyword to match (repeat, or comma-separated)."),
+    ],
+    relation: Annotated[
+        list[str] | None,
+        typer.Option("--relation", help="Only paths over these relations (repeat)."),
+    ] = None,
+    depth: Annotated[
+        int | None,
+        typer.Option("--depth", help="Hops from the focus (graph_default_search_depth)."),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", "-n", help="Most results, 0 for all (graph_max_search_results)."),
+    ] = None,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Search from the focus nodes, strongest path first; the focus does not change.
+
+    --format text prints seed 002's "[记忆] …" blocks separated by ---, with a line for
+    each forgotten thing a returned memory points at.
+    """
+    from soloqueue_mem.cli.graph_run import run_recall
+
+    run_recall(app_context(ctx, fmt, root), keywords, relation, depth, limit, group, agent)
+
+
+@app.command("focus")
+@boundary
+def focus(
+    ctx: typer.Context,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """The agent's focus nodes, newest first."""
+    from soloqueue_mem.graph.ops import focus_nodes
+
+    app_ctx = app_context(ctx, fmt, root)
+    conn = graph_db(app_ctx)
+    rows = []
+    if conn is not None:
+        with opened(conn, NO_GRAPH):
+            rows = focus_nodes(conn, scope_of(group, agent))
+    if app_ctx.format is Format.table:
+        print_table(
+            "focus",
+            ["#", "node", "phrase"],
+            ((r["position"], r["node_id"], r["phrase"]) for r in rows),
+        )
+    else:
+        emit_list(rows, app_ctx.format)
+
+
+@app.command("show")
+@boundary
+def show(
+    ctx: typer.Context,
+    node: Annotated[int, typer.Argument(help="Node id (see graph focus, graph recall).")],
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """A node: content, phrase, keywords, links out and in with strengths, dangling."""
+    from soloqueue_mem.graph.ops import show as show_node
+
+    app_ctx = app_context(ctx, fmt, root)
+    with opened(graph_db(app_ctx), f"graph node {node} not found") as conn:
+        data = show_node(conn, node, graph_params(app_ctx))
+
+    def table() -> None:
+        rows = [("content", data["content"]), ("phrase", data["phrase"])]
+        rows += [("keywords", ", ".join(data["keywords"])), ("importance", data["importance"])]
+        for way in ("out", "in"):
+            for link in data[way]:
+                gone = " (forgotten)" if link["dangling"] else ""
+                name = link["relation"] or ""
+                rows.append((f"{way} {link['node_id']}{gone}", f"{link['strength']} {name}"))
+        print_table(f"node {data['node_id']}", ["what", "value"], rows)
+
+    emit_object(data, app_ctx.format, table=table)
+
+
+@app.command("stats")
+@boundary
+def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+    """Nodes, links, dangling links, focus and queued tasks of every graph."""
+    from soloqueue_mem.graph.ops import stats as graph_stats
+
+    app_ctx = app_context(ctx, fmt, root)
+    conn = graph_db(app_ctx)
+    try:
+        data = graph_stats(conn, graph_params(app_ctx))
+    finally:
+        if conn is not None:
+            conn.close()
+    columns = ["group", "agent", "nodes", "links", "dangling_links", "focus", "queued"]
+    emit_object(
+        data,
+        app_ctx.format,
+        table=lambda: print_table(
+            f"graphs ({data['queued']} queued)",
+            columns,
+            ([g[c] for c in columns] for g in data["graphs"]),
+        ),
+    )
+
+
+@app.command("compress")
+@boundary
+def compress(
+    ctx: typer.Context,
+    budget: BudgetOpt = None,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Wait for a running worker instead of exit 75.")
+    ] = False,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
+    """Run one compression slice over the agent's graph (under the worker lock)."""
+    from soloqueue_mem.cli.graph_worker import start_if_queued, steps_for
+    from soloqueue_mem.graph.compress import compress_slice
+    from soloqueue_mem.graph.worker import lock_path
+    from soloqueue_mem.lifecycle import lock
+
+    app_ctx = app_context(ctx, fmt, root)
+    scope = scope_of(group, agent)
+    if budget is not None and budget <= 0:
+        raise UsageError("--time-budget must be positive")
+    steps = steps_for(app_ctx.home, app_ctx.config, os.environ)
+    with opened(graph_db(app_ctx), NO_GRAPH) as conn:
+        with lock.exclusive(lock_path(app_ctx.home.root), "graph worker", wait=wait):
+            report = compress_slice(conn, scope, steps, graph_params(app_ctx), budget)
+        start_if_queued(app_ctx.home.root, conn)  # tasks queued meanwhile found no worker
+    emit_object({"group": scope.group, "agent": scope.agent, **report}, app_ctx.format)
+
+
+@app.command("export")
+@boundary
+def export(
+    ctx: typer.Context,
+    as_format: Annotated[
+        ExportFormat, typer.Option("--format", "-f", help="json, dot (Graphviz) or mermaid.")
+    ] = ExportFormat.json,
+    group: GroupOpt = "default",
+    agent: AgentOpt = "default",
+    root: RootOpt = None,
+) -> None:
+    """The agent's graph as JSON, a Graphviz DOT file or a Mermaid flowchart."""
+    from soloqueue_mem.graph import export as exporter
+    from soloqueue_mem.graph import store
+
+    app_ctx = app_context(ctx, None, root)
+    scope = scope_of(group, agent)
+    nodes, links, focus_ids = [], [], []
+    conn = graph_db(app_ctx)
+    if conn is not None:
+        with opened(conn, NO_GRAPH):
+            nodes, links = store.nodes_of(conn, scope), store.links_of(conn, scope)
+            focus_ids = store.focus(conn, scope)
+    if as_format is ExportFormat.json:
+        from soloqueue_mem import jsonio
+
+        write(jsonio.dumps(exporter.as_json(nodes, links, focus_ids)) + "\n")
+    else:
+        render = exporter.as_dot if as_format is ExportFormat.dot else exporter.as_mermaid
+        write(render(nodes, links, focus_ids))

@@ -1,0 +1,88 @@
+"""The detached graph worker: ``python -m soloqueue_mem.cli.graph_worker ROOT``.
+
+Started by ``graph remember`` (see :func:`start`); it drains the store's graph queue
+under ``.graph.lock`` and exits, or exits at once when another worker holds the lock.
+It never creates a store: a missing graph.db means there is nothing to do.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.graph.steps import Steps
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.text.lexicon import Lexicon
+
+BACKOFF_BASE, BACKOFF_CAP = 1.0, 30.0  # seed 002 §6.5: 1 s, 2 s, 4 s … at most 30 s
+
+
+def start(root: Path) -> None:
+    from soloqueue_mem.cli.detached import spawn
+
+    spawn(__name__, [str(root)])
+
+
+def start_if_queued(root: Path, conn: sqlite3.Connection) -> None:
+    """Start a worker when tasks wait: they were queued while we held the worker lock,
+    and the workers their ``graph remember`` started left at once."""
+    from soloqueue_mem.graph.queue import depth
+
+    if depth(conn):
+        start(root)
+
+
+def steps_for(home: Home, config: Config, env: Mapping[str, str]) -> Steps:
+    """The rules, or the model when SOLOQUEUE_LLM_URL and SOLOQUEUE_LLM_MODEL are set."""
+    from soloqueue_mem.graph.params import params
+    from soloqueue_mem.graph.steps import Steps
+    from soloqueue_mem.lifecycle.llm import from_env
+
+    p = params(config)
+    llm = from_env(env, p.worker_timeout, p.max_retries, BACKOFF_BASE, BACKOFF_CAP)
+    return Steps(lexicon_for(home), llm)
+
+
+def lexicon_for(home: Home) -> Callable[[], Lexicon]:
+    """Open the segmentation lexicon on first use (only Chinese text needs it)."""
+    cache: list[Lexicon] = []
+
+    def load() -> Lexicon:
+        from soloqueue_mem.text.lexicon import open_lexicon
+
+        if not cache:
+            cache.append(open_lexicon(home.cache_dir))
+        return cache[0]
+
+    return load
+
+
+def main(argv: list[str]) -> None:
+    from soloqueue_mem.config import load_config
+    from soloqueue_mem.db.stores import open_graph
+    from soloqueue_mem.graph.params import params
+    from soloqueue_mem.graph.worker import work
+    from soloqueue_mem.home import Home
+
+    home = Home(Path(argv[1]))
+    if not home.graph_db.exists():
+        return
+    config = load_config(home.config_file)
+
+    def opened():  # type: ignore[no-untyped-def]
+        conn = open_graph(home, config, create=False)
+        assert conn is not None
+        return conn
+
+    work(home.root, opened, steps_for(home, config, os.environ), params(config))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

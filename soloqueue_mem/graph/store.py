@@ -1,0 +1,296 @@
+"""All SQL for graph nodes, links, keywords and the focus list (seed 002 §3.2-§3.4).
+
+A graph is the nodes of one (group, agent); links join nodes of one graph, so a node's
+links and its focus membership belong to its agent's graph alone. Callers hold the
+write transaction (:func:`soloqueue_mem.db.connect.write_tx`) around every change.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+
+class Scope(NamedTuple):
+    group: str
+    agent: str
+
+
+class Node(NamedTuple):
+    id: int
+    group: str
+    agent: str
+    content: str
+    phrase: str
+    keywords: list[str]
+    created_at: str
+    scan_count: int
+
+
+class Link(NamedTuple):
+    from_id: int
+    to_id: int
+    strength: float
+    relation: str | None
+
+
+_NODE_COLUMNS = (
+    "node_id, group_id, agent_id, content, phrase, keywords_json, created_at, scan_count"
+)
+
+
+def _node(row: Sequence[object]) -> Node:
+    return Node(
+        int(row[0]),  # type: ignore[call-overload]
+        str(row[1]),
+        str(row[2]),
+        str(row[3]),
+        str(row[4]),
+        json.loads(str(row[5])),
+        str(row[6]),
+        int(row[7]),  # type: ignore[call-overload]
+    )
+
+
+# -- nodes ------------------------------------------------------------------------------
+
+
+def create_node(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    content: str,
+    phrase: str,
+    keywords: list[str],
+    created_at: str,
+) -> int:
+    cursor = conn.execute(
+        "INSERT INTO graph_nodes (group_id, agent_id, content, phrase, keywords_json,"
+        " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (*scope, content, phrase, json.dumps(keywords, ensure_ascii=False), created_at),
+    )
+    node_id = int(cursor.lastrowid or 0)
+    _index_keywords(conn, node_id, keywords)
+    return node_id
+
+
+def _index_keywords(conn: sqlite3.Connection, node_id: int, keywords: list[str]) -> None:
+    conn.executemany(
+        "INSERT OR IGNORE INTO graph_keywords (keyword, node_id) VALUES (?, ?)",
+        [(word.lower(), node_id) for word in keywords],
+    )
+
+
+def get_node(conn: sqlite3.Connection, node_id: int) -> Node | None:
+    row = conn.execute(
+        f"SELECT {_NODE_COLUMNS} FROM graph_nodes WHERE node_id = ?",  # noqa: S608 - constant
+        (node_id,),
+    ).fetchone()
+    return _node(row) if row else None
+
+
+def get_nodes(conn: sqlite3.Connection, node_ids: Iterable[int]) -> dict[int, Node]:
+    """The existing nodes among ``node_ids`` (deleted ones are absent)."""
+    ids = list(node_ids)
+    found: dict[int, Node] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT {_NODE_COLUMNS} FROM graph_nodes WHERE node_id IN ({marks})",  # noqa: S608
+            chunk,
+        )
+        found.update((row[0], _node(row)) for row in rows)
+    return found
+
+
+def update_content(
+    conn: sqlite3.Connection, node_id: int, content: str, phrase: str, keywords: list[str]
+) -> None:
+    conn.execute(
+        "UPDATE graph_nodes SET content = ?, phrase = ?, keywords_json = ? WHERE node_id = ?",
+        (content, phrase, json.dumps(keywords, ensure_ascii=False), node_id),
+    )
+    conn.execute("DELETE FROM graph_keywords WHERE node_id = ?", (node_id,))
+    _index_keywords(conn, node_id, keywords)
+
+
+def delete_node(conn: sqlite3.Connection, node_id: int) -> None:
+    """Delete the node and its out-links; links into it stay (dangling)."""
+    conn.execute("DELETE FROM graph_links WHERE from_id = ?", (node_id,))
+    conn.execute("DELETE FROM graph_keywords WHERE node_id = ?", (node_id,))
+    conn.execute("DELETE FROM graph_focus WHERE node_id = ?", (node_id,))
+    conn.execute("DELETE FROM graph_nodes WHERE node_id = ?", (node_id,))
+
+
+def increment_scan_count(conn: sqlite3.Connection, node_id: int) -> None:
+    conn.execute("UPDATE graph_nodes SET scan_count = scan_count + 1 WHERE node_id = ?", (node_id,))
+
+
+def scan_order(conn: sqlite3.Connection, scope: Scope) -> list[int]:
+    """The graph's node ids, fewest scans first, then oldest (compression scheme B)."""
+    rows = conn.execute(
+        "SELECT node_id FROM graph_nodes WHERE group_id = ? AND agent_id = ?"
+        " ORDER BY scan_count, node_id",
+        scope,
+    )
+    return [int(row[0]) for row in rows]
+
+
+def nodes_of(conn: sqlite3.Connection, scope: Scope) -> list[Node]:
+    rows = conn.execute(
+        f"SELECT {_NODE_COLUMNS} FROM graph_nodes"  # noqa: S608 - constant columns
+        " WHERE group_id = ? AND agent_id = ? ORDER BY node_id",
+        scope,
+    )
+    return [_node(row) for row in rows]
+
+
+def scopes(conn: sqlite3.Connection) -> list[Scope]:
+    """Every (group, agent) that has nodes, focus or queued tasks."""
+    rows = conn.execute(
+        "SELECT group_id, agent_id FROM graph_nodes UNION SELECT group_id, agent_id"
+        " FROM graph_tasks ORDER BY 1, 2"
+    )
+    return [Scope(str(row[0]), str(row[1])) for row in rows]
+
+
+def nodes_with_keyword(conn: sqlite3.Connection, scope: Scope, keyword: str) -> list[int]:
+    rows = conn.execute(
+        "SELECT k.node_id FROM graph_keywords AS k JOIN graph_nodes AS n USING (node_id)"
+        " WHERE k.keyword = ? AND n.group_id = ? AND n.agent_id = ?",
+        (keyword.lower(), *scope),
+    )
+    return [int(row[0]) for row in rows]
+
+
+# -- links ------------------------------------------------------------------------------
+
+
+def create_link(
+    conn: sqlite3.Connection, from_id: int, to_id: int, strength: float, relation: str | None
+) -> None:
+    """Create (or reset) the directed link ``from_id -> to_id``."""
+    conn.execute(
+        "INSERT INTO graph_links (from_id, to_id, strength, relation) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (from_id, to_id) DO UPDATE SET strength = excluded.strength,"
+        " relation = excluded.relation",
+        (from_id, to_id, strength, relation),
+    )
+
+
+def out_links(conn: sqlite3.Connection, node_id: int, floor: float = 0.0) -> list[Link]:
+    rows = conn.execute(
+        "SELECT from_id, to_id, strength, relation FROM graph_links"
+        " WHERE from_id = ? AND strength >= ? ORDER BY strength DESC, to_id",
+        (node_id, floor),
+    )
+    return [Link(*row) for row in rows]
+
+
+def in_links(conn: sqlite3.Connection, node_id: int, floor: float = 0.0) -> list[Link]:
+    rows = conn.execute(
+        "SELECT from_id, to_id, strength, relation FROM graph_links"
+        " WHERE to_id = ? AND strength >= ? ORDER BY strength DESC, from_id",
+        (node_id, floor),
+    )
+    return [Link(*row) for row in rows]
+
+
+def importance(conn: sqlite3.Connection, node_id: int, floor: float) -> float:
+    """The sum of the strengths of the links pointing at the node (broken ones aside)."""
+    row = conn.execute(
+        "SELECT TOTAL(strength) FROM graph_links WHERE to_id = ? AND strength >= ?",
+        (node_id, floor),
+    ).fetchone()
+    return float(row[0])
+
+
+def decay_links(
+    conn: sqlite3.Connection, node_id: int, rate: float, floor: float, protected: Iterable[int]
+) -> int:
+    """Multiply the node's links (in and out) by ``rate``, except links from a node in
+    ``protected`` (the focus); delete those that fall below ``floor``. Returns how many
+    links broke."""
+    keep = list(protected)
+    marks = ",".join("?" * len(keep)) or "NULL"
+    touched = f"(from_id = ? OR to_id = ?) AND from_id NOT IN ({marks})"
+    conn.execute(
+        f"UPDATE graph_links SET strength = strength * ? WHERE {touched}",  # noqa: S608
+        (rate, node_id, node_id, *keep),
+    )
+    broken = conn.execute(
+        f"DELETE FROM graph_links WHERE {touched} AND strength < ?",  # noqa: S608
+        (node_id, node_id, *keep, floor),
+    )
+    return int(broken.rowcount)
+
+
+def dangling_from(conn: sqlite3.Connection, node_id: int, floor: float = 0.0) -> list[Link]:
+    """The node's out-links whose target no longer exists."""
+    rows = conn.execute(
+        "SELECT l.from_id, l.to_id, l.strength, l.relation FROM graph_links AS l"
+        " WHERE l.from_id = ? AND l.strength >= ? AND NOT EXISTS"
+        " (SELECT 1 FROM graph_nodes AS n WHERE n.node_id = l.to_id) ORDER BY l.to_id",
+        (node_id, floor),
+    )
+    return [Link(*row) for row in rows]
+
+
+def links_of(conn: sqlite3.Connection, scope: Scope) -> list[Link]:
+    """Every link whose source node is in the graph."""
+    rows = conn.execute(
+        "SELECT l.from_id, l.to_id, l.strength, l.relation FROM graph_links AS l"
+        " JOIN graph_nodes AS n ON n.node_id = l.from_id"
+        " WHERE n.group_id = ? AND n.agent_id = ? ORDER BY l.from_id, l.to_id",
+        scope,
+    )
+    return [Link(*row) for row in rows]
+
+
+# -- focus ------------------------------------------------------------------------------
+
+
+def focus(conn: sqlite3.Connection, scope: Scope) -> list[int]:
+    """The focus node ids, newest first (LRU by queue order, not by time)."""
+    rows = conn.execute(
+        "SELECT node_id FROM graph_focus WHERE group_id = ? AND agent_id = ? ORDER BY seq DESC",
+        scope,
+    )
+    return [int(row[0]) for row in rows]
+
+
+def push_focus(conn: sqlite3.Connection, scope: Scope, node_ids: list[int], limit: int) -> None:
+    """Make ``node_ids`` (oldest first) the newest focus nodes; evict past ``limit``."""
+    top = conn.execute(
+        "SELECT COALESCE(MAX(seq), 0) FROM graph_focus WHERE group_id = ? AND agent_id = ?",
+        scope,
+    ).fetchone()[0]
+    conn.executemany(
+        "INSERT INTO graph_focus (group_id, agent_id, node_id, seq) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (group_id, agent_id, node_id) DO UPDATE SET seq = excluded.seq",
+        [(*scope, node_id, top + n) for n, node_id in enumerate(node_ids, start=1)],
+    )
+    conn.execute(
+        "DELETE FROM graph_focus WHERE group_id = ? AND agent_id = ? AND node_id NOT IN"
+        " (SELECT node_id FROM graph_focus WHERE group_id = ? AND agent_id = ?"
+        " ORDER BY seq DESC LIMIT ?)",
+        (*scope, *scope, limit),
+    )
+
+
+def counts(conn: sqlite3.Connection, scope: Scope, floor: float) -> dict[str, int]:
+    """Nodes, links, broken-free dangling links, focus and queued tasks of the graph."""
+    row = conn.execute(
+        "SELECT (SELECT COUNT(*) FROM graph_nodes WHERE group_id = :g AND agent_id = :a),"
+        " (SELECT COUNT(*) FROM graph_links AS l JOIN graph_nodes AS n ON n.node_id = l.from_id"
+        "  WHERE n.group_id = :g AND n.agent_id = :a AND l.strength >= :f),"
+        " (SELECT COUNT(*) FROM graph_links AS l JOIN graph_nodes AS n ON n.node_id = l.from_id"
+        "  WHERE n.group_id = :g AND n.agent_id = :a AND NOT EXISTS"
+        "  (SELECT 1 FROM graph_nodes AS t WHERE t.node_id = l.to_id)),"
+        " (SELECT COUNT(*) FROM graph_focus WHERE group_id = :g AND agent_id = :a),"
+        " (SELECT COUNT(*) FROM graph_tasks WHERE group_id = :g AND agent_id = :a)",
+        {"g": scope.group, "a": scope.agent, "f": floor},
+    ).fetchone()
+    return dict(zip(("nodes", "links", "dangling_links", "focus", "queued"), row, strict=True))

@@ -1,0 +1,165 @@
+"""The Typer-free parser for plain `graph remember` and `graph recall` calls behaves
+exactly like the Typer commands: same stdout, stderr, exit status and queued tasks."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from soloqueue_mem.cli.fast import (
+    GRAPH_RECALL,
+    GRAPH_RECALL_LISTS,
+    GRAPH_RECALL_VALUES,
+    GRAPH_REMEMBER,
+    GRAPH_REMEMBER_FLAGS,
+    GRAPH_REMEMBER_VALUES,
+    parse_argv,
+)
+from tests.e2e.test_fast_artifact import run
+from tests.e2e.test_fast_log import TYPER_ONLY
+
+MESSAGES = json.dumps([{"role": "user", "content": "The release is on Friday."}]).encode()
+
+
+def test_the_option_table_matches_the_typer_command():
+    import typer.main
+
+    from soloqueue_mem.cli.app import build_app
+
+    group = typer.main.get_command(build_app("graph"))
+    remember = group.commands["graph"].commands["remember"]
+    options = {o for p in remember.params if p.param_type_name == "option" for o in p.opts}
+    assert options == set(GRAPH_REMEMBER_VALUES) | set(GRAPH_REMEMBER_FLAGS)
+    assert [p for p in remember.params if p.param_type_name == "argument"] == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["graph", "remember", "--help"],
+        ["graph", "remember", "extra"],
+        ["graph", "remember", "--sync=yes"],
+        ["graph", "recall", "--keywords", "x"],
+        ["graph", "remember", "--format", "yaml"],
+        ["graph", "--root", "r", "remember"],
+    ],
+)
+def test_anything_unusual_goes_to_typer(argv):
+    assert parse_argv(argv, GRAPH_REMEMBER) is None
+
+
+def tasks(home: Path) -> list[tuple]:
+    if not (home / "graph.db").exists():
+        return []
+    with sqlite3.connect(home / "graph.db") as conn:
+        return conn.execute(
+            "SELECT task_id, group_id, agent_id, messages_json FROM graph_tasks"
+        ).fetchall()
+
+
+CASES = [
+    ["--format", "json", "graph", "remember"],
+    ["graph", "remember", "-a", "bob", "--group=g1", "-f", "jsonl"],
+    ["graph", "remember", "--agent", "../x"],
+    ["graph", "remember", "--session", "nope"],
+]
+
+
+@pytest.mark.parametrize("argv", CASES)
+def test_fast_and_typer_paths_agree(tmp_path, argv):
+    assert parse_argv(argv, GRAPH_REMEMBER) is not None
+    results = []
+    for name, prefix in (
+        ("fast", [sys.executable, "-m", "soloqueue_mem"]),
+        ("typer", [sys.executable, "-c", TYPER_ONLY]),
+    ):
+        cwd = tmp_path / name
+        cwd.mkdir()
+        home = cwd / ".soloqueue"
+        home.mkdir(mode=0o700)
+        (home / ".graph.lock").touch()
+        fd = os.open(home / ".graph.lock", os.O_RDWR)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # the worker each call starts leaves at once
+        try:
+            results.append((run(prefix, argv, MESSAGES, cwd, home), tasks(home)))
+        finally:
+            os.close(fd)
+    assert results[0] == results[1]
+
+
+def test_a_plain_remember_never_imports_typer(home):
+    probe = (
+        "import sys, json; sys.argv = ['soloqueue-mem', 'graph', 'remember', '--sync'];"
+        "import soloqueue_mem.cli as c\ntry: c.main()\nexcept SystemExit: pass\n"
+        "sys.stderr.write(json.dumps('typer' in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], input=MESSAGES, capture_output=True, check=False, timeout=60
+    )
+    assert json.loads(done.stdout)["processed"]["nodes"] == 1
+    assert json.loads(done.stderr.decode().splitlines()[-1]) is False
+
+
+def test_the_recall_option_table_matches_the_typer_command():
+    import typer.main
+
+    from soloqueue_mem.cli.app import build_app
+
+    group = typer.main.get_command(build_app("graph"))
+    recall = group.commands["graph"].commands["recall"]
+    options = {o for p in recall.params if p.param_type_name == "option" for o in p.opts}
+    repeatable = {o for p in recall.params if getattr(p, "multiple", False) for o in p.opts}
+    assert options == set(GRAPH_RECALL_VALUES) | set(GRAPH_RECALL_LISTS)
+    assert repeatable == set(GRAPH_RECALL_LISTS)
+
+
+RECALLS = [
+    ["--format", "json", "graph", "recall", "--keywords", "release"],
+    ["graph", "recall", "--keywords", "RELEASE,friday", "--format", "text"],
+    ["graph", "recall", "--keywords", "release", "--depth", "0", "-n", "1", "-f", "jsonl"],
+    ["graph", "recall", "--keywords", "release", "--relation", "上文", "--limit=5"],
+    ["graph", "recall", "--keywords", "release", "--depth", "-1"],
+    ["graph", "recall", "--keywords", ",", "-a", "nobody"],
+    ["graph", "recall", "--keywords", "x", "--agent", "../x"],
+]
+
+
+@pytest.mark.parametrize("argv", RECALLS)
+def test_fast_and_typer_recall_agree(tmp_path, argv):
+    parsed = parse_argv(argv, GRAPH_RECALL)
+    assert parsed is not None
+    results = []
+    for name, prefix in (
+        ("fast", [sys.executable, "-m", "soloqueue_mem"]),
+        ("typer", [sys.executable, "-c", TYPER_ONLY]),
+    ):
+        cwd = tmp_path / name
+        cwd.mkdir()
+        home = cwd / ".soloqueue"
+        stored = run(prefix, ["graph", "remember", "--sync"], MESSAGES, cwd, home)
+        assert stored[0] == 0, stored
+        results.append(run(prefix, argv, b"", cwd, home))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["graph", "recall"],
+        ["graph", "recall", "--keywords", "x", "--depth", "two"],
+        ["graph", "recall", "--keywords", "x", "--limit="],
+        ["graph", "recall", "--keywords", "x", "extra"],
+    ],
+)
+def test_recall_calls_typer_must_judge_go_to_typer(argv):
+    from soloqueue_mem.cli.fast import _recall_valid
+
+    parsed = parse_argv(argv, GRAPH_RECALL)
+    assert parsed is None or not _recall_valid(parsed)

@@ -1,4 +1,5 @@
-"""A parser for plain ``log`` and ``artifact save`` calls that does not import Typer.
+"""A parser for plain ``log`` and ``artifact save`` calls (and a lone ``--version``)
+that does not import Typer.
 
 ``import typer`` costs more than three times a bare Python process that inserts a row
 in SQLite, and hooks run ``log`` once per agent turn (and ``artifact save`` for their
@@ -10,6 +11,7 @@ step with the Typer commands' parameters.
 """
 
 import os
+import sys
 from typing import Any
 
 GLOBAL_VALUES = {"--root": "root", "--format": "fmt", "-f": "fmt"}
@@ -163,8 +165,13 @@ def _valid(found: dict[str, Any]) -> bool:
 
 
 def run_fast(argv: list[str]) -> int | None:
-    """Run a plain ``log``, ``artifact save`` or ``hook claude`` call without Typer;
-    None when it is not one."""
+    """Run a plain ``log``, ``artifact save`` or ``hook claude`` call, or a lone
+    ``--version``, without Typer; None when it is not one."""
+    if argv == ["--version"]:  # what the Typer app's eager --version prints
+        from soloqueue_mem import __version__
+
+        sys.stdout.write(f"soloqueue-mem {__version__}\n")
+        return 0
     for command, run in ((LOG, _run_log), (SAVE, _run_save)):
         parsed = parse_argv(argv, command)
         if parsed is not None:

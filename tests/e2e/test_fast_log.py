@@ -124,3 +124,17 @@ def test_a_plain_log_never_imports_typer(home):
         [sys.executable, "-c", probe], capture_output=True, check=False, timeout=60
     )
     assert json.loads(done.stderr.decode().splitlines()[-1]) is False
+
+
+def test_version_takes_the_fast_path_and_prints_what_typer_prints(tmp_path):
+    probe = (
+        "import sys; sys.argv = ['soloqueue-mem', '--version'];"
+        "import soloqueue_mem.cli as c\ntry: c.main()\nexcept SystemExit as e: code = e.code\n"
+        "sys.stderr.write(repr((code, 'typer' in sys.modules)))"
+    )
+    fast = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, check=False, timeout=60
+    )
+    typer_path = run([sys.executable, "-c", TYPER_ONLY], ["--version"], None)
+    assert fast.stderr.decode() == "(0, False)"
+    assert (0, fast.stdout.decode(), "") == typer_path

@@ -202,7 +202,7 @@ def _recaller(app_ctx: AppContext, conn: Any, query: str | None, group: str) -> 
         return None
     if conn is None:  # no store yet: nothing to recall (the query was given)
         return lambda budget, count, seen: ("", set())
-    from soloqueue_mem.cli.trace import lexicon_loader
+    from soloqueue_mem.cli.trace_run import lexicon_loader
     from soloqueue_mem.memory.model import content_key
     from soloqueue_mem.memory.recall import Request, fit_budget, recall, render_text
 

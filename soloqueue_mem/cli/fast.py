@@ -1,13 +1,14 @@
-"""A parser for plain ``log`` and ``artifact save`` calls (and a lone ``--version``)
-that does not import Typer.
+"""A parser for plain ``log``, ``artifact save``, ``trace`` and ``recall`` calls (and a
+lone ``--version``) that does not import Typer.
 
 ``import typer`` costs more than three times a bare Python process that inserts a row
 in SQLite, and hooks run ``log`` once per agent turn (and ``artifact save`` for their
-big outputs). This parser accepts exactly the options of those commands (and the global
+big outputs); agents run ``trace`` and ``recall`` as often, where Typer was a quarter
+of the call. This parser accepts exactly the options of those commands (and the global
 ones before them) with valid values; anything else — help, an unknown or
-repeated-oddly option, a bad choice, a missing value — returns None and the call goes
-to the Typer app, which gives the usual help or error. A test keeps these tables in
-step with the Typer commands' parameters.
+repeated-oddly option, a bad choice or number, a missing value — returns None and the
+call goes to the Typer app, which gives the usual help or error. A test keeps these
+tables in step with the Typer commands' parameters.
 """
 
 import os
@@ -50,6 +51,32 @@ HOOK_VALUES = {
     "-a": "agent",
     "--root": "root",
 }
+_FILTERS = {"--group": "group", "-g": "group", "--agent": "agent", "-a": "agent"}
+_WHERE = {"--format": "fmt", "-f": "fmt", "--root": "root"}
+TRACE_VALUES = {
+    **_FILTERS,
+    "--session": "session",
+    "-s": "session",
+    "--role": "role",
+    "-r": "role",
+    "--since": "since",
+    "--limit": "limit",
+    "-n": "limit",
+    **_WHERE,
+}
+RECALL_VALUES = {
+    "--type": "type",
+    "-t": "type",
+    "--limit": "limit",
+    "-n": "limit",
+    "--max-tokens": "max_tokens",
+    "--since": "since",
+    **_FILTERS,
+    "--channels": "channels",
+    **_WHERE,
+}
+RECALL_FLAGS = {"--traces": "traces", "--explain": "explain"}
+INTEGERS = ("limit", "max_tokens")  # converted as Click does (int()), else Typer reports
 ROLES = ("user", "assistant", "system", "tool", "thought")
 FORMATS = ("auto", "table", "json", "jsonl", "text")
 ENV = {"group": "SOLOQUEUE_GROUP", "agent": "SOLOQUEUE_AGENT", "session": "SOLOQUEUE_SESSION"}
@@ -82,6 +109,8 @@ LOG = FastCommand(("log",), Options(LOG_VALUES, LOG_FLAGS), (0, 1))
 SAVE = FastCommand(("artifact", "save"), Options(SAVE_VALUES, lists=SAVE_LISTS), (1, 1))
 HOOK = FastCommand(("hook", "claude"), Options(HOOK_VALUES), (0, 1))
 HELP = ("-h", "--help")
+TRACE = FastCommand(("trace",), Options(TRACE_VALUES), (1, 1))
+RECALL = FastCommand(("recall",), Options(RECALL_VALUES, RECALL_FLAGS), (1, 1))
 
 
 def parse_argv(argv: list[str], command: FastCommand) -> dict[str, Any] | None:
@@ -161,18 +190,30 @@ def _valid(found: dict[str, Any]) -> bool:
             options["fmt"] = options["fmt"].lower()
             if options["fmt"] not in FORMATS:
                 return False
-    return found["command"].get("role", "user") in ROLES
+    command = found["command"]
+    for key in INTEGERS:
+        if key in command:
+            try:
+                command[key] = int(command[key])
+            except ValueError:
+                return False
+    return command.get("role", "user") in ROLES
 
 
 def run_fast(argv: list[str]) -> int | None:
-    """Run a plain ``log``, ``artifact save`` or ``hook claude`` call, or a lone
-    ``--version``, without Typer; None when it is not one."""
+    """Run a plain ``log``, ``artifact save``, ``trace``, ``recall`` or ``hook claude``
+    call, or a lone ``--version``, without Typer; None when it is not one."""
     if argv == ["--version"]:  # what the Typer app's eager --version prints
         from soloqueue_mem import __version__
 
         sys.stdout.write(f"soloqueue-mem {__version__}\n")
         return 0
-    for command, run in ((LOG, _run_log), (SAVE, _run_save)):
+    for command, run in (
+        (LOG, _run_log),
+        (SAVE, _run_save),
+        (TRACE, _run_trace),
+        (RECALL, _run_recall),
+    ):
         parsed = parse_argv(argv, command)
         if parsed is not None:
             from soloqueue_mem.cli.boundary import run_guarded
@@ -256,4 +297,45 @@ def _run_save(parsed: dict[str, Any]) -> None:
         options.get("group"),
         options.get("author"),
         options.get("mime"),
+    )
+
+
+def _filter(options: dict[str, Any], key: str) -> str | None:
+    """A reading command's scope: the option given, even empty, wins; then a non-empty
+    variable (Typer's rule); else every scope."""
+    return options[key] if key in options else os.environ.get(ENV[key]) or None
+
+
+def _run_trace(parsed: dict[str, Any]) -> None:
+    from soloqueue_mem.cli.trace_run import run_trace
+
+    options = parsed["command"]
+    run_trace(
+        _app(parsed),
+        parsed["arguments"][0],
+        _filter(options, "group"),
+        _filter(options, "agent"),
+        options.get("session"),
+        options.get("role"),
+        options.get("since"),
+        options.get("limit", 10),
+    )
+
+
+def _run_recall(parsed: dict[str, Any]) -> None:
+    from soloqueue_mem.cli.recall_run import run_recall
+
+    options = parsed["command"]
+    run_recall(
+        _app(parsed),
+        parsed["arguments"][0],
+        options.get("type"),
+        options.get("limit", 10),
+        options.get("max_tokens", 700),
+        options.get("since"),
+        _filter(options, "group"),
+        _filter(options, "agent"),
+        options.get("channels"),
+        bool(options.get("traces")),
+        bool(options.get("explain")),
     )

@@ -233,6 +233,18 @@ def bench_queries(
     return found
 
 
+def copy_store(source: Path, target: Path) -> None:
+    """A consistent copy of a store that a recall may be writing to (access counts):
+    memory.db through SQLite's backup, the rest as files."""
+    shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns("memory.db*"))
+    origin = sqlite3.connect(f"file:{source / 'memory.db'}?mode=ro", uri=True)
+    copy = sqlite3.connect(target / "memory.db")
+    with copy:
+        origin.backup(copy)
+    origin.close()
+    copy.close()
+
+
 def all_recent_store(source: Path, now: str) -> Path:
     """A copy of the recall store whose turns all fall within the last three days
     before ``now`` (timestamps rewritten in the index, newest unchanged): recall's
@@ -244,7 +256,7 @@ def all_recent_store(source: Path, now: str) -> Path:
     tmp = source.with_name(".building-" + target.name)
     shutil.rmtree(tmp, ignore_errors=True)
     c.note(f"copying {source} to {tmp} and moving every turn into the recent window")
-    subprocess.run(["cp", "-a", str(source), str(tmp)], check=True)
+    copy_store(source, tmp)
     conn = sqlite3.connect(tmp / "memory.db")
     newest = conn.execute("SELECT MAX(id) FROM conversation_turns").fetchone()[0]
     with conn:
@@ -271,7 +283,7 @@ def bench_consolidate(python: str, source: Path, now: str, work: Path) -> Measur
     sessions): time and peak RSS."""
     store = work / "consolidate-store"
     c.note(f"consolidate: copying {source}")
-    subprocess.run(["cp", "-a", str(source), str(store)], check=True)
+    copy_store(source, store)
     subprocess.run(["sync"], check=False)
     cli = c.cli_argv(python)
     seconds, rss, _ = run_measured(

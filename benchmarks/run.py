@@ -137,12 +137,7 @@ def bench_startup(python: str, work: Path, runs: int) -> dict[str, Measured]:
     for i in range(3):
         run_measured([*cli, "--root", str(store), "log", "-s", "bench", f"{bench_log.ZH_TEXT}{i}"],
                      env)  # fmt: skip
-    floor_db = work / "floor.db"
-    conn = sqlite3.connect(floor_db)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)")
-    conn.commit()
-    conn.close()
+    floor_db = bench_log.floor_table(work / "floor.db")
     log = [*cli, "--root", str(store), "log", "--session", "bench", "--role", "user"]
     commands = {
         "python -c pass": [python, "-c", "pass"],

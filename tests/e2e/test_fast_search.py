@@ -18,7 +18,7 @@ from soloqueue_mem.cli.fast import (
     TRACE_VALUES,
     parse_argv,
 )
-from tests.e2e.test_fast_log import TYPER_ONLY
+from tests.e2e.test_fast_log import TYPER_ONLY, run_main
 
 NOW = "2026-03-02T10:00:00Z"
 TURNS = [
@@ -147,14 +147,7 @@ def test_fast_and_typer_paths_agree(store, tmp_path, argv, extra):
 
 
 def test_a_plain_trace_or_recall_never_imports_typer(store):
+    env = {**os.environ, "SOLOQUEUE_HOME": str(store), "SOLOQUEUE_NOW": NOW}
     for argv in (["trace", "database"], ["recall", "database"]):
-        probe = (
-            f"import sys, json; sys.argv = ['soloqueue-mem', *{argv!r}];"
-            "import soloqueue_mem.cli as c\ntry: c.main()\nexcept SystemExit: pass\n"
-            "sys.stderr.write(json.dumps('typer' in sys.modules))"
-        )
-        env = {**os.environ, "SOLOQUEUE_HOME": str(store), "SOLOQUEUE_NOW": NOW}
-        done = subprocess.run(
-            [sys.executable, "-c", probe], capture_output=True, check=False, env=env
-        )
-        assert done.stderr.decode().splitlines()[-1] == "false"
+        code, out, typer_loaded = run_main(argv, env)
+        assert (code, typer_loaded) == (0, False) and out

@@ -81,6 +81,16 @@ conn.close()
 """
 
 
+def floor_table(path: Path) -> Path:
+    """The existing WAL database and table that :data:`FLOOR_ONE` inserts into."""
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)")
+    conn.commit()
+    conn.close()
+    return path
+
+
 def bench_single(python: str, work: Path, runs: int) -> tuple[str, bool]:
     env = c.timing_env()
     cli = c.cli_argv(python)
@@ -95,12 +105,7 @@ def bench_single(python: str, work: Path, runs: int) -> tuple[str, bool]:
                 [*cli, "--root", str(store), "log", "--session", "bench", f"{ZH_TEXT} {i}"], env
             )
     store = stores[""]
-    floor_db = work / "floor.db"
-    conn = sqlite3.connect(floor_db)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)")
-    conn.commit()
-    conn.close()
+    floor_db = floor_table(work / "floor.db")
     log_args = ["--root", str(store), "log", "--session", "bench", "--role", "user", ZH_TEXT]
     commands = {
         "python -c pass": {"argv": [python, "-c", "pass"], "env": env},

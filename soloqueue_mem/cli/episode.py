@@ -151,7 +151,7 @@ def search(
     root: RootOpt = None,
 ) -> None:
     """Search episodes (Chinese and English), best match first."""
-    from soloqueue_mem.cli.trace import lexicon_loader
+    from soloqueue_mem.cli.trace_run import lexicon_loader
     from soloqueue_mem.memory.episodes import search as search_episodes
     from soloqueue_mem.text.fts import match_expression, query_terms
 

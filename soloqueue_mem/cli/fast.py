@@ -1,18 +1,20 @@
-"""A parser for plain ``log``, ``artifact save``, ``graph remember`` and ``graph recall``
-calls that does not import Typer.
+"""A parser for plain ``log``, ``artifact save``, ``trace``, ``recall``, ``graph
+remember`` and ``graph recall`` calls (and a lone ``--version``) that does not import
+Typer.
 
 ``import typer`` costs more than three times a bare Python process that inserts a row
 in SQLite, and hooks run ``log`` once per agent turn (and ``artifact save`` for their
-big outputs; ``graph remember`` must return within a ``log`` call's time, ``graph
-recall`` within 150 ms on a big graph). This
-parser accepts exactly the options of those commands (and the global ones before them)
-with valid values; anything else — help, an unknown or
-repeated-oddly option, a bad choice, a missing value — returns None and the call goes
-to the Typer app, which gives the usual help or error. A test keeps these tables in
-step with the Typer commands' parameters.
+big outputs); agents run ``trace`` and ``recall`` as often, where Typer was a quarter
+of the call (``graph remember`` must return within a ``log`` call's time, ``graph
+recall`` within 150 ms on a big graph). This parser accepts exactly the options of
+those commands (and the global ones before them) with valid values; anything else —
+help, an unknown or repeated-oddly option, a bad choice or number, a missing value —
+returns None and the call goes to the Typer app, which gives the usual help or error.
+A test keeps these tables in step with the Typer commands' parameters.
 """
 
 import os
+import sys
 from typing import Any
 
 GLOBAL_VALUES = {"--root": "root", "--format": "fmt", "-f": "fmt"}
@@ -79,6 +81,31 @@ HOOK_VALUES = {
     "-a": "agent",
     "--root": "root",
 }
+_FILTERS = {"--group": "group", "-g": "group", "--agent": "agent", "-a": "agent"}
+_WHERE = {"--format": "fmt", "-f": "fmt", "--root": "root"}
+TRACE_VALUES = {
+    **_FILTERS,
+    "--session": "session",
+    "-s": "session",
+    "--role": "role",
+    "-r": "role",
+    "--since": "since",
+    "--limit": "limit",
+    "-n": "limit",
+    **_WHERE,
+}
+RECALL_VALUES = {
+    "--type": "type",
+    "--limit": "limit",
+    "-n": "limit",
+    "--max-tokens": "max_tokens",
+    "--since": "since",
+    **_FILTERS,
+    "--channels": "channels",
+    **_WHERE,
+}
+RECALL_FLAGS = {"--traces": "traces", "--explain": "explain"}
+INTEGERS = ("limit", "max_tokens")  # converted as Click does (int()), else Typer reports
 FORMATS = ("auto", "table", "json", "jsonl", "text")
 ENV = {"group": "SOLOQUEUE_GROUP", "agent": "SOLOQUEUE_AGENT", "session": "SOLOQUEUE_SESSION"}
 
@@ -116,6 +143,8 @@ GRAPH_REMEMBER = FastCommand(
 GRAPH_RECALL = FastCommand(
     ("graph", "recall"), Options(GRAPH_RECALL_VALUES, lists=GRAPH_RECALL_LISTS), (0, 0)
 )
+TRACE = FastCommand(("trace",), Options(TRACE_VALUES), (1, 1))
+RECALL = FastCommand(("recall",), Options(RECALL_VALUES, RECALL_FLAGS), (1, 1))
 
 
 def parse_argv(argv: list[str], command: FastCommand) -> dict[str, Any] | None:
@@ -195,22 +224,40 @@ def _valid(found: dict[str, Any]) -> bool:
             options["fmt"] = options["fmt"].lower()
             if options["fmt"] not in FORMATS:
                 return False
+    from soloqueue_mem.memory.model import TYPES
     from soloqueue_mem.roles import ROLES
 
-    return found["command"].get("role", "user") in ROLES
+    command = found["command"]
+    if "type" in command and command["type"].upper() not in TYPES:  # a Click choice
+        return False
+    for key in INTEGERS:
+        if key in command:
+            try:
+                command[key] = int(command[key])
+            except ValueError:
+                return False
+    return command.get("role", "user") in ROLES
 
 
 def run_fast(argv: list[str]) -> int | None:
-    """Run a plain ``log``, ``artifact save``, ``graph remember``, ``graph recall`` or
-    ``hook claude`` call without Typer; None when it is not one."""
+    """Run a plain ``log``, ``artifact save``, ``trace``, ``recall``, ``graph remember``,
+    ``graph recall`` or ``hook claude`` call, or a lone ``--version``, without Typer;
+    None when it is not one."""
+    if argv == ["--version"]:  # what the Typer app's eager --version prints
+        from soloqueue_mem import __version__
+
+        sys.stdout.write(f"soloqueue-mem {__version__}\n")
+        return 0
     for command, run in (
         (LOG, _run_log),
         (SAVE, _run_save),
-        (GRAPH_REMEMBER, _run_remember),
-        (GRAPH_RECALL, _run_recall),
+        (TRACE, _run_trace),
+        (RECALL, _run_recall),
+        (GRAPH_REMEMBER, _run_graph_remember),
+        (GRAPH_RECALL, _run_graph_recall),
     ):
         parsed = parse_argv(argv, command)
-        if parsed is not None and (command is not GRAPH_RECALL or _recall_valid(parsed)):
+        if parsed is not None and (command is not GRAPH_RECALL or _graph_recall_valid(parsed)):
             from soloqueue_mem.cli.boundary import run_guarded
 
             return run_guarded(run, parsed)
@@ -301,11 +348,33 @@ def _run_save(parsed: dict[str, Any]) -> None:
     )
 
 
-def _run_remember(parsed: dict[str, Any]) -> None:
+def _filter(options: dict[str, Any], key: str) -> str | None:
+    """A reading command's scope: the option given, even empty, wins; then a non-empty
+    variable (Typer's rule); else every scope."""
+    return options[key] if key in options else os.environ.get(ENV[key]) or None
+
+
+def _run_trace(parsed: dict[str, Any]) -> None:
+    from soloqueue_mem.cli.trace_run import run_trace
+
+    options = parsed["command"]
+    run_trace(
+        _app(parsed),
+        parsed["arguments"][0],
+        _filter(options, "group"),
+        _filter(options, "agent"),
+        options.get("session"),
+        options.get("role"),
+        options.get("since"),
+        options.get("limit", 10),
+    )
+
+
+def _run_graph_remember(parsed: dict[str, Any]) -> None:
     from soloqueue_mem.cli.graph_run import run_remember
 
     options = parsed["command"]
-    ids = {key: options[key] if key in options else os.environ.get(ENV[key]) or None for key in ENV}
+    ids = {key: _filter(options, key) for key in ENV}
     run_remember(
         _app(parsed),
         options.get("session"),
@@ -315,20 +384,39 @@ def _run_remember(parsed: dict[str, Any]) -> None:
     )
 
 
-def _recall_valid(parsed: dict[str, Any]) -> bool:
+def _graph_recall_valid(parsed: dict[str, Any]) -> bool:
     """Keywords given and whole numbers where Typer wants them (else Typer reports)."""
     options = parsed["command"]
-    numbers = [options[key] for key in ("depth", "limit") if key in options]
+    numbers = [str(options[key]) for key in ("depth", "limit") if key in options]
     return bool(options.get("keywords")) and all(
         n.lstrip("-").isascii() and n.lstrip("-").isdigit() for n in numbers
     )
 
 
 def _run_recall(parsed: dict[str, Any]) -> None:
+    from soloqueue_mem.cli.recall_run import run_recall
+
+    options = parsed["command"]
+    run_recall(
+        _app(parsed),
+        parsed["arguments"][0],
+        options.get("type"),
+        options.get("limit", 10),
+        options.get("max_tokens", 700),
+        options.get("since"),
+        _filter(options, "group"),
+        _filter(options, "agent"),
+        options.get("channels"),
+        bool(options.get("traces")),
+        bool(options.get("explain")),
+    )
+
+
+def _run_graph_recall(parsed: dict[str, Any]) -> None:
     from soloqueue_mem.cli.graph_run import run_recall
 
     options = parsed["command"]
-    ids = {key: options[key] if key in options else os.environ.get(ENV[key]) or None for key in ENV}
+    ids = {key: _filter(options, key) for key in ENV}
     run_recall(
         _app(parsed),
         options["keywords"],

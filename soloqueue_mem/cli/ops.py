@@ -10,7 +10,7 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import Format, emit_object, print_table, print_text_block, write
 from soloqueue_mem.cli.state import app_context
-from soloqueue_mem.cli.trace import hit_json, render_hits
+from soloqueue_mem.cli.trace_run import hit_json, render_hits
 from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import DIR_NAME, Home
 
@@ -83,7 +83,7 @@ def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> No
 @boundary
 def demo(ctx: typer.Context, fmt: FormatOpt = None) -> None:
     """Log a short bilingual agent session into a throw-away store and show it back."""
-    from soloqueue_mem.cli.recall import hit_json as recall_hit_json
+    from soloqueue_mem.api.shapes import recall_hit_json
     from soloqueue_mem.config import Config
     from soloqueue_mem.memory.recall import render_text
     from soloqueue_mem.ops.demo import RECALL_QUERY, run_demo

@@ -2,31 +2,14 @@
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
-from soloqueue_mem import jsonio
-from soloqueue_mem.api.shapes import kind_of, signals_json
-from soloqueue_mem.api.shapes import recall_hit_json as hit_json
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt, TypeFilter
-from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block, stderr
+from soloqueue_mem.cli.recall_run import run_recall
 from soloqueue_mem.cli.state import app_context
-from soloqueue_mem.cli.trace import lexicon_loader
-from soloqueue_mem.errors import UsageError
-from soloqueue_mem.home import validate_id
-
-if TYPE_CHECKING:
-    from soloqueue_mem.config import Config
-    from soloqueue_mem.memory.recall import Hit
-
-
-def _explanation(hit: Hit, config: Config) -> str:
-    parts = signals_json(hit, config)["contributions"]
-    terms = " + ".join(f"{value:.3f} {name}" for name, value in parts.items())
-    return f"{hit.score:.3f} = {terms} [{', '.join(hit.channels)}] {hit.text[:60]!r}"
 
 
 @boundary
@@ -75,86 +58,16 @@ def recall_command(
     --format text gives the form for an LLM prompt: '[记忆] ...' blocks separated by
     '---'. Returned memories count as accessed (which extends their retention).
     """
-    from soloqueue_mem.clock import parse_since
-    from soloqueue_mem.db.stores import open_memory
-    from soloqueue_mem.memory.model import check_type
-    from soloqueue_mem.memory.recall import Request, recall
-
-    app = app_context(ctx, fmt, root)
-    if query == "-":
-        if sys.stdin is None:
-            raise UsageError("stdin is closed")
-        query = jsonio.decode_utf8(sys.stdin.buffer.read(64 * 1024))
-    if traces and channels:
-        raise UsageError("give --traces or --channels, not both")
-    for kind, value in (("group", group), ("agent", agent)):
-        if value is not None:
-            validate_id(kind, value)
-    chosen = ("traces",) if traces else None
-    if channels:
-        chosen = tuple(name.strip() for name in channels.split(",") if name.strip())
-    request = Request(
-        query=query,
-        group=group,
-        agent=agent,
-        type=check_type(type_) if type_ else None,
-        since=parse_since(since, app.now) if since else None,
-        channels=chosen,
-        limit=limit,
-        max_tokens=max_tokens,
+    run_recall(
+        app_context(ctx, fmt, root),
+        query,
+        type_,
+        limit,
+        max_tokens,
+        since,
+        group,
+        agent,
+        channels,
+        traces,
+        explain,
     )
-    with app.backend() as backend:
-        if backend is not None:
-            result = backend.recall(request, app.now, lexicon_loader(app))
-    if backend is None:
-        conn = open_memory(app.home, app.config, create=False)
-        try:
-            result = recall(app.home, conn, request, app.config, app.now, lexicon_loader(app))
-        finally:
-            if conn is not None:
-                conn.close()
-    for note in result.notes:
-        stderr(f"warning: {note}", app.quiet)
-    if result.left_out:
-        stderr(f"note: {_budget_note(result, max_tokens)}", app.quiet)
-    _render(result.hits, app.format, explain, app.config)
-
-
-def _budget_note(result: Any, max_tokens: int) -> str:
-    parts = []
-    if result.left_out:
-        parts.append(f"{result.left_out} hit(s) left out")
-    if result.shortened:
-        parts.append(f"{result.shortened} shortened")
-    return f"{' and '.join(parts)} to fit --max-tokens {max_tokens}"
-
-
-def _render(hits: list[Hit], fmt: Format, explain: bool, config: Config) -> None:
-    from soloqueue_mem.memory.recall import render_text
-
-    if fmt is Format.text:
-        print_text_block(render_text(hits) + ("\n" if hits else ""))
-        if explain:
-            for hit in hits:
-                stderr(_explanation(hit, config))
-    elif fmt is Format.table:
-        columns = ["score", "channel", "kind", "time", "text"]
-        if explain:
-            columns[1:1] = ["relevance", "recency", "importance", "access"]
-        print_table(None, columns, (_row(hit, explain) for hit in hits))
-    else:
-        emit_list((hit_json(hit, explain, config) for hit in hits), fmt)
-
-
-def _row(hit: Hit, explain: bool) -> list[Any]:
-    s = hit.signals
-    signals = [f"{s.relevance:.2f}", f"{s.recency:.2f}", f"{s.importance:.2f}", f"{s.access:.2f}"]
-    kind = kind_of(hit)
-    row = [
-        f"{hit.score:.3f}",
-        ",".join(hit.channels),
-        kind,
-        hit.candidate.timestamp,
-        hit.text[:200],
-    ]
-    return row[:1] + signals + row[1:] if explain else row

@@ -157,7 +157,7 @@ def query_command(
     long-term memories, by cosine when search_backend is hybrid/dense and the
     semantic extra is installed, else by full-text search ("cold_search" says which).
     """
-    from soloqueue_mem.cli.trace import lexicon_loader
+    from soloqueue_mem.cli.trace_run import lexicon_loader
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.memory.backend import choose_backend
     from soloqueue_mem.memory.hotcold import Answer, answer

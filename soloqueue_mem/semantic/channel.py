@@ -17,11 +17,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
-from soloqueue_mem.semantic.dense import DenseHit, Scope, search
 from soloqueue_mem.text.cjk import has_cjk
 
 if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Candidate, Context
+    from soloqueue_mem.semantic.dense import DenseHit
 
 TURN_IMPORTANCE = 0.5  # as recall's: a turn has no importance of its own
 TIE = 1e-6
@@ -33,6 +33,9 @@ def dense_channel(context: Context) -> list[Candidate]:
     language's offset (see the module doc), which orders the channel."""
     if context.backend.name not in DENSE_BACKENDS:
         return []
+    # Imported here: every recall asks this channel, and the dense search's modules
+    # (hashlib, tempfile, the vector files) cost ~10 ms a process that has no model.
+    from soloqueue_mem.semantic.dense import Scope, search
     from soloqueue_mem.semantic.model import load
 
     request = context.request

@@ -89,9 +89,10 @@ def _parse(obj: Any) -> Event:
     )
     if _is_record(obj):
         return _logged_again(obj, event)
-    message = {k: v for k, v in obj.items() if k not in _ROUTING_KEYS}
-    if _is_openai(obj) and to_openai(event) != [message]:
-        event = _with_original(event, message)
+    if _is_openai(obj):
+        message = {k: v for k, v in obj.items() if k not in _ROUTING_KEYS}
+        if to_openai(event) != [message]:
+            event = _with_original(event, message)
     return event
 
 

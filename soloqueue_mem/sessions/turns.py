@@ -13,7 +13,6 @@ from typing import Any, NamedTuple
 from soloqueue_mem import jsonio
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
 from soloqueue_mem.text.cjk import estimate_tokens, index_form
-from soloqueue_mem.text.fts import holders
 
 
 class Turn(NamedTuple):
@@ -489,6 +488,8 @@ def matching_among(candidates: list[Turn], matches: list[str]) -> list[set[int]]
         index_body(Event(t.role, t.content, t.tool_calls, t.tool_results)) for t in candidates
     ]
     ids = [t.id for t in candidates]
+    from soloqueue_mem.text.fts import holders  # the query modules: not on log's path
+
     return [{ids[n] for n in held} for held in holders(bodies, matches)]
 
 

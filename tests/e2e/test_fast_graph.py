@@ -159,7 +159,7 @@ def test_fast_and_typer_recall_agree(tmp_path, argv):
     ],
 )
 def test_recall_calls_typer_must_judge_go_to_typer(argv):
-    from soloqueue_mem.cli.fast import _recall_valid
+    from soloqueue_mem.cli.fast import _graph_recall_valid
 
     parsed = parse_argv(argv, GRAPH_RECALL)
-    assert parsed is None or not _recall_valid(parsed)
+    assert parsed is None or not _graph_recall_valid(parsed)

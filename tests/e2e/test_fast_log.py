@@ -135,13 +135,31 @@ def _agree(tmp_path, argv: list[str], stdin: str | None, variables: dict[str, st
     assert results[0] == results[1]
 
 
-def test_a_plain_log_never_imports_typer(home):
+def run_main(argv: list[str], env: dict[str, str] | None = None) -> tuple[int, str, bool]:
+    """The CLI's ``main`` in a fresh interpreter: (exit status, stdout, whether Typer
+    was imported)."""
     probe = (
-        "import sys, json; sys.argv = ['soloqueue-mem', 'log', '-s', 's', 'hi'];"
-        "import soloqueue_mem.cli as c\ntry: c.main()\nexcept SystemExit: pass\n"
-        "sys.stderr.write(json.dumps('typer' in sys.modules))"
+        "import json, sys; sys.argv = ['soloqueue-mem', *json.loads(sys.argv[1])]\n"
+        "import soloqueue_mem.cli as c\ncode = 0\n"
+        "try: c.main()\nexcept SystemExit as e: code = e.code\n"
+        "sys.stderr.write('\\n' + json.dumps([code, 'typer' in sys.modules]))"
     )
     done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, check=False, timeout=60
+        [sys.executable, "-c", probe, json.dumps(argv)],
+        capture_output=True,
+        check=False,
+        timeout=60,
+        env=env,
     )
-    assert json.loads(done.stderr.decode().splitlines()[-1]) is False
+    code, typer_loaded = json.loads(done.stderr.decode().splitlines()[-1])
+    return code, done.stdout.decode(), typer_loaded
+
+
+def test_a_plain_log_never_imports_typer(home):
+    assert run_main(["log", "-s", "s", "hi"])[2] is False
+
+
+def test_version_takes_the_fast_path_and_prints_what_typer_prints():
+    code, out, typer_loaded = run_main(["--version"])
+    assert not typer_loaded
+    assert (code, out, "") == run([sys.executable, "-c", TYPER_ONLY], ["--version"], None)

@@ -121,9 +121,23 @@ def test_any_query_gives_a_valid_match_expression(fts, lexicon, query):
 def test_the_short_text_loop_equals_the_regex(text):
     import soloqueue_mem.text.cjk as cjk
 
+    cjk._looped = 0  # the loop's budget is per process: exercise the loop every time
     expected = cjk.cjk_run().sub(lambda m: " " + " ".join(m.group()) + " ", text)
     assert index_form(text) == expected
     han = sum(map(len, cjk.cjk_run().findall(text)))
     ascii_chars = sum(char.isascii() for char in text)
     tokens = 1.2 * han + (len(text) - han - ascii_chars) + ascii_chars / 4.3
     assert estimate_tokens(text) == math.ceil(round(tokens, 6))
+
+
+def test_past_the_loop_budget_a_process_gives_the_same_forms():
+    import soloqueue_mem.text.cjk as cjk
+
+    text = "调试ok数据库 hello 한국어。"
+    cjk._looped = 0
+    short = (index_form(text), estimate_tokens(text))
+    cjk._looped = cjk._LOOP_BUDGET + 1  # as after a batch's first few hundred turns
+    try:
+        assert (index_form(text), estimate_tokens(text)) == short
+    finally:
+        cjk._looped = 0

@@ -1,0 +1,89 @@
+"""The body of ``trace``, shared by the Typer command and the fast parser (no Typer)."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.api.shapes import trace_hit_json as hit_json
+from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block, turn_summary
+from soloqueue_mem.cli.state import AppContext
+from soloqueue_mem.errors import UsageError
+
+if TYPE_CHECKING:
+    from soloqueue_mem.sessions.trace import TraceHit
+    from soloqueue_mem.text.lexicon import Lexicon
+
+
+def lexicon_loader(app: AppContext) -> Any:
+    """Open the segmentation lexicon on first use (only queries with Han need it)."""
+    cache: list[Lexicon] = []
+
+    def load() -> Lexicon:
+        from soloqueue_mem.text.lexicon import open_lexicon
+
+        if not cache:
+            cache_dir = app.home.cache_dir if app.home.exists() else None
+            cache.append(open_lexicon(cache_dir))
+        return cache[0]
+
+    return load
+
+
+def _hit_text(hit: TraceHit) -> str:
+    t = hit.turn
+    from soloqueue_mem.text.records import within_record
+
+    lines = [f"[{t.session}#{t.turn_index} {t.role} {t.timestamp}] {within_record(t.content)}"]
+    for call in t.tool_calls:
+        shown = call["input"] if isinstance(call["input"], str) else jsonio.dumps(call["input"])
+        lines.append(f"tool call {call['name']}: {within_record(shown)}")
+    for result in t.tool_results:
+        label = "tool error" if result.get("is_error") else "tool result"
+        lines.append(f"{label}: {within_record(str(result['content']))}")
+    return "\n".join(lines)
+
+
+def run_trace(
+    app: AppContext,
+    query: str,
+    group: str | None,
+    agent: str | None,
+    session: str | None,
+    role: str | None,
+    since: str | None,
+    limit: int,
+) -> None:
+    """Search, render (see ``trace --help``)."""
+    if query == "-":
+        if sys.stdin is None:
+            raise UsageError("stdin is closed")
+        query = jsonio.decode_utf8(sys.stdin.buffer.read(64 * 1024))
+    with app.store() as store:
+        hits = store.trace(
+            query, group=group, agent=agent, session=session, role=role, since=since, limit=limit
+        )
+    render_hits(hits, app.format)
+
+
+def render_hits(hits: list[TraceHit], fmt: Format) -> None:
+    if fmt is Format.table:
+        # Three columns, so the content keeps most of a 60-column terminal; the turn's
+        # tool calls and results are shown with it (a tool-call turn has no text).
+        print_table(
+            None,
+            ["score", "turn", "content"],
+            (
+                (
+                    f"{h.score:.2f}",
+                    f"{h.turn.session}#{h.turn.turn_index}\n{h.turn.role}\n{h.turn.timestamp[:16]}",
+                    turn_summary(h.turn.content[:200], h.turn.tool_calls, h.turn.tool_results),
+                )
+                for h in hits
+            ),
+        )
+    elif fmt is Format.text:
+        print_text_block("\n---\n".join(_hit_text(h) for h in hits) + ("\n" if hits else ""))
+    else:
+        emit_list((hit_json(h) for h in hits), fmt)

@@ -120,8 +120,8 @@ class StoreBase:
         return self._backend
 
     def _db(self, name: str, create: bool) -> sqlite3.Connection | None:
-        """The open connection to ``name`` (memory, artifacts, state); None when it does
-        not exist and ``create`` is False."""
+        """The open connection to ``name`` (memory, artifacts, state, graph); None when
+        it does not exist and ``create`` is False."""
         conn = self._conns.get(name)
         if conn is None:
             from soloqueue_mem.db import stores
@@ -130,6 +130,7 @@ class StoreBase:
                 "memory": stores.open_memory,
                 "artifacts": stores.open_artifacts,
                 "state": stores.open_state,
+                "graph": stores.open_graph,
             }[name]
             conn = opener(self.home, self.config, create=create)
             if conn is not None:

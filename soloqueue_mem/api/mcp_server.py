@@ -213,6 +213,45 @@ def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> M
         )
         return _run(lambda: page_text(text, offset, cap))
 
+    @server.tool(annotations=READ_ONLY)
+    async def query(query: str) -> dict[str, Any]:
+        """Seed 004's answer: the group's hot working memory (last 24 h) and the cold
+        long-term matches, in the seed's JSON shape."""
+        return shorten(_run(lambda: store.query(query, group=scope.write_group)).as_json(), cap)
+
+    @server.tool(annotations=READ_ONLY)
+    async def graph_recall(
+        keywords: list[str], relations: list[str] | None = None, depth: int | None = None
+    ) -> dict[str, Any]:
+        """Associative recall from the agent's focus (seed 002's graph): nodes whose
+        content or keywords match, strongest path first; `text` is what to read."""
+        from soloqueue_mem.graph.recall import as_json
+
+        found = _run(
+            lambda: store.graph_recall(
+                keywords,
+                relations=relations,
+                depth=depth,
+                group=scope.write_group,
+                agent=scope.write_agent,
+            )
+        )
+        return shorten(as_json(found), cap)
+
+    @server.tool(
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, open_world_hint=False
+        )
+    )
+    async def graph_remember(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """Add chat messages ({role, content}) to the agent's associative graph: they
+        become nodes linked to each other and to the current focus, which they join."""
+        return _run(
+            lambda: store.graph_remember(
+                messages, sync=True, group=scope.write_group, agent=scope.write_agent
+            )
+        )
+
     return server
 
 

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from soloqueue_mem.api.base import NO_STORE, check_ids, serialised
+from soloqueue_mem.api.graph import GraphMethods
 from soloqueue_mem.api.maintenance import Maintenance
 from soloqueue_mem.api.shapes import ArtifactBytes, Forgotten, SessionEnded
 from soloqueue_mem.errors import NotFound, UsageError
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 EXPORT_FORMATS = ("jsonl", "md", "openai")
 
 
-class Store(Maintenance):
+class Store(Maintenance, GraphMethods):
     """A soloqueue-mem data directory, opened for use from Python.
 
     ``root``: the data directory; default as the CLI finds it (``SOLOQUEUE_HOME``,

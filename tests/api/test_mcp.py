@@ -23,6 +23,9 @@ TOOLS = {
     "read_artifact": (True, False),
     "context_build": (True, False),
     "session_export": (True, False),
+    "query": (True, False),
+    "graph_recall": (True, False),
+    "graph_remember": (False, False),
 }
 
 
@@ -92,6 +95,31 @@ def test_every_tool_with_its_annotations_and_answers(filled):
     assert page["complete"] and json.loads(page["text"])[0]["role"] == "user"
     assert missing.is_error and "not_found:" in missing.content[0].text
     assert bad.is_error and "bad_input:" in bad.content[0].text
+
+
+def test_graph_and_query_tools_in_the_servers_scope(filled):
+    with Store(filled) as store:
+        store.working_add("热数据：用户刚刚讨论了部署到预发环境。", group="team")
+    talk = [
+        {"role": "user", "content": "我们决定用 PostgreSQL 做用户系统的数据库。"},
+        {"role": "assistant", "content": "We should deploy PostgreSQL on Kubernetes next week."},
+    ]
+    calls = [
+        ("graph_remember", {"messages": talk}),
+        ("graph_recall", {"keywords": ["postgresql"]}),
+        ("query", {"query": "部署 预发"}),
+        ("graph_remember", {"messages": [{"role": "user", "content": " "}]}),
+    ]
+    _, results = run_session(filled, calls, "--group", "team", "--agent", "a1")
+    remembered, recalled, answered, empty = results
+    assert remembered.structured_content["processed"]["tasks"] == 1
+    contents = [r["content"] for r in recalled.structured_content["results"]]
+    assert sorted(contents) == sorted(m["content"] for m in talk)
+    assert "热数据" in json.dumps(answered.structured_content, ensure_ascii=False)
+    assert empty.is_error and "bad_input:" in empty.content[0].text
+    with Store(filled) as store:  # the graph of the server's scope, no other
+        assert store.graph_recall("postgresql").found == []
+        assert len(store.graph_recall("postgresql", group="team", agent="a1").found) == 2
 
 
 def test_answers_fit_the_output_cap(filled):

@@ -235,3 +235,41 @@ def test_seed_004_working_promote_and_query(store):
     assert store.query("anything", group="other").results == []
     with pytest.raises(BadInput):
         store.promote("   ")
+
+
+GRAPH_TALK = [
+    {"role": "user", "content": "我们决定用 PostgreSQL 做用户系统的数据库。"},
+    {"role": "assistant", "content": "We should deploy PostgreSQL on Kubernetes next week."},
+]
+
+
+def test_graph_remember_queues_then_work_recall_and_focus(store, home):
+    from soloqueue_mem.graph.recall import as_text
+
+    assert store.graph_recall("postgresql").found == []  # no graph.db: nothing, nothing made
+    assert not (home / "graph.db").exists()
+    queued = store.graph_remember(GRAPH_TALK, agent="alice")
+    assert queued["task_id"] == "1" and "processed" not in queued
+    assert store.graph_focus(agent="alice") == []  # queued, not yet processed
+    assert store.graph_work()["tasks"] == 1
+    focus = store.graph_focus(agent="alice")
+    assert len(focus) == 2
+    found = store.graph_recall(["PostgreSQL", "kubernetes"], agent="alice")
+    assert as_text(found).startswith("[记忆] ")
+    assert {f.node.content for f in found.found} == {m["content"] for m in GRAPH_TALK}
+    assert store.graph_focus(agent="alice") == focus  # recall never changes the focus
+    assert store.graph_recall("postgresql", agent="bob").found == []  # one graph per agent
+
+
+def test_graph_remember_sync_and_its_errors(store):
+    done = store.graph_remember(GRAPH_TALK[:1], sync=True)
+    assert done["processed"]["tasks"] == 1
+    assert len(store.graph_recall("PostgreSQL").found) == 1
+    with pytest.raises(BadInput):
+        store.graph_remember([{"role": "user", "content": "  "}])
+    with pytest.raises(BadInput):
+        store.graph_remember([{"content": "no role"}])
+    with pytest.raises(UsageError):
+        store.graph_recall(" , ")
+    with pytest.raises(InvalidId):
+        store.graph_recall("x", agent="../x")

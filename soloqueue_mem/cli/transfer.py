@@ -47,10 +47,10 @@ def export(
 ) -> None:
     """Write everything that is not derived as a versioned JSONL dump (always JSONL):
     sessions as logged, memories with their history, episodes, scratchpads, working
-    memory, attachments, kv and session state, artifact rows (and their blobs with
-    --with-blobs). `import` reads it back."""
+    memory, attachments, kv and session state, embeddings, the graph memory, artifact
+    rows (and their blobs with --with-blobs). `import` reads it back."""
     from soloqueue_mem import jsonio
-    from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
+    from soloqueue_mem.db.stores import open_artifacts, open_graph, open_memory, open_state
     from soloqueue_mem.ops.export import Scope, Sources
     from soloqueue_mem.ops.export import export as export_records
 
@@ -61,7 +61,7 @@ def export(
     home, config = app_ctx.home, app_ctx.config
     with ExitStack() as stack:
         connections = []
-        for opener in (open_memory, open_artifacts, open_state):
+        for opener in (open_memory, open_artifacts, open_state, open_graph):
             conn = opener(home, config, create=False)
             if conn is not None:
                 stack.callback(conn.close)
@@ -230,7 +230,7 @@ def _import_one(
 
 
 def _import_dump(app_ctx: AppContext, source: IO[bytes]) -> dict[str, Any]:
-    from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
+    from soloqueue_mem.db.stores import open_artifacts, open_graph, open_memory, open_state
     from soloqueue_mem.ops.import_dump import Targets, import_dump
 
     def lines() -> Iterator[bytes]:
@@ -239,9 +239,10 @@ def _import_dump(app_ctx: AppContext, source: IO[bytes]) -> dict[str, Any]:
 
     with ExitStack() as stack:
 
-        def open_targets() -> Targets:
+        def open_targets(with_graph: bool) -> Targets:
             home, config = app_ctx.home, app_ctx.config
-            conns = [opener(home, config) for opener in (open_memory, open_artifacts, open_state)]
+            openers = (open_memory, open_artifacts, open_state, open_graph)
+            conns = [opener(home, config) for opener in openers[: 3 + with_graph]]
             for conn in conns:
                 assert conn is not None
                 stack.callback(conn.close)

@@ -1,7 +1,7 @@
 """The dump format of ``export``/``import``: versioned JSONL, one record per line.
 
 The first line is the header ``{"kind": "header", "format": "soloqueue-mem-dump",
-"version": 1, ...}``; every other line is a record whose ``kind`` says what it holds
+"version": 2, ...}``; every other line is a record whose ``kind`` says what it holds
 (``RECORD_TYPES``). A record's other keys are the fields of the row it stands for, as
 the store's own values (:class:`~soloqueue_mem.memory.model.Memory`, …), so the dump
 is readable without this code. :func:`conform` turns a decoded record back into such a
@@ -19,7 +19,7 @@ from soloqueue_mem.errors import BadInput, InvalidId
 from soloqueue_mem.home import validate_id
 
 FORMAT = "soloqueue-mem-dump"
-VERSION = 1
+VERSION = 2  # 2 added the embedding and graph records; a version-1 dump reads the same
 RECORD_TYPES = (
     "blob",
     "artifact",
@@ -33,6 +33,11 @@ RECORD_TYPES = (
     "kv",
     "session_state",
     "identity",
+    "embedding",
+    "embedded_item",
+    "graph_node",
+    "graph_focus",
+    "graph_task",
 )
 ID_FIELDS = ("group", "agent", "session")  # they become path components: checked as ids
 

@@ -5,9 +5,12 @@ What is exported: artifact rows (with their blobs inline, base64, under
 extracted and into which episode, and when the session ended), memories with their
 whole history (superseded, archived and expired ones), episodes, scratchpads,
 working-memory entries, attachments, kv entries, session variables, and the authored
-identity files (``SOUL.md``, ``AGENT.md``) of a whole-store export. What is not:
-anything rebuilt from those (the turn index and every FTS index, token and embedding
-caches, ``identity/MEMORY.md`` and ``USER.md``, the extraction queue).
+identity files (``SOUL.md``, ``AGENT.md``) of a whole-store export, the vectors of the
+dense channel and which item has which (costly to rebuild: they need the model and
+minutes), and the graph memory (nodes with their out-links, focus lists, queued
+tasks). What is not: anything rebuilt cheaply from those (the turn index and every FTS
+index, token caches, the graph's keyword index, ``identity/MEMORY.md`` and
+``USER.md``, the extraction queue).
 
 The order is fixed (by table, then by insertion or key), so exporting a store, importing
 the dump into an empty one and exporting that gives the same bytes.
@@ -22,13 +25,22 @@ from typing import Any, NamedTuple
 
 from soloqueue_mem.artifacts import cas, catalog
 from soloqueue_mem.context import identity
+from soloqueue_mem.graph import dump as graph_dump
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments, episodes, scratchpad, store, working
 from soloqueue_mem.ops.dump_format import header, record
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.logfile import read_lines
 from soloqueue_mem.sessions.reader import session_files
+from soloqueue_mem.semantic import dump as vectors
 from soloqueue_mem.state import values
+
+
+GRAPH_KINDS = {
+    graph_dump.NodeRecord: "graph_node",
+    graph_dump.FocusRecord: "graph_focus",
+    graph_dump.TaskRecord: "graph_task",
+}
 
 
 class Scope(NamedTuple):
@@ -48,6 +60,7 @@ class Sources(NamedTuple):
     memory: sqlite3.Connection | None
     artifacts: sqlite3.Connection | None
     state: sqlite3.Connection | None
+    graph: sqlite3.Connection | None = None
 
 
 def export(
@@ -60,6 +73,7 @@ def export(
     if sources.memory is not None:
         yield from _sessions(home, sources.memory, scope)
         yield from _memory_rows(sources.memory, scope)
+        yield from _embeddings(sources.memory, scope)
     if scope == Scope():  # the identity is the whole store's, not a group's
         for name, text in identity.authored(home.root):
             yield record("identity", {"name": name, "content": text})
@@ -74,6 +88,10 @@ def export(
                         {**fields, "key": entry.key, "value": entry.value,
                          "updated_at": entry.updated_at},
                     )  # fmt: skip
+    if sources.graph is not None:
+        for row in graph_dump.every(sources.graph):
+            if scope.holds(row.group, row.agent):
+                yield record(GRAPH_KINDS[type(row)], row)
 
 
 def _artifacts(
@@ -144,3 +162,45 @@ def _memory_rows(conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, A
     for attachment in attachments.every(conn):
         if scope.holds(attachment.group, attachment.agent):
             yield record("attachment", attachment)
+
+
+def _embeddings(conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
+    """The vectors (all of them; in a scoped export, those its items use), then the
+    items' links to them. A turn is named by its session and index (its row id is the
+    store's own), and the links are ordered by what they name."""
+    links = [link for link in vectors.linked(conn) if scope.holds(link.group, link.agent)]
+    turn_ids = [int(link.item_id) for link in links if link.kind == "turn"]
+    found = {}
+    for start in range(0, len(turn_ids), 500):
+        found.update(turns.turns_by_id(conn, turn_ids[start : start + 500]))
+    named = []
+    for link in links:
+        turn = found.get(int(link.item_id)) if link.kind == "turn" else None
+        if link.kind == "turn" and turn is None:
+            continue  # the turn is gone: nothing to link
+        fields = {
+            "model": link.model,
+            "kind": link.kind,
+            "item_id": None if turn else link.item_id,
+            "group": link.group,
+            "agent": link.agent,
+            "session": turn.session if turn else None,
+            "turn_index": turn.turn_index if turn else None,
+            "content_hash": link.content_hash,
+        }
+        named.append(fields)
+    used = {(link["model"], link["content_hash"]) for link in named}
+    for row in vectors.cached(conn):
+        if scope == Scope() or (row.model, row.content_hash) in used:
+            yield record(
+                "embedding",
+                {**row._asdict(), "vector": base64.b64encode(row.vector).decode("ascii")},
+            )
+    for fields in sorted(named, key=_link_order):
+        yield record("embedded_item", fields)
+
+
+def _link_order(fields: dict[str, Any]) -> tuple[Any, ...]:
+    f = fields
+    return (f["model"], f["kind"], f["group"], f["agent"], f["session"] or "",
+            f["turn_index"] or 0, f["item_id"] or "")  # fmt: skip

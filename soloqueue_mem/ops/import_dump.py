@@ -8,7 +8,8 @@ table, which answers ``added``, ``existing`` (the same thing is already there:
 importing twice changes nothing) or ``conflict`` (something else holds its id or key:
 left as it is and reported, never overwritten). Ids are kept, so references between
 records (a turn's offloaded artifact, an attachment's artifact, a memory's
-``superseded_by``) stay true.
+``superseded_by``, a graph link's nodes) stay true. With ``redact`` on, the text of
+each record is redacted first (:mod:`.import_redact`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from soloqueue_mem.config import Config
 from soloqueue_mem.context import identity
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput
+from soloqueue_mem.graph import dump as graph_dump
+from soloqueue_mem.graph.dump import FocusRecord, NodeRecord, TaskRecord
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments, episodes, scratchpad, store, working
 from soloqueue_mem.memory.attachments import Attachment
@@ -35,6 +38,10 @@ from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.ops.dump_format import RECORD_TYPES, check_header, conform
+from soloqueue_mem.ops.import_redact import redacted
+from soloqueue_mem.redact import Redactor, redactor
+from soloqueue_mem.semantic import dump as vectors
+from soloqueue_mem.semantic.index import KINDS as EMBEDDED_KINDS
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.writer import put_back_session
@@ -92,6 +99,25 @@ class StateRecord(NamedTuple):
     updated_at: str
 
 
+class EmbeddingRecord(NamedTuple):
+    model: str
+    content_hash: str
+    dim: int
+    vector: str  # base64 of dim little-endian float32
+    created_at: str
+
+
+class EmbeddedItemRecord(NamedTuple):
+    model: str
+    kind: str  # memory, episode or turn
+    item_id: str | None  # a memory's or an episode's id
+    group: str
+    agent: str
+    session: str | None  # a turn's session and index
+    turn_index: int | None
+    content_hash: str
+
+
 SHAPES: dict[str, type] = {
     "blob": Blob,
     "artifact": Artifact,
@@ -105,7 +131,13 @@ SHAPES: dict[str, type] = {
     "kv": KvRecord,
     "session_state": StateRecord,
     "identity": IdentityRecord,
+    "embedding": EmbeddingRecord,
+    "embedded_item": EmbeddedItemRecord,
+    "graph_node": NodeRecord,
+    "graph_focus": FocusRecord,
+    "graph_task": TaskRecord,
 }
+GRAPH_KINDS = ("graph_node", "graph_focus", "graph_task")
 assert tuple(SHAPES) == RECORD_TYPES
 
 
@@ -115,6 +147,7 @@ class Targets(NamedTuple):
     memory: sqlite3.Connection
     artifacts: sqlite3.Connection
     state: sqlite3.Connection
+    graph: sqlite3.Connection | None = None  # opened only for a dump with graph records
 
 
 class Session(NamedTuple):
@@ -145,6 +178,7 @@ def parsed(lines: Iterable[bytes]) -> Iterator[tuple[int, str, Any]]:
                 _blob_bytes(value)
             if isinstance(value, IdentityRecord) and value.name not in identity.AUTHORED:
                 raise BadInput(f"not an identity source: {value.name!r}")
+            _check_more(value)
         except BadInput as exc:
             raise BadInput(f"{kind}: {exc.reason}", number) from None
         yield number, kind, value
@@ -152,13 +186,47 @@ def parsed(lines: Iterable[bytes]) -> Iterator[tuple[int, str, Any]]:
         raise BadInput("the dump is empty (no header)")
 
 
-def check(lines: Iterable[bytes]) -> int:
-    """Read the whole dump without writing; the number of records. BadInput if bad."""
+def _check_more(value: Any) -> None:
+    """BadInput for what the field types do not say about the newer records."""
+    if isinstance(value, EmbeddingRecord):
+        _vector_bytes(value)
+    elif isinstance(value, EmbeddedItemRecord):
+        is_turn = value.session is not None and value.turn_index is not None
+        if value.kind not in EMBEDDED_KINDS or (value.kind == "turn") != is_turn or (
+            value.item_id is None
+        ) != (value.kind == "turn"):
+            raise BadInput("a turn is named by session and turn_index, anything else by item_id")
+    elif isinstance(value, NodeRecord):
+        reason = graph_dump.check_links(value)
+        if reason or value.id < 1 or value.scan_count < 0:
+            raise BadInput(reason or "a node id is a positive number, its scan count not negative")
+    elif isinstance(value, FocusRecord):
+        if not value.node_ids or any(n < 1 for n in value.node_ids):
+            raise BadInput("a focus list names one or more node ids")
+    elif isinstance(value, TaskRecord) and (value.id < 1 or value.attempts < 0):
+        raise BadInput("a task id is a positive number, its attempts not negative")
+
+
+def _vector_bytes(value: EmbeddingRecord) -> bytes:
+    try:
+        data = base64.b64decode(value.vector, validate=True)
+    except (binascii.Error, ValueError):
+        raise BadInput("vector is not base64") from None
+    if value.dim < 1 or len(data) != 4 * value.dim:
+        raise BadInput(f"vector is not {value.dim} float32 values")
+    return data
+
+
+def check(lines: Iterable[bytes]) -> tuple[int, set[str]]:
+    """Read the whole dump without writing; the number of records and their kinds.
+    BadInput if bad."""
     count = 0
+    kinds: set[str] = set()
     current: SessionRecord | None = None
     last = -1  # the current session's last turn index
     for number, kind, value in parsed(lines):
         count += 1
+        kinds.add(kind)
         if kind == "session":
             current, last = value, -1
         elif kind == "turn":
@@ -168,20 +236,23 @@ def check(lines: Iterable[bytes]) -> int:
             if not isinstance(index, int) or isinstance(index, bool) or index <= last:
                 raise BadInput("turn indexes must be whole numbers, increasing", number)
             last = index
-    return count
+    return count, kinds
 
 
 def import_dump(
-    lines: Callable[[], Iterable[bytes]], open_targets: Callable[[], Targets]
+    lines: Callable[[], Iterable[bytes]], open_targets: Callable[[bool], Targets]
 ) -> dict[str, Any]:
-    """Check the dump, then (only then: bad input creates nothing) open the store and
-    put the records back; the report (see the README)."""
-    total = check(lines())
-    targets = open_targets()
-    report: dict[str, Any] = {"records": total, "added": {}, "existing": {}, "conflicts": []}
+    """Check the dump, then (only then: bad input creates nothing) open the store —
+    graph.db too when the dump has graph records — and put the records back; the
+    report (see the README)."""
+    total, kinds = check(lines())
+    targets = open_targets(any(kind in kinds for kind in GRAPH_KINDS))
+    report: dict[str, Any] = {
+        "records": total, "added": {}, "existing": {}, "conflicts": [], "redacted": {}
+    }  # fmt: skip
     batch = _Batch()
     try:
-        _put_back_all(targets, parsed(lines()), report, batch)
+        _put_back_all(targets, parsed(lines()), _Report(report), batch)
     except BaseException as exc:
         batch.close(exc)
         raise
@@ -189,18 +260,45 @@ def import_dump(
     return report
 
 
+class _Report:
+    """The report being filled, and what later records must know of earlier ones:
+    which items were conflicts or had their text redacted (their vectors are not put
+    back: they are of another text)."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        self.report = report
+        self.conflicted: set[tuple[str, str]] = set()  # (kind, key) of such items
+        self.redacted: set[tuple[str, str]] = set()
+
+    def count(self, kind: str, line: int, outcome: str, key: str) -> None:
+        if outcome in ("added", "existing", "redacted"):
+            self.report[outcome][kind] = self.report[outcome].get(kind, 0) + 1
+        else:
+            self.conflicted.add((kind, key))
+            self.report["conflicts"].append(
+                {"line": line, "kind": kind, "key": key, "reason": outcome}
+            )
+
+    def was_redacted(self, kind: str, key: str) -> None:
+        self.redacted.add((kind, key))
+        self.report["redacted"][kind] = self.report["redacted"].get(kind, 0) + 1
+
+
 def _put_back_all(
-    targets: Targets, records: Iterable[tuple[int, str, Any]], report: dict[str, Any], batch: _Batch
+    targets: Targets, records: Iterable[tuple[int, str, Any]], report: _Report, batch: _Batch
 ) -> None:
+    redact = redactor(targets.config)
     blob: tuple[str, bytes] | None = None
     session: Session | None = None
     for number, kind, value in records:
+        if redact is not None:
+            value = _redacted(kind, value, redact, report)
         if kind == "turn":
             assert session is not None
             session.turns.append(value)
             continue
         if session is not None:
-            _count(report, "session", session.line, _session(targets, session), _key(session.head))
+            _end_session(targets, session, report)
             session = None
         database = _ROW_DATABASES.get(kind)
         if database is None:
@@ -214,12 +312,29 @@ def _put_back_all(
         elif kind == "artifact":
             data = blob[1] if blob is not None and blob[0] == value.content_hash else None
             outcome = artifact_store.put_back(targets.home, targets.artifacts, value, data)
-            _count(report, kind, number, outcome, str(value.id))
+            report.count(kind, number, outcome, str(value.id))
+        elif kind == "embedded_item":
+            report.count(kind, number, _put_back_link(targets, value, report), _key(value))
         else:
-            _count(report, kind, number, _put_back(targets, kind, value), _key(value))
+            report.count(kind, number, _put_back(targets, kind, value), _key(value))
     if session is not None:
         batch.close()
-        _count(report, "session", session.line, _session(targets, session), _key(session.head))
+        _end_session(targets, session, report)
+
+
+def _redacted(kind: str, value: Any, redact: Redactor, report: _Report) -> Any:
+    clean = redacted(kind, value, redact)
+    if clean != value:
+        key = _key(clean)
+        if kind == "turn":
+            key = f"{_key(SessionKey(*value[:3]))}/{value.record['turn_index']}"
+        report.was_redacted(kind, key)
+    return clean
+
+
+def _end_session(targets: Targets, session: Session, report: _Report) -> None:
+    outcome = _session(targets, session)
+    report.count("session", session.line, outcome, _key(session.head))
 
 
 BATCH = 500  # rows put back per transaction: few commits, and the write lock held briefly
@@ -229,8 +344,13 @@ _ROW_DATABASES = {
     "scratchpad": "memory",
     "working": "memory",
     "attachment": "memory",
+    "embedding": "memory",
+    "embedded_item": "memory",
     "kv": "state",
     "session_state": "state",
+    "graph_node": "graph",
+    "graph_focus": "graph",
+    "graph_task": "graph",
 }
 
 
@@ -275,10 +395,41 @@ def _put_back(targets: Targets, kind: str, value: Any) -> str:
         return attachments.put_back(targets.memory, value)
     if kind == "identity":
         return identity.put_back(targets.home.root, value.name, value.content)
+    if kind == "embedding":
+        row = vectors.Cached(*value[:3], _vector_bytes(value), value.created_at)
+        return vectors.put_back_cached(targets.memory, row)
+    if kind in GRAPH_KINDS:
+        assert targets.graph is not None
+        put = {"graph_node": graph_dump.put_back_node, "graph_focus": graph_dump.put_back_focus}
+        return put.get(kind, graph_dump.put_back_task)(targets.graph, value)
     table = "kv_store" if kind == "kv" else "session_state"
     scope = value[:2] if kind == "kv" else value[:3]
     entry = values.Entry(tuple(scope), value.key, value.value, value.updated_at)
     return values.put_back(targets.state, table, entry)
+
+
+def _put_back_link(targets: Targets, value: EmbeddedItemRecord, report: _Report) -> str:
+    """An item's link to its vector, unless the item here is another one (its record
+    was a conflict: ``item-conflict``) or of another text (its record was redacted:
+    ``redacted``, the vector being of the secret's text)."""
+    if value.kind == "turn":
+        key = SessionKey(value.group, value.agent, str(value.session))
+        item = ("session", _key(key))
+        turn = turns.turn_at(targets.memory, key, int(value.turn_index or 0))
+        item_id = None if turn is None else str(turn.id)
+        text = ("turn", f"{item[1]}/{value.turn_index}")
+    else:
+        item = text = (value.kind, str(value.item_id))
+        item_id = value.item_id
+    if item in report.conflicted:
+        return "item-conflict"
+    if text in report.redacted:
+        return "redacted"
+    if item_id is None:
+        return "missing-item"
+    row = vectors.Linked(value.model, value.kind, item_id, value.group, value.agent,
+                         value.content_hash)  # fmt: skip
+    return vectors.put_back_linked(targets.memory, row)
 
 
 def _session(targets: Targets, session: Session) -> str:
@@ -314,12 +465,10 @@ def _key(value: Any) -> str:
         return str(value.id)
     if isinstance(value, IdentityRecord):
         return value.name
+    if isinstance(value, EmbeddingRecord):
+        return f"{value.model}/{value.content_hash}"
+    if isinstance(value, EmbeddedItemRecord):
+        item = value.item_id or f"{value.group}/{value.agent}/{value.session}/{value.turn_index}"
+        return f"{value.model}/{value.kind}/{item}"
     names = [name for name in ("group", "agent", "session", "key") if name in value._fields]
     return "/".join(str(getattr(value, name)) for name in names)
-
-
-def _count(report: dict[str, Any], kind: str, line: int, outcome: str, key: str) -> None:
-    if outcome in ("added", "existing"):
-        report[outcome][kind] = report[outcome].get(kind, 0) + 1
-    else:
-        report["conflicts"].append({"line": line, "kind": kind, "key": key, "reason": outcome})

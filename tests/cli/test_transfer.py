@@ -130,8 +130,8 @@ def bad_dump(home_dump: bytes, number: int, replacement: bytes) -> bytes:
 @pytest.mark.parametrize(
     ("line", "replacement", "message"),
     [
-        (0, b'{"kind":"header","format":"soloqueue-mem-dump","version":2}\n',
-         "error: line 1: dump version 2 is newer than this soloqueue-mem reads (1)"),
+        (0, b'{"kind":"header","format":"soloqueue-mem-dump","version":3}\n',
+         "error: line 1: dump version 3 is newer than this soloqueue-mem reads (2)"),
         (0, b'{"kind":"header","format":"other"}\n', "error: line 1: not a soloqueue-mem dump"),
         (5, b"{not json\n", "error: line 6: malformed JSON"),
         (5, b'{"kind":"spaceship"}\n', "error: line 6: unknown record type 'spaceship'"),

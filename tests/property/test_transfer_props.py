@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
+from soloqueue_mem.db.stores import open_artifacts, open_graph, open_memory, open_state
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
@@ -75,7 +75,7 @@ def memories(draw: st.DrawFn) -> list[Memory]:
 def dump_of(root: Path) -> bytes:
     home, config = Home(root), Config()
     sources = Sources(*(opener(home, config, create=False)
-                        for opener in (open_memory, open_artifacts, open_state)))  # fmt: skip
+                        for opener in (open_memory, open_artifacts, open_state, open_graph)))  # fmt: skip
     try:
         records = export(home, sources, Scope(), with_blobs=True)
         return b"".join((jsonio.dumps_compact(r) + "\n").encode() for r in records)
@@ -89,8 +89,9 @@ def load(root: Path, dump: bytes) -> dict:
     home, config = Home(root), Config()
     opened = []
 
-    def targets() -> Targets:
-        opened.extend(opener(home, config) for opener in (open_memory, open_artifacts, open_state))
+    def targets(with_graph: bool) -> Targets:
+        openers = (open_memory, open_artifacts, open_state, open_graph)[: 3 + with_graph]
+        opened.extend(opener(home, config) for opener in openers)
         return Targets(home, config, *opened)
 
     try:

@@ -1,0 +1,90 @@
+"""``embedding_cache`` and ``embedded_items`` rows for ``export``/``import``.
+
+Vectors are exported as the stored bytes, so no model (and no numpy) is needed to
+move them. A link is put back only beside its vector: a link without one would make
+the item look embedded and keep it out of the dense channel for good.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from soloqueue_mem.db.connect import write_tx
+
+
+class Cached(NamedTuple):
+    model: str
+    content_hash: str
+    dim: int
+    vector: bytes
+    created_at: str
+
+
+class Linked(NamedTuple):
+    model: str
+    kind: str
+    item_id: str
+    group: str
+    agent: str
+    content_hash: str
+
+
+def cached(conn: sqlite3.Connection) -> Iterator[Cached]:
+    """Every cached vector, by model and content hash."""
+    rows = conn.execute(
+        "SELECT model, content_hash, dim, vector, created_at FROM embedding_cache"
+        " ORDER BY model, content_hash"
+    )
+    for row in rows:
+        yield Cached(*row)
+
+
+def linked(conn: sqlite3.Connection) -> list[Linked]:
+    """Every item's link to its vector."""
+    rows = conn.execute(
+        "SELECT model, kind, item_id, group_id, agent_id, content_hash FROM embedded_items"
+    )
+    return [Linked(*row) for row in rows]
+
+
+def put_back_cached(conn: sqlite3.Connection, row: Cached) -> str:
+    """``added``, ``existing`` (the same vector) or ``conflict``."""
+    with write_tx(conn):
+        held = conn.execute(
+            "SELECT dim, vector FROM embedding_cache WHERE model = ? AND content_hash = ?",
+            (row.model, row.content_hash),
+        ).fetchone()
+        if held is not None:
+            return "existing" if (held[0], bytes(held[1])) == (row.dim, row.vector) else "conflict"
+        conn.execute(
+            "INSERT INTO embedding_cache (model, content_hash, dim, vector, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            row,
+        )
+    return "added"
+
+
+def put_back_linked(conn: sqlite3.Connection, row: Linked) -> str:
+    """``added``, ``existing``, ``conflict`` (the item is linked to another text) or
+    ``missing-vector`` (the store has no vector under that model and hash)."""
+    with write_tx(conn):
+        held = conn.execute(
+            "SELECT content_hash FROM embedded_items WHERE model = ? AND kind = ? AND item_id = ?",
+            (row.model, row.kind, row.item_id),
+        ).fetchone()
+        if held is not None:
+            return "existing" if held[0] == row.content_hash else "conflict"
+        vector = conn.execute(
+            "SELECT 1 FROM embedding_cache WHERE model = ? AND content_hash = ?",
+            (row.model, row.content_hash),
+        ).fetchone()
+        if vector is None:
+            return "missing-vector"
+        conn.execute(
+            "INSERT INTO embedded_items (model, kind, item_id, group_id, agent_id, content_hash)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            row,
+        )
+    return "added"

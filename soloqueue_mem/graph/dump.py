@@ -95,7 +95,8 @@ def put_back_node(conn: sqlite3.Connection, record: NodeRecord) -> str:
     with write_tx(conn):
         held = get_node(conn, record.id)
         if held is not None:
-            return "existing" if (held, _links(conn, held.id)) == (node, record.links) else "conflict"
+            same = (held, _links(conn, held.id)) == (node, record.links)
+            return "existing" if same else "conflict"
         conn.execute(
             "INSERT INTO graph_nodes (node_id, group_id, agent_id, content, phrase,"
             " keywords_json, created_at, scan_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -117,7 +118,9 @@ def _raise_sequence(conn: sqlite3.Connection, at_least: int) -> None:
         "UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'graph_nodes'", (at_least,)
     )
     if updated.rowcount == 0:
-        conn.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('graph_nodes', ?)", (at_least,))
+        conn.execute(
+            "INSERT INTO sqlite_sequence (name, seq) VALUES ('graph_nodes', ?)", (at_least,)
+        )
 
 
 def put_back_focus(conn: sqlite3.Connection, record: FocusRecord) -> str:
@@ -153,4 +156,3 @@ def put_back_task(conn: sqlite3.Connection, record: TaskRecord) -> str:
             (record.id, record.group, record.agent, messages, record.enqueued_at, record.attempts),
         )
     return "added"
-

@@ -29,12 +29,11 @@ from soloqueue_mem.graph import dump as graph_dump
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments, episodes, scratchpad, store, working
 from soloqueue_mem.ops.dump_format import header, record
+from soloqueue_mem.semantic import dump as vectors
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.logfile import read_lines
 from soloqueue_mem.sessions.reader import session_files
-from soloqueue_mem.semantic import dump as vectors
 from soloqueue_mem.state import values
-
 
 GRAPH_KINDS = {
     graph_dump.NodeRecord: "graph_node",

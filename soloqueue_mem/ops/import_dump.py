@@ -192,9 +192,11 @@ def _check_more(value: Any) -> None:
         _vector_bytes(value)
     elif isinstance(value, EmbeddedItemRecord):
         is_turn = value.session is not None and value.turn_index is not None
-        if value.kind not in EMBEDDED_KINDS or (value.kind == "turn") != is_turn or (
-            value.item_id is None
-        ) != (value.kind == "turn"):
+        if (
+            value.kind not in EMBEDDED_KINDS
+            or (value.kind == "turn") != is_turn
+            or (value.item_id is None) != (value.kind == "turn")
+        ):
             raise BadInput("a turn is named by session and turn_index, anything else by item_id")
     elif isinstance(value, NodeRecord):
         reason = graph_dump.check_links(value)

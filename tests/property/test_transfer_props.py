@@ -74,8 +74,8 @@ def memories(draw: st.DrawFn) -> list[Memory]:
 
 def dump_of(root: Path) -> bytes:
     home, config = Home(root), Config()
-    sources = Sources(*(opener(home, config, create=False)
-                        for opener in (open_memory, open_artifacts, open_state, open_graph)))  # fmt: skip
+    openers = (open_memory, open_artifacts, open_state, open_graph)
+    sources = Sources(*(opener(home, config, create=False) for opener in openers))
     try:
         records = export(home, sources, Scope(), with_blobs=True)
         return b"".join((jsonio.dumps_compact(r) + "\n").encode() for r in records)

@@ -179,7 +179,7 @@ def _embeddings(conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, An
             continue  # the turn is gone: nothing to link
         fields = {
             "model": link.model,
-            "kind": link.kind,
+            "item_kind": link.kind,
             "item_id": None if turn else link.item_id,
             "group": link.group,
             "agent": link.agent,
@@ -201,5 +201,5 @@ def _embeddings(conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, An
 
 def _link_order(fields: dict[str, Any]) -> tuple[Any, ...]:
     f = fields
-    return (f["model"], f["kind"], f["group"], f["agent"], f["session"] or "",
+    return (f["model"], f["item_kind"], f["group"], f["agent"], f["session"] or "",
             f["turn_index"] or 0, f["item_id"] or "")  # fmt: skip

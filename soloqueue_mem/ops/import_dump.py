@@ -109,7 +109,7 @@ class EmbeddingRecord(NamedTuple):
 
 class EmbeddedItemRecord(NamedTuple):
     model: str
-    kind: str  # memory, episode or turn
+    item_kind: str  # memory, episode or turn
     item_id: str | None  # a memory's or an episode's id
     group: str
     agent: str
@@ -191,12 +191,9 @@ def _check_more(value: Any) -> None:
     if isinstance(value, EmbeddingRecord):
         _vector_bytes(value)
     elif isinstance(value, EmbeddedItemRecord):
-        is_turn = value.session is not None and value.turn_index is not None
-        if (
-            value.kind not in EMBEDDED_KINDS
-            or (value.kind == "turn") != is_turn
-            or (value.item_id is None) != (value.kind == "turn")
-        ):
+        turn = value.item_kind == "turn"
+        named = (value.session is not None, value.turn_index is not None, value.item_id is None)
+        if value.item_kind not in EMBEDDED_KINDS or named != (turn, turn, turn):
             raise BadInput("a turn is named by session and turn_index, anything else by item_id")
     elif isinstance(value, NodeRecord):
         reason = graph_dump.check_links(value)
@@ -414,14 +411,14 @@ def _put_back_link(targets: Targets, value: EmbeddedItemRecord, report: _Report)
     """An item's link to its vector, unless the item here is another one (its record
     was a conflict: ``item-conflict``) or of another text (its record was redacted:
     ``redacted``, the vector being of the secret's text)."""
-    if value.kind == "turn":
+    if value.item_kind == "turn":
         key = SessionKey(value.group, value.agent, str(value.session))
         item = ("session", _key(key))
         turn = turns.turn_at(targets.memory, key, int(value.turn_index or 0))
         item_id = None if turn is None else str(turn.id)
         text = ("turn", f"{item[1]}/{value.turn_index}")
     else:
-        item = text = (value.kind, str(value.item_id))
+        item = text = (value.item_kind, str(value.item_id))
         item_id = value.item_id
     if item in report.conflicted:
         return "item-conflict"
@@ -429,7 +426,7 @@ def _put_back_link(targets: Targets, value: EmbeddedItemRecord, report: _Report)
         return "redacted"
     if item_id is None:
         return "missing-item"
-    row = vectors.Linked(value.model, value.kind, item_id, value.group, value.agent,
+    row = vectors.Linked(value.model, value.item_kind, item_id, value.group, value.agent,
                          value.content_hash)  # fmt: skip
     return vectors.put_back_linked(targets.memory, row)
 
@@ -471,6 +468,6 @@ def _key(value: Any) -> str:
         return f"{value.model}/{value.content_hash}"
     if isinstance(value, EmbeddedItemRecord):
         item = value.item_id or f"{value.group}/{value.agent}/{value.session}/{value.turn_index}"
-        return f"{value.model}/{value.kind}/{item}"
+        return f"{value.model}/{value.item_kind}/{item}"
     names = [name for name in ("group", "agent", "session", "key") if name in value._fields]
     return "/".join(str(getattr(value, name)) for name in names)

@@ -1,0 +1,195 @@
+"""export / import of the graph memory and the dense channel's vectors (dump
+version 2), and import's write-time redaction."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import struct
+from pathlib import Path
+
+from soloqueue_mem.config import Config
+from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.stores import open_graph, open_memory
+from soloqueue_mem.graph import queue
+from soloqueue_mem.graph.store import Scope, delete_node
+from soloqueue_mem.home import Home
+from soloqueue_mem.memory import store
+from soloqueue_mem.memory.model import Memory
+from soloqueue_mem.semantic import dump as vectors
+from tests.cli.test_graph import CONVERSATION, LOGIN, remember
+from tests.cli.test_offload import write_config
+
+MODEL = "test-model"
+
+
+def export(cli, root: Path, *args: str) -> bytes:
+    return cli.ok("--root", str(root), "export", *args).stdout_bytes
+
+
+def embed(root: Path, kind: str, item_id: str, digest: str, values: tuple[float, ...]) -> None:
+    """A vector linked to an item, as the dense channel stores them (no model needed)."""
+    conn = open_memory(Home(root), Config())
+    try:
+        vector = struct.pack(f"<{len(values)}f", *values)
+        cached = vectors.Cached(MODEL, digest, len(values), vector, "2026-11-26T08:00:00.000Z")
+        assert vectors.put_back_cached(conn, cached) in ("added", "existing")
+        link = vectors.Linked(MODEL, kind, item_id, "default", "default", digest)
+        assert vectors.put_back_linked(conn, link) == "added"
+    finally:
+        conn.close()
+
+
+def populate(cli, home: Path) -> dict[str, str]:
+    """A graph with a dangling link and a queued task, a memory and a turn with
+    vectors, and an orphan vector."""
+    remember(cli, CONVERSATION)
+    remember(cli, LOGIN)
+    graph = open_graph(Home(home), Config())
+    try:
+        with write_tx(graph):
+            delete_node(graph, 5)  # the newest node: links into it dangle
+        queue.enqueue(graph, Scope("default", "default"), LOGIN, "2026-11-26T08:00:00.000Z", 10)
+    finally:
+        graph.close()
+    memory = cli.json("remember", "The user's editor is helix")["id"]
+    cli.ok("log", "-s", "s1", "--role", "user", "I deploy on Fridays")
+    with sqlite3.connect(home / "memory.db") as conn:
+        (turn_id,) = conn.execute("SELECT id FROM conversation_turns").fetchone()
+    embed(home, "memory", memory, "a" * 64, (0.6, 0.8))
+    embed(home, "turn", str(turn_id), "b" * 64, (1.0, 0.0))
+    embed(home, "episode", "gone", "c" * 64, (0.0, 1.0))  # an item that is not there
+    return {"memory": memory}
+
+
+def kinds_of(dump: bytes) -> list[str]:
+    return [json.loads(line)["kind"] for line in dump.splitlines()]
+
+
+def test_graph_and_vectors_round_trip_byte_identical(cli, home, tmp_path):
+    populate(cli, home)
+    first = export(cli, home)
+    header = json.loads(first.splitlines()[0])
+    assert header["version"] == 2
+    kinds = kinds_of(first)
+    assert kinds.count("graph_node") == 4 and kinds.count("graph_focus") == 1
+    assert kinds.count("graph_task") == 1
+    assert kinds.count("embedding") == 3 and kinds.count("embedded_item") == 3
+    records = [json.loads(line) for line in first.splitlines()]
+    turn_link = next(r for r in records if r.get("kind") == "embedded_item" and r["session"])
+    assert (turn_link["item_id"], turn_link["turn_index"]) == (None, 0)  # named, not a rowid
+    dangling = [k for r in records if r["kind"] == "graph_node" for k in r["links"]]
+    assert any(link["to_id"] == 5 for link in dangling)
+    dump = tmp_path / "dump.jsonl"
+    dump.write_bytes(first)
+    other = tmp_path / "other" / ".soloqueue"
+    report = cli.json("--root", str(other), "import", str(dump))
+    assert report["conflicts"] == [] and report["redacted"] == {}
+    assert report["added"]["graph_node"] == 4 and report["added"]["embedded_item"] == 3
+    assert export(cli, other) == first
+    # the graph works there, and a new node does not take the dangling link's id
+    assert cli.json("--root", str(other), "graph", "recall", "--keywords", "JSONB")["results"]
+    assert cli.json("--root", str(other), "graph", "stats")["graphs"][0]["dangling_links"] > 0
+    remember_there = cli.json(
+        "--root", str(other), "graph", "remember", "--sync", input=json.dumps(LOGIN)
+    )
+    assert remember_there["processed"]["tasks"] == 2  # the imported task ran too
+    with sqlite3.connect(other / "graph.db") as conn:
+        assert (
+            conn.execute("SELECT MIN(node_id) FROM graph_nodes WHERE node_id > 4").fetchone()[0] > 5
+        )
+    # importing again changes nothing
+    again = cli.json("import", str(dump))
+    assert again["added"] == {} and again["conflicts"] == []
+    assert again["existing"]["graph_node"] == 4 and again["existing"]["embedding"] == 3
+
+
+def test_a_scoped_export_takes_the_vectors_its_items_use(cli, home, tmp_path):
+    populate(cli, home)
+    cli.ok("log", "-s", "s9", "-g", "work", "--role", "user", "elsewhere")
+    scoped = export(cli, home, "--group", "work")
+    assert "embedding" not in kinds_of(scoped) and "graph_node" not in kinds_of(scoped)
+    whole = [json.loads(line) for line in export(cli, home, "--group", "default").splitlines()]
+    assert {r["content_hash"][0] for r in whole if r["kind"] == "embedding"} == {"a", "b", "c"}
+
+
+def test_conflicting_items_bring_no_links_or_vectors_of_theirs(cli, home, tmp_path):
+    ids = populate(cli, home)
+    dump = tmp_path / "dump.jsonl"
+    dump.write_bytes(export(cli, home))
+    other = tmp_path / "other" / ".soloqueue"
+    cli.ok("--root", str(other), "graph", "remember", "--sync", input=json.dumps(LOGIN))
+    records = [json.loads(line) for line in dump.read_bytes().splitlines()]
+    (memory,) = [r for r in records if r["kind"] == "memory"]
+    changed = {k: v for k, v in memory.items() if k != "kind"} | {"content": "something else"}
+    conn = open_memory(Home(other), Config())
+    try:
+        assert store.put_back(conn, Memory(**changed)) == "added"
+    finally:
+        conn.close()
+    with sqlite3.connect(other / "graph.db") as conn:
+        links_before = conn.execute("SELECT * FROM graph_links ORDER BY 1, 2").fetchall()
+    report = cli.json("--root", str(other), "import", str(dump))
+    reasons = {(c["kind"], c["key"], c["reason"]) for c in report["conflicts"]}
+    assert ("memory", ids["memory"], "conflict") in reasons  # another text under its id
+    assert ("graph_node", "1", "conflict") in reasons  # node 1 there is another node
+    assert ("embedded_item", f"{MODEL}/memory/{ids['memory']}", "item-conflict") in reasons
+    with sqlite3.connect(other / "graph.db") as conn:
+        links = conn.execute("SELECT * FROM graph_links WHERE from_id = 1").fetchall()
+    assert links == [link for link in links_before if link[0] == 1]
+    with sqlite3.connect(other / "memory.db") as conn:
+        held = conn.execute(
+            "SELECT content_hash FROM embedded_items WHERE item_id = ?", (ids["memory"],)
+        ).fetchall()
+    assert held == []  # the vector is of the dump's text, not of the memory there
+
+
+def test_bad_graph_or_vector_records_are_refused_whole(cli, home, tmp_path):
+    populate(cli, home)
+    records = [json.loads(line) for line in export(cli, home).splitlines()]
+    for kind, change, message in (
+        ("embedding", {"dim": 3}, "vector is not 3 float32 values"),
+        ("embedding", {"vector": "***"}, "vector is not base64"),
+        ("embedded_item", {"item_id": "x"}, "a turn is named by session and turn_index"),
+        ("graph_node", {"links": [{"to_id": 2, "strength": 2, "relation": None}]}, "strength"),
+        ("graph_focus", {"node_ids": []}, "a focus list names one or more node ids"),
+    ):
+        bad = [dict(r) for r in records]
+        target = next(
+            r for r in bad if r["kind"] == kind and (kind != "embedded_item" or r["session"])
+        )
+        target.update(change)
+        path = tmp_path / f"bad-{kind}.jsonl"
+        path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in bad))
+        other = tmp_path / f"other-{kind}"
+        result = cli("--root", str(other), "import", str(path))
+        assert result.exit_code == 65, result.stderr
+        assert message in result.stderr and not other.exists()
+
+
+def test_import_redacts_what_it_writes_when_redact_is_on(cli, home, tmp_path):
+    secret = "sk-proj-" + "A1b2C3d4" * 5
+    cli.ok("log", "-s", "s1", "--role", "user", f"my key is {secret}")
+    memory = cli.json("remember", f"the deploy key is {secret}, the proxy's CORP-0badf00d")["id"]
+    cli.ok("kv", "set", "deploy", json.dumps({"api_key": "hunter2hunter2", "note": secret}))
+    remember(cli, [{"role": "user", "content": f"我们用 {secret} 调用 OpenAI 接口。"}])
+    embed(home, "memory", memory, "d" * 64, (1.0, 0.0))
+    dump = tmp_path / "dump.jsonl"
+    dump.write_bytes(export(cli, home))
+    assert secret.encode() in dump.read_bytes()
+    other = tmp_path / "other" / ".soloqueue"
+    write_config(other, 'redact = true\n[redact_patterns]\n"corp-token" = "CORP-[0-9a-f]{8}"\n')
+    report = cli.json("--root", str(other), "import", str(dump))
+    assert report["conflicts"] == []
+    assert report["redacted"]["memory"] == 1 and report["redacted"]["turn"] == 1
+    assert report["redacted"]["kv"] == 1 and report["redacted"]["graph_node"] >= 1
+    assert report["redacted"]["embedded_item"] == 1  # a vector of the secret's text
+    for path in other.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+            assert b"hunter2hunter2" not in path.read_bytes(), path
+            assert b"CORP-0badf00d" not in path.read_bytes(), path  # redact_patterns
+    again = cli.json("--root", str(other), "import", str(dump))  # still idempotent
+    assert again["added"] == {} and again["conflicts"] == []
+    hits = cli.json("--root", str(other), "recall", "deploy key")
+    assert any("[REDACTED:openai-key]" in hit["content"] for hit in hits)

@@ -1,9 +1,11 @@
 """Export → import into an empty store → export gives the same bytes, for random
-memories (any Unicode text, chains, counters, expiry), kv values (any JSON) and
-logged sessions (STYLE §2.11's round-trip property)."""
+memories (any Unicode text, chains, counters, expiry), kv values (any JSON), logged
+sessions, graphs (nodes, links dangling or not, focus, queued tasks) and vectors
+(STYLE §2.11's round-trip property)."""
 
 from __future__ import annotations
 
+import struct
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,12 +15,18 @@ from hypothesis import strategies as st
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
+from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.db.stores import open_artifacts, open_graph, open_memory, open_state
+from soloqueue_mem.graph import queue
+from soloqueue_mem.graph.dump import NodeRecord, put_back_node
+from soloqueue_mem.graph.store import Scope as GraphScope
+from soloqueue_mem.graph.store import push_focus
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.ops.export import Scope, Sources, export
 from soloqueue_mem.ops.import_dump import Targets, import_dump
+from soloqueue_mem.semantic import dump as vectors
 from soloqueue_mem.sessions.events import Event
 from soloqueue_mem.sessions.writer import log_events
 from soloqueue_mem.state import values
@@ -72,6 +80,52 @@ def memories(draw: st.DrawFn) -> list[Memory]:
     return found
 
 
+@st.composite
+def graphs(draw: st.DrawFn) -> list[NodeRecord]:
+    """Nodes 1..n of two agents, links to any id up to n + 2 (past n: dangling)."""
+    count = draw(st.integers(0, 4))
+    nodes = []
+    for node_id in range(1, count + 1):
+        targets = draw(st.lists(st.integers(1, count + 2), max_size=3, unique=True))
+        links = [
+            {"to_id": to_id, "strength": draw(st.floats(0, 1)),
+             "relation": draw(st.sampled_from([None, "下文", "上文"]))}
+            for to_id in sorted(targets)
+        ]  # fmt: skip
+        nodes.append(
+            NodeRecord(node_id, "default", draw(st.sampled_from(["default", "bob"])),
+                       draw(TEXT), draw(TEXT), draw(st.lists(TEXT, max_size=3)),
+                       "2026-01-01T00:00:00.000Z", draw(st.integers(0, 9)), links)
+        )  # fmt: skip
+    return nodes
+
+
+def add_graph(home: Home, config: Config, nodes: list[NodeRecord], task: str | None) -> None:
+    graph = open_graph(home, config)
+    try:
+        for node in nodes:
+            assert put_back_node(graph, node) == "added"
+        for agent in ("default", "bob"):
+            held = [n.id for n in nodes if n.agent == agent]
+            with write_tx(graph):
+                push_focus(graph, GraphScope("default", agent), held, 2)
+        if task is not None:
+            message = [{"role": "user", "content": task}]
+            queue.enqueue(graph, GraphScope("default", "bob"), message, "2026-01-01", 9)
+    finally:
+        graph.close()
+
+
+def add_vectors(memory, rows: list[Memory], values: list[float]) -> None:
+    vector = struct.pack(f"<{len(values)}f", *values)
+    for number, row in enumerate(rows):
+        digest = f"{number % 2:064x}"  # two items may share a vector
+        cached = vectors.Cached("m", digest, len(values), vector, "2026-01-01T00:00:00.000Z")
+        vectors.put_back_cached(memory, cached)
+        link = vectors.Linked("m", "memory", row.id, row.group, row.agent, digest)
+        assert vectors.put_back_linked(memory, link) == "added"
+
+
 def dump_of(root: Path) -> bytes:
     home, config = Home(root), Config()
     openers = (open_memory, open_artifacts, open_state, open_graph)
@@ -106,8 +160,11 @@ def load(root: Path, dump: bytes) -> dict:
     rows=memories(),
     kv=st.dictionaries(st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True), JSON, max_size=3),
     turns=st.lists(TEXT, max_size=4),
+    nodes=graphs(),
+    task=st.none() | TEXT,
+    vector=st.lists(st.floats(-1, 1, width=32), min_size=1, max_size=4),
 )
-def test_export_import_export_is_byte_identical(rows, kv, turns):
+def test_export_import_export_is_byte_identical(rows, kv, turns, nodes, task, vector):
     with tempfile.TemporaryDirectory() as scratch:
         source, target = Path(scratch) / "a", Path(scratch) / "b"
         home, config = Home(source), Config()
@@ -116,7 +173,9 @@ def test_export_import_export_is_byte_identical(rows, kv, turns):
             assert store.put_back(memory, row) == "added"
         events = [(None, Event("user", text, [], [], NOW, session="s1")) for text in turns]
         list(log_events(home, memory, events, ("default", "default", None), config, NOW))
+        add_vectors(memory, rows, vector)
         memory.close()
+        add_graph(home, config, nodes, task)
         state = open_state(home, config)
         for key, value in kv.items():
             values.put(state, "kv_store", ("default", "default"), key, value, NOW)

@@ -93,6 +93,19 @@ def insert(conn: sqlite3.Connection, attachment: Attachment) -> bool:
     return True
 
 
+def rebuild_fts(conn: sqlite3.Connection) -> int:
+    """Re-create the attachment index from the table (inside the caller's write
+    transaction); return the number of attachments indexed."""
+    conn.execute("INSERT INTO attachments_fts (attachments_fts) VALUES ('delete-all')")
+    rows = conn.execute(f"SELECT rowid, {COLUMNS} FROM attachments").fetchall()  # noqa: S608
+    conn.executemany(
+        "INSERT INTO attachments_fts (rowid, description, transcription, extracted_text,"
+        " filename, tags) VALUES (?, ?, ?, ?, ?, ?)",
+        [(row[0], *_fts_values(_attachment(row[1:]))) for row in rows],
+    )
+    return len(rows)
+
+
 def delete(conn: sqlite3.Connection, attachment_id: str) -> None:
     """Remove the row and its index entry (a missing row is no error)."""
     row = conn.execute(

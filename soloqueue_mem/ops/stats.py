@@ -42,12 +42,15 @@ def store_stats(
     for path in (home.memory_db, home.state_db, home.artifacts_db, home.graph_db):
         if path.exists():
             databases[path.name] = {"bytes": _size(path)}
-    counts: dict[str, int] = {"turns": 0, "sessions": 0, "memories": 0, "artifacts": 0}
+    counts: dict[str, int] = {
+        "turns": 0, "sessions": 0, "memories": 0, "artifacts": 0, "attachments": 0
+    }  # fmt: skip
     if memory is not None:
         databases["memory.db"]["schema_version"] = schema_version(memory)
         counts["turns"] = memory.execute("SELECT COUNT(*) FROM conversation_turns").fetchone()[0]
         counts["sessions"] = memory.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
         counts["memories"] = memory.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+        counts["attachments"] = memory.execute("SELECT COUNT(*) FROM attachments").fetchone()[0]
     if artifacts is not None:
         databases["artifacts.db"]["schema_version"] = schema_version(artifacts)
         counts["artifacts"] = artifacts.execute("SELECT COUNT(*) FROM artifacts").fetchone()[0]

@@ -53,7 +53,9 @@ def test_stats_counts_and_schema_version(cli, home):
     cli.ok("log", "-s", "a", "one")
     cli.ok("log", "-s", "b", "two")
     stats = cli.json("stats")
-    assert stats["counts"] == {"turns": 2, "sessions": 2, "memories": 0, "artifacts": 0}
+    assert stats["counts"] == {
+        "turns": 2, "sessions": 2, "memories": 0, "artifacts": 0, "attachments": 0
+    }  # fmt: skip
     assert stats["databases"]["memory.db"]["schema_version"] == len(MIGRATIONS)
     assert stats["session_logs"]["files"] == 2
 

@@ -520,10 +520,28 @@ def test_repair_rebuilds_the_full_text_index(cli, home):
         "sessions": 2,
         "fts_rows": 3,
         "memory_fts_rows": 0,
+        "attachment_fts_rows": 0,
     }
     assert [h["content"] for h in cli.json("trace", "alpha")] == ["hello alpha"]
     assert [h["content"] for h in cli.json("trace", "charlie")] == ["other charlie"]
     assert verify(cli, "--full")[0] == 0
+
+
+def test_repair_rebuilds_the_attachment_index(cli, home, tmp_path):
+    photo = tmp_path / "cat.jpg"
+    photo.write_bytes(b"\xff\xd8 a cat")
+    cli.ok("attach", str(photo), "--transcription", "明天帮我预约下午3点的会议")
+    assert cli.json("stats")["counts"]["attachments"] == 1
+    sqlite_exec(
+        home / "memory.db",
+        "INSERT INTO attachments_fts (attachments_fts) VALUES ('delete-all')",
+    )
+    assert not [h for h in cli.json("recall", "预约会议") if h["kind"] == "attachment"]
+    result = cli("--format", "json", "verify", "--repair")
+    assert result.exit_code == 0, result.stdout
+    assert json.loads(result.stdout)["repaired"]["attachment_fts_rows"] == 1
+    hits = cli.json("recall", "预约会议")
+    assert [h["kind"] for h in hits] == ["attachment"]
 
 
 # --- D16: one content at two dated paths --------------------------------------------------

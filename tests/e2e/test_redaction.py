@@ -111,6 +111,9 @@ def test_no_file_of_the_store_holds_a_secret(cli, home, tmp_path):
     cli.ok("artifact", "save", str(tmp_path / "notes.txt"), "--title", "notes")
     cli.ok("attach", str(tmp_path / "notes.txt"), "--description", "notes " + text,
            "--transcription", text, "--tag", "notes")  # fmt: skip
+    graph = [{"role": "user", "content": "我们的部署配置如下。" + text}]
+    remembered = cli.json("graph", "remember", "--sync", input=json.dumps(graph))
+    assert remembered["processed"]["tasks"] == 1  # graph.db holds its nodes
     history = json.dumps([{"role": "tool", "tool_call_id": "c9", "content": "y" * 400 + text}])
     cli.ok("context", "build", "--max-context", "100000", input=history)
     ended = cli.json("session", "end", "s")

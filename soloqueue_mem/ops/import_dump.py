@@ -38,8 +38,8 @@ from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.ops.dump_format import RECORD_TYPES, check_header, conform
-from soloqueue_mem.ops.import_redact import redacted
-from soloqueue_mem.redact import Redactor, redactor
+from soloqueue_mem.ops.import_redact import redacted, rehashed_path
+from soloqueue_mem.redact import Redactor, redacted_bytes, redactor
 from soloqueue_mem.semantic import dump as vectors
 from soloqueue_mem.semantic.index import KINDS as EMBEDDED_KINDS
 from soloqueue_mem.sessions import turns
@@ -268,6 +268,7 @@ class _Report:
         self.report = report
         self.conflicted: set[tuple[str, str]] = set()  # (kind, key) of such items
         self.redacted: set[tuple[str, str]] = set()
+        self.new_hashes: dict[str, tuple[str, int]] = {}  # of redacted blobs
 
     def count(self, kind: str, line: int, outcome: str, key: str) -> None:
         if outcome in ("added", "existing", "redacted"):
@@ -281,6 +282,27 @@ class _Report:
     def was_redacted(self, kind: str, key: str) -> None:
         self.redacted.add((kind, key))
         self.report["redacted"][kind] = self.report["redacted"].get(kind, 0) + 1
+
+    def redacted_blob(self, sha256: str, data: bytes, redact: Redactor) -> bytes:
+        """A text blob's bytes redacted; its new hash and size remembered for the
+        rows that name it (binary blobs stay as they are)."""
+        clean = redacted_bytes(data, redact)
+        if clean != data:
+            self.new_hashes[sha256] = (hashlib.sha256(clean).hexdigest(), len(clean))
+            self.was_redacted("blob", sha256)
+        return clean
+
+    def rehashed(self, kind: str, value: Any) -> Any:
+        """An artifact or attachment row naming a redacted blob, naming the new one
+        (same id, same day folder)."""
+        digest, size = self.new_hashes.get(value.content_hash, (None, 0))
+        if digest is None:
+            return value
+        if kind == "artifact":
+            return value._replace(content_hash=digest, path=rehashed_path(value.path, digest),
+                                  size=size)  # fmt: skip
+        path = rehashed_path(value.local_path, digest)
+        return value._replace(content_hash=digest, local_path=path, file_size=size)
 
 
 def _put_back_all(
@@ -308,6 +330,9 @@ def _put_back_all(
             session = Session(number, value, [])
         elif kind == "blob":
             blob = (value.sha256, _blob_bytes(value))
+            if redact is not None:  # under its new hash, as the rows name it now
+                clean = report.redacted_blob(value.sha256, blob[1], redact)
+                blob = (report.new_hashes.get(value.sha256, (value.sha256,))[0], clean)
         elif kind == "artifact":
             data = blob[1] if blob is not None and blob[0] == value.content_hash else None
             outcome = artifact_store.put_back(targets.home, targets.artifacts, value, data)
@@ -323,6 +348,8 @@ def _put_back_all(
 
 def _redacted(kind: str, value: Any, redact: Redactor, report: _Report) -> Any:
     clean = redacted(kind, value, redact)
+    if kind in ("artifact", "attachment"):
+        clean = report.rehashed(kind, clean)
     if clean != value:
         key = _key(clean)
         if kind == "turn":

@@ -2,8 +2,10 @@
 ``remember`` redact what they write: every text field of a record, JSON values
 included, goes through the store's :class:`~soloqueue_mem.redact.Redactor`.
 
-Blobs and artifact rows are put back as they are: their bytes are addressed by their
-sha256, which other records name.
+An inline blob of UTF-8 text is redacted too; its new sha256 then replaces the old
+one in the artifact and attachment rows that name it (their ids, which turns and
+attachments refer to, stay). Binary blobs, and blobs a dump without ``--with-blobs``
+leaves to the store, are as they are.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ TEXT_FIELDS = {
     "graph_node": ("content", "phrase", "keywords"),
     "graph_task": ("messages",),
 }
-TURN_FIELDS = ("content", "tool_calls", "tool_results", "metadata", "openai_message")
+TURN_FIELDS = ("content", "tool_calls", "tool_results", "metadata", "openai_message", "offloaded")
 
 
 def redacted(kind: str, value: Any, redactor: Redactor) -> Any:
@@ -37,3 +39,9 @@ def redacted(kind: str, value: Any, redactor: Redactor) -> Any:
     fields = TEXT_FIELDS.get(kind, ())
     clean = {name: redactor.value(getattr(value, name)) for name in fields}
     return value._replace(**clean) if clean else value
+
+
+def rehashed_path(relpath: str, sha256: str) -> str:
+    """A blob path of the same day folder for another content."""
+    day = relpath.rsplit("/", 3)[0]
+    return f"{day}/{sha256[:2]}/{sha256[2:4]}/{sha256}"

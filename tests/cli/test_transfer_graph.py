@@ -3,6 +3,7 @@ version 2), and import's write-time redaction."""
 
 from __future__ import annotations
 
+import base64
 import json
 import sqlite3
 import struct
@@ -174,16 +175,32 @@ def test_import_redacts_what_it_writes_when_redact_is_on(cli, home, tmp_path):
     cli.ok("kv", "set", "deploy", json.dumps({"api_key": "hunter2hunter2", "note": secret}))
     remember(cli, [{"role": "user", "content": f"我们用 {secret} 调用 OpenAI 接口。"}])
     embed(home, "memory", memory, "d" * 64, (1.0, 0.0))
+    result = {"role": "tool", "content": "", "tool_results": [
+        {"tool_use_id": "c1", "content": "x" * 3000 + " " + secret, "is_error": False}]}  # fmt: skip
+    cli.ok("log", "-s", "s1", input=json.dumps(result))  # offloaded: a blob
+    notes = tmp_path / "notes.txt"
+    notes.write_text(f"deploy with {secret}\n")
+    cli.ok("attach", str(notes), "--description", "deploy notes")
+    photo = tmp_path / "cat.jpg"
+    photo.write_bytes(b"\xff\xd8 a cat")
+    cli.ok("attach", str(photo), "--description", "a cat")  # binary: as it is
     dump = tmp_path / "dump.jsonl"
-    dump.write_bytes(export(cli, home))
-    assert secret.encode() in dump.read_bytes()
+    dump.write_bytes(export(cli, home, "--with-blobs"))
+    assert secret.encode() in base64.b64decode(
+        next(json.loads(line)["data"] for line in dump.read_bytes().splitlines()
+             if b'"kind":"blob"' in line)
+    )  # fmt: skip
     other = tmp_path / "other" / ".soloqueue"
     write_config(other, 'redact = true\n[redact_patterns]\n"corp-token" = "CORP-[0-9a-f]{8}"\n')
     report = cli.json("--root", str(other), "import", str(dump))
     assert report["conflicts"] == []
-    assert report["redacted"]["memory"] == 1 and report["redacted"]["turn"] == 1
+    assert report["redacted"]["memory"] == 1
+    assert report["redacted"]["turn"] == 2  # the offloaded output's preview too
     assert report["redacted"]["kv"] == 1 and report["redacted"]["graph_node"] >= 1
     assert report["redacted"]["embedded_item"] == 1  # a vector of the secret's text
+    assert report["redacted"]["blob"] == 2 and report["redacted"]["artifact"] == 2, report["redacted"]
+    assert report["redacted"]["attachment"] == 1, report["redacted"]
+    assert report["added"]["artifact"] == 3
     for path in other.rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path
@@ -193,3 +210,9 @@ def test_import_redacts_what_it_writes_when_redact_is_on(cli, home, tmp_path):
     assert again["added"] == {} and again["conflicts"] == []
     hits = cli.json("--root", str(other), "recall", "deploy key")
     assert any("[REDACTED:openai-key]" in hit["content"] for hit in hits)
+    verified = cli.json("--root", str(other), "verify", "--full")
+    assert verified["summary"]["error"] == 0, verified
+    openai = cli.json("--root", str(other), "session", "export", "s1", "--as", "openai")
+    artifact_id = openai[-1]["content"].split("已保存为制品: ")[1].split("。")[0]
+    read = cli.ok("--root", str(other), "artifact", "read", artifact_id).stdout
+    assert read == "x" * 3000 + " [REDACTED:openai-key]"

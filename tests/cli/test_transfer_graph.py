@@ -175,8 +175,8 @@ def test_import_redacts_what_it_writes_when_redact_is_on(cli, home, tmp_path):
     cli.ok("kv", "set", "deploy", json.dumps({"api_key": "hunter2hunter2", "note": secret}))
     remember(cli, [{"role": "user", "content": f"我们用 {secret} 调用 OpenAI 接口。"}])
     embed(home, "memory", memory, "d" * 64, (1.0, 0.0))
-    result = {"role": "tool", "content": "", "tool_results": [
-        {"tool_use_id": "c1", "content": "x" * 3000 + " " + secret, "is_error": False}]}  # fmt: skip
+    output = {"tool_use_id": "c1", "content": "x" * 3000 + " " + secret, "is_error": False}
+    result = {"role": "tool", "content": "", "tool_results": [output]}
     cli.ok("log", "-s", "s1", input=json.dumps(result))  # offloaded: a blob
     notes = tmp_path / "notes.txt"
     notes.write_text(f"deploy with {secret}\n")
@@ -198,8 +198,8 @@ def test_import_redacts_what_it_writes_when_redact_is_on(cli, home, tmp_path):
     assert report["redacted"]["turn"] == 2  # the offloaded output's preview too
     assert report["redacted"]["kv"] == 1 and report["redacted"]["graph_node"] >= 1
     assert report["redacted"]["embedded_item"] == 1  # a vector of the secret's text
-    assert report["redacted"]["blob"] == 2 and report["redacted"]["artifact"] == 2, report["redacted"]
-    assert report["redacted"]["attachment"] == 1, report["redacted"]
+    assert report["redacted"]["blob"] == 2 and report["redacted"]["artifact"] == 2
+    assert report["redacted"]["attachment"] == 1
     assert report["added"]["artifact"] == 3
     for path in other.rglob("*"):
         if path.is_file():

@@ -216,3 +216,16 @@ def test_import_redacts_what_it_writes_when_redact_is_on(cli, home, tmp_path):
     artifact_id = openai[-1]["content"].split("已保存为制品: ")[1].split("。")[0]
     read = cli.ok("--root", str(other), "artifact", "read", artifact_id).stdout
     assert read == "x" * 3000 + " [REDACTED:openai-key]"
+
+
+def test_a_version_1_dump_is_still_read(cli, home, tmp_path):
+    cli.ok("remember", "The user's editor is helix")
+    lines = export(cli, home).splitlines()
+    header = json.loads(lines[0])
+    assert header["version"] == 2
+    old = tmp_path / "v1.jsonl"
+    old.write_bytes(b"\n".join([json.dumps({**header, "version": 1}).encode(), *lines[1:]]))
+    other = tmp_path / "other" / ".soloqueue"
+    report = cli.json("--root", str(other), "import", str(old))
+    assert report["added"] == {"memory": 1} and report["conflicts"] == []
+    assert not (other / "graph.db").exists()  # no graph records: no graph.db

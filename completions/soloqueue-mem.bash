@@ -6,9 +6,9 @@ _soloqueue_mem() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         case "$word" in
-            --agent|--as|--author|--channels|--confidence|--content|--depth|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--keywords|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--relation|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) skip=1 ;;
+            --agent|--as|--author|--channels|--confidence|--content|--depth|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--keywords|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--relation|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--to|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) skip=1 ;;
             -*) ;;
-            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag attach attachment attachment list attachment rm attachment show completion consolidate context context build context compress demo episode episode list episode search episode show export gc graph graph compress graph export graph focus graph recall graph remember graph show graph stats graph work hook hook claude identity identity compile identity edit identity show import index init kv kv get kv list kv rm kv set log mcp memory memory edit memory forget memory history memory list memory restore memory show path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show serve session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
+            *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag attach attachment attachment list attachment rm attachment show completion consolidate context context build context compress demo episode episode list episode search episode show export gc graph graph compress graph export graph focus graph recall graph remember graph show graph stats graph work hook hook claude identity identity compile identity edit identity show import index init kv kv get kv list kv rm kv set log mcp memory memory edit memory forget memory history memory list memory restore memory show migrate path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show serve session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
                esac ;;
         esac
@@ -108,6 +108,8 @@ _soloqueue_mem() {
         "memory restore|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory show|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "memory show|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "migrate|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
+        "migrate|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "path|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "path|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "promote|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
@@ -157,11 +159,11 @@ _soloqueue_mem() {
         "working list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
     esac
     case "$prev" in
-        --agent|--as|--author|--channels|--confidence|--content|--depth|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--keywords|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--relation|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) return ;;
+        --agent|--as|--author|--channels|--confidence|--content|--depth|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--format|--grace|--group|--host|--idle|--importance|--keep|--keywords|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--relation|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--to|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) return ;;
     esac
     local words=""
     case "$path" in
-        "") words="artifact attach attachment completion consolidate context demo episode export gc graph hook identity import index init kv log mcp memory path promote query recall remember scratchpad serve session stats trace verify working --format --root -f --quiet --version -q" ;;
+        "") words="artifact attach attachment completion consolidate context demo episode export gc graph hook identity import index init kv log mcp memory migrate path promote query recall remember scratchpad serve session stats trace verify working --format --root -f --quiet --version -q" ;;
         "artifact") words="list read rm save show tag" ;;
         "artifact list") words="--format --group --limit --root --tag -f -g -n -t" ;;
         "artifact read") words="--format --root -f --meta" ;;
@@ -218,6 +220,7 @@ _soloqueue_mem() {
         "memory list") words="--agent --format --group --limit --root --subject --tag --type -a -f -g -n --all" ;;
         "memory restore") words="--format --root -f" ;;
         "memory show") words="--format --root -f" ;;
+        "migrate") words="--format --root --to -f" ;;
         "path") words="--format --root -f" ;;
         "promote") words="--agent --format --group --root -a -f -g" ;;
         "query") words="--format --group --root -f -g" ;;

@@ -29,6 +29,7 @@ POINTS = (
     "digest.before_write",  # a session's stretch extracted, its transaction not begun
     "lock.blocked",  # an exclusive lock taken with wait found the lock held: it waits now
     "graph.mid_task",  # a graph task's nodes written, its transaction not committed
+    "migrate.after_batch",  # migrate --to: a batch committed to PostgreSQL, the rest not
 )
 
 

@@ -47,6 +47,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "verify": ("soloqueue_mem.cli.verify", "verify", False),
     "export": ("soloqueue_mem.cli.transfer", "export", False),
     "import": ("soloqueue_mem.cli.transfer", "import_command", False),
+    "migrate": ("soloqueue_mem.cli.migrate", "migrate", False),
     "demo": ("soloqueue_mem.cli.ops", "demo", False),
     "completion": ("soloqueue_mem.cli.completion", "completion", False),
     "hook": ("soloqueue_mem.cli.hook", "app", True),

@@ -15,7 +15,7 @@ from contextlib import ExitStack
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem import jsonio
+from soloqueue_mem import faults, jsonio
 from soloqueue_mem.clock import iso
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home, ensure_private_dir
@@ -56,12 +56,14 @@ def write_chunk(
         sizes = {key: log.size for key, log in logs.items()}
         try:
             with conn.transaction():
-                return _index_and_append(conn, chunk, logs, now)
+                results = _index_and_append(conn, chunk, logs, now)
         except BaseException:
             for key, log in logs.items():
                 if log.size != sizes[key]:
                     log.truncate(sizes[key])
             raise
+    faults.fault("log.after_commit")
+    return results
 
 
 def _index_and_append(
@@ -104,6 +106,7 @@ def _index_and_append(
                 " WHERE group_id = %s AND agent_id = %s AND session_id = %s",
                 (next_index[key], next_index[key] - first[key], min(stamps), max(stamps), *key),
             )
+    faults.fault("log.before_commit")
     return results
 
 

@@ -35,6 +35,7 @@ POSTGRES_COMMANDS = frozenset(
         "memory show",
         "memory forget",
         "memory history",
+        "migrate",
         "path",
         "completion",
     }
@@ -83,9 +84,25 @@ def database_url(config: Config) -> str | None:
     """The PostgreSQL URL this data directory uses (``SOLOQUEUE_DATABASE_URL`` over
     ``database_url`` in config.toml), or None for SQLite."""
     url = os.environ.get(DATABASE_URL_ENV) or config.database_url
-    if url and not url.startswith(POSTGRES_SCHEMES):
-        raise BadInput(f"database_url must start with {' or '.join(POSTGRES_SCHEMES)}")
-    return url or None
+    return check_url(url, "database_url") if url else None
+
+
+def check_url(url: str, what: str) -> str:
+    """``url`` when it names a PostgreSQL database, else BadInput naming ``what``."""
+    if not url.startswith(POSTGRES_SCHEMES):
+        raise BadInput(f"{what} must start with {' or '.join(POSTGRES_SCHEMES)}")
+    return url
+
+
+def shown_url(url: str) -> str:
+    """``url`` with its password, if any, replaced by ``***`` (for printing)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user, _, host = parts.netloc.rpartition("@")
+    return urlunsplit(parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}"))
 
 
 def open_backend(home: Home, config: Config) -> Backend | None:

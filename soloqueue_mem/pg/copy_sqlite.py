@@ -1,0 +1,276 @@
+"""``migrate --to``: copy a SQLite store (memory.db) into PostgreSQL, resumably.
+
+Sessions, turns and memories (every version: superseded, archived and expired ones
+too) are copied in batches, each batch one transaction that inserts what the database
+lacks (``ON CONFLICT DO NOTHING``), so a copy cut short is continued by running it
+again, and a finished one is a no-op. A turn's session row is locked and its counters
+advanced in the batch's transaction, as ``log`` does, so hosts may keep writing.
+
+Every batch is then read back from the database and compared with the source, column
+by column: a row the database holds differently (another host wrote a different turn
+at that index, a memory id taken) is a conflict, left as it is. The report gives per
+table the source count, what was copied, what was there already, the conflicts, and a
+SHA-256 over the source rows and one over the rows read back: equal when the copy is
+whole. Turn ids are the database's own; ``token_estimate`` is copied, not compared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from soloqueue_mem import jsonio
+from soloqueue_mem.faults import fault
+from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.pg.memories import _search_text as memory_search_text
+from soloqueue_mem.pg.text import document
+from soloqueue_mem.sessions.events import Event, index_body
+
+if TYPE_CHECKING:
+    import psycopg
+
+BATCH_ROWS = 2000
+MAX_LISTED_CONFLICTS = 100
+_SESSION_KEY = ("group_id", "agent_id", "session_id")
+# compared between source and database (and hashed), in this order
+_TURN_COLUMNS = (
+    *_SESSION_KEY,
+    "turn_index",
+    "role",
+    "content",
+    "tool_calls",
+    "tool_results",
+    "timestamp",
+    "event_id",
+    "metadata_json",
+)
+_MEMORY_COLUMNS = (
+    "id, group_id, agent_id, type, priority, content, subject, predicate, source, "
+    "source_episode_id, tags, importance_score, confidence, access_count, decay_rate, "
+    "created_at, updated_at, last_accessed_at, expires_at, superseded_by, archived_at, "
+    "fixed_expiry"
+).split(", ")
+_MEMORY_TYPES = ["text"] * 11 + ["float8", "float8", "int4", "float8"] + ["text"] * 6 + ["bool"]
+
+
+@dataclass
+class TableReport:
+    source: int = 0
+    copied: int = 0
+    existing: int = 0
+    conflicts: int = 0
+    _source_hash: Any = field(default_factory=hashlib.sha256)
+    _target_hash: Any = field(default_factory=hashlib.sha256)
+
+    def compare(
+        self, source: list[tuple[Any, ...]], target: dict[Any, tuple[Any, ...]]
+    ) -> list[Any]:
+        """Hash and compare a batch of (key, row) pairs; the keys
+        the database holds differently or not at all."""
+        bad = []
+        for key, row in source:
+            found = target.get(key)
+            self._source_hash.update(_canonical(row))
+            self._target_hash.update(_canonical(found))
+            if found != row:
+                bad.append(key)
+        self.conflicts += len(bad)
+        return bad
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "copied": self.copied,
+            "existing": self.existing,
+            "conflicts": self.conflicts,
+            "source_sha256": self._source_hash.hexdigest(),
+            "target_sha256": self._target_hash.hexdigest(),
+        }
+
+
+def _canonical(row: tuple[Any, ...] | None) -> bytes:
+    return (jsonio.dumps_compact(row) + "\n").encode()
+
+
+@dataclass
+class Copy:
+    """The copy's progress: per-table reports and the first conflicts found."""
+
+    tables: dict[str, TableReport] = field(
+        default_factory=lambda: {name: TableReport() for name in ("sessions", "turns", "memories")}
+    )
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+
+    def conflict(self, table: str, keys: list[Any]) -> None:
+        for key in keys[: MAX_LISTED_CONFLICTS - len(self.conflicts)]:
+            self.conflicts.append(
+                {"table": table, "key": list(key) if isinstance(key, tuple) else key}
+            )
+
+    def report(self) -> dict[str, Any]:
+        tables = {name: table.as_dict() for name, table in self.tables.items()}
+        verified = all(
+            t["conflicts"] == 0 and t["source_sha256"] == t["target_sha256"]
+            for t in tables.values()
+        )
+        return {"tables": tables, "verified": verified, "conflicts": self.conflicts}
+
+
+def copy_store(
+    source: sqlite3.Connection,
+    target: psycopg.Connection,
+    batch_rows: int = BATCH_ROWS,
+    progress: Callable[[str, int], None] | None = None,
+) -> dict[str, Any]:
+    """Copy ``source`` (memory.db) into ``target`` (migrated); the report (module doc)."""
+    done = Copy()
+    for name, copy_batch in (
+        ("sessions", _copy_sessions),
+        ("turns", _copy_turns),
+        ("memories", _copy_memories),
+    ):
+        for rows in _batches(source, name, batch_rows):
+            with target.transaction():
+                copy_batch(target, rows, done)
+            fault("migrate.after_batch")
+            if progress is not None:
+                progress(name, len(rows))
+    return done.report()
+
+
+_SOURCE_SQL = {
+    "sessions": "SELECT group_id, agent_id, session_id, started_at, last_turn_at, ended_at"
+    " FROM sessions ORDER BY group_id, agent_id, session_id",
+    "turns": f"SELECT {', '.join(_TURN_COLUMNS)}, token_estimate FROM conversation_turns"  # noqa: S608
+    " ORDER BY group_id, agent_id, session_id, turn_index",
+    "memories": f"SELECT {', '.join(_MEMORY_COLUMNS)}, content_key FROM memories"  # noqa: S608
+    " ORDER BY rowid",
+}
+
+
+def _batches(source: sqlite3.Connection, table: str, size: int) -> Iterator[list[tuple[Any, ...]]]:
+    cursor = source.execute(_SOURCE_SQL[table])
+    while rows := cursor.fetchmany(size):
+        yield rows
+
+
+def _copy_sessions(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Copy) -> None:
+    """Sessions' rows; their counters are advanced as their turns arrive."""
+    columns = list(zip(*rows, strict=True))
+    inserted = conn.execute(
+        "INSERT INTO sessions (group_id, agent_id, session_id, started_at, last_turn_at,"
+        " ended_at) SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[],"
+        " %s::text[], %s::text[])"
+        " ON CONFLICT (group_id, agent_id, session_id)"
+        " DO UPDATE SET ended_at = COALESCE(sessions.ended_at, EXCLUDED.ended_at)"
+        " RETURNING (xmax = 0)",
+        [list(c) for c in columns],
+    ).fetchall()
+    report = done.tables["sessions"]
+    report.source += len(rows)
+    report.copied += sum(1 for (new,) in inserted if new)
+    report.existing += sum(1 for (new,) in inserted if not new)
+    found = conn.execute(
+        "SELECT s.group_id, s.agent_id, s.session_id FROM sessions s"
+        " JOIN unnest(%s::text[], %s::text[], %s::text[]) AS k(g, a, s2)"
+        " ON s.group_id = k.g AND s.agent_id = k.a AND s.session_id = k.s2",
+        [list(c) for c in columns[:3]],
+    ).fetchall()
+    target = {tuple(row): tuple(row) for row in found}
+    keys = [tuple(row[:3]) for row in rows]
+    done.conflict("sessions", report.compare([(k, k) for k in keys], target))
+
+
+def _copy_turns(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Copy) -> None:
+    """Insert the turns the database lacks, advance their sessions, compare them all."""
+    width = len(_TURN_COLUMNS)
+    keys = sorted({tuple(row[:3]) for row in rows})
+    for key in keys:  # sorted, like log: writers never deadlock
+        conn.execute(
+            "SELECT 1 FROM sessions WHERE group_id = %s AND agent_id = %s AND session_id = %s"
+            " FOR UPDATE",
+            key,
+        )
+    bodies = [document(_body(row)) for row in rows]
+    columns = [list(c) for c in zip(*rows, strict=True)]
+    inserted = conn.execute(
+        f"INSERT INTO quarantine_logs ({', '.join(_TURN_COLUMNS)}, token_estimate, search)"  # noqa: S608
+        " SELECT g, a, s, i, r, c, tc, tr, ts, e, m, te, to_tsvector('simple', b) FROM unnest("
+        "%s::text[], %s::text[], %s::text[], %s::int4[], %s::text[], %s::text[], %s::text[],"
+        " %s::text[], %s::text[], %s::text[], %s::text[], %s::int4[], %s::text[])"
+        " AS u(g, a, s, i, r, c, tc, tr, ts, e, m, te, b)"
+        " ON CONFLICT DO NOTHING RETURNING group_id, agent_id, session_id, turn_index, timestamp",
+        [*columns, bodies],
+    ).fetchall()
+    _advance_sessions(conn, inserted)
+    report = done.tables["turns"]
+    report.source += len(rows)
+    report.copied += len(inserted)
+    found = conn.execute(
+        f"SELECT {', '.join('q.' + c for c in _TURN_COLUMNS)} FROM quarantine_logs q"  # noqa: S608
+        " JOIN unnest(%s::text[], %s::text[], %s::text[], %s::int4[]) AS k(g, a, s, i)"
+        " ON q.group_id = k.g AND q.agent_id = k.a AND q.session_id = k.s AND q.turn_index = k.i",
+        columns[:4],
+    ).fetchall()
+    target = {tuple(row[:4]): tuple(row) for row in found}
+    source = [(tuple(row[:4]), tuple(row[:width])) for row in rows]
+    bad = report.compare(source, target)
+    report.existing += len(rows) - len(inserted) - len(bad)
+    done.conflict("turns", bad)
+
+
+def _body(row: tuple[Any, ...]) -> str:
+    """The turn's searchable text, as ``log`` indexes it."""
+    tool_calls = jsonio.loads(row[6]) if row[6] else []
+    tool_results = jsonio.loads(row[7]) if row[7] else []
+    return index_body(Event(row[4], row[5], tool_calls, tool_results))
+
+
+def _advance_sessions(conn: psycopg.Connection, inserted: list[tuple[Any, ...]]) -> None:
+    counts: dict[tuple[str, str, str], list[Any]] = {}
+    for group, agent, session, index, stamp in inserted:
+        seen = counts.setdefault((group, agent, session), [0, index, stamp, stamp])
+        seen[0] += 1
+        seen[1] = max(seen[1], index)
+        seen[2] = min(seen[2], stamp)
+        seen[3] = max(seen[3], stamp)
+    for key, (count, top, first, last) in sorted(counts.items()):
+        conn.execute(
+            "UPDATE sessions SET turn_count = turn_count + %s,"
+            " next_turn_index = GREATEST(next_turn_index, %s),"
+            " started_at = LEAST(started_at, %s), last_turn_at = GREATEST(last_turn_at, %s)"
+            " WHERE group_id = %s AND agent_id = %s AND session_id = %s",
+            (count, top + 1, first, last, *key),
+        )
+
+
+def _copy_memories(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Copy) -> None:
+    """Insert the memories the database lacks (by id), compare them all."""
+    width = len(_MEMORY_COLUMNS)
+    normal = [(*row[: width - 1], bool(row[width - 1]), row[width]) for row in rows]
+    searches = [memory_search_text(memory_from_row(row[:width])) for row in normal]
+    columns = [list(c) for c in zip(*normal, strict=True)]
+    names = ", ".join(_MEMORY_COLUMNS)
+    casts = ", ".join(f"%s::{kind}[]" for kind in [*_MEMORY_TYPES, "text", "text"])
+    aliases = ", ".join(f"c{n}" for n in range(width + 2))
+    inserted = conn.execute(
+        f"INSERT INTO memories ({names}, content_key, search)"  # noqa: S608 - constants
+        f" SELECT {', '.join(f'c{n}' for n in range(width + 1))},"
+        f" to_tsvector('simple', c{width + 1}) FROM unnest({casts}) AS u({aliases})"
+        " ON CONFLICT (id) DO NOTHING RETURNING id",
+        [*columns, searches],
+    ).fetchall()
+    report = done.tables["memories"]
+    report.source += len(rows)
+    report.copied += len(inserted)
+    found = conn.execute(
+        f"SELECT {names} FROM memories WHERE id = ANY(%s)",  # noqa: S608 - constants
+        (columns[0],),
+    ).fetchall()
+    target = {row[0]: tuple(row) for row in found}
+    bad = report.compare([(row[0], tuple(row[:width])) for row in normal], target)
+    report.existing += len(rows) - len(inserted) - len(bad)
+    done.conflict("memories", bad)

@@ -260,7 +260,7 @@ def bench_recall(cli: list[str], python: str, work: Path, nodes: int, runs: int)
                         "json",
                         "graph",
                         "recall",
-                        "-k",
+                        "--keywords",
                         word,
                         "--depth",
                         "2",

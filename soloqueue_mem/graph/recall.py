@@ -91,7 +91,7 @@ def recall(
                         [*names, link.relation],
                     ),
                 )
-    nodes = store.get_nodes(conn, [hit[0] for hit in hits])  # (one a worker just deleted: gone)
+    nodes = store.get_nodes(conn, [hit[0] for hit in hits])  # a node deleted meanwhile: absent
     found = [Found(nodes[node_id], *rest) for node_id, *rest in hits if node_id in nodes]
     dangling = store.dangling_from(conn, [f.node.id for f in found], floor)
     return Recalled(found, dangling)

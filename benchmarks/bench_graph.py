@@ -12,7 +12,8 @@
 (c) ``graph recall --depth 2`` on a graph of 100,000 nodes and 1,000,000 links (10
     random out-links per node), 20 keywords; median and worst of the per-keyword
     medians. Floor: ``python -c`` running the same two hops from the focus in SQL.
-    Goal: median <= 150 ms.
+    Goal: median <= 150 ms. ``--baseline PYTHON`` times another install's CLI (say,
+    the main branch's) in the same rounds, for a before/after under the same load.
 (d) One compression slice over those 100,000 nodes with its default budget
     (``graph_time_slice``, 30 s): the time it took against the budget.
 (e) With ``--locomo N``: LoCoMo hit@10 of ``recall`` (default channels, categories
@@ -236,7 +237,9 @@ def build_big_graph(root: Path, nodes: int, links_per_node: int) -> None:
     conn.close()
 
 
-def bench_recall(cli: list[str], python: str, work: Path, nodes: int, runs: int) -> Path:
+def bench_recall(
+    cli: list[str], python: str, work: Path, nodes: int, runs: int, baseline: str | None
+) -> Path:
     env = c.timing_env()
     store = work / "big-store"
     store.mkdir(mode=0o700)
@@ -246,52 +249,44 @@ def bench_recall(cli: list[str], python: str, work: Path, nodes: int, runs: int)
         links = conn.execute("SELECT COUNT(*) FROM graph_links").fetchone()[0]
     c.note(f"built {nodes} nodes, {links} links in {time.perf_counter() - started:.1f} s")
     words = random.Random(3).sample(WORDS, 20)
-    per_word = []
-    floors = []
+    clis = {"recall": cli, **({"baseline": c.cli_argv(baseline)} if baseline else {})}
+    medians: dict[str, list[float]] = {label: [] for label in [*clis, "floor"]}
+    load = os.getloadavg()[0]
     for word in words:
-        times = c.interleaved(
-            {
-                "recall": {
-                    "argv": [
-                        *cli,
-                        "--root",
-                        str(store),
-                        "--format",
-                        "json",
-                        "graph",
-                        "recall",
-                        "-k",
-                        word,
-                        "--depth",
-                        "2",
-                    ],
-                    "env": env,
-                },
-                "floor": {
-                    "argv": [python, "-c", FLOOR_RECALL, str(store / "graph.db"), word],
-                    "env": env,
-                },
-            },
-            runs,
-            warmup=1,
-        )
-        per_word.append(c.median(times["recall"]))
-        floors.append(c.median(times["floor"]))
-    median = c.median(per_word)
+        recall = ["--root", str(store), "--format", "json", "graph", "recall", "--keywords"]
+        commands = {
+            label: {"argv": [*argv, *recall, word, "--depth", "2"], "env": env}
+            for label, argv in clis.items()
+        }
+        commands["floor"] = {
+            "argv": [python, "-c", FLOOR_RECALL, str(store / "graph.db"), word],
+            "env": env,
+        }
+        times = c.interleaved(commands, runs, warmup=1)
+        for label, values in times.items():
+            medians[label].append(c.median(values))
+    median = c.median(medians["recall"])
     c.out(f"### (c) graph recall --depth 2, {nodes:,} nodes and {links:,} links, whole process\n")
+    names = {
+        "recall": "graph recall (20 keywords, median of each)",
+        "baseline": f"baseline: {c.project_version(baseline or python)}",
+        "floor": "floor: python -c, the two hops in SQL",
+    }
     c.out(
         c.table(
-            ["what", "median ms", "worst ms"],
+            ["what", "median ms", "worst ms", "× floor"],
             [
-                ("graph recall (20 keywords, median of each)", c.ms(median), c.ms(max(per_word))),
                 (
-                    "floor: python -c, the two hops in SQL",
-                    c.ms(c.median(floors)),
-                    c.ms(max(floors)),
-                ),
+                    names[label],
+                    c.ms(c.median(values)),
+                    c.ms(max(values)),
+                    f"{c.median(values) / c.median(medians['floor']):.2f}×",
+                )
+                for label, values in medians.items()
             ],
         )
     )
+    c.out(f"\nload average {load:.2f} → {os.getloadavg()[0]:.2f} over these rounds")
     c.out(f"\ngoal median ≤ 150 ms: {c.verdict(median <= 0.150)}\n")
     return store
 
@@ -387,6 +382,7 @@ def main() -> None:
     parser.add_argument("--locomo", type=int, default=0, help="(e) on N LoCoMo conversations")
     parser.add_argument("--only-locomo", action="store_true", help="skip (a)-(d)")
     parser.add_argument("--python", default=os.environ.get("BENCH_PYTHON", sys.executable))
+    parser.add_argument("--baseline", help="(c) also times this interpreter's install")
     args = parser.parse_args()
     python = args.python
     cli = c.cli_argv(python)
@@ -400,7 +396,12 @@ def main() -> None:
         bench_remember(cli, python, work, 5 if args.quick else 15)
         bench_worker(cli, python, work, 20 if args.quick else 100)
         store = bench_recall(
-            cli, python, work, 10_000 if args.quick else 100_000, 2 if args.quick else 3
+            cli,
+            python,
+            work,
+            10_000 if args.quick else 100_000,
+            2 if args.quick else 3,
+            args.baseline,
         )
         bench_compress(cli, store)
 

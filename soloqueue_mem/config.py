@@ -107,6 +107,10 @@ class Config(NamedTuple):
     graph_max_search_results: int = 100
     # graph remember: tasks waiting in the queue before it refuses more (exit 75).
     graph_max_queue_size: int = 1000
+    # context compress (and the PreCompact hook) also queues the turns it compresses
+    # for the first time as one graph task of the session's agent (seed 002 §4.1: the
+    # graph remembers what leaves a nearly full context).
+    context_compress_feeds_graph: bool = False
 
 
 def load_config(path: Path) -> Config:

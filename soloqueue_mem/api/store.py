@@ -516,14 +516,18 @@ class Store(Maintenance, GraphMethods):
     ) -> Compressed:
         """A summary message plus the last ``keep`` turns; what leaves the context
         becomes memories first (``context compress``)."""
+        from soloqueue_mem.clock import iso
         from soloqueue_mem.context.compress import compress
+        from soloqueue_mem.graph.ops import feed_compressed
         from soloqueue_mem.lifecycle.vocabulary import vocabulary
 
         key = self._key(group, agent, session)
         conn = self._db("memory", create=True)
         assert conn is not None
         words = vocabulary(self.config.predicates)
-        return compress(self.home, conn, key, keep, self.now(), words)
+        result = compress(self.home, conn, key, keep, self.now(), words)
+        feed_compressed(self.home, self.config, key, result.fresh_records, iso(self.now()))
+        return result
 
     # -- preferences ---------------------------------------------------------------
 

@@ -18,7 +18,10 @@ from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from soloqueue_mem.context.assemble import Result
+    from soloqueue_mem.sessions.events import SessionKey
 
 app = typer.Typer(
     help="Build the messages an agent sends, inside the model's token budget.",
@@ -244,6 +247,7 @@ def compress_command(
         result = compress(app_ctx.home, conn, key, keep, app_ctx.now, words)
     finally:
         conn.close()
+    graph_task = _feed_graph(app_ctx, key, result.fresh_records)
     if not manifest:
         emit_list(
             iter(result.messages), Format.jsonl if app_ctx.format is Format.jsonl else Format.json
@@ -256,6 +260,22 @@ def compress_command(
             "kept_turns": result.kept_turns,
             "episode": result.episode._asdict() if result.episode else None,
             "memories": [{"action": r.action, **memory_json(r.memory)} for r in result.remembered],
+            "graph_task": graph_task,
         },
         Format.json,
     )
+
+
+def _feed_graph(
+    app_ctx: AppContext, key: SessionKey, records: Sequence[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """Queue the newly compressed turns for the graph (``context_compress_feeds_graph``)
+    and start a worker for them, as ``graph remember`` does."""
+    from soloqueue_mem.cli.graph_worker import start
+    from soloqueue_mem.clock import iso
+    from soloqueue_mem.graph.ops import feed_compressed
+
+    task = feed_compressed(app_ctx.home, app_ctx.config, key, records, iso(app_ctx.now))
+    if task is not None:
+        start(app_ctx.home.root)
+    return task

@@ -224,12 +224,14 @@ def _valid(found: dict[str, Any]) -> bool:
             options["fmt"] = options["fmt"].lower()
             if options["fmt"] not in FORMATS:
                 return False
-    from soloqueue_mem.memory.model import TYPES
     from soloqueue_mem.roles import ROLES
 
     command = found["command"]
-    if "type" in command and command["type"].upper() not in TYPES:  # a Click choice
-        return False
+    if "type" in command:  # a Click choice; the memory model is imported only for it
+        from soloqueue_mem.memory.model import TYPES
+
+        if command["type"].upper() not in TYPES:
+            return False
     for key in INTEGERS:
         if key in command:
             try:

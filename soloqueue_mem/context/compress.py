@@ -39,6 +39,7 @@ class Compressed(NamedTuple):
     remembered: list[Remembered]
     compressed_turns: int
     kept_turns: int
+    fresh_records: tuple[dict[str, Any], ...] = ()  # compressed here for the first time
 
 
 def compress(
@@ -60,14 +61,15 @@ def compress(
     last = older[-1]["turn_index"]
     with write_tx(conn):
         episode = episodes.covering(conn, key, SOURCE, last)
-        fresh = turns.unextracted_indexes(conn, key, last)
+        fresh_indexes = turns.unextracted_indexes(conn, key, last)
+        fresh = tuple(r for r in older if r["turn_index"] in fresh_indexes)
         if episode is None:
             episode = build_episode(key, older, SOURCE, now, ongoing=True)
             episode = episode._replace(tags=episode_tags(home, older))
             episodes.insert(conn, episode)
         remembered = [
             remember(conn, draft._replace(source_episode_id=episode.id), key.group, key.agent, now)
-            for draft in extract.from_records([r for r in older if r["turn_index"] in fresh], words)
+            for draft in extract.from_records(list(fresh), words)
         ]
         if remembered:
             linked = list(
@@ -80,7 +82,7 @@ def compress(
         "role": "system",
         "content": f"[Summary of turns {episode.first_turn}-{last}] {episode.summary}",
     }
-    return Compressed([summary, *kept_messages], episode, remembered, len(older), len(kept))
+    return Compressed([summary, *kept_messages], episode, remembered, len(older), len(kept), fresh)
 
 
 def _cut(records: list[dict[str, Any]], keep: int) -> int:

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import io
 import sqlite3
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.graph import queue, store
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.store import Link, Node, Scope
 from soloqueue_mem.sessions.events import Event
+
+if TYPE_CHECKING:
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.sessions.events import SessionKey
 
 
 def read_messages(data: bytes, max_bytes: int) -> list[dict[str, str]]:
@@ -57,6 +62,35 @@ def remember(
         "messages": len(messages),
         "queued": queue.depth(conn),
     }
+
+
+def feed_compressed(
+    home: Home, config: Config, key: SessionKey, records: Sequence[dict[str, Any]], now: str
+) -> dict[str, Any] | None:
+    """With ``context_compress_feeds_graph``, queue the user and assistant turns a
+    context compression took out of the context as one task of the session's agent
+    graph; the task, or None (the setting off, no text, or the queue full: the graph
+    forgets by design, and the compression has already kept the turns as memories)."""
+    if not records or not config.context_compress_feeds_graph:
+        return None
+    from soloqueue_mem.db.stores import open_graph
+    from soloqueue_mem.errors import TempFail
+    from soloqueue_mem.graph.params import params
+    from soloqueue_mem.sessions.events import from_record
+    from soloqueue_mem.sessions.offload import l1_record
+
+    events = [from_record(l1_record(r)) for r in records]
+    said = [e for e in events if e.role in ("user", "assistant") and e.content.strip()]
+    if not said:
+        return None
+    conn = open_graph(home, config)
+    assert conn is not None
+    try:
+        return remember(conn, Scope(key.group, key.agent), messages_of(said), now, params(config))
+    except TempFail:
+        return None
+    finally:
+        conn.close()
 
 
 def node_json(node: Node, focus: Iterable[int] = ()) -> dict[str, Any]:

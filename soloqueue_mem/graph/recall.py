@@ -15,6 +15,7 @@ only reads: the focus never changes. An empty focus gives an empty answer.
 from __future__ import annotations
 
 import heapq
+import json
 import sqlite3
 from typing import NamedTuple
 
@@ -52,35 +53,33 @@ def recall(
     wanted = [k.lower() for k in keywords if k.strip()]
     allowed = set(relations) if relations else None
     focus_ids = store.focus(conn, scope)
-    nodes = store.get_nodes(conn, focus_ids)
+    texts = store.texts_of(conn, focus_ids)  # what matching reads, of the nodes seen
+    links: dict[int, list[Link]] = {}  # out-links of the nodes loaded so far
     # (-strength, focus rank, hops, node id, path, relations)
     heap: list[tuple[float, int, int, int, list[int], list[str | None]]] = [
         (-1.0, rank, 0, node_id, [node_id], []) for rank, node_id in enumerate(focus_ids)
     ]
     heapq.heapify(heap)
     taken: set[int] = set()
-    found: list[Found] = []
-    while heap and (not limit or len(found) < limit):
+    hits: list[tuple[int, list[str], list[int], list[str | None], float]] = []
+    while heap and (not limit or len(hits) < limit):
         negative, rank, hops, node_id, path, names = heapq.heappop(heap)
-        if node_id in taken or node_id not in nodes:
+        if node_id in taken or node_id not in texts:
             continue
         taken.add(node_id)
-        node = nodes[node_id]
-        matched = _matched(node, wanted)
+        matched = _matched(*texts[node_id], wanted)
         if matched and (allowed is None or hops > 0):
-            found.append(Found(node, matched, path, names, round(-negative, 6)))
+            hits.append((node_id, matched, path, names, round(-negative, 6)))
         if hops >= depth:
             continue
-        links = [
-            link
-            for link in store.out_links(conn, node_id, floor)
-            if link.to_id not in taken and (allowed is None or link.relation in allowed)
-        ]
-        nodes.update(
-            store.get_nodes(conn, [link.to_id for link in links if link.to_id not in nodes])
-        )
-        for link in links:
-            if link.to_id in nodes:  # a deleted target is skipped (reported below)
+        if node_id not in links:
+            _load(conn, [node_id, *_waiting(heap, depth, links, taken)], links, texts, floor)
+        for link in links[node_id]:
+            if (
+                link.to_id not in taken
+                and link.to_id in texts  # a deleted target is skipped (reported below)
+                and (allowed is None or link.relation in allowed)
+            ):
                 heapq.heappush(
                     heap,
                     (
@@ -92,14 +91,56 @@ def recall(
                         [*names, link.relation],
                     ),
                 )
-    dangling = [link for f in found for link in store.dangling_from(conn, f.node.id, floor)]
+    nodes = store.get_nodes(conn, [hit[0] for hit in hits])  # a node deleted meanwhile: absent
+    found = [Found(nodes[node_id], *rest) for node_id, *rest in hits if node_id in nodes]
+    dangling = store.dangling_from(conn, [f.node.id for f in found], floor)
     return Recalled(found, dangling)
 
 
-def _matched(node: Node, wanted: list[str]) -> list[str]:
-    content = node.content.lower()
-    own = {k.lower() for k in node.keywords}
-    return [word for word in wanted if word in content or word in own]
+def _waiting(
+    heap: list[tuple[float, int, int, int, list[int], list[str | None]]],
+    depth: int,
+    links: dict[int, list[Link]],
+    taken: set[int],
+) -> set[int]:
+    """The queued nodes that may still be expanded and whose links are not loaded: the
+    rest of the hop being searched, loaded with the node that needs its links now."""
+    return {
+        entry[3]
+        for entry in heap
+        if entry[2] < depth and entry[3] not in links and entry[3] not in taken
+    }
+
+
+def _load(
+    conn: sqlite3.Connection,
+    sources: list[int],
+    links: dict[int, list[Link]],
+    texts: dict[int, tuple[str, str]],
+    floor: float,
+) -> None:
+    """Load the out-links of ``sources`` and the texts of the nodes they point at, one
+    query each (a hop's frontier at once, not a query per node)."""
+    loaded = store.out_links_of(conn, dict.fromkeys(sources), floor)
+    links.update(loaded)
+    targets = {link.to_id for out in loaded.values() for link in out} - texts.keys()
+    texts.update(store.texts_of(conn, targets))
+
+
+def _matched(content: str, keywords_json: str, wanted: list[str]) -> list[str]:
+    """The wanted words in the content or equal to a keyword (case-insensitively). The
+    keywords are parsed only when the content lacks a word that their JSON text may
+    hold: plain ASCII keywords (no escapes) that do not contain a word cannot equal it."""
+    lowered = content.lower()
+    missing = [word for word in wanted if word not in lowered]
+    if not missing:
+        return list(wanted)
+    raw = keywords_json.lower()
+    plain = keywords_json.isascii() and "\\" not in keywords_json
+    if plain and not any(word in raw for word in missing):
+        return [word for word in wanted if word in lowered]
+    own = {k.lower() for k in json.loads(keywords_json)}
+    return [word for word in wanted if word in lowered or word in own]
 
 
 def as_text(result: Recalled) -> str:

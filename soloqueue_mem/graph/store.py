@@ -91,18 +91,24 @@ def get_node(conn: sqlite3.Connection, node_id: int) -> Node | None:
 
 
 def get_nodes(conn: sqlite3.Connection, node_ids: Iterable[int]) -> dict[int, Node]:
-    """The existing nodes among ``node_ids`` (deleted ones are absent)."""
-    ids = list(node_ids)
-    found: dict[int, Node] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        rows = conn.execute(
-            f"SELECT {_NODE_COLUMNS} FROM graph_nodes WHERE node_id IN ({marks})",  # noqa: S608
-            chunk,
-        )
-        found.update((row[0], _node(row)) for row in rows)
-    return found
+    """The existing nodes among ``node_ids`` (deleted ones are absent), in one query."""
+    rows = conn.execute(
+        f"SELECT {_NODE_COLUMNS} FROM graph_nodes"  # noqa: S608 - constant columns
+        " WHERE node_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(node_ids)),),
+    )
+    return {row[0]: _node(row) for row in rows}
+
+
+def texts_of(conn: sqlite3.Connection, node_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
+    """The content and keywords (JSON) of the existing nodes among ``node_ids``, in one
+    query: what recall matches against, without building whole nodes."""
+    rows = conn.execute(
+        "SELECT node_id, content, keywords_json FROM graph_nodes"
+        " WHERE node_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(node_ids)),),
+    )
+    return {row[0]: (row[1], row[2]) for row in rows}
 
 
 def update_content(
@@ -189,6 +195,23 @@ def out_links(conn: sqlite3.Connection, node_id: int, floor: float = 0.0) -> lis
     return [Link(*row) for row in rows]
 
 
+def out_links_of(
+    conn: sqlite3.Connection, node_ids: Iterable[int], floor: float = 0.0
+) -> dict[int, list[Link]]:
+    """The out-links of each of ``node_ids`` (strongest first), in one query: the
+    primary key (from_id, to_id) holds every column, so each source is one range."""
+    found: dict[int, list[Link]] = {node_id: [] for node_id in node_ids}
+    rows = conn.execute(
+        "SELECT from_id, to_id, strength, relation FROM graph_links"
+        " WHERE from_id IN (SELECT value FROM json_each(?)) AND strength >= ?"
+        " ORDER BY from_id, strength DESC, to_id",
+        (json.dumps(list(found)), floor),
+    )
+    for row in rows:
+        found[row[0]].append(Link(*row))
+    return found
+
+
 def in_links(conn: sqlite3.Connection, node_id: int, floor: float = 0.0) -> list[Link]:
     rows = conn.execute(
         "SELECT from_id, to_id, strength, relation FROM graph_links"
@@ -227,15 +250,20 @@ def decay_links(
     return int(broken.rowcount)
 
 
-def dangling_from(conn: sqlite3.Connection, node_id: int, floor: float = 0.0) -> list[Link]:
-    """The node's out-links whose target no longer exists."""
+def dangling_from(
+    conn: sqlite3.Connection, node_ids: Sequence[int], floor: float = 0.0
+) -> list[Link]:
+    """The out-links of ``node_ids`` whose target no longer exists, in the order of
+    ``node_ids``, then by target; one query."""
     rows = conn.execute(
         "SELECT l.from_id, l.to_id, l.strength, l.relation FROM graph_links AS l"
-        " WHERE l.from_id = ? AND l.strength >= ? AND NOT EXISTS"
-        " (SELECT 1 FROM graph_nodes AS n WHERE n.node_id = l.to_id) ORDER BY l.to_id",
-        (node_id, floor),
+        " WHERE l.from_id IN (SELECT value FROM json_each(?)) AND l.strength >= ?"
+        " AND NOT EXISTS (SELECT 1 FROM graph_nodes AS n WHERE n.node_id = l.to_id)"
+        " ORDER BY l.to_id",
+        (json.dumps(list(node_ids)), floor),
     )
-    return [Link(*row) for row in rows]
+    order = {node_id: rank for rank, node_id in enumerate(node_ids)}
+    return sorted((Link(*row) for row in rows), key=lambda link: order[link.from_id])
 
 
 def links_of(conn: sqlite3.Connection, scope: Scope) -> list[Link]:

@@ -120,13 +120,17 @@ def _post_tool(hook: Hook) -> Outcome:
 
 
 def _pre_compact(hook: Hook) -> Outcome:
+    from soloqueue_mem.clock import iso
     from soloqueue_mem.context.compress import compress
+    from soloqueue_mem.graph.ops import feed_compressed
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
 
     with _logged_session(hook) as conn:
-        if conn is not None:
-            words = vocabulary(hook.config.predicates)
-            compress(hook.home, conn, hook.key, COMPRESS_KEEP, hook.now, words)
+        if conn is None:
+            return Outcome(None, [])
+        words = vocabulary(hook.config.predicates)
+        result = compress(hook.home, conn, hook.key, COMPRESS_KEEP, hook.now, words)
+    feed_compressed(hook.home, hook.config, hook.key, result.fresh_records, iso(hook.now))
     return Outcome(None, [])
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -273,3 +274,20 @@ def test_graph_remember_sync_and_its_errors(store):
         store.graph_recall(" , ")
     with pytest.raises(InvalidId):
         store.graph_recall("x", agent="../x")
+
+
+def test_context_compress_queues_the_compressed_turns_for_the_graph_when_set(tmp_path):
+    from soloqueue_mem.graph import queue
+
+    with Store(tmp_path / "s", config=Config(context_compress_feeds_graph=True)) as s:
+        s.log("We deploy the billing service with Helm charts", session="s1")
+        s.log("Helm it is", role="assistant", session="s1")
+        s.log("thanks", session="s1")
+        assert s.context_compress("s1", keep=1).fresh_records
+        s.context_compress("s1", keep=1)  # nothing new: nothing queued again
+    conn = sqlite3.connect(tmp_path / "s" / "graph.db")
+    (task,) = queue.pending(conn)
+    assert [m["content"] for m in task.messages] == [
+        "We deploy the billing service with Helm charts",
+        "Helm it is",
+    ]

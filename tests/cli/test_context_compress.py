@@ -109,3 +109,22 @@ def test_bad_arguments(cli):
     assert cli("context", "compress", "-s", "s1", "--keep", "-1").exit_code == 65
     assert cli("context", "compress", "-s", "nope", "--keep", "1").exit_code == 3
     assert cli("context", "compress", "-s", "../etc", "--keep", "1").exit_code == 65
+
+
+def test_with_the_setting_the_newly_compressed_turns_feed_the_graph_once(cli, home):
+    from tests.cli.test_offload import write_config
+
+    write_config(home, "context_compress_feeds_graph = true\n")
+    logged(cli)
+    task = compress(cli, 2)["graph_task"]
+    assert task["messages"] == 3  # the user and assistant turns with text, tools left out
+    cli.json("graph", "work", "--wait")  # after the worker compress started, if still running
+    found = cli.json("graph", "recall", "--keywords", "helix")["results"]
+    assert [r["content"] for r in found] == ["My editor is helix."]
+    assert compress(cli, 2)["graph_task"] is None  # nothing compressed for the first time
+
+
+def test_without_the_setting_compress_leaves_the_graph_alone(cli, home):
+    logged(cli)
+    assert compress(cli, 2)["graph_task"] is None
+    assert not (home / "graph.db").exists()

@@ -245,3 +245,16 @@ def test_the_typer_command_runs_the_same_hook(cli, home):
     assert (session["group"], session["session"]) == ("work", SESSION)
     assert cli("hook", "claude", input=b"not json").exit_code == 0
     assert errors(home)[0]["code"] == "bad_input"
+
+
+def test_pre_compact_feeds_the_graph_when_context_compress_does(home):
+    import sqlite3
+
+    from tests.cli.test_offload import write_config
+
+    write_config(home, "context_compress_feeds_graph = true\n")
+    for name in ("UserPromptSubmit", "PostToolUse", "PreCompact"):
+        assert hook(payload(name)) == ("", "")
+    with sqlite3.connect(home / "graph.db") as conn:  # queued: the hook starts no worker
+        assert conn.execute("SELECT COUNT(*) FROM graph_tasks").fetchone() == (1,)
+    assert cli_json("graph", "work")["nodes"] >= 1  # type: ignore[index]

@@ -3,12 +3,13 @@ asymmetric decay, importance and target length, dangling links, and best-first r
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from soloqueue_mem.config import Config
@@ -181,7 +182,7 @@ def test_a_deleted_node_leaves_dangling_links_that_recall_reports(home):
     link(conn, focus_id, gone, 1.0, "提到")
     with write_tx(conn):
         store.delete_node(conn, gone)
-    assert store.dangling_from(conn, focus_id) == [store.Link(focus_id, gone, 1.0, "提到")]
+    assert store.dangling_from(conn, [focus_id]) == [store.Link(focus_id, gone, 1.0, "提到")]
     result = recall(conn, SCOPE, ["deploy"], None, 2, 100, 0.01)
     assert [f.node.id for f in result.found] == [focus_id]
     assert result.dangling == [store.Link(focus_id, gone, 1.0, "提到")]
@@ -268,3 +269,80 @@ def test_an_old_node_is_forgotten_in_the_normal_flow_once_it_leaves_the_focus(ho
     assert outcomes[0] == "kept" and "compressed" in outcomes  # shorter each time …
     assert store.get_node(conn, first) is None  # … until it is gone
     assert {link.from_id for link in store.in_links(conn, first)} == {2, 3, 4, 5, 6}  # dangling
+
+
+def reference_recall(conn, keywords, relations, depth, limit, floor):  # type: ignore[no-untyped-def]
+    """Seed §4.2's search written plainly: a query per node, whole nodes, every keyword
+    parsed. The batched recall must give exactly its answer."""
+    import heapq
+
+    wanted = [k.lower() for k in keywords]
+    focus_ids = store.focus(conn, SCOPE)
+    nodes = store.get_nodes(conn, focus_ids)
+    heap = [(-1.0, rank, 0, node_id, [node_id], []) for rank, node_id in enumerate(focus_ids)]
+    heapq.heapify(heap)
+    taken, found = set(), []
+    while heap and (not limit or len(found) < limit):
+        negative, rank, hops, node_id, path, names = heapq.heappop(heap)
+        if node_id in taken or node_id not in nodes:
+            continue
+        taken.add(node_id)
+        node = nodes[node_id]
+        own = {k.lower() for k in node.keywords}
+        matched = [w for w in wanted if w in node.content.lower() or w in own]
+        if matched and (relations is None or hops > 0):
+            found.append((node_id, matched, path, names, round(-negative, 6)))
+        if hops >= depth:
+            continue
+        for lk in store.out_links(conn, node_id, floor):
+            if lk.to_id in taken or (relations is not None and lk.relation not in relations):
+                continue
+            nodes.update(store.get_nodes(conn, [lk.to_id]))
+            if lk.to_id in nodes:
+                step = (negative * lk.strength, rank, hops + 1, lk.to_id)
+                heapq.heappush(heap, (*step, [*path, lk.to_id], [*names, lk.relation]))
+    dangling = [lk for f in found for lk in store.dangling_from(conn, [f[0]], floor)]
+    return found, dangling
+
+
+# keywords that only equal a wanted word once lowered, or hide in JSON escapes
+KEYWORDS = st.lists(st.sampled_from(["Pear", "\u212aiwi", "梨", 'pe"ar', "kiwi", "other"]))
+
+
+@SETTINGS
+@example([], [['pe"ar'], ["\u212aiwi"], *[[]] * 10], [0, 1], set(), 0, 0, None)
+@given(
+    GRAPHS,
+    st.lists(KEYWORDS, min_size=12, max_size=12),
+    st.lists(st.integers(0, 11), min_size=1, max_size=5, unique=True),
+    st.sets(st.integers(0, 11), max_size=3),
+    st.integers(0, 3),
+    st.integers(0, 4),
+    st.sampled_from([None, ["a"]]),
+)
+def test_recall_gives_exactly_the_node_at_a_time_searchs_answer(
+    edges, keywords, focus, deleted, depth, limit, relations
+):
+    words = ["kiwi", "梨", "pear", 'pe"ar']
+    with fresh_graph() as conn:
+        ids = [
+            add_node(conn, f"memory {n}" + (" kiwi" if n % 4 == 0 else ""), keywords[n])
+            for n in range(12)
+        ]
+        for a, b, strength, relation in edges:
+            if a != b:
+                link(conn, ids[a], ids[b], strength, relation)
+        set_focus(conn, [ids[n] for n in focus])
+        with write_tx(conn):
+            for n in range(1, 12, 2):  # JSON written with \\u escapes reads the same
+                escaped = json.dumps(keywords[n], ensure_ascii=True)
+                conn.execute(
+                    "UPDATE graph_nodes SET keywords_json = ? WHERE node_id = ?", (escaped, ids[n])
+                )
+            for n in deleted - set(focus):
+                store.delete_node(conn, ids[n])
+        result = recall(conn, SCOPE, words, relations, depth, limit, 0.01)
+        found, dangling = reference_recall(conn, words, relations, depth, limit, 0.01)
+        got = [(f.node.id, f.matched, f.path, f.relations, f.strength) for f in result.found]
+        assert got == found
+        assert result.dangling == dangling

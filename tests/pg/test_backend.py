@@ -160,6 +160,7 @@ def test_a_bad_or_unreachable_url_is_one_error_line(
     monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", "mysql://nowhere")
     result = cli("log", "-s", "s1", "hi")
     assert result.exit_code == 65 and "postgresql://" in result.stderr
+    pytest.importorskip("psycopg", reason="the [postgres] extra is not installed")
     monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", f"postgresql://x@/db?host={home.parent}/none")
     result = cli("log", "-s", "s1", "hi")
     assert result.exit_code == 74

@@ -216,10 +216,10 @@ def compress(
     root: RootOpt = None,
 ) -> None:
     """Run one compression slice over the agent's graph (under the worker lock)."""
+    from soloqueue_mem import lock
     from soloqueue_mem.cli.graph_worker import start_if_queued, steps_for
     from soloqueue_mem.graph.compress import compress_slice
     from soloqueue_mem.graph.worker import lock_path
-    from soloqueue_mem.lifecycle import lock
 
     app_ctx = app_context(ctx, fmt, root)
     scope = scope_of(group, agent)

@@ -7,11 +7,14 @@ parsed with NaN/Infinity and duplicate keys rejected, and capped in size and dep
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, BinaryIO, TypeVar
 
 from soloqueue_mem.errors import BadInput
 
 MAX_DEPTH = 64
+
+T = TypeVar("T")
 
 
 def _reject_constant(name: str) -> Any:
@@ -113,3 +116,32 @@ def dumps(value: Any) -> str:
 def dumps_compact(value: Any) -> str:
     """One-line JSON for logs and database columns."""
     return _COMPACT_ENCODER.encode(value)
+
+
+def read_document(
+    stream: BinaryIO, max_bytes: int, parse: Callable[..., T], expected: str
+) -> list[T]:
+    """One JSON value from ``stream``, at most ``max_bytes``: an object (``parse(value,
+    line=1)``) or an array of them (:func:`parse_items`). ``expected`` names the object
+    in the error for an empty input."""
+    data = stream.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise BadInput(f"input is larger than {max_bytes} bytes (use --batch for streams)")
+    if not data.strip():
+        raise BadInput(f"no input: expected {expected} on stdin")
+    value = loads(data, line=1)
+    if isinstance(value, list):
+        return parse_items(value, parse)
+    return [parse(value, line=1)]
+
+
+def parse_items(values: list[Any], parse: Callable[..., T]) -> list[T]:
+    """Every item through ``parse``; the first bad one rejects them all, naming its
+    number."""
+    parsed = []
+    for number, value in enumerate(values, start=1):
+        try:
+            parsed.append(parse(value))
+        except BadInput as exc:
+            raise BadInput(f"item {number}: {exc.reason}") from None
+    return parsed

@@ -1,1 +1,1 @@
-"""L4 artifact store: content-addressed blobs and their catalog (SPEC §3.2). Not built yet."""
+"""L4 artifact store: content-addressed blobs and their catalog (SPEC §3.2)."""

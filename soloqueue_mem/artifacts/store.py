@@ -14,14 +14,13 @@ from contextlib import nullcontext
 from datetime import datetime
 from typing import BinaryIO, NamedTuple
 
-from soloqueue_mem import faults
+from soloqueue_mem import faults, lock
 from soloqueue_mem.artifacts import cas, catalog
 from soloqueue_mem.artifacts.catalog import Artifact
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.home import Home
-from soloqueue_mem.lifecycle import lock
 
 
 class NewArtifact(NamedTuple):

@@ -11,8 +11,9 @@ import typer
 from typer.core import TyperGroup
 
 from soloqueue_mem import __version__
+from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.boundary import boundary, report, use_json_errors
-from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.options import FormatOpt, RootOpt, option
 from soloqueue_mem.cli.output import Format
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.clock import now
@@ -54,8 +55,8 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "mcp": ("soloqueue_mem.cli.serve", "mcp_command", False),
     "serve": ("soloqueue_mem.cli.serve", "serve_command", False),
 }
-_GLOBAL_WITH_VALUE = {"--root", "--format", "-f"}
-_GLOBAL_FLAGS = {"--quiet", "-q"}
+_GLOBAL_WITH_VALUE = {name for opt in spec.GLOBAL if opt.kind == spec.VALUE for name in opt.names}
+_GLOBAL_FLAGS = {name for opt in spec.GLOBAL if opt.kind == spec.FLAG for name in opt.names}
 
 
 def _version(value: bool) -> None:
@@ -70,7 +71,7 @@ def root_callback(
     fmt: FormatOpt = None,
     root: RootOpt = None,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress or warnings on stderr.")
+        bool, option(spec.GLOBAL, "quiet", help="No progress or warnings on stderr.")
     ] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")

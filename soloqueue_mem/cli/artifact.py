@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.artifact_run import artifact_json, open_catalog, rows_table, run_save
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, GroupFilter, RootOpt, list_limit
+from soloqueue_mem.cli.options import FormatOpt, GroupFilter, RootOpt, list_limit, option
 from soloqueue_mem.cli.output import Format, emit_list, emit_object
 from soloqueue_mem.cli.state import app_context
 
@@ -29,28 +30,29 @@ RefArg = Annotated[str, typer.Argument(help="Artifact id (a number) or its full 
 def save(
     ctx: typer.Context,
     source: Annotated[str, typer.Argument(help="A file to store, or '-' for stdin.")],
-    title: Annotated[str | None, typer.Option("--title", help="A title.")] = None,
+    title: Annotated[str | None, option(spec.SAVE, "title", help="A title.")] = None,
     tag: Annotated[
         list[str] | None,
-        typer.Option(
-            "--tag",
-            "-t",
+        option(
+            spec.SAVE,
+            "tag",
             help="A tag (repeatable): "
             "sys:ephemeral is removed by gc after some days, user:persistent never.",
         ),
     ] = None,
     group: Annotated[
         str | None,
-        typer.Option(
-            "--group",
-            "-g",
-            envvar="SOLOQUEUE_GROUP",
+        option(
+            spec.SAVE,
+            "group",
             help="Group it belongs to (default: $SOLOQUEUE_GROUP).",
             show_default=False,
         ),
     ] = None,
-    author: Annotated[str | None, typer.Option("--author", help="Who made it.")] = None,
-    mime: Annotated[str | None, typer.Option("--mime", help="Media type, e.g. text/plain.")] = None,
+    author: Annotated[str | None, option(spec.SAVE, "author", help="Who made it.")] = None,
+    mime: Annotated[
+        str | None, option(spec.SAVE, "mime", help="Media type, e.g. text/plain.")
+    ] = None,
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:

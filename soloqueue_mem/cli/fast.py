@@ -10,141 +10,52 @@ recall`` within 150 ms on a big graph). This parser accepts exactly the options 
 those commands (and the global ones before them) with valid values; anything else —
 help, an unknown or repeated-oddly option, a bad choice or number, a missing value —
 returns None and the call goes to the Typer app, which gives the usual help or error.
-A test keeps these tables in step with the Typer commands' parameters.
+Its tables and the Typer commands' options come from one spec (:mod:`soloqueue_mem.cli.spec`).
 """
 
 import os
 import sys
 from typing import Any
 
-GLOBAL_VALUES = {"--root": "root", "--format": "fmt", "-f": "fmt"}
-GLOBAL_FLAGS = {"--quiet": "quiet", "-q": "quiet"}
-LOG_VALUES = {
-    "--role": "role",
-    "-r": "role",
-    "--event-id": "event_id",
-    "--metadata": "metadata",
-    "--group": "group",
-    "-g": "group",
-    "--agent": "agent",
-    "-a": "agent",
-    "--session": "session",
-    "-s": "session",
-    "--format": "fmt",
-    "-f": "fmt",
-    "--root": "root",
-}
-LOG_FLAGS = {"--batch": "batch", "--offload": "offload", "--echo": "echo"}
-SAVE_VALUES = {
-    "--title": "title",
-    "--group": "group",
-    "-g": "group",
-    "--author": "author",
-    "--mime": "mime",
-    "--format": "fmt",
-    "-f": "fmt",
-    "--root": "root",
-}
-SAVE_LISTS = {"--tag": "tag", "-t": "tag"}
-GRAPH_REMEMBER_VALUES = {
-    "--session": "session",
-    "-s": "session",
-    "--group": "group",
-    "-g": "group",
-    "--agent": "agent",
-    "-a": "agent",
-    "--format": "fmt",
-    "-f": "fmt",
-    "--root": "root",
-}
-GRAPH_REMEMBER_FLAGS = {"--sync": "sync"}
-GRAPH_RECALL_VALUES = {
-    "--depth": "depth",
-    "--limit": "limit",
-    "-n": "limit",
-    "--group": "group",
-    "-g": "group",
-    "--agent": "agent",
-    "-a": "agent",
-    "--format": "fmt",
-    "-f": "fmt",
-    "--root": "root",
-}
-GRAPH_RECALL_LISTS = {
-    "--keywords": "keywords",
-    "--relation": "relation",
-}
-HOOK_VALUES = {
-    "--group": "group",
-    "-g": "group",
-    "--agent": "agent",
-    "-a": "agent",
-    "--root": "root",
-}
-_FILTERS = {"--group": "group", "-g": "group", "--agent": "agent", "-a": "agent"}
-_WHERE = {"--format": "fmt", "-f": "fmt", "--root": "root"}
-TRACE_VALUES = {
-    **_FILTERS,
-    "--session": "session",
-    "-s": "session",
-    "--role": "role",
-    "-r": "role",
-    "--since": "since",
-    "--limit": "limit",
-    "-n": "limit",
-    **_WHERE,
-}
-RECALL_VALUES = {
-    "--type": "type",
-    "--limit": "limit",
-    "-n": "limit",
-    "--max-tokens": "max_tokens",
-    "--since": "since",
-    **_FILTERS,
-    "--channels": "channels",
-    **_WHERE,
-}
-RECALL_FLAGS = {"--traces": "traces", "--explain": "explain"}
+from soloqueue_mem.cli import spec
+
 INTEGERS = ("limit", "max_tokens")  # converted as Click does (int()), else Typer reports
 FORMATS = ("auto", "table", "json", "jsonl", "text")
-ENV = {"group": "SOLOQUEUE_GROUP", "agent": "SOLOQUEUE_AGENT", "session": "SOLOQUEUE_SESSION"}
 
 
 class Options:
-    """How a command's options are spelled: each maps an option to its key. (Plain
+    """A command's options as the parser looks them up, built from their :mod:`spec`:
+    each spelling maps to its key; ``envvars`` maps a key to its variable. (Plain
     classes here: a NamedTuple costs ~0.1 ms to create, on every call.)"""
 
-    def __init__(
-        self,
-        values: dict[str, str],
-        flags: dict[str, str] | None = None,
-        lists: dict[str, str] | None = None,  # repeatable options, collected in order
-    ) -> None:
-        self.values = values
-        self.flags = flags or {}
-        self.lists = lists or {}
+    def __init__(self, opts: tuple[spec.Opt, ...]) -> None:
+        self.values: dict[str, str] = {}
+        self.flags: dict[str, str] = {}
+        self.lists: dict[str, str] = {}  # repeatable options, collected in order
+        self.envvars: dict[str, str] = {}
+        tables = {spec.VALUE: self.values, spec.FLAG: self.flags, spec.LIST: self.lists}
+        for opt in opts:
+            tables[opt.kind].update(dict.fromkeys(opt.names, opt.key))
+            if opt.envvar is not None:
+                self.envvars[opt.key] = opt.envvar
 
 
 class FastCommand:
-    def __init__(self, words: tuple[str, ...], options: Options, arguments: tuple[int, int]):
+    def __init__(self, words: tuple[str, ...], arguments: tuple[int, int]):
         self.words = words  # the command's name, e.g. ("artifact", "save")
-        self.options = options
+        self.options = Options(spec.COMMANDS[words])
         self.arguments = arguments  # the fewest and most positional arguments
 
 
-GLOBAL = Options(GLOBAL_VALUES, GLOBAL_FLAGS)
-LOG = FastCommand(("log",), Options(LOG_VALUES, LOG_FLAGS), (0, 1))
-SAVE = FastCommand(("artifact", "save"), Options(SAVE_VALUES, lists=SAVE_LISTS), (1, 1))
-HOOK = FastCommand(("hook", "claude"), Options(HOOK_VALUES), (0, 1))
+GLOBAL = Options(spec.GLOBAL)
+LOG = FastCommand(("log",), (0, 1))
+SAVE = FastCommand(("artifact", "save"), (1, 1))
+HOOK = FastCommand(("hook", "claude"), (0, 1))
 HELP = ("-h", "--help")
-GRAPH_REMEMBER = FastCommand(
-    ("graph", "remember"), Options(GRAPH_REMEMBER_VALUES, GRAPH_REMEMBER_FLAGS), (0, 0)
-)
-GRAPH_RECALL = FastCommand(
-    ("graph", "recall"), Options(GRAPH_RECALL_VALUES, lists=GRAPH_RECALL_LISTS), (0, 0)
-)
-TRACE = FastCommand(("trace",), Options(TRACE_VALUES), (1, 1))
-RECALL = FastCommand(("recall",), Options(RECALL_VALUES, RECALL_FLAGS), (1, 1))
+GRAPH_REMEMBER = FastCommand(("graph", "remember"), (0, 0))
+GRAPH_RECALL = FastCommand(("graph", "recall"), (0, 0))
+TRACE = FastCommand(("trace",), (1, 1))
+RECALL = FastCommand(("recall",), (1, 1))
 
 
 def parse_argv(argv: list[str], command: FastCommand) -> dict[str, Any] | None:
@@ -273,7 +184,7 @@ def _is_hook_call(argv: list[str]) -> bool:
     errors exit 2 (which Claude Code reads as "block")."""
     at = 0
     while at < len(argv) and argv[at].startswith("-"):
-        at += 2 if argv[at] in GLOBAL_VALUES else 1
+        at += 2 if argv[at] in GLOBAL.values else 1
     return argv[at : at + 2] == ["hook", "claude"] and not any(t in HELP for t in argv)
 
 
@@ -298,8 +209,7 @@ def _run_log(parsed: dict[str, Any]) -> None:
     from soloqueue_mem.cli.log_run import run_log
 
     options = parsed["command"]
-    # An option given, even empty, wins; then a non-empty variable (Typer's rule).
-    ids = {key: options[key] if key in options else os.environ.get(ENV[key]) or None for key in ENV}
+    group, agent = _scope(LOG, options)
     run_log(
         _app(parsed, "log"),
         parsed["arguments"][0] if parsed["arguments"] else None,
@@ -308,9 +218,9 @@ def _run_log(parsed: dict[str, Any]) -> None:
         options.get("event_id"),
         options.get("metadata"),
         bool(options.get("offload")),
-        "default" if ids["group"] is None else ids["group"],
-        "default" if ids["agent"] is None else ids["agent"],
-        ids["session"],
+        group,
+        agent,
+        _given(LOG, options, "session"),
         bool(options.get("echo")),
     )
 
@@ -322,13 +232,10 @@ def _run_hook(argv: list[str], parsed: dict[str, Any] | None) -> int:
     if parsed is None:  # fail-open even here: the error is logged, the agent goes on
         usage = f"cannot parse the hook's arguments: {' '.join(argv)}"
         parsed = {"global": {}, "command": {}, "arguments": []}
-    options = parsed["command"]
-    ids = {key: options[key] if key in options else os.environ.get(ENV[key]) or None for key in ENV}
     return run_claude_hook(
         _app(parsed),
         parsed["arguments"][0] if parsed["arguments"] else None,
-        "default" if ids["group"] is None else ids["group"],
-        "default" if ids["agent"] is None else ids["agent"],
+        *_scope(HOOK, parsed["command"]),
         usage,
     )
 
@@ -337,23 +244,31 @@ def _run_save(parsed: dict[str, Any]) -> None:
     from soloqueue_mem.cli.artifact_run import run_save
 
     options = parsed["command"]
-    # An option given, even empty, wins; then a non-empty variable (Typer's rule).
-    group = options["group"] if "group" in options else os.environ.get(ENV["group"]) or None
     run_save(
         _app(parsed, "artifact save"),
         parsed["arguments"][0],
         options.get("title"),
         options.get("tag", ()),
-        group,
+        _given(SAVE, options, "group"),
         options.get("author"),
         options.get("mime"),
     )
 
 
-def _filter(options: dict[str, Any], key: str) -> str | None:
-    """A reading command's scope: the option given, even empty, wins; then a non-empty
-    variable (Typer's rule); else every scope."""
-    return options[key] if key in options else os.environ.get(ENV[key]) or None
+def _given(command: FastCommand, options: dict[str, Any], key: str) -> str | None:
+    """An option's value: given, even empty, it wins; then a non-empty value of the
+    variable its spec names (Typer's rule); else None (a reading command: every scope)."""
+    if key in options:
+        return options[key]
+    envvar = command.options.envvars.get(key)
+    return (os.environ.get(envvar) if envvar else None) or None
+
+
+def _scope(command: FastCommand, options: dict[str, Any]) -> tuple[str, str]:
+    """A writing command's group and agent: given, else from the variables, else
+    ``default``."""
+    group, agent = (_given(command, options, key) for key in ("group", "agent"))
+    return ("default" if group is None else group, "default" if agent is None else agent)
 
 
 def _run_trace(parsed: dict[str, Any]) -> None:
@@ -363,9 +278,9 @@ def _run_trace(parsed: dict[str, Any]) -> None:
     run_trace(
         _app(parsed),
         parsed["arguments"][0],
-        _filter(options, "group"),
-        _filter(options, "agent"),
-        options.get("session"),
+        _given(TRACE, options, "group"),
+        _given(TRACE, options, "agent"),
+        _given(TRACE, options, "session"),
         options.get("role"),
         options.get("since"),
         options.get("limit", 10),
@@ -376,13 +291,11 @@ def _run_graph_remember(parsed: dict[str, Any]) -> None:
     from soloqueue_mem.cli.graph_run import run_remember
 
     options = parsed["command"]
-    ids = {key: _filter(options, key) for key in ENV}
     run_remember(
         _app(parsed),
-        options.get("session"),
+        _given(GRAPH_REMEMBER, options, "session"),
         bool(options.get("sync")),
-        "default" if ids["group"] is None else ids["group"],
-        "default" if ids["agent"] is None else ids["agent"],
+        *_scope(GRAPH_REMEMBER, options),
     )
 
 
@@ -406,8 +319,8 @@ def _run_recall(parsed: dict[str, Any]) -> None:
         options.get("limit", 10),
         options.get("max_tokens", 700),
         options.get("since"),
-        _filter(options, "group"),
-        _filter(options, "agent"),
+        _given(RECALL, options, "group"),
+        _given(RECALL, options, "agent"),
         options.get("channels"),
         bool(options.get("traces")),
         bool(options.get("explain")),
@@ -418,13 +331,11 @@ def _run_graph_recall(parsed: dict[str, Any]) -> None:
     from soloqueue_mem.cli.graph_run import run_recall
 
     options = parsed["command"]
-    ids = {key: _filter(options, key) for key in ENV}
     run_recall(
         _app(parsed),
         options["keywords"],
         options.get("relation"),
         int(options["depth"]) if "depth" in options else None,
         int(options["limit"]) if "limit" in options else None,
-        "default" if ids["group"] is None else ids["group"],
-        "default" if ids["agent"] is None else ids["agent"],
+        *_scope(GRAPH_RECALL, options),
     )

@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
+from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.graph_run import NO_GRAPH, graph_db, graph_params, scope_of, work_now
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, option
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, write
 from soloqueue_mem.cli.state import app_context, opened
 from soloqueue_mem.errors import UsageError
@@ -23,7 +24,9 @@ app = typer.Typer(
 # into "that session's turns".
 SessionTurns = Annotated[
     str | None,
-    typer.Option("--session", "-s", help="Remember this session's turns.", show_default=False),
+    option(
+        spec.GRAPH_REMEMBER, "session", help="Remember this session's turns.", show_default=False
+    ),
 ]
 BudgetOpt = Annotated[
     float | None,
@@ -43,7 +46,7 @@ def remember(
     ctx: typer.Context,
     session: SessionTurns = None,
     sync: Annotated[
-        bool, typer.Option("--sync", help="Process the queue before returning.")
+        bool, option(spec.GRAPH_REMEMBER, "sync", help="Process the queue before returning.")
     ] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
@@ -92,19 +95,25 @@ def recall(
     ctx: typer.Context,
     keywords: Annotated[
         list[str],
-        typer.Option("--keywords", help="Keyword to match (repeat, or comma-separated)."),
+        option(
+            spec.GRAPH_RECALL, "keywords", help="Keyword to match (repeat, or comma-separated)."
+        ),
     ],
     relation: Annotated[
         list[str] | None,
-        typer.Option("--relation", help="Only paths over these relations (repeat)."),
+        option(spec.GRAPH_RECALL, "relation", help="Only paths over these relations (repeat)."),
     ] = None,
     depth: Annotated[
         int | None,
-        typer.Option("--depth", help="Hops from the focus (graph_default_search_depth)."),
+        option(
+            spec.GRAPH_RECALL, "depth", help="Hops from the focus (graph_default_search_depth)."
+        ),
     ] = None,
     limit: Annotated[
         int | None,
-        typer.Option("--limit", "-n", help="Most results, 0 for all (graph_max_search_results)."),
+        option(
+            spec.GRAPH_RECALL, "limit", help="Most results, 0 for all (graph_max_search_results)."
+        ),
     ] = None,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
@@ -216,10 +225,10 @@ def compress(
     root: RootOpt = None,
 ) -> None:
     """Run one compression slice over the agent's graph (under the worker lock)."""
+    from soloqueue_mem import lock
     from soloqueue_mem.cli.graph_worker import start_if_queued, steps_for
     from soloqueue_mem.graph.compress import compress_slice
     from soloqueue_mem.graph.worker import lock_path
-    from soloqueue_mem.lifecycle import lock
 
     app_ctx = app_context(ctx, fmt, root)
     scope = scope_of(group, agent)

@@ -4,9 +4,18 @@ from typing import Annotated
 
 import typer
 
+from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.log_run import run_log
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, Role, RootOpt, SessionOpt
+from soloqueue_mem.cli.options import (
+    AgentOpt,
+    FormatOpt,
+    GroupOpt,
+    Role,
+    RootOpt,
+    SessionOpt,
+    option,
+)
 from soloqueue_mem.cli.state import app_context
 
 
@@ -17,24 +26,24 @@ def log(
         str | None,
         typer.Argument(help="The content; '-' reads it from stdin. Omit to read a JSON event."),
     ] = None,
-    role: Annotated[Role, typer.Option("--role", "-r", help="Who is speaking.")] = Role.user,
+    role: Annotated[Role, option(spec.LOG, "role", help="Who is speaking.")] = Role.user,
     batch: Annotated[
-        bool, typer.Option("--batch", help="Read a JSONL stream of events from stdin.")
+        bool, option(spec.LOG, "batch", help="Read a JSONL stream of events from stdin.")
     ] = False,
     event_id: Annotated[
         str | None,
-        typer.Option("--event-id", help="Idempotency key: a retried call logs nothing twice."),
+        option(spec.LOG, "event_id", help="Idempotency key: a retried call logs nothing twice."),
     ] = None,
     metadata: Annotated[
-        str | None, typer.Option("--metadata", help="A JSON object stored with the turn.")
+        str | None, option(spec.LOG, "metadata", help="A JSON object stored with the turn.")
     ] = None,
     offload: Annotated[
         bool,
-        typer.Option("--offload", help="Offload any long content, not only tool results."),
+        option(spec.LOG, "offload", help="Offload any long content, not only tool results."),
     ] = False,
     echo: Annotated[
         bool,
-        typer.Option("--echo", help="--batch: print every stored turn, not a summary."),
+        option(spec.LOG, "echo", help="--batch: print every stored turn, not a summary."),
     ] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",

@@ -1,19 +1,28 @@
 """Options shared by many commands, defined once."""
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.output import Format
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.roles import ROLES
 
+
+def option(of: spec.Opt | tuple[spec.Opt, ...], key: str | None = None, **settings: Any) -> Any:
+    """The Typer option of a :mod:`spec` option (``of``, or the one of the tuple ``of``
+    parsed into ``key``): its spellings and variable from the spec, the rest (help,
+    defaults shown) from ``settings``."""
+    opt = of if isinstance(of, spec.Opt) else spec.find(of, key or "")
+    return typer.Option(*opt.names, envvar=opt.envvar, **settings)
+
+
 FormatOpt = Annotated[
     Format | None,
-    typer.Option(
-        "--format",
-        "-f",
+    option(
+        spec.FORMAT,
         help="Output: auto (table on a terminal, JSON in a pipe), table, json, jsonl, text.",
         case_sensitive=False,
         show_default=False,
@@ -24,7 +33,7 @@ MAX_ROWS = 2**62  # a --limit beyond any store: taken as "all", never an SQLite 
 
 RootOpt = Annotated[
     str | None,
-    typer.Option("--root", help="Data directory (overrides SOLOQUEUE_HOME).", show_default=False),
+    option(spec.ROOT, help="Data directory (overrides SOLOQUEUE_HOME).", show_default=False),
 ]
 
 
@@ -42,7 +51,7 @@ class MemoryType(StrEnum):
 # every Typer choice is; the library's own checks (exit 65) are for input data.
 TypeFilter = Annotated[
     MemoryType | None,
-    typer.Option("--type", help="Only memories of this type.", case_sensitive=False),
+    option(spec.TYPE, help="Only memories of this type.", case_sensitive=False),
 ]
 
 
@@ -58,32 +67,23 @@ def list_limit(limit: int) -> int:
 Role = StrEnum("Role", [(role, role) for role in ROLES])  # type: ignore[misc]
 
 
-GroupOpt = Annotated[str, typer.Option("--group", "-g", envvar="SOLOQUEUE_GROUP", help="Group id.")]
-AgentOpt = Annotated[str, typer.Option("--agent", "-a", envvar="SOLOQUEUE_AGENT", help="Agent id.")]
-SessionOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--session", "-s", envvar="SOLOQUEUE_SESSION", help="Session id.", show_default=False
-    ),
-]
+GroupOpt = Annotated[str, option(spec.GROUP, help="Group id.")]
+AgentOpt = Annotated[str, option(spec.AGENT, help="Agent id.")]
+SessionOpt = Annotated[str | None, option(spec.SESSION, help="Session id.", show_default=False)]
 # Reading commands are scoped like writing ones: a hook that sets SOLOQUEUE_GROUP or
 # SOLOQUEUE_AGENT for `log` sees only its own scope; without them, every scope.
 GroupFilter = Annotated[
     str | None,
-    typer.Option(
-        "--group",
-        "-g",
-        envvar="SOLOQUEUE_GROUP",
+    option(
+        spec.GROUP,
         help="Only this group (default: $SOLOQUEUE_GROUP, else all).",
         show_default=False,
     ),
 ]
 AgentFilter = Annotated[
     str | None,
-    typer.Option(
-        "--agent",
-        "-a",
-        envvar="SOLOQUEUE_AGENT",
+    option(
+        spec.AGENT,
         help="Only this agent (default: $SOLOQUEUE_AGENT, else all).",
         show_default=False,
     ),

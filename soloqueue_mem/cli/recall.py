@@ -6,8 +6,16 @@ from typing import Annotated
 
 import typer
 
+from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt, TypeFilter
+from soloqueue_mem.cli.options import (
+    AgentFilter,
+    FormatOpt,
+    GroupFilter,
+    RootOpt,
+    TypeFilter,
+    option,
+)
 from soloqueue_mem.cli.recall_run import run_recall
 from soloqueue_mem.cli.state import app_context
 
@@ -17,19 +25,20 @@ def recall_command(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="What to recall; '-' reads it from stdin.")],
     type_: TypeFilter = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Most hits (1-100).")] = 10,
+    limit: Annotated[int, option(spec.RECALL, "limit", help="Most hits (1-100).")] = 10,
     max_tokens: Annotated[
-        int, typer.Option("--max-tokens", help="Token budget of the answer (estimated).")
+        int, option(spec.RECALL, "max_tokens", help="Token budget of the answer (estimated).")
     ] = 700,
     since: Annotated[
-        str | None, typer.Option("--since", help="Only items since a time or a duration ago.")
+        str | None, option(spec.RECALL, "since", help="Only items since a time or a duration ago.")
     ] = None,
     group: GroupFilter = None,
     agent: AgentFilter = None,
     channels: Annotated[
         str | None,
-        typer.Option(
-            "--channels",
+        option(
+            spec.RECALL,
+            "channels",
             help="Comma-separated channels: memories, episodes, traces (turns of any "
             "age), hot (working memory), when (the time the query names), kinds "
             "(preferences/rules/errors a question asks about), attachments (files "
@@ -41,10 +50,10 @@ def recall_command(
         ),
     ] = None,
     traces: Annotated[
-        bool, typer.Option("--traces", help="Search only raw turns of any age (level 2).")
+        bool, option(spec.RECALL, "traces", help="Search only raw turns of any age (level 2).")
     ] = False,
     explain: Annotated[
-        bool, typer.Option("--explain", help="Show every signal behind each hit's score.")
+        bool, option(spec.RECALL, "explain", help="Show every signal behind each hit's score.")
     ] = False,
     fmt: FormatOpt = None,
     root: RootOpt = None,

@@ -6,8 +6,9 @@ from typing import Annotated
 
 import typer
 
+from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, Role, RootOpt
+from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, Role, RootOpt, option
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.cli.trace_run import run_trace
 
@@ -19,15 +20,16 @@ def trace_command(
     group: GroupFilter = None,
     agent: AgentFilter = None,
     session: Annotated[
-        str | None, typer.Option("--session", "-s", help="Only this session.", show_default=False)
+        str | None, option(spec.TRACE, "session", help="Only this session.", show_default=False)
     ] = None,
     role: Annotated[
-        Role | None, typer.Option("--role", "-r", help="Only turns with this role.")
+        Role | None, option(spec.TRACE, "role", help="Only turns with this role.")
     ] = None,
     since: Annotated[
-        str | None, typer.Option("--since", help="Only turns since a time or a duration ago (3d).")
+        str | None,
+        option(spec.TRACE, "since", help="Only turns since a time or a duration ago (3d)."),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Most hits to return (1-1000).")] = 10,
+    limit: Annotated[int, option(spec.TRACE, "limit", help="Most hits to return (1-1000).")] = 10,
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:

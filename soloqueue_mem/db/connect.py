@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from soloqueue_mem.db.migrate import check_current, not_newer, schema_version
 from soloqueue_mem.errors import StorageError, TempFail
 
 Migration = Callable[[sqlite3.Connection], None]
@@ -38,8 +39,6 @@ def open_db(
         SchemaTooNew: the file was written by a newer soloqueue-mem.
         TempFail: another process kept the database busy past the timeout.
     """
-    from soloqueue_mem.db.migrate import migrate
-
     if not path.exists() or (not create and path.stat().st_size == 0):
         # Trigger: a 0-byte file (truncated, or created and never written). Why: migrating
         # it would invent an empty catalog, and GC would take every blob for an orphan.
@@ -59,11 +58,34 @@ def open_db(
         raise StorageError(f"cannot open {path}: {exc}") from None
     try:
         _configure(conn, path, durability, busy_timeout_ms)
-        migrate(conn, migrations, path.name)
+        _migrate(conn, migrations, path.name)
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _migrate(
+    conn: sqlite3.Connection,
+    migrations: Sequence[Migration],
+    name: str,
+) -> None:
+    """Bring ``conn`` to ``len(migrations)``; raise SchemaTooNew for newer files.
+
+    Every migration runs with its version bump in one ``BEGIN IMMEDIATE`` transaction,
+    and the version is re-read inside it, so two processes opening an old database at
+    once migrate it exactly once.
+    """
+    head = len(migrations)
+    version = not_newer(conn, head, name)
+    while version < head:
+        with write_tx(conn):
+            version = schema_version(conn)  # another process may have migrated meanwhile
+            if version >= head:
+                break
+            migrations[version](conn)
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+        version = schema_version(conn)
 
 
 def writable(path: Path) -> bool:
@@ -89,8 +111,6 @@ def open_read_only(
     readers never need write access. Nothing is migrated, so the file must be at this
     program's schema (older: StorageError naming the fix; newer: SchemaTooNew).
     :func:`is_read_only` tells callers to skip their optional writes."""
-    from soloqueue_mem.db.migrate import check_current
-
     try:
         conn = sqlite3.connect(
             read_only_uri(path),

@@ -1,9 +1,10 @@
-"""Forward-only migrations recorded in ``PRAGMA user_version``.
+"""Forward-only migrations recorded in ``PRAGMA user_version``: reading the version,
+refusing newer files, running a migration's statements.
 
 Each database has one ordered list of plain functions; the position in the list is the
-version. Every migration runs with its version bump in one ``BEGIN IMMEDIATE``
-transaction, and the version is re-read inside it, so two processes opening an old
-database at once migrate it exactly once. A database newer than the code is refused.
+version. :func:`soloqueue_mem.db.connect.open_db` runs the missing ones on open. A
+database newer than the code is refused. This module imports nothing of ``db``, so the
+migrations beside each subsystem can use it.
 """
 
 from __future__ import annotations
@@ -18,27 +19,7 @@ def schema_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def migrate(
-    conn: sqlite3.Connection,
-    migrations: Sequence[Callable[[sqlite3.Connection], None]],
-    name: str,
-) -> None:
-    """Bring ``conn`` to ``len(migrations)``; raise SchemaTooNew for newer files."""
-    from soloqueue_mem.db.connect import write_tx
-
-    head = len(migrations)
-    version = _not_newer(conn, head, name)
-    while version < head:
-        with write_tx(conn):
-            version = schema_version(conn)  # another process may have migrated meanwhile
-            if version >= head:
-                break
-            migrations[version](conn)
-            conn.execute(f"PRAGMA user_version = {version + 1}")
-        version = schema_version(conn)
-
-
-def _not_newer(conn: sqlite3.Connection, head: int, name: str) -> int:
+def not_newer(conn: sqlite3.Connection, head: int, name: str) -> int:
     """The file's schema version; SchemaTooNew if a newer release wrote it."""
     version = schema_version(conn)
     if version > head:
@@ -56,7 +37,7 @@ def check_current(
 ) -> None:
     """For a database that cannot be migrated (read-only): it must be at this
     program's schema exactly."""
-    if _not_newer(conn, len(migrations), name) < len(migrations):
+    if not_newer(conn, len(migrations), name) < len(migrations):
         raise StorageError(
             f"{name} is read-only and from an older soloqueue-mem; open the store once "
             "with write access to upgrade it"

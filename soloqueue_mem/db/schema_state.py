@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from soloqueue_mem.lifecycle.on_log import m004_create_log_extractions
-from soloqueue_mem.lifecycle.queue import m001_create_extraction_queue
-from soloqueue_mem.state.values import m002_create_kv_store, m003_create_session_state
+from soloqueue_mem.lifecycle.schema import (
+    m001_create_extraction_queue,
+    m004_create_log_extractions,
+)
+from soloqueue_mem.state.schema import m002_create_kv_store, m003_create_session_state
 
 MIGRATIONS = [
     m001_create_extraction_queue,

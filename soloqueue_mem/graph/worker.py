@@ -16,13 +16,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from soloqueue_mem import lock
 from soloqueue_mem.errors import TempFail
 from soloqueue_mem.graph import queue
 from soloqueue_mem.graph.compress import compress_slice
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.remember import apply_task
 from soloqueue_mem.graph.steps import SegmentationFailed, Steps
-from soloqueue_mem.lifecycle import lock
 
 LOCK_FILE = ".graph.lock"
 

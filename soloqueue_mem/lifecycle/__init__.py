@@ -1,1 +1,1 @@
-"""Lifecycle: gc, consolidate, locks and decay (SPEC §3.3, §3.6). Not built yet."""
+"""Lifecycle: gc, consolidate, extraction and decay (SPEC §3.3, §3.6)."""

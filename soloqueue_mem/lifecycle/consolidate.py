@@ -34,10 +34,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from soloqueue_mem import lock
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
-from soloqueue_mem.lifecycle import decay, dedup, identity, lock
+from soloqueue_mem.lifecycle import decay, dedup, identity
 from soloqueue_mem.lifecycle.digest import Extractor, digest_session, rules
 from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary

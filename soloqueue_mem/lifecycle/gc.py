@@ -27,14 +27,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from soloqueue_mem import faults
+from soloqueue_mem import faults, lock
 from soloqueue_mem.artifacts import catalog
 from soloqueue_mem.artifacts.cas import parse_relpath
 from soloqueue_mem.clock import iso, parse_timestamp
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import StorageError, UsageError
 from soloqueue_mem.home import Home, refuse_symlinks
-from soloqueue_mem.lifecycle import lock
 
 MASS_DELETE_MIN = 100
 PARALLEL_MIN = 256  # fewer deletions than this run one by one, in this thread

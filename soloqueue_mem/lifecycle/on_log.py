@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from soloqueue_mem.db.migrate import execute_script
 from soloqueue_mem.sessions.events import SessionKey
 
 if TYPE_CHECKING:
@@ -29,24 +28,6 @@ if TYPE_CHECKING:
 MAX_PER_SESSION = 5
 MIN_CHARS = 30
 SOURCE = "log"
-
-
-def m004_create_log_extractions(conn: sqlite3.Connection) -> None:
-    execute_script(
-        conn,
-        """
-        CREATE TABLE log_extractions (
-            group_id TEXT NOT NULL,
-            agent_id TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            turn_index INTEGER NOT NULL,
-            reserved_at TEXT NOT NULL,
-            extracted_at TEXT,
-            memories INTEGER,
-            PRIMARY KEY (group_id, agent_id, session_id, turn_index)
-        ) WITHOUT ROWID;
-        """,
-    )
 
 
 def is_candidate(role: str, content: str, duplicate: bool) -> bool:

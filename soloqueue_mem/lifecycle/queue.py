@@ -15,36 +15,7 @@ from typing import Any, NamedTuple
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.db.migrate import execute_script
 from soloqueue_mem.sessions.events import SessionKey
-
-
-def m001_create_extraction_queue(conn: sqlite3.Connection) -> None:
-    execute_script(
-        conn,
-        """
-        CREATE TABLE extraction_queue (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            group_id TEXT NOT NULL,
-            agent_id TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            turn_index INTEGER NOT NULL,
-            role TEXT NOT NULL,
-            content TEXT NOT NULL,
-            tool_calls TEXT,
-            tool_results TEXT,
-            retry_count INTEGER NOT NULL DEFAULT 0,
-            max_retries INTEGER NOT NULL DEFAULT 3,
-            status TEXT NOT NULL DEFAULT 'pending',
-            created_at TEXT NOT NULL,
-            last_attempted_at TEXT,
-            next_attempt_at TEXT NOT NULL,
-            error TEXT,
-            UNIQUE (group_id, agent_id, session_id, turn_index)
-        );
-        CREATE INDEX idx_queue_due ON extraction_queue (status, next_attempt_at);
-        """,
-    )
 
 
 class Queued(NamedTuple):

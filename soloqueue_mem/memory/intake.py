@@ -91,21 +91,7 @@ def parse_item(obj: Any, line: int | None = None) -> Item:
 
 def read_document(stream: BinaryIO, max_bytes: int) -> list[Item]:
     """Memories from one JSON object or array; any bad item rejects the whole input."""
-    data = stream.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise BadInput(f"input is larger than {max_bytes} bytes (use --batch for streams)")
-    if not data.strip():
-        raise BadInput("no input: expected a JSON memory object on stdin")
-    value = jsonio.loads(data, line=1)
-    if not isinstance(value, list):
-        return [parse_item(value, line=1)]
-    items = []
-    for number, obj in enumerate(value, start=1):
-        try:
-            items.append(parse_item(obj))
-        except BadInput as exc:
-            raise BadInput(f"item {number}: {exc.reason}") from None
-    return items
+    return jsonio.read_document(stream, max_bytes, parse_item, "a JSON memory object")
 
 
 def read_lines(stream: BinaryIO, max_line_bytes: int) -> Iterator[tuple[int, Item | BadInput]]:

@@ -21,7 +21,6 @@ RETENTION: dict[str, timedelta | None] = {
     "LONG_TERM": timedelta(days=30),
     "PERMANENT": None,
 }
-PRIORITIES = tuple(RETENTION)
 
 # Seed 001: preferences and skills are kept, errors for a week, task rules for a
 # day (behaviour rules say --duration permanent), facts for a month.

@@ -21,26 +21,12 @@ from soloqueue_mem.streams import TOO_LONG, numbered_lines
 
 def read_document(stream: BinaryIO, max_bytes: int) -> list[Event]:
     """Events from one JSON document; any bad part rejects the whole document."""
-    data = stream.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise BadInput(f"input is larger than {max_bytes} bytes (use --batch for streams)")
-    if not data.strip():
-        raise BadInput("no input: expected a JSON event on stdin")
-    value = jsonio.loads(data, line=1)
-    if isinstance(value, list):
-        return parse_array(value)
-    return [parse_event(value, line=1)]
+    return jsonio.read_document(stream, max_bytes, parse_event, "a JSON event")
 
 
 def parse_array(items: list[object]) -> list[Event]:
     """Every item as an event; the first bad one rejects them all, naming its number."""
-    events = []
-    for number, item in enumerate(items, start=1):
-        try:
-            events.append(parse_event(item))
-        except BadInput as exc:
-            raise BadInput(f"item {number}: {exc.reason}") from None
-    return events
+    return jsonio.parse_items(items, parse_event)
 
 
 def read_batch(stream: BinaryIO, max_line_bytes: int) -> Iterator[Item]:

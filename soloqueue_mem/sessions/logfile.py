@@ -35,7 +35,7 @@ class SessionLog:
         except OSError as exc:
             raise StorageError(f"cannot open {path}: {exc.strerror}") from None
         fcntl.flock(self._fd, fcntl.LOCK_EX)
-        self.torn_bytes = self._set_aside_torn_tail()
+        self._set_aside_torn_tail()
         self.size = os.fstat(self._fd).st_size
 
     def close(self) -> None:
@@ -48,10 +48,10 @@ class SessionLog:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _set_aside_torn_tail(self) -> int:
+    def _set_aside_torn_tail(self) -> None:
         size = os.fstat(self._fd).st_size
         if size == 0 or os.pread(self._fd, 1, size - 1) == b"\n":
-            return 0
+            return
         keep = _line_start(self._fd, size)
         fragment = _pread_all(self._fd, keep, size - keep)
         torn = self.path.with_name(self.path.name + ".torn")
@@ -62,19 +62,6 @@ class SessionLog:
         finally:
             os.close(fd)
         os.ftruncate(self._fd, keep)
-        return size - keep
-
-    def last_record(self) -> dict[str, Any] | None:
-        """The last complete record, or None for an empty or unreadable tail."""
-        if self.size == 0:
-            return None
-        start = _line_start(self._fd, self.size - 1)
-        data = _pread_all(self._fd, start, self.size - start)
-        try:
-            record = jsonio.loads(data)
-        except BadInput:  # an unreadable line is verify's to report
-            return None
-        return record if isinstance(record, dict) else None
 
     def append(self, records: list[dict[str, Any]], markdown: str) -> int:
         """Append ``records`` in one write, then the Markdown; return the new size."""

@@ -504,10 +504,6 @@ def turns_after(conn: sqlite3.Connection, after_id: int, limit: int) -> list[Tur
     return [_turn(row) for row in rows]
 
 
-def count_turns(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT count(*) FROM conversation_turns").fetchone()[0])
-
-
 def turn_states(conn: sqlite3.Connection, key: SessionKey) -> dict[int, tuple[bool, str | None]]:
     """Each indexed turn's ``(extracted, episode_id)`` by turn index (export)."""
     rows = conn.execute(

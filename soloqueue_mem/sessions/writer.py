@@ -256,23 +256,10 @@ def catch_up(conn: sqlite3.Connection, key: SessionKey, log: SessionLog) -> int:
     indexed = turns.indexed_bytes(conn, key)
     if log.size <= indexed:
         return last
-    added: list[str] = []
-    for entry in read_lines(log.path, indexed):
-        record = entry.record
-        if record is None or not isinstance(record.get("turn_index"), int):
-            continue
-        if record["turn_index"] > last:
-            try:
-                event = from_record(l1_record(record))
-            except (BadInput, KeyError):
-                continue
-            turns.insert_turn(conn, key, record["turn_index"], event, record["timestamp"])
-            last = record["turn_index"]
-            added.append(record["timestamp"])
-    if added:
-        turns.record_appends(conn, key, min(added), max(added), len(added), log.size)
-    else:
-        turns.set_indexed_bytes(conn, key, log.size)
+    # ``last`` is read as the loop moves on: each record must pass the last one indexed.
+    newer = lambda index: index > last  # noqa: E731, B023
+    for index in _index_records(conn, key, log, indexed, newer):
+        last = index
     return last
 
 
@@ -280,23 +267,36 @@ def reindex_log(conn: sqlite3.Connection, key: SessionKey, log: SessionLog) -> i
     """Index every record of the session's log that the index lacks, wherever it is in
     the log (``verify --repair``); return how many were added."""
     indexed = {turn.turn_index for turn in turns.session_turns(conn, key)}
+    return len(list(_index_records(conn, key, log, 0, lambda index: index not in indexed)))
+
+
+def _index_records(
+    conn: sqlite3.Connection,
+    key: SessionKey,
+    log: SessionLog,
+    offset: int,
+    missing: Callable[[int], bool],
+) -> Iterator[int]:
+    """Index the log's records from byte ``offset`` whose turn index ``missing`` accepts
+    (asked in log order, after each yielded index), yielding each index added; once
+    exhausted, record the appends and that the index now covers the whole log."""
     added: list[str] = []
-    for entry in read_lines(log.path):
+    for entry in read_lines(log.path, offset):
         record = entry.record
         if record is None or not isinstance(record.get("turn_index"), int):
             continue
-        if record["turn_index"] not in indexed:
+        if missing(record["turn_index"]):
             try:
                 event = from_record(l1_record(record))
             except (BadInput, KeyError):
                 continue
             turns.insert_turn(conn, key, record["turn_index"], event, record["timestamp"])
             added.append(record["timestamp"])
+            yield record["turn_index"]
     if added:
         turns.record_appends(conn, key, min(added), max(added), len(added), log.size)
     else:
         turns.set_indexed_bytes(conn, key, log.size)
-    return len(added)
 
 
 def _logged_before(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:

@@ -12,7 +12,6 @@ from typing import Any, NamedTuple
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.db.migrate import execute_script
 from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.text.records import within_record
@@ -23,39 +22,6 @@ SCOPES = {
     "kv_store": ("group_id", "agent_id"),
     "session_state": ("group_id", "agent_id", "session_id"),
 }
-
-
-def m002_create_kv_store(conn: sqlite3.Connection) -> None:
-    execute_script(
-        conn,
-        """
-        CREATE TABLE kv_store (
-            group_id TEXT NOT NULL,
-            agent_id TEXT NOT NULL,
-            key TEXT NOT NULL,
-            value TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            PRIMARY KEY (group_id, agent_id, key)
-        ) WITHOUT ROWID;
-        """,
-    )
-
-
-def m003_create_session_state(conn: sqlite3.Connection) -> None:
-    execute_script(
-        conn,
-        """
-        CREATE TABLE session_state (
-            group_id TEXT NOT NULL,
-            agent_id TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            key TEXT NOT NULL,
-            value TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            PRIMARY KEY (group_id, agent_id, session_id, key)
-        ) WITHOUT ROWID;
-        """,
-    )
 
 
 class Entry(NamedTuple):

@@ -9,10 +9,10 @@ import json
 import sqlite3
 from pathlib import Path
 
+from soloqueue_mem import lock
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import Home
-from soloqueue_mem.lifecycle import lock
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.reader import end_session
 from tests.conftest import NOW, tree_snapshot

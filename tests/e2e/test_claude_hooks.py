@@ -201,18 +201,6 @@ def test_a_hook_call_imports_nothing_heavy_nor_typer(home):
     assert json.loads(done.stderr.decode().splitlines()[-1]) is False
 
 
-def test_the_fast_option_table_matches_the_typer_command():
-    import typer.main
-
-    from soloqueue_mem.cli.app import build_app
-    from soloqueue_mem.cli.fast import HOOK_VALUES
-
-    group = typer.main.get_command(build_app("hook"))
-    command = group.commands["hook"].commands["claude"]  # type: ignore[attr-defined]
-    options = {o for p in command.params if p.param_type_name == "option" for o in p.opts}
-    assert options == set(HOOK_VALUES)
-
-
 def test_the_readme_settings_snippet_runs(home):
     readme = (Path(__file__).parent.parent.parent / "README.md").read_text()
     section = readme.split("## Use it from Claude Code", 1)[1]

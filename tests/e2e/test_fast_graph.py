@@ -13,31 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from soloqueue_mem.cli.fast import (
-    GRAPH_RECALL,
-    GRAPH_RECALL_LISTS,
-    GRAPH_RECALL_VALUES,
-    GRAPH_REMEMBER,
-    GRAPH_REMEMBER_FLAGS,
-    GRAPH_REMEMBER_VALUES,
-    parse_argv,
-)
+from soloqueue_mem.cli.fast import GRAPH_RECALL, GRAPH_REMEMBER, parse_argv
 from tests.e2e.test_fast_artifact import run
 from tests.e2e.test_fast_log import TYPER_ONLY
 
 MESSAGES = json.dumps([{"role": "user", "content": "The release is on Friday."}]).encode()
-
-
-def test_the_option_table_matches_the_typer_command():
-    import typer.main
-
-    from soloqueue_mem.cli.app import build_app
-
-    group = typer.main.get_command(build_app("graph"))
-    remember = group.commands["graph"].commands["remember"]
-    options = {o for p in remember.params if p.param_type_name == "option" for o in p.opts}
-    assert options == set(GRAPH_REMEMBER_VALUES) | set(GRAPH_REMEMBER_FLAGS)
-    assert [p for p in remember.params if p.param_type_name == "argument"] == []
 
 
 @pytest.mark.parametrize(
@@ -72,8 +52,28 @@ CASES = [
 ]
 
 
+# The scope variables, alone and beside the options that override them (issue 15 §23);
+# remember never reads SOLOQUEUE_SESSION (stdin stays its input, as the README says).
+ENV_CASES = [
+    ({"SOLOQUEUE_SESSION": "s1"}, ["graph", "remember", "-f", "json"]),
+    ({"SOLOQUEUE_GROUP": "g1", "SOLOQUEUE_AGENT": "a1"}, ["graph", "remember", "-f", "json"]),
+    ({"SOLOQUEUE_AGENT": "a1"}, ["graph", "remember", "-a", "a2", "-f", "json"]),
+    ({"SOLOQUEUE_AGENT": ""}, ["graph", "remember", "-f", "json"]),
+    ({"SOLOQUEUE_GROUP": "../x"}, ["graph", "remember"]),
+]
+
+
 @pytest.mark.parametrize("argv", CASES)
 def test_fast_and_typer_paths_agree(tmp_path, argv):
+    _remember_agrees(tmp_path, argv, {})
+
+
+@pytest.mark.parametrize(("variables", "argv"), ENV_CASES)
+def test_fast_and_typer_paths_agree_on_the_environment(tmp_path, variables, argv):
+    _remember_agrees(tmp_path, argv, variables)
+
+
+def _remember_agrees(tmp_path: Path, argv: list[str], variables: dict[str, str]) -> None:
     assert parse_argv(argv, GRAPH_REMEMBER) is not None
     results = []
     for name, prefix in (
@@ -88,7 +88,7 @@ def test_fast_and_typer_paths_agree(tmp_path, argv):
         fd = os.open(home / ".graph.lock", os.O_RDWR)
         fcntl.flock(fd, fcntl.LOCK_EX)  # the worker each call starts leaves at once
         try:
-            results.append((run(prefix, argv, MESSAGES, cwd, home), tasks(home)))
+            results.append((run(prefix, argv, MESSAGES, cwd, home, variables), tasks(home)))
         finally:
             os.close(fd)
     assert results[0] == results[1]
@@ -107,19 +107,6 @@ def test_a_plain_remember_never_imports_typer(home):
     assert json.loads(done.stderr.decode().splitlines()[-1]) is False
 
 
-def test_the_recall_option_table_matches_the_typer_command():
-    import typer.main
-
-    from soloqueue_mem.cli.app import build_app
-
-    group = typer.main.get_command(build_app("graph"))
-    recall = group.commands["graph"].commands["recall"]
-    options = {o for p in recall.params if p.param_type_name == "option" for o in p.opts}
-    repeatable = {o for p in recall.params if getattr(p, "multiple", False) for o in p.opts}
-    assert options == set(GRAPH_RECALL_VALUES) | set(GRAPH_RECALL_LISTS)
-    assert repeatable == set(GRAPH_RECALL_LISTS)
-
-
 RECALLS = [
     ["--format", "json", "graph", "recall", "--keywords", "release"],
     ["graph", "recall", "--keywords", "RELEASE,friday", "--format", "text"],
@@ -131,8 +118,24 @@ RECALLS = [
 ]
 
 
+RECALL_ENV_CASES = [
+    ({"SOLOQUEUE_AGENT": "nobody"}, ["graph", "recall", "--keywords", "release", "-f", "json"]),
+    ({"SOLOQUEUE_AGENT": "nobody"}, ["graph", "recall", "--keywords", "release", "-a", "default"]),
+    ({"SOLOQUEUE_GROUP": "", "SOLOQUEUE_SESSION": "s1"}, ["graph", "recall", "--keywords", "x"]),
+]
+
+
 @pytest.mark.parametrize("argv", RECALLS)
 def test_fast_and_typer_recall_agree(tmp_path, argv):
+    _recall_agrees(tmp_path, argv, {})
+
+
+@pytest.mark.parametrize(("variables", "argv"), RECALL_ENV_CASES)
+def test_fast_and_typer_recall_agree_on_the_environment(tmp_path, variables, argv):
+    _recall_agrees(tmp_path, argv, variables)
+
+
+def _recall_agrees(tmp_path: Path, argv: list[str], variables: dict[str, str]) -> None:
     parsed = parse_argv(argv, GRAPH_RECALL)
     assert parsed is not None
     results = []
@@ -145,7 +148,7 @@ def test_fast_and_typer_recall_agree(tmp_path, argv):
         home = cwd / ".soloqueue"
         stored = run(prefix, ["graph", "remember", "--sync"], MESSAGES, cwd, home)
         assert stored[0] == 0, stored
-        results.append(run(prefix, argv, b"", cwd, home))
+        results.append(run(prefix, argv, b"", cwd, home, variables))
     assert results[0] == results[1]
 
 

@@ -8,33 +8,12 @@ import sys
 
 import pytest
 
-from soloqueue_mem.cli.fast import (
-    GLOBAL_FLAGS,
-    GLOBAL_VALUES,
-    LOG,
-    LOG_FLAGS,
-    LOG_VALUES,
-    parse_argv,
-)
+from soloqueue_mem.cli.fast import LOG, parse_argv
 
 TYPER_ONLY = (
     "import sys; from soloqueue_mem.cli.app import build_app;"
     " sys.argv[0] = 'soloqueue-mem'; build_app()()"
 )
-
-
-def test_the_option_tables_match_the_typer_command():
-    import typer.main
-
-    from soloqueue_mem.cli.app import build_app
-
-    group = typer.main.get_command(build_app("log"))
-    log_opts = {
-        o for p in group.commands["log"].params if p.param_type_name == "option" for o in p.opts
-    }
-    root_opts = {o for p in group.params for o in p.opts}
-    assert log_opts == set(LOG_VALUES) | set(LOG_FLAGS)
-    assert root_opts - {"--version"} == set(GLOBAL_VALUES) | set(GLOBAL_FLAGS)
 
 
 @pytest.mark.parametrize(

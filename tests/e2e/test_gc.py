@@ -431,7 +431,7 @@ def test_table_output(cli, home):
 
 
 def test_b4_second_gc_exits_75_at_once_while_the_run_lock_is_held(cli, home):
-    from soloqueue_mem.lifecycle import lock
+    from soloqueue_mem import lock
 
     orphan(cli, home, b"would be deleted", 2 * HOUR)
     before = blob_tree(home)
@@ -502,8 +502,8 @@ def test_b4_sigkill_of_the_gc_holder_releases_the_lock(cli, home):
 
 
 def test_b4_lock_survives_another_open_and_close_in_the_same_process(cli, home):
+    from soloqueue_mem import lock
     from soloqueue_mem.lifecycle import gc as gc_module
-    from soloqueue_mem.lifecycle import lock
 
     save(cli, b"creates the store and .gc.lock")
     with lock.exclusive(home / ".gc_state", "gc", note_holder=False):
@@ -526,7 +526,7 @@ def test_b4_lock_survives_another_open_and_close_in_the_same_process(cli, home):
 
 
 def test_b4_lock_is_not_inherited_by_a_child_process(cli, home):
-    from soloqueue_mem.lifecycle import lock
+    from soloqueue_mem import lock
 
     save(cli, b"creates the store")
     child = None

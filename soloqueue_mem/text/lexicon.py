@@ -22,6 +22,7 @@ MAX_WORD_LEN = 16  # longest entry in jieba 0.42.1's dict.txt
 # (~0.3 s, ~40 MB): a query never gets there, a consolidate of many sessions soon does,
 # and then each lookup is a dict probe instead of a SQLite row.
 BULK_AFTER = 200_000
+PREFIX = -1  # in the in-memory table: a prefix of a word, itself no word
 
 
 class Lexicon:
@@ -34,25 +35,25 @@ class Lexicon:
         self.start = json.loads(meta["start"])
         self.trans = json.loads(meta["trans"])
         self._looked_up = 0
-        self._words: dict[str, int] | None = None  # the whole dictionary, once bulk
-        self._prefixes: frozenset[str] = frozenset()  # every prefix of its words, then
+        self._table: dict[str, int] | None = None  # the whole dictionary, once bulk
 
-    def entries(self) -> tuple[dict[str, int], frozenset[str]] | None:
-        """Once the whole dictionary is in memory: every word with its frequency and
-        every prefix of a word (words included), so a segmenter looks up only the
-        substrings that can still become a word. None before."""
-        return None if self._words is None else (self._words, self._prefixes)
+    def table(self) -> dict[str, int] | None:
+        """Once the whole dictionary is in memory: each word with its frequency and
+        each prefix of a word that is no word with ``PREFIX`` (-1), so a segmenter
+        looks up only the substrings that can still become a word (jieba's prefix
+        dictionary). None before."""
+        return self._table
 
     def freqs(self, words: Iterable[str]) -> dict[str, int]:
         """Frequencies of those ``words`` that are dictionary entries."""
         batch = list(set(words))
-        if self._words is None:
+        if self._table is None:
             self._looked_up += len(batch)
             if self._looked_up > BULK_AFTER:
                 self._load()
-        if self._words is not None:
-            entries = self._words
-            return {word: entries[word] for word in batch if word in entries}
+        if self._table is not None:
+            table = self._table
+            return {word: f for word in batch if (f := table.get(word, PREFIX)) != PREFIX}
         found: dict[str, int] = {}
         for i in range(0, len(batch), 500):
             chunk = batch[i : i + 500]
@@ -62,8 +63,10 @@ class Lexicon:
         return found
 
     def _load(self) -> None:
-        self._words = dict(self._conn.execute("SELECT word, freq FROM words"))
-        self._prefixes = frozenset(w[:i] for w in self._words for i in range(1, len(w) + 1))
+        words = dict(self._conn.execute("SELECT word, freq FROM words"))
+        table = dict.fromkeys((w[:i] for w in words for i in range(1, len(w))), PREFIX)
+        table.update(words)
+        self._table = table
 
     def emissions(self, chars: Iterable[str]) -> dict[str, tuple[float, float, float, float]]:
         """HMM emission log-probabilities (B, M, E, S) of the known ``chars``."""

@@ -14,7 +14,7 @@ from math import log
 from typing import NamedTuple
 
 from soloqueue_mem.text.cjk import han_run
-from soloqueue_mem.text.lexicon import MAX_WORD_LEN, Lexicon
+from soloqueue_mem.text.lexicon import MAX_WORD_LEN, PREFIX, Lexicon
 
 _MIN = -3.14e100
 _PREV = {"B": "ES", "M": "MB", "S": "SE", "E": "BM"}
@@ -93,8 +93,8 @@ def _dictionary_words(run: str, lexicon: Lexicon) -> tuple[dict[str, int], Dag]:
     memory only substrings that extend a known prefix are looked at (jieba's DAG);
     otherwise every substring up to the longest word's length is looked up at once."""
     n = len(run)
-    bulk = lexicon.entries()
-    if bulk is None:
+    table = lexicon.table()
+    if table is None:
         limits = [min(n, i + MAX_WORD_LEN) for i in range(n)]
         freq = lexicon.freqs(run[i:j] for i in range(n) for j in range(i + 1, limits[i] + 1))
         longest = max(map(len, freq), default=1)  # no word of the run is longer
@@ -103,17 +103,16 @@ def _dictionary_words(run: str, lexicon: Lexicon) -> tuple[dict[str, int], Dag]:
             for i in range(n)
         ]
         return freq, dag
-    entries, prefixes = bulk
     freq = {}
     dag = []
     for i in range(n):
         ends = []
         for j in range(i + 1, min(n, i + MAX_WORD_LEN) + 1):
             word = run[i:j]
-            if word not in prefixes:
-                break
-            f = entries.get(word)
-            if f is not None:
+            f = table.get(word)
+            if f is None:
+                break  # no word starts with it
+            if f != PREFIX:
                 freq[word] = f
                 if f:
                     ends.append((j - 1, f))
@@ -129,9 +128,12 @@ def _best_route(dag: Dag, total: int) -> list[int]:
     score = [0.0] * (n + 1)
     end = [0] * (n + 1)
     for i in range(n - 1, -1, -1):
-        score[i], end[i] = max(
-            (log(f) - log_total + score[j + 1], j) for j, f in (dag[i] or [(i, 1)])
-        )
+        best = (-log_total + score[i + 1], i)  # log(1) - log_total + ...: no word here
+        for count, (j, f) in enumerate(dag[i]):
+            option = (log(f) - log_total + score[j + 1], j)
+            if count == 0 or option > best:
+                best = option
+        score[i], end[i] = best
     return end
 
 

@@ -28,8 +28,9 @@ PREFIX = -1  # in the in-memory table: a prefix of a word, itself no word
 class Lexicon:
     """Read access to a built lexicon; owns its SQLite connection."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, bulk_after: int = BULK_AFTER) -> None:
         self._conn = conn
+        self._bulk_after = bulk_after
         meta = dict(conn.execute("SELECT key, value FROM meta"))
         self.total = int(meta["total"])
         self.start = json.loads(meta["start"])
@@ -49,7 +50,7 @@ class Lexicon:
         batch = list(set(words))
         if self._table is None:
             self._looked_up += len(batch)
-            if self._looked_up > BULK_AFTER:
+            if self._looked_up > self._bulk_after:
                 self._load()
         if self._table is not None:
             table = self._table

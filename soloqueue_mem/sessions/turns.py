@@ -108,7 +108,8 @@ NewTurn = tuple[SessionKey, int, Event, str]  # key, turn index, event, timestam
 def insert_turn(
     conn: sqlite3.Connection, key: SessionKey, turn_index: int, event: Event, timestamp: str
 ) -> int:
-    """Insert one turn and its full-text entry; return the row id."""
+    """Insert one turn and its full-text entry (inside the caller's write transaction,
+    as every insert); return the row id."""
     turn_id = next_turn_id(conn)
     insert_turns(conn, turn_id, [(key, turn_index, event, timestamp)])
     return turn_id

@@ -418,10 +418,11 @@ class Vocabulary(NamedTuple):
         folded = _fold(phrase)
         if folded in self.predicates:
             return USER, self.predicates[folded]
-        for alias in sorted(self.predicates, key=len, reverse=True):
-            if not folded.endswith(alias) or len(alias) < 2:
+        for start in range(len(folded) - 1):  # its suffixes, longest first
+            alias = folded[start:]
+            if alias not in self.predicates:
                 continue
-            head = folded[: -len(alias)]
+            head = folded[:start]
             if alias.isascii() and head and not head.endswith(" "):
                 continue  # "export" does not end with the word "port"
             return self.owner(head), self.predicates[alias]

@@ -31,16 +31,17 @@ def keywords(text: str, lexicon: Callable[[], Lexicon], top: int = 8) -> list[st
     ``lexicon`` is called only when the text has Han characters."""
     counts: Counter[str] = Counter()
     runs = han_run().findall(text) if not text.isascii() else []
+    dictionary = lexicon() if runs else None
     for run in runs:
-        words = segment_han(run, lexicon())
+        words = segment_han(run, dictionary)
         counts.update(w for w in words if len(w) > 1 and w not in STOPWORDS)
     latin = han_run().sub(" ", text) if runs else text
     english = [w.lower().rstrip(".") for w in _english().findall(latin)]
     counts.update(w for w in english if w not in STOPWORDS)
     if not counts:
         return []
-    total = lexicon().total if runs else 1
-    known = lexicon().freqs(w for w in counts if not w.isascii()) if runs else {}
+    total = dictionary.total if dictionary else 1
+    known = dictionary.freqs(w for w in counts if not w.isascii()) if dictionary else {}
 
     def idf(word: str) -> float:
         if word.isascii():

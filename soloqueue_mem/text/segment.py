@@ -14,7 +14,7 @@ from math import log
 from typing import NamedTuple
 
 from soloqueue_mem.text.cjk import han_run
-from soloqueue_mem.text.lexicon import MAX_WORD_LEN, Lexicon
+from soloqueue_mem.text.lexicon import MAX_WORD_LEN, PREFIX, Lexicon
 
 _MIN = -3.14e100
 _PREV = {"B": "ES", "M": "MB", "S": "SE", "E": "BM"}
@@ -66,9 +66,8 @@ def segment_for_search(run: str, lexicon: Lexicon) -> list[SearchWord]:
 def _cut(run: str, lexicon: Lexicon) -> tuple[list[str], dict[str, int]]:
     """The words of ``run`` and the frequencies of every dictionary word inside it."""
     n = len(run)
-    candidates = (run[i:j] for i in range(n) for j in range(i + 1, min(n, i + MAX_WORD_LEN) + 1))
-    freq = lexicon.freqs(candidates)
-    route = _best_route(run, freq, lexicon.total)
+    freq, dag = _dictionary_words(run, lexicon)
+    route = _best_route(dag, lexicon.total)
     words: list[str] = []
     pending = ""  # consecutive single characters, handed to the HMM together
     x = 0
@@ -85,18 +84,55 @@ def _cut(run: str, lexicon: Lexicon) -> tuple[list[str], dict[str, int]]:
     return words, freq
 
 
-def _best_route(run: str, freq: dict[str, int], total: int) -> list[int]:
-    """For each position, the end index of the word on the most probable route."""
+Dag = list[list[tuple[int, int]]]  # per position: (end index, frequency) of its words
+
+
+def _dictionary_words(run: str, lexicon: Lexicon) -> tuple[dict[str, int], Dag]:
+    """Every dictionary word inside ``run`` with its frequency, and for each position
+    the words (of a frequency above 0) that start there. With the whole dictionary in
+    memory only substrings that extend a known prefix are looked at (jieba's DAG);
+    otherwise every substring up to the longest word's length is looked up at once."""
     n = len(run)
+    table = lexicon.table()
+    if table is None:
+        limits = [min(n, i + MAX_WORD_LEN) for i in range(n)]
+        freq = lexicon.freqs(run[i:j] for i in range(n) for j in range(i + 1, limits[i] + 1))
+        longest = max(map(len, freq), default=1)  # no word of the run is longer
+        dag = [
+            [(j, f) for j in range(i, min(n, i + longest)) if (f := freq.get(run[i : j + 1]))]
+            for i in range(n)
+        ]
+        return freq, dag
+    freq = {}
+    dag = []
+    for i in range(n):
+        ends = []
+        for j in range(i + 1, min(n, i + MAX_WORD_LEN) + 1):
+            word = run[i:j]
+            f = table.get(word)
+            if f is None:
+                break  # no word starts with it
+            if f != PREFIX:
+                freq[word] = f
+                if f:
+                    ends.append((j - 1, f))
+        dag.append(ends)
+    return freq, dag
+
+
+def _best_route(dag: Dag, total: int) -> list[int]:
+    """For each position, the end index of the word on the most probable route (a
+    position that starts no word is a word of frequency 1)."""
+    n = len(dag)
     log_total = log(total)
     score = [0.0] * (n + 1)
     end = [0] * (n + 1)
     for i in range(n - 1, -1, -1):
-        ends = [j for j in range(i, min(n, i + MAX_WORD_LEN)) if freq.get(run[i : j + 1])]
-        best = max(
-            (log(freq.get(run[i : j + 1]) or 1) - log_total + score[j + 1], j)
-            for j in (ends or [i])
-        )
+        best = (-log_total + score[i + 1], i)  # log(1) - log_total + ...: no word here
+        for count, (j, f) in enumerate(dag[i]):
+            option = (log(f) - log_total + score[j + 1], j)
+            if count == 0 or option > best:
+                best = option
         score[i], end[i] = best
     return end
 

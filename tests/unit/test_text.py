@@ -45,6 +45,27 @@ def test_segmentation_of_chinese_equals_jieba(lexicon, tmp_path):
         assert han_words(segment(sentence, lexicon)) == han_words(jieba.lcut(sentence)), sentence
 
 
+def test_a_bulk_lexicon_segments_as_the_sqlite_one_and_jieba(built_lexicon, tmp_path):
+    """After BULK_AFTER lookups (a consolidate of many sessions) the whole dictionary
+    is in memory: the same words, search words, keywords and frequencies."""
+    import jieba
+
+    from soloqueue_mem.text.keywords import keywords
+    from soloqueue_mem.text.segment import segment_for_search
+
+    jieba.dt.tmp_dir = str(tmp_path)
+    texts = [*SENTENCES, "".join(SENTENCES), "数据库连接池" * 5, "不是一个词语吧", "x"]
+    sqlite = Lexicon(sqlite3.connect(f"file:{built_lexicon}?mode=ro", uri=True), 10**9)
+    bulk = Lexicon(sqlite3.connect(f"file:{built_lexicon}?mode=ro", uri=True), bulk_after=0)
+    assert bulk.freqs(["数据库", "不是一个词语吧"]) == sqlite.freqs(["数据库", "不是一个词语吧"])
+    assert bulk.table() is not None and sqlite.table() is None
+    for text in texts:
+        assert segment(text, bulk) == segment(text, sqlite), text
+        assert han_words(segment(text, bulk)) == han_words(jieba.lcut(text)), text
+        assert segment_for_search(text, bulk) == segment_for_search(text, sqlite), text
+        assert keywords(text, lambda: bulk) == keywords(text, lambda: sqlite), text
+
+
 def test_the_lexicon_is_built_from_jieba_when_missing(tmp_path, monkeypatch):
     import soloqueue_mem.text.lexicon as module
 

@@ -98,60 +98,41 @@ def _one_turn(
 
 _INSERT_TURN_SQL = """
 INSERT INTO conversation_turns (
-    id, group_id, agent_id, session_id, turn_index, role, content, tool_calls, tool_results,
+    group_id, agent_id, session_id, turn_index, role, content, tool_calls, tool_results,
     has_tool_calls, timestamp, token_estimate, event_id, metadata_json
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
-NewTurn = tuple[SessionKey, int, Event, str]  # key, turn index, event, timestamp
 
 
 def insert_turn(
     conn: sqlite3.Connection, key: SessionKey, turn_index: int, event: Event, timestamp: str
 ) -> int:
-    """Insert one turn and its full-text entry (inside the caller's write transaction,
-    as every insert); return the row id."""
-    turn_id = next_turn_id(conn)
-    insert_turns(conn, turn_id, [(key, turn_index, event, timestamp)])
+    """Insert one turn and its full-text entry; return the row id."""
+    body = index_body(event)
+    cursor = conn.execute(
+        _INSERT_TURN_SQL,
+        (
+            key.group,
+            key.agent,
+            key.session,
+            turn_index,
+            event.role,
+            event.content,
+            jsonio.dumps_compact(event.tool_calls) if event.tool_calls else None,
+            jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
+            int(bool(event.tool_calls)),
+            timestamp,
+            estimate_tokens(body),
+            event.event_id,
+            jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
+        ),
+    )
+    turn_id = int(cursor.lastrowid or 0)
+    conn.execute(
+        "INSERT INTO conversation_turns_fts (rowid, body) VALUES (?, ?)",
+        (turn_id, index_form(body)),
+    )
     return turn_id
-
-
-def next_turn_id(conn: sqlite3.Connection) -> int:
-    """The row id the next turn gets, as AUTOINCREMENT picks it (past every id ever
-    used); it holds while the caller's write transaction lasts."""
-    (largest,) = conn.execute("SELECT MAX(id) FROM conversation_turns").fetchone()
-    used = conn.execute(
-        "SELECT seq FROM sqlite_sequence WHERE name = 'conversation_turns'"
-    ).fetchone()
-    return max(largest or 0, used[0] if used else 0) + 1
-
-
-def insert_turns(conn: sqlite3.Connection, first_id: int, new: list[NewTurn]) -> None:
-    """Insert turns as rows ``first_id``, ``first_id + 1``, ... and their full-text
-    entries: one statement per table for the whole list (a ``log --batch`` chunk)."""
-    rows, entries = [], []
-    for turn_id, (key, turn_index, event, timestamp) in enumerate(new, start=first_id):
-        body = index_body(event)
-        rows.append(
-            (
-                turn_id,
-                key.group,
-                key.agent,
-                key.session,
-                turn_index,
-                event.role,
-                event.content,
-                jsonio.dumps_compact(event.tool_calls) if event.tool_calls else None,
-                jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
-                int(bool(event.tool_calls)),
-                timestamp,
-                estimate_tokens(body),
-                event.event_id,
-                jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
-            )
-        )
-        entries.append((turn_id, index_form(body)))
-    conn.executemany(_INSERT_TURN_SQL, rows)
-    conn.executemany("INSERT INTO conversation_turns_fts (rowid, body) VALUES (?, ?)", entries)
 
 
 _UPSERT_SESSION_SQL = """

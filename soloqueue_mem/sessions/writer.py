@@ -177,8 +177,6 @@ def _index_and_append(
     records: dict[SessionKey, list[dict]] = {key: [] for key in logs}
     seen: dict[tuple[SessionKey, str], LoggedTurn] = {}
     results: list[LoggedTurn] = []
-    first_id = turn_id = turns.next_turn_id(conn)
-    new_turns: list[turns.NewTurn] = []
     for line, event, key, l1, offloaded in chunk:
         if event.event_id is not None:
             earlier = seen.get((key, event.event_id)) or _logged_before(conn, key, event.event_id)
@@ -188,7 +186,7 @@ def _index_and_append(
         index = next_index[key]
         next_index[key] += 1
         timestamp = iso(event.timestamp or now)
-        new_turns.append((key, index, l1, timestamp))
+        turn_id = turns.insert_turn(conn, key, index, l1, timestamp)
         record = to_record(event, index, timestamp)
         if offloaded:
             record["offloaded"] = offloaded
@@ -197,8 +195,6 @@ def _index_and_append(
         if event.event_id is not None:
             seen[(key, event.event_id)] = logged
         results.append(logged)
-        turn_id += 1
-    turns.insert_turns(conn, first_id, new_turns)
     for key, new in records.items():
         if new:
             size = logs[key].append(new, render_turns(key, new, first=logs[key].size == 0))

@@ -53,12 +53,13 @@ class FTS5Backend:
         match = match_expression(terms)
         if match is None:
             return []
-        if store.nth_newest_match(conn, match, filters, now, BROAD_MATCHES) is None:
+        newest = store.newest_matches(conn, match, filters, now, BROAD_MATCHES)
+        if len(newest) < BROAD_MATCHES:
             return store.search(conn, match, filters, now, limit)  # exact BM25
-        lo = store.nth_newest_match(conn, match, filters, now, RECENT_WINDOW) or 0
-        narrow = [
+        lo = newest[RECENT_WINDOW - 1]
+        narrow = [  # a lone term is the whole query, known to be broad
             term
-            for term in terms
+            for term in (terms if len(terms) > 1 else [])
             if store.nth_newest_match(
                 conn, match_expression([term]) or "", filters, now, BROAD_MATCHES
             )

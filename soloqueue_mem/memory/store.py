@@ -603,6 +603,22 @@ def search(
     return [(_memory(row[:-1]), float(row[-1])) for row in rows]
 
 
+def newest_matches(
+    conn: sqlite3.Connection, match: str, filters: Filters, now: datetime, n: int
+) -> list[int]:
+    """Row ids of the ``n`` newest active matches in scope, newest first (fewer when
+    fewer match): one walk of the index, without ranking."""
+    where, params = _filter_sql(filters, now)
+    rows = conn.execute(
+        f"""SELECT memories_fts.rowid FROM memories_fts
+            JOIN memories ON memories.rowid = memories_fts.rowid
+            WHERE memories_fts MATCH :match AND {where}
+            ORDER BY memories_fts.rowid DESC LIMIT :n""",  # noqa: S608
+        {**params, "match": match, "n": n},
+    )
+    return [row[0] for row in rows]
+
+
 def nth_newest_match(
     conn: sqlite3.Connection, match: str, filters: Filters, now: datetime, n: int
 ) -> int | None:

@@ -619,6 +619,18 @@ def newest_matches(
     return [row[0] for row in rows]
 
 
+def index_has_fewer(conn: sqlite3.Connection, match: str, n: int) -> bool:
+    """True when fewer than ``n`` rows of the whole index match, active or not: a
+    walk of the index alone, without reading the memories (several times cheaper than
+    :func:`nth_newest_match`, whose answer it bounds)."""
+    row = conn.execute(
+        "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
+        " ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (match, n - 1),
+    ).fetchone()
+    return row is None
+
+
 def nth_newest_match(
     conn: sqlite3.Connection, match: str, filters: Filters, now: datetime, n: int
 ) -> int | None:

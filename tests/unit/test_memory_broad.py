@@ -28,7 +28,9 @@ def memories(tmp_path, monkeypatch):
 
 
 def search(store: Store, terms: list[str]) -> list[str]:
-    found = backend.FTS5Backend().search(store._db("memory", create=False), terms, Filters(), NOW, 10)
+    found = backend.FTS5Backend().search(
+        store._db("memory", create=False), terms, Filters(), NOW, 10
+    )
     return [memory.content for memory, _ in found]
 
 

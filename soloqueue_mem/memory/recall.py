@@ -38,7 +38,7 @@ from soloqueue_mem.memory import attachments, episodes, store, working
 from soloqueue_mem.memory.attachments import Attachment
 from soloqueue_mem.memory.backend import SearchBackend, choose_backend
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
-from soloqueue_mem.memory.model import Memory, content_key
+from soloqueue_mem.memory.model import Memory, content_key, normalize
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel
@@ -706,7 +706,7 @@ def rank(
     hits.sort(key=lambda h: (-h.score, h.signals.age_days, h.candidate.content, h.candidate.key))
     by_text: dict[str, Hit] = {}
     for hit in hits:  # the same statement from two sources is shown once, at the best
-        text = content_key(hit.candidate.content)  # place, as the memory if one is
+        text = normalize(hit.candidate.content)  # place, as the memory if one is
         kept = by_text.get(text)
         if kept is None:
             by_text[text] = hit

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -326,8 +327,6 @@ def new_memory(
     draft: Draft, scope: tuple[str, str], kept: tuple[str, datetime | None, bool], stamp: str
 ) -> Memory:
     """The Memory a new statement becomes in (group, agent), with a fresh id."""
-    import uuid  # on first use: it imports platform, 2-10 ms of a one-shot process
-
     (group, agent), (priority, expires, fixed) = scope, kept
     return Memory(
         id=uuid.uuid4().hex,

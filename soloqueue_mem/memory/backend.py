@@ -38,7 +38,9 @@ class FTS5Backend:
     """BM25 over the memory index. When a query matches more than ``BROAD_MATCHES``
     memories, only its ``RECENT_WINDOW`` newest matches and every match of its rarer
     terms are scored: a term that common barely moves BM25, and scoring tens of
-    thousands of rows is what makes a common word slow."""
+    thousands of rows is what makes a common word slow. Matches are counted in the
+    index alone first, and among the active memories in scope only when that is not
+    enough to tell (joining every match to its memory is what costs)."""
 
     name = "fts5"
 
@@ -53,19 +55,27 @@ class FTS5Backend:
         match = match_expression(terms)
         if match is None:
             return []
-        if store.nth_newest_match(conn, match, filters, now, BROAD_MATCHES) is None:
+        if store.index_has_fewer(conn, match, BROAD_MATCHES):
             return store.search(conn, match, filters, now, limit)  # exact BM25
-        lo = store.nth_newest_match(conn, match, filters, now, RECENT_WINDOW) or 0
-        narrow = [
+        newest = store.newest_matches(conn, match, filters, now, BROAD_MATCHES)
+        if len(newest) < BROAD_MATCHES:
+            return store.search(conn, match, filters, now, limit)
+        lo = newest[RECENT_WINDOW - 1]
+        narrow = [  # a lone term is the whole query, known to be broad
             term
-            for term in terms
-            if store.nth_newest_match(
-                conn, match_expression([term]) or "", filters, now, BROAD_MATCHES
-            )
-            is None
+            for term in (terms if len(terms) > 1 else [])
+            if not _broad(conn, match_expression([term]) or "", filters, now)
         ]
         window = store.Window(lo, match_expression(narrow))
         return store.search(conn, match, filters, now, limit, window)
+
+
+def _broad(conn: sqlite3.Connection, match: str, filters: Filters, now: datetime) -> bool:
+    """More than ``BROAD_MATCHES`` active memories in scope match (the whole index is
+    counted first: most terms are narrow there already)."""
+    if store.index_has_fewer(conn, match, BROAD_MATCHES):
+        return False
+    return store.nth_newest_match(conn, match, filters, now, BROAD_MATCHES) is not None
 
 
 class Chosen(NamedTuple):

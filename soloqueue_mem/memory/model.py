@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from datetime import UTC, datetime, timedelta
@@ -138,6 +137,8 @@ def normalize(text: str) -> str:
 
 
 def content_key(text: str) -> str:
+    import hashlib  # on first use: its OpenSSL start-up costs a one-shot process 3-20 ms
+
     return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()[:32]
 
 

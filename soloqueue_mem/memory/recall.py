@@ -27,20 +27,18 @@ import math
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import is_read_only
 from soloqueue_mem.errors import BadInput, Unsupported
-from soloqueue_mem.graph.channel import graph_channel
-from soloqueue_mem.graph.store import Node
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments, episodes, store, working
 from soloqueue_mem.memory.attachments import Attachment
 from soloqueue_mem.memory.backend import SearchBackend, choose_backend
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
-from soloqueue_mem.memory.model import Memory, content_key
+from soloqueue_mem.memory.model import Memory, content_key, normalize
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel
@@ -56,6 +54,9 @@ from soloqueue_mem.text.query import QueryTerm, weigh_query
 from soloqueue_mem.text.query import coverage as share_held
 from soloqueue_mem.text.records import within_record
 from soloqueue_mem.text.when import TimeWindow, parse_when
+
+if TYPE_CHECKING:
+    from soloqueue_mem.graph.store import Node
 
 RECENT_DAYS = 3
 HOT_HOURS = 24
@@ -573,6 +574,16 @@ def _kinds(context: Context) -> list[Candidate]:
     return found
 
 
+def _graph(context: Context) -> list[Candidate]:
+    """Seed 002's graph memory (:mod:`soloqueue_mem.graph`), imported only for a store
+    that has one."""
+    if not context.home.graph_db.exists():
+        return []
+    from soloqueue_mem.graph.channel import graph_channel
+
+    return graph_channel(context)
+
+
 CHANNELS: dict[str, Channel] = {
     "memories": Channel(_memories, 1.0),
     "episodes": Channel(_episodes, 0.5),
@@ -589,7 +600,7 @@ CHANNELS: dict[str, Channel] = {
     "dense": Channel(dense_channel, 0.5, min_coverage=0.0),
     # Seed 002's associative graph (graph.db): nodes reached from the focus that hold
     # the query's terms, by path strength. Finds nothing in a store without a graph.
-    "graph": Channel(graph_channel, 0.5),
+    "graph": Channel(_graph, 0.5),
 }
 
 
@@ -695,7 +706,7 @@ def rank(
     hits.sort(key=lambda h: (-h.score, h.signals.age_days, h.candidate.content, h.candidate.key))
     by_text: dict[str, Hit] = {}
     for hit in hits:  # the same statement from two sources is shown once, at the best
-        text = content_key(hit.candidate.content)  # place, as the memory if one is
+        text = normalize(hit.candidate.content)  # place, as the memory if one is
         kept = by_text.get(text)
         if kept is None:
             by_text[text] = hit

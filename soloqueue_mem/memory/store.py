@@ -603,6 +603,34 @@ def search(
     return [(_memory(row[:-1]), float(row[-1])) for row in rows]
 
 
+def newest_matches(
+    conn: sqlite3.Connection, match: str, filters: Filters, now: datetime, n: int
+) -> list[int]:
+    """Row ids of the ``n`` newest active matches in scope, newest first (fewer when
+    fewer match): one walk of the index, without ranking."""
+    where, params = _filter_sql(filters, now)
+    rows = conn.execute(
+        f"""SELECT memories_fts.rowid FROM memories_fts
+            JOIN memories ON memories.rowid = memories_fts.rowid
+            WHERE memories_fts MATCH :match AND {where}
+            ORDER BY memories_fts.rowid DESC LIMIT :n""",  # noqa: S608
+        {**params, "match": match, "n": n},
+    )
+    return [row[0] for row in rows]
+
+
+def index_has_fewer(conn: sqlite3.Connection, match: str, n: int) -> bool:
+    """True when fewer than ``n`` rows of the whole index match, active or not: a
+    walk of the index alone, without reading the memories (several times cheaper than
+    :func:`nth_newest_match`, whose answer it bounds)."""
+    row = conn.execute(
+        "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
+        " ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (match, n - 1),
+    ).fetchone()
+    return row is None
+
+
 def nth_newest_match(
     conn: sqlite3.Connection, match: str, filters: Filters, now: datetime, n: int
 ) -> int | None:

@@ -59,12 +59,17 @@ def _ranked(
 
 
 def _bm25(
-    conn: sqlite3.Connection, terms: list[str], scope: SearchScope, limit: int
+    conn: sqlite3.Connection,
+    terms: list[str],
+    scope: SearchScope,
+    limit: int,
+    narrow: bool = False,
 ) -> list[tuple[Turn, float]]:
-    """The ``limit`` best turns by BM25, exact or bounded (see the module docstring)."""
+    """The ``limit`` best turns by BM25, exact or bounded (see the module docstring).
+    ``narrow``: the caller has counted the terms' matches already, fewer than broad."""
     match = match_expression(terms)
     assert match is not None
-    if turns.nth_newest_match(conn, match, BROAD_MATCHES, scope) is None:
+    if narrow or turns.nth_newest_match(conn, match, BROAD_MATCHES, scope) is None:
         if _within_rows(scope) and any(_is_broad(conn, t, SearchScope()) for t in terms):
             # bm25() reads every match of each term in the whole store for its idf, so
             # a common word costs a store-wide scan even when the range holds few turns.
@@ -78,7 +83,8 @@ def _bm25(
     recent = _rank_recent(conn, [t for t in terms if t not in narrow], scope, limit)
     if not narrow:
         return recent
-    return _below(_bm25(conn, narrow, scope, limit), recent, limit)
+    # one narrow term was just counted; several may still be broad together
+    return _below(_bm25(conn, narrow, scope, limit, len(narrow) == 1), recent, limit)
 
 
 def _within_rows(scope: SearchScope) -> bool:

@@ -1,0 +1,51 @@
+"""The memory search's bounded path (more matches than BROAD_MATCHES), on a small store
+with small thresholds: a query of only common terms scores its newest matches; a rarer
+term is scored over the whole store."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from soloqueue_mem import Store
+from soloqueue_mem.memory import backend
+from soloqueue_mem.memory.store import Filters
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def memories(tmp_path, monkeypatch):
+    monkeypatch.setattr(backend, "BROAD_MATCHES", 4)
+    monkeypatch.setattr(backend, "RECENT_WINDOW", 2)
+    texts = [f"common filler number {i}" for i in range(6)]
+    texts.insert(1, "common rare zebra")
+    for n, text in enumerate(texts):  # oldest first
+        with Store(tmp_path, clock=lambda n=n: NOW - timedelta(hours=len(texts) - n)) as store:
+            store.remember(text)
+    return Store(tmp_path, clock=lambda: NOW)
+
+
+def search(store: Store, terms: list[str]) -> list[str]:
+    found = backend.FTS5Backend().search(
+        store._db("memory", create=False), terms, Filters(), NOW, 10
+    )
+    return [memory.content for memory, _ in found]
+
+
+def test_a_lone_common_term_scores_its_newest_matches(memories):
+    assert sorted(search(memories, ["common"])) == [
+        "common filler number 4",
+        "common filler number 5",
+    ]
+
+
+def test_a_rare_term_is_scored_over_the_whole_store(memories):
+    found = search(memories, ["common", "zebra"])
+    assert found[0] == "common rare zebra"
+    assert set(found[1:]) == {"common filler number 4", "common filler number 5"}
+
+
+def test_a_narrow_query_is_scored_exactly(memories):
+    assert search(memories, ["zebra"]) == ["common rare zebra"]

@@ -226,6 +226,16 @@ def test_retry_after_kill_before_commit_does_not_duplicate(home: Path) -> None:
 # -- A3: a torn tail at every byte offset of the last line ----------------------------
 
 
+def _through_the_cli(line: bytes, cut: int) -> bool:
+    """Whether the CLI checks run at this cut: every cut with SOLOQUEUE_SLOW=1, else the
+    first and last few, every cut inside a multi-byte character and every 16th (four
+    processes a cut; the library check above runs at every cut)."""
+    if os.environ.get("SOLOQUEUE_SLOW") == "1":
+        return True
+    inside = line[cut] & 0xC0 == 0x80  # the cut splits a UTF-8 character
+    return inside or cut < 4 or cut > len(line) - 4 or cut % 16 == 0
+
+
 def test_torn_tail_at_every_byte_offset(cli, home: Path, tmp_path: Path) -> None:
     contents = ["one", "deux ü", "三 🎉 end"]
     last = "last 最后 é🎉"
@@ -255,6 +265,9 @@ def test_torn_tail_at_every_byte_offset(cli, home: Path, tmp_path: Path) -> None
         assert [(e.number, "torn" in (e.error or "")) for e in entries if e.record is None] == [
             (k, True)
         ]
+        if not _through_the_cli(line, cut):
+            shutil.rmtree(root)
+            continue
 
         shown = cli("session", "show", "s", "--root", str(root), "--format", "json")
         assert shown.exit_code == 0, (cut, shown.stderr)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.api.base import StoreBase, serialised
-from soloqueue_mem.errors import BadInput, UsageError
+from soloqueue_mem.errors import BadInput
 
 if TYPE_CHECKING:
     import sqlite3
@@ -77,13 +77,7 @@ class GraphMethods(StoreBase):
 
         params = self._graph_params()
         given = [keywords] if isinstance(keywords, str) else list(keywords)
-        words = [w.strip() for value in given for w in value.split(",") if w.strip()]
-        depth = params.default_search_depth if depth is None else depth
-        limit = params.max_search_results if limit is None else limit
-        if not words:
-            raise UsageError("give at least one keyword")
-        if depth < 0 or limit < 0:
-            raise UsageError("depth and limit must not be negative")
+        words, depth, limit = graph_recall.checked_request(given, depth, limit, params)
         scope = self._graph_scope(group, agent)
         conn = self._graph_conn(create=False)
         if conn is None:

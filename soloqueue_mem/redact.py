@@ -33,7 +33,8 @@ _SECRET_NAME = (
 _ASSIGNED = r"""["']?[ \t]*[:=：][ \t]*["']?""" + _NOT_DONE + r"""(?P<secret>[^\s"',;&<>]{3,})"""
 
 # (kind, expression, markers). Providers' keys first: a value that is one of them keeps
-# that kind even when it is assigned to a name (OPENAI_API_KEY=sk-...).
+# that kind even when it is assigned to a name (OPENAI_API_KEY=sk-...). A provider's key
+# may be glued to the word before it (``tokensk-…``, ``密钥sk-…``): see ``_glued_word``.
 BUILTIN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "private-key",
@@ -41,19 +42,19 @@ BUILTIN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----",
         ("private key-----",),
     ),
-    ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", ("sk-ant-",)),
-    ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", ("sk-",)),
+    ("anthropic-key", r"sk-ant-[A-Za-z0-9_-]{20,}", ("sk-ant-",)),
+    ("openai-key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", ("sk-",)),
     (
         "github-token",
-        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+        r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
-    ("aws-access-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", ("akia", "asia")),
-    ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}", ("aiza",)),
-    ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", ("xox",)),
-    ("stripe-key", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", ("k_live_", "k_test_")),
-    ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}", ("hf_",)),
-    ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", ("eyj",)),
+    ("aws-access-key", r"(?:AKIA|ASIA)[0-9A-Z]{16}\b", ("akia", "asia")),
+    ("google-api-key", r"AIza[0-9A-Za-z_-]{35}", ("aiza",)),
+    ("slack-token", r"xox[abposr]-[A-Za-z0-9-]{10,}", ("xox",)),
+    ("stripe-key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", ("k_live_", "k_test_")),
+    ("huggingface-token", r"hf_[A-Za-z0-9]{30,}", ("hf_",)),
+    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", ("eyj",)),
     (
         "bearer-token",
         r"(?i:\bbearer)[ \t]+" + _NOT_DONE + r"(?P<secret>[A-Za-z0-9._~+/=-]{12,})",
@@ -71,6 +72,11 @@ BUILTIN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ("secret", "token", "key", "credential"),
     ),
 )
+# A key glued to a word must look like one: a run of 16+ letters and digits holding both.
+# ``task-management-system-for-all`` and ``flask-sqlalchemy-extensions`` do not.
+_KEY_LIKE = re.compile(r"(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{16,}")
+# Longer than any provider's key: a glued match this long is a blob (base64url data).
+_GLUED_MAX = 256
 _JSON_NAME = re.compile(rf"(?i)(?:(?P<password>{_PASSWORD_NAME})|{_SECRET_NAME})$")
 
 
@@ -93,8 +99,20 @@ class Redactor:
         lowered = text.lower()
         for kind, pattern, markers in self._builtin:
             if any(marker in lowered for marker in markers):
-                text = pattern.sub(lambda match, kind=kind: self._replace(match, kind), text)
+                text = self._sub(pattern, kind, text)
         return text
+
+    def _sub(self, pattern: re.Pattern[str], kind: str, text: str) -> str:
+        """``pattern.sub`` that skips a provider's prefix inside a word and searches on
+        from the next character (a key may still start later in that word)."""
+        parts, done, position = [], 0, 0
+        while match := pattern.search(text, position):
+            if pattern.groups == 0 and _glued_word(match):
+                position = match.start() + 1
+                continue
+            parts += [text[done : match.start()], self._replace(match, kind)]
+            done = position = match.end()
+        return "".join(parts) + text[done:] if parts else text
 
     def value(self, value: Any) -> Any:
         """A JSON value with every string redacted; a string under a secret's name
@@ -127,6 +145,22 @@ class Redactor:
     def _provider(self, value: str) -> str | None:
         """The provider whose key ``value`` is, if it is one."""
         return next((kind for kind, pattern in self._providers if pattern.fullmatch(value)), None)
+
+
+def _glued_word(match: re.Match[str]) -> bool:
+    """True when a provider's prefix found inside a word (``task-…``) starts no key:
+    the match is glued to a word character and is not key-like, or also runs into the
+    next word, or is a blob's length."""
+    text, start, end = match.string, match.start(), match.end()
+    if start == 0 or not _word_char(text[start - 1]):
+        return False
+    if end < len(text) and _word_char(text[end]):
+        return True
+    return end - start > _GLUED_MAX or _KEY_LIKE.search(match.group()) is None
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def redacted_bytes(data: bytes, redact: Redactor) -> bytes:

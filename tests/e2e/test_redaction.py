@@ -42,6 +42,8 @@ ALL_KINDS = [*PROVIDER_KEYS, *ASSIGNMENTS, "private-key", "corp-token"]
 
 def secrets_text() -> str:
     lines = [f"{kind}: {key}" for kind, key in PROVIDER_KEYS.items()]
+    # Keys glued to the word before them are secrets too.
+    lines += ["token" + PROVIDER_KEYS["openai-key"], "密钥" + PROVIDER_KEYS["anthropic-key"] + "。"]
     return "\n".join([*lines, *ASSIGNMENTS.values(), PRIVATE_KEY, f"corp {CUSTOM}"])
 
 

@@ -17,6 +17,40 @@ def test_each_provider_key_is_named(kind, key):
     assert REDACT.text(f"use {key} here") == f"use [REDACTED:{kind}] here"
 
 
+# A glued key is taken only when it looks like one (a run of 16+ letters and digits):
+# the fixtures' Slack key does not, a real one does.
+GLUED_KEYS = {**PROVIDER_KEYS, "slack-token": "xoxb-0000000000-FAKEcanary000000006"}
+
+
+@pytest.mark.parametrize(("kind", "key"), GLUED_KEYS.items())
+def test_a_key_glued_to_the_word_before_it_is_still_a_secret(kind, key):
+    assert REDACT.text(f"the token{key} works") == f"the token[REDACTED:{kind}] works"
+    assert REDACT.text(f"我的密钥{key}。") == f"我的密钥[REDACTED:{kind}]。"
+    assert REDACT.value({"note": f"x_{key}"}) == {"note": f"x_[REDACTED:{kind}]"}
+
+
+def test_a_glued_key_after_a_long_word_or_inside_a_kebab_run_is_found():
+    key = PROVIDER_KEYS["openai-key"]
+    assert REDACT.text("x" * 300 + key) == "x" * 300 + "[REDACTED:openai-key]"
+    assert REDACT.text("task-" + "a-" * 200 + key) == "task-" + "a-" * 200 + "[REDACTED:openai-key]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see task-management-system-for-everyone and flask-sqlalchemy-extensions",
+        "risk-2024-q3-planning-meeting-notes, desk_test_harness_for_the_lab",
+        "pdf_renderer_and_friends_in_the_toolbox",
+        # a base64 blob holding a provider's prefix: the match runs into the next character
+        "data:image/png;base64,iVBORw0KGgo" + "AIza" + "Q1" * 30 + "==",
+        # a base64url blob: a glued match longer than any key is not one
+        "blob " + "Zm9v_YmFy" * 10 + "sk-" + "Zm9v-YmFy" * 40,
+    ],
+)
+def test_a_provider_prefix_inside_ordinary_words_is_left_alone(text):
+    assert REDACT.text(text) == text
+
+
 def test_assignments_keep_their_name_and_a_provider_key_its_kind():
     assert REDACT.text(ASSIGNMENTS["password"]) == "db_password = '[REDACTED:password]'"
     assert REDACT.text("密码：hunter22") == "密码：[REDACTED:password]"

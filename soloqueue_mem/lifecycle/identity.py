@@ -52,17 +52,23 @@ def score(memory: Memory, now: datetime) -> float:
     return memory.importance * 0.5 ** (age / RECENCY_HALF_LIFE_DAYS)
 
 
+def ranked(memories: Iterable[Memory], now: datetime) -> list[Memory]:
+    """Best score first; equal scores by content, then creation time, so the same
+    memories give the same files whatever their (random) ids."""
+    return sorted(memories, key=lambda m: (-score(m, now), m.content, m.created_at, m.id))
+
+
 def memory_md(memories: Iterable[Memory], now: datetime) -> str:
     """MEMORY.md: per type, the best five; lines added best first until ~1500 chars."""
-    ranked = sorted(memories, key=lambda m: (-score(m, now), m.id))
+    ranked_memories = ranked(memories, now)
     per_type: dict[str, list[Memory]] = {t: [] for t in TYPE_TITLES}
-    for memory in ranked:
+    for memory in ranked_memories:
         if len(per_type[memory.type]) < PER_TYPE:
             per_type[memory.type].append(memory)
     chosen = {m.id for ms in per_type.values() for m in ms}
     budget = MEMORY_CHARS
     kept: set[str] = set()
-    for memory in ranked:
+    for memory in ranked_memories:
         line = _line(memory.content)
         if memory.id in chosen and len(line) <= budget:
             kept.add(memory.id)
@@ -102,7 +108,7 @@ def user_md(memories: Iterable[Memory], now: datetime) -> str:
         if m.type in ("FACT", "PREFERENCE") and m.subject.strip().lower() in USER_SUBJECTS
     ]
     grouped: dict[str, list[Memory]] = {name: [] for name in CATEGORIES}
-    for memory in sorted(about_user, key=lambda m: (-score(m, now), m.id)):
+    for memory in ranked(about_user, now):
         grouped[category(memory)].append(memory)
     budget = USER_CHARS
     sections = []

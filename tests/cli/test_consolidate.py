@@ -496,6 +496,37 @@ def test_user_md_groups_what_the_user_said_by_category(cli, home, monkeypatch):
     assert "用户住在杭州" in sections["基本信息 Basic info"]
 
 
+def test_identity_files_do_not_depend_on_memory_ids(cli, home, monkeypatch):
+    """Equal scores at the per-type and budget cuts are broken by content, not by the
+    random ids: the same memories, stored in another order in another store, give the
+    same MEMORY.md and USER.md byte for byte."""
+    topics = ("apples", "bridges", "compilers", "dolphins", "engines", "forests", "glaciers",
+              "harbours", "islands", "jungles", "kernels", "lanterns", "meadows", "nebulae")  # fmt: skip
+    def words(topic: str, kind: str) -> str:  # no two alike, so none merge as duplicates
+        return " ".join(f"{topic}{kind}{n}" for n in range(8))
+
+    memories = [
+        {"content": words(t, "fact"), "type": "FACT", "importance": 0.6, "duration": "permanent"}
+        for t in topics
+    ] + [
+        {"content": words(t, "like"), "type": "PREFERENCE", "subject": "user",
+         "importance": 0.6, "duration": "permanent"}
+        for t in topics
+    ]  # fmt: skip
+    files = []
+    for name, order in (("first", memories), ("second", memories[::-1])):
+        root = home.parent / name
+        monkeypatch.setenv("SOLOQUEUE_HOME", str(root))
+        cli.ok("remember", "--batch", input="\n".join(map(json.dumps, order)))
+        consolidate(cli)
+        files.append({n: (root / "identity" / n).read_bytes() for n in ("MEMORY.md", "USER.md")})
+    assert files[0] == files[1]
+    facts = _sections(files[0]["MEMORY.md"].decode())["事实 Facts"]
+    assert len(facts) == 5 and facts == sorted(facts)  # cut at five, by content
+    preferences = _sections(files[0]["USER.md"].decode())["偏好 Preferences"]
+    assert len(preferences) < len(topics) and preferences == sorted(preferences)  # the budget
+
+
 # --- dry run and lock -----------------------------------------------------------------
 
 

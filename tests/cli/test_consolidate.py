@@ -500,8 +500,11 @@ def test_identity_files_do_not_depend_on_memory_ids(cli, home, monkeypatch):
     """Equal scores at the per-type and budget cuts are broken by content, not by the
     random ids: the same memories, stored in another order in another store, give the
     same MEMORY.md and USER.md byte for byte."""
-    topics = ("apples", "bridges", "compilers", "dolphins", "engines", "forests", "glaciers",
-              "harbours", "islands", "jungles", "kernels", "lanterns", "meadows", "nebulae")  # fmt: skip
+    topics = (
+        "apples bridges compilers dolphins engines forests glaciers "
+        "harbours islands jungles kernels lanterns meadows nebulae"
+    ).split()
+
     def words(topic: str, kind: str) -> str:  # no two alike, so none merge as duplicates
         return " ".join(f"{topic}{kind}{n}" for n in range(8))
 

@@ -205,3 +205,13 @@ def m012_create_remember_events(conn: sqlite3.Connection) -> None:
         ) WITHOUT ROWID;
         """,
     )
+
+
+def m013_reindex_memories_as_bigrams(conn: sqlite3.Connection) -> None:
+    """The memory, episode and attachment indexes re-made in the bigram form
+    (:mod:`soloqueue_mem.text.cjk`): CJK runs were indexed one character a token before."""
+    from soloqueue_mem.memory import attachments, episodes, store
+
+    store.rebuild_fts(conn)
+    episodes.rebuild_fts(conn)
+    attachments.rebuild_fts(conn)

@@ -61,3 +61,12 @@ def m001_create_turns(conn: sqlite3.Connection) -> None:
 def m002_index_turns_by_session(conn: sqlite3.Connection) -> None:
     """Seed 003's idx_turns_session: a search scoped to a session finds its rows fast."""
     conn.execute("CREATE INDEX idx_turns_session ON conversation_turns (session_id)")
+
+
+def m014_reindex_turns_as_bigrams(conn: sqlite3.Connection) -> None:
+    """The turn index re-made in the bigram form (:mod:`soloqueue_mem.text.cjk`): CJK
+    runs were indexed one character a token before. One transaction, like every
+    migration: a crash leaves the old index and the next open starts over."""
+    from soloqueue_mem.sessions.turns import rebuild_fts
+
+    rebuild_fts(conn)

@@ -3,9 +3,9 @@
 Every token is quoted (``"`` doubled), so ``"``, ``*``, ``-``, ``NEAR(``, ``:`` and
 column filters in a query are plain characters; CJK words are put in the indexes'
 form (:mod:`soloqueue_mem.text.cjk`): a word of two or more characters becomes the
-phrase of its bigrams, a lone character the prefix query ``"c"*``; tokens are OR-joined because FTS5's
-implicit AND collapses recall (LoCoMo hit@10 67% → 12%). BM25 still ranks documents
-that match more of the tokens higher.
+phrase of its bigrams, a lone character the prefix query ``"c"*``; tokens are
+OR-joined because FTS5's implicit AND collapses recall (LoCoMo hit@10 67% → 12%).
+BM25 still ranks documents that match more of the tokens higher.
 """
 
 from __future__ import annotations

@@ -26,13 +26,29 @@ TURNS = [
     ("user", "东京的天气怎么样？京都呢"),
 ]
 MEMORIES = ["用户住在北京海淀区", "项目的数据库是 PostgreSQL", "the user prefers tea over coffee"]
+TOOL_CALL = {
+    "role": "assistant",
+    "content": "",
+    "tool_calls": [{"id": "c1", "name": "查询日志", "input": {"关键词": "支付超时"}}],
+}
+TOOL_RESULT = {
+    "role": "tool",
+    "content": "",
+    "tool_results": [{"tool_use_id": "c1", "content": "支付网关超时 3 次"}],
+}
 QUERIES = ["北京", "数据库迁移", "京", "PostgreSQL staging", "东京天气", "海淀", "tea"]
+QUERIES += ["查询日志", "支付超时", "网关"]  # in a tool call's name and input, a result
+QUERIES += ["宠物猫", "年糕"]  # a memory's tag, its content
 
 
 def fill(store: Store) -> list[str]:
     for role, text in TURNS:
         store.log(text, role=role, session="s1")
-    return [store.remember(text).memory.id for text in MEMORIES]
+    store.log([TOOL_CALL, TOOL_RESULT], session="s1")
+    store.session_end("s1")  # an episode, and memories digested from the turns
+    ids = [store.remember(text).memory.id for text in MEMORIES]
+    store.remember("用户的猫叫年糕", subject="用户", predicate="宠物", tags=["宠物猫"])
+    return ids
 
 
 def answers(store: Store) -> dict[str, tuple[list[str], list[str]]]:
@@ -69,7 +85,10 @@ def test_an_old_store_is_reindexed_and_finds_what_a_new_one_finds(old_store, tmp
     fresh = Store(tmp_path / "fresh")
     fill(fresh)
     assert found == answers(fresh)
-    assert found["北京"][0] and found["京"][0] and found["海淀"][1]  # not vacuous
+    assert all(
+        found[query][0] for query in QUERIES if query not in ("海淀", "tea", "宠物猫", "年糕")
+    )
+    assert found["海淀"][1] and found["tea"][1] and found["宠物猫"][1]  # memories
     migrated.close()
     fresh.close()
 
@@ -89,8 +108,9 @@ def test_verify_repair_rebuilds_in_the_bigram_form(cli, home):
     fill(Store())
     before = cli.json("trace", "数据库迁移")
     repaired = cli.json("verify", "--repair")["repaired"]
-    assert repaired["fts_rows"] == len(TURNS)
-    assert repaired["memory_fts_rows"] == len(MEMORIES)
+    assert repaired["fts_rows"] == len(TURNS) + 2
+    assert repaired["memory_fts_rows"] >= len(MEMORIES) + 1
+    assert repaired["episode_fts_rows"] == 1
     assert cli.json("trace", "数据库迁移") == before != []
     conn = sqlite3.connect(home / "memory.db")
     bigram = "SELECT COUNT(*) FROM conversation_turns_fts WHERE conversation_turns_fts MATCH ?"

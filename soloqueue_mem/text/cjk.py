@@ -44,7 +44,8 @@ def has_cjk(text: str) -> bool:
 # Below this length a plain loop is cheaper than compiling the regular expression
 # (~3 ms, paid once per process): most single ``log`` calls never compile it. The loop
 # costs ~0.1 us a character, so once a process has looped over this many characters in
-# all (a ``log --batch``), the compiled expression (~8x faster) pays for itself.
+# all (a ``log --batch``), the compiled expression (~8x faster) pays for itself. A
+# process that has compiled it already (any query with CJK text) always uses it.
 _LOOP_LIMIT = 4096
 _LOOP_BUDGET = 32768
 _looped = 0
@@ -53,7 +54,7 @@ _looped = 0
 def _use_loop(text: str) -> bool:
     """Whether to scan ``text`` with the plain loop rather than the expression."""
     global _looped
-    if len(text) > _LOOP_LIMIT or _looped > _LOOP_BUDGET:
+    if len(text) > _LOOP_LIMIT or _looped > _LOOP_BUDGET or cjk_run.cache_info().currsize:
         return False
     _looped += len(text)
     return True

@@ -284,7 +284,7 @@ def retrieval(
         return pairs + [h.candidate.turn.metadata["pair"] for h in found[1] if h.candidate.turn]
 
     methods = [
-        "soloqueue-mem trace (chars indexed, jieba-algorithm query)",
+        "soloqueue-mem trace (bigrams indexed, jieba-algorithm query)",
         "jieba reference (jieba words indexed)",
         "character bigrams",
         "soloqueue-mem recall (default; after consolidate)",

@@ -383,7 +383,7 @@ def floors_note(sizes: dict) -> str:
     return (
         "Floors: `log` — `python -c` opening SQLite in WAL mode and inserting one row; "
         "`--version`/`--help` — the `log` call; `log --batch` — one `python -c` reading "
-        "the same JSONL into a table plus FTS5 with CJK characters spaced, 500 rows per "
+        "the same JSONL into a table plus FTS5 with CJK runs as bigrams, 500 rows per "
         "transaction; `trace` — the same MATCH with bm25 top 10 through sqlite3; "
         "`recall` — the same MATCH on the memory index, bm25 top 30. Query figures are "
         f"medians over each query's {sizes['repeats']} runs; peak RSS is the largest "

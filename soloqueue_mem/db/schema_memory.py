@@ -16,9 +16,14 @@ from soloqueue_mem.memory.schema import (
     m010_add_memories_fixed_expiry,
     m011_create_attachments,
     m012_create_remember_events,
+    m013_reindex_memories_as_bigrams,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache
-from soloqueue_mem.sessions.schema import m001_create_turns, m002_index_turns_by_session
+from soloqueue_mem.sessions.schema import (
+    m001_create_turns,
+    m002_index_turns_by_session,
+    m014_reindex_turns_as_bigrams,
+)
 
 MIGRATIONS = [
     m001_create_turns,
@@ -33,4 +38,6 @@ MIGRATIONS = [
     m010_add_memories_fixed_expiry,
     m011_create_attachments,
     m012_create_remember_events,
+    m013_reindex_memories_as_bigrams,
+    m014_reindex_turns_as_bigrams,
 ]

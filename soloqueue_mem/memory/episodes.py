@@ -59,16 +59,30 @@ def insert(conn: sqlite3.Connection, episode: Episode) -> None:
         f"INSERT INTO episodes ({_COLUMNS}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
         values,
     )
+    _index(conn, cursor.lastrowid, episode)
+
+
+def _index(conn: sqlite3.Connection, rowid: int | None, episode: Episode) -> None:
     conn.execute(
         "INSERT INTO episodes_fts (rowid, summary, goal, entities, tools) VALUES (?, ?, ?, ?, ?)",
         (
-            cursor.lastrowid,
+            rowid,
             index_form(episode.summary),
             index_form(episode.goal),
             index_form(" ".join([*episode.entities, *episode.tags])),
             " ".join(episode.tools_used),
         ),
     )
+
+
+def rebuild_fts(conn: sqlite3.Connection) -> int:
+    """Re-create the episode index from the table (inside the caller's write
+    transaction); return the number of episodes indexed."""
+    conn.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('delete-all')")
+    rows = conn.execute(f"SELECT rowid, {_COLUMNS} FROM episodes").fetchall()  # noqa: S608
+    for row in rows:
+        _index(conn, row[0], _episode(row[1:]))
+    return len(rows)
 
 
 def link_memories(conn: sqlite3.Connection, episode_id: str, memory_ids: list[str]) -> None:

@@ -38,7 +38,7 @@ from soloqueue_mem.memory import attachments, episodes, store, working
 from soloqueue_mem.memory.attachments import Attachment
 from soloqueue_mem.memory.backend import SearchBackend, choose_backend
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
-from soloqueue_mem.memory.model import Memory, content_key, normalize
+from soloqueue_mem.memory.model import Memory, normalize
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel
@@ -64,6 +64,7 @@ HOT_RETURNED = 10  # seed 004: the latest 10 working entries
 HOT_SHARE = 0.2  # at most this share of an answer comes from working memory alone
 TURN_IMPORTANCE = 0.5  # turns carry no importance of their own: the neutral default
 THIN_EPISODE_IMPORTANCE = 0.1  # an episode with no actions and a few words ("hi")
+THIN_GOAL_CHARS = 12  # a goal shorter than this, normalized, is "a few words"
 ACCESS_SATURATION = 10  # this many retrievals give the full access signal
 RRF_K = 10  # rank fusion: rank 1 counts 1/11, rank 10 counts 1/20
 MIN_COVERAGE = 0.2  # share of the query's (idf-weighted) terms a memory or episode must hold
@@ -422,7 +423,7 @@ def attachment_text(attachment: Attachment) -> str:
 
 def _episode_importance(episode: Episode) -> float:
     """A session that did nothing and said little ("hi") is not worth an answer's room."""
-    thin = not episode.action_nodes and len(content_key(episode.goal)) < 12
+    thin = not episode.action_nodes and len(normalize(episode.goal)) < THIN_GOAL_CHARS
     return min(episode.importance, THIN_EPISODE_IMPORTANCE) if thin else episode.importance
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
+from soloqueue_mem import jsonio
 from soloqueue_mem.db.migrate import execute_script
 
 
@@ -204,4 +206,52 @@ def m012_create_remember_events(conn: sqlite3.Connection) -> None:
             PRIMARY KEY (group_id, agent_id, event_id)
         ) WITHOUT ROWID;
         """,
+    )
+
+
+def m013_reindex_memories_as_bigrams(conn: sqlite3.Connection) -> None:
+    """The memory, episode and attachment indexes re-made in the bigram form
+    (:mod:`soloqueue_mem.text.cjk`): CJK runs were indexed one character a token before.
+    Each index is given what its table's writer gives it at this version."""
+    from soloqueue_mem.text.cjk import index_form as form
+
+    def joined(*lists: str) -> str:
+        return " ".join(word for items in lists for word in jsonio.loads(items))
+
+    _reindex(
+        conn, "memories", "content, subject, predicate, tags",
+        lambda content, subject, predicate, tags: (
+            form(content), form(subject), form(predicate), form(joined(tags))),
+    )  # fmt: skip
+    _reindex(
+        conn, "episodes", "summary, goal, entities, tools",
+        lambda summary, goal, entities, tags, tools_used: (
+            form(summary), form(goal), form(joined(entities, tags)), joined(tools_used)),
+        "summary, goal, entities, tags, tools_used",
+    )  # fmt: skip
+    _reindex(
+        conn, "attachments", "description, transcription, extracted_text, filename, tags",
+        lambda description, transcription, extracted, filename, tags: (
+            form(description), form(transcription), form(extracted), form(filename),
+            form(joined(tags))),
+    )  # fmt: skip
+
+
+def _reindex(
+    conn: sqlite3.Connection,
+    table: str,
+    indexed: str,
+    values: Callable[..., tuple[str, ...]],
+    read: str | None = None,
+) -> None:
+    """Empty ``<table>_fts`` and index every row of ``table`` again: the ``read``
+    columns (default: the ``indexed`` ones) go through ``values``, which gives the
+    index's ``indexed`` columns."""
+    fts = f"{table}_fts"
+    conn.execute(f"INSERT INTO {fts} ({fts}) VALUES ('delete-all')")
+    rows = conn.execute(f"SELECT rowid, {read or indexed} FROM {table}")  # noqa: S608
+    marks = ", ".join("?" * (indexed.count(",") + 2))
+    conn.executemany(
+        f"INSERT INTO {fts} (rowid, {indexed}) VALUES ({marks})",  # noqa: S608
+        [(row[0], *values(*row[1:])) for row in rows.fetchall()],
     )

@@ -274,7 +274,7 @@ def _check_sessions(
 def _repair(home: Home, open_memory: Callable[[], sqlite3.Connection | None]) -> dict[str, int]:
     """Re-index turns the logs have and the index lacks; rebuild the full-text indexes."""
     from soloqueue_mem.db.connect import write_tx
-    from soloqueue_mem.memory import attachments
+    from soloqueue_mem.memory import attachments, episodes
     from soloqueue_mem.memory import store as memory_store
     from soloqueue_mem.sessions import turns
     from soloqueue_mem.sessions.logfile import SessionLog
@@ -282,7 +282,13 @@ def _repair(home: Home, open_memory: Callable[[], sqlite3.Connection | None]) ->
 
     conn = open_memory()
     if conn is None:
-        return {"sessions": 0, "fts_rows": 0, "memory_fts_rows": 0, "attachment_fts_rows": 0}
+        return {
+            "sessions": 0,
+            "fts_rows": 0,
+            "memory_fts_rows": 0,
+            "episode_fts_rows": 0,
+            "attachment_fts_rows": 0,
+        }
     try:
         sessions = 0
         for key, path in session_files(home, None, None):
@@ -292,6 +298,7 @@ def _repair(home: Home, open_memory: Callable[[], sqlite3.Connection | None]) ->
         with write_tx(conn):
             rows = turns.rebuild_fts(conn)
             memory_rows = memory_store.rebuild_fts(conn)
+            episode_rows = episodes.rebuild_fts(conn)
             attachment_rows = attachments.rebuild_fts(conn)
     finally:
         conn.close()
@@ -299,5 +306,6 @@ def _repair(home: Home, open_memory: Callable[[], sqlite3.Connection | None]) ->
         "sessions": sessions,
         "fts_rows": rows,
         "memory_fts_rows": memory_rows,
+        "episode_fts_rows": episode_rows,
         "attachment_fts_rows": attachment_rows,
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from soloqueue_mem import jsonio
 from soloqueue_mem.db.migrate import execute_script
 
 
@@ -61,3 +62,42 @@ def m001_create_turns(conn: sqlite3.Connection) -> None:
 def m002_index_turns_by_session(conn: sqlite3.Connection) -> None:
     """Seed 003's idx_turns_session: a search scoped to a session finds its rows fast."""
     conn.execute("CREATE INDEX idx_turns_session ON conversation_turns (session_id)")
+
+
+REINDEX_BATCH = 10_000  # turns read, put in the index form and inserted at a time
+
+
+def m014_reindex_turns_as_bigrams(conn: sqlite3.Connection) -> None:
+    """The turn index re-made in the bigram form (:mod:`soloqueue_mem.text.cjk`): CJK
+    runs were indexed one character a token before. Turns are read ``REINDEX_BATCH``
+    at a time; the migration is one transaction, so a crash leaves the old index and
+    the next open starts over."""
+    from soloqueue_mem.text.cjk import index_forms
+
+    conn.execute(
+        "INSERT INTO conversation_turns_fts (conversation_turns_fts) VALUES ('delete-all')"
+    )
+    last = 0
+    while rows := conn.execute(
+        "SELECT id, content, tool_calls, tool_results FROM conversation_turns"
+        " WHERE id > ? ORDER BY id LIMIT ?",
+        (last, REINDEX_BATCH),
+    ).fetchall():
+        bodies = [_body(content, calls, results) for _, content, calls, results in rows]
+        conn.executemany(
+            "INSERT INTO conversation_turns_fts (rowid, body) VALUES (?, ?)",
+            zip([row[0] for row in rows], index_forms(bodies), strict=True),
+        )
+        last = rows[-1][0]
+
+
+def _body(content: str, calls: str | None, results: str | None) -> str:
+    """A stored turn's searchable text as schema 14 indexes it (``index_body`` of
+    ``sessions.events`` at that version; a migration keeps its own copy)."""
+    parts = [content]
+    for call in jsonio.loads(calls) if calls else []:
+        tool_input = call["input"]
+        parts.append(call["name"])
+        parts.append(tool_input if isinstance(tool_input, str) else jsonio.dumps(tool_input))
+    parts.extend(result["content"] for result in (jsonio.loads(results) if results else []))
+    return "\n".join(part for part in parts if part)

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
-from soloqueue_mem.text.cjk import estimate_tokens, index_form
+from soloqueue_mem.text.cjk import estimate_tokens, index_form, index_forms
 
 
 class Turn(NamedTuple):
@@ -225,29 +225,41 @@ def indexed_turn_indexes(conn: sqlite3.Connection) -> dict[SessionKey, set[int]]
     return found
 
 
+REBUILD_BATCH = 10_000  # turns read, put in the index form and inserted at a time
+
+
 def rebuild_fts(conn: sqlite3.Connection) -> int:
     """Re-create the full-text index from the turns table (inside the caller's write
-    transaction); return the number of turns indexed."""
+    transaction), in batches of ``REBUILD_BATCH`` turns so memory stays bounded; return
+    the number of turns indexed. Reads only the indexed columns, so it also serves the
+    migration that moved the index to bigrams, whatever columns later versions add."""
     conn.execute(
         "INSERT INTO conversation_turns_fts (conversation_turns_fts) VALUES ('delete-all')"
     )
-    count = 0
-    rows = conn.execute(f"SELECT {_TURN_COLUMNS} FROM conversation_turns")  # noqa: S608
-    for row in rows.fetchall():
-        turn = _turn(row)
-        conn.execute(
+    count = last = 0
+    while rows := conn.execute(
+        "SELECT id, role, content, tool_calls, tool_results FROM conversation_turns"
+        " WHERE id > ? ORDER BY id LIMIT ?",
+        (last, REBUILD_BATCH),
+    ).fetchall():
+        bodies = [
+            index_body(
+                Event(
+                    role,
+                    content,
+                    jsonio.loads(calls) if calls else [],
+                    jsonio.loads(results) if results else [],
+                )
+            )
+            for _, role, content, calls, results in rows
+        ]
+        conn.executemany(
             "INSERT INTO conversation_turns_fts (rowid, body) VALUES (?, ?)",
-            (turn.id, index_text(turn)),
+            zip([row[0] for row in rows], index_forms(bodies), strict=True),
         )
-        count += 1
+        count += len(rows)
+        last = rows[-1][0]
     return count
-
-
-def index_text(turn: Turn) -> str:
-    """The text the full-text index holds for ``turn``."""
-    return index_form(
-        index_body(Event(turn.role, turn.content, turn.tool_calls, turn.tool_results))
-    )
 
 
 def session_turns(conn: sqlite3.Connection, key: SessionKey) -> list[Turn]:

@@ -1,17 +1,18 @@
 """The only place user text becomes an FTS5 ``MATCH`` expression.
 
 Every token is quoted (``"`` doubled), so ``"``, ``*``, ``-``, ``NEAR(``, ``:`` and
-column filters in a query are plain characters; CJK words become phrases of their
-characters (see :mod:`soloqueue_mem.text.cjk`); tokens are OR-joined because FTS5's
-implicit AND collapses recall (LoCoMo hit@10 67% → 12%). BM25 still ranks documents
-that match more of the tokens higher.
+column filters in a query are plain characters; CJK words are put in the indexes'
+form (:mod:`soloqueue_mem.text.cjk`): a word of two or more characters becomes the
+phrase of its bigrams, a lone character the prefix query ``"c"*``; tokens are
+OR-joined because FTS5's implicit AND collapses recall (LoCoMo hit@10 67% → 12%).
+BM25 still ranks documents that match more of the tokens higher.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from soloqueue_mem.text.cjk import has_cjk
+from soloqueue_mem.text.cjk import cjk_run, has_cjk, index_form
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import MAX_TERMS, weigh_query
 from soloqueue_mem.text.stopwords import STOPWORDS
@@ -36,14 +37,28 @@ def query_terms(query: str, lexicon: Callable[[], Lexicon]) -> list[str]:
 
 
 def match_expression(terms: list[str]) -> str | None:
-    """``"a" OR "b c"``: each term quoted; CJK terms spaced into character phrases."""
+    """``"a" OR "b c"``: each term quoted, CJK terms in the index form."""
     if not terms:
         return None
-    phrases = []
-    for term in terms:
-        text = " ".join(term) if has_cjk(term) else term
-        phrases.append('"' + text.replace('"', '""') + '"')
-    return " OR ".join(phrases)
+    return " OR ".join(map(_phrase, terms))
+
+
+def _phrase(term: str) -> str:
+    """One quoted FTS5 phrase matching ``term`` wherever the index holds it.
+
+    A CJK run ending the term may go on in the text, where its last character starts a
+    bigram: the run's trailing lone character is dropped from the phrase, and a run of
+    one character becomes a prefix (every token starting with it)."""
+    prefix = ""
+    if has_cjk(term):
+        last_run = cjk_run().findall(term)[-1]
+        ends_in_run = term.endswith(last_run)
+        term = index_form(term).strip()
+        if ends_in_run and len(last_run) > 1:
+            term = term.rsplit(" ", 1)[0]
+        elif ends_in_run:
+            prefix = "*"
+    return '"' + term.replace('"', '""') + '"' + prefix
 
 
 INDEX_TOKENIZER = "porter unicode61 remove_diacritics 2"  # as every FTS index of the store

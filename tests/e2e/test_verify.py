@@ -520,6 +520,7 @@ def test_repair_rebuilds_the_full_text_index(cli, home):
         "sessions": 2,
         "fts_rows": 3,
         "memory_fts_rows": 0,
+        "episode_fts_rows": 0,
         "attachment_fts_rows": 0,
     }
     assert [h["content"] for h in cli.json("trace", "alpha")] == ["hello alpha"]

@@ -78,10 +78,11 @@ def test_the_lexicon_is_built_from_jieba_when_missing(tmp_path, monkeypatch):
     assert module.open_lexicon(None).total == lex.total  # read-only stores build in memory
 
 
-def test_index_form_spaces_cjk_characters_only():
+def test_index_form_turns_cjk_runs_into_bigrams_only():
     assert index_form("hello world") == "hello world"
-    assert index_form("调试ok数据库") == " 调 试 ok 数 据 库 "
-    assert index_form("こんにちは") == " こ ん に ち は "
+    assert index_form("调试ok数据库") == " 调试 试 ok 数据 据库 库 "
+    assert index_form("こんにちは") == " こん んに にち ちは は "
+    assert index_form("a京b") == "a 京 b"
 
 
 def test_token_estimate():
@@ -107,7 +108,8 @@ def test_ascii_queries_never_open_the_lexicon():
 
 
 def test_match_expression_quotes_every_term():
-    assert match_expression(["a", 'he"llo', "数据库"]) == '"a" OR "he""llo" OR "数 据 库"'
+    assert match_expression(["a", 'he"llo', "数据库"]) == '"a" OR "he""llo" OR "数据 据库"'
+    assert match_expression(["京"]) == '"京"*'  # any token the character starts
     assert match_expression([]) is None
 
 
@@ -142,12 +144,15 @@ def test_any_query_gives_a_valid_match_expression(fts, lexicon, query):
 def test_the_short_text_loop_equals_the_regex(text):
     import soloqueue_mem.text.cjk as cjk
 
-    cjk._looped = 0  # the loop's budget is per process: exercise the loop every time
-    expected = cjk.cjk_run().sub(lambda m: " " + " ".join(m.group()) + " ", text)
-    assert index_form(text) == expected
+    expected = cjk.cjk_run().sub(lambda m: " " + " ".join(cjk.run_tokens(m.group())) + " ", text)
+    assert cjk.index_forms([text]) == [expected]
     han = sum(map(len, cjk.cjk_run().findall(text)))
+    cjk._looped = 0  # the loop's budget is per process: exercise the loop every time
+    cjk.cjk_run.cache_clear()  # a compiled expression is always used
+    assert index_form(text) == expected
     ascii_chars = sum(char.isascii() for char in text)
     tokens = 1.2 * han + (len(text) - han - ascii_chars) + ascii_chars / 4.3
+    cjk.cjk_run.cache_clear()
     assert estimate_tokens(text) == math.ceil(round(tokens, 6))
 
 
@@ -156,9 +161,14 @@ def test_past_the_loop_budget_a_process_gives_the_same_forms():
 
     text = "调试ok数据库 hello 한국어。"
     cjk._looped = 0
+    cjk.cjk_run.cache_clear()
     short = (index_form(text), estimate_tokens(text))
+    assert cjk._looped == 2 * len(text)  # both looped
     cjk._looped = cjk._LOOP_BUDGET + 1  # as after a batch's first few hundred turns
     try:
         assert (index_form(text), estimate_tokens(text)) == short
+        cjk._looped = 0  # once compiled (by a query, say) the expression is always used
+        assert (index_form(text), estimate_tokens(text)) == short
+        assert cjk._looped == 0
     finally:
         cjk._looped = 0

@@ -13,7 +13,6 @@ from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
 from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import Event, parse_event
-from soloqueue_mem.sessions.intake import read_batch, read_document
 from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import Flush, Item, LoggedTurn, Rejected, log_events
 from soloqueue_mem.storage.base import open_backend
@@ -84,10 +83,14 @@ def run_log(
         )
     config = app.config
     if batch:
+        from soloqueue_mem.sessions.intake import read_batch  # stdin readers: not for TEXT
+
         items: Any = _acknowledging(read_batch(_stdin(), config.max_line_bytes))
     elif text is not None:
         items = [(None, _event_from_args(text, role, event_id, metadata, config.max_input_bytes))]
     else:
+        from soloqueue_mem.sessions.intake import read_document
+
         items = [(None, event) for event in read_document(_stdin(), config.max_input_bytes)]
     backend = open_backend(app.home, config)
     conn = open_memory(app.home, config) if backend is None else None

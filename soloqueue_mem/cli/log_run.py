@@ -1,6 +1,7 @@
 """The body of ``log``, shared by the Typer command and the fast parser (no Typer)."""
 
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from soloqueue_mem import jsonio
@@ -12,9 +13,8 @@ from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
 from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import Event, parse_event
-from soloqueue_mem.sessions.intake import read_batch, read_document
 from soloqueue_mem.sessions.offload import Offloader
-from soloqueue_mem.sessions.writer import LoggedTurn, Rejected, log_events
+from soloqueue_mem.sessions.writer import Flush, Item, LoggedTurn, Rejected, log_events
 from soloqueue_mem.storage.base import open_backend
 
 
@@ -39,6 +39,21 @@ def _event_from_args(
         obj["metadata"] = jsonio.loads(metadata)
     jsonio.check_value(obj)  # arguments that were not valid UTF-8 arrive as surrogates
     return parse_event(obj)
+
+
+def _acknowledging(items: Iterator[Item]) -> Iterator[Item]:
+    """The batch's items, flushing stdout whenever the reader is about to wait for input.
+
+    Trigger: a live producer (a hook) waits for each acknowledgement before it writes
+    the next event. Why: a flush per printed turn cost a write per turn on a large
+    import; here the output is flushed once per wait. Outcome: the writer asks for the
+    item after a :class:`Flush` only once it has committed that chunk and its turns
+    have been printed, so they are all on their way before the read blocks.
+    """
+    for item in items:
+        yield item
+        if isinstance(item, Flush):
+            sys.stdout.flush()
 
 
 def run_log(
@@ -68,10 +83,14 @@ def run_log(
         )
     config = app.config
     if batch:
-        items: Any = read_batch(_stdin(), config.max_line_bytes)
+        from soloqueue_mem.sessions.intake import read_batch  # stdin readers: not for TEXT
+
+        items: Any = _acknowledging(read_batch(_stdin(), config.max_line_bytes))
     elif text is not None:
         items = [(None, _event_from_args(text, role, event_id, metadata, config.max_input_bytes))]
     else:
+        from soloqueue_mem.sessions.intake import read_document
+
         items = [(None, event) for event in read_document(_stdin(), config.max_input_bytes)]
     backend = open_backend(app.home, config)
     conn = open_memory(app.home, config) if backend is None else None
@@ -207,6 +226,10 @@ def _emit(
         rows = [turn_json(r) for r in accepted()]
         if rows:
             sys.stdout.write(jsonio.dumps(rows[0]) + "\n")
+    elif batch and fmt is Format.jsonl:  # flushed when the reader waits (_acknowledging)
+        for r in accepted():
+            sys.stdout.write(jsonio.dumps(turn_json(r)) + "\n")
+        sys.stdout.flush()
     else:
         emit_list((turn_json(r) for r in accepted()), fmt)
     return rejected

@@ -38,7 +38,7 @@ def read_batch(stream: BinaryIO, max_line_bytes: int) -> Iterator[Item]:
         if raw is TOO_LONG:
             yield Rejected(number, f"line longer than {max_line_bytes} bytes")
             continue
-        if not raw.strip():
+        if not raw or raw.isspace():
             continue
         try:
             yield number, parse_event(jsonio.loads(raw, line=number), line=number)

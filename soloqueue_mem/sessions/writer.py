@@ -177,6 +177,7 @@ def _index_and_append(
     records: dict[SessionKey, list[dict]] = {key: [] for key in logs}
     seen: dict[tuple[SessionKey, str], LoggedTurn] = {}
     results: list[LoggedTurn] = []
+    now_iso = iso(now)  # most live events carry no time of their own
     for line, event, key, l1, offloaded in chunk:
         if event.event_id is not None:
             earlier = seen.get((key, event.event_id)) or _logged_before(conn, key, event.event_id)
@@ -185,7 +186,7 @@ def _index_and_append(
                 continue
         index = next_index[key]
         next_index[key] += 1
-        timestamp = iso(event.timestamp or now)
+        timestamp = now_iso if event.timestamp is None else iso(event.timestamp)
         turn_id = turns.insert_turn(conn, key, index, l1, timestamp)
         record = to_record(event, index, timestamp)
         if offloaded:
@@ -225,7 +226,7 @@ def acknowledged(
         event.event_id,
         timestamp,
         l1.content,
-        tuple(item["artifact_id"] for item in offloaded),
+        tuple(item["artifact_id"] for item in offloaded) if offloaded else (),
         line=line,
         tool_results=l1.tool_results,
     )

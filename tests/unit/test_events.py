@@ -90,3 +90,39 @@ def test_invalid_events_are_rejected_with_a_reason(obj, reason):
     with pytest.raises(BadInput) as caught:
         parse_event(obj, line=7)
     assert caught.value.line == 7 and reason in caught.value.reason
+
+
+def _outcome(parse, obj):
+    try:
+        return parse(obj)
+    except BadInput as exc:
+        return ("rejected", type(exc).__name__, exc.reason)
+
+
+# Plain events and near misses: every routing key, good and bad values, other roles.
+plain_values = {
+    "role": st.sampled_from(["user", "assistant", "system", "tool", "thought", "developer", "x"])
+    | st.integers(),
+    "content": text | st.none() | st.integers() | st.just([{"type": "text", "text": "a"}]),
+    "timestamp": st.sampled_from(["2025-01-02T03:04:05Z", "2025-01-02", "nope", 1.5e9, True]),
+    "metadata": st.none() | st.just({"k": [1]}) | st.just([1]),
+    "event_id": st.none() | ids | st.just("") | st.just("a\nb") | st.integers(),
+    "group": ids | st.just("../x") | st.integers(),
+    "agent": ids | st.just(".x"),
+    "session": ids | st.just("a/b") | st.none(),
+    "tool_call_id": ids,
+    "turn_index": st.integers(min_value=0, max_value=3),
+}
+
+
+@given(
+    st.fixed_dictionaries(
+        {"role": plain_values["role"]},
+        optional={k: v for k, v in plain_values.items() if k != "role"},
+    )
+)
+def test_the_plain_shortcut_parses_as_the_full_parse(obj):
+    """parse_event's shortcut for the common event gives what every check gives."""
+    from soloqueue_mem.sessions.events import _parse, parse_full
+
+    assert _outcome(_parse, obj) == _outcome(parse_full, obj)

@@ -73,3 +73,35 @@ json_values = st.recursive(
 def test_any_document_gets_the_walked_verdict(value, wrap):
     data = nested(wrap, json.dumps(value, ensure_ascii=wrap % 2 == 0))
     assert verdict(data) == walked(data)
+
+
+def decoded(text: str):
+    """The verdict of the decoder's own ``decode`` (the parse before the JSONL shortcut)."""
+    try:
+        value = jsonio._DECODER.decode(text)
+    except ValueError as exc:
+        return "bad", f"malformed JSON: {exc}"
+    try:
+        jsonio.check_value(value)
+    except BadInput as exc:
+        return "bad", exc.reason
+    return "ok", value
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a": 1}\n', '{"a": 1} \r\n', ' {"a": 1}', '{"a": 1} x', "", "\n", '{"a": 1}\x0b',
+     '{"a": 1}\u00a0', "[1,", '{"a": 1}{"b": 2}', '"x"  ', "nul", '{"a": NaN}', "1 2"],
+)  # fmt: skip
+def test_the_shortcut_parse_gives_decode_value_and_error(text):
+    got = verdict(text)
+    assert (got[0], got[1]) == decoded(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values, st.sampled_from(["", "\n", " \n", "\r\n", "\t", "x", "]", " 1", "\x0c"]),
+       st.sampled_from(["", " ", "\n", "x"]))  # fmt: skip
+def test_any_line_gets_decode_verdict(value, tail, head):
+    text = head + json.dumps(value, ensure_ascii=False) + tail
+    got = verdict(text)
+    assert (got[0], got[1]) == decoded(text)

@@ -27,7 +27,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 S = TypeVar("S", bound="StoreBase")
 NO_STORE = "no data directory or {} yet"
 # What runs on PostgreSQL (``database_url``) in this phase; the rest raises Unsupported.
-POSTGRES_METHODS = frozenset({"log", "trace", "recall", "remember", "memory", "memories", "forget"})
+POSTGRES_METHODS = frozenset(
+    {
+        "log",
+        "trace",
+        "recall",
+        "remember",
+        "memory",
+        "memories",
+        "forget",
+        "sessions",
+        "session_export",
+    }
+)
 _UNOPENED: Any = object()
 
 

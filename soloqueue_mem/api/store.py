@@ -131,6 +131,8 @@ class Store(Maintenance, GraphMethods):
         from soloqueue_mem.sessions import turns
 
         check_ids(group=group, agent=agent)
+        if (postgres := self._postgres()) is not None:
+            return postgres.sessions(group, agent, max(1, limit))
         conn = self._db("memory", create=False)
         return turns.list_sessions(conn, group, agent, max(1, limit)) if conn else []
 
@@ -153,9 +155,12 @@ class Store(Maintenance, GraphMethods):
         if format not in EXPORT_FORMATS:
             raise UsageError(f"format must be one of {', '.join(EXPORT_FORMATS)}")
         key = self._key(group, agent, session)
-        if not self.home.exists():
+        if (postgres := self._postgres()) is not None:
+            records = postgres.session(key).records
+        elif not self.home.exists():
             raise NotFound(f"session {'/'.join(key)} not found (no data directory)")
-        records = read_session(self.home, key).records
+        else:
+            records = read_session(self.home, key).records
         if format == "openai":
             return jsonio.dumps(openai_messages(records, full=full)) + "\n"
         if format == "md":

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
-from soloqueue_mem.pg import memories, turns
+from soloqueue_mem.pg import memories, sessions, turns
 
 if TYPE_CHECKING:
     import psycopg
@@ -23,8 +23,10 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
+    from soloqueue_mem.sessions.events import SessionKey
+    from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
-    from soloqueue_mem.sessions.turns import Turn
+    from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Queued, Rejected
     from soloqueue_mem.text.lexicon import Lexicon
 
@@ -84,6 +86,12 @@ class PostgresBackend:
 
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]:
         return turns.newest_turns(self.conn, scope, limit)
+
+    def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]:
+        return sessions.list_sessions(self.conn, self.home, group, agent, limit)
+
+    def session(self, key: SessionKey) -> SessionLogContent:
+        return sessions.read(self.conn, self.home, key)
 
     # -- memories ------------------------------------------------------------------
 

@@ -16,8 +16,10 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
+    from soloqueue_mem.sessions.events import SessionKey
+    from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
-    from soloqueue_mem.sessions.turns import Turn
+    from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Rejected
     from soloqueue_mem.text.lexicon import Lexicon
 
@@ -35,6 +37,9 @@ POSTGRES_COMMANDS = frozenset(
         "memory show",
         "memory forget",
         "memory history",
+        "session list",
+        "session show",
+        "session export",
         "migrate",
         "path",
         "completion",
@@ -60,6 +65,10 @@ class Backend(Protocol):
     ) -> list[TraceHit]: ...
 
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]: ...
+
+    def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]: ...
+
+    def session(self, key: SessionKey) -> SessionLogContent: ...
 
     def recall(
         self, request: Request, now: datetime, lexicon: Callable[[], Lexicon]

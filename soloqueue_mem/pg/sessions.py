@@ -22,6 +22,7 @@ from soloqueue_mem.sessions.turns import _turn as turn_from_row
 if TYPE_CHECKING:
     import psycopg
 
+
 def list_sessions(
     conn: psycopg.Connection, home: Home, group: str | None, agent: str | None, limit: int
 ) -> list[SessionRow]:

@@ -38,6 +38,9 @@ POSTGRES_METHODS = frozenset(
         "forget",
         "sessions",
         "session_export",
+        "working_add",
+        "promote",
+        "query",
     }
 )
 _UNOPENED: Any = object()

@@ -327,6 +327,8 @@ class Store(Maintenance, GraphMethods):
         check_ids(group=group)
         redact = self._redactor()
         text = content if redact is None else redact.text(content)
+        if (postgres := self._postgres()) is not None:
+            return postgres.working_add(group, text, "add", self.now())
         conn = self._db("memory", create=True)
         assert conn is not None
         return working.add(conn, group, text, "add", self.now())
@@ -343,6 +345,8 @@ class Store(Maintenance, GraphMethods):
         text = text if redact is None else redact.text(text)
         if not text.strip():
             raise BadInput("nothing to promote: the text is empty")
+        if (postgres := self._postgres()) is not None:
+            return postgres.promote(group, agent, text, self.now())
         conn = self._db("memory", create=True)
         assert conn is not None
         return promote(conn, group, agent, text, self.now())
@@ -358,6 +362,8 @@ class Store(Maintenance, GraphMethods):
         check_ids(group=group)
         chosen = choose_backend(self.config.search_backend)
         dense = chosen.backend.name in ("hybrid", "dense")
+        if (postgres := self._postgres()) is not None:
+            return postgres.query(query, group, self.now(), self._lexicon_loader)
         conn = self._db("memory", create=False)
         if conn is None:
             return Answer([], "dense" if dense else "lexical")

@@ -136,7 +136,7 @@ class Result(NamedTuple):
 class Source(Protocol):
     """Where another database back end (PostgreSQL) finds recall's candidates: the
     ``channels`` it serves, a memory search (a ``SearchBackend``), turn search, the
-    newest turns of a scope, and the retrieval count."""
+    newest turns of a scope, the working-memory list, and the retrieval count."""
 
     name: str
     channels: frozenset[str]
@@ -152,6 +152,8 @@ class Source(Protocol):
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]: ...
 
     def touch(self, memory_ids: list[str], now: datetime) -> None: ...
+
+    def working(self, group: str, now: datetime, limit: int) -> list[Entry]: ...
 
 
 class Context(NamedTuple):
@@ -487,12 +489,12 @@ def _hot(context: Context) -> list[Candidate]:
         scope = SearchScope(request.group, request.agent, None, iso(since), None)
         window = turns.newest_turns(context.conn, scope, HOT_RETURNED)
     found = [_turn_candidate(t, "hot", 0) for t in window]
-    if request.group is not None and context.source is None:
-        found += [
-            _working_candidate(entry)
-            for entry in working.latest(context.conn, request.group, context.now, HOT_RETURNED)
-            if entry.created_at >= iso(since)
-        ]
+    if request.group is not None:
+        if context.source is not None:
+            entries = context.source.working(request.group, context.now, HOT_RETURNED)
+        else:
+            entries = working.latest(context.conn, request.group, context.now, HOT_RETURNED)
+        found += [_working_candidate(e) for e in entries if e.created_at >= iso(since)]
     found.sort(key=lambda c: c.timestamp, reverse=True)  # stable: equal times keep order
     return [
         c._replace(relevance=1.0 - number / HOT_RETURNED)

@@ -13,16 +13,19 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
-from soloqueue_mem.pg import memories, sessions, turns
+from soloqueue_mem.pg import memories, sessions, turns, working
 
 if TYPE_CHECKING:
     import psycopg
 
     from soloqueue_mem.config import Config
+    from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
+    from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
+    from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.text.lexicon import Lexicon
 
 # What recall finds here: memories, turns (of any age, of the last days) and the
-# working-memory window of turns; episodes, the `working add` entries, time
+# working-memory window (turns and `working add` entries); episodes, time
 # expressions, kinds and the dense channel are SQLite-only for now.
 RECALL_CHANNELS = frozenset({"memories", "traces", "recent", "hot"})
 
@@ -129,3 +132,37 @@ class PostgresBackend:
 
     def forget(self, refs: Iterable[str]) -> list[str]:
         return memories.forget(self.conn, refs)
+
+    # -- seed 004: working memory, promote, hot + cold query ------------------------
+
+    def working_add(self, group: str, content: str, source: str, now: datetime) -> Added:
+        return working.add(self.conn, group, content, source, now)
+
+    def working(self, group: str, now: datetime, limit: int) -> list[Entry]:
+        return working.latest(self.conn, group, now, limit)
+
+    def working_clear(self, group: str) -> int:
+        return working.clear(self.conn, group)
+
+    def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted:
+        from soloqueue_mem.memory.promote import promoted
+
+        with self.conn.transaction():
+            return promoted(
+                text,
+                lambda keys: memories.active_keys(self.conn, group, agent, keys, now),
+                lambda draft: memories.remember(self.conn, draft, group, agent, now),
+            )
+
+    def query(
+        self, query: str, group: str, now: datetime, lexicon: Callable[[], Lexicon]
+    ) -> Answer:
+        """Seed 004's answer with the full-text cold search (no dense channel here)."""
+        from soloqueue_mem.memory.hotcold import COLD_LIMIT, hot_results, lexical_answer
+        from soloqueue_mem.memory.store import Filters
+        from soloqueue_mem.text.fts import query_terms
+
+        hot = hot_results(working.latest(self.conn, group, now))
+        terms = query_terms(query, lexicon)
+        found = memories.search(self.conn, terms, Filters(group=group), now, COLD_LIMIT)
+        return lexical_answer(hot, found)

@@ -260,3 +260,16 @@ def touch(conn: psycopg.Connection, ids: list[str], now: datetime) -> None:
                 " expires_at = %s WHERE id = %s",
                 (stamp, renewed(memory, now), memory.id),
             )
+
+
+def active_keys(
+    conn: psycopg.Connection, group: str, agent: str, keys: list[str], now: datetime
+) -> set[str]:
+    """Which of the content ``keys`` an active memory of (group, agent) already has."""
+    rows = conn.execute(
+        f"SELECT content_key FROM memories"  # noqa: S608 - fixed fragments
+        f" WHERE group_id = %(group)s AND agent_id = %(agent)s AND {_ACTIVE}"
+        " AND content_key = ANY(%(keys)s)",
+        {"group": group, "agent": agent, "now": iso(now), "keys": keys},
+    ).fetchall()
+    return {row[0] for row in rows}

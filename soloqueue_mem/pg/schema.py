@@ -78,6 +78,19 @@ MIGRATIONS: list[str] = [
     CREATE INDEX memories_superseded ON memories (superseded_by);
     CREATE INDEX memories_search ON memories USING GIN (search);
     """,
+    # 3: seed 004's working memory (as memory.db's m009)
+    """
+    CREATE TABLE working_memory (
+        id BIGSERIAL PRIMARY KEY,
+        group_id TEXT NOT NULL,
+        content TEXT NOT NULL,
+        content_key TEXT NOT NULL,
+        source TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+    );
+    CREATE INDEX working_memory_group ON working_memory (group_id, id);
+    """,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

@@ -12,10 +12,13 @@ from soloqueue_mem.errors import BadInput, Unsupported
 if TYPE_CHECKING:
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
+    from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
+    from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
+    from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
@@ -40,6 +43,11 @@ POSTGRES_COMMANDS = frozenset(
         "session list",
         "session show",
         "session export",
+        "working add",
+        "working list",
+        "working clear",
+        "promote",
+        "query",
         "migrate",
         "path",
         "completion",
@@ -85,6 +93,18 @@ class Backend(Protocol):
     def history(self, ref: str) -> list[Memory]: ...
 
     def forget(self, refs: Iterable[str]) -> list[str]: ...
+
+    def working_add(self, group: str, content: str, source: str, now: datetime) -> Added: ...
+
+    def working(self, group: str, now: datetime, limit: int) -> list[Entry]: ...
+
+    def working_clear(self, group: str) -> int: ...
+
+    def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted: ...
+
+    def query(
+        self, query: str, group: str, now: datetime, lexicon: Callable[[], Lexicon]
+    ) -> Answer: ...
 
     def close(self) -> None: ...
 

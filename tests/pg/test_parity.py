@@ -30,6 +30,7 @@ BATCH = "\n".join(
         {"role": "user", "content": "然后在上海开会讨论编译器"},
     ]
 )
+PROMOTED = "Deploys go out on Fridays.\n\nThe compiler is tested in 上海."
 
 SCRIPT: list[tuple[list[str], str | None]] = [
     (["log", "-s", "s1", "I moved to 上海 last year and work on the compiler"], None),
@@ -53,6 +54,23 @@ SCRIPT: list[tuple[list[str], str | None]] = [
     (["recall", "vim", "--channels", "memories"], None),
     (["recall", "compiler", "--traces"], None),
     (["recall", "cargo build", "--type", "ERROR"], None),
+    (["working", "add", "-g", "team", "The deploy pipeline now runs on Fridays"], None),
+    (["working", "add", "-g", "team", "ok"], None),
+    (["working", "add", "-g", "team", "the deploy pipeline now runs on fridays!"], None),
+    (["working", "add", "-g", "team", "编译器的新版本在上海测试通过了"], None),
+    (["working", "list", "-g", "team"], None),
+    (
+        ["promote", "-g", "team", "-"],
+        "Deploys go out on Fridays.\n\nThe compiler is tested in 上海.",
+    ),
+    (
+        ["promote", "-g", "team", "-"],
+        "Deploys go out on Fridays.\n\nThe compiler is tested in 上海.",
+    ),
+    (["query", "-g", "team", "deploy compiler"], None),
+    (["recall", "pipeline Fridays", "-g", "team"], None),
+    (["working", "clear", "-g", "team"], None),
+    (["query", "-g", "team", "Fridays"], None),
     (["memory", "show", "{m1}"], None),
     (["memory", "history", "{m1}"], None),
     (["memory", "forget", "{m1}"], None),

@@ -44,3 +44,43 @@ def test_this_hosts_log_gives_the_original_of_offloaded_output(
     host_b.mkdir()
     other = cli.ok("--root", str(host_b), "session", "export", "s1").stdout
     assert big not in other  # host b sees the database's L1 view: a reference
+
+
+def test_the_library_pushes_promotes_and_queries_on_postgres(home: Path, on_postgres: str) -> None:
+    from soloqueue_mem import Store
+
+    with Store() as store:
+        added = store.working_add("the staging database moved to 10.0.0.7", group="ops")
+        assert added.entry is not None and added.entry.id == 1
+        assert store.working_add("thanks", group="ops").dropped == "acknowledgement"
+        first = store.promote("Staging lives at 10.0.0.7.\n\nBackups run nightly.", group="ops")
+        again = store.promote("Staging lives at 10.0.0.7.\n\nBackups run nightly.", group="ops")
+        assert (len(first.stored), again.stored, again.existing) == (1, [], 1)
+        answer = store.query("staging backups", group="ops").as_json()
+        assert [r["source"] for r in answer["results"]] == ["hot", "cold"]
+        assert answer["cold_search"] == "lexical"
+    assert not (home / "memory.db").exists()
+
+
+def test_hosts_pushing_the_same_entries_at_once_store_each_once(
+    tmp_path: Path, on_postgres: str
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from soloqueue_mem import Store
+
+    names = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split()
+    texts = [f"the {name} cluster deployment finished" for name in names]
+
+    def push(host: str) -> list[bool]:
+        with Store(tmp_path / host) as store:
+            return [store.working_add(t, group="ops").entry is not None for t in texts]
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(push, ["a", "b", "c", "d"]))
+    assert sum(map(sum, results)) == len(texts)  # each text entered once, whoever won
+    import psycopg
+
+    with psycopg.connect(on_postgres) as conn:
+        stored = [row[0] for row in conn.execute("SELECT content FROM working_memory")]
+    assert sorted(stored) == sorted(texts)

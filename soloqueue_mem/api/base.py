@@ -38,6 +38,8 @@ POSTGRES_METHODS = frozenset(
         "forget",
         "sessions",
         "session_export",
+        "session_end",
+        "consolidate",
         "working_add",
         "promote",
         "query",

@@ -179,13 +179,18 @@ class Store(Maintenance, GraphMethods):
         from soloqueue_mem.state.session import clear_transients
 
         key = self._key(group, agent, session)
-        conn = self._existing("memory", f"session {'/'.join(key)} not found (no data directory)")
         now = self.now()
-        ended_at = end_session(conn, key, now)
-        extractor = rules(vocabulary(self.config.predicates))
-        done = extracted_in_store(self.home, self.config, key)
-        digest = digest_session(self.home, conn, key, now, "session_end", extractor, None, done)
-        cleared = clear_transients(conn, key)
+        if (postgres := self._postgres()) is not None:
+            ended = postgres.session_end(key, now)
+            ended_at, digest, cleared = ended.ended_at, ended.digest, ended.transient_cleared
+        else:
+            missing = f"session {'/'.join(key)} not found (no data directory)"
+            conn = self._existing("memory", missing)
+            ended_at = end_session(conn, key, now)
+            extractor = rules(vocabulary(self.config.predicates))
+            done = extracted_in_store(self.home, self.config, key)
+            digest = digest_session(self.home, conn, key, now, "session_end", extractor, None, done)
+            cleared = clear_transients(conn, key)
         return SessionEnded(
             *key,
             ended_at=ended_at,

@@ -247,13 +247,17 @@ def end(
 
     app_ctx = app_context(ctx, fmt, root)
     key = _key(group, agent, session)
-    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-    if conn is None:
-        raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
-    try:
-        ended = end_and_digest(app_ctx.home, conn, key, app_ctx.config, app_ctx.now)
-    finally:
-        conn.close()
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            ended = backend.session_end(key, app_ctx.now)
+    if backend is None:
+        conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+        if conn is None:
+            raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
+        try:
+            ended = end_and_digest(app_ctx.home, conn, key, app_ctx.config, app_ctx.now)
+        finally:
+            conn.close()
     emit_object(
         {
             "group": key.group,

@@ -136,7 +136,8 @@ class Result(NamedTuple):
 class Source(Protocol):
     """Where another database back end (PostgreSQL) finds recall's candidates: the
     ``channels`` it serves, a memory search (a ``SearchBackend``), turn search, the
-    newest turns of a scope, the working-memory list, and the retrieval count."""
+    newest turns of a scope, the working-memory list, episode search, and the
+    retrieval counts."""
 
     name: str
     channels: frozenset[str]
@@ -154,6 +155,12 @@ class Source(Protocol):
     def touch(self, memory_ids: list[str], now: datetime) -> None: ...
 
     def working(self, group: str, now: datetime, limit: int) -> list[Entry]: ...
+
+    def search_episodes(
+        self, terms: list[str], filters: EpisodeFilters, limit: int
+    ) -> list[tuple[Episode, float]]: ...
+
+    def touch_episodes(self, ids: list[str]) -> None: ...
 
 
 class Context(NamedTuple):
@@ -257,6 +264,7 @@ def recall(
     kept = fit_budget(ranked[: request.limit], request.max_tokens, count, terms)
     if source is not None:
         source.touch([h.candidate.memory.id for h in kept if h.candidate.memory], now)
+        source.touch_episodes([h.candidate.episode.id for h in kept if h.candidate.episode])
     elif conn is not None and is_read_only(conn):
         notes.append(READ_ONLY_NOTE)
     elif conn is not None:
@@ -370,8 +378,11 @@ def _episodes(context: Context) -> list[Candidate]:
     filters = EpisodeFilters(
         request.group, request.agent, None, iso(request.since) if request.since else None
     )
-    match = match_expression(context.terms)
-    found = episodes.search(context.conn, match, filters, context.pool) if match else []
+    if context.source is not None:
+        found = context.source.search_episodes(context.terms, filters, context.pool)
+    else:
+        match = match_expression(context.terms)
+        found = episodes.search(context.conn, match, filters, context.pool) if match else []
     best = max((score for _, score in found), default=1.0) or 1.0
     return [
         Candidate(

@@ -13,12 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
-from soloqueue_mem.pg import memories, sessions, turns, working
+from soloqueue_mem.pg import episodes, memories, sessions, turns, working
 
 if TYPE_CHECKING:
     import psycopg
 
     from soloqueue_mem.config import Config
+    from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.session_end import Ended
+    from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.promote import Promoted
@@ -33,10 +36,10 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Queued, Rejected
     from soloqueue_mem.text.lexicon import Lexicon
 
-# What recall finds here: memories, turns (of any age, of the last days) and the
-# working-memory window (turns and `working add` entries); episodes, time
-# expressions, kinds and the dense channel are SQLite-only for now.
-RECALL_CHANNELS = frozenset({"memories", "traces", "recent", "hot"})
+# What recall finds here: memories, episodes, turns (of any age, of the last days) and
+# the working-memory window (turns and `working add` entries); time expressions,
+# kinds and the dense channel are SQLite-only for now.
+RECALL_CHANNELS = frozenset({"memories", "episodes", "traces", "recent", "hot"})
 
 
 class PostgresBackend:
@@ -95,6 +98,34 @@ class PostgresBackend:
 
     def session(self, key: SessionKey) -> SessionLogContent:
         return sessions.read(self.conn, self.home, key)
+
+    def session_end(self, key: SessionKey, now: datetime) -> Ended:
+        from soloqueue_mem.pg.lifecycle import end_session
+
+        return end_session(self.conn, self.home, self.config, key, now)
+
+    # -- episodes and consolidation ------------------------------------------------
+
+    def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]:
+        return episodes.list_episodes(self.conn, filters, limit)
+
+    def episode(self, ref: str) -> Episode:
+        return episodes.get(self.conn, ref)
+
+    def search_episodes(
+        self, terms: list[str], filters: EpisodeFilters, limit: int
+    ) -> list[tuple[Episode, float]]:
+        return episodes.search(self.conn, terms, filters, limit)
+
+    def touch_episodes(self, ids: list[str]) -> None:
+        episodes.touch(self.conn, ids)
+
+    def consolidate(
+        self, now: datetime, options: Options, progress: Progress | None = None
+    ) -> dict[str, Any]:
+        from soloqueue_mem.pg.lifecycle import run
+
+        return run(self.conn, self.home, now, options, progress)
 
     # -- memories ------------------------------------------------------------------
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from soloqueue_mem.errors import BadInput, Unsupported
 
 if TYPE_CHECKING:
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
+    from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.session_end import Ended
+    from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.promote import Promoted
@@ -43,6 +46,11 @@ POSTGRES_COMMANDS = frozenset(
         "session list",
         "session show",
         "session export",
+        "session end",
+        "episode list",
+        "episode show",
+        "episode search",
+        "consolidate",
         "working add",
         "working list",
         "working clear",
@@ -56,7 +64,8 @@ POSTGRES_COMMANDS = frozenset(
 
 
 class Backend(Protocol):
-    """Turns and their search, memories and their history, the working-memory window."""
+    """Turns and their search, sessions, memories and their history, episodes and
+    consolidation, the working memory."""
 
     name: str
 
@@ -77,6 +86,20 @@ class Backend(Protocol):
     def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]: ...
 
     def session(self, key: SessionKey) -> SessionLogContent: ...
+
+    def session_end(self, key: SessionKey, now: datetime) -> Ended: ...
+
+    def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]: ...
+
+    def episode(self, ref: str) -> Episode: ...
+
+    def search_episodes(
+        self, terms: list[str], filters: EpisodeFilters, limit: int
+    ) -> list[tuple[Episode, float]]: ...
+
+    def consolidate(
+        self, now: datetime, options: Options, progress: Progress | None = None
+    ) -> dict[str, Any]: ...
 
     def recall(
         self, request: Request, now: datetime, lexicon: Callable[[], Lexicon]

@@ -19,7 +19,7 @@ from tests.conftest import Cli, run_process, tree_snapshot
     "args",
     [
         ["session", "set", "s1", "k", "v"],
-        ["consolidate"],
+        ["scratchpad", "show"],
         ["kv", "set", "k", "1"],
         ["artifact", "save", "-"],
         ["memory", "edit", "abcd", "--content", "x"],
@@ -95,9 +95,9 @@ def test_the_library_store_runs_on_postgres(home: Path, on_postgres: str) -> Non
 
 
 def test_recall_names_the_channels_it_lacks(cli: Cli, on_postgres: str) -> None:
-    result = cli("recall", "x", "--channels", "memories,episodes")
+    result = cli("recall", "x", "--channels", "memories,kinds")
     assert result.exit_code == 69
-    assert "episodes" in result.stderr
+    assert "kinds" in result.stderr
 
 
 _WRITER = """

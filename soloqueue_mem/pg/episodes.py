@@ -30,7 +30,7 @@ from soloqueue_mem.sessions.turns import SessionRow
 if TYPE_CHECKING:
     import psycopg
 
-_COLUMNS = (
+COLUMNS = (
     "id, group_id, agent_id, session_id, summary, goal, outcome, started_at, ended_at, "
     "action_nodes, entities, tools_used, linked_memory_ids, tags, importance_score, "
     "access_count, source, first_turn, last_turn, created_at"
@@ -43,14 +43,34 @@ def insert(conn: psycopg.Connection, episode: Episode) -> None:
     values: list[Any] = list(episode)
     for i in _JSON_FIELDS:
         values[i] = jsonio.dumps_compact(values[i])
+    _insert(conn, values, episode, "")
+
+
+def copy_in(conn: psycopg.Connection, row: tuple[Any, ...]) -> bool:
+    """Insert memory.db's episode ``row`` (its columns as stored) unless the id is
+    taken; whether it was inserted (``migrate --to``)."""
+    return _insert(conn, list(row), episode_from_row(row), " ON CONFLICT (id) DO NOTHING")
+
+
+def read_back(conn: psycopg.Connection, ids: list[str]) -> dict[str, tuple[Any, ...]]:
+    """The episodes among ``ids``, their columns as memory.db stores them, by id."""
+    rows = conn.execute(
+        f"SELECT {COLUMNS} FROM episodes WHERE id = ANY(%s)",  # noqa: S608 - constants
+        (ids,),
+    ).fetchall()
+    return {row[0]: tuple(row) for row in rows}
+
+
+def _insert(conn: psycopg.Connection, values: list[Any], episode: Episode, tail: str) -> bool:
     text = " ".join(
         [episode.summary, episode.goal, *episode.entities, *episode.tags, *episode.tools_used]
     )
-    conn.execute(
-        f"INSERT INTO episodes ({_COLUMNS}, search)"  # noqa: S608 - constant columns
-        f" VALUES ({', '.join(['%s'] * len(values))}, to_tsvector('simple', %s))",
+    cursor = conn.execute(
+        f"INSERT INTO episodes ({COLUMNS}, search)"  # noqa: S608 - constant columns
+        f" VALUES ({', '.join(['%s'] * len(values))}, to_tsvector('simple', %s)){tail}",
         (*values, document(text)),
     )
+    return cursor.rowcount == 1
 
 
 def _where(filters: EpisodeFilters) -> tuple[str, dict[str, Any]]:
@@ -65,7 +85,7 @@ def list_episodes(conn: psycopg.Connection, filters: EpisodeFilters, limit: int)
     """Episodes, most recently ended first (as memory.db lists them)."""
     where, params = _where(filters)
     rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM episodes WHERE {where}"  # noqa: S608 - fixed fragments
+        f"SELECT {COLUMNS} FROM episodes WHERE {where}"  # noqa: S608 - fixed fragments
         " ORDER BY ended_at DESC, seq DESC LIMIT %(limit)s",
         {**params, "limit": limit},
     ).fetchall()
@@ -76,7 +96,7 @@ def get(conn: psycopg.Connection, ref: str) -> Episode:
     """The episode with id ``ref`` or the only one whose id starts with it."""
     ref = checked_ref(ref, "episode")
     rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM episodes WHERE starts_with(id, %s) LIMIT 2",  # noqa: S608
+        f"SELECT {COLUMNS} FROM episodes WHERE starts_with(id, %s) LIMIT 2",  # noqa: S608
         (ref,),
     ).fetchall()
     if not rows:
@@ -95,7 +115,7 @@ def search(
         return []
     where, params = _where(filters)
     rows = conn.execute(
-        f"SELECT {_COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
+        f"SELECT {COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
         f" FROM episodes, to_tsquery('simple', %(match)s) AS q WHERE search @@ q AND {where}"
         " ORDER BY score DESC, ended_at DESC LIMIT %(limit)s",
         {**params, "match": match, "limit": limit},

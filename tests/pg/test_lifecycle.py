@@ -83,3 +83,22 @@ def test_hosts_digesting_at_once_build_each_episode_once(
     assert sorted(e["session"] for e in episodes) == sessions
     memories = cli.json("memory", "list", "--all", "--limit", "1000")
     assert len({m["content"] for m in memories}) == len(memories)  # no memory twice
+
+
+def test_a_migrated_store_keeps_its_episodes_and_digests_nothing_twice(
+    cli: Cli, home: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-26T08:00:00Z")
+    _log(cli, "s1")
+    (made,) = cli.json("session", "end", "s1")["episodes"]
+    _log(cli, "s2")  # not digested yet
+    report = cli.json("migrate", "--to", database_url)
+    assert report["verified"] and report["tables"]["episodes"]["copied"] == 1
+    again = cli.json("migrate", "--to", database_url)
+    assert again["tables"]["episodes"]["existing"] == 1 and again["verified"]
+    monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", database_url)
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-26T12:00:00Z")
+    assert cli.json("episode", "show", made)["session"] == "s1"
+    digested = cli.json("consolidate")["sessions"]
+    assert (digested["sessions"], digested["episodes"]) == (1, 1)  # s2 only
+    assert sorted(e["session"] for e in cli.json("episode", "list")) == ["s1", "s2"]

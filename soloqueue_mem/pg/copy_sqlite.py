@@ -1,10 +1,11 @@
 """``migrate --to``: copy a SQLite store (memory.db) into PostgreSQL, resumably.
 
 Sessions, turns (with their extraction state), memories (every version: superseded,
-archived and expired ones too) and episodes are copied in batches, each batch one transaction that inserts what the database
-lacks (``ON CONFLICT DO NOTHING``), so a copy cut short is continued by running it
-again, and a finished one is a no-op. A turn's session row is locked and its counters
-advanced in the batch's transaction, as ``log`` does, so hosts may keep writing.
+archived and expired ones too) and episodes are copied in batches, each batch one
+transaction that inserts what the database lacks (``ON CONFLICT DO NOTHING``), so a
+copy cut short is continued by running it again, and a finished one is a no-op. A
+turn's session row is locked and its counters advanced in the batch's transaction, as
+``log`` does, so hosts may keep writing.
 
 Every batch is then read back from the database and compared with the source, column
 by column: a row the database holds differently (another host wrote a different turn

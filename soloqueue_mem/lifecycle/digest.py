@@ -155,11 +155,9 @@ class SqliteTarget:
         with write_tx(conn):
             if not still_pending(self.pending_upto(key, stretch[-1]["turn_index"]), stretch):
                 return None
-            found = [
-                remember(conn, d._replace(source_episode_id=episode.id), key.group, key.agent, now)
-                for d in drafts
-            ]
-            episode = linked(episode, found)
+            episode, found = remembered_for(
+                episode, drafts, lambda d: remember(conn, d, key.group, key.agent, now)
+            )
             episodes.insert(conn, episode)
             turns.mark_extracted(conn, key, stretch[-1]["turn_index"], episode.id)
         return episode, found
@@ -182,9 +180,13 @@ def still_pending(pending: set[int], stretch: list[dict[str, Any]]) -> bool:
     return all(r["turn_index"] in pending for r in stretch)
 
 
-def linked(episode: Episode, found: list[Remembered]) -> Episode:
-    """``episode`` linked to the memories its stretch gave."""
-    return episode._replace(linked_memory_ids=list(dict.fromkeys(r.memory.id for r in found)))
+def remembered_for(
+    episode: Episode, drafts: list[Draft], remember: Callable[[Draft], Remembered]
+) -> tuple[Episode, list[Remembered]]:
+    """Remember ``drafts`` as coming from ``episode``; the episode linked to them."""
+    found = [remember(d._replace(source_episode_id=episode.id)) for d in drafts]
+    ids = list(dict.fromkeys(r.memory.id for r in found))
+    return episode._replace(linked_memory_ids=ids), found
 
 
 def episode_tags(home: Home, records: list[dict[str, Any]]) -> list[str]:

@@ -15,14 +15,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.db.ids import checked_ref
-from soloqueue_mem.errors import NotFound, UsageError
 from soloqueue_mem.home import Home
-from soloqueue_mem.lifecycle.digest import linked, still_pending
+from soloqueue_mem.lifecycle.digest import remembered_for, still_pending
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.store import Draft, Remembered
 from soloqueue_mem.pg import memories, sessions
+from soloqueue_mem.pg.ids import row_by_prefix
 from soloqueue_mem.pg.text import any_query, document
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.turns import SessionRow
@@ -94,16 +93,7 @@ def list_episodes(conn: psycopg.Connection, filters: EpisodeFilters, limit: int)
 
 def get(conn: psycopg.Connection, ref: str) -> Episode:
     """The episode with id ``ref`` or the only one whose id starts with it."""
-    ref = checked_ref(ref, "episode")
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM episodes WHERE starts_with(id, %s) LIMIT 2",  # noqa: S608
-        (ref,),
-    ).fetchall()
-    if not rows:
-        raise NotFound(f"no episode {ref}")
-    if len(rows) > 1:
-        raise UsageError(f"episode id prefix {ref} is ambiguous; give more digits")
-    return episode_from_row(rows[0])
+    return episode_from_row(row_by_prefix(conn, "episodes", COLUMNS, ref, "episode"))
 
 
 def search(
@@ -182,13 +172,9 @@ class PostgresTarget:
             conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", ("digest/" + "/".join(key),))
             if not still_pending(pending(conn, key, last), stretch):
                 return None
-            found = [
-                memories.remember(
-                    conn, d._replace(source_episode_id=episode.id), key.group, key.agent, now
-                )
-                for d in drafts
-            ]
-            episode = linked(episode, found)
+            episode, found = remembered_for(
+                episode, drafts, lambda d: memories.remember(conn, d, key.group, key.agent, now)
+            )
             insert(conn, episode)
             conn.execute(
                 "UPDATE quarantine_logs SET extracted = TRUE, episode_id = %s"

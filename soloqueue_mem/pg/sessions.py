@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import Home
 from soloqueue_mem.pg.turns import _COLUMNS as _TURN_COLUMNS
-from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.sessions.events import Event, SessionKey, to_record
 from soloqueue_mem.sessions.reader import SessionLogContent, read_session
 from soloqueue_mem.sessions.turns import SessionRow, Turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
@@ -74,20 +74,13 @@ def read(conn: psycopg.Connection, home: Home, key: SessionKey) -> SessionLogCon
 
 
 def record(turn: Turn) -> dict[str, Any]:
-    """A turn as a JSONL record (:func:`soloqueue_mem.sessions.events.to_record`'s
-    keys, in its order), from what the database holds."""
-    out: dict[str, Any] = {
-        "turn_index": turn.turn_index,
-        "timestamp": turn.timestamp,
-        "role": turn.role,
-    }
-    if turn.event_id is not None:
-        out["event_id"] = turn.event_id
-    out["content"] = turn.content
-    if turn.tool_calls:
-        out["tool_calls"] = turn.tool_calls
-    if turn.tool_results:
-        out["tool_results"] = turn.tool_results
-    if turn.metadata is not None:
-        out["metadata"] = turn.metadata
-    return out
+    """A turn as its JSONL record, from what the database holds."""
+    event = Event(
+        turn.role,
+        turn.content,
+        turn.tool_calls,
+        turn.tool_results,
+        metadata=turn.metadata,
+        event_id=turn.event_id,
+    )
+    return to_record(event, turn.turn_index, turn.timestamp)

@@ -76,6 +76,7 @@ SCRIPT: list[tuple[list[str], str | None]] = [
     (["memory", "forget", "{m1}"], None),
     (["memory", "list", "--all"], None),
     (["recall", "user lives"], None),
+    (["remember", "--duration", "session", "a note for this session only"], None),
     (["session", "end", "s1"], None),
     (["episode", "list"], None),
     (["episode", "search", "compiler"], None),

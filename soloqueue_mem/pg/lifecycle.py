@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     import psycopg
 
-_RUN_LOCK = 0x636F6E73  # "cons": one consolidate at a time on the database
+RUN_LOCK = 0x636F6E73  # "cons": one consolidate at a time on the database
 NOT_HERE = "not on the PostgreSQL back end yet"
 
 
@@ -133,9 +133,9 @@ def _steps(
 @contextmanager
 def _run_lock(conn: psycopg.Connection, wait: bool) -> Iterator[None]:
     if wait:
-        conn.execute("SELECT pg_advisory_lock(%s)", (_RUN_LOCK,))
+        conn.execute("SELECT pg_advisory_lock(%s)", (RUN_LOCK,))
     else:
-        row = conn.execute("SELECT pg_try_advisory_lock(%s)", (_RUN_LOCK,)).fetchone()
+        row = conn.execute("SELECT pg_try_advisory_lock(%s)", (RUN_LOCK,)).fetchone()
         if not (row and row[0]):
             raise TempFail(
                 "another consolidate is running on the database; try again later or use --wait"
@@ -143,7 +143,7 @@ def _run_lock(conn: psycopg.Connection, wait: bool) -> Iterator[None]:
     try:
         yield
     finally:
-        conn.execute("SELECT pg_advisory_unlock(%s)", (_RUN_LOCK,))
+        conn.execute("SELECT pg_advisory_unlock(%s)", (RUN_LOCK,))
 
 
 def end_session(

@@ -102,3 +102,15 @@ def test_a_migrated_store_keeps_its_episodes_and_digests_nothing_twice(
     digested = cli.json("consolidate")["sessions"]
     assert (digested["sessions"], digested["episodes"]) == (1, 1)  # s2 only
     assert sorted(e["session"] for e in cli.json("episode", "list")) == ["s1", "s2"]
+
+
+def test_a_consolidate_running_on_another_host_is_exit_75(cli: Cli, on_postgres: str) -> None:
+    import psycopg
+
+    from soloqueue_mem.pg.lifecycle import RUN_LOCK
+
+    with psycopg.connect(on_postgres, autocommit=True) as other_host:
+        other_host.execute("SELECT pg_advisory_lock(%s)", (RUN_LOCK,))
+        result = cli("consolidate")
+        assert result.exit_code == 75 and "another consolidate" in result.stderr
+    assert cli.json("consolidate")["sessions"]["sessions"] == 0  # free again

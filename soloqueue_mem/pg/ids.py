@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem.db.ids import checked_ref
-from soloqueue_mem.errors import NotFound, UsageError
+from soloqueue_mem.db.ids import checked_ref, only_row
 
 if TYPE_CHECKING:
     import psycopg
@@ -22,8 +21,4 @@ def row_by_prefix(
         f"SELECT {columns} FROM {table} WHERE starts_with(id, %s) LIMIT 2",  # noqa: S608
         (ref,),
     ).fetchall()
-    if not rows:
-        raise NotFound(f"no {kind} {ref}")
-    if len(rows) > 1:
-        raise UsageError(f"{kind} id prefix {ref} is ambiguous; give more digits")
-    return rows[0]
+    return only_row(rows, ref, kind)

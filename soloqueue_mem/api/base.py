@@ -27,7 +27,24 @@ F = TypeVar("F", bound=Callable[..., Any])
 S = TypeVar("S", bound="StoreBase")
 NO_STORE = "no data directory or {} yet"
 # What runs on PostgreSQL (``database_url``) in this phase; the rest raises Unsupported.
-POSTGRES_METHODS = frozenset({"log", "trace", "recall", "remember", "memory", "memories", "forget"})
+POSTGRES_METHODS = frozenset(
+    {
+        "log",
+        "trace",
+        "recall",
+        "remember",
+        "memory",
+        "memories",
+        "forget",
+        "sessions",
+        "session_export",
+        "session_end",
+        "consolidate",
+        "working_add",
+        "promote",
+        "query",
+    }
+)
 _UNOPENED: Any = object()
 
 

@@ -46,6 +46,8 @@ class Maintenance(StoreBase):
             extracted_on_log=lambda key: extracted_in_store(self.home, config, key),
             graph=lambda: self._graph_step(graph_steps),
         )
+        if (postgres := self._postgres()) is not None:
+            return postgres.consolidate(self.now(), options, progress)
         opener = lambda: open_memory(self.home, config)  # noqa: E731
         artifacts = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
         now = self.now()

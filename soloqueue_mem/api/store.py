@@ -131,6 +131,8 @@ class Store(Maintenance, GraphMethods):
         from soloqueue_mem.sessions import turns
 
         check_ids(group=group, agent=agent)
+        if (postgres := self._postgres()) is not None:
+            return postgres.sessions(group, agent, max(1, limit))
         conn = self._db("memory", create=False)
         return turns.list_sessions(conn, group, agent, max(1, limit)) if conn else []
 
@@ -153,9 +155,12 @@ class Store(Maintenance, GraphMethods):
         if format not in EXPORT_FORMATS:
             raise UsageError(f"format must be one of {', '.join(EXPORT_FORMATS)}")
         key = self._key(group, agent, session)
-        if not self.home.exists():
+        if (postgres := self._postgres()) is not None:
+            records = postgres.session(key).records
+        elif not self.home.exists():
             raise NotFound(f"session {'/'.join(key)} not found (no data directory)")
-        records = read_session(self.home, key).records
+        else:
+            records = read_session(self.home, key).records
         if format == "openai":
             return jsonio.dumps(openai_messages(records, full=full)) + "\n"
         if format == "md":
@@ -174,13 +179,18 @@ class Store(Maintenance, GraphMethods):
         from soloqueue_mem.state.session import clear_transients
 
         key = self._key(group, agent, session)
-        conn = self._existing("memory", f"session {'/'.join(key)} not found (no data directory)")
         now = self.now()
-        ended_at = end_session(conn, key, now)
-        extractor = rules(vocabulary(self.config.predicates))
-        done = extracted_in_store(self.home, self.config, key)
-        digest = digest_session(self.home, conn, key, now, "session_end", extractor, None, done)
-        cleared = clear_transients(conn, key)
+        if (postgres := self._postgres()) is not None:
+            ended = postgres.session_end(key, now)
+            ended_at, digest, cleared = ended.ended_at, ended.digest, ended.transient_cleared
+        else:
+            missing = f"session {'/'.join(key)} not found (no data directory)"
+            conn = self._existing("memory", missing)
+            ended_at = end_session(conn, key, now)
+            extractor = rules(vocabulary(self.config.predicates))
+            done = extracted_in_store(self.home, self.config, key)
+            digest = digest_session(self.home, conn, key, now, "session_end", extractor, None, done)
+            cleared = clear_transients(conn, key)
         return SessionEnded(
             *key,
             ended_at=ended_at,
@@ -322,6 +332,8 @@ class Store(Maintenance, GraphMethods):
         check_ids(group=group)
         redact = self._redactor()
         text = content if redact is None else redact.text(content)
+        if (postgres := self._postgres()) is not None:
+            return postgres.working_add(group, text, "add", self.now())
         conn = self._db("memory", create=True)
         assert conn is not None
         return working.add(conn, group, text, "add", self.now())
@@ -338,6 +350,8 @@ class Store(Maintenance, GraphMethods):
         text = text if redact is None else redact.text(text)
         if not text.strip():
             raise BadInput("nothing to promote: the text is empty")
+        if (postgres := self._postgres()) is not None:
+            return postgres.promote(group, agent, text, self.now())
         conn = self._db("memory", create=True)
         assert conn is not None
         return promote(conn, group, agent, text, self.now())
@@ -353,6 +367,8 @@ class Store(Maintenance, GraphMethods):
         check_ids(group=group)
         chosen = choose_backend(self.config.search_backend)
         dense = chosen.backend.name in ("hybrid", "dense")
+        if (postgres := self._postgres()) is not None:
+            return postgres.query(query, group, self.now(), self._lexicon_loader)
         conn = self._db("memory", create=False)
         if conn is None:
             return Answer([], "dense" if dense else "lexical")

@@ -107,8 +107,12 @@ def list_command(
     app_ctx = app_context(ctx, fmt, root)
     limit = list_limit(limit)
     filters = _filters(group, agent, session)
-    with _db(app_ctx) as conn:
-        rows = list_episodes(conn, filters, limit) if conn else []
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            rows = backend.episodes(filters, limit)
+    if backend is None:
+        with _db(app_ctx) as conn:
+            rows = list_episodes(conn, filters, limit) if conn else []
     _render(rows, app_ctx.format)
 
 
@@ -124,10 +128,14 @@ def show(
     from soloqueue_mem.memory.episodes import get
 
     app_ctx = app_context(ctx, fmt, root)
-    with _db(app_ctx) as conn:
-        if conn is None:
-            raise NotFound("no episodes yet (no data directory or memory.db)")
-        episode = get(conn, episode_id)
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            episode = backend.episode(episode_id)
+    if backend is None:
+        with _db(app_ctx) as conn:
+            if conn is None:
+                raise NotFound("no episodes yet (no data directory or memory.db)")
+            episode = get(conn, episode_id)
     emit_object(
         episode_json(episode),
         app_ctx.format,
@@ -158,7 +166,12 @@ def search(
     app_ctx = app_context(ctx, fmt, root)
     _check_limit(limit)
     filters = _filters(group, agent, session)
-    match = match_expression(query_terms(query, lexicon_loader(app_ctx)))
-    with _db(app_ctx) as conn:
-        found = search_episodes(conn, match, filters, limit) if conn and match else []
+    terms = query_terms(query, lexicon_loader(app_ctx))
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            found = backend.search_episodes(terms, filters, limit)
+    if backend is None:
+        match = match_expression(terms)
+        with _db(app_ctx) as conn:
+            found = search_episodes(conn, match, filters, limit) if conn and match else []
     _render([episode for episode, _ in found], app_ctx.format)

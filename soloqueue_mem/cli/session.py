@@ -76,13 +76,17 @@ def list_sessions(
 
     app_ctx = app_context(ctx, fmt, root)
     limit = list_limit(limit)
-    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-    rows = []
-    if conn is not None:
-        try:
-            rows = turns.list_sessions(conn, group, agent, limit)
-        finally:
-            conn.close()
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            rows = backend.sessions(group, agent, limit)
+    if backend is None:
+        conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+        rows = []
+        if conn is not None:
+            try:
+                rows = turns.list_sessions(conn, group, agent, limit)
+            finally:
+                conn.close()
     if app_ctx.format in (Format.table, Format.text):
         print_table(
             None,
@@ -153,11 +157,15 @@ def show(
 
 def _read(app_ctx: AppContext, group: str, agent: str, session: str) -> Any:
     key = _key(group, agent, session)
-    if not app_ctx.home.exists():
-        raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
-    from soloqueue_mem.sessions.reader import read_session
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            content = backend.session(key)
+    if backend is None:
+        if not app_ctx.home.exists():
+            raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
+        from soloqueue_mem.sessions.reader import read_session
 
-    content = read_session(app_ctx.home, key)
+        content = read_session(app_ctx.home, key)
     for problem in content.problems:
         stderr(f"warning: {problem}", app_ctx.quiet)
     return content
@@ -239,13 +247,17 @@ def end(
 
     app_ctx = app_context(ctx, fmt, root)
     key = _key(group, agent, session)
-    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-    if conn is None:
-        raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
-    try:
-        ended = end_and_digest(app_ctx.home, conn, key, app_ctx.config, app_ctx.now)
-    finally:
-        conn.close()
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            ended = backend.session_end(key, app_ctx.now)
+    if backend is None:
+        conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+        if conn is None:
+            raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
+        try:
+            ended = end_and_digest(app_ctx.home, conn, key, app_ctx.config, app_ctx.now)
+        finally:
+            conn.close()
     emit_object(
         {
             "group": key.group,

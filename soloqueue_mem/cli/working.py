@@ -58,8 +58,13 @@ def add(
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     content = read_source("-", app_ctx.config.max_input_bytes) if text == "-" else text
-    with _open(app_ctx, create=True) as conn:
-        added = working.add(conn, group, app_ctx.redacted(content), "add", app_ctx.now)
+    text = app_ctx.redacted(content)
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            added = backend.working_add(group, text, "add", app_ctx.now)
+    if backend is None:
+        with _open(app_ctx, create=True) as conn:
+            added = working.add(conn, group, text, "add", app_ctx.now)
     out: dict[str, Any] = {"added": added.entry is not None, "dropped": added.dropped}
     if added.entry is not None:
         out["entry"] = entry_json(added.entry)
@@ -85,11 +90,15 @@ def list_command(
     validate_id("group", group)
     if not 1 <= limit <= working.CAP:
         raise UsageError(f"--limit must be between 1 and {working.CAP}")
-    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-    entries = []
-    if conn is not None:
-        with opened(conn, "no store yet"):
-            entries = working.latest(conn, group, app_ctx.now, limit)
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            entries = backend.working(group, app_ctx.now, limit)
+    if backend is None:
+        conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+        entries = []
+        if conn is not None:
+            with opened(conn, "no store yet"):
+                entries = working.latest(conn, group, app_ctx.now, limit)
     rows = [entry_json(e) for e in entries]
     if app_ctx.format.value == "table":
         print_table(None, ["time", "text"], ((r["created_at"], r["content"]) for r in rows))
@@ -107,8 +116,12 @@ def clear(
 
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
-    with _open(app_ctx, create=False) as conn:
-        removed = working.clear(conn, group)
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            removed = backend.working_clear(group)
+    if backend is None:
+        with _open(app_ctx, create=False) as conn:
+            removed = working.clear(conn, group)
     emit_object({"removed": removed}, app_ctx.format)
 
 
@@ -135,8 +148,12 @@ def promote(
     text = app_ctx.redacted(read_source(source, app_ctx.config.max_input_bytes))
     if not text.strip():
         raise BadInput("nothing to promote: the text is empty")
-    with _open(app_ctx, create=True) as conn:
-        result = promote_text(conn, group, agent, text, app_ctx.now)
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            result = backend.promote(group, agent, text, app_ctx.now)
+    if backend is None:
+        with _open(app_ctx, create=True) as conn:
+            result = promote_text(conn, group, agent, text, app_ctx.now)
     emit_object(
         {"chunks": result.chunks, "stored": result.stored, "existing": result.existing},
         app_ctx.format,
@@ -168,11 +185,15 @@ def query_command(
     if chosen.fallback_reason:
         stderr(f"warning: {chosen.fallback_reason}", app_ctx.quiet)
     dense = chosen.backend.name in ("hybrid", "dense")
-    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-    result = Answer([], "dense" if dense else "lexical")
-    if conn is not None:
-        with opened(conn, "no store yet"):
-            result = answer(conn, query, group, app_ctx.now, lexicon_loader(app_ctx), dense)
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            result = backend.query(query, group, app_ctx.now, lexicon_loader(app_ctx))
+    if backend is None:
+        conn = open_memory(app_ctx.home, app_ctx.config, create=False)
+        result = Answer([], "dense" if dense else "lexical")
+        if conn is not None:
+            with opened(conn, "no store yet"):
+                result = answer(conn, query, group, app_ctx.now, lexicon_loader(app_ctx), dense)
     out = result.as_json()
     if app_ctx.format.value == "table":
         rows = ((r["source"], f"{r['score']:.3f}", r["content"]) for r in out["results"])

@@ -32,6 +32,11 @@ def row_by_prefix(
         f"SELECT {columns} FROM {table} WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",  # noqa: S608
         (ref, ref + "g"),
     ).fetchall()
+    return only_row(rows, ref, kind)
+
+
+def only_row(rows: list[Any], ref: str, kind: str) -> Any:
+    """The one row an id prefix ``ref`` found: NotFound for none, UsageError for more."""
     if not rows:
         raise NotFound(f"no {kind} {ref}")
     if len(rows) > 1:

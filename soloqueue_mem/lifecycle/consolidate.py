@@ -32,19 +32,21 @@ import time
 from collections.abc import Callable, Collection
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from soloqueue_mem import lock
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
 from soloqueue_mem.lifecycle import decay, dedup, identity
-from soloqueue_mem.lifecycle.digest import Extractor, digest_session, rules
+from soloqueue_mem.lifecycle.digest import Extractor, SqliteTarget, Target, digest, rules
 from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import store
+from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.sessions.turns import SessionRow
 
 BATCH = 500  # rows per write transaction: keeps each one short beside live writers
 Progress = Callable[[str, int, int], None]  # step, done, total
@@ -88,10 +90,13 @@ def run(
         try:
             if model is not None:
                 report["queue"] = model.retry_queue(conn)
-            report["sessions"] = _sessions(home, conn, now, options, model, progress)
+            due = turns.sessions_with_unextracted(conn)
+            target = SqliteTarget(home, conn)
+            report["sessions"] = digest_due(home, target, due, now, options, model, progress)
             report["model"] = model.report() if model is not None else {"used": False}
-            report["dedup"] = _dedup(conn, now)  # on a dry run's copy, these write there
-            report["decay"] = _decay(conn, now)
+            memories = SqliteMemories(conn)
+            report["dedup"] = dedup_step(memories, now)  # on a dry run's copy, these write there
+            report["decay"] = decay_step(memories, now)
             artifacts = None if options.dry_run or open_artifacts is None else open_artifacts()
             try:
                 report["expire"] = _expire(conn, artifacts, now)
@@ -100,16 +105,21 @@ def run(
                     artifacts.close()
             report["embed"] = _embed(conn, now, options, progress)
             report["graph"] = _graph(options)
-            report["identity"] = publish_identity(home, conn, now, options.dry_run)
+            report["identity"] = publish(home, memories.active(now), now, options.dry_run)
         finally:
             conn.close()
             if scratch is not None:
                 scratch.cleanup()
-        report["seconds"] = round(time.monotonic() - started, 3)
-        report["daily_summary"] = _daily_summary(home, report, now, options.dry_run)
-        if not options.dry_run:
-            lock.write_state(state_path, {"last_run_at": iso(now)})
+        finish(home, report, started, now, options.dry_run)
     return report
+
+
+def finish(home: Home, report: dict[str, Any], started: float, now: datetime, dry: bool) -> None:
+    """The run's duration, the day's summary and (unless a dry run) the last run time."""
+    report["seconds"] = round(time.monotonic() - started, 3)
+    report["daily_summary"] = _daily_summary(home, report, now, dry)
+    if not dry:
+        lock.write_state(home.root / ".consolidate_state", {"last_run_at": iso(now)})
 
 
 def _scratch_copy(
@@ -132,37 +142,73 @@ def _scratch_copy(
     return folder, copy
 
 
-def _sessions(
+class Memories(Protocol):
+    """The memory operations of dedup, decay, expiry and the identity files, each
+    write one transaction (memory.db, or a storage back end's database)."""
+
+    def active(self, now: datetime) -> list[Memory]: ...
+
+    def supersede(self, pairs: list[tuple[str, str]], now: datetime) -> None: ...
+
+    def retire(self, archive: list[str], demote: list[str], now: datetime) -> None: ...
+
+    def expire(self, now: datetime, limit: int) -> int:
+        """Delete up to ``limit`` memories past their expiry; how many."""
+        ...
+
+
+class SqliteMemories:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def active(self, now: datetime) -> list[Memory]:
+        return store.active(self.conn, now)
+
+    def supersede(self, pairs: list[tuple[str, str]], now: datetime) -> None:
+        with write_tx(self.conn):
+            store.supersede(self.conn, pairs, now)
+
+    def retire(self, archive: list[str], demote: list[str], now: datetime) -> None:
+        with write_tx(self.conn):
+            store.archive(self.conn, archive, now)
+            store.demote(self.conn, demote, now)
+
+    def expire(self, now: datetime, limit: int) -> int:
+        with write_tx(self.conn):
+            ids = store.expired(self.conn, now, limit)
+            store.delete(self.conn, ids)
+        return len(ids)
+
+
+def digest_due(
     home: Home,
-    conn: sqlite3.Connection,
+    target: Target,
+    sessions: list[SessionRow],
     now: datetime,
     options: Options,
     model: ModelExtraction | None,
     progress: Progress | None,
 ) -> dict[str, Any]:
+    """Digest each of ``sessions`` (those with unextracted turns) that ended or idled."""
     extractor: Extractor = model if model is not None else rules(options.words)
     summarize = model.summarize if model is not None else None
     idle_before = iso(now - options.idle)
-    due = [
-        s
-        for s in turns.sessions_with_unextracted(conn)
-        if s.ended_at is not None or s.last_turn_at < idle_before
-    ]
+    due = [s for s in sessions if s.ended_at is not None or s.last_turn_at < idle_before]
     episodes = memories = processed = 0
     for number, row in enumerate(due, start=1):
         key = SessionKey(row.group, row.agent, row.session)
         source = "session_end" if row.ended_at else "consolidate"
         done = options.extracted_on_log(key)
-        digest = digest_session(home, conn, key, now, source, extractor, summarize, done)
-        episodes += len(digest.episodes)
-        memories += len(digest.remembered)
-        processed += digest.turns
+        made = digest(target, home, key, now, source, extractor, summarize, done)
+        episodes += len(made.episodes)
+        memories += len(made.remembered)
+        processed += made.turns
         if progress:
             progress("sessions", number, len(due))
     return {"sessions": len(due), "turns": processed, "episodes": episodes, "memories": memories}
 
 
-def _dedup(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
+def dedup_step(memories: Memories, now: datetime) -> dict[str, Any]:
     started = time.monotonic()
     items = [
         dedup.Item(
@@ -171,13 +217,12 @@ def _dedup(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
             m.content,
             (m.confidence, m.importance, m.access_count, m.updated_at),
         )
-        for m in store.active(conn, now)
+        for m in memories.active(now)
     ]
     clusters = dedup.clusters(items)
     pairs = [(other.id, cluster[0].id) for cluster in clusters for other in cluster[1:]]
     for start in range(0, len(pairs), BATCH):
-        with write_tx(conn):
-            store.supersede(conn, pairs[start : start + BATCH], now)
+        memories.supersede(pairs[start : start + BATCH], now)
     seconds = round(time.monotonic() - started, 3)
     return {
         "memories": len(items),
@@ -187,13 +232,21 @@ def _dedup(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
     }
 
 
-def _decay(conn: sqlite3.Connection, now: datetime) -> dict[str, Any]:
-    archive, demote = decay.plan(store.active(conn, now), now)
+def decay_step(memories: Memories, now: datetime) -> dict[str, Any]:
+    archive, demote = decay.plan(memories.active(now), now)
     for start in range(0, max(len(archive), len(demote)), BATCH):
-        with write_tx(conn):
-            store.archive(conn, archive[start : start + BATCH], now)
-            store.demote(conn, demote[start : start + BATCH], now)
+        memories.retire(archive[start : start + BATCH], demote[start : start + BATCH], now)
     return {"archived": len(archive), "demoted": len(demote)}
+
+
+def expire_step(memories: Memories, now: datetime) -> int:
+    """Delete every expired memory, ``BATCH`` per transaction; how many."""
+    deleted = 0
+    while True:
+        done = memories.expire(now, BATCH)
+        deleted += done
+        if done < BATCH:
+            return deleted
 
 
 def _expire(
@@ -202,14 +255,8 @@ def _expire(
     """Expired memories and expired attachments (with their artifact rows) go."""
     from soloqueue_mem.memory import attach
 
-    deleted = 0
-    while True:
-        with write_tx(conn):
-            ids = store.expired(conn, now, BATCH)
-            store.delete(conn, ids)
-        deleted += len(ids)
-        if len(ids) < BATCH:
-            return {"deleted": deleted, "attachments": attach.expire(conn, artifacts, now)}
+    deleted = expire_step(SqliteMemories(conn), now)
+    return {"deleted": deleted, "attachments": attach.expire(conn, artifacts, now)}
 
 
 def _embed(
@@ -244,7 +291,13 @@ def publish_identity(
 ) -> dict[str, Any]:
     """Rewrite ``identity/MEMORY.md`` and ``USER.md`` from the active memories (also
     after ``memory forget``, so a forgotten memory leaves the files at once)."""
-    memories = store.active(conn, now)
+    return publish(home, store.active(conn, now), now, dry_run)
+
+
+def publish(
+    home: Home, memories: list[Memory], now: datetime, dry_run: bool = False
+) -> dict[str, Any]:
+    """The identity files from ``memories`` (the active ones)."""
     files = {
         "MEMORY.md": identity.memory_md(memories, now),
         "USER.md": identity.user_md(memories, now),

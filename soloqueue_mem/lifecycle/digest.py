@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from soloqueue_mem import faults
 from soloqueue_mem.db.connect import write_tx
@@ -49,6 +49,34 @@ class Digest(NamedTuple):
     turns: int
 
 
+class Target(Protocol):
+    """Where a session is digested: its turns, episodes and memories (memory.db, or a
+    storage back end's database)."""
+
+    def pending(self, key: SessionKey) -> set[int]:
+        """The session's turn indexes whose memories are not extracted yet."""
+        ...
+
+    def records(self, key: SessionKey) -> list[dict[str, Any]]:
+        """The session's records (JSONL shape), in turn order."""
+        ...
+
+    def store(
+        self,
+        key: SessionKey,
+        stretch: list[dict[str, Any]],
+        drafts: list[Draft],
+        episode: Episode,
+        now: datetime,
+    ) -> tuple[Episode, list[Remembered]] | None:
+        """In one transaction: unless another process digested part of ``stretch``
+        meanwhile (None), remember ``drafts`` (linked to ``episode``), store the episode
+        and mark the stretch extracted."""
+        ...
+
+    def note_progress(self, key: SessionKey, episode: Episode, now: datetime) -> None: ...
+
+
 def digest_session(
     home: Home,
     conn: sqlite3.Connection,
@@ -59,13 +87,27 @@ def digest_session(
     summarize: Callable[[list[dict[str, Any]]], str | None] | None = None,
     extracted_on_log: Collection[int] = (),
 ) -> Digest:
+    """:func:`digest` into memory.db."""
+    target = SqliteTarget(home, conn)
+    return digest(target, home, key, now, source, extractor, summarize, extracted_on_log)
+
+
+def digest(
+    target: Target,
+    home: Home,
+    key: SessionKey,
+    now: datetime,
+    source: str,
+    extractor: Extractor | None = None,
+    summarize: Callable[[list[dict[str, Any]]], str | None] | None = None,
+    extracted_on_log: Collection[int] = (),
+) -> Digest:
     """Episodes and memories for the session's turns not yet extracted; the turns in
     ``extracted_on_log`` gave their memories already and are only summarized."""
-    last = turns.max_turn_index(conn, key)
-    pending = turns.unextracted_indexes(conn, key, last)
+    pending = target.pending(key)
     if not pending:
         return Digest([], [], 0)
-    records = [l1_record(r) for r in read_session(home, key).records if r["turn_index"] in pending]
+    records = [l1_record(r) for r in target.records(key) if r["turn_index"] in pending]
     made: list[Episode] = []
     remembered: list[Remembered] = []
     for start in range(0, len(records), CHUNK):
@@ -78,33 +120,73 @@ def digest_session(
         if summary:
             episode = episode._replace(summary=summary)
         faults.fault("digest.before_write")
-        with write_tx(conn):
-            if not _still_pending(conn, key, stretch):
-                continue  # a concurrent `session end` or consolidate digested it first
-            found = [
-                remember(conn, d._replace(source_episode_id=episode.id), key.group, key.agent, now)
-                for d in drafts
-            ]
-            episode = episode._replace(
-                linked_memory_ids=list(dict.fromkeys(r.memory.id for r in found))
-            )
-            episodes.insert(conn, episode)
-            turns.mark_extracted(conn, key, stretch[-1]["turn_index"], episode.id)
-        made.append(episode)
-        remembered += found
+        stored = target.store(key, stretch, drafts, episode, now)
+        if stored is None:
+            continue  # a concurrent `session end` or consolidate digested it first
+        made.append(stored[0])
+        remembered += stored[1]
     if made:
-        _note_progress(conn, key, made[-1], now)
+        target.note_progress(key, made[-1], now)
     return Digest(made, remembered, len(records))
 
 
-def _still_pending(
-    conn: sqlite3.Connection, key: SessionKey, stretch: list[dict[str, Any]]
-) -> bool:
+class SqliteTarget:
+    """Digesting into memory.db (the session's records from its JSONL log)."""
+
+    def __init__(self, home: Home, conn: sqlite3.Connection) -> None:
+        self.home = home
+        self.conn = conn
+
+    def pending(self, key: SessionKey) -> set[int]:
+        return turns.unextracted_indexes(self.conn, key, turns.max_turn_index(self.conn, key))
+
+    def records(self, key: SessionKey) -> list[dict[str, Any]]:
+        return read_session(self.home, key).records
+
+    def store(
+        self,
+        key: SessionKey,
+        stretch: list[dict[str, Any]],
+        drafts: list[Draft],
+        episode: Episode,
+        now: datetime,
+    ) -> tuple[Episode, list[Remembered]] | None:
+        conn = self.conn
+        with write_tx(conn):
+            if not still_pending(self.pending_upto(key, stretch[-1]["turn_index"]), stretch):
+                return None
+            episode, found = remembered_for(
+                episode, drafts, lambda d: remember(conn, d, key.group, key.agent, now)
+            )
+            episodes.insert(conn, episode)
+            turns.mark_extracted(conn, key, stretch[-1]["turn_index"], episode.id)
+        return episode, found
+
+    def pending_upto(self, key: SessionKey, upto: int) -> set[int]:
+        return turns.unextracted_indexes(self.conn, key, upto)
+
+    def note_progress(self, key: SessionKey, episode: Episode, now: datetime) -> None:
+        pad = scratchpad.get(self.conn, key.group, key.agent)
+        entry = progress_entry(episode)
+        scratchpad.put(
+            self.conn, key.group, key.agent, scratchpad.with_progress(pad.content, entry), now
+        )
+
+
+def still_pending(pending: set[int], stretch: list[dict[str, Any]]) -> bool:
     """Inside the write transaction: are all of the stretch's turns still unextracted?
     The check and the write are one transaction, so two processes digesting the same
     session never make the same episode or restate the same memory twice."""
-    pending = turns.unextracted_indexes(conn, key, stretch[-1]["turn_index"])
     return all(r["turn_index"] in pending for r in stretch)
+
+
+def remembered_for(
+    episode: Episode, drafts: list[Draft], remember: Callable[[Draft], Remembered]
+) -> tuple[Episode, list[Remembered]]:
+    """Remember ``drafts`` as coming from ``episode``; the episode linked to them."""
+    found = [remember(d._replace(source_episode_id=episode.id)) for d in drafts]
+    ids = list(dict.fromkeys(r.memory.id for r in found))
+    return episode._replace(linked_memory_ids=ids), found
 
 
 def episode_tags(home: Home, records: list[dict[str, Any]]) -> list[str]:
@@ -118,11 +200,8 @@ def _lexicon(cache_dir: Path) -> Lexicon:
     return open_lexicon(cache_dir)
 
 
-def _note_progress(
-    conn: sqlite3.Connection, key: SessionKey, episode: Episode, now: datetime
-) -> None:
-    pad = scratchpad.get(conn, key.group, key.agent)
+def progress_entry(episode: Episode) -> str:
+    """The scratchpad's 近期进展 line for ``episode``."""
     what = " ".join((episode.goal or episode.summary).split())[:120]
     day = episode.ended_at[5:10].replace("-", "/")
-    entry = f"{day}: {what} ({episode.outcome})"
-    scratchpad.put(conn, key.group, key.agent, scratchpad.with_progress(pad.content, entry), now)
+    return f"{day}: {what} ({episode.outcome})"

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from soloqueue_mem.memory import working
 from soloqueue_mem.memory.backend import FTS5Backend
+from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.text.fts import query_terms
 from soloqueue_mem.text.lexicon import Lexicon
@@ -50,7 +51,7 @@ def answer(
     dense: bool,
 ) -> Answer:
     """Hot then cold; ``dense`` asks for cosine (the caller checked the model loads)."""
-    hot = [Result(e.content, "hot", 1.0) for e in working.latest(conn, group, now)]
+    hot = hot_results(working.latest(conn, group, now))
     if dense:
         from soloqueue_mem.semantic.dense import Scope, search
         from soloqueue_mem.semantic.model import load
@@ -60,6 +61,16 @@ def answer(
         return Answer(hot + cold, "dense")
     terms = query_terms(query, lexicon)
     found = FTS5Backend().search(conn, terms, Filters(group=group), now, COLD_LIMIT)
+    return lexical_answer(hot, found)
+
+
+def hot_results(entries: list[working.Entry]) -> list[Result]:
+    return [Result(e.content, "hot", 1.0) for e in entries]
+
+
+def lexical_answer(hot: list[Result], found: list[tuple[Memory, float]]) -> Answer:
+    """``hot`` then the memories full-text search ``found``, their scores divided by
+    the best one."""
     best = max((score for _, score in found), default=1.0) or 1.0
     cold = [Result(m.content, "cold", round(max(0.0, s / best), 6)) for m, s in found]
     return Answer(hot + cold, "lexical")

@@ -8,6 +8,7 @@ the same text twice changes nothing."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from datetime import datetime
 from typing import NamedTuple
 
@@ -15,7 +16,7 @@ from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import content_key
 from soloqueue_mem.memory.splitter import split_text
-from soloqueue_mem.memory.store import Draft
+from soloqueue_mem.memory.store import Draft, Remembered
 
 SOURCE = "promote"
 TAG = "promoted"
@@ -28,15 +29,28 @@ class Promoted(NamedTuple):
 
 
 def promote(conn: sqlite3.Connection, group: str, agent: str, text: str, now: datetime) -> Promoted:
+    with write_tx(conn):
+        return promoted(
+            text,
+            lambda keys: store.active_keys(conn, group, agent, keys, now),
+            lambda draft: store.remember(conn, draft, group, agent, now),
+        )
+
+
+def promoted(
+    text: str,
+    active_keys: Callable[[list[str]], set[str]],
+    remember: Callable[[Draft], Remembered],
+) -> Promoted:
+    """The chunks of ``text`` no active memory holds yet, stored through ``remember``
+    (a back end's, inside the caller's transaction)."""
     chunks = list(dict.fromkeys(split_text(text)))  # a chunk repeated in the text: once
     stored: list[str] = []
-    with write_tx(conn):
-        known = store.active_keys(conn, group, agent, [content_key(c) for c in chunks], now)
-        for chunk in chunks:
-            if content_key(chunk) in known:
-                continue
-            draft = Draft(chunk, "FACT", duration="permanent", tags=(TAG,), source=SOURCE)
-            result = store.remember(conn, draft, group, agent, now)
-            known.add(content_key(chunk))
-            stored.append(result.memory.id)
+    known = active_keys([content_key(c) for c in chunks])
+    for chunk in chunks:
+        if content_key(chunk) in known:
+            continue
+        draft = Draft(chunk, "FACT", duration="permanent", tags=(TAG,), source=SOURCE)
+        stored.append(remember(draft).memory.id)
+        known.add(content_key(chunk))
     return Promoted(len(chunks), stored, len(chunks) - len(stored))

@@ -137,7 +137,8 @@ class Result(NamedTuple):
 class Source(Protocol):
     """Where another database back end (PostgreSQL) finds recall's candidates: the
     ``channels`` it serves, a memory search (a ``SearchBackend``), turn search, the
-    newest turns of a scope, and the retrieval count."""
+    newest turns of a scope, the working-memory list, episode search, and the
+    retrieval counts."""
 
     name: str
     channels: frozenset[str]
@@ -153,6 +154,14 @@ class Source(Protocol):
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]: ...
 
     def touch(self, memory_ids: list[str], now: datetime) -> None: ...
+
+    def working(self, group: str, now: datetime, limit: int) -> list[Entry]: ...
+
+    def search_episodes(
+        self, terms: list[str], filters: EpisodeFilters, limit: int
+    ) -> list[tuple[Episode, float]]: ...
+
+    def touch_episodes(self, ids: list[str]) -> None: ...
 
 
 class Context(NamedTuple):
@@ -256,6 +265,7 @@ def recall(
     kept = fit_budget(ranked[: request.limit], request.max_tokens, count, terms)
     if source is not None:
         source.touch([h.candidate.memory.id for h in kept if h.candidate.memory], now)
+        source.touch_episodes([h.candidate.episode.id for h in kept if h.candidate.episode])
     elif conn is not None and is_read_only(conn):
         notes.append(READ_ONLY_NOTE)
     elif conn is not None:
@@ -369,8 +379,11 @@ def _episodes(context: Context) -> list[Candidate]:
     filters = EpisodeFilters(
         request.group, request.agent, None, iso(request.since) if request.since else None
     )
-    match = match_expression(context.terms)
-    found = episodes.search(context.conn, match, filters, context.pool) if match else []
+    if context.source is not None:
+        found = context.source.search_episodes(context.terms, filters, context.pool)
+    else:
+        match = match_expression(context.terms)
+        found = episodes.search(context.conn, match, filters, context.pool) if match else []
     best = max((score for _, score in found), default=1.0) or 1.0
     return [
         Candidate(
@@ -488,12 +501,12 @@ def _hot(context: Context) -> list[Candidate]:
         scope = SearchScope(request.group, request.agent, None, iso(since), None)
         window = turns.newest_turns(context.conn, scope, HOT_RETURNED)
     found = [_turn_candidate(t, "hot", 0) for t in window]
-    if request.group is not None and context.source is None:
-        found += [
-            _working_candidate(entry)
-            for entry in working.latest(context.conn, request.group, context.now, HOT_RETURNED)
-            if entry.created_at >= iso(since)
-        ]
+    if request.group is not None:
+        if context.source is not None:
+            entries = context.source.working(request.group, context.now, HOT_RETURNED)
+        else:
+            entries = working.latest(context.conn, request.group, context.now, HOT_RETURNED)
+        found += [_working_candidate(e) for e in entries if e.created_at >= iso(since)]
     found.sort(key=lambda c: c.timestamp, reverse=True)  # stable: equal times keep order
     return [
         c._replace(relevance=1.0 - number / HOT_RETURNED)

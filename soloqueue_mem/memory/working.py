@@ -119,11 +119,17 @@ DELETE FROM working_memory WHERE group_id = :group AND (
 """
 
 
-def add(conn: sqlite3.Connection, group: str, content: str, source: str, now: datetime) -> Added:
-    """Push ``content`` onto the group's list unless the filter drops it, then trim."""
+def checked(content: str) -> str:
+    """``content`` stripped; BadInput when it is too long or holds NUL."""
     content = content.strip()
     if len(content) > MAX_CHARS or "\x00" in content:
         raise BadInput(f"a working-memory entry is at most {MAX_CHARS} characters, without NUL")
+    return content
+
+
+def add(conn: sqlite3.Connection, group: str, content: str, source: str, now: datetime) -> Added:
+    """Push ``content`` onto the group's list unless the filter drops it, then trim."""
+    content = checked(content)
     stamp = iso(now)
     with write_tx(conn):
         live = latest(conn, group, now, CAP)

@@ -13,25 +13,33 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
-from soloqueue_mem.pg import memories, turns
+from soloqueue_mem.pg import episodes, memories, sessions, turns, working
 
 if TYPE_CHECKING:
     import psycopg
 
     from soloqueue_mem.config import Config
+    from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.session_end import Ended
+    from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
+    from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
+    from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
+    from soloqueue_mem.memory.working import Added, Entry
+    from soloqueue_mem.sessions.events import SessionKey
+    from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
-    from soloqueue_mem.sessions.turns import Turn
+    from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Queued, Rejected
     from soloqueue_mem.text.lexicon import Lexicon
 
-# What recall finds here: memories, turns (of any age, of the last days) and the
-# working-memory window of turns; episodes, the `working add` entries, time
-# expressions, kinds and the dense channel are SQLite-only for now.
-RECALL_CHANNELS = frozenset({"memories", "traces", "recent", "hot"})
+# What recall finds here: memories, episodes, turns (of any age, of the last days) and
+# the working-memory window (turns and `working add` entries); time expressions,
+# kinds and the dense channel are SQLite-only for now.
+RECALL_CHANNELS = frozenset({"memories", "episodes", "traces", "recent", "hot"})
 
 
 class PostgresBackend:
@@ -85,6 +93,40 @@ class PostgresBackend:
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]:
         return turns.newest_turns(self.conn, scope, limit)
 
+    def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]:
+        return sessions.list_sessions(self.conn, self.home, group, agent, limit)
+
+    def session(self, key: SessionKey) -> SessionLogContent:
+        return sessions.read(self.conn, self.home, key)
+
+    def session_end(self, key: SessionKey, now: datetime) -> Ended:
+        from soloqueue_mem.pg.lifecycle import end_session
+
+        return end_session(self.conn, self.home, self.config, key, now)
+
+    # -- episodes and consolidation ------------------------------------------------
+
+    def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]:
+        return episodes.list_episodes(self.conn, filters, limit)
+
+    def episode(self, ref: str) -> Episode:
+        return episodes.get(self.conn, ref)
+
+    def search_episodes(
+        self, terms: list[str], filters: EpisodeFilters, limit: int
+    ) -> list[tuple[Episode, float]]:
+        return episodes.search(self.conn, terms, filters, limit)
+
+    def touch_episodes(self, ids: list[str]) -> None:
+        episodes.touch(self.conn, ids)
+
+    def consolidate(
+        self, now: datetime, options: Options, progress: Progress | None = None
+    ) -> dict[str, Any]:
+        from soloqueue_mem.pg.lifecycle import run
+
+        return run(self.conn, self.home, now, options, progress)
+
     # -- memories ------------------------------------------------------------------
 
     def recall(
@@ -121,3 +163,37 @@ class PostgresBackend:
 
     def forget(self, refs: Iterable[str]) -> list[str]:
         return memories.forget(self.conn, refs)
+
+    # -- seed 004: working memory, promote, hot + cold query ------------------------
+
+    def working_add(self, group: str, content: str, source: str, now: datetime) -> Added:
+        return working.add(self.conn, group, content, source, now)
+
+    def working(self, group: str, now: datetime, limit: int) -> list[Entry]:
+        return working.latest(self.conn, group, now, limit)
+
+    def working_clear(self, group: str) -> int:
+        return working.clear(self.conn, group)
+
+    def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted:
+        from soloqueue_mem.memory.promote import promoted
+
+        with self.conn.transaction():
+            return promoted(
+                text,
+                lambda keys: memories.active_keys(self.conn, group, agent, keys, now),
+                lambda draft: memories.remember(self.conn, draft, group, agent, now),
+            )
+
+    def query(
+        self, query: str, group: str, now: datetime, lexicon: Callable[[], Lexicon]
+    ) -> Answer:
+        """Seed 004's answer with the full-text cold search (no dense channel here)."""
+        from soloqueue_mem.memory.hotcold import COLD_LIMIT, hot_results, lexical_answer
+        from soloqueue_mem.memory.store import Filters
+        from soloqueue_mem.text.fts import query_terms
+
+        hot = hot_results(working.latest(self.conn, group, now))
+        terms = query_terms(query, lexicon)
+        found = memories.search(self.conn, terms, Filters(group=group), now, COLD_LIMIT)
+        return lexical_answer(hot, found)

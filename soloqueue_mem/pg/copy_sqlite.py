@@ -1,10 +1,11 @@
 """``migrate --to``: copy a SQLite store (memory.db) into PostgreSQL, resumably.
 
-Sessions, turns and memories (every version: superseded, archived and expired ones
-too) are copied in batches, each batch one transaction that inserts what the database
-lacks (``ON CONFLICT DO NOTHING``), so a copy cut short is continued by running it
-again, and a finished one is a no-op. A turn's session row is locked and its counters
-advanced in the batch's transaction, as ``log`` does, so hosts may keep writing.
+Sessions, turns (with their extraction state), memories (every version: superseded,
+archived and expired ones too) and episodes are copied in batches, each batch one
+transaction that inserts what the database lacks (``ON CONFLICT DO NOTHING``), so a
+copy cut short is continued by running it again, and a finished one is a no-op. A
+turn's session row is locked and its counters advanced in the batch's transaction, as
+``log`` does, so hosts may keep writing.
 
 Every batch is then read back from the database and compared with the source, column
 by column: a row the database holds differently (another host wrote a different turn
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from soloqueue_mem import jsonio
 from soloqueue_mem.faults import fault
 from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.pg import episodes
 from soloqueue_mem.pg.memories import _search_text as memory_search_text
 from soloqueue_mem.pg.text import document
 from soloqueue_mem.sessions.events import Event, index_body
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 
 BATCH_ROWS = 2000
 MAX_LISTED_CONFLICTS = 100
+_TABLES = ("sessions", "turns", "memories", "episodes")
 _SESSION_KEY = ("group_id", "agent_id", "session_id")
 # compared between source and database (and hashed), in this order
 _TURN_COLUMNS = (
@@ -100,7 +103,7 @@ class Copy:
     """The copy's progress: per-table reports and the first conflicts found."""
 
     tables: dict[str, TableReport] = field(
-        default_factory=lambda: {name: TableReport() for name in ("sessions", "turns", "memories")}
+        default_factory=lambda: {name: TableReport() for name in _TABLES}
     )
     conflicts: list[dict[str, Any]] = field(default_factory=list)
 
@@ -131,6 +134,7 @@ def copy_store(
         ("sessions", _copy_sessions),
         ("turns", _copy_turns),
         ("memories", _copy_memories),
+        ("episodes", _copy_episodes),
     ):
         for rows in _batches(source, name, batch_rows):
             with target.transaction():
@@ -144,10 +148,12 @@ def copy_store(
 _SOURCE_SQL = {
     "sessions": "SELECT group_id, agent_id, session_id, started_at, last_turn_at, ended_at"
     " FROM sessions ORDER BY group_id, agent_id, session_id",
-    "turns": f"SELECT {', '.join(_TURN_COLUMNS)}, token_estimate FROM conversation_turns"  # noqa: S608
+    "turns": f"SELECT {', '.join(_TURN_COLUMNS)}, token_estimate, extracted, episode_id"  # noqa: S608
+    " FROM conversation_turns"
     " ORDER BY group_id, agent_id, session_id, turn_index",
     "memories": f"SELECT {', '.join(_MEMORY_COLUMNS)}, content_key FROM memories"  # noqa: S608
     " ORDER BY rowid",
+    "episodes": f"SELECT {episodes.COLUMNS} FROM episodes ORDER BY rowid",  # noqa: S608
 }
 
 
@@ -196,12 +202,14 @@ def _copy_turns(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Cop
         )
     bodies = [document(_body(row)) for row in rows]
     columns = [list(c) for c in zip(*rows, strict=True)]
+    columns[-2] = [bool(extracted) for extracted in columns[-2]]
     inserted = conn.execute(
-        f"INSERT INTO quarantine_logs ({', '.join(_TURN_COLUMNS)}, token_estimate, search)"  # noqa: S608
-        " SELECT g, a, s, i, r, c, tc, tr, ts, e, m, te, to_tsvector('simple', b) FROM unnest("
-        "%s::text[], %s::text[], %s::text[], %s::int4[], %s::text[], %s::text[], %s::text[],"
-        " %s::text[], %s::text[], %s::text[], %s::text[], %s::int4[], %s::text[])"
-        " AS u(g, a, s, i, r, c, tc, tr, ts, e, m, te, b)"
+        f"INSERT INTO quarantine_logs ({', '.join(_TURN_COLUMNS)}, token_estimate,"  # noqa: S608
+        " extracted, episode_id, search)"
+        " SELECT g, a, s, i, r, c, tc, tr, ts, e, m, te, x, ep, to_tsvector('simple', b)"
+        " FROM unnest(%s::text[], %s::text[], %s::text[], %s::int4[], %s::text[], %s::text[],"
+        " %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int4[], %s::bool[],"
+        " %s::text[], %s::text[]) AS u(g, a, s, i, r, c, tc, tr, ts, e, m, te, x, ep, b)"
         " ON CONFLICT DO NOTHING RETURNING group_id, agent_id, session_id, turn_index, timestamp",
         [*columns, bodies],
     ).fetchall()
@@ -274,3 +282,15 @@ def _copy_memories(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: 
     bad = report.compare([(row[0], tuple(row[:width])) for row in normal], target)
     report.existing += len(rows) - len(inserted) - len(bad)
     done.conflict("memories", bad)
+
+
+def _copy_episodes(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Copy) -> None:
+    """Insert the episodes the database lacks (by id), compare them all."""
+    report = done.tables["episodes"]
+    copied = sum(episodes.copy_in(conn, row) for row in rows)
+    report.source += len(rows)
+    report.copied += copied
+    target = episodes.read_back(conn, [row[0] for row in rows])
+    bad = report.compare([(row[0], tuple(row)) for row in rows], target)
+    report.existing += len(rows) - copied - len(bad)
+    done.conflict("episodes", bad)

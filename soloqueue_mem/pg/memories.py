@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
-from soloqueue_mem.db.ids import checked_ref
-from soloqueue_mem.errors import NotFound, UsageError
 from soloqueue_mem.memory.model import Memory, check_type, content_key, fixed_expiry, renewed
 from soloqueue_mem.memory.store import (
     Draft,
@@ -28,6 +26,7 @@ from soloqueue_mem.memory.store import (
     new_memory,
 )
 from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.pg.ids import row_by_prefix
 from soloqueue_mem.pg.text import any_query, document
 
 if TYPE_CHECKING:
@@ -144,16 +143,7 @@ def _active(conn: psycopg.Connection, where: str, params: dict[str, Any]) -> lis
 
 def get(conn: psycopg.Connection, ref: str) -> Memory:
     """The memory with id ``ref``, or the only one whose id starts with it (like git)."""
-    ref = checked_ref(ref, "memory")
-    rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM memories WHERE starts_with(id, %s) LIMIT 2",  # noqa: S608
-        (ref,),
-    ).fetchall()
-    if not rows:
-        raise NotFound(f"no memory {ref}")
-    if len(rows) > 1:
-        raise UsageError(f"memory id prefix {ref} is ambiguous; give more digits")
-    return memory_from_row(rows[0])
+    return memory_from_row(row_by_prefix(conn, "memories", _COLUMNS, ref, "memory"))
 
 
 def _filter_sql(filters: Filters, now: datetime) -> tuple[str, dict[str, Any]]:
@@ -260,3 +250,16 @@ def touch(conn: psycopg.Connection, ids: list[str], now: datetime) -> None:
                 " expires_at = %s WHERE id = %s",
                 (stamp, renewed(memory, now), memory.id),
             )
+
+
+def active_keys(
+    conn: psycopg.Connection, group: str, agent: str, keys: list[str], now: datetime
+) -> set[str]:
+    """Which of the content ``keys`` an active memory of (group, agent) already has."""
+    rows = conn.execute(
+        f"SELECT content_key FROM memories"  # noqa: S608 - fixed fragments
+        f" WHERE group_id = %(group)s AND agent_id = %(agent)s AND {_ACTIVE}"
+        " AND content_key = ANY(%(keys)s)",
+        {"group": group, "agent": agent, "now": iso(now), "keys": keys},
+    ).fetchall()
+    return {row[0] for row in rows}

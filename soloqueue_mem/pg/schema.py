@@ -78,6 +78,51 @@ MIGRATIONS: list[str] = [
     CREATE INDEX memories_superseded ON memories (superseded_by);
     CREATE INDEX memories_search ON memories USING GIN (search);
     """,
+    # 3: seed 004's working memory (as memory.db's m009); episodes (as m005) and each
+    # turn's extraction state (as conversation_turns.extracted/episode_id)
+    """
+    CREATE TABLE working_memory (
+        id BIGSERIAL PRIMARY KEY,
+        group_id TEXT NOT NULL,
+        content TEXT NOT NULL,
+        content_key TEXT NOT NULL,
+        source TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+    );
+    CREATE INDEX working_memory_group ON working_memory (group_id, id);
+    ALTER TABLE quarantine_logs ADD COLUMN extracted BOOLEAN NOT NULL DEFAULT FALSE,
+        ADD COLUMN episode_id TEXT;
+    CREATE INDEX quarantine_logs_unextracted ON quarantine_logs
+        (group_id, agent_id, session_id, turn_index) WHERE NOT extracted;
+    CREATE TABLE episodes (
+        seq BIGSERIAL UNIQUE,
+        id TEXT PRIMARY KEY,
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        goal TEXT NOT NULL DEFAULT '',
+        outcome TEXT NOT NULL DEFAULT 'success',
+        started_at TEXT NOT NULL,
+        ended_at TEXT NOT NULL,
+        action_nodes TEXT NOT NULL DEFAULT '[]',
+        entities TEXT NOT NULL DEFAULT '[]',
+        tools_used TEXT NOT NULL DEFAULT '[]',
+        linked_memory_ids TEXT NOT NULL DEFAULT '[]',
+        tags TEXT NOT NULL DEFAULT '[]',
+        importance_score DOUBLE PRECISION NOT NULL DEFAULT 0.5,
+        access_count INTEGER NOT NULL DEFAULT 0,
+        source TEXT NOT NULL DEFAULT 'session_end',
+        first_turn INTEGER NOT NULL,
+        last_turn INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        search TSVECTOR NOT NULL
+    );
+    CREATE INDEX episodes_session ON episodes (group_id, agent_id, session_id, last_turn);
+    CREATE INDEX episodes_time ON episodes (ended_at);
+    CREATE INDEX episodes_search ON episodes USING GIN (search);
+    """,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

@@ -5,19 +5,27 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from soloqueue_mem.errors import BadInput, Unsupported
 
 if TYPE_CHECKING:
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
+    from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.session_end import Ended
+    from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
+    from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
+    from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
+    from soloqueue_mem.memory.working import Added, Entry
+    from soloqueue_mem.sessions.events import SessionKey
+    from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
-    from soloqueue_mem.sessions.turns import Turn
+    from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Rejected
     from soloqueue_mem.text.lexicon import Lexicon
 
@@ -35,6 +43,19 @@ POSTGRES_COMMANDS = frozenset(
         "memory show",
         "memory forget",
         "memory history",
+        "session list",
+        "session show",
+        "session export",
+        "session end",
+        "episode list",
+        "episode show",
+        "episode search",
+        "consolidate",
+        "working add",
+        "working list",
+        "working clear",
+        "promote",
+        "query",
         "migrate",
         "path",
         "completion",
@@ -43,7 +64,8 @@ POSTGRES_COMMANDS = frozenset(
 
 
 class Backend(Protocol):
-    """Turns and their search, memories and their history, the working-memory window."""
+    """Turns and their search, sessions, memories and their history, episodes and
+    consolidation, the working memory."""
 
     name: str
 
@@ -61,6 +83,24 @@ class Backend(Protocol):
 
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]: ...
 
+    def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]: ...
+
+    def session(self, key: SessionKey) -> SessionLogContent: ...
+
+    def session_end(self, key: SessionKey, now: datetime) -> Ended: ...
+
+    def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]: ...
+
+    def episode(self, ref: str) -> Episode: ...
+
+    def search_episodes(
+        self, terms: list[str], filters: EpisodeFilters, limit: int
+    ) -> list[tuple[Episode, float]]: ...
+
+    def consolidate(
+        self, now: datetime, options: Options, progress: Progress | None = None
+    ) -> dict[str, Any]: ...
+
     def recall(
         self, request: Request, now: datetime, lexicon: Callable[[], Lexicon]
     ) -> RecallResult: ...
@@ -76,6 +116,18 @@ class Backend(Protocol):
     def history(self, ref: str) -> list[Memory]: ...
 
     def forget(self, refs: Iterable[str]) -> list[str]: ...
+
+    def working_add(self, group: str, content: str, source: str, now: datetime) -> Added: ...
+
+    def working(self, group: str, now: datetime, limit: int) -> list[Entry]: ...
+
+    def working_clear(self, group: str) -> int: ...
+
+    def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted: ...
+
+    def query(
+        self, query: str, group: str, now: datetime, lexicon: Callable[[], Lexicon]
+    ) -> Answer: ...
 
     def close(self) -> None: ...
 

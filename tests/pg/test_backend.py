@@ -18,8 +18,8 @@ from tests.conftest import Cli, run_process, tree_snapshot
 @pytest.mark.parametrize(
     "args",
     [
-        ["session", "list"],
-        ["consolidate"],
+        ["session", "set", "s1", "k", "v"],
+        ["scratchpad", "show"],
         ["kv", "set", "k", "1"],
         ["artifact", "save", "-"],
         ["memory", "edit", "abcd", "--content", "x"],
@@ -87,15 +87,17 @@ def test_the_library_store_runs_on_postgres(home: Path, on_postgres: str) -> Non
         assert set(forgotten.ids) == {made.memory.id, later.memory.id}
         with pytest.raises(NotFound):
             store.memory(later.memory.id)
+        assert [s.session for s in store.sessions()] == ["s1"]
+        assert store.session_export("s1").count("\n") == 1
         with pytest.raises(Unsupported):
-            store.sessions()
+            store.kv_get("k")
     assert not (home / "memory.db").exists()
 
 
 def test_recall_names_the_channels_it_lacks(cli: Cli, on_postgres: str) -> None:
-    result = cli("recall", "x", "--channels", "memories,episodes")
+    result = cli("recall", "x", "--channels", "memories,kinds")
     assert result.exit_code == 69
-    assert "episodes" in result.stderr
+    assert "kinds" in result.stderr
 
 
 _WRITER = """
@@ -173,7 +175,7 @@ def test_database_url_in_config_selects_postgres(cli: Cli, home: Path, database_
     (home / "config.toml").write_text(f'database_url = "{database_url}"\n')
     cli.ok("log", "-s", "s1", "configured")
     assert not (home / "memory.db").exists()
-    assert cli("session", "list").exit_code == 69
+    assert [s["session"] for s in cli.json("session", "list")] == ["s1"]
 
 
 def test_the_claude_hook_fails_open_with_the_reason(home: Path, on_postgres: str) -> None:

@@ -63,6 +63,7 @@ def test_a_store_is_copied_whole_and_reads_the_same_on_postgres(
         "sessions": (2, 2, 0, 0),
         "turns": (5, 5, 0, 0),
         "memories": (3, 3, 0, 0),
+        "episodes": (0, 0, 0, 0),
     }
     for table in report["tables"].values():
         assert table["source_sha256"] == table["target_sha256"]
@@ -89,6 +90,7 @@ def test_a_rerun_copies_nothing_and_verifies_again(
         "sessions": (2, 0, 2, 0),
         "turns": (5, 0, 5, 0),
         "memories": (3, 0, 3, 0),
+        "episodes": (0, 0, 0, 0),
     }
     assert {n: t["target_sha256"] for n, t in second["tables"].items()} == {
         n: t["target_sha256"] for n, t in first["tables"].items()
@@ -112,6 +114,7 @@ def test_a_copy_killed_mid_way_is_finished_by_running_it_again(
         "sessions": (2, 0, 2, 0),
         "turns": (5, 5, 0, 0),
         "memories": (3, 3, 0, 0),
+        "episodes": (0, 0, 0, 0),
     }
 
 

@@ -1,0 +1,176 @@
+"""``consolidate`` and ``session end`` on PostgreSQL: the steps of
+:mod:`soloqueue_mem.lifecycle.consolidate` and :mod:`soloqueue_mem.lifecycle.digest`
+over the database, with the SQL they need on ``memories``.
+
+One run at a time across every host: a run holds a session-level advisory lock
+(another run exits 75, or waits with ``--wait``). Digesting is safe beside ``session
+end`` on any host anyway (see :mod:`soloqueue_mem.pg.episodes`). A dry run runs every
+step inside one transaction and rolls it back: the report says what a real run would
+do, nothing is written to the database (its locks are held until it ends).
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager, nullcontext
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from soloqueue_mem import lock
+from soloqueue_mem.clock import iso
+from soloqueue_mem.config import Config
+from soloqueue_mem.errors import NotFound, TempFail
+from soloqueue_mem.home import Home
+from soloqueue_mem.lifecycle import consolidate
+from soloqueue_mem.lifecycle.consolidate import Options, Progress
+from soloqueue_mem.lifecycle.digest import digest, rules
+from soloqueue_mem.lifecycle.session_end import Ended
+from soloqueue_mem.lifecycle.vocabulary import vocabulary
+from soloqueue_mem.memory.model import RETENTION, Memory
+from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.pg import episodes
+from soloqueue_mem.pg.episodes import PostgresTarget
+from soloqueue_mem.pg.memories import _ACTIVE, _COLUMNS
+from soloqueue_mem.sessions.events import SessionKey
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    import psycopg
+
+RUN_LOCK = 0x636F6E73  # "cons": one consolidate at a time on the database
+NOT_HERE = "not on the PostgreSQL back end yet"
+
+
+class PostgresMemories:
+    """:class:`soloqueue_mem.lifecycle.consolidate.Memories` on the database."""
+
+    def __init__(self, conn: psycopg.Connection) -> None:
+        self.conn = conn
+
+    def active(self, now: datetime) -> list[Memory]:
+        rows = self.conn.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE {_ACTIVE} ORDER BY seq",  # noqa: S608
+            {"now": iso(now)},
+        ).fetchall()
+        return [memory_from_row(row) for row in rows]
+
+    def supersede(self, pairs: list[tuple[str, str]], now: datetime) -> None:
+        with self.conn.transaction(), self.conn.cursor() as cur:
+            cur.executemany(
+                "UPDATE memories SET superseded_by = %s, updated_at = %s WHERE id = %s",
+                [(new, iso(now), old) for old, new in pairs],
+            )
+
+    def retire(self, archive: list[str], demote: list[str], now: datetime) -> None:
+        until = iso(now + RETENTION["TRANSIENT"])  # type: ignore[operator]
+        with self.conn.transaction():
+            self.conn.execute(
+                "UPDATE memories SET archived_at = %s WHERE id = ANY(%s)", (iso(now), archive)
+            )
+            self.conn.execute(
+                "UPDATE memories SET priority = 'TRANSIENT',"
+                " expires_at = LEAST(COALESCE(expires_at, %s), %s) WHERE id = ANY(%s)",
+                (until, until, demote),
+            )
+
+    def expire(self, now: datetime, limit: int) -> int:
+        return self.conn.execute(
+            "DELETE FROM memories WHERE id IN (SELECT id FROM memories WHERE expires_at"
+            " IS NOT NULL AND expires_at <= %s LIMIT %s FOR UPDATE SKIP LOCKED)",
+            (iso(now), limit),
+        ).rowcount
+
+
+def run(
+    conn: psycopg.Connection,
+    home: Home,
+    now: datetime,
+    options: Options,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """One consolidation of the database (the report of the SQLite run; ``embed``
+    and ``graph`` are skipped, the model is not used, attachments are not here)."""
+    import psycopg
+
+    started = time.monotonic()
+    home.ensure()
+    state = home.root / ".consolidate_state"  # this host's run lock and last run time
+    with (
+        lock.exclusive(state, "consolidate", wait=options.wait, note_holder=False),
+        _run_lock(conn, options.wait),
+    ):
+        report: dict[str, Any] = {"dry_run": options.dry_run, "now": iso(now)}
+        with conn.transaction() if options.dry_run else nullcontext():
+            _steps(conn, home, now, options, progress, report)
+            if options.dry_run:
+                raise psycopg.Rollback()  # the block ends, rolled back, nothing raised
+        consolidate.finish(home, report, started, now, options.dry_run)
+    return report
+
+
+def _steps(
+    conn: psycopg.Connection,
+    home: Home,
+    now: datetime,
+    options: Options,
+    progress: Progress | None,
+    report: dict[str, Any],
+) -> None:
+    target = PostgresTarget(conn, home)
+    due = episodes.sessions_due(conn, iso(now - options.idle))
+    report["sessions"] = consolidate.digest_due(home, target, due, now, options, None, progress)
+    report["model"] = {"used": False}
+    memories = PostgresMemories(conn)
+    report["dedup"] = consolidate.dedup_step(memories, now)
+    report["decay"] = consolidate.decay_step(memories, now)
+    report["expire"] = {"deleted": consolidate.expire_step(memories, now), "attachments": 0}
+    report["embed"] = {"skipped": f"embeddings are {NOT_HERE}"}
+    report["graph"] = {"skipped": f"the graph memory is {NOT_HERE}"}
+    report["identity"] = consolidate.publish(home, memories.active(now), now, options.dry_run)
+
+
+@contextmanager
+def _run_lock(conn: psycopg.Connection, wait: bool) -> Iterator[None]:
+    if wait:
+        conn.execute("SELECT pg_advisory_lock(%s)", (RUN_LOCK,))
+    else:
+        row = conn.execute("SELECT pg_try_advisory_lock(%s)", (RUN_LOCK,)).fetchone()
+        if not (row and row[0]):
+            raise TempFail(
+                "another consolidate is running on the database; try again later or use --wait"
+            )
+    try:
+        yield
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (RUN_LOCK,))
+
+
+def end_session(
+    conn: psycopg.Connection, home: Home, config: Config, key: SessionKey, now: datetime
+) -> Ended:
+    """``session end``: mark it ended (NotFound when never logged), digest its new
+    turns, delete its TRANSIENT memories."""
+    ended_at = iso(now)
+    row = conn.execute(
+        "UPDATE sessions SET ended_at = %s WHERE group_id = %s AND agent_id = %s"
+        " AND session_id = %s RETURNING started_at",
+        (ended_at, *key),
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"session {key.group}/{key.agent}/{key.session} not found")
+    extractor = rules(vocabulary(config.predicates))
+    made = digest(PostgresTarget(conn, home), home, key, now, "session_end", extractor)
+    return Ended(ended_at, made, _clear_transients(conn, key, row[0]))
+
+
+def _clear_transients(conn: psycopg.Connection, key: SessionKey, since: str) -> list[str]:
+    """Delete the session's TRANSIENT memories (as ``store.session_transients`` picks them)."""
+    rows = conn.execute(
+        "DELETE FROM memories WHERE priority = 'TRANSIENT' AND group_id = %s AND agent_id = %s"
+        " AND (source_episode_id IN (SELECT id FROM episodes WHERE group_id = %s"
+        " AND agent_id = %s AND session_id = %s)"
+        " OR (source_episode_id IS NULL AND created_at >= %s)) RETURNING id",
+        (key.group, key.agent, *key, since),
+    ).fetchall()
+    return [row[0] for row in rows]

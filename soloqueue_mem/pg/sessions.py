@@ -1,0 +1,86 @@
+"""Sessions on PostgreSQL: listing them and reading a session's turns back.
+
+The database holds every host's turns; a host's JSONL log holds only the turns that
+host wrote, with what the database lacks (the original of offloaded tool output, the
+OpenAI message as given). A session is read from the database, each turn replaced by
+this host's JSONL record of it when there is one (same session, same turn index: the
+index was taken from the database when the turn was written).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from soloqueue_mem.errors import NotFound
+from soloqueue_mem.home import Home
+from soloqueue_mem.pg.turns import _COLUMNS as _TURN_COLUMNS
+from soloqueue_mem.sessions.events import Event, SessionKey, to_record
+from soloqueue_mem.sessions.reader import SessionLogContent, read_session
+from soloqueue_mem.sessions.turns import SessionRow, Turn
+from soloqueue_mem.sessions.turns import _turn as turn_from_row
+
+if TYPE_CHECKING:
+    import psycopg
+
+
+def list_sessions(
+    conn: psycopg.Connection, home: Home, group: str | None, agent: str | None, limit: int
+) -> list[SessionRow]:
+    """Sessions, most recently active first, as :func:`soloqueue_mem.sessions.turns.
+    list_sessions` orders them; ``jsonl_bytes`` is the size of this host's log."""
+    rows = conn.execute(
+        "SELECT group_id, agent_id, session_id, started_at, last_turn_at, turn_count,"
+        " ended_at FROM sessions"
+        " WHERE (%(group)s::text IS NULL OR group_id = %(group)s)"
+        " AND (%(agent)s::text IS NULL OR agent_id = %(agent)s)"
+        " ORDER BY last_turn_at DESC, group_id, agent_id, session_id LIMIT %(limit)s",
+        {"group": group, "agent": agent, "limit": limit},
+    ).fetchall()
+    return [SessionRow(*row[:6], _log_size(home, SessionKey(*row[:3])), row[6]) for row in rows]
+
+
+def _log_size(home: Home, key: SessionKey) -> int:
+    try:
+        return home.session_log(*key).stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def session_turns(conn: psycopg.Connection, key: SessionKey) -> list[Turn]:
+    """Every turn of the session in the database, in turn order."""
+    rows = conn.execute(
+        f"SELECT {_TURN_COLUMNS} FROM quarantine_logs"  # noqa: S608 - constant columns
+        " WHERE group_id = %s AND agent_id = %s AND session_id = %s ORDER BY turn_index",
+        tuple(key),
+    ).fetchall()
+    return [turn_from_row(row) for row in rows]
+
+
+def read(conn: psycopg.Connection, home: Home, key: SessionKey) -> SessionLogContent:
+    """The session's records (see the module doc); NotFound when it has no turn."""
+    found = session_turns(conn, key)
+    if not found:
+        raise NotFound(
+            f"session {key.group}/{key.agent}/{key.session} not found "
+            "(try: soloqueue-mem session list)"
+        )
+    local: dict[int, dict[str, Any]] = {}
+    problems: list[str] = []
+    if home.session_log(*key).exists():
+        content = read_session(home, key)
+        local = {r["turn_index"]: r for r in content.records}
+        problems = content.problems
+    return SessionLogContent(key, [local.get(t.turn_index) or record(t) for t in found], problems)
+
+
+def record(turn: Turn) -> dict[str, Any]:
+    """A turn as its JSONL record, from what the database holds."""
+    event = Event(
+        turn.role,
+        turn.content,
+        turn.tool_calls,
+        turn.tool_results,
+        metadata=turn.metadata,
+        event_id=turn.event_id,
+    )
+    return to_record(event, turn.turn_index, turn.timestamp)

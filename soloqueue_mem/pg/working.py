@@ -1,0 +1,62 @@
+"""All SQL for ``working_memory`` on PostgreSQL: seed 004's per-group list with the
+rules of :mod:`soloqueue_mem.memory.working` (its entry filter, 50 entries, 24 h).
+
+A push holds a transaction-scoped advisory lock on the group, so two hosts pushing
+the same entry at once store it once and the trim counts every entry.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from soloqueue_mem.clock import iso
+from soloqueue_mem.memory.model import content_key
+from soloqueue_mem.memory.working import CAP, RETURNED, TTL, Added, Entry, checked, screen
+
+if TYPE_CHECKING:
+    import psycopg
+
+_COLUMNS = "id, group_id, content, source, created_at, expires_at"
+
+
+def add(conn: psycopg.Connection, group: str, content: str, source: str, now: datetime) -> Added:
+    """Push ``content`` onto the group's list unless the filter drops it, then trim."""
+    content = checked(content)
+    stamp, expires = iso(now), iso(now + TTL)
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"working/{group}",))
+        reason = screen(content, [e.content for e in latest(conn, group, now, CAP)])
+        if reason is not None:
+            return Added(None, reason)
+        row = conn.execute(
+            "INSERT INTO working_memory"
+            " (group_id, content, content_key, source, created_at, expires_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
+            (group, content, content_key(content), source, stamp, expires),
+        ).fetchone()
+        assert row is not None
+        conn.execute(
+            "DELETE FROM working_memory WHERE group_id = %(group)s AND ("
+            " expires_at <= %(now)s OR id NOT IN (SELECT id FROM working_memory"
+            " WHERE group_id = %(group)s ORDER BY id DESC LIMIT %(cap)s))",
+            {"group": group, "now": stamp, "cap": CAP},
+        )
+    return Added(Entry(int(row[0]), group, content, source, stamp, expires), None)
+
+
+def latest(
+    conn: psycopg.Connection, group: str, now: datetime, limit: int = RETURNED
+) -> list[Entry]:
+    """The group's newest live entries, newest first (LRANGE 0 limit-1)."""
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM working_memory"  # noqa: S608 - constant columns
+        " WHERE group_id = %s AND expires_at > %s ORDER BY id DESC LIMIT %s",
+        (group, iso(now), limit),
+    ).fetchall()
+    return [Entry(*row) for row in rows]
+
+
+def clear(conn: psycopg.Connection, group: str) -> int:
+    """Drop the group's list (DEL); the number of entries removed."""
+    return conn.execute("DELETE FROM working_memory WHERE group_id = %s", (group,)).rowcount

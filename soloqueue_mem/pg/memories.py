@@ -28,7 +28,8 @@ from soloqueue_mem.memory.store import (
     new_memory,
 )
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.pg.text import any_query, document
+from soloqueue_mem.pg.text import document, term_query
+from soloqueue_mem.text.fts import BROAD_MATCHES
 
 if TYPE_CHECKING:
     import psycopg
@@ -230,16 +231,29 @@ def forget(conn: psycopg.Connection, refs: Iterable[str]) -> list[str]:
 def search(
     conn: psycopg.Connection, terms: list[str], filters: Filters, now: datetime, limit: int
 ) -> list[tuple[Memory, float]]:
-    """Active memories matching any of ``terms``, best ``ts_rank`` first."""
-    match = any_query(terms)
-    if match is None:
+    """Active memories matching any of ``terms``, best ``ts_rank`` first, among each
+    term's ``BROAD_MATCHES`` newest matches (as :func:`soloqueue_mem.pg.turns.trace`)."""
+    phrases = [q for q in (term_query(t) for t in terms) if q]
+    if not phrases:
         return []
     where, params = _filter_sql(filters, now)
+    newest = " UNION ".join(
+        f"(SELECT seq FROM memories WHERE search @@ to_tsquery('simple', %(t{n})s) AND {where}"
+        " ORDER BY seq DESC LIMIT %(window)s)"
+        for n in range(len(phrases))
+    )
+    match = " | ".join(f"({p})" for p in phrases)
     rows = conn.execute(
         f"SELECT {_COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
-        f" FROM memories, to_tsquery('simple', %(match)s) AS q WHERE search @@ q AND {where}"
+        f" FROM memories, to_tsquery('simple', %(match)s) AS q WHERE seq IN ({newest})"
         " ORDER BY score DESC, updated_at DESC LIMIT %(limit)s",
-        {**params, "match": match, "limit": limit},
+        {
+            **params,
+            **{f"t{n}": phrase for n, phrase in enumerate(phrases)},
+            "window": BROAD_MATCHES,
+            "match": match,
+            "limit": limit,
+        },
     ).fetchall()
     return [(memory_from_row(row[:-1]), float(row[-1])) for row in rows]
 

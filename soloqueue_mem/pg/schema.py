@@ -10,7 +10,22 @@ own text module prepares it (:mod:`soloqueue_mem.pg.text`).
 
 from __future__ import annotations
 
-MIGRATIONS: list[str] = [
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import psycopg
+
+
+def _reindex_bigrams(conn: psycopg.Connection) -> None:
+    from soloqueue_mem.pg.reindex import reindex_bigrams
+
+    reindex_bigrams(conn)
+
+
+# An entry is SQL, or a function given the connection (a step that needs this package's
+# own text processing, run inside the migration's transaction).
+MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     # 1: turns, sessions, memories
     """
     CREATE TABLE quarantine_logs (
@@ -78,6 +93,8 @@ MIGRATIONS: list[str] = [
     CREATE INDEX memories_superseded ON memories (superseded_by);
     CREATE INDEX memories_search ON memories USING GIN (search);
     """,
+    # (pgrecall, issue 14's "entry 4") CJK runs indexed as bigrams: every row re-indexed
+    _reindex_bigrams,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

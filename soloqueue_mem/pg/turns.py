@@ -30,6 +30,7 @@ from soloqueue_mem.sessions.turns import Turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
 from soloqueue_mem.sessions.writer import LoggedTurn, Queued, acknowledged, logged_turn
 from soloqueue_mem.text.cjk import estimate_tokens
+from soloqueue_mem.text.fts import BROAD_MATCHES
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, coverage, weigh_query
 
@@ -154,6 +155,13 @@ def _insert_turn(
     return int(row[0])
 
 
+def stored_body(role: str, content: str, tool_calls: str | None, tool_results: str | None) -> str:
+    """A stored turn's searchable text, as ``log`` indexes it (its JSON columns parsed)."""
+    calls = jsonio.loads(tool_calls) if tool_calls else []
+    results = jsonio.loads(tool_results) if tool_results else []
+    return index_body(Event(role, content, calls, results))
+
+
 def _logged_before(conn: psycopg.Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM quarantine_logs"  # noqa: S608 - constant names
@@ -191,7 +199,10 @@ def trace(
 
     The best ``POOL`` matches by ``ts_rank`` are scored by the share of the query's
     (idf-weighted) terms they hold, the measure SQLite's ``trace`` re-ranks by; each
-    term's match is decided by the database, with the index's own tokens. As in
+    term's match is decided by the database, with the index's own tokens. Ranked are
+    each term's ``BROAD_MATCHES`` newest matches: all of a narrow term's, and a common
+    term's newest only (ranking every turn holding a common word is what is slow at a
+    million turns, and it barely moves ``ts_rank``). As in
     SQLite, too few hits and a query with stopwords: the turns matching those follow.
     """
     if not 1 <= limit <= MAX_LIMIT:
@@ -220,11 +231,17 @@ def _ranked(
     match = " | ".join(f"({p})" for p in phrases)
     where, params = _scope_sql(scope)
     held = ", ".join("search @@ to_tsquery('simple', %s)" for _ in phrases)
+    newest = " UNION ".join(
+        f"(SELECT id FROM quarantine_logs WHERE search @@ to_tsquery('simple', %s) AND {where}"
+        " ORDER BY id DESC LIMIT %s)"
+        for _ in phrases
+    )
+    windows = [value for phrase in phrases for value in (phrase, *params, BROAD_MATCHES)]
     rows = conn.execute(
         f"SELECT {_COLUMNS}, {held} FROM quarantine_logs"  # noqa: S608 - fixed fragments
-        f" WHERE search @@ to_tsquery('simple', %s) AND {where}"
+        f" WHERE id IN ({newest})"
         " ORDER BY ts_rank(search, to_tsquery('simple', %s)) DESC, id DESC LIMIT %s",
-        (*phrases, match, *params, match, max(limit, POOL)),
+        (*phrases, *windows, match, max(limit, POOL)),
     ).fetchall()
     weights = [t.weight for t in terms]
     width = len(_COLUMNS.split(", "))

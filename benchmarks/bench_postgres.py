@@ -76,6 +76,21 @@ with psycopg.connect(sys.argv[1]) as conn:
 """
 
 
+PG_WINDOW_QUERY = """
+import json, sys, psycopg
+phrases = json.loads(sys.argv[2])
+newest = " UNION ".join(
+    "(SELECT id FROM quarantine_logs WHERE search @@ to_tsquery('simple', %s)"
+    " ORDER BY id DESC LIMIT 5000)" for _ in phrases)
+with psycopg.connect(sys.argv[1]) as conn:
+    conn.execute(
+        f"SELECT id, content FROM quarantine_logs WHERE id IN ({newest})"
+        " ORDER BY ts_rank(search, to_tsquery('simple', %s)) DESC LIMIT 10",
+        (*phrases, " | ".join(f"({p})" for p in phrases)),
+    ).fetchall()
+"""
+
+
 def load(root: Path, url: str | None, turns: int, memories: int, start: datetime) -> None:
     """The same seeded turns and memories, through the library, into one back end."""
     from soloqueue_mem.config import Config
@@ -206,12 +221,19 @@ def build_at_scale(url: str, turns: int, memories: int, start: datetime) -> None
         conn.execute("VACUUM ANALYZE")
 
 
-def time_at_scale(server, turns: int, memories: int, runs: int, python: str) -> None:  # noqa: ANN001
+def time_at_scale(  # noqa: PLR0913
+    server,  # noqa: ANN001
+    turns: int,
+    memories: int,
+    runs: int,
+    python: str,
+    reindex: bool = False,
+) -> None:
     """Build a database of that size and time ``recall`` on it (see the module doc)."""
     import psycopg
 
     from soloqueue_mem.pg.connect import connect
-    from soloqueue_mem.pg.text import any_query
+    from soloqueue_mem.pg.text import any_query, term_query
     from soloqueue_mem.text.lexicon import open_lexicon
     from soloqueue_mem.text.query import weigh_query
 
@@ -244,6 +266,15 @@ def time_at_scale(server, turns: int, memories: int, runs: int, python: str) -> 
                 "argv": [python, "-c", PG_QUERY, admin, any_query(terms) or ""],
                 "env": env,
             }
+            phrases = [q for q in map(term_query, terms) if q]
+            commands[f"floor: newest 5,000 per term, ts_rank {query!r}"] = {
+                "argv": [python, "-c", PG_WINDOW_QUERY, admin, json.dumps(phrases)],
+                "env": env,
+            }
+        commands["floor: import psycopg, connect, SELECT 1"] = {
+            "argv": [python, "-c", PG_CONNECT, admin],
+            "env": env,
+        }
         lexicon.close()
         c.note(f"timing {len(commands)} commands x {runs} runs, interleaved")
         times = c.interleaved(commands, runs)
@@ -260,6 +291,33 @@ def time_at_scale(server, turns: int, memories: int, runs: int, python: str) -> 
             goal = c.verdict(c.median(t) * 1000 <= RECALL_GOAL_MS)
         rows.append((label, c.ms(c.median(t)), c.ms(c.p90(t)), goal))
     c.out(c.table(["command", "median ms", "p90 ms", "goal"], rows))
+    if reindex:
+        time_reindex(admin)
+
+
+def time_reindex(url: str) -> None:
+    """The schema step re-indexing every row (``pg/reindex.py``), timed on the database
+    just built: its version is set back to before the step, then it is opened."""
+    import psycopg
+
+    from soloqueue_mem.pg.connect import connect
+    from soloqueue_mem.pg.schema import MIGRATIONS
+
+    step = next(
+        n for n, m in enumerate(MIGRATIONS) if getattr(m, "__name__", "") == "_reindex_bigrams"
+    )
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE schema_version SET version = %s", (step,))
+        rows = conn.execute(
+            "SELECT (SELECT count(*) FROM quarantine_logs) + (SELECT count(*) FROM memories)"
+        ).fetchone()[0]
+    began = time.perf_counter()
+    connect(url).close()
+    seconds = time.perf_counter() - began
+    c.out(
+        f"\nRe-indexing step on open (schema step {step + 1}): {rows:,} rows in {seconds:.0f} s"
+        f" ({rows / seconds:,.0f} rows/s)\n"
+    )
 
 
 MIGRATE_FLOOR = """
@@ -409,6 +467,9 @@ def main() -> None:
         "--scale", default="", help="TURNS,MEMORIES: also time recall at that size (PostgreSQL)"
     )
     parser.add_argument("--only-scale", action="store_true", help="skip the SQLite comparison")
+    parser.add_argument(
+        "--reindex", action="store_true", help="with --scale: also time the re-indexing step"
+    )
     args = parser.parse_args()
     turns, memories = (5_000, 500) if args.quick else (20_000, 2_000)
     runs = args.runs or (7 if args.quick else 15)
@@ -427,7 +488,9 @@ def main() -> None:
             compare(url, turns, memories, runs, args.python)
         if args.scale:
             scale_turns, _, scale_memories = args.scale.partition(",")
-            time_at_scale(url, int(scale_turns), int(scale_memories or 0), runs, args.python)
+            time_at_scale(
+                url, int(scale_turns), int(scale_memories or 0), runs, args.python, args.reindex
+            )
     finally:
         server.stop()
 

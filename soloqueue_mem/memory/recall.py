@@ -57,6 +57,8 @@ from soloqueue_mem.text.when import TimeWindow, parse_when
 
 if TYPE_CHECKING:
     from soloqueue_mem.graph.store import Node
+    from soloqueue_mem.semantic.dense import DenseHit
+    from soloqueue_mem.semantic.dense import Scope as DenseScope
 
 RECENT_DAYS = 3
 HOT_HOURS = 24
@@ -136,7 +138,8 @@ class Result(NamedTuple):
 class Source(Protocol):
     """Where another database back end (PostgreSQL) finds recall's candidates: the
     ``channels`` it serves, a memory search (a ``SearchBackend``), turn search, the
-    newest turns of a scope, and the retrieval count."""
+    newest turns of a scope, the nearest memories by embedding (``dense``: none when
+    off), and the retrieval count."""
 
     name: str
     channels: frozenset[str]
@@ -150,6 +153,10 @@ class Source(Protocol):
     ) -> list[TraceHit]: ...
 
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]: ...
+
+    def nearest(
+        self, query: str, scope: DenseScope, now: datetime, limit: int
+    ) -> list[DenseHit]: ...
 
     def touch(self, memory_ids: list[str], now: datetime) -> None: ...
 

@@ -99,8 +99,11 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``
 # needs the right to create it): the dense channel's column, multilingual-e5-small's
-# 384 dimensions. Nothing writes it yet (issue 14, later phase).
+# 384 dimensions, and its HNSW index for cosine distance (pg/dense.py). Building the
+# index over existing vectors wants a large maintenance_work_mem (see the README).
 EMBEDDING_DIMENSIONS = 384
 EMBEDDING_COLUMN = (
-    f"ALTER TABLE memories ADD COLUMN IF NOT EXISTS embedding vector({EMBEDDING_DIMENSIONS})"
+    f"ALTER TABLE memories ADD COLUMN IF NOT EXISTS embedding vector({EMBEDDING_DIMENSIONS});"
+    " CREATE INDEX IF NOT EXISTS memories_embedding ON memories"
+    " USING hnsw (embedding vector_cosine_ops)"
 )

@@ -19,10 +19,17 @@ builds a second database of that size on the same server in bulk (a pool of 100,
 seeded turn texts, each used TURNS/100,000 times in sessions of 1,000 turns, one every
 30 s; seeded distinct memories; the same rows and ``tsvector`` documents ``log`` and
 ``remember`` write, then ``VACUUM ANALYZE``) and times whole-process ``recall`` there
-against its floor, the bare ``ts_rank`` query in a ``python -c``; goal: median ≤ 250 ms.
+against its floors, each in a ``python -c``: the bare ``ts_rank`` query over every
+match, the same ranking over each term's 5,000 newest matches (what ``trace`` and
+recall rank), and importing psycopg + connecting + ``SELECT 1``; goal: median ≤ 250 ms.
+``--reindex`` then times the schema step that re-indexes every row (bigram lexemes).
+
+With ``--dense N`` it times pgvector on N seeded 384-dimension vectors (binary COPY, the
+HNSW build, exact scan vs HNSW queries and the index's recall@k: :func:`time_dense`).
 
 Run: ``/tmp/bench-venv/bin/python benchmarks/bench_postgres.py [--quick] [--runs N]
-[--scale T,M]`` (the venv needs ``soloqueue-mem[postgres]``).
+[--scale T,M [--reindex]] [--dense N] [--only-scale]`` (the venv needs
+``soloqueue-mem[postgres]``; ``--dense`` numpy too).
 """
 
 from __future__ import annotations
@@ -320,6 +327,85 @@ def time_reindex(url: str) -> None:
     )
 
 
+DENSE_QUERIES = 50
+HNSW_MEMORY = "1GB"
+
+
+def time_dense(server: str, vectors: int) -> None:
+    """pgvector at ``vectors`` 384-dimension vectors: exact nearest neighbours (a scan)
+    against the HNSW index (``vector_cosine_ops``, pgvector's default m = 16,
+    ef_construction = 64): the top 10 at the default ef_search, and the top 200 at
+    ef_search 200, what recall's dense channel asks; measured in this process (no
+    process start), with the index's recall@k against the exact answer. The vectors
+    are seeded, L2-normalised noisy copies of 2,000 random centres (clustered, like
+    texts on a few topics: uniform random vectors are HNSW's worst case)."""
+    import numpy as np
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    from soloqueue_mem.pg.dense import EF_SEARCH
+
+    url = server.replace("/postgres?", "/dense?")
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE dense")
+    rng = np.random.default_rng(5)
+    centres = rng.standard_normal((2000, 384)).astype(np.float32)
+    data = centres[rng.integers(0, 2000, vectors)] + rng.standard_normal((vectors, 384)).astype(
+        np.float32
+    )
+    data /= np.linalg.norm(data, axis=1, keepdims=True)
+    queries = data[rng.integers(0, vectors, DENSE_QUERIES)] + 0.3 * rng.standard_normal(
+        (DENSE_QUERIES, 384)
+    ).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION vector")
+        register_vector(conn)
+        conn.execute("CREATE TABLE v (id INTEGER PRIMARY KEY, embedding vector(384))")
+        began = time.perf_counter()
+        with conn.cursor().copy("COPY v (id, embedding) FROM STDIN WITH (FORMAT BINARY)") as copy:
+            copy.set_types(["int4", "vector"])
+            for n, row in enumerate(data):
+                copy.write_row((n, row))
+        loaded = time.perf_counter() - began
+        conn.execute("VACUUM ANALYZE v")
+        sql = "SELECT id FROM v ORDER BY embedding <=> %s LIMIT %s"
+
+        def timed(k: int) -> tuple[list[float], list[set[int]]]:
+            times, found = [], []
+            for query in queries:
+                began = time.perf_counter()
+                found.append({row[0] for row in conn.execute(sql, (query, k)).fetchall()})
+                times.append(time.perf_counter() - began)
+            return times, found
+
+        exact = {k: timed(k) for k in (10, 200)}
+        conn.execute(f"SET maintenance_work_mem = '{HNSW_MEMORY}'")  # a constant
+        began = time.perf_counter()
+        conn.execute("CREATE INDEX ON v USING hnsw (embedding vector_cosine_ops)")
+        built = time.perf_counter() - began
+        conn.execute("SET hnsw.ef_search = 40")
+        approx = {10: timed(10)}
+        conn.execute(f"SET hnsw.ef_search = {EF_SEARCH}")  # a constant
+        approx[200] = timed(200)
+    c.out(
+        f"\npgvector, {vectors:,} vectors of 384 dimensions (binary COPY {vectors / loaded:,.0f}"
+        f" rows/s; HNSW build {built:.0f} s at maintenance_work_mem {HNSW_MEMORY});"
+        f" {DENSE_QUERIES} queries in one process\n"
+    )
+    rows = []
+    for k, how in ((10, "ef_search 40, pgvector's default"), (200, "ef_search 200, as recall")):
+        rows.append((f"exact top {k} (a scan)", *_spread(exact[k][0]), "1.000"))
+        found = zip(approx[k][1], exact[k][1], strict=True)
+        share = sum(len(a & e) for a, e in found) / (k * DENSE_QUERIES)
+        rows.append((f"HNSW top {k}, {how}", *_spread(approx[k][0]), f"{share:.3f}"))
+    c.out(c.table(["query", "median ms", "p90 ms", "recall@k"], rows))
+
+
+def _spread(times: list[float]) -> tuple[str, str]:
+    return c.ms(c.median(times)), c.ms(c.p90(times))
+
+
 MIGRATE_FLOOR = """
 import sqlite3, sys, psycopg
 lite = sqlite3.connect(sys.argv[2])
@@ -468,6 +554,9 @@ def main() -> None:
     )
     parser.add_argument("--only-scale", action="store_true", help="skip the SQLite comparison")
     parser.add_argument(
+        "--dense", type=int, default=0, help="VECTORS: time pgvector exact vs HNSW at that size"
+    )
+    parser.add_argument(
         "--reindex", action="store_true", help="with --scale: also time the re-indexing step"
     )
     args = parser.parse_args()
@@ -491,6 +580,8 @@ def main() -> None:
             time_at_scale(
                 url, int(scale_turns), int(scale_memories or 0), runs, args.python, args.reindex
             )
+        if args.dense:
+            time_dense(url, args.dense)
     finally:
         server.stop()
 

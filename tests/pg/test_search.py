@@ -158,3 +158,30 @@ def test_recall_finds_a_chinese_memory_and_turn_on_postgres(cli: Cli, on_postgre
     result = cli.json("recall", "项目 进度")
     contents = [hit["content"] for hit in result]
     assert "项目的进度每周更新" in contents and "项目进度在周五汇报" in contents
+
+
+def test_any_text_makes_a_valid_query(database_url: str) -> None:
+    import psycopg
+
+    from soloqueue_mem.pg.text import any_query
+
+    tricky = [
+        "a'b",
+        "x\\y",
+        "ǅemal",
+        "٣٤",
+        "e\u0301t\u00e9",
+        "😀 ok",
+        "ｆｕｌｌ",
+        "上'海",
+        "한국어",
+    ]
+    with psycopg.connect(database_url) as conn:
+        for text in tricky:
+            query = any_query([text, *text.split("'")])
+            assert query is not None, text
+            conn.execute(
+                "SELECT to_tsvector('simple', %s) @@ to_tsquery('simple', %s)",
+                (document(text), query),
+            ).fetchone()
+    assert any_query(["_", "!!"]) is None

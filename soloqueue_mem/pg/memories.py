@@ -28,8 +28,9 @@ from soloqueue_mem.memory.store import (
     new_memory,
 )
 from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.pg.newest import newest_matches
 from soloqueue_mem.pg.text import document, term_query
-from soloqueue_mem.text.fts import BROAD_MATCHES
+from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 
 if TYPE_CHECKING:
     import psycopg
@@ -232,30 +233,32 @@ def search(
     conn: psycopg.Connection, terms: list[str], filters: Filters, now: datetime, limit: int
 ) -> list[tuple[Memory, float]]:
     """Active memories matching any of ``terms``, best ``ts_rank`` first, among each
-    term's ``BROAD_MATCHES`` newest matches (as :func:`soloqueue_mem.pg.turns.trace`)."""
+    term's ``WINDOW`` newest matches (as :func:`soloqueue_mem.pg.turns.trace`)."""
     phrases = [q for q in (term_query(t) for t in terms) if q]
     if not phrases:
         return []
     where, params = _filter_sql(filters, now)
-    newest = " UNION ".join(
-        f"(SELECT seq FROM memories WHERE search @@ to_tsquery('simple', %(t{n})s) AND {where}"
-        " ORDER BY seq DESC LIMIT %(window)s)"
-        for n in range(len(phrases))
-    )
     match = " | ".join(f"({p})" for p in phrases)
+    ranked: dict[int, tuple[float, str]] = {}
+    for phrase in phrases:
+        for seq, score, updated in newest_matches(
+            conn,
+            "memories",
+            "seq",
+            phrase,
+            where,
+            {**params, "match": match},
+            WINDOW,
+            "ts_rank(search, to_tsquery('simple', %(match)s)), updated_at",
+        ):
+            ranked[seq] = (score, updated)
+    best = sorted(ranked, key=lambda seq: ranked[seq], reverse=True)[:limit]
     rows = conn.execute(
-        f"SELECT {_COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
-        f" FROM memories, to_tsquery('simple', %(match)s) AS q WHERE seq IN ({newest})"
-        " ORDER BY score DESC, updated_at DESC LIMIT %(limit)s",
-        {
-            **params,
-            **{f"t{n}": phrase for n, phrase in enumerate(phrases)},
-            "window": BROAD_MATCHES,
-            "match": match,
-            "limit": limit,
-        },
+        f"SELECT seq, {_COLUMNS} FROM memories WHERE seq = ANY(%s)",  # noqa: S608 - constants
+        (best,),
     ).fetchall()
-    return [(memory_from_row(row[:-1]), float(row[-1])) for row in rows]
+    by_seq = {row[0]: memory_from_row(row[1:]) for row in rows}
+    return [(by_seq[seq], float(ranked[seq][0])) for seq in best if seq in by_seq]
 
 
 def touch(conn: psycopg.Connection, ids: list[str], now: datetime) -> None:

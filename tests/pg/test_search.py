@@ -97,10 +97,10 @@ def test_the_database_matches_a_term_where_it_occurs(
 def test_ranking_reads_each_terms_newest_matches_only(
     home: Path, on_postgres: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A common term brings its newest BROAD_MATCHES matches to the ranking; a rare
-    term all of its own, however old."""
-    monkeypatch.setattr(turns, "BROAD_MATCHES", 3)
-    monkeypatch.setattr(memories, "BROAD_MATCHES", 3)
+    """A common term brings its newest WINDOW matches to the ranking; a rare term all
+    of its own, however old."""
+    monkeypatch.setattr(turns, "WINDOW", 3)
+    monkeypatch.setattr(memories, "WINDOW", 3)
     with Store() as store:
         store.log("deploy rollback notes", session="s1")  # the oldest: rare 'rollback'
         for n in range(6):
@@ -185,3 +185,35 @@ def test_any_text_makes_a_valid_query(database_url: str) -> None:
                 (document(text), query),
             ).fetchone()
     assert any_query(["_", "!!"]) is None
+
+
+def test_the_newest_matches_are_found_in_widening_ranges_of_keys(database_url: str) -> None:
+    """With statistics saying a term is common, the newest keys are searched first and
+    the range widened while it holds too few: the answer is always the true newest."""
+    from soloqueue_mem.pg.connect import connect
+    from soloqueue_mem.pg.newest import newest_matches
+
+    conn = connect(database_url)
+    try:
+        texts = [f"rollout step {n}" if n < 150 else f"deploy step {n}" for n in range(400)]
+        conn.execute(
+            "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
+            " content, timestamp, search) SELECT 'g', 'a', 's', n, 'user', t, '2026', "
+            " to_tsvector('simple', t) FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n)",
+            (texts,),
+        )
+        conn.execute("ANALYZE quarantine_logs")
+        ids = [row[0] for row in conn.execute("SELECT id FROM quarantine_logs ORDER BY id")]
+        for phrase, window in (("'rollout'", 5), ("'deploy'", 5), ("'step'", 400), ("'x'", 5)):
+            found = [
+                key
+                for (key,) in newest_matches(
+                    conn, "quarantine_logs", "id", phrase, "group_id = %(g)s", {"g": "g"}, window
+                )
+            ]
+            expected = [
+                i for i, text in zip(ids, texts, strict=True) if phrase.strip("'") in text.split()
+            ][::-1][:window]
+            assert found == expected, phrase
+    finally:
+        conn.close()

@@ -49,7 +49,7 @@ def newest_matches(
     top = conn.execute(f"SELECT max({key}) FROM {table}").fetchone()  # noqa: S608
     if top is None or top[0] is None:
         return []
-    span = None if estimate <= 2 * window else int(top[0] * window / estimate * MARGIN)
+    span = None if estimate <= 2 * window else max(window, int(top[0] * window / estimate * MARGIN))
     while True:
         low = top[0] - span if span is not None and span < top[0] else None
         bounded = "" if low is None else f" AND {key} > %(_low)s"

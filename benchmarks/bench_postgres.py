@@ -19,10 +19,19 @@ builds a second database of that size on the same server in bulk (a pool of 100,
 seeded turn texts, each used TURNS/100,000 times in sessions of 1,000 turns, one every
 30 s; seeded distinct memories; the same rows and ``tsvector`` documents ``log`` and
 ``remember`` write, then ``VACUUM ANALYZE``) and times whole-process ``recall`` there
-against its floor, the bare ``ts_rank`` query in a ``python -c``; goal: median ≤ 250 ms.
+against its floors, each in a ``python -c``: the bare ``ts_rank`` query over every
+match, the same ranking over each term's 2,000 newest matches as ``trace`` and recall
+find them (``pg/newest.py``; no widening step), and importing psycopg + connecting +
+``SELECT 1``; goal: median ≤ 250 ms. Then the same recalls in this process, through the
+library on one warm connection (what a long-lived ``Store``, ``mcp`` or ``serve`` pays).
+``--reindex`` then times the schema step that re-indexes every row (bigram lexemes).
+
+With ``--dense N`` it times pgvector on N seeded 384-dimension vectors (binary COPY, the
+HNSW build, exact scan vs HNSW queries and the index's recall@k: :func:`time_dense`).
 
 Run: ``/tmp/bench-venv/bin/python benchmarks/bench_postgres.py [--quick] [--runs N]
-[--scale T,M]`` (the venv needs ``soloqueue-mem[postgres]``).
+[--scale T,M [--reindex]] [--dense N] [--only-scale]`` (the venv needs
+``soloqueue-mem[postgres]``; ``--dense`` numpy too).
 """
 
 from __future__ import annotations
@@ -73,6 +82,29 @@ with psycopg.connect(sys.argv[1]) as conn:
         "SELECT id, content FROM quarantine_logs, to_tsquery('simple', %s) AS q"
         " WHERE search @@ q ORDER BY ts_rank(search, q) DESC LIMIT 10", (sys.argv[2],)
     ).fetchall()
+"""
+
+
+PG_WINDOW_QUERY = """
+import json, sys, psycopg
+phrases = json.loads(sys.argv[2])
+match = " | ".join(f"({p})" for p in phrases)
+ranked = {}
+with psycopg.connect(sys.argv[1], autocommit=True) as conn:
+    top = conn.execute("SELECT max(id) FROM quarantine_logs").fetchone()[0]
+    for p in phrases:
+        q = "search @@ to_tsquery('simple', %s)"
+        est = conn.execute("EXPLAIN (FORMAT JSON) SELECT 1 FROM quarantine_logs WHERE " + q,
+                           (p,)).fetchone()[0][0]["Plan"]["Plan Rows"]
+        low = top - int(top * 2000 / est * 1.5) if est > 4000 else 0
+        with conn.transaction():
+            conn.execute("SET LOCAL enable_indexscan = off")
+            ranked.update(conn.execute(
+                "SELECT id, ts_rank(search, to_tsquery('simple', %s)) FROM quarantine_logs"
+                " WHERE " + q + " AND id > %s ORDER BY id DESC LIMIT 2000", (match, p, low)
+            ).fetchall())
+    best = sorted(ranked, key=lambda i: (-ranked[i], -i))[:10]
+    conn.execute("SELECT id, content FROM quarantine_logs WHERE id = ANY(%s)", (best,)).fetchall()
 """
 
 
@@ -206,12 +238,19 @@ def build_at_scale(url: str, turns: int, memories: int, start: datetime) -> None
         conn.execute("VACUUM ANALYZE")
 
 
-def time_at_scale(server, turns: int, memories: int, runs: int, python: str) -> None:  # noqa: ANN001
+def time_at_scale(  # noqa: PLR0913
+    server,  # noqa: ANN001
+    turns: int,
+    memories: int,
+    runs: int,
+    python: str,
+    reindex: bool = False,
+) -> None:
     """Build a database of that size and time ``recall`` on it (see the module doc)."""
     import psycopg
 
     from soloqueue_mem.pg.connect import connect
-    from soloqueue_mem.pg.text import any_query
+    from soloqueue_mem.pg.text import any_query, term_query
     from soloqueue_mem.text.lexicon import open_lexicon
     from soloqueue_mem.text.query import weigh_query
 
@@ -244,11 +283,22 @@ def time_at_scale(server, turns: int, memories: int, runs: int, python: str) -> 
                 "argv": [python, "-c", PG_QUERY, admin, any_query(terms) or ""],
                 "env": env,
             }
-        lexicon.close()
+            phrases = [q for q in map(term_query, terms) if q]
+            commands[f"floor: newest 2,000 per term, ts_rank {query!r}"] = {
+                "argv": [python, "-c", PG_WINDOW_QUERY, admin, json.dumps(phrases)],
+                "env": env,
+            }
+        commands["floor: import psycopg, connect, SELECT 1"] = {
+            "argv": [python, "-c", PG_CONNECT, admin],
+            "env": env,
+        }
         c.note(f"timing {len(commands)} commands x {runs} runs, interleaved")
         times = c.interleaved(commands, runs)
+        warm = in_process(admin, host, now, lexicon, runs)
+        lexicon.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    times.update(warm)
     c.out(
         f"\nAt scale: {turns:,} turns + {memories:,} memories on PostgreSQL "
         f"(built in {built:.0f} s); {runs} runs each; goal: recall median ≤ {RECALL_GOAL_MS} ms\n"
@@ -256,10 +306,146 @@ def time_at_scale(server, turns: int, memories: int, runs: int, python: str) -> 
     rows = []
     for label, t in times.items():
         goal = ""
-        if label.startswith("recall"):
+        if "recall" in label:
             goal = c.verdict(c.median(t) * 1000 <= RECALL_GOAL_MS)
         rows.append((label, c.ms(c.median(t)), c.ms(c.p90(t)), goal))
     c.out(c.table(["command", "median ms", "p90 ms", "goal"], rows))
+    if reindex:
+        time_reindex(admin)
+
+
+def in_process(url: str, root: Path, now: str, lexicon, runs: int) -> dict[str, list[float]]:  # noqa: ANN001
+    """``recall`` through the library on one warm connection, as a long-lived process
+    (the ``Store``, ``mcp``, ``serve``) runs it: no interpreter start, no psycopg import."""
+    from soloqueue_mem.clock import parse_timestamp
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.memory.recall import Request
+    from soloqueue_mem.pg.backend import PostgresBackend
+
+    backend = PostgresBackend(Home(root), Config(), url)
+    at = parse_timestamp(now)
+    times: dict[str, list[float]] = {}
+    try:
+        backend.recall(Request(QUERIES[0]), at, lambda: lexicon)  # connect, warm up
+        for _ in range(runs):
+            for query in QUERIES:
+                began = time.perf_counter()
+                backend.recall(Request(query), at, lambda: lexicon)
+                times.setdefault(f"in-process recall {query!r}", []).append(
+                    time.perf_counter() - began
+                )
+    finally:
+        backend.close()
+    return times
+
+
+def time_reindex(url: str) -> None:
+    """The schema step re-indexing every row (``pg/reindex.py``), timed on the database
+    just built: its version is set back to before the step, then it is opened."""
+    import psycopg
+
+    from soloqueue_mem.pg.connect import connect
+    from soloqueue_mem.pg.schema import MIGRATIONS
+
+    step = next(
+        n for n, m in enumerate(MIGRATIONS) if getattr(m, "__name__", "") == "_reindex_bigrams"
+    )
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE schema_version SET version = %s", (step,))
+        rows = conn.execute(
+            "SELECT (SELECT count(*) FROM quarantine_logs) + (SELECT count(*) FROM memories)"
+        ).fetchone()[0]
+    began = time.perf_counter()
+    connect(url).close()
+    seconds = time.perf_counter() - began
+    c.out(
+        f"\nRe-indexing step on open (schema step {step + 1}): {rows:,} rows in {seconds:.0f} s"
+        f" ({rows / seconds:,.0f} rows/s)\n"
+    )
+
+
+DENSE_QUERIES = 50
+HNSW_MEMORY = "512MB"
+
+
+def time_dense(server: str, vectors: int) -> None:
+    """pgvector at ``vectors`` 384-dimension vectors: exact nearest neighbours (a scan)
+    against the HNSW index (``vector_cosine_ops``, pgvector's default m = 16,
+    ef_construction = 64): the top 10 at the default ef_search, and the top 200 at
+    ef_search 200, what recall's dense channel asks; measured in this process (no
+    process start), with the index's recall@k against the exact answer. The vectors
+    are seeded, L2-normalised noisy copies of 2,000 random centres (clustered, like
+    texts on a few topics: uniform random vectors are HNSW's worst case)."""
+    import numpy as np
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    from soloqueue_mem.pg.dense import EF_SEARCH
+
+    url = server.replace("/postgres?", "/dense?")
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE dense")
+    rng = np.random.default_rng(5)
+    centres = rng.standard_normal((2000, 384)).astype(np.float32)
+    data = centres[rng.integers(0, 2000, vectors)] + rng.standard_normal((vectors, 384)).astype(
+        np.float32
+    )
+    data /= np.linalg.norm(data, axis=1, keepdims=True)
+    queries = data[rng.integers(0, vectors, DENSE_QUERIES)] + 0.3 * rng.standard_normal(
+        (DENSE_QUERIES, 384)
+    ).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION vector")
+        register_vector(conn)
+        conn.execute("CREATE TABLE v (id INTEGER PRIMARY KEY, embedding vector(384))")
+        began = time.perf_counter()
+        with conn.cursor().copy("COPY v (id, embedding) FROM STDIN WITH (FORMAT BINARY)") as copy:
+            copy.set_types(["int4", "vector"])
+            for n, row in enumerate(data):
+                copy.write_row((n, row))
+        loaded = time.perf_counter() - began
+        conn.execute("VACUUM ANALYZE v")
+        sql = "SELECT id FROM v ORDER BY embedding <=> %s LIMIT %s"
+
+        def timed(k: int) -> tuple[list[float], list[set[int]]]:
+            times, found = [], []
+            for query in queries:
+                began = time.perf_counter()
+                found.append({row[0] for row in conn.execute(sql, (query, k)).fetchall()})
+                times.append(time.perf_counter() - began)
+            return times, found
+
+        exact = {k: timed(k) for k in (10, 200)}
+        conn.execute(f"SET maintenance_work_mem = '{HNSW_MEMORY}'")  # a constant
+        notices: list[str] = []
+        conn.add_notice_handler(lambda notice: notices.append(notice.message_primary))
+        began = time.perf_counter()
+        conn.execute("CREATE INDEX ON v USING hnsw (embedding vector_cosine_ops)")
+        built = time.perf_counter() - began
+        graph = conn.execute("SELECT pg_relation_size('v_embedding_idx')").fetchone()[0]
+        conn.execute("SET hnsw.ef_search = 40")
+        approx = {10: timed(10)}
+        conn.execute(f"SET hnsw.ef_search = {EF_SEARCH}")  # a constant
+        approx[200] = timed(200)
+    c.out(
+        f"\npgvector, {vectors:,} vectors of 384 dimensions (binary COPY {vectors / loaded:,.0f}"
+        f" rows/s; HNSW build {built:.0f} s at maintenance_work_mem {HNSW_MEMORY});"
+        f" {DENSE_QUERIES} queries in one process; index {graph / 2**20:.0f} MB on disk;"
+        f" server notices during the build: {notices or 'none'}\n"
+    )
+    rows = []
+    for k, how in ((10, "ef_search 40, pgvector's default"), (200, "ef_search 200, as recall")):
+        rows.append((f"exact top {k} (a scan)", *_spread(exact[k][0]), "1.000"))
+        found = zip(approx[k][1], exact[k][1], strict=True)
+        share = sum(len(a & e) for a, e in found) / (k * DENSE_QUERIES)
+        rows.append((f"HNSW top {k}, {how}", *_spread(approx[k][0]), f"{share:.3f}"))
+    c.out(c.table(["query", "median ms", "p90 ms", "recall@k"], rows))
+
+
+def _spread(times: list[float]) -> tuple[str, str]:
+    return c.ms(c.median(times)), c.ms(c.p90(times))
 
 
 MIGRATE_FLOOR = """
@@ -409,6 +595,12 @@ def main() -> None:
         "--scale", default="", help="TURNS,MEMORIES: also time recall at that size (PostgreSQL)"
     )
     parser.add_argument("--only-scale", action="store_true", help="skip the SQLite comparison")
+    parser.add_argument(
+        "--dense", type=int, default=0, help="VECTORS: time pgvector exact vs HNSW at that size"
+    )
+    parser.add_argument(
+        "--reindex", action="store_true", help="with --scale: also time the re-indexing step"
+    )
     args = parser.parse_args()
     turns, memories = (5_000, 500) if args.quick else (20_000, 2_000)
     runs = args.runs or (7 if args.quick else 15)
@@ -427,7 +619,11 @@ def main() -> None:
             compare(url, turns, memories, runs, args.python)
         if args.scale:
             scale_turns, _, scale_memories = args.scale.partition(",")
-            time_at_scale(url, int(scale_turns), int(scale_memories or 0), runs, args.python)
+            time_at_scale(
+                url, int(scale_turns), int(scale_memories or 0), runs, args.python, args.reindex
+            )
+        if args.dense:
+            time_dense(url, args.dense)
     finally:
         server.stop()
 

@@ -57,6 +57,8 @@ from soloqueue_mem.text.when import TimeWindow, parse_when
 
 if TYPE_CHECKING:
     from soloqueue_mem.graph.store import Node
+    from soloqueue_mem.semantic.dense import DenseHit
+    from soloqueue_mem.semantic.dense import Scope as DenseScope
 
 RECENT_DAYS = 3
 HOT_HOURS = 24
@@ -137,8 +139,8 @@ class Result(NamedTuple):
 class Source(Protocol):
     """Where another database back end (PostgreSQL) finds recall's candidates: the
     ``channels`` it serves, a memory search (a ``SearchBackend``), turn search, the
-    newest turns of a scope, the working-memory list, episode search, and the
-    retrieval counts."""
+    newest turns of a scope, the nearest memories by embedding (``dense``: none when
+    off), the working-memory list, episode search, and the retrieval counts."""
 
     name: str
     channels: frozenset[str]
@@ -152,6 +154,10 @@ class Source(Protocol):
     ) -> list[TraceHit]: ...
 
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]: ...
+
+    def nearest(
+        self, query: str, scope: DenseScope, now: datetime, limit: int
+    ) -> list[DenseHit]: ...
 
     def touch(self, memory_ids: list[str], now: datetime) -> None: ...
 

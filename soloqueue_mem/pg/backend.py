@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
+from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.pg import episodes, memories, sessions, turns, working
 
 if TYPE_CHECKING:
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
+    from soloqueue_mem.semantic.dense import DenseHit
+    from soloqueue_mem.semantic.dense import Scope as DenseScope
+    from soloqueue_mem.semantic.model import Embedder
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
@@ -36,10 +40,11 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Queued, Rejected
     from soloqueue_mem.text.lexicon import Lexicon
 
-# What recall finds here: memories, episodes, turns (of any age, of the last days) and
-# the working-memory window (turns and `working add` entries); time expressions,
-# kinds and the dense channel are SQLite-only for now.
-RECALL_CHANNELS = frozenset({"memories", "episodes", "traces", "recent", "hot"})
+# What recall finds here: memories, episodes, turns (of any age, of the last days), the
+# working-memory window (turns and `working add` entries) and memories by embedding
+# (``dense``, with the semantic extra and pgvector: pg/dense.py); time expressions and
+# kinds are SQLite-only for now.
+RECALL_CHANNELS = frozenset({"memories", "episodes", "traces", "recent", "hot", "dense"})
 
 
 class PostgresBackend:
@@ -51,6 +56,7 @@ class PostgresBackend:
         self.config = config
         self.url = url
         self._conn: psycopg.Connection | None = None
+        self._dense: tuple[Embedder | None, str | None] | None = None
 
     @property
     def conn(self) -> psycopg.Connection:
@@ -134,7 +140,36 @@ class PostgresBackend:
     ) -> RecallResult:
         from soloqueue_mem.memory.recall import recall
 
-        return recall(self.home, None, request, self.config, now, lexicon, source=self)
+        result = recall(self.home, None, request, self.config, now, lexicon, source=self)
+        _, off = self.dense()
+        return result._replace(notes=[*result.notes, off]) if off else result
+
+    def dense(self) -> tuple[Embedder | None, str | None]:
+        """The embedding model when the dense channel runs here, else why not (None
+        and None: not asked for). Checked once per process."""
+        if self._dense is None:
+            from soloqueue_mem.pg.dense import off_reason
+
+            off = off_reason(self.conn, self.config.search_backend)
+            model = None
+            if off is None and self.config.search_backend in DENSE_BACKENDS:
+                from soloqueue_mem.semantic.model import Unavailable, load
+
+                try:
+                    model = load()
+                except Unavailable as exc:
+                    off = f"search backend {self.config.search_backend!r}: {exc}; lexical only"
+            self._dense = (model, off)
+        return self._dense
+
+    def nearest(self, query: str, scope: DenseScope, now: datetime, limit: int) -> list[DenseHit]:
+        """Recall's dense channel (none when it is off here)."""
+        model, _ = self.dense()
+        if model is None:
+            return []
+        from soloqueue_mem.pg.dense import nearest
+
+        return nearest(self.conn, model, query, scope, now, limit)
 
     def search(
         self, conn: Any, terms: list[str], filters: Filters, now: datetime, limit: int
@@ -150,7 +185,13 @@ class PostgresBackend:
     ) -> Remembered:
         if event_id is not None:
             raise Unsupported("remember --event-id is not available on the PostgreSQL back end yet")
-        return memories.remember(self.conn, draft, group, agent, now)
+        remembered = memories.remember(self.conn, draft, group, agent, now)
+        model, _ = self.dense()
+        if model is not None:
+            from soloqueue_mem.pg.dense import embed_memory
+
+            embed_memory(self.conn, model, remembered.memory.id)
+        return remembered
 
     def memory(self, ref: str) -> Memory:
         return memories.get(self.conn, ref)

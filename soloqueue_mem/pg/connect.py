@@ -57,7 +57,10 @@ def migrate(conn: psycopg.Connection) -> int:
         if version == len(MIGRATIONS):
             return version
         for step in MIGRATIONS[version:]:
-            conn.execute(step)  # type: ignore[arg-type] - constant SQL
+            if callable(step):
+                step(conn)
+            else:
+                conn.execute(step)  # type: ignore[arg-type] - constant SQL
         if row is None:
             conn.execute("INSERT INTO schema_version VALUES (%s)", (len(MIGRATIONS),))
         else:

@@ -29,7 +29,7 @@ from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.pg import episodes
 from soloqueue_mem.pg.memories import _search_text as memory_search_text
 from soloqueue_mem.pg.text import document
-from soloqueue_mem.sessions.events import Event, index_body
+from soloqueue_mem.pg.turns import stored_body
 
 if TYPE_CHECKING:
     import psycopg
@@ -200,7 +200,7 @@ def _copy_turns(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Cop
             " FOR UPDATE",
             key,
         )
-    bodies = [document(_body(row)) for row in rows]
+    bodies = [document(stored_body(*row[4:8])) for row in rows]
     columns = [list(c) for c in zip(*rows, strict=True)]
     columns[-2] = [bool(extracted) for extracted in columns[-2]]
     inserted = conn.execute(
@@ -228,13 +228,6 @@ def _copy_turns(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Cop
     bad = report.compare(source, target)
     report.existing += len(rows) - len(inserted) - len(bad)
     done.conflict("turns", bad)
-
-
-def _body(row: tuple[Any, ...]) -> str:
-    """The turn's searchable text, as ``log`` indexes it."""
-    tool_calls = jsonio.loads(row[6]) if row[6] else []
-    tool_results = jsonio.loads(row[7]) if row[7] else []
-    return index_body(Event(row[4], row[5], tool_calls, tool_results))
 
 
 def _advance_sessions(conn: psycopg.Connection, inserted: list[tuple[Any, ...]]) -> None:

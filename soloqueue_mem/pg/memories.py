@@ -27,7 +27,9 @@ from soloqueue_mem.memory.store import (
 )
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.pg.ids import row_by_prefix
-from soloqueue_mem.pg.text import any_query, document
+from soloqueue_mem.pg.newest import newest_matches
+from soloqueue_mem.pg.text import document, term_query
+from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 
 if TYPE_CHECKING:
     import psycopg
@@ -220,18 +222,33 @@ def forget(conn: psycopg.Connection, refs: Iterable[str]) -> list[str]:
 def search(
     conn: psycopg.Connection, terms: list[str], filters: Filters, now: datetime, limit: int
 ) -> list[tuple[Memory, float]]:
-    """Active memories matching any of ``terms``, best ``ts_rank`` first."""
-    match = any_query(terms)
-    if match is None:
+    """Active memories matching any of ``terms``, best ``ts_rank`` first, among each
+    term's ``WINDOW`` newest matches (as :func:`soloqueue_mem.pg.turns.trace`)."""
+    phrases = [q for q in (term_query(t) for t in terms) if q]
+    if not phrases:
         return []
     where, params = _filter_sql(filters, now)
+    match = " | ".join(f"({p})" for p in phrases)
+    ranked: dict[int, tuple[float, str]] = {}
+    for phrase in phrases:
+        for seq, score, updated in newest_matches(
+            conn,
+            "memories",
+            "seq",
+            phrase,
+            where,
+            {**params, "match": match},
+            WINDOW,
+            "ts_rank(search, to_tsquery('simple', %(match)s)), updated_at",
+        ):
+            ranked[seq] = (score, updated)
+    best = sorted(ranked, key=lambda seq: ranked[seq], reverse=True)[:limit]
     rows = conn.execute(
-        f"SELECT {_COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
-        f" FROM memories, to_tsquery('simple', %(match)s) AS q WHERE search @@ q AND {where}"
-        " ORDER BY score DESC, updated_at DESC LIMIT %(limit)s",
-        {**params, "match": match, "limit": limit},
+        f"SELECT seq, {_COLUMNS} FROM memories WHERE seq = ANY(%s)",  # noqa: S608 - constants
+        (best,),
     ).fetchall()
-    return [(memory_from_row(row[:-1]), float(row[-1])) for row in rows]
+    by_seq = {row[0]: memory_from_row(row[1:]) for row in rows}
+    return [(by_seq[seq], float(ranked[seq][0])) for seq in best if seq in by_seq]
 
 
 def touch(conn: psycopg.Connection, ids: list[str], now: datetime) -> None:

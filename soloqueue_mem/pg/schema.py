@@ -10,7 +10,22 @@ own text module prepares it (:mod:`soloqueue_mem.pg.text`).
 
 from __future__ import annotations
 
-MIGRATIONS: list[str] = [
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import psycopg
+
+
+def _reindex_bigrams(conn: psycopg.Connection) -> None:
+    from soloqueue_mem.pg.reindex import reindex_bigrams
+
+    reindex_bigrams(conn)
+
+
+# An entry is SQL, or a function given the connection (a step that needs this package's
+# own text processing, run inside the migration's transaction).
+MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     # 1: turns, sessions, memories
     """
     CREATE TABLE quarantine_logs (
@@ -123,12 +138,17 @@ MIGRATIONS: list[str] = [
     CREATE INDEX episodes_time ON episodes (ended_at);
     CREATE INDEX episodes_search ON episodes USING GIN (search);
     """,
+    # (pgrecall, entry 4) CJK runs indexed as bigrams: every row re-indexed
+    _reindex_bigrams,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``
 # needs the right to create it): the dense channel's column, multilingual-e5-small's
-# 384 dimensions. Nothing writes it yet (issue 14, later phase).
+# 384 dimensions, and its HNSW index for cosine distance (pg/dense.py). Building the
+# index over existing vectors wants a large maintenance_work_mem (see the README).
 EMBEDDING_DIMENSIONS = 384
 EMBEDDING_COLUMN = (
-    f"ALTER TABLE memories ADD COLUMN IF NOT EXISTS embedding vector({EMBEDDING_DIMENSIONS})"
+    f"ALTER TABLE memories ADD COLUMN IF NOT EXISTS embedding vector({EMBEDDING_DIMENSIONS});"
+    " CREATE INDEX IF NOT EXISTS memories_embedding ON memories"
+    " USING hnsw (embedding vector_cosine_ops)"
 )

@@ -1,33 +1,84 @@
-"""Text as the PostgreSQL index sees it: the project's own tokenization, then 'simple'.
+"""Text as the PostgreSQL index sees it: this module's own lexemes, then 'simple'.
 
-No Chinese parser (zhparser, pg_jieba) is assumed on the server. The text module
-spaces CJK characters apart (:func:`soloqueue_mem.text.cjk.spaced_form`, the SQLite
-indexes' form before they moved to bigrams), words split on anything that is not a
-letter or a digit (as FTS5's unicode61 does), lower-cased. ``to_tsvector('simple', …)``
-then keeps every token with its position, and a query's jieba-segmented term
-(:func:`soloqueue_mem.text.query.weigh_query`) becomes a phrase of its characters
-(``'上' <-> '海'``), exactly how FTS5 matches it. The index thus never depends on the
-jieba dictionary of the host that wrote a row, and several hosts index alike.
+No Chinese parser (zhparser, pg_jieba) is assumed on the server, and this index does
+not share the SQLite index's form (:mod:`soloqueue_mem.text.cjk`): its lexemes are made
+here. Words are split on anything that is not a letter or a digit (as FTS5's unicode61
+does) and lower-cased; a run of CJK characters becomes its overlapping **bigrams**
+followed by its last character (``上海工作`` → ``上海 海工 工作 作``).
+``to_tsvector('simple', …)`` then keeps every lexeme with its position.
+
+A query's jieba-segmented term (:func:`soloqueue_mem.text.query.weigh_query`) becomes
+the phrase of its bigrams (``上海`` → ``'上海'``, ``上海市`` → ``'上海' <-> '海市'``): a
+two-character word, the commonest, is one lexeme, found by the GIN index alone without
+reading a row's positions. A one-character term is a prefix (``'上':*``), which
+matches every bigram starting with it and the run's last character: every place it
+occurs. A CJK run followed by a word within one term is matched whole (its bigrams and
+last character, as indexed). The index never depends on the jieba dictionary of the
+host that wrote a row, so several hosts index alike.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
-from soloqueue_mem.text.cjk import spaced_form
+from soloqueue_mem.text.cjk import CJK_RANGES
 
 _TOKEN = re.compile(r"[^\W_]+")
 
 
+@cache
+def _cjk_split() -> re.Pattern[str]:
+    """Splits a text into other text and (captured) CJK runs."""
+    return re.compile(f"((?:{CJK_RANGES})+)")
+
+
+def _runs(text: str) -> list[tuple[bool, str]]:
+    """``text`` lower-cased as (is_cjk, token) pairs: word tokens and whole CJK runs."""
+    pieces: list[tuple[bool, str]] = []
+    for n, part in enumerate(_cjk_split().split(text.lower())):
+        if n % 2:
+            pieces.append((True, part))
+        else:
+            pieces.extend((False, token) for token in _TOKEN.findall(part))
+    return pieces
+
+
+def _bigrams(run: str) -> list[str]:
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def lexemes(text: str) -> list[str]:
+    """The index's lexemes of ``text``, in order (see the module doc)."""
+    out: list[str] = []
+    for cjk, token in _runs(text):
+        if cjk:
+            out.extend(_bigrams(token))
+            out.append(token[-1])
+        else:
+            out.append(token)
+    return out
+
+
 def document(text: str) -> str:
     """The text to give ``to_tsvector('simple', …)``."""
-    return " ".join(_TOKEN.findall(spaced_form(text).lower()))
+    return " ".join(lexemes(text))
 
 
 def term_query(term: str) -> str | None:
     """A ``to_tsquery('simple', …)`` expression matching ``term`` as a phrase."""
-    tokens = _TOKEN.findall(spaced_form(term).lower())
-    return " <-> ".join(f"'{token}'" for token in tokens) or None
+    runs = _runs(term)
+    parts: list[str] = []
+    for n, (cjk, token) in enumerate(runs):
+        if not cjk:
+            parts.append(f"'{token}'")
+        elif n < len(runs) - 1:  # followed by a word: the whole run, as indexed
+            parts.extend(f"'{lexeme}'" for lexeme in [*_bigrams(token), token[-1]])
+        elif len(token) == 1:
+            parts.append(f"'{token}':*")
+        else:
+            parts.extend(f"'{pair}'" for pair in _bigrams(token))
+    return " <-> ".join(parts) or None
 
 
 def any_query(terms: list[str]) -> str | None:

@@ -19,6 +19,7 @@ from soloqueue_mem import faults, jsonio
 from soloqueue_mem.clock import iso
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home, ensure_private_dir
+from soloqueue_mem.pg.newest import newest_matches
 from soloqueue_mem.pg.text import document, term_query
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body, to_record
 from soloqueue_mem.sessions.logfile import SessionLog
@@ -30,6 +31,7 @@ from soloqueue_mem.sessions.turns import Turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
 from soloqueue_mem.sessions.writer import LoggedTurn, Queued, acknowledged, logged_turn
 from soloqueue_mem.text.cjk import estimate_tokens
+from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, coverage, weigh_query
 
@@ -154,6 +156,13 @@ def _insert_turn(
     return int(row[0])
 
 
+def stored_body(role: str, content: str, tool_calls: str | None, tool_results: str | None) -> str:
+    """A stored turn's searchable text, as ``log`` indexes it (its JSON columns parsed)."""
+    calls = jsonio.loads(tool_calls) if tool_calls else []
+    results = jsonio.loads(tool_results) if tool_results else []
+    return index_body(Event(role, content, calls, results))
+
+
 def _logged_before(conn: psycopg.Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM quarantine_logs"  # noqa: S608 - constant names
@@ -163,8 +172,8 @@ def _logged_before(conn: psycopg.Connection, key: SessionKey, event_id: str) -> 
     return None if row is None else logged_turn(turn_from_row(row))
 
 
-def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
-    clauses, params = ["TRUE"], []
+def _scope_sql(scope: Scope) -> tuple[str, dict[str, Any]]:
+    clauses, params = ["TRUE"], {}
     for column, value in (
         ("group_id", scope.group),
         ("agent_id", scope.agent),
@@ -172,11 +181,11 @@ def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
         ("role", scope.role),
     ):
         if value is not None:
-            clauses.append(f"{column} = %s")
-            params.append(value)
+            clauses.append(f"{column} = %({column})s")
+            params[column] = value
     if scope.since is not None:
-        clauses.append("timestamp >= %s")
-        params.append(iso(scope.since))
+        clauses.append("timestamp >= %(since)s")
+        params["since"] = iso(scope.since)
     return " AND ".join(clauses), params
 
 
@@ -191,7 +200,11 @@ def trace(
 
     The best ``POOL`` matches by ``ts_rank`` are scored by the share of the query's
     (idf-weighted) terms they hold, the measure SQLite's ``trace`` re-ranks by; each
-    term's match is decided by the database, with the index's own tokens. As in
+    term's match is decided by the database, with the index's own tokens. Ranked are
+    each term's ``WINDOW`` newest matches (:mod:`soloqueue_mem.pg.newest`): all of a
+    narrow term's, and a common term's newest only (reading every turn holding a common
+    word is what is slow at a million turns, and such a word barely moves
+    ``ts_rank``). As in
     SQLite, too few hits and a query with stopwords: the turns matching those follow.
     """
     if not 1 <= limit <= MAX_LIMIT:
@@ -216,16 +229,32 @@ def _ranked(
     terms = [t for t in terms if term_query(t.text)]
     if not terms:
         return []
-    phrases = [term_query(t.text) for t in terms]
-    match = " | ".join(f"({p})" for p in phrases)
+    phrases = [term_query(t.text) or "" for t in terms]
     where, params = _scope_sql(scope)
-    held = ", ".join("search @@ to_tsquery('simple', %s)" for _ in phrases)
-    rows = conn.execute(
+    match = " | ".join(f"({p})" for p in phrases)
+    ranked: dict[int, float] = {}
+    for phrase in phrases:
+        ranked.update(
+            newest_matches(
+                conn,
+                "quarantine_logs",
+                "id",
+                phrase,
+                where,
+                {**params, "match": match},
+                WINDOW,
+                "ts_rank(search, to_tsquery('simple', %(match)s))",
+            )
+        )
+    best = sorted(ranked, key=lambda i: (-ranked[i], -i))[: max(limit, POOL)]
+    held = ", ".join(f"search @@ to_tsquery('simple', %(t{n})s)" for n in range(len(phrases)))
+    found = conn.execute(
         f"SELECT {_COLUMNS}, {held} FROM quarantine_logs"  # noqa: S608 - fixed fragments
-        f" WHERE search @@ to_tsquery('simple', %s) AND {where}"
-        " ORDER BY ts_rank(search, to_tsquery('simple', %s)) DESC, id DESC LIMIT %s",
-        (*phrases, match, *params, match, max(limit, POOL)),
+        " WHERE id = ANY(%(ids)s)",
+        {**{f"t{n}": phrase for n, phrase in enumerate(phrases)}, "ids": best},
     ).fetchall()
+    order = {turn_id: n for n, turn_id in enumerate(best)}
+    rows = sorted(found, key=lambda row: order[row[0]])
     weights = [t.weight for t in terms]
     width = len(_COLUMNS.split(", "))
     scored = [(turn_from_row(r[:width]), coverage(terms, weights, r[width:])) for r in rows]
@@ -239,7 +268,7 @@ def newest_turns(conn: psycopg.Connection, scope: Scope, limit: int) -> list[Tur
     where, params = _scope_sql(scope)
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM quarantine_logs WHERE {where}"  # noqa: S608 - fixed fragments
-        " ORDER BY timestamp DESC, id DESC LIMIT %s",
-        (*params, limit),
+        " ORDER BY timestamp DESC, id DESC LIMIT %(limit)s",
+        {**params, "limit": limit},
     ).fetchall()
     return [turn_from_row(row) for row in rows]

@@ -1,6 +1,7 @@
 """The ``dense`` recall channel: an adapter from :func:`dense.search` to the recall
 engine's candidates. Active only when the chosen back end is ``hybrid`` or ``dense``
-(which means the model loaded); otherwise it finds nothing.
+(which means the model loaded); otherwise it finds nothing. On another database back
+end (PostgreSQL) that back end's ``nearest`` answers (:mod:`soloqueue_mem.pg.dense`).
 
 Each language is scored on its own scale. multilingual-e5-small scores every text in
 the query's language above every text in the other: asked "我们团队用什么做部署？", the
@@ -31,7 +32,8 @@ LANGUAGE_POOL = 200  # nearest items searched, so that each language has its bes
 def dense_channel(context: Context) -> list[Candidate]:
     """The ``context.pool`` nearest items; ``relevance`` is the cosine shifted by its
     language's offset (see the module doc), which orders the channel."""
-    if context.backend.name not in DENSE_BACKENDS:
+    chosen = context.backend.name if context.source is None else context.config.search_backend
+    if chosen not in DENSE_BACKENDS:
         return []
     # Imported here: every recall asks this channel, and the dense search's modules
     # (hashlib, tempfile, the vector files) cost ~10 ms a process that has no model.
@@ -41,7 +43,10 @@ def dense_channel(context: Context) -> list[Candidate]:
     request = context.request
     scope = Scope(request.group, request.agent, request.type, request.since)
     nearest = max(context.pool, LANGUAGE_POOL)
-    hits = search(context.conn, load(), request.query, scope, context.now, nearest)
+    if context.source is not None:  # another back end (PostgreSQL): its own index
+        hits = context.source.nearest(request.query, scope, context.now, nearest)
+    else:
+        hits = search(context.conn, load(), request.query, scope, context.now, nearest)
     candidates = [_candidate(hit) for hit in hits]
     best: dict[bool, float] = {}
     for candidate in candidates:  # best first: a language's first is its best

@@ -1,0 +1,67 @@
+"""The newest rows matching a ``tsquery``, without reading every match.
+
+Ranking reads each candidate's ``tsvector`` from its row, and reading rows is what
+costs at a million turns (a common word matches tens of thousands). The GIN index alone
+cannot say which matches are newest; the primary key can bound them. So the matches are
+asked for in a range of the newest keys: the planner intersects the GIN bitmap with the
+key range's (a ``BitmapAnd``), and only the matches inside the range are read. The
+range is sized from the planner's own estimate of the match count (the ``tsvector``
+column's statistics), and widened until it holds ``window`` matches or is the whole
+table; a term estimated narrow (at most twice ``window``) is read whole at once.
+Plain index scans are off for that query (``enable_indexscan``, for its transaction
+only): a scan of the key's index, backward or over the range, reads every row in it,
+matching or not (a 40,000-row range of memories: 160 ms, against 55 ms as bitmaps).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import psycopg
+
+MARGIN = 1.5  # the first range holds this many times the matches it should
+WIDEN = 4  # each further range is this much wider
+
+
+def newest_matches(
+    conn: psycopg.Connection,
+    table: str,
+    key: str,
+    phrase: str,
+    where: str,
+    params: dict[str, Any],
+    window: int,
+    columns: str = "",
+) -> list[tuple[Any, ...]]:
+    """``(key, *columns)`` of the ``window`` newest rows of ``table`` (by ``key``, an
+    increasing integer) with ``search @@ to_tsquery('simple', phrase)`` and ``where``,
+    newest first. ``where`` and ``columns`` use ``%(name)s`` placeholders from
+    ``params``; ``table``, ``key``, ``where`` and ``columns`` are trusted SQL. Computing
+    the ranking in ``columns`` reads each row once."""
+    values = {**params, "_phrase": phrase, "_window": window}
+    match = f"search @@ to_tsquery('simple', %(_phrase)s) AND {where}"
+    plan = conn.execute(
+        f"EXPLAIN (FORMAT JSON) SELECT 1 FROM {table} WHERE {match}",  # noqa: S608
+        values,
+    ).fetchone()
+    estimate = float(plan[0][0]["Plan"]["Plan Rows"]) if plan else 0.0
+    top = conn.execute(f"SELECT max({key}) FROM {table}").fetchone()  # noqa: S608
+    if top is None or top[0] is None:
+        return []
+    span = None if estimate <= 2 * window else max(window, int(top[0] * window / estimate * MARGIN))
+    while True:
+        low = top[0] - span if span is not None and span < top[0] else None
+        bounded = "" if low is None else f" AND {key} > %(_low)s"
+        with conn.transaction():
+            conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
+            rows = conn.execute(
+                f"SELECT {key}{', ' if columns else ''}{columns} FROM {table}"  # noqa: S608
+                f" WHERE {match}{bounded}"
+                f" ORDER BY {key} DESC LIMIT %(_window)s",
+                {**values, "_low": low},
+            ).fetchall()
+        if len(rows) >= window or low is None:
+            return [tuple(row) for row in rows]
+        assert span is not None
+        span *= WIDEN

@@ -36,6 +36,8 @@ POSTGRES_COMMANDS = frozenset(
         "memory forget",
         "memory history",
         "migrate",
+        "export",
+        "import",
         "path",
         "completion",
     }

@@ -27,7 +27,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 S = TypeVar("S", bound="StoreBase")
 NO_STORE = "no data directory or {} yet"
 # What runs on PostgreSQL (``database_url``) in this phase; the rest raises Unsupported.
-POSTGRES_METHODS = frozenset({"log", "trace", "recall", "remember", "memory", "memories", "forget"})
+POSTGRES_METHODS = frozenset(
+    {"log", "trace", "recall", "remember", "memory", "memories", "forget", "export", "import_dump"}
+)
 _UNOPENED: Any = object()
 
 

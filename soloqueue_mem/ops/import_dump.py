@@ -341,17 +341,17 @@ def _put_back_all(
     blob: tuple[str, bytes] | None = None
     session: Session | None = None
     for number, kind, value in records:
+        if kind != "turn" and session is not None:
+            _end_session(targets, session, report)
+            session = None
+        if targets.database is not None and kind in _NOT_ON_POSTGRES:
+            report.count(kind, number, "skipped", _key(value))
+            continue
         if redact is not None:
             value = _redacted(kind, value, redact, report)
         if kind == "turn":
             assert session is not None
             session.turns.append(value)
-            continue
-        if session is not None:
-            _end_session(targets, session, report)
-            session = None
-        if targets.database is not None and kind in _NOT_ON_POSTGRES:
-            report.count(kind, number, "skipped", _key(value))
             continue
         database = _ROW_DATABASES.get(kind)
         if database is None:

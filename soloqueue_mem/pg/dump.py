@@ -208,38 +208,41 @@ def _put_back_turns(
     ended_at: str | None,
 ) -> str:
     stamps = [turn["timestamp"] for turn in turns] or [ended_at or clock.iso(clock.now())]
-    conn.execute(
+    new = conn.execute(  # a new row is locked by this transaction's insert
         "INSERT INTO sessions (group_id, agent_id, session_id, started_at, last_turn_at)"
-        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING 1",
         (*key, min(stamps), max(stamps)),
-    )
-    conn.execute(
-        "SELECT 1 FROM sessions WHERE group_id = %s AND agent_id = %s AND session_id = %s"
-        " FOR UPDATE",
-        tuple(key),
-    )
-    held = [_row_record(row) for row in _rows(conn, key)]
-    if held:
-        return "existing" if held == [_view(turn) for turn in turns] else "conflict"
-    rows = []
+    ).fetchone()
+    if new is None:
+        (next_index,) = conn.execute(
+            "SELECT next_turn_index FROM sessions"
+            " WHERE group_id = %s AND agent_id = %s AND session_id = %s FOR UPDATE",
+            tuple(key),
+        ).fetchone() or (0,)
+        held = [_row_record(row) for row in _rows(conn, key)] if next_index else []
+        if held:
+            return "existing" if held == [_view(turn) for turn in turns] else "conflict"
+    columns: list[list[Any]] = [[] for _ in range(10)]
     for turn, event in zip(turns, events, strict=True):
         body = index_body(event)
-        rows.append((
-            *key, turn["turn_index"], event.role, event.content,
+        for column, value in zip(columns, (
+            turn["turn_index"], event.role, event.content,
             jsonio.dumps_compact(event.tool_calls) if event.tool_calls else None,
             jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
             turn["timestamp"], estimate_tokens(body), event.event_id,
             jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
             document(body),
-        ))  # fmt: skip
-    with conn.cursor() as cursor:
-        cursor.executemany(
-            "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
-            " content, tool_calls, tool_results, timestamp, token_estimate, event_id,"
-            " metadata_json, search) VALUES"
-            " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, to_tsvector('simple', %s))",
-            rows,
-        )
+        ), strict=True):  # fmt: skip
+            column.append(value)
+    conn.execute(
+        "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
+        " content, tool_calls, tool_results, timestamp, token_estimate, event_id,"
+        " metadata_json, search) SELECT %s, %s, %s, i, r, c, tc, tr, ts, te, e, m,"
+        " to_tsvector('simple', b) FROM unnest(%s::int4[], %s::text[], %s::text[],"
+        " %s::text[], %s::text[], %s::text[], %s::int4[], %s::text[], %s::text[], %s::text[])"
+        " AS u(i, r, c, tc, tr, ts, te, e, m, b)",
+        (*key, *columns),
+    )
     top = max((turn["turn_index"] for turn in turns), default=-1)
     conn.execute(
         "UPDATE sessions SET next_turn_index = GREATEST(next_turn_index, %s),"
@@ -258,19 +261,18 @@ def put_back_memory(conn: psycopg.Connection, memory: Memory) -> str:
     values = list(memory)
     values[10] = jsonio.dumps_compact(memory.tags)
     marks = ", ".join(["%s"] * (len(values) + 1))
-    with conn.transaction():
-        added = conn.execute(
-            f"INSERT INTO memories ({MEMORY_COLUMNS}, content_key, search)"  # noqa: S608
-            f" VALUES ({marks}, to_tsvector('simple', %s)) ON CONFLICT (id) DO NOTHING"
-            " RETURNING id",
-            (*values, content_key(memory.content), memory_search_text(memory)),
-        ).fetchone()
-        if added is not None:
-            return "added"
-        found = conn.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = %s",  # noqa: S608
-            (memory.id,),
-        ).fetchone()
+    added = conn.execute(
+        f"INSERT INTO memories ({MEMORY_COLUMNS}, content_key, search)"  # noqa: S608
+        f" VALUES ({marks}, to_tsvector('simple', %s)) ON CONFLICT (id) DO NOTHING"
+        " RETURNING id",
+        (*values, content_key(memory.content), memory_search_text(memory)),
+    ).fetchone()
+    if added is not None:
+        return "added"
+    found = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = %s",  # noqa: S608
+        (memory.id,),
+    ).fetchone()
     return "existing" if found is not None and memory_from_row(found) == memory else "conflict"
 
 

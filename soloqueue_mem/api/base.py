@@ -43,6 +43,8 @@ POSTGRES_METHODS = frozenset(
         "working_add",
         "promote",
         "query",
+        "export",
+        "import_dump",
     }
 )
 _UNOPENED: Any = object()

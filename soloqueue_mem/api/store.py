@@ -21,6 +21,7 @@ from soloqueue_mem.api.base import NO_STORE, check_ids, serialised
 from soloqueue_mem.api.graph import GraphMethods
 from soloqueue_mem.api.maintenance import Maintenance
 from soloqueue_mem.api.shapes import ArtifactBytes, Forgotten, SessionEnded
+from soloqueue_mem.api.transfer import TransferMethods
 from soloqueue_mem.errors import NotFound, UsageError
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 EXPORT_FORMATS = ("jsonl", "md", "openai")
 
 
-class Store(Maintenance, GraphMethods):
+class Store(Maintenance, GraphMethods, TransferMethods):
     """A soloqueue-mem data directory, opened for use from Python.
 
     ``root``: the data directory; default as the CLI finds it (``SOLOQUEUE_HOME``,

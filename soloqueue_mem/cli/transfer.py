@@ -6,7 +6,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Any
+from typing import IO, Annotated, Any
 
 import typer
 
@@ -21,11 +21,8 @@ from soloqueue_mem.cli.options import (
 )
 from soloqueue_mem.cli.output import emit_list, emit_object, stderr
 from soloqueue_mem.cli.state import AppContext, app_context
-from soloqueue_mem.errors import BadInput, NotFound, UsageError
+from soloqueue_mem.errors import BadInput, NotFound, Unsupported, UsageError
 from soloqueue_mem.home import validate_id
-
-if TYPE_CHECKING:
-    from soloqueue_mem.ops.import_dump import Targets
 
 KINDS = ("dump", "memories-v1", "claude-code")
 SNIFF_BYTES = 64 * 1024
@@ -50,25 +47,18 @@ def export(
     memory, attachments, kv and session state, embeddings, the graph memory, artifact
     rows (and their blobs with --with-blobs). `import` reads it back."""
     from soloqueue_mem import jsonio
-    from soloqueue_mem.db.stores import open_artifacts, open_graph, open_memory, open_state
-    from soloqueue_mem.ops.export import Scope, Sources
+    from soloqueue_mem.ops.export import Scope, open_sources
     from soloqueue_mem.ops.export import export as export_records
 
     app_ctx = app_context(ctx, fmt, root)
     for kind, value in (("group", group), ("agent", agent)):
         if value is not None:
             validate_id(kind, value)
-    home, config = app_ctx.home, app_ctx.config
     with ExitStack() as stack:
-        connections = []
-        for opener in (open_memory, open_artifacts, open_state, open_graph):
-            conn = opener(home, config, create=False)
-            if conn is not None:
-                stack.callback(conn.close)
-            connections.append(conn)
+        sources = open_sources(stack, app_ctx.home, app_ctx.config)
         out = _output(stack, output)
-        sources = Sources(*connections)
-        for record in export_records(home, sources, Scope(group, agent), with_blobs):
+        records = export_records(app_ctx.home, sources, Scope(group, agent), with_blobs)
+        for record in records:
             out.write(jsonio.dumps_compact(record) + "\n")
         out.flush()
 
@@ -113,6 +103,7 @@ def import_command(
     if kind is None and all(_is_transcript(path) for path in paths):
         kind = "claude-code"  # folders, or files whose first line is a transcript's
     if kind == "claude-code":
+        _only_dumps_on_postgres(app_ctx, kind)
         from soloqueue_mem.cli.import_claude import run_import_claude_code
 
         run_import_claude_code(app_ctx, paths, group, agent)
@@ -207,11 +198,19 @@ def _sniff(source: IO[bytes], path: str) -> str:
     raise BadInput(f"cannot tell what {path} holds: give KIND ({', '.join(KINDS)})")
 
 
+def _only_dumps_on_postgres(app_ctx: AppContext, kind: str) -> None:
+    from soloqueue_mem.storage.base import database_url
+
+    if database_url(app_ctx.config) is not None:
+        raise Unsupported(f"import {kind} is not available on the PostgreSQL back end yet")
+
+
 def _import_one(
     app_ctx: AppContext, kind: str, source: IO[bytes], group: str, agent: str
 ) -> dict[str, Any]:
     if kind == "dump":
         return _import_dump(app_ctx, source)
+    _only_dumps_on_postgres(app_ctx, kind)
     from soloqueue_mem import jsonio
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.ops.memories_v1 import convert_all, import_v1
@@ -230,22 +229,11 @@ def _import_one(
 
 
 def _import_dump(app_ctx: AppContext, source: IO[bytes]) -> dict[str, Any]:
-    from soloqueue_mem.db.stores import open_artifacts, open_graph, open_memory, open_state
-    from soloqueue_mem.ops.import_dump import Targets, import_dump
+    from soloqueue_mem.ops.import_dump import import_dump, target_opener
 
     def lines() -> Iterator[bytes]:
         source.seek(0)
         yield from source
 
     with ExitStack() as stack:
-
-        def open_targets(with_graph: bool) -> Targets:
-            home, config = app_ctx.home, app_ctx.config
-            openers = (open_memory, open_artifacts, open_state, open_graph)
-            conns = [opener(home, config) for opener in openers[: 3 + with_graph]]
-            for conn in conns:
-                assert conn is not None
-                stack.callback(conn.close)
-            return Targets(home, config, *conns)  # type: ignore[arg-type]
-
-        return import_dump(lines, open_targets)
+        return import_dump(lines, target_opener(stack, app_ctx.home, app_ctx.config))

@@ -14,6 +14,10 @@ index, token caches, the graph's keyword index, ``identity/MEMORY.md`` and
 
 The order is fixed (by table, then by insertion or key), so exporting a store, importing
 the dump into an empty one and exporting that gives the same bytes.
+
+On the PostgreSQL back end (``Sources.database``) the sessions, turns and memories
+come from the database (:mod:`soloqueue_mem.pg.dump`); the artifacts, the identity
+files and the graph memory from this host's disk, where they live there too.
 """
 
 from __future__ import annotations
@@ -21,10 +25,13 @@ from __future__ import annotations
 import base64
 import sqlite3
 from collections.abc import Iterator
+from contextlib import ExitStack
 from typing import Any, NamedTuple
 
 from soloqueue_mem.artifacts import cas, catalog
+from soloqueue_mem.config import Config
 from soloqueue_mem.context import identity
+from soloqueue_mem.db.stores import open_artifacts, open_graph, open_memory, open_state
 from soloqueue_mem.graph import dump as graph_dump
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments, episodes, scratchpad, store, working
@@ -60,6 +67,36 @@ class Sources(NamedTuple):
     artifacts: sqlite3.Connection | None
     state: sqlite3.Connection | None
     graph: sqlite3.Connection | None = None
+    database: Any = None  # a psycopg connection: the PostgreSQL back end's tables
+
+
+def open_database(stack: ExitStack, config: Config) -> Any:
+    """The PostgreSQL back end's connection (closed with ``stack``) when
+    ``database_url`` is set, else None."""
+    from soloqueue_mem.storage.base import database_url
+
+    url = database_url(config)
+    if url is None:
+        return None
+    from soloqueue_mem.pg.connect import connect
+
+    conn = connect(url)
+    stack.callback(conn.close)
+    return conn
+
+
+def open_sources(stack: ExitStack, home: Home, config: Config) -> Sources:
+    """The store's databases that exist, closed with ``stack``; on the PostgreSQL back
+    end, its database and this host's artifacts.db and graph.db."""
+    database = open_database(stack, config)
+    conns = []
+    for opener in (open_memory, open_artifacts, open_state, open_graph):
+        local = database is None or opener in (open_artifacts, open_graph)
+        conn = opener(home, config, create=False) if local else None
+        if conn is not None:
+            stack.callback(conn.close)
+        conns.append(conn)
+    return Sources(*conns, database=database)
 
 
 def export(
@@ -69,7 +106,11 @@ def export(
     yield header(scope.group, scope.agent, with_blobs)
     if sources.artifacts is not None:
         yield from _artifacts(home, sources.artifacts, scope, with_blobs)
-    if sources.memory is not None:
+    if sources.database is not None:
+        from soloqueue_mem.pg import dump as pg_dump
+
+        yield from pg_dump.records(home, sources.database, scope)
+    elif sources.memory is not None:
         yield from _sessions(home, sources.memory, scope)
         yield from _memory_rows(sources.memory, scope)
         yield from _embeddings(sources.memory, scope)

@@ -10,6 +10,11 @@ left as it is and reported, never overwritten). Ids are kept, so references betw
 records (a turn's offloaded artifact, an attachment's artifact, a memory's
 ``superseded_by``, a graph link's nodes) stay true. With ``redact`` on, the text of
 each record is redacted first (:mod:`.import_redact`).
+
+On the PostgreSQL back end (``Targets.database``) sessions, turns and memories go to
+the database (:mod:`soloqueue_mem.pg.dump`); artifacts, identity files and the graph
+memory to this host's disk, where they live there too. Records of the tables the
+database does not hold yet are counted in the report's ``skipped`` and left out.
 """
 
 from __future__ import annotations
@@ -144,10 +149,11 @@ assert tuple(SHAPES) == RECORD_TYPES
 class Targets(NamedTuple):
     home: Home
     config: Config
-    memory: sqlite3.Connection
+    memory: sqlite3.Connection | None  # None on PostgreSQL
     artifacts: sqlite3.Connection
-    state: sqlite3.Connection
+    state: sqlite3.Connection | None  # None on PostgreSQL
     graph: sqlite3.Connection | None = None  # opened only for a dump with graph records
+    database: Any = None  # a psycopg connection: the PostgreSQL back end
 
 
 class Session(NamedTuple):
@@ -238,6 +244,28 @@ def check(lines: Iterable[bytes]) -> tuple[int, set[str]]:
     return count, kinds
 
 
+def target_opener(stack: ExitStack, home: Home, config: Config) -> Callable[[bool], Targets]:
+    """What :func:`import_dump` opens the store with (every database closed with
+    ``stack``, graph.db only for a dump with graph records); on the PostgreSQL back
+    end, its database and this host's artifacts.db and graph.db."""
+    from soloqueue_mem.db.stores import open_artifacts, open_graph, open_memory, open_state
+    from soloqueue_mem.ops.export import open_database
+
+    def open_targets(with_graph: bool) -> Targets:
+        database = open_database(stack, config)
+        openers = (open_memory, open_artifacts, open_state, open_graph)[: 3 + with_graph]
+        conns = []
+        for opener in openers:
+            local = database is None or opener in (open_artifacts, open_graph)
+            conn = opener(home, config) if local else None
+            if conn is not None:
+                stack.callback(conn.close)
+            conns.append(conn)
+        return Targets(home, config, *conns, database=database)  # type: ignore[arg-type]
+
+    return open_targets
+
+
 def import_dump(
     lines: Callable[[], Iterable[bytes]], open_targets: Callable[[bool], Targets]
 ) -> dict[str, Any]:
@@ -247,7 +275,8 @@ def import_dump(
     total, kinds = check(lines())
     targets = open_targets(any(kind in kinds for kind in GRAPH_KINDS))
     report: dict[str, Any] = {
-        "records": total, "added": {}, "existing": {}, "conflicts": [], "redacted": {}
+        "records": total, "added": {}, "existing": {}, "conflicts": [], "redacted": {},
+        "skipped": {},
     }  # fmt: skip
     batch = _Batch()
     try:
@@ -271,7 +300,7 @@ class _Report:
         self.new_hashes: dict[str, tuple[str, int]] = {}  # of redacted blobs
 
     def count(self, kind: str, line: int, outcome: str, key: str) -> None:
-        if outcome in ("added", "existing", "redacted"):
+        if outcome in ("added", "existing", "redacted", "skipped"):
             self.report[outcome][kind] = self.report[outcome].get(kind, 0) + 1
         else:
             self.conflicted.add((kind, key))
@@ -311,21 +340,25 @@ def _put_back_all(
     redact = redactor(targets.config)
     blob: tuple[str, bytes] | None = None
     session: Session | None = None
+    skipped = _skipped_on_postgres() if targets.database is not None else frozenset()
     for number, kind, value in records:
+        if kind != "turn" and session is not None:
+            _end_session(targets, session, report)
+            session = None
+        if kind in skipped:
+            report.count(kind, number, "skipped", _key(value))
+            continue
         if redact is not None:
             value = _redacted(kind, value, redact, report)
         if kind == "turn":
             assert session is not None
             session.turns.append(value)
             continue
-        if session is not None:
-            _end_session(targets, session, report)
-            session = None
         database = _ROW_DATABASES.get(kind)
         if database is None:
             batch.close()  # sessions, artifacts and files commit on their own
         else:
-            batch.join(getattr(targets, database))
+            batch.join(_row_target(targets, database))
         if kind == "session":
             session = Session(number, value, [])
         elif kind == "blob":
@@ -380,20 +413,37 @@ _ROW_DATABASES = {
 }
 
 
+def _skipped_on_postgres() -> frozenset[str]:
+    """The kinds of memory.db's and state.db's tables the database does not hold."""
+    from soloqueue_mem.pg.dump import PUT_BACK
+
+    local = {kind for kind, name in _ROW_DATABASES.items() if name in ("memory", "state")}
+    return frozenset(local - set(PUT_BACK))
+
+
+def _row_target(targets: Targets, database: str) -> Any:
+    """The connection a kind's rows go to (the database's instead of memory.db's)."""
+    if database == "memory" and targets.database is not None:
+        return targets.database
+    return getattr(targets, database)
+
+
 class _Batch:
     """Consecutive row put-backs of one database, ``BATCH`` to a transaction (each
     put-back's own ``write_tx`` becomes a savepoint inside it)."""
 
     def __init__(self) -> None:
         self.stack: ExitStack | None = None
-        self.conn: sqlite3.Connection | None = None
+        self.conn: Any = None
         self.rows = 0
 
-    def join(self, conn: sqlite3.Connection) -> None:
+    def join(self, conn: Any) -> None:
+        """``conn``: SQLite's, or the PostgreSQL back end's (psycopg)."""
         if self.conn is not conn or self.rows >= BATCH:
             self.close()
             self.stack = ExitStack()
-            self.stack.enter_context(write_tx(conn))
+            sqlite = isinstance(conn, sqlite3.Connection)
+            self.stack.enter_context(write_tx(conn) if sqlite else conn.transaction())
             self.conn, self.rows = conn, 0
         self.rows += 1
 
@@ -408,6 +458,17 @@ class _Batch:
 
 
 def _put_back(targets: Targets, kind: str, value: Any) -> str:
+    if kind == "identity":
+        return identity.put_back(targets.home.root, value.name, value.content)
+    if kind in GRAPH_KINDS:
+        assert targets.graph is not None
+        put = {"graph_node": graph_dump.put_back_node, "graph_focus": graph_dump.put_back_focus}
+        return put.get(kind, graph_dump.put_back_task)(targets.graph, value)
+    if targets.database is not None:
+        from soloqueue_mem.pg.dump import PUT_BACK
+
+        return PUT_BACK[kind](targets.database, value)
+    assert targets.memory is not None and targets.state is not None
     if kind == "memory":
         return store.put_back(targets.memory, value)
     if kind == "episode":
@@ -419,15 +480,9 @@ def _put_back(targets: Targets, kind: str, value: Any) -> str:
         return working.put_back(targets.memory, value)
     if kind == "attachment":
         return attachments.put_back(targets.memory, value)
-    if kind == "identity":
-        return identity.put_back(targets.home.root, value.name, value.content)
     if kind == "embedding":
         row = vectors.Cached(*value[:3], _vector_bytes(value), value.created_at)
         return vectors.put_back_cached(targets.memory, row)
-    if kind in GRAPH_KINDS:
-        assert targets.graph is not None
-        put = {"graph_node": graph_dump.put_back_node, "graph_focus": graph_dump.put_back_focus}
-        return put.get(kind, graph_dump.put_back_task)(targets.graph, value)
     table = "kv_store" if kind == "kv" else "session_state"
     scope = value[:2] if kind == "kv" else value[:3]
     entry = values.Entry(tuple(scope), value.key, value.value, value.updated_at)
@@ -461,6 +516,13 @@ def _put_back_link(targets: Targets, value: EmbeddedItemRecord, report: _Report)
 def _session(targets: Targets, session: Session) -> str:
     key = SessionKey(*session.head[:3])
     records = [turn.record for turn in session.turns]
+    if targets.database is not None:  # turn states stay behind: no extraction there yet
+        from soloqueue_mem.pg.dump import put_back_session as put_back_pg
+
+        fsync = targets.config.durability == "full"
+        return put_back_pg(targets.home, targets.database, key, records, session.head.ended_at,
+                           fsync)  # fmt: skip
+    assert targets.memory is not None
     outcome = put_back_session(targets.home, targets.memory, key, records, targets.config)
     if outcome == "added":
         with write_tx(targets.memory):

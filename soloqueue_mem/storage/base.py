@@ -57,6 +57,8 @@ POSTGRES_COMMANDS = frozenset(
         "promote",
         "query",
         "migrate",
+        "export",
+        "import",
         "path",
         "completion",
     }

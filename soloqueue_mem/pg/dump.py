@@ -1,0 +1,284 @@
+"""``export``/``import`` on PostgreSQL: the dump records of the tables the database
+holds, and putting them back.
+
+The database says which turns exist; a turn's record is the one in this host's JSONL
+log when that log holds it (the complete record: offloaded output's original text,
+``openai_message``, ``offloaded``) and matches the row, else it is rebuilt from the row
+(the L1 view the database indexes: another host's turn). The export reads one
+REPEATABLE READ snapshot, through keyset pages and server-side cursors, so its memory
+stays bounded and hosts may keep writing.
+
+``TABLES`` lists the tables exported after the sessions, in dump order, and
+``PUT_BACK`` the record kinds put back here (import skips the other kinds of
+memory.db's and state.db's tables): a table that comes to the database (the episodes)
+is one more entry in each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from soloqueue_mem import clock, jsonio
+from soloqueue_mem.home import Home, ensure_private_dir
+from soloqueue_mem.memory.model import Memory, content_key
+from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.ops.dump_format import record
+from soloqueue_mem.pg.memories import _COLUMNS as MEMORY_COLUMNS
+from soloqueue_mem.pg.memories import _search_text as memory_search_text
+from soloqueue_mem.pg.text import document
+from soloqueue_mem.sessions.events import SessionKey, index_body
+from soloqueue_mem.sessions.logfile import SessionLog, read_lines
+from soloqueue_mem.sessions.markdown import render_turns
+from soloqueue_mem.sessions.offload import l1_record
+from soloqueue_mem.sessions.writer import _checked_record as checked_record
+from soloqueue_mem.text.cjk import estimate_tokens
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from soloqueue_mem.ops.export import Scope
+
+PAGE = 2000  # turns read per query of a session
+_TURN_COLUMNS = (
+    "turn_index, timestamp, role, event_id, content, tool_calls, tool_results, metadata_json"
+)
+_C = 'COLLATE "C"'  # ids sort as Python sorts them (the SQLite export's order)
+
+
+@contextmanager
+def snapshot(conn: psycopg.Connection) -> Iterator[None]:
+    """One read-only REPEATABLE READ transaction: the export sees one moment."""
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
+
+
+def records(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
+    """The dump records of the database's tables, in the dump's order."""
+    with snapshot(conn):
+        yield from _sessions(home, conn, scope)
+        for kind, rows in TABLES:
+            for value in rows(conn, scope):
+                yield record(kind, value)
+
+
+def _scope_sql(scope: Scope) -> tuple[str, list[str]]:
+    clauses, params = ["TRUE"], []
+    for column, value in (("group_id", scope.group), ("agent_id", scope.agent)):
+        if value is not None:
+            clauses.append(f"{column} = %s")
+            params.append(value)
+    return " AND ".join(clauses), params
+
+
+def _sessions(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
+    where, params = _scope_sql(scope)
+    with conn.cursor(name="soloqueue_dump_sessions") as cursor:
+        cursor.itersize = PAGE
+        cursor.execute(
+            f"SELECT group_id, agent_id, session_id, ended_at FROM sessions WHERE {where}"  # noqa: S608
+            f" ORDER BY group_id {_C}, agent_id {_C}, session_id {_C}",
+            params,
+        )
+        for group, agent, session, ended_at in cursor:
+            key = SessionKey(group, agent, session)
+            yield record("session", {**key._asdict(), "ended_at": ended_at})
+            for turn in _turn_records(home, conn, key):
+                yield record(
+                    "turn",
+                    {**key._asdict(), "extracted": False, "episode_id": None, "record": turn},
+                )
+
+
+def _turn_records(
+    home: Home, conn: psycopg.Connection, key: SessionKey
+) -> Iterator[dict[str, Any]]:
+    """The session's turns in index order, each as this host logged it where it did.
+    A host's log is in index order; it may hold a turn a killed writer appended but
+    never committed (another turn then holds that index): only a match is taken."""
+    local = _local_records(home.session_log(*key))
+    pending = next(local, None)
+    for row in _rows(conn, key):
+        chosen = rebuilt = _row_record(row)
+        while pending is not None and pending["turn_index"] <= rebuilt["turn_index"]:
+            if chosen is rebuilt and pending["turn_index"] == rebuilt["turn_index"]:
+                chosen = pending if _view(pending) == rebuilt else rebuilt
+            pending = next(local, None)
+        yield chosen
+
+
+def _local_records(path: Any) -> Iterator[dict[str, Any]]:
+    for line in read_lines(path):
+        index = line.record.get("turn_index") if line.record is not None else None
+        if isinstance(index, int):
+            yield line.record  # type: ignore[misc] - checked above
+
+
+def _rows(conn: psycopg.Connection, key: SessionKey) -> Iterator[tuple[Any, ...]]:
+    """The session's turn rows, a page at a time (by the unique index)."""
+    last = -1
+    while True:
+        rows = conn.execute(
+            f"SELECT {_TURN_COLUMNS} FROM quarantine_logs"  # noqa: S608 - constant columns
+            " WHERE group_id = %s AND agent_id = %s AND session_id = %s AND turn_index > %s"
+            " ORDER BY turn_index LIMIT %s",
+            (*key, last, PAGE),
+        ).fetchall()
+        yield from rows
+        if len(rows) < PAGE:
+            return
+        last = rows[-1][0]
+
+
+def _row_record(row: tuple[Any, ...]) -> dict[str, Any]:
+    """A turn row as a JSONL record (the keys in :func:`~soloqueue_mem.sessions.events.
+    to_record`'s order)."""
+    index, timestamp, role, event_id, content, tool_calls, tool_results, metadata = row
+    rebuilt: dict[str, Any] = {"turn_index": index, "timestamp": timestamp, "role": role}
+    if event_id is not None:
+        rebuilt["event_id"] = event_id
+    rebuilt["content"] = content
+    if tool_calls:
+        rebuilt["tool_calls"] = jsonio.loads(tool_calls)
+    if tool_results:
+        rebuilt["tool_results"] = jsonio.loads(tool_results)
+    if metadata is not None:
+        rebuilt["metadata"] = jsonio.loads(metadata)
+    return rebuilt
+
+
+def _view(turn: dict[str, Any]) -> dict[str, Any]:
+    """What the database holds of a JSONL record: its L1 view, without the fields the
+    database does not keep."""
+    view = l1_record(turn)
+    return {k: v for k, v in view.items() if k not in ("openai_message", "offloaded")}
+
+
+def _memories(conn: psycopg.Connection, scope: Scope) -> Iterator[Memory]:
+    """Every memory (superseded, archived and expired ones too), oldest row first."""
+    where, params = _scope_sql(scope)
+    with conn.cursor(name="soloqueue_dump_memories") as cursor:
+        cursor.itersize = PAGE
+        cursor.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {where} ORDER BY seq",  # noqa: S608
+            params,
+        )
+        for row in cursor:
+            yield memory_from_row(row)
+
+
+# -- import --------------------------------------------------------------------------
+
+
+def put_back_session(
+    home: Home,
+    conn: psycopg.Connection,
+    key: SessionKey,
+    turns: list[dict[str, Any]],
+    ended_at: str | None,
+    fsync: bool,
+) -> str:
+    """Write an exported session's turns at their indexes, and append them to this
+    host's log: ``added``; ``existing`` when the database holds exactly these turns;
+    ``conflict`` when it holds others (nothing is written). The session's row is
+    locked as ``log`` locks it, so writers elsewhere continue after the last index."""
+    events = [checked_record(turn) for turn in turns]
+    path = home.session_log(*key)
+    ensure_private_dir(home.root, path.parent)
+    with SessionLog(path, fsync=fsync) as log:
+        size = log.size
+        try:
+            with conn.transaction():
+                outcome = _put_back_turns(conn, key, turns, events, ended_at)
+                if outcome == "added" and turns:
+                    log.append(turns, render_turns(key, turns, first=size == 0))
+        except BaseException:
+            if log.size != size:
+                log.truncate(size)
+            raise
+    return outcome
+
+
+def _put_back_turns(
+    conn: psycopg.Connection,
+    key: SessionKey,
+    turns: list[dict[str, Any]],
+    events: list[Any],
+    ended_at: str | None,
+) -> str:
+    stamps = [turn["timestamp"] for turn in turns] or [ended_at or clock.iso(clock.now())]
+    new = conn.execute(  # a new row is locked by this transaction's insert
+        "INSERT INTO sessions (group_id, agent_id, session_id, started_at, last_turn_at)"
+        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING 1",
+        (*key, min(stamps), max(stamps)),
+    ).fetchone()
+    if new is None:
+        (next_index,) = conn.execute(
+            "SELECT next_turn_index FROM sessions"
+            " WHERE group_id = %s AND agent_id = %s AND session_id = %s FOR UPDATE",
+            tuple(key),
+        ).fetchone() or (0,)
+        held = [_row_record(row) for row in _rows(conn, key)] if next_index else []
+        if held:
+            return "existing" if held == [_view(turn) for turn in turns] else "conflict"
+    columns: list[list[Any]] = [[] for _ in range(10)]
+    for turn, event in zip(turns, events, strict=True):
+        body = index_body(event)
+        for column, value in zip(columns, (
+            turn["turn_index"], event.role, event.content,
+            jsonio.dumps_compact(event.tool_calls) if event.tool_calls else None,
+            jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
+            turn["timestamp"], estimate_tokens(body), event.event_id,
+            jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
+            document(body),
+        ), strict=True):  # fmt: skip
+            column.append(value)
+    conn.execute(
+        "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
+        " content, tool_calls, tool_results, timestamp, token_estimate, event_id,"
+        " metadata_json, search) SELECT %s, %s, %s, i, r, c, tc, tr, ts, te, e, m,"
+        " to_tsvector('simple', b) FROM unnest(%s::int4[], %s::text[], %s::text[],"
+        " %s::text[], %s::text[], %s::text[], %s::int4[], %s::text[], %s::text[], %s::text[])"
+        " AS u(i, r, c, tc, tr, ts, te, e, m, b)",
+        (*key, *columns),
+    )
+    top = max((turn["turn_index"] for turn in turns), default=-1)
+    conn.execute(
+        "UPDATE sessions SET next_turn_index = GREATEST(next_turn_index, %s),"
+        " turn_count = turn_count + %s, started_at = LEAST(started_at, %s),"
+        " last_turn_at = GREATEST(last_turn_at, %s), ended_at = COALESCE(ended_at, %s)"
+        " WHERE group_id = %s AND agent_id = %s AND session_id = %s",
+        (top + 1, len(turns), min(stamps), max(stamps), ended_at, *key),
+    )
+    return "added"
+
+
+def put_back_memory(conn: psycopg.Connection, memory: Memory) -> str:
+    """Put back an exported memory as it was (id, chain and counters included):
+    ``added``, ``existing`` (the same row is there) or ``conflict`` (another row
+    holds its id)."""
+    values = list(memory)
+    values[10] = jsonio.dumps_compact(memory.tags)
+    marks = ", ".join(["%s"] * (len(values) + 1))
+    added = conn.execute(
+        f"INSERT INTO memories ({MEMORY_COLUMNS}, content_key, search)"  # noqa: S608
+        f" VALUES ({marks}, to_tsvector('simple', %s)) ON CONFLICT (id) DO NOTHING"
+        " RETURNING id",
+        (*values, content_key(memory.content), memory_search_text(memory)),
+    ).fetchone()
+    if added is not None:
+        return "added"
+    found = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = %s",  # noqa: S608
+        (memory.id,),
+    ).fetchone()
+    return "existing" if found is not None and memory_from_row(found) == memory else "conflict"
+
+
+# The tables after the sessions, in dump order, and the kinds put back here.
+TABLES: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]], ...] = (
+    ("memory", _memories),
+)
+PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {"memory": put_back_memory}

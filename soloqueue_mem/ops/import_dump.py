@@ -516,11 +516,13 @@ def _put_back_link(targets: Targets, value: EmbeddedItemRecord, report: _Report)
 def _session(targets: Targets, session: Session) -> str:
     key = SessionKey(*session.head[:3])
     records = [turn.record for turn in session.turns]
-    if targets.database is not None:  # turn states stay behind: no extraction there yet
+    if targets.database is not None:
         from soloqueue_mem.pg.dump import put_back_session as put_back_pg
 
         fsync = targets.config.durability == "full"
-        return put_back_pg(targets.home, targets.database, key, records, session.head.ended_at,
+        states = [(turn.extracted, turn.episode_id) for turn in session.turns]
+        return put_back_pg(targets.home, targets.database, key, records, states,
+                           session.head.ended_at,
                            fsync)  # fmt: skip
     assert targets.memory is not None
     outcome = put_back_session(targets.home, targets.memory, key, records, targets.config)

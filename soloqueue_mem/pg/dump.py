@@ -10,8 +10,8 @@ stays bounded and hosts may keep writing.
 
 ``TABLES`` lists the tables exported after the sessions, in dump order, and
 ``PUT_BACK`` the record kinds put back here (import skips the other kinds of
-memory.db's and state.db's tables): a table that comes to the database (the episodes)
-is one more entry in each.
+memory.db's and state.db's tables): a table that comes to the database is one more
+entry in each.
 """
 
 from __future__ import annotations
@@ -22,9 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import clock, jsonio
 from soloqueue_mem.home import Home, ensure_private_dir
+from soloqueue_mem.memory.episodes import Episode
+from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.model import Memory, content_key
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.ops.dump_format import record
+from soloqueue_mem.pg import episodes
 from soloqueue_mem.pg.memories import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.pg.memories import _search_text as memory_search_text
 from soloqueue_mem.pg.text import document
@@ -42,7 +45,8 @@ if TYPE_CHECKING:
 
 PAGE = 2000  # turns read per query of a session
 _TURN_COLUMNS = (
-    "turn_index, timestamp, role, event_id, content, tool_calls, tool_results, metadata_json"
+    "turn_index, timestamp, role, event_id, content, tool_calls, tool_results, metadata_json,"
+    " extracted, episode_id"
 )
 _C = 'COLLATE "C"'  # ids sort as Python sorts them (the SQLite export's order)
 
@@ -85,17 +89,19 @@ def _sessions(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[di
         for group, agent, session, ended_at in cursor:
             key = SessionKey(group, agent, session)
             yield record("session", {**key._asdict(), "ended_at": ended_at})
-            for turn in _turn_records(home, conn, key):
+            for turn, (extracted, episode) in _turn_records(home, conn, key):
                 yield record(
                     "turn",
-                    {**key._asdict(), "extracted": False, "episode_id": None, "record": turn},
-                )
+                    {**key._asdict(), "extracted": extracted, "episode_id": episode,
+                     "record": turn},
+                )  # fmt: skip
 
 
 def _turn_records(
     home: Home, conn: psycopg.Connection, key: SessionKey
-) -> Iterator[dict[str, Any]]:
-    """The session's turns in index order, each as this host logged it where it did.
+) -> Iterator[tuple[dict[str, Any], tuple[bool, str | None]]]:
+    """The session's turns in index order, each as this host logged it where it did,
+    with its extraction state (extracted, episode id).
     A host's log is in index order; it may hold a turn a killed writer appended but
     never committed (another turn then holds that index): only a match is taken."""
     local = _local_records(home.session_log(*key))
@@ -106,7 +112,7 @@ def _turn_records(
             if chosen is rebuilt and pending["turn_index"] == rebuilt["turn_index"]:
                 chosen = pending if _view(pending) == rebuilt else rebuilt
             pending = next(local, None)
-        yield chosen
+        yield chosen, (row[8], row[9])
 
 
 def _local_records(path: Any) -> Iterator[dict[str, Any]]:
@@ -135,7 +141,7 @@ def _rows(conn: psycopg.Connection, key: SessionKey) -> Iterator[tuple[Any, ...]
 def _row_record(row: tuple[Any, ...]) -> dict[str, Any]:
     """A turn row as a JSONL record (the keys in :func:`~soloqueue_mem.sessions.events.
     to_record`'s order)."""
-    index, timestamp, role, event_id, content, tool_calls, tool_results, metadata = row
+    index, timestamp, role, event_id, content, tool_calls, tool_results, metadata = row[:8]
     rebuilt: dict[str, Any] = {"turn_index": index, "timestamp": timestamp, "role": role}
     if event_id is not None:
         rebuilt["event_id"] = event_id
@@ -177,6 +183,7 @@ def put_back_session(
     conn: psycopg.Connection,
     key: SessionKey,
     turns: list[dict[str, Any]],
+    states: list[tuple[bool, str | None]],
     ended_at: str | None,
     fsync: bool,
 ) -> str:
@@ -191,7 +198,7 @@ def put_back_session(
         size = log.size
         try:
             with conn.transaction():
-                outcome = _put_back_turns(conn, key, turns, events, ended_at)
+                outcome = _put_back_turns(conn, key, turns, states, events, ended_at)
                 if outcome == "added" and turns:
                     log.append(turns, render_turns(key, turns, first=size == 0))
         except BaseException:
@@ -205,6 +212,7 @@ def _put_back_turns(
     conn: psycopg.Connection,
     key: SessionKey,
     turns: list[dict[str, Any]],
+    states: list[tuple[bool, str | None]],
     events: list[Any],
     ended_at: str | None,
 ) -> str:
@@ -223,8 +231,8 @@ def _put_back_turns(
         held = [_row_record(row) for row in _rows(conn, key)] if next_index else []
         if held:
             return "existing" if held == [_view(turn) for turn in turns] else "conflict"
-    columns: list[list[Any]] = [[] for _ in range(10)]
-    for turn, event in zip(turns, events, strict=True):
+    columns: list[list[Any]] = [[] for _ in range(12)]
+    for turn, (extracted, episode), event in zip(turns, states, events, strict=True):
         body = index_body(event)
         for column, value in zip(columns, (
             turn["turn_index"], event.role, event.content,
@@ -232,16 +240,16 @@ def _put_back_turns(
             jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
             turn["timestamp"], estimate_tokens(body), event.event_id,
             jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
-            document(body),
+            document(body), extracted, episode,
         ), strict=True):  # fmt: skip
             column.append(value)
     conn.execute(
         "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
         " content, tool_calls, tool_results, timestamp, token_estimate, event_id,"
-        " metadata_json, search) SELECT %s, %s, %s, i, r, c, tc, tr, ts, te, e, m,"
-        " to_tsvector('simple', b) FROM unnest(%s::int4[], %s::text[], %s::text[],"
-        " %s::text[], %s::text[], %s::text[], %s::int4[], %s::text[], %s::text[], %s::text[])"
-        " AS u(i, r, c, tc, tr, ts, te, e, m, b)",
+        " metadata_json, search, extracted, episode_id) SELECT %s, %s, %s, i, r, c, tc, tr,"
+        " ts, te, e, m, to_tsvector('simple', b), x, ep FROM unnest(%s::int4[], %s::text[],"
+        " %s::text[], %s::text[], %s::text[], %s::text[], %s::int4[], %s::text[], %s::text[],"
+        " %s::text[], %s::bool[], %s::text[]) AS u(i, r, c, tc, tr, ts, te, e, m, b, x, ep)",
         (*key, *columns),
     )
     top = max((turn["turn_index"] for turn in turns), default=-1)
@@ -277,8 +285,35 @@ def put_back_memory(conn: psycopg.Connection, memory: Memory) -> str:
     return "existing" if found is not None and memory_from_row(found) == memory else "conflict"
 
 
+def _episodes(conn: psycopg.Connection, scope: Scope) -> Iterator[Episode]:
+    """Every episode, oldest row first."""
+    where, params = _scope_sql(scope)
+    with conn.cursor(name="soloqueue_dump_episodes") as cursor:
+        cursor.itersize = PAGE
+        cursor.execute(
+            f"SELECT {episodes.COLUMNS} FROM episodes WHERE {where} ORDER BY seq",  # noqa: S608
+            params,
+        )
+        for row in cursor:
+            yield episode_from_row(row)
+
+
+def put_back_episode(conn: psycopg.Connection, episode: Episode) -> str:
+    """Put back an exported episode: ``added``, ``existing`` or ``conflict``."""
+    with conn.transaction():
+        found = episodes.read_back(conn, [episode.id]).get(episode.id)
+        if found is not None:
+            return "existing" if episode_from_row(found) == episode else "conflict"
+        episodes.insert(conn, episode)
+    return "added"
+
+
 # The tables after the sessions, in dump order, and the kinds put back here.
 TABLES: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]], ...] = (
     ("memory", _memories),
+    ("episode", _episodes),
 )
-PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {"memory": put_back_memory}
+PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
+    "memory": put_back_memory,
+    "episode": put_back_episode,
+}

@@ -18,7 +18,7 @@ from tests.cli.test_transfer import populate
 from tests.conftest import Cli
 
 NOT_ON_POSTGRES = {
-    "episode", "scratchpad", "working", "attachment", "embedding", "embedded_item", "kv",
+    "scratchpad", "working", "attachment", "embedding", "embedded_item", "kv",
     "session_state",
 }  # fmt: skip
 
@@ -32,14 +32,11 @@ def _records(dump: bytes) -> list[dict[str, Any]]:
 
 
 def _kept(dump: bytes) -> bytes:
-    """``dump`` as a PostgreSQL store keeps it: without the kinds it skips, and the
-    turns without their extraction state."""
+    """``dump`` as a PostgreSQL store keeps it: without the kinds it skips."""
     lines = []
     for record in _records(dump):
         if record["kind"] in NOT_ON_POSTGRES:
             continue
-        if record["kind"] == "turn":
-            record = {**record, "extracted": False, "episode_id": None}
         lines.append(jsonio.dumps_compact(record) + "\n")
     return "".join(lines).encode()
 
@@ -62,7 +59,9 @@ def test_sqlite_to_postgres_to_sqlite_keeps_the_records(
     assert report["conflicts"] == []
     kinds = Counter(r["kind"] for r in _records(first))
     assert report["skipped"] == {k: n for k, n in kinds.items() if k in NOT_ON_POSTGRES}
-    assert report["added"] == {k: kinds[k] for k in ("artifact", "session", "memory", "identity")}
+    held = ("artifact", "session", "memory", "episode", "identity")
+    assert report["added"] == {k: kinds[k] for k in held}
+    assert kinds["episode"] and any(r.get("episode_id") for r in _records(first))
     assert not (host_a / "memory.db").exists() and not (host_a / "state.db").exists()
     # the host that imported exports the same bytes (its logs hold the whole records)
     second = _export(cli, host_a, "--with-blobs")

@@ -70,11 +70,3 @@ def test_latin_words_keep_their_form():
     conn = _index(["Deploy the 数据库 server", "servers"])
     assert _found(conn, "server") == {0, 1}  # porter stems both
     assert match_expression(["server"]) == '"server"'
-
-
-def test_the_postgresql_text_keeps_one_token_per_character():
-    """PostgreSQL's stored lexemes do not change with the SQLite index form."""
-    from soloqueue_mem.pg import text
-
-    assert text.document("北京是首都 OK") == "北 京 是 首 都 ok"
-    assert text.term_query("北京") == "'北' <-> '京'"

@@ -66,8 +66,46 @@ INDEX_TOKENIZER = "porter unicode61 remove_diacritics 2"  # as every FTS index o
 
 def holders(bodies: list[str], matches: list[str]) -> list[set[int]]:
     """For each FTS5 expression of ``matches``, the positions of the ``bodies`` it
-    matches, tokenized exactly as the store's indexes are: the texts go into an FTS5
-    table of a private in-memory database, so the cost is theirs, not the store's."""
+    matches, tokenized exactly as the store's indexes are.
+
+    The phrase of a CJK word (:func:`_phrase` of a term of CJK letters only) matches
+    exactly the texts holding the word: its bigrams stand in one run, so that check is
+    a substring test. Any other expression is run on an FTS5 table of the texts in a
+    private in-memory database, so the cost is theirs, not the store's."""
+    words = [_cjk_word(match) for match in matches]
+    others = [match for match, word in zip(matches, words, strict=True) if word is None]
+    found = iter(_fts_holders(bodies, others) if others else [])
+    return [
+        next(found) if word is None else {n for n, body in enumerate(bodies) if word in body}
+        for word in words
+    ]
+
+
+def _cjk_word(match: str) -> str | None:
+    """The word whose phrase ``match`` is, when the word is CJK letters only (a single
+    character's prefix query, or a phrase of overlapping bigrams), else None."""
+    if len(match) < 3 or match[0] != '"' or match.count('"') != 2:
+        return None
+    body, _, tail = match[1:].partition('"')
+    tokens = body.split(" ")
+    if tail == "*" and len(tokens) == 1 and len(tokens[0]) == 1:
+        word = tokens[0]
+    elif tail or any(len(t) != 2 for t in tokens):
+        return None
+    elif any(a[1] != b[0] for a, b in zip(tokens, tokens[1:], strict=False)):
+        return None
+    else:
+        word = tokens[0] + "".join(t[1] for t in tokens[1:])
+    return word if all(_is_cjk_letter(char) for char in word) else None
+
+
+def _is_cjk_letter(char: str) -> bool:
+    import unicodedata
+
+    return has_cjk(char) and unicodedata.category(char) == "Lo"
+
+
+def _fts_holders(bodies: list[str], matches: list[str]) -> list[set[int]]:
     import sqlite3
 
     from soloqueue_mem.text.cjk import index_forms

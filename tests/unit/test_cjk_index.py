@@ -70,3 +70,24 @@ def test_latin_words_keep_their_form():
     conn = _index(["Deploy the 数据库 server", "servers"])
     assert _found(conn, "server") == {0, 1}  # porter stems both
     assert match_expression(["server"]) == '"server"'
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet=ALPHABET + "ク・ー", max_size=30), min_size=1, max_size=12),
+    st.lists(
+        st.one_of(
+            st.text(alphabet=HAN + "ク", min_size=1, max_size=4),
+            st.sampled_from(["ab", "a 北京", "クー", "京・", "ー"]),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_holders_substring_path_agrees_with_the_fts_index(bodies: list[str], words: list[str]):
+    """A CJK word's holders are found by a substring test, others through FTS5: both
+    give what the store's index gives for every expression."""
+    from soloqueue_mem.text.fts import _fts_holders
+
+    matches = [match_expression([word]) for word in words]
+    assert holders(bodies, matches) == _fts_holders(bodies, matches)

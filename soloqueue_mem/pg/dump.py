@@ -162,17 +162,29 @@ def _view(turn: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in view.items() if k not in ("openai_message", "offloaded")}
 
 
-def _memories(conn: psycopg.Connection, scope: Scope) -> Iterator[Memory]:
-    """Every memory (superseded, archived and expired ones too), oldest row first."""
+def _rows_in_scope(
+    conn: psycopg.Connection, scope: Scope, table: str, columns: str
+) -> Iterator[tuple[Any, ...]]:
+    """Every row of ``table`` (memories or episodes) in scope, oldest first, through a
+    server-side cursor."""
     where, params = _scope_sql(scope)
-    with conn.cursor(name="soloqueue_dump_memories") as cursor:
+    with conn.cursor(name=f"soloqueue_dump_{table}") as cursor:
         cursor.itersize = PAGE
         cursor.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {where} ORDER BY seq",  # noqa: S608
+            f"SELECT {columns} FROM {table} WHERE {where} ORDER BY seq",  # noqa: S608 - constants
             params,
         )
-        for row in cursor:
-            yield memory_from_row(row)
+        yield from cursor
+
+
+def _memories(conn: psycopg.Connection, scope: Scope) -> Iterator[Memory]:
+    """Every memory (superseded, archived and expired ones too), oldest row first."""
+    return map(memory_from_row, _rows_in_scope(conn, scope, "memories", MEMORY_COLUMNS))
+
+
+def _episodes(conn: psycopg.Connection, scope: Scope) -> Iterator[Episode]:
+    """Every episode, oldest row first."""
+    return map(episode_from_row, _rows_in_scope(conn, scope, "episodes", episodes.COLUMNS))
 
 
 # -- import --------------------------------------------------------------------------
@@ -283,19 +295,6 @@ def put_back_memory(conn: psycopg.Connection, memory: Memory) -> str:
         (memory.id,),
     ).fetchone()
     return "existing" if found is not None and memory_from_row(found) == memory else "conflict"
-
-
-def _episodes(conn: psycopg.Connection, scope: Scope) -> Iterator[Episode]:
-    """Every episode, oldest row first."""
-    where, params = _scope_sql(scope)
-    with conn.cursor(name="soloqueue_dump_episodes") as cursor:
-        cursor.itersize = PAGE
-        cursor.execute(
-            f"SELECT {episodes.COLUMNS} FROM episodes WHERE {where} ORDER BY seq",  # noqa: S608
-            params,
-        )
-        for row in cursor:
-            yield episode_from_row(row)
 
 
 def put_back_episode(conn: psycopg.Connection, episode: Episode) -> str:

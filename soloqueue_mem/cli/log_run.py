@@ -97,8 +97,7 @@ def run_log(
     offloader = Offloader(
         app.home, config, app.now, lambda: open_artifacts(app.home, config), all_content=offload
     )
-    # extract_on_log's worker reads memory.db: SQLite only for now
-    extract = config.extract_on_log and backend is None
+    extract = config.extract_on_log
     logged: list[LoggedTurn] | None = [] if extract else None  # bounded memory
     try:
         key = (group, agent, session)
@@ -129,7 +128,12 @@ def extract_in_background(app: AppContext, logged: list[LoggedTurn]) -> None:
     chosen = targets(
         (t.group, t.agent, t.session, t.turn_index, t.role, t.content, t.duplicate) for t in logged
     )
-    if chosen:
+    if chosen and (backend := open_backend(app.home, app.config)) is not None:
+        try:
+            chosen = backend.open_extraction_sessions(chosen)
+        finally:
+            backend.close()
+    elif chosen:
         state = open_state(app.home, app.config, create=False)
         try:
             chosen = open_sessions(state, chosen)

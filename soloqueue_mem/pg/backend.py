@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
     from soloqueue_mem.config import Config
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
+    from soloqueue_mem.lifecycle.vocabulary import Vocabulary
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
@@ -127,11 +129,35 @@ class PostgresBackend:
         episodes.touch(self.conn, ids)
 
     def consolidate(
-        self, now: datetime, options: Options, progress: Progress | None = None
+        self,
+        now: datetime,
+        options: Options,
+        progress: Progress | None = None,
+        model: ModelExtraction | None = None,
     ) -> dict[str, Any]:
         from soloqueue_mem.pg.lifecycle import run
 
-        return run(self.conn, self.home, now, options, progress)
+        def remember(draft: Draft, group: str, agent: str) -> Remembered:
+            return self.remember(draft, group, agent, now)
+
+        return run(self.conn, self.home, now, options, progress, model, remember)
+
+    def extract_on_log(
+        self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
+    ) -> list[Remembered]:
+        """``extract_on_log``'s worker: the memories of the target turns (pg/extract.py)."""
+        from soloqueue_mem.pg.extract import extract_turns
+
+        def remember(draft: Draft, group: str, agent: str) -> Remembered:
+            return self.remember(draft, group, agent, now)
+
+        return extract_turns(self.conn, targets, now, remember, words)
+
+    def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
+        """The extraction targets whose session is not full yet (``log``)."""
+        from soloqueue_mem.pg.extract import open_sessions
+
+        return open_sessions(self.conn, chosen)
 
     # -- memories ------------------------------------------------------------------
 

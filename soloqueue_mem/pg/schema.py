@@ -140,6 +140,41 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     """,
     # (pgrecall, entry 4) CJK runs indexed as bigrams: every row re-indexed
     _reindex_bigrams,
+    # (pgextract, entry 6) extraction on log (as state.db's log_extractions) and the
+    # model extraction's retry queue (as state.db's extraction_queue)
+    """
+    CREATE TABLE log_extractions (
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        turn_index INTEGER NOT NULL,
+        reserved_at TEXT NOT NULL,
+        extracted_at TEXT,
+        memories INTEGER,
+        PRIMARY KEY (group_id, agent_id, session_id, turn_index)
+    );
+    CREATE TABLE extraction_queue (
+        id BIGSERIAL PRIMARY KEY,
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        turn_index INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        tool_calls TEXT,
+        tool_results TEXT,
+        retry_count INTEGER NOT NULL DEFAULT 0,
+        max_retries INTEGER NOT NULL DEFAULT 3,
+        status TEXT NOT NULL DEFAULT 'pending',
+        created_at TEXT NOT NULL,
+        last_attempted_at TEXT,
+        next_attempt_at TEXT NOT NULL,
+        error TEXT,
+        UNIQUE (group_id, agent_id, session_id, turn_index)
+    );
+    CREATE INDEX extraction_queue_due ON extraction_queue (next_attempt_at, id)
+        WHERE status = 'pending';
+    """,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
+    from soloqueue_mem.lifecycle.vocabulary import Vocabulary
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
@@ -100,8 +102,18 @@ class Backend(Protocol):
     ) -> list[tuple[Episode, float]]: ...
 
     def consolidate(
-        self, now: datetime, options: Options, progress: Progress | None = None
+        self,
+        now: datetime,
+        options: Options,
+        progress: Progress | None = None,
+        model: ModelExtraction | None = None,
     ) -> dict[str, Any]: ...
+
+    def extract_on_log(
+        self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
+    ) -> list[Remembered]: ...
+
+    def open_extraction_sessions(self, chosen: list[list]) -> list[list]: ...
 
     def recall(
         self, request: Request, now: datetime, lexicon: Callable[[], Lexicon]

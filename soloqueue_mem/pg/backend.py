@@ -153,6 +153,32 @@ class PostgresBackend:
 
         return extract_turns(self.conn, targets, now, remember, words)
 
+    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
+        """``index --embed --estimate``: how much a pass would embed (pg/embed.py)."""
+        from soloqueue_mem.pg.embed import estimate
+
+        return estimate(self.conn, model, now, with_turns)
+
+    def embed(
+        self,
+        embedder: Embedder,
+        now: datetime,
+        with_turns: bool,
+        time_budget: float | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> dict[str, Any]:
+        """``index --embed``: vectors for what lacks one (pg/embed.py)."""
+        from soloqueue_mem.pg.embed import embed_store
+
+        return embed_store(
+            self.conn,
+            embedder,
+            now,
+            with_turns=with_turns,
+            time_budget=time_budget,
+            progress=progress,
+        )
+
     def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
         """The extraction targets whose session is not full yet (``log``)."""
         from soloqueue_mem.pg.extract import open_sessions
@@ -216,7 +242,7 @@ class PostgresBackend:
         if model is not None:
             from soloqueue_mem.pg.dense import embed_memory
 
-            embed_memory(self.conn, model, remembered.memory.id)
+            embed_memory(self.conn, model, remembered.memory.id, now)
         return remembered
 
     def memory(self, ref: str) -> Memory:

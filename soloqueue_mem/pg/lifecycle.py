@@ -95,8 +95,8 @@ def run(
     model: ModelExtraction | None = None,
     remember: Callable[[Draft, str, str], Remembered] | None = None,
 ) -> dict[str, Any]:
-    """One consolidation of the database (the report of the SQLite run; ``embed``
-    and ``graph`` are skipped, attachments are not here). With ``model``, the queued
+    """One consolidation of the database (the report of the SQLite run; ``graph`` is
+    skipped, attachments are not here). With ``model``, the queued
     turns are retried first, their memories stored through ``remember``, and
     extraction goes through it, queuing in the database (:mod:`soloqueue_mem.pg.queue`)."""
     import psycopg
@@ -142,9 +142,32 @@ def _steps(
     report["dedup"] = consolidate.dedup_step(memories, now)
     report["decay"] = consolidate.decay_step(memories, now)
     report["expire"] = {"deleted": consolidate.expire_step(memories, now), "attachments": 0}
-    report["embed"] = {"skipped": f"embeddings are {NOT_HERE}"}
+    report["embed"] = _embed(conn, now, options, progress)
     report["graph"] = {"skipped": f"the graph memory is {NOT_HERE}"}
     report["identity"] = consolidate.publish(home, memories.active(now), now, options.dry_run)
+
+
+def _embed(
+    conn: psycopg.Connection, now: datetime, options: Options, progress: Progress | None
+) -> dict[str, Any]:
+    """Vectors for the memories and episodes that lack one (as SQLite's embed step;
+    never fails the run: a missing model or pgvector is a reason)."""
+    if not options.embed:
+        return {"skipped": "search_backend is not hybrid or dense"}
+    if options.dry_run:
+        return {"skipped": "dry run"}
+    from soloqueue_mem.pg.dense import has_embedding_column
+    from soloqueue_mem.pg.embed import embed_store
+    from soloqueue_mem.semantic.model import Unavailable, load
+
+    if not has_embedding_column(conn):
+        return {"skipped": "the server has no pgvector (CREATE EXTENSION vector failed)"}
+    try:
+        embedder = load()
+    except Unavailable as exc:
+        return {"skipped": str(exc)}
+    step = (lambda done, total: progress("embed", done, total)) if progress else None
+    return embed_store(conn, embedder, now, progress=step)
 
 
 def _remember(conn: psycopg.Connection, now: datetime) -> Callable[[Draft, str, str], Remembered]:

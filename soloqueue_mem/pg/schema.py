@@ -140,8 +140,10 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     """,
     # (pgrecall, entry 4) CJK runs indexed as bigrams: every row re-indexed
     _reindex_bigrams,
-    # (pgextract, entry 6) extraction on log (as state.db's log_extractions) and the
-    # model extraction's retry queue (as state.db's extraction_queue)
+    # (pgextract, entry 6) extraction on log (as state.db's log_extractions), the model
+    # extraction's retry queue (as state.db's extraction_queue), and memory.db's
+    # embedding cache and item links (m008: the vectors as stored bytes, by model and
+    # content hash; each item's copy for the HNSW search is its ``embedding`` column)
     """
     CREATE TABLE log_extractions (
         group_id TEXT NOT NULL,
@@ -174,16 +176,36 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     );
     CREATE INDEX extraction_queue_due ON extraction_queue (next_attempt_at, id)
         WHERE status = 'pending';
+    CREATE TABLE embedding_cache (
+        model TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vector BYTEA NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (model, content_hash)
+    );
+    CREATE TABLE embedded_items (
+        model TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        PRIMARY KEY (model, kind, item_id)
+    );
     """,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``
-# needs the right to create it): the dense channel's column, multilingual-e5-small's
-# 384 dimensions, and its HNSW index for cosine distance (pg/dense.py). Building the
-# index over existing vectors wants a large maintenance_work_mem (see the README).
+# needs the right to create it): the dense channel's columns on memories, episodes and
+# turns, multilingual-e5-small's 384 dimensions, and their HNSW indexes for cosine
+# distance (pg/dense.py). Building an index over existing vectors wants a large
+# maintenance_work_mem (see the README).
 EMBEDDING_DIMENSIONS = 384
-EMBEDDING_COLUMN = (
-    f"ALTER TABLE memories ADD COLUMN IF NOT EXISTS embedding vector({EMBEDDING_DIMENSIONS});"
-    " CREATE INDEX IF NOT EXISTS memories_embedding ON memories"
+EMBEDDED_TABLES = ("memories", "episodes", "quarantine_logs")
+EMBEDDING_COLUMN = ";".join(
+    f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS embedding vector({EMBEDDING_DIMENSIONS});"
+    f" CREATE INDEX IF NOT EXISTS {table}_embedding ON {table}"
     " USING hnsw (embedding vector_cosine_ops)"
+    for table in EMBEDDED_TABLES
 )

@@ -61,6 +61,7 @@ POSTGRES_COMMANDS = frozenset(
         "migrate",
         "export",
         "import",
+        "index",
         "path",
         "completion",
     }

@@ -17,9 +17,7 @@ from soloqueue_mem import jsonio
 from tests.cli.test_transfer import populate
 from tests.conftest import Cli
 
-NOT_ON_POSTGRES = {
-    "scratchpad", "attachment", "embedding", "embedded_item", "kv", "session_state",
-}  # fmt: skip
+NOT_ON_POSTGRES = {"scratchpad", "attachment", "kv", "session_state"}
 
 
 def _export(cli: Cli, root: Path, *args: str) -> bytes:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
+    from soloqueue_mem.semantic.model import Embedder
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
@@ -115,6 +116,17 @@ class Backend(Protocol):
     ) -> list[Remembered]: ...
 
     def open_extraction_sessions(self, chosen: list[list]) -> list[list]: ...
+
+    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]: ...
+
+    def embed(
+        self,
+        embedder: Embedder,
+        now: datetime,
+        with_turns: bool,
+        time_budget: float | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> dict[str, Any]: ...
 
     def recall(
         self, request: Request, now: datetime, lexicon: Callable[[], Lexicon]

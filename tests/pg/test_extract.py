@@ -90,6 +90,21 @@ def test_consolidate_does_not_extract_a_turn_extracted_on_log_again(
     assert memory["source"] == "log" and memory["confidence"] == 0.5
 
 
+def test_workers_on_two_hosts_share_the_limit_of_a_session(
+    cli: Cli, tmp_path: Path, on_postgres: str
+) -> None:
+    hosts = [tmp_path / name / ".soloqueue" for name in ("host-a", "host-b")]
+    for host in hosts:
+        write_config(host, "extract_on_log = true\n")
+    for number, text in enumerate(STATEMENTS):  # alternating hosts, one worker each
+        cli.ok("--root", str(hosts[number % 2]), "log", "-s", "shared", "--role", "user", text)
+    for host in hosts:
+        wait_for_workers(host)
+    assert len(extracted(hosts[0], on_postgres)) == 5
+    memories = cli.json("--root", str(hosts[1]), "memory", "list")
+    assert len(memories) == 5 and {m["source"] for m in memories} == {"log"}
+
+
 @pytest.fixture
 def model_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     write_config(

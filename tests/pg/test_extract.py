@@ -90,6 +90,37 @@ def test_consolidate_does_not_extract_a_turn_extracted_on_log_again(
     assert memory["source"] == "log" and memory["confidence"] == 0.5
 
 
+def turn_flags(cli: Cli) -> list[bool]:
+    """Each turn's ``extracted`` flag, as the export shows it."""
+    dump = cli.ok("export").stdout.splitlines()
+    return [r["extracted"] for r in map(json.loads, dump) if r["kind"] == "turn"]
+
+
+def test_a_statement_extracted_on_log_supersedes_across_languages(
+    cli: Cli, home: Path, backend: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(home, "extract_on_log = true\n")
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-26T05:00:00Z")
+    stated = "我现在住在上海，已经在这边工作三年多了，挺喜欢这里的生活节奏和美食"
+    cli.ok("log", "-s", "s1", "--role", "user", stated)
+    wait_for_workers(home)
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-26T06:00:00Z")
+    said = "I live in Berlin now, I moved there last spring for a new job"
+    cli.ok("log", "-s", "s1", "--role", "user", said)
+    wait_for_workers(home)
+    (active,) = cli.json("memory", "list")
+    assert (active["subject"], active["predicate"], active["content"]) == (
+        "user", "city", "User lives in Berlin"
+    )  # fmt: skip
+    history = cli.json("memory", "history", active["id"])
+    assert [m["content"] for m in history] == ["用户住在上海", "User lives in Berlin"]
+    assert extracted(home, backend) == [(0,), (1,)]
+    assert turn_flags(cli) == [False, False]  # the digest's flag: not digested yet
+    ended = cli.json("session", "end", "s1")  # the digest summarizes, extracts nothing new
+    assert ended["memories"] == [] and len(ended["episodes"]) == 1
+    assert turn_flags(cli) == [True, True]
+
+
 def test_workers_on_two_hosts_share_the_limit_of_a_session(
     cli: Cli, tmp_path: Path, on_postgres: str
 ) -> None:

@@ -96,9 +96,10 @@ def run(
     remember: Callable[[Draft, str, str], Remembered] | None = None,
 ) -> dict[str, Any]:
     """One consolidation of the database (the report of the SQLite run; ``graph`` is
-    skipped, attachments are not here). With ``model``, the queued
-    turns are retried first, their memories stored through ``remember``, and
-    extraction goes through it, queuing in the database (:mod:`soloqueue_mem.pg.queue`)."""
+    skipped, attachments are not here). With ``model`` (and ``remember``, the back
+    end's), the queued turns are retried first, their memories stored through
+    ``remember``, and extraction goes through the model, queuing in the database
+    (:mod:`soloqueue_mem.pg.queue`)."""
     import psycopg
 
     started = time.monotonic()
@@ -114,8 +115,9 @@ def run(
         elif model is not None:
             from soloqueue_mem.pg import queue
 
+            assert remember is not None
             model.use_database(conn, queue)
-            report["queue"] = model.retry_queue(remember or _remember(conn, now))
+            report["queue"] = model.retry_queue(remember)
         options = options._replace(extracted_on_log=lambda key: extracted_turns(conn, key))
         with conn.transaction() if options.dry_run else nullcontext():
             _steps(conn, home, now, options, progress, report, model)
@@ -168,12 +170,6 @@ def _embed(
         return {"skipped": str(exc)}
     step = (lambda done, total: progress("embed", done, total)) if progress else None
     return embed_store(conn, embedder, now, progress=step)
-
-
-def _remember(conn: psycopg.Connection, now: datetime) -> Callable[[Draft, str, str], Remembered]:
-    from soloqueue_mem.pg.memories import remember
-
-    return lambda draft, group, agent: remember(conn, draft, group, agent, now)
 
 
 @contextmanager

@@ -11,7 +11,7 @@ from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import emit_object, print_table, stderr
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import app_context, opened
-from soloqueue_mem.errors import UsageError
+from soloqueue_mem.errors import Unsupported, UsageError
 
 
 @boundary
@@ -66,7 +66,7 @@ def index_command(
 
         try:
             if not has_embedding_column(backend.conn):
-                raise UsageError("the dense index needs pgvector on the PostgreSQL server")
+                raise Unsupported("the dense index needs pgvector on the PostgreSQL server")
             planned = backend.embed_estimate(embedder.name, app.now, with_turns)
             if _announce(app, planned, estimate_only):
                 return

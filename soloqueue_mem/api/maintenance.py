@@ -47,7 +47,7 @@ class Maintenance(StoreBase):
             graph=lambda: self._graph_step(graph_steps),
         )
         if (postgres := self._postgres()) is not None:
-            return postgres.consolidate(self.now(), options, progress)
+            return postgres.consolidate(self.now(), options, progress, model)
         opener = lambda: open_memory(self.home, config)  # noqa: E731
         artifacts = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
         now = self.now()

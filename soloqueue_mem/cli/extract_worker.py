@@ -2,8 +2,10 @@
 soloqueue_mem.cli.extract_worker ROOT LOCK_FD TARGETS_JSON``.
 
 Started by ``log`` (see :func:`start`), detached from it; it inherits a shared lock on
-``.extract.lock`` and holds it until it is done. A failure here loses nothing: the
-turns it did not extract are extracted when the session is digested.
+``.extract.lock`` and holds it until it is done (on PostgreSQL too: the lock is this
+host's, the claims are the database's, :mod:`soloqueue_mem.pg.extract`). A failure
+here loses nothing: the turns it did not extract are extracted when the session is
+digested.
 """
 
 from __future__ import annotations
@@ -38,18 +40,29 @@ def main(argv: list[str]) -> None:
     from soloqueue_mem.lifecycle.on_log import extract_turns
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.sessions.events import SessionKey
+    from soloqueue_mem.storage.base import open_backend
 
     home, targets = Home(Path(argv[1])), jsonio.loads(argv[3])
     config = load_config(home.config_file)
-    memory = open_memory(home, config, create=False)
-    state = open_state(home, config)
-    assert memory is not None and state is not None
+    keys = [(SessionKey(*target[:3]), target[3]) for target in targets]
+    words = vocabulary(config.predicates)
     try:
-        keys = [(SessionKey(*target[:3]), target[3]) for target in targets]
-        extract_turns(memory, state, keys, now(), vocabulary(config.predicates))
+        backend = open_backend(home, config)
+        if backend is not None:
+            try:
+                backend.extract_on_log(keys, now(), words)
+            finally:
+                backend.close()
+            return
+        memory = open_memory(home, config, create=False)
+        state = open_state(home, config)
+        assert memory is not None and state is not None
+        try:
+            extract_turns(memory, state, keys, now(), words)
+        finally:
+            memory.close()
+            state.close()
     finally:
-        memory.close()
-        state.close()
         os.close(int(argv[2]))
 
 

@@ -11,7 +11,7 @@ from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import emit_object, print_table, stderr
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import app_context, opened
-from soloqueue_mem.errors import UsageError
+from soloqueue_mem.errors import Unsupported, UsageError
 
 
 @boundary
@@ -39,7 +39,8 @@ def index_command(
     root: RootOpt = None,
 ) -> None:
     """Build the dense index (the semantic extra): every text without a vector under
-    the model is embedded once and cached in memory.db by (model, content hash).
+    the model is embedded once and cached in memory.db (or the PostgreSQL database)
+    by (model, content hash).
 
     consolidate does the same for memories and episodes when search_backend is hybrid
     or dense; turns are embedded only here, with --turns. Progress and the estimate
@@ -49,6 +50,7 @@ def index_command(
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.semantic import embed as embedding
     from soloqueue_mem.semantic.model import Unavailable, load
+    from soloqueue_mem.storage.base import open_backend
 
     if not embed:
         raise UsageError("nothing to do: give --embed (see soloqueue-mem index --help)")
@@ -58,27 +60,52 @@ def index_command(
         embedder = load()
     except Unavailable as exc:
         raise UsageError(f"the dense index needs the semantic extra: {exc}") from None
-    with opened(open_memory(app.home, app.config, create=False), "no store yet") as conn:
-        planned = embedding.estimate(conn, embedder.name, app.now, with_turns)
-        stderr(
-            f"to embed: {planned['memories']} memories/episodes, {planned['turns']} turns"
-            f" (at most ~{planned['seconds']} s at {embedding.TEXTS_PER_SECOND:g} texts/s)",
-            app.quiet,
-        )
-        if estimate_only:
-            emit_object({"estimate": planned}, app.format)
-            return
-        with ProgressLine(app.quiet, "embedding") as line:
-            report = embedding.embed_store(
-                conn,
-                embedder,
-                app.now,
-                with_turns=with_turns,
-                time_budget=budget,
-                progress=line.update if line else None,
-            )
+    backend = open_backend(app.home, app.config)
+    if backend is not None:  # PostgreSQL: the database's tables (pg/embed.py)
+        from soloqueue_mem.pg.dense import has_embedding_column
+
+        try:
+            if not has_embedding_column(backend.conn):
+                raise Unsupported("the dense index needs pgvector on the PostgreSQL server")
+            planned = backend.embed_estimate(embedder.name, app.now, with_turns)
+            if _announce(app, planned, estimate_only):
+                return
+            with ProgressLine(app.quiet, "embedding") as line:
+                progress = line.update if line else None
+                report = backend.embed(embedder, app.now, with_turns, budget, progress)
+        finally:
+            backend.close()
+    else:
+        with opened(open_memory(app.home, app.config, create=False), "no store yet") as conn:
+            planned = embedding.estimate(conn, embedder.name, app.now, with_turns)
+            if _announce(app, planned, estimate_only):
+                return
+            with ProgressLine(app.quiet, "embedding") as line:
+                report = embedding.embed_store(
+                    conn,
+                    embedder,
+                    app.now,
+                    with_turns=with_turns,
+                    time_budget=budget,
+                    progress=line.update if line else None,
+                )
     report["estimate"] = planned
     emit_object(report, app.format, table=lambda: _table(report))
+
+
+def _announce(app: Any, planned: dict[str, Any], estimate_only: bool) -> bool:
+    """Say how much there is to embed (stderr); print the estimate and return True
+    when that is all that was asked."""
+    from soloqueue_mem.semantic.embed import TEXTS_PER_SECOND
+
+    stderr(
+        f"to embed: {planned['memories']} memories/episodes, {planned['turns']} turns"
+        f" (at most ~{planned['seconds']} s at {TEXTS_PER_SECOND:g} texts/s)",
+        app.quiet,
+    )
+    if estimate_only:
+        emit_object({"estimate": planned}, app.format)
+    return estimate_only
 
 
 def _table(report: dict[str, Any]) -> None:

@@ -15,7 +15,7 @@ from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import Flush, Item, LoggedTurn, Rejected, log_events
-from soloqueue_mem.storage.base import open_backend
+from soloqueue_mem.storage.base import Backend, open_backend
 
 
 def _stdin() -> Any:
@@ -97,8 +97,7 @@ def run_log(
     offloader = Offloader(
         app.home, config, app.now, lambda: open_artifacts(app.home, config), all_content=offload
     )
-    # extract_on_log's worker reads memory.db: SQLite only for now
-    extract = config.extract_on_log and backend is None
+    extract = config.extract_on_log
     logged: list[LoggedTurn] | None = [] if extract else None  # bounded memory
     try:
         key = (group, agent, session)
@@ -111,25 +110,35 @@ def run_log(
             rejected = _emit_summary(app, results, logged)
         else:
             rejected = _emit(results, app.format, batch=batch, single=single, logged=logged)
+        if logged:
+            extract_in_background(app, logged, backend)
     finally:
         offloader.close()
         (backend or conn).close()  # type: ignore[union-attr]
-    if logged:
-        extract_in_background(app, logged)
     if rejected and not batch:
         raise BadInput(rejected[0].reason, rejected[0].line)
     if rejected:
         raise PartialFailure(f"{len(rejected)} line(s) rejected, the others were logged")
 
 
-def extract_in_background(app: AppContext, logged: list[LoggedTurn]) -> None:
-    """Start a worker for the candidate turns of sessions that are not full yet."""
+def extract_in_background(
+    app: AppContext, logged: list[LoggedTurn], backend: Backend | None = None
+) -> None:
+    """Start a worker for the candidate turns of sessions that are not full yet (asking
+    ``backend``, the open PostgreSQL one, or the configured back end)."""
     from soloqueue_mem.lifecycle.on_log import open_sessions, targets
 
     chosen = targets(
         (t.group, t.agent, t.session, t.turn_index, t.role, t.content, t.duplicate) for t in logged
     )
-    if chosen:
+    if chosen and backend is not None:
+        chosen = backend.open_extraction_sessions(chosen)
+    elif chosen and (opened := open_backend(app.home, app.config)) is not None:
+        try:
+            chosen = opened.open_extraction_sessions(chosen)
+        finally:
+            opened.close()
+    elif chosen:
         state = open_state(app.home, app.config, create=False)
         try:
             chosen = open_sessions(state, chosen)

@@ -89,7 +89,9 @@ def run(
         report: dict[str, Any] = {"dry_run": options.dry_run, "now": iso(now)}
         try:
             if model is not None:
-                report["queue"] = model.retry_queue(conn)
+                report["queue"] = model.retry_queue(
+                    lambda draft, group, agent: store.remember(conn, draft, group, agent, now)
+                )
             due = turns.sessions_with_unextracted(conn)
             target = SqliteTarget(home, conn)
             report["sessions"] = digest_due(home, target, due, now, options, model, progress)

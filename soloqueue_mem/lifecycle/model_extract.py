@@ -4,8 +4,9 @@ Each user or assistant turn of at least ``MIN_CHARS`` characters is sent to the 
 (seed 001: short turns carry little); failed tool results always become ERROR memories
 by rule. When a call fails after its retries, that turn — and, since the model is
 evidently away, every later one in this run — gets the rules instead and is queued in
-state.db, so a later consolidation retries it (backoff 1 s doubling to 30 s, at most
-``llm_attempts`` tries). A turn is never lost to a failed call.
+state.db (in the database on PostgreSQL: :mod:`soloqueue_mem.pg.queue`), so a later
+consolidation retries it (backoff 1 s doubling to 30 s, at most ``llm_attempts``
+tries). A turn is never lost to a failed call.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
+from types import ModuleType
 from typing import Any
 
 from soloqueue_mem.config import Config
@@ -26,7 +28,7 @@ from soloqueue_mem.lifecycle.llm import (
     parse_memories,
 )
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
-from soloqueue_mem.memory.store import Draft, remember
+from soloqueue_mem.memory.store import Draft
 from soloqueue_mem.sessions.events import SessionKey
 
 MIN_CHARS = 30
@@ -52,7 +54,9 @@ class ModelExtraction:
     ) -> None:
         self.llm, self.config, self.now = llm, config, now
         self._open_state = open_state
-        self._state: sqlite3.Connection | None = None
+        self._state: Any = None  # state.db, or the back end's database (use_database)
+        self._queue: ModuleType = queue
+        self._owns_state = True
         self._sleep = sleep
         self.available = True
         self.calls = self.failures = self.queued = 0
@@ -66,10 +70,16 @@ class ModelExtraction:
         )
         return [extract.canonical(draft, self.words) for draft in found]
 
-    def state(self) -> sqlite3.Connection:
+    def state(self) -> Any:
         if self._state is None:
             self._state = self._open_state()
         return self._state
+
+    def use_database(self, conn: Any, ops: ModuleType) -> None:
+        """Queue in the back end's database instead of state.db: ``ops`` has
+        :mod:`soloqueue_mem.lifecycle.queue`'s functions for ``conn``
+        (:mod:`soloqueue_mem.pg.queue`)."""
+        self._state, self._queue, self._owns_state = conn, ops, False
 
     def __call__(self, key: SessionKey, records: list[dict[str, Any]]) -> list[Draft]:
         names = extract.tool_names(records)
@@ -117,15 +127,18 @@ class ModelExtraction:
 
     def _enqueue(self, key: SessionKey, record: dict[str, Any], error: str) -> None:
         wait = queue.backoff(0, self.config.llm_backoff_base, self.config.llm_backoff_cap)
-        queue.enqueue(
+        self._queue.enqueue(
             self.state(), key, record, error, self.now, self.now + wait, self.config.llm_attempts
         )
         self.queued += 1
 
-    def retry_queue(self, memory: sqlite3.Connection, limit: int = 1000) -> dict[str, int]:
-        """Retry the queued turns that are due; their memories go through remember."""
+    def retry_queue(
+        self, remember: Callable[[Draft, str, str], object], limit: int = 1000
+    ) -> dict[str, int]:
+        """Retry the queued turns that are due; their memories go through
+        ``remember(draft, group, agent)`` (the store's update rules)."""
         counts = {"due": 0, "completed": 0, "pending": 0, "failed": 0}
-        for item in queue.due(self.state(), self.now, limit):
+        for item in self._queue.due(self.state(), self.now, limit):
             counts["due"] += 1
             if not self.available:
                 status = self._postpone(item, "the model was unavailable earlier in this run")
@@ -138,8 +151,8 @@ class ModelExtraction:
                 counts[self._postpone(item, str(exc))] += 1
                 continue
             for draft in found:
-                remember(memory, draft, item.key.group, item.key.agent, self.now)
-            queue.completed(self.state(), item, self.now)
+                remember(draft, item.key.group, item.key.agent)
+            self._queue.completed(self.state(), item, self.now)
             counts["completed"] += 1
         return counts
 
@@ -147,11 +160,11 @@ class ModelExtraction:
         wait = queue.backoff(
             item.retry_count, self.config.llm_backoff_base, self.config.llm_backoff_cap
         )
-        return queue.retry_later(self.state(), item, error, self.now, wait)
+        return self._queue.retry_later(self.state(), item, error, self.now, wait)
 
     def report(self) -> dict[str, Any]:
         return {"used": True, "calls": self.calls, "failures": self.failures, "queued": self.queued}
 
     def close(self) -> None:
-        if self._state is not None:
+        if self._state is not None and self._owns_state:
             self._state.close()

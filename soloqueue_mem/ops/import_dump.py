@@ -496,16 +496,22 @@ def _put_back_link(targets: Targets, value: EmbeddedItemRecord, report: _Report)
     if value.item_kind == "turn":
         key = SessionKey(value.group, value.agent, str(value.session))
         item = ("session", _key(key))
-        turn = turns.turn_at(targets.memory, key, int(value.turn_index or 0))
-        item_id = None if turn is None else str(turn.id)
         text = ("turn", f"{item[1]}/{value.turn_index}")
     else:
         item = text = (value.item_kind, str(value.item_id))
-        item_id = value.item_id
     if item in report.conflicted:
         return "item-conflict"
     if text in report.redacted:
         return "redacted"
+    if targets.database is not None:
+        from soloqueue_mem.pg.embed import put_back_link
+
+        return put_back_link(targets.database, value)
+    if value.item_kind == "turn":
+        turn = turns.turn_at(targets.memory, key, int(value.turn_index or 0))
+        item_id = None if turn is None else str(turn.id)
+    else:
+        item_id = value.item_id
     if item_id is None:
         return "missing-item"
     row = vectors.Linked(value.model, value.item_kind, item_id, value.group, value.agent,

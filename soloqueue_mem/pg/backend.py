@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
     from soloqueue_mem.config import Config
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
+    from soloqueue_mem.lifecycle.vocabulary import Vocabulary
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
@@ -127,11 +129,61 @@ class PostgresBackend:
         episodes.touch(self.conn, ids)
 
     def consolidate(
-        self, now: datetime, options: Options, progress: Progress | None = None
+        self,
+        now: datetime,
+        options: Options,
+        progress: Progress | None = None,
+        model: ModelExtraction | None = None,
     ) -> dict[str, Any]:
         from soloqueue_mem.pg.lifecycle import run
 
-        return run(self.conn, self.home, now, options, progress)
+        def remember(draft: Draft, group: str, agent: str) -> Remembered:
+            return self.remember(draft, group, agent, now)
+
+        return run(self.conn, self.home, now, options, progress, model, remember)
+
+    def extract_on_log(
+        self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
+    ) -> list[Remembered]:
+        """``extract_on_log``'s worker: the memories of the target turns (pg/extract.py)."""
+        from soloqueue_mem.pg.extract import extract_turns
+
+        def remember(draft: Draft, group: str, agent: str) -> Remembered:
+            return self.remember(draft, group, agent, now)
+
+        return extract_turns(self.conn, targets, now, remember, words)
+
+    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
+        """``index --embed --estimate``: how much a pass would embed (pg/embed.py)."""
+        from soloqueue_mem.pg.embed import estimate
+
+        return estimate(self.conn, model, now, with_turns)
+
+    def embed(
+        self,
+        embedder: Embedder,
+        now: datetime,
+        with_turns: bool,
+        time_budget: float | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> dict[str, Any]:
+        """``index --embed``: vectors for what lacks one (pg/embed.py)."""
+        from soloqueue_mem.pg.embed import embed_store
+
+        return embed_store(
+            self.conn,
+            embedder,
+            now,
+            with_turns=with_turns,
+            time_budget=time_budget,
+            progress=progress,
+        )
+
+    def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
+        """The extraction targets whose session is not full yet (``log``)."""
+        from soloqueue_mem.pg.extract import open_sessions
+
+        return open_sessions(self.conn, chosen)
 
     # -- memories ------------------------------------------------------------------
 
@@ -190,7 +242,7 @@ class PostgresBackend:
         if model is not None:
             from soloqueue_mem.pg.dense import embed_memory
 
-            embed_memory(self.conn, model, remembered.memory.id)
+            embed_memory(self.conn, model, remembered.memory.id, now)
         return remembered
 
     def memory(self, ref: str) -> Memory:

@@ -1,19 +1,20 @@
-"""The dense channel on PostgreSQL: ``memories.embedding`` (pgvector) and its HNSW index.
+"""The dense channel on PostgreSQL: the ``embedding`` columns (pgvector) of memories,
+episodes and turns, and their HNSW indexes.
 
 With the ``semantic`` extra and ``search_backend`` = ``hybrid`` or ``dense``,
 ``remember`` writes the memory's passage embedding (multilingual-e5-small, 384
-dimensions, L2-normalised) into ``memories.embedding``, and recall's ``dense`` channel
-asks the HNSW index (``vector_cosine_ops``) for the nearest active memories in scope;
-:mod:`soloqueue_mem.semantic.channel` fuses them as it fuses SQLite's. Only memories
-are embedded here (seed 004 puts the vector on ``memories``); turns and episodes are
-found lexically. Without the extra, or without pgvector on the server, the channel is
-off and recall says why once (:func:`off_reason`).
+dimensions, L2-normalised), ``consolidate`` embeds memories and episodes, ``index
+--embed --turns`` turns too (:mod:`soloqueue_mem.pg.embed`), as on SQLite; recall's
+``dense`` channel asks the HNSW indexes (``vector_cosine_ops``) for the nearest active
+memories, episodes and turns in scope, and :mod:`soloqueue_mem.semantic.channel` fuses
+them as it fuses SQLite's. Without the extra, or without pgvector on the server, the
+channel is off and recall says why once (:func:`off_reason`).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
@@ -60,18 +61,19 @@ def vector_text(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in vector.tolist()) + "]"
 
 
-def embed_memory(conn: psycopg.Connection, embedder: Embedder, memory_id: str) -> None:
-    """Write the memory's embedding if it has none (a confirmed memory keeps its own)."""
+def embed_memory(
+    conn: psycopg.Connection, embedder: Embedder, memory_id: str, now: datetime
+) -> None:
+    """Embed the memory if it has no vector (a confirmed memory keeps its own)."""
+    from soloqueue_mem.pg.embed import embed_items
+    from soloqueue_mem.semantic.index import Item
+
     row = conn.execute(
-        "SELECT content FROM memories WHERE id = %s AND embedding IS NULL", (memory_id,)
+        "SELECT id, group_id, agent_id, content FROM memories WHERE id = %s AND embedding IS NULL",
+        (memory_id,),
     ).fetchone()
-    if row is None:
-        return
-    (vector,) = embedder.passages([row[0]])
-    conn.execute(
-        "UPDATE memories SET embedding = %s::vector WHERE id = %s",
-        (vector_text(vector), memory_id),
-    )
+    if row is not None:
+        embed_items(conn, embedder, [Item("memory", *row)], now)
 
 
 def nearest(
@@ -82,27 +84,95 @@ def nearest(
     now: datetime,
     limit: int,
 ) -> list[DenseHit]:
-    """The ``limit`` active memories in ``scope`` nearest to ``query``, best first
-    (score: the cosine). pgvector ≥ 0.8 continues the index scan until ``limit``
-    rows pass the filters (``hnsw.iterative_scan``); older ones may return fewer."""
-    from soloqueue_mem.semantic.dense import DenseHit
-
-    filters = Filters(
-        group=scope.group,
-        agent=scope.agent,
-        type=scope.type,
-        since=iso(scope.since) if scope.since is not None else None,
-    )
-    where, params = _filter_sql(filters, now)
+    """The ``limit`` items in ``scope`` nearest to ``query``, best first (score: the
+    cosine): active memories, episodes and embedded turns, each table asked through
+    its HNSW index (only memories when the scope names a memory type). pgvector ≥ 0.8
+    continues an index scan until ``limit`` rows pass the filters
+    (``hnsw.iterative_scan``); older ones may return fewer."""
+    if not query.strip():
+        return []
+    vector = vector_text(embedder.query(query))
+    since = iso(scope.since) if scope.since is not None else None
     with conn.transaction():
         conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(EF_SEARCH),))
         conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        rows = conn.execute(
-            f"SELECT {_COLUMNS}, 1 - (embedding <=> %(q)s::vector) FROM memories"  # noqa: S608
-            f" WHERE embedding IS NOT NULL AND {where}"
-            " ORDER BY embedding <=> %(q)s::vector LIMIT %(limit)s",
-            {**params, "q": vector_text(embedder.query(query)), "limit": limit},
-        ).fetchall()
-    hits = [DenseHit("memory", row[0], float(row[-1]), memory_from_row(row[:-1])) for row in rows]
-    hits.sort(key=lambda hit: -hit.score)  # relaxed order: the scan's order is near-sorted
+        hits = _memories(conn, vector, scope, since, now, limit)
+        if scope.type is None:
+            hits += _episodes(conn, vector, scope, since, limit)
+            hits += _turns(conn, vector, scope, since, limit)
+    hits.sort(key=lambda hit: -hit.score)  # relaxed order: each scan's order is near-sorted
+    return hits[:limit]
+
+
+def _nearest_rows(
+    conn: psycopg.Connection,
+    table: str,
+    columns: str,
+    where: str,
+    params: dict[str, Any],
+    vector: str,
+    limit: int,
+) -> list[tuple[Any, ...]]:
+    """``table``'s rows passing ``where`` nearest to ``vector``, each with its cosine last."""
+    return conn.execute(
+        f"SELECT {columns}, 1 - (embedding <=> %(q)s::vector) FROM {table}"  # noqa: S608
+        f" WHERE embedding IS NOT NULL AND {where}"
+        " ORDER BY embedding <=> %(q)s::vector LIMIT %(limit)s",
+        {**params, "q": vector, "limit": limit},
+    ).fetchall()
+
+
+def _memories(
+    conn: psycopg.Connection,
+    vector: str,
+    scope: Scope,
+    since: str | None,
+    now: datetime,
+    limit: int,
+) -> list[DenseHit]:
+    from soloqueue_mem.semantic.dense import DenseHit
+
+    filters = Filters(group=scope.group, agent=scope.agent, type=scope.type, since=since)
+    where, params = _filter_sql(filters, now)
+    rows = _nearest_rows(conn, "memories", _COLUMNS, where, params, vector, limit)
+    return [DenseHit("memory", row[0], float(row[-1]), memory_from_row(row[:-1])) for row in rows]
+
+
+def _episodes(
+    conn: psycopg.Connection, vector: str, scope: Scope, since: str | None, limit: int
+) -> list[DenseHit]:
+    from soloqueue_mem.memory.episodes import EpisodeFilters
+    from soloqueue_mem.memory.episodes import _episode as episode_from_row
+    from soloqueue_mem.pg import episodes
+    from soloqueue_mem.semantic.dense import DenseHit
+
+    where, params = episodes._where(EpisodeFilters(scope.group, scope.agent, None, since))
+    rows = _nearest_rows(conn, "episodes", episodes.COLUMNS, where, params, vector, limit)
+    return [DenseHit("episode", row[0], float(row[-1]), episode_from_row(row[:-1])) for row in rows]
+
+
+def _turns(
+    conn: psycopg.Connection, vector: str, scope: Scope, since: str | None, limit: int
+) -> list[DenseHit]:
+    from soloqueue_mem.pg.turns import _COLUMNS as TURN_COLUMNS
+    from soloqueue_mem.semantic.dense import DenseHit
+    from soloqueue_mem.sessions.turns import _turn as turn_from_row
+
+    clauses = ["TRUE"]
+    for name, column, value in (
+        ("group", "group_id", scope.group),
+        ("agent", "agent_id", scope.agent),
+        ("since", "timestamp", since),
+    ):
+        if value is not None:
+            clauses.append(f"{column} {'>=' if name == 'since' else '='} %({name})s")
+    params = {"group": scope.group, "agent": scope.agent, "since": since}
+    rows = _nearest_rows(
+        conn, "quarantine_logs", TURN_COLUMNS, " AND ".join(clauses), params, vector, limit
+    )
+    hits = []
+    for row in rows:
+        turn = turn_from_row(row[:-1])
+        name = f"{turn.group}/{turn.agent}/{turn.session}#{turn.turn_index}"
+        hits.append(DenseHit("turn", name, float(row[-1]), turn))
     return hits

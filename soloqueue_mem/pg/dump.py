@@ -26,8 +26,9 @@ from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.model import Memory, content_key
 from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.ops.dump_format import record
-from soloqueue_mem.pg import episodes
+from soloqueue_mem.pg import embed, episodes, working
 from soloqueue_mem.pg.memories import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.pg.memories import _search_text as memory_search_text
 from soloqueue_mem.pg.text import document
@@ -187,6 +188,12 @@ def _episodes(conn: psycopg.Connection, scope: Scope) -> Iterator[Episode]:
     return map(episode_from_row, _rows_in_scope(conn, scope, "episodes", episodes.COLUMNS))
 
 
+def _working(conn: psycopg.Connection, scope: Scope) -> Iterator[Entry]:
+    """Every working-memory entry of the scope's group, oldest first (a group's list:
+    none in an agent's export, as on SQLite)."""
+    return working.every(conn, scope.group) if scope.agent is None else iter(())
+
+
 # -- import --------------------------------------------------------------------------
 
 
@@ -307,12 +314,31 @@ def put_back_episode(conn: psycopg.Connection, episode: Episode) -> str:
     return "added"
 
 
+def _embeddings(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
+    """The cached vectors: all of them, or in a scoped export those its items use."""
+    if scope.group is None and scope.agent is None:
+        return embed.cached(conn, None)
+    used = {(link["model"], link["content_hash"]) for link in _links(conn, scope)}
+    return embed.cached(conn, used)
+
+
+def _links(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
+    """Which item (in scope) has which vector."""
+    return iter(embed.links(conn, scope.group, scope.agent))
+
+
 # The tables after the sessions, in dump order, and the kinds put back here.
 TABLES: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]], ...] = (
     ("memory", _memories),
     ("episode", _episodes),
+    ("working", _working),
+    ("embedding", _embeddings),
+    ("embedded_item", _links),
 )
 PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
     "memory": put_back_memory,
     "episode": put_back_episode,
+    "working": working.put_back,
+    "embedding": embed.put_back_cached,
+    "embedded_item": embed.put_back_link,
 }

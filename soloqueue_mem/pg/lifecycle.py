@@ -30,13 +30,17 @@ from soloqueue_mem.memory.model import RETENTION, Memory
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.pg import episodes
 from soloqueue_mem.pg.episodes import PostgresTarget
+from soloqueue_mem.pg.extract import extracted_turns
 from soloqueue_mem.pg.memories import _ACTIVE, _COLUMNS
 from soloqueue_mem.sessions.events import SessionKey
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     import psycopg
+
+    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
+    from soloqueue_mem.memory.store import Draft, Remembered
 
 RUN_LOCK = 0x636F6E73  # "cons": one consolidate at a time on the database
 NOT_HERE = "not on the PostgreSQL back end yet"
@@ -88,9 +92,14 @@ def run(
     now: datetime,
     options: Options,
     progress: Progress | None = None,
+    model: ModelExtraction | None = None,
+    remember: Callable[[Draft, str, str], Remembered] | None = None,
 ) -> dict[str, Any]:
-    """One consolidation of the database (the report of the SQLite run; ``embed``
-    and ``graph`` are skipped, the model is not used, attachments are not here)."""
+    """One consolidation of the database (the report of the SQLite run; ``graph`` is
+    skipped, attachments are not here). With ``model`` (and ``remember``, the back
+    end's), the queued turns are retried first, their memories stored through
+    ``remember``, and extraction goes through the model, queuing in the database
+    (:mod:`soloqueue_mem.pg.queue`)."""
     import psycopg
 
     started = time.monotonic()
@@ -101,8 +110,17 @@ def run(
         _run_lock(conn, options.wait),
     ):
         report: dict[str, Any] = {"dry_run": options.dry_run, "now": iso(now)}
+        if options.dry_run:
+            model = None  # a dry run neither calls the model nor queues anything
+        elif model is not None:
+            from soloqueue_mem.pg import queue
+
+            assert remember is not None
+            model.use_database(conn, queue)
+            report["queue"] = model.retry_queue(remember)
+        options = options._replace(extracted_on_log=lambda key: extracted_turns(conn, key))
         with conn.transaction() if options.dry_run else nullcontext():
-            _steps(conn, home, now, options, progress, report)
+            _steps(conn, home, now, options, progress, report, model)
             if options.dry_run:
                 raise psycopg.Rollback()  # the block ends, rolled back, nothing raised
         consolidate.finish(home, report, started, now, options.dry_run)
@@ -116,18 +134,42 @@ def _steps(
     options: Options,
     progress: Progress | None,
     report: dict[str, Any],
+    model: ModelExtraction | None,
 ) -> None:
     target = PostgresTarget(conn, home)
     due = episodes.sessions_due(conn, iso(now - options.idle))
-    report["sessions"] = consolidate.digest_due(home, target, due, now, options, None, progress)
-    report["model"] = {"used": False}
+    report["sessions"] = consolidate.digest_due(home, target, due, now, options, model, progress)
+    report["model"] = model.report() if model is not None else {"used": False}
     memories = PostgresMemories(conn)
     report["dedup"] = consolidate.dedup_step(memories, now)
     report["decay"] = consolidate.decay_step(memories, now)
     report["expire"] = {"deleted": consolidate.expire_step(memories, now), "attachments": 0}
-    report["embed"] = {"skipped": f"embeddings are {NOT_HERE}"}
+    report["embed"] = _embed(conn, now, options, progress)
     report["graph"] = {"skipped": f"the graph memory is {NOT_HERE}"}
     report["identity"] = consolidate.publish(home, memories.active(now), now, options.dry_run)
+
+
+def _embed(
+    conn: psycopg.Connection, now: datetime, options: Options, progress: Progress | None
+) -> dict[str, Any]:
+    """Vectors for the memories and episodes that lack one (as SQLite's embed step;
+    never fails the run: a missing model or pgvector is a reason)."""
+    if not options.embed:
+        return {"skipped": "search_backend is not hybrid or dense"}
+    if options.dry_run:
+        return {"skipped": "dry run"}
+    from soloqueue_mem.pg.dense import has_embedding_column
+    from soloqueue_mem.pg.embed import embed_store
+    from soloqueue_mem.semantic.model import Unavailable, load
+
+    if not has_embedding_column(conn):
+        return {"skipped": "the server has no pgvector (CREATE EXTENSION vector failed)"}
+    try:
+        embedder = load()
+    except Unavailable as exc:
+        return {"skipped": str(exc)}
+    step = (lambda done, total: progress("embed", done, total)) if progress else None
+    return embed_store(conn, embedder, now, progress=step)
 
 
 @contextmanager
@@ -160,7 +202,8 @@ def end_session(
     if row is None:
         raise NotFound(f"session {key.group}/{key.agent}/{key.session} not found")
     extractor = rules(vocabulary(config.predicates))
-    made = digest(PostgresTarget(conn, home), home, key, now, "session_end", extractor)
+    done = extracted_turns(conn, key)
+    made = digest(PostgresTarget(conn, home), home, key, now, "session_end", extractor, None, done)
     return Ended(ended_at, made, _clear_transients(conn, key, row[0]))
 
 

@@ -140,15 +140,72 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     """,
     # (pgrecall, entry 4) CJK runs indexed as bigrams: every row re-indexed
     _reindex_bigrams,
+    # (pgextract, entry 6) extraction on log (as state.db's log_extractions), the model
+    # extraction's retry queue (as state.db's extraction_queue), and memory.db's
+    # embedding cache and item links (m008: the vectors as stored bytes, by model and
+    # content hash; each item's copy for the HNSW search is its ``embedding`` column)
+    """
+    CREATE TABLE log_extractions (
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        turn_index INTEGER NOT NULL,
+        reserved_at TEXT NOT NULL,
+        extracted_at TEXT,
+        memories INTEGER,
+        PRIMARY KEY (group_id, agent_id, session_id, turn_index)
+    );
+    CREATE TABLE extraction_queue (
+        id BIGSERIAL PRIMARY KEY,
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        turn_index INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        tool_calls TEXT,
+        tool_results TEXT,
+        retry_count INTEGER NOT NULL DEFAULT 0,
+        max_retries INTEGER NOT NULL DEFAULT 3,
+        status TEXT NOT NULL DEFAULT 'pending',
+        created_at TEXT NOT NULL,
+        last_attempted_at TEXT,
+        next_attempt_at TEXT NOT NULL,
+        error TEXT,
+        UNIQUE (group_id, agent_id, session_id, turn_index)
+    );
+    CREATE INDEX extraction_queue_due ON extraction_queue (next_attempt_at, id)
+        WHERE status = 'pending';
+    CREATE TABLE embedding_cache (
+        model TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vector BYTEA NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (model, content_hash)
+    );
+    CREATE TABLE embedded_items (
+        model TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        PRIMARY KEY (model, kind, item_id)
+    );
+    """,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``
-# needs the right to create it): the dense channel's column, multilingual-e5-small's
-# 384 dimensions, and its HNSW index for cosine distance (pg/dense.py). Building the
-# index over existing vectors wants a large maintenance_work_mem (see the README).
+# needs the right to create it): the dense channel's columns on memories, episodes and
+# turns, multilingual-e5-small's 384 dimensions, and their HNSW indexes for cosine
+# distance (pg/dense.py). Building an index over existing vectors wants a large
+# maintenance_work_mem (see the README).
 EMBEDDING_DIMENSIONS = 384
-EMBEDDING_COLUMN = (
-    f"ALTER TABLE memories ADD COLUMN IF NOT EXISTS embedding vector({EMBEDDING_DIMENSIONS});"
-    " CREATE INDEX IF NOT EXISTS memories_embedding ON memories"
+EMBEDDED_TABLES = ("memories", "episodes", "quarantine_logs")
+EMBEDDING_COLUMN = ";".join(
+    f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS embedding vector({EMBEDDING_DIMENSIONS});"
+    f" CREATE INDEX IF NOT EXISTS {table}_embedding ON {table}"
     " USING hnsw (embedding vector_cosine_ops)"
+    for table in EMBEDDED_TABLES
 )

@@ -7,6 +7,7 @@ the same entry at once store it once and the trim counts every entry.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -60,3 +61,37 @@ def latest(
 def clear(conn: psycopg.Connection, group: str) -> int:
     """Drop the group's list (DEL); the number of entries removed."""
     return conn.execute("DELETE FROM working_memory WHERE group_id = %s", (group,)).rowcount
+
+
+def every(conn: psycopg.Connection, group: str | None) -> Iterator[Entry]:
+    """Every entry (of ``group`` when given), live or not, oldest first (export)."""
+    where, params = ("group_id = %s", (group,)) if group is not None else ("TRUE", ())
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM working_memory WHERE {where} ORDER BY id",  # noqa: S608
+        params,
+    )
+    for row in rows:
+        yield Entry(*row)
+
+
+def put_back(conn: psycopg.Connection, entry: Entry) -> str:
+    """Put back an exported entry under its id: ``added``, ``existing`` or ``conflict``
+    (the id sequence moves past it, so later pushes never take it)."""
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM working_memory WHERE id = %s",  # noqa: S608
+        (entry.id,),
+    ).fetchone()
+    if row is not None:
+        return "existing" if Entry(*row) == entry else "conflict"
+    conn.execute(
+        "INSERT INTO working_memory"
+        " (id, group_id, content, content_key, source, created_at, expires_at)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        (*entry[:3], content_key(entry.content), *entry[3:]),
+    )
+    conn.execute(
+        "SELECT setval('working_memory_id_seq', GREATEST(%s, last_value))"
+        " FROM working_memory_id_seq",
+        (entry.id,),
+    )
+    return "added"

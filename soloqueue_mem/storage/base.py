@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
+    from soloqueue_mem.lifecycle.vocabulary import Vocabulary
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
+    from soloqueue_mem.semantic.model import Embedder
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
@@ -59,6 +62,7 @@ POSTGRES_COMMANDS = frozenset(
         "migrate",
         "export",
         "import",
+        "index",
         "path",
         "completion",
     }
@@ -100,7 +104,28 @@ class Backend(Protocol):
     ) -> list[tuple[Episode, float]]: ...
 
     def consolidate(
-        self, now: datetime, options: Options, progress: Progress | None = None
+        self,
+        now: datetime,
+        options: Options,
+        progress: Progress | None = None,
+        model: ModelExtraction | None = None,
+    ) -> dict[str, Any]: ...
+
+    def extract_on_log(
+        self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
+    ) -> list[Remembered]: ...
+
+    def open_extraction_sessions(self, chosen: list[list]) -> list[list]: ...
+
+    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]: ...
+
+    def embed(
+        self,
+        embedder: Embedder,
+        now: datetime,
+        with_turns: bool,
+        time_budget: float | None,
+        progress: Callable[[int, int], None] | None,
     ) -> dict[str, Any]: ...
 
     def recall(

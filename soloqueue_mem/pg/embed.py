@@ -1,0 +1,351 @@
+"""Embedding on PostgreSQL: :mod:`soloqueue_mem.semantic.embed` and
+:mod:`soloqueue_mem.semantic.index` over the database.
+
+As in memory.db, ``embedding_cache`` keeps each vector once per (model, content hash)
+as stored bytes (little-endian float32) and ``embedded_items`` which item has which
+content hash under which model; here each item also gets a copy of its vector in its
+own ``embedding`` column (pgvector), which the HNSW indexes search (pg/dense.py).
+``consolidate`` embeds memories and episodes, ``index --embed`` those and, with
+``--turns``, the turns; ``remember`` embeds its memory at once.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from soloqueue_mem.clock import iso
+from soloqueue_mem.pg.memories import _ACTIVE
+from soloqueue_mem.semantic.index import BATCH, EmbedReport, Item, Progress, content_hash
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from soloqueue_mem.semantic.model import Embedder
+
+MIN_TURN_CHARS = 8  # as semantic.embed's: "ok", "继续" carry nothing to find
+TURN_PAGE = 2000
+TABLES = {"memory": "memories", "episode": "episodes", "turn": "quarantine_logs"}
+_ID_TYPES = {"memory": "text", "episode": "text", "turn": "bigint"}
+
+
+def memory_items(conn: psycopg.Connection, now: datetime) -> list[Item]:
+    """Active memories (promoted chunks included) and every episode's summary."""
+    rows = conn.execute(
+        f"SELECT id, group_id, agent_id, content FROM memories WHERE {_ACTIVE} ORDER BY seq",  # noqa: S608
+        {"now": iso(now)},
+    )
+    items = [Item("memory", *row) for row in rows]
+    for row in conn.execute(
+        "SELECT id, group_id, agent_id, summary, goal FROM episodes ORDER BY seq"
+    ):
+        text = "\n".join(part for part in row[3:] if part)
+        items.append(Item("episode", row[0], row[1], row[2], text))
+    return items
+
+
+def turn_items(conn: psycopg.Connection) -> Iterator[Item]:
+    """Every turn with some content, oldest first."""
+    after = 0
+    while True:
+        rows = conn.execute(
+            "SELECT id, group_id, agent_id, content FROM quarantine_logs WHERE id > %s"
+            " ORDER BY id LIMIT %s",
+            (after, TURN_PAGE),
+        ).fetchall()
+        for row in rows:
+            if len(row[3].strip()) >= MIN_TURN_CHARS:
+                yield Item("turn", str(row[0]), row[1], row[2], row[3])
+        if len(rows) < TURN_PAGE:
+            return
+        after = rows[-1][0]
+
+
+def _links(
+    conn: psycopg.Connection, model: str, kinds: Iterable[str]
+) -> dict[tuple[str, str], str]:
+    rows = conn.execute(
+        "SELECT kind, item_id, content_hash FROM embedded_items WHERE model = %s"
+        " AND kind = ANY(%s)",
+        (model, sorted(kinds)),
+    )
+    return {(kind, item_id): digest for kind, item_id, digest in rows}
+
+
+def pending(conn: psycopg.Connection, model: str, items: Iterable[Item]) -> list[Item]:
+    """The items without a vector of their present text under ``model``."""
+    items = list(items)
+    known = _links(conn, model, {item.kind for item in items})
+    return [i for i in items if known.get((i.kind, i.id)) != content_hash(i.text)]
+
+
+def floats(data: bytes) -> list[float]:
+    """A stored vector's values (no numpy needed)."""
+    return list(struct.unpack(f"<{len(data) // 4}f", data))
+
+
+def _link(
+    conn: psycopg.Connection, model: str, items: list[Item], vectors: dict[str, bytes]
+) -> None:
+    """Link ``items`` to their text's vector and copy it into their own column."""
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO embedded_items (model, kind, item_id, group_id, agent_id, content_hash)"
+            " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (model, kind, item_id)"
+            " DO UPDATE SET content_hash = excluded.content_hash",
+            [(model, i.kind, i.id, i.group, i.agent, content_hash(i.text)) for i in items],
+        )
+        for kind, table in TABLES.items():
+            rows = [(floats(vectors[content_hash(i.text)]), i.id) for i in items if i.kind == kind]
+            if rows:
+                cur.executemany(
+                    f"UPDATE {table} SET embedding = %s::real[]::vector"  # noqa: S608 - constants
+                    f" WHERE id = %s::{_ID_TYPES[kind]}",
+                    rows,
+                )
+
+
+def _cached(conn: psycopg.Connection, model: str, hashes: list[str]) -> dict[str, bytes]:
+    rows = conn.execute(
+        "SELECT content_hash, vector FROM embedding_cache WHERE model = %s"
+        " AND content_hash = ANY(%s)",
+        (model, hashes),
+    )
+    return {digest: bytes(vector) for digest, vector in rows}
+
+
+def embed_items(
+    conn: psycopg.Connection,
+    embedder: Embedder,
+    items: Iterable[Item],
+    now: datetime,
+    deadline: float | None = None,
+    progress: Progress | None = None,
+) -> EmbedReport:
+    """Vectors for ``items``: linked to a cached one of the same text, or embedded
+    (each new text once, ``BATCH`` a transaction); ``deadline`` is a
+    ``time.monotonic()`` value after which no new batch starts."""
+    import numpy as np
+
+    started = time.monotonic()
+    items = list(items)
+    todo = pending(conn, embedder.name, items)
+    cached = _cached(conn, embedder.name, sorted({content_hash(i.text) for i in todo}))
+    ready = [i for i in todo if content_hash(i.text) in cached]
+    if ready:
+        with conn.transaction():
+            _link(conn, embedder.name, ready, cached)
+    by_hash: dict[str, list[Item]] = {}
+    for item in todo:
+        if content_hash(item.text) not in cached:
+            by_hash.setdefault(content_hash(item.text), []).append(item)
+    order = [(digest, group[0].text) for digest, group in by_hash.items()]
+    embedded = 0
+    for start in range(0, len(order), BATCH):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        batch = order[start : start + BATCH]
+        rows = np.ascontiguousarray(embedder.passages([text for _, text in batch]), dtype="<f4")
+        made = {digest: rows[n].tobytes() for n, (digest, _) in enumerate(batch)}
+        with conn.transaction():
+            _store(conn, embedder.name, made, rows.shape[1], now)
+            _link(conn, embedder.name, [i for digest in made for i in by_hash[digest]], made)
+        embedded += len(batch)
+        if progress:
+            progress(embedded, len(order))
+    return EmbedReport(
+        items=len(items),
+        current=len(items) - len(todo),
+        linked=len(ready),
+        embedded=embedded,
+        remaining=len(order) - embedded,
+        seconds=round(time.monotonic() - started, 3),
+    )
+
+
+def _store(
+    conn: psycopg.Connection, model: str, made: dict[str, bytes], dim: int, now: datetime
+) -> None:
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO embedding_cache (model, content_hash, dim, vector, created_at)"
+            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (model, content_hash) DO NOTHING",
+            [(model, digest, dim, vector, iso(now)) for digest, vector in made.items()],
+        )
+
+
+def counts(conn: psycopg.Connection, model: str) -> dict[str, int]:
+    """How many items of each kind have a vector under ``model``."""
+    rows = conn.execute(
+        "SELECT kind, count(*) FROM embedded_items WHERE model = %s GROUP BY kind ORDER BY kind",
+        (model,),
+    )
+    return dict(rows)  # type: ignore[arg-type]
+
+
+def estimate(
+    conn: psycopg.Connection, model: str, now: datetime, with_turns: bool
+) -> dict[str, Any]:
+    """:func:`soloqueue_mem.semantic.embed.estimate` on the database."""
+    from soloqueue_mem.semantic.embed import TEXTS_PER_SECOND
+
+    memories = len(pending(conn, model, memory_items(conn, now)))
+    turns = len(pending(conn, model, turn_items(conn))) if with_turns else 0
+    total = memories + turns
+    return {"memories": memories, "turns": turns, "seconds": round(total / TEXTS_PER_SECOND, 1)}
+
+
+def embed_store(
+    conn: psycopg.Connection,
+    embedder: Embedder,
+    now: datetime,
+    *,
+    with_turns: bool = False,
+    time_budget: float | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """:func:`soloqueue_mem.semantic.embed.embed_store` on the database (its report)."""
+    deadline = None if time_budget is None else time.monotonic() + time_budget
+    report: dict[str, Any] = {"model": embedder.name}
+    found = embed_items(conn, embedder, memory_items(conn, now), now, deadline, progress)
+    report["memories"] = found.as_json()
+    if with_turns:
+        found = embed_items(conn, embedder, turn_items(conn), now, deadline, progress)
+        report["turns"] = found.as_json()
+    report["vectors"] = counts(conn, embedder.name)
+    return report
+
+
+# -- export and import (the records of soloqueue_mem.ops.export._embeddings) --------
+
+
+def _scope_sql(group: str | None, agent: str | None) -> tuple[str, list[str]]:
+    clauses, params = ["TRUE"], []
+    for column, value in (("i.group_id", group), ("i.agent_id", agent)):
+        if value is not None:
+            clauses.append(f"{column} = %s")
+            params.append(value)
+    return " AND ".join(clauses), params
+
+
+def links(conn: psycopg.Connection, group: str | None, agent: str | None) -> list[dict[str, Any]]:
+    """The links of the items in scope as dump fields (a turn named by its session and
+    index), in the dump's order."""
+    from soloqueue_mem.ops.export import _link_order
+
+    where, params = _scope_sql(group, agent)
+    rows = conn.execute(
+        "SELECT i.model, i.kind, i.item_id, i.group_id, i.agent_id, i.content_hash,"
+        " t.session_id, t.turn_index FROM embedded_items AS i LEFT JOIN quarantine_logs AS t"
+        " ON t.id = CASE WHEN i.kind = 'turn' THEN i.item_id::bigint END"  # noqa: S608 - fixed fragments
+        f" WHERE {where} AND (i.kind <> 'turn' OR t.id IS NOT NULL)",
+        params,
+    )
+    named = [
+        {
+            "model": model,
+            "item_kind": kind,
+            "item_id": None if kind == "turn" else item_id,
+            "group": group_id,
+            "agent": agent_id,
+            "session": session,
+            "turn_index": turn_index,
+            "content_hash": digest,
+        }
+        for model, kind, item_id, group_id, agent_id, digest, session, turn_index in rows
+    ]
+    return sorted(named, key=_link_order)
+
+
+def cached(conn: psycopg.Connection, used: set[tuple[str, str]] | None) -> Iterator[dict[str, Any]]:
+    """The cached vectors (those in ``used`` when given) as dump fields, by model and
+    content hash, through a server-side cursor."""
+    import base64
+
+    with conn.cursor(name="soloqueue_dump_embeddings") as cursor:
+        cursor.itersize = 500
+        cursor.execute(
+            "SELECT model, content_hash, dim, vector, created_at FROM embedding_cache"
+            ' ORDER BY model COLLATE "C", content_hash COLLATE "C"'
+        )
+        for model, digest, dim, vector, created_at in cursor:
+            if used is None or (model, digest) in used:
+                yield {
+                    "model": model,
+                    "content_hash": digest,
+                    "dim": dim,
+                    "vector": base64.b64encode(bytes(vector)).decode("ascii"),
+                    "created_at": created_at,
+                }
+
+
+def put_back_cached(conn: psycopg.Connection, value: Any) -> str:
+    """An exported vector (its record, checked by import): ``added``, ``existing``
+    (the same vector) or ``conflict``."""
+    import base64
+
+    data = base64.b64decode(value.vector)
+    held = conn.execute(
+        "SELECT dim, vector FROM embedding_cache WHERE model = %s AND content_hash = %s",
+        (value.model, value.content_hash),
+    ).fetchone()
+    if held is not None:
+        return "existing" if (held[0], bytes(held[1])) == (value.dim, data) else "conflict"
+    conn.execute(
+        "INSERT INTO embedding_cache (model, content_hash, dim, vector, created_at)"
+        " VALUES (%s, %s, %s, %s, %s)",
+        (value.model, value.content_hash, value.dim, data, value.created_at),
+    )
+    return "added"
+
+
+def put_back_link(conn: psycopg.Connection, value: Any) -> str:
+    """An exported item's link (its record): ``added``, ``existing``, ``conflict`` (the
+    item is linked to another text), ``missing-item`` or ``missing-vector``; an added
+    link copies the vector into the item's column (when the server has pgvector)."""
+    if value.item_kind == "turn":
+        row = conn.execute(
+            "SELECT id::text FROM quarantine_logs WHERE group_id = %s AND agent_id = %s"
+            " AND session_id = %s AND turn_index = %s",
+            (value.group, value.agent, value.session, value.turn_index),
+        ).fetchone()
+        item_id = None if row is None else row[0]
+    else:
+        table = TABLES.get(value.item_kind)
+        found = (
+            table is not None
+            and conn.execute(
+                f"SELECT 1 FROM {table} WHERE id = %s",  # noqa: S608 - a constant name
+                (value.item_id,),
+            ).fetchone()
+        )
+        item_id = value.item_id if found else None
+    if item_id is None:
+        return "missing-item"
+    held = conn.execute(
+        "SELECT content_hash FROM embedded_items WHERE model = %s AND kind = %s AND item_id = %s",
+        (value.model, value.item_kind, item_id),
+    ).fetchone()
+    if held is not None:
+        return "existing" if held[0] == value.content_hash else "conflict"
+    vector = _cached(conn, value.model, [value.content_hash])
+    if not vector:
+        return "missing-vector"
+    conn.execute(
+        "INSERT INTO embedded_items (model, kind, item_id, group_id, agent_id, content_hash)"
+        " VALUES (%s, %s, %s, %s, %s, %s)",
+        (value.model, value.item_kind, item_id, value.group, value.agent, value.content_hash),
+    )
+    from soloqueue_mem.pg.dense import has_embedding_column
+    from soloqueue_mem.semantic.model import MODEL_NAME
+
+    if value.model == MODEL_NAME and has_embedding_column(conn):  # the model recall asks
+        conn.execute(
+            f"UPDATE {TABLES[value.item_kind]} SET embedding = %s::real[]::vector"  # noqa: S608
+            f" WHERE id = %s::{_ID_TYPES[value.item_kind]}",
+            (floats(vector[value.content_hash]), item_id),
+        )
+    return "added"

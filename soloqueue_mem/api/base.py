@@ -123,6 +123,15 @@ class StoreBase:
                 self._lexicon.close()
                 self._lexicon = None
 
+    def warm(self) -> None:
+        """Open the database (PostgreSQL: connect and migrate) and the lexicon now, so a
+        long-lived process pays for them at start and fails there when it cannot."""
+        with self._lock:
+            backend = self._postgres()
+            if backend is not None:
+                backend.warm()
+            self._lexicon_loader()
+
     def __enter__(self: S) -> S:
         return self
 

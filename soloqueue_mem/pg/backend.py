@@ -68,6 +68,11 @@ class PostgresBackend:
             self._conn = connect(self.url)
         return self._conn
 
+    def warm(self) -> None:
+        """Connect (and migrate) now, and load the embedding model when the dense channel
+        runs: a server pays this at start, and an unreachable database fails it there."""
+        self.dense()
+
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()

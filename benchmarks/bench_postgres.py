@@ -23,20 +23,25 @@ against its floors, each in a ``python -c``: the bare ``ts_rank`` query over eve
 match, the same ranking over each term's 2,000 newest matches as ``trace`` and recall
 find them (``pg/newest.py``; no widening step), and importing psycopg + connecting +
 ``SELECT 1``; goal: median ≤ 250 ms. Then the same recalls in this process, through the
-library on one warm connection (what a long-lived ``Store``, ``mcp`` or ``serve`` pays).
+library on one warm connection (what a long-lived ``Store`` or ``mcp`` pays), and, with
+the ``server`` extra, through ``POST /api/v1/recall`` to a ``serve`` process on one
+kept-alive connection (what a hook asking a warm server pays). ``--cache DIR`` keeps the
+server's data in DIR and reuses the database of that size on later runs (with
+``--only-scale``).
 ``--reindex`` then times the schema step that re-indexes every row (bigram lexemes).
 
 With ``--dense N`` it times pgvector on N seeded 384-dimension vectors (binary COPY, the
 HNSW build, exact scan vs HNSW queries and the index's recall@k: :func:`time_dense`).
 
 Run: ``/tmp/bench-venv/bin/python benchmarks/bench_postgres.py [--quick] [--runs N]
-[--scale T,M [--reindex]] [--dense N] [--only-scale]`` (the venv needs
+[--scale T,M [--reindex]] [--dense N] [--only-scale [--cache DIR]]`` (the venv needs
 ``soloqueue-mem[postgres]``; ``--dense`` numpy too).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import shutil
 import sys
@@ -306,6 +311,8 @@ def time_at_scale(  # noqa: PLR0913
         times = c.interleaved(commands, runs)
         warm = in_process(admin, host, now, lexicon, runs)
         lexicon.close()
+        if importlib.util.find_spec("uvicorn") is not None:
+            warm.update(through_http(env, python, runs))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     times.update(warm)
@@ -347,6 +354,51 @@ def in_process(url: str, root: Path, now: str, lexicon, runs: int) -> dict[str, 
                 )
     finally:
         backend.close()
+    return times
+
+
+def through_http(env: dict[str, str], python: str, runs: int) -> dict[str, list[float]]:
+    """``POST /api/v1/recall`` to a ``serve`` process on this database, one kept-alive
+    connection, the server warmed by one call per query: what a hook pays when it asks
+    a warm server (a round trip through loopback HTTP and JSON, no process start)."""
+    import http.client
+    import subprocess
+
+    server = subprocess.Popen(
+        [*c.cli_argv(python), "serve", "--port", "0"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert server.stderr is not None
+        line = server.stderr.readline().decode()
+        if not line.startswith("serving on http://"):
+            raise SystemExit(f"serve did not start: {line}{server.stderr.read().decode()}")
+        port = int(line.rsplit(":", 1)[1])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+        def ask(query: str) -> float:
+            body = json.dumps({"query": query}).encode()
+            began = time.perf_counter()
+            conn.request("POST", "/api/v1/recall", body, {"Content-Type": "application/json"})
+            response = conn.getresponse()
+            data = response.read()
+            took = time.perf_counter() - began
+            if response.status != 200:
+                raise SystemExit(f"recall through serve: {response.status} {data[:200]!r}")
+            return took
+
+        for query in QUERIES:
+            ask(query)
+        times: dict[str, list[float]] = {}
+        for _ in range(runs):
+            for query in QUERIES:
+                times.setdefault(f"recall {query!r} through serve (HTTP)", []).append(ask(query))
+        conn.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
     return times
 
 

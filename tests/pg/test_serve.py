@@ -59,6 +59,27 @@ def test_serve_answers_501_for_what_postgres_lacks_and_keeps_serving(pg_http: An
     assert status == 200
 
 
+def test_a_lost_connection_answers_503_once_then_the_server_reconnects(
+    pg_http: Any, on_postgres: str
+) -> None:
+    import psycopg
+
+    status, _ = pg_http.json("POST", "/api/v1/log", {"session": "s", "content": "before"})
+    assert status == 200
+    with psycopg.connect(on_postgres, autocommit=True) as admin:  # the server restarts, say
+        (ended,) = admin.execute(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 10000))"
+            " FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid()"
+        ).fetchone()
+    assert ended == 1
+    status, failed = pg_http.json("POST", "/api/v1/trace", {"query": "before"})
+    assert status == 503 and failed["error"]["code"] == "temporary"
+    assert "lost the connection to the database" in failed["error"]["message"]
+    status, traced = pg_http.json("POST", "/api/v1/trace", {"query": "before"})
+    assert status == 200 and [h["content"] for h in traced["hits"]] == ["before"]
+
+
 def test_serve_and_mcp_fail_at_start_when_the_database_cannot_be_reached(
     home: Path, tmp_path: Path
 ) -> None:

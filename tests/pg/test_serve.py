@@ -142,3 +142,22 @@ def test_mcp_tools_run_on_postgres_and_the_rest_answer_unsupported(
     assert bad.is_error and "bad_input: " in bad.content[0].text
     assert [m["id"] for m in cli.json("memory", "list")] == [memory_id]
     assert not (home / "memory.db").exists()
+
+
+def test_store_warm_connects_at_once_or_says_why(
+    home: Path, on_postgres: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from soloqueue_mem import Store
+    from soloqueue_mem.errors import StorageError
+
+    with Store() as store:
+        store.warm()
+        assert store.trace("anything") == []
+    missing = f"postgresql://postgres@/postgres?host={tmp_path / 'no-server'}"
+    monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", missing)
+    with Store() as store, pytest.raises(StorageError, match="cannot connect to the database"):
+        store.warm()
+    monkeypatch.delenv("SOLOQUEUE_DATABASE_URL")
+    with Store() as store:  # SQLite: warming reads, it creates nothing
+        store.warm()
+    assert not home.exists()

@@ -46,33 +46,34 @@ def newest_matches(
 
     values = {**params, "_phrase": phrase, "_window": window}
     match = f"search @@ to_tsquery('simple', %(_phrase)s) AND {where}"
-    cursor = ClientCursor(conn)  # binds here: several statements, one round trip
-    cursor.execute(
-        f"EXPLAIN (FORMAT JSON) SELECT 1 FROM {table} WHERE {match};"  # noqa: S608
-        f" SELECT max({key}) FROM {table}",
-        values,
-    )
-    plan = cursor.fetchone()
-    estimate = float(plan[0][0]["Plan"]["Plan Rows"]) if plan else 0.0
-    cursor.nextset()
-    top = cursor.fetchone()
-    if top is None or top[0] is None:
-        return []
-    span = None if estimate <= 2 * window else max(window, int(top[0] * window / estimate * MARGIN))
-    while True:
-        low = top[0] - span if span is not None and span < top[0] else None
-        bounded = "" if low is None else f" AND {key} > %(_low)s"
-        # one implicit transaction: the setting holds for the query, then lapses
+    with ClientCursor(conn) as cursor:  # binds here: several statements, one round trip
         cursor.execute(
-            "SELECT set_config('enable_indexscan', 'off', true);"
-            f" SELECT {key}{', ' if columns else ''}{columns} FROM {table}"  # noqa: S608
-            f" WHERE {match}{bounded}"
-            f" ORDER BY {key} DESC LIMIT %(_window)s",
-            {**values, "_low": low},
+            f"EXPLAIN (FORMAT JSON) SELECT 1 FROM {table} WHERE {match};"  # noqa: S608
+            f" SELECT max({key}) FROM {table}",
+            values,
         )
+        plan = cursor.fetchone()
+        estimate = float(plan[0][0]["Plan"]["Plan Rows"]) if plan else 0.0
         cursor.nextset()
-        rows = cursor.fetchall()
-        if len(rows) >= window or low is None:
-            return [tuple(row) for row in rows]
-        assert span is not None
-        span *= WIDEN
+        top = cursor.fetchone()
+        if top is None or top[0] is None:
+            return []
+        wide = estimate > 2 * window
+        span = max(window, int(top[0] * window / estimate * MARGIN)) if wide else None
+        while True:
+            low = top[0] - span if span is not None and span < top[0] else None
+            bounded = "" if low is None else f" AND {key} > %(_low)s"
+            # one implicit transaction (unless the caller's): the setting lapses after the query
+            cursor.execute(
+                "SELECT set_config('enable_indexscan', 'off', true);"
+                f" SELECT {key}{', ' if columns else ''}{columns} FROM {table}"  # noqa: S608
+                f" WHERE {match}{bounded}"
+                f" ORDER BY {key} DESC LIMIT %(_window)s",
+                {**values, "_low": low},
+            )
+            cursor.nextset()
+            rows = cursor.fetchall()
+            if len(rows) >= window or low is None:
+                return [tuple(row) for row in rows]
+            assert span is not None
+            span *= WIDEN

@@ -23,20 +23,25 @@ against its floors, each in a ``python -c``: the bare ``ts_rank`` query over eve
 match, the same ranking over each term's 2,000 newest matches as ``trace`` and recall
 find them (``pg/newest.py``; no widening step), and importing psycopg + connecting +
 ``SELECT 1``; goal: median ≤ 250 ms. Then the same recalls in this process, through the
-library on one warm connection (what a long-lived ``Store``, ``mcp`` or ``serve`` pays).
+library on one warm connection (what a long-lived ``Store`` or ``mcp`` pays), and, with
+the ``server`` extra, through ``POST /api/v1/recall`` to a ``serve`` process on one
+kept-alive connection (what a hook asking a warm server pays). ``--cache DIR`` keeps the
+server's data in DIR and reuses the database of that size on later runs (with
+``--only-scale``).
 ``--reindex`` then times the schema step that re-indexes every row (bigram lexemes).
 
 With ``--dense N`` it times pgvector on N seeded 384-dimension vectors (binary COPY, the
 HNSW build, exact scan vs HNSW queries and the index's recall@k: :func:`time_dense`).
 
 Run: ``/tmp/bench-venv/bin/python benchmarks/bench_postgres.py [--quick] [--runs N]
-[--scale T,M [--reindex]] [--dense N] [--only-scale]`` (the venv needs
+[--scale T,M [--reindex]] [--dense N] [--only-scale [--cache DIR]]`` (the venv needs
 ``soloqueue-mem[postgres]``; ``--dense`` numpy too).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import shutil
 import sys
@@ -254,15 +259,25 @@ def time_at_scale(  # noqa: PLR0913
     from soloqueue_mem.text.lexicon import open_lexicon
     from soloqueue_mem.text.query import weigh_query
 
-    admin = server.replace("/postgres?", "/big?")
-    with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute("CREATE DATABASE big")
-    connect(admin).close()
     start = datetime(2025, 1, 1, tzinfo=UTC)
-    c.note(f"building {turns} turns and {memories} memories in PostgreSQL")
-    began = time.perf_counter()
-    build_at_scale(admin, turns, memories, start)
-    built = time.perf_counter() - began
+    name = f"big_{turns}_{memories}"
+    admin = server.replace("/postgres?", f"/{name}?")
+    with psycopg.connect(server, autocommit=True) as conn:
+        kept = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        if kept is None:
+            conn.execute(f"DROP DATABASE IF EXISTS {name}_partial")  # constant names
+            conn.execute(f"CREATE DATABASE {name}_partial")
+    built = "kept from an earlier run (--cache)"
+    if kept is None:
+        partial = server.replace("/postgres?", f"/{name}_partial?")
+        connect(partial).close()
+        c.note(f"building {turns} turns and {memories} memories in PostgreSQL")
+        began = time.perf_counter()
+        build_at_scale(partial, turns, memories, start)
+        built = f"built in {time.perf_counter() - began:.0f} s"
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f"ALTER DATABASE {name}_partial RENAME TO {name}")
+    connect(admin).close()  # the schema at this version
     now = (start + timedelta(seconds=30 * turns + 3600)).strftime("%Y-%m-%dT%H:%M:%SZ")
     work = Path(tempfile.mkdtemp(prefix="bench-pg-big-", dir=c.neutral_cwd()))
     try:
@@ -296,12 +311,14 @@ def time_at_scale(  # noqa: PLR0913
         times = c.interleaved(commands, runs)
         warm = in_process(admin, host, now, lexicon, runs)
         lexicon.close()
+        if importlib.util.find_spec("uvicorn") is not None:
+            warm.update(through_http(env, python, runs))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     times.update(warm)
     c.out(
         f"\nAt scale: {turns:,} turns + {memories:,} memories on PostgreSQL "
-        f"(built in {built:.0f} s); {runs} runs each; goal: recall median ≤ {RECALL_GOAL_MS} ms\n"
+        f"({built}); {runs} runs each; goal: recall median ≤ {RECALL_GOAL_MS} ms\n"
     )
     rows = []
     for label, t in times.items():
@@ -337,6 +354,51 @@ def in_process(url: str, root: Path, now: str, lexicon, runs: int) -> dict[str, 
                 )
     finally:
         backend.close()
+    return times
+
+
+def through_http(env: dict[str, str], python: str, runs: int) -> dict[str, list[float]]:
+    """``POST /api/v1/recall`` to a ``serve`` process on this database, one kept-alive
+    connection, the server warmed by one call per query: what a hook pays when it asks
+    a warm server (a round trip through loopback HTTP and JSON, no process start)."""
+    import http.client
+    import subprocess
+
+    server = subprocess.Popen(
+        [*c.cli_argv(python), "serve", "--port", "0"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert server.stderr is not None
+        line = server.stderr.readline().decode()
+        if not line.startswith("serving on http://"):
+            raise SystemExit(f"serve did not start: {line}{server.stderr.read().decode()}")
+        port = int(line.rsplit(":", 1)[1])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+        def ask(query: str) -> float:
+            body = json.dumps({"query": query}).encode()
+            began = time.perf_counter()
+            conn.request("POST", "/api/v1/recall", body, {"Content-Type": "application/json"})
+            response = conn.getresponse()
+            data = response.read()
+            took = time.perf_counter() - began
+            if response.status != 200:
+                raise SystemExit(f"recall through serve: {response.status} {data[:200]!r}")
+            return took
+
+        for query in QUERIES:
+            ask(query)
+        times: dict[str, list[float]] = {}
+        for _ in range(runs):
+            for query in QUERIES:
+                times.setdefault(f"recall {query!r} through serve (HTTP)", []).append(ask(query))
+        conn.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
     return times
 
 
@@ -601,7 +663,14 @@ def main() -> None:
     parser.add_argument(
         "--reindex", action="store_true", help="with --scale: also time the re-indexing step"
     )
+    parser.add_argument(
+        "--cache",
+        default="",
+        help="DIR: keep the server's data there and reuse the --scale database on later runs",
+    )
     args = parser.parse_args()
+    if args.cache and not (args.only_scale and args.scale):
+        parser.error("--cache goes with --scale and --only-scale")
     turns, memories = (5_000, 500) if args.quick else (20_000, 2_000)
     runs = args.runs or (7 if args.quick else 15)
 
@@ -612,7 +681,7 @@ def main() -> None:
             "the postgres extra is not installed: pip install 'soloqueue-mem[postgres]'"
         )
     c.out(c.machine_line(args.python))
-    server = EmbeddedServer()
+    server = EmbeddedServer(Path(args.cache) if args.cache else None)
     url = server.start()
     try:
         if not args.only_scale:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.errors import NotFound, Unsupported
+from soloqueue_mem.errors import NotFound, TempFail, Unsupported
 from soloqueue_mem.home import Home, find_root, validate_id
 
 if TYPE_CHECKING:
@@ -52,7 +52,8 @@ _UNOPENED: Any = object()
 
 def serialised(method: F) -> F:
     """One call at a time per Store (connections and the lexicon are shared); on the
-    PostgreSQL back end, Unsupported for a method it lacks."""
+    PostgreSQL back end, Unsupported for a method it lacks, and TempFail when the call
+    lost the connection (the next call reconnects)."""
 
     @functools.wraps(method)
     def call(self: StoreBase, *args: Any, **kwargs: Any) -> Any:
@@ -61,7 +62,17 @@ def serialised(method: F) -> F:
                 raise Unsupported(
                     f"Store.{method.__name__} is not available on the PostgreSQL back end yet"
                 )
-            return method(self, *args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            except Exception as exc:
+                backend = self._backend
+                if backend is not _UNOPENED and backend is not None and backend.lost(exc):
+                    reason = str(exc).strip().partition("\n")[0] or type(exc).__name__
+                    raise TempFail(
+                        f"lost the connection to the database ({reason}); retry: the next "
+                        "call reconnects"
+                    ) from exc
+                raise
 
     return call  # type: ignore[return-value]
 
@@ -122,6 +133,15 @@ class StoreBase:
             if self._lexicon is not None:
                 self._lexicon.close()
                 self._lexicon = None
+
+    def warm(self) -> None:
+        """Open the database (PostgreSQL: connect and migrate) and the lexicon now, so a
+        long-lived process pays for them at start and fails there when it cannot."""
+        with self._lock:
+            backend = self._postgres()
+            if backend is not None:
+                backend.warm()
+            self._lexicon_loader()
 
     def __enter__(self: S) -> S:
         return self

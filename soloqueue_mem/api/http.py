@@ -25,7 +25,7 @@ from soloqueue_mem.api.store import Store
 from soloqueue_mem.errors import BadInput, SoloqueueError, UsageError
 
 # The CLI's exit codes (README, "Errors and exit codes") as HTTP statuses.
-STATUS_OF_EXIT = {1: 500, 2: 400, 3: 404, 65: 422, 74: 500, 75: 503}
+STATUS_OF_EXIT = {1: 500, 2: 400, 3: 404, 65: 422, 69: 501, 74: 500, 75: 503}
 Handler = Callable[[Store, dict[str, Any], Request], Any]
 
 

@@ -45,7 +45,13 @@ def _live_store(ctx: typer.Context, root: str | None) -> Store:
     from soloqueue_mem.api.store import Store
 
     app = app_context(ctx, None, root)
-    return Store(app.home.root, config=app.config)
+    store = Store(app.home.root, config=app.config)
+    try:
+        store.warm()
+    except BaseException:
+        store.close()
+        raise
+    return store
 
 
 @boundary
@@ -97,7 +103,7 @@ def serve_command(
 
     Prints the URL on stderr once it accepts connections; stops on Ctrl-C. Errors are
     JSON objects {"error": {"code", "message", "exit_code"}} with the exit code mapped
-    to an HTTP status (2→400, 3→404, 65→422, 75→503, others 500).
+    to an HTTP status (2→400, 3→404, 65→422, 69→501, 75→503, others 500).
     """
     require("server", "starlette", "uvicorn")
     if not 0 <= port <= 65535:

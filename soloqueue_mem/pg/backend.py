@@ -62,11 +62,27 @@ class PostgresBackend:
 
     @property
     def conn(self) -> psycopg.Connection:
+        if self._conn is not None and self._conn.closed:  # lost: a long-lived process
+            self._conn = None  # reconnects on its next call
         if self._conn is None:
             from soloqueue_mem.pg.connect import connect
 
             self._conn = connect(self.url)
         return self._conn
+
+    def warm(self) -> None:
+        """Connect (and migrate) now, and load the embedding model when the dense channel
+        runs: a server pays this at start, and an unreachable database fails it there."""
+        self.dense()
+
+    def lost(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is the connection to the server being lost (the server
+        restarted, the network dropped): the call failed, the next one reconnects."""
+        import psycopg
+
+        return isinstance(exc, psycopg.OperationalError) and (
+            self._conn is None or self._conn.closed
+        )
 
     def close(self) -> None:
         if self._conn is not None:

@@ -35,11 +35,24 @@ def connect(url: str) -> psycopg.Connection:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise StorageError(f"cannot connect to the database: {reason}") from None
     try:
-        migrate(conn)
+        if not _current(conn):
+            migrate(conn)
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _current(conn: psycopg.Connection) -> bool:
+    """Whether the schema is at this version: one round trip, no lock (the common case
+    of a short-lived process); anything else goes through :func:`migrate`."""
+    import psycopg
+
+    try:
+        row = conn.execute("SELECT version FROM schema_version").fetchone()
+    except psycopg.errors.UndefinedTable:
+        return False
+    return row is not None and row[0] == len(MIGRATIONS)
 
 
 def migrate(conn: psycopg.Connection) -> int:

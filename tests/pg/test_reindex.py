@@ -14,7 +14,6 @@ import pytest
 
 from soloqueue_mem.pg import reindex
 from soloqueue_mem.pg.schema import MIGRATIONS
-from soloqueue_mem.pg.text import document
 from tests.conftest import Cli
 
 pytest.importorskip("psycopg")

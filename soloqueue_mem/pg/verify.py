@@ -90,8 +90,6 @@ def _check_logs(
     home: Home, conn: psycopg.Connection, findings: list[Finding], counts: dict[str, int]
 ) -> None:
     logged = logged_turns(home, findings)
-    counts["sessions_logged_here"] = len(logged)
-    counts["turns_logged_here"] = sum(len(v) for v in logged.values())
     keys = sorted(logged)
     rows = conn.execute(
         "SELECT group_id, agent_id, session_id, array_agg(turn_index)"
@@ -101,6 +99,9 @@ def _check_logs(
         ([k.group for k in keys], [k.agent for k in keys], [k.session for k in keys]),
     ).fetchall()
     stored = {SessionKey(g, a, s): set(indexes) for g, a, s, indexes in rows}
+    counts["sessions"] = len(logged)
+    counts["turns_logged"] = sum(len(v) for v in logged.values())
+    counts["turns_indexed"] = sum(len(v) for v in stored.values())
     for key in keys:
         missing = logged[key] - stored.get(key, set())
         if missing:

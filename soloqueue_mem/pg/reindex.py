@@ -102,14 +102,20 @@ def schedule(conn: psycopg.Connection, tables: tuple[str, ...] = BIGRAM_TABLES) 
 
 
 def pending(conn: psycopg.Connection) -> dict[str, dict[str, int]]:
-    """The scheduled job's progress per table (empty: nothing pending)."""
+    """The scheduled job's progress per table (empty: nothing pending, or the job
+    finished and dropped its table meanwhile)."""
+    from psycopg.errors import UndefinedTable
+
     row = conn.execute("SELECT to_regclass(%s)", (PROGRESS,)).fetchone()
     if row is None or row[0] is None:
         return {}
-    rows = conn.execute(
-        f"SELECT table_name, last_key, end_key, checked, rewritten FROM {PROGRESS}"  # noqa: S608
-        " ORDER BY table_name"
-    ).fetchall()
+    try:
+        rows = conn.execute(
+            f"SELECT table_name, last_key, end_key, checked, rewritten FROM {PROGRESS}"  # noqa: S608
+            " ORDER BY table_name"
+        ).fetchall()
+    except UndefinedTable:
+        return {}
     return {
         name: {"last_key": last, "end_key": end, "checked": checked, "rewritten": rewritten}
         for name, last, end, checked, rewritten in rows

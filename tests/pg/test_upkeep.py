@@ -117,6 +117,20 @@ def test_verify_and_gc_on_a_missing_store_create_nothing(
     assert not home.exists()
 
 
+def test_gc_deletes_an_aged_orphan_and_keeps_what_a_turn_offloaded(
+    cli: Cli, home: Path, backend: str
+) -> None:
+    cli.ok("log", "-s", "s", "--offload", "x" * 5000)
+    (offloaded,) = [p for p in (home / "artifacts" / "blobs").rglob("*") if p.is_file()]
+    orphan = put_blob(home, b"nobody's")
+    report = cli.json("gc", "--deep")
+    assert set(report) == {"dry_run", "phase1", "phase2", "seconds"}
+    phase2 = report["phase2"]
+    assert (phase2["blobs"], phase2["deleted_blobs"], phase2["missing_blobs"]) == (2, 1, [])
+    assert offloaded.exists() and not (home / orphan).exists()
+    assert run_verify(cli)[0] == 0
+
+
 # --- PostgreSQL: the shared database ------------------------------------------------
 
 

@@ -57,6 +57,12 @@ def build(url: str, turns: int, memories: int) -> None:
                 " FROM unnest(%s::int[], %s::text[], %s::text[]) AS u(n, t, d)",
                 (list(range(at, at + len(part))), part, [spaced_form(t.lower()) for t in part]),
             )
+        conn.execute(
+            "INSERT INTO sessions (group_id, agent_id, session_id, started_at, last_turn_at,"
+            " turn_count, next_turn_index) SELECT group_id, agent_id, session_id,"
+            " min(timestamp), max(timestamp), count(*), max(turn_index) + 1"
+            " FROM quarantine_logs GROUP BY group_id, agent_id, session_id"
+        )
         notes = [gen.turn()[:160] for _ in range(memories)]
         conn.execute(
             "INSERT INTO memories (id, group_id, agent_id, type, priority, content, source,"

@@ -168,6 +168,18 @@ def test_a_corrupted_tsvector_is_found_and_repaired(cli: Cli, home: Path, on_pos
     assert [hit["turn_index"] for hit in cli.json("trace", "编译器")] == [0]
 
 
+def test_a_dropped_search_index_is_an_error_and_repair_builds_it(
+    cli: Cli, on_postgres: str
+) -> None:
+    cli.ok("log", "-s", "s", "hello")
+    sql(on_postgres, "DROP INDEX memories_search")
+    code, report = run_verify(cli, "--repair")
+    assert code == EX_ERRORS
+    assert [f["where"] for f in kinds(report)["missing-index"]] == ["memories"]
+    assert report["repaired"]["search_indexes"] == 1
+    assert run_verify(cli)[0] == 0
+
+
 def test_the_quick_check_samples_the_newest_rows_and_full_checks_all(
     cli: Cli, on_postgres: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

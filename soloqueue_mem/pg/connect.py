@@ -44,15 +44,18 @@ def connect(url: str) -> psycopg.Connection:
 
 
 def _current(conn: psycopg.Connection) -> bool:
-    """Whether the schema is at this version: one round trip, no lock (the common case
-    of a short-lived process); anything else goes through :func:`migrate`."""
+    """Whether the schema is at this version with no re-index pending: one round trip,
+    no lock (the common case of a short-lived process); anything else goes through
+    :func:`migrate`."""
     import psycopg
 
     try:
-        row = conn.execute("SELECT version FROM schema_version").fetchone()
+        row = conn.execute(
+            "SELECT version, to_regclass('reindex_progress') IS NULL FROM schema_version"
+        ).fetchone()
     except psycopg.errors.UndefinedTable:
         return False
-    return row is not None and row[0] == len(MIGRATIONS)
+    return row is not None and row[0] == len(MIGRATIONS) and row[1]
 
 
 def migrate(conn: psycopg.Connection) -> int:

@@ -30,6 +30,8 @@ POINTS = (
     "lock.blocked",  # an exclusive lock taken with wait found the lock held: it waits now
     "graph.mid_task",  # a graph task's nodes written, its transaction not committed
     "migrate.after_batch",  # migrate --to: a batch committed to PostgreSQL, the rest not
+    "reindex.mid_batch",  # PostgreSQL re-index: a batch's rows rewritten, not committed
+    "reindex.after_batch",  # PostgreSQL re-index: a batch and its progress committed
 )
 
 

@@ -45,6 +45,9 @@ POSTGRES_METHODS = frozenset(
         "query",
         "export",
         "import_dump",
+        "stats",
+        "verify",
+        "gc",
     }
 )
 _UNOPENED: Any = object()

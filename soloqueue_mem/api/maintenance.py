@@ -84,7 +84,7 @@ class Maintenance(StoreBase):
         blobs (``gc``); the report the CLI prints."""
         from soloqueue_mem.clock import parse_duration
         from soloqueue_mem.db.stores import open_artifacts
-        from soloqueue_mem.lifecycle.gc import GcOptions, run_gc
+        from soloqueue_mem.lifecycle.gc import GcOptions, nothing_done, run_gc
 
         config = self.config
         options = GcOptions(
@@ -96,15 +96,12 @@ class Maintenance(StoreBase):
             force=force,
             wait=wait,
         )
-        if not self.home.exists():
-            return {
-                "dry_run": dry_run,
-                "phase1": {"expired_rows": 0, "artifact_ids": []},
-                "phase2": {"ran": False},
-                "seconds": 0.0,
-            }
-        self.home.check_safe()
         opener = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
+        if (postgres := self._postgres()) is not None:
+            return postgres.gc(opener, self.now(), options, progress)
+        if not self.home.exists():
+            return nothing_done(dry_run)
+        self.home.check_safe()
         return run_gc(self.home, opener, self.now(), options, progress)
 
     @serialised
@@ -120,6 +117,8 @@ class Maintenance(StoreBase):
             grace_seconds=parse_duration(self.config.gc_grace),
             busy_timeout_ms=self.config.busy_timeout_ms,
         )
+        if (postgres := self._postgres()) is not None:
+            return postgres.verify(options, self.now().timestamp())
         if not self.home.exists():
             return {
                 "findings": [],
@@ -133,8 +132,11 @@ class Maintenance(StoreBase):
 
     @serialised
     def stats(self) -> dict[str, Any]:
-        """Counts, sizes and schema versions (``stats``); creates nothing."""
+        """Counts, sizes and schema versions (``stats``); creates nothing (on
+        PostgreSQL: nothing local; the figures the database holds are every host's)."""
         from soloqueue_mem.ops.stats import store_stats
 
+        if (postgres := self._postgres()) is not None:
+            return postgres.stats(self._db("artifacts", create=False))
         memory = self._db("memory", create=False)
         return store_stats(self.home, memory, self._db("artifacts", create=False))

@@ -53,30 +53,28 @@ def verify_store(
     """Check everything; return ``{"findings": [...], "counts": {...}, "exit_code": n}``."""
     findings: list[Finding] = []
     counts: dict[str, int] = {}
-    from soloqueue_mem.db import schema_artifacts, schema_graph, schema_memory
+    from soloqueue_mem.db import schema_graph, schema_memory
 
     memory = _open_ro(home.memory_db, options, findings, len(schema_memory.MIGRATIONS))
-    artifacts = _open_ro(
-        home.root / "artifacts.db", options, findings, len(schema_artifacts.MIGRATIONS)
-    )
     try:
-        if not _blob_folders_are_real(home, findings):
-            pass  # a symlinked artifacts/ or artifacts/blobs: never followed, never read
-        elif artifacts is not None:
-            _check_artifacts(home, artifacts, options, now, findings, counts)
-        elif not _has_catalog(home) and scan_blobs(home).blobs:
-            findings.append(Finding("error", "missing-catalog", "artifacts.db", "blobs exist"))
+        check_artifacts(home, options, now, findings, counts)
         _check_sessions(home, memory, findings, counts)
         # graph memory: integrity and schema version only
         graph = _open_ro(home.graph_db, options, findings, len(schema_graph.MIGRATIONS))
         if graph is not None:
             graph.close()
     finally:
-        for conn in (memory, artifacts):
-            if conn is not None:
-                conn.close()
+        if memory is not None:
+            memory.close()
     repaired = _repair(home, open_for_repair) if options.repair and open_for_repair else None
-    report: dict[str, Any] = {
+    return report(findings, counts, repaired)
+
+
+def report(
+    findings: list[Finding], counts: dict[str, int], repaired: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The report ``verify`` prints (``repaired`` only after a repair)."""
+    done: dict[str, Any] = {
         "findings": [f._asdict() for f in findings],
         "counts": counts,
         "summary": {
@@ -85,8 +83,28 @@ def verify_store(
         "exit_code": exit_code(findings),
     }
     if repaired is not None:
-        report["repaired"] = repaired
-    return report
+        done["repaired"] = repaired
+    return done
+
+
+def check_artifacts(
+    home: Home, options: VerifyOptions, now: float, findings: list[Finding], counts: dict[str, int]
+) -> None:
+    """This data directory's artifact catalog against its blobs (the CAS)."""
+    from soloqueue_mem.db import schema_artifacts
+
+    path = home.root / "artifacts.db"
+    artifacts = _open_ro(path, options, findings, len(schema_artifacts.MIGRATIONS))
+    try:
+        if not _blob_folders_are_real(home, findings):
+            pass  # a symlinked artifacts/ or artifacts/blobs: never followed, never read
+        elif artifacts is not None:
+            _check_artifacts(home, artifacts, options, now, findings, counts)
+        elif not _has_catalog(home) and scan_blobs(home).blobs:
+            findings.append(Finding("error", "missing-catalog", "artifacts.db", "blobs exist"))
+    finally:
+        if artifacts is not None:
+            artifacts.close()
 
 
 def _blob_folders_are_real(home: Home, findings: list[Finding]) -> bool:
@@ -232,6 +250,17 @@ def _check_sessions(
     from soloqueue_mem.sessions import turns
 
     indexed = turns.indexed_turn_indexes(memory) if memory is not None else {}
+    logged = logged_turns(home, findings)
+    counts["sessions"] = len(logged)
+    counts["turns_logged"] = sum(len(v) for v in logged.values())
+    counts["turns_indexed"] = sum(len(v) for v in indexed.values())
+    if memory is not None:
+        _compare(logged, indexed, findings)
+
+
+def logged_turns(home: Home, findings: list[Finding]) -> dict[SessionKey, set[int]]:
+    """The turn indexes of each session log of this data directory; a finding for
+    each unreadable line (a torn tail: a warning)."""
     logged: dict[SessionKey, set[int]] = {}
     for key, path in session_files(home, None, None):
         where = str(path.relative_to(home.root))
@@ -250,11 +279,14 @@ def _check_sessions(
             elif isinstance(entry.record.get("turn_index"), int):
                 indexes.add(entry.record["turn_index"])
         logged[key] = indexes
-    counts["sessions"] = len(logged)
-    counts["turns_logged"] = sum(len(v) for v in logged.values())
-    counts["turns_indexed"] = sum(len(v) for v in indexed.values())
-    if memory is None:
-        return
+    return logged
+
+
+def _compare(
+    logged: dict[SessionKey, set[int]],
+    indexed: dict[SessionKey, set[int]],
+    findings: list[Finding],
+) -> None:
     for key in sorted(set(logged) | set(indexed)):
         name = "/".join(key)
         missing = logged.get(key, set()) - indexed.get(key, set())

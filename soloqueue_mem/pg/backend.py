@@ -17,10 +17,13 @@ from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.pg import episodes, memories, sessions, turns, working
 
 if TYPE_CHECKING:
+    import sqlite3
+
     import psycopg
 
     from soloqueue_mem.config import Config
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.gc import GcOptions
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
+    from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
     from soloqueue_mem.semantic.model import Embedder
@@ -272,6 +276,29 @@ class PostgresBackend:
 
     def forget(self, refs: Iterable[str]) -> list[str]:
         return memories.forget(self.conn, refs)
+
+    # -- upkeep: stats, verify, gc --------------------------------------------------
+
+    def stats(self, artifacts: sqlite3.Connection | None) -> dict[str, Any]:
+        from soloqueue_mem.pg.stats import store_stats
+
+        return store_stats(self.home, self.conn, self.url, artifacts)
+
+    def verify(self, options: VerifyOptions, now: float) -> dict[str, Any]:
+        from soloqueue_mem.pg.verify import verify_store
+
+        return verify_store(self.home, self.conn, options, now)
+
+    def gc(
+        self,
+        open_catalog: Callable[[], sqlite3.Connection | None],
+        now: datetime,
+        options: GcOptions,
+        progress: Callable[[int], None] | None,
+    ) -> dict[str, Any]:
+        from soloqueue_mem.pg.gc import run
+
+        return run(self.home, self.conn, open_catalog, now, options, progress)
 
     # -- seed 004: working memory, promote, hot + cold query ------------------------
 

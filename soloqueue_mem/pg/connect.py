@@ -44,42 +44,55 @@ def connect(url: str) -> psycopg.Connection:
 
 
 def _current(conn: psycopg.Connection) -> bool:
-    """Whether the schema is at this version: one round trip, no lock (the common case
-    of a short-lived process); anything else goes through :func:`migrate`."""
+    """Whether the schema is at this version with no re-index pending: one round trip,
+    no lock (the common case of a short-lived process); anything else goes through
+    :func:`migrate`."""
     import psycopg
 
     try:
-        row = conn.execute("SELECT version FROM schema_version").fetchone()
+        row = conn.execute(
+            "SELECT version, to_regclass('reindex_progress') IS NULL FROM schema_version"
+        ).fetchone()
     except psycopg.errors.UndefinedTable:
         return False
-    return row is not None and row[0] == len(MIGRATIONS)
+    return row is not None and row[0] == len(MIGRATIONS) and row[1]
 
 
 def migrate(conn: psycopg.Connection) -> int:
-    """Apply the migrations this database lacks; return its version."""
+    """Apply the migrations this database lacks, then any re-index they left pending
+    (:func:`soloqueue_mem.pg.reindex.resume`); return its version."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        row = conn.execute("SELECT version FROM schema_version").fetchone()
-        version = row[0] if row else 0
+        row = conn.execute(
+            "SELECT version, to_regclass('reindex_progress') IS NOT NULL FROM schema_version"
+        ).fetchone()
+        version, reindexing = row if row else (0, False)
         if version > len(MIGRATIONS):
             raise SchemaTooNew(
                 f"the database is at schema version {version}; this soloqueue-mem knows "
                 f"{len(MIGRATIONS)}: upgrade soloqueue-mem"
             )
-        if version == len(MIGRATIONS):
-            return version
-        for step in MIGRATIONS[version:]:
-            if callable(step):
-                step(conn)
-            else:
-                conn.execute(step)  # type: ignore[arg-type] - constant SQL
-        if row is None:
-            conn.execute("INSERT INTO schema_version VALUES (%s)", (len(MIGRATIONS),))
-        else:
-            conn.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS),))
-        _add_embedding_column(conn)
+        if version < len(MIGRATIONS):
+            _apply(conn, version, row is None)
+    if reindexing or version < len(MIGRATIONS):
+        from soloqueue_mem.pg.reindex import resume
+
+        resume(conn)
     return len(MIGRATIONS)
+
+
+def _apply(conn: psycopg.Connection, version: int, first: bool) -> None:
+    for step in MIGRATIONS[version:]:
+        if callable(step):
+            step(conn)
+        else:
+            conn.execute(step)  # type: ignore[arg-type] - constant SQL
+    if first:
+        conn.execute("INSERT INTO schema_version VALUES (%s)", (len(MIGRATIONS),))
+    else:
+        conn.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS),))
+    _add_embedding_column(conn)
 
 
 def _add_embedding_column(conn: psycopg.Connection) -> bool:

@@ -59,14 +59,20 @@ def read_back(conn: psycopg.Connection, ids: list[str]) -> dict[str, tuple[Any, 
     return {row[0]: tuple(row) for row in rows}
 
 
-def _insert(conn: psycopg.Connection, values: list[Any], episode: Episode, tail: str) -> bool:
-    text = " ".join(
-        [episode.summary, episode.goal, *episode.entities, *episode.tags, *episode.tools_used]
+def search_text(episode: Episode) -> str:
+    """What the lexical index holds: summary, goal, entities, tags and tools."""
+    return document(
+        " ".join(
+            [episode.summary, episode.goal, *episode.entities, *episode.tags, *episode.tools_used]
+        )
     )
+
+
+def _insert(conn: psycopg.Connection, values: list[Any], episode: Episode, tail: str) -> bool:
     cursor = conn.execute(
         f"INSERT INTO episodes ({COLUMNS}, search)"  # noqa: S608 - constant columns
         f" VALUES ({', '.join(['%s'] * len(values))}, to_tsvector('simple', %s)){tail}",
-        (*values, document(text)),
+        (*values, search_text(episode)),
     )
     return cursor.rowcount == 1
 

@@ -18,9 +18,12 @@ if TYPE_CHECKING:
 
 
 def _reindex_bigrams(conn: psycopg.Connection) -> None:
-    from soloqueue_mem.pg.reindex import reindex_bigrams
+    """Schedule the bigram re-index of the turns and memories: :func:`migrate` then
+    does it in batches committed one by one, resumed where a killed run stopped
+    (:mod:`soloqueue_mem.pg.reindex`)."""
+    from soloqueue_mem.pg.reindex import schedule
 
-    reindex_bigrams(conn)
+    schedule(conn)
 
 
 # An entry is SQL, or a function given the connection (a step that needs this package's

@@ -10,9 +10,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from soloqueue_mem.errors import BadInput, Unsupported
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.gc import GcOptions
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
+    from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.model import Embedder
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
@@ -67,6 +71,9 @@ POSTGRES_COMMANDS = frozenset(
         "completion",
         "serve",
         "mcp",
+        "stats",
+        "verify",
+        "gc",
     }
 )
 
@@ -161,6 +168,21 @@ class Backend(Protocol):
     def warm(self) -> None: ...
 
     def lost(self, exc: BaseException) -> bool: ...
+
+    # -- upkeep: the shared database's part beside this host's files (pg/stats.py,
+    # pg/verify.py, pg/gc.py) ----------------------------------------------------------
+
+    def stats(self, artifacts: sqlite3.Connection | None) -> dict[str, Any]: ...
+
+    def verify(self, options: VerifyOptions, now: float) -> dict[str, Any]: ...
+
+    def gc(
+        self,
+        open_catalog: Callable[[], sqlite3.Connection | None],
+        now: datetime,
+        options: GcOptions,
+        progress: Callable[[int], None] | None,
+    ) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
 

@@ -24,7 +24,6 @@ from tests.conftest import Cli, run_process, tree_snapshot
         ["artifact", "save", "-"],
         ["memory", "edit", "abcd", "--content", "x"],
         ["context", "build", "--session", "s1", "--model", "gpt-4o"],
-        ["stats"],
     ],
 )
 def test_other_commands_exit_69_with_one_line_and_write_nothing(

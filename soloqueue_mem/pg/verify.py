@@ -1,0 +1,249 @@
+"""``verify`` on PostgreSQL: the shared database, and this host's own files.
+
+The database (every host's rows): each session's turn indexes run 0…n-1 with no gap
+and its counters agree (``turn-gap``, ``session-counter``: errors when the next write
+would collide), the search indexes exist (``missing-index``), the stored tsvectors are
+the ones the rows' text gives (``stale-search``; the newest ``SAMPLE`` rows of each
+table, every row with ``--full``), a re-index left pending (``reindex-pending``), the
+memories' supersede chains end (``dangling-supersede``, ``supersede-cycle``), and rows
+naming an episode that is not there (``dangling-episode``, a warning). This host: the
+CAS against ``artifacts.db`` (as on SQLite), and its session logs parse and hold no
+turn the database lacks (``unindexed-turns``, info: a write killed before its commit;
+the database is the ground truth, so another host's turns are never missing here).
+
+``--repair`` rewrites the stale tsvectors of every row (in batches, each committed),
+finishes a pending re-index, re-creates missing search indexes and puts the session
+counters right.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from soloqueue_mem.home import Home
+from soloqueue_mem.ops.verify import (
+    Finding,
+    VerifyOptions,
+    check_artifacts,
+    logged_turns,
+    report,
+)
+from soloqueue_mem.pg import reindex
+from soloqueue_mem.pg.schema import MIGRATIONS
+from soloqueue_mem.sessions.events import SessionKey
+
+if TYPE_CHECKING:
+    import psycopg
+
+SAMPLE = 1_000
+INDEXES = {
+    "quarantine_logs": "quarantine_logs_search",
+    "memories": "memories_search",
+    "episodes": "episodes_search",
+}
+_SESSIONS = """
+    SELECT group_id, agent_id, session_id, s.next_turn_index, s.turn_count,
+        t.turns, t.lowest, t.highest
+    FROM sessions AS s
+    FULL JOIN (
+        SELECT group_id, agent_id, session_id, count(*) AS turns,
+            min(turn_index) AS lowest, max(turn_index) AS highest
+        FROM quarantine_logs GROUP BY group_id, agent_id, session_id
+    ) AS t USING (group_id, agent_id, session_id)
+    WHERE t.turns IS NULL AND s.turn_count <> 0
+        OR t.turns IS NOT NULL AND (s.session_id IS NULL OR t.lowest <> 0
+            OR t.highest <> t.turns - 1 OR s.next_turn_index <= t.highest
+            OR s.turn_count <> t.turns)
+    ORDER BY group_id, agent_id, session_id
+"""
+
+
+def verify_store(
+    home: Home, conn: psycopg.Connection, options: VerifyOptions, now: float
+) -> dict[str, Any]:
+    """Check (and with ``options.repair`` repair) as the module doc says."""
+    findings: list[Finding] = []
+    counts: dict[str, int] = {}
+    if home.exists():
+        home.check_safe()
+        check_artifacts(home, options, now, findings, counts)
+        _check_logs(home, conn, findings, counts)
+    counts["schema_version"] = _schema_version(conn)
+    _check_sessions(conn, findings)
+    _check_indexes(conn, findings)
+    _check_search(conn, options, findings, counts)
+    _check_memories(conn, findings, counts)
+    repaired = _repair(conn) if options.repair else None
+    return report(findings, counts, repaired)
+
+
+def _schema_version(conn: psycopg.Connection) -> int:
+    row = conn.execute("SELECT version FROM schema_version").fetchone()
+    assert row is not None and row[0] == len(MIGRATIONS)  # connect() migrated it
+    return int(row[0])
+
+
+# --- this host's session logs ------------------------------------------------------
+
+
+def _check_logs(
+    home: Home, conn: psycopg.Connection, findings: list[Finding], counts: dict[str, int]
+) -> None:
+    logged = logged_turns(home, findings)
+    keys = sorted(logged)
+    rows = conn.execute(
+        "SELECT group_id, agent_id, session_id, array_agg(turn_index)"
+        " FROM quarantine_logs JOIN unnest(%s::text[], %s::text[], %s::text[])"
+        " AS k(g, a, s) ON group_id = k.g AND agent_id = k.a AND session_id = k.s"
+        " GROUP BY group_id, agent_id, session_id",
+        ([k.group for k in keys], [k.agent for k in keys], [k.session for k in keys]),
+    ).fetchall()
+    stored = {SessionKey(g, a, s): set(indexes) for g, a, s, indexes in rows}
+    counts["sessions"] = len(logged)
+    counts["turns_logged"] = sum(len(v) for v in logged.values())
+    counts["turns_indexed"] = sum(len(v) for v in stored.values())
+    for key in keys:
+        missing = logged[key] - stored.get(key, set())
+        if missing:
+            detail = (
+                f"{len(missing)} turn(s) in this host's log the database lacks (a write "
+                "killed before its commit: the database is the ground truth)"
+            )
+            findings.append(Finding("info", "unindexed-turns", "/".join(key), detail))
+
+
+# --- the database ------------------------------------------------------------------
+
+
+def _check_sessions(conn: psycopg.Connection, findings: list[Finding]) -> None:
+    for g, a, s, next_index, count, turns, lowest, highest in conn.execute(_SESSIONS):
+        where = f"{g}/{a}/{s}"
+        if turns is None:
+            findings.append(
+                Finding("warning", "session-counter", where, f"turn_count {count}, no turns")
+            )
+            continue
+        if lowest != 0 or highest != turns - 1:
+            detail = f"{turns} turn(s) with indexes {lowest}..{highest}"
+            findings.append(Finding("error", "turn-gap", where, detail))
+        if next_index is None:
+            findings.append(Finding("error", "missing-session", where, f"{turns} turn(s)"))
+        elif next_index <= highest:
+            detail = f"next_turn_index {next_index}, but turn {highest} exists"
+            findings.append(Finding("error", "session-counter", where, detail))
+        elif count != turns:
+            detail = f"turn_count {count}, {turns} turn(s) stored"
+            findings.append(Finding("warning", "session-counter", where, detail))
+
+
+def _check_indexes(conn: psycopg.Connection, findings: list[Finding]) -> None:
+    for table, index in INDEXES.items():
+        row = conn.execute("SELECT to_regclass(%s)", (index,)).fetchone()
+        if row is None or row[0] is None:
+            findings.append(Finding("error", "missing-index", table, f"{index} (GIN on search)"))
+
+
+def _check_search(
+    conn: psycopg.Connection,
+    options: VerifyOptions,
+    findings: list[Finding],
+    counts: dict[str, int],
+) -> None:
+    for name, progress in reindex.pending(conn).items():
+        detail = f"{progress['checked']} row(s) done, up to key {progress['end_key']}"
+        findings.append(Finding("warning", "reindex-pending", name, detail))
+    checked = 0
+    for table in reindex.TABLES.values():
+        stale: list[int] = []
+        for keys, docs in _rows_to_check(conn, table, options.full):
+            stale += reindex.stale(conn, table, keys, docs)
+            checked += len(keys)
+        if stale:
+            shown = ", ".join(map(str, stale[:10])) + (" …" if len(stale) > 10 else "")
+            detail = f"{len(stale)} row(s) whose tsvector is not their text's ({table.key} {shown})"
+            findings.append(Finding("error", "stale-search", table.name, detail))
+    counts["search_rows_checked"] = checked
+
+
+def _rows_to_check(
+    conn: psycopg.Connection, table: reindex.Indexed, full: bool
+) -> list[tuple[list[int], list[str]]]:
+    if full:
+        return list(reindex.batches(conn, table))
+    rows = conn.execute(
+        f"SELECT {table.key}, {table.columns} FROM {table.name}"  # noqa: S608 - constants
+        f" ORDER BY {table.key} DESC LIMIT %s",
+        (SAMPLE,),
+    ).fetchall()
+    return [([row[0] for row in rows], [table.document(row[1:]) for row in rows])] if rows else []
+
+
+def _check_memories(
+    conn: psycopg.Connection, findings: list[Finding], counts: dict[str, int]
+) -> None:
+    links = dict(
+        conn.execute("SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL")
+    )
+    counts["memories_superseded"] = len(links)
+    for ref, detail in _broken_chains(links, _existing(conn, set(links.values()))):
+        findings.append(Finding("error", detail, f"memory {ref}", f"superseded_by {links[ref]}"))
+    for table, key, column in (
+        ("memories", "id", "source_episode_id"),
+        ("quarantine_logs", "id", "episode_id"),
+    ):
+        rows = conn.execute(
+            f"SELECT t.{key}, t.{column} FROM {table} AS t"  # noqa: S608 - constants
+            f" LEFT JOIN episodes AS e ON e.id = t.{column}"
+            f" WHERE t.{column} IS NOT NULL AND e.id IS NULL ORDER BY t.{key} LIMIT 100"
+        ).fetchall()
+        for ref, episode in rows:
+            where = f"{'memory' if table == 'memories' else 'turn'} {ref}"
+            findings.append(Finding("warning", "dangling-episode", where, f"episode {episode}"))
+
+
+def _existing(conn: psycopg.Connection, ids: set[str]) -> set[str]:
+    rows = conn.execute("SELECT id FROM memories WHERE id = ANY(%s)", (list(ids),))
+    return {row[0] for row in rows}
+
+
+def _broken_chains(links: dict[str, str], existing: set[str]) -> list[tuple[str, str]]:
+    """Memories superseded by one that is not there, or on a chain that loops."""
+    broken = [(ref, "dangling-supersede") for ref, by in links.items() if by not in existing]
+    for start in sorted(links):
+        seen, ref = {start}, links[start]
+        while ref in links and ref not in seen:
+            seen.add(ref)
+            ref = links[ref]
+        if ref in seen:
+            broken.append((start, "supersede-cycle"))
+    return sorted(broken)
+
+
+# --- repair ------------------------------------------------------------------------
+
+
+def _repair(conn: psycopg.Connection) -> dict[str, Any]:
+    done = reindex.resume(conn) or {}
+    rewritten = {name: reindex.rewrite(conn, table) for name, table in reindex.TABLES.items()}
+    indexes = 0
+    for table, index in INDEXES.items():
+        if conn.execute("SELECT to_regclass(%s)", (index,)).fetchone()[0] is None:  # type: ignore[index]
+            conn.execute(f"CREATE INDEX {index} ON {table} USING GIN (search)")  # constants
+            indexes += 1
+    counters = conn.execute(
+        "UPDATE sessions AS s SET turn_count = t.turns,"
+        " next_turn_index = GREATEST(s.next_turn_index, t.highest + 1)"
+        " FROM (SELECT group_id, agent_id, session_id, count(*) AS turns,"
+        " max(turn_index) AS highest FROM quarantine_logs"
+        " GROUP BY group_id, agent_id, session_id) AS t"
+        " WHERE (s.group_id, s.agent_id, s.session_id) = (t.group_id, t.agent_id, t.session_id)"
+        " AND (s.turn_count <> t.turns OR s.next_turn_index <= t.highest)"
+    ).rowcount
+    return {
+        "search_rows": {
+            name: done.get(name, {}).get("rewritten", 0) + counts["rewritten"]
+            for name, counts in rewritten.items()
+        },
+        "search_indexes": indexes,
+        "session_counters": counters,
+    }

@@ -83,6 +83,8 @@ def test_a_lost_connection_answers_503_once_then_the_server_reconnects(
 def test_serve_and_mcp_fail_at_start_when_the_database_cannot_be_reached(
     home: Path, tmp_path: Path
 ) -> None:
+    pytest.importorskip("uvicorn", reason="the [server] extra is not installed")
+    pytest.importorskip("mcp", reason="the [mcp] extra is not installed")
     missing = f"postgresql://postgres@/postgres?host={tmp_path / 'no-server'}"
     for command in (["serve", "--port", "0"], ["mcp"]):
         done = run_process(*command, env={"SOLOQUEUE_DATABASE_URL": missing}, timeout=60)
@@ -153,6 +155,8 @@ def test_store_warm_connects_at_once_or_says_why(
     with Store() as store:
         store.warm()
         assert store.trace("anything") == []
+    pytest.importorskip("uvicorn", reason="the [server] extra is not installed")
+    pytest.importorskip("mcp", reason="the [mcp] extra is not installed")
     missing = f"postgresql://postgres@/postgres?host={tmp_path / 'no-server'}"
     monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", missing)
     with Store() as store, pytest.raises(StorageError, match="cannot connect to the database"):

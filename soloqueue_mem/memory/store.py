@@ -720,8 +720,7 @@ def nth_newest_match(
         return _nth_in_index(conn, match, n)
     if skip is not None:
         rows = conn.execute(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
-            " ORDER BY rowid DESC LIMIT ?",
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
             (match, n + len(skip)),
         )
         kept = [row[0] for row in rows if row[0] not in skip]

@@ -59,10 +59,11 @@ def test_among_equal_scores_the_newer_memory_comes_first(tmp_path):
             store.remember(f"apple filler number{n}")
     with Store(tmp_path, clock=lambda: NOW) as store:
         conn = store._db("memory", create=False)
-        newest = conn.execute("SELECT id FROM memories ORDER BY rowid DESC").fetchone()[
-            0
-        ]  # archived: skipped by its row id
-        conn.execute("UPDATE memories SET archived_at = ? WHERE id = ?", (NOW.isoformat(), newest))
+        # the newest is archived: the search skips it by its row id
+        conn.execute(
+            "UPDATE memories SET archived_at = ? WHERE rowid = (SELECT MAX(rowid) FROM memories)",
+            (NOW.isoformat(),),
+        )
         found = backend.FTS5Backend().search(conn, ["apple"], Filters(), NOW, 2)
     assert [memory.content for memory, _ in found] == [
         "apple filler number3",

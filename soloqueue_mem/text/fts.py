@@ -10,6 +10,7 @@ BM25 still ranks documents that match more of the tokens higher.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from soloqueue_mem.text.cjk import cjk_run, has_cjk, index_form
@@ -135,4 +136,8 @@ def _runs_apart(bodies: list[str]) -> list[str]:
     of punctuation only). Far fewer tokens to index: a run of letters is one token,
     not one for each of its characters."""
     run = cjk_run()
-    return [body if body.isascii() else run.sub(r" \g<0> ", body) for body in bodies]
+    return [body if body.isascii() else run.sub(_apart, body) for body in bodies]
+
+
+def _apart(run: re.Match[str]) -> str:
+    return " " + run.group() + " "  # a function: cheaper per run than a template

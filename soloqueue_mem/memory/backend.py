@@ -58,9 +58,7 @@ class FTS5Backend:
             return []
         skip = store.left_out(conn, filters, now)
         lo = None
-        if not store.index_has_fewer(conn, match, BROAD_MATCHES) and _active_reach(
-            conn, match, filters, now, skip
-        ):
+        if _broad(conn, match, filters, now, skip):
             lo = store.nth_newest_match(conn, match, filters, now, RECENT_WINDOW, skip)
         if lo is None:  # exact BM25
             return store.search(conn, match, filters, now, limit, skip=skip)
@@ -82,23 +80,12 @@ def _broad(
     now: datetime,
     skip: frozenset[int] | None,
 ) -> bool:
-    """More than ``BROAD_MATCHES`` active memories in scope match (the whole index is
-    counted first: most terms are narrow there already)."""
+    """More than ``BROAD_MATCHES`` active memories in scope match. The whole index is
+    counted first (most terms are narrow there already); then, if it holds that many
+    more than ``skip`` (the memories the filters leave out, :func:`store.left_out`),
+    surely so; else the matches are counted."""
     if store.index_has_fewer(conn, match, BROAD_MATCHES):
         return False
-    return _active_reach(conn, match, filters, now, skip)
-
-
-def _active_reach(
-    conn: sqlite3.Connection,
-    match: str,
-    filters: Filters,
-    now: datetime,
-    skip: frozenset[int] | None,
-) -> bool:
-    """Whether ``BROAD_MATCHES`` memories in scope match, given that as many rows of
-    the index do: surely so when the index holds that many more than ``skip`` (the
-    memories the filters leave out, :func:`store.left_out`), else counted."""
     if skip is not None and (
         not skip or not store.index_has_fewer(conn, match, BROAD_MATCHES + len(skip))
     ):

@@ -41,7 +41,8 @@ class FTS5Backend:
     thousands of rows is what makes a common word slow. Matches are counted in the
     index alone: those of the memories a search leaves out (inactive, out of scope)
     are listed once from their indexes (``store.left_out``) and skipped; only when
-    they cannot be listed is each match joined to its memory (that is what costs)."""
+    they cannot be listed is each match joined to its memory (that is what costs).
+    Every statement of one search reads the same snapshot of the store."""
 
     name = "fts5"
 
@@ -56,21 +57,33 @@ class FTS5Backend:
         match = match_expression(terms)
         if match is None:
             return []
-        skip = store.left_out(conn, filters, now)
-        lo = None
-        if _broad(conn, match, filters, now, skip):
-            lo = store.nth_newest_match(conn, match, filters, now, RECENT_WINDOW, skip)
-        if lo is None:  # exact BM25
-            return store.search(conn, match, filters, now, limit, skip=skip)
-        narrow = [  # a lone term is the whole query, known to be broad
-            term
-            for term in (terms if len(terms) > 1 else [])
-            if not _broad(conn, match_expression([term]) or "", filters, now, skip)
-        ]
-        if len(narrow) == len(terms):  # every match is a narrow term's: all are scored
-            return store.search(conn, match, filters, now, limit, skip=skip)
-        window = store.Window(lo, match_expression(narrow))
-        return store.search(conn, match, filters, now, limit, window, skip)
+        with store.snapshot(conn):
+            return _search(conn, match, terms, filters, now, limit)
+
+
+def _search(
+    conn: sqlite3.Connection,
+    match: str,
+    terms: list[str],
+    filters: Filters,
+    now: datetime,
+    limit: int,
+) -> list[tuple[Memory, float]]:
+    skip = store.left_out(conn, filters, now)
+    lo = None
+    if _broad(conn, match, filters, now, skip):
+        lo = store.nth_newest_match(conn, match, filters, now, RECENT_WINDOW, skip)
+    if lo is None:  # exact BM25
+        return store.search(conn, match, filters, now, limit, skip=skip)
+    narrow = [  # a lone term is the whole query, known to be broad
+        term
+        for term in (terms if len(terms) > 1 else [])
+        if not _broad(conn, match_expression([term]) or "", filters, now, skip)
+    ]
+    if len(narrow) == len(terms):  # every match is a narrow term's: all are scored
+        return store.search(conn, match, filters, now, limit, skip=skip)
+    window = store.Window(lo, match_expression(narrow))
+    return store.search(conn, match, filters, now, limit, window, skip)
 
 
 def _broad(

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -641,13 +642,28 @@ def _ranked_in_index(
             {"ids": json.dumps([rowid for rowid, _ in best])},
         )
     }
-    best = sorted(hit for hit in best if hit[0] in found)  # (one deleted meanwhile)
+    best = sorted(hit for hit in best if hit[0] in found)  # (an entry without its row)
     best.sort(key=lambda hit: found[hit[0]].updated_at, reverse=True)  # stable sorts:
     best.sort(key=lambda hit: -hit[1])  # full ties stay in row order, as the join's
     return [(found[rowid], float(score)) for rowid, score in best[:limit]]
 
 
 LEFT_OUT_CAP = 5_000  # beyond this many memories out of a search, it joins its matches
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction around several statements (unless the caller holds one),
+    so they see the same state: what :func:`left_out` lists, the index's counts and
+    the rows read agree."""
+    opened = not conn.in_transaction
+    if opened:
+        conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if opened:
+            conn.execute("COMMIT")
 
 
 def left_out(

@@ -17,6 +17,7 @@ from soloqueue_mem.memory.schema import (
     m011_create_attachments,
     m012_create_remember_events,
     m013_reindex_memories_as_bigrams,
+    m015_index_retired_memories,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache
 from soloqueue_mem.sessions.schema import (
@@ -40,4 +41,5 @@ MIGRATIONS = [
     m012_create_remember_events,
     m013_reindex_memories_as_bigrams,
     m014_reindex_turns_as_bigrams,
+    m015_index_retired_memories,
 ]

@@ -39,8 +39,10 @@ class FTS5Backend:
     memories, only its ``RECENT_WINDOW`` newest matches and every match of its rarer
     terms are scored: a term that common barely moves BM25, and scoring tens of
     thousands of rows is what makes a common word slow. Matches are counted in the
-    index alone first, and among the active memories in scope only when that is not
-    enough to tell (joining every match to its memory is what costs)."""
+    index alone: those of the memories a search leaves out (inactive, out of scope)
+    are listed once from their indexes (``store.left_out``) and skipped; only when
+    they cannot be listed is each match joined to its memory (that is what costs).
+    Every statement of one search reads the same snapshot of the store."""
 
     name = "fts5"
 
@@ -55,27 +57,53 @@ class FTS5Backend:
         match = match_expression(terms)
         if match is None:
             return []
-        if store.index_has_fewer(conn, match, BROAD_MATCHES):
-            return store.search(conn, match, filters, now, limit)  # exact BM25
-        newest = store.newest_matches(conn, match, filters, now, BROAD_MATCHES)
-        if len(newest) < BROAD_MATCHES:
-            return store.search(conn, match, filters, now, limit)
-        lo = newest[RECENT_WINDOW - 1]
-        narrow = [  # a lone term is the whole query, known to be broad
-            term
-            for term in (terms if len(terms) > 1 else [])
-            if not _broad(conn, match_expression([term]) or "", filters, now)
-        ]
-        window = store.Window(lo, match_expression(narrow))
-        return store.search(conn, match, filters, now, limit, window)
+        with store.snapshot(conn):
+            return _search(conn, match, terms, filters, now, limit)
 
 
-def _broad(conn: sqlite3.Connection, match: str, filters: Filters, now: datetime) -> bool:
-    """More than ``BROAD_MATCHES`` active memories in scope match (the whole index is
-    counted first: most terms are narrow there already)."""
+def _search(
+    conn: sqlite3.Connection,
+    match: str,
+    terms: list[str],
+    filters: Filters,
+    now: datetime,
+    limit: int,
+) -> list[tuple[Memory, float]]:
+    skip = store.left_out(conn, filters, now)
+    lo = None
+    if _broad(conn, match, filters, now, skip):
+        lo = store.nth_newest_match(conn, match, filters, now, RECENT_WINDOW, skip)
+    if lo is None:  # exact BM25
+        return store.search(conn, match, filters, now, limit, skip=skip)
+    narrow = [  # a lone term is the whole query, known to be broad
+        term
+        for term in (terms if len(terms) > 1 else [])
+        if not _broad(conn, match_expression([term]) or "", filters, now, skip)
+    ]
+    if len(narrow) == len(terms):  # every match is a narrow term's: all are scored
+        return store.search(conn, match, filters, now, limit, skip=skip)
+    window = store.Window(lo, match_expression(narrow))
+    return store.search(conn, match, filters, now, limit, window, skip)
+
+
+def _broad(
+    conn: sqlite3.Connection,
+    match: str,
+    filters: Filters,
+    now: datetime,
+    skip: frozenset[int] | None,
+) -> bool:
+    """More than ``BROAD_MATCHES`` active memories in scope match. The whole index is
+    counted first (most terms are narrow there already); then, if it holds that many
+    more than ``skip`` (the memories the filters leave out, :func:`store.left_out`),
+    surely so; else the matches are counted."""
     if store.index_has_fewer(conn, match, BROAD_MATCHES):
         return False
-    return store.nth_newest_match(conn, match, filters, now, BROAD_MATCHES) is not None
+    if skip is not None and (
+        not skip or not store.index_has_fewer(conn, match, BROAD_MATCHES + len(skip))
+    ):
+        return True
+    return store.nth_newest_match(conn, match, filters, now, BROAD_MATCHES, skip) is not None
 
 
 class Chosen(NamedTuple):

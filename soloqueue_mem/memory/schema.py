@@ -255,3 +255,19 @@ def _reindex(
         f"INSERT INTO {fts} (rowid, {indexed}) VALUES ({marks})",  # noqa: S608
         [(row[0], *values(*row[1:])) for row in rows.fetchall()],
     )
+
+
+def m015_index_retired_memories(conn: sqlite3.Connection) -> None:
+    """Indexes of the memories that are out of search (archived, or with an expiry
+    that may have passed; superseded ones have theirs since m003), so a search can
+    list the few it must skip instead of reading every match's row
+    (:func:`soloqueue_mem.memory.store.left_out`)."""
+    execute_script(
+        conn,
+        """
+        CREATE INDEX idx_memories_archived ON memories (archived_at)
+            WHERE archived_at IS NOT NULL;
+        CREATE INDEX idx_memories_expires ON memories (expires_at)
+            WHERE expires_at IS NOT NULL;
+        """,
+    )

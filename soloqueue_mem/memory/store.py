@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -577,13 +578,17 @@ def search(
     now: datetime,
     limit: int,
     window: Window | None = None,
+    skip: frozenset[int] | None = None,
 ) -> list[tuple[Memory, float]]:
-    """Active memories matching an FTS5 expression, best BM25 first (higher is better).
+    """Active memories matching an FTS5 expression, best BM25 first (higher is better),
+    the newer first among equal scores.
 
     BM25 is computed only for the rows the ``window`` admits (all when None): FTS5
     walks every match either way, but scoring them is what costs on common words.
+    With ``skip`` (:func:`left_out` for these filters), the matches are ranked in the
+    index alone and only the best are read from the table (:func:`_ranked_in_index`).
     """
-    where, params = _filter_sql(filters, now)
+    admitted, bounds = "1", {}
     if window is not None:
         admitted = "memories_fts.rowid >= :lo"
         if window.narrow:
@@ -591,50 +596,151 @@ def search(
                 " OR memories_fts.rowid IN"
                 " (SELECT rowid FROM memories_fts WHERE memories_fts MATCH :narrow)"
             )
-        where += f" AND ({admitted})"
-        params |= window._asdict()
+        bounds = window._asdict()
+    if skip is not None:
+        return _ranked_in_index(conn, match, f"({admitted})", bounds, limit, skip)
+    where, params = _filter_sql(filters, now)
     rows = conn.execute(
         f"""SELECT {_QUALIFIED}, -bm25(memories_fts) AS score
             FROM memories_fts JOIN memories ON memories.rowid = memories_fts.rowid
-            WHERE memories_fts MATCH :match AND {where}
+            WHERE memories_fts MATCH :match AND {where} AND ({admitted})
             ORDER BY score DESC, memories.updated_at DESC LIMIT :limit""",  # noqa: S608
-        {**params, "match": match, "limit": limit},
+        {**params, **bounds, "match": match, "limit": limit},
     )
     return [(_memory(row[:-1]), float(row[-1])) for row in rows]
 
 
-def newest_matches(
-    conn: sqlite3.Connection, match: str, filters: Filters, now: datetime, n: int
-) -> list[int]:
-    """Row ids of the ``n`` newest active matches in scope, newest first (fewer when
-    fewer match): one walk of the index, without ranking."""
-    where, params = _filter_sql(filters, now)
+def _ranked_in_index(
+    conn: sqlite3.Connection,
+    match: str,
+    admitted: str,
+    bounds: dict[str, Any],
+    limit: int,
+    skip: frozenset[int],
+) -> list[tuple[Memory, float]]:
+    """:func:`search`'s answer without joining every match to its memory: the index
+    orders the admitted matches by BM25 and is read only down to the ``limit``-th
+    one not skipped and the rows tying with it; those memories are then read and
+    ordered as the join orders them (score, then the newer, then the row order)."""
     rows = conn.execute(
-        f"""SELECT memories_fts.rowid FROM memories_fts
-            JOIN memories ON memories.rowid = memories_fts.rowid
-            WHERE memories_fts MATCH :match AND {where}
-            ORDER BY memories_fts.rowid DESC LIMIT :n""",  # noqa: S608
-        {**params, "match": match, "n": n},
+        f"""SELECT rowid, -bm25(memories_fts) AS score FROM memories_fts
+            WHERE memories_fts MATCH :match AND {admitted}
+            ORDER BY score DESC""",  # noqa: S608 - fixed fragments
+        {**bounds, "match": match},
     )
-    return [row[0] for row in rows]
+    best: list[tuple[int, float]] = []
+    for rowid, score in rows:
+        if len(best) >= limit and score < best[limit - 1][1]:
+            break
+        if rowid not in skip:
+            best.append((rowid, score))
+    found = {
+        row[0]: _memory(row[1:])
+        for row in conn.execute(
+            f"SELECT wanted.value, {_QUALIFIED} FROM json_each(:ids) AS wanted"  # noqa: S608
+            " CROSS JOIN memories ON memories.rowid = wanted.value",
+            {"ids": json.dumps([rowid for rowid, _ in best])},
+        )
+    }
+    best = sorted(hit for hit in best if hit[0] in found)  # (an entry without its row)
+    best.sort(key=lambda hit: found[hit[0]].updated_at, reverse=True)  # stable sorts:
+    best.sort(key=lambda hit: -hit[1])  # full ties stay in row order, as the join's
+    return [(found[rowid], float(score)) for rowid, score in best[:limit]]
+
+
+LEFT_OUT_CAP = 5_000  # beyond this many memories out of a search, it joins its matches
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction around several statements (unless the caller holds one),
+    so they see the same state: what :func:`left_out` lists, the index's counts and
+    the rows read agree."""
+    opened = not conn.in_transaction
+    if opened:
+        conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if opened:
+            conn.execute("COMMIT")
+
+
+def left_out(
+    conn: sqlite3.Connection, filters: Filters, now: datetime, cap: int = LEFT_OUT_CAP
+) -> frozenset[int] | None:
+    """Row ids of the memories ``filters`` leave out of a search: the inactive ones
+    (superseded, archived, expired) and, with a group (and agent), those of other
+    scopes, each set read from an index. None when more than ``cap`` are left out or
+    a filter is set that no index lists (type, tag, subject, since, an agent without
+    its group): the search then reads each match's row to test it."""
+    if filters.type or filters.tag or filters.subject or filters.since:
+        return None
+    if filters.agent is not None and filters.group is None:
+        return None
+    found: set[int] = set()
+    for where in _left_out_where(filters):
+        rows = conn.execute(
+            f"SELECT rowid FROM memories WHERE {where} LIMIT :n",  # noqa: S608 - fixed fragments
+            {"now": iso(now), "group": filters.group, "agent": filters.agent, "n": cap + 1},
+        )
+        found.update(row[0] for row in rows)
+        if len(found) > cap:
+            return None
+    return frozenset(found)
+
+
+def _left_out_where(filters: Filters) -> list[str]:
+    """The complement of :func:`_filter_sql` for the filters :func:`left_out` takes,
+    one indexed condition a statement."""
+    where = []
+    if not filters.include_inactive:
+        where += ["superseded_by IS NOT NULL", "archived_at IS NOT NULL", "expires_at <= :now"]
+    if filters.group is not None:
+        where += ["group_id < :group", "group_id > :group"]
+    if filters.agent is not None:
+        where += [f"group_id = :group AND agent_id {op} :agent" for op in ("<", ">")]
+    return where
 
 
 def index_has_fewer(conn: sqlite3.Connection, match: str, n: int) -> bool:
     """True when fewer than ``n`` rows of the whole index match, active or not: a
     walk of the index alone, without reading the memories (several times cheaper than
     :func:`nth_newest_match`, whose answer it bounds)."""
+    return _nth_in_index(conn, match, n) is None
+
+
+def _nth_in_index(conn: sqlite3.Connection, match: str, n: int) -> int | None:
     row = conn.execute(
         "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
         " ORDER BY rowid DESC LIMIT 1 OFFSET ?",
         (match, n - 1),
     ).fetchone()
-    return row is None
+    return None if row is None else int(row[0])
 
 
 def nth_newest_match(
-    conn: sqlite3.Connection, match: str, filters: Filters, now: datetime, n: int
+    conn: sqlite3.Connection,
+    match: str,
+    filters: Filters,
+    now: datetime,
+    n: int,
+    skip: frozenset[int] | None = None,
 ) -> int | None:
-    """The row id of the ``n``-th newest active match in scope; None if fewer match."""
+    """The row id of the ``n``-th newest active match in scope; None if fewer match.
+
+    With ``skip`` (:func:`left_out` for these filters), the index alone is walked:
+    the ``n`` newest matches not skipped are among its ``n + len(skip)`` newest, so
+    no memory's row is read. Else each match is joined to its memory."""
+    if skip is not None and not skip:
+        return _nth_in_index(conn, match, n)
+    if skip is not None:
+        rows = conn.execute(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+            (match, n + len(skip)),
+        )
+        kept = [row[0] for row in rows if row[0] not in skip]
+        return kept[n - 1] if len(kept) >= n else None
     where, params = _filter_sql(filters, now)
     row = conn.execute(
         f"""SELECT memories_fts.rowid FROM memories_fts

@@ -10,6 +10,7 @@ BM25 still ranks documents that match more of the tokens higher.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from soloqueue_mem.text.cjk import cjk_run, has_cjk, index_form
@@ -74,7 +75,8 @@ def holders(bodies: list[str], matches: list[str]) -> list[set[int]]:
     private in-memory database, so the cost is theirs, not the store's."""
     words = [_cjk_word(match) for match in matches]
     others = [match for match, word in zip(matches, words, strict=True) if word is None]
-    found = iter(_fts_holders(bodies, others) if others else [])
+    latin = not any(has_cjk(match) for match in others)
+    found = iter(_fts_holders(bodies, others, latin) if others else [])
     return [
         next(found) if word is None else {n for n, body in enumerate(bodies) if word in body}
         for word in words
@@ -105,7 +107,10 @@ def _is_cjk_letter(char: str) -> bool:
     return has_cjk(char) and unicodedata.category(char) == "Lo"
 
 
-def _fts_holders(bodies: list[str], matches: list[str]) -> list[set[int]]:
+def _fts_holders(bodies: list[str], matches: list[str], latin: bool = False) -> list[set[int]]:
+    """The holders of each of ``matches`` through a scratch FTS5 table of ``bodies``;
+    ``latin``: no expression holds a CJK character, so each CJK run need only be set
+    apart (:func:`_runs_apart`), not cut into the bigrams of the index form."""
     import sqlite3
 
     from soloqueue_mem.text.cjk import index_forms
@@ -113,11 +118,26 @@ def _fts_holders(bodies: list[str], matches: list[str]) -> list[set[int]]:
     scratch = sqlite3.connect(":memory:")
     try:
         scratch.execute(f"CREATE VIRTUAL TABLE pool USING fts5(body, tokenize='{INDEX_TOKENIZER}')")
+        forms = _runs_apart(bodies) if latin else index_forms(bodies)
         with scratch:
-            scratch.executemany(
-                "INSERT INTO pool (rowid, body) VALUES (?, ?)", enumerate(index_forms(bodies))
-            )
+            scratch.executemany("INSERT INTO pool (rowid, body) VALUES (?, ?)", enumerate(forms))
         sql = "SELECT rowid FROM pool WHERE pool MATCH ?"
         return [{row[0] for row in scratch.execute(sql, (match,))} for match in matches]
     finally:
         scratch.close()
+
+
+def _runs_apart(bodies: list[str]) -> list[str]:
+    """The bodies with each CJK run set apart by spaces, whole. For an expression
+    without CJK characters this matches exactly the texts the index form matches: no
+    token of a run can equal one of its tokens, and a run gives tokens in either form
+    exactly when it holds a letter or digit, so the same words stand next to each
+    other (a phrase's words stay apart across a run of letters, and join across a run
+    of punctuation only). Far fewer tokens to index: a run of letters is one token,
+    not one for each of its characters."""
+    run = cjk_run()
+    return [body if body.isascii() else run.sub(_apart, body) for body in bodies]
+
+
+def _apart(run: re.Match[str]) -> str:
+    return " " + run.group() + " "  # a function: cheaper per run than a template

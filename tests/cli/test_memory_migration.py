@@ -60,3 +60,25 @@ def test_a_turns_only_store_migrates_and_keeps_its_turns(cli, home):
     hits = cli.json("recall", "walrus")
     assert {h["kind"] for h in hits} == {"memory", "turn"} and len(hits) == 3
     assert cli.json("log", "-s", "old", "next")["turn_index"] == 2
+
+
+def test_a_store_before_the_retired_indexes_gains_them_and_searches_alike(cli, home):
+    """Migration 15 adds the indexes the memory search lists skipped memories by."""
+    cli.ok("remember", "a walrus likes cold water")
+    archived = cli.json("remember", "a walrus once lived here")["id"]
+    with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
+        conn.execute(
+            "UPDATE memories SET archived_at = '2026-01-01T00:00:00.000Z' WHERE id = ?", (archived,)
+        )
+        conn.execute("DROP INDEX idx_memories_archived")
+        conn.execute("DROP INDEX idx_memories_expires")
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+    conn.close()
+
+    assert cli.json("stats")["databases"]["memory.db"]["schema_version"] == len(MIGRATIONS)
+    with sqlite3.connect(home / "memory.db") as conn:
+        indexes = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    conn.close()
+    assert {"idx_memories_archived", "idx_memories_expires"} <= indexes
+    hits = cli.json("recall", "walrus")
+    assert [h["content"] for h in hits] == ["a walrus likes cold water"]

@@ -91,3 +91,24 @@ def test_holders_substring_path_agrees_with_the_fts_index(bodies: list[str], wor
 
     matches = [match_expression([word]) for word in words]
     assert holders(bodies, matches) == _fts_holders(bodies, matches)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet="北京ク・゠゙한ab cD-é。", max_size=30) | st.just("ab・cd ab北cd"),
+        min_size=1,
+        max_size=12,
+    ),
+    st.lists(st.sampled_from(["ab", "cd", "ab cd", "é", "ab-cd", "cds"]), min_size=1, max_size=4),
+)
+def test_latin_expressions_match_alike_with_runs_only_set_apart(
+    bodies: list[str], words: list[str]
+):
+    """Expressions without CJK characters are matched against texts whose CJK runs are
+    only set apart, not cut into bigrams: the same texts as with the index form, across
+    runs of letters, of punctuation (・) and of combining marks alike."""
+    from soloqueue_mem.text.fts import _fts_holders
+
+    matches = [match_expression([word]) or "" for word in words]
+    assert _fts_holders(bodies, matches, latin=True) == _fts_holders(bodies, matches)

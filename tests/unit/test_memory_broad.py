@@ -49,3 +49,23 @@ def test_a_rare_term_is_scored_over_the_whole_store(memories):
 
 def test_a_narrow_query_is_scored_exactly(memories):
     assert search(memories, ["zebra"]) == ["common rare zebra"]
+
+
+def test_among_equal_scores_the_newer_memory_comes_first(tmp_path):
+    """Ranked in the index alone, the rows tying with the last one kept are read too:
+    the newest of equally scored memories wins, as when every match was joined."""
+    for n in range(5):  # equal lengths, one "apple" each: equal BM25 scores
+        with Store(tmp_path, clock=lambda n=n: NOW - timedelta(hours=5 - n)) as store:
+            store.remember(f"apple filler number{n}")
+    with Store(tmp_path, clock=lambda: NOW) as store:
+        conn = store._db("memory", create=False)
+        # the newest is archived: the search skips it by its row id
+        conn.execute(
+            "UPDATE memories SET archived_at = ? WHERE rowid = (SELECT MAX(rowid) FROM memories)",
+            (NOW.isoformat(),),
+        )
+        found = backend.FTS5Backend().search(conn, ["apple"], Filters(), NOW, 2)
+    assert [memory.content for memory, _ in found] == [
+        "apple filler number3",
+        "apple filler number2",
+    ]

@@ -9,15 +9,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from soloqueue_mem.clock import MAX_DAYS
 from soloqueue_mem.errors import BadInput, UsageError
+from soloqueue_mem.tuples import NamedTuple
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:  # the model table (~1.3 ms to import) only for a config naming models
+    from typing import Literal
+
     from soloqueue_mem.context.models import ModelInfo
 
-Durability = Literal["normal", "full"]
+    Durability = Literal["normal", "full"]
 
 
 class Config(NamedTuple):

@@ -14,9 +14,9 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import NamedTuple
 
 from soloqueue_mem.errors import InvalidId, StorageError
+from soloqueue_mem.tuples import NamedTuple
 
 DIR_NAME = ".soloqueue"
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")

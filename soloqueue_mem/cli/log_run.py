@@ -1,8 +1,9 @@
 """The body of ``log``, shared by the Typer command and the fast parser (no Typer)."""
 
+from __future__ import annotations
+
 import sys
 from collections.abc import Iterator
-from typing import Any
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.api.shapes import turn_json
@@ -16,6 +17,10 @@ from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import Flush, Item, LoggedTurn, Rejected, log_events
 from soloqueue_mem.storage.base import Backend, open_backend
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _stdin() -> Any:

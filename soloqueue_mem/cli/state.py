@@ -12,7 +12,6 @@ from contextlib import contextmanager
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from soloqueue_mem.cli.boundary import use_json_errors
 from soloqueue_mem.cli.output import Format, resolve_format, use_text_tables
@@ -20,6 +19,7 @@ from soloqueue_mem.config import Config, load_config
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import Home, find_root
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     import sqlite3
 

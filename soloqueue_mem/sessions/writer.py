@@ -14,7 +14,6 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from datetime import datetime
-from typing import Any, NamedTuple
 
 from soloqueue_mem import faults
 from soloqueue_mem.clock import iso
@@ -22,12 +21,16 @@ from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home, ensure_private_dir
-from soloqueue_mem.redact import redactor
 from soloqueue_mem.sessions import pending, turns
 from soloqueue_mem.sessions.events import Event, SessionKey, from_record, redacted, to_record
 from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
 from soloqueue_mem.sessions.offload import l1_record
+from soloqueue_mem.tuples import NamedTuple
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class LoggedTurn(NamedTuple):
@@ -65,7 +68,7 @@ class Queued(NamedTuple):
     offloaded: list[dict[str, Any]]
 
 
-Offload = Callable[[Event, SessionKey], tuple[Event, list[dict[str, Any]]]]
+Offload = Callable[[Event, SessionKey], tuple[Event, list[dict]]]  # the offloaded parts
 
 
 class Flush(NamedTuple):
@@ -96,7 +99,11 @@ def log_events(
     (before any lock is taken: blobs are never written under the log's locks). With
     ``redact`` on, secrets are replaced first, so no file gets them.
     """
-    redact = redactor(config)
+    redact = None
+    if config.redact:  # its patterns compile only for a store that redacts
+        from soloqueue_mem.redact import redactor
+
+        redact = redactor(config)
     chunk: list[Queued] = []
     if write is None:
         assert conn is not None

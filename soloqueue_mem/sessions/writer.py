@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import ExitStack
 from datetime import datetime
 
 from soloqueue_mem import faults
@@ -150,12 +149,12 @@ def _write_chunk(
     now: datetime,
 ) -> list[LoggedTurn]:
     keys = sorted({queued.key for queued in chunk})
-    with ExitStack() as stack:
-        logs: dict[SessionKey, SessionLog] = {}
+    logs: dict[SessionKey, SessionLog] = {}
+    try:
         for key in keys:
             path = home.session_log(key.group, key.agent, key.session)
             ensure_private_dir(home.root, path.parent)
-            logs[key] = stack.enter_context(SessionLog(path, fsync=config.durability == "full"))
+            logs[key] = SessionLog(path, fsync=config.durability == "full")
         sizes = {key: log.size for key, log in logs.items()}
         for key in keys:
             pending.mark(home, key)
@@ -170,6 +169,9 @@ def _write_chunk(
         finally:
             for key in keys:
                 pending.clear(home, key)
+    finally:
+        for log in reversed(logs.values()):  # their locks, last taken first released
+            log.close()
     faults.fault("log.after_commit")
     return results
 

@@ -124,7 +124,9 @@ def load_config(path: Path) -> Config:
         return Config()
     except OSError as exc:
         raise BadInput(f"cannot read {path}: {exc.strerror}") from None
-    import tomllib  # only when a config file exists
+    if not raw.strip(b" \t\n"):  # an empty document: tomllib (and typing) not imported
+        return Config()
+    import tomllib  # only when a config file has something in it
 
     try:
         data = tomllib.loads(raw.decode("utf-8"))

@@ -141,10 +141,12 @@ def modules_a_call_imports(*args: str) -> set[str]:
     return set(json.loads(line[0].removeprefix("NEW=")))
 
 
-@pytest.mark.parametrize("config", [None, "", "\n  \n"])
+@pytest.mark.parametrize(
+    "config", [None, "", "\n  \n", '# flat: read without tomllib\ndurability = "normal"\n']
+)
 def test_a_log_call_into_an_existing_store_imports_only_what_it_needs(home, config):
     home.mkdir(parents=True, mode=0o700)
-    if config is not None:  # an empty config.toml is no reason to load a TOML parser
+    if config is not None:  # an empty or flat config.toml is no reason to load tomllib
         (home / "config.toml").write_text(config)
     modules_a_call_imports("log", "-s", "s", "第一条 first")  # creates the store
     loaded = modules_a_call_imports("log", "-s", "s", "我今天在北京调试数据库 hello")

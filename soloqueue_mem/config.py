@@ -9,15 +9,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from soloqueue_mem.clock import MAX_DAYS
 from soloqueue_mem.errors import BadInput, UsageError
+from soloqueue_mem.tuples import NamedTuple
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:  # the model table (~1.3 ms to import) only for a config naming models
+    from typing import Literal
+
     from soloqueue_mem.context.models import ModelInfo
 
-Durability = Literal["normal", "full"]
+    Durability = Literal["normal", "full"]
 
 
 class Config(NamedTuple):
@@ -113,6 +116,70 @@ class Config(NamedTuple):
     context_compress_feeds_graph: bool = False
 
 
+_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def flat_toml(text: str) -> dict[str, object] | None:
+    """What ``tomllib.loads(text)`` returns for a flat document — ``key = value`` lines
+    (a bare key; ``true``/``false``, a decimal integer, a float written ``1.5``, a
+    string without escapes), comments and blank lines — or None for anything else
+    (tables, arrays, escapes, errors...: tomllib reads those). Most config files are
+    flat, and tomllib costs a ``log`` call as much as its whole start-up without it
+    (it imports ``typing``). A property test compares the two."""
+    data: dict[str, object] = {}
+    text = text.replace("\r\n", "\n")
+    if "\r" in text:  # a carriage return outside CRLF
+        return None
+    for line in text.split("\n"):
+        if _comment(line):  # or blank
+            continue
+        key, equals, rest = line.partition("=")
+        key = key.strip(" \t")
+        if not equals or not key or not _KEY_CHARS.issuperset(key) or key in data:
+            return None
+        parsed = _flat_value(rest.lstrip(" \t"))
+        if parsed is None:
+            return None
+        data[key] = parsed[0]
+    return data
+
+
+def _flat_value(text: str) -> tuple[object] | None:
+    """The value at the start of ``text`` (in a 1-tuple) if the rest of the line is a
+    comment or nothing; None if flat_toml cannot read it."""
+    if text[:1] in ('"', "'"):
+        end = text.find(text[0], 1)
+        value: object = text[1:end]
+        if end < 0 or "\\" in value and text[0] == '"' or not _comment(text[end + 1 :]):
+            return None
+        return (value,) if _printable(value) else None
+    token = text
+    for stop in (" ", "\t", "#"):
+        token = token.partition(stop)[0]
+    if not _comment(text[len(token) :]):
+        return None
+    if token in ("true", "false"):
+        return (token == "true",)
+    number = token[1:] if token[:1] in ("+", "-") else token
+    whole, dot, fraction = number.partition(".")
+    if not (whole.isascii() and whole.isdigit()) or whole.startswith("0") and whole != "0":
+        return None
+    if not dot:
+        return (int(token),)
+    return (float(token),) if fraction.isascii() and fraction.isdigit() else None
+
+
+def _comment(text: str) -> bool:
+    """Whether ``text`` is blank or blank then a comment TOML allows."""
+    text = text.lstrip(" \t")
+    return not text or text.startswith("#") and _printable(text)
+
+
+def _printable(text: str) -> bool:
+    """No control character but tab (none is allowed in a comment or a plain string)."""
+    return not any(c < " " and c != "\t" or c == "\x7f" for c in text)
+
+
 def load_config(path: Path) -> Config:
     """Read ``config.toml`` if it exists; raise BadInput on syntax errors or bad keys."""
     try:
@@ -121,18 +188,25 @@ def load_config(path: Path) -> Config:
         return Config()
     except OSError as exc:
         raise BadInput(f"cannot read {path}: {exc.strerror}") from None
-    import tomllib  # only when a config file exists
-
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise BadInput(f"{path}: {exc}") from None
+    data = flat_toml(text)
+    if data is None:
+        import tomllib  # (and typing): only for a document flat_toml does not read
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise BadInput(f"{path}: {exc}") from None
     known = Config._fields
+    defaults = Config()
     values: dict[str, object] = {}
     for key, value in data.items():
         if key not in known:
             raise BadInput(f"{path}: unknown setting {key!r} (known: {', '.join(known)})")
-        default = getattr(Config(), key)
+        default = getattr(defaults, key)
         if key == "models":
             from soloqueue_mem.context.models import configured_models
 

@@ -10,10 +10,7 @@ because a crash test must reach code paths that take no configuration.
 
 from __future__ import annotations
 
-import errno
 import os
-import signal
-import time
 
 POINTS = (
     "log.mid_write",  # half of the JSONL bytes written, then the action
@@ -50,6 +47,10 @@ def fault(point: str) -> None:
     """Act at ``point`` if the test configuration names it."""
     if _ACTIVE is None or _ACTIVE[0] != point:
         return
+    import errno
+    import signal  # its enums cost a bare process's start-up: only when a test acts
+    import time
+
     action = _ACTIVE[1]
     if action == "kill":
         os.kill(os.getpid(), signal.SIGKILL)

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, BinaryIO, TypeVar
 
 from soloqueue_mem.errors import BadInput
 
 MAX_DEPTH = 64
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO, TypeVar
+
+    T = TypeVar("T")
 
 
 def _reject_constant(name: str) -> Any:

@@ -8,9 +8,14 @@ untrusted text through :func:`for_terminal` first and prints it as plain ``Text`
 from __future__ import annotations
 
 import re
+from functools import cache
 
-# C0 controls except \t and \n, DEL, C1 controls, and bidi/zero-width format characters.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+@cache
+def _unsafe() -> re.Pattern[str]:
+    """C0 controls except \\t and \\n, DEL, C1 controls, and bidi/zero-width format
+    characters; compiled on first use (a successful ``log`` prints no table, no error)."""
+    return re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 
 def _placeholder(match: re.Match[str]) -> str:
@@ -23,4 +28,4 @@ def _placeholder(match: re.Match[str]) -> str:
 
 def for_terminal(text: str) -> str:
     """Replace control and bidi characters with visible placeholders."""
-    return _UNSAFE.sub(_placeholder, text)
+    return _unsafe().sub(_placeholder, text)

@@ -10,9 +10,12 @@ contract has one definition.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from soloqueue_mem.tuples import NamedTuple
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import Any
+
     from soloqueue_mem.artifacts.catalog import Artifact
     from soloqueue_mem.config import Config
     from soloqueue_mem.context.assemble import Result as BuildResult

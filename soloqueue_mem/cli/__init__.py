@@ -8,9 +8,14 @@ included, goes through the Typer app in ``cli.app``. Rich, jieba and tiktoken lo
 inside the functions that need them.
 """
 
+from __future__ import annotations
+
 import os
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def __getattr__(name: str) -> Any:

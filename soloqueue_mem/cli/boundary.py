@@ -7,13 +7,16 @@ import os
 import sqlite3
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.errors import SoloqueueError
 from soloqueue_mem.sanitize import for_terminal
 
-F = TypeVar("F", bound=Callable[..., Any])
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 _json_errors = False
 

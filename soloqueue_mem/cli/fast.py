@@ -13,11 +13,16 @@ returns None and the call goes to the Typer app, which gives the usual help or e
 Its tables and the Typer commands' options come from one spec (:mod:`soloqueue_mem.cli.spec`).
 """
 
+from __future__ import annotations
+
 import os
 import sys
-from typing import Any
 
 from soloqueue_mem.cli import spec
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
 
 INTEGERS = ("limit", "max_tokens")  # converted as Click does (int()), else Typer reports
 FORMATS = ("auto", "table", "json", "jsonl", "text")

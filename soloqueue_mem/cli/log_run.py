@@ -1,8 +1,9 @@
 """The body of ``log``, shared by the Typer command and the fast parser (no Typer)."""
 
+from __future__ import annotations
+
 import sys
 from collections.abc import Iterator
-from typing import Any
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.api.shapes import turn_json
@@ -15,7 +16,13 @@ from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import Flush, Item, LoggedTurn, Rejected, log_events
-from soloqueue_mem.storage.base import Backend, open_backend
+from soloqueue_mem.storage.url import database_url
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
+
+    from soloqueue_mem.storage.base import Backend
 
 
 def _stdin() -> Any:
@@ -92,7 +99,11 @@ def run_log(
         from soloqueue_mem.sessions.intake import read_document
 
         items = [(None, event) for event in read_document(_stdin(), config.max_input_bytes)]
-    backend = open_backend(app.home, config)
+    backend = None
+    if database_url(config) is not None:  # the Backend interface only for PostgreSQL
+        from soloqueue_mem.storage.base import open_backend
+
+        backend = open_backend(app.home, config)
     conn = open_memory(app.home, config) if backend is None else None
     offloader = Offloader(
         app.home, config, app.now, lambda: open_artifacts(app.home, config), all_content=offload
@@ -127,6 +138,7 @@ def extract_in_background(
     """Start a worker for the candidate turns of sessions that are not full yet (asking
     ``backend``, the open PostgreSQL one, or the configured back end)."""
     from soloqueue_mem.lifecycle.on_log import open_sessions, targets
+    from soloqueue_mem.storage.base import open_backend
 
     chosen = targets(
         (t.group, t.agent, t.session, t.turn_index, t.role, t.content, t.duplicate) for t in logged

@@ -11,10 +11,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
-from typing import Any
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.sanitize import for_terminal
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Format(StrEnum):

@@ -7,12 +7,9 @@ what they need (home, config, now) as arguments.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from soloqueue_mem.cli.boundary import use_json_errors
 from soloqueue_mem.cli.output import Format, resolve_format, use_text_tables
@@ -20,8 +17,10 @@ from soloqueue_mem.config import Config, load_config
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import Home, find_root
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     import sqlite3
+    from contextlib import AbstractContextManager
 
     import typer
 
@@ -69,18 +68,15 @@ class AppContext:
 
         return Store(self.home.root, config=self.config, clock=lambda: self.now)
 
-    @contextmanager
-    def backend(self) -> Iterator[Backend | None]:
+    def backend(self) -> AbstractContextManager[Backend | None]:
         """The PostgreSQL back end when ``database_url`` is set (closed after the
         block), else None: the command uses memory.db as always."""
+        from contextlib import closing, nullcontext  # not on log's start-up path
+
         from soloqueue_mem.storage.base import open_backend
 
         backend = open_backend(self.home, self.config)
-        try:
-            yield backend
-        finally:
-            if backend is not None:
-                backend.close()
+        return nullcontext() if backend is None else closing(backend)
 
     @property
     def format(self) -> Format:
@@ -116,20 +112,25 @@ def command_name(ctx: typer.Context) -> str:
 
 def check_command(app: AppContext, command: str) -> None:
     """Unsupported when the command cannot run on the configured storage back end."""
+    from soloqueue_mem.storage.url import database_url
+
+    if database_url(app.config) is None:  # SQLite runs every command
+        return
     from soloqueue_mem.storage.base import check_command as check
 
     check(app.config, command)
 
 
-@contextmanager
-def opened(conn: sqlite3.Connection | None, missing: str) -> Iterator[sqlite3.Connection]:
-    """``conn`` until the block ends; NotFound(``missing``) when there is no database."""
+def opened(
+    conn: sqlite3.Connection | None, missing: str
+) -> AbstractContextManager[sqlite3.Connection]:
+    """``conn`` until the block ends (then closed); NotFound(``missing``) when there is
+    no database."""
+    from contextlib import closing  # not on log's start-up path
+
     if conn is None:
         raise NotFound(missing)
-    try:
-        yield conn
-    finally:
-        conn.close()
+    return closing(conn)
 
 
 def configure_errors(app: AppContext) -> None:

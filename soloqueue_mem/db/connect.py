@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from soloqueue_mem.db.migrate import check_current, not_newer, schema_version
@@ -21,9 +20,24 @@ from soloqueue_mem.errors import StorageError, TempFail
 Migration = Callable[[sqlite3.Connection], None]
 
 
+class Deferred:
+    """A database's migrations, imported only for a file that is not at ``head``.
+
+    Trigger: every open of an up-to-date file (all but the first). Why: importing the
+    schema modules was a measurable part of a ``log`` call. Outcome: a file at ``head``
+    is used as it is; any other version loads the list and is handled as always.
+    ``head`` must be ``len(load())`` (a test checks it): one left behind by a new
+    migration would leave files at the old head unmigrated.
+    """
+
+    def __init__(self, head: int, load: Callable[[], Sequence[Migration]]) -> None:
+        self.head = head
+        self.load = load
+
+
 def open_db(
     path: Path,
-    migrations: Sequence[Migration],
+    migrations: Sequence[Migration] | Deferred,
     *,
     durability: str = "normal",
     busy_timeout_ms: int = 10_000,
@@ -49,6 +63,8 @@ def open_db(
     elif path.is_symlink():
         raise StorageError(f"{path} is a symlink; refusing to open it")
     if not create and not writable(path):
+        if isinstance(migrations, Deferred):
+            migrations = migrations.load()
         return open_read_only(path, migrations, busy_timeout_ms)
     try:
         conn = sqlite3.connect(
@@ -67,7 +83,7 @@ def open_db(
 
 def _migrate(
     conn: sqlite3.Connection,
-    migrations: Sequence[Migration],
+    migrations: Sequence[Migration] | Deferred,
     name: str,
 ) -> None:
     """Bring ``conn`` to ``len(migrations)``; raise SchemaTooNew for newer files.
@@ -76,6 +92,10 @@ def _migrate(
     and the version is re-read inside it, so two processes opening an old database at
     once migrate it exactly once.
     """
+    if isinstance(migrations, Deferred):
+        if schema_version(conn) == migrations.head:
+            return
+        migrations = migrations.load()
     head = len(migrations)
     version = not_newer(conn, head, name)
     while version < head:
@@ -195,36 +215,49 @@ def raise_for(exc: sqlite3.Error, path: Path | str) -> None:
     raise StorageError(f"{Path(path).name}: {message}")
 
 
-@contextmanager
-def write_tx(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def write_tx(conn: sqlite3.Connection) -> WriteTransaction:
     """A write transaction: ``BEGIN IMMEDIATE`` outside, a SAVEPOINT when nested.
 
     Rolls back on any exception (including KeyboardInterrupt) and re-raises it.
     """
-    if conn.in_transaction:
-        conn.execute("SAVEPOINT nested")
+    return WriteTransaction(conn)
+
+
+class WriteTransaction:
+    """:func:`write_tx`'s context manager: a class, as ``contextlib`` is not on ``log``'s
+    start-up path."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.nested = False
+
+    def __enter__(self) -> sqlite3.Connection:
+        conn = self.conn
+        if conn.in_transaction:
+            conn.execute("SAVEPOINT nested")
+            self.nested = True
+            return conn
         try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK TO nested")
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise_for(exc, _db_name(conn))
+        return conn
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        conn = self.conn
+        if self.nested:
+            if kind is not None:
+                conn.execute("ROLLBACK TO nested")
             conn.execute("RELEASE nested")
-            raise
-        conn.execute("RELEASE nested")
-        return
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        raise_for(exc, _db_name(conn))
-    try:
-        yield conn
-    except BaseException:
-        _rollback(conn)
-        raise
-    try:
-        conn.execute("COMMIT")
-    except sqlite3.OperationalError as exc:
-        _rollback(conn)
-        raise_for(exc, _db_name(conn))
+            return
+        if kind is not None:
+            _rollback(conn)
+            return
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            _rollback(conn)
+            raise_for(exc, _db_name(conn))
 
 
 def _rollback(conn: sqlite3.Connection) -> None:

@@ -7,15 +7,23 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.connect import Migration, open_db
+from soloqueue_mem.db.connect import Deferred, Migration, open_db
 from soloqueue_mem.home import Home
+
+# len(schema_memory.MIGRATIONS): opening a memory.db at this version imports none of
+# them (``log`` opens it on every call). Bump it with each new migration (a test checks).
+MEMORY_HEAD = 14
+
+
+def _memory_migrations() -> Sequence[Migration]:
+    from soloqueue_mem.db.schema_memory import MIGRATIONS
+
+    return MIGRATIONS
 
 
 def open_memory(home: Home, config: Config, *, create: bool = True) -> sqlite3.Connection | None:
     """memory.db (turns, memories, FTS). With ``create=False`` a missing store gives None."""
-    from soloqueue_mem.db.schema_memory import MIGRATIONS
-
-    return _open(home, home.memory_db, MIGRATIONS, config, create)
+    return _open(home, home.memory_db, Deferred(MEMORY_HEAD, _memory_migrations), config, create)
 
 
 def open_artifacts(home: Home, config: Config, *, create: bool = True) -> sqlite3.Connection | None:
@@ -41,7 +49,11 @@ def open_graph(home: Home, config: Config, *, create: bool = True) -> sqlite3.Co
 
 
 def _open(
-    home: Home, path: Path, migrations: Sequence[Migration], config: Config, create: bool
+    home: Home,
+    path: Path,
+    migrations: Sequence[Migration] | Deferred,
+    config: Config,
+    create: bool,
 ) -> sqlite3.Connection | None:
     if create:
         home.ensure()

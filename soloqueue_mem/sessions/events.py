@@ -13,14 +13,17 @@ the normal form, so they are indexed and extracted like any other.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import jsonio, roles
 from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import validate_id
+from soloqueue_mem.tuples import NamedTuple
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import Any
+
     from soloqueue_mem.redact import Redactor
 
 ROLES = frozenset(roles.ROLES)

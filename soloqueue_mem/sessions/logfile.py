@@ -13,11 +13,15 @@ import fcntl
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from soloqueue_mem import faults, jsonio
 from soloqueue_mem.errors import BadInput, StorageError
 from soloqueue_mem.fsio import write_all
+from soloqueue_mem.tuples import NamedTuple
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
 
 _APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 _TAIL_PROBE = 64 * 1024

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from soloqueue_mem import jsonio
 from soloqueue_mem.sessions.events import SessionKey
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def render_turns(key: SessionKey, records: list[dict[str, Any]], first: bool) -> str:

@@ -13,12 +13,14 @@ import io
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
-from soloqueue_mem.redact import redactor
 from soloqueue_mem.sessions.events import Event, SessionKey
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
 
 TEMPLATES = {
     "zh": "[输出过大 ({size})。已保存为制品: {id}。预览: {head}...{tail} "
@@ -87,6 +89,7 @@ class Offloader:
     ) -> str:
         from soloqueue_mem.artifacts.catalog import EPHEMERAL
         from soloqueue_mem.artifacts.store import NewArtifact, save
+        from soloqueue_mem.redact import redactor
 
         if self._conn is None:
             self._conn = self._open()

@@ -8,11 +8,15 @@ FTS column filter, so a query cannot reach another agent's turns.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
 from soloqueue_mem.text.cjk import estimate_tokens, index_form, index_forms
+from soloqueue_mem.tuples import NamedTuple
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Turn(NamedTuple):

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import ExitStack
 from datetime import datetime
-from typing import Any, NamedTuple
 
 from soloqueue_mem import faults
 from soloqueue_mem.clock import iso
@@ -22,12 +20,16 @@ from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home, ensure_private_dir
-from soloqueue_mem.redact import redactor
 from soloqueue_mem.sessions import pending, turns
 from soloqueue_mem.sessions.events import Event, SessionKey, from_record, redacted, to_record
 from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
 from soloqueue_mem.sessions.offload import l1_record
+from soloqueue_mem.tuples import NamedTuple
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class LoggedTurn(NamedTuple):
@@ -65,7 +67,7 @@ class Queued(NamedTuple):
     offloaded: list[dict[str, Any]]
 
 
-Offload = Callable[[Event, SessionKey], tuple[Event, list[dict[str, Any]]]]
+Offload = Callable[[Event, SessionKey], tuple[Event, list[dict]]]  # the offloaded parts
 
 
 class Flush(NamedTuple):
@@ -96,7 +98,11 @@ def log_events(
     (before any lock is taken: blobs are never written under the log's locks). With
     ``redact`` on, secrets are replaced first, so no file gets them.
     """
-    redact = redactor(config)
+    redact = None
+    if config.redact:  # its patterns compile only for a store that redacts
+        from soloqueue_mem.redact import redactor
+
+        redact = redactor(config)
     chunk: list[Queued] = []
     if write is None:
         assert conn is not None
@@ -143,12 +149,12 @@ def _write_chunk(
     now: datetime,
 ) -> list[LoggedTurn]:
     keys = sorted({queued.key for queued in chunk})
-    with ExitStack() as stack:
-        logs: dict[SessionKey, SessionLog] = {}
+    logs: dict[SessionKey, SessionLog] = {}
+    try:
         for key in keys:
             path = home.session_log(key.group, key.agent, key.session)
             ensure_private_dir(home.root, path.parent)
-            logs[key] = stack.enter_context(SessionLog(path, fsync=config.durability == "full"))
+            logs[key] = SessionLog(path, fsync=config.durability == "full")
         sizes = {key: log.size for key, log in logs.items()}
         for key in keys:
             pending.mark(home, key)
@@ -163,6 +169,9 @@ def _write_chunk(
         finally:
             for key in keys:
                 pending.clear(home, key)
+    finally:
+        for log in reversed(logs.values()):  # their locks, last taken first released
+            log.close()
     faults.fault("log.after_commit")
     return results
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from soloqueue_mem.errors import BadInput, Unsupported
+from soloqueue_mem.errors import Unsupported
+
+# in a module of their own (log reads them without this one); callers import them here too
+from soloqueue_mem.storage.url import check_url, database_url, shown_url  # noqa: F401
 
 if TYPE_CHECKING:
     import sqlite3
@@ -36,8 +38,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Rejected
     from soloqueue_mem.text.lexicon import Lexicon
 
-DATABASE_URL_ENV = "SOLOQUEUE_DATABASE_URL"
-POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # The commands that run on PostgreSQL in this phase (issue 14); any other one exits
 # with Unsupported (69) there rather than use the local SQLite files.
 POSTGRES_COMMANDS = frozenset(
@@ -185,31 +185,6 @@ class Backend(Protocol):
     ) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
-
-
-def database_url(config: Config) -> str | None:
-    """The PostgreSQL URL this data directory uses (``SOLOQUEUE_DATABASE_URL`` over
-    ``database_url`` in config.toml), or None for SQLite."""
-    url = os.environ.get(DATABASE_URL_ENV) or config.database_url
-    return check_url(url, "database_url") if url else None
-
-
-def check_url(url: str, what: str) -> str:
-    """``url`` when it names a PostgreSQL database, else BadInput naming ``what``."""
-    if not url.startswith(POSTGRES_SCHEMES):
-        raise BadInput(f"{what} must start with {' or '.join(POSTGRES_SCHEMES)}")
-    return url
-
-
-def shown_url(url: str) -> str:
-    """``url`` with its password, if any, replaced by ``***`` (for printing)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user, _, host = parts.netloc.rpartition("@")
-    return urlunsplit(parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}"))
 
 
 def open_backend(home: Home, config: Config) -> Backend | None:

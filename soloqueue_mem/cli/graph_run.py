@@ -13,8 +13,7 @@ from soloqueue_mem.errors import NotFound, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
-    import sqlite3
-
+    from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.graph.store import Scope
 
 NO_GRAPH = "no graph in this store yet (try: soloqueue-mem graph remember)"
@@ -106,10 +105,12 @@ def scope_of(group: str, agent: str) -> Scope:
     return Scope(validate_id("group", group), validate_id("agent", agent))
 
 
-def graph_db(app_ctx: AppContext, create: bool = False) -> sqlite3.Connection | None:
-    from soloqueue_mem.db.stores import open_graph
+def graph_db(app_ctx: AppContext, create: bool = False) -> GraphDb | None:
+    """graph.db (None when it does not exist and not ``create``), or the database's
+    graph on PostgreSQL."""
+    from soloqueue_mem.graph.db import open_graph_db
 
-    return open_graph(app_ctx.home, app_ctx.config, create=create)
+    return open_graph_db(app_ctx.home, app_ctx.config, create=create)
 
 
 def graph_params(app_ctx: AppContext) -> Any:
@@ -119,13 +120,17 @@ def graph_params(app_ctx: AppContext) -> Any:
 
 
 def work_now(app_ctx: AppContext, wait: bool, budget: float | None = None) -> dict[str, Any] | None:
+    from functools import partial
+
     from soloqueue_mem.cli.graph_worker import steps_for
+    from soloqueue_mem.graph.db import worker_lock
     from soloqueue_mem.graph.worker import work
 
-    def open_store() -> sqlite3.Connection:
-        conn = graph_db(app_ctx, create=True)
-        assert conn is not None
-        return conn
+    def open_store() -> GraphDb:
+        db = graph_db(app_ctx, create=True)
+        assert db is not None
+        return db
 
     steps = steps_for(app_ctx.home, app_ctx.config, os.environ)
-    return work(app_ctx.home.root, open_store, steps, graph_params(app_ctx), wait, budget)
+    lock = partial(worker_lock, app_ctx.home, app_ctx.config)
+    return work(lock, open_store, steps, graph_params(app_ctx), wait, budget)

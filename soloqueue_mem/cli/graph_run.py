@@ -86,14 +86,20 @@ def run_recall(
 
 
 def _session_messages(app_ctx: AppContext, scope: Scope, session: str) -> list[dict[str, str]]:
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.graph.ops import messages_of
     from soloqueue_mem.sessions.events import SessionKey, parse_event
-    from soloqueue_mem.sessions.turns import session_turns
 
     missing = f"session {session} not found (try: soloqueue-mem session list)"
-    with opened(open_memory(app_ctx.home, app_ctx.config, create=False), missing) as conn:
-        turns = session_turns(conn, SessionKey(scope.group, scope.agent, session))
+    key = SessionKey(scope.group, scope.agent, session)
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            turns = backend.session_turns(key)
+        else:
+            from soloqueue_mem.db.stores import open_memory
+            from soloqueue_mem.sessions.turns import session_turns
+
+            with opened(open_memory(app_ctx.home, app_ctx.config, create=False), missing) as conn:
+                turns = session_turns(conn, key)
     if not turns:
         raise NotFound(missing)
     return messages_of(parse_event({"role": t.role, "content": t.content}) for t in turns)

@@ -128,6 +128,10 @@ class PostgresBackend:
     def session(self, key: SessionKey) -> SessionLogContent:
         return sessions.read(self.conn, self.home, key)
 
+    def session_turns(self, key: SessionKey) -> list[Turn]:
+        """The session's turns by index (none: an unknown session)."""
+        return sessions.session_turns(self.conn, key)
+
     def session_end(self, key: SessionKey, now: datetime) -> Ended:
         from soloqueue_mem.pg.lifecycle import end_session
 

@@ -131,8 +131,9 @@ class PgGraph:
 
     def scopes(self) -> list[Scope]:
         rows = self._rows(
-            "SELECT group_id, agent_id FROM graph_nodes UNION SELECT group_id, agent_id"
-            ' FROM graph_tasks ORDER BY 1 COLLATE "C", 2 COLLATE "C"'
+            "SELECT group_id, agent_id FROM (SELECT group_id, agent_id FROM graph_nodes"
+            " UNION SELECT group_id, agent_id FROM graph_tasks) AS held"
+            ' ORDER BY group_id COLLATE "C", agent_id COLLATE "C"'
         )
         return [Scope(str(row[0]), str(row[1])) for row in rows]
 

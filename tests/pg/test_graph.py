@@ -1,0 +1,171 @@
+"""Seed 002's graph memory on PostgreSQL: graph.db's contract tests run again with
+``database_url`` set (the same commands, JSON and exit codes), the recall property
+against the plain reference search on the database's graph, and what only a shared
+database has (the worker lock across hosts)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli import test_graph as contract
+from tests.conftest import Cli
+from tests.property import test_graph_props as props
+from tests.unit.graph.helpers import SCOPE, add_node, link, set_focus
+
+# graph.db's contract tests that touch nothing but the CLI: each runs as it is
+CONTRACT: list[Callable[[Cli, Path], None]] = [
+    contract.test_remember_sync_builds_nodes_links_and_focus,
+    contract.test_recall_text_is_the_seeds_format_and_json_adds_the_path,
+    contract.test_graphs_of_two_agents_are_isolated,
+    contract.test_jsonl_input_and_session_turns,
+    contract.test_the_graph_channel_joins_recall_and_consolidate_runs_the_queue,
+    contract.test_config_keys_are_checked,
+]
+
+
+@pytest.mark.parametrize("test", CONTRACT, ids=lambda test: test.__name__)
+def test_the_graph_contract_holds_on_postgres(
+    test: Callable[[Cli, Path], None], cli: Cli, home: Path, on_postgres: str
+) -> None:
+    test(cli, home)
+    assert not home.joinpath("graph.db").exists()  # the graph is the database's
+
+
+def _execute(url: str, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        cursor = conn.execute(sql, params)
+        return cursor.fetchall() if cursor.description else []
+
+
+def test_an_empty_database_recalls_nothing(cli: Cli, on_postgres: str) -> None:
+    assert cli.ok("graph", "recall", "--keywords", "x", "--format", "text").stdout == ""
+    assert cli.json("graph", "focus") == []
+    assert cli.json("graph", "stats") == {"graphs": [], "queued": 0}
+    assert cli.json("graph", "work")["tasks"] == 0
+
+
+def test_compression_deletes_an_unimportant_node_and_recall_reports_it(
+    cli: Cli, on_postgres: str
+) -> None:
+    contract.remember(cli, [{"role": "user", "content": "The cat is called Mimi."}])
+    for n in range(5):  # five new nodes push the cat out of the focus
+        contract.remember(cli, [{"role": "user", "content": f"Unrelated topic {n} on weather."}])
+    _execute(on_postgres, "UPDATE graph_links SET strength = 0.02 WHERE to_id = 1")
+    report = cli.json("graph", "compress", "--time-budget", "5")
+    assert report["deleted"] == 1 and report["stopped"] is False
+    missing = cli("graph", "show", "1")
+    assert missing.exit_code == 3 and missing.stderr.startswith("error: graph node 1 not found")
+    text = cli.ok("graph", "recall", "--keywords", "topic 0", "--format", "text").stdout
+    assert text.endswith("\n---\n[记忆] 与某个已遗忘的事物有关联\n")
+    exported = json.loads(cli.ok("graph", "export").stdout)
+    assert any(link["dangling"] for link in exported["links"])
+    assert "forgotten" in cli.ok("graph", "export", "--format", "dot").stdout
+
+
+def test_queue_full_exits_75_and_bad_input_65_writing_nothing(
+    cli: Cli, home: Path, on_postgres: str
+) -> None:
+    from tests.cli.test_offload import write_config
+
+    write_config(home, "graph_max_queue_size = 1\n")
+    contract.remember(cli, contract.LOGIN)
+    _execute(
+        on_postgres,
+        "INSERT INTO graph_tasks (group_id, agent_id, messages_json, enqueued_at)"
+        " VALUES ('default', 'default', '[]', 'x')",
+    )
+    full = cli("graph", "remember", input=json.dumps(contract.LOGIN))
+    assert full.exit_code == 75 and "queue is full" in full.stderr
+    assert cli("graph", "remember", input='[{"role": "user"}').exit_code == 65
+    assert _execute(on_postgres, "SELECT COUNT(*) FROM graph_tasks") == [(1,)]
+
+
+def test_a_worker_on_another_host_holds_the_queue_and_runs_our_tasks(
+    cli: Cli, tmp_path: Path, on_postgres: str
+) -> None:
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.graph.db import worker_lock
+    from soloqueue_mem.home import Home
+
+    other_host = Home(tmp_path / "other-host")
+    with worker_lock(other_host, Config(), wait=False):
+        busy = cli("graph", "work")
+        assert busy.exit_code == 75 and "another graph worker is running" in busy.stderr
+        queued = cli.json("graph", "remember", input=json.dumps(contract.LOGIN))
+        assert queued["queued"] == 1  # its worker found the lock held and left
+        assert cli.json("graph", "stats")["queued"] == 1
+    # the task runs once: here, or in a worker its remember started that got the lock first
+    assert cli.json("graph", "work", "--wait")["queued"] == 0
+    (graph,) = cli.json("graph", "stats")["graphs"]
+    assert graph["nodes"] == 1 and graph["queued"] == 0
+
+
+def test_two_roots_write_one_graph(cli: Cli, tmp_path: Path, on_postgres: str) -> None:
+    """Two hosts (data directories) remember into one agent's graph: each sees the
+    other's nodes, links and focus, and node ids are never given out twice."""
+    first, second = tmp_path / "host-a", tmp_path / "host-b"
+    contract.remember(cli, contract.CONVERSATION, "--root", str(first))
+    contract.remember(cli, contract.LOGIN, "--root", str(second))
+    for root in (first, second):
+        stats = cli.json("graph", "stats", "--root", str(root))
+        assert stats["graphs"][0]["nodes"] == 5 and stats["graphs"][0]["focus"] == 5
+        hits = cli.json("graph", "recall", "--keywords", "jwt,jsonb", "--root", str(root))
+        assert {h["node_id"] for h in hits["results"]} == {"2", "5"}
+    assert _execute(on_postgres, "SELECT COUNT(DISTINCT node_id) FROM graph_nodes") == [(5,)]
+
+
+def test_the_store_api_runs_the_graph_on_postgres(home: Path, on_postgres: str) -> None:
+    from soloqueue_mem import Store
+    from soloqueue_mem.graph.recall import as_json
+
+    with Store(home) as store:
+        task = store.graph_remember(contract.CONVERSATION, sync=True)
+        assert task["processed"]["nodes"] == 4
+        found = as_json(store.graph_recall("JSONB"))["results"]
+        assert [hit["content"] for hit in found] == ["PostgreSQL 支持 JSONB，查询也快。"]
+        assert len(store.graph_focus()) == 4
+        assert store.graph_work()["tasks"] == 0
+
+
+@pytest.fixture
+def pg_graph(database_url: str) -> Any:
+    from soloqueue_mem.pg.connect import connect
+    from soloqueue_mem.pg.graph import PgGraph
+
+    db = PgGraph(connect(database_url))
+    yield db
+    db.close()
+
+
+def test_recall_gives_the_reference_searchs_answer_on_postgres(pg_graph: Any) -> None:
+    """The batched recall over the database's graph, against seed §4.2's plain search
+    (the property test's reference), on a graph with weak, broken, deleted and
+    relation-named links: the same nodes, paths, relations and strengths."""
+    db = pg_graph
+    ids = [add_node(db, f"memory {n} apple", ["Kiwi"] if n % 3 else []) for n in range(10)]
+    for a, b, strength, relation in [
+        (0, 1, 0.9, "a"), (0, 2, 0.3, "b"), (1, 3, 0.8, "a"), (2, 3, 0.95, "a"),
+        (3, 4, 0.005, "a"), (4, 5, 1.0, None), (5, 6, 0.7, "a"), (1, 7, 0.6, "a"),
+        (7, 8, 0.6, None), (9, 0, 0.5, "a"), (8, 9, 0.5, "b"),
+    ]:  # fmt: skip
+        link(db, ids[a], ids[b], strength, relation)
+    set_focus(db, [ids[5], ids[0]])
+    with db.transaction():
+        db.delete_node(ids[7])
+    for words, relations, depth, limit in [
+        (["APPLE"], None, 3, 0),
+        (["kiwi"], None, 2, 0),
+        (["apple"], ["a"], 3, 0),
+        (["apple", "kiwi"], None, 2, 2),
+    ]:
+        result = props.recall(db, SCOPE, words, relations, depth, limit, 0.01)
+        found, dangling = props.reference_recall(db, words, relations, depth, limit, 0.01)
+        got = [(f.node.id, f.matched, f.path, f.relations, f.strength) for f in result.found]
+        assert got == found and result.dangling == dangling

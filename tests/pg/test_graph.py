@@ -169,3 +169,87 @@ def test_recall_gives_the_reference_searchs_answer_on_postgres(pg_graph: Any) ->
         found, dangling = props.reference_recall(db, words, relations, depth, limit, 0.01)
         got = [(f.node.id, f.matched, f.path, f.relations, f.strength) for f in result.found]
         assert got == found and result.dangling == dangling
+
+
+def _graph_with_a_dangling_link_and_a_queued_task(cli: Cli, home: Path) -> None:
+    """Five nodes in two agents' graphs, node 5 deleted (links into it dangle), a
+    queued task."""
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.db.stores import open_graph
+    from soloqueue_mem.graph.db import SqliteGraph
+    from soloqueue_mem.home import Home
+
+    contract.remember(cli, contract.CONVERSATION)
+    contract.remember(cli, contract.LOGIN, "--agent", "bob")
+    contract.remember(cli, contract.LOGIN)
+    graph = SqliteGraph(open_graph(Home(home), Config()))
+    try:
+        with graph.transaction():
+            graph.delete_node(6)
+        graph.enqueue(SCOPE, contract.LOGIN, "2026-11-26T08:00:00.000Z", 10)
+    finally:
+        graph.close()
+
+
+def test_migrate_copies_the_graph_with_its_ids_verified_by_counts(
+    cli: Cli, home: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _graph_with_a_dangling_link_and_a_queued_task(cli, home)
+    cli.ok("log", "-s", "s1", "a turn, so there is a memory.db to migrate")
+    before = {
+        "stats": cli.json("graph", "stats"),
+        "export": cli.ok("graph", "export").stdout,
+        "recall": cli.json("graph", "recall", "--keywords", "postgresql,jwt", "--depth", "3"),
+    }
+    result = cli("--format", "json", "migrate", "--to", database_url)
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    counts = {
+        name: (t["source"], t["copied"], t["existing"], t["conflicts"])
+        for name, t in report["tables"].items()
+        if name.startswith("graph_")
+    }
+    assert counts == {
+        "graph_nodes": (5, 5, 0, 0),
+        "graph_links": (10, 10, 0, 0),  # 6 in the first batch, 4 dangling into node 6
+        "graph_focus": (5, 5, 0, 0),
+        "graph_tasks": (1, 1, 0, 0),
+    }
+    assert report["verified"] is True
+    again = json.loads(cli.ok("--format", "json", "migrate", "--to", database_url).stdout)
+    assert {n: t["existing"] for n, t in again["tables"].items() if n.startswith("graph_")} == {
+        "graph_nodes": 5, "graph_links": 10, "graph_focus": 5, "graph_tasks": 1,
+    }  # fmt: skip
+    monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", database_url)
+    assert cli.json("graph", "stats") == before["stats"]
+    assert cli.ok("graph", "export").stdout == before["export"]
+    assert (
+        cli.json("graph", "recall", "--keywords", "postgresql,jwt", "--depth", "3")
+        == (before["recall"])
+    )
+    contract.remember(cli, [{"role": "user", "content": "A new node after the move."}])
+    assert max(int(n["node_id"]) for n in json.loads(cli.ok("graph", "export").stdout)["nodes"]) > 6
+
+
+def test_export_and_import_carry_the_graph_between_back_ends(
+    cli: Cli, home: Path, tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite → dump → PostgreSQL → dump: the same graph records; importing twice adds
+    nothing."""
+    _graph_with_a_dangling_link_and_a_queued_task(cli, home)
+    dump = cli.ok("export").stdout
+    graph_lines = [line for line in dump.splitlines() if '"graph_' in line]
+    assert len(graph_lines) == 5 + 2 + 1  # nodes, two focus lists, a task
+    monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", database_url)
+    other = tmp_path / "host-b"
+    report = cli.json("import", "-", "--root", str(other), input=dump)
+    assert report["added"]["graph_node"] == 5 and report["added"]["graph_task"] == 1
+    again = cli.json("import", "-", "--root", str(other), input=dump)
+    assert "graph_node" not in again["added"] and again["existing"]["graph_node"] == 5
+    exported = cli.ok("export", "--root", str(other)).stdout
+    assert [line for line in exported.splitlines() if '"graph_' in line] == graph_lines
+    assert not (other / "graph.db").exists()
+    new = cli.json("graph", "remember", "--sync", "--root", str(other), input=json.dumps(
+        [{"role": "user", "content": "After the import."}]
+    ))  # fmt: skip
+    assert new["processed"]["tasks"] == 2  # the imported queued task, then this one

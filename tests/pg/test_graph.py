@@ -253,3 +253,49 @@ def test_export_and_import_carry_the_graph_between_back_ends(
         [{"role": "user", "content": "After the import."}]
     ))  # fmt: skip
     assert new["processed"]["tasks"] == 2  # the imported queued task, then this one
+
+
+_GRAPH_WRITER = """
+import sys
+from soloqueue_mem import Store
+root, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with Store(root) as store:
+    for n in range(count):
+        text = f"Writer {name} reports item number {n} about the shared deploy plan."
+        store.graph_remember([{"role": "user", "content": text}], sync=n % 2 == 0)
+    store.graph_work()
+"""
+
+
+def test_writers_on_two_hosts_apply_every_task_once(tmp_path: Path, on_postgres: str) -> None:
+    """Two processes with their own data directories remember into one graph at once,
+    running the shared queue as they go: every task becomes its node exactly once,
+    ids are unique, the queue ends empty and the focus holds the newest nodes."""
+    import os
+    import subprocess
+    import sys
+
+    count = 6
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _GRAPH_WRITER, str(tmp_path / name), name, str(count)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=os.environ.copy(),
+        )
+        for name in ("a", "b")
+    ]
+    for writer in writers:
+        _, err = writer.communicate(timeout=300)
+        assert writer.returncode == 0, err.decode()
+    contents = [row[0] for row in _execute(on_postgres, "SELECT content FROM graph_nodes")]
+    expected = [
+        f"Writer {name} reports item number {n} about the shared deploy plan."
+        for name in ("a", "b")
+        for n in range(count)
+    ]
+    assert sorted(contents) == sorted(expected)  # each task applied once
+    assert _execute(on_postgres, "SELECT COUNT(*) FROM graph_tasks") == [(0,)]
+    newest = _execute(on_postgres, "SELECT node_id FROM graph_nodes ORDER BY node_id DESC LIMIT 5")
+    focus = _execute(on_postgres, "SELECT node_id FROM graph_focus ORDER BY seq DESC")
+    assert focus == newest

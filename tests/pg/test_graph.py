@@ -299,3 +299,21 @@ def test_writers_on_two_hosts_apply_every_task_once(tmp_path: Path, on_postgres:
     newest = _execute(on_postgres, "SELECT node_id FROM graph_nodes ORDER BY node_id DESC LIMIT 5")
     focus = _execute(on_postgres, "SELECT node_id FROM graph_focus ORDER BY seq DESC")
     assert focus == newest
+
+
+def test_the_fast_path_and_the_detached_worker_run_on_postgres(
+    home: Path, on_postgres: str
+) -> None:
+    """A plain ``graph remember`` (the fast parser) queues on the database and starts
+    the detached worker; the task is run once (by it, or by ``graph work --wait`` if
+    it gets the lock first) and ``graph recall`` (fast too) finds it."""
+    from tests.conftest import run_process
+
+    queued = run_process("graph", "remember", input=json.dumps(contract.LOGIN).encode())
+    assert queued.returncode == 0, queued.stderr
+    assert json.loads(queued.stdout)["task_id"] == "1"
+    done = run_process("--format", "json", "graph", "work", "--wait")  # waits for the worker
+    assert done.returncode == 0 and json.loads(done.stdout)["queued"] == 0
+    found = run_process("graph", "recall", "--keywords", "jwt", "--format", "text")
+    assert found.stdout.decode() == "[记忆] 登录模块采用 JWT 方案，token 有效期 15 分钟。\n"
+    assert not (home / "graph.db").exists()

@@ -8,6 +8,7 @@ write transaction (:func:`soloqueue_mem.db.connect.write_tx`) around every chang
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -241,12 +242,14 @@ def in_links(conn: sqlite3.Connection, node_id: int, floor: float = 0.0) -> list
 
 
 def importance(conn: sqlite3.Connection, node_id: int, floor: float) -> float:
-    """The sum of the strengths of the links pointing at the node (broken ones aside)."""
-    row = conn.execute(
-        "SELECT TOTAL(strength) FROM graph_links WHERE to_id = ? AND strength >= ?",
+    """The sum of the strengths of the links pointing at the node (broken ones aside),
+    correctly rounded (``math.fsum``: the same on every back end, whatever order the
+    rows come in)."""
+    rows = conn.execute(
+        "SELECT strength FROM graph_links WHERE to_id = ? AND strength >= ?",
         (node_id, floor),
-    ).fetchone()
-    return float(row[0])
+    )
+    return math.fsum(row[0] for row in rows)
 
 
 def decay_links(

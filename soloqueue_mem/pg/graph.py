@@ -12,6 +12,7 @@ their writes. The queue is in :mod:`soloqueue_mem.pg.graph_queue`.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
@@ -177,11 +178,10 @@ class PgGraph:
 
     def importance(self, node_id: int, floor: float) -> float:
         rows = self._rows(
-            "SELECT COALESCE(SUM(strength), 0) FROM graph_links"
-            " WHERE to_id = %s AND strength >= %s",
+            "SELECT strength FROM graph_links WHERE to_id = %s AND strength >= %s",
             (node_id, floor),
         )
-        return float(rows[0][0])
+        return math.fsum(row[0] for row in rows)  # as graph.db's: correctly rounded
 
     def decay_links(self, node_id: int, rate: float, floor: float, protected: Iterable[int]) -> int:
         touched = "(from_id = %(n)s OR to_id = %(n)s) AND NOT from_id = ANY(%(keep)s::bigint[])"

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.cli import test_graph as contract
 from tests.conftest import Cli
@@ -317,3 +319,92 @@ def test_the_fast_path_and_the_detached_worker_run_on_postgres(
     found = run_process("graph", "recall", "--keywords", "jwt", "--format", "text")
     assert found.stdout.decode() == "[记忆] 登录模块采用 JWT 方案，token 有效期 15 分钟。\n"
     assert not (home / "graph.db").exists()
+
+
+@pytest.fixture
+def both(pg_graph: Any) -> Any:
+    """A fresh graph on each back end per call: graph.db in a new folder, and the
+    database's tables emptied (ids restarting at 1)."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def fresh():  # type: ignore[no-untyped-def]
+        pg_graph.conn.execute(
+            "TRUNCATE graph_nodes, graph_links, graph_focus, graph_tasks RESTART IDENTITY"
+        )
+        with props.fresh_graph() as sqlite:
+            yield sqlite, pg_graph
+
+    return fresh
+
+
+def _shape(db: Any, edges: list[Any], keywords: list[list[str]], focus: list[int]) -> list[int]:
+    ids = [
+        add_node(db, f"memory {n}" + (" kiwi" if n % 4 == 0 else ""), keywords[n])
+        for n in range(12)
+    ]
+    for a, b, strength, relation in edges:
+        if a != b:
+            link(db, ids[a], ids[b], strength, relation)
+    set_focus(db, [ids[n] for n in focus])
+    return ids
+
+
+@props.SETTINGS
+@given(
+    props.GRAPHS,
+    st.lists(props.KEYWORDS, min_size=12, max_size=12),
+    st.lists(st.integers(0, 11), min_size=1, max_size=5, unique=True),
+    st.sets(st.integers(0, 11), max_size=3),
+    st.integers(0, 3),
+    st.integers(0, 4),
+    st.sampled_from([None, ["a"]]),
+)
+def test_recall_finds_the_same_on_both_back_ends(
+    both: Any, edges, keywords, focus, deleted, depth, limit, relations
+) -> None:  # type: ignore[no-untyped-def]
+    """The same graph on graph.db and on PostgreSQL: recall gives the same nodes,
+    matches, paths, relations, strengths and forgotten links, and both equal the plain
+    reference search."""
+    words = ["kiwi", "梨", "pear", 'pe"ar']
+    answers = []
+    with both() as graphs:
+        for db in graphs:
+            ids = _shape(db, edges, keywords, focus)
+            with db.transaction():
+                for n in deleted - set(focus):
+                    db.delete_node(ids[n])
+            result = props.recall(db, SCOPE, words, relations, depth, limit, 0.01)
+            got = [(f.node, f.matched, f.path, f.relations, f.strength) for f in result.found]
+            found, dangling = props.reference_recall(db, words, relations, depth, limit, 0.01)
+            assert [(g[0].id, *g[1:]) for g in got] == found and result.dangling == dangling
+            answers.append((got, result.dangling))
+    assert answers[0] == answers[1]
+
+
+def test_compression_and_the_queue_behave_the_same_on_both_back_ends(both: Any) -> None:
+    """One script of remember, compression slices and queue moves through the storage
+    interface on each back end: every read gives the same answer."""
+    from soloqueue_mem.graph.compress import compress_slice
+
+    def run(db: Any) -> list[Any]:
+        seen: list[Any] = []
+        for n in range(8):
+            props.remember(db, [f"topic {n} " * (n + 2), f"detail {n} of the plan " * 3])
+            seen.append(compress_slice(db, SCOPE, props.Echo(), props.PARAMS))
+        task = db.head()
+        assert task is None
+        first = db.enqueue(SCOPE, [{"role": "user", "content": "x"}], "t", 9)
+        moved = db.requeue(db.task(first))
+        seen += [first, moved, db.pending(), db.depth(), db.take(moved), db.take(moved)]
+        for _ in range(30):
+            seen.append(compress_slice(db, SCOPE, props.Echo(), props.PARAMS))
+        nodes = db.nodes_of(SCOPE)
+        ids = [n.id for n in nodes]
+        seen += [nodes, db.links_of(SCOPE), db.focus(SCOPE), db.scopes()]
+        seen += [db.counts(SCOPE, 0.01), db.scan_order(SCOPE), db.dangling_from(ids)]
+        seen += [(db.importance(i, 0.01), db.in_links(i), db.out_links(i)) for i in range(1, 20)]
+        return seen
+
+    with both() as (sqlite, postgres):
+        assert run(sqlite) == run(postgres)

@@ -25,11 +25,14 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext
+from typing import TYPE_CHECKING
 
-from soloqueue_mem.graph.db import GraphDb
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.steps import Steps
 from soloqueue_mem.graph.store import Scope
+
+if TYPE_CHECKING:
+    from soloqueue_mem.graph.db import GraphDb
 
 OUTCOMES = ("compressed", "deleted", "kept", "focus")
 WRITE_SECONDS = 0.05  # the longest an offline slice holds the write lock at a time

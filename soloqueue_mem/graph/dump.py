@@ -12,11 +12,13 @@ and a link left dangling by a deleted node must stay dangling, so importing rais
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from soloqueue_mem.graph.db import GraphDb
 from soloqueue_mem.graph.queue import Task
 from soloqueue_mem.graph.store import Node, Scope
+
+if TYPE_CHECKING:
+    from soloqueue_mem.graph.db import GraphDb
 
 
 class NodeRecord(NamedTuple):

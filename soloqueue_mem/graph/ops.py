@@ -7,13 +7,13 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import BadInput, NotFound
-from soloqueue_mem.graph.db import GraphDb
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.store import Link, Node, Scope
 from soloqueue_mem.sessions.events import Event
 
 if TYPE_CHECKING:
     from soloqueue_mem.config import Config
+    from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home
     from soloqueue_mem.sessions.events import SessionKey
 

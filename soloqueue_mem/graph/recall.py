@@ -17,12 +17,14 @@ from __future__ import annotations
 import heapq
 import json
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from soloqueue_mem.errors import UsageError
-from soloqueue_mem.graph.db import GraphDb
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.store import Link, Node, Scope
+
+if TYPE_CHECKING:
+    from soloqueue_mem.graph.db import GraphDb
 
 PREFIX = "[记忆] "
 SEPARATOR = "\n---\n"

@@ -9,11 +9,15 @@ the transaction is still the focus inside it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from soloqueue_mem.faults import fault
-from soloqueue_mem.graph.db import GraphDb
 from soloqueue_mem.graph.params import AFTER, BEFORE, FOCUS_STRENGTH, Params
 from soloqueue_mem.graph.queue import Task
 from soloqueue_mem.graph.steps import Steps
+
+if TYPE_CHECKING:
+    from soloqueue_mem.graph.db import GraphDb
 
 
 def apply_task(

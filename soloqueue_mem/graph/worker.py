@@ -15,14 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import TempFail
 from soloqueue_mem.graph.compress import compress_slice
-from soloqueue_mem.graph.db import GraphDb
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.remember import apply_task
 from soloqueue_mem.graph.steps import SegmentationFailed, Steps
+
+if TYPE_CHECKING:
+    from soloqueue_mem.graph.db import GraphDb
 
 LOCK_FILE = ".graph.lock"
 

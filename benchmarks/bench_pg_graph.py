@@ -139,8 +139,8 @@ def recall_both(
 
 def work_both(cli: list[str], work: Path, url: str, env: dict[str, str], tasks: int) -> None:
     from soloqueue_mem.config import Config
-    from soloqueue_mem.graph.db import worker_lock
     from soloqueue_mem.home import Home
+    from soloqueue_mem.storage.graph import worker_lock
 
     c.out(f"### (c) graph work, {tasks} queued two-message tasks (offline rules)\n")
     rows = []

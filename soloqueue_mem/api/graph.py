@@ -98,9 +98,9 @@ class GraphMethods(StoreBase):
     def _graph_work(self, wait: bool) -> dict[str, Any] | None:
         from functools import partial
 
-        from soloqueue_mem.graph.db import open_graph_db, worker_lock
         from soloqueue_mem.graph.steps import Steps
         from soloqueue_mem.graph.worker import work
+        from soloqueue_mem.storage.graph import open_graph_db, worker_lock
 
         def open_store() -> GraphDb:  # the worker closes its connections
             db = open_graph_db(self.home, self.config, create=True)

@@ -57,10 +57,10 @@ class Maintenance(StoreBase):
         """The graph queue and one compression slice per agent graph."""
         from functools import partial
 
-        from soloqueue_mem.graph.db import open_graph_db, worker_lock
         from soloqueue_mem.graph.params import params
         from soloqueue_mem.graph.steps import Steps
         from soloqueue_mem.graph.worker import consolidate_graphs
+        from soloqueue_mem.storage.graph import open_graph_db, worker_lock
 
         config = self.config
         return consolidate_graphs(

@@ -64,7 +64,7 @@ def consolidate(
 def _start_graph_worker(app: Any) -> None:
     """A detached worker for graph tasks queued while consolidate held the worker lock."""
     from soloqueue_mem.cli.graph_worker import start_if_queued
-    from soloqueue_mem.graph.db import open_graph_db
+    from soloqueue_mem.storage.graph import open_graph_db
 
     db = open_graph_db(app.home, app.config, create=False)
     if db is not None:

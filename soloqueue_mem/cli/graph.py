@@ -77,7 +77,7 @@ def work_command(
 ) -> None:
     """Process the graph queue now, in order (each task then one compression slice)."""
     from soloqueue_mem.errors import TempFail
-    from soloqueue_mem.graph.db import has_graph
+    from soloqueue_mem.storage.graph import has_graph
 
     app_ctx = app_context(ctx, fmt, root)
     if not has_graph(app_ctx.home, app_ctx.config):
@@ -228,7 +228,7 @@ def compress(
     """Run one compression slice over the agent's graph (under the worker lock)."""
     from soloqueue_mem.cli.graph_worker import start_if_queued, steps_for
     from soloqueue_mem.graph.compress import compress_slice
-    from soloqueue_mem.graph.db import worker_lock
+    from soloqueue_mem.storage.graph import worker_lock
 
     app_ctx = app_context(ctx, fmt, root)
     scope = scope_of(group, agent)

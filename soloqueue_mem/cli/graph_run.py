@@ -114,7 +114,7 @@ def scope_of(group: str, agent: str) -> Scope:
 def graph_db(app_ctx: AppContext, create: bool = False) -> GraphDb | None:
     """graph.db (None when it does not exist and not ``create``), or the database's
     graph on PostgreSQL."""
-    from soloqueue_mem.graph.db import open_graph_db
+    from soloqueue_mem.storage.graph import open_graph_db
 
     return open_graph_db(app_ctx.home, app_ctx.config, create=create)
 
@@ -129,8 +129,8 @@ def work_now(app_ctx: AppContext, wait: bool, budget: float | None = None) -> di
     from functools import partial
 
     from soloqueue_mem.cli.graph_worker import steps_for
-    from soloqueue_mem.graph.db import worker_lock
     from soloqueue_mem.graph.worker import work
+    from soloqueue_mem.storage.graph import worker_lock
 
     def open_store() -> GraphDb:
         db = graph_db(app_ctx, create=True)

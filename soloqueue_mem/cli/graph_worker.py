@@ -66,10 +66,10 @@ def main(argv: list[str]) -> None:
     from functools import partial
 
     from soloqueue_mem.config import load_config
-    from soloqueue_mem.graph.db import has_graph, open_graph_db, worker_lock
     from soloqueue_mem.graph.params import params
     from soloqueue_mem.graph.worker import work
     from soloqueue_mem.home import Home
+    from soloqueue_mem.storage.graph import has_graph, open_graph_db, worker_lock
 
     home = Home(Path(argv[1]))
     config = load_config(home.config_file)

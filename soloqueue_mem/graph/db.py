@@ -1,6 +1,7 @@
 """The graph's storage interface, :class:`GraphDb`, and its two implementations:
 graph.db on this host (:class:`SqliteGraph`, the SQL of :mod:`.store` and :mod:`.queue`)
-or the PostgreSQL back end's database (:class:`soloqueue_mem.pg.graph.PgGraph`).
+or the PostgreSQL back end's database (:class:`soloqueue_mem.pg.graph.PgGraph`);
+:mod:`soloqueue_mem.storage.graph` chooses one by configuration.
 
 Everything above it (remember, the worker, compression, recall, the recall channel,
 export/import) is written once against this interface, so both back ends give the
@@ -14,17 +15,11 @@ import functools
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from soloqueue_mem.graph import queue, store
 from soloqueue_mem.graph.queue import Task
 from soloqueue_mem.graph.store import Link, Node, Scope
-
-if TYPE_CHECKING:
-    from soloqueue_mem.config import Config
-    from soloqueue_mem.home import Home
-
-WORKER = "graph worker"
 
 
 class GraphDb(Protocol):
@@ -169,44 +164,3 @@ class SqliteGraph:
     take = _on_conn(queue.take)
     requeue = _on_conn(queue.requeue)
     depth = _on_conn(queue.depth)
-
-
-def open_graph_db(home: Home, config: Config, create: bool = True) -> GraphDb | None:
-    """The store's graph: the PostgreSQL database when ``database_url`` is set, else
-    graph.db (None when it does not exist and ``create`` is False)."""
-    from soloqueue_mem.storage.base import database_url
-
-    url = database_url(config)
-    if url is not None:
-        from soloqueue_mem.pg.connect import connect
-        from soloqueue_mem.pg.graph import PgGraph
-
-        return PgGraph(connect(url))
-    from soloqueue_mem.db.stores import open_graph
-
-    conn = open_graph(home, config, create=create)
-    return None if conn is None else SqliteGraph(conn)
-
-
-def has_graph(home: Home, config: Config) -> bool:
-    """Whether the store may hold a graph, without opening anything."""
-    from soloqueue_mem.storage.base import database_url
-
-    return database_url(config) is not None or home.graph_db.exists()
-
-
-def worker_lock(home: Home, config: Config, wait: bool = False) -> AbstractContextManager[None]:
-    """The lock the graph worker holds while it runs the queue: ``.graph.lock`` in the
-    data directory, or on PostgreSQL an advisory lock on the database, so one worker
-    runs at a time across every host. A held lock raises TempFail unless ``wait``."""
-    from soloqueue_mem.storage.base import database_url
-
-    url = database_url(config)
-    if url is not None:
-        from soloqueue_mem.pg.graph_queue import worker_lock as pg_worker_lock
-
-        return pg_worker_lock(url, wait)
-    from soloqueue_mem import lock
-    from soloqueue_mem.graph.worker import lock_path
-
-    return lock.exclusive(lock_path(home.root), WORKER, wait=wait)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import BadInput, NotFound
@@ -14,7 +14,6 @@ from soloqueue_mem.sessions.events import Event
 if TYPE_CHECKING:
     from soloqueue_mem.config import Config
     from soloqueue_mem.graph.db import GraphDb
-    from soloqueue_mem.home import Home
     from soloqueue_mem.sessions.events import SessionKey
 
 
@@ -64,16 +63,20 @@ def remember(
 
 
 def feed_compressed(
-    home: Home, config: Config, key: SessionKey, records: Sequence[dict[str, Any]], now: str
+    open_graph: Callable[[], GraphDb | None],
+    config: Config,
+    key: SessionKey,
+    records: Sequence[dict[str, Any]],
+    now: str,
 ) -> dict[str, Any] | None:
     """With ``context_compress_feeds_graph``, queue the user and assistant turns a
     context compression took out of the context as one task of the session's agent
-    graph; the task, or None (the setting off, no text, or the queue full: the graph
-    forgets by design, and the compression has already kept the turns as memories)."""
+    graph (``open_graph``: :func:`soloqueue_mem.storage.graph.open_graph_db`); the task,
+    or None (the setting off, no text, or the queue full: the graph forgets by design,
+    and the compression has already kept the turns as memories)."""
     if not records or not config.context_compress_feeds_graph:
         return None
     from soloqueue_mem.errors import TempFail
-    from soloqueue_mem.graph.db import open_graph_db
     from soloqueue_mem.graph.params import params
     from soloqueue_mem.sessions.events import from_record
     from soloqueue_mem.sessions.offload import l1_record
@@ -82,7 +85,7 @@ def feed_compressed(
     said = [e for e in events if e.role in ("user", "assistant") and e.content.strip()]
     if not said:
         return None
-    db = open_graph_db(home, config)
+    db = open_graph()
     assert db is not None
     try:
         return remember(db, Scope(key.group, key.agent), messages_of(said), now, params(config))

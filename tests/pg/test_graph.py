@@ -93,8 +93,8 @@ def test_a_worker_on_another_host_holds_the_queue_and_runs_our_tasks(
     cli: Cli, tmp_path: Path, on_postgres: str
 ) -> None:
     from soloqueue_mem.config import Config
-    from soloqueue_mem.graph.db import worker_lock
     from soloqueue_mem.home import Home
+    from soloqueue_mem.storage.graph import worker_lock
 
     other_host = Home(tmp_path / "other-host")
     with worker_lock(other_host, Config(), wait=False):

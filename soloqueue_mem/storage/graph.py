@@ -7,7 +7,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
-from soloqueue_mem.storage.base import database_url
+from soloqueue_mem.storage.url import database_url
 
 if TYPE_CHECKING:
     from soloqueue_mem.config import Config

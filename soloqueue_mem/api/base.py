@@ -48,6 +48,10 @@ POSTGRES_METHODS = frozenset(
         "stats",
         "verify",
         "gc",
+        "graph_remember",
+        "graph_work",
+        "graph_recall",
+        "graph_focus",
     }
 )
 _UNOPENED: Any = object()

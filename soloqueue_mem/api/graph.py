@@ -1,6 +1,6 @@
 """The graph half of :class:`soloqueue_mem.Store`: seed 002's associative memory
 (``graph remember``, ``graph work``, ``graph recall``, ``graph focus``) in one agent's
-graph of graph.db."""
+graph of graph.db, or of the PostgreSQL database when ``database_url`` is set."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from soloqueue_mem.api.base import StoreBase, serialised
 from soloqueue_mem.errors import BadInput
 
 if TYPE_CHECKING:
-    import sqlite3
-
+    from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.graph.recall import Recalled
     from soloqueue_mem.graph.store import Scope
 
@@ -47,9 +46,9 @@ class GraphMethods(StoreBase):
         chosen = ops.messages_of(events)
         if redact is not None:
             chosen = [{**m, "content": redact.text(m["content"])} for m in chosen]
-        conn = self._graph_conn(create=True)
-        assert conn is not None
-        result = ops.remember(conn, scope, chosen, iso(self.now()), self._graph_params())
+        db = self._graph_db(create=True)
+        assert db is not None
+        result = ops.remember(db, scope, chosen, iso(self.now()), self._graph_params())
         if sync:
             result["processed"] = self._graph_work(wait=True)
         return result
@@ -79,12 +78,12 @@ class GraphMethods(StoreBase):
         given = [keywords] if isinstance(keywords, str) else list(keywords)
         words, depth, limit = graph_recall.checked_request(given, depth, limit, params)
         scope = self._graph_scope(group, agent)
-        conn = self._graph_conn(create=False)
-        if conn is None:
+        db = self._graph_db(create=False)
+        if db is None:
             return graph_recall.Recalled([], [])
         chosen = list(relations) if relations else None
         floor = params.link_break_threshold
-        return graph_recall.recall(conn, scope, words, chosen, depth, limit, floor)
+        return graph_recall.recall(db, scope, words, chosen, depth, limit, floor)
 
     @serialised
     def graph_focus(
@@ -93,25 +92,33 @@ class GraphMethods(StoreBase):
         """The agent's focus nodes, newest first (``graph focus``)."""
         from soloqueue_mem.graph import ops
 
-        conn = self._graph_conn(create=False)
-        return [] if conn is None else ops.focus_nodes(conn, self._graph_scope(group, agent))
+        db = self._graph_db(create=False)
+        return [] if db is None else ops.focus_nodes(db, self._graph_scope(group, agent))
 
     def _graph_work(self, wait: bool) -> dict[str, Any] | None:
+        from functools import partial
+
         from soloqueue_mem.graph.steps import Steps
         from soloqueue_mem.graph.worker import work
+        from soloqueue_mem.storage.graph import open_graph_db, worker_lock
 
-        def open_store() -> sqlite3.Connection:  # the worker closes its connections
-            from soloqueue_mem.db.stores import open_graph
-
-            conn = open_graph(self.home, self.config, create=True)
-            assert conn is not None
-            return conn
+        def open_store() -> GraphDb:  # the worker closes its connections
+            db = open_graph_db(self.home, self.config, create=True)
+            assert db is not None
+            return db
 
         steps = Steps(self._lexicon_loader)
-        return work(self.home.root, open_store, steps, self._graph_params(), wait, None)
+        lock = partial(worker_lock, self.home, self.config)
+        return work(lock, open_store, steps, self._graph_params(), wait, None)
 
-    def _graph_conn(self, create: bool) -> sqlite3.Connection | None:
-        return self._db("graph", create=create)
+    def _graph_db(self, create: bool) -> GraphDb | None:
+        """The back end's graph on PostgreSQL, else graph.db (kept open)."""
+        if (postgres := self._postgres()) is not None:
+            return postgres.graph_db()  # type: ignore[attr-defined, no-any-return]
+        from soloqueue_mem.graph.db import SqliteGraph
+
+        conn = self._db("graph", create=create)
+        return None if conn is None else SqliteGraph(conn)
 
     def _graph_params(self) -> Any:
         from soloqueue_mem.graph.params import params

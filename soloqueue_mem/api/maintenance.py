@@ -54,16 +54,18 @@ class Maintenance(StoreBase):
         return run(self.home, opener, now, options, model, progress, open_artifacts=artifacts)
 
     def _graph_step(self, steps: Any) -> dict[str, Any]:
-        """The graph queue and one compression slice per agent graph (graph.db only)."""
-        from soloqueue_mem.db.stores import open_graph
+        """The graph queue and one compression slice per agent graph."""
+        from functools import partial
+
         from soloqueue_mem.graph.params import params
         from soloqueue_mem.graph.steps import Steps
         from soloqueue_mem.graph.worker import consolidate_graphs
+        from soloqueue_mem.storage.graph import open_graph_db, worker_lock
 
         config = self.config
         return consolidate_graphs(
-            self.home.root,
-            lambda: open_graph(self.home, config, create=False),
+            partial(worker_lock, self.home, config),
+            lambda: open_graph_db(self.home, config, create=False),
             steps or Steps(self._lexicon_loader),
             params(config),
         )

@@ -533,17 +533,21 @@ class Store(Maintenance, GraphMethods, TransferMethods):
     ) -> Compressed:
         """A summary message plus the last ``keep`` turns; what leaves the context
         becomes memories first (``context compress``)."""
+        from functools import partial
+
         from soloqueue_mem.clock import iso
         from soloqueue_mem.context.compress import compress
         from soloqueue_mem.graph.ops import feed_compressed
         from soloqueue_mem.lifecycle.vocabulary import vocabulary
+        from soloqueue_mem.storage.graph import open_graph_db
 
         key = self._key(group, agent, session)
         conn = self._db("memory", create=True)
         assert conn is not None
         words = vocabulary(self.config.predicates)
         result = compress(self.home, conn, key, keep, self.now(), words)
-        feed_compressed(self.home, self.config, key, result.fresh_records, iso(self.now()))
+        graph = partial(open_graph_db, self.home, self.config)
+        feed_compressed(graph, self.config, key, result.fresh_records, iso(self.now()))
         return result
 
     # -- preferences ---------------------------------------------------------------

@@ -64,14 +64,14 @@ def consolidate(
 def _start_graph_worker(app: Any) -> None:
     """A detached worker for graph tasks queued while consolidate held the worker lock."""
     from soloqueue_mem.cli.graph_worker import start_if_queued
-    from soloqueue_mem.db.stores import open_graph
+    from soloqueue_mem.storage.graph import open_graph_db
 
-    conn = open_graph(app.home, app.config, create=False)
-    if conn is not None:
+    db = open_graph_db(app.home, app.config, create=False)
+    if db is not None:
         try:
-            start_if_queued(app.home.root, conn)
+            start_if_queued(app.home.root, db)
         finally:
-            conn.close()
+            db.close()
 
 
 def _model(app: Any) -> Any:

@@ -271,11 +271,15 @@ def _feed_graph(
 ) -> dict[str, Any] | None:
     """Queue the newly compressed turns for the graph (``context_compress_feeds_graph``)
     and start a worker for them, as ``graph remember`` does."""
+    from functools import partial
+
     from soloqueue_mem.cli.graph_worker import start
     from soloqueue_mem.clock import iso
     from soloqueue_mem.graph.ops import feed_compressed
+    from soloqueue_mem.storage.graph import open_graph_db
 
-    task = feed_compressed(app_ctx.home, app_ctx.config, key, records, iso(app_ctx.now))
+    graph = partial(open_graph_db, app_ctx.home, app_ctx.config)
+    task = feed_compressed(graph, app_ctx.config, key, records, iso(app_ctx.now))
     if task is not None:
         start(app_ctx.home.root)
     return task

@@ -77,9 +77,10 @@ def work_command(
 ) -> None:
     """Process the graph queue now, in order (each task then one compression slice)."""
     from soloqueue_mem.errors import TempFail
+    from soloqueue_mem.storage.graph import has_graph
 
     app_ctx = app_context(ctx, fmt, root)
-    if not app_ctx.home.graph_db.exists():
+    if not has_graph(app_ctx.home, app_ctx.config):
         empty = ("tasks", "nodes", "requeued", "compressed", "deleted", "queued")
         emit_object(dict.fromkeys(empty, 0), app_ctx.format)
         return
@@ -225,20 +226,19 @@ def compress(
     root: RootOpt = None,
 ) -> None:
     """Run one compression slice over the agent's graph (under the worker lock)."""
-    from soloqueue_mem import lock
     from soloqueue_mem.cli.graph_worker import start_if_queued, steps_for
     from soloqueue_mem.graph.compress import compress_slice
-    from soloqueue_mem.graph.worker import lock_path
+    from soloqueue_mem.storage.graph import worker_lock
 
     app_ctx = app_context(ctx, fmt, root)
     scope = scope_of(group, agent)
     if budget is not None and budget <= 0:
         raise UsageError("--time-budget must be positive")
     steps = steps_for(app_ctx.home, app_ctx.config, os.environ)
-    with opened(graph_db(app_ctx), NO_GRAPH) as conn:
-        with lock.exclusive(lock_path(app_ctx.home.root), "graph worker", wait=wait):
-            report = compress_slice(conn, scope, steps, graph_params(app_ctx), budget)
-        start_if_queued(app_ctx.home.root, conn)  # tasks queued meanwhile found no worker
+    with opened(graph_db(app_ctx), NO_GRAPH) as db:
+        with worker_lock(app_ctx.home, app_ctx.config, wait):
+            report = compress_slice(db, scope, steps, graph_params(app_ctx), budget)
+        start_if_queued(app_ctx.home.root, db)  # tasks queued meanwhile found no worker
     emit_object({"group": scope.group, "agent": scope.agent, **report}, app_ctx.format)
 
 
@@ -255,16 +255,15 @@ def export(
 ) -> None:
     """The agent's graph as JSON, a Graphviz DOT file or a Mermaid flowchart."""
     from soloqueue_mem.graph import export as exporter
-    from soloqueue_mem.graph import store
 
     app_ctx = app_context(ctx, None, root)
     scope = scope_of(group, agent)
     nodes, links, focus_ids = [], [], []
-    conn = graph_db(app_ctx)
-    if conn is not None:
-        with opened(conn, NO_GRAPH):
-            nodes, links = store.nodes_of(conn, scope), store.links_of(conn, scope)
-            focus_ids = store.focus(conn, scope)
+    db = graph_db(app_ctx)
+    if db is not None:
+        with opened(db, NO_GRAPH):
+            nodes, links = db.nodes_of(scope), db.links_of(scope)
+            focus_ids = db.focus(scope)
     if as_format is ExportFormat.json:
         from soloqueue_mem import jsonio
 

@@ -13,8 +13,7 @@ from soloqueue_mem.errors import NotFound, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
-    import sqlite3
-
+    from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.graph.store import Scope
 
 NO_GRAPH = "no graph in this store yet (try: soloqueue-mem graph remember)"
@@ -87,14 +86,20 @@ def run_recall(
 
 
 def _session_messages(app_ctx: AppContext, scope: Scope, session: str) -> list[dict[str, str]]:
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.graph.ops import messages_of
     from soloqueue_mem.sessions.events import SessionKey, parse_event
-    from soloqueue_mem.sessions.turns import session_turns
 
     missing = f"session {session} not found (try: soloqueue-mem session list)"
-    with opened(open_memory(app_ctx.home, app_ctx.config, create=False), missing) as conn:
-        turns = session_turns(conn, SessionKey(scope.group, scope.agent, session))
+    key = SessionKey(scope.group, scope.agent, session)
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            turns = backend.session_turns(key)
+        else:
+            from soloqueue_mem.db.stores import open_memory
+            from soloqueue_mem.sessions.turns import session_turns
+
+            with opened(open_memory(app_ctx.home, app_ctx.config, create=False), missing) as conn:
+                turns = session_turns(conn, key)
     if not turns:
         raise NotFound(missing)
     return messages_of(parse_event({"role": t.role, "content": t.content}) for t in turns)
@@ -106,10 +111,12 @@ def scope_of(group: str, agent: str) -> Scope:
     return Scope(validate_id("group", group), validate_id("agent", agent))
 
 
-def graph_db(app_ctx: AppContext, create: bool = False) -> sqlite3.Connection | None:
-    from soloqueue_mem.db.stores import open_graph
+def graph_db(app_ctx: AppContext, create: bool = False) -> GraphDb | None:
+    """graph.db (None when it does not exist and not ``create``), or the database's
+    graph on PostgreSQL."""
+    from soloqueue_mem.storage.graph import open_graph_db
 
-    return open_graph(app_ctx.home, app_ctx.config, create=create)
+    return open_graph_db(app_ctx.home, app_ctx.config, create=create)
 
 
 def graph_params(app_ctx: AppContext) -> Any:
@@ -119,13 +126,17 @@ def graph_params(app_ctx: AppContext) -> Any:
 
 
 def work_now(app_ctx: AppContext, wait: bool, budget: float | None = None) -> dict[str, Any] | None:
+    from functools import partial
+
     from soloqueue_mem.cli.graph_worker import steps_for
     from soloqueue_mem.graph.worker import work
+    from soloqueue_mem.storage.graph import worker_lock
 
-    def open_store() -> sqlite3.Connection:
-        conn = graph_db(app_ctx, create=True)
-        assert conn is not None
-        return conn
+    def open_store() -> GraphDb:
+        db = graph_db(app_ctx, create=True)
+        assert db is not None
+        return db
 
     steps = steps_for(app_ctx.home, app_ctx.config, os.environ)
-    return work(app_ctx.home.root, open_store, steps, graph_params(app_ctx), wait, budget)
+    lock = partial(worker_lock, app_ctx.home, app_ctx.config)
+    return work(lock, open_store, steps, graph_params(app_ctx), wait, budget)

@@ -2,7 +2,8 @@
 
 Started by ``graph remember`` (see :func:`start`); it drains the store's graph queue
 under ``.graph.lock`` and exits, or exits at once when another worker holds the lock.
-It never creates a store: a missing graph.db means there is nothing to do.
+It never creates a store: a missing graph.db means there is nothing to do. On
+PostgreSQL it runs the database's queue under the database's worker lock.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from soloqueue_mem.config import Config
+    from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.graph.steps import Steps
     from soloqueue_mem.home import Home
     from soloqueue_mem.text.lexicon import Lexicon
@@ -30,12 +30,10 @@ def start(root: Path) -> None:
     spawn(__name__, [str(root)])
 
 
-def start_if_queued(root: Path, conn: sqlite3.Connection) -> None:
+def start_if_queued(root: Path, db: GraphDb) -> None:
     """Start a worker when tasks wait: they were queued while we held the worker lock,
     and the workers their ``graph remember`` started left at once."""
-    from soloqueue_mem.graph.queue import depth
-
-    if depth(conn):
+    if db.depth():
         start(root)
 
 
@@ -65,23 +63,26 @@ def lexicon_for(home: Home) -> Callable[[], Lexicon]:
 
 
 def main(argv: list[str]) -> None:
+    from functools import partial
+
     from soloqueue_mem.config import load_config
-    from soloqueue_mem.db.stores import open_graph
     from soloqueue_mem.graph.params import params
     from soloqueue_mem.graph.worker import work
     from soloqueue_mem.home import Home
+    from soloqueue_mem.storage.graph import has_graph, open_graph_db, worker_lock
 
     home = Home(Path(argv[1]))
-    if not home.graph_db.exists():
-        return
     config = load_config(home.config_file)
+    if not has_graph(home, config):
+        return
 
     def opened():  # type: ignore[no-untyped-def]
-        conn = open_graph(home, config, create=False)
-        assert conn is not None
-        return conn
+        db = open_graph_db(home, config, create=False)
+        assert db is not None
+        return db
 
-    work(home.root, opened, steps_for(home, config, os.environ), params(config))
+    lock = partial(worker_lock, home, config)
+    work(lock, opened, steps_for(home, config, os.environ), params(config))
 
 
 if __name__ == "__main__":

@@ -24,11 +24,12 @@ def migrate(
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
-    """Copy this store's sessions, turns and memories (with every version) into a
-    PostgreSQL database. Resumable: run it again to finish an interrupted copy; what is
-    there already is left alone. Every row is read back and compared (counts and
-    SHA-256 in the report); exit 65 when the database holds some differently."""
-    from soloqueue_mem.db.stores import open_memory
+    """Copy this store's sessions, turns and memories (with every version), episodes and
+    graph memory into a PostgreSQL database. Resumable: run it again to finish an
+    interrupted copy; what is there already is left alone. Every row is read back and
+    compared (counts and SHA-256 in the report); exit 65 when the database holds some
+    differently."""
+    from soloqueue_mem.db.stores import open_graph, open_memory
     from soloqueue_mem.pg.connect import connect
     from soloqueue_mem.pg.copy_sqlite import copy_store
     from soloqueue_mem.storage.base import check_url, shown_url
@@ -38,14 +39,17 @@ def migrate(
     source = open_memory(app.home, app.config, create=False)
     if source is None:
         raise NotFound(f"no SQLite store to migrate in {app.home.root}")
+    graph = open_graph(app.home, app.config, create=False)
     try:
         target = connect(url)
         try:
-            report = {"to": shown_url(url), **copy_store(source, target)}
+            report = {"to": shown_url(url), **copy_store(source, target, graph=graph)}
         finally:
             target.close()
     finally:
         source.close()
+        if graph is not None:
+            graph.close()
     emit_object(report, app.format, table=lambda: _table(report))
     if not report["verified"]:
         stderr(

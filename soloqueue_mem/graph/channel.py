@@ -2,41 +2,41 @@
 recall. The query's terms (from the text module) are the keywords; every graph in the
 request's scope is searched from its focus, at the configured depth. ``relevance`` is
 the path strength times the share of the terms the node matched. A store without
-graph.db costs one ``stat``; recall never changes a graph's focus.
+graph.db costs one ``stat``; recall never changes a graph's focus. On PostgreSQL the
+graph is the back end's (``context.source``), searched the same way.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from soloqueue_mem.graph import store
 from soloqueue_mem.graph.params import params
 from soloqueue_mem.graph.recall import recall
 
 if TYPE_CHECKING:
+    from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.memory.recall import Candidate, Context
 
 NODE_IMPORTANCE = 0.5  # a graph node has no importance of its own in recall's scale
 
 
 def graph_channel(context: Context) -> list[Candidate]:
-    from soloqueue_mem.db.stores import open_graph
     from soloqueue_mem.memory.recall import Candidate
 
-    if not context.terms or not context.home.graph_db.exists():
+    if not context.terms:
         return []
-    conn = open_graph(context.home, context.config, create=False)
-    if conn is None:
+    db = _graph_db(context)
+    if db is None:
         return []
     p = params(context.config)
     request = context.request
     found = []
     try:
-        for scope in store.scopes(conn):
+        for scope in db.scopes():
             if request.group not in (None, scope.group) or request.agent not in (None, scope.agent):
                 continue
             result = recall(
-                conn,
+                db,
                 scope,
                 context.terms,
                 None,
@@ -46,7 +46,8 @@ def graph_channel(context: Context) -> list[Candidate]:
             )
             found += result.found
     finally:
-        conn.close()
+        if context.source is None:
+            db.close()
     return sorted(
         (
             Candidate(
@@ -63,3 +64,16 @@ def graph_channel(context: Context) -> list[Candidate]:
         ),
         key=lambda c: -c.relevance,
     )[: context.pool]
+
+
+def _graph_db(context: Context) -> GraphDb | None:
+    """The back end's graph (its connection, left open), or graph.db when it exists."""
+    if context.source is not None:
+        return context.source.graph_db()
+    from soloqueue_mem.db.stores import open_graph
+    from soloqueue_mem.graph.db import SqliteGraph
+
+    if not context.home.graph_db.exists():
+        return None
+    conn = open_graph(context.home, context.config, create=False)
+    return None if conn is None else SqliteGraph(conn)

@@ -21,17 +21,18 @@ dangling.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext
+from typing import TYPE_CHECKING
 
-from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.graph import store
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.steps import Steps
 from soloqueue_mem.graph.store import Scope
+
+if TYPE_CHECKING:
+    from soloqueue_mem.graph.db import GraphDb
 
 OUTCOMES = ("compressed", "deleted", "kept", "focus")
 WRITE_SECONDS = 0.05  # the longest an offline slice holds the write lock at a time
@@ -43,7 +44,7 @@ def target_length(length: int, importance: float) -> int:
 
 
 def compress_slice(
-    conn: sqlite3.Connection,
+    db: GraphDb,
     scope: Scope,
     steps: Steps,
     params: Params,
@@ -57,41 +58,39 @@ def compress_slice(
     per node made a slice over a growing graph the worker's main cost); with a model,
     each node is its own transaction, since no model is called inside one."""
     deadline = clock() + (params.time_slice if budget is None else budget)
-    focus = set(store.focus(conn, scope))
-    order = store.scan_order(conn, scope)
+    focus = set(db.focus(scope))
+    order = db.scan_order(scope)
     counts: Counter[str] = Counter()
     visited = 0
     while visited < len(order) and clock() < deadline:
-        with write_tx(conn) if steps.llm is None else nullcontext():
+        with db.transaction() if steps.llm is None else nullcontext():
             until = min(deadline, clock() + WRITE_SECONDS)
             while visited < len(order) and clock() < until:
-                counts[compress_node(conn, order[visited], focus, steps, params)] += 1
+                counts[compress_node(db, order[visited], focus, steps, params)] += 1
                 visited += 1
     stopped = visited < len(order)
     return {**{k: counts[k] for k in OUTCOMES}, "visited": visited, "stopped": stopped}
 
 
-def compress_node(
-    conn: sqlite3.Connection, node_id: int, focus: set[int], steps: Steps, params: Params
-) -> str:
+def compress_node(db: GraphDb, node_id: int, focus: set[int], steps: Steps, params: Params) -> str:
     """One node through §3.6's steps; the outcome (one of ``OUTCOMES``)."""
     if node_id in focus:
         return "focus"
-    node = store.get_node(conn, node_id)
+    node = db.get_node(node_id)
     if node is None:
         return "deleted"
-    weight = store.importance(conn, node_id, params.link_break_threshold)
+    weight = db.importance(node_id, params.link_break_threshold)
     target = target_length(len(node.content), weight)
     if weight == 0 or target < params.delete_threshold:
-        with write_tx(conn):
-            store.delete_node(conn, node_id)
+        with db.transaction():
+            db.delete_node(node_id)
         return "deleted"
     shorter = None
     if target < len(node.content):
         shorter = steps.process(node.content, target)  # the model is called outside the write
-    with write_tx(conn):
+    with db.transaction():
         if shorter is not None:
-            store.update_content(conn, node_id, shorter.content, shorter.phrase, shorter.keywords)
-        store.decay_links(conn, node_id, params.decay_rate, params.link_break_threshold, focus)
-        store.increment_scan_count(conn, node_id)
+            db.update_content(node_id, shorter.content, shorter.phrase, shorter.keywords)
+        db.decay_links(node_id, params.decay_rate, params.link_break_threshold, focus)
+        db.increment_scan_count(node_id)
     return "kept" if shorter is None else "compressed"

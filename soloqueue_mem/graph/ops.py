@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import io
-import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import BadInput, NotFound
-from soloqueue_mem.graph import queue, store
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.store import Link, Node, Scope
 from soloqueue_mem.sessions.events import Event
 
 if TYPE_CHECKING:
     from soloqueue_mem.config import Config
-    from soloqueue_mem.home import Home
+    from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.sessions.events import SessionKey
 
 
@@ -47,33 +45,37 @@ def messages_of(events: Iterable[Event]) -> list[dict[str, str]]:
 
 
 def remember(
-    conn: sqlite3.Connection,
+    db: GraphDb,
     scope: Scope,
     messages: list[dict[str, str]],
     now: str,
     params: Params,
 ) -> dict[str, Any]:
     """Enqueue the messages (TempFail when the queue is full); the queued task."""
-    task_id = queue.enqueue(conn, scope, messages, now, params.max_queue_size)
+    task_id = db.enqueue(scope, messages, now, params.max_queue_size)
     return {
         "task_id": str(task_id),
         "group": scope.group,
         "agent": scope.agent,
         "messages": len(messages),
-        "queued": queue.depth(conn),
+        "queued": db.depth(),
     }
 
 
 def feed_compressed(
-    home: Home, config: Config, key: SessionKey, records: Sequence[dict[str, Any]], now: str
+    open_graph: Callable[[], GraphDb | None],
+    config: Config,
+    key: SessionKey,
+    records: Sequence[dict[str, Any]],
+    now: str,
 ) -> dict[str, Any] | None:
     """With ``context_compress_feeds_graph``, queue the user and assistant turns a
     context compression took out of the context as one task of the session's agent
-    graph; the task, or None (the setting off, no text, or the queue full: the graph
-    forgets by design, and the compression has already kept the turns as memories)."""
+    graph (``open_graph``: :func:`soloqueue_mem.storage.graph.open_graph_db`); the task,
+    or None (the setting off, no text, or the queue full: the graph forgets by design,
+    and the compression has already kept the turns as memories)."""
     if not records or not config.context_compress_feeds_graph:
         return None
-    from soloqueue_mem.db.stores import open_graph
     from soloqueue_mem.errors import TempFail
     from soloqueue_mem.graph.params import params
     from soloqueue_mem.sessions.events import from_record
@@ -83,14 +85,14 @@ def feed_compressed(
     said = [e for e in events if e.role in ("user", "assistant") and e.content.strip()]
     if not said:
         return None
-    conn = open_graph(home, config)
-    assert conn is not None
+    db = open_graph()
+    assert db is not None
     try:
-        return remember(conn, Scope(key.group, key.agent), messages_of(said), now, params(config))
+        return remember(db, Scope(key.group, key.agent), messages_of(said), now, params(config))
     except TempFail:
         return None
     finally:
-        conn.close()
+        db.close()
 
 
 def node_json(node: Node, focus: Iterable[int] = ()) -> dict[str, Any]:
@@ -116,27 +118,27 @@ def _link_json(link: Link, other: int, exists: bool) -> dict[str, Any]:
     }
 
 
-def show(conn: sqlite3.Connection, node_id: int, params: Params) -> dict[str, Any]:
+def show(db: GraphDb, node_id: int, params: Params) -> dict[str, Any]:
     """A node with its links out and in, strengths and dangling marks; NotFound."""
-    node = store.get_node(conn, node_id)
+    node = db.get_node(node_id)
     if node is None:
         raise NotFound(f"graph node {node_id} not found (try: soloqueue-mem graph focus)")
-    outgoing = store.out_links(conn, node_id)
-    incoming = store.in_links(conn, node_id)
-    alive = store.get_nodes(conn, [link.to_id for link in outgoing])
-    focus = store.focus(conn, Scope(node.group, node.agent))
+    outgoing = db.out_links(node_id)
+    incoming = db.in_links(node_id)
+    alive = db.get_nodes([link.to_id for link in outgoing])
+    focus = db.focus(Scope(node.group, node.agent))
     return {
         **node_json(node, focus),
-        "importance": round(store.importance(conn, node_id, params.link_break_threshold), 6),
+        "importance": round(db.importance(node_id, params.link_break_threshold), 6),
         "out": [_link_json(link, link.to_id, link.to_id in alive) for link in outgoing],
         "in": [_link_json(link, link.from_id, True) for link in incoming],
     }
 
 
-def focus_nodes(conn: sqlite3.Connection, scope: Scope) -> list[dict[str, Any]]:
+def focus_nodes(db: GraphDb, scope: Scope) -> list[dict[str, Any]]:
     """The focus list, newest first."""
-    ids = store.focus(conn, scope)
-    nodes = store.get_nodes(conn, ids)
+    ids = db.focus(scope)
+    nodes = db.get_nodes(ids)
     return [
         {"position": n, **node_json(nodes[i], ids)}
         for n, i in enumerate(ids, start=1)
@@ -144,12 +146,12 @@ def focus_nodes(conn: sqlite3.Connection, scope: Scope) -> list[dict[str, Any]]:
     ]
 
 
-def stats(conn: sqlite3.Connection | None, params: Params) -> dict[str, Any]:
+def stats(db: GraphDb | None, params: Params) -> dict[str, Any]:
     """Counts per graph and the queue's depth (no store: nothing)."""
-    if conn is None:
+    if db is None:
         return {"graphs": [], "queued": 0}
     graphs = [
-        {"group": s.group, "agent": s.agent, **store.counts(conn, s, params.link_break_threshold)}
-        for s in store.scopes(conn)
+        {"group": s.group, "agent": s.agent, **db.counts(s, params.link_break_threshold)}
+        for s in db.scopes()
     ]
-    return {"graphs": graphs, "queued": queue.depth(conn)}
+    return {"graphs": graphs, "queued": db.depth()}

@@ -36,10 +36,7 @@ def enqueue(
     with write_tx(conn):
         waiting = conn.execute("SELECT COUNT(*) FROM graph_tasks").fetchone()[0]
         if waiting >= max_size:
-            raise TempFail(
-                f"the graph queue is full ({waiting} tasks, graph_max_queue_size);"
-                " run `soloqueue-mem graph work` or try again later"
-            )
+            raise queue_full(waiting)
         cursor = conn.execute(
             "INSERT INTO graph_tasks (group_id, agent_id, messages_json, enqueued_at)"
             " VALUES (?, ?, ?, ?)",
@@ -48,26 +45,57 @@ def enqueue(
     return int(cursor.lastrowid or 0)
 
 
-def _task(row: tuple[Any, ...]) -> Task:
+def queue_full(waiting: int) -> TempFail:
+    """The error of an enqueue when ``waiting`` tasks fill the queue (exit 75)."""
+    return TempFail(
+        f"the graph queue is full ({waiting} tasks, graph_max_queue_size);"
+        " run `soloqueue-mem graph work` or try again later"
+    )
+
+
+def task_from_row(row: tuple[Any, ...]) -> Task:
     return Task(int(row[0]), Scope(row[1], row[2]), json.loads(row[3]), row[4], int(row[5]))
 
 
-_COLUMNS = "task_id, group_id, agent_id, messages_json, enqueued_at, attempts"
+TASK_COLUMNS = "task_id, group_id, agent_id, messages_json, enqueued_at, attempts"
 
 
 def head(conn: sqlite3.Connection, after: int = 0) -> Task | None:
     """The first task with an id above ``after``."""
     row = conn.execute(
-        f"SELECT {_COLUMNS} FROM graph_tasks WHERE task_id > ?"  # noqa: S608 - constant
+        f"SELECT {TASK_COLUMNS} FROM graph_tasks WHERE task_id > ?"  # noqa: S608 - constant
         " ORDER BY task_id LIMIT 1",
         (after,),
     ).fetchone()
-    return _task(row) if row else None
+    return task_from_row(row) if row else None
 
 
 def pending(conn: sqlite3.Connection) -> list[Task]:
-    rows = conn.execute(f"SELECT {_COLUMNS} FROM graph_tasks ORDER BY task_id")  # noqa: S608
-    return [_task(row) for row in rows]
+    rows = conn.execute(f"SELECT {TASK_COLUMNS} FROM graph_tasks ORDER BY task_id")  # noqa: S608
+    return [task_from_row(row) for row in rows]
+
+
+def task(conn: sqlite3.Connection, task_id: int) -> Task | None:
+    row = conn.execute(
+        f"SELECT {TASK_COLUMNS} FROM graph_tasks WHERE task_id = ?",  # noqa: S608 - constant
+        (task_id,),
+    ).fetchone()
+    return task_from_row(row) if row else None
+
+
+def insert_task(conn: sqlite3.Connection, task: Task) -> None:
+    """Put ``task`` back with its own id (an import), inside the caller's transaction."""
+    conn.execute(
+        "INSERT INTO graph_tasks (task_id, group_id, agent_id, messages_json, enqueued_at,"
+        " attempts) VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            task.id,
+            *task.scope,
+            json.dumps(task.messages, ensure_ascii=False),
+            task.enqueued_at,
+            task.attempts,
+        ),
+    )
 
 
 def take(conn: sqlite3.Connection, task_id: int) -> bool:

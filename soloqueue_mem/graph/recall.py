@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import heapq
 import json
-import sqlite3
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from soloqueue_mem.errors import UsageError
-from soloqueue_mem.graph import store
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.store import Link, Node, Scope
+
+if TYPE_CHECKING:
+    from soloqueue_mem.graph.db import GraphDb
 
 PREFIX = "[记忆] "
 SEPARATOR = "\n---\n"
@@ -59,7 +60,7 @@ def checked_request(
 
 
 def recall(
-    conn: sqlite3.Connection,
+    db: GraphDb,
     scope: Scope,
     keywords: list[str],
     relations: list[str] | None,
@@ -70,8 +71,8 @@ def recall(
     """The matching nodes, strongest path first (``limit`` 0: no limit)."""
     wanted = [k.lower() for k in keywords if k.strip()]
     allowed = set(relations) if relations else None
-    focus_ids = store.focus(conn, scope)
-    texts = store.texts_of(conn, focus_ids)  # what matching reads, of the nodes seen
+    focus_ids = db.focus(scope)
+    texts = db.texts_of(focus_ids)  # what matching reads, of the nodes seen
     links: dict[int, list[Link]] = {}  # out-links of the nodes loaded so far
     # (-strength, focus rank, hops, node id, path, relations)
     heap: list[tuple[float, int, int, int, list[int], list[str | None]]] = [
@@ -91,7 +92,7 @@ def recall(
         if hops >= depth:
             continue
         if node_id not in links:
-            _load(conn, [node_id, *_waiting(heap, depth, links, taken)], links, texts, floor)
+            _load(db, [node_id, *_waiting(heap, depth, links, taken)], links, texts, floor)
         for link in links[node_id]:
             if (
                 link.to_id not in taken
@@ -109,9 +110,9 @@ def recall(
                         [*names, link.relation],
                     ),
                 )
-    nodes = store.get_nodes(conn, [hit[0] for hit in hits])  # a node deleted meanwhile: absent
+    nodes = db.get_nodes([hit[0] for hit in hits])  # a node deleted meanwhile: absent
     found = [Found(nodes[node_id], *rest) for node_id, *rest in hits if node_id in nodes]
-    dangling = store.dangling_from(conn, [f.node.id for f in found], floor)
+    dangling = db.dangling_from([f.node.id for f in found], floor)
     return Recalled(found, dangling)
 
 
@@ -131,7 +132,7 @@ def _waiting(
 
 
 def _load(
-    conn: sqlite3.Connection,
+    db: GraphDb,
     sources: list[int],
     links: dict[int, list[Link]],
     texts: dict[int, tuple[str, str]],
@@ -139,10 +140,10 @@ def _load(
 ) -> None:
     """Load the out-links of ``sources`` and the texts of the nodes they point at, one
     query each (a hop's frontier at once, not a query per node)."""
-    loaded = store.out_links_of(conn, dict.fromkeys(sources), floor)
+    loaded = db.out_links_of(dict.fromkeys(sources), floor)
     links.update(loaded)
     targets = {link.to_id for out in loaded.values() for link in out} - texts.keys()
-    texts.update(store.texts_of(conn, targets))
+    texts.update(db.texts_of(targets))
 
 
 def _matched(content: str, keywords_json: str, wanted: list[str]) -> list[str]:

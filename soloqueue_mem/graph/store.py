@@ -8,6 +8,7 @@ write transaction (:func:`soloqueue_mem.db.connect.write_tx`) around every chang
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -36,12 +37,10 @@ class Link(NamedTuple):
     relation: str | None
 
 
-_NODE_COLUMNS = (
-    "node_id, group_id, agent_id, content, phrase, keywords_json, created_at, scan_count"
-)
+NODE_COLUMNS = "node_id, group_id, agent_id, content, phrase, keywords_json, created_at, scan_count"
 
 
-def _node(row: Sequence[object]) -> Node:
+def node_from_row(row: Sequence[object]) -> Node:
     return Node(
         int(row[0]),  # type: ignore[call-overload]
         str(row[1]),
@@ -75,6 +74,27 @@ def create_node(
     return node_id
 
 
+def insert_node(conn: sqlite3.Connection, node: Node) -> None:
+    """Put ``node`` back with its own id (an import), its keywords indexed."""
+    conn.execute(
+        "INSERT INTO graph_nodes (node_id, group_id, agent_id, content, phrase,"
+        " keywords_json, created_at, scan_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (*node[:5], json.dumps(node.keywords, ensure_ascii=False), *node[6:]),
+    )
+    _index_keywords(conn, node.id, node.keywords)
+
+
+def reserve_node_ids(conn: sqlite3.Connection, at_least: int) -> None:
+    """No new node takes an id up to ``at_least`` (a dangling link may name it)."""
+    updated = conn.execute(
+        "UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'graph_nodes'", (at_least,)
+    )
+    if updated.rowcount == 0:
+        conn.execute(
+            "INSERT INTO sqlite_sequence (name, seq) VALUES ('graph_nodes', ?)", (at_least,)
+        )
+
+
 def _index_keywords(conn: sqlite3.Connection, node_id: int, keywords: list[str]) -> None:
     conn.executemany(
         "INSERT OR IGNORE INTO graph_keywords (keyword, node_id) VALUES (?, ?)",
@@ -84,20 +104,20 @@ def _index_keywords(conn: sqlite3.Connection, node_id: int, keywords: list[str])
 
 def get_node(conn: sqlite3.Connection, node_id: int) -> Node | None:
     row = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM graph_nodes WHERE node_id = ?",  # noqa: S608 - constant
+        f"SELECT {NODE_COLUMNS} FROM graph_nodes WHERE node_id = ?",  # noqa: S608 - constant
         (node_id,),
     ).fetchone()
-    return _node(row) if row else None
+    return node_from_row(row) if row else None
 
 
 def get_nodes(conn: sqlite3.Connection, node_ids: Iterable[int]) -> dict[int, Node]:
     """The existing nodes among ``node_ids`` (deleted ones are absent), in one query."""
     rows = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM graph_nodes"  # noqa: S608 - constant columns
+        f"SELECT {NODE_COLUMNS} FROM graph_nodes"  # noqa: S608 - constant columns
         " WHERE node_id IN (SELECT value FROM json_each(?))",
         (json.dumps(list(node_ids)),),
     )
-    return {row[0]: _node(row) for row in rows}
+    return {row[0]: node_from_row(row) for row in rows}
 
 
 def texts_of(conn: sqlite3.Connection, node_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
@@ -146,11 +166,11 @@ def scan_order(conn: sqlite3.Connection, scope: Scope) -> list[int]:
 
 def nodes_of(conn: sqlite3.Connection, scope: Scope) -> list[Node]:
     rows = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM graph_nodes"  # noqa: S608 - constant columns
+        f"SELECT {NODE_COLUMNS} FROM graph_nodes"  # noqa: S608 - constant columns
         " WHERE group_id = ? AND agent_id = ? ORDER BY node_id",
         scope,
     )
-    return [_node(row) for row in rows]
+    return [node_from_row(row) for row in rows]
 
 
 def scopes(conn: sqlite3.Connection) -> list[Scope]:
@@ -222,12 +242,14 @@ def in_links(conn: sqlite3.Connection, node_id: int, floor: float = 0.0) -> list
 
 
 def importance(conn: sqlite3.Connection, node_id: int, floor: float) -> float:
-    """The sum of the strengths of the links pointing at the node (broken ones aside)."""
-    row = conn.execute(
-        "SELECT TOTAL(strength) FROM graph_links WHERE to_id = ? AND strength >= ?",
+    """The sum of the strengths of the links pointing at the node (broken ones aside),
+    correctly rounded (``math.fsum``: the same on every back end, whatever order the
+    rows come in)."""
+    rows = conn.execute(
+        "SELECT strength FROM graph_links WHERE to_id = ? AND strength >= ?",
         (node_id, floor),
-    ).fetchone()
-    return float(row[0])
+    )
+    return math.fsum(row[0] for row in rows)
 
 
 def decay_links(

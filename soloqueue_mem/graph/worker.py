@@ -1,5 +1,6 @@
-"""The graph worker: one per store, under ``.graph.lock``, processing the queue strictly
-in order (seed 002 §1.4).
+"""The graph worker: one per store, under ``.graph.lock`` (on PostgreSQL an advisory
+lock on the database, so one across every host sharing it), processing the queue
+strictly in order (seed 002 §1.4).
 
 ``graph remember`` enqueues and then starts a detached worker; a worker that finds the
 lock held exits at once, because the holder sees the new task: after releasing the
@@ -11,18 +12,19 @@ one that already failed in this run, so a model that is down does not spin it.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem import lock
 from soloqueue_mem.errors import TempFail
-from soloqueue_mem.graph import queue
 from soloqueue_mem.graph.compress import compress_slice
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.remember import apply_task
 from soloqueue_mem.graph.steps import SegmentationFailed, Steps
+
+if TYPE_CHECKING:
+    from soloqueue_mem.graph.db import GraphDb
 
 LOCK_FILE = ".graph.lock"
 
@@ -31,50 +33,49 @@ def lock_path(root: Path) -> Path:
     return root / LOCK_FILE
 
 
-def drain(
-    conn: sqlite3.Connection, steps: Steps, params: Params, budget: float | None = None
-) -> dict[str, int]:
+def drain(db: GraphDb, steps: Steps, params: Params, budget: float | None = None) -> dict[str, int]:
     """Run queued tasks in order until the queue is empty (or only tasks that failed in
     this run are left); counts of what happened. ``budget`` overrides the slice time."""
     report = {"tasks": 0, "nodes": 0, "requeued": 0, "compressed": 0, "deleted": 0}
     failed: set[int] = set()
-    while (task := queue.head(conn)) is not None and task.id not in failed:
+    while (task := db.head()) is not None and task.id not in failed:
         try:
-            ids = apply_task(conn, task, steps, params, task.enqueued_at)
+            ids = apply_task(db, task, steps, params, task.enqueued_at)
         except SegmentationFailed:
-            failed.add(queue.requeue(conn, task))
+            failed.add(db.requeue(task))
             report["requeued"] += 1
             continue
         if ids is None:
             continue
         report["tasks"] += 1
         report["nodes"] += len(ids)
-        sliced = compress_slice(conn, task.scope, steps, params, budget)
+        sliced = compress_slice(db, task.scope, steps, params, budget)
         report["compressed"] += int(sliced["compressed"])
         report["deleted"] += int(sliced["deleted"])
     return report
 
 
 def work(
-    root: Path,
-    open_graph: Callable[[], sqlite3.Connection],
+    worker_lock: Callable[[bool], AbstractContextManager[Any]],
+    open_graph: Callable[[], GraphDb],
     steps: Steps,
     params: Params,
     wait: bool = False,
     budget: float | None = None,
 ) -> dict[str, Any] | None:
-    """Drain the queue under the worker lock. Without ``wait``, None when another
-    worker holds the lock (it will run our tasks); with it, wait for that worker."""
+    """Drain the queue under ``worker_lock(wait)`` (:func:`.db.worker_lock`). Without
+    ``wait``, None when another worker holds the lock (it will run our tasks); with
+    it, wait for that worker."""
     total: dict[str, Any] = {}
     while True:
         try:
-            with lock.exclusive(lock_path(root), "graph worker", wait=wait):
-                conn = open_graph()
+            with worker_lock(wait):
+                db = open_graph()
                 try:
-                    report = drain(conn, steps, params, budget)
-                    seen = queue.pending(conn)
+                    report = drain(db, steps, params, budget)
+                    seen = db.pending()
                 finally:
-                    conn.close()
+                    db.close()
         except TempFail:
             if wait:
                 raise
@@ -83,40 +84,38 @@ def work(
             total[key] = total.get(key, 0) + value
         # Trigger: a task enqueued after our last look but before we let go of the lock
         # (its own worker found the lock held and left). Outcome: take it too.
-        conn = open_graph()
+        db = open_graph()
         try:
-            newer = [t for t in queue.pending(conn) if t.id not in {s.id for s in seen}]
+            newer = [t for t in db.pending() if t.id not in {s.id for s in seen}]
         finally:
-            conn.close()
+            db.close()
         if not newer:
             total["queued"] = len(seen)
             return total
 
 
 def consolidate_graphs(
-    root: Path,
-    open_graph: Callable[[], sqlite3.Connection | None],
+    worker_lock: Callable[[bool], AbstractContextManager[Any]],
+    open_graph: Callable[[], GraphDb | None],
     steps: Steps,
     params: Params,
 ) -> dict[str, Any]:
     """consolidate's ``graph`` step: run the queue, then one compression slice per
     agent graph, sharing one ``time_slice`` between the graphs. Skipped (with the
     reason) when there is no graph or a worker holds the lock."""
-    from soloqueue_mem.graph import store
-
-    conn = open_graph()
-    if conn is None:
+    db = open_graph()
+    if db is None:
         return {"skipped": "no graph.db"}
     try:
-        with lock.exclusive(lock_path(root), "graph worker"):
-            report: dict[str, Any] = drain(conn, steps, params)
-            graphs = store.scopes(conn)
+        with worker_lock(False):
+            report: dict[str, Any] = drain(db, steps, params)
+            graphs = db.scopes()
             share = params.time_slice / max(1, len(graphs))
-            slices = [compress_slice(conn, scope, steps, params, share) for scope in graphs]
+            slices = [compress_slice(db, scope, steps, params, share) for scope in graphs]
     except TempFail:
         return {"skipped": "a graph worker is running"}
     finally:
-        conn.close()
+        db.close()
     report["graphs"] = len(graphs)
     for key in ("compressed", "deleted", "kept", "visited"):
         report[key] = report.get(key, 0) + sum(int(s[key]) for s in slices)

@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -124,13 +124,15 @@ def _pre_compact(hook: Hook) -> Outcome:
     from soloqueue_mem.context.compress import compress
     from soloqueue_mem.graph.ops import feed_compressed
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
+    from soloqueue_mem.storage.graph import open_graph_db
 
     with _logged_session(hook) as conn:
         if conn is None:
             return Outcome(None, [])
         words = vocabulary(hook.config.predicates)
         result = compress(hook.home, conn, hook.key, COMPRESS_KEEP, hook.now, words)
-    feed_compressed(hook.home, hook.config, hook.key, result.fresh_records, iso(hook.now))
+    graph = partial(open_graph_db, hook.home, hook.config)
+    feed_compressed(graph, hook.config, hook.key, result.fresh_records, iso(hook.now))
     return Outcome(None, [])
 
 

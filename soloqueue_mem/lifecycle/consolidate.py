@@ -106,7 +106,7 @@ def run(
                 if artifacts is not None:
                     artifacts.close()
             report["embed"] = _embed(conn, now, options, progress)
-            report["graph"] = _graph(options)
+            report["graph"] = graph_step(options)
             report["identity"] = publish(home, memories.active(now), now, options.dry_run)
         finally:
             conn.close()
@@ -280,7 +280,7 @@ def _embed(
     return embed_store(conn, embedder, now, progress=step)
 
 
-def _graph(options: Options) -> dict[str, Any]:
+def graph_step(options: Options) -> dict[str, Any]:
     if options.dry_run:
         return {"skipped": "dry run"}
     if options.graph is None:

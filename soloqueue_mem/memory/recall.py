@@ -56,6 +56,7 @@ from soloqueue_mem.text.records import within_record
 from soloqueue_mem.text.when import TimeWindow, parse_when
 
 if TYPE_CHECKING:
+    from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.graph.store import Node
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
@@ -140,7 +141,7 @@ class Source(Protocol):
     """Where another database back end (PostgreSQL) finds recall's candidates: the
     ``channels`` it serves, a memory search (a ``SearchBackend``), turn search, the
     newest turns of a scope, the nearest memories by embedding (``dense``: none when
-    off), the working-memory list, episode search, and the retrieval counts."""
+    off), the working-memory list, episode search, its graph, and the retrieval counts."""
 
     name: str
     channels: frozenset[str]
@@ -166,6 +167,8 @@ class Source(Protocol):
     def search_episodes(
         self, terms: list[str], filters: EpisodeFilters, limit: int
     ) -> list[tuple[Episode, float]]: ...
+
+    def graph_db(self) -> GraphDb: ...
 
     def touch_episodes(self, ids: list[str]) -> None: ...
 
@@ -596,8 +599,8 @@ def _kinds(context: Context) -> list[Candidate]:
 
 def _graph(context: Context) -> list[Candidate]:
     """Seed 002's graph memory (:mod:`soloqueue_mem.graph`), imported only for a store
-    that has one."""
-    if not context.home.graph_db.exists():
+    that has one (the PostgreSQL back end's tables always may)."""
+    if context.source is None and not context.home.graph_db.exists():
         return []
     from soloqueue_mem.graph.channel import graph_channel
 

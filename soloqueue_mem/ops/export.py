@@ -16,8 +16,9 @@ The order is fixed (by table, then by insertion or key), so exporting a store, i
 the dump into an empty one and exporting that gives the same bytes.
 
 On the PostgreSQL back end (``Sources.database``) the sessions, turns and memories
-come from the database (:mod:`soloqueue_mem.pg.dump`); the artifacts, the identity
-files and the graph memory from this host's disk, where they live there too.
+come from the database (:mod:`soloqueue_mem.pg.dump`), and so does the graph memory
+(:mod:`soloqueue_mem.pg.graph`); the artifacts and the identity files from this
+host's disk, where they live there too.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import base64
 import sqlite3
 from collections.abc import Iterator
 from contextlib import ExitStack
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem.artifacts import cas, catalog
 from soloqueue_mem.config import Config
@@ -41,6 +42,9 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.logfile import read_lines
 from soloqueue_mem.sessions.reader import session_files
 from soloqueue_mem.state import values
+
+if TYPE_CHECKING:
+    from soloqueue_mem.graph.db import GraphDb
 
 GRAPH_KINDS = {
     graph_dump.NodeRecord: "graph_node",
@@ -66,7 +70,7 @@ class Sources(NamedTuple):
     memory: sqlite3.Connection | None
     artifacts: sqlite3.Connection | None
     state: sqlite3.Connection | None
-    graph: sqlite3.Connection | None = None
+    graph: GraphDb | None = None  # graph.db, or the database's graph tables
     database: Any = None  # a psycopg connection: the PostgreSQL back end's tables
 
 
@@ -87,16 +91,35 @@ def open_database(stack: ExitStack, config: Config) -> Any:
 
 def open_sources(stack: ExitStack, home: Home, config: Config) -> Sources:
     """The store's databases that exist, closed with ``stack``; on the PostgreSQL back
-    end, its database and this host's artifacts.db and graph.db."""
+    end, its database (the graph's tables too) and this host's artifacts.db."""
     database = open_database(stack, config)
     conns = []
-    for opener in (open_memory, open_artifacts, open_state, open_graph):
-        local = database is None or opener in (open_artifacts, open_graph)
+    for opener in (open_memory, open_artifacts, open_state):
+        local = database is None or opener is open_artifacts
         conn = opener(home, config, create=False) if local else None
         if conn is not None:
             stack.callback(conn.close)
         conns.append(conn)
-    return Sources(*conns, database=database)
+    return Sources(*conns, graph=graph_of(stack, home, config, database, create=False),
+                   database=database)  # fmt: skip
+
+
+def graph_of(
+    stack: ExitStack, home: Home, config: Config, database: Any, create: bool
+) -> GraphDb | None:
+    """The graph on the database's connection, or graph.db (closed with ``stack``;
+    None when it does not exist and not ``create``)."""
+    from soloqueue_mem.graph.db import SqliteGraph
+
+    if database is not None:
+        from soloqueue_mem.pg.graph import PgGraph
+
+        return PgGraph(database)
+    conn = open_graph(home, config, create=create)
+    if conn is None:
+        return None
+    stack.callback(conn.close)
+    return SqliteGraph(conn)
 
 
 def export(

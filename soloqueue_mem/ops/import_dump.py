@@ -11,9 +11,10 @@ records (a turn's offloaded artifact, an attachment's artifact, a memory's
 ``superseded_by``, a graph link's nodes) stay true. With ``redact`` on, the text of
 each record is redacted first (:mod:`.import_redact`).
 
-On the PostgreSQL back end (``Targets.database``) sessions, turns and memories go to
-the database (:mod:`soloqueue_mem.pg.dump`); artifacts, identity files and the graph
-memory to this host's disk, where they live there too. Records of the tables the
+On the PostgreSQL back end (``Targets.database``) sessions, turns, memories and the
+graph memory go to the database (:mod:`soloqueue_mem.pg.dump`,
+:mod:`soloqueue_mem.pg.graph`); artifacts and identity files to this host's disk,
+where they live there too. Records of the tables the
 database does not hold yet are counted in the report's ``skipped`` and left out.
 """
 
@@ -25,7 +26,7 @@ import hashlib
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.artifacts import store as artifact_store
@@ -51,6 +52,9 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.writer import put_back_session
 from soloqueue_mem.state import values
+
+if TYPE_CHECKING:
+    from soloqueue_mem.graph.db import GraphDb
 
 
 class Blob(NamedTuple):
@@ -152,7 +156,7 @@ class Targets(NamedTuple):
     memory: sqlite3.Connection | None  # None on PostgreSQL
     artifacts: sqlite3.Connection
     state: sqlite3.Connection | None  # None on PostgreSQL
-    graph: sqlite3.Connection | None = None  # opened only for a dump with graph records
+    graph: GraphDb | None = None  # opened only for a dump with graph records
     database: Any = None  # a psycopg connection: the PostgreSQL back end
 
 
@@ -247,21 +251,21 @@ def check(lines: Iterable[bytes]) -> tuple[int, set[str]]:
 def target_opener(stack: ExitStack, home: Home, config: Config) -> Callable[[bool], Targets]:
     """What :func:`import_dump` opens the store with (every database closed with
     ``stack``, graph.db only for a dump with graph records); on the PostgreSQL back
-    end, its database and this host's artifacts.db and graph.db."""
-    from soloqueue_mem.db.stores import open_artifacts, open_graph, open_memory, open_state
-    from soloqueue_mem.ops.export import open_database
+    end, its database (the graph's tables too) and this host's artifacts.db."""
+    from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
+    from soloqueue_mem.ops.export import graph_of, open_database
 
     def open_targets(with_graph: bool) -> Targets:
         database = open_database(stack, config)
-        openers = (open_memory, open_artifacts, open_state, open_graph)[: 3 + with_graph]
         conns = []
-        for opener in openers:
-            local = database is None or opener in (open_artifacts, open_graph)
+        for opener in (open_memory, open_artifacts, open_state):
+            local = database is None or opener is open_artifacts
             conn = opener(home, config) if local else None
             if conn is not None:
                 stack.callback(conn.close)
             conns.append(conn)
-        return Targets(home, config, *conns, database=database)  # type: ignore[arg-type]
+        graph = graph_of(stack, home, config, database, create=True) if with_graph else None
+        return Targets(home, config, *conns, graph=graph, database=database)  # type: ignore[arg-type]
 
     return open_targets
 

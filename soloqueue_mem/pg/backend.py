@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import psycopg
 
     from soloqueue_mem.config import Config
+    from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
     from soloqueue_mem.lifecycle.gc import GcOptions
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
@@ -49,8 +50,8 @@ if TYPE_CHECKING:
 # What recall finds here: memories, episodes, turns (of any age, of the last days), the
 # working-memory window (turns and `working add` entries) and memories by embedding
 # (``dense``, with the semantic extra and pgvector: pg/dense.py); time expressions and
-# kinds are SQLite-only for now.
-RECALL_CHANNELS = frozenset({"memories", "episodes", "traces", "recent", "hot", "dense"})
+# kinds are SQLite-only for now; seed 002's graph (pg/graph.py).
+RECALL_CHANNELS = frozenset({"memories", "episodes", "traces", "recent", "hot", "dense", "graph"})
 
 
 class PostgresBackend:
@@ -126,6 +127,10 @@ class PostgresBackend:
 
     def session(self, key: SessionKey) -> SessionLogContent:
         return sessions.read(self.conn, self.home, key)
+
+    def session_turns(self, key: SessionKey) -> list[Turn]:
+        """The session's turns by index (none: an unknown session)."""
+        return sessions.session_turns(self.conn, key)
 
     def session_end(self, key: SessionKey, now: datetime) -> Ended:
         from soloqueue_mem.pg.lifecycle import end_session
@@ -299,6 +304,14 @@ class PostgresBackend:
         from soloqueue_mem.pg.gc import run
 
         return run(self.home, self.conn, open_catalog, now, options, progress)
+
+    # -- seed 002: the graph memory ----------------------------------------------------
+
+    def graph_db(self) -> GraphDb:
+        """The graph tables on this back end's connection (closed with the back end)."""
+        from soloqueue_mem.pg.graph import PgGraph
+
+        return PgGraph(self.conn)
 
     # -- seed 004: working memory, promote, hot + cold query ------------------------
 

@@ -13,6 +13,7 @@ at that index, a memory id taken) is a conflict, left as it is. The report gives
 table the source count, what was copied, what was there already, the conflicts, and a
 SHA-256 over the source rows and one over the rows read back: equal when the copy is
 whole. Turn ids are the database's own; ``token_estimate`` is copied, not compared.
+Given graph.db too, its tables follow, ids kept (:mod:`soloqueue_mem.pg.graph_copy`).
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ import hashlib
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.faults import fault
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.pg import episodes
+from soloqueue_mem.pg import episodes, graph_copy
 from soloqueue_mem.pg.memories import _search_text as memory_search_text
 from soloqueue_mem.pg.text import document
 from soloqueue_mem.pg.turns import stored_body
@@ -127,21 +129,34 @@ def copy_store(
     target: psycopg.Connection,
     batch_rows: int = BATCH_ROWS,
     progress: Callable[[str, int], None] | None = None,
+    graph: sqlite3.Connection | None = None,
 ) -> dict[str, Any]:
-    """Copy ``source`` (memory.db) into ``target`` (migrated); the report (module doc)."""
+    """Copy ``source`` (memory.db), and ``graph`` (graph.db) when given, into ``target``
+    (migrated); the report (module doc)."""
     done = Copy()
-    for name, copy_batch in (
-        ("sessions", _copy_sessions),
-        ("turns", _copy_turns),
-        ("memories", _copy_memories),
-        ("episodes", _copy_episodes),
-    ):
-        for rows in _batches(source, name, batch_rows):
+    steps: list[tuple[sqlite3.Connection, str, str, Callable[..., None]]] = [
+        (source, name, _SOURCE_SQL[name], copy_batch)
+        for name, copy_batch in (
+            ("sessions", _copy_sessions),
+            ("turns", _copy_turns),
+            ("memories", _copy_memories),
+            ("episodes", _copy_episodes),
+        )
+    ]
+    if graph is not None:
+        for name in graph_copy.TABLES:
+            done.tables[name] = TableReport()
+            copy_table = partial(graph_copy.copy_batch, table=name)
+            steps.append((graph, name, graph_copy.source_sql(name), copy_table))
+    for conn, name, sql, copy_batch in steps:
+        for rows in _batches(conn, sql, batch_rows):
             with target.transaction():
-                copy_batch(target, rows, done)
+                copy_batch(target, rows=rows, done=done)
             fault("migrate.after_batch")
             if progress is not None:
                 progress(name, len(rows))
+    if graph is not None:
+        graph_copy.raise_sequences(graph, target)
     return done.report()
 
 
@@ -157,8 +172,8 @@ _SOURCE_SQL = {
 }
 
 
-def _batches(source: sqlite3.Connection, table: str, size: int) -> Iterator[list[tuple[Any, ...]]]:
-    cursor = source.execute(_SOURCE_SQL[table])
+def _batches(source: sqlite3.Connection, sql: str, size: int) -> Iterator[list[tuple[Any, ...]]]:
+    cursor = source.execute(sql)
     while rows := cursor.fetchmany(size):
         yield rows
 

@@ -95,8 +95,8 @@ def run(
     model: ModelExtraction | None = None,
     remember: Callable[[Draft, str, str], Remembered] | None = None,
 ) -> dict[str, Any]:
-    """One consolidation of the database (the report of the SQLite run; ``graph`` is
-    skipped, attachments are not here). With ``model`` (and ``remember``, the back
+    """One consolidation of the database (the report of the SQLite run;
+    attachments are not here). With ``model`` (and ``remember``, the back
     end's), the queued turns are retried first, their memories stored through
     ``remember``, and extraction goes through the model, queuing in the database
     (:mod:`soloqueue_mem.pg.queue`)."""
@@ -145,7 +145,7 @@ def _steps(
     report["decay"] = consolidate.decay_step(memories, now)
     report["expire"] = {"deleted": consolidate.expire_step(memories, now), "attachments": 0}
     report["embed"] = _embed(conn, now, options, progress)
-    report["graph"] = {"skipped": f"the graph memory is {NOT_HERE}"}
+    report["graph"] = consolidate.graph_step(options)
     report["identity"] = consolidate.publish(home, memories.active(now), now, options.dry_run)
 
 

@@ -197,6 +197,46 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
         PRIMARY KEY (model, kind, item_id)
     );
     """,
+    # 7 (pggraph): seed 002's graph memory (graph.db's m001). Ids come from sequences,
+    # never reused, so a link to a deleted node stays dangling; no foreign key on
+    # ``to_id`` for that reason. graph.db's ``graph_keywords`` (an index of
+    # ``keywords_json`` nothing searches) is not kept here.
+    """
+    CREATE TABLE graph_nodes (
+        node_id BIGSERIAL PRIMARY KEY,
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        content TEXT NOT NULL,
+        phrase TEXT NOT NULL,
+        keywords_json TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        scan_count INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX graph_nodes_scan ON graph_nodes (group_id, agent_id, scan_count, node_id);
+    CREATE TABLE graph_links (
+        from_id BIGINT NOT NULL,
+        to_id BIGINT NOT NULL,
+        strength DOUBLE PRECISION NOT NULL CHECK (strength >= 0 AND strength <= 1),
+        relation TEXT,
+        PRIMARY KEY (from_id, to_id)
+    );
+    CREATE INDEX graph_links_in ON graph_links (to_id, from_id);
+    CREATE TABLE graph_focus (
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        node_id BIGINT NOT NULL REFERENCES graph_nodes (node_id),
+        seq BIGINT NOT NULL,
+        PRIMARY KEY (group_id, agent_id, node_id)
+    );
+    CREATE TABLE graph_tasks (
+        task_id BIGSERIAL PRIMARY KEY,
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        messages_json TEXT NOT NULL,
+        enqueued_at TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0
+    );
+    """,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     import sqlite3
 
     from soloqueue_mem.config import Config
+    from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
     from soloqueue_mem.lifecycle.gc import GcOptions
@@ -74,6 +75,14 @@ POSTGRES_COMMANDS = frozenset(
         "stats",
         "verify",
         "gc",
+        "graph remember",
+        "graph work",
+        "graph recall",
+        "graph focus",
+        "graph show",
+        "graph stats",
+        "graph compress",
+        "graph export",
     }
 )
 
@@ -101,6 +110,8 @@ class Backend(Protocol):
     def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]: ...
 
     def session(self, key: SessionKey) -> SessionLogContent: ...
+
+    def session_turns(self, key: SessionKey) -> list[Turn]: ...
 
     def session_end(self, key: SessionKey, now: datetime) -> Ended: ...
 
@@ -183,6 +194,8 @@ class Backend(Protocol):
         options: GcOptions,
         progress: Callable[[int], None] | None,
     ) -> dict[str, Any]: ...
+
+    def graph_db(self) -> GraphDb: ...
 
     def close(self) -> None: ...
 

@@ -51,7 +51,8 @@ def test_consolidate_digests_idle_sessions_once_and_dry_runs_write_nothing(
     assert cli.json("episode", "list") == [] and cli.json("memory", "list") == []
     report = cli.json("consolidate")
     assert report["sessions"] == dry["sessions"]
-    assert report["embed"]["skipped"] and report["graph"]["skipped"]
+    assert report["embed"]["skipped"] and report["graph"]["graphs"] == 0  # an empty graph
+    assert dry["graph"] == {"skipped": "dry run"}
     assert len(cli.json("episode", "list")) == 1
     assert cli.json("consolidate")["sessions"]["episodes"] == 0  # idempotent
     assert (home / "identity" / "USER.md").is_file()

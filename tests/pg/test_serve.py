@@ -124,13 +124,14 @@ def test_mcp_tools_run_on_postgres_and_the_rest_answer_unsupported(
         ("trace", {"query": "staging"}),
         ("session_export", {"session": "s1", "format": "md"}),
         ("query", {"query": "staging"}),
+        ("graph_remember", {"messages": [{"role": "user", "content": "Staging runs on k8s."}]}),
+        ("graph_recall", {"keywords": ["staging"]}),
         ("read_artifact", {"id": "1"}),
         ("context_build", {"session": "s1"}),
-        ("graph_recall", {"keywords": ["staging"]}),
         ("trace", {"query": "x", "limit": 0}),
     ]
     results = run_mcp(home, on_postgres, calls)
-    remembered, recalled, traced, exported, queried, *refused, bad = results
+    remembered, recalled, traced, exported, queried, graphed, associated, *refused, bad = results
     assert remembered.structured_content["action"] == "created"
     memory_id = remembered.structured_content["id"]
     assert memory_id in [h["id"] for h in recalled.structured_content["hits"]]
@@ -138,6 +139,10 @@ def test_mcp_tools_run_on_postgres_and_the_rest_answer_unsupported(
     assert "staging deploy failed" in exported.structured_content["text"]
     assert "Deploys go through staging" in [
         r["content"] for r in queried.structured_content["results"]
+    ]
+    assert graphed.structured_content["processed"]["nodes"] == 1  # the graph is the database's
+    assert [r["content"] for r in associated.structured_content["results"]] == [
+        "Staging runs on k8s."
     ]
     for result in refused:
         assert result.is_error and "unsupported: " in result.content[0].text

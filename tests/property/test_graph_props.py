@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.db.stores import open_graph
-from soloqueue_mem.graph import queue, store
+from soloqueue_mem.graph import store
 from soloqueue_mem.graph.compress import compress_node, compress_slice, target_length
+from soloqueue_mem.graph.db import SqliteGraph
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.recall import recall
 from soloqueue_mem.graph.remember import apply_task
@@ -50,30 +50,30 @@ class Echo(Steps):
 
 
 @contextmanager
-def fresh_graph() -> Iterator:
+def fresh_graph() -> Iterator[SqliteGraph]:
     with tempfile.TemporaryDirectory() as folder:
-        conn = open_graph(Home(Path(folder) / ".soloqueue"), Config())
+        db = SqliteGraph(open_graph(Home(Path(folder) / ".soloqueue"), Config()))
         try:
-            yield conn
+            yield db
         finally:
-            conn.close()
+            db.close()
 
 
-def remember(conn, contents: list[str]) -> list[int]:  # type: ignore[no-untyped-def]
+def remember(db, contents: list[str]) -> list[int]:  # type: ignore[no-untyped-def]
     messages = [{"role": "user", "content": c} for c in contents]
-    queue.enqueue(conn, SCOPE, messages, NOW, PARAMS.max_queue_size)
-    task = queue.head(conn)
-    return apply_task(conn, task, Echo(), PARAMS, NOW)
+    db.enqueue(SCOPE, messages, NOW, PARAMS.max_queue_size)
+    task = db.head()
+    return apply_task(db, task, Echo(), PARAMS, NOW)
 
 
 @SETTINGS
 @given(st.lists(st.integers(1, 7), min_size=1, max_size=8))
 def test_focus_holds_the_newest_nodes_at_most_five_newest_first(batches):
-    with fresh_graph() as conn:
+    with fresh_graph() as db:
         created: list[int] = []
         for number, size in enumerate(batches):
-            created += remember(conn, [f"batch {number} piece {n}" for n in range(size)])
-            focus = store.focus(conn, SCOPE)
+            created += remember(db, [f"batch {number} piece {n}" for n in range(size)])
+            focus = db.focus(SCOPE)
             assert len(focus) <= PARAMS.max_focus_count
             assert focus == list(reversed(created))[: PARAMS.max_focus_count]
 
@@ -81,19 +81,19 @@ def test_focus_holds_the_newest_nodes_at_most_five_newest_first(batches):
 @SETTINGS
 @given(st.integers(2, 6), st.integers(1, 4))
 def test_new_nodes_link_both_ways_to_every_focus_node_and_to_batch_neighbours(old, new):
-    with fresh_graph() as conn:
-        before = remember(conn, [f"old {n}" for n in range(old)])
-        focus = store.focus(conn, SCOPE)
-        ids = remember(conn, [f"new {n}" for n in range(new)])
+    with fresh_graph() as db:
+        before = remember(db, [f"old {n}" for n in range(old)])
+        focus = db.focus(SCOPE)
+        ids = remember(db, [f"new {n}" for n in range(new)])
         for node_id in ids:
             for focus_id in focus:
-                out = {lk.to_id: lk.strength for lk in store.out_links(conn, node_id)}
-                back = {lk.to_id: lk.strength for lk in store.out_links(conn, focus_id)}
+                out = {lk.to_id: lk.strength for lk in db.out_links(node_id)}
+                back = {lk.to_id: lk.strength for lk in db.out_links(focus_id)}
                 assert out[focus_id] == 1.0 and back[node_id] == 1.0
         for earlier, later in zip(ids, ids[1:], strict=False):
-            links = {(lk.to_id, lk.relation, lk.strength) for lk in store.out_links(conn, earlier)}
+            links = {(lk.to_id, lk.relation, lk.strength) for lk in db.out_links(earlier)}
             assert (later, "下文", 0.5) in links
-            links = {(lk.to_id, lk.relation, lk.strength) for lk in store.out_links(conn, later)}
+            links = {(lk.to_id, lk.relation, lk.strength) for lk in db.out_links(later)}
             assert (earlier, "上文", 0.5) in links
         assert set(before) >= set(focus)
 
@@ -110,39 +110,39 @@ def test_target_length_is_length_times_importance_capped_at_one(length, importan
 @SETTINGS
 @given(st.integers(1, 5), st.integers(1, 6))
 def test_focus_nodes_are_never_compressed_and_their_links_never_decay(focused, slices):
-    with fresh_graph() as conn:
-        others = [add_node(conn, "x" * 60 + f" other {n}") for n in range(4)]
-        focus = [add_node(conn, "y" * 60 + f" focus {n}") for n in range(focused)]
-        set_focus(conn, focus)
+    with fresh_graph() as db:
+        others = [add_node(db, "x" * 60 + f" other {n}") for n in range(4)]
+        focus = [add_node(db, "y" * 60 + f" focus {n}") for n in range(focused)]
+        set_focus(db, focus)
         for f in focus:
-            link(conn, f, others[0], 1.0)
+            link(db, f, others[0], 1.0)
         for a, b in zip(others, others[1:], strict=False):
-            link(conn, a, b, 0.4)
-            link(conn, b, a, 0.4)
-        before = {f: store.get_node(conn, f) for f in focus}
+            link(db, a, b, 0.4)
+            link(db, b, a, 0.4)
+        before = {f: db.get_node(f) for f in focus}
         for _ in range(slices):
-            compress_slice(conn, SCOPE, Echo(), PARAMS)
+            compress_slice(db, SCOPE, Echo(), PARAMS)
         for f in focus:
-            assert store.get_node(conn, f) == before[f]  # untouched, scan count too
-            assert {lk.to_id: lk.strength for lk in store.out_links(conn, f)}[others[0]] == 1.0
-        assert store.importance(conn, others[0], PARAMS.link_break_threshold) >= 1.0
-        assert store.get_node(conn, others[0]).content == "x" * 60 + " other 0"
+            assert db.get_node(f) == before[f]  # untouched, scan count too
+            assert {lk.to_id: lk.strength for lk in db.out_links(f)}[others[0]] == 1.0
+        assert db.importance(others[0], PARAMS.link_break_threshold) >= 1.0
+        assert db.get_node(others[0]).content == "x" * 60 + " other 0"
 
 
 @SETTINGS
 @given(st.floats(0.05, 0.65), st.integers(1, 3))
 def test_decay_is_asymmetric_when_one_end_is_a_focus(strength, times):
-    with fresh_graph() as conn:
-        focus_id = add_node(conn, "focus node content that is long enough")
-        other = add_node(conn, "z" * 2000)  # importance < 1: compressed each time
-        set_focus(conn, [focus_id])
-        link(conn, other, focus_id, strength)
-        link(conn, focus_id, other, strength)
-        link(conn, add_node(conn, "w" * 50), other, 0.3)  # importance below 1
+    with fresh_graph() as db:
+        focus_id = add_node(db, "focus node content that is long enough")
+        other = add_node(db, "z" * 2000)  # importance < 1: compressed each time
+        set_focus(db, [focus_id])
+        link(db, other, focus_id, strength)
+        link(db, focus_id, other, strength)
+        link(db, add_node(db, "w" * 50), other, 0.3)  # importance below 1
         for _ in range(times):
-            compress_node(conn, other, {focus_id}, Echo(), PARAMS)
-        forward = {lk.to_id: lk.strength for lk in store.out_links(conn, focus_id)}
-        backward = {lk.to_id: lk.strength for lk in store.out_links(conn, other)}
+            compress_node(db, other, {focus_id}, Echo(), PARAMS)
+        forward = {lk.to_id: lk.strength for lk in db.out_links(focus_id)}
+        backward = {lk.to_id: lk.strength for lk in db.out_links(other)}
         assert forward[other] == strength  # from the focus: never decays
         expected = strength * PARAMS.decay_rate**times
         if expected >= PARAMS.link_break_threshold:
@@ -154,14 +154,14 @@ def test_decay_is_asymmetric_when_one_end_is_a_focus(strength, times):
 @SETTINGS
 @given(st.floats(0.0, 3.0), st.integers(1, 120))
 def test_compression_follows_importance_and_the_delete_threshold(importance, length):
-    with fresh_graph() as conn:
-        node = add_node(conn, "q" * length)
+    with fresh_graph() as db:
+        node = add_node(db, "q" * length)
         if importance:
             for n in range(3):
-                link(conn, add_node(conn, f"source {n} " * 3), node, importance / 3)
-        outcome = compress_node(conn, node, set(), Echo(), PARAMS)
-        target = target_length(length, store.importance(conn, node, 0.01) or importance)
-        after = store.get_node(conn, node)
+                link(db, add_node(db, f"source {n} " * 3), node, importance / 3)
+        outcome = compress_node(db, node, set(), Echo(), PARAMS)
+        target = target_length(length, db.importance(node, 0.01) or importance)
+        after = db.get_node(node)
         if importance / 3 < PARAMS.link_break_threshold or importance == 0:
             assert outcome == "deleted" and after is None
         elif target < PARAMS.delete_threshold:
@@ -175,15 +175,15 @@ def test_compression_follows_importance_and_the_delete_threshold(importance, len
 def test_a_deleted_node_leaves_dangling_links_that_recall_reports(home):
     from tests.unit.graph.helpers import graph_db
 
-    conn = graph_db(home)
-    focus_id = add_node(conn, "the deploy plan uses Kubernetes", ["deploy"])
-    gone = add_node(conn, "tiny")
-    set_focus(conn, [focus_id])
-    link(conn, focus_id, gone, 1.0, "提到")
-    with write_tx(conn):
-        store.delete_node(conn, gone)
-    assert store.dangling_from(conn, [focus_id]) == [store.Link(focus_id, gone, 1.0, "提到")]
-    result = recall(conn, SCOPE, ["deploy"], None, 2, 100, 0.01)
+    db = graph_db(home)
+    focus_id = add_node(db, "the deploy plan uses Kubernetes", ["deploy"])
+    gone = add_node(db, "tiny")
+    set_focus(db, [focus_id])
+    link(db, focus_id, gone, 1.0, "提到")
+    with db.transaction():
+        db.delete_node(gone)
+    assert db.dangling_from([focus_id]) == [store.Link(focus_id, gone, 1.0, "提到")]
+    result = recall(db, SCOPE, ["deploy"], None, 2, 100, 0.01)
     assert [f.node.id for f in result.found] == [focus_id]
     assert result.dangling == [store.Link(focus_id, gone, 1.0, "提到")]
 
@@ -197,54 +197,54 @@ GRAPHS = st.lists(
 @SETTINGS
 @given(GRAPHS, st.lists(st.integers(0, 11), min_size=0, max_size=5, unique=True), st.integers(0, 3))
 def test_recall_is_best_first_depth_bounded_each_node_once_and_reads_only(edges, focus, depth):
-    with fresh_graph() as conn:
-        ids = [add_node(conn, f"memory {n} apple") for n in range(12)]
+    with fresh_graph() as db:
+        ids = [add_node(db, f"memory {n} apple") for n in range(12)]
         for a, b, strength, relation in edges:
             if a != b:
-                link(conn, ids[a], ids[b], strength, relation)
-        set_focus(conn, [ids[n] for n in focus])
-        focus_before = store.focus(conn, SCOPE)
-        result = recall(conn, SCOPE, ["APPLE"], None, depth, 0, 0.01)
+                link(db, ids[a], ids[b], strength, relation)
+        set_focus(db, [ids[n] for n in focus])
+        focus_before = db.focus(SCOPE)
+        result = recall(db, SCOPE, ["APPLE"], None, depth, 0, 0.01)
         found = [f.node.id for f in result.found]
         assert len(found) == len(set(found))  # each node once
         strengths = [f.strength for f in result.found]
         assert strengths == sorted(strengths, reverse=True)  # strongest path first
         assert all(len(f.path) - 1 <= depth for f in result.found)
-        assert store.focus(conn, SCOPE) == focus_before  # recall never changes the focus
+        assert db.focus(SCOPE) == focus_before  # recall never changes the focus
         if not focus:
             assert found == []
         for f in result.found:  # the path's strength is the product of its links
             product = 1.0
             for a, b in zip(f.path, f.path[1:], strict=False):
-                link_strength = {lk.to_id: lk.strength for lk in store.out_links(conn, a)}[b]
+                link_strength = {lk.to_id: lk.strength for lk in db.out_links(a)}[b]
                 assert link_strength >= 0.01
                 product *= link_strength
             assert abs(product - f.strength) < 1e-5
-        only_a = recall(conn, SCOPE, ["apple"], ["a"], depth, 0, 0.01)
+        only_a = recall(db, SCOPE, ["apple"], ["a"], depth, 0, 0.01)
         assert all(f.relations and set(f.relations) == {"a"} for f in only_a.found)
 
 
 def test_a_stronger_path_is_returned_before_a_weaker_and_newer_focus_wins_ties(home):
     from tests.unit.graph.helpers import graph_db
 
-    conn = graph_db(home)
-    old_focus, new_focus = add_node(conn, "old focus"), add_node(conn, "new focus")
+    db = graph_db(home)
+    old_focus, new_focus = add_node(db, "old focus"), add_node(db, "new focus")
     weak, strong, far = (
-        add_node(conn, "weak pear"),
-        add_node(conn, "strong pear"),
-        add_node(conn, "far pear"),
+        add_node(db, "weak pear"),
+        add_node(db, "strong pear"),
+        add_node(db, "far pear"),
     )
-    tie_old, tie_new = add_node(conn, "tie pear one"), add_node(conn, "tie pear two")
-    set_focus(conn, [old_focus, new_focus])
-    link(conn, old_focus, weak, 0.3)
-    link(conn, new_focus, strong, 0.9)
-    link(conn, strong, far, 0.9)  # 0.81 beats the direct 0.3
-    link(conn, old_focus, tie_old, 0.5)
-    link(conn, new_focus, tie_new, 0.5)
-    found = [f.node.id for f in recall(conn, SCOPE, ["pear"], None, 2, 0, 0.01).found]
+    tie_old, tie_new = add_node(db, "tie pear one"), add_node(db, "tie pear two")
+    set_focus(db, [old_focus, new_focus])
+    link(db, old_focus, weak, 0.3)
+    link(db, new_focus, strong, 0.9)
+    link(db, strong, far, 0.9)  # 0.81 beats the direct 0.3
+    link(db, old_focus, tie_old, 0.5)
+    link(db, new_focus, tie_new, 0.5)
+    found = [f.node.id for f in recall(db, SCOPE, ["pear"], None, 2, 0, 0.01).found]
     assert found == [strong, far, tie_new, tie_old, weak]
-    assert far not in [f.node.id for f in recall(conn, SCOPE, ["pear"], None, 1, 0, 0.01).found]
-    assert [f.node.id for f in recall(conn, SCOPE, ["pear"], None, 2, 2, 0.01).found] == [
+    assert far not in [f.node.id for f in recall(db, SCOPE, ["pear"], None, 1, 0, 0.01).found]
+    assert [f.node.id for f in recall(db, SCOPE, ["pear"], None, 2, 2, 0.01).found] == [
         strong,
         far,
     ]
@@ -253,32 +253,32 @@ def test_a_stronger_path_is_returned_before_a_weaker_and_newer_focus_wins_ties(h
 def test_an_old_node_is_forgotten_in_the_normal_flow_once_it_leaves_the_focus(home):
     from tests.unit.graph.helpers import graph_db
 
-    conn = graph_db(home)
-    (first,) = remember(conn, ["the very first thing that was said, long ago " * 3])
+    db = graph_db(home)
+    (first,) = remember(db, ["the very first thing that was said, long ago " * 3])
     for n in range(10):  # its five successors link it at 1.0, then leave the focus too
-        remember(conn, [f"later topic number {n} " * 4])
-    assert first not in store.focus(conn, SCOPE)
-    assert store.importance(conn, first, 0.01) >= 5.0
+        remember(db, [f"later topic number {n} " * 4])
+    assert first not in db.focus(SCOPE)
+    assert db.importance(first, 0.01) >= 5.0
     outcomes = []
     for _ in range(200):
-        node = store.get_node(conn, first)
+        node = db.get_node(first)
         if node is None:
             break
-        outcomes.append(compress_node(conn, first, set(store.focus(conn, SCOPE)), Echo(), PARAMS))
-        compress_slice(conn, SCOPE, Echo(), PARAMS)
+        outcomes.append(compress_node(db, first, set(db.focus(SCOPE)), Echo(), PARAMS))
+        compress_slice(db, SCOPE, Echo(), PARAMS)
     assert outcomes[0] == "kept" and "compressed" in outcomes  # shorter each time …
-    assert store.get_node(conn, first) is None  # … until it is gone
-    assert {link.from_id for link in store.in_links(conn, first)} == {2, 3, 4, 5, 6}  # dangling
+    assert db.get_node(first) is None  # … until it is gone
+    assert {link.from_id for link in db.in_links(first)} == {2, 3, 4, 5, 6}  # dangling
 
 
-def reference_recall(conn, keywords, relations, depth, limit, floor):  # type: ignore[no-untyped-def]
+def reference_recall(db, keywords, relations, depth, limit, floor):  # type: ignore[no-untyped-def]
     """Seed §4.2's search written plainly: a query per node, whole nodes, every keyword
     parsed. The batched recall must give exactly its answer."""
     import heapq
 
     wanted = [k.lower() for k in keywords]
-    focus_ids = store.focus(conn, SCOPE)
-    nodes = store.get_nodes(conn, focus_ids)
+    focus_ids = db.focus(SCOPE)
+    nodes = db.get_nodes(focus_ids)
     heap = [(-1.0, rank, 0, node_id, [node_id], []) for rank, node_id in enumerate(focus_ids)]
     heapq.heapify(heap)
     taken, found = set(), []
@@ -294,14 +294,14 @@ def reference_recall(conn, keywords, relations, depth, limit, floor):  # type: i
             found.append((node_id, matched, path, names, round(-negative, 6)))
         if hops >= depth:
             continue
-        for lk in store.out_links(conn, node_id, floor):
+        for lk in db.out_links(node_id, floor):
             if lk.to_id in taken or (relations is not None and lk.relation not in relations):
                 continue
-            nodes.update(store.get_nodes(conn, [lk.to_id]))
+            nodes.update(db.get_nodes([lk.to_id]))
             if lk.to_id in nodes:
                 step = (negative * lk.strength, rank, hops + 1, lk.to_id)
                 heapq.heappush(heap, (*step, [*path, lk.to_id], [*names, lk.relation]))
-    dangling = [lk for f in found for lk in store.dangling_from(conn, [f[0]], floor)]
+    dangling = [lk for f in found for lk in db.dangling_from([f[0]], floor)]
     return found, dangling
 
 
@@ -324,25 +324,25 @@ def test_recall_gives_exactly_the_node_at_a_time_searchs_answer(
     edges, keywords, focus, deleted, depth, limit, relations
 ):
     words = ["kiwi", "梨", "pear", 'pe"ar']
-    with fresh_graph() as conn:
+    with fresh_graph() as db:
         ids = [
-            add_node(conn, f"memory {n}" + (" kiwi" if n % 4 == 0 else ""), keywords[n])
+            add_node(db, f"memory {n}" + (" kiwi" if n % 4 == 0 else ""), keywords[n])
             for n in range(12)
         ]
         for a, b, strength, relation in edges:
             if a != b:
-                link(conn, ids[a], ids[b], strength, relation)
-        set_focus(conn, [ids[n] for n in focus])
-        with write_tx(conn):
+                link(db, ids[a], ids[b], strength, relation)
+        set_focus(db, [ids[n] for n in focus])
+        with db.transaction():
             for n in range(1, 12, 2):  # JSON written with \\u escapes reads the same
                 escaped = json.dumps(keywords[n], ensure_ascii=True)
-                conn.execute(
+                db.conn.execute(
                     "UPDATE graph_nodes SET keywords_json = ? WHERE node_id = ?", (escaped, ids[n])
                 )
             for n in deleted - set(focus):
-                store.delete_node(conn, ids[n])
-        result = recall(conn, SCOPE, words, relations, depth, limit, 0.01)
-        found, dangling = reference_recall(conn, words, relations, depth, limit, 0.01)
+                db.delete_node(ids[n])
+        result = recall(db, SCOPE, words, relations, depth, limit, 0.01)
+        found, dangling = reference_recall(db, words, relations, depth, limit, 0.01)
         got = [(f.node.id, f.matched, f.path, f.relations, f.strength) for f in result.found]
         assert got == found
         assert result.dangling == dangling

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import struct
 import tempfile
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,17 +16,15 @@ from hypothesis import strategies as st
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.db.stores import open_artifacts, open_graph, open_memory, open_state
-from soloqueue_mem.graph import queue
+from soloqueue_mem.db.stores import open_graph, open_memory, open_state
+from soloqueue_mem.graph.db import SqliteGraph
 from soloqueue_mem.graph.dump import NodeRecord, put_back_node
 from soloqueue_mem.graph.store import Scope as GraphScope
-from soloqueue_mem.graph.store import push_focus
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
-from soloqueue_mem.ops.export import Scope, Sources, export
-from soloqueue_mem.ops.import_dump import Targets, import_dump
+from soloqueue_mem.ops.export import Scope, export, open_sources
+from soloqueue_mem.ops.import_dump import import_dump, target_opener
 from soloqueue_mem.semantic import dump as vectors
 from soloqueue_mem.sessions.events import Event
 from soloqueue_mem.sessions.writer import log_events
@@ -101,17 +100,17 @@ def graphs(draw: st.DrawFn) -> list[NodeRecord]:
 
 
 def add_graph(home: Home, config: Config, nodes: list[NodeRecord], task: str | None) -> None:
-    graph = open_graph(home, config)
+    graph = SqliteGraph(open_graph(home, config))
     try:
         for node in nodes:
             assert put_back_node(graph, node) == "added"
         for agent in ("default", "bob"):
             held = [n.id for n in nodes if n.agent == agent]
-            with write_tx(graph):
-                push_focus(graph, GraphScope("default", agent), held, 2)
+            with graph.transaction():
+                graph.push_focus(GraphScope("default", agent), held, 2)
         if task is not None:
             message = [{"role": "user", "content": task}]
-            queue.enqueue(graph, GraphScope("default", "bob"), message, "2026-01-01", 9)
+            graph.enqueue(GraphScope("default", "bob"), message, "2026-01-01", 9)
     finally:
         graph.close()
 
@@ -127,32 +126,17 @@ def add_vectors(memory, rows: list[Memory], values: list[float]) -> None:
 
 
 def dump_of(root: Path) -> bytes:
-    home, config = Home(root), Config()
-    openers = (open_memory, open_artifacts, open_state, open_graph)
-    sources = Sources(*(opener(home, config, create=False) for opener in openers))
-    try:
+    home = Home(root)
+    with ExitStack() as stack:
+        sources = open_sources(stack, home, Config())
         records = export(home, sources, Scope(), with_blobs=True)
         return b"".join((jsonio.dumps_compact(r) + "\n").encode() for r in records)
-    finally:
-        for conn in sources:
-            if conn is not None:
-                conn.close()
 
 
 def load(root: Path, dump: bytes) -> dict:
-    home, config = Home(root), Config()
-    opened = []
-
-    def targets(with_graph: bool) -> Targets:
-        openers = (open_memory, open_artifacts, open_state, open_graph)[: 3 + with_graph]
-        opened.extend(opener(home, config) for opener in openers)
-        return Targets(home, config, *opened)
-
-    try:
+    with ExitStack() as stack:
+        targets = target_opener(stack, Home(root), Config())
         return import_dump(lambda: dump.splitlines(keepends=True), targets)
-    finally:
-        for conn in opened:
-            conn.close()
 
 
 @SETTINGS

@@ -1,14 +1,13 @@
-"""A graph on a real graph.db under the test's store, and ways to shape it."""
+"""A graph on a real graph.db under the test's store, and ways to shape it (through the
+graph's storage interface, so the same helpers shape a PostgreSQL graph)."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.db.stores import open_graph
-from soloqueue_mem.graph import store
+from soloqueue_mem.graph.db import GraphDb, SqliteGraph
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.steps import Steps
 from soloqueue_mem.graph.store import Scope
@@ -19,10 +18,10 @@ SCOPE = Scope("default", "default")
 NOW = "2026-11-26T08:00:00.000Z"
 
 
-def graph_db(home: Path) -> sqlite3.Connection:
+def graph_db(home: Path) -> SqliteGraph:
     conn = open_graph(Home(home), Config())
     assert conn is not None
-    return conn
+    return SqliteGraph(conn)
 
 
 def rules_steps(home: Path) -> Steps:
@@ -36,16 +35,16 @@ def rules_steps(home: Path) -> Steps:
     return Steps(lexicon)
 
 
-def add_node(conn: sqlite3.Connection, content: str, keywords: list[str] | None = None) -> int:
-    with write_tx(conn):
-        return store.create_node(conn, SCOPE, content, content[:20], keywords or [], NOW)
+def add_node(db: GraphDb, content: str, keywords: list[str] | None = None) -> int:
+    with db.transaction():
+        return db.create_node(SCOPE, content, content[:20], keywords or [], NOW)
 
 
-def link(conn: sqlite3.Connection, a: int, b: int, strength: float, relation: str | None = None):
-    with write_tx(conn):
-        store.create_link(conn, a, b, strength, relation)
+def link(db: GraphDb, a: int, b: int, strength: float, relation: str | None = None):
+    with db.transaction():
+        db.create_link(a, b, strength, relation)
 
 
-def set_focus(conn: sqlite3.Connection, ids: list[int]) -> None:
-    with write_tx(conn):
-        store.push_focus(conn, SCOPE, ids, Params().max_focus_count)
+def set_focus(db: GraphDb, ids: list[int]) -> None:
+    with db.transaction():
+        db.push_focus(SCOPE, ids, Params().max_focus_count)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 
-from soloqueue_mem.graph import queue, store
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.steps import Steps
 from soloqueue_mem.graph.worker import drain
@@ -29,9 +28,9 @@ def model_steps(home, server: ChatServer, attempts: int, sleeps: list[float]) ->
 
 
 def test_the_model_segments_processes_and_names_relations(home):
-    conn = graph_db(home)
-    queue.enqueue(conn, SCOPE, [{"role": "user", "content": "主人是小王。"}], NOW, 10)
-    drain(conn, rules_steps(home), Params())  # one focus node, made by the rules
+    db = graph_db(home)
+    db.enqueue(SCOPE, [{"role": "user", "content": "主人是小王。"}], NOW, 10)
+    drain(db, rules_steps(home), Params())  # one focus node, made by the rules
     replies = [
         (200, PIECES),
         (200, content("我养了一只猫叫咪咪。", "养猫咪咪", ["猫", "咪咪"])),
@@ -41,44 +40,44 @@ def test_the_model_segments_processes_and_names_relations(home):
     ]
     sleeps: list[float] = []
     with ChatServer(replies) as server:
-        queue.enqueue(conn, SCOPE, MESSAGES, NOW, 10)
-        report = drain(conn, model_steps(home, server, 15, sleeps), Params())
+        db.enqueue(SCOPE, MESSAGES, NOW, 10)
+        report = drain(db, model_steps(home, server, 15, sleeps), Params())
     assert report["tasks"] == 1 and report["nodes"] == 2 and sleeps == []
-    first, second = store.nodes_of(conn, SCOPE)[1:]
+    first, second = db.nodes_of(SCOPE)[1:]
     assert (first.content, first.phrase, first.keywords) == (
         "我养了一只猫叫咪咪。",
         "养猫咪咪",
         ["猫", "咪咪"],
     )
     assert second.content == "咪咪每天都睡觉。"  # 它 resolved by the model
-    to_focus = {lk.to_id: lk.relation for lk in store.out_links(conn, first.id)}
+    to_focus = {lk.to_id: lk.relation for lk in db.out_links(first.id)}
     assert to_focus[1] == "属于"
-    assert {lk.to_id: lk.relation for lk in store.out_links(conn, 1)}[second.id] == "涉及"
+    assert {lk.to_id: lk.relation for lk in db.out_links(1)}[second.id] == "涉及"
 
 
 def test_segmentation_retries_with_backoff_then_goes_to_the_tail_creating_nothing(home):
-    conn = graph_db(home)
+    db = graph_db(home)
     sleeps: list[float] = []
     with ChatServer([(500, "")] * 7) as server:
-        queue.enqueue(conn, SCOPE, MESSAGES, NOW, 10)
-        report = drain(conn, model_steps(home, server, 7, sleeps), Params())
+        db.enqueue(SCOPE, MESSAGES, NOW, 10)
+        report = drain(db, model_steps(home, server, 7, sleeps), Params())
         assert len(server.requests) == 7
     assert sleeps == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0]  # doubling from 1 s, capped at 30 s
     assert report == {"tasks": 0, "nodes": 0, "requeued": 1, "compressed": 0, "deleted": 0}
-    (task,) = queue.pending(conn)
+    (task,) = db.pending()
     assert task.id == 2 and task.attempts == 1 and task.messages == MESSAGES
-    assert store.nodes_of(conn, SCOPE) == []
+    assert db.nodes_of(SCOPE) == []
 
 
 def test_failed_content_processing_keeps_the_rules_result_and_relation_is_left_out(home):
-    conn = graph_db(home)
-    queue.enqueue(conn, SCOPE, [{"role": "user", "content": "主人是小王。"}], NOW, 10)
-    drain(conn, rules_steps(home), Params())
+    db = graph_db(home)
+    db.enqueue(SCOPE, [{"role": "user", "content": "主人是小王。"}], NOW, 10)
+    drain(db, rules_steps(home), Params())
     replies = [(200, json.dumps(["咪咪是一只猫。"], ensure_ascii=False)), (200, "not json")]
     replies += [(200, "not json"), (200, ""), (500, "")]  # content and relation fail twice
     with ChatServer(replies) as server:
-        queue.enqueue(conn, SCOPE, MESSAGES, NOW, 10)
-        drain(conn, model_steps(home, server, 2, []), Params())
-    node = store.nodes_of(conn, SCOPE)[-1]
+        db.enqueue(SCOPE, MESSAGES, NOW, 10)
+        drain(db, model_steps(home, server, 2, []), Params())
+    node = db.nodes_of(SCOPE)[-1]
     assert node.content == "咪咪是一只猫。" and node.phrase == "咪咪是一只猫"
-    assert {lk.to_id: lk.relation for lk in store.out_links(conn, node.id)}[1] is None
+    assert {lk.to_id: lk.relation for lk in db.out_links(node.id)}[1] is None

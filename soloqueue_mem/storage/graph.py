@@ -1,0 +1,53 @@
+"""Which graph a data directory uses: graph.db, or the PostgreSQL database when
+``database_url`` is set (:mod:`soloqueue_mem.graph.db` has the interface), and the
+graph worker's lock on each."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
+
+from soloqueue_mem.storage.url import database_url
+
+if TYPE_CHECKING:
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.graph.db import GraphDb
+    from soloqueue_mem.home import Home
+
+WORKER = "graph worker"
+
+
+def open_graph_db(home: Home, config: Config, create: bool = True) -> GraphDb | None:
+    """The store's graph: the PostgreSQL database when ``database_url`` is set, else
+    graph.db (None when it does not exist and ``create`` is False)."""
+    url = database_url(config)
+    if url is not None:
+        from soloqueue_mem.pg.connect import connect
+        from soloqueue_mem.pg.graph import PgGraph
+
+        return PgGraph(connect(url))
+    from soloqueue_mem.db.stores import open_graph
+    from soloqueue_mem.graph.db import SqliteGraph
+
+    conn = open_graph(home, config, create=create)
+    return None if conn is None else SqliteGraph(conn)
+
+
+def has_graph(home: Home, config: Config) -> bool:
+    """Whether the store may hold a graph, without opening anything."""
+    return database_url(config) is not None or home.graph_db.exists()
+
+
+def worker_lock(home: Home, config: Config, wait: bool = False) -> AbstractContextManager[None]:
+    """The lock the graph worker holds while it runs the queue: ``.graph.lock`` in the
+    data directory, or on PostgreSQL an advisory lock on the database, so one worker
+    runs at a time across every host. A held lock raises TempFail unless ``wait``."""
+    url = database_url(config)
+    if url is not None:
+        from soloqueue_mem.pg.graph_queue import worker_lock as pg_worker_lock
+
+        return pg_worker_lock(url, wait)
+    from soloqueue_mem import lock
+    from soloqueue_mem.graph.worker import lock_path
+
+    return lock.exclusive(lock_path(home.root), WORKER, wait=wait)

@@ -16,6 +16,7 @@ from soloqueue_mem.cli.boundary import report
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, SoloqueueError, UsageError
 from soloqueue_mem.home import validate_id
+from soloqueue_mem.storage.base import database_url
 
 HOOK = "claude"
 
@@ -40,7 +41,8 @@ def run_claude_hook(
         return 0
     if outcome.output is not None:
         sys.stdout.write(outcome.output + "\n")
-    if outcome.logged and app.config.extract_on_log:
+    # extract_on_log's worker reads memory.db: SQLite only for now
+    if outcome.logged and app.config.extract_on_log and database_url(app.config) is None:
         from soloqueue_mem.cli.log_run import extract_in_background
 
         _guarded(app, name, extract_in_background, app, outcome.logged)
@@ -51,10 +53,11 @@ def _handle(app: AppContext, event: str | None, group: str, agent: str) -> tuple
     from soloqueue_mem.cli.state import check_command
     from soloqueue_mem.integrations.claude_hooks import parse_payload, run_hook
 
-    check_command(app, "hook claude")  # not on PostgreSQL yet: logged, fail-open
+    check_command(app, "hook claude")
     scope = (validate_id("group", group), validate_id("agent", agent))
     name, payload = parse_payload(_payload(app.config.max_input_bytes), event)
-    return name, run_hook(app.home, app.config, app.now, scope, name, payload)
+    with app.backend() as backend:
+        return name, run_hook(app.home, app.config, app.now, scope, name, payload, backend)
 
 
 def _payload(max_bytes: int) -> bytes:

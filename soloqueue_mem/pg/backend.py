@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import psycopg
 
     from soloqueue_mem.config import Config
+    from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
     from soloqueue_mem.lifecycle.gc import GcOptions
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
+    from soloqueue_mem.pg.token_cache import PostgresTokenCache
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
     from soloqueue_mem.semantic.model import Embedder
@@ -375,3 +377,21 @@ class PostgresBackend:
         from soloqueue_mem.pg.state import set_variable
 
         return set_variable(self.conn, key, name, value, now)
+
+    def token_cache(self) -> PostgresTokenCache:
+        from soloqueue_mem.pg.token_cache import PostgresTokenCache
+
+        return PostgresTokenCache(self.conn)
+
+    def compress(
+        self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None
+    ) -> Compressed:
+        """``context compress`` of the session in the database."""
+        from soloqueue_mem.context.compress import compressed
+        from soloqueue_mem.pg.compress import PostgresCompress
+
+        def records() -> list[dict[str, Any]]:
+            return sessions.read(self.conn, self.home, key).records
+
+        target = PostgresCompress(self.conn)
+        return compressed(self.home, target, records, key, keep, now, words)

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     import sqlite3
 
     from soloqueue_mem.config import Config
+    from soloqueue_mem.context.cache import TokenCache
+    from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
@@ -74,6 +76,15 @@ POSTGRES_COMMANDS = frozenset(
         "session set",
         "session get",
         "session unset",
+        "artifact save",
+        "artifact read",
+        "artifact show",
+        "artifact list",
+        "artifact tag",
+        "artifact rm",
+        "context build",
+        "context compress",
+        "hook claude",
         "promote",
         "query",
         "migrate",
@@ -224,6 +235,12 @@ class Backend(Protocol):
     def value_remove(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry: ...
 
     def session_set(self, key: SessionKey, name: str, value: Any, now: datetime) -> ValueEntry: ...
+
+    def token_cache(self) -> TokenCache: ...
+
+    def compress(
+        self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None
+    ) -> Compressed: ...
 
     def close(self) -> None: ...
 

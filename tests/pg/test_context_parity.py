@@ -42,7 +42,37 @@ SCRIPT: list[tuple[list[str], str | None]] = [
     (["session", "unset", "s1", "budget"], None),
     (["session", "unset", "s1", "budget"], None),
     (["session", "get", "s1"], None),
+    (["log", "--batch", "-s", "s2"], "{conversation}"),
+    (["context", "build", "-s", "s2", "--max-context", "8000", "--manifest"], None),
+    (["context", "build", "-s", "s2", "--max-context", "60"], None),
+    (
+        ["context", "build", "-s", "s1", "--max-context", "8000", "--with-memory"]
+        + ["--query", "editor", "--manifest"],
+        None,
+    ),
+    (["context", "build", "-s", "nope", "--max-context", "8000"], None),
+    (["context", "compress", "-s", "s2", "--keep", "2", "--manifest"], None),
+    (["context", "compress", "-s", "s2", "--keep", "1", "--manifest"], None),
+    (["context", "compress", "-s", "s2", "--keep", "-1"], None),
+    (["context", "compress", "-s", "nope"], None),
+    (["episode", "list"], None),
+    (["memory", "list"], None),
+    (["artifact", "save", "-", "--title", "notes", "--tag", "a"], "some bytes"),
+    (["artifact", "list"], None),
+    (["artifact", "read", "1"], None),
+    (["artifact", "tag", "1", "b"], None),
+    (["artifact", "rm", "1"], None),
+    (["artifact", "show", "1"], None),
 ]
+CONVERSATION = [
+    {"role": "user", "content": "What is the timeout in config.toml?"},
+    {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function",
+        "function": {"name": "read", "arguments": "{\"path\": \"config.toml\"}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "timeout = 5"},
+    {"role": "assistant", "content": "The timeout is 5 seconds."},
+    {"role": "user", "content": "My editor is helix. Raise it to 30."},
+    {"role": "assistant", "content": "Done."},
+]  # fmt: skip
 _ID = re.compile(r"\b[0-9a-f]{32}\b")
 
 
@@ -51,10 +81,12 @@ def _run(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     ids: list[str] = []
     for step, (args, stdin) in enumerate(SCRIPT):
         monkeypatch.setenv("SOLOQUEUE_NOW", f"2026-11-26T08:{step:02d}:00Z")
+        if stdin == "{conversation}":
+            stdin = "\n".join(json.dumps(m) for m in CONVERSATION) + "\n"
         result = cli("--format", "json", *args, input=stdin)
         out = result.stdout
         ids += [i for i in _ID.findall(out) if i not in ids]
-        value = json.loads(out) if out.strip() else None
+        value = json.loads(out) if out.strip().startswith(("[", "{")) else out
         error = json.loads(result.stderr) if result.exit_code else None
         printed.append({"exit": result.exit_code, "out": value, "error": error})
     return _normalised(printed, ids)

@@ -517,7 +517,8 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             layers = default_layers(self.home, pad, recaller, state, identity)
         if postgres is not None:
             return build_context(postgres.token_cache(), history, options, layers)
-        return build_context(conn and SqliteTokenCache(conn), history, options, layers)
+        cache = SqliteTokenCache(conn) if conn is not None else None
+        return build_context(cache, history, options, layers)
 
     def _history(
         self,

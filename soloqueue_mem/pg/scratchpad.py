@@ -11,9 +11,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
-from soloqueue_mem.memory.scratchpad import TEMPLATE, Scratchpad, check, from_content
+from soloqueue_mem.memory.scratchpad import (
+    TEMPLATE,
+    Scratchpad,
+    check,
+    from_content,
+    row_values,
+)
 
 if TYPE_CHECKING:
     import psycopg
@@ -55,16 +60,7 @@ def _write(conn: psycopg.Connection, pad: Scratchpad, replace: bool) -> int:
         "INSERT INTO scratchpad (group_id, agent_id, content, active_projects, current_focus,"
         " open_questions, next_steps, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
         f" ON CONFLICT (group_id, agent_id) {on_conflict}",
-        (
-            pad.group,
-            pad.agent,
-            pad.content,
-            jsonio.dumps_compact(pad.active_projects),
-            pad.current_focus,
-            jsonio.dumps_compact(pad.open_questions),
-            jsonio.dumps_compact(pad.next_steps),
-            pad.updated_at,
-        ),
+        row_values(pad),
     ).rowcount
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cli
+from tests.pg.test_parity import _normalised
 
 PAD = "## 当前项目\n- 编译器\n\n## 下一步\n- 写测试\n"
 SCRIPT: list[tuple[list[str], str | None]] = [
@@ -90,16 +91,6 @@ def _run(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         error = json.loads(result.stderr) if result.exit_code else None
         printed.append({"exit": result.exit_code, "out": value, "error": error})
     return _normalised(printed, ids)
-
-
-def _normalised(value: Any, ids: list[str]) -> Any:
-    if isinstance(value, dict):
-        return {k: _normalised(v, ids) for k, v in value.items() if k not in ("score", "tokens")}
-    if isinstance(value, list):
-        return [_normalised(v, ids) for v in value]
-    if isinstance(value, str) and value in ids:
-        return f"id{ids.index(value)}"
-    return value
 
 
 def test_the_same_script_prints_the_same_json_on_both_back_ends(

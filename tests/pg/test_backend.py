@@ -85,8 +85,10 @@ def test_the_library_store_runs_on_postgres(home: Path, on_postgres: str) -> Non
             store.memory(later.memory.id)
         assert [s.session for s in store.sessions()] == ["s1"]
         assert store.session_export("s1").count("\n") == 1
+        with pytest.raises(NotFound):
+            store.kv_get("k")  # kv runs on PostgreSQL (tests/pg/test_context_hosts.py)
         with pytest.raises(Unsupported):
-            store.kv_get("k")
+            store.stats()
     assert not (home / "memory.db").exists()
 
 

@@ -16,7 +16,6 @@ from soloqueue_mem.cli.boundary import report
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, SoloqueueError, UsageError
 from soloqueue_mem.home import validate_id
-from soloqueue_mem.storage.base import database_url
 
 HOOK = "claude"
 
@@ -41,8 +40,7 @@ def run_claude_hook(
         return 0
     if outcome.output is not None:
         sys.stdout.write(outcome.output + "\n")
-    # extract_on_log's worker reads memory.db: SQLite only for now
-    if outcome.logged and app.config.extract_on_log and database_url(app.config) is None:
+    if outcome.logged and app.config.extract_on_log:
         from soloqueue_mem.cli.log_run import extract_in_background
 
         _guarded(app, name, extract_in_background, app, outcome.logged)

@@ -88,7 +88,7 @@ def test_the_library_store_runs_on_postgres(home: Path, on_postgres: str) -> Non
         with pytest.raises(NotFound):
             store.kv_get("k")  # kv runs on PostgreSQL (tests/pg/test_context_hosts.py)
         with pytest.raises(Unsupported):
-            store.stats()
+            store.graph_recall("staging")
     assert not (home / "memory.db").exists()
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from soloqueue_mem import Store
-from soloqueue_mem.errors import NotFound, Unsupported
+from soloqueue_mem.errors import NotFound
 from tests.conftest import Cli, run_process, tree_snapshot
 
 
@@ -87,8 +87,6 @@ def test_the_library_store_runs_on_postgres(home: Path, on_postgres: str) -> Non
         assert store.session_export("s1").count("\n") == 1
         with pytest.raises(NotFound):
             store.kv_get("k")  # kv runs on PostgreSQL (tests/pg/test_context_hosts.py)
-        with pytest.raises(Unsupported):
-            store.graph_recall("staging")
     assert not (home / "memory.db").exists()
 
 

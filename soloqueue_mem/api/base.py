@@ -52,6 +52,14 @@ POSTGRES_METHODS = frozenset(
         "graph_work",
         "graph_recall",
         "graph_focus",
+        "kv_set",
+        "kv_get",
+        "artifact_save",
+        "artifact",
+        "artifact_read",
+        "artifacts",
+        "context_build",
+        "context_compress",
     }
 )
 _UNOPENED: Any = object()

@@ -25,6 +25,9 @@ from soloqueue_mem.api.transfer import TransferMethods
 from soloqueue_mem.errors import NotFound, UsageError
 
 if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Callable
+
     from soloqueue_mem.artifacts.catalog import Artifact
     from soloqueue_mem.artifacts.store import Saved
     from soloqueue_mem.context.assemble import Result as BuildResult
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.recall import Result as RecallResult
+    from soloqueue_mem.memory.scratchpad import Scratchpad
     from soloqueue_mem.memory.store import Remembered
     from soloqueue_mem.memory.working import Added as WorkingAdded
     from soloqueue_mem.sessions.events import Event
@@ -40,6 +44,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.turns import SessionRow
     from soloqueue_mem.sessions.writer import LoggedTurn
     from soloqueue_mem.state.values import Entry
+    from soloqueue_mem.storage.base import Backend
 
 EXPORT_FORMATS = ("jsonl", "md", "openai")
 
@@ -467,6 +472,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         """The messages to send (``context build``), from a logged ``session`` or the
         given OpenAI ``messages`` (or parsed events); ``.built.messages`` is the array."""
         from soloqueue_mem.context.assemble import Options, build_context, default_layers
+        from soloqueue_mem.context.cache import SqliteTokenCache
         from soloqueue_mem.context.identity import compiled as compiled_identity
         from soloqueue_mem.context.inputs import memory_recaller, stored_state
         from soloqueue_mem.context.models import counting, model_info
@@ -496,16 +502,23 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             proxy_margin=0.0 if encoding else proxy_margin,
         )
         history = self._history(session, messages, group, agent)
-        conn = self._db("memory", create=False)
+        postgres = self._postgres()
+        conn = self._db("memory", create=False) if postgres is None else None
         layers = None
         if with_memory:
             now = self.now()
             loader = self._lexicon_loader
-            recaller = memory_recaller(self.home, self.config, conn, now, query, group, loader)
-            state = stored_state(self.home, self.config, group, agent, session)
+            recaller = memory_recaller(
+                self.home, self.config, conn, now, query, group, loader, postgres
+            )
+            state = stored_state(self.home, self.config, group, agent, session, postgres)
             identity = compiled_identity(self.home.root, now)
-            layers = default_layers(self.home, conn, recaller, (group, agent), state, identity)
-        return build_context(conn, history, options, layers)
+            pad = _pad_reader(conn, postgres, group, agent)
+            layers = default_layers(self.home, pad, recaller, state, identity)
+        if postgres is not None:
+            return build_context(postgres.token_cache(), history, options, layers)
+        cache = SqliteTokenCache(conn) if conn is not None else None
+        return build_context(cache, history, options, layers)
 
     def _history(
         self,
@@ -519,7 +532,10 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         from soloqueue_mem.sessions.offload import Offloader
 
         if session is not None:
-            return session_history(self.home, self._key(group, agent, session))
+            key = self._key(group, agent, session)
+            postgres = self._postgres()
+            records = None if postgres is None else postgres.session(key).records
+            return session_history(self.home, key, records)
         events = [m if isinstance(m, Event) else parse_event(m) for m in messages or ()]
         offloader = Offloader(self.home, self.config, self.now(), self._artifacts_for_offload)
         try:
@@ -542,9 +558,11 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         from soloqueue_mem.storage.graph import open_graph_db
 
         key = self._key(group, agent, session)
+        words = vocabulary(self.config.predicates)
+        if (postgres := self._postgres()) is not None:  # the graph memory is not there yet
+            return postgres.compress(key, keep, self.now(), words)
         conn = self._db("memory", create=True)
         assert conn is not None
-        words = vocabulary(self.config.predicates)
         result = compress(self.home, conn, key, keep, self.now(), words)
         graph = partial(open_graph_db, self.home, self.config)
         feed_compressed(graph, self.config, key, result.fresh_records, iso(self.now()))
@@ -564,6 +582,8 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         if redact is not None:
             value = redact.value(value)
         encode(value)  # too big or not JSON: refused before the store is created
+        if (postgres := self._postgres()) is not None:
+            return postgres.value_put("kv_store", (group, agent), key, value, self.now())
         conn = self._db("state", create=True)
         assert conn is not None
         return put(conn, "kv_store", (group, agent), key, value, self.now())
@@ -574,5 +594,18 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         from soloqueue_mem.state.values import get
 
         check_ids(group=group, agent=agent, key=key)
+        if (postgres := self._postgres()) is not None:
+            return postgres.value("kv_store", (group, agent), key)
         conn = self._existing("state", f"no key {key!r} in {group}/{agent}")
         return get(conn, "kv_store", (group, agent), key)
+
+
+def _pad_reader(
+    conn: sqlite3.Connection | None, postgres: Backend | None, group: str, agent: str
+) -> Callable[[], Scratchpad | None]:
+    """What reads the scratchpad of (group, agent) for context build's layer."""
+    from soloqueue_mem.memory import scratchpad
+
+    if postgres is not None:
+        return lambda: postgres.scratchpad(group, agent, scratchpad.TEMPLATE)
+    return lambda: scratchpad.get(conn, group, agent) if conn is not None else None

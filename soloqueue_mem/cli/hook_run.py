@@ -51,10 +51,11 @@ def _handle(app: AppContext, event: str | None, group: str, agent: str) -> tuple
     from soloqueue_mem.cli.state import check_command
     from soloqueue_mem.integrations.claude_hooks import parse_payload, run_hook
 
-    check_command(app, "hook claude")  # not on PostgreSQL yet: logged, fail-open
+    check_command(app, "hook claude")
     scope = (validate_id("group", group), validate_id("agent", agent))
     name, payload = parse_payload(_payload(app.config.max_input_bytes), event)
-    return name, run_hook(app.home, app.config, app.now, scope, name, payload)
+    with app.backend() as backend:
+        return name, run_hook(app.home, app.config, app.now, scope, name, payload, backend)
 
 
 def _payload(max_bytes: int) -> bytes:

@@ -74,6 +74,62 @@ def state_db(app_ctx: AppContext, create: bool) -> Iterator[sqlite3.Connection]:
         yield conn
 
 
+def put_value(
+    app_ctx: AppContext, table: str, scope: tuple[str, ...], key: str, value: Any
+) -> Entry:
+    """Set ``key`` in ``table`` on the configured back end (state.db or PostgreSQL)."""
+    from soloqueue_mem.state.values import put
+
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            return backend.value_put(table, scope, key, value, app_ctx.now)
+    with state_db(app_ctx, create=True) as conn:
+        return put(conn, table, scope, key, value, app_ctx.now)
+
+
+def get_value(
+    app_ctx: AppContext, table: str, scope: tuple[str, ...], key: str, missing: str | None = None
+) -> Entry:
+    """The entry under ``key`` (NotFound when unset; ``missing`` its message when there
+    is no state.db)."""
+    from soloqueue_mem.state.values import get
+
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            return backend.value(table, scope, key)
+    from soloqueue_mem.db.stores import open_state
+
+    conn = open_state(app_ctx.home, app_ctx.config, create=False)
+    with opened(conn, missing or f"no key {key!r} in {'/'.join(scope)}") as conn:
+        return get(conn, table, scope, key)
+
+
+def list_values(app_ctx: AppContext, table: str, scope: tuple[str, ...]) -> list[Entry]:
+    """Every key of ``scope``, in key order (none when nothing is stored)."""
+    from soloqueue_mem.db.stores import open_state
+    from soloqueue_mem.state.values import entries
+
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            return backend.values(table, scope)
+    conn = open_state(app_ctx.home, app_ctx.config, create=False)
+    if conn is None:
+        return []
+    with opened(conn, "") as conn:
+        return entries(conn, table, scope)
+
+
+def remove_value(app_ctx: AppContext, table: str, scope: tuple[str, ...], key: str) -> Entry:
+    """Delete ``key`` (NotFound when unset); what it held."""
+    from soloqueue_mem.state.values import remove
+
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            return backend.value_remove(table, scope, key)
+    with state_db(app_ctx, create=False) as conn:
+        return remove(conn, table, scope, key)
+
+
 def _scope(group: str, agent: str) -> tuple[str, str]:
     return validate_id("group", group), validate_id("agent", agent)
 
@@ -93,7 +149,7 @@ def set_command(
     root: RootOpt = None,
 ) -> None:
     """Set KEY to a JSON value for this group/agent (replacing what it held)."""
-    from soloqueue_mem.state.values import encode, put
+    from soloqueue_mem.state.values import encode
 
     app_ctx = app_context(ctx, fmt, root)
     scope = _scope(group, agent)
@@ -102,9 +158,7 @@ def set_command(
     if app_ctx.redactor is not None:
         parsed = app_ctx.redactor.value(parsed)
     encode(parsed)  # too big: refused before the store is created
-    with state_db(app_ctx, create=True) as conn:
-        entry = put(conn, TABLE, scope, key, parsed, app_ctx.now)
-    emit_entry(app_ctx, entry)
+    emit_entry(app_ctx, put_value(app_ctx, TABLE, scope, key, parsed))
 
 
 @app.command("get")
@@ -118,13 +172,9 @@ def get(
     root: RootOpt = None,
 ) -> None:
     """One key's value (--format text: the JSON value alone). Exit 3 when unset."""
-    from soloqueue_mem.state.values import get as get_entry
-
     app_ctx = app_context(ctx, fmt, root)
     scope = _scope(group, agent)
-    with state_db(app_ctx, create=False) as conn:
-        entry = get_entry(conn, TABLE, scope, validate_id("key", key))
-    emit_entry(app_ctx, entry)
+    emit_entry(app_ctx, get_value(app_ctx, TABLE, scope, validate_id("key", key)))
 
 
 @app.command("list")
@@ -137,17 +187,8 @@ def list_command(
     root: RootOpt = None,
 ) -> None:
     """Every key of this group/agent, in key order."""
-    from soloqueue_mem.db.stores import open_state
-    from soloqueue_mem.state.values import entries
-
     app_ctx = app_context(ctx, fmt, root)
-    scope = _scope(group, agent)
-    conn = open_state(app_ctx.home, app_ctx.config, create=False)
-    rows = []
-    if conn is not None:
-        with opened(conn, "") as conn:
-            rows = entries(conn, TABLE, scope)
-    emit_entries(app_ctx, rows)
+    emit_entries(app_ctx, list_values(app_ctx, TABLE, _scope(group, agent)))
 
 
 @app.command("rm")
@@ -161,10 +202,7 @@ def rm(
     root: RootOpt = None,
 ) -> None:
     """Remove a key (prints what it held). Exit 3 when unset."""
-    from soloqueue_mem.state.values import remove
-
     app_ctx = app_context(ctx, fmt, root)
     scope = _scope(group, agent)
-    with state_db(app_ctx, create=False) as conn:
-        entry = remove(conn, TABLE, scope, validate_id("key", key))
+    entry = remove_value(app_ctx, TABLE, scope, validate_id("key", key))
     emit_entry(app_ctx, entry, removed=True)

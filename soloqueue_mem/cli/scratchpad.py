@@ -60,6 +60,9 @@ def _current(app_ctx: AppContext, scope: tuple[str, str]) -> Any:
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.memory.scratchpad import TEMPLATES, from_content, get
 
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            return backend.scratchpad(*scope, TEMPLATES[app_ctx.config.language])
     conn = open_memory(app_ctx.home, app_ctx.config, create=False)
     if conn is None:
         return from_content(*scope, TEMPLATES[app_ctx.config.language], None)
@@ -71,14 +74,19 @@ def _current(app_ctx: AppContext, scope: tuple[str, str]) -> Any:
 
 def _save(app_ctx: AppContext, scope: tuple[str, str], content: str) -> None:
     from soloqueue_mem.db.stores import open_memory
-    from soloqueue_mem.memory.scratchpad import put
+    from soloqueue_mem.memory.scratchpad import check, put
 
-    conn = open_memory(app_ctx.home, app_ctx.config)
-    assert conn is not None
-    try:
-        pad = put(conn, *scope, app_ctx.redacted(content), app_ctx.now)
-    finally:
-        conn.close()
+    content = check(app_ctx.redacted(content))  # refused before the store is created
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            pad = backend.scratchpad_put(*scope, content, app_ctx.now)
+    if backend is None:
+        conn = open_memory(app_ctx.home, app_ctx.config)
+        assert conn is not None
+        try:
+            pad = put(conn, *scope, content, app_ctx.now)
+        finally:
+            conn.close()
     _emit(app_ctx, pad)
 
 

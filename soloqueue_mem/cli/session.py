@@ -304,6 +304,12 @@ def set_variable(
     if app_ctx.redactor is not None:
         parsed = app_ctx.redactor.value(parsed)
     encode(parsed)  # too big: refused before the store is created
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            entry = backend.session_set(key, name, parsed, app_ctx.now)
+    if backend is not None:
+        emit_entry(app_ctx, entry)
+        return
     memory = open_memory(app_ctx.home, app_ctx.config)
     assert memory is not None
     try:
@@ -326,30 +332,16 @@ def get_variables(
     root: RootOpt = None,
 ) -> None:
     """A session variable (exit 3 when unset), or all of them."""
-    from soloqueue_mem.cli.kv import emit_entries, emit_entry
-    from soloqueue_mem.db.stores import open_state
-    from soloqueue_mem.state import values
+    from soloqueue_mem.cli.kv import emit_entries, emit_entry, get_value, list_values
     from soloqueue_mem.state.session import TABLE
 
     app_ctx = app_context(ctx, fmt, root)
     key = _key(group, agent, session)
-    conn = open_state(app_ctx.home, app_ctx.config, create=False)
-    if name is not None:
-        if conn is None:
-            raise NotFound(f"no variable {name!r} in {'/'.join(key)}")
-        try:
-            entry = values.get(conn, TABLE, key, validate_id("variable", name))
-        finally:
-            conn.close()
-        emit_entry(app_ctx, entry)
+    if name is None:
+        emit_entries(app_ctx, list_values(app_ctx, TABLE, key))
         return
-    rows = []
-    if conn is not None:
-        try:
-            rows = values.entries(conn, TABLE, key)
-        finally:
-            conn.close()
-    emit_entries(app_ctx, rows)
+    missing = f"no variable {name!r} in {'/'.join(key)}"
+    emit_entry(app_ctx, get_value(app_ctx, TABLE, key, validate_id("variable", name), missing))
 
 
 @app.command("unset")
@@ -364,12 +356,10 @@ def unset_variable(
     root: RootOpt = None,
 ) -> None:
     """Remove a session variable (prints what it held). Exit 3 when unset."""
-    from soloqueue_mem.cli.kv import emit_entry, state_db
-    from soloqueue_mem.state import values
+    from soloqueue_mem.cli.kv import emit_entry, remove_value
     from soloqueue_mem.state.session import TABLE
 
     app_ctx = app_context(ctx, fmt, root)
     key = _key(group, agent, session)
-    with state_db(app_ctx, create=False) as conn:
-        entry = values.remove(conn, TABLE, key, validate_id("variable", name))
+    entry = remove_value(app_ctx, TABLE, key, validate_id("variable", name))
     emit_entry(app_ctx, entry, removed=True)

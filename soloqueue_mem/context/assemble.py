@@ -10,10 +10,9 @@ when something has not been counted before.
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem.context import cache as token_cache
 from soloqueue_mem.context.build import Built, build
@@ -30,6 +29,10 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.sessions.events import Event, SessionKey, from_record, to_openai
 from soloqueue_mem.sessions.offload import Offloader, l1_record
 from soloqueue_mem.sessions.reader import read_session
+
+if TYPE_CHECKING:
+    from soloqueue_mem.context.cache import TokenCache
+    from soloqueue_mem.memory.scratchpad import Scratchpad
 
 Message = dict[str, Any]
 
@@ -59,11 +62,14 @@ class Result(NamedTuple):
     offloaded: list[str]
 
 
-def session_history(home: Home, key: SessionKey) -> History:
-    """The session's chat messages as an agent would send them (L1 view)."""
+def session_history(
+    home: Home, key: SessionKey, records: list[dict[str, Any]] | None = None
+) -> History:
+    """The session's chat messages as an agent would send them (L1 view); ``records``:
+    the session's records when a storage back end read them (default: its JSONL)."""
     messages: list[Message] = []
     keys: list[str | None] = []
-    for record in read_session(home, key).records:
+    for record in read_session(home, key).records if records is None else records:
         for number, message in enumerate(to_openai(from_record(l1_record(record)))):
             messages.append(message)
             keys.append(f"{token_cache.turn_key(key, record['turn_index'])}.{number}")
@@ -103,7 +109,7 @@ def own_system(history: History) -> tuple[str, History]:
 
 
 def build_context(
-    conn: sqlite3.Connection | None,
+    tokens_cache: TokenCache | None,
     history: History,
     options: Options,
     layers_for: Callable[[Callable[[str], int]], list[Layer]] | None = None,
@@ -121,7 +127,7 @@ def build_context(
     prompt = options.system if options.system.strip() else own
     system = {"role": "system", "content": system_content(prompt, layers)}
     keys = [*history.cache_keys, token_cache.text_key(system["content"])]
-    known = token_cache.cached(conn, [k for k in keys if k], encoding) if conn else {}
+    known = tokens_cache.cached([k for k in keys if k], encoding) if tokens_cache else {}
     fresh: dict[str, int] = {}
 
     def tokens(position: int, message: Message) -> int:
@@ -143,8 +149,8 @@ def build_context(
         count_dropped=options.manifest,
     )
     used: Counter | None = counter() if counter.cache_info().currsize else None
-    if conn is not None and (used is None or used.name == encoding):
-        token_cache.store(conn, fresh, encoding)
+    if tokens_cache is not None and (used is None or used.name == encoding):
+        tokens_cache.store(fresh, encoding)
     exact = (used.exact if used else encoding != "estimate") and not options.proxy_margin
     notes = [used.note] if used and used.note else []
     if options.proxy_margin:
@@ -153,29 +159,28 @@ def build_context(
             f"by {1 + options.proxy_margin:g} for the measured error (the [tokenizers] "
             "extra counts Qwen and Llama models exactly)"
         )
-    if conn is not None:
-        notes = token_cache.unseen(conn, notes)  # each said once per store
+    if tokens_cache is not None:
+        notes = tokens_cache.unseen(notes)  # each said once per store
     name = used.name if used else encoding  # "estimate" when even cl100k did not load
     return Result(built, layers, name, exact, notes, history.offloaded)
 
 
 def default_layers(
     home: Home,
-    conn: sqlite3.Connection | None,
+    pad: Callable[[], Scratchpad | None],
     recalled: Callable[..., tuple[str, set[str]]] | None,
-    scope: tuple[str, str],
     state: State = NO_STATE,
     identity: Mapping[str, str] | None = None,
 ) -> Callable[[Callable[[str], int]], list[Layer]]:
     """The memory layers of ``--with-memory`` for :func:`build_context`;
     ``recalled(budget, count, seen)`` is :data:`~soloqueue_mem.context.layers.Recalled`
-    with the token counter; ``scope`` is the (group, agent) whose scratchpad and
-    preferences are shown; ``identity`` the compiled identity files by source name."""
+    with the token counter; ``pad`` reads the scratchpad shown (None: there is no
+    store); ``identity`` the compiled identity files by source name."""
 
     def layers(count: Callable[[str], int]) -> list[Layer]:
         recall_text: Recalled | None = (
             (lambda budget, seen: recalled(budget, count, seen)) if recalled else None
         )
-        return memory_layers(home.root, conn, recall_text, count, scope, state, identity)
+        return memory_layers(home.root, pad, recall_text, count, state, identity)
 
     return layers

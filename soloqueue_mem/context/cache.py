@@ -1,10 +1,15 @@
 """All SQL for ``token_cache``: cached token counts by key and encoding, and the
-warnings a store has shown (key ``notice:<text>``, encoding ``notice``)."""
+warnings a store has shown (key ``notice:<text>``, encoding ``notice``).
+
+:class:`TokenCache` is what ``context build`` uses: :class:`SqliteTokenCache` here,
+on memory.db, or the PostgreSQL back end's (:mod:`soloqueue_mem.pg.token_cache`).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
+from typing import Protocol
 
 from soloqueue_mem.db.connect import is_read_only, write_tx
 from soloqueue_mem.sessions.events import SessionKey
@@ -57,3 +62,27 @@ def unseen(conn: sqlite3.Connection, notes: list[str]) -> list[str]:
                 ("notice:" + note,),
             ).rowcount
         ]
+
+
+class TokenCache(Protocol):
+    def cached(self, keys: list[str], encoding: str) -> dict[str, int]: ...
+
+    def store(self, counts: dict[str, int], encoding: str) -> None: ...
+
+    def unseen(self, notes: list[str]) -> list[str]: ...
+
+
+class SqliteTokenCache:
+    """:class:`TokenCache` on memory.db."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def cached(self, keys: list[str], encoding: str) -> dict[str, int]:
+        return cached(self.conn, keys, encoding)
+
+    def store(self, counts: dict[str, int], encoding: str) -> None:
+        store(self.conn, counts, encoding)
+
+    def unseen(self, notes: list[str]) -> list[str]:
+        return unseen(self.conn, notes)

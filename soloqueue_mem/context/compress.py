@@ -12,8 +12,10 @@ same turns extracts nothing twice and reuses the episode.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput
@@ -24,7 +26,7 @@ from soloqueue_mem.lifecycle.episode_builder import build_episode
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import episodes
 from soloqueue_mem.memory.episodes import Episode
-from soloqueue_mem.memory.store import Remembered, remember
+from soloqueue_mem.memory.store import Draft, Remembered, remember
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey, from_record, to_openai
 from soloqueue_mem.sessions.offload import l1_record
@@ -42,6 +44,54 @@ class Compressed(NamedTuple):
     fresh_records: tuple[dict[str, Any], ...] = ()  # compressed here for the first time
 
 
+class Target(Protocol):
+    """Where a session's compressed turns are recorded: memory.db (:class:`Sqlite`) or
+    a storage back end's database (:mod:`soloqueue_mem.pg.compress`). Every method
+    but :meth:`transaction` runs inside the block it opens."""
+
+    def transaction(self, key: SessionKey) -> AbstractContextManager[object]: ...
+
+    def covering(self, key: SessionKey, last: int) -> Episode | None: ...
+
+    def unextracted(self, key: SessionKey, last: int) -> set[int]: ...
+
+    def insert(self, episode: Episode) -> None: ...
+
+    def remember(self, draft: Draft, key: SessionKey, now: datetime) -> Remembered: ...
+
+    def link(self, episode_id: str, memory_ids: list[str]) -> None: ...
+
+    def mark_extracted(self, key: SessionKey, last: int, episode_id: str) -> None: ...
+
+
+class Sqlite:
+    """:class:`Target` on memory.db."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def transaction(self, key: SessionKey) -> AbstractContextManager[object]:
+        return write_tx(self.conn)
+
+    def covering(self, key: SessionKey, last: int) -> Episode | None:
+        return episodes.covering(self.conn, key, SOURCE, last)
+
+    def unextracted(self, key: SessionKey, last: int) -> set[int]:
+        return turns.unextracted_indexes(self.conn, key, last)
+
+    def insert(self, episode: Episode) -> None:
+        episodes.insert(self.conn, episode)
+
+    def remember(self, draft: Draft, key: SessionKey, now: datetime) -> Remembered:
+        return remember(self.conn, draft, key.group, key.agent, now)
+
+    def link(self, episode_id: str, memory_ids: list[str]) -> None:
+        episodes.link_memories(self.conn, episode_id, memory_ids)
+
+    def mark_extracted(self, key: SessionKey, last: int, episode_id: str) -> None:
+        turns.mark_extracted(self.conn, key, last, episode_id)
+
+
 def compress(
     home: Home,
     conn: sqlite3.Connection,
@@ -50,34 +100,49 @@ def compress(
     now: datetime,
     words: Vocabulary | None = None,
 ) -> Compressed:
+    """Compress the session of memory.db and this host's JSONL log."""
+    records = lambda: read_session(home, key).records  # noqa: E731
+    return compressed(home, Sqlite(conn), records, key, keep, now, words)
+
+
+def compressed(
+    home: Home,
+    target: Target,
+    read: Callable[[], list[dict[str, Any]]],
+    key: SessionKey,
+    keep: int,
+    now: datetime,
+    words: Vocabulary | None = None,
+) -> Compressed:
+    """Compress the session whose records ``read`` gives, recording it in ``target``."""
     if keep < 0:
         raise BadInput("--keep must not be negative")
-    records = read_session(home, key).records
+    records = read()
     cut = _cut(records, keep)
     older, kept = records[:cut], records[cut:]
     kept_messages = [m for r in kept for m in to_openai(from_record(l1_record(r)))]
     if not older:
         return Compressed(kept_messages, None, [], 0, len(kept))
     last = older[-1]["turn_index"]
-    with write_tx(conn):
-        episode = episodes.covering(conn, key, SOURCE, last)
-        fresh_indexes = turns.unextracted_indexes(conn, key, last)
+    with target.transaction(key):
+        episode = target.covering(key, last)
+        fresh_indexes = target.unextracted(key, last)
         fresh = tuple(r for r in older if r["turn_index"] in fresh_indexes)
         if episode is None:
             episode = build_episode(key, older, SOURCE, now, ongoing=True)
             episode = episode._replace(tags=episode_tags(home, older))
-            episodes.insert(conn, episode)
+            target.insert(episode)
         remembered = [
-            remember(conn, draft._replace(source_episode_id=episode.id), key.group, key.agent, now)
+            target.remember(draft._replace(source_episode_id=episode.id), key, now)
             for draft in extract.from_records(list(fresh), words)
         ]
         if remembered:
             linked = list(
                 dict.fromkeys([*episode.linked_memory_ids, *(r.memory.id for r in remembered)])
             )
-            episodes.link_memories(conn, episode.id, linked)
+            target.link(episode.id, linked)
             episode = episode._replace(linked_memory_ids=linked)
-        turns.mark_extracted(conn, key, last, episode.id)
+        target.mark_extracted(key, last, episode.id)
     summary = {
         "role": "system",
         "content": f"[Summary of turns {episode.first_turn}-{last}] {episode.summary}",

@@ -9,34 +9,56 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
 
 if TYPE_CHECKING:
     from soloqueue_mem.context.layers import State
+    from soloqueue_mem.memory.recall import Source
+    from soloqueue_mem.state.values import Entry
     from soloqueue_mem.text.lexicon import Lexicon
+
+
+class Values(Protocol):
+    """Where the kv preferences and session variables are, besides state.db (a storage
+    back end)."""
+
+    def values(self, table: str, scope: tuple[str, ...]) -> list[Entry]: ...
+
 
 # recall's largest budget: the recall layer fits its hits itself, after leaving out
 # what an earlier layer shows (recall then counts all of its hits as accessed)
 UNBOUNDED = 1_000_000
 
 
-def stored_state(home: Home, config: Config, group: str, agent: str, session: str | None) -> State:
-    """The kv_store preferences of (group, agent) and the variables of ``session``."""
+def stored_state(
+    home: Home,
+    config: Config,
+    group: str,
+    agent: str,
+    session: str | None,
+    backend: Values | None = None,
+) -> State:
+    """The kv_store preferences of (group, agent) and the variables of ``session``, from
+    state.db or the storage ``backend``."""
     from soloqueue_mem.context.layers import State
     from soloqueue_mem.db.stores import open_state
     from soloqueue_mem.state.values import as_list, entries
 
-    conn = open_state(home, config, create=False)
-    if conn is None:
-        return State()
-    try:
-        preferences = entries(conn, "kv_store", (group, agent))
-        variables = entries(conn, "session_state", (group, agent, session)) if session else []
-    finally:
-        conn.close()
+    if backend is not None:
+        preferences = backend.values("kv_store", (group, agent))
+        variables = backend.values("session_state", (group, agent, session)) if session else []
+    else:
+        conn = open_state(home, config, create=False)
+        if conn is None:
+            return State()
+        try:
+            preferences = entries(conn, "kv_store", (group, agent))
+            variables = entries(conn, "session_state", (group, agent, session)) if session else []
+        finally:
+            conn.close()
     return State(as_list(preferences), as_list(variables, first="current_task"), session or "")
 
 
@@ -48,11 +70,13 @@ def memory_recaller(
     query: str | None,
     group: str,
     lexicon: Callable[[], Lexicon],
+    backend: Source | None = None,
 ) -> Any:
-    """The memory layer's recall for ``query`` (None: no query, no recall layer)."""
+    """The memory layer's recall for ``query`` (None: no query, no recall layer), from
+    memory.db or the storage ``backend``."""
     if query is None:
         return None
-    if conn is None:  # no store yet: nothing to recall (the query was given)
+    if conn is None and backend is None:  # no store yet: nothing to recall (the query was given)
         return lambda budget, count, seen: ("", set())
     from soloqueue_mem.memory.model import content_key
     from soloqueue_mem.memory.recall import Request, fit_budget, recall, render_text
@@ -61,7 +85,7 @@ def memory_recaller(
         """The best memories not already shown by an earlier layer, fitted to ``budget``
         after those are left out (so the budget goes to the others)."""
         request = Request(query, group=group, max_tokens=UNBOUNDED)
-        found = recall(home, conn, request, config, now, lexicon, count)
+        found = recall(home, conn, request, config, now, lexicon, count, source=backend)
         fresh = [h for h in found.hits if content_key(h.candidate.content) not in seen]
         hits = fit_budget(fresh, budget, count)
         return render_text(hits), {content_key(h.candidate.content) for h in hits}

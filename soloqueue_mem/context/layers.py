@@ -11,13 +11,12 @@ out what an earlier one shows (:mod:`soloqueue_mem.context.once`).
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
 from soloqueue_mem.context import once
-from soloqueue_mem.memory import scratchpad
+from soloqueue_mem.memory.scratchpad import Scratchpad
 from soloqueue_mem.text.budget import shorten
 
 SELF_DESCRIPTION = (
@@ -73,10 +72,9 @@ class Layer(NamedTuple):
 
 def memory_layers(
     root: Path,
-    conn: sqlite3.Connection | None,
+    pad: Callable[[], Scratchpad | None],
     recalled: Recalled | None,
     count: Callable[[str], int],
-    scope: tuple[str, str] = ("default", "default"),
     state: State = NO_STATE,
     identity: Mapping[str, str] | None = None,
 ) -> list[Layer]:
@@ -94,7 +92,7 @@ def memory_layers(
             _joined(identity.get("SOUL.md"), identity.get("AGENT.md")) if identity else None
         ),
         "tools": lambda: SELF_DESCRIPTION,
-        "scratchpad": lambda: _with_session(scratchpad_text(conn, scope), state),
+        "scratchpad": lambda: _with_session(scratchpad_text(pad()), state),
         "core_memory": lambda: source("MEMORY.md"),
         "user": lambda: source("USER.md"),
         "preferences": lambda: state.preferences,
@@ -141,12 +139,9 @@ def optional_text(path: Path) -> str | None:
         return None
 
 
-def scratchpad_text(conn: sqlite3.Connection | None, scope: tuple[str, str]) -> str | None:
-    """The scope's scratchpad Markdown, once one was written (set, or by consolidation)."""
-    if conn is None:
-        return None
-    pad = scratchpad.get(conn, *scope)
-    return pad.content if pad.updated_at else None
+def scratchpad_text(pad: Scratchpad | None) -> str | None:
+    """The scratchpad's Markdown, once one was written (set, or by consolidation)."""
+    return pad.content if pad is not None and pad.updated_at else None
 
 
 def _with_session(pad: str | None, state: State) -> str | None:

@@ -9,12 +9,15 @@ budget; a part with nothing in it yet is left out, and an empty store gives no b
 from __future__ import annotations
 
 import re
-import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from soloqueue_mem.context.layers import optional_text, scratchpad_text
-from soloqueue_mem.memory.episodes import EpisodeFilters, list_episodes
 from soloqueue_mem.text.budget import shorten
+
+if TYPE_CHECKING:
+    from soloqueue_mem.memory.episodes import Episode
+    from soloqueue_mem.memory.scratchpad import Scratchpad
 
 BUDGETS = {"scratchpad": 1500, "core_memory": 1500, "episode": 600}  # characters
 TITLES = {"scratchpad": "Scratchpad", "core_memory": "Core memory", "episode": "Latest episode"}
@@ -27,12 +30,13 @@ CLOSING = "</memory-brief>"
 _FENCE = re.compile(r"<(/?)(memory-brief)", re.IGNORECASE)
 
 
-def build_brief(root: Path, conn: sqlite3.Connection | None, scope: tuple[str, str]) -> str:
-    """The fenced brief for ``scope`` (group, agent); empty when there is nothing."""
+def build_brief(root: Path, pad: Scratchpad | None, episode: Episode | None) -> str:
+    """The fenced brief from the scratchpad and latest episode of a (group, agent);
+    empty when there is nothing."""
     parts = {
-        "scratchpad": scratchpad_text(conn, scope),
+        "scratchpad": scratchpad_text(pad),
         "core_memory": optional_text(root / "identity" / "MEMORY.md"),
-        "episode": _episode(conn, scope),
+        "episode": _episode(episode),
     }
     return fenced(
         {
@@ -56,13 +60,9 @@ def defused(text: str) -> str:
     return _FENCE.sub(lambda m: f"‹{m.group(1)}{m.group(2)}", text)
 
 
-def _episode(conn: sqlite3.Connection | None, scope: tuple[str, str]) -> str | None:
-    if conn is None:
+def _episode(episode: Episode | None) -> str | None:
+    if episode is None:
         return None
-    found = list_episodes(conn, EpisodeFilters(group=scope[0], agent=scope[1]), 1)
-    if not found:
-        return None
-    episode = found[0]
     lines = [f"{episode.ended_at} · session {episode.session} · {episode.outcome}"]
     if episode.goal:
         lines.append(f"Goal: {episode.goal}")

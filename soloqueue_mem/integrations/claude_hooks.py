@@ -18,16 +18,19 @@ from contextlib import contextmanager
 from datetime import datetime
 from functools import cache, partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.stores import open_artifacts, open_memory
-from soloqueue_mem.errors import BadInput
+from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.home import Home, validate_id
 from soloqueue_mem.sessions.events import Event, SessionKey, parse_event
 from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import LoggedTurn, Rejected, log_events
+
+if TYPE_CHECKING:
+    from soloqueue_mem.storage.base import Backend
 
 # Turns PreCompact leaves uncompressed: none, since Claude Code's compaction replaces
 # the whole conversation with its summary.
@@ -44,6 +47,7 @@ class Hook(NamedTuple):
     now: datetime
     key: SessionKey
     payload: dict[str, Any]
+    backend: Backend | None = None  # PostgreSQL when database_url is set, else memory.db
 
 
 class Outcome(NamedTuple):
@@ -71,8 +75,10 @@ def run_hook(
     scope: tuple[str, str],
     event: str,
     payload: dict[str, Any],
+    backend: Backend | None = None,
 ) -> Outcome:
-    """Handle ``event``; an event this does not handle is ignored."""
+    """Handle ``event`` on memory.db or the storage ``backend``; an event this does not
+    handle is ignored."""
     handler = HANDLERS.get(event)
     if handler is None:
         return Outcome(None, [])
@@ -80,18 +86,32 @@ def run_hook(
     if not isinstance(session, str):
         raise BadInput("payload has no 'session_id'")
     key = SessionKey(*scope, validate_id("session", session))
-    return handler(Hook(home, config, now, key, payload))
+    return handler(Hook(home, config, now, key, payload, backend))
 
 
 def _session_start(hook: Hook) -> Outcome:
     from soloqueue_mem.integrations.brief import build_brief
+    from soloqueue_mem.memory import episodes, scratchpad
+    from soloqueue_mem.memory.episodes import EpisodeFilters
 
-    conn = open_memory(hook.home, hook.config, create=False)
-    try:
-        brief = build_brief(hook.home.root, conn, (hook.key.group, hook.key.agent))
-    finally:
-        if conn is not None:
-            conn.close()
+    group, agent = hook.key.group, hook.key.agent
+    latest = EpisodeFilters(group=group, agent=agent)
+    if hook.backend is not None:
+        pad = hook.backend.scratchpad(group, agent, scratchpad.TEMPLATE)
+        found = hook.backend.episodes(latest, 1)
+    else:
+        conn = open_memory(hook.home, hook.config, create=False)
+        if conn is None:
+            pad, found = None, []
+        else:
+            try:
+                pad, found = (
+                    scratchpad.get(conn, group, agent),
+                    episodes.list_episodes(conn, latest, 1),
+                )
+            finally:
+                conn.close()
+    brief = build_brief(hook.home.root, pad, found[0] if found else None)
     return Outcome(_context("SessionStart", brief), [])
 
 
@@ -126,10 +146,16 @@ def _pre_compact(hook: Hook) -> Outcome:
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.storage.graph import open_graph_db
 
+    words = vocabulary(hook.config.predicates)
+    if hook.backend is not None:  # the graph memory is not on PostgreSQL yet: not fed
+        try:
+            hook.backend.compress(hook.key, COMPRESS_KEEP, hook.now, words)
+        except NotFound:  # the session was never logged: nothing to compress
+            pass
+        return Outcome(None, [])
     with _logged_session(hook) as conn:
         if conn is None:
             return Outcome(None, [])
-        words = vocabulary(hook.config.predicates)
         result = compress(hook.home, conn, hook.key, COMPRESS_KEEP, hook.now, words)
     graph = partial(open_graph_db, hook.home, hook.config)
     feed_compressed(graph, hook.config, hook.key, result.fresh_records, iso(hook.now))
@@ -148,6 +174,12 @@ def _stop(hook: Hook) -> Outcome:
 def _session_end(hook: Hook) -> Outcome:
     from soloqueue_mem.lifecycle.session_end import end_and_digest
 
+    if hook.backend is not None:
+        try:
+            hook.backend.session_end(hook.key, hook.now)
+        except NotFound:  # the session was never logged: nothing to end
+            pass
+        return Outcome(None, [])
     with _logged_session(hook) as conn:
         if conn is not None:
             end_and_digest(hook.home, conn, hook.key, hook.config, hook.now)
@@ -201,20 +233,23 @@ def _log(hook: Hook, events: list[Event]) -> list[LoggedTurn]:
     """Log ``events`` in the hook's session (offloading big parts); BadInput if one is
     refused."""
     hook.home.ensure()
-    conn = open_memory(hook.home, hook.config)
-    assert conn is not None
+    conn = open_memory(hook.home, hook.config) if hook.backend is None else None
     offloader = Offloader(
         hook.home, hook.config, hook.now, lambda: open_artifacts(hook.home, hook.config)
     )
     key = hook.key
     try:
         items = [(None, event) for event in events]
-        results = list(
-            log_events(hook.home, conn, items, key, hook.config, hook.now, offload=offloader)
-        )
+        if hook.backend is not None:
+            results = list(hook.backend.log(items, key, hook.now, offloader))
+        else:
+            results = list(
+                log_events(hook.home, conn, items, key, hook.config, hook.now, offload=offloader)
+            )
     finally:
         offloader.close()
-        conn.close()
+        if conn is not None:
+            conn.close()
     refused = [r for r in results if isinstance(r, Rejected)]
     if refused:
         raise BadInput(refused[0].reason)
@@ -241,17 +276,21 @@ def _recall(hook: Hook, prompt: str) -> str:
     from soloqueue_mem.memory.recall import Request, recall, render_text
     from soloqueue_mem.text.lexicon import open_lexicon
 
-    conn = open_memory(hook.home, hook.config, create=False)
-    if conn is None:
+    conn = open_memory(hook.home, hook.config, create=False) if hook.backend is None else None
+    if conn is None and hook.backend is None:
         return ""
     request = Request(prompt, group=hook.key.group, max_tokens=RECALL_TOKENS)
     lexicon = cache(lambda: open_lexicon(hook.home.cache_dir))
     try:
-        found = recall(hook.home, conn, request, hook.config, hook.now, lexicon)
+        if hook.backend is not None:
+            found = hook.backend.recall(request, hook.now, lexicon)
+        else:
+            found = recall(hook.home, conn, request, hook.config, hook.now, lexicon)
     except BadInput:  # nothing to search for in this prompt
         return ""
     finally:
-        conn.close()
+        if conn is not None:
+            conn.close()
     text = render_text(found.hits)
     return fenced({"Relevant memories": text}) if text.strip() else ""
 

@@ -113,17 +113,21 @@ def _write(conn: sqlite3.Connection, pad: Scratchpad) -> None:
         "INSERT OR REPLACE INTO scratchpad (user_id, group_id, agent_id, content,"
         " active_projects, current_focus, open_questions, next_steps, updated_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            _key(pad.group, pad.agent),
-            pad.group,
-            pad.agent,
-            pad.content,
-            jsonio.dumps_compact(pad.active_projects),
-            pad.current_focus,
-            jsonio.dumps_compact(pad.open_questions),
-            jsonio.dumps_compact(pad.next_steps),
-            pad.updated_at,
-        ),
+        (_key(pad.group, pad.agent), *row_values(pad)),
+    )
+
+
+def row_values(pad: Scratchpad) -> tuple[str | None, ...]:
+    """The stored columns from ``group_id`` to ``updated_at``, in the table's order."""
+    return (
+        pad.group,
+        pad.agent,
+        pad.content,
+        jsonio.dumps_compact(pad.active_projects),
+        pad.current_focus,
+        jsonio.dumps_compact(pad.open_questions),
+        jsonio.dumps_compact(pad.next_steps),
+        pad.updated_at,
     )
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import base64
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -140,9 +140,10 @@ def export(
     if scope == Scope():  # the identity is the whole store's, not a group's
         for name, text in identity.authored(home.root):
             yield record("identity", {"name": name, "content": text})
-    if sources.state is not None:
+    every = _values_of(sources)
+    if every is not None:
         for kind, table in (("kv", "kv_store"), ("session_state", "session_state")):
-            for entry in values.every(sources.state, table):
+            for entry in every(table):
                 if scope.holds(entry.scope[0], entry.scope[1]):
                     names = ("group", "agent", "session")[: len(entry.scope)]
                     fields = dict(zip(names, entry.scope, strict=True))
@@ -155,6 +156,17 @@ def export(
         for row in graph_dump.every(sources.graph):
             if scope.holds(row.group, row.agent):
                 yield record(GRAPH_KINDS[type(row)], row)
+
+
+def _values_of(sources: Sources) -> Callable[[str], list[values.Entry]] | None:
+    """Every entry of a table of values: state.db's, or the database's."""
+    if sources.database is not None:
+        from soloqueue_mem.pg import values as pg_values
+
+        return lambda table: pg_values.every(sources.database, table)
+    if sources.state is not None:
+        return lambda table: values.every(sources.state, table)
+    return None
 
 
 def _artifacts(

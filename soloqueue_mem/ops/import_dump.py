@@ -426,8 +426,9 @@ def _skipped_on_postgres() -> frozenset[str]:
 
 
 def _row_target(targets: Targets, database: str) -> Any:
-    """The connection a kind's rows go to (the database's instead of memory.db's)."""
-    if database == "memory" and targets.database is not None:
+    """The connection a kind's rows go to (the database's instead of memory.db's and
+    state.db's)."""
+    if database in ("memory", "state") and targets.database is not None:
         return targets.database
     return getattr(targets, database)
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
-from soloqueue_mem.pg import episodes, memories, sessions, turns, working
+from soloqueue_mem.pg import episodes, memories, scratchpad, sessions, turns, values, working
 
 if TYPE_CHECKING:
     import sqlite3
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import psycopg
 
     from soloqueue_mem.config import Config
+    from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
     from soloqueue_mem.lifecycle.gc import GcOptions
@@ -34,9 +35,11 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
+    from soloqueue_mem.memory.scratchpad import Scratchpad
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
+    from soloqueue_mem.pg.token_cache import PostgresTokenCache
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
     from soloqueue_mem.semantic.model import Embedder
@@ -45,6 +48,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.trace import Scope, TraceHit
     from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Queued, Rejected
+    from soloqueue_mem.state.values import Entry as ValueEntry
     from soloqueue_mem.text.lexicon import Lexicon
 
 # What recall finds here: memories, episodes, turns (of any age, of the last days), the
@@ -346,3 +350,48 @@ class PostgresBackend:
         terms = query_terms(query, lexicon)
         found = memories.search(self.conn, terms, Filters(group=group), now, COLD_LIMIT)
         return lexical_answer(hot, found)
+
+    # -- scratchpad, kv preferences, session variables -------------------------------
+
+    def scratchpad(self, group: str, agent: str, template: str) -> Scratchpad:
+        return scratchpad.get(self.conn, group, agent, template)
+
+    def scratchpad_put(self, group: str, agent: str, content: str, now: datetime) -> Scratchpad:
+        return scratchpad.put(self.conn, group, agent, content, now)
+
+    def value_put(
+        self, table: str, scope: tuple[str, ...], key: str, value: Any, now: datetime
+    ) -> ValueEntry:
+        return values.put(self.conn, table, scope, key, value, now)
+
+    def value(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry:
+        return values.get(self.conn, table, scope, key)
+
+    def values(self, table: str, scope: tuple[str, ...]) -> list[ValueEntry]:
+        return values.entries(self.conn, table, scope)
+
+    def value_remove(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry:
+        return values.remove(self.conn, table, scope, key)
+
+    def session_set(self, key: SessionKey, name: str, value: Any, now: datetime) -> ValueEntry:
+        from soloqueue_mem.pg.state import set_variable
+
+        return set_variable(self.conn, key, name, value, now)
+
+    def token_cache(self) -> PostgresTokenCache:
+        from soloqueue_mem.pg.token_cache import PostgresTokenCache
+
+        return PostgresTokenCache(self.conn)
+
+    def compress(
+        self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None
+    ) -> Compressed:
+        """``context compress`` of the session in the database."""
+        from soloqueue_mem.context.compress import compressed
+        from soloqueue_mem.pg.compress import PostgresCompress
+
+        def records() -> list[dict[str, Any]]:
+            return sessions.read(self.conn, self.home, key).records
+
+        target = PostgresCompress(self.conn)
+        return compressed(self.home, target, records, key, keep, now, words)

@@ -25,18 +25,21 @@ from soloqueue_mem.home import Home, ensure_private_dir
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.model import Memory, content_key
+from soloqueue_mem.memory.scratchpad import from_content
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.ops.dump_format import record
-from soloqueue_mem.pg import embed, episodes, working
+from soloqueue_mem.pg import embed, episodes, scratchpad, working
 from soloqueue_mem.pg.memories import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.pg.memories import _search_text as memory_search_text
 from soloqueue_mem.pg.text import document
+from soloqueue_mem.pg.values import put_back as put_back_value
 from soloqueue_mem.sessions.events import SessionKey, index_body
 from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
 from soloqueue_mem.sessions.offload import l1_record
 from soloqueue_mem.sessions.writer import _checked_record as checked_record
+from soloqueue_mem.state.values import Entry as ValueEntry
 from soloqueue_mem.text.cjk import estimate_tokens
 
 if TYPE_CHECKING:
@@ -188,6 +191,13 @@ def _episodes(conn: psycopg.Connection, scope: Scope) -> Iterator[Episode]:
     return map(episode_from_row, _rows_in_scope(conn, scope, "episodes", episodes.COLUMNS))
 
 
+def _scratchpads(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
+    """Every written scratchpad in scope, by group and agent (the record's fields)."""
+    for pad in scratchpad.every(conn):
+        if scope.holds(pad.group, pad.agent):
+            yield {k: getattr(pad, k) for k in ("group", "agent", "content", "updated_at")}
+
+
 def _working(conn: psycopg.Connection, scope: Scope) -> Iterator[Entry]:
     """Every working-memory entry of the scope's group, oldest first (a group's list:
     none in an agent's export, as on SQLite)."""
@@ -327,10 +337,31 @@ def _links(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
     return iter(embed.links(conn, scope.group, scope.agent))
 
 
-# The tables after the sessions, in dump order, and the kinds put back here.
+def put_back_scratchpad(conn: psycopg.Connection, pad: Any) -> str:
+    """Put back an exported scratchpad (a ``PadRecord``) where none was written."""
+    return scratchpad.put_back(conn, from_content(*pad))
+
+
+def put_back_kv(conn: psycopg.Connection, entry: Any) -> str:
+    """Put back an exported kv entry (a ``KvRecord``) where the key is unset."""
+    scope = (entry.group, entry.agent)
+    value = ValueEntry(scope, entry.key, entry.value, entry.updated_at)
+    return put_back_value(conn, "kv_store", value)
+
+
+def put_back_state(conn: psycopg.Connection, entry: Any) -> str:
+    """Put back an exported session variable (a ``StateRecord``) where it is unset."""
+    scope = (entry.group, entry.agent, entry.session)
+    value = ValueEntry(scope, entry.key, entry.value, entry.updated_at)
+    return put_back_value(conn, "session_state", value)
+
+
+# The tables after the sessions, in dump order, and the kinds put back here (kv and
+# session state are exported after the identity files, as from state.db: ops.export).
 TABLES: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]], ...] = (
     ("memory", _memories),
     ("episode", _episodes),
+    ("scratchpad", _scratchpads),
     ("working", _working),
     ("embedding", _embeddings),
     ("embedded_item", _links),
@@ -341,4 +372,7 @@ PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
     "working": working.put_back,
     "embedding": embed.put_back_cached,
     "embedded_item": embed.put_back_link,
+    "scratchpad": put_back_scratchpad,
+    "kv": put_back_kv,
+    "session_state": put_back_state,
 }

@@ -191,4 +191,14 @@ class PostgresTarget:
         return episode, found
 
     def note_progress(self, key: SessionKey, episode: Episode, now: datetime) -> None:
-        """The scratchpad is not on PostgreSQL yet: nothing to note."""
+        """Note the episode first under the scratchpad's 近期进展."""
+        from soloqueue_mem.lifecycle.digest import progress_entry
+        from soloqueue_mem.memory.scratchpad import with_progress
+        from soloqueue_mem.pg import scratchpad
+
+        group, agent = key.group, key.agent
+        with self.conn.transaction():
+            scratchpad.lock(self.conn, group, agent)
+            pad = scratchpad.get(self.conn, group, agent).content
+            entry = with_progress(pad, progress_entry(episode))
+            scratchpad.put(self.conn, group, agent, entry, now)

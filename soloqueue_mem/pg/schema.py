@@ -237,6 +237,45 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
         attempts INTEGER NOT NULL DEFAULT 0
     );
     """,
+    # (pgctx, entry 5) the scratchpad (as memory.db's m006, keyed by group and agent),
+    # kv preferences and session variables (as state.db's m002/m003), and the token
+    # counts context build caches (as memory.db's m004)
+    """
+    CREATE TABLE scratchpad (
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        content TEXT NOT NULL,
+        active_projects TEXT NOT NULL DEFAULT '[]',
+        current_focus TEXT NOT NULL DEFAULT '',
+        open_questions TEXT NOT NULL DEFAULT '[]',
+        next_steps TEXT NOT NULL DEFAULT '[]',
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (group_id, agent_id)
+    );
+    CREATE TABLE kv_store (
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (group_id, agent_id, key)
+    );
+    CREATE TABLE session_state (
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (group_id, agent_id, session_id, key)
+    );
+    CREATE TABLE token_cache (
+        key TEXT NOT NULL,
+        encoding TEXT NOT NULL,
+        tokens INTEGER NOT NULL,
+        PRIMARY KEY (key, encoding)
+    );
+    """,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

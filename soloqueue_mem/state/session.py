@@ -10,6 +10,7 @@ clears its TRANSIENT memories.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -36,22 +37,29 @@ def set_variable(
 ) -> Entry:
     """Set a session variable; ``current_task`` and ``next_step`` (text) update the
     scratchpad of the session's group and agent first."""
-    if name in (CURRENT_TASK, NEXT_STEP) and isinstance(value, str) and value.strip():
-        previous = _text(state, key, name)
+    if syncs_scratchpad(name, value):
+        previous = text_of(lambda: values.get(state, TABLE, key, name))
         pad = scratchpad.get(memory, key.group, key.agent).content
-        scratchpad.put(memory, key.group, key.agent, _synced(pad, name, value, previous, now), now)
+        scratchpad.put(memory, key.group, key.agent, synced(pad, name, value, previous, now), now)
     return values.put(state, TABLE, key, name, value, now)
 
 
-def _text(state: sqlite3.Connection, key: SessionKey, name: str) -> str | None:
+def syncs_scratchpad(name: str, value: Any) -> bool:
+    """Whether setting ``name`` to ``value`` changes the scratchpad too."""
+    return name in (CURRENT_TASK, NEXT_STEP) and isinstance(value, str) and bool(value.strip())
+
+
+def text_of(entry: Callable[[], Entry]) -> str | None:
+    """The text the variable held (None: unset, or not text)."""
     try:
-        value = values.get(state, TABLE, key, name).value
+        value = entry().value
     except NotFound:
         return None
     return value if isinstance(value, str) else None
 
 
-def _synced(pad: str, name: str, value: str, previous: str | None, now: datetime) -> str:
+def synced(pad: str, name: str, value: str, previous: str | None, now: datetime) -> str:
+    """The scratchpad ``pad`` once ``name`` changed from ``previous`` to ``value``."""
     if name == NEXT_STEP:
         return scratchpad.with_first(pad, "next_steps", value)
     if previous and previous != value:

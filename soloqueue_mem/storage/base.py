@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     import sqlite3
 
     from soloqueue_mem.config import Config
+    from soloqueue_mem.context.cache import TokenCache
+    from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
+    from soloqueue_mem.memory.scratchpad import Scratchpad
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.trace import Scope, TraceHit
     from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Rejected
+    from soloqueue_mem.state.values import Entry as ValueEntry
     from soloqueue_mem.text.lexicon import Lexicon
 
 # The commands that run on PostgreSQL in this phase (issue 14); any other one exits
@@ -62,6 +66,25 @@ POSTGRES_COMMANDS = frozenset(
         "working add",
         "working list",
         "working clear",
+        "scratchpad show",
+        "scratchpad set",
+        "scratchpad edit",
+        "kv set",
+        "kv get",
+        "kv list",
+        "kv rm",
+        "session set",
+        "session get",
+        "session unset",
+        "artifact save",
+        "artifact read",
+        "artifact show",
+        "artifact list",
+        "artifact tag",
+        "artifact rm",
+        "context build",
+        "context compress",
+        "hook claude",
         "promote",
         "query",
         "migrate",
@@ -196,6 +219,28 @@ class Backend(Protocol):
     ) -> dict[str, Any]: ...
 
     def graph_db(self) -> GraphDb: ...
+
+    def scratchpad(self, group: str, agent: str, template: str) -> Scratchpad: ...
+
+    def scratchpad_put(self, group: str, agent: str, content: str, now: datetime) -> Scratchpad: ...
+
+    def value_put(
+        self, table: str, scope: tuple[str, ...], key: str, value: Any, now: datetime
+    ) -> ValueEntry: ...
+
+    def value(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry: ...
+
+    def values(self, table: str, scope: tuple[str, ...]) -> list[ValueEntry]: ...
+
+    def value_remove(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry: ...
+
+    def session_set(self, key: SessionKey, name: str, value: Any, now: datetime) -> ValueEntry: ...
+
+    def token_cache(self) -> TokenCache: ...
+
+    def compress(
+        self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None
+    ) -> Compressed: ...
 
     def close(self) -> None: ...
 

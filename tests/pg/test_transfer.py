@@ -17,7 +17,7 @@ from soloqueue_mem import jsonio
 from tests.cli.test_transfer import populate
 from tests.conftest import Cli
 
-NOT_ON_POSTGRES = {"scratchpad", "attachment", "kv", "session_state"}
+NOT_ON_POSTGRES = {"attachment"}
 
 
 def _export(cli: Cli, root: Path, *args: str) -> bytes:
@@ -56,7 +56,8 @@ def test_sqlite_to_postgres_to_sqlite_keeps_the_records(
     assert report["conflicts"] == []
     kinds = Counter(r["kind"] for r in _records(first))
     assert report["skipped"] == {k: n for k, n in kinds.items() if k in NOT_ON_POSTGRES}
-    held = ("artifact", "session", "memory", "episode", "working", "identity")
+    held = ("artifact", "session", "memory", "episode", "working", "identity", "scratchpad")
+    held += ("kv", "session_state")
     assert report["added"] == {k: kinds[k] for k in held}
     assert kinds["episode"] and any(r.get("episode_id") for r in _records(first))
     assert not (host_a / "memory.db").exists() and not (host_a / "state.db").exists()
@@ -143,14 +144,15 @@ def test_import_redacts_what_it_writes_to_postgres(
     (host / "config.toml").write_text("redact = true\n")
     monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", database_url)
     report = cli.json("--root", str(host), "import", str(dump))
-    assert report["redacted"] == {"turn": 1, "memory": 1} and report["skipped"] == {"kv": 1}
+    assert report["redacted"] == {"turn": 1, "memory": 1, "kv": 1} and report["skipped"] == {}
     exported = cli.ok("--root", str(host), "export").stdout_bytes
     assert secret.encode() not in exported and b"[REDACTED:openai-key]" in exported
     for path in host.rglob("*"):
         assert path.is_dir() or secret.encode() not in path.read_bytes(), path
     with _psycopg(database_url) as conn:
         rows = conn.execute("SELECT content FROM quarantine_logs UNION ALL"
-                            " SELECT content FROM memories").fetchall()  # fmt: skip
+                            " SELECT content FROM memories UNION ALL"
+                            " SELECT value FROM kv_store").fetchall()  # fmt: skip
     assert rows and all(secret not in content for (content,) in rows)
 
 

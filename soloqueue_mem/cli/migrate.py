@@ -10,7 +10,6 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import emit_object, print_table, stderr
 from soloqueue_mem.cli.state import app_context
-from soloqueue_mem.errors import NotFound
 
 CONFLICTS_EXIT = 65
 
@@ -24,40 +23,31 @@ def migrate(
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
-    """Copy this store's sessions, turns and memories (with every version), episodes and
-    graph memory into a PostgreSQL database. Resumable: run it again to finish an
+    """Copy this store's sessions, turns and memories (with every version), episodes,
+    graph memory, extraction state, scratchpads, working memory, kv, session variables
+    and embedding vectors into a PostgreSQL database. Resumable: run it again to finish an
     interrupted copy; what is there already is left alone. Every row is read back and
     compared (counts and SHA-256 in the report); exit 65 when the database holds some
     differently."""
-    from soloqueue_mem.db.stores import open_graph, open_memory
-    from soloqueue_mem.pg.connect import connect
-    from soloqueue_mem.pg.copy_sqlite import copy_store
+    from soloqueue_mem.pg.copy_sqlite import migrate_store
     from soloqueue_mem.storage.base import check_url, shown_url
 
     app = app_context(ctx, fmt, root)
     url = check_url(to, "--to")
-    source = open_memory(app.home, app.config, create=False)
-    if source is None:
-        raise NotFound(f"no SQLite store to migrate in {app.home.root}")
-    graph = open_graph(app.home, app.config, create=False)
-    try:
-        target = connect(url)
-        try:
-            report = {"to": shown_url(url), **copy_store(source, target, graph=graph)}
-        finally:
-            target.close()
-    finally:
-        source.close()
-        if graph is not None:
-            graph.close()
+    report = {"to": shown_url(url), **migrate_store(app.home, app.config, url)}
     emit_object(report, app.format, table=lambda: _table(report))
     if not report["verified"]:
         stderr(
-            f"warning: {sum(t['conflicts'] for t in report['tables'].values())} rows are held "
+            f"warning: {_conflicts(report)} rows are held "
             "differently in the database and were left as they are (see conflicts)",
             app.quiet,
         )
         raise typer.Exit(CONFLICTS_EXIT)
+
+
+def _conflicts(report: dict[str, Any]) -> int:
+    counts = [*report["tables"].values(), *report["records"].values()]
+    return sum(t["conflicts"] for t in counts)
 
 
 def _table(report: dict[str, Any]) -> None:
@@ -72,5 +62,9 @@ def _table(report: dict[str, Any]) -> None:
             "equal" if t["source_sha256"] == t["target_sha256"] else "differ",
         ]
         for name, t in report["tables"].items()
+    ]
+    rows += [
+        [kind, t["source"], t["copied"], t["existing"], t["conflicts"], "per record"]
+        for kind, t in report["records"].items()
     ]
     print_table(f"migrated to {report['to']}", columns, rows)

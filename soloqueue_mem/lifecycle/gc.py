@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from soloqueue_mem import faults, lock
 from soloqueue_mem.artifacts import catalog
@@ -68,16 +68,6 @@ class GcPlan(NamedTuple):
     strays: list[str]  # files under blobs/ that are not blobs (reported, never deleted)
     empty_dirs: list[str]  # folders found empty
     folder_sizes: dict[str, int]  # entries per folder when scanned
-
-
-class SharedReferences(Protocol):
-    """Blob references kept elsewhere than this data directory's ``artifacts.db``
-    (on PostgreSQL: every host's rows, :mod:`soloqueue_mem.pg.gc`). Both raise
-    GcRefused when they cannot be read: nothing is deleted then."""
-
-    def paths(self) -> set[str]: ...
-
-    def among(self, relpaths: list[str]) -> set[str]: ...
 
 
 class GcRefused(StorageError):
@@ -219,7 +209,6 @@ def apply_plan(
     grace_seconds: float,
     now: float,
     wait: bool = False,
-    shared: SharedReferences | None = None,
 ) -> dict[str, int]:
     """Delete under the exclusive lock, re-checking each blob just before unlinking: its
     references, read again once the lock is held (no save can add one while GC holds
@@ -229,8 +218,6 @@ def apply_plan(
     with lock.exclusive(home.gc_lock, "gc", wait=True, timeout=None if wait else 30):
         orphans = [blob.relpath for blob in gc_plan.orphans]
         still_referenced = catalog.referenced_among(conn, orphans)
-        if shared is not None:
-            still_referenced |= shared.among(orphans)
         unreferenced = [relpath for relpath in orphans if relpath not in still_referenced]
         deleted, freed = delete_blobs(str(home.root), unreferenced, now - grace_seconds)
         for temp in gc_plan.stale_temps:
@@ -347,10 +334,8 @@ def run_gc(
     now: datetime,
     options: GcOptions,
     progress: Callable[[int], None] | None = None,
-    shared: SharedReferences | None = None,
 ) -> dict[str, Any]:
-    """One GC run under the run lock; returns the report (see the README). ``shared``:
-    references beside the catalog's, which phase 2 keeps too."""
+    """One GC run under the run lock; returns the report (see the README)."""
     started = time.monotonic()
     state_path = home.gc_state
     for folder in (home.blobs_dir, home.root / "artifacts" / "tmp"):
@@ -374,9 +359,7 @@ def run_gc(
             deep = options.deep or _deep_due(state, now, options.deep_every_seconds)
             try:
                 report["phase2"] = (
-                    _phase2(home, conn, now, options, progress, expired, shared)
-                    if deep
-                    else {"ran": False}
+                    _phase2(home, conn, now, options, progress, expired) if deep else {"ran": False}
                 )
             except MassDeleteRefused as exc:
                 refused = _refusal(exc, report, options)
@@ -415,7 +398,6 @@ def _phase2(
     options: GcOptions,
     progress: Callable[[int], None] | None,
     expired: list[int],
-    shared: SharedReferences | None = None,
 ) -> dict[str, Any]:
     if conn is None:
         referenced: set[str] = set()
@@ -433,9 +415,7 @@ def _phase2(
             raise GcRefused(
                 f"gc aborted: cannot read the artifact catalog ({exc}); nothing was deleted"
             ) from None
-        # blobs another host references are kept, not reported missing when not here
-        kept = referenced | shared.paths() if shared is not None else referenced
-        scan = scan_blobs(home, progress, kept)
+        scan = scan_blobs(home, progress, referenced)
     gc_plan = plan(scan, temp_files(home), referenced, now.timestamp(), options.grace_seconds)
     check_mass_delete(gc_plan, options.force)
     result: dict[str, Any] = {
@@ -454,7 +434,7 @@ def _phase2(
     if conn is None:
         return {**result, "deleted_blobs": 0, "freed_bytes": 0, "temp_files": 0, "empty_dirs": 0}
     applied = apply_plan(
-        home, conn, gc_plan, options.grace_seconds, now.timestamp(), options.wait, shared
+        home, conn, gc_plan, options.grace_seconds, now.timestamp(), wait=options.wait
     )
     return {**result, **applied}
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import base64
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -140,22 +140,38 @@ def export(
     if scope == Scope():  # the identity is the whole store's, not a group's
         for name, text in identity.authored(home.root):
             yield record("identity", {"name": name, "content": text})
-    every = _values_of(sources)
-    if every is not None:
-        for kind, table in (("kv", "kv_store"), ("session_state", "session_state")):
-            for entry in every(table):
-                if scope.holds(entry.scope[0], entry.scope[1]):
-                    names = ("group", "agent", "session")[: len(entry.scope)]
-                    fields = dict(zip(names, entry.scope, strict=True))
-                    yield record(
-                        kind,
-                        {**fields, "key": entry.key, "value": entry.value,
-                         "updated_at": entry.updated_at},
-                    )  # fmt: skip
+    yield from _value_records(sources, scope)
     if sources.graph is not None:
         for row in graph_dump.every(sources.graph):
             if scope.holds(row.group, row.agent):
                 yield record(GRAPH_KINDS[type(row)], row)
+
+
+def local_records(sources: Sources, kinds: Collection[str]) -> Iterator[dict[str, Any]]:
+    """The whole SQLite store's records of ``kinds``, among those of memory.db and
+    state.db other than sessions and turns (``migrate --to`` copies them this way)."""
+    streams: list[Iterator[dict[str, Any]]] = []
+    if sources.memory is not None:
+        streams += [_memory_rows(sources.memory, Scope()), _embeddings(sources.memory, Scope())]
+    streams.append(_value_records(sources, Scope()))
+    for stream in streams:
+        yield from (fields for fields in stream if fields["kind"] in kinds)
+
+
+def _value_records(sources: Sources, scope: Scope) -> Iterator[dict[str, Any]]:
+    every = _values_of(sources)
+    if every is None:
+        return
+    for kind, table in (("kv", "kv_store"), ("session_state", "session_state")):
+        for entry in every(table):
+            if scope.holds(entry.scope[0], entry.scope[1]):
+                names = ("group", "agent", "session")[: len(entry.scope)]
+                fields = dict(zip(names, entry.scope, strict=True))
+                yield record(
+                    kind,
+                    {**fields, "key": entry.key, "value": entry.value,
+                     "updated_at": entry.updated_at},
+                )  # fmt: skip
 
 
 def _values_of(sources: Sources) -> Callable[[str], list[values.Entry]] | None:

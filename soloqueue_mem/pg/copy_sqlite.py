@@ -13,7 +13,9 @@ at that index, a memory id taken) is a conflict, left as it is. The report gives
 table the source count, what was copied, what was there already, the conflicts, and a
 SHA-256 over the source rows and one over the rows read back: equal when the copy is
 whole. Turn ids are the database's own; ``token_estimate`` is copied, not compared.
-Given graph.db too, its tables follow, ids kept (:mod:`soloqueue_mem.pg.graph_copy`).
+Given graph.db too, its tables follow, ids kept (:mod:`soloqueue_mem.pg.graph_copy`);
+then state.db's extraction state and the store's other records
+(:mod:`soloqueue_mem.pg.copy_rest`).
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.errors import NotFound
 from soloqueue_mem.faults import fault
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.pg import episodes, graph_copy
@@ -35,6 +39,9 @@ from soloqueue_mem.pg.turns import stored_body
 
 if TYPE_CHECKING:
     import psycopg
+
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.home import Home
 
 BATCH_ROWS = 2000
 MAX_LISTED_CONFLICTS = 100
@@ -117,7 +124,7 @@ class Copy:
 
     def report(self) -> dict[str, Any]:
         tables = {name: table.as_dict() for name, table in self.tables.items()}
-        verified = all(
+        verified = not self.conflicts and all(
             t["conflicts"] == 0 and t["source_sha256"] == t["target_sha256"]
             for t in tables.values()
         )
@@ -133,6 +140,17 @@ def copy_store(
 ) -> dict[str, Any]:
     """Copy ``source`` (memory.db), and ``graph`` (graph.db) when given, into ``target``
     (migrated); the report (module doc)."""
+    return copy_tables(source, target, batch_rows, progress, graph).report()
+
+
+def copy_tables(
+    source: sqlite3.Connection,
+    target: psycopg.Connection,
+    batch_rows: int = BATCH_ROWS,
+    progress: Callable[[str, int], None] | None = None,
+    graph: sqlite3.Connection | None = None,
+) -> Copy:
+    """:func:`copy_store`'s copy, its progress not yet reported."""
     done = Copy()
     steps: list[tuple[sqlite3.Connection, str, str, Callable[..., None]]] = [
         (source, name, _SOURCE_SQL[name], copy_batch)
@@ -149,7 +167,7 @@ def copy_store(
             copy_table = partial(graph_copy.copy_batch, table=name)
             steps.append((graph, name, graph_copy.source_sql(name), copy_table))
     for conn, name, sql, copy_batch in steps:
-        for rows in _batches(conn, sql, batch_rows):
+        for rows in batches(conn, sql, batch_rows):
             with target.transaction():
                 copy_batch(target, rows=rows, done=done)
             fault("migrate.after_batch")
@@ -157,7 +175,33 @@ def copy_store(
                 progress(name, len(rows))
     if graph is not None:
         graph_copy.raise_sequences(graph, target)
-    return done.report()
+    return done
+
+
+def migrate_store(home: Home, config: Config, url: str) -> dict[str, Any]:
+    """``migrate --to URL``: copy this SQLite store's memory.db and graph.db tables, then
+    the rest (:mod:`soloqueue_mem.pg.copy_rest`); the report (see the README).
+    NotFound when there is no SQLite store."""
+    from soloqueue_mem.db.stores import open_graph, open_memory, open_state
+    from soloqueue_mem.pg import copy_rest
+    from soloqueue_mem.pg.connect import connect
+
+    with ExitStack() as stack:
+        source = open_memory(home, config, create=False)
+        if source is None:
+            raise NotFound(f"no SQLite store to migrate in {home.root}")
+        stack.callback(source.close)
+        graph, state = (opener(home, config, create=False) for opener in (open_graph, open_state))
+        for conn in (graph, state):
+            if conn is not None:
+                stack.callback(conn.close)
+        target = connect(url)
+        stack.callback(target.close)
+        done = copy_tables(source, target, graph=graph)
+        if state is not None:
+            copy_rest.copy_extraction_state(state, target, done, BATCH_ROWS)
+        records = copy_rest.copy_records(home, config, source, state, target, done)
+        return {**done.report(), "records": records}
 
 
 _SOURCE_SQL = {
@@ -172,7 +216,7 @@ _SOURCE_SQL = {
 }
 
 
-def _batches(source: sqlite3.Connection, sql: str, size: int) -> Iterator[list[tuple[Any, ...]]]:
+def batches(source: sqlite3.Connection, sql: str, size: int) -> Iterator[list[tuple[Any, ...]]]:
     cursor = source.execute(sql)
     while rows := cursor.fetchmany(size):
         yield rows

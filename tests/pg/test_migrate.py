@@ -190,3 +190,50 @@ def test_the_printed_url_hides_its_password() -> None:
 
     assert shown_url("postgresql://ann:pw@db:5432/m?x=1") == "postgresql://ann:***@db:5432/m?x=1"
     assert shown_url("postgresql://ann@db/m") == "postgresql://ann@db/m"
+
+
+def test_the_rest_of_the_store_comes_along_and_a_rerun_adds_nothing(
+    cli: Cli, home: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Extraction state, scratchpads, working memory, kv and session variables."""
+    from tests.cli.test_offload import write_config
+    from tests.e2e.test_extract_on_log import wait_for_workers
+
+    write_config(home, "extract_on_log = true\n")
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-26T08:00:00Z")
+    cli.ok("log", "-s", "s1", "I live in Berlin and I prefer tea")
+    wait_for_workers(home)
+    cli.ok("scratchpad", "set", "## 当前项目\n- the parser")
+    cli.ok("kv", "set", "editor", '"vim"')
+    cli.ok("session", "set", "s1", "next_step", "write tests")
+    cli.ok("working", "add", "looking at the lexer")
+    reads = [
+        ("scratchpad", "show"),
+        ("kv", "list"),
+        ("session", "get", "s1"),
+        ("working", "list"),
+        ("memory", "list"),
+    ]
+    on_sqlite = [cli.json(*read) for read in reads]
+    code, report, _ = _migrate(cli, database_url)
+    assert code == 0 and report["verified"] is True
+    assert _counts(report)["log_extractions"] == (1, 1, 0, 0)
+    assert _counts(report)["extraction_queue"] == (0, 0, 0, 0)
+    copied = {kind: (t["source"], t["copied"]) for kind, t in report["records"].items()}
+    assert copied == {
+        "scratchpad": (1, 1),
+        "working": (1, 1),
+        "kv": (1, 1),
+        "session_state": (1, 1),
+        "embedding": (0, 0),
+        "embedded_item": (0, 0),
+    }
+    monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", database_url)
+    monkeypatch.setenv("SOLOQUEUE_HOME", str(home.parent / "host-b"))
+    assert [cli.json(*read) for read in reads] == on_sqlite
+    monkeypatch.delenv("SOLOQUEUE_DATABASE_URL")
+    monkeypatch.setenv("SOLOQUEUE_HOME", str(home))
+    code, again, _ = _migrate(cli, database_url)
+    assert code == 0 and again["verified"] is True
+    assert all(t["copied"] == 0 for t in [*again["tables"].values(), *again["records"].values()])
+    assert again["records"]["kv"]["existing"] == 1

@@ -117,9 +117,7 @@ def run_mcp(home: Path, url: str, calls: list[tuple[str, dict[str, Any]]]) -> li
     return asyncio.run(main())
 
 
-def test_mcp_tools_run_on_postgres(
-    cli: Cli, home: Path, on_postgres: str
-) -> None:
+def test_mcp_tools_run_on_postgres(cli: Cli, home: Path, on_postgres: str) -> None:
     cli.ok("log", "-s", "s1", "the staging deploy failed with a timeout")
     cli.ok("artifact", "save", "-", input="staging notes")
     calls = [

@@ -280,35 +280,6 @@ def put_blob(home: Path, data: bytes) -> str:
     return relpath
 
 
-def test_gc_keeps_a_blob_a_database_row_of_another_host_names(
-    cli: Cli, home: Path, on_postgres: str
-) -> None:
-    """The ``artifacts`` table stands in for the catalog other hosts keep in the
-    database; its rows name blobs on a path the hosts share."""
-    cli.ok("log", "-s", "s", "--offload", "x" * 5000)  # this host's catalog and a blob
-    kept = put_blob(home, b"saved by host b")
-    gone = put_blob(home, b"nobody's")
-    sql(on_postgres, "CREATE TABLE artifacts (id BIGSERIAL PRIMARY KEY, path TEXT NOT NULL)")
-    sql(on_postgres, "INSERT INTO artifacts (path) VALUES (%s)", kept)
-    phase2 = cli.json("gc", "--deep")["phase2"]
-    assert (phase2["deleted_blobs"], phase2["missing_blobs"]) == (1, [])
-    assert (home / kept).exists() and not (home / gone).exists()
-    sql(on_postgres, "DELETE FROM artifacts")
-    assert cli.json("gc", "--deep")["phase2"]["deleted_blobs"] == 1
-    assert not (home / kept).exists()
-
-
-def test_gc_refuses_when_the_database_references_cannot_be_read(
-    cli: Cli, home: Path, on_postgres: str
-) -> None:
-    cli.ok("log", "-s", "s", "--offload", "x" * 5000)
-    orphan = put_blob(home, b"orphan")
-    sql(on_postgres, "CREATE TABLE artifacts (id BIGSERIAL PRIMARY KEY, other TEXT)")
-    result = cli("gc", "--deep")
-    assert result.exit_code == 74 and "nothing was deleted" in result.stderr
-    assert (home / orphan).exists()
-
-
 def test_one_gc_at_a_time_across_hosts(cli: Cli, home: Path, on_postgres: str) -> None:
     cli.ok("log", "-s", "s", "hello")
     with psycopg.connect(on_postgres, autocommit=True) as other_host:

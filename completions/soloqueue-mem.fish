@@ -20,7 +20,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a kv -d 'Get, set, list an
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a log -d 'Log an event to the session\'s JSONL and Markdown logs and index it for search.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a mcp -d 'Serve the memory to an MCP client over stdio (needs the mcp extra).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a memory -d 'List, show, edit, forget and trace the history of semantic memories.'
-complete -c soloqueue-mem -n '__fish_use_subcommand' -a migrate -d 'Copy this store\'s sessions, turns and memories (with every version), episodes and'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a migrate -d 'Copy this store\'s sessions, turns and memories (with every version), episodes,'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a path -d 'Print the data directory this invocation would use: a bare path, so'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a promote -d 'Store text as long-term memory (seed 004): split into chunks of at most 500'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a query -d 'Seed 004\'s answer: {"results": [{"content", "source": "hot"|"cold", "score"}]}.'

@@ -559,11 +559,12 @@ class Store(Maintenance, GraphMethods, TransferMethods):
 
         key = self._key(group, agent, session)
         words = vocabulary(self.config.predicates)
-        if (postgres := self._postgres()) is not None:  # the graph memory is not there yet
-            return postgres.compress(key, keep, self.now(), words)
-        conn = self._db("memory", create=True)
-        assert conn is not None
-        result = compress(self.home, conn, key, keep, self.now(), words)
+        if (postgres := self._postgres()) is not None:
+            result = postgres.compress(key, keep, self.now(), words)
+        else:
+            conn = self._db("memory", create=True)
+            assert conn is not None
+            result = compress(self.home, conn, key, keep, self.now(), words)
         graph = partial(open_graph_db, self.home, self.config)
         feed_compressed(graph, self.config, key, result.fresh_records, iso(self.now()))
         return result

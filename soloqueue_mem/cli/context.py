@@ -242,8 +242,8 @@ def compress_command(
     )
     words = vocabulary(app_ctx.config.predicates)
     with app_ctx.backend() as backend:
-        if backend is not None:  # the graph memory is not on PostgreSQL yet: not fed
-            result, graph_task = backend.compress(key, keep, app_ctx.now, words), None
+        if backend is not None:
+            result = backend.compress(key, keep, app_ctx.now, words)
     if backend is None:
         conn = open_memory(app_ctx.home, app_ctx.config)
         assert conn is not None
@@ -251,7 +251,7 @@ def compress_command(
             result = compress(app_ctx.home, conn, key, keep, app_ctx.now, words)
         finally:
             conn.close()
-        graph_task = _feed_graph(app_ctx, key, result.fresh_records)
+    graph_task = _feed_graph(app_ctx, key, result.fresh_records)
     if not manifest:
         emit_list(
             iter(result.messages), Format.jsonl if app_ctx.format is Format.jsonl else Format.json

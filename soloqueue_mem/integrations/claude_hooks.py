@@ -147,16 +147,16 @@ def _pre_compact(hook: Hook) -> Outcome:
     from soloqueue_mem.storage.graph import open_graph_db
 
     words = vocabulary(hook.config.predicates)
-    if hook.backend is not None:  # the graph memory is not on PostgreSQL yet: not fed
+    if hook.backend is not None:
         try:
-            hook.backend.compress(hook.key, COMPRESS_KEEP, hook.now, words)
+            result = hook.backend.compress(hook.key, COMPRESS_KEEP, hook.now, words)
         except NotFound:  # the session was never logged: nothing to compress
-            pass
-        return Outcome(None, [])
-    with _logged_session(hook) as conn:
-        if conn is None:
             return Outcome(None, [])
-        result = compress(hook.home, conn, hook.key, COMPRESS_KEEP, hook.now, words)
+    else:
+        with _logged_session(hook) as conn:
+            if conn is None:
+                return Outcome(None, [])
+            result = compress(hook.home, conn, hook.key, COMPRESS_KEEP, hook.now, words)
     graph = partial(open_graph_db, hook.home, hook.config)
     feed_compressed(graph, hook.config, hook.key, result.fresh_records, iso(hook.now))
     return Outcome(None, [])

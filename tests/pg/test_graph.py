@@ -408,3 +408,23 @@ def test_compression_and_the_queue_behave_the_same_on_both_back_ends(both: Any) 
 
     with both() as (sqlite, postgres):
         assert run(sqlite) == run(postgres)
+
+
+def test_context_compress_and_pre_compact_feed_the_database_graph(
+    cli: Cli, home: Path, on_postgres: str
+) -> None:
+    from tests.cli import test_context_compress as compressing
+    from tests.cli.test_offload import write_config
+    from tests.e2e.test_claude_hooks import hook, payload
+
+    write_config(home, "context_compress_feeds_graph = true\n")
+    compressing.logged(cli)
+    task = compressing.compress(cli, 2)["graph_task"]
+    assert task["messages"] == 3
+    cli.json("graph", "work", "--wait")
+    found = cli.json("graph", "recall", "--keywords", "helix")["results"]
+    assert [r["content"] for r in found] == ["My editor is helix."]
+    assert not (home / "graph.db").exists()  # the database's graph, not a local file
+    for name in ("UserPromptSubmit", "PostToolUse", "PreCompact"):
+        assert hook(payload(name)) == ("", "")
+    assert cli.json("graph", "work")["nodes"] >= 1

@@ -25,7 +25,7 @@ _JSON_FIELDS = (15, 16)
 _ACTIVE = "(expires_at IS NULL OR expires_at > %(now)s)"
 
 
-def _attachment(row: tuple[Any, ...]) -> Attachment:
+def attachment_from_row(row: tuple[Any, ...]) -> Attachment:
     values = list(row)
     for i in _JSON_FIELDS:
         values[i] = jsonio.loads(values[i])
@@ -62,7 +62,8 @@ def put_back(conn: psycopg.Connection, attachment: Attachment) -> str:
             f"SELECT {COLUMNS} FROM attachments WHERE id = %s",  # noqa: S608
             (attachment.id,),
         ).fetchone()
-    return "existing" if found is not None and _attachment(found) == attachment else "conflict"
+    same = found is not None and attachment_from_row(found) == attachment
+    return "existing" if same else "conflict"
 
 
 def _where(filters: Filters) -> tuple[str, dict[str, Any]]:
@@ -92,13 +93,13 @@ def search(
         " ORDER BY score DESC, created_at DESC LIMIT %(limit)s",
         {**params, "match": match, "now": now, "limit": limit},
     ).fetchall()
-    return [(_attachment(row[:-1]), float(row[-1])) for row in rows]
+    return [(attachment_from_row(row[:-1]), float(row[-1])) for row in rows]
 
 
 def every(conn: psycopg.Connection) -> Iterator[Attachment]:
     """Every row, expired ones included, in insertion order (export)."""
     for row in conn.execute(f"SELECT {COLUMNS} FROM attachments ORDER BY seq"):  # noqa: S608
-        yield _attachment(row)
+        yield attachment_from_row(row)
 
 
 class PostgresRows:
@@ -112,7 +113,8 @@ class PostgresRows:
             insert(self.conn, row)
 
     def get(self, ref: str) -> Attachment:
-        return _attachment(row_by_prefix(self.conn, "attachments", COLUMNS, ref, "attachment"))
+        row = row_by_prefix(self.conn, "attachments", COLUMNS, ref, "attachment")
+        return attachment_from_row(row)
 
     def listed(self, filters: Filters, now: str, limit: int) -> list[Attachment]:
         """Unexpired attachments matching ``filters``, newest first."""
@@ -122,7 +124,7 @@ class PostgresRows:
             " ORDER BY created_at DESC, seq DESC LIMIT %(limit)s",
             {**params, "now": now, "limit": limit},
         ).fetchall()
-        return [_attachment(row) for row in rows]
+        return [attachment_from_row(row) for row in rows]
 
     def expired(self, now: str, limit: int) -> list[Attachment]:
         """Attachments whose ``expires_at`` has passed, oldest expiry first."""
@@ -131,7 +133,7 @@ class PostgresRows:
             " AND expires_at <= %s ORDER BY expires_at, seq LIMIT %s",
             (now, limit),
         ).fetchall()
-        return [_attachment(row) for row in rows]
+        return [attachment_from_row(row) for row in rows]
 
     def delete(self, rows: list[Attachment]) -> None:
         with self.conn.transaction():

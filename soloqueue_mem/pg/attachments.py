@@ -14,22 +14,21 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.memory.attachments import COLUMNS, Attachment, Filters
+from soloqueue_mem.memory.attachments import (
+    _JSON_FIELDS,
+    COLUMNS,
+    FILTER_COLUMNS,
+    Attachment,
+    Filters,
+)
+from soloqueue_mem.memory.attachments import _attachment as attachment_from_row
 from soloqueue_mem.pg.ids import row_by_prefix
 from soloqueue_mem.pg.text import any_query, document
 
 if TYPE_CHECKING:
     import psycopg
 
-_JSON_FIELDS = (15, 16)
 _ACTIVE = "(expires_at IS NULL OR expires_at > %(now)s)"
-
-
-def attachment_from_row(row: tuple[Any, ...]) -> Attachment:
-    values = list(row)
-    for i in _JSON_FIELDS:
-        values[i] = jsonio.loads(values[i])
-    return Attachment(*values)
 
 
 def search_text(a: Attachment) -> str:
@@ -67,13 +66,9 @@ def put_back(conn: psycopg.Connection, attachment: Attachment) -> str:
 
 
 def _where(filters: Filters) -> tuple[str, dict[str, Any]]:
-    columns = {
-        "group": "group_id",
-        "agent": "agent_id",
-        "session": "session_id",
-        "direction": "direction",
-    }
-    clauses = [f"{col} = %({name})s" for name, col in columns.items() if getattr(filters, name)]
+    clauses = [
+        f"{col} = %({name})s" for name, col in FILTER_COLUMNS.items() if getattr(filters, name)
+    ]
     if filters.tag:
         clauses.append("(tags::jsonb) ? %(tag)s")
     return " AND ".join([_ACTIVE, *clauses]), filters._asdict()

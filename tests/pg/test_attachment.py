@@ -170,3 +170,41 @@ def test_a_second_host_sees_the_row_and_its_text_but_not_the_bytes(
     assert cli.json("attachment", "list") == []  # the row was shared
     assert cli.json("artifact", "show", row["artifact_id"])["sha256"] == row["content_hash"]
     assert not (home.parent / "host-b" / "memory.db").exists()
+
+
+def test_the_library_attaches_and_expires_through_either_rows(home, backend):
+    """memory.attach on memory.db's rows and on the database's, with the same outcome."""
+    import io
+    from datetime import UTC, datetime, timedelta
+
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.db.stores import open_artifacts, open_memory
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.memory.attach import NewAttachment, SqliteRows, attach, expire, remove
+    from soloqueue_mem.memory.attachments import Filters
+
+    now = datetime(2026, 11, 26, 8, tzinfo=UTC)
+    store = Home(home)
+    store.ensure()
+    if backend is None:
+        conn = open_memory(store, Config())
+        rows = SqliteRows(conn)
+    else:
+        from soloqueue_mem.pg.attachments import PostgresRows
+        from soloqueue_mem.pg.connect import connect
+
+        conn = connect(backend)
+        rows = PostgresRows(conn)
+    with closing(conn), closing(open_artifacts(store, Config())) as artifacts:
+        new = NewAttachment("a.txt", "default", "default", expires_at=now + timedelta(days=1))
+        short = attach(store, rows, artifacts, io.BytesIO(b"short lived"), new, now)
+        kept = attach(
+            store, rows, artifacts, io.BytesIO(b"kept"), new._replace(expires_at=None), now
+        )
+        assert rows.get(short.id[:6]) == short
+        assert expire(rows, artifacts, now) == 0
+        assert expire(rows, artifacts, now + timedelta(days=2)) == 1
+        assert rows.listed(Filters(), "2026-11-30T00:00:00Z", 10) == [kept]
+        assert remove(rows, artifacts, kept.id) == kept
+        assert rows.listed(Filters(), "2026-11-26T08:00:00Z", 10) == []
+        assert artifacts.execute("SELECT count(*) FROM artifacts").fetchone() == (0,)

@@ -131,6 +131,8 @@ def test_consolidate_removes_expired_attachments(cli, files, home, monkeypatch, 
     assert cli.json("consolidate")["expire"]["attachments"] == 0
     monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-28T08:00:00Z")
     assert [r["id"] for r in cli.json("attachment", "list")] == [kept["id"]]  # hidden at once
+    assert cli.json("consolidate", "--dry-run")["expire"]["attachments"] == 1
+    assert len(attachment_ids(home, backend)) == 2  # a dry run deletes nothing
     assert cli.json("consolidate")["expire"]["attachments"] == 1
     assert attachment_ids(home, backend) == [(kept["id"],)]
     assert cli("artifact", "show", short["artifact_id"]).exit_code == 3

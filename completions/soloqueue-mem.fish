@@ -99,7 +99,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -s t -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attachment; and not __fish_seen_subcommand_from list rm show' -a list -d 'Attachments that have not expired, newest first.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attachment; and not __fish_seen_subcommand_from list rm show' -a rm -d 'Remove an attachment and its artifact row (`gc --deep` frees the blob).'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from attachment; and not __fish_seen_subcommand_from list rm show' -a show -d 'One attachment, with its extracted text.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from attachment; and not __fish_seen_subcommand_from list rm show' -a show -d 'One attachment, with its extracted text (a note on stderr when its bytes are not'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l direction -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'

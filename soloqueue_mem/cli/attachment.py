@@ -24,14 +24,14 @@ from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
-    import sqlite3
-
+    from soloqueue_mem.memory.attach import Rows
     from soloqueue_mem.memory.attachments import Attachment
 
 app = typer.Typer(help="List, show and remove attachments.", no_args_is_help=True)
 
 RefArg = Annotated[str, typer.Argument(help="Attachment id (or a unique prefix of 4+ digits).")]
 MISSING = "no attachments yet (no data directory or memory.db)"
+NOT_HERE = "its bytes are not in this data directory (attached on another host, or removed)"
 
 
 def attachment_json(attachment: Attachment) -> dict[str, Any]:
@@ -96,7 +96,6 @@ def attach(
 
     from soloqueue_mem.cli.artifact_run import open_catalog, open_source, redacted_source
     from soloqueue_mem.clock import parse_duration
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.memory.attach import NewAttachment, check
     from soloqueue_mem.memory.attach import attach as attach_file
 
@@ -117,22 +116,26 @@ def attach(
     check(new)
     with open_source(source) as given:
         stream = given if app_ctx.redactor is None else redacted_source(given, app_ctx)
-        with (
-            open_catalog(app_ctx, create=True) as artifacts,
-            opened(open_memory(app_ctx.home, app_ctx.config), MISSING) as memory,
-        ):
+        with open_catalog(app_ctx, create=True) as artifacts, _rows(app_ctx, True) as rows:
             row = attach_file(
-                app_ctx.home, memory, artifacts, stream, new, app_ctx.now, app_ctx.redacted
+                app_ctx.home, rows, artifacts, stream, new, app_ctx.now, app_ctx.redacted
             )
     emit_object(attachment_json(row), app_ctx.format, table=lambda: _table([row]))
 
 
 @contextmanager
-def _memory(app_ctx: AppContext) -> Iterator[sqlite3.Connection]:
+def _rows(app_ctx: AppContext, create: bool) -> Iterator[Rows]:
+    """The attachment rows: in PostgreSQL when ``database_url`` is set, else memory.db."""
     from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.memory.attach import SqliteRows
 
-    with opened(open_memory(app_ctx.home, app_ctx.config, create=False), MISSING) as conn:
-        yield conn
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            yield backend.attachments()
+            return
+    conn = open_memory(app_ctx.home, app_ctx.config, create=create)
+    with opened(conn, MISSING) as conn:
+        yield SqliteRows(conn)
 
 
 @app.command("list")
@@ -153,9 +156,11 @@ def list_command(
     root: RootOpt = None,
 ) -> None:
     """Attachments that have not expired, newest first."""
+    from contextlib import suppress
+
     from soloqueue_mem.clock import iso
-    from soloqueue_mem.db.stores import open_memory
-    from soloqueue_mem.memory.attachments import DIRECTIONS, Filters, list_attachments
+    from soloqueue_mem.errors import NotFound
+    from soloqueue_mem.memory.attachments import DIRECTIONS, Filters
 
     app_ctx = app_context(ctx, fmt, root)
     for kind, value in (("group", group), ("agent", agent), ("session", session)):
@@ -165,14 +170,10 @@ def list_command(
         raise BadInput(f"--direction must be inbound or outbound, not {direction!r}")
     if not 1 <= limit <= 1000:
         raise BadInput("--limit must be between 1 and 1000")
-    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
     rows: list[Attachment] = []
-    if conn is not None:
-        try:
-            filters = Filters(group, agent, session, direction, tag)
-            rows = list_attachments(conn, filters, iso(app_ctx.now), limit)
-        finally:
-            conn.close()
+    filters = Filters(group, agent, session, direction, tag)
+    with suppress(NotFound), _rows(app_ctx, False) as found:  # nothing stored yet: none
+        rows = found.listed(filters, iso(app_ctx.now), limit)
     if app_ctx.format in (Format.table, Format.text):
         _table(rows)
     else:
@@ -182,13 +183,17 @@ def list_command(
 @app.command("show")
 @boundary
 def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
-    """One attachment, with its extracted text."""
-    from soloqueue_mem.memory.attachments import get
+    """One attachment, with its extracted text (a note on stderr when its bytes are not
+    in this data directory: attached on another host sharing the database)."""
+    from soloqueue_mem.artifacts.cas import check
+    from soloqueue_mem.cli.output import stderr
 
     app_ctx = app_context(ctx, fmt, root)
-    with _memory(app_ctx) as conn:
-        row = get(conn, ref)
+    with _rows(app_ctx, False) as rows:
+        row = rows.get(ref)
     emit_object(attachment_json(row), app_ctx.format, table=lambda: _table([row]))
+    if check(app_ctx.home, row.local_path, row.file_size, row.content_hash, rehash=False) != "ok":
+        stderr(f"note: {NOT_HERE}", app_ctx.quiet)
 
 
 @app.command("rm")
@@ -199,10 +204,10 @@ def rm(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = N
     from soloqueue_mem.memory.attach import remove
 
     app_ctx = app_context(ctx, fmt, root)
-    with _memory(app_ctx) as conn:
+    with _rows(app_ctx, False) as rows:
         artifacts = open_artifacts(app_ctx.home, app_ctx.config, create=False)
         try:
-            row = remove(conn, artifacts, ref)
+            row = remove(rows, artifacts, ref)
         finally:
             if artifacts is not None:
                 artifacts.close()

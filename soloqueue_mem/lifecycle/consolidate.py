@@ -258,7 +258,8 @@ def _expire(
     from soloqueue_mem.memory import attach
 
     deleted = expire_step(SqliteMemories(conn), now)
-    return {"deleted": deleted, "attachments": attach.expire(conn, artifacts, now)}
+    expired = attach.expire(attach.SqliteRows(conn), artifacts, now)
+    return {"deleted": deleted, "attachments": expired}
 
 
 def _embed(

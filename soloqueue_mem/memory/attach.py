@@ -6,6 +6,12 @@ row second, attachment row last; removed in the reverse order of what matters: t
 artifact row goes first, then the attachment row, so a crash in between leaves an
 attachment whose removal simply runs again (never a persistent artifact nobody
 references). The blob itself goes in GC phase 2 once no row references it.
+
+The attachment rows live in memory.db (:class:`SqliteRows`) or, with ``database_url``
+set, in PostgreSQL (:class:`soloqueue_mem.pg.attachments.PostgresRows`), shared by every
+host; the artifact row and the blob stay in the catalog and CAS of the host that
+attached the file, so removing an attachment deletes an artifact row only when this
+host's catalog holds that very blob under that id.
 """
 
 from __future__ import annotations
@@ -15,17 +21,17 @@ import sqlite3
 import uuid
 from collections.abc import Callable
 from datetime import datetime
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple, Protocol
 
 from soloqueue_mem.artifacts import catalog
 from soloqueue_mem.artifacts.store import NewArtifact, save
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.errors import BadInput
+from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments
 from soloqueue_mem.memory.attachment_text import MAX_BYTES, extract_text
-from soloqueue_mem.memory.attachments import DIRECTIONS, Attachment
+from soloqueue_mem.memory.attachments import DIRECTIONS, Attachment, Filters
 
 PERSISTENT = "user:persistent"
 MAX_TAG_CHARS = 64
@@ -46,6 +52,45 @@ class NewAttachment(NamedTuple):
     mime_type: str | None = None  # None: guessed from the file name
     url: str = ""
     expires_at: datetime | None = None
+
+
+class Rows(Protocol):
+    """Where the attachment rows are kept (memory.db or PostgreSQL)."""
+
+    def insert(self, row: Attachment) -> None: ...
+
+    def get(self, ref: str) -> Attachment: ...
+
+    def listed(self, filters: Filters, now: str, limit: int) -> list[Attachment]: ...
+
+    def expired(self, now: str, limit: int) -> list[Attachment]: ...
+
+    def delete(self, rows: list[Attachment]) -> None: ...
+
+
+class SqliteRows:
+    """The rows in memory.db, each write its own transaction."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def insert(self, row: Attachment) -> None:
+        with write_tx(self.conn):
+            attachments.insert(self.conn, row)
+
+    def get(self, ref: str) -> Attachment:
+        return attachments.get(self.conn, ref)
+
+    def listed(self, filters: Filters, now: str, limit: int) -> list[Attachment]:
+        return attachments.list_attachments(self.conn, filters, now, limit)
+
+    def expired(self, now: str, limit: int) -> list[Attachment]:
+        return attachments.expired(self.conn, now, limit)
+
+    def delete(self, rows: list[Attachment]) -> None:
+        with write_tx(self.conn):
+            for row in rows:
+                attachments.delete(self.conn, row.id)
 
 
 class _Head:
@@ -77,7 +122,7 @@ def check(new: NewAttachment) -> None:
 
 def attach(
     home: Home,
-    memory: sqlite3.Connection,
+    rows: Rows,
     artifacts: sqlite3.Connection,
     source: BinaryIO,
     new: NewAttachment,
@@ -118,8 +163,7 @@ def attach(
         content_hash=saved.content_hash,
     )
     try:
-        with write_tx(memory):
-            attachments.insert(memory, row)
+        rows.insert(row)
     except BaseException:
         with write_tx(artifacts):  # nothing references the new row: undo it
             catalog.delete(artifacts, saved.id)
@@ -127,32 +171,37 @@ def attach(
     return row
 
 
-def remove(
-    memory: sqlite3.Connection, artifacts: sqlite3.Connection | None, ref: str
-) -> Attachment:
+def remove(rows: Rows, artifacts: sqlite3.Connection | None, ref: str) -> Attachment:
     """Delete an attachment: its artifact row, then its own row."""
-    found = attachments.get(memory, ref)
-    _forget(memory, artifacts, [found])
+    found = rows.get(ref)
+    _forget(rows, artifacts, [found])
     return found
 
 
-def expire(memory: sqlite3.Connection, artifacts: sqlite3.Connection | None, now: datetime) -> int:
+def expire(rows: Rows, artifacts: sqlite3.Connection | None, now: datetime) -> int:
     """Delete every attachment whose ``expires_at`` has passed; how many went."""
     deleted = 0
-    while batch := attachments.expired(memory, iso(now), EXPIRE_BATCH):
-        _forget(memory, artifacts, batch)
+    while batch := rows.expired(iso(now), EXPIRE_BATCH):
+        _forget(rows, artifacts, batch)
         deleted += len(batch)
     return deleted
 
 
-def _forget(
-    memory: sqlite3.Connection, artifacts: sqlite3.Connection | None, rows: list[Attachment]
-) -> None:
+def _forget(rows: Rows, artifacts: sqlite3.Connection | None, found: list[Attachment]) -> None:
     if artifacts is not None:
         with write_tx(artifacts):
-            for row in rows:
-                if row.artifact_id is not None:
-                    catalog.delete(artifacts, row.artifact_id)
-    with write_tx(memory):
-        for row in rows:
-            attachments.delete(memory, row.id)
+            for row in found:
+                if _holds(artifacts, row):
+                    catalog.delete(artifacts, row.artifact_id)  # type: ignore[arg-type]
+    rows.delete(found)
+
+
+def _holds(artifacts: sqlite3.Connection, row: Attachment) -> bool:
+    """Whether this host's catalog keeps the attachment's blob under its artifact id
+    (another host's attachment names an id of that host's catalog)."""
+    if row.artifact_id is None:
+        return False
+    try:
+        return catalog.get(artifacts, str(row.artifact_id)).content_hash == row.content_hash
+    except NotFound:
+        return False

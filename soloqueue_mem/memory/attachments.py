@@ -135,15 +135,19 @@ class Filters(NamedTuple):
     tag: str | None = None
 
 
+FILTER_COLUMNS = {
+    "group": "group_id",
+    "agent": "agent_id",
+    "session": "session_id",
+    "direction": "direction",
+}  # the filters compared with a column (``tag`` is matched in the list)
+
+
 def _where(filters: Filters) -> tuple[str, dict[str, Any]]:
-    columns = {
-        "group": "group_id",
-        "agent": "agent_id",
-        "session": "session_id",
-        "direction": "direction",
-    }
     clauses = [
-        f"attachments.{col} = :{name}" for name, col in columns.items() if getattr(filters, name)
+        f"attachments.{col} = :{name}"
+        for name, col in FILTER_COLUMNS.items()
+        if getattr(filters, name)
     ]
     if filters.tag:
         clauses.append("EXISTS (SELECT 1 FROM json_each(attachments.tags) WHERE value = :tag)")

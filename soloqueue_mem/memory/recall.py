@@ -141,7 +141,8 @@ class Source(Protocol):
     """Where another database back end (PostgreSQL) finds recall's candidates: the
     ``channels`` it serves, a memory search (a ``SearchBackend``), turn search, the
     newest turns of a scope, the nearest memories by embedding (``dense``: none when
-    off), the working-memory list, episode search, its graph, and the retrieval counts."""
+    off), the working-memory list, episode and attachment search, its graph, and the
+    retrieval counts."""
 
     name: str
     channels: frozenset[str]
@@ -167,6 +168,10 @@ class Source(Protocol):
     def search_episodes(
         self, terms: list[str], filters: EpisodeFilters, limit: int
     ) -> list[tuple[Episode, float]]: ...
+
+    def search_attachments(
+        self, terms: list[str], filters: attachments.Filters, now: str, limit: int
+    ) -> list[tuple[Attachment, float]]: ...
 
     def graph_db(self) -> GraphDb: ...
 
@@ -413,11 +418,15 @@ def _attachments(context: Context) -> list[Candidate]:
     """Unexpired attachments whose description, transcription, extracted text, file
     name or tags match the query (seed 003 §4.4: "the cat photo I sent you")."""
     request = context.request
-    match = match_expression(context.terms)
-    if not match:
-        return []
     filters = attachments.Filters(request.group, request.agent)
-    found = attachments.search(context.conn, match, filters, iso(context.now), context.pool)
+    if context.source is not None:
+        found = context.source.search_attachments(
+            context.terms, filters, iso(context.now), context.pool
+        )
+    elif match := match_expression(context.terms):
+        found = attachments.search(context.conn, match, filters, iso(context.now), context.pool)
+    else:
+        return []
     if request.since is not None:
         found = [(a, score) for a, score in found if a.created_at >= iso(request.since)]
     best = max((score for _, score in found), default=1.0) or 1.0

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
+    from soloqueue_mem.memory.attachments import Attachment
+    from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
+    from soloqueue_mem.pg.attachments import PostgresRows
     from soloqueue_mem.pg.token_cache import PostgresTokenCache
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
@@ -54,8 +57,11 @@ if TYPE_CHECKING:
 # What recall finds here: memories, episodes, turns (of any age, of the last days), the
 # working-memory window (turns and `working add` entries) and memories by embedding
 # (``dense``, with the semantic extra and pgvector: pg/dense.py); time expressions and
-# kinds are SQLite-only for now; seed 002's graph (pg/graph.py).
-RECALL_CHANNELS = frozenset({"memories", "episodes", "traces", "recent", "hot", "dense", "graph"})
+# kinds are SQLite-only for now; seed 002's graph (pg/graph.py); attachments by their
+# texts (pg/attachments.py).
+RECALL_CHANNELS = frozenset(
+    {"memories", "episodes", "traces", "recent", "hot", "dense", "graph", "attachments"}
+)
 
 
 class PostgresBackend:
@@ -169,7 +175,12 @@ class PostgresBackend:
         def remember(draft: Draft, group: str, agent: str) -> Remembered:
             return self.remember(draft, group, agent, now)
 
-        return run(self.conn, self.home, now, options, progress, model, remember)
+        from soloqueue_mem.db.stores import open_artifacts
+
+        def catalog() -> sqlite3.Connection | None:
+            return open_artifacts(self.home, self.config, create=False)
+
+        return run(self.conn, self.home, now, options, progress, model, remember, catalog)
 
     def extract_on_log(
         self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
@@ -285,6 +296,21 @@ class PostgresBackend:
 
     def forget(self, refs: Iterable[str]) -> list[str]:
         return memories.forget(self.conn, refs)
+
+    # -- attachments: the rows here, the blobs in this host's CAS ----------------------
+
+    def attachments(self) -> PostgresRows:
+        from soloqueue_mem.pg.attachments import PostgresRows
+
+        return PostgresRows(self.conn)
+
+    def search_attachments(
+        self, terms: list[str], filters: AttachmentFilters, now: str, limit: int
+    ) -> list[tuple[Attachment, float]]:
+        """Recall's ``attachments`` channel."""
+        from soloqueue_mem.pg.attachments import search
+
+        return search(self.conn, terms, filters, now, limit)
 
     # -- upkeep: stats, verify, gc --------------------------------------------------
 

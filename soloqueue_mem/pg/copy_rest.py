@@ -5,7 +5,8 @@ model's retry queue (``extraction_queue``) — has the same columns on both back
 rows are copied keyed by their turn, and read back and compared as the other tables
 are, so a session extracted on log is not extracted again from the database.
 
-The scratchpads, working memory, kv, session variables and embedding vectors go
+The scratchpads, working memory, attachment rows (their blobs stay in this host's
+CAS, where they are), kv, session variables and embedding vectors go
 through the dump's records (:mod:`soloqueue_mem.ops.import_dump`, which names a turn's
 vector by its session and index, not by this store's row id): each record is
 ``copied``, ``existing`` (the database holds it the same) or a conflict (held
@@ -35,7 +36,15 @@ EXTRACTION_TABLES = {
         "max_retries", "status", "created_at", "last_attempted_at", "next_attempt_at", "error",
     ),
 }  # fmt: skip
-RECORD_KINDS = ("scratchpad", "working", "kv", "session_state", "embedding", "embedded_item")
+RECORD_KINDS = (
+    "scratchpad",
+    "working",
+    "attachment",
+    "kv",
+    "session_state",
+    "embedding",
+    "embedded_item",
+)
 
 
 def copy_extraction_state(

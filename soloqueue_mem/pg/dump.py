@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import clock, jsonio
 from soloqueue_mem.home import Home, ensure_private_dir
+from soloqueue_mem.memory.attachments import Attachment
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.model import Memory, content_key
@@ -29,7 +30,7 @@ from soloqueue_mem.memory.scratchpad import from_content
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.ops.dump_format import record
-from soloqueue_mem.pg import embed, episodes, scratchpad, working
+from soloqueue_mem.pg import attachments, embed, episodes, scratchpad, working
 from soloqueue_mem.pg.memories import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.pg.memories import _search_text as memory_search_text
 from soloqueue_mem.pg.text import document
@@ -204,6 +205,13 @@ def _working(conn: psycopg.Connection, scope: Scope) -> Iterator[Entry]:
     return working.every(conn, scope.group) if scope.agent is None else iter(())
 
 
+def _attachments(conn: psycopg.Connection, scope: Scope) -> Iterator[Attachment]:
+    """Every attachment in scope (expired ones too), oldest row first: the rows, whose
+    blobs are in the CAS of the hosts that attached them (``--with-blobs`` carries
+    those of this host's catalog)."""
+    return (a for a in attachments.every(conn) if scope.holds(a.group, a.agent))
+
+
 # -- import --------------------------------------------------------------------------
 
 
@@ -363,6 +371,7 @@ TABLES: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]], 
     ("episode", _episodes),
     ("scratchpad", _scratchpads),
     ("working", _working),
+    ("attachment", _attachments),
     ("embedding", _embeddings),
     ("embedded_item", _links),
 )
@@ -370,6 +379,7 @@ PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
     "memory": put_back_memory,
     "episode": put_back_episode,
     "working": working.put_back,
+    "attachment": attachments.put_back,
     "embedding": embed.put_back_cached,
     "embedded_item": embed.put_back_link,
     "scratchpad": put_back_scratchpad,

@@ -35,6 +35,7 @@ from soloqueue_mem.pg.memories import _ACTIVE, _COLUMNS
 from soloqueue_mem.sessions.events import SessionKey
 
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Callable, Iterator
 
     import psycopg
@@ -94,12 +95,13 @@ def run(
     progress: Progress | None = None,
     model: ModelExtraction | None = None,
     remember: Callable[[Draft, str, str], Remembered] | None = None,
+    open_artifacts: Callable[[], sqlite3.Connection | None] | None = None,
 ) -> dict[str, Any]:
-    """One consolidation of the database (the report of the SQLite run;
-    attachments are not here). With ``model`` (and ``remember``, the back
-    end's), the queued turns are retried first, their memories stored through
-    ``remember``, and extraction goes through the model, queuing in the database
-    (:mod:`soloqueue_mem.pg.queue`)."""
+    """One consolidation of the database (the report of the SQLite run; expired
+    attachments take this host's artifact rows of theirs with them, ``open_artifacts``).
+    With ``model`` (and ``remember``, the back end's), the queued turns are retried
+    first, their memories stored through ``remember``, and extraction goes through the
+    model, queuing in the database (:mod:`soloqueue_mem.pg.queue`)."""
     import psycopg
 
     started = time.monotonic()
@@ -121,6 +123,9 @@ def run(
         options = options._replace(extracted_on_log=lambda key: extracted_turns(conn, key))
         with conn.transaction() if options.dry_run else nullcontext():
             _steps(conn, home, now, options, progress, report, model)
+            report["expire"]["attachments"] = _expire_attachments(
+                conn, None if options.dry_run or open_artifacts is None else open_artifacts(), now
+            )
             if options.dry_run:
                 raise psycopg.Rollback()  # the block ends, rolled back, nothing raised
         consolidate.finish(home, report, started, now, options.dry_run)
@@ -147,6 +152,19 @@ def _steps(
     report["embed"] = _embed(conn, now, options, progress)
     report["graph"] = consolidate.graph_step(options)
     report["identity"] = consolidate.publish(home, memories.active(now), now, options.dry_run)
+
+
+def _expire_attachments(
+    conn: psycopg.Connection, artifacts: sqlite3.Connection | None, now: datetime
+) -> int:
+    from soloqueue_mem.memory.attach import expire
+    from soloqueue_mem.pg.attachments import PostgresRows
+
+    try:
+        return expire(PostgresRows(conn), artifacts, now)
+    finally:
+        if artifacts is not None:
+            artifacts.close()
 
 
 def _embed(

@@ -26,8 +26,11 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import faults
+from soloqueue_mem.memory.attachments import COLUMNS as ATTACHMENT_COLUMNS
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.pg.attachments import attachment_from_row
+from soloqueue_mem.pg.attachments import search_text as attachment_search_text
 from soloqueue_mem.pg.episodes import COLUMNS as EPISODE_COLUMNS
 from soloqueue_mem.pg.episodes import search_text as episode_search_text
 from soloqueue_mem.pg.memories import _COLUMNS as MEMORY_COLUMNS
@@ -67,6 +70,12 @@ TABLES = {
         ),
         Indexed(
             "episodes", "seq", EPISODE_COLUMNS, lambda r: episode_search_text(episode_from_row(r))
+        ),
+        Indexed(
+            "attachments",
+            "seq",
+            ATTACHMENT_COLUMNS,
+            lambda r: attachment_search_text(attachment_from_row(r)),
         ),
     )
 }

@@ -276,6 +276,39 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
         PRIMARY KEY (key, encoding)
     );
     """,
+    # (pgattach, entry 8) attachments (as memory.db's table): the row and its extracted
+    # text are shared, the blob stays in the CAS of the host that attached it; ``search``
+    # holds the bigram lexemes of its description, transcription, text, name and tags
+    """
+    CREATE TABLE attachments (
+        seq BIGSERIAL UNIQUE,
+        id TEXT PRIMARY KEY,
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        session_id TEXT NOT NULL DEFAULT '',
+        episode_id TEXT NOT NULL DEFAULT '',
+        filename TEXT NOT NULL,
+        original_filename TEXT NOT NULL,
+        mime_type TEXT NOT NULL,
+        file_size BIGINT NOT NULL,
+        local_path TEXT NOT NULL,
+        url TEXT NOT NULL DEFAULT '',
+        direction TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        transcription TEXT NOT NULL DEFAULT '',
+        extracted_text TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '[]',
+        linked_memory_ids TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL,
+        expires_at TEXT,
+        artifact_id BIGINT,
+        content_hash TEXT NOT NULL,
+        search TSVECTOR NOT NULL
+    );
+    CREATE INDEX attachments_search ON attachments USING GIN (search);
+    CREATE INDEX attachments_group_time ON attachments (group_id, created_at);
+    CREATE INDEX attachments_expiry ON attachments (expires_at) WHERE expires_at IS NOT NULL;
+    """,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

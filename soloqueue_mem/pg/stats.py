@@ -1,9 +1,9 @@
 """``stats`` on PostgreSQL: the shared database's figures beside this host's own.
 
-The database's rows (turns, sessions, memories, episodes, the working memory) are
-every host's; the files (session logs, the CAS with ``artifacts.db``, the gc and
-consolidate state, the extraction queue, hook errors) are this data directory's. The
-report says which is which in ``shared``.
+The database's rows (turns, sessions, memories, episodes, the working memory,
+attachments) are every host's; the files (session logs, the CAS with ``artifacts.db``,
+the gc and consolidate state, the extraction queue, hook errors) are this data
+directory's. The report says which is which in ``shared``.
 """
 
 from __future__ import annotations
@@ -19,9 +19,20 @@ from soloqueue_mem.storage.base import shown_url
 if TYPE_CHECKING:
     import psycopg
 
-TABLES = ("quarantine_logs", "sessions", "memories", "episodes", "working_memory")
-COUNTED = {"turns": "quarantine_logs", "sessions": "sessions", "memories": "memories"}
-SHARED = ["counts.turns", "counts.sessions", "counts.memories", "databases.postgresql"]
+TABLES = ("quarantine_logs", "sessions", "memories", "episodes", "working_memory", "attachments")
+COUNTED = {
+    "turns": "quarantine_logs",
+    "sessions": "sessions",
+    "memories": "memories",
+    "attachments": "attachments",
+}
+SHARED = [
+    "counts.turns",
+    "counts.sessions",
+    "counts.memories",
+    "counts.attachments",
+    "databases.postgresql",
+]
 
 
 def store_stats(

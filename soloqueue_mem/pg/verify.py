@@ -40,6 +40,7 @@ INDEXES = {
     "quarantine_logs": "quarantine_logs_search",
     "memories": "memories_search",
     "episodes": "episodes_search",
+    "attachments": "attachments_search",
 }
 _SESSIONS = """
     SELECT group_id, agent_id, session_id, s.next_turn_index, s.turn_count,

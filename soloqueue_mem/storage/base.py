@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
+    from soloqueue_mem.memory.attachments import Attachment
+    from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.store import Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
+    from soloqueue_mem.pg.attachments import PostgresRows
     from soloqueue_mem.semantic.model import Embedder
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
@@ -106,6 +109,10 @@ POSTGRES_COMMANDS = frozenset(
         "graph stats",
         "graph compress",
         "graph export",
+        "attach",
+        "attachment list",
+        "attachment show",
+        "attachment rm",
     }
 )
 
@@ -219,6 +226,12 @@ class Backend(Protocol):
     ) -> dict[str, Any]: ...
 
     def graph_db(self) -> GraphDb: ...
+
+    def attachments(self) -> PostgresRows: ...
+
+    def search_attachments(
+        self, terms: list[str], filters: AttachmentFilters, now: str, limit: int
+    ) -> list[tuple[Attachment, float]]: ...
 
     def scratchpad(self, group: str, agent: str, template: str) -> Scratchpad: ...
 

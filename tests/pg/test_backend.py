@@ -18,7 +18,7 @@ from tests.conftest import Cli, run_process, tree_snapshot
 @pytest.mark.parametrize(
     "args",
     [
-        ["attachment", "list"],
+        ["identity", "show"],
         ["memory", "edit", "abcd", "--content", "x"],
         ["memory", "restore", "abcd"],
     ],
@@ -40,7 +40,7 @@ def test_the_fast_log_path_and_a_real_process_use_postgres(home: Path, on_postgr
     assert json.loads(done.stdout)["turn_index"] == 0
     assert not (home / "memory.db").exists()
     assert (home / "groups/default/sessions/default/s1.jsonl").is_file()  # the local log
-    refused = run_process("attachment", "list")
+    refused = run_process("identity", "show")
     assert refused.returncode == 69
     assert refused.stderr.decode().count("\n") == 1
 

@@ -1,5 +1,5 @@
-"""The scratchpad, kv, session variables, context, artifacts and the Claude Code hooks
-on SQLite and on PostgreSQL: one script of commands prints the same JSON and exits
+"""The scratchpad, kv, session variables, context, artifacts, attachments and the Claude
+Code hooks on SQLite and on PostgreSQL: one script of commands prints the same JSON and exits
 the same way on both (see ``test_parity.py`` for what is normalised, and why)."""
 
 from __future__ import annotations
@@ -64,6 +64,10 @@ SCRIPT: list[tuple[list[str], str | None]] = [
     (["artifact", "tag", "1", "b"], None),
     (["artifact", "rm", "1"], None),
     (["artifact", "show", "1"], None),
+    (["attach", "-", "--name", "plan.md", "--tag", "p", "-d", "计划"], "# 计划\n迁移到 Postgres\n"),
+    (["attach", "-", "--name", "x.txt", "--direction", "sideways"], "x"),
+    (["attachment", "list"], None),
+    (["attachment", "list", "--tag", "p", "--direction", "outbound"], None),
 ]
 CONVERSATION = [
     {"role": "user", "content": "What is the timeout in config.toml?"},

@@ -207,7 +207,9 @@ def test_the_rest_of_the_store_comes_along_and_a_rerun_adds_nothing(
     cli.ok("kv", "set", "editor", '"vim"')
     cli.ok("session", "set", "s1", "next_step", "write tests")
     cli.ok("working", "add", "looking at the lexer")
+    cli.ok("attach", "-", "--name", "plan.md", input=b"# Plan\nport the lexer")
     reads = [
+        ("attachment", "list"),
         ("scratchpad", "show"),
         ("kv", "list"),
         ("session", "get", "s1"),
@@ -223,6 +225,7 @@ def test_the_rest_of_the_store_comes_along_and_a_rerun_adds_nothing(
     assert copied == {
         "scratchpad": (1, 1),
         "working": (1, 1),
+        "attachment": (1, 1),
         "kv": (1, 1),
         "session_state": (1, 1),
         "embedding": (0, 0),

@@ -151,21 +151,26 @@ def test_a_corrupted_tsvector_is_found_and_repaired(cli: Cli, home: Path, on_pos
     cli.ok("log", "-s", "zh", "我们在上海讨论编译器")
     cli.ok("remember", "用户住在北京海淀区")
     cli.ok("session", "end", "zh")
-    for table in ("quarantine_logs", "memories", "episodes"):
+    cli.ok("attach", "-", "--name", "plan.md", input="编译器的计划".encode())
+    for table in ("quarantine_logs", "memories", "episodes", "attachments"):
         sql(on_postgres, f"UPDATE {table} SET search = to_tsvector('simple', 'garbage')")
     assert cli.json("trace", "编译器") == []
     code, report = run_verify(cli)
     assert code == EX_ERRORS
     assert sorted(f["where"] for f in kinds(report)["stale-search"]) == [
+        "attachments",
         "episodes",
         "memories",
         "quarantine_logs",
     ]
     code, report = run_verify(cli, "--repair")
     assert code == EX_ERRORS  # what was found before the repair
-    assert report["repaired"]["search_rows"] == {"quarantine_logs": 1, "memories": 1, "episodes": 1}
+    assert report["repaired"]["search_rows"] == {
+        "quarantine_logs": 1, "memories": 1, "episodes": 1, "attachments": 1
+    }  # fmt: skip
     assert run_verify(cli)[0] == 0
     assert [hit["turn_index"] for hit in cli.json("trace", "编译器")] == [0]
+    assert len(cli.json("recall", "编译器", "--channels", "attachments")) == 1
 
 
 def test_a_dropped_search_index_is_an_error_and_repair_builds_it(

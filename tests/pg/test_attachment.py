@@ -1,15 +1,38 @@
 """Attachments (seed 003 §4.4): the blob in the CAS as user:persistent, the row and
-its FTS, the recall channel, list/show/rm, expiry by consolidate, redaction."""
+its FTS, the recall channel, list/show/rm, expiry by consolidate, redaction; on SQLite
+and on PostgreSQL (the row there, the blob in the attaching host's CAS), where a second
+host sees the row and its text but not the bytes."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from soloqueue_mem.memory.attachment_text import extract_text
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str | None:
+    """The database URL on PostgreSQL, None on SQLite."""
+    if request.param == "postgres":
+        return request.getfixturevalue("on_postgres")
+    return None
+
+
+def attachment_ids(home: Path, url: str | None) -> list[tuple]:
+    """The ids in the attachments table, expired ones included."""
+    sql = "SELECT id FROM attachments ORDER BY id"
+    if url is None:
+        with closing(sqlite3.connect(home / "memory.db")) as conn:
+            return conn.execute(sql).fetchall()
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return [tuple(row) for row in conn.execute(sql)]  # type: ignore[arg-type]
 
 
 def attach(cli, path: Path, *args: str) -> dict:
@@ -31,7 +54,7 @@ def files(tmp_path: Path) -> Path:
     return folder
 
 
-def test_attach_stores_the_blob_as_persistent_and_the_row(cli, files, home):
+def test_attach_stores_the_blob_as_persistent_and_the_row(cli, files, home, backend):
     row = attach(cli, files / "cat.jpg", "--description", "一只橘猫趴在沙发上", "--tag", "猫",
                  "--session", "s1")  # fmt: skip
     assert row["direction"] == "inbound" and row["session"] == "s1"
@@ -44,7 +67,7 @@ def test_attach_stores_the_blob_as_persistent_and_the_row(cli, files, home):
     assert cli.json("attachment", "show", row["id"][:8]) == row
 
 
-def test_recall_finds_an_attachment_through_its_transcription(cli, files):
+def test_recall_finds_an_attachment_through_its_transcription(cli, files, backend):
     row = attach(cli, files / "voice.ogg", "--transcription", "明天帮我预约下午3点的会议")
     cli.ok("remember", "The user prefers tea over coffee")
     hits = cli.json("recall", "预约会议")
@@ -54,7 +77,7 @@ def test_recall_finds_an_attachment_through_its_transcription(cli, files):
     assert [h["id"] for h in only] == [row["id"]]
 
 
-def test_text_is_extracted_from_markdown_html_and_json(cli, files):
+def test_text_is_extracted_from_markdown_html_and_json(cli, files, backend):
     md = attach(cli, files / "notes.md")
     html = attach(cli, files / "page.html", "--direction", "outbound")
     data = attach(cli, files / "data.json")
@@ -71,7 +94,7 @@ def test_extract_text_gives_nothing_for_binary_or_non_utf8():
     assert extract_text("é".encode() * 3 + "é".encode()[:1], "a.txt", "text/plain") == "ééé"
 
 
-def test_list_filters_and_rm_removes_the_row_and_the_artifact_row(cli, files, home):
+def test_list_filters_and_rm_removes_the_row_and_the_artifact_row(cli, files, home, backend):
     cat = attach(cli, files / "cat.jpg", "--description", "cat", "--tag", "pets")
     report = attach(cli, files / "page.html", "--direction", "outbound", "-g", "work")
     assert [r["id"] for r in cli.json("attachment", "list")] == [report["id"], cat["id"]]
@@ -88,7 +111,7 @@ def test_list_filters_and_rm_removes_the_row_and_the_artifact_row(cli, files, ho
     assert cli.json("recall", "cat", "--channels", "attachments") == []
 
 
-def test_bad_input_is_refused_before_anything_is_written(cli, files, home):
+def test_bad_input_is_refused_before_anything_is_written(cli, files, home, backend):
     result = cli("attach", str(files / "cat.jpg"), "--direction", "sideways")
     assert result.exit_code == 65 and result.stdout == ""
     assert result.stderr.startswith("error: --direction must be inbound or outbound")
@@ -97,25 +120,26 @@ def test_bad_input_is_refused_before_anything_is_written(cli, files, home):
     assert cli("attach", str(files / "missing.bin")).exit_code == 3
 
 
-def test_stdin_attachment_needs_a_name(cli):
+def test_stdin_attachment_needs_a_name(cli, backend):
     row = cli.json("attach", "-", "--name", "clip.txt", input=b"hello from stdin")
     assert row["filename"] == "clip.txt" and row["extracted_text"] == "hello from stdin"
 
 
-def test_consolidate_removes_expired_attachments(cli, files, home, monkeypatch):
+def test_consolidate_removes_expired_attachments(cli, files, home, monkeypatch, backend):
     short = attach(cli, files / "cat.jpg", "--description", "cat", "--duration", "1d")
     kept = attach(cli, files / "notes.md")
     assert cli.json("consolidate")["expire"]["attachments"] == 0
     monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-28T08:00:00Z")
     assert [r["id"] for r in cli.json("attachment", "list")] == [kept["id"]]  # hidden at once
+    assert cli.json("consolidate", "--dry-run")["expire"]["attachments"] == 1
+    assert len(attachment_ids(home, backend)) == 2  # a dry run deletes nothing
     assert cli.json("consolidate")["expire"]["attachments"] == 1
-    conn = sqlite3.connect(home / "memory.db")
-    assert conn.execute("SELECT id FROM attachments").fetchall() == [(kept["id"],)]
+    assert attachment_ids(home, backend) == [(kept["id"],)]
     assert cli("artifact", "show", short["artifact_id"]).exit_code == 3
     assert cli.json("consolidate")["expire"]["attachments"] == 0
 
 
-def test_redaction_covers_every_text_of_an_attachment(cli, files, home):
+def test_redaction_covers_every_text_of_an_attachment(cli, files, home, backend):
     home.mkdir(parents=True)
     (home / "config.toml").write_text("redact = true\n")
     key = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -126,3 +150,63 @@ def test_redaction_covers_every_text_of_an_attachment(cli, files, home):
         if path.is_file():
             assert key.encode() not in path.read_bytes(), path
     assert "[REDACTED:" in row["extracted_text"] and "[REDACTED:" in row["description"]
+
+
+def test_a_second_host_sees_the_row_and_its_text_but_not_the_bytes(
+    cli, files, home, on_postgres, monkeypatch
+):
+    row = attach(cli, files / "notes.md", "--description", "迁移计划", "--tag", "plan")
+    monkeypatch.setenv("SOLOQUEUE_HOME", str(home.parent / "host-b"))
+    own = cli.json("artifact", "save", "-", "--title", "b's own", input=b"other bytes")
+    assert own["id"] == row["artifact_id"]  # the same number in another host's catalog
+    assert [r["id"] for r in cli.json("attachment", "list", "--tag", "plan")] == [row["id"]]
+    shown = cli("--format", "json", "attachment", "show", row["id"][:8])
+    assert json.loads(shown.stdout) == row
+    assert "not in this data directory (attached on another host" in shown.stderr
+    hits = cli.json("recall", "billing 迁移", "--channels", "attachments")
+    assert [h["id"] for h in hits] == [row["id"]]
+    assert cli.json("attachment", "rm", row["id"])["removed"] is True
+    assert cli.json("artifact", "show", own["id"])["sha256"] == own["sha256"]  # B's kept
+    assert cli.json("attachment", "list") == []
+    monkeypatch.setenv("SOLOQUEUE_HOME", str(home))
+    assert cli.json("attachment", "list") == []  # the row was shared
+    assert cli.json("artifact", "show", row["artifact_id"])["sha256"] == row["content_hash"]
+    assert not (home.parent / "host-b" / "memory.db").exists()
+
+
+def test_the_library_attaches_and_expires_through_either_rows(home, backend):
+    """memory.attach on memory.db's rows and on the database's, with the same outcome."""
+    import io
+    from datetime import UTC, datetime, timedelta
+
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.db.stores import open_artifacts, open_memory
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.memory.attach import NewAttachment, SqliteRows, attach, expire, remove
+    from soloqueue_mem.memory.attachments import Filters
+
+    now = datetime(2026, 11, 26, 8, tzinfo=UTC)
+    store = Home(home)
+    store.ensure()
+    if backend is None:
+        conn = open_memory(store, Config())
+        rows = SqliteRows(conn)
+    else:
+        from soloqueue_mem.pg.attachments import PostgresRows
+        from soloqueue_mem.pg.connect import connect
+
+        conn = connect(backend)
+        rows = PostgresRows(conn)
+    with closing(conn), closing(open_artifacts(store, Config())) as artifacts:
+        new = NewAttachment("a.txt", "default", "default", expires_at=now + timedelta(days=1))
+        short = attach(store, rows, artifacts, io.BytesIO(b"short lived"), new, now)
+        kept = attach(
+            store, rows, artifacts, io.BytesIO(b"kept"), new._replace(expires_at=None), now
+        )
+        assert rows.get(short.id[:6]) == short
+        assert expire(rows, artifacts, now) == 0
+        assert expire(rows, artifacts, now + timedelta(days=2)) == 1
+        assert rows.listed(Filters(), "2026-11-30T00:00:00Z", 10) == [kept]
+        assert remove(rows, artifacts, kept.id) == kept
+        assert rows.listed(Filters(), "2026-11-26T08:00:00Z", 10) == []
+        assert artifacts.execute("SELECT count(*) FROM artifacts").fetchone() == (0,)

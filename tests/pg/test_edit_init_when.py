@@ -92,9 +92,7 @@ def test_restore_of_a_memory_never_archived_only_renews_it(
     assert missing.exit_code == 3 and missing.stderr.startswith("error: ")
 
 
-def test_kinds_finds_a_preference_said_in_chinese_on_both_back_ends(
-    cli: Cli, backend: str
-) -> None:
+def test_kinds_finds_a_preference_said_in_chinese_on_both_back_ends(cli: Cli, backend: str) -> None:
     cli.ok("remember", "回答要简短，先给结论", "--type", "PREFERENCE")
     cli.ok("remember", "部署在周五进行", "--type", "RULE")
     hits = cli.json("recall", "how do I like my answers?", "--channels", "kinds")
@@ -153,12 +151,12 @@ def test_demo_and_identity_run_with_a_database_url_and_touch_neither(
 
 def test_the_backend_edits_restores_and_reads_a_window(home: Path, on_postgres: str) -> None:
     """The library's view: PostgresBackend's edit, restore and turns_before."""
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     from soloqueue_mem.memory.store import Draft
     from soloqueue_mem.sessions.events import parse_event
 
-    now = datetime(2026, 11, 26, 8, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 26, 8, tzinfo=UTC)
     backend = open_backend(Home(home), Config())
     assert backend is not None
     try:
@@ -166,13 +164,14 @@ def test_the_backend_edits_restores_and_reads_a_window(home: Path, on_postgres: 
         edited = backend.edit(made.id, Changes(content="cats sleep all day"), now)
         assert backend.memory(made.id) == edited
         assert backend.restore(made.id[:5], now).content == "cats sleep all day"
+        events = [{"role": "user", "content": f"turn {n}"} for n in range(3)]
         items = [
-            (n, parse_event({"role": "user", "content": f"turn {n}", "timestamp": f"2026-11-2{n}T10:00:00Z"}))
-            for n in range(3)
+            (n, parse_event({**e, "timestamp": f"2026-11-2{n}T10:00:00Z"}))
+            for n, e in enumerate(events)
         ]
         list(backend.log(items, ("default", "default", "s"), now, None))
-        start, until = datetime(2026, 11, 20, tzinfo=timezone.utc), datetime(2026, 11, 22)
-        window = backend.turns_before(Scope(since=start), until.replace(tzinfo=timezone.utc), 5)
+        start, until = datetime(2026, 11, 20, tzinfo=UTC), datetime(2026, 11, 22, tzinfo=UTC)
+        window = backend.turns_before(Scope(since=start), until, 5)
         assert [t.content for t in window] == ["turn 1", "turn 0"]
     finally:
         backend.close()  # type: ignore[attr-defined]

@@ -17,8 +17,9 @@ from soloqueue_mem.home import DIR_NAME, Home
 
 @boundary
 def init(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
-    """Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say
-    (and, with database_url set, the database's tables)."""
+    """Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.
+
+    With database_url set, it also creates or migrates the database's schema."""
     import os
     from contextlib import closing
     from pathlib import Path

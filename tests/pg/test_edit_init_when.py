@@ -175,3 +175,57 @@ def test_the_backend_edits_restores_and_reads_a_window(home: Path, on_postgres: 
         assert [t.content for t in window] == ["turn 1", "turn 0"]
     finally:
         backend.close()  # type: ignore[attr-defined]
+
+
+_EDITOR = """
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from soloqueue_mem.config import Config
+from soloqueue_mem.home import Home
+from soloqueue_mem.memory.store import Changes
+from soloqueue_mem.storage.base import open_backend
+backend = open_backend(Home(Path(sys.argv[1])), Config())
+backend.memory(sys.argv[2])  # connected: wait for the others, then edit at once
+print("ready", flush=True)
+sys.stdin.readline()
+for n in range(int(sys.argv[3])):
+    tag = f"w{sys.argv[4]}n{n}"
+    backend.edit(sys.argv[2], Changes(add_tags=(tag,)), datetime.now(UTC))
+backend.close()
+print("done", flush=True)
+"""
+
+
+def test_edits_from_writers_on_two_hosts_lose_no_change(tmp_path: Path, on_postgres: str) -> None:
+    """Each edit reads the memory under its row lock: concurrent tag additions all stay."""
+    import subprocess
+    import sys
+
+    from soloqueue_mem import Store
+
+    with Store(tmp_path / "host-0") as store:
+        made = store.remember("the release train leaves on tuesdays").memory
+    per_writer, writers = 40, 4
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _EDITOR, str(tmp_path / f"host-{n % 2}"), made.id]
+            + [str(per_writer), str(n)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for n in range(writers)
+    ]
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
+    for proc in procs:  # all are told to go before any is waited for
+        assert proc.stdin is not None
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err.decode()
+    with Store(tmp_path / "host-1") as store:
+        tags = store.memory(made.id).tags
+    assert sorted(tags) == sorted(f"w{w}n{n}" for w in range(writers) for n in range(per_writer))

@@ -38,8 +38,8 @@ def init(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> Non
         conn.close()
     else:  # the local folder (session logs, blobs) and the database's schema, migrated
         with closing(backend):
+            backend.init()  # first: a database it cannot reach leaves no folder behind
             home.ensure()
-            backend.init()
     emit_object(
         {"root": str(home.root), "created": not existed},
         app.format,

@@ -134,9 +134,10 @@ def test_an_unreachable_database_fails_init_with_one_line(
 ) -> None:
     monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
     result = cli("init")
-    assert result.exit_code != 0 and result.stdout == ""
+    assert result.exit_code == 74 and result.stdout == ""
     (line,) = result.stderr.splitlines()
     assert line.startswith("error: ") and "cannot connect" in line
+    assert not home.exists()
 
 
 def test_demo_and_identity_run_with_a_database_url_and_touch_neither(

@@ -355,8 +355,12 @@ def edit(
     )
     if changes == Changes():
         raise UsageError("nothing to change: give --content, --type, --importance, --tag, ...")
-    with _memory_db(app_ctx, create=False) as conn:
-        memory = store_edit(conn, memory_id, changes, app_ctx.now)
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            memory = backend.edit(memory_id, changes, app_ctx.now)
+    if backend is None:
+        with _memory_db(app_ctx, create=False) as conn:
+            memory = store_edit(conn, memory_id, changes, app_ctx.now)
     _emit_one(memory, app_ctx.format, memory.id)
 
 
@@ -436,6 +440,10 @@ def restore(
     from soloqueue_mem.memory.store import restore as store_restore
 
     app_ctx = app_context(ctx, fmt, root)
-    with _memory_db(app_ctx, create=False) as conn:
-        memory = store_restore(conn, memory_id, app_ctx.now)
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            memory = backend.restore(memory_id, app_ctx.now)
+    if backend is None:
+        with _memory_db(app_ctx, create=False) as conn:
+            memory = store_restore(conn, memory_id, app_ctx.now)
     _emit_one(memory, app_ctx.format, memory.id)

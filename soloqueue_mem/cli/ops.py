@@ -17,17 +17,29 @@ from soloqueue_mem.home import DIR_NAME, Home
 
 @boundary
 def init(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
-    """Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say."""
+    """Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.
+
+    With database_url set, it also creates or migrates the database's schema."""
     import os
+    from contextlib import closing
     from pathlib import Path
+
+    from soloqueue_mem.storage.base import open_backend
 
     app = app_context(ctx, fmt, root)
     explicit = app.root_option or os.environ.get("SOLOQUEUE_HOME")
     home = app.home if explicit else Home(Path.cwd() / DIR_NAME)
     existed = home.exists()
-    conn = open_memory(home, app.config if explicit else _config_for(home))
-    assert conn is not None
-    conn.close()
+    config = app.config if explicit else _config_for(home)
+    backend = open_backend(home, config)
+    if backend is None:
+        conn = open_memory(home, config)
+        assert conn is not None
+        conn.close()
+    else:  # the local folder (session logs, blobs) and the database's schema, migrated
+        with closing(backend):
+            backend.init()  # first: a database it cannot reach leaves no folder behind
+            home.ensure()
     emit_object(
         {"root": str(home.root), "created": not existed},
         app.format,

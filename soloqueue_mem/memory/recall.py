@@ -177,6 +177,12 @@ class Source(Protocol):
 
     def touch_episodes(self, ids: list[str]) -> None: ...
 
+    def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]: ...
+
+    def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]: ...
+
+    def memories(self, filters: Filters, now: datetime, limit: int) -> list[Memory]: ...
+
 
 class Context(NamedTuple):
     home: Home
@@ -555,23 +561,31 @@ def _when(context: Context) -> list[Candidate]:
     request = context.request
     start, end = iso(window.start), iso(window.end)
     found: list[Candidate] = []
+    scope = Scope(request.group, request.agent, None, window.start, None)
     if context.terms:
-        scope = Scope(request.group, request.agent, None, window.start, None)
-        hits = trace(
-            context.home, context.conn, context.query, scope, context.pool, context.lexicon
-        )
+        if context.source is not None:
+            hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
+        else:
+            hits = trace(
+                context.home, context.conn, context.query, scope, context.pool, context.lexicon
+            )
         found = [_turn_candidate(h.turn, "when", h.score) for h in hits if h.turn.timestamp < end]
-    scope_in = SearchScope(request.group, request.agent, None, start, None, until=end)
-    newest = turns.newest_turns(context.conn, scope_in, context.pool)
+    if context.source is not None:
+        newest = context.source.turns_before(scope, window.end, context.pool)
+    else:
+        scope_in = SearchScope(request.group, request.agent, None, start, None, until=end)
+        newest = turns.newest_turns(context.conn, scope_in, context.pool)
     seen = {c.key for c in found}
     found += [
         _turn_candidate(turn, "when", 0.5 * (1 - number / len(newest)))
         for number, turn in enumerate(newest)
         if _turn_candidate(turn, "when", 0).key not in seen
     ]
-    ended = episodes.list_episodes(
-        context.conn, EpisodeFilters(request.group, request.agent, None, start), context.pool
-    )
+    filters = EpisodeFilters(request.group, request.agent, None, start)
+    if context.source is not None:
+        ended = context.source.episodes(filters, context.pool)
+    else:
+        ended = episodes.list_episodes(context.conn, filters, context.pool)
     found += [
         Candidate(
             key=f"episode:{e.id}",
@@ -601,7 +615,10 @@ def _kinds(context: Context) -> list[Candidate]:
         if request.type is not None and request.type != kind:
             continue
         filters = Filters(group=request.group, agent=request.agent, type=kind)
-        newest = store.list_memories(context.conn, filters, context.now, context.pool)
+        if context.source is not None:
+            newest = context.source.memories(filters, context.now, context.pool)
+        else:
+            newest = store.list_memories(context.conn, filters, context.now, context.pool)
         found += [_memory_candidate(m, "kinds", 1 - n / len(newest)) for n, m in enumerate(newest)]
     return found
 

@@ -446,63 +446,73 @@ class Changes(NamedTuple):
 
 def edit(conn: sqlite3.Connection, ref: str, changes: Changes, now: datetime) -> Memory:
     """Change a memory in place (a correction, not a new version)."""
-    stamp = iso(now)
     with write_tx(conn):
         old = get(conn, ref)
-        tags = (set(old.tags) | set(check_tags(list(changes.add_tags)))) - set(changes.remove_tags)
-        draft = check_draft(
-            Draft(
-                content=old.content if changes.content is None else changes.content,
-                type=changes.type or old.type,
-                subject=old.subject if changes.subject is None else changes.subject,
-                predicate=old.predicate if changes.predicate is None else changes.predicate,
-                importance=_pick(changes.importance, old.importance),
-                confidence=_pick(changes.confidence, old.confidence),
-                tags=tuple(tags),
-            )
-        )
-        priority, expires_at, fixed = old.priority, old.expires_at, old.fixed_expiry
-        if changes.duration is not None:
-            priority, expires = retention(changes.duration, now)
-            expires_at = iso(expires) if expires else None
-            fixed = fixed_expiry(changes.duration, draft.type, now)
-        new = old._replace(
-            content=draft.content,
-            type=draft.type,
-            subject=draft.subject,
-            predicate=draft.predicate,
-            importance=draft.importance,
-            confidence=draft.confidence,
-            tags=list(draft.tags),
-            priority=priority,
-            expires_at=expires_at,
-            fixed_expiry=fixed,
-            updated_at=stamp,
-        )
+        new = edited(old, changes, now)
         rowid = _rowid(conn, old.id)
         _unindex(conn, rowid, old)
         conn.execute(
             "UPDATE memories SET content = ?, type = ?, subject = ?, predicate = ?,"
             " importance_score = ?, confidence = ?, tags = ?, priority = ?, expires_at = ?,"
             " fixed_expiry = ?, updated_at = ?, content_key = ? WHERE rowid = ?",
-            (
-                new.content,
-                new.type,
-                new.subject,
-                new.predicate,
-                new.importance,
-                new.confidence,
-                jsonio.dumps_compact(new.tags),
-                new.priority,
-                new.expires_at,
-                new.fixed_expiry,
-                stamp,
-                content_key(new.content),
-                rowid,
-            ),
+            (*edited_values(new), rowid),
         )
         _index(conn, rowid, new)
         return new
+
+
+def edited(old: Memory, changes: Changes, now: datetime) -> Memory:
+    """``old`` with ``changes`` made (checked as a draft is), updated now."""
+    tags = (set(old.tags) | set(check_tags(list(changes.add_tags)))) - set(changes.remove_tags)
+    draft = check_draft(
+        Draft(
+            content=old.content if changes.content is None else changes.content,
+            type=changes.type or old.type,
+            subject=old.subject if changes.subject is None else changes.subject,
+            predicate=old.predicate if changes.predicate is None else changes.predicate,
+            importance=_pick(changes.importance, old.importance),
+            confidence=_pick(changes.confidence, old.confidence),
+            tags=tuple(tags),
+        )
+    )
+    priority, expires_at, fixed = old.priority, old.expires_at, old.fixed_expiry
+    if changes.duration is not None:
+        priority, expires = retention(changes.duration, now)
+        expires_at = iso(expires) if expires else None
+        fixed = fixed_expiry(changes.duration, draft.type, now)
+    return old._replace(
+        content=draft.content,
+        type=draft.type,
+        subject=draft.subject,
+        predicate=draft.predicate,
+        importance=draft.importance,
+        confidence=draft.confidence,
+        tags=list(draft.tags),
+        priority=priority,
+        expires_at=expires_at,
+        fixed_expiry=fixed,
+        updated_at=iso(now),
+    )
+
+
+def edited_values(new: Memory) -> tuple[Any, ...]:
+    """The columns an edit writes, in the order both back ends' UPDATE names them:
+    content, type, subject, predicate, importance_score, confidence, tags, priority,
+    expires_at, fixed_expiry, updated_at, content_key."""
+    return (
+        new.content,
+        new.type,
+        new.subject,
+        new.predicate,
+        new.importance,
+        new.confidence,
+        jsonio.dumps_compact(new.tags),
+        new.priority,
+        new.expires_at,
+        new.fixed_expiry,
+        new.updated_at,
+        content_key(new.content),
+    )
 
 
 def _pick(value: float | None, default: float) -> float:

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.scratchpad import Scratchpad
-    from soloqueue_mem.memory.store import Draft, Filters, Remembered
+    from soloqueue_mem.memory.store import Changes, Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.pg.attachments import PostgresRows
@@ -56,11 +56,23 @@ if TYPE_CHECKING:
 
 # What recall finds here: memories, episodes, turns (of any age, of the last days), the
 # working-memory window (turns and `working add` entries) and memories by embedding
-# (``dense``, with the semantic extra and pgvector: pg/dense.py); time expressions and
-# kinds are SQLite-only for now; seed 002's graph (pg/graph.py); attachments by their
-# texts (pg/attachments.py).
+# (``dense``, with the semantic extra and pgvector: pg/dense.py), the turns and episodes
+# of the time the query names (``when``: pg/when.py), memories of the type the question
+# asks about (``kinds``); seed 002's graph (pg/graph.py); attachments by their texts
+# (pg/attachments.py).
 RECALL_CHANNELS = frozenset(
-    {"memories", "episodes", "traces", "recent", "hot", "dense", "graph", "attachments"}
+    {
+        "memories",
+        "episodes",
+        "traces",
+        "recent",
+        "hot",
+        "when",
+        "kinds",
+        "dense",
+        "graph",
+        "attachments",
+    }
 )
 
 
@@ -84,6 +96,10 @@ class PostgresBackend:
 
             self._conn = connect(self.url)
         return self._conn
+
+    def init(self) -> None:
+        """Connect, which creates or migrates the schema (``init``)."""
+        self.conn.execute("SELECT 1")
 
     def warm(self) -> None:
         """Connect (and migrate) now, and load the embedding model when the dense channel
@@ -131,6 +147,11 @@ class PostgresBackend:
 
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]:
         return turns.newest_turns(self.conn, scope, limit)
+
+    def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]:
+        from soloqueue_mem.pg.when import turns_before
+
+        return turns_before(self.conn, scope, until, limit)
 
     def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]:
         return sessions.list_sessions(self.conn, self.home, group, agent, limit)
@@ -296,6 +317,16 @@ class PostgresBackend:
 
     def forget(self, refs: Iterable[str]) -> list[str]:
         return memories.forget(self.conn, refs)
+
+    def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
+        from soloqueue_mem.pg.memory_edit import edit
+
+        return edit(self.conn, ref, changes, now)
+
+    def restore(self, ref: str, now: datetime) -> Memory:
+        from soloqueue_mem.pg.memory_edit import restore
+
+        return restore(self.conn, ref, now)
 
     # -- attachments: the rows here, the blobs in this host's CAS ----------------------
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.scratchpad import Scratchpad
-    from soloqueue_mem.memory.store import Draft, Filters, Remembered
+    from soloqueue_mem.memory.store import Changes, Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.pg.attachments import PostgresRows
@@ -58,6 +58,13 @@ POSTGRES_COMMANDS = frozenset(
         "memory show",
         "memory forget",
         "memory history",
+        "memory edit",
+        "memory restore",
+        "init",
+        "demo",
+        "identity show",
+        "identity compile",
+        "identity edit",
         "session list",
         "session show",
         "session export",
@@ -123,6 +130,8 @@ class Backend(Protocol):
 
     name: str
 
+    def init(self) -> None: ...
+
     def log(
         self,
         items: Iterable[Item],
@@ -136,6 +145,8 @@ class Backend(Protocol):
     ) -> list[TraceHit]: ...
 
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]: ...
+
+    def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]: ...
 
     def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]: ...
 
@@ -193,6 +204,10 @@ class Backend(Protocol):
     def history(self, ref: str) -> list[Memory]: ...
 
     def forget(self, refs: Iterable[str]) -> list[str]: ...
+
+    def edit(self, ref: str, changes: Changes, now: datetime) -> Memory: ...
+
+    def restore(self, ref: str, now: datetime) -> Memory: ...
 
     def working_add(self, group: str, content: str, source: str, now: datetime) -> Added: ...
 

@@ -23,9 +23,13 @@ from tests.conftest import Cli, run_process, tree_snapshot
         ["memory", "restore", "abcd"],
     ],
 )
-def test_other_commands_exit_69_with_one_line_and_write_nothing(
-    cli: Cli, home: Path, on_postgres: str, args: list[str]
+def test_a_command_not_on_postgres_exits_69_with_one_line_and_writes_nothing(
+    cli: Cli, home: Path, on_postgres: str, args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Every command runs on PostgreSQL now; one taken off the list shows the refusal."""
+    from soloqueue_mem.storage import base
+
+    monkeypatch.setattr(base, "POSTGRES_COMMANDS", base.POSTGRES_COMMANDS - {" ".join(args[:2])})
     result = cli(*args, input="data")
     assert result.exit_code == 69
     assert result.stdout == ""
@@ -40,7 +44,7 @@ def test_the_fast_log_path_and_a_real_process_use_postgres(home: Path, on_postgr
     assert json.loads(done.stdout)["turn_index"] == 0
     assert not (home / "memory.db").exists()
     assert (home / "groups/default/sessions/default/s1.jsonl").is_file()  # the local log
-    refused = run_process("identity", "show")
+    refused = run_process("remember", "--event-id", "e1", "not on PostgreSQL yet")
     assert refused.returncode == 69
     assert refused.stderr.decode().count("\n") == 1
 
@@ -90,7 +94,12 @@ def test_the_library_store_runs_on_postgres(home: Path, on_postgres: str) -> Non
     assert not (home / "memory.db").exists()
 
 
-def test_recall_names_the_channels_it_lacks(cli: Cli, on_postgres: str) -> None:
+def test_recall_names_the_channels_it_lacks(
+    cli: Cli, on_postgres: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from soloqueue_mem.pg.backend import RECALL_CHANNELS, PostgresBackend
+
+    monkeypatch.setattr(PostgresBackend, "channels", RECALL_CHANNELS - {"kinds"})
     result = cli("recall", "x", "--channels", "memories,kinds")
     assert result.exit_code == 69
     assert "kinds" in result.stderr

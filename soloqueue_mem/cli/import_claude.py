@@ -39,14 +39,19 @@ def transcript_files(paths: list[str]) -> list[Path]:
 def run_import_claude_code(app: AppContext, paths: list[str], group: str, agent: str) -> None:
     """Import the transcripts; print one summary per file; report each bad line (exit
     65 after the good ones are imported, like ``log --batch``)."""
+    scope = (validate_id("group", group), validate_id("agent", agent))
+    files = transcript_files(paths)
+    with app.backend() as backend:
+        _import(app, files, scope, backend)
+
+
+def _import(app: AppContext, files: list[Path], scope: tuple[str, str], backend: Any) -> None:
     from soloqueue_mem.db.stores import open_artifacts, open_memory
     from soloqueue_mem.integrations.claude_transcript import import_transcripts
     from soloqueue_mem.sessions.offload import Offloader
 
-    scope = (validate_id("group", group), validate_id("agent", agent))
-    files = transcript_files(paths)
-    conn = open_memory(app.home, app.config)
-    assert conn is not None
+    app.home.ensure()
+    conn = open_memory(app.home, app.config) if backend is None else None
     offloader = Offloader(
         app.home, app.config, app.now, lambda: open_artifacts(app.home, app.config)
     )
@@ -62,6 +67,7 @@ def run_import_claude_code(app: AppContext, paths: list[str], group: str, agent:
                 app.now,
                 offloader,
                 line.advance if line is not None else None,
+                backend,
             )
             for result in results:
                 for rejected in result.rejected:
@@ -70,7 +76,8 @@ def run_import_claude_code(app: AppContext, paths: list[str], group: str, agent:
                 rows.append({**result._asdict(), "rejected": len(result.rejected)})
     finally:
         offloader.close()
-        conn.close()
+        if conn is not None:
+            conn.close()
     _emit(rows, app.format)
     bad = sum(row["rejected"] for row in rows)
     if bad:

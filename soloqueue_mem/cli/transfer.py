@@ -21,7 +21,7 @@ from soloqueue_mem.cli.options import (
 )
 from soloqueue_mem.cli.output import emit_list, emit_object, stderr
 from soloqueue_mem.cli.state import AppContext, app_context
-from soloqueue_mem.errors import BadInput, NotFound, Unsupported, UsageError
+from soloqueue_mem.errors import BadInput, NotFound, UsageError
 from soloqueue_mem.home import validate_id
 
 KINDS = ("dump", "memories-v1", "claude-code")
@@ -103,7 +103,6 @@ def import_command(
     if kind is None and all(_is_transcript(path) for path in paths):
         kind = "claude-code"  # folders, or files whose first line is a transcript's
     if kind == "claude-code":
-        _only_dumps_on_postgres(app_ctx, kind)
         from soloqueue_mem.cli.import_claude import run_import_claude_code
 
         run_import_claude_code(app_ctx, paths, group, agent)
@@ -198,19 +197,11 @@ def _sniff(source: IO[bytes], path: str) -> str:
     raise BadInput(f"cannot tell what {path} holds: give KIND ({', '.join(KINDS)})")
 
 
-def _only_dumps_on_postgres(app_ctx: AppContext, kind: str) -> None:
-    from soloqueue_mem.storage.base import database_url
-
-    if database_url(app_ctx.config) is not None:
-        raise Unsupported(f"import {kind} is not available on the PostgreSQL back end yet")
-
-
 def _import_one(
     app_ctx: AppContext, kind: str, source: IO[bytes], group: str, agent: str
 ) -> dict[str, Any]:
     if kind == "dump":
         return _import_dump(app_ctx, source)
-    _only_dumps_on_postgres(app_ctx, kind)
     from soloqueue_mem import jsonio
     from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.ops.memories_v1 import convert_all, import_v1
@@ -220,6 +211,9 @@ def _import_one(
     if len(data) > cap:
         raise BadInput(f"the file is larger than max_input_bytes ({cap})")
     memories = convert_all(jsonio.loads(data), group, agent, app_ctx.now)  # before any write
+    with app_ctx.backend() as backend:
+        if backend is not None:
+            return backend.import_v1(memories)
     conn = open_memory(app_ctx.home, app_ctx.config)
     assert conn is not None
     try:

@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
@@ -25,6 +25,9 @@ from soloqueue_mem.home import Home, validate_id
 from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.writer import Flush, Item, Offload, Rejected, log_events
 from soloqueue_mem.streams import TOO_LONG, numbered_lines
+
+if TYPE_CHECKING:
+    from soloqueue_mem.storage.base import Backend
 
 MESSAGE_TYPES = ("user", "assistant")
 TAIL_BYTES = 1024 * 1024  # how much of a transcript's end is read for the last reply
@@ -105,22 +108,29 @@ class FileResult(NamedTuple):
 
 def import_transcripts(
     home: Home,
-    conn: sqlite3.Connection,
+    conn: sqlite3.Connection | None,
     paths: Iterable[Path],
     scope: tuple[str, str],
     config: Config,
     now: datetime,
     offload: Offload | None = None,
     progress: Callable[[int], None] | None = None,
+    backend: Backend | None = None,
 ) -> Iterator[FileResult]:
-    """Import each transcript into ``scope`` (group, agent); one result per file, after
-    its turns are committed. ``progress`` is told how many records were handled."""
+    """Import each transcript into ``scope`` (group, agent): memory.db through ``conn``,
+    or the PostgreSQL ``backend``; one result per file, after its turns are committed.
+    ``progress`` is told how many records were handled."""
     for path in paths:
         items = _counted(read_transcript(path, config.max_line_bytes), progress)
         imported = duplicates = 0
         rejected: list[Rejected] = []
         sessions: set[str] = set()
-        for result in log_events(home, conn, items, (*scope, None), config, now, offload=offload):
+        if backend is not None:
+            logged = backend.log(items, (*scope, None), now, offload)
+        else:
+            assert conn is not None
+            logged = log_events(home, conn, items, (*scope, None), config, now, offload=offload)
+        for result in logged:
             if isinstance(result, Rejected):
                 rejected.append(result)
                 continue

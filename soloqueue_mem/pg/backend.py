@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.pg import episodes, memories, scratchpad, sessions, turns, values, working
@@ -296,11 +295,9 @@ class PostgresBackend:
     def remember(
         self, draft: Draft, group: str, agent: str, now: datetime, event_id: str | None = None
     ) -> Remembered:
-        if event_id is not None:
-            raise Unsupported("remember --event-id is not available on the PostgreSQL back end yet")
-        remembered = memories.remember(self.conn, draft, group, agent, now)
+        remembered = memories.remember(self.conn, draft, group, agent, now, event_id)
         model, _ = self.dense()
-        if model is not None:
+        if model is not None and not remembered.duplicate:
             from soloqueue_mem.pg.dense import embed_memory
 
             embed_memory(self.conn, model, remembered.memory.id, now)
@@ -317,6 +314,16 @@ class PostgresBackend:
 
     def forget(self, refs: Iterable[str]) -> list[str]:
         return memories.forget(self.conn, refs)
+
+    def import_v1(self, converted: list[Memory]) -> dict[str, Any]:
+        """``import memories-v1``: the converted memories not imported before."""
+        from functools import partial
+
+        from soloqueue_mem.ops.memories_v1 import import_through
+        from soloqueue_mem.pg.dump import put_back_memory
+
+        by_source = partial(memories.by_source, self.conn)
+        return import_through(converted, by_source, partial(put_back_memory, self.conn))
 
     def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
         from soloqueue_mem.pg.memory_edit import edit

@@ -51,9 +51,16 @@ def _search_text(memory: Memory) -> str:
 
 
 def remember(
-    conn: psycopg.Connection, draft: Draft, group: str, agent: str, now: datetime
+    conn: psycopg.Connection,
+    draft: Draft,
+    group: str,
+    agent: str,
+    now: datetime,
+    event_id: str | None = None,
 ) -> Remembered:
-    """Store ``draft`` in (group, agent): confirm, supersede or create."""
+    """Store ``draft`` in (group, agent): confirm, supersede or create. With an
+    ``event_id`` already stored in the scope, nothing changes: the first call's action
+    and memory, marked ``duplicate`` (the scope's lock makes this hold across hosts)."""
     draft = check_draft(draft)
     priority, expires = _retention(draft, now)
     fixed = draft.until is not None or fixed_expiry(draft.duration, draft.type, now)
@@ -61,23 +68,70 @@ def remember(
     key = content_key(draft.content)
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{group}/{agent}",))
-        scope = {"group": group, "agent": agent, "now": stamp}
-        same = _active(conn, "content_key = %(key)s", {**scope, "key": key})
-        restated = same[0] if same else None
-        previous: list[str] = []
-        if draft.subject and draft.predicate and _takes_attribute(restated, draft):
-            where = "subject = %(subject)s AND predicate = %(predicate)s"
-            params = {**scope, "subject": draft.subject, "predicate": draft.predicate}
-            previous = [m.id for m in _active(conn, where, params) if m != restated]
-        if restated is not None:
-            memory = _confirm(conn, restated, draft, (priority, expires, fixed), stamp)
-        else:
-            memory = _insert(conn, draft, (group, agent), (priority, expires, fixed), stamp, key)
-        for old in previous:
+        seen = _replayed(conn, group, agent, event_id) if event_id is not None else None
+        if seen is not None:
+            return seen
+        result = _remember(conn, draft, (group, agent), (priority, expires, fixed), stamp, key)
+        if event_id is not None:
             conn.execute(
-                "UPDATE memories SET superseded_by = %s, updated_at = %s WHERE id = %s",
-                (memory.id, stamp, old),
+                "INSERT INTO remember_events (group_id, agent_id, event_id, memory_id, action,"
+                " created_at) VALUES (%s, %s, %s, %s, %s, %s)",
+                (group, agent, event_id, result.memory.id, result.action, stamp),
             )
+        return result
+
+
+def _replayed(conn: psycopg.Connection, group: str, agent: str, event_id: str) -> Remembered | None:
+    """What ``event_id`` did in (group, agent), if it was stored and its memory still
+    exists (a key whose memory was forgotten since is dropped and the call runs anew)."""
+    key = (group, agent, event_id)
+    found = conn.execute(
+        "SELECT memory_id, action FROM remember_events"
+        " WHERE group_id = %s AND agent_id = %s AND event_id = %s",
+        key,
+    ).fetchone()
+    if found is None:
+        return None
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM memories WHERE id = %s",  # noqa: S608 - constant columns
+        (found[0],),
+    ).fetchone()
+    if row is None:
+        conn.execute(
+            "DELETE FROM remember_events WHERE group_id = %s AND agent_id = %s AND event_id = %s",
+            key,
+        )
+        return None
+    return Remembered(found[1], memory_from_row(row), [], duplicate=True)
+
+
+def _remember(
+    conn: psycopg.Connection,
+    draft: Draft,
+    scope_ids: tuple[str, str],
+    kept: tuple[str, datetime | None, bool],
+    stamp: str,
+    key: str,
+) -> Remembered:
+    """The body of :func:`remember`, inside its transaction and lock."""
+    group, agent = scope_ids
+    scope = {"group": group, "agent": agent, "now": stamp}
+    same = _active(conn, "content_key = %(key)s", {**scope, "key": key})
+    restated = same[0] if same else None
+    previous: list[str] = []
+    if draft.subject and draft.predicate and _takes_attribute(restated, draft):
+        where = "subject = %(subject)s AND predicate = %(predicate)s"
+        params = {**scope, "subject": draft.subject, "predicate": draft.predicate}
+        previous = [m.id for m in _active(conn, where, params) if m != restated]
+    if restated is not None:
+        memory = _confirm(conn, restated, draft, kept, stamp)
+    else:
+        memory = _insert(conn, draft, scope_ids, kept, stamp, key)
+    for old in previous:
+        conn.execute(
+            "UPDATE memories SET superseded_by = %s, updated_at = %s WHERE id = %s",
+            (memory.id, stamp, old),
+        )
     if restated is not None:
         return Remembered("confirmed", memory, previous)
     return Remembered("superseded" if previous else "created", memory, previous)
@@ -141,6 +195,16 @@ def _active(conn: psycopg.Connection, where: str, params: dict[str, Any]) -> lis
         params,
     ).fetchall()
     return [memory_from_row(row) for row in rows]
+
+
+def by_source(conn: psycopg.Connection, group: str, agent: str, source: str) -> Memory | None:
+    """The scope's memory recorded from ``source`` (an import's ``v1:<id>``), if any."""
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM memories"  # noqa: S608 - constant columns
+        " WHERE group_id = %s AND agent_id = %s AND source = %s ORDER BY seq LIMIT 1",
+        (group, agent, source),
+    ).fetchone()
+    return memory_from_row(row) if row else None
 
 
 def get(conn: psycopg.Connection, ref: str) -> Memory:

@@ -309,6 +309,18 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     CREATE INDEX attachments_group_time ON attachments (group_id, created_at);
     CREATE INDEX attachments_expiry ON attachments (expires_at) WHERE expires_at IS NOT NULL;
     """,
+    # 9: the idempotency keys of ``remember --event-id`` (as memory.db's m012)
+    """
+    CREATE TABLE remember_events (
+        group_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        memory_id TEXT NOT NULL,
+        action TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (group_id, agent_id, event_id)
+    );
+    """,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

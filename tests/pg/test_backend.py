@@ -44,9 +44,6 @@ def test_the_fast_log_path_and_a_real_process_use_postgres(home: Path, on_postgr
     assert json.loads(done.stdout)["turn_index"] == 0
     assert not (home / "memory.db").exists()
     assert (home / "groups/default/sessions/default/s1.jsonl").is_file()  # the local log
-    refused = run_process("remember", "--event-id", "e1", "not on PostgreSQL yet")
-    assert refused.returncode == 69
-    assert refused.stderr.decode().count("\n") == 1
 
 
 def test_event_ids_dedup_and_indexes_continue_across_hosts(
@@ -181,3 +178,16 @@ def test_database_url_in_config_selects_postgres(cli: Cli, home: Path, database_
     cli.ok("log", "-s", "s1", "configured")
     assert not (home / "memory.db").exists()
     assert [s["session"] for s in cli.json("session", "list")] == ["s1"]
+
+
+def test_remember_event_ids_are_kept_in_the_database_for_every_host(
+    home: Path, on_postgres: str
+) -> None:
+    from tests.e2e import test_hardening as hardening
+
+    hardening.test_a1_remember_event_id_is_scoped_and_a_forgotten_memory_is_made_again(home)
+    first = hardening.run_json("remember", "deploys on Fridays", "--event-id", "k2")
+    host_b = {"SOLOQUEUE_HOME": str(home.parent / "host-b")}
+    again = hardening.run_json("remember", "deploys on Fridays", "--event-id", "k2", env=host_b)
+    assert again["duplicate"] is True and again["id"] == first["id"]
+    assert again["confidence"] == first["confidence"]  # the retry changed nothing

@@ -112,9 +112,22 @@ def test_bad_input_writes_nothing_to_postgres(
     assert not host.exists()
     assert cli.json("--root", str(host), "memory", "list", "--all") == []
     v1 = tmp_path / "memories.json"
-    v1.write_text('{"memories": []}')
+    v1.write_text(json.dumps([{"id": "a", "content": "ok"}, {"id": "b", "content": ""}]))
     refused = cli("--root", str(host), "import", "memories-v1", str(v1))
-    assert refused.exit_code == 69 and "PostgreSQL" in refused.stderr
+    assert refused.exit_code == 65 and not host.exists()
+    assert cli.json("--root", str(host), "memory", "list", "--all") == []
+
+
+def test_memories_v1_and_claude_code_transcripts_import_into_postgres(
+    cli: Cli, home: Path, on_postgres: str
+) -> None:
+    from tests.cli import test_import_claude as transcripts
+    from tests.cli import test_transfer as sqlite_side
+
+    sqlite_side.test_memories_v1_import_maps_fields_and_keeps_ids_as_sources(cli, home)
+    transcripts.test_a_transcript_becomes_a_session(cli)
+    transcripts.test_tool_calls_results_and_thinking_are_searchable(cli)
+    assert not (home / "memory.db").exists()  # all of it in the database
 
 
 def test_import_redacts_what_it_writes_to_postgres(

@@ -1,9 +1,10 @@
 """``migrate --to``, after memory.db's and graph.db's tables: the rest of a SQLite store.
 
-state.db's extraction state — the turns ``log`` extracted (``log_extractions``) and the
-model's retry queue (``extraction_queue``) — has the same columns on both back ends: its
-rows are copied keyed by their turn, and read back and compared as the other tables
-are, so a session extracted on log is not extracted again from the database.
+Tables with the same columns on both back ends are copied row for row, keyed, read back
+and compared as the other tables are: state.db's extraction state — the turns ``log``
+extracted (``log_extractions``, so the database never extracts them again) and the
+model's retry queue (``extraction_queue``) — and memory.db's ``remember_events`` (the
+idempotency keys of ``remember --event-id``, so a retry after the move is a duplicate).
 
 The scratchpads, working memory, attachment rows (their blobs stay in this host's
 CAS, where they are), kv, session variables and embedding vectors go
@@ -16,7 +17,7 @@ differently, left as it is). Both ways leave what is there alone, so a re-run is
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
@@ -28,14 +29,42 @@ if TYPE_CHECKING:
 
     from soloqueue_mem.pg.copy_sqlite import Copy, TableReport
 
-_TURN = ("group_id", "agent_id", "session_id", "turn_index")  # both tables' unique key
-EXTRACTION_TABLES = {
-    "log_extractions": (*_TURN, "reserved_at", "extracted_at", "memories"),
-    "extraction_queue": (
-        *_TURN, "role", "content", "tool_calls", "tool_results", "retry_count",
-        "max_retries", "status", "created_at", "last_attempted_at", "next_attempt_at", "error",
-    ),
-}  # fmt: skip
+
+class Keyed(NamedTuple):
+    """A table copied row for row: the same columns on both back ends."""
+
+    source: str  # the SQLite file: "state" or "memory"
+    key: tuple[str, ...]  # its unique key
+    types: tuple[str, ...]  # the key columns' PostgreSQL types
+    rest: tuple[str, ...] = ()
+
+
+_TURN = Keyed("state", ("group_id", "agent_id", "session_id", "turn_index"),
+              ("text", "text", "text", "int"))  # fmt: skip
+KEYED_TABLES = {
+    "log_extractions": _TURN._replace(rest=("reserved_at", "extracted_at", "memories")),
+    "extraction_queue": _TURN._replace(
+        rest=(
+            "role",
+            "content",
+            "tool_calls",
+            "tool_results",
+            "retry_count",
+            "max_retries",
+            "status",
+            "created_at",
+            "last_attempted_at",
+            "next_attempt_at",
+            "error",
+        )
+    ),  # fmt: skip
+    "remember_events": Keyed(
+        "memory",
+        ("group_id", "agent_id", "event_id"),
+        ("text",) * 3,
+        ("memory_id", "action", "created_at"),
+    ),  # fmt: skip
+}
 RECORD_KINDS = (
     "scratchpad",
     "working",
@@ -47,51 +76,56 @@ RECORD_KINDS = (
 )
 
 
-def copy_extraction_state(
-    state: sqlite3.Connection, target: psycopg.Connection, done: Copy, batch_rows: int
+def copy_keyed_tables(
+    sources: dict[str, sqlite3.Connection | None],
+    target: psycopg.Connection,
+    done: Copy,
+    batch_rows: int,
 ) -> None:
-    """Copy state.db's two extraction tables (reported under ``tables``)."""
+    """Copy :data:`KEYED_TABLES` from the SQLite files given (reported under ``tables``)."""
     from soloqueue_mem.pg.copy_sqlite import TableReport, batches
 
-    for table, columns in EXTRACTION_TABLES.items():
+    for table, keyed in KEYED_TABLES.items():
+        source = sources.get(keyed.source)
+        if source is None:
+            continue
         report = done.tables[table] = TableReport()
-        listed = ", ".join(columns)
-        sql = f"SELECT {listed} FROM {table} ORDER BY {', '.join(_TURN)}"  # noqa: S608
-        for rows in batches(state, sql, batch_rows):
+        listed = ", ".join((*keyed.key, *keyed.rest))
+        sql = f"SELECT {listed} FROM {table} ORDER BY {', '.join(keyed.key)}"  # noqa: S608
+        for rows in batches(source, sql, batch_rows):
             with target.transaction():
-                done.conflict(table, _copy_rows(target, table, listed, rows, report))
-
-
-def _pairs(rows: list[tuple[Any, ...]]) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]:
-    return [(tuple(row[: len(_TURN)]), tuple(row)) for row in rows]
+                done.conflict(table, _copy_rows(target, table, keyed, rows, report))
 
 
 def _copy_rows(
-    conn: psycopg.Connection, table: str, listed: str, rows: list[tuple[Any, ...]],
+    conn: psycopg.Connection, table: str, keyed: Keyed, rows: list[tuple[Any, ...]],
     report: TableReport,
 ) -> list[Any]:  # fmt: skip
     """Insert the rows the database lacks; the keys it holds differently."""
+    listed = ", ".join((*keyed.key, *keyed.rest))
     marks = ", ".join(["%s"] * len(rows[0]))
     with conn.cursor() as cursor:
         cursor.executemany(
             f"INSERT INTO {table} ({listed}) VALUES ({marks})"  # noqa: S608
-            f" ON CONFLICT ({', '.join(_TURN)}) DO NOTHING",
+            f" ON CONFLICT ({', '.join(keyed.key)}) DO NOTHING",
             rows,
         )
         copied = cursor.rowcount
     report.source += len(rows)
     report.copied += copied
     report.existing += len(rows) - copied
-    keys = list(zip(*(row[: len(_TURN)] for row in rows), strict=True))
+    width = len(keyed.key)
+    arrays = ", ".join(f"%s::{kind}[]" for kind in keyed.types)
+    names = [f"k{n}" for n in range(width)]
+    joined = " AND ".join(f"t.{column} = k.{name}" for column, name in zip(keyed.key, names,
+                                                                          strict=True))  # fmt: skip
     found = conn.execute(
-        f"SELECT {listed} FROM {table} t"  # noqa: S608
-        " JOIN unnest(%s::text[], %s::text[], %s::text[], %s::int[]) AS k(g, a, s, i)"
-        " ON t.group_id = k.g AND t.agent_id = k.a AND t.session_id = k.s"
-        " AND t.turn_index = k.i",
-        [list(column) for column in keys],
+        f"SELECT {', '.join('t.' + c for c in (*keyed.key, *keyed.rest))} FROM {table} t"  # noqa: S608
+        f" JOIN unnest({arrays}) AS k({', '.join(names)}) ON {joined}",
+        [list(column) for column in zip(*(row[:width] for row in rows), strict=True)],
     ).fetchall()
-    held = {tuple(row[: len(_TURN)]): tuple(row) for row in found}
-    return report.compare(_pairs(rows), held)
+    held = {tuple(row[:width]): tuple(row) for row in found}
+    return report.compare([(tuple(row[:width]), tuple(row)) for row in rows], held)
 
 
 def copy_records(

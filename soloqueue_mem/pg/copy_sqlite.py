@@ -198,8 +198,8 @@ def migrate_store(home: Home, config: Config, url: str) -> dict[str, Any]:
         target = connect(url)
         stack.callback(target.close)
         done = copy_tables(source, target, graph=graph)
-        if state is not None:
-            copy_rest.copy_extraction_state(state, target, done, BATCH_ROWS)
+        sources = {"memory": source, "state": state}
+        copy_rest.copy_keyed_tables(sources, target, done, BATCH_ROWS)
         records = copy_rest.copy_records(home, config, source, state, target, done)
         return {**done.report(), "records": records}
 

@@ -64,6 +64,7 @@ def test_a_store_is_copied_whole_and_reads_the_same_on_postgres(
         "turns": (5, 5, 0, 0),
         "memories": (3, 3, 0, 0),
         "episodes": (0, 0, 0, 0),
+        "remember_events": (0, 0, 0, 0),
     }
     for table in report["tables"].values():
         assert table["source_sha256"] == table["target_sha256"]
@@ -91,6 +92,7 @@ def test_a_rerun_copies_nothing_and_verifies_again(
         "turns": (5, 0, 5, 0),
         "memories": (3, 0, 3, 0),
         "episodes": (0, 0, 0, 0),
+        "remember_events": (0, 0, 0, 0),
     }
     assert {n: t["target_sha256"] for n, t in second["tables"].items()} == {
         n: t["target_sha256"] for n, t in first["tables"].items()
@@ -115,6 +117,7 @@ def test_a_copy_killed_mid_way_is_finished_by_running_it_again(
         "turns": (5, 5, 0, 0),
         "memories": (3, 3, 0, 0),
         "episodes": (0, 0, 0, 0),
+        "remember_events": (0, 0, 0, 0),
     }
 
 
@@ -207,6 +210,7 @@ def test_the_rest_of_the_store_comes_along_and_a_rerun_adds_nothing(
     cli.ok("kv", "set", "editor", '"vim"')
     cli.ok("session", "set", "s1", "next_step", "write tests")
     cli.ok("working", "add", "looking at the lexer")
+    made = cli.json("remember", "the build uses ninja", "--event-id", "k1")
     cli.ok("attach", "-", "--name", "plan.md", input=b"# Plan\nport the lexer")
     reads = [
         ("attachment", "list"),
@@ -221,6 +225,7 @@ def test_the_rest_of_the_store_comes_along_and_a_rerun_adds_nothing(
     assert code == 0 and report["verified"] is True
     assert _counts(report)["log_extractions"] == (1, 1, 0, 0)
     assert _counts(report)["extraction_queue"] == (0, 0, 0, 0)
+    assert _counts(report)["remember_events"] == (1, 1, 0, 0)
     copied = {kind: (t["source"], t["copied"]) for kind, t in report["records"].items()}
     assert copied == {
         "scratchpad": (1, 1),
@@ -234,6 +239,8 @@ def test_the_rest_of_the_store_comes_along_and_a_rerun_adds_nothing(
     monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", database_url)
     monkeypatch.setenv("SOLOQUEUE_HOME", str(home.parent / "host-b"))
     assert [cli.json(*read) for read in reads] == on_sqlite
+    retried = cli.json("remember", "the build uses ninja", "--event-id", "k1")
+    assert retried["duplicate"] is True and retried["id"] == made["id"]
     monkeypatch.delenv("SOLOQUEUE_DATABASE_URL")
     monkeypatch.setenv("SOLOQUEUE_HOME", str(home))
     code, again, _ = _migrate(cli, database_url)

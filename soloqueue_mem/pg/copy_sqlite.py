@@ -131,18 +131,6 @@ class Copy:
         return {"tables": tables, "verified": verified, "conflicts": self.conflicts}
 
 
-def copy_store(
-    source: sqlite3.Connection,
-    target: psycopg.Connection,
-    batch_rows: int = BATCH_ROWS,
-    progress: Callable[[str, int], None] | None = None,
-    graph: sqlite3.Connection | None = None,
-) -> dict[str, Any]:
-    """Copy ``source`` (memory.db), and ``graph`` (graph.db) when given, into ``target``
-    (migrated); the report (module doc)."""
-    return copy_tables(source, target, batch_rows, progress, graph).report()
-
-
 def copy_tables(
     source: sqlite3.Connection,
     target: psycopg.Connection,
@@ -150,7 +138,8 @@ def copy_tables(
     progress: Callable[[str, int], None] | None = None,
     graph: sqlite3.Connection | None = None,
 ) -> Copy:
-    """:func:`copy_store`'s copy, its progress not yet reported."""
+    """Copy ``source`` (memory.db), and ``graph`` (graph.db) when given, into ``target``
+    (migrated); its ``report()`` is the report (module doc)."""
     done = Copy()
     steps: list[tuple[sqlite3.Connection, str, str, Callable[..., None]]] = [
         (source, name, _SOURCE_SQL[name], copy_batch)

@@ -125,7 +125,7 @@ def test_batches_resume_where_an_interrupted_library_copy_stopped(
     cli: Cli, home: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from soloqueue_mem.pg.connect import connect
-    from soloqueue_mem.pg.copy_sqlite import copy_store
+    from soloqueue_mem.pg.copy_sqlite import copy_tables
 
     _sqlite_store(cli, monkeypatch)
     source = open_memory(Home(home), Config(), create=False)
@@ -139,8 +139,8 @@ def test_batches_resume_where_an_interrupted_library_copy_stopped(
 
     with connect(database_url) as target:
         with pytest.raises(KeyboardInterrupt):
-            copy_store(source, target, batch_rows=2, progress=stop_at_the_second_turn_batch)
-        report = copy_store(source, target, batch_rows=2)
+            copy_tables(source, target, batch_rows=2, progress=stop_at_the_second_turn_batch)
+        report = copy_tables(source, target, batch_rows=2).report()
     source.close()
     assert report["verified"] is True
     assert report["tables"]["turns"]["copied"] == 1 and report["tables"]["turns"]["existing"] == 4

@@ -7,7 +7,6 @@ ignored, so a typo never turns a safety setting off.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from types import MappingProxyType
 
 from soloqueue_mem.clock import MAX_DAYS
@@ -19,6 +18,7 @@ if TYPE_CHECKING:  # the model table (~1.3 ms to import) only for a config namin
     from typing import Literal
 
     from soloqueue_mem.context.models import ModelInfo
+    from soloqueue_mem.home import StrPath
 
     Durability = Literal["normal", "full"]
 
@@ -180,10 +180,11 @@ def _printable(text: str) -> bool:
     return not any(c < " " and c != "\t" or c == "\x7f" for c in text)
 
 
-def load_config(path: Path) -> Config:
+def load_config(path: StrPath) -> Config:
     """Read ``config.toml`` if it exists; raise BadInput on syntax errors or bad keys."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as file:
+            raw = file.read()
     except FileNotFoundError:
         return Config()
     except OSError as exc:
@@ -261,7 +262,7 @@ def load_config(path: Path) -> Config:
 _GRAPH_FRACTIONS = ("graph_decay_rate", "graph_link_initial_strength", "graph_link_break_threshold")
 
 
-def _check_graph(path: Path, values: dict[str, object]) -> None:
+def _check_graph(path: StrPath, values: dict[str, object]) -> None:
     """graph_* fractions lie in [0, 1]; counts and times are positive (0 results: all)."""
     for key, value in values.items():
         if not key.startswith("graph_"):
@@ -273,7 +274,7 @@ def _check_graph(path: Path, values: dict[str, object]) -> None:
             raise BadInput(f"{path}: {key} must be positive")
 
 
-def _aliases(path: Path, key: str, value: object) -> dict[str, str]:
+def _aliases(path: StrPath, key: str, value: object) -> dict[str, str]:
     """A table of non-empty strings to non-empty strings (``[predicates]``)."""
     if not isinstance(value, dict):
         raise BadInput(f'{path}: {key} must be a table of "alias" = "canonical"')
@@ -283,7 +284,7 @@ def _aliases(path: Path, key: str, value: object) -> dict[str, str]:
     return dict(value)
 
 
-def _redact_patterns(path: Path, value: object) -> dict[str, str]:
+def _redact_patterns(path: StrPath, value: object) -> dict[str, str]:
     """A table of secret kinds to regular expressions (checked by compiling them)."""
     from soloqueue_mem.redact import check_patterns
 
@@ -300,7 +301,7 @@ _MAX_SETTING = 2**53  # numeric settings: never negative, never beyond exact flo
 _MODEL_FIELDS = {"context": int, "encoding": str, "margin": float}
 
 
-def _models(path: Path, value: object) -> dict[str, dict[str, object]]:
+def _models(path: StrPath, value: object) -> dict[str, dict[str, object]]:
     """``[models."name"]`` tables of context (tokens), encoding and margin (0 to 1)."""
     if not isinstance(value, dict):
         raise BadInput(f'{path}: models must be tables like [models."name"] context = 128000')

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from soloqueue_mem.errors import InvalidId, StorageError
-from soloqueue_mem.tuples import NamedTuple
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    StrPath = str | os.PathLike[str]
 
 DIR_NAME = ".soloqueue"
 # An id is 1-128 of these, starting with a letter or digit and not ending in ".": checked
@@ -41,111 +45,143 @@ def validate_id(kind: str, value: str) -> str:
     return value
 
 
-def find_root(explicit: str | None, env_home: str | None, cwd: Path) -> Path:
-    """Resolve the data directory without touching the file system beyond ``stat``."""
-    if explicit:
-        return Path(explicit).expanduser().absolute()
-    if env_home:
-        return Path(env_home).expanduser().absolute()
-    for folder in (cwd, *cwd.parents):
-        candidate = folder / DIR_NAME
-        if candidate.is_dir():
+def find_root(explicit: str | None, env_home: str | None, cwd: str) -> str:
+    """Resolve the data directory (an absolute path) without touching the file system
+    beyond ``stat``."""
+    for given in (explicit, env_home):
+        if given:
+            return os.path.abspath(os.path.expanduser(given))
+    folder = os.path.abspath(cwd)
+    while True:
+        candidate = os.path.join(folder, DIR_NAME)
+        if os.path.isdir(candidate):
             return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
     import platformdirs  # only needed when nothing nearer names a store
 
-    return Path(platformdirs.user_data_path("soloqueue-mem")) / DIR_NAME
+    return os.path.join(platformdirs.user_data_dir("soloqueue-mem"), DIR_NAME)
 
 
-class Home(NamedTuple):
-    """A data directory and the layout of SPEC §2 inside it."""
+class Home:
+    """A data directory and the layout of SPEC §2 inside it.
 
-    root: Path
+    Paths are plain strings (``dir`` and the layout below), which every ``os`` and
+    ``sqlite3`` call takes: ``pathlib`` costs a seventh of a ``log`` call to import, so
+    only :attr:`root`, for the code off that path, builds a :class:`~pathlib.Path`.
+    """
 
-    @property
-    def memory_db(self) -> Path:
-        return self.root / "memory.db"
+    __slots__ = ("dir",)
 
-    @property
-    def artifacts_db(self) -> Path:
-        return self.root / "artifacts.db"
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.dir: str = os.path.normpath(os.fspath(root))
 
-    @property
-    def blobs_dir(self) -> Path:
-        return self.root / "artifacts" / "blobs"
+    def __repr__(self) -> str:
+        return f"Home({self.dir!r})"
 
-    @property
-    def gc_lock(self) -> Path:
-        return self.root / ".gc.lock"
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Home) and other.dir == self.dir
 
-    @property
-    def gc_state(self) -> Path:
-        return self.root / ".gc_state"
+    def __hash__(self) -> int:
+        return hash(self.dir)
 
     @property
-    def state_db(self) -> Path:
-        return self.root / "state.db"
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.dir)
+
+    def path(self, *parts: str) -> str:
+        """``parts`` joined below the root."""
+        return os.path.join(self.dir, *parts)
 
     @property
-    def graph_db(self) -> Path:
-        return self.root / "graph.db"
+    def memory_db(self) -> str:
+        return self.path("memory.db")
 
     @property
-    def config_file(self) -> Path:
-        return self.root / "config.toml"
+    def artifacts_db(self) -> str:
+        return self.path("artifacts.db")
 
     @property
-    def cache_dir(self) -> Path:
+    def blobs_dir(self) -> str:
+        return self.path("artifacts", "blobs")
+
+    @property
+    def gc_lock(self) -> str:
+        return self.path(".gc.lock")
+
+    @property
+    def gc_state(self) -> str:
+        return self.path(".gc_state")
+
+    @property
+    def state_db(self) -> str:
+        return self.path("state.db")
+
+    @property
+    def graph_db(self) -> str:
+        return self.path("graph.db")
+
+    @property
+    def config_file(self) -> str:
+        return self.path("config.toml")
+
+    @property
+    def cache_dir(self) -> str:
         """Derived files that can be deleted at any time (the segmentation lexicon)."""
-        return self.root / "cache"
+        return self.path("cache")
 
-    def sessions_dir(self, group: str, agent: str) -> Path:
+    def sessions_dir(self, group: str, agent: str) -> str:
         validate_id("group", group)
         validate_id("agent", agent)
-        return self.root / "groups" / group / "sessions" / agent
+        return self.path("groups", group, "sessions", agent)
 
-    def session_log(self, group: str, agent: str, session: str) -> Path:
+    def session_log(self, group: str, agent: str, session: str) -> str:
         """Path of the session's JSONL log; the Markdown log sits beside it as ``.md``."""
         validate_id("session", session)
-        return self.sessions_dir(group, agent) / f"{session}.jsonl"
+        return os.path.join(self.sessions_dir(group, agent), f"{session}.jsonl")
 
     def exists(self) -> bool:
-        return self.root.is_dir()
+        return os.path.isdir(self.dir)
 
     def check_safe(self) -> None:
         """Refuse a root that is a system folder or the home directory itself, a
         symlink, not ours, or writable by group/others."""
-        refuse_system_root(self.root)
+        root = self.dir
+        refuse_system_root(root)
         try:
-            info = os.lstat(self.root)
+            info = os.lstat(root)
         except FileNotFoundError:
             return
         except OSError as exc:
-            raise StorageError(f"cannot inspect data directory {self.root}: {exc}") from None
+            raise StorageError(f"cannot inspect data directory {root}: {exc}") from None
         if stat.S_ISLNK(info.st_mode):
-            target = os.path.realpath(self.root)
+            target = os.path.realpath(root)
             raise StorageError(
-                f"data directory {self.root} is a symlink; refusing to use it "
+                f"data directory {root} is a symlink; refusing to use it "
                 f"(use the real directory instead: --root {target})"
             )
         if not stat.S_ISDIR(info.st_mode):
-            raise StorageError(f"data directory {self.root} is not a directory")
+            raise StorageError(f"data directory {root} is not a directory")
         if info.st_uid != os.geteuid():
             raise StorageError(
-                f"data directory {self.root} is owned by uid {info.st_uid}, not you; "
-                "refusing to use it"
+                f"data directory {root} is owned by uid {info.st_uid}, not you; refusing to use it"
             )
         if info.st_mode & 0o022:
             raise StorageError(
-                f"data directory {self.root} is writable by group or others "
-                f"(mode {stat.S_IMODE(info.st_mode):o}); fix it with: chmod 700 {self.root}"
+                f"data directory {root} is writable by group or others "
+                f"(mode {stat.S_IMODE(info.st_mode):o}); fix it with: chmod 700 {root}"
             )
 
     def ensure(self) -> None:
         """Create the root (0700, with a ``.gitignore`` of ``*``) if missing; check it."""
         self.check_safe()
-        if not self.root.exists():
-            make_private_dirs(self.root)
-            write_private_file(self.root / ".gitignore", b"*\n")
+        if not os.path.exists(self.dir):
+            make_private_dirs(self.dir)
+            write_private_file(self.path(".gitignore"), b"*\n")
         self.check_safe()
 
 
@@ -157,7 +193,7 @@ _SYSTEM_ROOTS = frozenset(
 _SYSTEM_TREES = ("/bin/", "/boot/", "/dev/", "/etc/", "/lib/", "/proc/", "/sbin/", "/sys/", "/usr/")
 
 
-def refuse_system_root(root: Path) -> None:
+def refuse_system_root(root: StrPath) -> None:
     """Raise StorageError for ``/``, a system folder (or a folder inside /etc, /usr...),
     or the home directory itself: a store there would scatter ``memory.db``,
     ``groups/``... among files that are not ours."""
@@ -171,19 +207,27 @@ def refuse_system_root(root: Path) -> None:
         )
 
 
-def make_private_dirs(path: Path) -> None:
+def _parents(path: str) -> list[str]:
+    """``path`` and the folders above it, nearest first (like ``Path.parents``)."""
+    chain = [path]
+    while (parent := os.path.dirname(chain[-1])) not in ("", chain[-1]):
+        chain.append(parent)
+    return chain
+
+
+def make_private_dirs(path: StrPath) -> None:
     """``mkdir -p`` where every folder created is 0700 and no symlink is followed.
 
     Trigger: an existing component is a symlink. Why: a planted link would send our
     writes outside the data directory. Outcome: StorageError, nothing created below it.
     """
-    missing: list[Path] = []
-    current = path
-    while not current.exists():
-        if current.is_symlink():
+    missing: list[str] = []
+    for current in _parents(os.path.normpath(path)):
+        if os.path.exists(current):
+            break
+        if os.path.islink(current):
             raise StorageError(f"{current} is a dangling symlink; refusing to create it")
         missing.append(current)
-        current = current.parent
     for folder in reversed(missing):
         try:
             os.mkdir(folder, 0o700)
@@ -195,7 +239,7 @@ def make_private_dirs(path: Path) -> None:
             raise StorageError(f"{folder} is a symlink; refusing to use it")
 
 
-def ensure_private_dir(root: Path, folder: Path) -> None:
+def ensure_private_dir(root: StrPath, folder: StrPath) -> None:
     """Create ``folder`` inside ``root`` refusing symlinked components below the root,
     checked before anything is created (a planted link gets no folder in its target)
     and again after (a link planted meanwhile)."""
@@ -204,19 +248,20 @@ def ensure_private_dir(root: Path, folder: Path) -> None:
     refuse_symlinks(root, folder)
 
 
-def refuse_symlinks(root: Path, path: Path) -> None:
+def refuse_symlinks(root: StrPath, path: StrPath) -> None:
     """Raise StorageError if ``path`` or a folder between it and ``root`` is a symlink
     (those that do not exist yet are fine). ``root`` itself is checked by
     :meth:`Home.check_safe`."""
-    for part in (path, *path.parents):
-        if part == root:
+    top = os.path.normpath(root)
+    for part in _parents(os.path.normpath(path)):
+        if part == top:
             return
-        if part.is_symlink():
+        if os.path.islink(part):
             raise StorageError(f"{part} is a symlink; refusing to use it")
     raise StorageError(f"{path} is outside the data directory {root}")
 
 
-def write_private_file(path: Path, data: bytes) -> None:
+def write_private_file(path: StrPath, data: bytes) -> None:
     """Create a 0600 file that must not exist yet (never through a symlink)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
@@ -231,12 +276,13 @@ def write_private_file(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
-def replace_private_file(path: Path, data: bytes) -> None:
+def replace_private_file(path: StrPath, data: bytes) -> None:
     """Write ``path`` (0600) whole or not at all: a temporary file renamed over it, so
     a reader never sees half a file and a symlink at ``path`` is replaced, not followed."""
     from soloqueue_mem.fsio import write_all
 
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    folder, name = os.path.split(path)
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         fd = os.open(temporary, flags, 0o600)
@@ -246,5 +292,6 @@ def replace_private_file(path: Path, data: bytes) -> None:
             os.close(fd)
         os.replace(temporary, path)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
         raise StorageError(f"cannot write {path}: {exc.strerror}") from None

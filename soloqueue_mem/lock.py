@@ -16,14 +16,17 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from soloqueue_mem import faults
 from soloqueue_mem.errors import StorageError, TempFail
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from soloqueue_mem.home import StrPath
 
-def _open(path: Path) -> int:
+
+def _open(path: StrPath) -> int:
     try:
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError as exc:
@@ -31,7 +34,7 @@ def _open(path: Path) -> int:
 
 
 @contextmanager
-def shared(path: Path) -> Iterator[None]:
+def shared(path: StrPath) -> Iterator[None]:
     """Hold the lock shared (many at once); waits while an exclusive holder works."""
     fd = _open(path)
     try:
@@ -44,7 +47,7 @@ def shared(path: Path) -> Iterator[None]:
 
 @contextmanager
 def exclusive(
-    path: Path,
+    path: StrPath,
     what: str,
     wait: bool = False,
     timeout: float | None = None,
@@ -70,7 +73,7 @@ def exclusive(
         os.close(fd)
 
 
-def _acquire(fd: int, path: Path, what: str, wait: bool, timeout: float | None) -> None:
+def _acquire(fd: int, path: StrPath, what: str, wait: bool, timeout: float | None) -> None:
     deadline = None if timeout is None else time.monotonic() + timeout
     delay = 0.01
     blocked = False
@@ -84,8 +87,9 @@ def _acquire(fd: int, path: Path, what: str, wait: bool, timeout: float | None) 
                     f"another {what} is running ({holder(path)}); try again later or use --wait"
                 ) from None
             if deadline is not None and time.monotonic() >= deadline:
+                name = os.path.basename(path)
                 raise TempFail(
-                    f"{path.name} stayed held for {timeout:g} s ({holder(path)}); try again later"
+                    f"{name} stayed held for {timeout:g} s ({holder(path)}); try again later"
                 ) from None
         if not blocked:
             blocked = True
@@ -97,26 +101,31 @@ def _acquire(fd: int, path: Path, what: str, wait: bool, timeout: float | None) 
         delay = min(delay * 2, 0.5)
 
 
-def holder(path: Path) -> str:
+def holder(path: StrPath) -> str:
     """Who holds the exclusive lock, as far as the lock file tells."""
     try:
-        info = json.loads(path.read_bytes() or b"{}")
+        info = json.loads(_read(path) or b"{}")
         since = time.strftime("%H:%M:%S", time.localtime(info["since"]))
         return f"pid {info['pid']} since {since}"
     except (OSError, ValueError, KeyError, TypeError):
         return "held by another process"
 
 
-def read_state(path: Path) -> dict[str, Any]:
+def read_state(path: StrPath) -> dict[str, Any]:
     """A run's JSON state file (``.gc_state``, ``.consolidate_state``); {} if unreadable."""
     try:
-        data = json.loads(path.read_bytes() or b"{}")
+        data = json.loads(_read(path) or b"{}")
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def write_state(path: Path, state: dict[str, Any]) -> None:
+def _read(path: StrPath) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def write_state(path: StrPath, state: dict[str, Any]) -> None:
     """Rewrite a state file in place: the run holds its flock, so no rename."""
     fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:

@@ -49,10 +49,10 @@ def isolated(
     yield home
 
 
-def _copy_private(source: Path, target: Path) -> None:
+def _copy_private(source: Path, target: str) -> None:
     from soloqueue_mem.home import make_private_dirs
 
-    make_private_dirs(target.parent)
+    make_private_dirs(os.path.dirname(target))
     shutil.copyfile(source, target)
     os.chmod(target, 0o600)
 

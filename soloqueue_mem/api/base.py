@@ -12,7 +12,6 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from soloqueue_mem.config import Config
@@ -20,6 +19,8 @@ from soloqueue_mem.errors import NotFound, TempFail, Unsupported
 from soloqueue_mem.home import Home, find_root, validate_id
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from soloqueue_mem.storage.base import Backend
     from soloqueue_mem.text.lexicon import Lexicon
 
@@ -113,7 +114,7 @@ class StoreBase:
 
         env = os.environ.get("SOLOQUEUE_HOME") or None
         explicit = os.fspath(root) if root is not None else None
-        self.home = Home(find_root(explicit, env, Path.cwd()))
+        self.home = Home(find_root(explicit, env, os.getcwd()))
         self._config = config
         self._clock = clock or now
         self._conns: dict[str, sqlite3.Connection] = {}

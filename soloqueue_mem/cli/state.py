@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from datetime import datetime
 from functools import cached_property
-from pathlib import Path
 
 from soloqueue_mem.cli.boundary import use_json_errors
 from soloqueue_mem.cli.output import Format, resolve_format, use_text_tables
@@ -45,7 +44,7 @@ class AppContext:
     @cached_property
     def home(self) -> Home:
         env = os.environ.get("SOLOQUEUE_HOME") or None
-        return Home(find_root(self.root_option, env, Path.cwd()))
+        return Home(find_root(self.root_option, env, os.getcwd()))
 
     @cached_property
     def config(self) -> Config:
@@ -66,7 +65,7 @@ class AppContext:
         """The library's Store on this invocation's data directory, config and clock."""
         from soloqueue_mem.api.store import Store
 
-        return Store(self.home.root, config=self.config, clock=lambda: self.now)
+        return Store(self.home.dir, config=self.config, clock=lambda: self.now)
 
     def backend(self) -> AbstractContextManager[Backend | None]:
         """The PostgreSQL back end when ``database_url`` is set (closed after the

@@ -12,12 +12,14 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from soloqueue_mem.db.migrate import check_current, not_newer, schema_version
 from soloqueue_mem.errors import StorageError, TempFail
 
 Migration = Callable[[sqlite3.Connection], None]
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    StrPath = str | os.PathLike[str]
 
 
 class Deferred:
@@ -36,7 +38,7 @@ class Deferred:
 
 
 def open_db(
-    path: Path,
+    path: StrPath,
     migrations: Sequence[Migration] | Deferred,
     *,
     durability: str = "normal",
@@ -53,14 +55,16 @@ def open_db(
         SchemaTooNew: the file was written by a newer soloqueue-mem.
         TempFail: another process kept the database busy past the timeout.
     """
-    if not path.exists() or (not create and path.stat().st_size == 0):
+    path = os.fspath(path)
+    name = os.path.basename(path)
+    if not os.path.exists(path) or (not create and os.stat(path).st_size == 0):
         # Trigger: a 0-byte file (truncated, or created and never written). Why: migrating
         # it would invent an empty catalog, and GC would take every blob for an orphan.
         # Outcome: commands that only read treat it as missing.
         if not create:
             return None
         _create_private(path)
-    elif path.is_symlink():
+    elif os.path.islink(path):
         raise StorageError(f"{path} is a symlink; refusing to open it")
     if not create and not writable(path):
         if isinstance(migrations, Deferred):
@@ -74,7 +78,7 @@ def open_db(
         raise StorageError(f"cannot open {path}: {exc}") from None
     try:
         _configure(conn, path, durability, busy_timeout_ms)
-        _migrate(conn, migrations, path.name)
+        _migrate(conn, migrations, name)
     except BaseException:
         conn.close()
         raise
@@ -108,24 +112,25 @@ def _migrate(
         version = schema_version(conn)
 
 
-def writable(path: Path) -> bool:
+def writable(path: StrPath) -> bool:
     """Can this process write the database (its file and, for the ``-wal``/``-shm``
     files, its folder)?"""
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    return os.access(path, os.W_OK) and os.access(os.path.dirname(os.fspath(path)), os.W_OK)
 
 
-def read_only_uri(path: Path) -> str:
+def read_only_uri(path: StrPath) -> str:
     """How to open a database this process cannot write: ``mode=ro`` when a ``-wal``
     file exists (its commits must be read), else ``immutable=1``, which needs no
     ``-shm`` file (one could not be created in a read-only folder)."""
     from urllib.parse import quote
 
-    wal = path.with_name(path.name + "-wal")
-    return f"file:{quote(str(path))}?" + ("mode=ro" if wal.exists() else "immutable=1")
+    path = os.fspath(path)
+    wal = os.path.exists(path + "-wal")
+    return f"file:{quote(path)}?" + ("mode=ro" if wal else "immutable=1")
 
 
 def open_read_only(
-    path: Path, migrations: Sequence[Migration], busy_timeout_ms: int = 10_000
+    path: StrPath, migrations: Sequence[Migration], busy_timeout_ms: int = 10_000
 ) -> sqlite3.Connection:
     """A query-only connection to a database of a read-only store (a backup, a mount):
     readers never need write access. Nothing is migrated, so the file must be at this
@@ -141,7 +146,7 @@ def open_read_only(
         )
         conn.execute("PRAGMA query_only = ON")
         conn.execute("PRAGMA trusted_schema = OFF")
-        check_current(conn, migrations, path.name)
+        check_current(conn, migrations, os.path.basename(path))
     except sqlite3.Error as exc:
         raise_for(exc, path)
         raise  # unreachable: raise_for always raises
@@ -153,7 +158,7 @@ def is_read_only(conn: sqlite3.Connection) -> bool:
     return bool(conn.execute("PRAGMA query_only").fetchone()[0])
 
 
-def _create_private(path: Path) -> None:
+def _create_private(path: str) -> None:
     """Create the empty database file 0600; SQLite gives ``-wal``/``-shm`` the same mode."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
@@ -162,7 +167,7 @@ def _create_private(path: Path) -> None:
         raise StorageError(f"cannot create {path}: {exc.strerror}") from None
 
 
-def _configure(conn: sqlite3.Connection, path: Path, durability: str, busy_ms: int) -> None:
+def _configure(conn: sqlite3.Connection, path: str, durability: str, busy_ms: int) -> None:
     try:
         # Wait for other writers instead of failing at once (SPEC §5 concurrency).
         conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
@@ -207,12 +212,13 @@ def _ensure_wal(conn: sqlite3.Connection, busy_ms: int) -> str:
     return mode
 
 
-def raise_for(exc: sqlite3.Error, path: Path | str) -> None:
+def raise_for(exc: sqlite3.Error, path: StrPath) -> None:
     """Turn a sqlite3 error into ours: busy/locked is temporary, the rest is storage."""
     message = str(exc)
+    name = os.path.basename(path)
     if "locked" in message or "busy" in message:
-        raise TempFail(f"{Path(path).name} is busy (another process is writing); try again")
-    raise StorageError(f"{Path(path).name}: {message}")
+        raise TempFail(f"{name} is busy (another process is writing); try again")
+    raise StorageError(f"{name}: {message}")
 
 
 def write_tx(conn: sqlite3.Connection) -> WriteTransaction:

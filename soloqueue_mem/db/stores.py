@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from pathlib import Path
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import Deferred, Migration, open_db
@@ -50,7 +49,7 @@ def open_graph(home: Home, config: Config, *, create: bool = True) -> sqlite3.Co
 
 def _open(
     home: Home,
-    path: Path,
+    path: str,
     migrations: Sequence[Migration] | Deferred,
     config: Config,
     create: bool,

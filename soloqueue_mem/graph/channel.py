@@ -8,6 +8,7 @@ graph is the back end's (``context.source``), searched the same way.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from soloqueue_mem.graph.params import params
@@ -73,7 +74,7 @@ def _graph_db(context: Context) -> GraphDb | None:
     from soloqueue_mem.db.stores import open_graph
     from soloqueue_mem.graph.db import SqliteGraph
 
-    if not context.home.graph_db.exists():
+    if not os.path.exists(context.home.graph_db):
         return None
     conn = open_graph(context.home, context.config, create=False)
     return None if conn is None else SqliteGraph(conn)

@@ -24,8 +24,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from datetime import datetime, timedelta
-from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from soloqueue_mem import faults, lock
 from soloqueue_mem.artifacts import catalog
@@ -34,6 +33,9 @@ from soloqueue_mem.clock import iso, parse_timestamp
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import StorageError, UsageError
 from soloqueue_mem.home import Home, refuse_symlinks
+
+if TYPE_CHECKING:
+    from soloqueue_mem.home import StrPath
 
 MASS_DELETE_MIN = 100
 PARALLEL_MIN = 256  # fewer deletions than this run one by one, in this thread
@@ -449,7 +451,7 @@ def _deep_due(state: dict[str, Any], now: datetime, every_seconds: float) -> boo
         return True
 
 
-def read_state(path: Path) -> dict[str, Any]:
+def read_state(path: StrPath) -> dict[str, Any]:
     """``.gc_state``: the last phase 1 and phase 2 times."""
     state = lock.read_state(path)
     return {k: v for k, v in state.items() if k in ("phase1_at", "phase2_at")}

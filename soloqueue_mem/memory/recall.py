@@ -24,6 +24,7 @@ can be set in config.toml's ``recall_channel_weights``.
 from __future__ import annotations
 
 import math
+import os
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -626,7 +627,7 @@ def _kinds(context: Context) -> list[Candidate]:
 def _graph(context: Context) -> list[Candidate]:
     """Seed 002's graph memory (:mod:`soloqueue_mem.graph`), imported only for a store
     that has one (the PostgreSQL back end's tables always may)."""
-    if context.source is None and not context.home.graph_db.exists():
+    if context.source is None and not os.path.exists(context.home.graph_db):
         return []
     from soloqueue_mem.graph.channel import graph_channel
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.db.migrate import schema_version
 from soloqueue_mem.home import Home
@@ -13,8 +12,11 @@ from soloqueue_mem.integrations.hook_errors import count_errors
 from soloqueue_mem.lifecycle.consolidate import read_state as consolidate_state
 from soloqueue_mem.lifecycle.gc import read_state
 
+if TYPE_CHECKING:
+    from soloqueue_mem.home import StrPath
 
-def _size(path: Path) -> int:
+
+def _size(path: StrPath) -> int:
     total = 0
     for suffix in ("", "-wal", "-shm"):
         try:
@@ -24,7 +26,7 @@ def _size(path: Path) -> int:
     return total
 
 
-def _tree_size(folder: Path, suffix: str) -> tuple[int, int]:
+def _tree_size(folder: StrPath, suffix: str) -> tuple[int, int]:
     count = size = 0
     for dirpath, _, files in os.walk(folder):
         for name in files:
@@ -40,8 +42,8 @@ def store_stats(
     """Counts, sizes and schema versions of everything present."""
     databases: dict[str, Any] = {}
     for path in (home.memory_db, home.state_db, home.artifacts_db, home.graph_db):
-        if path.exists():
-            databases[path.name] = {"bytes": _size(path)}
+        if os.path.exists(path):
+            databases[os.path.basename(path)] = {"bytes": _size(path)}
     counts: dict[str, int] = {
         "turns": 0, "sessions": 0, "memories": 0, "artifacts": 0, "attachments": 0
     }  # fmt: skip
@@ -54,10 +56,10 @@ def store_stats(
     if artifacts is not None:
         databases["artifacts.db"]["schema_version"] = schema_version(artifacts)
         counts["artifacts"] = artifacts.execute("SELECT COUNT(*) FROM artifacts").fetchone()[0]
-    logs, log_bytes = _tree_size(home.root / "groups", ".jsonl")
+    logs, log_bytes = _tree_size(home.path("groups"), ".jsonl")
     blobs, blob_bytes = _tree_size(home.blobs_dir, "")
     return {
-        "root": str(home.root),
+        "root": home.dir,
         "exists": home.exists(),
         "counts": counts,
         "databases": databases,
@@ -70,9 +72,9 @@ def store_stats(
     }
 
 
-def _queue_depth(path: Path) -> dict[str, int]:
+def _queue_depth(path: StrPath) -> dict[str, int]:
     """Items per status in state.db's extraction queue (read-only; none: no file)."""
-    if not path.exists():
+    if not os.path.exists(path):
         return {}
     from soloqueue_mem.lifecycle.queue import depth
 

@@ -11,9 +11,9 @@ only derived state: the full-text index, and turns re-indexed from the JSONL log
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from soloqueue_mem.artifacts import cas, catalog
@@ -93,8 +93,7 @@ def check_artifacts(
     """This data directory's artifact catalog against its blobs (the CAS)."""
     from soloqueue_mem.db import schema_artifacts
 
-    path = home.root / "artifacts.db"
-    artifacts = _open_ro(path, options, findings, len(schema_artifacts.MIGRATIONS))
+    artifacts = _open_ro(home.artifacts_db, options, findings, len(schema_artifacts.MIGRATIONS))
     try:
         if not _blob_folders_are_real(home, findings):
             pass  # a symlinked artifacts/ or artifacts/blobs: never followed, never read
@@ -108,20 +107,20 @@ def check_artifacts(
 
 
 def _blob_folders_are_real(home: Home, findings: list[Finding]) -> bool:
-    for folder in (home.blobs_dir, home.root / "artifacts" / "tmp"):
+    for folder in (home.blobs_dir, home.path("artifacts", "tmp")):
         try:
-            refuse_symlinks(home.root, folder)
+            refuse_symlinks(home.dir, folder)
         except StorageError as exc:
             findings.append(
-                Finding("error", "symlink", str(folder.relative_to(home.root)), str(exc))
+                Finding("error", "symlink", os.path.relpath(folder, home.dir), str(exc))
             )
             return False
     return True
 
 
 def _has_catalog(home: Home) -> bool:
-    path = home.root / "artifacts.db"
-    return path.exists() and path.stat().st_size > 0
+    path = home.artifacts_db
+    return os.path.exists(path) and os.stat(path).st_size > 0
 
 
 def exit_code(findings: list[Finding]) -> int:
@@ -138,12 +137,13 @@ def exit_code(findings: list[Finding]) -> int:
 
 
 def _open_ro(
-    path: Path, options: VerifyOptions, findings: list[Finding], head: int
+    path: str, options: VerifyOptions, findings: list[Finding], head: int
 ) -> sqlite3.Connection | None:
     """A read-only connection after an integrity check; None if absent, busy, corrupt
     or written by a newer release (schema above ``head``: other commands refuse it)."""
-    if not path.exists():
+    if not os.path.exists(path):
         return None
+    name = os.path.basename(path)
     try:
         conn = _connect_query_only(path, options.busy_timeout_ms)
         check = "integrity_check" if options.full else "quick_check"
@@ -151,30 +151,30 @@ def _open_ro(
     except sqlite3.OperationalError as exc:
         kind = "busy" if "locked" in str(exc) or "busy" in str(exc) else "corrupt-database"
         severity = "warning" if kind == "busy" else "error"
-        findings.append(Finding(severity, kind, path.name, str(exc)))
+        findings.append(Finding(severity, kind, name, str(exc)))
         return None
     except sqlite3.DatabaseError as exc:
-        findings.append(Finding("error", "corrupt-database", path.name, str(exc)))
+        findings.append(Finding("error", "corrupt-database", name, str(exc)))
         return None
     if result != ["ok"]:
-        findings.append(Finding("error", "corrupt-database", path.name, "; ".join(result[:5])))
+        findings.append(Finding("error", "corrupt-database", name, "; ".join(result[:5])))
         conn.close()
         return None
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if version == 0:  # created, never migrated (a first write failed, e.g. disk full)
         detail = "no tables yet: the next command that writes creates them"
-        findings.append(Finding("warning", "empty-database", path.name, detail))
+        findings.append(Finding("warning", "empty-database", name, detail))
         conn.close()
         return None
     if version > head:
         detail = f"schema version {version}, newer than this soloqueue-mem ({head}): upgrade"
-        findings.append(Finding("error", "schema-too-new", path.name, detail))
+        findings.append(Finding("error", "schema-too-new", name, detail))
         conn.close()
         return None
     return conn
 
 
-def _connect_query_only(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
+def _connect_query_only(path: str, busy_timeout_ms: int) -> sqlite3.Connection:
     """A connection that cannot write. A read-write open made query-only is preferred
     to ``mode=ro``: as the last connection to close it removes the ``-wal``/``-shm``
     files, where a read-only one would leave them behind. A store that cannot be
@@ -263,7 +263,7 @@ def logged_turns(home: Home, findings: list[Finding]) -> dict[SessionKey, set[in
     each unreadable line (a torn tail: a warning)."""
     logged: dict[SessionKey, set[int]] = {}
     for key, path in session_files(home, None, None):
-        where = str(path.relative_to(home.root))
+        where = os.path.relpath(path, home.dir)
         indexes: set[int] = set()
         for entry in read_lines(path):
             if entry.record is None:

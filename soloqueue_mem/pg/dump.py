@@ -16,6 +16,7 @@ entry in each.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -230,7 +231,7 @@ def put_back_session(
     locked as ``log`` locks it, so writers elsewhere continue after the last index."""
     events = [checked_record(turn) for turn in turns]
     path = home.session_log(*key)
-    ensure_private_dir(home.root, path.parent)
+    ensure_private_dir(home.dir, os.path.dirname(path))
     with SessionLog(path, fsync=fsync) as log:
         size = log.size
         try:

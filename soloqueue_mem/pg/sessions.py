@@ -9,6 +9,7 @@ index was taken from the database when the turn was written).
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import NotFound
@@ -41,7 +42,7 @@ def list_sessions(
 
 def _log_size(home: Home, key: SessionKey) -> int:
     try:
-        return home.session_log(*key).stat().st_size
+        return os.stat(home.session_log(*key)).st_size
     except FileNotFoundError:
         return 0
 
@@ -66,7 +67,7 @@ def read(conn: psycopg.Connection, home: Home, key: SessionKey) -> SessionLogCon
         )
     local: dict[int, dict[str, Any]] = {}
     problems: list[str] = []
-    if home.session_log(*key).exists():
+    if os.path.exists(home.session_log(*key)):
         content = read_session(home, key)
         local = {r["turn_index"]: r for r in content.records}
         problems = content.problems

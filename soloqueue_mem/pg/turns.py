@@ -10,6 +10,7 @@ the ground truth here: each host's JSONL holds the turns that host wrote.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import datetime
@@ -53,7 +54,7 @@ def write_chunk(
         logs: dict[SessionKey, SessionLog] = {}
         for key in keys:
             path = home.session_log(key.group, key.agent, key.session)
-            ensure_private_dir(home.root, path.parent)
+            ensure_private_dir(home.dir, os.path.dirname(path))
             logs[key] = stack.enter_context(SessionLog(path, fsync=fsync))
         sizes = {key: log.size for key, log in logs.items()}
         try:

@@ -41,7 +41,7 @@ def folder(conn: sqlite3.Connection, model: str) -> Path | None:
     for _, name, path in conn.execute("PRAGMA database_list"):
         if name == "main" and path:
             slug = hashlib.sha256(model.encode("utf-8")).hexdigest()[:16]
-            return Home(Path(path).parent).cache_dir / "vectors" / slug
+            return Path(Home(os.path.dirname(path)).cache_dir, "vectors", slug)
     return None
 
 

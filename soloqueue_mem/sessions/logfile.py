@@ -12,7 +12,6 @@ from __future__ import annotations
 import fcntl
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 from soloqueue_mem import faults, jsonio
 from soloqueue_mem.errors import BadInput, StorageError
@@ -23,6 +22,8 @@ TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.t
 if TYPE_CHECKING:
     from typing import Any
 
+    from soloqueue_mem.home import StrPath
+
 _APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 _TAIL_PROBE = 64 * 1024
 
@@ -30,9 +31,9 @@ _TAIL_PROBE = 64 * 1024
 class SessionLog:
     """An open, locked session log (JSONL plus its Markdown twin)."""
 
-    def __init__(self, path: Path, fsync: bool = False) -> None:
-        self.path = path
-        self.md_path = path.with_suffix(".md")
+    def __init__(self, path: StrPath, fsync: bool = False) -> None:
+        path = self.path = os.fspath(path)
+        self.md_path = os.path.splitext(path)[0] + ".md"
         self._fsync = fsync
         try:
             self._fd = os.open(path, _APPEND, 0o600)
@@ -58,7 +59,7 @@ class SessionLog:
             return
         keep = _line_start(self._fd, size)
         fragment = _pread_all(self._fd, keep, size - keep)
-        torn = self.path.with_name(self.path.name + ".torn")
+        torn = self.path + ".torn"
         fd = os.open(torn, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
             os.write(fd, fragment + b"\n")
@@ -129,7 +130,7 @@ class LogLine(NamedTuple):
     error: str | None = None
 
 
-def read_lines(path: Path, offset: int = 0) -> Iterator[LogLine]:
+def read_lines(path: StrPath, offset: int = 0) -> Iterator[LogLine]:
     """Records from ``offset`` on; a bad line carries its error; a torn tail is the
     final line without a newline (reported as an error, never as a record)."""
     try:

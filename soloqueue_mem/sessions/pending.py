@@ -10,25 +10,24 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from soloqueue_mem.errors import StorageError
 from soloqueue_mem.home import Home, ensure_private_dir
 from soloqueue_mem.sessions.events import SessionKey
 
 
-def _marker(home: Home, key: SessionKey) -> Path:
+def _marker(home: Home, key: SessionKey) -> str:
     name = "=".join(key)  # "=" cannot occur in an id, so the name is unambiguous
     if len(name) > 200:  # file names are limited to 255 bytes; ids may be 128 each
         import hashlib  # loads OpenSSL (~2 ms): only for very long ids
 
         name = hashlib.sha256(name.encode()).hexdigest()
-    return home.root / "pending" / name
+    return home.path("pending", name)
 
 
 def mark(home: Home, key: SessionKey) -> None:
     path = _marker(home, key)
-    ensure_private_dir(home.root, path.parent)
+    ensure_private_dir(home.dir, os.path.dirname(path))
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
@@ -48,7 +47,7 @@ def clear(home: Home, key: SessionKey) -> None:
 
 def pending_sessions(home: Home) -> list[SessionKey]:
     """Sessions whose JSONL may hold turns the index lacks."""
-    folder = home.root / "pending"
+    folder = home.path("pending")
     try:
         names = sorted(os.listdir(folder))
     except FileNotFoundError:
@@ -56,7 +55,8 @@ def pending_sessions(home: Home) -> list[SessionKey]:
     keys = []
     for name in names:
         try:
-            group, agent, session = json.loads((folder / name).read_bytes())
+            with open(os.path.join(folder, name), "rb") as marker:
+                group, agent, session = json.loads(marker.read())
             keys.append(SessionKey(group, agent, session))
         except (OSError, ValueError, TypeError):
             continue  # a marker torn by a crash: the session's next log repairs it

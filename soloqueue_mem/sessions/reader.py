@@ -6,7 +6,6 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from soloqueue_mem.clock import iso
@@ -29,7 +28,7 @@ class SessionLogContent(NamedTuple):
 def read_session(home: Home, key: SessionKey) -> SessionLogContent:
     """Every record of the session's JSONL; NotFound if the session has no log."""
     path = home.session_log(key.group, key.agent, key.session)
-    if not path.exists():
+    if not os.path.exists(path):
         raise NotFound(
             f"session {key.group}/{key.agent}/{key.session} not found "
             "(try: soloqueue-mem session list)"
@@ -37,7 +36,7 @@ def read_session(home: Home, key: SessionKey) -> SessionLogContent:
     records, problems = [], []
     for entry in read_lines(path):
         if entry.record is None:
-            problems.append(f"{path.name}:{entry.number}: {entry.error}")
+            problems.append(f"{os.path.basename(path)}:{entry.number}: {entry.error}")
         else:
             records.append(entry.record)
     return SessionLogContent(key, records, problems)
@@ -63,12 +62,13 @@ def end_session(conn: sqlite3.Connection, key: SessionKey, now: datetime) -> str
 
 def session_files(
     home: Home, group: str | None, agent: str | None
-) -> Iterator[tuple[SessionKey, Path]]:
+) -> Iterator[tuple[SessionKey, str]]:
     """JSONL logs on disk within the scope; names that are not valid ids are skipped."""
-    groups_dir = home.root / "groups"
+    groups_dir = home.path("groups")
     for group_name in _child_dirs(groups_dir, group):
-        for agent_name in _child_dirs(groups_dir / group_name / "sessions", agent):
-            folder = groups_dir / group_name / "sessions" / agent_name
+        sessions_dir = os.path.join(groups_dir, group_name, "sessions")
+        for agent_name in _child_dirs(sessions_dir, agent):
+            folder = os.path.join(sessions_dir, agent_name)
             with os.scandir(folder) as entries:
                 for entry in entries:
                     if not entry.name.endswith(".jsonl") or not entry.is_file(
@@ -79,12 +79,13 @@ def session_files(
                         session = validate_id("session", entry.name[: -len(".jsonl")])
                     except InvalidId:
                         continue
-                    yield SessionKey(group_name, agent_name, session), Path(entry.path)
+                    yield SessionKey(group_name, agent_name, session), entry.path
 
 
-def _child_dirs(folder: Path, only: str | None) -> list[str]:
+def _child_dirs(folder: str, only: str | None) -> list[str]:
     if only is not None:
-        return [only] if (folder / only).is_dir() and not (folder / only).is_symlink() else []
+        child = os.path.join(folder, only)
+        return [only] if os.path.isdir(child) and not os.path.islink(child) else []
     try:
         with os.scandir(folder) as entries:
             names = [e.name for e in entries if e.is_dir(follow_symlinks=False)]

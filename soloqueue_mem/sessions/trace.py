@@ -9,10 +9,10 @@ weighted share of the query a turn contains (:func:`soloqueue_mem.text.query.cov
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 from typing import NamedTuple
 
 from soloqueue_mem.clock import iso
@@ -84,7 +84,7 @@ def _unindexed_hits(
     for key, path in _sessions_to_scan(home, conn, scope):
         indexed = turns.indexed_bytes(conn, key) if conn is not None else 0
         try:
-            if path.stat().st_size <= indexed:
+            if os.stat(path).st_size <= indexed:
                 continue
         except FileNotFoundError:
             continue
@@ -101,7 +101,7 @@ def _unindexed_hits(
 
 def _sessions_to_scan(
     home: Home, conn: sqlite3.Connection | None, scope: Scope
-) -> list[tuple[SessionKey, Path]]:
+) -> list[tuple[SessionKey, str]]:
     """Sessions whose log may be ahead of the index: those a writer left a pending
     marker for, or every log on disk when there is no index at all."""
     if conn is None:

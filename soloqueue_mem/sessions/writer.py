@@ -10,6 +10,7 @@ is acknowledged (printed) only after its commit.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
@@ -153,7 +154,7 @@ def _write_chunk(
     try:
         for key in keys:
             path = home.session_log(key.group, key.agent, key.session)
-            ensure_private_dir(home.root, path.parent)
+            ensure_private_dir(home.dir, os.path.dirname(path))
             logs[key] = SessionLog(path, fsync=config.durability == "full")
         sizes = {key: log.size for key, log in logs.items()}
         for key in keys:
@@ -333,7 +334,7 @@ def put_back_session(
     """
     events = [_checked_record(record) for record in records]
     path = home.session_log(key.group, key.agent, key.session)
-    ensure_private_dir(home.root, path.parent)
+    ensure_private_dir(home.dir, os.path.dirname(path))
     with SessionLog(path, fsync=config.durability == "full") as log:
         if log.size > 0:
             held = [line.record for line in read_lines(path)]

@@ -4,6 +4,7 @@ graph worker's lock on each."""
 
 from __future__ import annotations
 
+import os
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
@@ -35,7 +36,7 @@ def open_graph_db(home: Home, config: Config, create: bool = True) -> GraphDb | 
 
 def has_graph(home: Home, config: Config) -> bool:
     """Whether the store may hold a graph, without opening anything."""
-    return database_url(config) is not None or home.graph_db.exists()
+    return database_url(config) is not None or os.path.exists(home.graph_db)
 
 
 def worker_lock(home: Home, config: Config, wait: bool = False) -> AbstractContextManager[None]:

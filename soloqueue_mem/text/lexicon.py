@@ -14,7 +14,10 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterable
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from soloqueue_mem.home import StrPath
 
 FORMAT = 1
 MAX_WORD_LEN = 16  # longest entry in jieba 0.42.1's dict.txt
@@ -80,7 +83,7 @@ class Lexicon:
         self._conn.close()
 
 
-def jieba_dictionary() -> Path:
+def jieba_dictionary() -> str:
     """The installed jieba's dict.txt, found without importing jieba (~1 s) or reading
     package metadata (~100 ms)."""
     from importlib.util import find_spec
@@ -88,15 +91,15 @@ def jieba_dictionary() -> Path:
     spec = find_spec("jieba")
     if spec is None or spec.origin is None:
         raise ModuleNotFoundError("jieba is not installed")
-    return Path(spec.origin).parent / "dict.txt"
+    return os.path.join(os.path.dirname(spec.origin), "dict.txt")
 
 
 def lexicon_name() -> str:
     """Cache file name, keyed by the dictionary's size so a jieba upgrade rebuilds it."""
-    return f"lexicon-jieba-{jieba_dictionary().stat().st_size}-f{FORMAT}.sqlite3"
+    return f"lexicon-jieba-{os.stat(jieba_dictionary()).st_size}-f{FORMAT}.sqlite3"
 
 
-def open_lexicon(cache_dir: Path | None) -> Lexicon:
+def open_lexicon(cache_dir: StrPath | None) -> Lexicon:
     """Open the lexicon in ``cache_dir``, building it first if needed.
 
     Trigger: ``cache_dir`` is None or cannot be written (a read-only store).
@@ -104,8 +107,8 @@ def open_lexicon(cache_dir: Path | None) -> Lexicon:
     process only, which costs about a second.
     """
     if cache_dir is not None:
-        path = cache_dir / lexicon_name()
-        if not path.exists():
+        path = os.path.join(cache_dir, lexicon_name())
+        if not os.path.exists(path):
             try:
                 _build_file(path)
             except OSError:
@@ -119,11 +122,12 @@ def open_lexicon(cache_dir: Path | None) -> Lexicon:
     return Lexicon(conn)
 
 
-def _build_file(path: Path) -> None:
+def _build_file(path: str) -> None:
     from soloqueue_mem.home import make_private_dirs
 
-    make_private_dirs(path.parent)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    folder, name = os.path.split(path)
+    make_private_dirs(folder)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         os.close(fd)
@@ -136,8 +140,8 @@ def _build_file(path: Path) -> None:
             conn.close()
         os.replace(tmp, path)
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def _fill(conn: sqlite3.Connection) -> None:
@@ -169,6 +173,6 @@ def _fill(conn: sqlite3.Connection) -> None:
         "total": str(sum(entries.values())),
         "start": json.dumps(finalseg.start_P),
         "trans": json.dumps(finalseg.trans_P),
-        "dictionary_bytes": str(dict_path.stat().st_size),
+        "dictionary_bytes": str(os.stat(dict_path).st_size),
     }
     conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())

@@ -17,10 +17,12 @@ def test_root_resolution_order(tmp_path):
     nested = tmp_path / "project" / "src"
     nested.mkdir(parents=True)
     (tmp_path / "project" / ".soloqueue").mkdir()
-    assert find_root("/explicit", "/from-env", nested) == Path("/explicit")
-    assert find_root(None, "/from-env", nested) == Path("/from-env")
-    assert find_root(None, None, nested) == tmp_path / "project" / ".soloqueue"
-    assert find_root(None, None, tmp_path).name == ".soloqueue"  # platform default
+    assert find_root("/explicit", "/from-env", str(nested)) == "/explicit"
+    assert find_root(None, "/from-env", str(nested)) == "/from-env"
+    assert find_root("~/x", None, str(nested)) == os.path.expanduser("~/x")
+    assert find_root(None, None, str(nested)) == str(tmp_path / "project" / ".soloqueue")
+    default = find_root(None, None, str(tmp_path))  # nothing nearer: the platform's folder
+    assert os.path.basename(default) == ".soloqueue" and os.path.isabs(default)
 
 
 def test_init_creates_a_private_store_with_a_gitignore(cli, tmp_path, monkeypatch):

@@ -328,7 +328,13 @@ class PostgresBackend:
     def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
         from soloqueue_mem.pg.memory_edit import edit
 
-        return edit(self.conn, ref, changes, now)
+        memory = edit(self.conn, ref, changes, now)
+        model, _ = self.dense()
+        if model is not None and changes.content is not None:  # the old text's vector
+            from soloqueue_mem.pg.dense import embed_memory
+
+            embed_memory(self.conn, model, memory.id, now)
+        return memory
 
     def restore(self, ref: str, now: datetime) -> Memory:
         from soloqueue_mem.pg.memory_edit import restore

@@ -64,13 +64,13 @@ def vector_text(vector: np.ndarray) -> str:
 def embed_memory(
     conn: psycopg.Connection, embedder: Embedder, memory_id: str, now: datetime
 ) -> None:
-    """Embed the memory if it has no vector (a confirmed memory keeps its own)."""
+    """Give the memory the vector of its current text: embedded (or taken from the
+    cache) when new or edited, nothing to do when its vector is current."""
     from soloqueue_mem.pg.embed import embed_items
     from soloqueue_mem.semantic.index import Item
 
     row = conn.execute(
-        "SELECT id, group_id, agent_id, content FROM memories WHERE id = %s AND embedding IS NULL",
-        (memory_id,),
+        "SELECT id, group_id, agent_id, content FROM memories WHERE id = %s", (memory_id,)
     ).fetchone()
     if row is not None:
         embed_items(conn, embedder, [Item("memory", *row)], now)

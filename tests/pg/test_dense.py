@@ -102,3 +102,19 @@ def test_without_pgvector_or_the_extra_recall_is_lexical_with_one_warning(
         found = store.recall("deploys")
     assert [h.candidate.content for h in found.hits] == ["deploys happen on Fridays"]
     assert len(found.notes) == 1
+
+
+def test_an_edited_memory_gets_the_vector_of_its_new_text(cli: Cli, hybrid: str) -> None:
+    import psycopg
+
+    _needs_dense(hybrid)
+    made = cli.json("remember", "-g", "g1", "Our CI runs on GitHub Actions every night")
+    cli.ok("remember", "-g", "g2", HELIX)  # the same text, embedded fresh
+    cli.ok("memory", "edit", made["id"], "--content", HELIX)
+    with psycopg.connect(hybrid) as conn:
+        vectors = conn.execute(
+            "SELECT embedding::text FROM memories WHERE content = %s", (HELIX,)
+        ).fetchall()
+    assert len(vectors) == 2 and vectors[0] == vectors[1]
+    ranked = cli.json("recall", "which coding tool do I use", "-g", "g1", "--channels", "dense")
+    assert ranked[0]["content"] == HELIX

@@ -254,12 +254,13 @@ def expire_step(memories: Memories, now: datetime) -> int:
 def _expire(
     conn: sqlite3.Connection, artifacts: sqlite3.Connection | None, now: datetime
 ) -> dict[str, Any]:
-    """Expired memories and expired attachments (with their artifact rows) go."""
-    from soloqueue_mem.memory import attach
+    """Expired memories, expired attachments (with their artifact rows) and expired
+    working-memory entries go."""
+    from soloqueue_mem.memory import attach, working
 
     deleted = expire_step(SqliteMemories(conn), now)
     expired = attach.expire(attach.SqliteRows(conn), artifacts, now)
-    return {"deleted": deleted, "attachments": expired}
+    return {"deleted": deleted, "attachments": expired, "working": working.expire(conn, now)}
 
 
 def _embed(

@@ -161,6 +161,15 @@ def clear(conn: sqlite3.Connection, group: str) -> int:
         return conn.execute("DELETE FROM working_memory WHERE group_id = ?", (group,)).rowcount
 
 
+def expire(conn: sqlite3.Connection, now: datetime) -> int:
+    """Delete every group's expired entries (a group's own ``add`` trims only its
+    list, so a group that went quiet would keep its last day's on disk)."""
+    with write_tx(conn):
+        return conn.execute(
+            "DELETE FROM working_memory WHERE expires_at <= ?", (iso(now),)
+        ).rowcount
+
+
 def every(conn: sqlite3.Connection) -> list[Entry]:
     """Every entry, live or not, oldest first (export)."""
     rows = conn.execute(f"SELECT {_COLUMNS} FROM working_memory ORDER BY id")  # noqa: S608

@@ -28,7 +28,7 @@ from soloqueue_mem.lifecycle.session_end import Ended
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory.model import RETENTION, Memory
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.pg import episodes
+from soloqueue_mem.pg import episodes, working
 from soloqueue_mem.pg.episodes import PostgresTarget
 from soloqueue_mem.pg.extract import extracted_turns
 from soloqueue_mem.pg.memories import _ACTIVE, _COLUMNS
@@ -148,7 +148,11 @@ def _steps(
     memories = PostgresMemories(conn)
     report["dedup"] = consolidate.dedup_step(memories, now)
     report["decay"] = consolidate.decay_step(memories, now)
-    report["expire"] = {"deleted": consolidate.expire_step(memories, now), "attachments": 0}
+    report["expire"] = {
+        "deleted": consolidate.expire_step(memories, now),
+        "attachments": 0,
+        "working": working.expire(conn, now),
+    }
     report["embed"] = _embed(conn, now, options, progress)
     report["graph"] = consolidate.graph_step(options)
     report["identity"] = consolidate.publish(home, memories.active(now), now, options.dry_run)

@@ -58,6 +58,11 @@ def latest(
     return [Entry(*row) for row in rows]
 
 
+def expire(conn: psycopg.Connection, now: datetime) -> int:
+    """Delete every group's expired entries (see :func:`soloqueue_mem.memory.working.expire`)."""
+    return conn.execute("DELETE FROM working_memory WHERE expires_at <= %s", (iso(now),)).rowcount
+
+
 def clear(conn: psycopg.Connection, group: str) -> int:
     """Drop the group's list (DEL); the number of entries removed."""
     return conn.execute("DELETE FROM working_memory WHERE group_id = %s", (group,)).rowcount

@@ -393,7 +393,7 @@ def test_expired_memories_are_deleted_with_their_index_entries(cli, home, monkey
     doomed = remember(cli, "Temporary staging token is zebrafish", "--duration", "24h")
     remember(cli, "Production token rotates monthly", "--duration", "30d")
     at(monkeypatch, "2026-11-28T08:00:00Z")
-    assert consolidate(cli)["expire"] == {"deleted": 1, "attachments": 0}
+    assert consolidate(cli)["expire"] == {"deleted": 1, "attachments": 0, "working": 0}
     assert doomed["content"] not in listed(cli, "--all")
     hits = recalled(cli, "zebrafish staging token")
     assert hits and not [h for h in hits if "zebrafish" in h["content"]]
@@ -401,6 +401,18 @@ def test_expired_memories_are_deleted_with_their_index_entries(cli, home, monkey
     fts = rows(home, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH 'zebrafish'")
     assert fts == []
     assert len(rows(home, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH 'monthly'"))
+
+
+def test_expired_working_memory_of_a_quiet_group_is_deleted(cli, home, monkeypatch):
+    cli.ok("working", "add", "-g", "quiet", "热数据：用户刚刚讨论了架构选项。")
+    at(monkeypatch, "2026-11-27T04:00:00Z")
+    cli.ok("working", "add", "-g", "busy", "The user is comparing two queue designs today")
+    at(monkeypatch, "2026-11-27T09:00:00Z")  # 25 h after the first entry, 5 h after the second
+    assert consolidate(cli, "--dry-run")["expire"]["working"] == 1
+    assert len(rows(home, "SELECT id FROM working_memory")) == 2
+    assert consolidate(cli)["expire"]["working"] == 1
+    assert rows(home, "SELECT group_id FROM working_memory") == [("busy",)]
+    assert consolidate(cli)["expire"]["working"] == 0
 
 
 # --- identity files -------------------------------------------------------------------

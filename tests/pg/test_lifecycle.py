@@ -115,3 +115,20 @@ def test_a_consolidate_running_on_another_host_is_exit_75(cli: Cli, on_postgres:
         result = cli("consolidate")
         assert result.exit_code == 75 and "another consolidate" in result.stderr
     assert cli.json("consolidate")["sessions"]["sessions"] == 0  # free again
+
+
+def test_consolidate_deletes_expired_working_memory_of_quiet_groups(
+    cli: Cli, on_postgres: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psycopg
+
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-26T08:00:00Z")
+    cli.ok("working", "add", "-g", "quiet", "热数据：用户刚刚讨论了架构选项。")
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-27T04:00:00Z")
+    cli.ok("working", "add", "-g", "busy", "The user is comparing two queue designs today")
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-27T09:00:00Z")
+    assert cli.json("consolidate", "--dry-run")["expire"]["working"] == 1
+    assert cli.json("consolidate")["expire"]["working"] == 1
+    with psycopg.connect(on_postgres) as conn:
+        left = conn.execute("SELECT group_id FROM working_memory").fetchall()
+    assert left == [("busy",)]

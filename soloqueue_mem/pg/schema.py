@@ -26,6 +26,14 @@ def _reindex_bigrams(conn: psycopg.Connection) -> None:
     schedule(conn)
 
 
+def _reindex_stems(conn: psycopg.Connection) -> None:
+    """Schedule the re-index of every searchable table with its English words stemmed
+    (as :func:`_reindex_bigrams`: done in committed batches after the migration)."""
+    from soloqueue_mem.pg.reindex import TABLES, schedule
+
+    schedule(conn, tuple(TABLES))
+
+
 # An entry is SQL, or a function given the connection (a step that needs this package's
 # own text processing, run inside the migration's transaction).
 MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
@@ -321,6 +329,8 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
         PRIMARY KEY (group_id, agent_id, event_id)
     );
     """,
+    # (stems) English words indexed by their Porter stem, as in SQLite: every row re-indexed
+    _reindex_stems,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

@@ -5,8 +5,12 @@ not share the SQLite index's form (:mod:`soloqueue_mem.text.cjk`): its lexemes a
 here. Words are split on anything that is not a letter or a digit (as FTS5's unicode61
 does) and lower-cased; a run of CJK characters becomes its overlapping **bigrams**
 followed by its last character (``上海工作`` → ``上海 海工 工作 作``).
-``to_tsvector('simple', …)`` then keeps every lexeme with its position.
+``to_tsvector('simple', …)`` then keeps every lexeme with its position. Other words
+are indexed by their Porter stem (:mod:`soloqueue_mem.text.porter`, as SQLite's
+``porter`` tokenizer stems them): ``compilers`` and ``compiler`` find each other.
 
+A query's word asks for its stem or the word as written (``'deploy' | 'deploys'``):
+rows written before the stems, until they are re-indexed, hold the latter.
 A query's jieba-segmented term (:func:`soloqueue_mem.text.query.weigh_query`) becomes
 the phrase of its bigrams (``上海`` → ``'上海'``, ``上海市`` → ``'上海' <-> '海市'``): a
 two-character word, the commonest, is one lexeme, found by the GIN index alone without
@@ -23,6 +27,7 @@ import re
 from functools import cache
 
 from soloqueue_mem.text.cjk import CJK_RANGES
+from soloqueue_mem.text.porter import stem
 
 _TOKEN = re.compile(r"[^\W_]+")
 
@@ -56,7 +61,7 @@ def lexemes(text: str) -> list[str]:
             out.extend(_bigrams(token))
             out.append(token[-1])
         else:
-            out.append(token)
+            out.append(stem(token))
     return out
 
 
@@ -71,7 +76,8 @@ def term_query(term: str) -> str | None:
     parts: list[str] = []
     for n, (cjk, token) in enumerate(runs):
         if not cjk:
-            parts.append(f"'{token}'")
+            stemmed = stem(token)
+            parts.append(f"'{token}'" if stemmed == token else f"('{stemmed}' | '{token}')")
         elif n < len(runs) - 1:  # followed by a word: the whole run, as indexed
             parts.extend(f"'{lexeme}'" for lexeme in [*_bigrams(token), token[-1]])
         elif len(token) == 1:

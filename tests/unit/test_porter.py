@@ -1,0 +1,44 @@
+"""The Porter stemmer of the PostgreSQL index gives the stems SQLite's FTS5 ``porter``
+tokenizer gives (the oracle here), so both back ends match the same word forms."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from soloqueue_mem.text.porter import stem
+
+# Porter's own examples for each step, plus short, long, digit-bearing words and
+# FTS5's edge cases ("ies" keeps a letter before the suffix).
+WORDS = """
+caresses ponies ties caress cats feed agreed plastered bled motoring sing conflated
+troubled sized hopping tanned falling hissing fizzed failing filing happy sky
+relational conditional rational valenci hesitanci digitizer conformabli radicalli
+differentli vileli analogousli vietnamization predication operator feudalism
+decisiveness hopefulness callousness formaliti sensitiviti sensibiliti triplicate
+formative formalize electriciti electrical hopeful goodness revival allowance
+inference airliner gyroscopic adjustable defensible irritant replacement adjustment
+dependent adoption homologou communism activate angulariti homologous effective
+bowdlerize probate rate cease controlling rolls generalizations oscillators analogies
+deploying deployed deploys compilers crashed queues syzygy yelling toy boys as is
+ies sses mp3s covid19s h264 a ab abc xyzzy rhythm strength
+""".split()
+
+
+def sqlite_stems(words: list[str]) -> dict[str, str]:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
+    conn.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)", enumerate(words, 1))
+    conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    return {words[doc - 1]: term for term, doc in conn.execute("SELECT term, doc FROM v")}
+
+
+def test_stems_are_sqlite_fts5s() -> None:
+    oracle = sqlite_stems(WORDS)
+    assert {word: stem(word) for word in WORDS} == oracle
+    assert stem("deploying") == stem("deployed") == stem("deploys") == "deploi"
+
+
+def test_other_words_are_left_as_they_are() -> None:
+    assert stem("Compilers") == "Compilers"  # the index lower-cases first
+    assert stem("cafés") == "cafés" and stem("компиляторы") == "компиляторы"
+    assert stem("x" * 65 + "ing") == "x" * 65 + "ing"

@@ -6,8 +6,10 @@ here. Words are split on anything that is not a letter or a digit (as FTS5's uni
 does) and lower-cased; a run of CJK characters becomes its overlapping **bigrams**
 followed by its last character (``上海工作`` → ``上海 海工 工作 作``).
 ``to_tsvector('simple', …)`` then keeps every lexeme with its position. Other words
-are indexed by their Porter stem (:mod:`soloqueue_mem.text.porter`, as SQLite's
-``porter`` tokenizer stems them): ``compilers`` and ``compiler`` find each other.
+lose the diacritics of their Latin letters and are indexed by their Porter stem
+(:mod:`soloqueue_mem.text.porter`), as SQLite's ``porter unicode61
+remove_diacritics 2`` index has them: ``compilers`` finds ``compiler``, ``cafe``
+finds ``café``.
 
 A query's word asks for its stem or the word as written (``'deploy' | 'deploys'``):
 rows written before the stems, until they are re-indexed, hold the latter.
@@ -38,6 +40,21 @@ def _cjk_split() -> re.Pattern[str]:
     return re.compile(f"((?:{CJK_RANGES})+)")
 
 
+def _latin_base(token: str) -> str:
+    """``token`` with its Latin letters' diacritics removed (``résumé`` → ``resume``;
+    ``ø``, ``ß``, ``ł`` have none to remove); other scripts as they are."""
+    if token.isascii():
+        return token
+    import unicodedata
+
+    return "".join(
+        "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c))
+        if "\u00c0" <= ch <= "\u024f" or "\u1e00" <= ch <= "\u1eff"
+        else ch
+        for ch in token
+    )
+
+
 def _runs(text: str) -> list[tuple[bool, str]]:
     """``text`` lower-cased as (is_cjk, token) pairs: word tokens and whole CJK runs."""
     pieces: list[tuple[bool, str]] = []
@@ -45,7 +62,7 @@ def _runs(text: str) -> list[tuple[bool, str]]:
         if n % 2:
             pieces.append((True, part))
         else:
-            pieces.extend((False, token) for token in _TOKEN.findall(part))
+            pieces.extend((False, _latin_base(token)) for token in _TOKEN.findall(part))
     return pieces
 
 

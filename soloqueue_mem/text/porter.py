@@ -4,9 +4,10 @@ SQLite's FTS5 ``porter`` tokenizer applies it to the words of the SQLite index.
 The PostgreSQL index stems its English words with this so that ``deploys``,
 ``deployed`` and ``deploying`` find each other there as they do in SQLite (its
 ``simple`` configuration does not stem, and the server's ``english`` one is Porter's
-later algorithm, with stop words). Like FTS5, words shorter than 3 or longer than 64
-characters are left as they are, and so is anything but lower-case ASCII letters and
-digits (a digit counts as a consonant).
+later algorithm, with stop words). Like FTS5 it works on a word's UTF-8 bytes: a
+byte that is not an ASCII letter counts as a consonant (``straße`` → ``straß``), and
+words shorter than 3 or longer than 64 bytes are left as they are. Words come
+lower-cased.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 _VOWELS = frozenset("aeiou")
-_ALPHANUMERIC = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def _consonant(word: str, i: int) -> bool:
@@ -140,9 +140,13 @@ def _step5(word: str) -> str:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """``word``'s Porter stem (lower-case ASCII letters and digits; else as it is)."""
-    if not 3 <= len(word) <= 64 or not _ALPHANUMERIC.issuperset(word):
+    """``word``'s Porter stem, as FTS5 makes it."""
+    raw = word.encode("utf-8").decode("latin-1")  # one character per byte
+    if not 3 <= len(raw) <= 64:
         return word
-    word = _step1c(_step1b(_step1a(word)))
-    word = _replace(_replace(word, _STEP2, 0), _STEP3, 0)
-    return _step5(_step4(word))
+    raw = _step1c(_step1b(_step1a(raw)))
+    raw = _step5(_step4(_replace(_replace(raw, _STEP2, 0), _STEP3, 0)))
+    try:
+        return raw.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:  # a cut inside a character (a "double consonant" byte)
+        return word

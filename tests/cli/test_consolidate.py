@@ -128,7 +128,7 @@ def test_a_second_run_changes_nothing(cli, home, monkeypatch):
         assert second["sessions"] == {"sessions": 0, "turns": 0, "episodes": 0, "memories": 0}
         assert second["dedup"]["superseded"] == 0 and second["dedup"]["clusters"] == 0
         assert second["decay"] == {"archived": 0, "demoted": 0}
-        assert second["expire"] == {"deleted": 0, "attachments": 0}
+        assert second["expire"] == {"deleted": 0, "attachments": 0, "working": 0}
         assert second["daily_summary"]["written"] is False
         assert db_content(home) == before
         assert (home / "daily_summaries/2026-11-27.md").read_text(encoding="utf-8") == summary
@@ -341,10 +341,10 @@ def test_only_short_term_memories_the_user_did_not_state_decay(cli, monkeypatch)
     assert consolidate(cli)["decay"] == {"archived": 0, "demoted": 0}  # already TRANSIENT
 
     at(monkeypatch, "2026-11-28T08:00:00Z")  # the demoted one is gone, the stated one is not
-    assert consolidate(cli)["expire"] == {"deleted": 1, "attachments": 0}
+    assert consolidate(cli)["expire"] == {"deleted": 1, "attachments": 0, "working": 0}
     assert set(listed(cli)) == {stated["content"], agents["content"], kept["content"]}
     at(monkeypatch, "2026-11-29T08:00:00Z")  # the stated one lives exactly its 3 days
-    assert consolidate(cli)["expire"] == {"deleted": 1, "attachments": 0}
+    assert consolidate(cli)["expire"] == {"deleted": 1, "attachments": 0, "working": 0}
     assert set(listed(cli)) == {agents["content"], kept["content"]}
     at(monkeypatch, "2027-11-26T08:00:00Z")  # a year on, the permanent one is untouched
     report = consolidate(cli)

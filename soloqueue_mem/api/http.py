@@ -5,13 +5,16 @@ remember and artifact reads, all on one warm :class:`~soloqueue_mem.Store`. Bodi
 are JSON objects capped at ``max_body_bytes``; errors are
 ``{"error": {"code", "message", "exit_code"}}`` with the CLI's exit code mapped to an
 HTTP status. A bearer token, when set, is required on every route but ``/health``.
+On PostgreSQL the same app also answers on ``<root>/serve.sock`` (private to the
+owner: no token there, a matching fingerprint instead; see ``local_socket``).
 """
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from starlette.applications import Starlette
@@ -21,6 +24,7 @@ from starlette.routing import Route
 
 from soloqueue_mem import __version__, jsonio
 from soloqueue_mem.api import shapes
+from soloqueue_mem.api.local_socket import FINGERPRINT_HEADER, Listening
 from soloqueue_mem.api.store import Store
 from soloqueue_mem.errors import BadInput, SoloqueueError, UsageError
 
@@ -218,13 +222,22 @@ def _bytes(part: shapes.ArtifactBytes, status: int) -> Response:
     return Response(part.data, status, headers=headers, media_type=media)
 
 
-def build_app(store: Store, token: str | None = None, max_body_bytes: int = 1 << 20) -> Starlette:
-    """The ASGI app serving ``store``; ``token``: the bearer token every call must send."""
+def build_app(
+    store: Store,
+    token: str | None = None,
+    max_body_bytes: int = 1 << 20,
+    fingerprint: str | None = None,
+) -> Starlette:
+    """The ASGI app serving ``store``; ``token``: the bearer token every call over TCP
+    must send; ``fingerprint``: what a call over the unix socket must send instead."""
 
     def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         async def call(request: Request) -> Response:
             try:
-                _authorise(request, token)
+                if _on_unix_socket(request):
+                    _check_fingerprint(request, fingerprint)
+                else:
+                    _authorise(request, token)
                 body = await _body(request, max_body_bytes) if request.method == "POST" else {}
                 result = handler(store, body, request)
             except SoloqueueError as exc:
@@ -268,6 +281,20 @@ def _authorise(request: Request, token: str | None) -> None:
         raise HttpError(401, "unauthorized", "send Authorization: Bearer <token>")
 
 
+def _on_unix_socket(request: Request) -> bool:
+    """uvicorn names a unix socket's server as (path, None), a TCP one (host, port)."""
+    server = request.scope.get("server")
+    return server is not None and server[1] is None
+
+
+def _check_fingerprint(request: Request, expected: str | None) -> None:
+    given = request.headers.get(FINGERPRINT_HEADER, "")
+    if expected is None or not hmac.compare_digest(given.encode(), expected.encode()):
+        raise HttpError(
+            409, "fingerprint", "this serve runs another version, config or clock: ask directly"
+        )
+
+
 def check_bind(host: str, token: str | None) -> None:
     """Loopback needs nothing; any other address needs a token."""
     if not is_loopback(host) and not token:
@@ -284,8 +311,10 @@ def serve(
     token: str | None,
     max_body_bytes: int,
     ready: Callable[[str], None],
+    note: Callable[[str], None] = lambda message: None,
 ) -> None:
-    """Bind, call ``ready(url)``, serve until interrupted."""
+    """Bind, call ``ready(url)`` (then ``note`` why there is no unix socket, if the
+    data directory should have one), serve until interrupted."""
     import socket
 
     import uvicorn
@@ -304,7 +333,58 @@ def serve(
     sock.listen(128)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
+    try:
+        local, why, fingerprint = _local_socket(store)
+    except BaseException:
+        sock.close()
+        raise
     ready(f"http://{shown}:{bound}")
-    app = build_app(store, token, max_body_bytes)
+    if why:
+        note(why)
+    app = build_app(store, token, max_body_bytes, fingerprint)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    uvicorn.Server(config).run(sockets=[sock])
+    if local is None:
+        uvicorn.Server(config).run(sockets=[sock])
+        return
+    try:
+        with _removed_on_sigterm(local):
+            uvicorn.Server(config).run(sockets=[sock, local.sock])
+    finally:
+        local.remove()
+
+
+def _local_socket(store: Store) -> tuple[Listening | None, str | None, str | None]:
+    """On PostgreSQL: ``<root>/serve.sock`` (or why not) and the fingerprint a call
+    over it must send. On SQLite nothing: a fresh ``recall`` process is fast there."""
+    from soloqueue_mem.api.local_socket import fingerprint, listen
+    from soloqueue_mem.storage.url import database_url
+
+    url = database_url(store.config)
+    if url is None:
+        return None, None, None
+    store.home.ensure()
+    local, why = listen(store.root)
+    return local, why, fingerprint(store.config, url)
+
+
+@contextmanager
+def _removed_on_sigterm(local: Listening) -> Iterator[None]:
+    """SIGTERM still ends the process as before (uvicorn re-raises it once it has
+    shut down), after removing the socket file: a ``finally`` would not run."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        local.remove()
+        signal.signal(signum, previous or signal.SIG_DFL)
+        signal.raise_signal(signum)
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous or signal.SIG_DFL)

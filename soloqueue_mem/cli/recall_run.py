@@ -11,7 +11,7 @@ from soloqueue_mem.api.shapes import recall_hit_json as hit_json
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block, stderr
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.cli.trace_run import lexicon_loader
-from soloqueue_mem.errors import UsageError
+from soloqueue_mem.errors import SoloqueueError, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
@@ -56,6 +56,18 @@ def run_recall(
     chosen = ("traces",) if traces else None
     if channels:
         chosen = tuple(name.strip() for name in channels.split(",") if name.strip())
+    asked = {
+        "query": query,
+        "type": type_,
+        "limit": limit,
+        "max_tokens": max_tokens,
+        "since": since,
+        "group": group,
+        "agent": agent,
+        "channels": None if chosen is None else list(chosen),
+    }
+    if not explain and _forwarded(app, asked):
+        return
     request = Request(
         query=query,
         group=group,
@@ -79,16 +91,53 @@ def run_recall(
     for note in result.notes:
         stderr(f"warning: {note}", app.quiet)
     if result.left_out:
-        stderr(f"note: {_budget_note(result, max_tokens)}", app.quiet)
+        stderr(f"note: {_budget_note(result.left_out, result.shortened, max_tokens)}", app.quiet)
     _render(result.hits, app.format, explain, app.config)
 
 
-def _budget_note(result: Any, max_tokens: int) -> str:
+def _forwarded(app: AppContext, asked: dict[str, Any]) -> bool:
+    """Whether a warm ``serve`` of this data directory answered ``asked`` (printed here
+    as the direct path prints it): only on PostgreSQL, for JSON output, when its
+    ``serve.sock`` is there and its fingerprint matches; else the caller does the work."""
+    if app.format not in (Format.json, Format.jsonl) or not asked["query"]:
+        return False
+    if asked["channels"] == []:  # the server would take no channels as the default ones
+        return False
+    from soloqueue_mem.api import local_socket
+    from soloqueue_mem.storage.url import database_url
+
+    try:
+        url = database_url(app.config)
+    except SoloqueueError:
+        return False  # the direct path says what is wrong
+    path = local_socket.socket_path(app.home.root)
+    if url is None or not local_socket.our_socket(path):
+        return False
+    fingerprint = local_socket.fingerprint(app.config, url)
+    answered = local_socket.post(path, "/api/v1/recall", asked, fingerprint)
+    if answered is None:
+        return False
+    status, answer = answered
+    if status != 200:
+        error = local_socket.relayed(status, answer)
+        if error is None:
+            return False
+        raise error
+    for note in answer["notes"]:
+        stderr(f"warning: {note}", app.quiet)
+    if answer["left_out"]:
+        note = _budget_note(answer["left_out"], answer["shortened"], asked["max_tokens"])
+        stderr(f"note: {note}", app.quiet)
+    emit_list(answer["hits"], app.format)
+    return True
+
+
+def _budget_note(left_out: int, shortened: int, max_tokens: int) -> str:
     parts = []
-    if result.left_out:
-        parts.append(f"{result.left_out} hit(s) left out")
-    if result.shortened:
-        parts.append(f"{result.shortened} shortened")
+    if left_out:
+        parts.append(f"{left_out} hit(s) left out")
+    if shortened:
+        parts.append(f"{shortened} shortened")
     return f"{' and '.join(parts)} to fit --max-tokens {max_tokens}"
 
 

@@ -104,6 +104,10 @@ def serve_command(
     Prints the URL on stderr once it accepts connections; stops on Ctrl-C. Errors are
     JSON objects {"error": {"code", "message", "exit_code"}} with the exit code mapped
     to an HTTP status (2→400, 3→404, 65→422, 69→501, 75→503, others 500).
+
+    With database_url set it also listens on <root>/serve.sock, where a short
+    `recall --format json|jsonl` process on this host hands its query over instead of
+    connecting to PostgreSQL itself.
     """
     require("server", "starlette", "uvicorn")
     if not 0 <= port <= 65535:
@@ -116,4 +120,5 @@ def serve_command(
     check_bind(host, token)
     with _live_store(ctx, root) as store:
         ready = lambda url: stderr(f"serving on {url}")  # noqa: E731 - always shown
-        serve(store, host, port, token, max_body_bytes, ready)
+        note = lambda message: stderr(f"note: {message}")  # noqa: E731
+        serve(store, host, port, token, max_body_bytes, ready, note)

@@ -1,0 +1,165 @@
+"""``serve``'s unix socket in the data directory, and the client a short ``recall``
+process uses to ask that warm server instead of importing psycopg and connecting.
+
+The socket is ``<root>/serve.sock``. The root is 0700 and ours, so only its owner can
+reach the socket: it needs no token. A fingerprint of the program's version, the
+parsed config, the database URL and a pinned ``SOLOQUEUE_NOW`` travels with every
+request over it; a server whose fingerprint differs answers 409, and the client then
+does the work itself. This module imports neither Starlette nor psycopg (it is on the
+client's start-up path); ``http.client`` only when a request is made.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+
+from soloqueue_mem.errors import SoloqueueError
+from soloqueue_mem.tuples import NamedTuple
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
+
+    from soloqueue_mem.config import Config
+
+SOCKET_NAME = "serve.sock"
+FINGERPRINT_HEADER = "X-Soloqueue-Fingerprint"
+MAX_PATH_BYTES = 107  # sun_path holds 108 bytes with the terminating NUL
+CONNECT_SECONDS = 1.0
+ANSWER_SECONDS = 120.0
+
+
+def socket_path(root: Any) -> str:
+    return os.path.join(os.fspath(root), SOCKET_NAME)
+
+
+def our_socket(path: str) -> bool:
+    """Whether ``path`` is a socket of this user (no server: no request made)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISSOCK(info.st_mode) and info.st_uid == os.geteuid()
+
+
+def fingerprint(config: Config, url: str | None) -> str:
+    """What must match between a client and the server it asks: a short hash."""
+    import hashlib
+
+    from soloqueue_mem import __version__
+
+    pinned = os.environ.get("SOLOQUEUE_NOW", "")
+    text = "\0".join((__version__, repr(config), url or "", pinned))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+class Listening(NamedTuple):
+    sock: socket.socket
+    path: str
+    inode: int  # of the socket file this server bound (unlinked at exit if still there)
+
+    def remove(self) -> None:
+        """Unlink the socket file if it is still ours (not a later server's)."""
+        try:
+            if os.lstat(self.path).st_ino == self.inode:
+                os.unlink(self.path)
+        except OSError:
+            pass
+
+
+def listen(root: Any) -> tuple[Listening | None, str | None]:
+    """A listening socket at ``<root>/serve.sock``, or None and why not (a note)."""
+    path = socket_path(root)
+    if len(os.fsencode(path)) > MAX_PATH_BYTES:
+        return None, f"{path} is too long for a unix socket; recall will not forward here"
+    info = os.lstat(os.fspath(root))
+    if info.st_uid != os.geteuid() or info.st_mode & 0o077:
+        return None, f"data directory {os.fspath(root)} is not private (0700): no {SOCKET_NAME}"
+    refused = _stale(path)
+    if refused is not None:
+        return None, refused
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(path)
+        os.chmod(path, 0o600)
+        sock.listen(128)
+        inode = os.lstat(path).st_ino
+    except OSError as exc:
+        sock.close()
+        return None, f"cannot listen on {path}: {exc.strerror}"
+    return Listening(sock, path, inode), None
+
+
+def _stale(path: str) -> str | None:
+    """Remove a socket nobody listens on; why not to bind there, if so."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISSOCK(info.st_mode):
+        return f"{path} exists and is not a socket: left alone, recall will not forward here"
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(CONNECT_SECONDS)
+    try:
+        probe.connect(path)
+    except (ConnectionRefusedError, FileNotFoundError):
+        os.unlink(path)
+        return None
+    except OSError as exc:
+        return f"cannot check {path}: {exc.strerror}; recall will not forward here"
+    finally:
+        probe.close()
+    return f"another serve listens on {path}; recall forwards to that one"
+
+
+def post(path: str, route: str, body: dict[str, Any], print_: str) -> tuple[int, Any] | None:
+    """POST ``body`` to ``route`` over the socket at ``path``: the status and the JSON
+    answer, or None when no server answered or the answer was not JSON."""
+    import http.client
+
+    from soloqueue_mem import jsonio
+    from soloqueue_mem.errors import BadInput
+
+    class UnixConnection(http.client.HTTPConnection):
+        def connect(self) -> None:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(CONNECT_SECONDS)
+            self.sock.connect(path)
+            self.sock.settimeout(ANSWER_SECONDS)
+
+    conn = UnixConnection("localhost")
+    headers = {"Content-Type": "application/json", FINGERPRINT_HEADER: print_}
+    try:
+        conn.request("POST", route, jsonio.dumps(body).encode(), headers)
+        response = conn.getresponse()
+        status, data = response.status, response.read()
+    except (OSError, http.client.HTTPException):
+        return None
+    finally:
+        conn.close()
+    try:
+        return status, jsonio.loads(data)
+    except BadInput:
+        return None
+
+
+class Relayed(SoloqueueError):
+    """The server's answer to the user's own mistake, reported as the CLI reports it."""
+
+    def __init__(self, code: str, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.code, self.exit_code = code, exit_code
+
+
+def relayed(status: int, answer: Any) -> Relayed | None:
+    """The error a 400 or 422 answer carries (a usage error, bad input: the user's);
+    None for anything the client should rather do itself (409, 413, 5xx, odd)."""
+    error = answer.get("error") if isinstance(answer, dict) else None
+    if status not in (400, 422) or not isinstance(error, dict):
+        return None
+    code, message, exit_code = error.get("code"), error.get("message"), error.get("exit_code")
+    if not (isinstance(code, str) and isinstance(message, str) and type(exit_code) is int):
+        return None
+    return Relayed(code, message, exit_code)

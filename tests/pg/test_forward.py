@@ -1,0 +1,183 @@
+"""``recall`` on PostgreSQL handed to a warm ``serve`` over ``<root>/serve.sock``: a real
+server from the fixture, a real ``serve`` process, real ``recall`` processes. Whether a
+call was forwarded is read from the client process itself: a forwarded one never
+imports psycopg."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli
+
+# The CLI's main in a process that says, last on stderr, whether it imported psycopg.
+PROBE = """
+import sys
+from soloqueue_mem.cli import main
+sys.argv = ["soloqueue-mem", *sys.argv[1:]]
+try:
+    main()
+finally:
+    sys.stderr.write(f"psycopg imported: {'psycopg' in sys.modules}\\n")
+"""
+
+
+class Run:
+    def __init__(self, done: subprocess.CompletedProcess[bytes]) -> None:
+        *lines, probe = done.stderr.decode().splitlines()
+        self.code, self.stdout, self.stderr = done.returncode, done.stdout, lines
+        self.forwarded = probe == "psycopg imported: False"
+
+
+def recall(*args: str, env: dict[str, str] | None = None) -> Run:
+    command = [sys.executable, "-c", PROBE, *args]
+    done = subprocess.run(
+        command, capture_output=True, env={**os.environ, **(env or {})}, timeout=120, check=False
+    )
+    return Run(done)
+
+
+@pytest.fixture
+def home(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A data directory with a short path (a unix socket's path holds 107 bytes)."""
+    short = Path(tempfile.mkdtemp(prefix="sqfwd-"))
+    monkeypatch.setenv("SOLOQUEUE_HOME", str(short / ".soloqueue"))
+    yield short / ".soloqueue"
+    shutil.rmtree(short, ignore_errors=True)
+
+
+@pytest.fixture
+def twin(home: Path, cli: Cli, on_postgres: str) -> str:
+    """Data recalled below, and the URL of a copy of its database taken now (the same
+    data for the direct run: a recall counts the memories it returns as accessed)."""
+    import psycopg
+
+    cli.ok("log", "-s", "s1", "the staging deploy failed with a timeout")
+    cli.ok("log", "-s", "s1", "我们下周在上海开会讨论部署")
+    cli.ok("remember", "Deploys go through staging first", "--importance", "0.9")
+    cli.ok("remember", "上海的部署在周五进行")
+    name = on_postgres.split("?")[0].rsplit("/", 1)[1]
+    with psycopg.connect(on_postgres.replace(f"/{name}?", "/postgres?"), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}_twin TEMPLATE {name}")  # constant names
+    return on_postgres.replace(f"/{name}?", f"/{name}_twin?")
+
+
+@pytest.fixture
+def serve(home: Path, on_postgres: str) -> Iterator[Any]:
+    pytest.importorskip("starlette", reason="the [server] extra is not installed")
+    pytest.importorskip("uvicorn", reason="the [server] extra is not installed")
+    from tests.api.test_http import Server
+
+    running = Server(home)
+    yield running
+    if running.process.poll() is None:
+        running.stop()
+
+
+def test_a_forwarded_recall_prints_what_the_direct_one_prints(
+    twin: str, serve: Any, home: Path
+) -> None:
+    asked = [
+        ("--format", "json", "recall", "staging deploy"),
+        ("--format", "jsonl", "recall", "上海 部署", "--limit", "1"),
+        ("recall", "deploy", "--max-tokens", "12", "--format", "json"),  # left out: a note
+        ("--format", "json", "recall", "staging", "--channels", "traces,memories", "-n", "3"),
+    ]
+    forwarded = [recall(*args) for args in asked]
+    assert all(run.forwarded for run in forwarded)
+    serve.stop()
+    direct = [recall(*args, env={"SOLOQUEUE_DATABASE_URL": twin}) for args in asked]
+    assert not any(run.forwarded for run in direct)
+    for there, here in zip(forwarded, direct, strict=True):
+        assert (there.code, there.stdout, there.stderr) == (here.code, here.stdout, here.stderr)
+    assert b"Deploys go through staging first" in forwarded[0].stdout
+    assert forwarded[2].stderr and forwarded[2].stderr[0].startswith("note: ")
+
+
+def test_the_users_mistakes_come_back_as_the_direct_path_reports_them(
+    twin: str, serve: Any
+) -> None:
+    asked = [
+        ("--format", "json", "recall", "deploy", "--since", "the other day"),
+        ("recall", "deploy", "--limit", "500"),
+        ("recall", "deploy", "--type", "NOTATYPE"),
+        ("recall", "deploy", "--channels", "traces,nosuch"),
+    ]
+    forwarded = [recall(*args) for args in asked]
+    assert all(run.forwarded for run in forwarded)
+    serve.stop()
+    direct = [recall(*args, env={"SOLOQUEUE_DATABASE_URL": twin}) for args in asked]
+    for there, here in zip(forwarded, direct, strict=True):
+        assert there.code in (2, 65) and there.stdout == b""
+        assert (there.code, there.stderr) == (here.code, here.stderr)
+    assert forwarded[0].stderr[0].startswith('{"error": {"code": "bad_input"')
+    assert forwarded[1].stderr == ["error: --limit must be between 1 and 100"]
+
+
+def test_recall_does_the_work_itself_unless_the_serve_matches(
+    twin: str, serve: Any, home: Path
+) -> None:
+    asked = ("--format", "json", "recall", "staging deploy")
+    assert recall(*asked).forwarded
+    for other in (
+        ("--format", "table", "recall", "staging deploy"),
+        ("--format", "json", "recall", "staging deploy", "--explain"),
+    ):
+        run = recall(*other)
+        assert run.code == 0 and not run.forwarded
+    pinned_elsewhere = recall(*asked, env={"SOLOQUEUE_NOW": "2026-11-27T08:00:00Z"})
+    assert pinned_elsewhere.code == 0 and not pinned_elsewhere.forwarded
+    (home / "config.toml").write_text("busy_timeout_ms = 9000\n")  # edited after serve began
+    edited = recall(*asked)
+    assert edited.code == 0 and not edited.forwarded
+    assert b"Deploys go through staging first" in edited.stdout
+
+
+def test_the_socket_is_private_replaces_a_stale_one_and_goes_with_serve(
+    twin: str, serve: Any, home: Path
+) -> None:
+    path = home / "serve.sock"
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700 and stat.S_ISSOCK(path.lstat().st_mode)
+    from tests.api.test_http import Server
+
+    second = Server(home)  # the first one keeps the socket
+    try:
+        assert second.process.stderr.readline().decode().startswith("note: another serve")
+    finally:
+        second.stop()
+    assert recall("--format", "json", "recall", "deploy").forwarded
+    serve.stop()  # SIGTERM
+    assert not path.exists()
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # as after a kill -9
+    stale.bind(str(path))
+    stale.close()
+    run = recall("--format", "json", "recall", "deploy")
+    assert run.code == 0 and not run.forwarded and b"staging" in run.stdout
+    again = Server(home)  # takes the stale socket's place
+    try:
+        assert recall("--format", "json", "recall", "deploy").forwarded
+    finally:
+        again.stop()
+    assert not path.exists()
+
+
+def test_no_socket_on_sqlite(home: Path, cli: Cli) -> None:
+    pytest.importorskip("uvicorn", reason="the [server] extra is not installed")
+    from tests.api.test_http import Server
+
+    cli.ok("log", "-s", "s1", "a turn")
+    running = Server(home)
+    try:
+        assert not (home / "serve.sock").exists()
+    finally:
+        running.stop()

@@ -39,11 +39,6 @@ def run_recall(
     explain: bool,
 ) -> None:
     """Recall, render, note what the budget left out (see ``recall --help``)."""
-    from soloqueue_mem.clock import parse_since
-    from soloqueue_mem.db.stores import open_memory
-    from soloqueue_mem.memory.model import check_type
-    from soloqueue_mem.memory.recall import Request, recall
-
     if query == "-":
         if sys.stdin is None:
             raise UsageError("stdin is closed")
@@ -68,15 +63,26 @@ def run_recall(
     }
     if not explain and _forwarded(app, asked):
         return
+    _recall_here(app, asked, explain)
+
+
+def _recall_here(app: AppContext, asked: dict[str, Any], explain: bool) -> None:
+    """The direct path: this process opens the database and recalls."""
+    from soloqueue_mem.clock import parse_since
+    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.memory.model import check_type
+    from soloqueue_mem.memory.recall import Request, recall
+
+    type_, since, channels = asked["type"], asked["since"], asked["channels"]
     request = Request(
-        query=query,
-        group=group,
-        agent=agent,
+        query=asked["query"],
+        group=asked["group"],
+        agent=asked["agent"],
         type=check_type(type_) if type_ else None,
         since=parse_since(since, app.now) if since else None,
-        channels=chosen,
-        limit=limit,
-        max_tokens=max_tokens,
+        channels=None if channels is None else tuple(channels),
+        limit=asked["limit"],
+        max_tokens=asked["max_tokens"],
     )
     with app.backend() as backend:
         if backend is not None:
@@ -91,7 +97,8 @@ def run_recall(
     for note in result.notes:
         stderr(f"warning: {note}", app.quiet)
     if result.left_out:
-        stderr(f"note: {_budget_note(result.left_out, result.shortened, max_tokens)}", app.quiet)
+        note = _budget_note(result.left_out, result.shortened, asked["max_tokens"])
+        stderr(f"note: {note}", app.quiet)
     _render(result.hits, app.format, explain, app.config)
 
 

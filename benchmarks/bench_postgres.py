@@ -25,7 +25,11 @@ find them (``pg/newest.py``; no widening step), and importing psycopg + connecti
 ``SELECT 1``; goal: median ≤ 250 ms. Then the same recalls in this process, through the
 library on one warm connection (what a long-lived ``Store`` or ``mcp`` pays), and, with
 the ``server`` extra, through ``POST /api/v1/recall`` to a ``serve`` process on one
-kept-alive connection (what a hook asking a warm server pays). ``--cache DIR`` keeps the
+kept-alive connection (what a hook asking a warm server pays), and whole-process
+``recall`` on a second data directory where that ``serve`` runs, so the process hands
+the query over ``<root>/serve.sock`` ("forwarded", interleaved with the direct ones),
+against its floor: ``python -c`` importing ``http.client`` and posting the same query
+over the socket. ``--cache DIR`` keeps the
 server's data in DIR and reuses the database of that size on later runs (with
 ``--only-scale``).
 ``--reindex`` then times the schema step that re-indexes every row (bigram lexemes).
@@ -41,12 +45,14 @@ Run: ``/tmp/bench-venv/bin/python benchmarks/bench_postgres.py [--quick] [--runs
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -307,12 +313,20 @@ def time_at_scale(  # noqa: PLR0913
             "argv": [python, "-c", PG_CONNECT, admin],
             "env": env,
         }
-        c.note(f"timing {len(commands)} commands x {runs} runs, interleaved")
-        times = c.interleaved(commands, runs)
-        warm = in_process(admin, host, now, lexicon, runs)
-        lexicon.close()
-        if importlib.util.find_spec("uvicorn") is not None:
-            warm.update(through_http(env, python, runs))
+        with contextlib.ExitStack() as stack:
+            port = None
+            if importlib.util.find_spec("uvicorn") is not None:
+                served = work / "served"  # a second host directory, a serve running on it
+                served.mkdir(mode=0o700)
+                served_env = {**env, "SOLOQUEUE_HOME": str(served)}
+                port = stack.enter_context(serving(served_env, python))
+                commands.update(forwarded_commands(served, served_env, admin, now, python))
+            c.note(f"timing {len(commands)} commands x {runs} runs, interleaved")
+            times = c.interleaved(commands, runs)
+            warm = in_process(admin, host, now, lexicon, runs)
+            lexicon.close()
+            if port is not None:
+                warm.update(through_http(port, runs))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     times.update(warm)
@@ -357,11 +371,9 @@ def in_process(url: str, root: Path, now: str, lexicon, runs: int) -> dict[str, 
     return times
 
 
-def through_http(env: dict[str, str], python: str, runs: int) -> dict[str, list[float]]:
-    """``POST /api/v1/recall`` to a ``serve`` process on this database, one kept-alive
-    connection, the server warmed by one call per query: what a hook pays when it asks
-    a warm server (a round trip through loopback HTTP and JSON, no process start)."""
-    import http.client
+@contextlib.contextmanager
+def serving(env: dict[str, str], python: str) -> Iterator[int]:
+    """A ``serve`` process on ``env``'s data directory (and its ``serve.sock``): its port."""
     import subprocess
 
     server = subprocess.Popen(
@@ -375,30 +387,93 @@ def through_http(env: dict[str, str], python: str, runs: int) -> dict[str, list[
         line = server.stderr.readline().decode()
         if not line.startswith("serving on http://"):
             raise SystemExit(f"serve did not start: {line}{server.stderr.read().decode()}")
-        port = int(line.rsplit(":", 1)[1])
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-
-        def ask(query: str) -> float:
-            body = json.dumps({"query": query}).encode()
-            began = time.perf_counter()
-            conn.request("POST", "/api/v1/recall", body, {"Content-Type": "application/json"})
-            response = conn.getresponse()
-            data = response.read()
-            took = time.perf_counter() - began
-            if response.status != 200:
-                raise SystemExit(f"recall through serve: {response.status} {data[:200]!r}")
-            return took
-
-        for query in QUERIES:
-            ask(query)
-        times: dict[str, list[float]] = {}
-        for _ in range(runs):
-            for query in QUERIES:
-                times.setdefault(f"recall {query!r} through serve (HTTP)", []).append(ask(query))
-        conn.close()
+        yield int(line.rsplit(":", 1)[1])
     finally:
         server.terminate()
         server.wait(timeout=60)
+
+
+FORWARD_FLOOR = """
+import http.client, socket, sys
+class Unix(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(sys.argv[1])
+conn = Unix("localhost")
+headers = {"Content-Type": "application/json", "X-Soloqueue-Fingerprint": sys.argv[2]}
+conn.request("POST", "/api/v1/recall", sys.argv[3].encode(), headers)
+response = conn.getresponse()
+assert response.status == 200, response.read()
+sys.stdout.buffer.write(response.read())
+"""
+
+
+def forwarded_commands(
+    root: Path, env: dict[str, str], url: str, now: str, python: str
+) -> dict[str, dict]:
+    """Whole-process ``recall`` on ``root``, where a ``serve`` runs (checked to forward:
+    the process does not import psycopg), and its floor per query."""
+    import os
+    import subprocess
+
+    from soloqueue_mem.api.local_socket import fingerprint, socket_path
+    from soloqueue_mem.config import load_config
+    from soloqueue_mem.home import Home
+
+    pinned = os.environ.get("SOLOQUEUE_NOW")
+    os.environ["SOLOQUEUE_NOW"] = now  # as the serve and the recall processes have it
+    try:
+        mark = fingerprint(load_config(Home(root).config_file), url)
+    finally:
+        os.environ.pop("SOLOQUEUE_NOW")
+        if pinned is not None:
+            os.environ["SOLOQUEUE_NOW"] = pinned
+    commands: dict[str, dict] = {}
+    for query in QUERIES:
+        argv = [*c.cli_argv(python), "--format", "json", "recall", query]
+        probe = subprocess.run(
+            argv, env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, capture_output=True, check=True
+        )
+        if b"psycopg" in probe.stderr:
+            raise SystemExit(f"recall {query!r} was not forwarded to the serve on {root}")
+        commands[f"recall {query!r} forwarded to serve (whole process)"] = {
+            "argv": argv,
+            "env": env,
+        }
+        body = json.dumps({"query": query})
+        commands[f"floor: python + http.client POST over serve.sock {query!r}"] = {
+            "argv": [python, "-c", FORWARD_FLOOR, socket_path(root), mark, body],
+            "env": env,
+        }
+    return commands
+
+
+def through_http(port: int, runs: int) -> dict[str, list[float]]:
+    """``POST /api/v1/recall`` to the ``serve`` process on ``port``, one kept-alive
+    connection, the server warmed by one call per query: what a hook pays when it asks
+    a warm server (a round trip through loopback HTTP and JSON, no process start)."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def ask(query: str) -> float:
+        body = json.dumps({"query": query}).encode()
+        began = time.perf_counter()
+        conn.request("POST", "/api/v1/recall", body, {"Content-Type": "application/json"})
+        response = conn.getresponse()
+        data = response.read()
+        took = time.perf_counter() - began
+        if response.status != 200:
+            raise SystemExit(f"recall through serve: {response.status} {data[:200]!r}")
+        return took
+
+    for query in QUERIES:
+        ask(query)
+    times: dict[str, list[float]] = {}
+    for _ in range(runs):
+        for query in QUERIES:
+            times.setdefault(f"recall {query!r} through serve (HTTP)", []).append(ask(query))
+    conn.close()
     return times
 
 

@@ -58,12 +58,14 @@ def fingerprint(config: Config, url: str | None) -> str:
 class Listening(NamedTuple):
     sock: socket.socket
     path: str
-    inode: int  # of the socket file this server bound (unlinked at exit if still there)
+    # The socket file this server bound, as (inode, ctime): unlinked at exit if still
+    # there (an inode number alone is reused at once on tmpfs).
+    identity: tuple[int, int]
 
     def remove(self) -> None:
         """Unlink the socket file if it is still ours (not a later server's)."""
         try:
-            if os.lstat(self.path).st_ino == self.inode:
+            if _identity(os.lstat(self.path)) == self.identity:
                 os.unlink(self.path)
         except OSError:
             pass
@@ -85,11 +87,15 @@ def listen(root: Any) -> tuple[Listening | None, str | None]:
         sock.bind(path)
         os.chmod(path, 0o600)
         sock.listen(128)
-        inode = os.lstat(path).st_ino
+        identity = _identity(os.lstat(path))
     except OSError as exc:
         sock.close()
         return None, f"cannot listen on {path}: {exc.strerror}"
-    return Listening(sock, path, inode), None
+    return Listening(sock, path, identity), None
+
+
+def _identity(info: os.stat_result) -> tuple[int, int]:
+    return info.st_ino, info.st_ctime_ns
 
 
 def _stale(path: str) -> str | None:

@@ -114,15 +114,16 @@ def _stale(path: str) -> str | None:
         os.unlink(path)
         return None
     except OSError as exc:
-        return f"cannot check {path}: {exc.strerror}; recall will not forward here"
+        return f"cannot check {path}: {exc.strerror or exc}; recall will not forward here"
     finally:
         probe.close()
     return f"another serve listens on {path}; recall forwards to that one"
 
 
-def post(path: str, route: str, body: dict[str, Any], print_: str) -> tuple[int, Any] | None:
-    """POST ``body`` to ``route`` over the socket at ``path``: the status and the JSON
-    answer, or None when no server answered or the answer was not JSON."""
+def post(path: str, route: str, body: dict[str, Any], mark: str) -> tuple[int, Any] | None:
+    """POST ``body`` to ``route`` over the socket at ``path`` with ``mark``, this
+    client's fingerprint: the status and the JSON answer, or None when no server
+    answered or the answer was not JSON."""
     import http.client
 
     from soloqueue_mem import jsonio
@@ -136,7 +137,7 @@ def post(path: str, route: str, body: dict[str, Any], print_: str) -> tuple[int,
             self.sock.settimeout(ANSWER_SECONDS)
 
     conn = UnixConnection("localhost")
-    headers = {"Content-Type": "application/json", FINGERPRINT_HEADER: print_}
+    headers = {"Content-Type": "application/json", FINGERPRINT_HEADER: mark}
     try:
         conn.request("POST", route, jsonio.dumps(body).encode(), headers)
         response = conn.getresponse()

@@ -14,6 +14,7 @@ import pytest
 
 from soloqueue_mem.api.local_socket import fingerprint, listen, post, relayed, socket_path
 from soloqueue_mem.config import Config
+from tests.conftest import Cli
 
 
 @pytest.fixture
@@ -115,3 +116,15 @@ def test_no_server_no_answer(root: Path) -> None:
     stale.bind(socket_path(root))
     stale.close()
     assert post(socket_path(root), "/api/v1/recall", {"query": "x"}, "print") is None
+
+
+def test_no_socket_on_sqlite(home: Path, cli: Cli) -> None:
+    pytest.importorskip("uvicorn", reason="the [server] extra is not installed")
+    from tests.api.test_http import Server
+
+    cli.ok("log", "-s", "s1", "a turn")
+    running = Server(home)
+    try:
+        assert not (home / "serve.sock").exists()
+    finally:
+        running.stop()

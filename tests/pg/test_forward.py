@@ -169,15 +169,3 @@ def test_the_socket_is_private_replaces_a_stale_one_and_goes_with_serve(
     finally:
         again.stop()
     assert not path.exists()
-
-
-def test_no_socket_on_sqlite(home: Path, cli: Cli) -> None:
-    pytest.importorskip("uvicorn", reason="the [server] extra is not installed")
-    from tests.api.test_http import Server
-
-    cli.ok("log", "-s", "s1", "a turn")
-    running = Server(home)
-    try:
-        assert not (home / "serve.sock").exists()
-    finally:
-        running.stop()

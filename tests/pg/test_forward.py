@@ -125,8 +125,10 @@ def test_the_users_mistakes_come_back_as_the_direct_path_reports_them(
 
 
 def test_recall_does_the_work_itself_unless_the_serve_matches(
-    twin: str, serve: Any, home: Path
+    twin: str, serve: Any, home: Path, on_postgres: str
 ) -> None:
+    import psycopg
+
     asked = ("--format", "json", "recall", "staging deploy")
     assert recall(*asked).forwarded
     for other in (
@@ -137,6 +139,15 @@ def test_recall_does_the_work_itself_unless_the_serve_matches(
         assert run.code == 0 and not run.forwarded
     pinned_elsewhere = recall(*asked, env={"SOLOQUEUE_NOW": "2026-11-27T08:00:00Z"})
     assert pinned_elsewhere.code == 0 and not pinned_elsewhere.forwarded
+    with psycopg.connect(on_postgres, autocommit=True) as admin:  # the server's connection
+        admin.execute(  # goes: its next answer is a 503
+            "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    lost = recall(*asked)
+    assert lost.code == 0 and not lost.forwarded
+    assert b"Deploys go through staging first" in lost.stdout
+    assert recall(*asked).forwarded  # the server has reconnected
     (home / "config.toml").write_text("busy_timeout_ms = 9000\n")  # edited after serve began
     edited = recall(*asked)
     assert edited.code == 0 and not edited.forwarded

@@ -117,7 +117,7 @@ def _forwarded(app: AppContext, asked: dict[str, Any]) -> bool:
         url = database_url(app.config)
     except SoloqueueError:
         return False  # the direct path says what is wrong
-    path = local_socket.socket_path(app.home.root)
+    path = local_socket.socket_path(app.home.dir)
     if url is None or not local_socket.our_socket(path):
         return False
     fingerprint = local_socket.fingerprint(app.config, url)

@@ -46,6 +46,7 @@ from pathlib import Path
 
 import _common as c
 import _dense
+from _bm25 import Bm25, length_bucket
 
 c.import_project()
 
@@ -233,6 +234,7 @@ def main() -> int:
         "FTS5 unicode61 OR (baseline)",
         "FTS5 porter unicode61 OR",
         "FTS5 unicode61 OR, stopwords dropped",
+        "BM25 (in-process, Porter)",
     ]
     hybrid: dict[str, Config] = {}
     skipped = None if args.no_dense else _dense.available()
@@ -249,6 +251,8 @@ def main() -> int:
     results: dict[str, dict[int, list[tuple[bool, ...]]]] = {m: {} for m in methods}
     # halves[method][half] = the same for categories 1-4; half 0 = the first half_size
     halves: dict[str, dict[int, list[tuple[bool, ...]]]] = {m: {} for m in methods}
+    # lengths[method][bucket] = the same for categories 1-4, by the question's length
+    lengths: dict[str, dict[str, list[tuple[bool, ...]]]] = {m: {} for m in methods}
     half_size = (len(data) + 1) // 2
     dropped_ids = unscored = 0
     trace_seconds = 0.0
@@ -272,6 +276,7 @@ def main() -> int:
                 Baseline(docs, "porter unicode61"),
                 Baseline(docs, "unicode61", STOPWORDS),
             ]
+            bm25 = Bm25(docs)
             for qa in sample["qa"]:
                 category = qa["category"]
                 evidence, dropped = clean_evidence(qa.get("evidence", []), known)
@@ -293,6 +298,7 @@ def main() -> int:
                     methods[3]: baselines[0].search(question, 20),
                     methods[4]: baselines[1].search(question, 20),
                     methods[5]: baselines[2].search(question, 20),
+                    methods[6]: bm25.search(question, 20),
                 }
                 for name, setup in hybrid.items():
                     ranked[name] = answer_turns(home, conn, question, setup)
@@ -301,6 +307,7 @@ def main() -> int:
                     results[method].setdefault(category, []).append(hit)
                     if category != 5:
                         halves[method].setdefault(int(index >= half_size), []).append(hit)
+                        lengths[method].setdefault(length_bucket(question), []).append(hit)
             conn.close()
             c.note(
                 f"conversation {index + 1}/{len(data)}: {len(docs)} turns, "
@@ -351,7 +358,21 @@ def main() -> int:
                     *rates(halves[method].get(half, [])),
                 ]
                 for half in (0, 1)
-                for method in methods[:4] + list(hybrid)
+                for method in methods[:4] + methods[6:] + list(hybrid)
+            ],
+        )
+    )
+    c.out()
+    c.out("Categories 1-4 by the question's length in characters:")
+    c.out()
+    c.out(
+        c.table(
+            ["length", "method", "questions", "hit@5", "hit@10", "hit@20"],
+            [
+                [name, method, len(lengths[method].get(name, [])), *rates(lengths[method][name])]
+                for name in ("<100", "100-299", ">=300")
+                for method in (methods[2], methods[6])
+                if lengths[method].get(name)
             ],
         )
     )

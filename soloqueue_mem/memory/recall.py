@@ -5,8 +5,11 @@ candidates best first. The engine then
 
 1. measures how much of the query each candidate holds: the idf-weighted share of the
    query's terms it contains, document frequencies counted among all the candidates
-   (:func:`coverage`). A candidate of a query-matching channel below
-   ``MIN_COVERAGE`` is dropped: one common character (用 inside 用户) is not a match;
+   (:func:`coverage`). A candidate that holds none of the query's words is not a match:
+   a query-matching channel's is dropped, and the others' (working memory, the newest
+   memories of the type asked about, a turn next to a matching one) only fill the places
+   no matching item wants. There is no other floor: a long query's weak match ranks
+   low, it is not dropped;
 2. fuses the channels by rank (weighted reciprocal-rank fusion): an item gets
    ``weight / (RRF_K + rank)`` from each channel that found it, times its coverage, so
    a weak channel's best hit cannot top the list and agreement between channels counts;
@@ -71,13 +74,13 @@ THIN_EPISODE_IMPORTANCE = 0.1  # an episode with no actions and a few words ("hi
 THIN_GOAL_CHARS = 12  # a goal shorter than this, normalized, is "a few words"
 ACCESS_SATURATION = 10  # this many retrievals give the full access signal
 RRF_K = 10  # rank fusion: rank 1 counts 1/11, rank 10 counts 1/20
-MIN_COVERAGE = 0.2  # share of the query's (idf-weighted) terms a memory or episode must hold
 COVERAGE_POOL = 50  # idf is counted as if among at least this many candidates
 READ_ONLY_NOTE = "the store is read-only: access counts were not updated"
 LONE_HAN_WEIGHT = 0.25  # a one-character Chinese term is a weak match
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
 SEPARATOR = "\n---\n"
 PREFIXES = {"zh": "[记忆] ", "en": "[memory] "}  # by the `language` setting
+MATCHED_WITHOUT_WORDS = frozenset({"when", "dense"})  # their hits answer the query as found
 FROM_LOGS = frozenset({"recent", "traces"})  # they read the JSONL logs when there is no index
 OWN_DATABASE = frozenset({"graph"})  # they search their own database, not memory.db
 
@@ -205,15 +208,15 @@ class Context(NamedTuple):
 class Channel(NamedTuple):
     """A source of candidates; ``weight`` is its default vote in the fusion.
 
-    With a ``min_coverage``, the channel's hits must hold that share of the query, and
-    their order and vote are their score and vote times their coverage. Turns have neither: the turn
-    ranking weighs coverage itself and lends a matching turn's score to its neighbours
-    (the answer next to the question), which a coverage floor would drop again.
+    When the channel ``weighs_coverage``, its hits must hold some of the query, and
+    their order and vote are their score and vote times their coverage. Turns do not:
+    the turn ranking weighs coverage itself and lends a matching turn's score to its
+    neighbours (the answer next to the question).
     """
 
     search: Callable[[Context], list[Candidate]]
     weight: float
-    min_coverage: float = MIN_COVERAGE
+    weighs_coverage: bool = True
     default: bool = True  # searched when a request names no channels
 
 
@@ -279,7 +282,7 @@ def recall(
     for c in candidates:  # a memory keyed by the attribute asked about answers it whole
         if c.memory is not None and c.memory.predicate in attributes:
             covered[c.key] = 1.0
-    candidates = [c for c in candidates if covered[c.key] >= CHANNELS[c.channel].min_coverage]
+    candidates = [c for c in candidates if covered[c.key] > 0 or not _weighs(c.channel)]
     ranked = rank(candidates, config, now, covered)
     if set(names) != {"hot"}:
         ranked = _bounded_working_share(ranked, request.limit)
@@ -637,17 +640,17 @@ def _graph(context: Context) -> list[Candidate]:
 CHANNELS: dict[str, Channel] = {
     "memories": Channel(_memories, 1.0),
     "episodes": Channel(_episodes, 0.5),
-    "traces": Channel(_traces, 0.8, min_coverage=0.0),
-    "hot": Channel(_hot, 0.3, min_coverage=0.0),
-    "when": Channel(_when, 1.0, min_coverage=0.0),
-    "kinds": Channel(_kinds, 0.5, min_coverage=0.0),
+    "traces": Channel(_traces, 0.8, weighs_coverage=False),
+    "hot": Channel(_hot, 0.3, weighs_coverage=False),
+    "when": Channel(_when, 1.0, weighs_coverage=False),
+    "kinds": Channel(_kinds, 0.5, weighs_coverage=False),
     "attachments": Channel(_attachments, 0.8),
-    "recent": Channel(_recent, 0.8, min_coverage=0.0, default=False),
+    "recent": Channel(_recent, 0.8, weighs_coverage=False, default=False),
     # Embeddings (the [semantic] extra, search_backend = hybrid or dense): finds
     # nothing otherwise. Paraphrases share no words, so no coverage floor. Weight tuned
     # on LoCoMo conversations 1-5 (bench_locomo --dense-weights): hit@10 82.9 at 0.5,
     # 80.5 at 0.8, 73.2 at 1.2 (lexical default 82.5).
-    "dense": Channel(dense_channel, 0.5, min_coverage=0.0),
+    "dense": Channel(dense_channel, 0.5, weighs_coverage=False),
     # Seed 002's associative graph (graph.db): nodes reached from the focus that hold
     # the query's terms, by path strength. Finds nothing in a store without a graph.
     "graph": Channel(_graph, 0.5),
@@ -753,7 +756,15 @@ def rank(
         )
         for key in shown
     ]
-    hits.sort(key=lambda h: (-h.score, h.signals.age_days, h.candidate.content, h.candidate.key))
+    hits.sort(
+        key=lambda h: (
+            not _matches(h),
+            -h.score,
+            h.signals.age_days,
+            h.candidate.content,
+            h.candidate.key,
+        )
+    )
     by_text: dict[str, Hit] = {}
     for hit in hits:  # the same statement from two sources is shown once, at the best
         text = normalize(hit.candidate.content)  # place, as the memory if one is
@@ -766,12 +777,22 @@ def rank(
     return list(by_text.values())
 
 
+def _matches(hit: Hit) -> bool:
+    """The hit holds some of the query's words, or was found without words: in the
+    time window the query names, or by meaning (the dense channel)."""
+    return hit.signals.coverage > 0 or not MATCHED_WITHOUT_WORDS.isdisjoint(hit.channels)
+
+
 def _held(candidate: Candidate, channel: str, covered: dict[str, float] | None) -> float:
     """The candidate's coverage where its channel weighs coverage, else 1."""
-    known = CHANNELS.get(channel)
-    if covered is None or (known is not None and known.min_coverage == 0):
+    if covered is None or not _weighs(channel):
         return 1.0
     return covered.get(candidate.key, 1.0)
+
+
+def _weighs(channel: str) -> bool:
+    known = CHANNELS.get(channel)
+    return known is None or known.weighs_coverage
 
 
 def _order(

@@ -77,8 +77,7 @@ def test_a_lone_character_never_outranks_the_whole_word(word, fillers, decoys, a
         hits = recall(home, conn, request, Config(), NOW, lexicon).hits
         conn.close()
     ids = [hit.candidate.memory.id for hit in hits]
-    assert ids and ids[0] == answer
-    assert not decoy_ids & set(ids)  # below the coverage floor: not a match at all
+    assert ids and ids[0] == answer  # a weak match ranks low; it is not dropped
 
 
 def thin_episode(number: int, hours_ago: int) -> Episode:

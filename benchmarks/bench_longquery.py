@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Long-query recall: a user's multi-sentence message, or the last turns of a dialogue,
+as the query; the stored memory the next answer needs as the answer.
+
+The sets (``data/longquery_zh.jsonl``, ``data/longquery_en.jsonl``) were written by a
+helper who was given only the categories and never read the ranking or extraction code:
+15 users a language, 40-60 memories each (said on days 0-60, with 2-4 corrections, a
+later memory changing an earlier one), 10 queries each of 150-800 characters, users
+u01-u08 the tuned half and u09-u15 the held-out half.
+
+Each user gets a fresh store: every memory goes in through ``Store.remember`` at its
+day (in day order), kept permanently (a FACT's default 30 days would expire the
+early ones before day 61: retention is not what this measures); each query is asked through ``Store.recall(query)`` with the
+default channels, limit 10 and budget, at day 61. Beside it, in the same process, the
+plain BM25 baseline (``_bm25.py``) over exactly the memories the store holds.
+
+Reported per language, half, kind and query-length bucket: recall@10 (share of the
+answers in the top 10), hit@10 (any answer in the top 10), and for the answers that are
+a correction's new memory, how often it ranks above the memory it corrected.
+
+Run: ``python benchmarks/bench_longquery.py [--lang zh|en] [--show N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import _common as c
+from _bm25 import Bm25, length_bucket
+
+c.import_project()
+
+DATA = Path(__file__).resolve().parent / "data"
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+ASKED_DAY = 61
+LIMIT = 10
+
+
+def ingest(root: Path, user: dict) -> tuple[object, dict[str, str]]:
+    """A store holding the user's memories; returns it and {store id: data id}."""
+    from soloqueue_mem import Store
+
+    clock = [START]
+    store = Store(root, clock=lambda: clock[0])
+    ids: dict[str, str] = {}
+    for memory in sorted(user["memories"], key=lambda m: m["day"]):
+        clock[0] = START + timedelta(days=memory["day"], minutes=len(ids))
+        done = store.remember(memory["content"], duration="permanent")
+        ids.setdefault(done.memory.id, memory["id"])
+    clock[0] = START + timedelta(days=ASKED_DAY)
+    return store, ids
+
+
+def score(ranked: list[str], answers: list[str]) -> tuple[float, bool]:
+    top = set(ranked[:LIMIT])
+    held = sum(1 for a in answers if a in top)
+    return held / len(answers), held > 0
+
+
+def above(ranked: list[str], new: str, old: str) -> bool:
+    """The correction ranks above what it corrected (absent counts as last)."""
+    place = {key: n for n, key in enumerate(ranked)}
+    return place.get(new, 10**6) < place.get(old, 10**6)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lang", choices=("zh", "en"), action="append")
+    parser.add_argument("--show", type=int, default=0, help="print N tuned-half misses")
+    args = parser.parse_args()
+    langs = args.lang or ["zh", "en"]
+    methods = ("recall (default)", "BM25 (in-process)")
+    rows: list[dict] = []
+    misses: list[str] = []
+    work = Path(tempfile.mkdtemp(prefix="bench-longquery-"))
+    try:
+        for lang in langs:
+            for line in (DATA / f"longquery_{lang}.jsonl").read_text(encoding="utf-8").splitlines():
+                user = json.loads(line)
+                store, ids = ingest(work / f"{lang}-{user['user']}", user)
+                held = set(ids.values())
+                bm25 = Bm25([(m["id"], m["content"]) for m in user["memories"] if m["id"] in held])
+                replaced = {fix["new"]: fix["old"] for fix in user.get("corrections", [])}
+                for query in user["queries"]:
+                    hits = store.recall(query["query"], limit=LIMIT).hits
+                    ranked = {
+                        methods[0]: [
+                            ids.get(h.candidate.memory.id, "?")
+                            for h in hits
+                            if h.candidate.memory is not None
+                        ],
+                        methods[1]: bm25.search(query["query"], LIMIT),
+                    }
+                    for method, found in ranked.items():
+                        share, hit = score(found, query["answers"])
+                        fixes = [
+                            above(found, a, replaced[a]) for a in query["answers"] if a in replaced
+                        ]
+                        rows.append(
+                            {
+                                "lang": lang,
+                                "half": query["half"],
+                                "kind": query["kind"],
+                                "bucket": length_bucket(query["query"]),
+                                "method": method,
+                                "recall": share,
+                                "hit": hit,
+                                "fixes": fixes,
+                            }
+                        )
+                        if method == methods[0] and share < 1 and query["half"] == "tuned":
+                            misses.append(f"{query['id']}: wanted {query['answers']}, got {found}")
+                store.close()
+            c.note(f"{lang}: done")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report(rows, methods, langs)
+    for miss in misses[: args.show]:
+        c.out(f"- {miss}")
+    return 0
+
+
+def report(rows: list[dict], methods: tuple[str, ...], langs: list[str]) -> None:
+    def cell(selected: list[dict]) -> list[str]:
+        if not selected:
+            return ["-", "-"]
+        recall = 100 * sum(r["recall"] for r in selected) / len(selected)
+        hit = 100 * sum(r["hit"] for r in selected) / len(selected)
+        return [f"{recall:.1f}", f"{hit:.1f}"]
+
+    groups = [("all", lambda r: True)]
+    groups += [(f"half={h}", lambda r, h=h: r["half"] == h) for h in ("tuned", "heldout")]
+    groups += [(f"kind={k}", lambda r, k=k: r["kind"] == k) for k in ("message", "dialogue")]
+    groups += [
+        (f"length {b}", lambda r, b=b: r["bucket"] == b) for b in ("<100", "100-299", ">=300")
+    ]
+    table = []
+    for lang in langs:
+        for name, keep in groups:
+            chosen = [r for r in rows if r["lang"] == lang and keep(r)]
+            if not chosen:
+                continue
+            cells = [cell([r for r in chosen if r["method"] == m]) for m in methods]
+            gap = float(cells[0][0]) - float(cells[1][0]) if cells[0][0] != "-" else 0.0
+            queries = len(chosen) // len(methods)
+            table.append([lang, name, queries, *cells[0], *cells[1], f"{gap:+.1f}"])
+    c.out("## bench_longquery")
+    c.out()
+    c.out(c.machine_line(sys.executable))
+    c.out()
+    c.out(
+        c.table(
+            ["lang", "subset", "queries", "recall@10", "hit@10", "BM25 recall@10", "BM25 hit@10",
+             "recall - BM25"],
+            table,
+        )
+    )
+    c.out()
+    for method in methods:
+        fixes = [f for r in rows if r["method"] == method for f in r["fixes"]]
+        if fixes:
+            c.out(
+                f"{method}: a correction ranks above what it corrected in "
+                f"{sum(fixes)}/{len(fixes)} answers ({100 * sum(fixes) / len(fixes):.1f}%)."
+            )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

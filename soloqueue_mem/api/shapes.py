@@ -127,6 +127,7 @@ def recall_hit_json(
             "metadata": t.metadata,
             "tool_calls": t.tool_calls,
             "tool_results": t.tool_results,
+            "superseded_by": c.superseded_by,
         }
     if c.working is not None:
         data |= {"group": c.working.group, "source": c.working.source}
@@ -141,6 +142,7 @@ def recall_hit_json(
             "tools_used": e.tools_used,
             "entities": e.entities,
             "started_at": e.started_at,
+            "superseded_by": c.superseded_by,
         }
     if c.attachment is not None:
         a = c.attachment

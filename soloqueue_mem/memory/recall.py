@@ -38,7 +38,7 @@ from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import is_read_only
 from soloqueue_mem.errors import BadInput, Unsupported
 from soloqueue_mem.home import Home
-from soloqueue_mem.memory import attachments, episodes, store, working
+from soloqueue_mem.memory import attachments, episodes, stale, store, working
 from soloqueue_mem.memory.attachments import Attachment
 from soloqueue_mem.memory.backend import SearchBackend, choose_backend
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
@@ -57,6 +57,7 @@ from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, weigh_query
 from soloqueue_mem.text.query import coverage as share_held
 from soloqueue_mem.text.records import within_record
+from soloqueue_mem.text.stopwords import STOPWORDS
 from soloqueue_mem.text.when import TimeWindow, parse_when
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ LONE_HAN_WEIGHT = 0.25  # a one-character Chinese term is a weak match
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
 SEPARATOR = "\n---\n"
 PREFIXES = {"zh": "[记忆] ", "en": "[memory] "}  # by the `language` setting
-MATCHED_WITHOUT_WORDS = frozenset({"when", "dense"})  # their hits answer the query as found
+MATCHED_WITHOUT_WORDS = frozenset({"dense"})  # its hits answer the query by meaning
 FROM_LOGS = frozenset({"recent", "traces"})  # they read the JSONL logs when there is no index
 OWN_DATABASE = frozenset({"graph"})  # they search their own database, not memory.db
 
@@ -110,6 +111,7 @@ class Candidate(NamedTuple):
     working: Entry | None = None
     attachment: Attachment | None = None
     graph_node: Node | None = None
+    superseded_by: str | None = None  # a turn or episode stating what this memory replaced
 
 
 class Signals(NamedTuple):
@@ -192,7 +194,7 @@ class Context(NamedTuple):
     home: Home
     conn: sqlite3.Connection  # None only for the channels in FROM_LOGS
     request: Request
-    query: str  # the request's query without its time expression
+    query: str  # what the channels search (see _question)
     terms: list[str]
     memory_terms: list[str]  # the terms and the canonical attributes the query asks about
     attributes: frozenset[str]  # those attributes' canonical predicates
@@ -244,8 +246,8 @@ def recall(
     window = parse_when(request.query, now)
     if window is not None and window.vague:
         window = None  # "最近", "recently": the recency signal already favours those days
-    query = window.strip(request.query) if window else request.query
-    weighted = weigh_query(query, lexicon).terms
+    query, weighted = _question(request.query, window, lexicon)
+    asks_window_only = window is not None and query != request.query
     terms = [term.text for term in weighted]
     attributes, extra = _attribute_terms(query, weighted, config)
     weighted += extra
@@ -278,12 +280,17 @@ def recall(
             continue  # a channel weighted 0 is switched off
         if name == "memories" or request.type is None:  # a --type asks for memories only
             candidates += CHANNELS[name].search(context)
+    candidates = _with_corrections(context, candidates)
     covered = coverage(candidates, weighted)
     for c in candidates:  # a memory keyed by the attribute asked about answers it whole
         if c.memory is not None and c.memory.predicate in attributes:
             covered[c.key] = 1.0
+    for c in candidates:  # a correction answers what the stale item it replaces matched
+        if c.superseded_by is not None:
+            key = f"memory:{c.superseded_by}"
+            covered[key] = max(covered.get(key, 0.0), covered[c.key])
     candidates = [c for c in candidates if covered[c.key] > 0 or not _weighs(c.channel)]
-    ranked = rank(candidates, config, now, covered)
+    ranked = rank(candidates, config, now, covered, asks_window_only)
     if set(names) != {"hot"}:
         ranked = _bounded_working_share(ranked, request.limit)
     kept = fit_budget(ranked[: request.limit], request.max_tokens, count, terms)
@@ -303,6 +310,54 @@ def recall(
         left_out=min(len(ranked), request.limit) - len(kept),
         shortened=sum(1 for h in kept if h.text != _whole_text(h.candidate, config.language)),
     )
+
+
+def _question(
+    query: str, window: TimeWindow | None, lexicon: Callable[[], Lexicon]
+) -> tuple[str, list[QueryTerm]]:
+    """The query the channels search and its weighted terms. A time expression adds
+    its window's items and removes nothing: "周五可以上线吗？" still asks about 周五 and
+    上线. Only a query whose other words are all stopwords ("what happened last week")
+    is searched without it: the window is then the whole question."""
+    if window is not None:
+        rest = window.strip(query)
+        if not any(t.text not in STOPWORDS for t in weigh_query(rest, lexicon).terms):
+            return rest, weigh_query(rest, lexicon).terms
+    return query, weigh_query(query, lexicon).terms
+
+
+def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates with every turn or episode that states what a correction replaced
+    marked ``superseded_by`` (:mod:`soloqueue_mem.memory.stale`), and each such
+    correction among them: it ranks above what it replaced."""
+    said = {
+        c.key: (_indexed_text(c), c.timestamp)
+        for c in candidates
+        if c.turn is not None or c.episode is not None
+    }
+    if not said or context.conn is None or context.source is not None:
+        return candidates
+    request = context.request
+
+    def search(filters: Filters) -> list[tuple[Memory, float]]:
+        terms = context.memory_terms
+        return context.backend.search(context.conn, terms, filters, context.now, context.pool)
+
+    fixes = stale.corrections(context.conn, search, Filters(request.group, request.agent))
+    replaced = stale.stale_items(said, fixes, context.lexicon)
+    if not replaced:
+        return candidates
+    marked = [
+        c._replace(superseded_by=replaced[c.key].id) if c.key in replaced else c
+        for c in candidates
+    ]
+    present = {c.key for c in candidates}
+    for c in marked:
+        new = replaced.get(c.key)
+        if new is not None and f"memory:{new.id}" not in present:
+            present.add(f"memory:{new.id}")
+            marked.append(_memory_candidate(new, "memories", c.relevance))
+    return marked
 
 
 def _served(names: tuple[str, ...], request: Request, source: Source) -> tuple[str, ...]:
@@ -711,11 +766,17 @@ def rank(
     config: Config,
     now: datetime,
     covered: dict[str, float] | None = None,
+    asks_window_only: bool = False,
 ) -> list[Hit]:
-    """One hit per item and per normalized text, best score first, deterministically.
+    """One hit per item and per normalized text, deterministically: the items that
+    match the query first (:func:`_matches`), then those that state a corrected value,
+    then the rest, each best score first.
 
-    ``covered`` gives each candidate's query coverage (1.0 when not given).
+    ``covered`` gives each candidate's query coverage (1.0 when not given). When
+    ``asks_window_only``, the time window named is the whole question and its items
+    match it.
     """
+    without_words = MATCHED_WITHOUT_WORDS | ({"when"} if asks_window_only else set())
     weights = channel_weights(config)
     by_channel: dict[str, list[Candidate]] = {}
     for candidate in candidates:
@@ -758,7 +819,8 @@ def rank(
     ]
     hits.sort(
         key=lambda h: (
-            not _matches(h),
+            not _matches(h, without_words),
+            h.candidate.superseded_by is not None,
             -h.score,
             h.signals.age_days,
             h.candidate.content,
@@ -777,15 +839,17 @@ def rank(
     return list(by_text.values())
 
 
-def _matches(hit: Hit) -> bool:
-    """The hit holds some of the query's words, or was found without words: in the
-    time window the query names, or by meaning (the dense channel)."""
-    return hit.signals.coverage > 0 or not MATCHED_WITHOUT_WORDS.isdisjoint(hit.channels)
+def _matches(hit: Hit, without_words: frozenset[str]) -> bool:
+    """The hit holds some of the query's words, or a channel of ``without_words``
+    found it (by meaning; in the window a time-only question names)."""
+    return hit.signals.coverage > 0 or not without_words.isdisjoint(hit.channels)
 
 
 def _held(candidate: Candidate, channel: str, covered: dict[str, float] | None) -> float:
-    """The candidate's coverage where its channel weighs coverage, else 1."""
-    if covered is None or not _weighs(channel):
+    """The candidate's coverage: one measure of how much of the query an item holds,
+    whichever channel found it, so a turn holding one word of the question cannot
+    outvote a memory holding all of it by being found twice (traces and when)."""
+    if covered is None or channel in MATCHED_WITHOUT_WORDS:
         return 1.0
     return covered.get(candidate.key, 1.0)
 

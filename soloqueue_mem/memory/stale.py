@@ -1,0 +1,94 @@
+"""Turns and episodes that state what a later correction replaced.
+
+When a memory is superseded ("the project uses Python 3.10" by "… moved to 3.12"),
+the turns where the old value was said stay in the log, and they match a question
+about it as well as the correction does. Recall must not give them back as the
+answer: such an item is *stale* when it was said before the correction, holds every
+word the old memory had and the new one dropped (the old value: ``3.10``), and at
+least half of the old memory's words. Recall ranks it below the memory that
+superseded it and says so in its ``superseded_by``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from soloqueue_mem.errors import NotFound
+from soloqueue_mem.memory import store
+from soloqueue_mem.memory.model import Memory
+from soloqueue_mem.memory.store import Filters
+from soloqueue_mem.text.fts import holders, match_expression
+from soloqueue_mem.text.lexicon import Lexicon
+from soloqueue_mem.text.query import weigh_query
+
+MIN_OLD_SHARE = 0.5  # of the old memory's words a stale item holds
+MAX_CHAIN = 20  # supersede links followed to the active memory
+
+
+class Correction(NamedTuple):
+    old: Memory  # superseded
+    new: Memory  # the active memory at the end of its supersede chain
+
+
+def corrections(
+    conn: sqlite3.Connection,
+    search: Callable[[Filters], list[tuple[Memory, float]]],
+    filters: Filters,
+) -> list[Correction]:
+    """The superseded memories ``search`` finds (it is given ``filters`` widened to
+    inactive memories), each with the active memory that replaced it."""
+    found = []
+    for memory, _ in search(filters._replace(include_inactive=True)):
+        if memory.superseded_by is None:
+            continue
+        new = _active_successor(conn, memory)
+        if new is not None:
+            found.append(Correction(memory, new))
+    return found
+
+
+def _active_successor(conn: sqlite3.Connection, memory: Memory) -> Memory | None:
+    current = memory
+    for _ in range(MAX_CHAIN):
+        if current.superseded_by is None:
+            return current if current.archived_at is None else None
+        try:
+            current = store.get(conn, current.superseded_by)
+        except NotFound:
+            return None
+    return None
+
+
+def stale_items(
+    texts: dict[str, tuple[str, str]],
+    fixes: Sequence[Correction],
+    lexicon: Callable[[], Lexicon],
+) -> dict[str, Memory]:
+    """For each item key of ``texts`` ({key: (text, timestamp)}) that states what a
+    correction replaced, the memory that replaced it."""
+    keys = list(texts)
+    bodies = [texts[key][0] for key in keys]
+    stale: dict[str, Memory] = {}
+    for fix in fixes:
+        old = _words(fix.old, lexicon)
+        dropped = [word for word in old if word not in set(_words(fix.new, lexicon))]
+        if not keys or not dropped:
+            continue
+        held = holders(bodies, [match_expression([word]) or "" for word in old])
+        for n, key in enumerate(keys):
+            said_before = texts[key][1] < fix.new.created_at
+            holds = {word for word, where in zip(old, held, strict=True) if n in where}
+            if (
+                said_before
+                and key not in stale
+                and holds.issuperset(dropped)
+                and len(holds) >= MIN_OLD_SHARE * len(old)
+            ):
+                stale[key] = fix.new
+    return stale
+
+
+def _words(memory: Memory, lexicon: Callable[[], Lexicon]) -> list[str]:
+    return [term.text for term in weigh_query(memory.content, lexicon).terms]

@@ -849,9 +849,10 @@ def _held(candidate: Candidate, channel: str, covered: dict[str, float] | None) 
     """The candidate's coverage: one measure of how much of the query an item holds,
     whichever channel found it, so a turn holding one word of the question cannot
     outvote a memory holding all of it by being found twice (traces and when)."""
-    if covered is None or channel in MATCHED_WITHOUT_WORDS:
-        return 1.0
-    return covered.get(candidate.key, 1.0)
+    held = 1.0 if covered is None else covered.get(candidate.key, 1.0)
+    if channel in MATCHED_WITHOUT_WORDS or (held == 0 and not _weighs(channel)):
+        return 1.0  # working memory's newest (kept apart, below every match) keep their order
+    return held
 
 
 def _weighs(channel: str) -> bool:

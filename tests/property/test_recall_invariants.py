@@ -1,0 +1,108 @@
+"""Invariants of default ``recall`` over random stores and queries (issue 27): what
+ranks first is what was asked, a weak match ranks low but is never dropped, and the
+answer depends on nothing but the store and the query.
+
+Stores hold memories, turns (some within working memory's last 24 hours) and working
+entries made of made-up words that no stemmer changes, so "shares a content word with
+the query" has a plain oracle: the sets of words intersect.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import NamedTuple
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from soloqueue_mem import Store
+
+SETTINGS = settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+NOW = datetime(2026, 11, 26, 8, tzinfo=UTC)
+WORDS = ["zorb", "klim", "trop", "vask", "plin", "murk", "dalt", "fenk", "gront", "hulp",
+         "jesk", "wolt"]
+UNSEEN = ["quib", "naxt"]  # never stored: a query may hold words nothing matches
+
+
+class Item(NamedTuple):
+    kind: str  # memory, turn or working
+    words: tuple[str, ...]
+    hours_ago: int
+
+
+items = st.lists(
+    st.builds(
+        Item,
+        st.sampled_from(["memory", "turn", "working"]),
+        st.lists(st.sampled_from(WORDS), min_size=1, max_size=3, unique=True).map(tuple),
+        st.integers(0, 24 * 60),
+    ),
+    min_size=1,
+    max_size=30,
+)
+queries = st.lists(st.sampled_from(WORDS + UNSEEN), min_size=1, max_size=12)
+
+
+def text_of(number: int, item: Item) -> str:
+    """Distinct texts (none is shown twice), long enough for working memory's filter."""
+    return " ".join(item.words) + f" n{number:06d}"
+
+
+def fill(root: Path, stored: list[Item]) -> Store:
+    clock = [NOW]
+    store = Store(root, clock=lambda: clock[0])
+    for number, item in enumerate(stored):
+        clock[0] = NOW - timedelta(hours=item.hours_ago, seconds=number)
+        if item.kind == "memory":
+            store.remember(text_of(number, item), duration="permanent")
+        elif item.kind == "turn":
+            store.log(text_of(number, item), session=f"s{number % 3}")
+        else:
+            store.working_add(text_of(number, item))
+    clock[0] = NOW
+    return store
+
+
+def matching(content: str, query: list[str]) -> bool:
+    return not set(content.split()).isdisjoint(query)
+
+
+@SETTINGS
+@given(stored=items, query=queries, limit=st.integers(1, 12))
+def test_matches_first_and_never_fewer_than_limit(stored, query, limit):
+    with tempfile.TemporaryDirectory() as folder:
+        store = fill(Path(folder) / ".soloqueue", stored)
+        hits = store.recall(
+            " ".join(query), group="default", limit=limit, max_tokens=1_000_000
+        ).hits
+        store.close()
+    flags = [matching(h.candidate.content, query) for h in hits]
+    # a hit sharing no word with the query never ranks above one that does
+    assert flags == sorted(flags, reverse=True)
+    # no absolute floor: --limit N gives N hits whenever N items match
+    live = [(n, item) for n, item in enumerate(stored) if item.kind != "working" or item.hours_ago < 24]
+    matches = [text_of(n, item) for n, item in live]  # a working entry lives 24 hours
+    matches = [text for text in matches if matching(text, query)]
+    assert sum(flags) >= min(limit, len(matches))
+
+
+@SETTINGS
+@given(stored=items, first=queries, second=queries)
+def test_an_answer_does_not_depend_on_earlier_queries(stored, first, second):
+    """Recall counts what it returned (access), but with the access weight at its
+    default 0 an earlier question never changes a later answer."""
+    answers = []
+    for asked in ([second], [first, second]):
+        with tempfile.TemporaryDirectory() as folder:
+            store = fill(Path(folder) / ".soloqueue", stored)
+            for query in asked:
+                result = store.recall(" ".join(query), max_tokens=1_000_000)
+            store.close()
+        answers.append([(h.candidate.content, h.score) for h in result.hits])
+    assert answers[0] == answers[1]

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import NamedTuple
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from soloqueue_mem import Store
@@ -75,6 +75,17 @@ def matching(content: str, query: list[str]) -> bool:
 
 @SETTINGS
 @given(stored=items, query=queries, limit=st.integers(1, 12))
+@example(  # a long query: each memory answers one part of it
+    stored=[Item("memory", (word,), 24 * n) for n, word in enumerate(WORDS[:8])],
+    query=WORDS[:8] + UNSEEN,
+    limit=8,
+)
+@example(  # the newest turns match nothing; an old memory matches
+    stored=[Item("memory", ("zorb", "klim"), 24 * 40)]
+    + [Item("turn", ("wolt",), n) for n in range(10)],
+    query=["zorb", "klim"],
+    limit=3,
+)
 def test_matches_first_and_never_fewer_than_limit(stored, query, limit):
     with tempfile.TemporaryDirectory() as folder:
         store = fill(Path(folder) / ".soloqueue", stored)

@@ -41,6 +41,7 @@ from pathlib import Path
 
 import _common as c
 import _dense
+from _bm25 import Bm25
 
 c.import_project()
 
@@ -288,6 +289,7 @@ def retrieval(
         "jieba reference (jieba words indexed)",
         "character bigrams",
         "soloqueue-mem recall (default; after consolidate)",
+        "BM25 (in-process, jieba search-mode words)",
     ]
     hybrid: dict[str, Config] = {}
     for weight in dense_weights:
@@ -357,6 +359,7 @@ def retrieval(
             root / "jieba.db", pair_labels, [" ".join(jieba.lcut(t)) for t in texts]
         )
         bigram_index = RefIndex(root / "bigram.db", pair_labels, [bigram_form(t) for t in texts])
+        bm25 = Bm25(list(zip(pair_labels, texts, strict=True)))
         sizes[methods[1]] += fts_bytes(jieba_index.conn, "f")
         sizes[methods[2]] += fts_bytes(bigram_index.conn, "f")
         for label in user_labels:
@@ -381,7 +384,7 @@ def retrieval(
             timings[methods[1]] += t2 - t1
             timings[methods[2]] += t3 - t2
             timings[methods[3]] += t4 - t3
-            answers = [ours, theirs, bigram, default]
+            answers = [ours, theirs, bigram, default, bm25.search(question, 20)]
             for name, setup in hybrid.items():
                 t5 = time.perf_counter()
                 answers.append(recalled_turns(home, conn, question, setup))
@@ -401,6 +404,7 @@ def retrieval(
                     jieba_index.search(or_match(jieba.lcut(long), STOPWORDS), 20),
                     bigram_index.search(or_match(bigram_form(long).split(), STOPWORDS), 20),
                     recalled_turns(home, conn, long),
+                    bm25.search(long, 20),
                     *(recalled_turns(home, conn, long, setup) for setup in hybrid.values()),
                 ),
                 strict=True,
@@ -454,7 +458,7 @@ def retrieval(
                     *rates(halves[method].get(key, [])),
                 ]
                 for half, key in (("tuning", True), ("held-out", False))
-                for method in (methods[0], methods[3], *hybrid)
+                for method in (methods[0], methods[3], methods[4], *hybrid)
             ],
         ),
         "",

@@ -40,6 +40,11 @@ DATA = Path(__file__).resolve().parent / "data"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 ASKED_DAY = 61
 LIMIT = 10
+ABLATIONS = {  # each bounded adjustment switched off in turn (--ablate)
+    "recall, no recency": {"recall_weight_recency": 0.0},
+    "recall, no importance": {"recall_weight_importance": 0.0},
+    "recall, relevance only": {"recall_weight_recency": 0.0, "recall_weight_importance": 0.0},
+}
 
 
 def ingest(root: Path, user: dict) -> tuple[object, dict[str, str]]:
@@ -55,6 +60,11 @@ def ingest(root: Path, user: dict) -> tuple[object, dict[str, str]]:
         ids.setdefault(done.memory.id, memory["id"])
     clock[0] = START + timedelta(days=ASKED_DAY)
     return store, ids
+
+
+def recalled(store, ids: dict[str, str], query: str) -> list[str]:
+    hits = store.recall(query, limit=LIMIT).hits
+    return [ids.get(h.candidate.memory.id, "?") for h in hits if h.candidate.memory is not None]
 
 
 def score(ranked: list[str], answers: list[str]) -> tuple[float, bool]:
@@ -73,9 +83,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lang", choices=("zh", "en"), action="append")
     parser.add_argument("--show", type=int, default=0, help="print N tuned-half misses")
+    parser.add_argument("--ablate", action="store_true", help="also each adjustment switched off")
     args = parser.parse_args()
     langs = args.lang or ["zh", "en"]
-    methods = ("recall (default)", "BM25 (in-process)")
+    methods = ("recall (default)", "BM25 (in-process)", *(ABLATIONS if args.ablate else ()))
     rows: list[dict] = []
     misses: list[str] = []
     work = Path(tempfile.mkdtemp(prefix="bench-longquery-"))
@@ -88,15 +99,14 @@ def main() -> int:
                 bm25 = Bm25([(m["id"], m["content"]) for m in user["memories"] if m["id"] in held])
                 replaced = {fix["new"]: fix["old"] for fix in user.get("corrections", [])}
                 for query in user["queries"]:
-                    hits = store.recall(query["query"], limit=LIMIT).hits
                     ranked = {
-                        methods[0]: [
-                            ids.get(h.candidate.memory.id, "?")
-                            for h in hits
-                            if h.candidate.memory is not None
-                        ],
+                        methods[0]: recalled(store, ids, query["query"]),
                         methods[1]: bm25.search(query["query"], LIMIT),
                     }
+                    for name, weights in ABLATIONS.items() if args.ablate else ():
+                        store._config = store.config._replace(**weights)
+                        ranked[name] = recalled(store, ids, query["query"])
+                        store._config = None
                     for method, found in ranked.items():
                         share, hit = score(found, query["answers"])
                         fixes = [
@@ -149,7 +159,8 @@ def report(rows: list[dict], methods: tuple[str, ...], langs: list[str]) -> None
             cells = [cell([r for r in chosen if r["method"] == m]) for m in methods]
             gap = float(cells[0][0]) - float(cells[1][0]) if cells[0][0] != "-" else 0.0
             queries = len(chosen) // len(methods)
-            table.append([lang, name, queries, *cells[0], *cells[1], f"{gap:+.1f}"])
+            ablated = [cell[0] for cell in cells[2:]]
+            table.append([lang, name, queries, *cells[0], *cells[1], f"{gap:+.1f}", *ablated])
     c.out("## bench_longquery")
     c.out()
     c.out(c.machine_line(sys.executable))
@@ -157,7 +168,7 @@ def report(rows: list[dict], methods: tuple[str, ...], langs: list[str]) -> None
     c.out(
         c.table(
             ["lang", "subset", "queries", "recall@10", "hit@10", "BM25 recall@10", "BM25 hit@10",
-             "recall - BM25"],
+             "recall - BM25", *(f"{m} recall@10" for m in methods[2:])],
             table,
         )
     )

@@ -11,12 +11,14 @@ candidates best first. The engine then
    no matching item wants. There is no other floor: a long query's weak match ranks
    low, it is not dropped;
 2. fuses the channels by rank (weighted reciprocal-rank fusion): an item gets
-   ``weight / (RRF_K + rank)`` from each channel that found it, times its coverage, so
-   a weak channel's best hit cannot top the list and agreement between channels counts;
+   ``weight × coverage / (RRF_K + rank)`` from each channel that found it, so a weak
+   channel's best hit cannot top the list and agreement between channels counts;
 3. scores ``w_rel·relevance + w_rec·recency + w_imp·importance + w_acc·access``, where
    relevance is the fused value over the best one (weights in config.toml; access is
    off by default: counting what was returned must not make it win again);
-4. keeps ``--limit`` hits, at most ``HOT_SHARE`` of them from working memory alone, and
+4. orders the matches first, then the items stating what a correction replaced
+   (:mod:`soloqueue_mem.memory.stale`), then the rest;
+5. keeps ``--limit`` hits, at most ``HOT_SHARE`` of them from working memory alone, and
    fits them into the token budget, shortening long ones around the query's words.
 
 Only memories that are active (not expired, not superseded) ever become candidates. A

@@ -78,9 +78,9 @@ def _model(app: Any) -> Any:
     """The model extractor when SOLOQUEUE_LLM_URL and SOLOQUEUE_LLM_MODEL are set."""
     import os
 
-    from soloqueue_mem.db.stores import open_state
     from soloqueue_mem.lifecycle.llm import from_env
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
+    from soloqueue_mem.storage.sqlite.stores import open_state
 
     config = app.config
     llm = from_env(

@@ -47,10 +47,10 @@ def index_command(
     go to stderr; the report is printed when done.
     """
     from soloqueue_mem.clock import parse_duration
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.semantic import embed as embedding
     from soloqueue_mem.semantic.model import Unavailable, load
     from soloqueue_mem.storage.base import open_backend
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     if not embed:
         raise UsageError("nothing to do: give --embed (see soloqueue-mem index --help)")
@@ -61,8 +61,8 @@ def index_command(
     except Unavailable as exc:
         raise UsageError(f"the dense index needs the semantic extra: {exc}") from None
     backend = open_backend(app.home, app.config)
-    if backend is not None:  # PostgreSQL: the database's tables (pg/embed.py)
-        from soloqueue_mem.pg.dense import has_embedding_column
+    if backend is not None:  # PostgreSQL: the database's tables (storage/postgres/embed.py)
+        from soloqueue_mem.storage.postgres.dense import has_embedding_column
 
         try:
             if not has_embedding_column(backend.conn):

@@ -1,7 +1,7 @@
 """The ``dense`` recall channel: an adapter from :func:`dense.search` to the recall
 engine's candidates. Active only when the chosen back end is ``hybrid`` or ``dense``
 (which means the model loaded); otherwise it finds nothing. On another database back
-end (PostgreSQL) that back end's ``nearest`` answers (:mod:`soloqueue_mem.pg.dense`).
+end (PostgreSQL) that back end's ``nearest`` answers (:mod:`soloqueue_mem.storage.postgres.dense`).
 
 Each language is scored on its own scale. multilingual-e5-small scores every text in
 the query's language above every text in the other: asked "我们团队用什么做部署？", the

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.store import Changes, Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
-    from soloqueue_mem.pg.attachments import PostgresRows
     from soloqueue_mem.semantic.model import Embedder
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
@@ -44,6 +43,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Rejected
     from soloqueue_mem.state.values import Entry as ValueEntry
+    from soloqueue_mem.storage.postgres.attachments import PostgresRows
     from soloqueue_mem.text.lexicon import Lexicon
 
 # The commands that run on PostgreSQL in this phase (issue 14); any other one exits
@@ -227,8 +227,8 @@ class Backend(Protocol):
 
     def lost(self, exc: BaseException) -> bool: ...
 
-    # -- upkeep: the shared database's part beside this host's files (pg/stats.py,
-    # pg/verify.py, pg/gc.py) ----------------------------------------------------------
+    # -- upkeep: the shared database's part beside this host's files
+    # (storage/postgres/stats.py, verify.py, gc.py) ----------------------------------------
 
     def stats(self, artifacts: sqlite3.Connection | None) -> dict[str, Any]: ...
 
@@ -280,7 +280,7 @@ def open_backend(home: Home, config: Config) -> Backend | None:
     url = database_url(config)
     if url is None:
         return None
-    from soloqueue_mem.pg.backend import PostgresBackend
+    from soloqueue_mem.storage.postgres.backend import PostgresBackend
 
     return PostgresBackend(home, config, url)
 

@@ -3,7 +3,8 @@ only from its own layer or a lower one (lazy imports inside functions count too)
 
 A layer is a list of module prefixes; a module belongs to the layer of its longest
 matching prefix. Subsystems keep their tables' DDL in a ``schema`` module that sits
-just above ``db``'s core, so ``db/schema_*.py`` can list them without reaching up.
+just above ``db``'s core, so ``storage/sqlite/schema_*.py`` can list them without
+reaching up.
 """
 
 from __future__ import annotations
@@ -49,10 +50,10 @@ LAYERS: list[tuple[str, list[str]]] = [
             "state.schema",
         ],
     ),
-    ("db", ["db"]),
+    ("db", ["db", "storage.sqlite"]),
     ("records", ["artifacts", "sessions"]),
     ("domain", ["memory", "lifecycle", "graph", "semantic", "state", "context"]),
-    ("services", ["integrations", "ops", "pg", "storage"]),
+    ("services", ["integrations", "ops", "storage"]),
     ("api", ["api"]),
     ("cli", ["cli", "__main__", "__init__"]),
 ]

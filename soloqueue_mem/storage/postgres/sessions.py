@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import Home
-from soloqueue_mem.pg.turns import _COLUMNS as _TURN_COLUMNS
 from soloqueue_mem.sessions.events import Event, SessionKey, to_record
 from soloqueue_mem.sessions.reader import SessionLogContent, read_session
 from soloqueue_mem.sessions.turns import SessionRow, Turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
+from soloqueue_mem.storage.postgres.turns import _COLUMNS as _TURN_COLUMNS
 
 if TYPE_CHECKING:
     import psycopg

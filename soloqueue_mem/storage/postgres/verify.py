@@ -28,9 +28,9 @@ from soloqueue_mem.ops.verify import (
     logged_turns,
     report,
 )
-from soloqueue_mem.pg import reindex
-from soloqueue_mem.pg.schema import MIGRATIONS
 from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.storage.postgres import reindex
+from soloqueue_mem.storage.postgres.schema import MIGRATIONS
 
 if TYPE_CHECKING:
     import psycopg

@@ -11,7 +11,7 @@ from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import emit_object, print_table, stderr
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import app_context, opened
-from soloqueue_mem.errors import Unsupported, UsageError
+from soloqueue_mem.errors import UsageError
 
 
 @boundary
@@ -62,11 +62,7 @@ def index_command(
         raise UsageError(f"the dense index needs the semantic extra: {exc}") from None
     backend = open_backend(app.home, app.config)
     if backend is not None:  # PostgreSQL: the database's tables (storage/postgres/embed.py)
-        from soloqueue_mem.storage.postgres.dense import has_embedding_column
-
         try:
-            if not has_embedding_column(backend.conn):
-                raise Unsupported("the dense index needs pgvector on the PostgreSQL server")
             planned = backend.embed_estimate(embedder.name, app.now, with_turns)
             if _announce(app, planned, estimate_only):
                 return

@@ -48,7 +48,7 @@ def run_recall(
     for kind, value in (("group", group), ("agent", agent)):
         if value is not None:
             validate_id(kind, value)
-    chosen = ("traces",) if traces else None
+    chosen: tuple[str, ...] | None = ("traces",) if traces else None
     if channels:
         chosen = tuple(name.strip() for name in channels.split(",") if name.strip())
     asked = {

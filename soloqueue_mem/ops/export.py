@@ -100,8 +100,9 @@ def open_sources(stack: ExitStack, home: Home, config: Config) -> Sources:
         if conn is not None:
             stack.callback(conn.close)
         conns.append(conn)
-    return Sources(*conns, graph=graph_of(stack, home, config, database, create=False),
-                   database=database)  # fmt: skip
+    memory, artifacts, state = conns
+    graph = graph_of(stack, home, config, database, create=False)
+    return Sources(memory, artifacts, state, graph=graph, database=database)
 
 
 def graph_of(
@@ -180,8 +181,9 @@ def _values_of(sources: Sources) -> Callable[[str], list[values.Entry]] | None:
         from soloqueue_mem.storage.postgres import values as pg_values
 
         return lambda table: pg_values.every(sources.database, table)
-    if sources.state is not None:
-        return lambda table: values.every(sources.state, table)
+    state = sources.state
+    if state is not None:
+        return lambda table: values.every(state, table)
     return None
 
 
@@ -217,7 +219,10 @@ def _sessions(home: Home, conn: sqlite3.Connection, scope: Scope) -> Iterator[di
         for line in read_lines(path):
             if line.record is None:
                 continue  # a torn or damaged line: `verify` reports it; it is not data
-            extracted, episode = states.get(line.record.get("turn_index"), (False, None))
+            index = line.record.get("turn_index")
+            extracted, episode = (False, None)
+            if isinstance(index, int):
+                extracted, episode = states.get(index, (False, None))
             yield record(
                 "turn",
                 {

@@ -183,7 +183,7 @@ def parsed(lines: Iterable[bytes]) -> Iterator[tuple[int, str, Any]]:
         if kind not in SHAPES:
             raise BadInput(f"unknown record type {kind!r}", number)
         try:
-            value = conform(SHAPES[kind], {k: v for k, v in obj.items() if k != "kind"})
+            value: Any = conform(SHAPES[kind], {k: v for k, v in obj.items() if k != "kind"})
             if isinstance(value, Blob):
                 _blob_bytes(value)
             if isinstance(value, IdentityRecord) and value.name not in identity.AUTHORED:
@@ -264,8 +264,10 @@ def target_opener(stack: ExitStack, home: Home, config: Config) -> Callable[[boo
             if conn is not None:
                 stack.callback(conn.close)
             conns.append(conn)
+        memory, artifacts, state = conns
+        assert artifacts is not None  # opened with create=True
         graph = graph_of(stack, home, config, database, create=True) if with_graph else None
-        return Targets(home, config, *conns, graph=graph, database=database)  # type: ignore[arg-type]
+        return Targets(home, config, memory, artifacts, state, graph=graph, database=database)
 
     return open_targets
 
@@ -467,8 +469,11 @@ def _put_back(targets: Targets, kind: str, value: Any) -> str:
         return identity.put_back(targets.home.root, value.name, value.content)
     if kind in GRAPH_KINDS:
         assert targets.graph is not None
-        put = {"graph_node": graph_dump.put_back_node, "graph_focus": graph_dump.put_back_focus}
-        return put.get(kind, graph_dump.put_back_task)(targets.graph, value)
+        if kind == "graph_node":
+            return graph_dump.put_back_node(targets.graph, value)
+        if kind == "graph_focus":
+            return graph_dump.put_back_focus(targets.graph, value)
+        return graph_dump.put_back_task(targets.graph, value)
     if targets.database is not None:
         from soloqueue_mem.storage.postgres.dump import PUT_BACK
 
@@ -486,7 +491,9 @@ def _put_back(targets: Targets, kind: str, value: Any) -> str:
     if kind == "attachment":
         return attachments.put_back(targets.memory, value)
     if kind == "embedding":
-        row = vectors.Cached(*value[:3], _vector_bytes(value), value.created_at)
+        row = vectors.Cached(
+            value.model, value.content_hash, value.dim, _vector_bytes(value), value.created_at
+        )
         return vectors.put_back_cached(targets.memory, row)
     table = "kv_store" if kind == "kv" else "session_state"
     scope = value[:2] if kind == "kv" else value[:3]
@@ -512,6 +519,7 @@ def _put_back_link(targets: Targets, value: EmbeddedItemRecord, report: _Report)
         from soloqueue_mem.storage.postgres.embed import put_back_link
 
         return put_back_link(targets.database, value)
+    assert targets.memory is not None
     if value.item_kind == "turn":
         turn = turns.turn_at(targets.memory, key, int(value.turn_index or 0))
         item_id = None if turn is None else str(turn.id)

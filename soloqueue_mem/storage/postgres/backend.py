@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.storage.postgres import (
@@ -222,10 +223,18 @@ class PostgresBackend:
 
         return extract_turns(self.conn, targets, now, remember, words)
 
+    def _check_dense_index(self) -> None:
+        """Unsupported when the server lacks pgvector (no ``embedding`` column)."""
+        from soloqueue_mem.storage.postgres.dense import has_embedding_column
+
+        if not has_embedding_column(self.conn):
+            raise Unsupported("the dense index needs pgvector on the PostgreSQL server")
+
     def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
         """``index --embed --estimate``: how much a pass would embed (storage/postgres/embed.py)."""
         from soloqueue_mem.storage.postgres.embed import estimate
 
+        self._check_dense_index()
         return estimate(self.conn, model, now, with_turns)
 
     def embed(
@@ -239,6 +248,7 @@ class PostgresBackend:
         """``index --embed``: vectors for what lacks one (storage/postgres/embed.py)."""
         from soloqueue_mem.storage.postgres.embed import embed_store
 
+        self._check_dense_index()
         return embed_store(
             self.conn,
             embedder,

@@ -87,7 +87,7 @@ def _apply(conn: psycopg.Connection, version: int, first: bool) -> None:
         if callable(step):
             step(conn)
         else:
-            conn.execute(step)  # type: ignore[arg-type] - constant SQL
+            conn.execute(step)  # type: ignore[arg-type]  # constant SQL
     if first:
         conn.execute("INSERT INTO schema_version VALUES (%s)", (len(MIGRATIONS),))
     else:
@@ -103,7 +103,7 @@ def _add_embedding_column(conn: psycopg.Connection) -> bool:
     try:
         with conn.transaction():  # a savepoint: a refusal leaves the migration intact
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            conn.execute(EMBEDDING_COLUMN)  # type: ignore[arg-type] - constant SQL
+            conn.execute(EMBEDDING_COLUMN)  # type: ignore[arg-type]  # constant SQL
     except psycopg.Error:
         return False
     return True

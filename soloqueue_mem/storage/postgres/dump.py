@@ -125,7 +125,7 @@ def _local_records(path: Any) -> Iterator[dict[str, Any]]:
     for line in read_lines(path):
         index = line.record.get("turn_index") if line.record is not None else None
         if isinstance(index, int):
-            yield line.record  # type: ignore[misc] - checked above
+            yield line.record  # type: ignore[misc]  # checked above
 
 
 def _rows(conn: psycopg.Connection, key: SessionKey) -> Iterator[tuple[Any, ...]]:

@@ -182,7 +182,7 @@ def _rows_to_check(
 def _check_memories(
     conn: psycopg.Connection, findings: list[Finding], counts: dict[str, int]
 ) -> None:
-    links = dict(
+    links: dict[str, str] = dict(
         conn.execute("SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL")
     )
     counts["memories_superseded"] = len(links)

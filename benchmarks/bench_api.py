@@ -64,9 +64,9 @@ def build_store(memories: int, seed: int) -> Path:
     from soloqueue_mem import Store
     from soloqueue_mem.config import Config
     from soloqueue_mem.db.connect import write_tx
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.memory.store import Draft, remember
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     final = c.CACHE / f"api-store-{memories}-seed{seed}"
     if (final / "bench-build.json").exists():

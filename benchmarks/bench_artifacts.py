@@ -87,7 +87,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from soloqueue_mem.artifacts.store import NewArtifact, save
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_artifacts
+from soloqueue_mem.storage.sqlite.stores import open_artifacts
 from soloqueue_mem.home import Home
 home = Home(Path(sys.argv[1]))
 conn = open_artifacts(home, Config())
@@ -302,8 +302,8 @@ def bench_save(python: str, work: Path, runs: int, seed: int) -> tuple[str, bool
     from soloqueue_mem.artifacts import cas, catalog, store
     from soloqueue_mem.artifacts.store import NewArtifact
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_artifacts
     from soloqueue_mem.home import Home
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
     env = c.timing_env()
     cli = c.cli_argv(python)
@@ -580,9 +580,9 @@ def build_gc_store(n: int, seed: int) -> tuple[Path, dict]:
     from soloqueue_mem.clock import iso
     from soloqueue_mem.config import Config
     from soloqueue_mem.db.connect import write_tx
-    from soloqueue_mem.db.schema_artifacts import MIGRATIONS
-    from soloqueue_mem.db.stores import open_artifacts
     from soloqueue_mem.home import Home
+    from soloqueue_mem.storage.sqlite.schema_artifacts import MIGRATIONS
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
     final = c.CACHE / f"artifacts-gc-{n}-seed{seed}"
     info_file = final / "bench-build.json"
@@ -667,9 +667,9 @@ def build_gc_store(n: int, seed: int) -> tuple[Path, dict]:
 def bench_gc(python: str, work: Path, n: int, runs: int, seed: int) -> tuple[str, bool, bool]:
     from soloqueue_mem.artifacts import catalog
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_artifacts
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle import gc as gc_mod
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
     env = c.timing_env()
     cli = c.cli_argv(python)
@@ -828,9 +828,9 @@ def build_verify_store(total_mb: int, seed: int) -> tuple[Path, dict]:
     from soloqueue_mem.clock import iso
     from soloqueue_mem.config import Config
     from soloqueue_mem.db.connect import write_tx
-    from soloqueue_mem.db.schema_artifacts import MIGRATIONS
-    from soloqueue_mem.db.stores import open_artifacts
     from soloqueue_mem.home import Home
+    from soloqueue_mem.storage.sqlite.schema_artifacts import MIGRATIONS
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
     final = c.CACHE / f"artifacts-verify-{total_mb}MB-seed{seed}"
     info_file = final / "bench-build.json"

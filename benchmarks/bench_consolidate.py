@@ -59,9 +59,9 @@ TYPES = ("FACT", "PREFERENCE", "RULE", "SKILL", "ERROR")
 def add_memories(root: Path, count: int, seed: int, now: datetime) -> None:
     from soloqueue_mem.config import Config
     from soloqueue_mem.db.connect import write_tx
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.memory.store import Draft, remember
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     conn = open_memory(Home(root), Config())
     gen, rng = c.TextGen(seed), random.Random(seed)
@@ -171,10 +171,10 @@ def part_dedup(args: argparse.Namespace) -> None:
 
 def _writer(root: str, worker: int, calls: int, barrier: object, out: object) -> None:
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.sessions.events import parse_event
     from soloqueue_mem.sessions.writer import log_events
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     home, config = Home(Path(root)), Config()
     latencies, failures = [], []
@@ -209,9 +209,9 @@ def _consolidator(root: str, now: str, out: object) -> None:
     from soloqueue_mem.clock import parse_timestamp
     from soloqueue_mem.config import Config
     from soloqueue_mem.db import connect
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle import consolidate
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     durations: list[float] = []
     original = connect.write_tx
@@ -246,10 +246,10 @@ def part_b7(args: argparse.Namespace) -> None:
     c.note(f"B7: {memories:,} memories, 100 idle sessions")
     add_memories(root, memories, args.seed, now)
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.writer import log_events
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     gen = c.TextGen(args.seed)
     conn = open_memory(Home(root), Config())

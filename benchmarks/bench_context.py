@@ -55,10 +55,10 @@ SYSTEM = "You are a careful assistant for a Chinese and English speaking team. "
 
 def build_store(turns: int, seed: int) -> Path:
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.writer import Rejected, log_events
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     final = c.CACHE / f"context-store-{turns}-seed{seed}"
     if (final / "bench-build.json").exists():

@@ -201,8 +201,8 @@ def build_big_graph(root: Path, nodes: int, links_per_node: int) -> None:
     the project itself, filled with sqlite3 directly (seeded, deterministic)."""
     c.import_project()
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_graph
     from soloqueue_mem.home import Home
+    from soloqueue_mem.storage.sqlite.stores import open_graph
 
     open_graph(Home(root), Config()).close()
     rng = random.Random(2)
@@ -323,13 +323,13 @@ def bench_locomo(conversations: int) -> None:
 
     from soloqueue_mem.cli.graph_worker import lexicon_for
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_graph
     from soloqueue_mem.graph import queue
     from soloqueue_mem.graph.params import Params
     from soloqueue_mem.graph.steps import Steps
     from soloqueue_mem.graph.store import Scope
     from soloqueue_mem.graph.worker import drain
     from soloqueue_mem.memory.recall import Request, default_channels, recall
+    from soloqueue_mem.storage.sqlite.stores import open_graph
 
     data = json.loads((c.BENCH_DATA / "locomo10.json").read_text(encoding="utf-8"))
     config, now = Config(), lb.datetime.now(lb.UTC)

@@ -100,10 +100,10 @@ def clean_evidence(raw: list[str], known: set[str]) -> tuple[list[str], int]:
 def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]]]:
     """A store for one conversation; returns (home, conn, [(dia_id, text)])."""
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.writer import Rejected, log_events
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     home = Home(root)
     config = Config()
@@ -147,8 +147,8 @@ def consolidate(home, conn) -> None:
     """What a night's `consolidate` makes of the conversation: episodes and memories
     (every session idle by now)."""
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.lifecycle.consolidate import Options, run
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     run(home, lambda: open_memory(home, Config()), datetime.now(UTC), Options())
 

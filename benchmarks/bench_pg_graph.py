@@ -169,7 +169,7 @@ def main() -> None:
     nodes = args.nodes or (5_000 if args.quick else 20_000)
     runs = args.runs or (3 if args.quick else 7)
 
-    from soloqueue_mem.pg.embedded import EmbeddedServer, binaries
+    from soloqueue_mem.storage.postgres.embedded import EmbeddedServer, binaries
 
     if binaries() is None:
         raise SystemExit(

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmark the resumable bigram re-index on PostgreSQL (``pg/reindex.py``, issue 14).
+"""Benchmark the resumable bigram re-index on PostgreSQL (``storage/postgres/reindex.py``,
+issue 14).
 
 Builds a database as the previous version left it (schema version before the bigram
 step; seeded mixed zh/en turns, default 100,000, ``--quick`` 20,000, and a tenth as
@@ -37,7 +38,7 @@ def build(url: str, turns: int, memories: int) -> None:
     """The old database: every migration before the bigram step, rows in the old form."""
     import psycopg
 
-    from soloqueue_mem.pg.schema import MIGRATIONS
+    from soloqueue_mem.storage.postgres.schema import MIGRATIONS
     from soloqueue_mem.text.cjk import spaced_form
 
     before = next(n for n, step in enumerate(MIGRATIONS) if callable(step))
@@ -80,7 +81,7 @@ def floor(url: str) -> float:
     """The previous step: one transaction, indexes dropped, every row rewritten."""
     import psycopg
 
-    from soloqueue_mem.pg import reindex
+    from soloqueue_mem.storage.postgres import reindex
 
     began = time.perf_counter()
     with psycopg.connect(url) as conn:  # one transaction, committed on exit
@@ -100,8 +101,8 @@ def resumable(url: str) -> tuple[float, float, float, dict]:
     """Opening the database now: seconds; a reader's query half-way; a second open."""
     import psycopg
 
-    from soloqueue_mem.pg import reindex
-    from soloqueue_mem.pg.connect import connect
+    from soloqueue_mem.storage.postgres import reindex
+    from soloqueue_mem.storage.postgres.connect import connect
 
     began = time.perf_counter()
     with psycopg.connect(url, autocommit=True) as conn:
@@ -135,8 +136,8 @@ def time_verify(url: str) -> tuple[float, float]:
 
     from soloqueue_mem.home import Home
     from soloqueue_mem.ops.verify import VerifyOptions
-    from soloqueue_mem.pg.connect import connect
-    from soloqueue_mem.pg.verify import verify_store
+    from soloqueue_mem.storage.postgres.connect import connect
+    from soloqueue_mem.storage.postgres.verify import verify_store
 
     home = Home(Path(tempfile.gettempdir()) / "bench-pg-reindex-no-home")
     conn = connect(url)
@@ -162,7 +163,7 @@ def main() -> None:
 
     import psycopg
 
-    from soloqueue_mem.pg.embedded import EmbeddedServer
+    from soloqueue_mem.storage.postgres.embedded import EmbeddedServer
 
     server = EmbeddedServer()
     admin = server.start()

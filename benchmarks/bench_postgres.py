@@ -21,7 +21,7 @@ seeded turn texts, each used TURNS/100,000 times in sessions of 1,000 turns, one
 ``remember`` write, then ``VACUUM ANALYZE``) and times whole-process ``recall`` there
 against its floors, each in a ``python -c``: the bare ``ts_rank`` query over every
 match, the same ranking over each term's 2,000 newest matches as ``trace`` and recall
-find them (``pg/newest.py``; no widening step), and importing psycopg + connecting +
+find them (``storage/postgres/newest.py``; no widening step), and importing psycopg + connecting +
 ``SELECT 1``; goal: median ≤ 250 ms. Then the same recalls in this process, through the
 library on one warm connection (what a long-lived ``Store`` or ``mcp`` pays), and, with
 the ``server`` extra, through ``POST /api/v1/recall`` to a ``serve`` process on one
@@ -122,12 +122,12 @@ with psycopg.connect(sys.argv[1], autocommit=True) as conn:
 def load(root: Path, url: str | None, turns: int, memories: int, start: datetime) -> None:
     """The same seeded turns and memories, through the library, into one back end."""
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.memory.store import Draft
     from soloqueue_mem.memory.store import remember as sqlite_remember
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.writer import log_events
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     gen = c.TextGen(seed=7)
     home, config = Home(root), Config()
@@ -154,7 +154,7 @@ def load(root: Path, url: str | None, turns: int, memories: int, start: datetime
             sqlite_remember(conn, draft, "bench", "agent", start)
         conn.close()
         return
-    from soloqueue_mem.pg.backend import PostgresBackend
+    from soloqueue_mem.storage.postgres.backend import PostgresBackend
 
     backend = PostgresBackend(home, config, url)
     list(backend.log(events, ("bench", "agent", None), start, None))
@@ -177,8 +177,8 @@ def build_at_scale(url: str, turns: int, memories: int, start: datetime) -> None
     from soloqueue_mem.clock import iso
     from soloqueue_mem.memory.model import content_key
     from soloqueue_mem.memory.store import Draft, _retention, new_memory
-    from soloqueue_mem.pg.memories import _search_text
-    from soloqueue_mem.pg.text import document
+    from soloqueue_mem.storage.postgres.memories import _search_text
+    from soloqueue_mem.storage.postgres.text import document
     from soloqueue_mem.text.cjk import estimate_tokens
 
     gen = c.TextGen(seed=11)
@@ -260,8 +260,8 @@ def time_at_scale(  # noqa: PLR0913
     """Build a database of that size and time ``recall`` on it (see the module doc)."""
     import psycopg
 
-    from soloqueue_mem.pg.connect import connect
-    from soloqueue_mem.pg.text import any_query, term_query
+    from soloqueue_mem.storage.postgres.connect import connect
+    from soloqueue_mem.storage.postgres.text import any_query, term_query
     from soloqueue_mem.text.lexicon import open_lexicon
     from soloqueue_mem.text.query import weigh_query
 
@@ -352,7 +352,7 @@ def in_process(url: str, root: Path, now: str, lexicon, runs: int) -> dict[str, 
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
     from soloqueue_mem.memory.recall import Request
-    from soloqueue_mem.pg.backend import PostgresBackend
+    from soloqueue_mem.storage.postgres.backend import PostgresBackend
 
     backend = PostgresBackend(Home(root), Config(), url)
     at = parse_timestamp(now)
@@ -478,12 +478,12 @@ def through_http(port: int, runs: int) -> dict[str, list[float]]:
 
 
 def time_reindex(url: str) -> None:
-    """The schema step re-indexing every row (``pg/reindex.py``), timed on the database
-    just built: its version is set back to before the step, then it is opened."""
+    """The schema step re-indexing every row (``storage/postgres/reindex.py``), timed on the
+    database just built: its version is set back to before the step, then it is opened."""
     import psycopg
 
-    from soloqueue_mem.pg.connect import connect
-    from soloqueue_mem.pg.schema import MIGRATIONS
+    from soloqueue_mem.storage.postgres.connect import connect
+    from soloqueue_mem.storage.postgres.schema import MIGRATIONS
 
     step = next(
         n for n, m in enumerate(MIGRATIONS) if getattr(m, "__name__", "") == "_reindex_bigrams"
@@ -518,7 +518,7 @@ def time_dense(server: str, vectors: int) -> None:
     import psycopg
     from pgvector.psycopg import register_vector
 
-    from soloqueue_mem.pg.dense import EF_SEARCH
+    from soloqueue_mem.storage.postgres.dense import EF_SEARCH
 
     url = server.replace("/postgres?", "/dense?")
     with psycopg.connect(server, autocommit=True) as conn:
@@ -637,8 +637,8 @@ def migrate_rates(url: str, root: Path, env: dict, cli: list[str], python: str) 
 
 def compare(url: str, turns: int, memories: int, runs: int, python: str) -> None:
     """The same data on both back ends: whole-process latency and ingest rate."""
-    from soloqueue_mem.pg.connect import connect
-    from soloqueue_mem.pg.text import any_query
+    from soloqueue_mem.storage.postgres.connect import connect
+    from soloqueue_mem.storage.postgres.text import any_query
     from soloqueue_mem.text.fts import match_expression
     from soloqueue_mem.text.lexicon import open_lexicon
     from soloqueue_mem.text.query import weigh_query
@@ -749,7 +749,7 @@ def main() -> None:
     turns, memories = (5_000, 500) if args.quick else (20_000, 2_000)
     runs = args.runs or (7 if args.quick else 15)
 
-    from soloqueue_mem.pg.embedded import EmbeddedServer, binaries
+    from soloqueue_mem.storage.postgres.embedded import EmbeddedServer, binaries
 
     if binaries() is None:
         raise SystemExit(

@@ -53,9 +53,9 @@ def build_store(turns: int, memories: int, seed: int) -> tuple[Path, dict]:
     """The cached store: the trace store plus ``memories`` memories."""
     from soloqueue_mem.config import Config
     from soloqueue_mem.db.connect import write_tx
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.memory.store import Draft, remember
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     final = c.CACHE / f"recall-store-{turns}-{memories}-seed{seed}"
     info_file = final / "bench-build.json"

@@ -79,8 +79,8 @@ def fresh_load() -> float:
 
 def open_store(folder: Path):
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     return open_memory(Home(folder / ".soloqueue"), Config())
 

@@ -46,11 +46,11 @@ print(json.dumps(rows, ensure_ascii=False))
 def build_store(n: int, seed: int, sessions: int) -> tuple[Path, dict]:
     """The cached store of ``n`` turns; built through ``log_events`` if missing."""
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.schema_memory import MIGRATIONS
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.writer import Rejected, log_events
+    from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     final = c.CACHE / f"trace-store-{n}-seed{seed}"
     info_file = final / "bench-build.json"

@@ -47,11 +47,11 @@ TYPES = ("FACT", "PREFERENCE", "RULE", "SKILL", "ERROR")
 def build(root: Path, turns: int, memories: int, seed: int) -> None:
     from soloqueue_mem.config import Config
     from soloqueue_mem.db.connect import write_tx
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.memory.store import Draft, remember
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.writer import log_events
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     now = datetime(2026, 11, 26, 12, tzinfo=UTC)
     gen, rng = c.TextGen(seed), random.Random(seed)
@@ -74,9 +74,9 @@ def build(root: Path, turns: int, memories: int, seed: int) -> None:
 def export_to(root: Path, path: Path) -> int:
     from soloqueue_mem import jsonio
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
     from soloqueue_mem.home import Home
     from soloqueue_mem.ops.export import Scope, Sources, export
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, open_state
 
     home, config = Home(root), Config()
     sources = Sources(*(opener(home, config, create=False)
@@ -155,7 +155,7 @@ def postgres_floor(url: str, folder: Path) -> tuple[float, float]:
 
 def on_postgres(folder: Path, first: Path, records: int) -> list[tuple[str, ...]] | None:
     """The PostgreSQL rows of the table (None without the postgres extra)."""
-    from soloqueue_mem.pg.embedded import EmbeddedServer, binaries
+    from soloqueue_mem.storage.postgres.embedded import EmbeddedServer, binaries
 
     if binaries() is None:
         c.note("no postgres extra: PostgreSQL skipped")

@@ -260,7 +260,6 @@ def retrieval(
     dense_weights: list[float | None],
 ) -> tuple[str, dict]:
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options
     from soloqueue_mem.lifecycle.consolidate import run as run_consolidate
@@ -268,6 +267,7 @@ def retrieval(
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.trace import Scope, trace
     from soloqueue_mem.sessions.writer import Rejected, log_events
+    from soloqueue_mem.storage.sqlite.stores import open_memory
     from soloqueue_mem.text.fts import STOPWORDS
 
     now = datetime.now(UTC)

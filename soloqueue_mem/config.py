@@ -149,7 +149,7 @@ def _flat_value(text: str) -> tuple[object] | None:
     comment or nothing; None if flat_toml cannot read it."""
     if text[:1] in ('"', "'"):
         end = text.find(text[0], 1)
-        value: object = text[1:end]
+        value = text[1:end]
         if end < 0 or "\\" in value and text[0] == '"' or not _comment(text[end + 1 :]):
             return None
         return (value,) if _printable(value) else None

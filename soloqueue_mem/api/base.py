@@ -179,7 +179,7 @@ class StoreBase:
         it does not exist and ``create`` is False."""
         conn = self._conns.get(name)
         if conn is None:
-            from soloqueue_mem.db import stores
+            from soloqueue_mem.storage.sqlite import stores
 
             opener = {
                 "memory": stores.open_memory,
@@ -226,6 +226,6 @@ class StoreBase:
 
     def _artifacts_for_offload(self) -> sqlite3.Connection | None:
         """A connection of the offloader's own (it closes it when done)."""
-        from soloqueue_mem.db.stores import open_artifacts
+        from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
         return open_artifacts(self.home, self.config)

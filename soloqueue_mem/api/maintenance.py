@@ -30,11 +30,11 @@ class Maintenance(StoreBase):
         from datetime import timedelta
 
         from soloqueue_mem.clock import parse_duration
-        from soloqueue_mem.db.stores import open_artifacts, open_memory
         from soloqueue_mem.lifecycle.consolidate import Options, run
         from soloqueue_mem.lifecycle.on_log import extracted_in_store
         from soloqueue_mem.lifecycle.vocabulary import vocabulary
         from soloqueue_mem.memory.backend import DENSE_BACKENDS
+        from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
 
         config = self.config
         options = Options(
@@ -85,8 +85,8 @@ class Maintenance(StoreBase):
         """Remove expired ephemeral artifacts, and (weekly or ``deep``) unreferenced
         blobs (``gc``); the report the CLI prints."""
         from soloqueue_mem.clock import parse_duration
-        from soloqueue_mem.db.stores import open_artifacts
         from soloqueue_mem.lifecycle.gc import GcOptions, nothing_done, run_gc
+        from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
         config = self.config
         options = GcOptions(
@@ -110,8 +110,8 @@ class Maintenance(StoreBase):
     def verify(self, *, full: bool = False, repair: bool = False) -> dict[str, Any]:
         """Check the store (``verify``); ``report["exit_code"]`` is 0, 8 or 9."""
         from soloqueue_mem.clock import parse_duration
-        from soloqueue_mem.db.stores import open_memory
         from soloqueue_mem.ops.verify import VerifyOptions, verify_store
+        from soloqueue_mem.storage.sqlite.stores import open_memory
 
         options = VerifyOptions(
             full=full,

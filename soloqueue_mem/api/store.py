@@ -198,7 +198,9 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             digest = digest_session(self.home, conn, key, now, "session_end", extractor, None, done)
             cleared = clear_transients(conn, key)
         return SessionEnded(
-            *key,
+            key.group,
+            key.agent,
+            key.session,
             ended_at=ended_at,
             episodes=[episode.id for episode in digest.episodes],
             memories=[r.memory.id for r in digest.remembered],

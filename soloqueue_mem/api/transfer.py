@@ -28,6 +28,7 @@ class TransferMethods(StoreBase):
         from contextlib import ExitStack
 
         from soloqueue_mem import jsonio
+        from soloqueue_mem.graph.db import SqliteGraph
         from soloqueue_mem.ops.export import Scope, Sources, export, open_sources
 
         check_ids(group=group, agent=agent)
@@ -35,7 +36,9 @@ class TransferMethods(StoreBase):
         with ExitStack() as stack:
             if self._postgres() is None:
                 names = ("memory", "artifacts", "state", "graph")
-                sources = Sources(*(self._db(name, create=False) for name in names))
+                memory, artifacts, state, graph = (self._db(name, create=False) for name in names)
+                graph_db = None if graph is None else SqliteGraph(graph)
+                sources = Sources(memory, artifacts, state, graph_db)
             else:  # the back end's connection; this host's artifacts and graph
                 sources = open_sources(stack, self.home, self.config)
             for record in export(self.home, sources, Scope(group, agent), with_blobs):

@@ -5,6 +5,7 @@ Command modules are imported only for the command being run (see ``COMMANDS``).
 
 import importlib
 import sys
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
@@ -133,15 +134,25 @@ class _Root(TyperGroup):
     usage errors are one ``error:`` line (a JSON object under --format json), exit 2,
     like every other error."""
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # Click's Context
         return super().parse_args(ctx, hoist_global_flags(args))
 
-    def main(self, args: Any = None, *rest: Any, standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
         if not standalone_mode:
-            return super().main(args, *rest, standalone_mode=False, **extra)
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         argv = sys.argv[1:] if args is None else list(args)
         try:
-            code = super().main(argv, *rest, standalone_mode=False, **extra)
+            code = super().main(
+                argv, prog_name, complete_var, False, windows_expand_args, **extra
+            )
         except typer.Abort:
             report("interrupted", "aborted", 1)
             sys.exit(1)

@@ -108,7 +108,7 @@ def list_command(
 ) -> None:
     """Artifacts, newest first."""
     from soloqueue_mem.artifacts import catalog
-    from soloqueue_mem.db.stores import open_artifacts
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
     app_ctx = app_context(ctx, fmt, root)
     limit = list_limit(limit)

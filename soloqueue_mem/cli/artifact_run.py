@@ -35,7 +35,7 @@ def rows_table(rows: list[Artifact]) -> None:
 
 
 def open_catalog(app: AppContext, create: bool) -> ContextManager[sqlite3.Connection]:
-    from soloqueue_mem.db.stores import open_artifacts
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
     conn = open_artifacts(app.home, app.config, create=create)
     return opened(conn, "no artifacts yet (no data directory or artifacts.db)")

@@ -126,8 +126,8 @@ def attach(
 @contextmanager
 def _rows(app_ctx: AppContext, create: bool) -> Iterator[Rows]:
     """The attachment rows: in PostgreSQL when ``database_url`` is set, else memory.db."""
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.memory.attach import SqliteRows
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     with app_ctx.backend() as backend:
         if backend is not None:
@@ -200,8 +200,8 @@ def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt =
 @boundary
 def rm(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
     """Remove an attachment and its artifact row (`gc --deep` frees the blob)."""
-    from soloqueue_mem.db.stores import open_artifacts
     from soloqueue_mem.memory.attach import remove
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
     app_ctx = app_context(ctx, fmt, root)
     with _rows(app_ctx, False) as rows:

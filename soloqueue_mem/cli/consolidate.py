@@ -77,10 +77,11 @@ def _start_graph_worker(app: Any) -> None:
 def _model(app: Any) -> Any:
     """The model extractor when SOLOQUEUE_LLM_URL and SOLOQUEUE_LLM_MODEL are set."""
     import os
+    import sqlite3
 
-    from soloqueue_mem.db.stores import open_state
     from soloqueue_mem.lifecycle.llm import from_env
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
+    from soloqueue_mem.storage.sqlite.stores import open_state
 
     config = app.config
     llm = from_env(
@@ -92,7 +93,13 @@ def _model(app: Any) -> Any:
     )
     if llm is None:
         return None
-    return ModelExtraction(llm, lambda: open_state(app.home, config), config, app.now)
+
+    def queue() -> sqlite3.Connection:
+        conn = open_state(app.home, config)
+        assert conn is not None  # opened with create=True
+        return conn
+
+    return ModelExtraction(llm, queue, config, app.now)
 
 
 def _table(report: dict[str, Any]) -> None:

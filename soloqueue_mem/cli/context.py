@@ -232,9 +232,9 @@ def compress_command(
     """
     from soloqueue_mem.api.shapes import memory_json
     from soloqueue_mem.context.compress import compress
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.sessions.events import SessionKey
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     app_ctx = app_context(ctx, fmt, root)
     key = SessionKey(

@@ -43,7 +43,7 @@ def episode_json(episode: Episode) -> dict[str, Any]:
 
 @contextmanager
 def _db(app_ctx: AppContext) -> Iterator[sqlite3.Connection | None]:
-    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     conn = open_memory(app_ctx.home, app_ctx.config, create=False)
     try:

@@ -3,7 +3,7 @@ soloqueue_mem.cli.extract_worker ROOT LOCK_FD TARGETS_JSON``.
 
 Started by ``log`` (see :func:`start`), detached from it; it inherits a shared lock on
 ``.extract.lock`` and holds it until it is done (on PostgreSQL too: the lock is this
-host's, the claims are the database's, :mod:`soloqueue_mem.pg.extract`). A failure
+host's, the claims are the database's, :mod:`soloqueue_mem.storage.postgres.extract`). A failure
 here loses nothing: the turns it did not extract are extracted when the session is
 digested.
 """
@@ -35,12 +35,12 @@ def start(root: Path, targets: list[list]) -> None:
 def main(argv: list[str]) -> None:
     from soloqueue_mem.clock import now
     from soloqueue_mem.config import load_config
-    from soloqueue_mem.db.stores import open_memory, open_state
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.on_log import extract_turns
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.storage.base import open_backend
+    from soloqueue_mem.storage.sqlite.stores import open_memory, open_state
 
     home, targets = Home(Path(argv[1])), jsonio.loads(argv[3])
     config = load_config(home.config_file)

@@ -95,8 +95,8 @@ def _session_messages(app_ctx: AppContext, scope: Scope, session: str) -> list[d
         if backend is not None:
             turns = backend.session_turns(key)
         else:
-            from soloqueue_mem.db.stores import open_memory
             from soloqueue_mem.sessions.turns import session_turns
+            from soloqueue_mem.storage.sqlite.stores import open_memory
 
             with opened(open_memory(app_ctx.home, app_ctx.config, create=False), missing) as conn:
                 turns = session_turns(conn, key)

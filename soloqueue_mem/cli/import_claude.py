@@ -46,9 +46,9 @@ def run_import_claude_code(app: AppContext, paths: list[str], group: str, agent:
 
 
 def _import(app: AppContext, files: list[Path], scope: tuple[str, str], backend: Any) -> None:
-    from soloqueue_mem.db.stores import open_artifacts, open_memory
     from soloqueue_mem.integrations.claude_transcript import import_transcripts
     from soloqueue_mem.sessions.offload import Offloader
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
 
     app.home.ensure()
     conn = open_memory(app.home, app.config) if backend is None else None

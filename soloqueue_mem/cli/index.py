@@ -11,7 +11,7 @@ from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import emit_object, print_table, stderr
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import app_context, opened
-from soloqueue_mem.errors import Unsupported, UsageError
+from soloqueue_mem.errors import UsageError
 
 
 @boundary
@@ -47,10 +47,10 @@ def index_command(
     go to stderr; the report is printed when done.
     """
     from soloqueue_mem.clock import parse_duration
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.semantic import embed as embedding
     from soloqueue_mem.semantic.model import Unavailable, load
     from soloqueue_mem.storage.base import open_backend
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     if not embed:
         raise UsageError("nothing to do: give --embed (see soloqueue-mem index --help)")
@@ -61,12 +61,8 @@ def index_command(
     except Unavailable as exc:
         raise UsageError(f"the dense index needs the semantic extra: {exc}") from None
     backend = open_backend(app.home, app.config)
-    if backend is not None:  # PostgreSQL: the database's tables (pg/embed.py)
-        from soloqueue_mem.pg.dense import has_embedding_column
-
+    if backend is not None:  # PostgreSQL: the database's tables (storage/postgres/embed.py)
         try:
-            if not has_embedding_column(backend.conn):
-                raise Unsupported("the dense index needs pgvector on the PostgreSQL server")
             planned = backend.embed_estimate(embedder.name, app.now, with_turns)
             if _announce(app, planned, estimate_only):
                 return

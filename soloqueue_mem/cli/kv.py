@@ -67,7 +67,7 @@ def parse_value(text: str, as_text: bool) -> Any:
 
 @contextmanager
 def state_db(app_ctx: AppContext, create: bool) -> Iterator[sqlite3.Connection]:
-    from soloqueue_mem.db.stores import open_state
+    from soloqueue_mem.storage.sqlite.stores import open_state
 
     conn = open_state(app_ctx.home, app_ctx.config, create=create)
     with opened(conn, "nothing stored yet (no data directory or state.db)") as conn:
@@ -97,7 +97,7 @@ def get_value(
     with app_ctx.backend() as backend:
         if backend is not None:
             return backend.value(table, scope, key)
-    from soloqueue_mem.db.stores import open_state
+    from soloqueue_mem.storage.sqlite.stores import open_state
 
     conn = open_state(app_ctx.home, app_ctx.config, create=False)
     with opened(conn, missing or f"no key {key!r} in {'/'.join(scope)}") as conn:
@@ -106,8 +106,8 @@ def get_value(
 
 def list_values(app_ctx: AppContext, table: str, scope: tuple[str, ...]) -> list[Entry]:
     """Every key of ``scope``, in key order (none when nothing is stored)."""
-    from soloqueue_mem.db.stores import open_state
     from soloqueue_mem.state.values import entries
+    from soloqueue_mem.storage.sqlite.stores import open_state
 
     with app_ctx.backend() as backend:
         if backend is not None:

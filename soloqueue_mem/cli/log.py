@@ -26,7 +26,7 @@ def log(
         str | None,
         typer.Argument(help="The content; '-' reads it from stdin. Omit to read a JSON event."),
     ] = None,
-    role: Annotated[Role, option(spec.LOG, "role", help="Who is speaking.")] = Role.user,
+    role: Annotated[Role, option(spec.LOG, "role", help="Who is speaking.")] = Role["user"],
     batch: Annotated[
         bool, option(spec.LOG, "batch", help="Read a JSONL stream of events from stdin.")
     ] = False,

@@ -10,12 +10,12 @@ from soloqueue_mem.api.shapes import turn_json
 from soloqueue_mem.cli.boundary import report
 from soloqueue_mem.cli.output import Format, emit_list, print_table
 from soloqueue_mem.cli.state import AppContext
-from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
 from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import Flush, Item, LoggedTurn, Rejected, log_events
+from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, open_state
 from soloqueue_mem.storage.url import database_url
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples

@@ -70,7 +70,7 @@ DurationOpt = Annotated[
 
 
 def _memory_db(app_ctx: AppContext, create: bool) -> ContextManager[sqlite3.Connection]:
-    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     conn = open_memory(app_ctx.home, app_ctx.config, create=create)
     return opened(conn, "no memories yet (no data directory or memory.db)")
@@ -283,7 +283,7 @@ def list_command(
         if value is not None:
             validate_id(kind, value)
     filters = Filters(group, agent, type_, tag, subject, include_inactive=all_)
-    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     with app_ctx.backend() as backend:
         if backend is not None:

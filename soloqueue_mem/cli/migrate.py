@@ -29,8 +29,8 @@ def migrate(
     interrupted copy; what is there already is left alone. Every row is read back and
     compared (counts and SHA-256 in the report); exit 65 when the database holds some
     differently."""
-    from soloqueue_mem.pg.copy_sqlite import migrate_store
     from soloqueue_mem.storage.base import check_url, shown_url
+    from soloqueue_mem.storage.postgres.copy_sqlite import migrate_store
 
     app = app_context(ctx, fmt, root)
     url = check_url(to, "--to")

@@ -11,8 +11,8 @@ from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import Format, emit_object, print_table, print_text_block, write
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.cli.trace_run import hit_json, render_hits
-from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import DIR_NAME, Home
+from soloqueue_mem.storage.sqlite.stores import open_memory
 
 
 @boundary

@@ -48,7 +48,7 @@ def run_recall(
     for kind, value in (("group", group), ("agent", agent)):
         if value is not None:
             validate_id(kind, value)
-    chosen = ("traces",) if traces else None
+    chosen: tuple[str, ...] | None = ("traces",) if traces else None
     if channels:
         chosen = tuple(name.strip() for name in channels.split(",") if name.strip())
     asked = {
@@ -69,9 +69,9 @@ def run_recall(
 def _recall_here(app: AppContext, asked: dict[str, Any], explain: bool) -> None:
     """The direct path: this process opens the database and recalls."""
     from soloqueue_mem.clock import parse_since
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.memory.model import check_type
     from soloqueue_mem.memory.recall import Request, recall
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     type_, since, channels = asked["type"], asked["since"], asked["channels"]
     request = Request(

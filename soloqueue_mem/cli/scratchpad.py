@@ -57,8 +57,8 @@ def show(
 
 def _current(app_ctx: AppContext, scope: tuple[str, str]) -> Any:
     """The stored scratchpad, or the empty template (a read never creates a store)."""
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.memory.scratchpad import TEMPLATES, from_content, get
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     with app_ctx.backend() as backend:
         if backend is not None:
@@ -73,8 +73,8 @@ def _current(app_ctx: AppContext, scope: tuple[str, str]) -> Any:
 
 
 def _save(app_ctx: AppContext, scope: tuple[str, str], content: str) -> None:
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.memory.scratchpad import check, put
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     content = check(app_ctx.redacted(content))  # refused before the store is created
     with app_ctx.backend() as backend:

@@ -30,10 +30,10 @@ from soloqueue_mem.cli.output import (
     write,
 )
 from soloqueue_mem.cli.state import AppContext, app_context
-from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.storage.sqlite.stores import open_memory
 
 app = typer.Typer(
     help="List, show, export and end sessions; set, get and unset session variables.",

@@ -18,14 +18,19 @@ from soloqueue_mem.home import Home, find_root
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
-    import sqlite3
     from contextlib import AbstractContextManager
+    from typing import Any, Protocol, TypeVar
 
     import typer
 
     from soloqueue_mem.api.store import Store
     from soloqueue_mem.redact import Redactor
     from soloqueue_mem.storage.base import Backend
+
+    class _Closable(Protocol):
+        def close(self) -> None: ...
+
+    Closable = TypeVar("Closable", bound=_Closable)
 
 
 class AppContext:
@@ -103,9 +108,10 @@ def app_context(
 def command_name(ctx: typer.Context) -> str:
     """The command's words without the program's: "memory list"."""
     words = []
-    while ctx.parent is not None:
-        words.append(ctx.info_name or "")
-        ctx = ctx.parent
+    node: Any = ctx  # its parents are Click's contexts, not Typer's
+    while node.parent is not None:
+        words.append(node.info_name or "")
+        node = node.parent
     return " ".join(reversed(words))
 
 
@@ -120,9 +126,7 @@ def check_command(app: AppContext, command: str) -> None:
     check(app.config, command)
 
 
-def opened(
-    conn: sqlite3.Connection | None, missing: str
-) -> AbstractContextManager[sqlite3.Connection]:
+def opened(conn: Closable | None, missing: str) -> AbstractContextManager[Closable]:
     """``conn`` until the block ends (then closed); NotFound(``missing``) when there is
     no database."""
     from contextlib import closing  # not on log's start-up path

@@ -203,8 +203,8 @@ def _import_one(
     if kind == "dump":
         return _import_dump(app_ctx, source)
     from soloqueue_mem import jsonio
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.ops.memories_v1 import convert_all, import_v1
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     cap = app_ctx.config.max_input_bytes
     data = source.read(cap + 1)

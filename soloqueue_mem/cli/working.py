@@ -24,7 +24,7 @@ TextArg = Annotated[str, typer.Argument(help="The entry; '-' reads it from stdin
 
 
 def _open(app_ctx: AppContext, create: bool) -> Any:
-    from soloqueue_mem.db.stores import open_memory
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     return opened(open_memory(app_ctx.home, app_ctx.config, create=create), "no store yet")
 
@@ -83,8 +83,8 @@ def list_command(
     root: RootOpt = None,
 ) -> None:
     """The group's live entries, newest first (what the hot channel returns)."""
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.memory import working
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
@@ -175,9 +175,9 @@ def query_command(
     semantic extra is installed, else by full-text search ("cold_search" says which).
     """
     from soloqueue_mem.cli.trace_run import lexicon_loader
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.memory.backend import choose_backend
     from soloqueue_mem.memory.hotcold import Answer, answer
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)

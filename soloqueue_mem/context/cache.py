@@ -2,7 +2,7 @@
 warnings a store has shown (key ``notice:<text>``, encoding ``notice``).
 
 :class:`TokenCache` is what ``context build`` uses: :class:`SqliteTokenCache` here,
-on memory.db, or the PostgreSQL back end's (:mod:`soloqueue_mem.pg.token_cache`).
+on memory.db, or the PostgreSQL back end's (:mod:`soloqueue_mem.storage.postgres.token_cache`).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ class Compressed(NamedTuple):
 
 class Target(Protocol):
     """Where a session's compressed turns are recorded: memory.db (:class:`Sqlite`) or
-    a storage back end's database (:mod:`soloqueue_mem.pg.compress`). Every method
+    a storage back end's database (:mod:`soloqueue_mem.storage.postgres.compress`). Every method
     but :meth:`transaction` runs inside the block it opens."""
 
     def transaction(self, key: SessionKey) -> AbstractContextManager[object]: ...

@@ -100,7 +100,7 @@ def compile_identity(root: Path, now: datetime, force: bool = False) -> list[Com
             results.append(Compiled(name, "missing", "", 0, budget, None))
             continue
         cached = _read(target) if entry and entry.get("source") == stamp and not force else None
-        if cached is not None:
+        if entry and cached is not None:
             results.append(Compiled(name, "cached", cached, estimate_tokens(cached), budget,
                                     entry["compiled_at"]))  # fmt: skip
             continue

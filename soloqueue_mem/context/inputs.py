@@ -44,8 +44,8 @@ def stored_state(
     """The kv_store preferences of (group, agent) and the variables of ``session``, from
     state.db or the storage ``backend``."""
     from soloqueue_mem.context.layers import State
-    from soloqueue_mem.db.stores import open_state
     from soloqueue_mem.state.values import as_list, entries
+    from soloqueue_mem.storage.sqlite.stores import open_state
 
     if backend is not None:
         preferences = backend.values("kv_store", (group, agent))

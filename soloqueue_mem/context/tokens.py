@@ -108,7 +108,7 @@ def _load(name: str) -> Any | None:
     if name in OWN:
         return _load_own(name)
     original = tiktoken.load.read_file
-    tiktoken.load.read_file = _local_only(original)
+    vars(tiktoken.load)["read_file"] = _local_only(original)
     try:
         return tiktoken.get_encoding(name)
     except Exception:  # noqa: BLE001 - any failure to load means "not available"

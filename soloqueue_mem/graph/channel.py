@@ -71,8 +71,8 @@ def _graph_db(context: Context) -> GraphDb | None:
     """The back end's graph (its connection, left open), or graph.db when it exists."""
     if context.source is not None:
         return context.source.graph_db()
-    from soloqueue_mem.db.stores import open_graph
     from soloqueue_mem.graph.db import SqliteGraph
+    from soloqueue_mem.storage.sqlite.stores import open_graph
 
     if not os.path.exists(context.home.graph_db):
         return None

@@ -1,6 +1,6 @@
 """The graph's storage interface, :class:`GraphDb`, and its two implementations:
 graph.db on this host (:class:`SqliteGraph`, the SQL of :mod:`.store` and :mod:`.queue`)
-or the PostgreSQL back end's database (:class:`soloqueue_mem.pg.graph.PgGraph`);
+or the PostgreSQL back end's database (:class:`soloqueue_mem.storage.postgres.graph.PgGraph`);
 :mod:`soloqueue_mem.storage.graph` chooses one by configuration.
 
 Everything above it (remember, the worker, compression, recall, the recall channel,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.graph.params import Params
@@ -111,7 +111,11 @@ def recall(
                     ),
                 )
     nodes = db.get_nodes([hit[0] for hit in hits])  # a node deleted meanwhile: absent
-    found = [Found(nodes[node_id], *rest) for node_id, *rest in hits if node_id in nodes]
+    found = [
+        Found(nodes[node_id], matched, path, relations, strength)
+        for node_id, matched, path, relations, strength in hits
+        if node_id in nodes
+    ]
     dangling = db.dangling_from([f.node.id for f in found], floor)
     return Recalled(found, dangling)
 
@@ -176,7 +180,7 @@ def forgotten_line(link: Link) -> str:
     return FORGOTTEN
 
 
-def as_json(result: Recalled) -> dict[str, object]:
+def as_json(result: Recalled) -> dict[str, Any]:
     return {
         "results": [
             {

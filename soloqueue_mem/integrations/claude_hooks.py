@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_artifacts, open_memory
 from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.home import Home, validate_id
 from soloqueue_mem.sessions.events import Event, SessionKey, parse_event
 from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import LoggedTurn, Rejected, log_events
+from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
 
 if TYPE_CHECKING:
     from soloqueue_mem.storage.base import Backend

@@ -21,7 +21,7 @@ import functools
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import closing
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -301,7 +301,7 @@ def _rmdir_if_empty(root: str, relpath: str) -> bool:
     return True
 
 
-def in_parallel(fn: Callable[[str], T], items: list[str]) -> Iterator[T]:
+def in_parallel(fn: Callable[[str], T], items: list[str]) -> Generator[T, None, None]:
     """``fn`` over ``items``, results in order. Many items are split into contiguous
     slices run by worker threads: the file system calls release the GIL, and unlinks
     and rmdirs in different folders proceed together. A few run here, one by one."""

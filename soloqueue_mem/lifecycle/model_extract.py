@@ -4,7 +4,7 @@ Each user or assistant turn of at least ``MIN_CHARS`` characters is sent to the 
 (seed 001: short turns carry little); failed tool results always become ERROR memories
 by rule. When a call fails after its retries, that turn — and, since the model is
 evidently away, every later one in this run — gets the rules instead and is queued in
-state.db (in the database on PostgreSQL: :mod:`soloqueue_mem.pg.queue`), so a later
+state.db (in the database on PostgreSQL: :mod:`soloqueue_mem.storage.postgres.queue`), so a later
 consolidation retries it (backoff 1 s doubling to 30 s, at most ``llm_attempts``
 tries). A turn is never lost to a failed call.
 """
@@ -78,7 +78,7 @@ class ModelExtraction:
     def use_database(self, conn: Any, ops: ModuleType) -> None:
         """Queue in the back end's database instead of state.db: ``ops`` has
         :mod:`soloqueue_mem.lifecycle.queue`'s functions for ``conn``
-        (:mod:`soloqueue_mem.pg.queue`)."""
+        (:mod:`soloqueue_mem.storage.postgres.queue`)."""
         self._state, self._queue, self._owns_state = conn, ops, False
 
     def __call__(self, key: SessionKey, records: list[dict[str, Any]]) -> list[Draft]:

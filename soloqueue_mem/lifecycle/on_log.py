@@ -100,7 +100,7 @@ def _reserve(state: sqlite3.Connection, key: SessionKey, index: int, now: str) -
 
 def extracted_in_store(home: Home, config: Config, key: SessionKey) -> set[int]:
     """:func:`extracted_turns` from the store's state.db (none when it has none)."""
-    from soloqueue_mem.db.stores import open_state
+    from soloqueue_mem.storage.sqlite.stores import open_state
 
     conn = open_state(home, config, create=False)
     try:

@@ -8,8 +8,8 @@ attachment whose removal simply runs again (never a persistent artifact nobody
 references). The blob itself goes in GC phase 2 once no row references it.
 
 The attachment rows live in memory.db (:class:`SqliteRows`) or, with ``database_url``
-set, in PostgreSQL (:class:`soloqueue_mem.pg.attachments.PostgresRows`), shared by every
-host; the artifact row and the blob stay in the catalog and CAS of the host that
+set, in PostgreSQL (:class:`soloqueue_mem.storage.postgres.attachments.PostgresRows`),
+shared by every host; the artifact row and the blob stay in the catalog and CAS of the host that
 attached the file, so removing an attachment deletes an artifact row only when this
 host's catalog holds that very blob under that id.
 """

@@ -63,11 +63,12 @@ def parse_item(obj: Any, line: int | None = None) -> Item:
         if name in obj:
             values[name] = obj[name]
     for name in _UNIT_FIELDS:
-        value = obj.get(name)
-        if name in obj and (isinstance(value, bool) or not isinstance(value, int | float)):
+        if name not in obj:
+            continue
+        value = obj[name]
+        if isinstance(value, bool) or not isinstance(value, int | float):
             raise BadInput(f"{name!r} must be a number between 0 and 1", line)
-        if name in obj:
-            values[name] = float(value)
+        values[name] = float(value)
     tags = obj.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise BadInput("'tags' must be a list of strings", line)

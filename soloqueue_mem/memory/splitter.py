@@ -24,7 +24,7 @@ def split_text(
 ) -> list[str]:
     if not 0 <= overlap < size:
         raise ValueError("overlap must be smaller than the chunk size")
-    separator, rest = separators[-1], ()
+    separator, rest = separators[-1], separators[:0]
     for number, candidate in enumerate(separators):
         if candidate == "" or candidate in text:
             separator, rest = candidate, separators[number + 1 :]

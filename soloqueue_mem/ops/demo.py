@@ -14,7 +14,6 @@ from typing import Any
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_artifacts, open_memory
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle.digest import digest_session
 from soloqueue_mem.memory.recall import Request, recall
@@ -23,6 +22,7 @@ from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.reader import openai_messages, read_session
 from soloqueue_mem.sessions.trace import Scope, trace
 from soloqueue_mem.sessions.writer import LoggedTurn, log_events
+from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
 from soloqueue_mem.text.lexicon import open_lexicon
 
 DEMO_EVENTS: list[dict[str, Any]] = [

@@ -93,7 +93,7 @@ def conform(cls: type[T], data: dict[str, Any]) -> T:
                 validate_id(name, value)
             except InvalidId as exc:
                 raise BadInput(str(exc)) from None
-    return cls(**data)
+    return cls._make(data.get(name, cls._field_defaults.get(name)) for name in cls._fields)
 
 
 @cache

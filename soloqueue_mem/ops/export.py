@@ -16,8 +16,8 @@ The order is fixed (by table, then by insertion or key), so exporting a store, i
 the dump into an empty one and exporting that gives the same bytes.
 
 On the PostgreSQL back end (``Sources.database``) the sessions, turns and memories
-come from the database (:mod:`soloqueue_mem.pg.dump`), and so does the graph memory
-(:mod:`soloqueue_mem.pg.graph`); the artifacts and the identity files from this
+come from the database (:mod:`soloqueue_mem.storage.postgres.dump`), and so does the graph memory
+(:mod:`soloqueue_mem.storage.postgres.graph`); the artifacts and the identity files from this
 host's disk, where they live there too.
 """
 
@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from soloqueue_mem.artifacts import cas, catalog
 from soloqueue_mem.config import Config
 from soloqueue_mem.context import identity
-from soloqueue_mem.db.stores import open_artifacts, open_graph, open_memory, open_state
 from soloqueue_mem.graph import dump as graph_dump
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments, episodes, scratchpad, store, working
@@ -42,6 +41,7 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.logfile import read_lines
 from soloqueue_mem.sessions.reader import session_files
 from soloqueue_mem.state import values
+from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_graph, open_memory, open_state
 
 if TYPE_CHECKING:
     from soloqueue_mem.graph.db import GraphDb
@@ -82,7 +82,7 @@ def open_database(stack: ExitStack, config: Config) -> Any:
     url = database_url(config)
     if url is None:
         return None
-    from soloqueue_mem.pg.connect import connect
+    from soloqueue_mem.storage.postgres.connect import connect
 
     conn = connect(url)
     stack.callback(conn.close)
@@ -100,8 +100,9 @@ def open_sources(stack: ExitStack, home: Home, config: Config) -> Sources:
         if conn is not None:
             stack.callback(conn.close)
         conns.append(conn)
-    return Sources(*conns, graph=graph_of(stack, home, config, database, create=False),
-                   database=database)  # fmt: skip
+    memory, artifacts, state = conns
+    graph = graph_of(stack, home, config, database, create=False)
+    return Sources(memory, artifacts, state, graph=graph, database=database)
 
 
 def graph_of(
@@ -112,7 +113,7 @@ def graph_of(
     from soloqueue_mem.graph.db import SqliteGraph
 
     if database is not None:
-        from soloqueue_mem.pg.graph import PgGraph
+        from soloqueue_mem.storage.postgres.graph import PgGraph
 
         return PgGraph(database)
     conn = open_graph(home, config, create=create)
@@ -130,7 +131,7 @@ def export(
     if sources.artifacts is not None:
         yield from _artifacts(home, sources.artifacts, scope, with_blobs)
     if sources.database is not None:
-        from soloqueue_mem.pg import dump as pg_dump
+        from soloqueue_mem.storage.postgres import dump as pg_dump
 
         yield from pg_dump.records(home, sources.database, scope)
     elif sources.memory is not None:
@@ -177,11 +178,12 @@ def _value_records(sources: Sources, scope: Scope) -> Iterator[dict[str, Any]]:
 def _values_of(sources: Sources) -> Callable[[str], list[values.Entry]] | None:
     """Every entry of a table of values: state.db's, or the database's."""
     if sources.database is not None:
-        from soloqueue_mem.pg import values as pg_values
+        from soloqueue_mem.storage.postgres import values as pg_values
 
         return lambda table: pg_values.every(sources.database, table)
-    if sources.state is not None:
-        return lambda table: values.every(sources.state, table)
+    state = sources.state
+    if state is not None:
+        return lambda table: values.every(state, table)
     return None
 
 
@@ -217,7 +219,10 @@ def _sessions(home: Home, conn: sqlite3.Connection, scope: Scope) -> Iterator[di
         for line in read_lines(path):
             if line.record is None:
                 continue  # a torn or damaged line: `verify` reports it; it is not data
-            extracted, episode = states.get(line.record.get("turn_index"), (False, None))
+            index = line.record.get("turn_index")
+            extracted, episode = (False, None)
+            if isinstance(index, int):
+                extracted, episode = states.get(index, (False, None))
             yield record(
                 "turn",
                 {

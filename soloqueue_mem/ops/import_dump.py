@@ -12,8 +12,8 @@ records (a turn's offloaded artifact, an attachment's artifact, a memory's
 each record is redacted first (:mod:`.import_redact`).
 
 On the PostgreSQL back end (``Targets.database``) sessions, turns, memories and the
-graph memory go to the database (:mod:`soloqueue_mem.pg.dump`,
-:mod:`soloqueue_mem.pg.graph`); artifacts and identity files to this host's disk,
+graph memory go to the database (:mod:`soloqueue_mem.storage.postgres.dump`,
+:mod:`soloqueue_mem.storage.postgres.graph`); artifacts and identity files to this host's disk,
 where they live there too. Records of the tables the
 database does not hold yet are counted in the report's ``skipped`` and left out.
 """
@@ -183,7 +183,7 @@ def parsed(lines: Iterable[bytes]) -> Iterator[tuple[int, str, Any]]:
         if kind not in SHAPES:
             raise BadInput(f"unknown record type {kind!r}", number)
         try:
-            value = conform(SHAPES[kind], {k: v for k, v in obj.items() if k != "kind"})
+            value: Any = conform(SHAPES[kind], {k: v for k, v in obj.items() if k != "kind"})
             if isinstance(value, Blob):
                 _blob_bytes(value)
             if isinstance(value, IdentityRecord) and value.name not in identity.AUTHORED:
@@ -252,8 +252,8 @@ def target_opener(stack: ExitStack, home: Home, config: Config) -> Callable[[boo
     """What :func:`import_dump` opens the store with (every database closed with
     ``stack``, graph.db only for a dump with graph records); on the PostgreSQL back
     end, its database (the graph's tables too) and this host's artifacts.db."""
-    from soloqueue_mem.db.stores import open_artifacts, open_memory, open_state
     from soloqueue_mem.ops.export import graph_of, open_database
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, open_state
 
     def open_targets(with_graph: bool) -> Targets:
         database = open_database(stack, config)
@@ -264,8 +264,10 @@ def target_opener(stack: ExitStack, home: Home, config: Config) -> Callable[[boo
             if conn is not None:
                 stack.callback(conn.close)
             conns.append(conn)
+        memory, artifacts, state = conns
+        assert artifacts is not None  # opened with create=True
         graph = graph_of(stack, home, config, database, create=True) if with_graph else None
-        return Targets(home, config, *conns, graph=graph, database=database)  # type: ignore[arg-type]
+        return Targets(home, config, memory, artifacts, state, graph=graph, database=database)
 
     return open_targets
 
@@ -419,7 +421,7 @@ _ROW_DATABASES = {
 
 def _skipped_on_postgres() -> frozenset[str]:
     """The kinds of memory.db's and state.db's tables the database does not hold."""
-    from soloqueue_mem.pg.dump import PUT_BACK
+    from soloqueue_mem.storage.postgres.dump import PUT_BACK
 
     local = {kind for kind, name in _ROW_DATABASES.items() if name in ("memory", "state")}
     return frozenset(local - set(PUT_BACK))
@@ -467,10 +469,13 @@ def _put_back(targets: Targets, kind: str, value: Any) -> str:
         return identity.put_back(targets.home.root, value.name, value.content)
     if kind in GRAPH_KINDS:
         assert targets.graph is not None
-        put = {"graph_node": graph_dump.put_back_node, "graph_focus": graph_dump.put_back_focus}
-        return put.get(kind, graph_dump.put_back_task)(targets.graph, value)
+        if kind == "graph_node":
+            return graph_dump.put_back_node(targets.graph, value)
+        if kind == "graph_focus":
+            return graph_dump.put_back_focus(targets.graph, value)
+        return graph_dump.put_back_task(targets.graph, value)
     if targets.database is not None:
-        from soloqueue_mem.pg.dump import PUT_BACK
+        from soloqueue_mem.storage.postgres.dump import PUT_BACK
 
         return PUT_BACK[kind](targets.database, value)
     assert targets.memory is not None and targets.state is not None
@@ -486,7 +491,9 @@ def _put_back(targets: Targets, kind: str, value: Any) -> str:
     if kind == "attachment":
         return attachments.put_back(targets.memory, value)
     if kind == "embedding":
-        row = vectors.Cached(*value[:3], _vector_bytes(value), value.created_at)
+        row = vectors.Cached(
+            value.model, value.content_hash, value.dim, _vector_bytes(value), value.created_at
+        )
         return vectors.put_back_cached(targets.memory, row)
     table = "kv_store" if kind == "kv" else "session_state"
     scope = value[:2] if kind == "kv" else value[:3]
@@ -509,9 +516,10 @@ def _put_back_link(targets: Targets, value: EmbeddedItemRecord, report: _Report)
     if text in report.redacted:
         return "redacted"
     if targets.database is not None:
-        from soloqueue_mem.pg.embed import put_back_link
+        from soloqueue_mem.storage.postgres.embed import put_back_link
 
         return put_back_link(targets.database, value)
+    assert targets.memory is not None
     if value.item_kind == "turn":
         turn = turns.turn_at(targets.memory, key, int(value.turn_index or 0))
         item_id = None if turn is None else str(turn.id)
@@ -528,7 +536,7 @@ def _session(targets: Targets, session: Session) -> str:
     key = SessionKey(*session.head[:3])
     records = [turn.record for turn in session.turns]
     if targets.database is not None:
-        from soloqueue_mem.pg.dump import put_back_session as put_back_pg
+        from soloqueue_mem.storage.postgres.dump import put_back_session as put_back_pg
 
         fsync = targets.config.durability == "full"
         states = [(turn.extracted, turn.episode_id) for turn in session.turns]

@@ -53,7 +53,7 @@ def verify_store(
     """Check everything; return ``{"findings": [...], "counts": {...}, "exit_code": n}``."""
     findings: list[Finding] = []
     counts: dict[str, int] = {}
-    from soloqueue_mem.db import schema_graph, schema_memory
+    from soloqueue_mem.storage.sqlite import schema_graph, schema_memory
 
     memory = _open_ro(home.memory_db, options, findings, len(schema_memory.MIGRATIONS))
     try:
@@ -91,7 +91,7 @@ def check_artifacts(
     home: Home, options: VerifyOptions, now: float, findings: list[Finding], counts: dict[str, int]
 ) -> None:
     """This data directory's artifact catalog against its blobs (the CAS)."""
-    from soloqueue_mem.db import schema_artifacts
+    from soloqueue_mem.storage.sqlite import schema_artifacts
 
     artifacts = _open_ro(home.artifacts_db, options, findings, len(schema_artifacts.MIGRATIONS))
     try:

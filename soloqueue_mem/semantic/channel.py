@@ -1,7 +1,7 @@
 """The ``dense`` recall channel: an adapter from :func:`dense.search` to the recall
 engine's candidates. Active only when the chosen back end is ``hybrid`` or ``dense``
 (which means the model loaded); otherwise it finds nothing. On another database back
-end (PostgreSQL) that back end's ``nearest`` answers (:mod:`soloqueue_mem.pg.dense`).
+end (PostgreSQL) that back end's ``nearest`` answers (:mod:`soloqueue_mem.storage.postgres.dense`).
 
 Each language is scored on its own scale. multilingual-e5-small scores every text in
 the query's language above every text in the other: asked "我们团队用什么做部署？", the
@@ -23,6 +23,7 @@ from soloqueue_mem.text.cjk import has_cjk
 if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Candidate, Context
     from soloqueue_mem.semantic.dense import DenseHit
+    from soloqueue_mem.sessions.turns import Turn
 
 TURN_IMPORTANCE = 0.5  # as recall's: a turn has no importance of its own
 TIE = 1e-6
@@ -68,6 +69,7 @@ def _candidate(hit: DenseHit) -> Candidate:
     from soloqueue_mem.memory.store import Memory
 
     item = hit.item
+    link: dict[str, Memory | Episode | Turn]
     if isinstance(item, Memory):
         own = (item.content, item.updated_at, item.importance, item.access_count)
         link = {"memory": item}

@@ -75,16 +75,18 @@ def _bm25(
             # a common word costs a store-wide scan even when the range holds few turns.
             return _rank_recent(conn, terms, scope, limit)
         return turns.search_turns(conn, match, scope, limit)
-    narrow = [term for term in terms if not _is_broad(conn, term, scope)] if len(terms) > 1 else []
-    if len(narrow) == len(terms):  # each term is narrow, only their union is broad
+    narrow_terms = (
+        [term for term in terms if not _is_broad(conn, term, scope)] if len(terms) > 1 else []
+    )
+    if len(narrow_terms) == len(terms):  # each term is narrow, only their union is broad
         newest = turns.nth_newest_match(conn, match, 4 * BROAD_MATCHES, scope)
         bounded = scope if newest is None else scope._replace(lo=max(scope.lo, newest))
         return turns.search_turns(conn, match, bounded, limit)
-    recent = _rank_recent(conn, [t for t in terms if t not in narrow], scope, limit)
-    if not narrow:
+    recent = _rank_recent(conn, [t for t in terms if t not in narrow_terms], scope, limit)
+    if not narrow_terms:
         return recent
     # one narrow term was just counted; several may still be broad together
-    return _below(_bm25(conn, narrow, scope, limit, len(narrow) == 1), recent, limit)
+    return _below(_bm25(conn, narrow_terms, scope, limit, len(narrow_terms) == 1), recent, limit)
 
 
 def _within_rows(scope: SearchScope) -> bool:

@@ -28,7 +28,7 @@ from math import log
 
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.turns import SearchScope, Turn
-from soloqueue_mem.text.fts import match_expression
+from soloqueue_mem.text.fts import phrase
 from soloqueue_mem.text.query import QueryTerm, coverage
 
 POOL = 100
@@ -52,7 +52,7 @@ def rerank(
     )
     outside = [turn for turn in nearby if turn.id not in in_pool]
     examined = [turn for turn, _ in pool] + outside
-    holders = turns.matching_among(examined, [match_expression([t.text]) for t in terms])
+    holders = turns.matching_among(examined, [phrase(t.text) for t in terms])
     matched = set().union(*holders)
     scores = _weigh_by_coverage(pool, terms, holders, len(examined))
     candidates = [turn for turn, _ in pool] + [turn for turn in outside if turn.id in matched]

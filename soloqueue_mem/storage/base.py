@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
+    from soloqueue_mem.memory.attach import Rows
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.store import Changes, Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
-    from soloqueue_mem.pg.attachments import PostgresRows
+    from soloqueue_mem.semantic.dense import DenseHit
+    from soloqueue_mem.semantic.dense import Scope as DenseScope
     from soloqueue_mem.semantic.model import Embedder
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
@@ -125,12 +127,55 @@ POSTGRES_COMMANDS = frozenset(
 
 
 class Backend(Protocol):
-    """Turns and their search, sessions, memories and their history, episodes and
-    consolidation, the working memory."""
+    """What every storage back end guarantees the library (``Store``, the commands that
+    run on either back end, recall through its :class:`~soloqueue_mem.memory.recall.
+    Source` methods); PostgreSQL is the one implementation yet, SQLite the ``None`` of
+    :func:`open_backend` until it gets its own.
+
+    The contract, for every method:
+
+    - **One transaction per write method**: a write is whole or absent, never partial;
+      a failure rolls it back. ``log`` is the one stream: it commits chunk by chunk as
+      it yields, so every turn it has yielded is stored.
+    - **Idempotent by** ``event_id``: a write that carries an event id already applied
+      (a ``log`` item, ``remember``) changes nothing and answers as the first one did,
+      marked duplicate.
+    - **Only** :mod:`soloqueue_mem.errors` **raised** (NotFound for an unknown ref,
+      BadInput, Unsupported for what this back end cannot do, StorageError), with one
+      exception: a connection lost mid-call surfaces as the driver's own error, which
+      :meth:`lost` recognises so that the caller turns it into TempFail.
+    - **Reads never create**: a read of a store or item that does not exist answers
+      empty or NotFound and writes nothing (on PostgreSQL connecting migrates the
+      schema, which holds no data).
+
+    Times (``now``) are the caller's pinned clock; ``group``/``agent``/``session`` and
+    refs are validated ids.
+    """
 
     name: str
+    channels: frozenset[str]  # the recall channels this back end serves
 
-    def init(self) -> None: ...
+    # -- the connection ----------------------------------------------------------------
+
+    def init(self) -> None:
+        """Create or migrate the store (``init``)."""
+        ...
+
+    def warm(self) -> None:
+        """Connect and load what the first call would (a server pays this at start, and
+        an unreachable database fails there)."""
+        ...
+
+    def lost(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is the connection being lost: the call failed, the next one
+        reconnects."""
+        ...
+
+    def close(self) -> None:
+        """Close the connections; the back end reconnects if used again."""
+        ...
+
+    # -- turns and sessions ------------------------------------------------------------
 
     def log(
         self,
@@ -138,31 +183,62 @@ class Backend(Protocol):
         default: tuple[str, str, str | None],
         now: datetime,
         offload: Offload | None,
-    ) -> Iterator[LoggedTurn | Rejected]: ...
+    ) -> Iterator[LoggedTurn | Rejected]:
+        """``log``: append each item to its session (``default``: the group, agent and
+        session of an item naming none), one result per item in order; a bad item is
+        Rejected without stopping the stream, a repeated ``event_id`` is a duplicate."""
+        ...
 
     def trace(
         self, query: str, scope: Scope, limit: int, lexicon: Callable[[], Lexicon]
-    ) -> list[TraceHit]: ...
+    ) -> list[TraceHit]:
+        """``trace``: the turns matching ``query`` in ``scope``, best first."""
+        ...
 
-    def newest_turns(self, scope: Scope, limit: int) -> list[Turn]: ...
+    def newest_turns(self, scope: Scope, limit: int) -> list[Turn]:
+        """The ``limit`` newest turns of ``scope``, newest first."""
+        ...
 
-    def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]: ...
+    def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]:
+        """The ``limit`` newest turns of ``scope`` logged before ``until``."""
+        ...
 
-    def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]: ...
+    def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]:
+        """``session list``: sessions, most recently active first."""
+        ...
 
-    def session(self, key: SessionKey) -> SessionLogContent: ...
+    def session(self, key: SessionKey) -> SessionLogContent:
+        """``session show``/``export``: the session's records; NotFound when unknown."""
+        ...
 
-    def session_turns(self, key: SessionKey) -> list[Turn]: ...
+    def session_turns(self, key: SessionKey) -> list[Turn]:
+        """The session's turns by index (none: an unknown session)."""
+        ...
 
-    def session_end(self, key: SessionKey, now: datetime) -> Ended: ...
+    def session_end(self, key: SessionKey, now: datetime) -> Ended:
+        """``session end``: mark it ended, digest it into episodes and memories, clear
+        its transient memories."""
+        ...
 
-    def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]: ...
+    # -- episodes and consolidation ----------------------------------------------------
 
-    def episode(self, ref: str) -> Episode: ...
+    def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]:
+        """``episode list``: newest first."""
+        ...
+
+    def episode(self, ref: str) -> Episode:
+        """``episode show``: the episode with id (or unique prefix) ``ref``; NotFound."""
+        ...
 
     def search_episodes(
         self, terms: list[str], filters: EpisodeFilters, limit: int
-    ) -> list[tuple[Episode, float]]: ...
+    ) -> list[tuple[Episode, float]]:
+        """Recall's episode channel: episodes matching ``terms``, with their scores."""
+        ...
+
+    def touch_episodes(self, ids: list[str]) -> None:
+        """Count a retrieval of each episode (recall's access counts)."""
+        ...
 
     def consolidate(
         self,
@@ -170,15 +246,27 @@ class Backend(Protocol):
         options: Options,
         progress: Progress | None = None,
         model: ModelExtraction | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> dict[str, Any]:
+        """``consolidate``: extract, decay, archive and digest; its report."""
+        ...
 
     def extract_on_log(
         self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
-    ) -> list[Remembered]: ...
+    ) -> list[Remembered]:
+        """``extract_on_log``'s worker: the memories of the target turns (session,
+        turn index), each turn extracted once."""
+        ...
 
-    def open_extraction_sessions(self, chosen: list[list]) -> list[list]: ...
+    def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
+        """The extraction targets whose session is not full yet (``log``)."""
+        ...
 
-    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]: ...
+    # -- the dense index ---------------------------------------------------------------
+
+    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
+        """``index --embed --estimate``: how much a pass would embed; Unsupported when
+        this back end cannot hold vectors."""
+        ...
 
     def embed(
         self,
@@ -187,52 +275,93 @@ class Backend(Protocol):
         with_turns: bool,
         time_budget: float | None,
         progress: Callable[[int, int], None] | None,
-    ) -> dict[str, Any]: ...
+    ) -> dict[str, Any]:
+        """``index --embed``: vectors for what lacks one, within ``time_budget``
+        seconds; resumable (a later pass does the rest)."""
+        ...
+
+    # -- recall (recall's Source) ------------------------------------------------------
 
     def recall(
         self, request: Request, now: datetime, lexicon: Callable[[], Lexicon]
-    ) -> RecallResult: ...
+    ) -> RecallResult:
+        """``recall``: every channel this back end serves, fused."""
+        ...
+
+    def search(
+        self, conn: object, terms: list[str], filters: Filters, now: datetime, limit: int
+    ) -> list[tuple[Memory, float]]:
+        """Recall's memory search: memories matching ``terms``, with their scores
+        (``conn``: recall's SQLite connection, unused by another back end)."""
+        ...
+
+    def nearest(self, query: str, scope: DenseScope, now: datetime, limit: int) -> list[DenseHit]:
+        """Recall's dense channel: the items nearest ``query`` (none when it is off)."""
+        ...
+
+    def touch(self, memory_ids: list[str], now: datetime) -> None:
+        """Count a retrieval of each memory (recall's access counts)."""
+        ...
+
+    # -- memories ----------------------------------------------------------------------
 
     def remember(
         self, draft: Draft, group: str, agent: str, now: datetime, event_id: str | None = None
-    ) -> Remembered: ...
+    ) -> Remembered:
+        """``remember``: store ``draft`` (superseding the memory it replaces); the same
+        ``event_id`` again, or the same content, is a duplicate."""
+        ...
 
-    def memory(self, ref: str) -> Memory: ...
+    def memory(self, ref: str) -> Memory:
+        """``memory show``: the memory with id (or unique prefix) ``ref``; NotFound."""
+        ...
 
-    def memories(self, filters: Filters, now: datetime, limit: int) -> list[Memory]: ...
+    def memories(self, filters: Filters, now: datetime, limit: int) -> list[Memory]:
+        """``memory list``: the memories ``filters`` selects, newest first."""
+        ...
 
-    def history(self, ref: str) -> list[Memory]: ...
+    def history(self, ref: str) -> list[Memory]:
+        """``memory history``: the supersede chain through ``ref``, oldest first."""
+        ...
 
-    def forget(self, refs: Iterable[str]) -> list[str]: ...
+    def forget(self, refs: Iterable[str]) -> list[str]:
+        """``memory forget``: delete the memories; the ids deleted (NotFound for an
+        unknown ref, and then none is deleted)."""
+        ...
 
-    def import_v1(self, converted: list[Memory]) -> dict[str, Any]: ...
+    def import_v1(self, converted: list[Memory]) -> dict[str, Any]:
+        """``import memories-v1``: the converted memories not imported before."""
+        ...
 
-    def edit(self, ref: str, changes: Changes, now: datetime) -> Memory: ...
+    def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
+        """``memory edit``: the memory with ``changes`` applied."""
+        ...
 
-    def restore(self, ref: str, now: datetime) -> Memory: ...
+    def restore(self, ref: str, now: datetime) -> Memory:
+        """``memory restore``: an archived or superseded memory made active again."""
+        ...
 
-    def working_add(self, group: str, content: str, source: str, now: datetime) -> Added: ...
+    # -- attachments: the rows here, the blobs in this host's CAS ---------------------
 
-    def working(self, group: str, now: datetime, limit: int) -> list[Entry]: ...
+    def attachments(self) -> Rows:
+        """The attachment rows (``attach``, ``attachment list/show/rm``)."""
+        ...
 
-    def working_clear(self, group: str) -> int: ...
+    def search_attachments(
+        self, terms: list[str], filters: AttachmentFilters, now: str, limit: int
+    ) -> list[tuple[Attachment, float]]:
+        """Recall's attachment channel: attachments whose texts match ``terms``."""
+        ...
 
-    def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted: ...
+    # -- upkeep: the database's part beside this host's files -------------------------
 
-    def query(
-        self, query: str, group: str, now: datetime, lexicon: Callable[[], Lexicon]
-    ) -> Answer: ...
+    def stats(self, artifacts: sqlite3.Connection | None) -> dict[str, Any]:
+        """``stats``: counts and sizes (``artifacts``: this host's catalog, if any)."""
+        ...
 
-    def warm(self) -> None: ...
-
-    def lost(self, exc: BaseException) -> bool: ...
-
-    # -- upkeep: the shared database's part beside this host's files (pg/stats.py,
-    # pg/verify.py, pg/gc.py) ----------------------------------------------------------
-
-    def stats(self, artifacts: sqlite3.Connection | None) -> dict[str, Any]: ...
-
-    def verify(self, options: VerifyOptions, now: float) -> dict[str, Any]: ...
+    def verify(self, options: VerifyOptions, now: float) -> dict[str, Any]:
+        """``verify``: the findings of the integrity checks (repairs with the options)."""
+        ...
 
     def gc(
         self,
@@ -240,39 +369,85 @@ class Backend(Protocol):
         now: datetime,
         options: GcOptions,
         progress: Callable[[int], None] | None,
-    ) -> dict[str, Any]: ...
+    ) -> dict[str, Any]:
+        """``gc``: expired and unreferenced data removed; its report."""
+        ...
 
-    def graph_db(self) -> GraphDb: ...
+    # -- seed 002: the graph memory ----------------------------------------------------
 
-    def attachments(self) -> PostgresRows: ...
+    def graph_db(self) -> GraphDb:
+        """The graph memory on this back end (closed with the back end)."""
+        ...
 
-    def search_attachments(
-        self, terms: list[str], filters: AttachmentFilters, now: str, limit: int
-    ) -> list[tuple[Attachment, float]]: ...
+    # -- seed 004: working memory, promote, hot + cold query --------------------------
 
-    def scratchpad(self, group: str, agent: str, template: str) -> Scratchpad: ...
+    def working_add(self, group: str, content: str, source: str, now: datetime) -> Added:
+        """``working add``: an entry in the group's working memory."""
+        ...
 
-    def scratchpad_put(self, group: str, agent: str, content: str, now: datetime) -> Scratchpad: ...
+    def working(self, group: str, now: datetime, limit: int) -> list[Entry]:
+        """``working list``: the group's live entries, newest first."""
+        ...
+
+    def working_clear(self, group: str) -> int:
+        """``working clear``: the number of entries removed."""
+        ...
+
+    def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted:
+        """``promote``: the facts of ``text`` remembered, those already known skipped
+        (one transaction)."""
+        ...
+
+    def query(
+        self, query: str, group: str, now: datetime, lexicon: Callable[[], Lexicon]
+    ) -> Answer:
+        """``query``: the working memory's hot answer with the memories' cold search."""
+        ...
+
+    # -- scratchpad, kv preferences, session variables ---------------------------------
+
+    def scratchpad(self, group: str, agent: str, template: str) -> Scratchpad:
+        """``scratchpad show``: the pad, ``template`` when none was written."""
+        ...
+
+    def scratchpad_put(self, group: str, agent: str, content: str, now: datetime) -> Scratchpad:
+        """``scratchpad set``/``edit``: the pad replaced by ``content``."""
+        ...
 
     def value_put(
         self, table: str, scope: tuple[str, ...], key: str, value: Any, now: datetime
-    ) -> ValueEntry: ...
+    ) -> ValueEntry:
+        """``kv set``/``session set``: ``key`` of ``scope`` in ``table`` set to ``value``."""
+        ...
 
-    def value(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry: ...
+    def value(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry:
+        """``kv get``/``session get``: the entry; NotFound when unset."""
+        ...
 
-    def values(self, table: str, scope: tuple[str, ...]) -> list[ValueEntry]: ...
+    def values(self, table: str, scope: tuple[str, ...]) -> list[ValueEntry]:
+        """``kv list``: the entries of ``scope`` by key."""
+        ...
 
-    def value_remove(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry: ...
+    def value_remove(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry:
+        """``kv rm``/``session unset``: the entry removed; NotFound when unset."""
+        ...
 
-    def session_set(self, key: SessionKey, name: str, value: Any, now: datetime) -> ValueEntry: ...
+    def session_set(self, key: SessionKey, name: str, value: Any, now: datetime) -> ValueEntry:
+        """``session set``: a session variable (the session must exist)."""
+        ...
 
-    def token_cache(self) -> TokenCache: ...
+    # -- context -----------------------------------------------------------------------
+
+    def token_cache(self) -> TokenCache:
+        """The token counts cache ``context build`` reads and fills."""
+        ...
 
     def compress(
         self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None
-    ) -> Compressed: ...
-
-    def close(self) -> None: ...
+    ) -> Compressed:
+        """``context compress``: the session's older turns summarised, ``keep`` newest
+        kept whole."""
+        ...
 
 
 def open_backend(home: Home, config: Config) -> Backend | None:
@@ -280,7 +455,7 @@ def open_backend(home: Home, config: Config) -> Backend | None:
     url = database_url(config)
     if url is None:
         return None
-    from soloqueue_mem.pg.backend import PostgresBackend
+    from soloqueue_mem.storage.postgres.backend import PostgresBackend
 
     return PostgresBackend(home, config, url)
 

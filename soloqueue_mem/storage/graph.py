@@ -23,12 +23,12 @@ def open_graph_db(home: Home, config: Config, create: bool = True) -> GraphDb | 
     graph.db (None when it does not exist and ``create`` is False)."""
     url = database_url(config)
     if url is not None:
-        from soloqueue_mem.pg.connect import connect
-        from soloqueue_mem.pg.graph import PgGraph
+        from soloqueue_mem.storage.postgres.connect import connect
+        from soloqueue_mem.storage.postgres.graph import PgGraph
 
         return PgGraph(connect(url))
-    from soloqueue_mem.db.stores import open_graph
     from soloqueue_mem.graph.db import SqliteGraph
+    from soloqueue_mem.storage.sqlite.stores import open_graph
 
     conn = open_graph(home, config, create=create)
     return None if conn is None else SqliteGraph(conn)
@@ -45,7 +45,7 @@ def worker_lock(home: Home, config: Config, wait: bool = False) -> AbstractConte
     runs at a time across every host. A held lock raises TempFail unless ``wait``."""
     url = database_url(config)
     if url is not None:
-        from soloqueue_mem.pg.graph_queue import worker_lock as pg_worker_lock
+        from soloqueue_mem.storage.postgres.graph_queue import worker_lock as pg_worker_lock
 
         return pg_worker_lock(url, wait)
     from soloqueue_mem import lock

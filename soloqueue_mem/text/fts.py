@@ -41,10 +41,10 @@ def match_expression(terms: list[str]) -> str | None:
     """``"a" OR "b c"``: each term quoted, CJK terms in the index form."""
     if not terms:
         return None
-    return " OR ".join(map(_phrase, terms))
+    return " OR ".join(map(phrase, terms))
 
 
-def _phrase(term: str) -> str:
+def phrase(term: str) -> str:
     """One quoted FTS5 phrase matching ``term`` wherever the index holds it.
 
     A CJK run ending the term may go on in the text, where its last character starts a
@@ -69,7 +69,7 @@ def holders(bodies: list[str], matches: list[str]) -> list[set[int]]:
     """For each FTS5 expression of ``matches``, the positions of the ``bodies`` it
     matches, tokenized exactly as the store's indexes are.
 
-    The phrase of a CJK word (:func:`_phrase` of a term of CJK letters only) matches
+    The phrase of a CJK word (:func:`phrase` of a term of CJK letters only) matches
     exactly the texts holding the word: its bigrams stand in one run, so that check is
     a substring test. Any other expression is run on an FTS5 table of the texts in a
     private in-memory database, so the cost is theirs, not the store's."""

@@ -31,10 +31,12 @@ def keywords(text: str, lexicon: Callable[[], Lexicon], top: int = 8) -> list[st
     ``lexicon`` is called only when the text has Han characters."""
     counts: Counter[str] = Counter()
     runs = han_run().findall(text) if not text.isascii() else []
-    dictionary = lexicon() if runs else None
-    for run in runs:
-        words = segment_han(run, dictionary)
-        counts.update(w for w in words if len(w) > 1 and w not in STOPWORDS)
+    dictionary: Lexicon | None = None
+    if runs:
+        dictionary = lexicon()
+        for run in runs:
+            words = segment_han(run, dictionary)
+            counts.update(w for w in words if len(w) > 1 and w not in STOPWORDS)
     latin = han_run().sub(" ", text) if runs else text
     english = [w.lower().rstrip(".") for w in _english().findall(latin)]
     counts.update(w for w in english if w not in STOPWORDS)

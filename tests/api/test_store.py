@@ -276,6 +276,18 @@ def test_graph_remember_sync_and_its_errors(store):
         store.graph_recall("x", agent="../x")
 
 
+def test_export_writes_the_graph_memory_too(store):
+    """graph.db's nodes are in Store.export's dump, as in the CLI's ``export``."""
+    import io
+    import json
+
+    store.graph_remember(GRAPH_TALK[:1], sync=True)
+    out = io.StringIO()
+    store.export(out)
+    kinds = [json.loads(line).get("kind") for line in out.getvalue().splitlines()]
+    assert kinds.count("graph_node") == 1
+
+
 def test_context_compress_queues_the_compressed_turns_for_the_graph_when_set(tmp_path):
     from soloqueue_mem.graph import queue
 

@@ -139,8 +139,8 @@ def test_property_save_read_byte_identical_through_the_library(prefix, size, see
     from soloqueue_mem.artifacts import store
     from soloqueue_mem.artifacts.store import NewArtifact
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_artifacts
     from soloqueue_mem.home import Home
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
     now = datetime(2026, 11, 26, 8, tzinfo=UTC)
     with tempfile.TemporaryDirectory() as folder:

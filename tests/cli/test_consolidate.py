@@ -11,10 +11,10 @@ from pathlib import Path
 
 from soloqueue_mem import lock
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import Home
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.reader import end_session
+from soloqueue_mem.storage.sqlite.stores import open_memory
 from tests.conftest import NOW, tree_snapshot
 
 EX_USAGE, EX_DATAERR, EX_TEMPFAIL = 2, 65, 75

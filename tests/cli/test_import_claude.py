@@ -9,13 +9,13 @@ import shutil
 from pathlib import Path
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import Home
 from soloqueue_mem.integrations.claude_transcript import (
     import_transcripts,
     last_reply,
     transcript_event,
 )
+from soloqueue_mem.storage.sqlite.stores import open_memory
 from tests.conftest import tree_snapshot
 
 DATA = Path(__file__).parent.parent / "data" / "claude_code"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from soloqueue_mem.db.schema_memory import MIGRATIONS
+from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS
 
 
 def tables(conn: sqlite3.Connection) -> set[str]:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from soloqueue_mem.db.schema_memory import MIGRATIONS
 from soloqueue_mem.home import find_root
+from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS
 
 
 def test_root_resolution_order(tmp_path):

@@ -11,13 +11,13 @@ from pathlib import Path
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.db.stores import open_graph, open_memory
 from soloqueue_mem.graph import queue
 from soloqueue_mem.graph.store import Scope, delete_node
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.semantic import dump as vectors
+from soloqueue_mem.storage.sqlite.stores import open_graph, open_memory
 from tests.cli.test_graph import CONVERSATION, LOGIN, remember
 from tests.cli.test_offload import write_config
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from soloqueue_mem import Store
-from soloqueue_mem.db import schema_memory
 from soloqueue_mem.memory import attachments, episodes
 from soloqueue_mem.memory import store as memory_store
 from soloqueue_mem.sessions import turns
+from soloqueue_mem.storage.sqlite import schema_memory
 from soloqueue_mem.text import cjk
 
 OLD_VERSION = 12  # memory.db before the bigram index

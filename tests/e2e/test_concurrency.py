@@ -51,10 +51,10 @@ def _library_worker(
         from datetime import UTC, datetime
 
         from soloqueue_mem.config import Config
-        from soloqueue_mem.db.stores import open_memory
         from soloqueue_mem.home import Home
         from soloqueue_mem.sessions.events import parse_event
         from soloqueue_mem.sessions.writer import LoggedTurn, log_events
+        from soloqueue_mem.storage.sqlite.stores import open_memory
 
         home = Home(Path(root))
         config = Config()

@@ -25,10 +25,10 @@ def _writer(root: str, worker: int, barrier: Any, out: Any) -> None:
     acked = 0
     try:
         from soloqueue_mem.config import Config
-        from soloqueue_mem.db.stores import open_memory
         from soloqueue_mem.home import Home
         from soloqueue_mem.sessions.events import parse_event
         from soloqueue_mem.sessions.writer import LoggedTurn, log_events
+        from soloqueue_mem.storage.sqlite.stores import open_memory
 
         home, config = Home(Path(root)), Config()
         barrier.wait(timeout=60)
@@ -53,9 +53,9 @@ def _writer(root: str, worker: int, barrier: Any, out: Any) -> None:
 def _consolidator(root: str, barrier: Any, out: Any) -> None:
     try:
         from soloqueue_mem.config import Config
-        from soloqueue_mem.db.stores import open_memory
         from soloqueue_mem.home import Home
         from soloqueue_mem.lifecycle.consolidate import Options, run
+        from soloqueue_mem.storage.sqlite.stores import open_memory
 
         home = Home(Path(root))
         barrier.wait(timeout=60)
@@ -68,11 +68,11 @@ def _consolidator(root: str, barrier: Any, out: Any) -> None:
 def _seed(root: Path) -> None:
     """Ten idle sessions and 300 memories, some of them old enough to decay."""
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.memory.store import Draft, remember
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.writer import log_events
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     home = Home(root)
     conn = open_memory(home, Config())

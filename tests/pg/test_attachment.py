@@ -180,10 +180,10 @@ def test_the_library_attaches_and_expires_through_either_rows(home, backend):
     from datetime import UTC, datetime, timedelta
 
     from soloqueue_mem.config import Config
-    from soloqueue_mem.db.stores import open_artifacts, open_memory
     from soloqueue_mem.home import Home
     from soloqueue_mem.memory.attach import NewAttachment, SqliteRows, attach, expire, remove
     from soloqueue_mem.memory.attachments import Filters
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
 
     now = datetime(2026, 11, 26, 8, tzinfo=UTC)
     store = Home(home)
@@ -192,8 +192,8 @@ def test_the_library_attaches_and_expires_through_either_rows(home, backend):
         conn = open_memory(store, Config())
         rows = SqliteRows(conn)
     else:
-        from soloqueue_mem.pg.attachments import PostgresRows
-        from soloqueue_mem.pg.connect import connect
+        from soloqueue_mem.storage.postgres.attachments import PostgresRows
+        from soloqueue_mem.storage.postgres.connect import connect
 
         conn = connect(backend)
         rows = PostgresRows(conn)

@@ -94,7 +94,7 @@ def test_the_library_store_runs_on_postgres(home: Path, on_postgres: str) -> Non
 def test_recall_names_the_channels_it_lacks(
     cli: Cli, on_postgres: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from soloqueue_mem.pg.backend import RECALL_CHANNELS, PostgresBackend
+    from soloqueue_mem.storage.postgres.backend import RECALL_CHANNELS, PostgresBackend
 
     monkeypatch.setattr(PostgresBackend, "channels", RECALL_CHANNELS - {"kinds"})
     result = cli("recall", "x", "--channels", "memories,kinds")

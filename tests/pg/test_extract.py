@@ -208,9 +208,9 @@ NOW = datetime(2026, 11, 26, 8, tzinfo=UTC)
 
 
 def _queue_of(url: str, items: int) -> None:
-    from soloqueue_mem.pg import queue
-    from soloqueue_mem.pg.connect import connect
     from soloqueue_mem.sessions.events import SessionKey
+    from soloqueue_mem.storage.postgres import queue
+    from soloqueue_mem.storage.postgres.connect import connect
 
     key = SessionKey("g", "a", "s")
     conn = connect(url)
@@ -223,8 +223,8 @@ def _queue_of(url: str, items: int) -> None:
 
 
 def test_a_claimed_item_is_skipped_by_another_host_without_waiting(database_url: str) -> None:
-    from soloqueue_mem.pg import queue
-    from soloqueue_mem.pg.connect import connect
+    from soloqueue_mem.storage.postgres import queue
+    from soloqueue_mem.storage.postgres.connect import connect
 
     _queue_of(database_url, 6)
     first, second = connect(database_url), connect(database_url)
@@ -245,8 +245,8 @@ def test_a_claimed_item_is_skipped_by_another_host_without_waiting(database_url:
 
 
 def test_hosts_consuming_one_queue_at_once_take_each_item_once(database_url: str) -> None:
-    from soloqueue_mem.pg import queue
-    from soloqueue_mem.pg.connect import connect
+    from soloqueue_mem.storage.postgres import queue
+    from soloqueue_mem.storage.postgres.connect import connect
 
     _queue_of(database_url, 200)
     taken: list[list[int]] = [[] for _ in range(4)]

@@ -108,7 +108,7 @@ def test_a_migrated_store_keeps_its_episodes_and_digests_nothing_twice(
 def test_a_consolidate_running_on_another_host_is_exit_75(cli: Cli, on_postgres: str) -> None:
     import psycopg
 
-    from soloqueue_mem.pg.lifecycle import RUN_LOCK
+    from soloqueue_mem.storage.postgres.lifecycle import RUN_LOCK
 
     with psycopg.connect(on_postgres, autocommit=True) as other_host:
         other_host.execute("SELECT pg_advisory_lock(%s)", (RUN_LOCK,))

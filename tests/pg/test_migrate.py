@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import Home
+from soloqueue_mem.storage.sqlite.stores import open_memory
 from tests.conftest import Cli, run_process
 
 TURNS = [
@@ -124,8 +124,8 @@ def test_a_copy_killed_mid_way_is_finished_by_running_it_again(
 def test_batches_resume_where_an_interrupted_library_copy_stopped(
     cli: Cli, home: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from soloqueue_mem.pg.connect import connect
-    from soloqueue_mem.pg.copy_sqlite import copy_tables
+    from soloqueue_mem.storage.postgres.connect import connect
+    from soloqueue_mem.storage.postgres.copy_sqlite import copy_tables
 
     _sqlite_store(cli, monkeypatch)
     source = open_memory(Home(home), Config(), create=False)

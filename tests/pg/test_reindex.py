@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from soloqueue_mem.pg import reindex
-from soloqueue_mem.pg.schema import MIGRATIONS
+from soloqueue_mem.storage.postgres import reindex
+from soloqueue_mem.storage.postgres.schema import MIGRATIONS
 from tests.conftest import Cli
 
 pytest.importorskip("psycopg")
@@ -25,9 +25,9 @@ STAMP = "2026-01-01T00:00:00.000Z"
 BEFORE = MIGRATIONS.index(next(step for step in MIGRATIONS if callable(step)))
 WORKER = f"""
 import sys
-from soloqueue_mem.pg import reindex
+from soloqueue_mem.storage.postgres import reindex
 reindex.BATCH = {BATCH}
-from soloqueue_mem.pg.connect import connect
+from soloqueue_mem.storage.postgres.connect import connect
 connect(sys.argv[1]).close()
 """
 

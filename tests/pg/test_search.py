@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from soloqueue_mem import Store
-from soloqueue_mem.pg import memories, turns
-from soloqueue_mem.pg.schema import MIGRATIONS
-from soloqueue_mem.pg.text import document, lexemes, term_query
+from soloqueue_mem.storage.postgres import memories, turns
+from soloqueue_mem.storage.postgres.schema import MIGRATIONS
+from soloqueue_mem.storage.postgres.text import document, lexemes, term_query
 from tests.conftest import Cli
 
 
@@ -122,7 +122,7 @@ def test_the_schema_step_reindexes_rows_written_before_it(database_url: str) -> 
     """A database at version 1 (CJK characters one lexeme each) is re-indexed on open."""
     import psycopg
 
-    from soloqueue_mem.pg.connect import connect
+    from soloqueue_mem.storage.postgres.connect import connect
 
     stamp = "2026-01-01T00:00:00.000Z"
     with psycopg.connect(database_url, autocommit=True) as conn:
@@ -158,7 +158,7 @@ def test_the_stems_schema_step_reindexes_english_words(database_url: str) -> Non
     stemmed on open; until then a query finds them as written too."""
     import psycopg
 
-    from soloqueue_mem.pg.connect import _apply, connect
+    from soloqueue_mem.storage.postgres.connect import _apply, connect
 
     with psycopg.connect(database_url, autocommit=True) as conn:
         with conn.transaction():
@@ -207,7 +207,7 @@ def test_recall_finds_a_chinese_memory_and_turn_on_postgres(cli: Cli, on_postgre
 def test_any_text_makes_a_valid_query(database_url: str) -> None:
     import psycopg
 
-    from soloqueue_mem.pg.text import any_query
+    from soloqueue_mem.storage.postgres.text import any_query
 
     tricky = [
         "a'b",
@@ -234,8 +234,8 @@ def test_any_text_makes_a_valid_query(database_url: str) -> None:
 def test_the_newest_matches_are_found_in_widening_ranges_of_keys(database_url: str) -> None:
     """With statistics saying a term is common, the newest keys are searched first and
     the range widened while it holds too few: the answer is always the true newest."""
-    from soloqueue_mem.pg.connect import connect
-    from soloqueue_mem.pg.newest import newest_matches
+    from soloqueue_mem.storage.postgres.connect import connect
+    from soloqueue_mem.storage.postgres.newest import newest_matches
 
     conn = connect(database_url)
     try:

@@ -242,7 +242,7 @@ def test_store_export_and_import_on_both_back_ends(
 def test_export_pages_through_a_session_and_keeps_to_its_scope(
     cli: Cli, tmp_path: Path, on_postgres: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from soloqueue_mem.pg import dump
+    from soloqueue_mem.storage.postgres import dump
 
     batch = "\n".join(json.dumps({"role": "user", "content": f"turn {n}"}) for n in range(7))
     cli.ok("log", "--batch", "-s", "long", "-g", "work", input=batch)

@@ -13,8 +13,8 @@ import pytest
 
 from soloqueue_mem import Store
 from soloqueue_mem.clock import parse_timestamp
-from soloqueue_mem.pg import reindex, verify
-from soloqueue_mem.pg.schema import MIGRATIONS
+from soloqueue_mem.storage.postgres import reindex, verify
+from soloqueue_mem.storage.postgres.schema import MIGRATIONS
 from tests.conftest import NOW, Cli
 
 pytest.importorskip("psycopg")
@@ -288,7 +288,7 @@ def put_blob(home: Path, data: bytes) -> str:
 def test_one_gc_at_a_time_across_hosts(cli: Cli, home: Path, on_postgres: str) -> None:
     cli.ok("log", "-s", "s", "hello")
     with psycopg.connect(on_postgres, autocommit=True) as other_host:
-        from soloqueue_mem.pg.gc import _LOCK
+        from soloqueue_mem.storage.postgres.gc import _LOCK
 
         other_host.execute("SELECT pg_advisory_lock(%s)", (_LOCK,))
         result = cli("gc", "--deep")

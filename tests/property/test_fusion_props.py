@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.recall import Request, recall
 from soloqueue_mem.memory.store import Draft
+from soloqueue_mem.storage.sqlite.stores import open_memory
 from soloqueue_mem.text.lexicon import open_lexicon
 
 SETTINGS = settings(

@@ -13,7 +13,6 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_graph
 from soloqueue_mem.graph import store
 from soloqueue_mem.graph.compress import compress_node, compress_slice, target_length
 from soloqueue_mem.graph.db import SqliteGraph
@@ -22,6 +21,7 @@ from soloqueue_mem.graph.recall import recall
 from soloqueue_mem.graph.remember import apply_task
 from soloqueue_mem.graph.steps import Steps
 from soloqueue_mem.home import Home
+from soloqueue_mem.storage.sqlite.stores import open_graph
 from tests.unit.graph.helpers import NOW, SCOPE, add_node, link, set_focus
 
 PARAMS = Params()

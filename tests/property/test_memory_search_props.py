@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import backend, store
 from soloqueue_mem.memory.store import Draft, Filters, Window
+from soloqueue_mem.storage.sqlite.stores import open_memory
 from soloqueue_mem.text.fts import match_expression
 
 SETTINGS = settings(

@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.recall import Candidate, Request, fit_budget, rank, recall, render_text
 from soloqueue_mem.memory.store import Draft
+from soloqueue_mem.storage.sqlite.stores import open_memory
 from soloqueue_mem.text.cjk import estimate_tokens
 
 SETTINGS = settings(

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_graph, open_memory, open_state
 from soloqueue_mem.graph.db import SqliteGraph
 from soloqueue_mem.graph.dump import NodeRecord, put_back_node
 from soloqueue_mem.graph.store import Scope as GraphScope
@@ -29,6 +28,7 @@ from soloqueue_mem.semantic import dump as vectors
 from soloqueue_mem.sessions.events import Event
 from soloqueue_mem.sessions.writer import log_events
 from soloqueue_mem.state import values
+from soloqueue_mem.storage.sqlite.stores import open_graph, open_memory, open_state
 
 NOW = datetime(2026, 11, 26, 8, tzinfo=UTC)
 SETTINGS = settings(

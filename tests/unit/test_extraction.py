@@ -11,12 +11,12 @@ import pytest
 
 from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import tool_failure
 from soloqueue_mem.lifecycle.extract import clauses, from_text, from_tool_results
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory import store
+from soloqueue_mem.storage.sqlite.stores import open_memory
 from tests.conftest import NOW
 
 REPO = Path(__file__).resolve().parents[2]

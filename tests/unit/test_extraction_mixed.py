@@ -8,10 +8,10 @@ import pytest
 
 from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_memory
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle.extract import from_text
 from soloqueue_mem.memory import store
+from soloqueue_mem.storage.sqlite.stores import open_memory
 from tests.conftest import NOW
 
 SAID_AT = parse_timestamp(NOW)  # Thursday 2026-11-26

@@ -50,7 +50,7 @@ def test_short_and_long_words_are_left_as_they_are() -> None:
 def test_the_postgresql_index_words_are_sqlite_fts5s_tokens() -> None:
     """Outside CJK (and Hangul) runs, which both index as their own forms, the
     PostgreSQL lexemes are the SQLite index's tokens."""
-    from soloqueue_mem.pg.text import lexemes
+    from soloqueue_mem.storage.postgres.text import lexemes
 
     text = (
         "Café naïve Zürich São Ångström øre Straße œuvre Łódź crème brûlée résumés "

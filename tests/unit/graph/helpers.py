@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.stores import open_graph
 from soloqueue_mem.graph.db import GraphDb, SqliteGraph
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.steps import Steps
 from soloqueue_mem.graph.store import Scope
 from soloqueue_mem.home import Home
+from soloqueue_mem.storage.sqlite.stores import open_graph
 from soloqueue_mem.text.lexicon import open_lexicon
 
 SCOPE = Scope("default", "default")

@@ -27,7 +27,7 @@ from soloqueue_mem.ops.dump_format import header
 if TYPE_CHECKING:
     import psycopg
 
-    from soloqueue_mem.pg.copy_sqlite import Copy, TableReport
+    from soloqueue_mem.storage.postgres.copy_sqlite import Copy, TableReport
 
 
 class Keyed(NamedTuple):
@@ -83,7 +83,7 @@ def copy_keyed_tables(
     batch_rows: int,
 ) -> None:
     """Copy :data:`KEYED_TABLES` from the SQLite files given (reported under ``tables``)."""
-    from soloqueue_mem.pg.copy_sqlite import TableReport, batches
+    from soloqueue_mem.storage.postgres.copy_sqlite import TableReport, batches
 
     for table, keyed in KEYED_TABLES.items():
         source = sources.get(keyed.source)

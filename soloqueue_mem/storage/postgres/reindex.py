@@ -1,7 +1,7 @@
 """The ``search`` columns rewritten in batches, each committed with its progress.
 
 Every table with a ``search`` tsvector is read by key, ``BATCH`` rows at a time; each
-row's tsvector is computed again from its text (:mod:`soloqueue_mem.pg.text`) and
+row's tsvector is computed again from its text (:mod:`soloqueue_mem.storage.postgres.text`) and
 written only where it differs. Two users:
 
 - schema step ``_reindex_bigrams`` (the bigram lexemes): the step itself only
@@ -29,14 +29,14 @@ from soloqueue_mem import faults
 from soloqueue_mem.memory.attachments import COLUMNS as ATTACHMENT_COLUMNS
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.pg.attachments import attachment_from_row
-from soloqueue_mem.pg.attachments import search_text as attachment_search_text
-from soloqueue_mem.pg.episodes import COLUMNS as EPISODE_COLUMNS
-from soloqueue_mem.pg.episodes import search_text as episode_search_text
-from soloqueue_mem.pg.memories import _COLUMNS as MEMORY_COLUMNS
-from soloqueue_mem.pg.memories import _search_text as memory_search_text
-from soloqueue_mem.pg.text import document
-from soloqueue_mem.pg.turns import stored_body
+from soloqueue_mem.storage.postgres.attachments import attachment_from_row
+from soloqueue_mem.storage.postgres.attachments import search_text as attachment_search_text
+from soloqueue_mem.storage.postgres.episodes import COLUMNS as EPISODE_COLUMNS
+from soloqueue_mem.storage.postgres.episodes import search_text as episode_search_text
+from soloqueue_mem.storage.postgres.memories import _COLUMNS as MEMORY_COLUMNS
+from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
+from soloqueue_mem.storage.postgres.text import document
+from soloqueue_mem.storage.postgres.turns import stored_body
 
 if TYPE_CHECKING:
     import psycopg

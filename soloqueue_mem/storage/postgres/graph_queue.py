@@ -140,7 +140,7 @@ def raise_sequence(conn: psycopg.Connection, table: str, column: str, at_least: 
 def worker_lock(url: str, wait: bool) -> Iterator[None]:
     """Hold the graph worker's lock for the block; TempFail when another worker (on
     any host) holds it and not ``wait``."""
-    from soloqueue_mem.pg.connect import connect
+    from soloqueue_mem.storage.postgres.connect import connect
 
     conn = connect(url)
     try:

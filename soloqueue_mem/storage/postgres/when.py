@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from soloqueue_mem.clock import iso
-from soloqueue_mem.pg.turns import _COLUMNS, _scope_sql, turn_from_row
+from soloqueue_mem.storage.postgres.turns import _COLUMNS, _scope_sql, turn_from_row
 
 if TYPE_CHECKING:
     import psycopg

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.home import Home
 from soloqueue_mem.ops.stats import store_stats as local_stats
-from soloqueue_mem.pg.reindex import pending
 from soloqueue_mem.storage.base import shown_url
+from soloqueue_mem.storage.postgres.reindex import pending
 
 if TYPE_CHECKING:
     import psycopg

@@ -4,7 +4,7 @@ over the database, with the SQL they need on ``memories``.
 
 One run at a time across every host: a run holds a session-level advisory lock
 (another run exits 75, or waits with ``--wait``). Digesting is safe beside ``session
-end`` on any host anyway (see :mod:`soloqueue_mem.pg.episodes`). A dry run runs every
+end`` on any host anyway (see :mod:`soloqueue_mem.storage.postgres.episodes`). A dry run runs every
 step inside one transaction and rolls it back: the report says what a real run would
 do, nothing is written to the database (its locks are held until it ends).
 """
@@ -28,11 +28,11 @@ from soloqueue_mem.lifecycle.session_end import Ended
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory.model import RETENTION, Memory
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.pg import episodes, working
-from soloqueue_mem.pg.episodes import PostgresTarget
-from soloqueue_mem.pg.extract import extracted_turns
-from soloqueue_mem.pg.memories import _ACTIVE, _COLUMNS
 from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.storage.postgres import episodes, working
+from soloqueue_mem.storage.postgres.episodes import PostgresTarget
+from soloqueue_mem.storage.postgres.extract import extracted_turns
+from soloqueue_mem.storage.postgres.memories import _ACTIVE, _COLUMNS
 
 if TYPE_CHECKING:
     import sqlite3
@@ -101,7 +101,7 @@ def run(
     attachments take this host's artifact rows of theirs with them, ``open_artifacts``).
     With ``model`` (and ``remember``, the back end's), the queued turns are retried
     first, their memories stored through ``remember``, and extraction goes through the
-    model, queuing in the database (:mod:`soloqueue_mem.pg.queue`)."""
+    model, queuing in the database (:mod:`soloqueue_mem.storage.postgres.queue`)."""
     import psycopg
 
     started = time.monotonic()
@@ -115,7 +115,7 @@ def run(
         if options.dry_run:
             model = None  # a dry run neither calls the model nor queues anything
         elif model is not None:
-            from soloqueue_mem.pg import queue
+            from soloqueue_mem.storage.postgres import queue
 
             assert remember is not None
             model.use_database(conn, queue)
@@ -162,7 +162,7 @@ def _expire_attachments(
     conn: psycopg.Connection, artifacts: sqlite3.Connection | None, now: datetime
 ) -> int:
     from soloqueue_mem.memory.attach import expire
-    from soloqueue_mem.pg.attachments import PostgresRows
+    from soloqueue_mem.storage.postgres.attachments import PostgresRows
 
     try:
         return expire(PostgresRows(conn), artifacts, now)
@@ -180,9 +180,9 @@ def _embed(
         return {"skipped": "search_backend is not hybrid or dense"}
     if options.dry_run:
         return {"skipped": "dry run"}
-    from soloqueue_mem.pg.dense import has_embedding_column
-    from soloqueue_mem.pg.embed import embed_store
     from soloqueue_mem.semantic.model import Unavailable, load
+    from soloqueue_mem.storage.postgres.dense import has_embedding_column
+    from soloqueue_mem.storage.postgres.embed import embed_store
 
     if not has_embedding_column(conn):
         return {"skipped": "the server has no pgvector (CREATE EXTENSION vector failed)"}

@@ -3,7 +3,7 @@ does in memory.db).
 
 The row and its extracted text are shared by every host; the blob is in the CAS of the
 host that attached it (``local_path``, ``artifact_id`` name its place there). ``search``
-holds the bigram lexemes (:mod:`soloqueue_mem.pg.text`) of the description,
+holds the bigram lexemes (:mod:`soloqueue_mem.storage.postgres.text`) of the description,
 transcription, extracted text, file name and tags, so recall's ``attachments`` channel
 finds a row as the SQLite index does.
 """
@@ -22,8 +22,8 @@ from soloqueue_mem.memory.attachments import (
     Filters,
 )
 from soloqueue_mem.memory.attachments import _attachment as attachment_from_row
-from soloqueue_mem.pg.ids import row_by_prefix
-from soloqueue_mem.pg.text import any_query, document
+from soloqueue_mem.storage.postgres.ids import row_by_prefix
+from soloqueue_mem.storage.postgres.text import any_query, document
 
 if TYPE_CHECKING:
     import psycopg

@@ -15,7 +15,7 @@ MEMORY_HEAD = 15
 
 
 def _memory_migrations() -> Sequence[Migration]:
-    from soloqueue_mem.db.schema_memory import MIGRATIONS
+    from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS
 
     return MIGRATIONS
 
@@ -27,14 +27,14 @@ def open_memory(home: Home, config: Config, *, create: bool = True) -> sqlite3.C
 
 def open_artifacts(home: Home, config: Config, *, create: bool = True) -> sqlite3.Connection | None:
     """artifacts.db (the L4 catalog). With ``create=False`` a missing file gives None."""
-    from soloqueue_mem.db.schema_artifacts import MIGRATIONS
+    from soloqueue_mem.storage.sqlite.schema_artifacts import MIGRATIONS
 
     return _open(home, home.artifacts_db, MIGRATIONS, config, create)
 
 
 def open_state(home: Home, config: Config, *, create: bool = True) -> sqlite3.Connection | None:
     """state.db (the extraction queue). With ``create=False`` a missing file gives None."""
-    from soloqueue_mem.db.schema_state import MIGRATIONS
+    from soloqueue_mem.storage.sqlite.schema_state import MIGRATIONS
 
     return _open(home, home.state_db, MIGRATIONS, config, create)
 
@@ -42,7 +42,7 @@ def open_state(home: Home, config: Config, *, create: bool = True) -> sqlite3.Co
 def open_graph(home: Home, config: Config, *, create: bool = True) -> sqlite3.Connection | None:
     """graph.db (seed 002's associative graphs). With ``create=False`` a missing file
     gives None."""
-    from soloqueue_mem.db.schema_graph import MIGRATIONS
+    from soloqueue_mem.storage.sqlite.schema_graph import MIGRATIONS
 
     return _open(home, home.graph_db, MIGRATIONS, config, create)
 

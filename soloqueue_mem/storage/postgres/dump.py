@@ -31,17 +31,17 @@ from soloqueue_mem.memory.scratchpad import from_content
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.ops.dump_format import record
-from soloqueue_mem.pg import attachments, embed, episodes, scratchpad, working
-from soloqueue_mem.pg.memories import _COLUMNS as MEMORY_COLUMNS
-from soloqueue_mem.pg.memories import _search_text as memory_search_text
-from soloqueue_mem.pg.text import document
-from soloqueue_mem.pg.values import put_back as put_back_value
 from soloqueue_mem.sessions.events import SessionKey, index_body
 from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
 from soloqueue_mem.sessions.offload import l1_record
 from soloqueue_mem.sessions.writer import _checked_record as checked_record
 from soloqueue_mem.state.values import Entry as ValueEntry
+from soloqueue_mem.storage.postgres import attachments, embed, episodes, scratchpad, working
+from soloqueue_mem.storage.postgres.memories import _COLUMNS as MEMORY_COLUMNS
+from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
+from soloqueue_mem.storage.postgres.text import document
+from soloqueue_mem.storage.postgres.values import put_back as put_back_value
 from soloqueue_mem.text.cjk import estimate_tokens
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def _local_records(path: Any) -> Iterator[dict[str, Any]]:
     for line in read_lines(path):
         index = line.record.get("turn_index") if line.record is not None else None
         if isinstance(index, int):
-            yield line.record  # type: ignore[misc] - checked above
+            yield line.record  # type: ignore[misc]  # checked above
 
 
 def _rows(conn: psycopg.Connection, key: SessionKey) -> Iterator[tuple[Any, ...]]:

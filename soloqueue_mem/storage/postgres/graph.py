@@ -6,7 +6,7 @@ binary order), so recall's paths and scores do not depend on the back end.
 Several hosts share one graph: node ids come from a sequence, a link is upserted on
 its key (``ON CONFLICT``), and a focus push holds a transaction-scoped advisory lock
 on its graph, so two pushes never interleave their read of the top position with
-their writes. The queue is in :mod:`soloqueue_mem.pg.graph_queue`.
+their writes. The queue is in :mod:`soloqueue_mem.storage.postgres.graph_queue`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.graph.queue import Task
 from soloqueue_mem.graph.store import NODE_COLUMNS, Link, Node, Scope, node_from_row
-from soloqueue_mem.pg import graph_queue
+from soloqueue_mem.storage.postgres import graph_queue
 
 if TYPE_CHECKING:
     import psycopg

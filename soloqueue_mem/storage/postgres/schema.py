@@ -1,11 +1,11 @@
-"""The PostgreSQL schema, migrated by version like ``soloqueue_mem/db/schema_*.py``.
+"""The PostgreSQL schema, migrated by version like ``soloqueue_mem/storage/sqlite/schema_*.py``.
 
 ``MIGRATIONS`` is append-only: entry ``n`` takes a database from version ``n`` to
 ``n + 1``. Table names follow seed 004 where they fit: the raw turns are
 ``quarantine_logs`` (its layer 1), the long-term memories ``memories``. Timestamps are
 the same ISO-8601 UTC text as in SQLite (they sort as time), so the JSON is identical.
 The ``search`` columns hold ``to_tsvector('simple', …)`` of the text as the project's
-own text module prepares it (:mod:`soloqueue_mem.pg.text`).
+own text module prepares it (:mod:`soloqueue_mem.storage.postgres.text`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 def _reindex_bigrams(conn: psycopg.Connection) -> None:
     """Schedule the bigram re-index of the turns and memories: :func:`migrate` then
     does it in batches committed one by one, resumed where a killed run stopped
-    (:mod:`soloqueue_mem.pg.reindex`)."""
-    from soloqueue_mem.pg.reindex import schedule
+    (:mod:`soloqueue_mem.storage.postgres.reindex`)."""
+    from soloqueue_mem.storage.postgres.reindex import schedule
 
     schedule(conn)
 
@@ -29,7 +29,7 @@ def _reindex_bigrams(conn: psycopg.Connection) -> None:
 def _reindex_stems(conn: psycopg.Connection) -> None:
     """Schedule the re-index of every searchable table with its English words stemmed
     (as :func:`_reindex_bigrams`: done in committed batches after the migration)."""
-    from soloqueue_mem.pg.reindex import TABLES, schedule
+    from soloqueue_mem.storage.postgres.reindex import TABLES, schedule
 
     schedule(conn, tuple(TABLES))
 
@@ -336,7 +336,7 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``
 # needs the right to create it): the dense channel's columns on memories, episodes and
 # turns, multilingual-e5-small's 384 dimensions, and their HNSW indexes for cosine
-# distance (pg/dense.py). Building an index over existing vectors wants a large
+# distance (storage/postgres/dense.py). Building an index over existing vectors wants a large
 # maintenance_work_mem (see the README).
 EMBEDDING_DIMENSIONS = 384
 EMBEDDED_TABLES = ("memories", "episodes", "quarantine_logs")

@@ -26,9 +26,9 @@ from soloqueue_mem.memory.store import (
     new_memory,
 )
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.pg.ids import row_by_prefix
-from soloqueue_mem.pg.newest import newest_matches
-from soloqueue_mem.pg.text import document, term_query
+from soloqueue_mem.storage.postgres.ids import row_by_prefix
+from soloqueue_mem.storage.postgres.newest import newest_matches
+from soloqueue_mem.storage.postgres.text import document, term_query
 from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 
 if TYPE_CHECKING:
@@ -287,7 +287,7 @@ def search(
     conn: psycopg.Connection, terms: list[str], filters: Filters, now: datetime, limit: int
 ) -> list[tuple[Memory, float]]:
     """Active memories matching any of ``terms``, best ``ts_rank`` first, among each
-    term's ``WINDOW`` newest matches (as :func:`soloqueue_mem.pg.turns.trace`)."""
+    term's ``WINDOW`` newest matches (as :func:`soloqueue_mem.storage.postgres.turns.trace`)."""
     phrases = [q for q in (term_query(t) for t in terms) if q]
     if not phrases:
         return []

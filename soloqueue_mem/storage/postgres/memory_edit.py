@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.memory.store import Changes, edited, edited_values
-from soloqueue_mem.pg.memories import _search_text, get
+from soloqueue_mem.storage.postgres.memories import _search_text, get
 
 if TYPE_CHECKING:
     import psycopg

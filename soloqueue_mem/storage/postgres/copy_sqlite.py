@@ -13,9 +13,9 @@ at that index, a memory id taken) is a conflict, left as it is. The report gives
 table the source count, what was copied, what was there already, the conflicts, and a
 SHA-256 over the source rows and one over the rows read back: equal when the copy is
 whole. Turn ids are the database's own; ``token_estimate`` is copied, not compared.
-Given graph.db too, its tables follow, ids kept (:mod:`soloqueue_mem.pg.graph_copy`);
+Given graph.db too, its tables follow, ids kept (:mod:`soloqueue_mem.storage.postgres.graph_copy`);
 then state.db's extraction state and the store's other records
-(:mod:`soloqueue_mem.pg.copy_rest`).
+(:mod:`soloqueue_mem.storage.postgres.copy_rest`).
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.faults import fault
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.pg import episodes, graph_copy
-from soloqueue_mem.pg.memories import _search_text as memory_search_text
-from soloqueue_mem.pg.text import document
-from soloqueue_mem.pg.turns import stored_body
+from soloqueue_mem.storage.postgres import episodes, graph_copy
+from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
+from soloqueue_mem.storage.postgres.text import document
+from soloqueue_mem.storage.postgres.turns import stored_body
 
 if TYPE_CHECKING:
     import psycopg
@@ -169,11 +169,11 @@ def copy_tables(
 
 def migrate_store(home: Home, config: Config, url: str) -> dict[str, Any]:
     """``migrate --to URL``: copy this SQLite store's memory.db and graph.db tables, then
-    the rest (:mod:`soloqueue_mem.pg.copy_rest`); the report (see the README).
+    the rest (:mod:`soloqueue_mem.storage.postgres.copy_rest`); the report (see the README).
     NotFound when there is no SQLite store."""
-    from soloqueue_mem.db.stores import open_graph, open_memory, open_state
-    from soloqueue_mem.pg import copy_rest
-    from soloqueue_mem.pg.connect import connect
+    from soloqueue_mem.storage.postgres import copy_rest
+    from soloqueue_mem.storage.postgres.connect import connect
+    from soloqueue_mem.storage.sqlite.stores import open_graph, open_memory, open_state
 
     with ExitStack() as stack:
         source = open_memory(home, config, create=False)

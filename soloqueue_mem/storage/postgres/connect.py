@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from soloqueue_mem.errors import SchemaTooNew, StorageError
-from soloqueue_mem.pg.schema import EMBEDDING_COLUMN, MIGRATIONS
+from soloqueue_mem.storage.postgres.schema import EMBEDDING_COLUMN, MIGRATIONS
 
 if TYPE_CHECKING:
     import psycopg
@@ -60,7 +60,7 @@ def _current(conn: psycopg.Connection) -> bool:
 
 def migrate(conn: psycopg.Connection) -> int:
     """Apply the migrations this database lacks, then any re-index they left pending
-    (:func:`soloqueue_mem.pg.reindex.resume`); return its version."""
+    (:func:`soloqueue_mem.storage.postgres.reindex.resume`); return its version."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -76,7 +76,7 @@ def migrate(conn: psycopg.Connection) -> int:
         if version < len(MIGRATIONS):
             _apply(conn, version, row is None)
     if reindexing or version < len(MIGRATIONS):
-        from soloqueue_mem.pg.reindex import resume
+        from soloqueue_mem.storage.postgres.reindex import resume
 
         resume(conn)
     return len(MIGRATIONS)
@@ -87,7 +87,7 @@ def _apply(conn: psycopg.Connection, version: int, first: bool) -> None:
         if callable(step):
             step(conn)
         else:
-            conn.execute(step)  # type: ignore[arg-type] - constant SQL
+            conn.execute(step)  # type: ignore[arg-type]  # constant SQL
     if first:
         conn.execute("INSERT INTO schema_version VALUES (%s)", (len(MIGRATIONS),))
     else:
@@ -103,7 +103,7 @@ def _add_embedding_column(conn: psycopg.Connection) -> bool:
     try:
         with conn.transaction():  # a savepoint: a refusal leaves the migration intact
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            conn.execute(EMBEDDING_COLUMN)  # type: ignore[arg-type] - constant SQL
+            conn.execute(EMBEDDING_COLUMN)  # type: ignore[arg-type]  # constant SQL
     except psycopg.Error:
         return False
     return True

@@ -11,9 +11,18 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
-from soloqueue_mem.pg import episodes, memories, scratchpad, sessions, turns, values, working
+from soloqueue_mem.storage.postgres import (
+    episodes,
+    memories,
+    scratchpad,
+    sessions,
+    turns,
+    values,
+    working,
+)
 
 if TYPE_CHECKING:
     import sqlite3
@@ -40,8 +49,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.store import Changes, Draft, Filters, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
-    from soloqueue_mem.pg.attachments import PostgresRows
-    from soloqueue_mem.pg.token_cache import PostgresTokenCache
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
     from soloqueue_mem.semantic.model import Embedder
@@ -51,14 +58,16 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Queued, Rejected
     from soloqueue_mem.state.values import Entry as ValueEntry
+    from soloqueue_mem.storage.postgres.attachments import PostgresRows
+    from soloqueue_mem.storage.postgres.token_cache import PostgresTokenCache
     from soloqueue_mem.text.lexicon import Lexicon
 
 # What recall finds here: memories, episodes, turns (of any age, of the last days), the
 # working-memory window (turns and `working add` entries) and memories by embedding
-# (``dense``, with the semantic extra and pgvector: pg/dense.py), the turns and episodes
-# of the time the query names (``when``: pg/when.py), memories of the type the question
-# asks about (``kinds``); seed 002's graph (pg/graph.py); attachments by their texts
-# (pg/attachments.py).
+# (``dense``, with the semantic extra and pgvector: dense.py here), the turns and episodes
+# of the time the query names (``when``: when.py), memories of the type the question
+# asks about (``kinds``); seed 002's graph (graph.py); attachments by their texts
+# (attachments.py).
 RECALL_CHANNELS = frozenset(
     {
         "memories",
@@ -91,7 +100,7 @@ class PostgresBackend:
         if self._conn is not None and self._conn.closed:  # lost: a long-lived process
             self._conn = None  # reconnects on its next call
         if self._conn is None:
-            from soloqueue_mem.pg.connect import connect
+            from soloqueue_mem.storage.postgres.connect import connect
 
             self._conn = connect(self.url)
         return self._conn
@@ -148,7 +157,7 @@ class PostgresBackend:
         return turns.newest_turns(self.conn, scope, limit)
 
     def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]:
-        from soloqueue_mem.pg.when import turns_before
+        from soloqueue_mem.storage.postgres.when import turns_before
 
         return turns_before(self.conn, scope, until, limit)
 
@@ -163,7 +172,7 @@ class PostgresBackend:
         return sessions.session_turns(self.conn, key)
 
     def session_end(self, key: SessionKey, now: datetime) -> Ended:
-        from soloqueue_mem.pg.lifecycle import end_session
+        from soloqueue_mem.storage.postgres.lifecycle import end_session
 
         return end_session(self.conn, self.home, self.config, key, now)
 
@@ -190,12 +199,12 @@ class PostgresBackend:
         progress: Progress | None = None,
         model: ModelExtraction | None = None,
     ) -> dict[str, Any]:
-        from soloqueue_mem.pg.lifecycle import run
+        from soloqueue_mem.storage.postgres.lifecycle import run
 
         def remember(draft: Draft, group: str, agent: str) -> Remembered:
             return self.remember(draft, group, agent, now)
 
-        from soloqueue_mem.db.stores import open_artifacts
+        from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
         def catalog() -> sqlite3.Connection | None:
             return open_artifacts(self.home, self.config, create=False)
@@ -205,18 +214,27 @@ class PostgresBackend:
     def extract_on_log(
         self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
     ) -> list[Remembered]:
-        """``extract_on_log``'s worker: the memories of the target turns (pg/extract.py)."""
-        from soloqueue_mem.pg.extract import extract_turns
+        """``extract_on_log``'s worker: the memories of the target turns
+        (storage/postgres/extract.py)."""
+        from soloqueue_mem.storage.postgres.extract import extract_turns
 
         def remember(draft: Draft, group: str, agent: str) -> Remembered:
             return self.remember(draft, group, agent, now)
 
         return extract_turns(self.conn, targets, now, remember, words)
 
-    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
-        """``index --embed --estimate``: how much a pass would embed (pg/embed.py)."""
-        from soloqueue_mem.pg.embed import estimate
+    def _check_dense_index(self) -> None:
+        """Unsupported when the server lacks pgvector (no ``embedding`` column)."""
+        from soloqueue_mem.storage.postgres.dense import has_embedding_column
 
+        if not has_embedding_column(self.conn):
+            raise Unsupported("the dense index needs pgvector on the PostgreSQL server")
+
+    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
+        """``index --embed --estimate``: how much a pass would embed (storage/postgres/embed.py)."""
+        from soloqueue_mem.storage.postgres.embed import estimate
+
+        self._check_dense_index()
         return estimate(self.conn, model, now, with_turns)
 
     def embed(
@@ -227,9 +245,10 @@ class PostgresBackend:
         time_budget: float | None,
         progress: Callable[[int, int], None] | None,
     ) -> dict[str, Any]:
-        """``index --embed``: vectors for what lacks one (pg/embed.py)."""
-        from soloqueue_mem.pg.embed import embed_store
+        """``index --embed``: vectors for what lacks one (storage/postgres/embed.py)."""
+        from soloqueue_mem.storage.postgres.embed import embed_store
 
+        self._check_dense_index()
         return embed_store(
             self.conn,
             embedder,
@@ -241,7 +260,7 @@ class PostgresBackend:
 
     def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
         """The extraction targets whose session is not full yet (``log``)."""
-        from soloqueue_mem.pg.extract import open_sessions
+        from soloqueue_mem.storage.postgres.extract import open_sessions
 
         return open_sessions(self.conn, chosen)
 
@@ -260,7 +279,7 @@ class PostgresBackend:
         """The embedding model when the dense channel runs here, else why not (None
         and None: not asked for). Checked once per process."""
         if self._dense is None:
-            from soloqueue_mem.pg.dense import off_reason
+            from soloqueue_mem.storage.postgres.dense import off_reason
 
             off = off_reason(self.conn, self.config.search_backend)
             model = None
@@ -279,7 +298,7 @@ class PostgresBackend:
         model, _ = self.dense()
         if model is None:
             return []
-        from soloqueue_mem.pg.dense import nearest
+        from soloqueue_mem.storage.postgres.dense import nearest
 
         return nearest(self.conn, model, query, scope, now, limit)
 
@@ -298,7 +317,7 @@ class PostgresBackend:
         remembered = memories.remember(self.conn, draft, group, agent, now, event_id)
         model, _ = self.dense()
         if model is not None and not remembered.duplicate:
-            from soloqueue_mem.pg.dense import embed_memory
+            from soloqueue_mem.storage.postgres.dense import embed_memory
 
             embed_memory(self.conn, model, remembered.memory.id, now)
         return remembered
@@ -320,31 +339,31 @@ class PostgresBackend:
         from functools import partial
 
         from soloqueue_mem.ops.memories_v1 import import_through
-        from soloqueue_mem.pg.dump import put_back_memory
+        from soloqueue_mem.storage.postgres.dump import put_back_memory
 
         by_source = partial(memories.by_source, self.conn)
         return import_through(converted, by_source, partial(put_back_memory, self.conn))
 
     def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
-        from soloqueue_mem.pg.memory_edit import edit
+        from soloqueue_mem.storage.postgres.memory_edit import edit
 
         memory = edit(self.conn, ref, changes, now)
         model, _ = self.dense()
         if model is not None and changes.content is not None:  # the old text's vector
-            from soloqueue_mem.pg.dense import embed_memory
+            from soloqueue_mem.storage.postgres.dense import embed_memory
 
             embed_memory(self.conn, model, memory.id, now)
         return memory
 
     def restore(self, ref: str, now: datetime) -> Memory:
-        from soloqueue_mem.pg.memory_edit import restore
+        from soloqueue_mem.storage.postgres.memory_edit import restore
 
         return restore(self.conn, ref, now)
 
     # -- attachments: the rows here, the blobs in this host's CAS ----------------------
 
     def attachments(self) -> PostgresRows:
-        from soloqueue_mem.pg.attachments import PostgresRows
+        from soloqueue_mem.storage.postgres.attachments import PostgresRows
 
         return PostgresRows(self.conn)
 
@@ -352,19 +371,19 @@ class PostgresBackend:
         self, terms: list[str], filters: AttachmentFilters, now: str, limit: int
     ) -> list[tuple[Attachment, float]]:
         """Recall's ``attachments`` channel."""
-        from soloqueue_mem.pg.attachments import search
+        from soloqueue_mem.storage.postgres.attachments import search
 
         return search(self.conn, terms, filters, now, limit)
 
     # -- upkeep: stats, verify, gc --------------------------------------------------
 
     def stats(self, artifacts: sqlite3.Connection | None) -> dict[str, Any]:
-        from soloqueue_mem.pg.stats import store_stats
+        from soloqueue_mem.storage.postgres.stats import store_stats
 
         return store_stats(self.home, self.conn, self.url, artifacts)
 
     def verify(self, options: VerifyOptions, now: float) -> dict[str, Any]:
-        from soloqueue_mem.pg.verify import verify_store
+        from soloqueue_mem.storage.postgres.verify import verify_store
 
         return verify_store(self.home, self.conn, options, now)
 
@@ -375,7 +394,7 @@ class PostgresBackend:
         options: GcOptions,
         progress: Callable[[int], None] | None,
     ) -> dict[str, Any]:
-        from soloqueue_mem.pg.gc import run
+        from soloqueue_mem.storage.postgres.gc import run
 
         return run(self.home, self.conn, open_catalog, now, options, progress)
 
@@ -383,7 +402,7 @@ class PostgresBackend:
 
     def graph_db(self) -> GraphDb:
         """The graph tables on this back end's connection (closed with the back end)."""
-        from soloqueue_mem.pg.graph import PgGraph
+        from soloqueue_mem.storage.postgres.graph import PgGraph
 
         return PgGraph(self.conn)
 
@@ -444,12 +463,12 @@ class PostgresBackend:
         return values.remove(self.conn, table, scope, key)
 
     def session_set(self, key: SessionKey, name: str, value: Any, now: datetime) -> ValueEntry:
-        from soloqueue_mem.pg.state import set_variable
+        from soloqueue_mem.storage.postgres.state import set_variable
 
         return set_variable(self.conn, key, name, value, now)
 
     def token_cache(self) -> PostgresTokenCache:
-        from soloqueue_mem.pg.token_cache import PostgresTokenCache
+        from soloqueue_mem.storage.postgres.token_cache import PostgresTokenCache
 
         return PostgresTokenCache(self.conn)
 
@@ -458,7 +477,7 @@ class PostgresBackend:
     ) -> Compressed:
         """``context compress`` of the session in the database."""
         from soloqueue_mem.context.compress import compressed
-        from soloqueue_mem.pg.compress import PostgresCompress
+        from soloqueue_mem.storage.postgres.compress import PostgresCompress
 
         def records() -> list[dict[str, Any]]:
             return sessions.read(self.conn, self.home, key).records

@@ -1,16 +1,16 @@
 """Session variables on PostgreSQL: :func:`soloqueue_mem.state.session.set_variable`
 with the variable and the scratchpad it keeps in step written in one transaction,
-under the scratchpad's lock (see :mod:`soloqueue_mem.pg.scratchpad`)."""
+under the scratchpad's lock (see :mod:`soloqueue_mem.storage.postgres.scratchpad`)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem.pg import scratchpad, values
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.state.session import TABLE, synced, syncs_scratchpad, text_of
 from soloqueue_mem.state.values import Entry
+from soloqueue_mem.storage.postgres import scratchpad, values
 
 if TYPE_CHECKING:
     import psycopg

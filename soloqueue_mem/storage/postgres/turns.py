@@ -20,8 +20,6 @@ from soloqueue_mem import faults, jsonio
 from soloqueue_mem.clock import iso
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home, ensure_private_dir
-from soloqueue_mem.pg.newest import newest_matches
-from soloqueue_mem.pg.text import document, term_query
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body, to_record
 from soloqueue_mem.sessions.logfile import SessionLog
 from soloqueue_mem.sessions.markdown import render_turns
@@ -31,6 +29,8 @@ from soloqueue_mem.sessions.trace import MAX_LIMIT, Scope, TraceHit
 from soloqueue_mem.sessions.turns import Turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
 from soloqueue_mem.sessions.writer import LoggedTurn, Queued, acknowledged, logged_turn
+from soloqueue_mem.storage.postgres.newest import newest_matches
+from soloqueue_mem.storage.postgres.text import document, term_query
 from soloqueue_mem.text.cjk import estimate_tokens
 from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 from soloqueue_mem.text.lexicon import Lexicon
@@ -202,7 +202,7 @@ def trace(
     The best ``POOL`` matches by ``ts_rank`` are scored by the share of the query's
     (idf-weighted) terms they hold, the measure SQLite's ``trace`` re-ranks by; each
     term's match is decided by the database, with the index's own tokens. Ranked are
-    each term's ``WINDOW`` newest matches (:mod:`soloqueue_mem.pg.newest`): all of a
+    each term's ``WINDOW`` newest matches (:mod:`soloqueue_mem.storage.postgres.newest`): all of a
     narrow term's, and a common term's newest only (reading every turn holding a common
     word is what is slow at a million turns, and such a word barely moves
     ``ts_rank``). As in

@@ -2,7 +2,7 @@
 over the database.
 
 The compressed turns are recorded in one transaction holding the session's digest
-lock (the advisory lock :class:`soloqueue_mem.pg.episodes.PostgresTarget` takes), so
+lock (the advisory lock :class:`soloqueue_mem.storage.postgres.episodes.PostgresTarget` takes), so
 a compress and a ``session end`` or ``consolidate`` of the same session on another
 host never extract the same turns twice.
 """
@@ -19,8 +19,8 @@ from soloqueue_mem.context.compress import SOURCE
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.store import Draft, Remembered
-from soloqueue_mem.pg import episodes, memories
 from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.storage.postgres import episodes, memories
 
 if TYPE_CHECKING:
     import psycopg

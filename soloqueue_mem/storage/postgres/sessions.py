@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import Home
-from soloqueue_mem.pg.turns import _COLUMNS as _TURN_COLUMNS
 from soloqueue_mem.sessions.events import Event, SessionKey, to_record
 from soloqueue_mem.sessions.reader import SessionLogContent, read_session
 from soloqueue_mem.sessions.turns import SessionRow, Turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
+from soloqueue_mem.storage.postgres.turns import _COLUMNS as _TURN_COLUMNS
 
 if TYPE_CHECKING:
     import psycopg
@@ -37,7 +37,13 @@ def list_sessions(
         " ORDER BY last_turn_at DESC, group_id, agent_id, session_id LIMIT %(limit)s",
         {"group": group, "agent": agent, "limit": limit},
     ).fetchall()
-    return [SessionRow(*row[:6], _log_size(home, SessionKey(*row[:3])), row[6]) for row in rows]
+    return [
+        SessionRow(
+            group, agent, session, started_at, last_turn_at, count,
+            _log_size(home, SessionKey(group, agent, session)), ended_at,
+        )  # fmt: skip
+        for group, agent, session, started_at, last_turn_at, count, ended_at in rows
+    ]
 
 
 def _log_size(home: Home, key: SessionKey) -> int:

@@ -4,7 +4,7 @@ episodes and turns, and their HNSW indexes.
 With the ``semantic`` extra and ``search_backend`` = ``hybrid`` or ``dense``,
 ``remember`` writes the memory's passage embedding (multilingual-e5-small, 384
 dimensions, L2-normalised), ``consolidate`` embeds memories and episodes, ``index
---embed --turns`` turns too (:mod:`soloqueue_mem.pg.embed`), as on SQLite; recall's
+--embed --turns`` turns too (:mod:`soloqueue_mem.storage.postgres.embed`), as on SQLite; recall's
 ``dense`` channel asks the HNSW indexes (``vector_cosine_ops``) for the nearest active
 memories, episodes and turns in scope, and :mod:`soloqueue_mem.semantic.channel` fuses
 them as it fuses SQLite's. Without the extra, or without pgvector on the server, the
@@ -20,7 +20,7 @@ from soloqueue_mem.clock import iso
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.pg.memories import _COLUMNS, _filter_sql
+from soloqueue_mem.storage.postgres.memories import _COLUMNS, _filter_sql
 
 if TYPE_CHECKING:
     import numpy as np
@@ -66,8 +66,8 @@ def embed_memory(
 ) -> None:
     """Give the memory the vector of its current text: embedded (or taken from the
     cache) when new or edited, nothing to do when its vector is current."""
-    from soloqueue_mem.pg.embed import embed_items
     from soloqueue_mem.semantic.index import Item
+    from soloqueue_mem.storage.postgres.embed import embed_items
 
     row = conn.execute(
         "SELECT id, group_id, agent_id, content FROM memories WHERE id = %s", (memory_id,)
@@ -143,8 +143,8 @@ def _episodes(
 ) -> list[DenseHit]:
     from soloqueue_mem.memory.episodes import EpisodeFilters
     from soloqueue_mem.memory.episodes import _episode as episode_from_row
-    from soloqueue_mem.pg import episodes
     from soloqueue_mem.semantic.dense import DenseHit
+    from soloqueue_mem.storage.postgres import episodes
 
     where, params = episodes._where(EpisodeFilters(scope.group, scope.agent, None, since))
     rows = _nearest_rows(conn, "episodes", episodes.COLUMNS, where, params, vector, limit)
@@ -154,9 +154,9 @@ def _episodes(
 def _turns(
     conn: psycopg.Connection, vector: str, scope: Scope, since: str | None, limit: int
 ) -> list[DenseHit]:
-    from soloqueue_mem.pg.turns import _COLUMNS as TURN_COLUMNS
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.sessions.turns import _turn as turn_from_row
+    from soloqueue_mem.storage.postgres.turns import _COLUMNS as TURN_COLUMNS
 
     clauses = ["TRUE"]
     for name, column, value in (

@@ -1,7 +1,7 @@
 """``migrate --to``'s graph part: graph.db's nodes, links, focus lists and queued tasks
 copied into the database's graph tables with their ids, in batches, resumably (rows
 the database lacks are inserted, ``ON CONFLICT DO NOTHING``) and read back and
-compared like the rest of the copy (:mod:`soloqueue_mem.pg.copy_sqlite`). The id
+compared like the rest of the copy (:mod:`soloqueue_mem.storage.postgres.copy_sqlite`). The id
 sequences are then moved past every id graph.db gave out (its ``sqlite_sequence``)
 and every id a link names, so a deleted node's id is never given to a new node: a
 link left dangling stays dangling. graph.db's keyword index is not copied (the
@@ -13,12 +13,12 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem.pg.graph_queue import raise_sequence
+from soloqueue_mem.storage.postgres.graph_queue import raise_sequence
 
 if TYPE_CHECKING:
     import psycopg
 
-    from soloqueue_mem.pg.copy_sqlite import Copy
+    from soloqueue_mem.storage.postgres.copy_sqlite import Copy
 
 # per table: its columns with their PostgreSQL array types, and how many lead the key
 TABLES: dict[str, tuple[tuple[tuple[str, str], ...], int]] = {

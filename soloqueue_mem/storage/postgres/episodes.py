@@ -19,11 +19,11 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.store import Draft, Remembered
-from soloqueue_mem.pg import memories, sessions
-from soloqueue_mem.pg.ids import row_by_prefix
-from soloqueue_mem.pg.text import any_query, document
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.turns import SessionRow
+from soloqueue_mem.storage.postgres import memories, sessions
+from soloqueue_mem.storage.postgres.ids import row_by_prefix
+from soloqueue_mem.storage.postgres.text import any_query, document
 
 if TYPE_CHECKING:
     import psycopg
@@ -194,7 +194,7 @@ class PostgresTarget:
         """Note the episode first under the scratchpad's 近期进展."""
         from soloqueue_mem.lifecycle.digest import progress_entry
         from soloqueue_mem.memory.scratchpad import with_progress
-        from soloqueue_mem.pg import scratchpad
+        from soloqueue_mem.storage.postgres import scratchpad
 
         group, agent = key.group, key.agent
         with self.conn.transaction():

@@ -28,9 +28,9 @@ from soloqueue_mem.ops.verify import (
     logged_turns,
     report,
 )
-from soloqueue_mem.pg import reindex
-from soloqueue_mem.pg.schema import MIGRATIONS
 from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.storage.postgres import reindex
+from soloqueue_mem.storage.postgres.schema import MIGRATIONS
 
 if TYPE_CHECKING:
     import psycopg
@@ -182,7 +182,7 @@ def _rows_to_check(
 def _check_memories(
     conn: psycopg.Connection, findings: list[Finding], counts: dict[str, int]
 ) -> None:
-    links = dict(
+    links: dict[str, str] = dict(
         conn.execute("SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL")
     )
     counts["memories_superseded"] = len(links)

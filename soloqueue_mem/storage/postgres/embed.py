@@ -4,7 +4,7 @@
 As in memory.db, ``embedding_cache`` keeps each vector once per (model, content hash)
 as stored bytes (little-endian float32) and ``embedded_items`` which item has which
 content hash under which model; here each item also gets a copy of its vector in its
-own ``embedding`` column (pgvector), which the HNSW indexes search (pg/dense.py).
+own ``embedding`` column (pgvector), which the HNSW indexes search (storage/postgres/dense.py).
 ``consolidate`` embeds memories and episodes, ``index --embed`` those and, with
 ``--turns``, the turns; ``remember`` embeds its memory at once.
 """
@@ -18,8 +18,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
-from soloqueue_mem.pg.memories import _ACTIVE
 from soloqueue_mem.semantic.index import BATCH, EmbedReport, Item, Progress, content_hash
+from soloqueue_mem.storage.postgres.memories import _ACTIVE
 
 if TYPE_CHECKING:
     import psycopg
@@ -339,8 +339,8 @@ def put_back_link(conn: psycopg.Connection, value: Any) -> str:
         " VALUES (%s, %s, %s, %s, %s, %s)",
         (value.model, value.item_kind, item_id, value.group, value.agent, value.content_hash),
     )
-    from soloqueue_mem.pg.dense import has_embedding_column
     from soloqueue_mem.semantic.model import MODEL_NAME
+    from soloqueue_mem.storage.postgres.dense import has_embedding_column
 
     if value.model == MODEL_NAME and has_embedding_column(conn):  # the model recall asks
         conn.execute(

@@ -61,7 +61,9 @@ class Bm25:
         for number, counts in enumerate(self.counts):
             norm = K1 * (1 - B + B * self.lengths[number] / self.average)
             score = sum(
-                self.idf[w] * counts[w] * (K1 + 1) / (counts[w] + norm) for w in terms if w in counts
+                self.idf[w] * counts[w] * (K1 + 1) / (counts[w] + norm)
+                for w in terms
+                if w in counts
             )
             if score > 0:
                 scored.append((-score, number))

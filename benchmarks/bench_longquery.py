@@ -9,10 +9,11 @@ later memory changing an earlier one), 10 queries each of 150-800 characters, us
 u01-u08 the tuned half and u09-u15 the held-out half.
 
 Each user gets a fresh store: every memory goes in through ``Store.remember`` at its
-day (in day order), kept permanently (a FACT's default 30 days would expire the
-early ones before day 61: retention is not what this measures); each query is asked through ``Store.recall(query)`` with the
-default channels, limit 10 and budget, at day 61. Beside it, in the same process, the
-plain BM25 baseline (``_bm25.py``) over exactly the memories the store holds.
+day (in day order), kept permanently (a FACT's default 30 days would expire the early
+ones before day 61: retention is not what this measures); each query is asked through
+``Store.recall(query)`` with the default channels, limit 10 and budget, at day 61.
+Beside it, in the same process, the plain BM25 baseline (``_bm25.py``) over exactly
+the memories the store holds.
 
 Reported per language, half, kind and query-length bucket: recall@10 (share of the
 answers in the top 10), hit@10 (any answer in the top 10), and for the answers that are
@@ -167,8 +168,17 @@ def report(rows: list[dict], methods: tuple[str, ...], langs: list[str]) -> None
     c.out()
     c.out(
         c.table(
-            ["lang", "subset", "queries", "recall@10", "hit@10", "BM25 recall@10", "BM25 hit@10",
-             "recall - BM25", *(f"{m} recall@10" for m in methods[2:])],
+            [
+                "lang",
+                "subset",
+                "queries",
+                "recall@10",
+                "hit@10",
+                "BM25 recall@10",
+                "BM25 hit@10",
+                "recall - BM25",
+                *(f"{m} recall@10" for m in methods[2:]),
+            ],
             table,
         )
     )

@@ -49,6 +49,7 @@ import json
 import os
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -60,7 +61,19 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO, cli_argv, machine_line, neutral_cwd, note, out, table  # noqa: E402
+from _bm25 import Bm25  # noqa: E402
+from _common import (  # noqa: E402
+    REPO,
+    cli_argv,
+    import_project,
+    machine_line,
+    neutral_cwd,
+    note,
+    out,
+    table,
+)
+
+import_project()
 
 DATA = REPO / "benchmarks" / "data"
 HALVES = {
@@ -201,6 +214,34 @@ def ask(cli: Cli, question: str, when: datetime, extra: list[str], home: Path) -
     return hits if isinstance(hits, list) else []
 
 
+def store_items(home: Path, when: datetime) -> Bm25:
+    """The plain BM25 baseline over every item the store holds at ``when``: turns
+    (with their tool calls and results), active memories and episodes."""
+    conn = sqlite3.connect(f"file:{home / 'memory.db'}?mode=ro", uri=True)
+    try:
+        now = stamp(when)
+        rows = conn.execute(
+            "SELECT 'turn', content || ' ' || coalesce(tool_calls, '') || ' '"
+            " || coalesce(tool_results, '') FROM conversation_turns"
+            " UNION ALL SELECT 'memory', content FROM memories WHERE superseded_by IS NULL"
+            " AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > ?)"
+            " UNION ALL SELECT 'episode', summary FROM episodes",
+            (now,),
+        ).fetchall()
+    finally:
+        conn.close()
+    return Bm25([((n, kind, text), text) for n, (kind, text) in enumerate(rows)])
+
+
+def bm25_hits(index: Bm25, question: str) -> list[dict[str, Any]]:
+    return [{"kind": kind, "content": text} for _, kind, text in index.search(question, TOP)]
+
+
+def first_answer(check: dict[str, Any], hits: list[dict[str, Any]]) -> int | None:
+    expected = check.get("expected") or []
+    return next((i for i, h in enumerate(hits[:TOP]) if expected and _contains(h, expected)), None)
+
+
 # --- scoring -------------------------------------------------------------------------
 
 
@@ -286,6 +327,7 @@ def run_scenario(
                 night = payload
                 probe = root / f"probe-night-{night}"
                 shutil.copytree(cli.home, probe)
+                baseline = store_items(probe, when)
                 for check in scenario["checks"]:
                     if night not in check["nights"]:
                         continue
@@ -293,6 +335,7 @@ def run_scenario(
                     hits = ask(cli, check["question"], when, extra, probe)
                     recall_seconds += time.perf_counter() - started
                     passed, reason = judge(check, hits)
+                    plain = bm25_hits(baseline, check["question"])
                     results.append(
                         {
                             "half": half,
@@ -303,6 +346,9 @@ def run_scenario(
                             "cross_language": is_cross_language(check),
                             "passed": passed,
                             "reason": reason,
+                            "bm25_passed": judge(check, plain)[0],
+                            "first": first_answer(check, hits),
+                            "bm25_first": first_answer(check, plain),
                             "question": check["question"],
                             "expected": check.get("expected"),
                             "absent_before": check.get("absent_before"),
@@ -362,6 +408,24 @@ def report(
             + [f"**{rate(mine)}**"]
         )
     out(table(header, rows))
+    out()
+    out("Beside it, a plain BM25 index over every item of the same stores (`_bm25.py`), and")
+    out("the checks of a corrected value whose current value ranks first:")
+    out()
+    rows = []
+    for half in halves:
+        mine = [r for r in results if r["half"] == half]
+        fixes = [r for r in mine if r["absent_before"]]
+        rows.append(
+            [
+                half,
+                rate(mine),
+                rate([{"passed": r["bm25_passed"]} for r in mine]),
+                rate([{"passed": r["first"] == 0} for r in fixes]),
+                rate([{"passed": r["bm25_first"] == 0} for r in fixes]),
+            ]
+        )
+    out(table(["half", "recall", "BM25", "correction first: recall", "BM25"], rows))
     out()
     out("## Per category (all nights)")
     out()

@@ -33,7 +33,7 @@ import os
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol, cast
 
 from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import Config
@@ -259,7 +259,7 @@ def recall(
     memory_terms = [term.text for term in weighted]
     context = Context(
         home,
-        conn,
+        cast(sqlite3.Connection, conn),  # None reaches only the channels that skip it
         request,
         query,
         terms,
@@ -350,8 +350,7 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
     if not replaced:
         return candidates
     marked = [
-        c._replace(superseded_by=replaced[c.key].id) if c.key in replaced else c
-        for c in candidates
+        c._replace(superseded_by=replaced[c.key].id) if c.key in replaced else c for c in candidates
     ]
     present = {c.key for c in candidates}
     for c in marked:
@@ -728,7 +727,8 @@ def coverage(candidates: list[Candidate], terms: list[QueryTerm]) -> dict[str, f
     if not texts or not terms:
         return dict.fromkeys(texts, 1.0)
     keys = list(texts)
-    held_by = holders([texts[key] for key in keys], [match_expression([t.text]) for t in terms])
+    matches = [match_expression([t.text]) or "" for t in terms]
+    held_by = holders([texts[key] for key in keys], matches)
     pool = max(len(keys), COVERAGE_POOL)
     weights = [
         (term.weight * math.log(1 + pool / len(held)) if held else 0.0)
@@ -832,12 +832,12 @@ def rank(
     by_text: dict[str, Hit] = {}
     for hit in hits:  # the same statement from two sources is shown once, at the best
         text = normalize(hit.candidate.content)  # place, as the memory if one is
-        kept = by_text.get(text)
-        if kept is None:
+        first = by_text.get(text)
+        if first is None:
             by_text[text] = hit
-        elif hit.candidate.memory is not None and kept.candidate.memory is None:
-            channels = sorted({*kept.channels, *hit.channels})
-            by_text[text] = hit._replace(score=kept.score, channels=channels)
+        elif hit.candidate.memory is not None and first.candidate.memory is None:
+            channels = sorted({*first.channels, *hit.channels})
+            by_text[text] = hit._replace(score=first.score, channels=channels)
     return list(by_text.values())
 
 

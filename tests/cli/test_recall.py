@@ -659,13 +659,26 @@ def test_a_turn_matching_nothing_never_outranks_a_memory_that_matches(cli, monke
 def test_limit_returns_n_hits_for_a_long_query(cli):
     """A 500-character message: every memory that answers one part of it is a match
     (no coverage floor), so --limit 10 comes back full."""
-    topics = ["postgres", "redis", "kafka", "nginx", "grafana", "docker", "terraform",
-              "ansible", "jenkins", "sentry", "vault", "consul"]
+    topics = [
+        "postgres",
+        "redis",
+        "kafka",
+        "nginx",
+        "grafana",
+        "docker",
+        "terraform",
+        "ansible",
+        "jenkins",
+        "sentry",
+        "vault",
+        "consul",
+    ]
     for topic in topics:
         cli.ok("remember", f"Our {topic} setup is owned by the platform team")
     query = (
         "I am writing the onboarding guide for the new hire next week and I want it to "
-        "cover the basics without drowning them. " + " ".join(
+        "cover the basics without drowning them. "
+        + " ".join(
             f"Please add a short paragraph about {topic} and who to ask about it."
             for topic in topics
         )
@@ -679,12 +692,24 @@ def test_a_turn_stating_a_superseded_value_ranks_below_its_correction(cli, monke
     """Seed 003's example: the project moves from Python 3.10 to 3.12."""
     at(monkeypatch, "2026-11-01T08:00:00Z")
     old_turn = log(cli, "The project uses Python 3.10 for everything")
-    cli.ok("remember", "The project uses Python 3.10", "--subject", "project",
-           "--predicate", "python_version")
+    cli.ok(
+        "remember",
+        "The project uses Python 3.10",
+        "--subject",
+        "project",
+        "--predicate",
+        "python_version",
+    )
     at(monkeypatch, "2026-11-20T08:00:00Z")
     log(cli, "We moved the project to 3.12 last night")
-    new = cli.json("remember", "The project uses Python 3.12", "--subject", "project",
-                   "--predicate", "python_version")
+    new = cli.json(
+        "remember",
+        "The project uses Python 3.12",
+        "--subject",
+        "project",
+        "--predicate",
+        "python_version",
+    )
     at(monkeypatch, NOW)
     hits = recall(cli, "Which Python version does the project use?")
     assert hits[0]["content"] == "The project uses Python 3.12"
@@ -696,7 +721,7 @@ def test_a_turn_stating_a_superseded_value_ranks_below_its_correction(cli, monke
 
 
 def test_a_weekday_in_a_question_about_a_rule_keeps_the_question(cli, monkeypatch):
-    """"周五可以上线吗？" asks about the rule, not about last Friday's turns."""
+    """ "周五可以上线吗？" asks about the rule, not about last Friday's turns."""
     at(monkeypatch, "2026-10-01T08:00:00Z")
     cli.ok("remember", "周五不要上线生产环境", "--type", "RULE", "--duration", "permanent")
     at(monkeypatch, "2026-11-20T10:00:00Z")  # last Friday (NOW is Thursday 2026-11-26)

@@ -64,15 +64,13 @@ def test_a_lone_character_never_outranks_the_whole_word(word, fillers, decoys, a
         home = Home(Path(folder) / ".soloqueue")
         conn = open_memory(home, Config())
         answer = remember(conn, f"{''.join(fillers)}的{word}已经更新", ages[0], importance[0])
-        decoy_ids = {
+        for n in range(decoys):
             remember(
                 conn,
                 f"{WORDS[word]}{FILLER[n % len(FILLER)]}第{n}次",
                 ages[n + 1],
                 importance[n + 1],
             )
-            for n in range(decoys)
-        }
         request = Request(f"{lone} {word}", channels=("memories",), limit=20, max_tokens=100_000)
         hits = recall(home, conn, request, Config(), NOW, lexicon).hits
         conn.close()

@@ -25,8 +25,20 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 NOW = datetime(2026, 11, 26, 8, tzinfo=UTC)
-WORDS = ["zorb", "klim", "trop", "vask", "plin", "murk", "dalt", "fenk", "gront", "hulp",
-         "jesk", "wolt"]
+WORDS = [
+    "zorb",
+    "klim",
+    "trop",
+    "vask",
+    "plin",
+    "murk",
+    "dalt",
+    "fenk",
+    "gront",
+    "hulp",
+    "jesk",
+    "wolt",
+]
 UNSEEN = ["quib", "naxt"]  # never stored: a query may hold words nothing matches
 
 
@@ -97,7 +109,9 @@ def test_matches_first_and_never_fewer_than_limit(stored, query, limit):
     # a hit sharing no word with the query never ranks above one that does
     assert flags == sorted(flags, reverse=True)
     # no absolute floor: --limit N gives N hits whenever N items match
-    live = [(n, item) for n, item in enumerate(stored) if item.kind != "working" or item.hours_ago < 24]
+    live = [
+        (n, item) for n, item in enumerate(stored) if item.kind != "working" or item.hours_ago < 24
+    ]
     matches = [text_of(n, item) for n, item in live]  # a working entry lives 24 hours
     matches = [text for text in matches if matching(text, query)]
     assert sum(flags) >= min(limit, len(matches))

@@ -232,7 +232,8 @@ def test_l11_verify_flags_dangling_artifact_references(cli, home, tmp_path):
     assert {c["reason"] for c in report["conflicts"]} == {"missing-blob"}
     result = cli("--root", str(other), "--format", "json", "verify")
     assert result.exit_code == 8  # warnings
-    dangling = [f for f in json.loads(result.stdout)["findings"] if f["kind"] == "dangling-artifact"]
+    findings = json.loads(result.stdout)["findings"]
+    dangling = [f for f in findings if f["kind"] == "dangling-artifact"]
     assert [f["where"] for f in dangling] == ["default/default/s1/2"]
     assert cli.json("verify")["summary"]["warning"] == 0  # the store that has it
 
@@ -251,8 +252,7 @@ def test_m5_dev_zero_refused(cli, home, tmp_path):
         result = cli(*args)
         assert result.exit_code == 65, (args, result.stderr)
         assert result.stderr == (
-            "error: /dev/zero is not a regular file (a device): give a file, or '-' to read "
-            "stdin\n"
+            "error: /dev/zero is not a regular file (a device): give a file, or '-' to read stdin\n"
         ), args
     assert tree_snapshot(home / "artifacts") == {}
 

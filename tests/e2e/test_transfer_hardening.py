@@ -118,19 +118,9 @@ def tampered(lines: list[bytes], kind: str, **fields: object) -> tuple[bytes, in
     return json.dumps(header).encode() + b"\n" + b"".join(body), found + 1
 
 
-@pytest.mark.parametrize(
-    ("kind", "fields", "message"),
-    [
-        ("memory", {"type": "ROOTKIT"}, "memory: field 'type' is 'ROOTKIT', not one of FACT"),
-        ("memory", {"created_at": "x"}, "memory: field 'created_at' is not an ISO 8601"),
-        ("memory", {"id": "../../x"}, "memory: field 'id' is not an id (32 hex digits)"),
-        ("memory", {"importance": 7.5}, "memory: field 'importance' is not between 0 and 1"),
-        ("memory", {"priority": "FOREVER"}, "memory: field 'priority' is 'FOREVER'"),
-        ("episode", {"outcome": "won"}, "episode: field 'outcome' is 'won'"),
-        ("attachment", {"direction": "sideways"}, "attachment: field 'direction'"),
-    ],
-)
-def test_m2_bad_enum_refused_nothing_written(cli, home, tmp_path, kind, fields, message):
+def assert_refused_whole(cli, home, tmp_path, kind: str, fields: dict, message: str) -> None:
+    """A dump with one bad value in its last ``kind`` record is refused with that line
+    and one error line, and nothing, not even the data directory, is created."""
     populate(cli, tmp_path)
     dump, line = tampered(export_file(cli, home, tmp_path / "dump.jsonl"), kind, **fields)
     bad = tmp_path / "bad.jsonl"
@@ -138,9 +128,25 @@ def test_m2_bad_enum_refused_nothing_written(cli, home, tmp_path, kind, fields, 
     other = other_store(tmp_path)
     result = cli("--root", str(other), "import", str(bad))
     assert result.exit_code == 65 and result.stdout == ""
-    assert result.stderr.startswith(f"error: line {line}: {message}"), result.stderr
+    assert result.stderr.startswith(f"error: line {line}: {kind}: {message}"), result.stderr
     assert len(result.stderr.splitlines()) == 1
     assert not other.exists()
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields", "message"),
+    [
+        ("memory", {"type": "ROOTKIT"}, "field 'type' is 'ROOTKIT', not one of FACT"),
+        ("memory", {"created_at": "x"}, "field 'created_at' is not an ISO 8601"),
+        ("memory", {"id": "../../x"}, "field 'id' is not an id (32 hex digits)"),
+        ("memory", {"importance": 7.5}, "field 'importance' is not between 0 and 1"),
+        ("memory", {"priority": "FOREVER"}, "field 'priority' is 'FOREVER'"),
+        ("episode", {"outcome": "won"}, "field 'outcome' is 'won'"),
+        ("attachment", {"direction": "sideways"}, "field 'direction'"),
+    ],
+)
+def test_m2_bad_enum_refused_nothing_written(cli, home, tmp_path, kind, fields, message):
+    assert_refused_whole(cli, home, tmp_path, kind, fields, message)
 
 
 @pytest.mark.parametrize(
@@ -155,15 +161,7 @@ def test_m2_bad_enum_refused_nothing_written(cli, home, tmp_path, kind, fields, 
     ],
 )
 def test_m3_bad_values_refused_before_any_write(cli, home, tmp_path, kind, fields, message):
-    populate(cli, tmp_path)
-    dump, line = tampered(export_file(cli, home, tmp_path / "dump.jsonl"), kind, **fields)
-    bad = tmp_path / "bad.jsonl"
-    bad.write_bytes(dump)
-    other = other_store(tmp_path)
-    result = cli("--root", str(other), "import", str(bad))
-    assert result.exit_code == 65, result.stderr
-    assert result.stderr.startswith(f"error: line {line}: {kind}: {message}"), result.stderr
-    assert not other.exists()
+    assert_refused_whole(cli, home, tmp_path, kind, fields, message)
 
 
 def test_m3_bad_turns_refused_before_any_write(cli, home, tmp_path):

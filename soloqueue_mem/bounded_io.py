@@ -14,7 +14,7 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
-from typing import BinaryIO
+from typing import IO
 
 from soloqueue_mem.errors import BadInput, NotFound
 
@@ -23,7 +23,7 @@ class NotRegularFile(BadInput):
     code = "not_regular_file"
 
 
-def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
     """The regular file at ``path``, open for binary reading; NotRegularFile for a
     FIFO, a socket, a device or a folder, NotFound when it cannot be opened."""
     name = os.fspath(path)
@@ -55,7 +55,7 @@ class Capped:
     """``source`` read through, refused (BadInput) once it gives more than ``cap``
     bytes; ``setting`` names the configuration key that sets the cap."""
 
-    def __init__(self, source: BinaryIO, cap: int, setting: str) -> None:
+    def __init__(self, source: IO[bytes], cap: int, setting: str) -> None:
         self.source = source
         self.cap = cap
         self.setting = setting
@@ -70,7 +70,7 @@ class Capped:
         return data
 
 
-def read_capped_line(source: BinaryIO, cap: int, setting: str, number: int) -> bytes:
+def read_capped_line(source: IO[bytes], cap: int, setting: str, number: int) -> bytes:
     """The next line of ``source`` (b"" at its end); BadInput naming line ``number``
     when it is longer than ``cap`` bytes."""
     line = source.readline(cap + 1)

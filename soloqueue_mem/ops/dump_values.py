@@ -75,8 +75,9 @@ def _one_of(name: str, value: Any, allowed: tuple[str, ...] | Any) -> None:
 
 def _hex_id(name: str, value: str | None, required: bool = False) -> None:
     """An id, or a reference to one (unless ``required``, None or empty: none)."""
-    if (value or required) and not HEX_ID.fullmatch(value or ""):
-        raise BadInput(f"field {name!r} is not an id (32 hex digits): {value[:40]!r}")
+    given = value or ""
+    if (given or required) and not HEX_ID.fullmatch(given):
+        raise BadInput(f"field {name!r} is not an id (32 hex digits): {given[:40]!r}")
 
 
 def _blob_path(name: str, path: str, content_hash: str) -> None:

@@ -26,7 +26,7 @@ import hashlib
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.artifacts import store as artifact_store
@@ -205,7 +205,7 @@ class Ending:
                            "short (export it again, or copy the whole file)")  # fmt: skip
 
 
-def dump_lines(stream: BinaryIO, cap: int) -> Iterator[bytes]:
+def dump_lines(stream: IO[bytes], cap: int) -> Iterator[bytes]:
     """The lines of the dump ``stream`` from its start, none longer than ``cap``
     (``max_dump_line_bytes``): an endless line is refused, not held in memory."""
     stream.seek(0)
@@ -237,7 +237,7 @@ def parsed(lines: Iterable[bytes], ending: Ending | None = None) -> Iterator[tup
         if kind not in SHAPES:
             raise BadInput(f"unknown record type {kind!r}", number)
         try:
-            value = conform(SHAPES[kind], {k: v for k, v in obj.items() if k != "kind"})
+            value: Any = conform(SHAPES[kind], {k: v for k, v in obj.items() if k != "kind"})
             if isinstance(value, Blob):
                 _blob_bytes(value)
             if isinstance(value, IdentityRecord) and value.name not in identity.AUTHORED:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
-from typing import IO
+from typing import IO, BinaryIO
 
 from soloqueue_mem.errors import BadInput, NotFound
 
@@ -23,7 +23,7 @@ class NotRegularFile(BadInput):
     code = "not_regular_file"
 
 
-def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     """The regular file at ``path``, open for binary reading; NotRegularFile for a
     FIFO, a socket, a device or a folder, NotFound when it cannot be opened."""
     name = os.fspath(path)

@@ -24,6 +24,11 @@ from soloqueue_mem.memory.attachments import DIRECTIONS
 from soloqueue_mem.memory.model import RETENTION, TYPES
 
 INT64 = (-(2**63), 2**63 - 1)
+# Counts and indexes in the PostgreSQL back end's INTEGER columns: both back ends take
+# the same dumps, so these are 32-bit on either.
+INT32_MAX = 2**31 - 1
+INT32_FIELDS = ("turn_index", "access_count", "first_turn", "last_turn", "dim", "scan_count",
+                "attempts")  # fmt: skip
 HEX_ID = re.compile(r"[0-9a-f]{32}")  # uuid4().hex: memories, episodes, attachments
 SHA256 = re.compile(r"[0-9a-f]{64}")
 OUTCOMES = ("success", "partial", "failed", "ongoing")
@@ -48,6 +53,8 @@ def _check_field(name: str, value: Any) -> None:
         if isinstance(item, int) and not isinstance(item, bool):
             if not INT64[0] <= item <= INT64[1]:
                 raise BadInput(f"field {name!r} is out of range (a 64-bit integer)")
+            if name in INT32_FIELDS and item > INT32_MAX:
+                raise BadInput(f"field {name!r} is out of range (at most {INT32_MAX})")
             if name in NOT_NEGATIVE and item < 0:
                 raise BadInput(f"field {name!r} is negative")
         elif isinstance(item, float):
@@ -139,9 +146,7 @@ def _turn(turn: Any) -> None:
     if not isinstance(record.get("timestamp"), str):
         raise BadInput("a turn record needs a 'timestamp'")
     _timestamp("timestamp", record["timestamp"])
-    index = record.get("turn_index")
-    if isinstance(index, int) and index > INT64[1]:
-        raise BadInput("field 'turn_index' is out of range (a 64-bit integer)")
+    _check_field("turn_index", record.get("turn_index"))
     offloaded = record.get("offloaded") or []
     if not isinstance(offloaded, list) or not all(_offload_note(n) for n in offloaded):
         raise BadInput("a turn's 'offloaded' notes need a field, an artifact id and l1 text")

@@ -172,6 +172,7 @@ def test_m3_bad_turns_refused_before_any_write(cli, home, tmp_path):
     for change, message in (
         ({"timestamp": "not a time"}, "field 'timestamp' is not an ISO 8601"),
         ({"turn_index": 2**63}, "field 'turn_index' is out of range"),
+        ({"turn_index": 2**31}, "field 'turn_index' is out of range (at most 2147483647)"),
         ({"offloaded": [{"field": "tool_results.9.content", "artifact_id": "1", "l1": "x"}]},
          "not a session record"),
         ({"offloaded": [{"field": "content", "artifact_id": "../1", "l1": "x"}]},

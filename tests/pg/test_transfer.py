@@ -15,6 +15,7 @@ import pytest
 
 from tests.cli.test_transfer import populate
 from tests.conftest import Cli
+from tests.e2e.test_transfer_hardening import tampered
 
 
 def _export(cli: Cli, root: Path, *args: str) -> bytes:
@@ -116,6 +117,26 @@ def test_bad_input_writes_nothing_to_postgres(
     refused = cli("--root", str(host), "import", "memories-v1", str(v1))
     assert refused.exit_code == 65 and not host.exists()
     assert cli.json("--root", str(host), "memory", "list", "--all") == []
+
+
+def test_m2_bad_values_refused_before_any_write_to_postgres(
+    cli: Cli, home: Path, tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The values are checked by the same first pass as on SQLite (issue 30 M2/M3)."""
+    first, _ = _sqlite_dump(cli, home, tmp_path)
+    lines = first.splitlines(keepends=True)
+    monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", database_url)
+    host = tmp_path / "host" / ".soloqueue"
+    for kind, fields in (("memory", {"type": "ROOTKIT"}), ("turn", {"extracted": True,
+                         "episode_id": "../x"}), ("episode", {"first_turn": 2**31})):  # fmt: skip
+        dump, line = tampered(lines, kind, **fields)
+        bad = tmp_path / "bad.jsonl"
+        bad.write_bytes(dump)
+        result = cli("--root", str(host), "import", str(bad))
+        assert result.exit_code == 65 and result.stderr.startswith(f"error: line {line}: {kind}:")
+        assert not host.exists()
+        assert cli.json("--root", str(host), "memory", "list", "--all") == []
+        assert cli("--root", str(host), "session", "show", "s1").exit_code == 3
 
 
 def test_memories_v1_and_claude_code_transcripts_import_into_postgres(

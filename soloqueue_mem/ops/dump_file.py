@@ -20,21 +20,26 @@ from soloqueue_mem.errors import NotFound, UsageError
 from soloqueue_mem.ops.dump_format import end_record
 
 
-def write_dump(records: Iterable[dict[str, Any]], write: Callable[[str], object]) -> int:
-    """Write ``records`` (header first) as dump lines, then the end record; the number
-    of lines written."""
+def dump_text(records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """The dump's lines: ``records`` (header first), then the end record."""
     digest = hashlib.sha256()
     counts: dict[str, int] = {}
-    lines = 0
-    for record in records:
+    for number, record in enumerate(records):
         line = jsonio.dumps_compact(record) + "\n"
-        write(line)
+        yield line
         digest.update(line.encode("utf-8"))
-        if lines:  # the header is not a record
+        if number:  # the header is not a record
             counts[record["kind"]] = counts.get(record["kind"], 0) + 1
+    yield jsonio.dumps_compact(end_record(counts, digest.hexdigest())) + "\n"
+
+
+def write_dump(records: Iterable[dict[str, Any]], write: Callable[[str], object]) -> int:
+    """Write the dump of ``records`` (header first); the number of lines written."""
+    lines = 0
+    for line in dump_text(records):
+        write(line)
         lines += 1
-    write(jsonio.dumps_compact(end_record(counts, digest.hexdigest())) + "\n")
-    return lines + 1
+    return lines
 
 
 @contextmanager

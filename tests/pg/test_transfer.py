@@ -246,7 +246,7 @@ def test_store_export_and_import_on_both_back_ends(
         store.remember("The user prefers coffee", subject="user", predicate="drink")
         dump = tmp_path / "dump.jsonl"
         with open(dump, "w", encoding="utf-8") as out:
-            assert store.export(out) == 1 + 1 + 2 + 2  # header, session, turns, memories
+            assert store.export(out) == 1 + 1 + 2 + 2 + 1  # header, session, turns, memories, end
     use("b")
     with Store(tmp_path / "b") as other:
         report = other.import_dump(dump)
@@ -273,7 +273,8 @@ def test_export_pages_through_a_session_and_keeps_to_its_scope(
     monkeypatch.setattr(dump, "PAGE", 2)  # pages of 2 turns, cursors fetching 2 rows
     fresh = tmp_path / "fresh" / ".soloqueue"  # a host with nothing on its disk
     records = _records(_export(cli, fresh, "--group", "work"))
-    assert [r["kind"] for r in records] == ["header", "session"] + ["turn"] * 7 + ["memory"]
+    kinds = [r["kind"] for r in records]
+    assert kinds == ["header", "session"] + ["turn"] * 7 + ["memory", "end"]
     assert [r["record"]["content"] for r in records[2:9]] == [f"turn {n}" for n in range(7)]
     assert records[0]["scope"] == {"group": "work", "agent": None}
     assert not fresh.exists()

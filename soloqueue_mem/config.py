@@ -33,6 +33,10 @@ class Config(NamedTuple):
     max_input_bytes: int = 64 * 1024 * 1024
     # Cap on one line of a --batch stream.
     max_line_bytes: int = 16 * 1024 * 1024
+    # Cap on the content of one artifact or attachment (a file, or stdin for '-').
+    max_artifact_bytes: int = 256 * 1024 * 1024
+    # Cap on one line of an `import` dump (a blob record carries its bytes in base64).
+    max_dump_line_bytes: int = 384 * 1024 * 1024
     # Tool results longer than this many characters are offloaded to an artifact.
     offload_threshold: int = 2000
     # Language of the fixed text an LLM or a person reads: recall's record prefix

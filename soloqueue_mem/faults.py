@@ -29,6 +29,7 @@ POINTS = (
     "migrate.after_batch",  # migrate --to: a batch committed to PostgreSQL, the rest not
     "reindex.mid_batch",  # PostgreSQL re-index: a batch's rows rewritten, not committed
     "reindex.after_batch",  # PostgreSQL re-index: a batch and its progress committed
+    "import.before_commit",  # import: a session's log appended, its index not committed
 )
 
 

@@ -118,6 +118,7 @@ class Maintenance(StoreBase):
             repair=repair,
             grace_seconds=parse_duration(self.config.gc_grace),
             busy_timeout_ms=self.config.busy_timeout_ms,
+            ephemeral_days=self.config.gc_ephemeral_days,
         )
         if (postgres := self._postgres()) is not None:
             return postgres.verify(options, self.now().timestamp())

@@ -22,7 +22,7 @@ from soloqueue_mem.api.graph import GraphMethods
 from soloqueue_mem.api.maintenance import Maintenance
 from soloqueue_mem.api.shapes import ArtifactBytes, Forgotten, SessionEnded
 from soloqueue_mem.api.transfer import TransferMethods
-from soloqueue_mem.errors import NotFound, UsageError
+from soloqueue_mem.errors import BadInput, NotFound, UsageError
 
 if TYPE_CHECKING:
     import sqlite3
@@ -74,7 +74,6 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         """Log one turn (text with ``role``, or an event/OpenAI message object) or a
         list of them, accepted or rejected as a whole (``BadInput``). ``session``
         defaults as in ``log``: the session of the last hour, else a new one."""
-        from soloqueue_mem.errors import BadInput
         from soloqueue_mem.sessions.events import parse_event
         from soloqueue_mem.sessions.intake import parse_array
         from soloqueue_mem.sessions.offload import Offloader
@@ -399,8 +398,14 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         import io
 
         from soloqueue_mem.artifacts.store import NewArtifact, save
+        from soloqueue_mem.bounded_io import Capped
 
         check_ids(group=group)
+        cap = self.config.max_artifact_bytes
+        if not isinstance(content, bytes):
+            content = Capped(content, cap, "max_artifact_bytes")  # type: ignore[assignment]
+        elif len(content) > cap:
+            raise BadInput(f"the input is larger than max_artifact_bytes ({cap} bytes)")
         redact = self._redactor()
         if redact is not None or isinstance(content, bytes):
             data = content if isinstance(content, bytes) else content.read()

@@ -1,14 +1,12 @@
-"""The ``export``/``import`` part of :class:`soloqueue_mem.Store` (dump format v2, on
+"""The ``export``/``import`` part of :class:`soloqueue_mem.Store` (dump format v3, on
 either back end)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from typing import IO, Any
 
 from soloqueue_mem.api.base import StoreBase, check_ids, serialised
-from soloqueue_mem.errors import NotFound
 
 
 class TransferMethods(StoreBase):
@@ -24,15 +22,14 @@ class TransferMethods(StoreBase):
         with_blobs: bool = False,
     ) -> int:
         """Write the dump (``export``) to the text file ``out``, streamed; the number of
-        lines written (the header included)."""
+        lines written (the header and the end record included)."""
         from contextlib import ExitStack
 
-        from soloqueue_mem import jsonio
         from soloqueue_mem.graph.db import SqliteGraph
+        from soloqueue_mem.ops.dump_file import write_dump
         from soloqueue_mem.ops.export import Scope, Sources, export, open_sources
 
         check_ids(group=group, agent=agent)
-        written = 0
         with ExitStack() as stack:
             if self._postgres() is None:
                 names = ("memory", "artifacts", "state", "graph")
@@ -41,10 +38,8 @@ class TransferMethods(StoreBase):
                 sources = Sources(memory, artifacts, state, graph_db)
             else:  # the back end's connection; this host's artifacts and graph
                 sources = open_sources(stack, self.home, self.config)
-            for record in export(self.home, sources, Scope(group, agent), with_blobs):
-                out.write(jsonio.dumps_compact(record) + "\n")
-                written += 1
-        return written
+            records = export(self.home, sources, Scope(group, agent), with_blobs)
+            return write_dump(records, out.write)
 
     @serialised
     def import_dump(self, path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -53,15 +48,11 @@ class TransferMethods(StoreBase):
         ``redacted``, ``skipped``)."""
         from contextlib import ExitStack
 
-        from soloqueue_mem.ops.import_dump import import_dump, target_opener
+        from soloqueue_mem.bounded_io import open_regular
+        from soloqueue_mem.ops.import_dump import dump_lines, import_dump, target_opener
 
-        def lines() -> Iterator[bytes]:
-            try:
-                handle = open(path, "rb")  # noqa: SIM115 - closed below
-            except OSError as exc:
-                raise NotFound(f"cannot read {os.fspath(path)}: {exc.strerror}") from None
-            with handle:
-                yield from handle
-
+        cap = self.config.max_dump_line_bytes
         with ExitStack() as stack:
-            return import_dump(lines, target_opener(stack, self.home, self.config))
+            source = stack.enter_context(open_regular(path))
+            opener = target_opener(stack, self.home, self.config)
+            return import_dump(lambda: dump_lines(source, cap), opener)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from soloqueue_mem.api.shapes import artifact_json
 from soloqueue_mem.cli.output import emit_object, print_table
 from soloqueue_mem.cli.state import AppContext, opened
-from soloqueue_mem.errors import BadInput, NotFound, UsageError
+from soloqueue_mem.errors import BadInput, UsageError
 
 if TYPE_CHECKING:
     import sqlite3
@@ -42,19 +42,18 @@ def open_catalog(app: AppContext, create: bool) -> ContextManager[sqlite3.Connec
 
 
 @contextmanager
-def open_source(source: str) -> Iterator[BinaryIO]:
-    """The content to save: the file named ``source``, or stdin for ``-``."""
+def open_source(source: str, cap: int, setting: str) -> Iterator[BinaryIO]:
+    """The content to save: the regular file named ``source``, or stdin for ``-``,
+    refused once it gives more than ``cap`` bytes (``setting`` names the cap)."""
+    from soloqueue_mem.bounded_io import Capped, open_regular
+
     if source == "-":
         if sys.stdin is None:
             raise UsageError("stdin is closed")
-        yield sys.stdin.buffer
+        yield Capped(sys.stdin.buffer, cap, setting)  # type: ignore[misc]
         return
-    try:
-        stream = open(source, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise NotFound(f"cannot read {source}: {exc.strerror}") from None
-    with stream:
-        yield stream
+    with open_regular(source) as stream:
+        yield Capped(stream, cap, setting)  # type: ignore[misc]
 
 
 def _is_text(value: str) -> bool:
@@ -104,7 +103,7 @@ def run_save(
         if value is not None and not _is_text(value):
             raise BadInput(f"{name} is not valid UTF-8 text")
     meta = NewArtifact(title, tuple(tags), group, author, mime)
-    with open_source(source) as given:
+    with open_source(source, app.config.max_artifact_bytes, "max_artifact_bytes") as given:
         stream = given if app.redactor is None else redacted_source(given, app)
         with open_catalog(app, create=True) as conn:
             saved = save(app.home, conn, stream, meta, app.now)

@@ -114,7 +114,7 @@ def attach(
         session or "", mime, url, expires,
     )  # fmt: skip
     check(new)
-    with open_source(source) as given:
+    with open_source(source, app_ctx.config.max_artifact_bytes, "max_artifact_bytes") as given:
         stream = given if app_ctx.redactor is None else redacted_source(given, app_ctx)
         with open_catalog(app_ctx, create=True) as artifacts, _rows(app_ctx, True) as rows:
             row = attach_file(

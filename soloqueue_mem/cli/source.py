@@ -1,6 +1,6 @@
 """Text a command reads from a file or stdin (``-``): never more than
-``max_input_bytes`` (``/dev/zero`` or an endless pipe is refused after cap + 1 bytes),
-decoded strictly as UTF-8."""
+``max_input_bytes`` (an endless pipe is refused after cap + 1 bytes; a named FIFO or
+device before it is opened), decoded strictly as UTF-8."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.errors import BadInput, UsageError
+from soloqueue_mem.errors import BadInput, NotFound, UsageError
 
 
 def read_source(source: str, cap: int) -> str:
@@ -21,10 +21,14 @@ def read_source(source: str, cap: int) -> str:
 
 
 def read_file(path: Path, cap: int) -> str:
-    """The UTF-8 text of the file at ``path`` (``-`` is a file name here)."""
+    """The UTF-8 text of the regular file at ``path`` (``-`` is a file name here)."""
+    from soloqueue_mem.bounded_io import open_regular
+
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             data = handle.read(cap + 1)
+    except NotFound as exc:  # as it always was here: what the user gave cannot be read
+        raise BadInput(str(exc)) from None
     except OSError as exc:
         raise BadInput(f"cannot read {path}: {exc.strerror}") from None
     return _checked(data, cap)

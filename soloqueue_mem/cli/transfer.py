@@ -45,8 +45,9 @@ def export(
     """Write everything that is not derived as a versioned JSONL dump (always JSONL):
     sessions as logged, memories with their history, episodes, scratchpads, working
     memory, attachments, kv and session state, embeddings, the graph memory, artifact
-    rows (and their blobs with --with-blobs). `import` reads it back."""
-    from soloqueue_mem import jsonio
+    rows (and their blobs with --with-blobs), then an end record (counts, sha256).
+    `import` reads it back."""
+    from soloqueue_mem.ops.dump_file import write_dump
     from soloqueue_mem.ops.export import Scope, open_sources
     from soloqueue_mem.ops.export import export as export_records
 
@@ -55,23 +56,20 @@ def export(
         if value is not None:
             validate_id(kind, value)
     with ExitStack() as stack:
-        sources = open_sources(stack, app_ctx.home, app_ctx.config)
         out = _output(stack, output)
+        sources = open_sources(stack, app_ctx.home, app_ctx.config)
         records = export_records(app_ctx.home, sources, Scope(group, agent), with_blobs)
-        for record in records:
-            out.write(jsonio.dumps_compact(record) + "\n")
+        write_dump(records, out.write)
         out.flush()
 
 
 def _output(stack: ExitStack, output: str | None) -> IO[str]:
+    """stdout, or the file ``output`` that appears whole once the export is done."""
     if output is None or output == "-":
         return sys.stdout
-    try:
-        return stack.enter_context(open(output, "x", encoding="utf-8"))  # noqa: SIM115
-    except FileExistsError:
-        raise UsageError(f"{output} exists; export never overwrites a file") from None
-    except OSError as exc:
-        raise NotFound(f"cannot write {output}: {exc.strerror}") from None
+    from soloqueue_mem.ops.dump_file import new_file
+
+    return stack.enter_context(new_file(output))
 
 
 @boundary
@@ -109,12 +107,15 @@ def import_command(
         return
     reports = []
     for path in paths:
-        with _source(path) as source:
+        with _source(path, app_ctx.config.max_dump_line_bytes) as source:
             chosen = kind or _sniff(source, path)
             if chosen == "claude-code":
                 raise UsageError(f"{path} is a Claude Code transcript: import it on its own")
             report = _import_one(app_ctx, chosen, source, group, agent)
         reports.append({"path": path, "kind": chosen, **report})
+        if chosen == "dump" and report["complete"] is None:
+            stderr(f"warning: {path}: a dump written before end records (version 1 or 2): "
+                   "whether it is whole cannot be checked", app_ctx.quiet)  # fmt: skip
         if report.get("conflicts"):
             stderr(f"warning: {path}: {len(report['conflicts'])} conflict(s)", app_ctx.quiet)
     if len(reports) == 1:
@@ -140,29 +141,36 @@ def _is_transcript(path: str) -> bool:
         return False
     if Path(path).is_dir():
         return True
+    from soloqueue_mem.bounded_io import open_regular
+
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             return _sniff(handle, path) == "claude-code"
-    except (OSError, BadInput):
+    except (OSError, BadInput, NotFound):
         return False
 
 
 @contextmanager
-def _source(path: str) -> Iterator[IO[bytes]]:
-    """The file to import, seekable (it is read twice): stdin is spooled first."""
-    import shutil
+def _source(path: str, cap: int) -> Iterator[IO[bytes]]:
+    """The file to import, seekable (it is read twice): a regular file, or stdin
+    spooled first (refused past ``cap`` bytes without a line break: an endless line)."""
     import tempfile
 
-    from soloqueue_mem.cli.artifact_run import open_source
+    from soloqueue_mem.bounded_io import open_regular, read_capped_line
 
-    with open_source(path) as given:
-        if path != "-":
+    if path != "-":
+        with open_regular(path) as given:
             yield given
-            return
-        with tempfile.TemporaryFile() as spool:
-            shutil.copyfileobj(given, spool)
-            spool.seek(0)
-            yield spool
+        return
+    if sys.stdin is None:
+        raise UsageError("stdin is closed")
+    with tempfile.TemporaryFile() as spool:
+        number = 1
+        while line := read_capped_line(sys.stdin.buffer, cap, "max_dump_line_bytes", number):
+            spool.write(line)
+            number += 1
+        spool.seek(0)
+        yield spool
 
 
 def _sniff(source: IO[bytes], path: str) -> str:
@@ -223,11 +231,9 @@ def _import_one(
 
 
 def _import_dump(app_ctx: AppContext, source: IO[bytes]) -> dict[str, Any]:
-    from soloqueue_mem.ops.import_dump import import_dump, target_opener
+    from soloqueue_mem.ops.import_dump import dump_lines, import_dump, target_opener
 
-    def lines() -> Iterator[bytes]:
-        source.seek(0)
-        yield from source
-
+    cap = app_ctx.config.max_dump_line_bytes
     with ExitStack() as stack:
-        return import_dump(lines, target_opener(stack, app_ctx.home, app_ctx.config))
+        opener = target_opener(stack, app_ctx.home, app_ctx.config)
+        return import_dump(lambda: dump_lines(source, cap), opener)

@@ -71,7 +71,7 @@ def check_links(record: NodeRecord) -> str | None:
         to_id, strength, relation = (link.get(k) for k in ("to_id", "strength", "relation"))
         if set(link) != {"to_id", "strength", "relation"}:
             return "a link must have exactly to_id, strength and relation"
-        if not isinstance(to_id, int) or isinstance(to_id, bool) or to_id < 1:
+        if not isinstance(to_id, int) or isinstance(to_id, bool) or not 1 <= to_id < 2**63:
             return "a link's to_id must be a node id"
         if not isinstance(strength, int | float) or isinstance(strength, bool):
             return "a link's strength must be a number"

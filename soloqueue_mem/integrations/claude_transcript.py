@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
-from soloqueue_mem.errors import BadInput, InvalidId
+from soloqueue_mem.errors import BadInput, InvalidId, NotFound
 from soloqueue_mem.home import Home, validate_id
 from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.writer import Flush, Item, Offload, Rejected, log_events
@@ -72,8 +72,10 @@ def _metadata(record: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]
 
 def read_transcript(path: Path, max_line_bytes: int) -> Iterator[Item]:
     """``(line, event)`` per message record of the file, :class:`Rejected` per bad line."""
+    from soloqueue_mem.bounded_io import open_regular
+
     session = _session_from_name(path)
-    with open(path, "rb") as stream:
+    with open_regular(path) as stream:
         for number, raw in numbered_lines(stream, max_line_bytes):
             if raw is None or not raw.strip():
                 continue
@@ -150,13 +152,16 @@ def _counted(items: Iterator[Item], progress: Callable[[int], None] | None) -> I
 
 
 def last_reply(path: Path) -> Event | None:
-    """The assistant's last text reply in a transcript (read from its end), if any."""
+    """The assistant's last text reply in a transcript (read from its end, at most
+    ``TAIL_BYTES``), if any; NotRegularFile for a FIFO or a device."""
+    from soloqueue_mem.bounded_io import open_regular
+
     try:
-        with open(path, "rb") as stream:
+        with open_regular(path) as stream:
             size = os.fstat(stream.fileno()).st_size
             stream.seek(max(0, size - TAIL_BYTES))
-            tail = stream.read()
-    except OSError:
+            tail = stream.read(TAIL_BYTES)
+    except (OSError, NotFound):
         return None
     for raw in reversed(tail.splitlines()):
         try:

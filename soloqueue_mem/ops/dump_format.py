@@ -1,8 +1,11 @@
 """The dump format of ``export``/``import``: versioned JSONL, one record per line.
 
 The first line is the header ``{"kind": "header", "format": "soloqueue-mem-dump",
-"version": 2, ...}``; every other line is a record whose ``kind`` says what it holds
-(``RECORD_TYPES``). A record's other keys are the fields of the row it stands for, as
+"version": 3, ...}``; every other line is a record whose ``kind`` says what it holds
+(``RECORD_TYPES``), and the last one, since version 3, the end record
+(:func:`end_record`): how many records of each kind came before it and the sha256 of
+every line before it, so a dump cut short (even at a line boundary) is told from a
+whole one. A record's other keys are the fields of the row it stands for, as
 the store's own values (:class:`~soloqueue_mem.memory.model.Memory`, …), so the dump
 is readable without this code. :func:`conform` turns a decoded record back into such a
 value and refuses anything of the wrong shape (a dump is untrusted input).
@@ -19,7 +22,8 @@ from soloqueue_mem.errors import BadInput, InvalidId
 from soloqueue_mem.home import validate_id
 
 FORMAT = "soloqueue-mem-dump"
-VERSION = 2  # 2 added the embedding and graph records; a version-1 dump reads the same
+VERSION = 3  # 3 added the end record, 2 the embedding and graph records
+END_SINCE = 3  # the first version whose dumps must end with their end record
 RECORD_TYPES = (
     "blob",
     "artifact",
@@ -54,8 +58,15 @@ def header(group: str | None, agent: str | None, with_blobs: bool) -> dict[str, 
     }
 
 
-def check_header(record: Any) -> None:
-    """BadInput unless ``record`` is a dump header this code can read."""
+def end_record(counts: dict[str, int], sha256: str) -> dict[str, Any]:
+    """The dump's last line: the number of records (header and end left out), by kind,
+    and the sha256 of the bytes of every line before it."""
+    return {"kind": "end", "records": sum(counts.values()), "counts": dict(sorted(counts.items())),
+            "sha256": sha256}  # fmt: skip
+
+
+def check_header(record: Any) -> int:
+    """The version of ``record``, a dump header; BadInput unless this code can read it."""
     if not isinstance(record, dict) or record.get("kind") != "header":
         raise BadInput("not a soloqueue-mem dump: the first line is not its header", 1)
     if record.get("format") != FORMAT:
@@ -69,6 +80,7 @@ def check_header(record: Any) -> None:
             "upgrade soloqueue-mem",
             1,
         )
+    return version
 
 
 def record(kind: str, value: NamedTuple | dict[str, Any]) -> dict[str, Any]:

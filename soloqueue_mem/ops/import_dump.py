@@ -26,11 +26,12 @@ import hashlib
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.artifacts import store as artifact_store
 from soloqueue_mem.artifacts.catalog import Artifact
+from soloqueue_mem.bounded_io import read_capped_line
 from soloqueue_mem.config import Config
 from soloqueue_mem.context import identity
 from soloqueue_mem.db.connect import write_tx
@@ -43,7 +44,8 @@ from soloqueue_mem.memory.attachments import Attachment
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.working import Entry
-from soloqueue_mem.ops.dump_format import RECORD_TYPES, check_header, conform
+from soloqueue_mem.ops.dump_format import END_SINCE, RECORD_TYPES, check_header, conform, end_record
+from soloqueue_mem.ops.dump_values import check_values
 from soloqueue_mem.ops.import_redact import redacted, rehashed_path
 from soloqueue_mem.redact import Redactor, redacted_bytes, redactor
 from soloqueue_mem.semantic import dump as vectors
@@ -168,18 +170,70 @@ class Session(NamedTuple):
     turns: list[TurnRecord]
 
 
-def parsed(lines: Iterable[bytes]) -> Iterator[tuple[int, str, Any]]:
+class Ending:
+    """What the end record must say of the lines before it, gathered as they are
+    read: their sha256 and the number of records of each kind. ``complete`` is True
+    once an end record matched, None for a dump older than end records without one."""
+
+    def __init__(self) -> None:
+        self.digest = hashlib.sha256()
+        self.counts: dict[str, int] = {}
+        self.line: int | None = None  # where the end record was
+        self.complete: bool | None = None
+
+    def add(self, raw: bytes, kind: str | None, number: int) -> None:
+        if self.line is not None:
+            raise BadInput(f"a line after the end record (line {self.line})", number)
+        self.digest.update(raw)
+        if kind is not None:
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+
+    def close(self, obj: dict[str, Any], number: int) -> None:
+        """BadInput unless the end record ``obj`` matches what was read before it."""
+        if self.line is not None:
+            raise BadInput(f"a second end record (the first is on line {self.line})", number)
+        expected = end_record(self.counts, self.digest.hexdigest())
+        if obj != expected:
+            raise BadInput("the dump does not match its end record (counts or sha256): it "
+                           "was changed or damaged after export", number)  # fmt: skip
+        self.line, self.complete = number, True
+
+    def finish(self, version: int, last: int) -> None:
+        """BadInput for a dump that should end with its end record and does not."""
+        if self.line is None and version >= END_SINCE:
+            raise BadInput(f"the dump ends at line {last} without its end record: it was cut "
+                           "short (export it again, or copy the whole file)")  # fmt: skip
+
+
+def dump_lines(stream: IO[bytes], cap: int) -> Iterator[bytes]:
+    """The lines of the dump ``stream`` from its start, none longer than ``cap``
+    (``max_dump_line_bytes``): an endless line is refused, not held in memory."""
+    stream.seek(0)
+    number = 1
+    while line := read_capped_line(stream, cap, "max_dump_line_bytes", number):
+        yield line
+        number += 1
+
+
+def parsed(lines: Iterable[bytes], ending: Ending | None = None) -> Iterator[tuple[int, str, Any]]:
     """``(line number, type, value)`` of every record after the header; BadInput (with
-    the line) for anything that is not a well-formed record of a readable dump."""
-    number = 0
+    the line) for anything that is not a well-formed record of a readable dump, whose
+    values the store can hold (:func:`check_values`), ending as its version says."""
+    ending = Ending() if ending is None else ending
+    number = version = 0
     for number, raw in enumerate(lines, 1):
         if number == 1:
-            check_header(jsonio.loads(raw, 1))
+            version = check_header(jsonio.loads(raw, 1))
+            ending.add(raw, None, number)
             continue
         if not raw.strip():
+            ending.add(raw, None, number)
             continue
         obj = jsonio.loads(raw, number)
         kind = obj.get("kind") if isinstance(obj, dict) else None
+        if kind == "end":
+            ending.close(obj, number)
+            continue
         if kind not in SHAPES:
             raise BadInput(f"unknown record type {kind!r}", number)
         try:
@@ -189,11 +243,14 @@ def parsed(lines: Iterable[bytes]) -> Iterator[tuple[int, str, Any]]:
             if isinstance(value, IdentityRecord) and value.name not in identity.AUTHORED:
                 raise BadInput(f"not an identity source: {value.name!r}")
             _check_more(value)
+            check_values(kind, value)
         except BadInput as exc:
             raise BadInput(f"{kind}: {exc.reason}", number) from None
+        ending.add(raw, kind, number)
         yield number, kind, value
     if number == 0:
         raise BadInput("the dump is empty (no header)")
+    ending.finish(version, number)
 
 
 def _check_more(value: Any) -> None:
@@ -226,14 +283,20 @@ def _vector_bytes(value: EmbeddingRecord) -> bytes:
     return data
 
 
-def check(lines: Iterable[bytes]) -> tuple[int, set[str]]:
-    """Read the whole dump without writing; the number of records and their kinds.
-    BadInput if bad."""
+class Checked(NamedTuple):
+    records: int
+    kinds: set[str]
+    complete: bool | None  # Ending.complete
+
+
+def check(lines: Iterable[bytes]) -> Checked:
+    """Read the whole dump without writing: BadInput if anything in it is bad."""
     count = 0
     kinds: set[str] = set()
+    ending = Ending()
     current: SessionRecord | None = None
     last = -1  # the current session's last turn index
-    for number, kind, value in parsed(lines):
+    for number, kind, value in parsed(lines, ending):
         count += 1
         kinds.add(kind)
         if kind == "session":
@@ -245,7 +308,7 @@ def check(lines: Iterable[bytes]) -> tuple[int, set[str]]:
             if not isinstance(index, int) or isinstance(index, bool) or index <= last:
                 raise BadInput("turn indexes must be whole numbers, increasing", number)
             last = index
-    return count, kinds
+    return Checked(count, kinds, ending.complete)
 
 
 def target_opener(stack: ExitStack, home: Home, config: Config) -> Callable[[bool], Targets]:
@@ -278,11 +341,11 @@ def import_dump(
     """Check the dump, then (only then: bad input creates nothing) open the store —
     graph.db too when the dump has graph records — and put the records back; the
     report (see the README)."""
-    total, kinds = check(lines())
-    targets = open_targets(any(kind in kinds for kind in GRAPH_KINDS))
+    checked = check(lines())
+    targets = open_targets(any(kind in checked.kinds for kind in GRAPH_KINDS))
     report: dict[str, Any] = {
-        "records": total, "added": {}, "existing": {}, "conflicts": [], "redacted": {},
-        "skipped": {},
+        "records": checked.records, "added": {}, "existing": {}, "conflicts": [],
+        "redacted": {}, "skipped": {}, "complete": checked.complete,
     }  # fmt: skip
     batch = _Batch()
     try:
@@ -535,27 +598,16 @@ def _put_back_link(targets: Targets, value: EmbeddedItemRecord, report: _Report)
 def _session(targets: Targets, session: Session) -> str:
     key = SessionKey(*session.head[:3])
     records = [turn.record for turn in session.turns]
+    states = [(turn.extracted, turn.episode_id) for turn in session.turns]
     if targets.database is not None:
         from soloqueue_mem.storage.postgres.dump import put_back_session as put_back_pg
 
         fsync = targets.config.durability == "full"
-        states = [(turn.extracted, turn.episode_id) for turn in session.turns]
         return put_back_pg(targets.home, targets.database, key, records, states,
-                           session.head.ended_at,
-                           fsync)  # fmt: skip
+                           session.head.ended_at, fsync)  # fmt: skip
     assert targets.memory is not None
-    outcome = put_back_session(targets.home, targets.memory, key, records, targets.config)
-    if outcome == "added":
-        with write_tx(targets.memory):
-            for turn in session.turns:
-                if turn.extracted or turn.episode_id is not None:
-                    index = turn.record["turn_index"]
-                    turns.set_turn_state(
-                        targets.memory, key, index, turn.extracted, turn.episode_id
-                    )
-            if session.head.ended_at is not None:
-                turns.mark_ended(targets.memory, key, session.head.ended_at)
-    return outcome
+    return put_back_session(targets.home, targets.memory, key, records, targets.config, states,
+                            session.head.ended_at)  # fmt: skip
 
 
 def _blob_bytes(blob: Blob) -> bytes:

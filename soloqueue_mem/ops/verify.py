@@ -42,6 +42,7 @@ class VerifyOptions(NamedTuple):
     repair: bool = False
     grace_seconds: float = 3600
     busy_timeout_ms: int = 10_000
+    ephemeral_days: float = 3  # gc_ephemeral_days: offloaded output older than this may be gone
 
 
 def verify_store(
@@ -57,8 +58,11 @@ def verify_store(
 
     memory = _open_ro(home.memory_db, options, findings, len(schema_memory.MIGRATIONS))
     try:
-        check_artifacts(home, options, now, findings, counts)
-        _check_sessions(home, memory, findings, counts)
+        cataloged = check_artifacts(home, options, now, findings, counts)
+        offloads: dict[str, Offload] = {}
+        _check_sessions(home, memory, findings, counts, offloads)
+        expired_before = now - options.ephemeral_days * 86400
+        check_offloads(offloads, cataloged or set(), expired_before, findings)
         # graph memory: integrity and schema version only
         graph = _open_ro(home.graph_db, options, findings, len(schema_graph.MIGRATIONS))
         if graph is not None:
@@ -89,8 +93,9 @@ def report(
 
 def check_artifacts(
     home: Home, options: VerifyOptions, now: float, findings: list[Finding], counts: dict[str, int]
-) -> None:
-    """This data directory's artifact catalog against its blobs (the CAS)."""
+) -> set[str] | None:
+    """This data directory's artifact catalog against its blobs (the CAS); the ids of
+    the catalog's rows (None when it was not read)."""
     from soloqueue_mem.storage.sqlite import schema_artifacts
 
     artifacts = _open_ro(home.artifacts_db, options, findings, len(schema_artifacts.MIGRATIONS))
@@ -98,12 +103,13 @@ def check_artifacts(
         if not _blob_folders_are_real(home, findings):
             pass  # a symlinked artifacts/ or artifacts/blobs: never followed, never read
         elif artifacts is not None:
-            _check_artifacts(home, artifacts, options, now, findings, counts)
+            return _check_artifacts(home, artifacts, options, now, findings, counts)
         elif not _has_catalog(home) and scan_blobs(home).blobs:
             findings.append(Finding("error", "missing-catalog", "artifacts.db", "blobs exist"))
     finally:
         if artifacts is not None:
             artifacts.close()
+    return None
 
 
 def _blob_folders_are_real(home: Home, findings: list[Finding]) -> bool:
@@ -198,7 +204,7 @@ def _check_artifacts(
     now: float,
     findings: list[Finding],
     counts: dict[str, int],
-) -> None:
+) -> set[str]:
     rows = list(catalog.all_artifacts(conn))
     counts["artifacts"] = len(rows)
     checked: dict[str, str] = {}
@@ -239,18 +245,55 @@ def _check_artifacts(
     for temp in temp_files(home):
         old = now - temp.mtime >= options.grace_seconds
         findings.append(Finding("warning" if old else "info", "temp-file", temp.relpath))
+    return {str(artifact.id) for artifact in rows}
+
+
+class Offload(NamedTuple):
+    """The first turn whose offloaded output an artifact holds."""
+
+    where: str  # group/agent/session/turn_index
+    timestamp: str
+
+
+def check_offloads(
+    offloads: dict[str, Offload],
+    cataloged: set[str],
+    expired_before: float,
+    findings: list[Finding],
+) -> None:
+    """A finding for each turn whose offloaded output names an artifact the catalog
+    lacks (issue 30 L11): ``dangling-artifact`` (a warning: an import that could not
+    restore it, a lost row), or ``expired-artifact`` (info) when the turn is older than
+    ``gc_ephemeral_days``, whose gc removes such rows by design."""
+    from soloqueue_mem.clock import parse_timestamp
+    from soloqueue_mem.errors import BadInput
+
+    for artifact_id, offload in sorted(offloads.items()):
+        if artifact_id in cataloged:
+            continue
+        try:
+            old = parse_timestamp(offload.timestamp).timestamp() < expired_before
+        except BadInput:
+            old = False
+        kind = "expired-artifact" if old else "dangling-artifact"
+        detail = f"its offloaded output names artifact {artifact_id}, not in the catalog"
+        findings.append(Finding("info" if old else "warning", kind, offload.where, detail))
 
 
 # --- session logs ---------------------------------------------------------------------
 
 
 def _check_sessions(
-    home: Home, memory: sqlite3.Connection | None, findings: list[Finding], counts: dict[str, int]
+    home: Home,
+    memory: sqlite3.Connection | None,
+    findings: list[Finding],
+    counts: dict[str, int],
+    offloads: dict[str, Offload],
 ) -> None:
     from soloqueue_mem.sessions import turns
 
     indexed = turns.indexed_turn_indexes(memory) if memory is not None else {}
-    logged = logged_turns(home, findings)
+    logged = logged_turns(home, findings, offloads)
     counts["sessions"] = len(logged)
     counts["turns_logged"] = sum(len(v) for v in logged.values())
     counts["turns_indexed"] = sum(len(v) for v in indexed.values())
@@ -258,9 +301,12 @@ def _check_sessions(
         _compare(logged, indexed, findings)
 
 
-def logged_turns(home: Home, findings: list[Finding]) -> dict[SessionKey, set[int]]:
+def logged_turns(
+    home: Home, findings: list[Finding], offloads: dict[str, Offload] | None = None
+) -> dict[SessionKey, set[int]]:
     """The turn indexes of each session log of this data directory; a finding for
-    each unreadable line (a torn tail: a warning)."""
+    each unreadable line (a torn tail: a warning). ``offloads`` is given the artifact
+    of each offloaded output and the first turn naming it."""
     logged: dict[SessionKey, set[int]] = {}
     for key, path in session_files(home, None, None):
         where = os.path.relpath(path, home.dir)
@@ -278,8 +324,18 @@ def logged_turns(home: Home, findings: list[Finding]) -> dict[SessionKey, set[in
                 )
             elif isinstance(entry.record.get("turn_index"), int):
                 indexes.add(entry.record["turn_index"])
+                if offloads is not None:
+                    _note_offloads(entry.record, "/".join(key), offloads)
         logged[key] = indexes
     return logged
+
+
+def _note_offloads(record: dict[str, Any], session: str, offloads: dict[str, Offload]) -> None:
+    notes = record.get("offloaded")
+    for note in notes if isinstance(notes, list) else ():
+        if isinstance(note, dict) and isinstance(note.get("artifact_id"), str):
+            where = f"{session}/{record['turn_index']}"
+            offloads.setdefault(note["artifact_id"], Offload(where, str(record.get("timestamp"))))
 
 
 def _compare(

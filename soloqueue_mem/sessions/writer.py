@@ -325,35 +325,64 @@ def put_back_session(
     key: SessionKey,
     records: list[dict[str, Any]],
     config: Config,
+    states: list[tuple[bool, str | None]],
+    ended_at: str | None,
 ) -> str:
-    """Write an exported session's JSONL records as they were and index them.
+    """Write an exported session's JSONL records as they were and index them, with
+    each turn's extraction state (``extracted``, episode id) and when the session
+    ended, in one transaction.
 
     Returns ``added``; ``existing`` when the session's log already holds exactly
-    these records; ``conflict`` when it holds others (nothing is written). Raises
+    these records, all indexed; ``conflict`` when it holds others (nothing is written).
+    A log holding the first of these records and no others (an import killed after
+    writing them, or one of a dump cut short) is completed: what the index lacks is
+    indexed and the rest appended (``added``), so importing again resumes. Raises
     BadInput for a record that is not one of our log's.
     """
     events = [_checked_record(record) for record in records]
     path = home.session_log(key.group, key.agent, key.session)
     ensure_private_dir(home.dir, os.path.dirname(path))
     with SessionLog(path, fsync=config.durability == "full") as log:
-        if log.size > 0:
-            held = [line.record for line in read_lines(path)]
-            return "existing" if held == records else "conflict"
+        held = [line.record for line in read_lines(path)] if log.size > 0 else []
+        if held != records[: len(held)]:
+            return "conflict"
+        rest = records[len(held) :]
+        if not rest and turns.indexed_bytes(conn, key) >= log.size:
+            return "existing"
+        size = log.size
         pending.mark(home, key)
         try:
             with write_tx(conn):
-                for record, event in zip(records, events, strict=True):
+                before = turns.max_turn_index(conn, key)
+                caught_up = catch_up(conn, key, log) != before
+                for record, event in zip(rest, events[len(held) :], strict=True):
                     turns.insert_turn(conn, key, record["turn_index"], event, record["timestamp"])
-                if records:
-                    size = log.append(records, render_turns(key, records, first=True))
-                    stamps = [r["timestamp"] for r in records]
-                    turns.record_appends(conn, key, min(stamps), max(stamps), len(records), size)
+                if rest:
+                    end = log.append(rest, render_turns(key, rest, first=not held))
+                    stamps = [r["timestamp"] for r in rest]
+                    turns.record_appends(conn, key, min(stamps), max(stamps), len(rest), end)
+                _restore_states(conn, key, records, states, ended_at)
+                faults.fault("import.before_commit")
         except BaseException:
-            log.truncate(0)
+            log.truncate(size)
             raise
         finally:
             pending.clear(home, key)
-    return "added"
+    return "added" if rest or caught_up else "existing"
+
+
+def _restore_states(
+    conn: sqlite3.Connection,
+    key: SessionKey,
+    records: list[dict[str, Any]],
+    states: list[tuple[bool, str | None]],
+    ended_at: str | None,
+) -> None:
+    for record, (extracted, episode) in zip(records, states, strict=True):
+        if extracted or episode is not None:
+            turns.set_turn_state(conn, key, record["turn_index"], extracted, episode)
+    if ended_at is not None:
+        turns.mark_ended(conn, key, ended_at)
 
 
 def _checked_record(record: Any) -> Event:
@@ -363,5 +392,5 @@ def _checked_record(record: Any) -> Event:
         raise BadInput("a session record needs a 'turn_index' (a whole number ≥ 0)")
     try:
         return from_record(l1_record(record))
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise BadInput(f"not a session record: {exc}") from None

@@ -54,7 +54,7 @@ def test_round_trip_is_byte_identical(cli, home, tmp_path):
     assert kinds[0] == "header"
     assert set(kinds) == {"header", "blob", "artifact", "session", "turn", "memory", "episode",
                           "scratchpad", "working", "attachment", "kv", "session_state",
-                          "identity"}  # fmt: skip
+                          "identity", "end"}  # fmt: skip
     dump = tmp_path / "dump.jsonl"
     dump.write_bytes(first)
     other = tmp_path / "other" / ".soloqueue"
@@ -115,7 +115,7 @@ def test_export_scope(cli, home, tmp_path):
     populate(cli, tmp_path)
     lines = [json.loads(line) for line in export(cli, home, "--group", "work").splitlines()]
     assert lines[0]["scope"] == {"group": "work", "agent": None}
-    assert {(r["kind"], r.get("session")) for r in lines[1:]} == {
+    assert {(r["kind"], r.get("session")) for r in lines[1:-1]} == {
         ("session", "s2"),
         ("turn", "s2"),
     }
@@ -130,8 +130,8 @@ def bad_dump(home_dump: bytes, number: int, replacement: bytes) -> bytes:
 @pytest.mark.parametrize(
     ("line", "replacement", "message"),
     [
-        (0, b'{"kind":"header","format":"soloqueue-mem-dump","version":3}\n',
-         "error: line 1: dump version 3 is newer than this soloqueue-mem reads (2)"),
+        (0, b'{"kind":"header","format":"soloqueue-mem-dump","version":4}\n',
+         "error: line 1: dump version 4 is newer than this soloqueue-mem reads (3)"),
         (0, b'{"kind":"header","format":"other"}\n', "error: line 1: not a soloqueue-mem dump"),
         (5, b"{not json\n", "error: line 6: malformed JSON"),
         (5, b'{"kind":"spaceship"}\n', "error: line 6: unknown record type 'spaceship'"),
@@ -240,7 +240,8 @@ def test_import_from_stdin(cli, home, tmp_path):
 def test_export_never_overwrites_and_reads_nothing_into_being(cli, home, tmp_path):
     out = tmp_path / "dump.jsonl"
     cli.ok("export", "-o", str(out))  # an empty store: just the header
-    assert [json.loads(line)["kind"] for line in out.read_text().splitlines()] == ["header"]
+    kinds = [json.loads(line)["kind"] for line in out.read_text().splitlines()]
+    assert kinds == ["header", "end"]
     assert not home.exists()
     assert cli("export", "-o", str(out)).exit_code == 2
     assert tree_snapshot(home) == {}

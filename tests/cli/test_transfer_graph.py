@@ -71,7 +71,7 @@ def test_graph_and_vectors_round_trip_byte_identical(cli, home, tmp_path):
     populate(cli, home)
     first = export(cli, home)
     header = json.loads(first.splitlines()[0])
-    assert header["version"] == 2
+    assert header["version"] == 3
     kinds = kinds_of(first)
     assert kinds.count("graph_node") == 4 and kinds.count("graph_focus") == 1
     assert kinds.count("graph_task") == 1
@@ -222,10 +222,12 @@ def test_a_version_1_dump_is_still_read(cli, home, tmp_path):
     cli.ok("remember", "The user's editor is helix")
     lines = export(cli, home).splitlines()
     header = json.loads(lines[0])
-    assert header["version"] == 2
-    old = tmp_path / "v1.jsonl"
-    old.write_bytes(b"\n".join([json.dumps({**header, "version": 1}).encode(), *lines[1:]]))
+    assert header["version"] == 3
+    old = tmp_path / "v1.jsonl"  # an old dump: no end record
+    old.write_bytes(b"\n".join([json.dumps({**header, "version": 1}).encode(), *lines[1:-1]]))
     other = tmp_path / "other" / ".soloqueue"
-    report = cli.json("--root", str(other), "import", str(old))
+    result = cli("--root", str(other), "--format", "json", "import", str(old))
+    report = json.loads(result.stdout)
     assert report["added"] == {"memory": 1} and report["conflicts"] == []
+    assert report["complete"] is None and "whether it is whole cannot be checked" in result.stderr
     assert not (other / "graph.db").exists()  # no graph records: no graph.db

@@ -448,9 +448,14 @@ def test_c3_context_build_system_file_is_capped_by_max_input_bytes(home):
     (home / "config.toml").write_text("max_input_bytes = 65536\n")
     messages = json.dumps([{"role": "user", "content": "hi"}]).encode()
     build = ["context", "build", "--max-context", "8000"]
-    done = run_process(*build, "--system", "@/dev/zero", input=messages, timeout=30)
+    big = home.parent / "big.md"
+    big.write_bytes(b"x" * 65537)
+    done = run_process(*build, "--system", f"@{big}", input=messages, timeout=30)
     assert done.returncode == EX_DATAERR, done.stderr
     assert b"max_input_bytes" in done.stderr and done.stdout == b""
+    done = run_process(*build, "--system", "@/dev/zero", input=messages, timeout=30)
+    assert done.returncode == EX_DATAERR, done.stderr  # a device is refused before any read
+    assert b"/dev/zero is not a regular file" in done.stderr and done.stdout == b""
     prompt = home.parent / "prompt.md"
     prompt.write_text("You are terse.")
     built = run_json(*build, "--system", f"@{prompt}", input=messages)

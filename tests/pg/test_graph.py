@@ -240,7 +240,7 @@ def test_export_and_import_carry_the_graph_between_back_ends(
     nothing."""
     _graph_with_a_dangling_link_and_a_queued_task(cli, home)
     dump = cli.ok("export").stdout
-    graph_lines = [line for line in dump.splitlines() if '"graph_' in line]
+    graph_lines = [line for line in dump.splitlines() if '"kind":"graph_' in line]
     assert len(graph_lines) == 5 + 2 + 1  # nodes, two focus lists, a task
     monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", database_url)
     other = tmp_path / "host-b"
@@ -249,7 +249,7 @@ def test_export_and_import_carry_the_graph_between_back_ends(
     again = cli.json("import", "-", "--root", str(other), input=dump)
     assert "graph_node" not in again["added"] and again["existing"]["graph_node"] == 5
     exported = cli.ok("export", "--root", str(other)).stdout
-    assert [line for line in exported.splitlines() if '"graph_' in line] == graph_lines
+    assert [line for line in exported.splitlines() if '"kind":"graph_' in line] == graph_lines
     assert not (other / "graph.db").exists()
     new = cli.json("graph", "remember", "--sync", "--root", str(other), input=json.dumps(
         [{"role": "user", "content": "After the import."}]

@@ -15,6 +15,7 @@ import pytest
 
 from tests.cli.test_transfer import populate
 from tests.conftest import Cli
+from tests.e2e.test_transfer_hardening import tampered
 
 
 def _export(cli: Cli, root: Path, *args: str) -> bytes:
@@ -116,6 +117,26 @@ def test_bad_input_writes_nothing_to_postgres(
     refused = cli("--root", str(host), "import", "memories-v1", str(v1))
     assert refused.exit_code == 65 and not host.exists()
     assert cli.json("--root", str(host), "memory", "list", "--all") == []
+
+
+def test_m2_bad_values_refused_before_any_write_to_postgres(
+    cli: Cli, home: Path, tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The values are checked by the same first pass as on SQLite (issue 30 M2/M3)."""
+    first, _ = _sqlite_dump(cli, home, tmp_path)
+    lines = first.splitlines(keepends=True)
+    monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", database_url)
+    host = tmp_path / "host" / ".soloqueue"
+    for kind, fields in (("memory", {"type": "ROOTKIT"}), ("turn", {"extracted": True,
+                         "episode_id": "../x"}), ("episode", {"first_turn": 2**31})):  # fmt: skip
+        dump, line = tampered(lines, kind, **fields)
+        bad = tmp_path / "bad.jsonl"
+        bad.write_bytes(dump)
+        result = cli("--root", str(host), "import", str(bad))
+        assert result.exit_code == 65 and result.stderr.startswith(f"error: line {line}: {kind}:")
+        assert not host.exists()
+        assert cli.json("--root", str(host), "memory", "list", "--all") == []
+        assert cli("--root", str(host), "session", "show", "s1").exit_code == 3
 
 
 def test_memories_v1_and_claude_code_transcripts_import_into_postgres(
@@ -225,7 +246,7 @@ def test_store_export_and_import_on_both_back_ends(
         store.remember("The user prefers coffee", subject="user", predicate="drink")
         dump = tmp_path / "dump.jsonl"
         with open(dump, "w", encoding="utf-8") as out:
-            assert store.export(out) == 1 + 1 + 2 + 2  # header, session, turns, memories
+            assert store.export(out) == 1 + 1 + 2 + 2 + 1  # header, session, turns, memories, end
     use("b")
     with Store(tmp_path / "b") as other:
         report = other.import_dump(dump)
@@ -252,7 +273,8 @@ def test_export_pages_through_a_session_and_keeps_to_its_scope(
     monkeypatch.setattr(dump, "PAGE", 2)  # pages of 2 turns, cursors fetching 2 rows
     fresh = tmp_path / "fresh" / ".soloqueue"  # a host with nothing on its disk
     records = _records(_export(cli, fresh, "--group", "work"))
-    assert [r["kind"] for r in records] == ["header", "session"] + ["turn"] * 7 + ["memory"]
+    kinds = [r["kind"] for r in records]
+    assert kinds == ["header", "session"] + ["turn"] * 7 + ["memory", "end"]
     assert [r["record"]["content"] for r in records[2:9]] == [f"turn {n}" for n in range(7)]
     assert records[0]["scope"] == {"group": "work", "agent": None}
     assert not fresh.exists()

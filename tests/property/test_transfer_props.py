@@ -14,7 +14,6 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
 from soloqueue_mem.graph.db import SqliteGraph
 from soloqueue_mem.graph.dump import NodeRecord, put_back_node
@@ -22,6 +21,7 @@ from soloqueue_mem.graph.store import Scope as GraphScope
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
+from soloqueue_mem.ops.dump_file import write_dump
 from soloqueue_mem.ops.export import Scope, export, open_sources
 from soloqueue_mem.ops.import_dump import import_dump, target_opener
 from soloqueue_mem.semantic import dump as vectors
@@ -129,8 +129,9 @@ def dump_of(root: Path) -> bytes:
     home = Home(root)
     with ExitStack() as stack:
         sources = open_sources(stack, home, Config())
-        records = export(home, sources, Scope(), with_blobs=True)
-        return b"".join((jsonio.dumps_compact(r) + "\n").encode() for r in records)
+        lines: list[str] = []
+        write_dump(export(home, sources, Scope(), with_blobs=True), lines.append)
+        return "".join(lines).encode()
 
 
 def load(root: Path, dump: bytes) -> dict:

@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "jsonio",
             "fsio",
             "streams",
+            "bounded_io",
             "roles",
             "sanitize",
             "faults",

@@ -17,9 +17,9 @@ differently, left as it is). Both ways leave what is there alone, so a re-run is
 from __future__ import annotations
 
 import sqlite3
+from itertools import chain
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
 from soloqueue_mem.ops.dump_format import header
@@ -134,15 +134,15 @@ def copy_records(
 ) -> dict[str, dict[str, int]]:  # fmt: skip
     """Put the records of :data:`RECORD_KINDS` back into the database; per kind, how
     many the store has, were copied, were there already, and conflict."""
+    from soloqueue_mem.ops.dump_file import dump_text
     from soloqueue_mem.ops.export import Sources, local_records
     from soloqueue_mem.ops.import_dump import Targets, import_dump
 
     sources = Sources(memory, None, state)
 
     def lines() -> Any:
-        yield jsonio.dumps_compact(header(None, None, False)).encode()
-        for fields in local_records(sources, RECORD_KINDS):
-            yield jsonio.dumps_compact(fields).encode()
+        records = chain([header(None, None, False)], local_records(sources, RECORD_KINDS))
+        return (line.encode("utf-8") for line in dump_text(records))
 
     targets = Targets(home, config, None, None, None, database=target)  # type: ignore[arg-type]
     imported = import_dump(lines, lambda with_graph: targets)

@@ -29,6 +29,7 @@ POINTS = (
     "migrate.after_batch",  # migrate --to: a batch committed to PostgreSQL, the rest not
     "reindex.mid_batch",  # PostgreSQL re-index: a batch's rows rewritten, not committed
     "reindex.after_batch",  # PostgreSQL re-index: a batch and its progress committed
+    "serve.handler",  # serve: a request's handler starts, in its worker thread
 )
 
 

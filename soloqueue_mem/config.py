@@ -293,7 +293,9 @@ def _aliases(path: StrPath, key: str, value: object) -> dict[str, str]:
 def _origins(path: StrPath, value: object) -> tuple[str, ...]:
     """Web origins as a browser sends them: ``scheme://host[:port]``, nothing after."""
     if not isinstance(value, list):
-        raise BadInput(f'{path}: serve_allowed_origins must be an array like ["http://localhost:3000"]')
+        raise BadInput(
+            f'{path}: serve_allowed_origins must be an array like ["http://localhost:3000"]'
+        )
     for origin in value:
         scheme, sep, rest = origin.partition("://") if isinstance(origin, str) else ("", "", "")
         if scheme not in ("http", "https") or not sep or not rest or "/" in rest:

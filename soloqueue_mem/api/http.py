@@ -21,10 +21,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -39,7 +39,6 @@ from soloqueue_mem.api.guard import (
     is_loopback,
     same,
 )
-
 from soloqueue_mem.api.local_socket import FINGERPRINT_HEADER, Listening
 from soloqueue_mem.api.store import Store
 from soloqueue_mem.errors import BadInput, SoloqueueError, UsageError
@@ -70,7 +69,7 @@ async def _body(request: Request, limit: int) -> dict[str, Any]:
     check_json_body(request)
     try:
         return await asyncio.wait_for(_read_body(request, limit), BODY_SECONDS)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         message = f"the body did not arrive within {BODY_SECONDS:g} s"
         raise HttpError(408, "timeout", message) from None
 
@@ -274,7 +273,7 @@ def build_app(
                 result = await run_in_threadpool(_handle, handler, store, body, request)
             except SoloqueueError as exc:
                 return error_response(exc)
-            except Exception:  # a bug: its traceback in the server's log, not the answer
+            except Exception:  # noqa: BLE001 - a bug: its traceback in the log, not the answer
                 traceback.print_exc(file=sys.stderr)
                 return error_response(HttpError(500, "internal", "unexpected error", 1))
             return result if isinstance(result, Response) else _json(result)

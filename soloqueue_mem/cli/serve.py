@@ -133,7 +133,9 @@ def serve_command(
         check_bind(host, None)  # before opening the store: a usage error
     with _live_store(ctx, root) as store:
         if no_auth:
-            stderr("warning: --no-auth: any local user can read and write this store through the port")
+            stderr(
+                "warning: --no-auth: any local user can read and write this store through the port"
+            )
         else:
             token = token or stored_token(store.home)
         ready = lambda url: stderr(f"serving on {url}")  # noqa: E731 - always shown

@@ -188,7 +188,9 @@ def test_off_loopback_only_with_a_token_given_or_stored(home):
     try:
         assert server.token == "s3cret"
         body = {"query": "x"}
-        assert server.json("POST", "/api/v1/recall", body, headers={"Authorization": None})[0] == 401
+        assert (
+            server.json("POST", "/api/v1/recall", body, headers={"Authorization": None})[0] == 401
+        )
         wrong = {"Authorization": "Bearer nope"}
         assert server.json("POST", "/api/v1/recall", body, headers=wrong)[0] == 401
         assert server.json("POST", "/api/v1/recall", body) == (

@@ -4,7 +4,6 @@ what a web page, a rebound DNS name or another local user would send."""
 from __future__ import annotations
 
 import http.client
-import json
 import os
 import select
 import stat
@@ -152,7 +151,9 @@ def test_an_html_artifact_is_served_as_an_attachment(server: Server, home: Path)
     assert headers["content-disposition"].startswith("attachment")
     assert headers["x-content-type-options"] == "nosniff"
     assert headers["content-security-policy"].startswith("sandbox")
-    part = server.call("GET", f"/api/v1/artifacts/{saved.artifact.id}", headers={"Range": "bytes=0-5"})
+    part = server.call(
+        "GET", f"/api/v1/artifacts/{saved.artifact.id}", headers={"Range": "bytes=0-5"}
+    )
     assert part[0] == 206 and part[1]["content-disposition"].startswith("attachment")
 
 

@@ -43,7 +43,11 @@ class Run:
 def recall(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
     command = [sys.executable, "-c", PROBE, *args]
     done = subprocess.run(
-        command, capture_output=True, env={**os.environ, **(env or {})}, timeout=timeout, check=False
+        command,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+        check=False,
     )
     return Run(done)
 
@@ -155,9 +159,7 @@ def test_recall_does_the_work_itself_unless_the_serve_matches(
     assert b"Deploys go through staging first" in edited.stdout
 
 
-def test_a_forwarded_recall_falls_back_when_no_server_answers(
-    twin: str, serve: Any
-) -> None:
+def test_a_forwarded_recall_falls_back_when_no_server_answers(twin: str, serve: Any) -> None:
     """A stopped serve still has its socket accepting: recall must not wait for it (it
     waits 1 s for 100 Continue; the 60 s timeout only keeps a failure from hanging)."""
     asked = ("--format", "json", "recall", "staging deploy")

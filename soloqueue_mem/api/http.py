@@ -345,8 +345,8 @@ class Guarded:
         self.app, self.guard = app, guard
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not _on_unix_socket(Request(scope)):
-            request = Request(scope)
+        request = Request(scope) if scope["type"] == "http" else None
+        if request is not None and not _on_unix_socket(request):
             try:
                 self.guard.check_host(request)
                 self.guard.check_origin(request)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import os
 import select
+import socket
 import stat
 import subprocess
 import sys
@@ -127,6 +128,15 @@ def test_no_auth_only_with_its_flag_and_a_warning(home: Path, cli: Cli) -> None:
         process.terminate()
         process.wait(timeout=30)
         process.stderr.close()
+
+
+def test_a_client_that_never_finishes_its_headers_is_disconnected(server: Server) -> None:
+    """Slow-loris: the server closes the connection (10 s after it opened); the 60 s
+    timeout only keeps a failure from hanging the run."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as conn:
+        conn.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and no more
+        assert conn.recv(1024) == b""
+    assert server.call("GET", "/health")[0] == 200
 
 
 def test_a_text_plain_body_is_refused(server: Server, cli: Cli) -> None:

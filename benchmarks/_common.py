@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH_DATA = Path(os.environ.get("SOLOQUEUE_BENCH_DATA", REPO.parent / "shared" / "bench-data"))
@@ -54,6 +55,21 @@ def cli_argv(python: str) -> list[str]:
     if script.exists():
         return [str(script)]
     return [python, "-m", "soloqueue_mem"]
+
+
+def serve_connection(url: str, timeout: float = 60) -> tuple[Any, dict[str, str]]:
+    """An ``http.client`` connection to the ``serve`` that printed ``url``
+    (``http://HOST:PORT/?token=TOKEN``) and the headers a JSON call to it sends."""
+    import http.client
+    import urllib.parse
+
+    address = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(address.hostname, address.port, timeout=timeout)
+    headers = {"Content-Type": "application/json"}
+    token = urllib.parse.parse_qs(address.query).get("token")
+    if token:
+        headers["Authorization"] = f"Bearer {token[0]}"
+    return conn, headers
 
 
 def run_timed(

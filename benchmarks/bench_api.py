@@ -114,19 +114,18 @@ def start_server(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen
 
 
 def http_caller(url: str) -> Callable[[str], int]:
-    host, port = url.removeprefix("http://").rsplit(":", 1)
-    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+    conn, headers = c.serve_connection(url)
 
     def call(query: str) -> int:
         body = json.dumps({"query": query}).encode()
         try:
-            conn.request("POST", "/api/v1/recall", body, {"Content-Type": "application/json"})
+            conn.request("POST", "/api/v1/recall", body, headers)
             response = conn.getresponse()
         except (ConnectionError, http.client.HTTPException):
             # the server closed the idle connection (uvicorn: after 5 s); the untimed
             # warm-up calls of each query absorb the reconnect
             conn.close()
-            conn.request("POST", "/api/v1/recall", body, {"Content-Type": "application/json"})
+            conn.request("POST", "/api/v1/recall", body, headers)
             response = conn.getresponse()
         data = json.loads(response.read())
         assert response.status == 200, data

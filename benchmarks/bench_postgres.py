@@ -314,19 +314,19 @@ def time_at_scale(  # noqa: PLR0913
             "env": env,
         }
         with contextlib.ExitStack() as stack:
-            port = None
+            url = None
             if importlib.util.find_spec("uvicorn") is not None:
                 served = work / "served"  # a second host directory, a serve running on it
                 served.mkdir(mode=0o700)
                 served_env = {**env, "SOLOQUEUE_HOME": str(served)}
-                port = stack.enter_context(serving(served_env, python))
+                url = stack.enter_context(serving(served_env, python))
                 commands.update(forwarded_commands(served, served_env, admin, now, python))
             c.note(f"timing {len(commands)} commands x {runs} runs, interleaved")
             times = c.interleaved(commands, runs)
             warm = in_process(admin, host, now, lexicon, runs)
             lexicon.close()
-            if port is not None:
-                warm.update(through_http(port, runs))
+            if url is not None:
+                warm.update(through_http(url, runs))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     times.update(warm)
@@ -372,8 +372,8 @@ def in_process(url: str, root: Path, now: str, lexicon, runs: int) -> dict[str, 
 
 
 @contextlib.contextmanager
-def serving(env: dict[str, str], python: str) -> Iterator[int]:
-    """A ``serve`` process on ``env``'s data directory (and its ``serve.sock``): its port."""
+def serving(env: dict[str, str], python: str) -> Iterator[str]:
+    """A ``serve`` process on ``env``'s data directory (and its ``serve.sock``): its URL."""
     import subprocess
 
     server = subprocess.Popen(
@@ -387,7 +387,7 @@ def serving(env: dict[str, str], python: str) -> Iterator[int]:
         line = server.stderr.readline().decode()
         if not line.startswith("serving on http://"):
             raise SystemExit(f"serve did not start: {line}{server.stderr.read().decode()}")
-        yield int(line.rsplit(":", 1)[1])
+        yield line.split()[-1]
     finally:
         server.terminate()
         server.wait(timeout=60)
@@ -448,18 +448,16 @@ def forwarded_commands(
     return commands
 
 
-def through_http(port: int, runs: int) -> dict[str, list[float]]:
-    """``POST /api/v1/recall`` to the ``serve`` process on ``port``, one kept-alive
+def through_http(url: str, runs: int) -> dict[str, list[float]]:
+    """``POST /api/v1/recall`` to the ``serve`` process at ``url``, one kept-alive
     connection, the server warmed by one call per query: what a hook pays when it asks
     a warm server (a round trip through loopback HTTP and JSON, no process start)."""
-    import http.client
-
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn, headers = c.serve_connection(url)
 
     def ask(query: str) -> float:
         body = json.dumps({"query": query}).encode()
         began = time.perf_counter()
-        conn.request("POST", "/api/v1/recall", body, {"Content-Type": "application/json"})
+        conn.request("POST", "/api/v1/recall", body, headers)
         response = conn.getresponse()
         data = response.read()
         took = time.perf_counter() - began

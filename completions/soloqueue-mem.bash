@@ -230,7 +230,7 @@ _soloqueue_mem() {
         "scratchpad edit") words="--agent --format --group --root -a -f -g" ;;
         "scratchpad set") words="--agent --format --group --root -a -f -g" ;;
         "scratchpad show") words="--agent --format --group --root -a -f -g" ;;
-        "serve") words="--host --max-body-bytes --port --root --token -p" ;;
+        "serve") words="--host --max-body-bytes --port --root --token -p --no-auth" ;;
         "session") words="end export get list set show unset" ;;
         "session end") words="--agent --format --group --root -a -f -g" ;;
         "session export") words="--agent --as --format --group --root -a -f -g --full" ;;

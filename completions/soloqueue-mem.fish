@@ -488,6 +488,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -l token -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -s p -r
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -l no-auth
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a end -d 'Mark a session ended and turn its new turns into an episode and memories.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a export -d 'Write a session out: its JSONL records, Markdown, or OpenAI messages.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a get -d 'A session variable (exit 3 when unset), or all of them.'

@@ -118,6 +118,9 @@ class Config(NamedTuple):
     # for the first time as one graph task of the session's agent (seed 002 §4.1: the
     # graph remembers what leaves a nearly full context).
     context_compress_feeds_graph: bool = False
+    # serve: web pages (origins, e.g. "http://localhost:3000") whose requests are
+    # answered; a request from any other page's Origin is refused (403).
+    serve_allowed_origins: tuple[str, ...] = ()
 
 
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -220,6 +223,9 @@ def load_config(path: StrPath) -> Config:
         if key == "redact_patterns":
             values[key] = MappingProxyType(_redact_patterns(path, value))
             continue
+        if key == "serve_allowed_origins":
+            values[key] = _origins(path, value)
+            continue
         if isinstance(default, Mapping) and key != "recall_channel_weights":  # numbers: below
             values[key] = MappingProxyType(_aliases(path, key, value))
             continue
@@ -286,6 +292,19 @@ def _aliases(path: StrPath, key: str, value: object) -> dict[str, str]:
         if not isinstance(canonical, str) or not alias.strip() or not canonical.strip():
             raise BadInput(f"{path}: {key}.{alias} must map a name to a non-empty string")
     return dict(value)
+
+
+def _origins(path: StrPath, value: object) -> tuple[str, ...]:
+    """Web origins as a browser sends them: ``scheme://host[:port]``, nothing after."""
+    if not isinstance(value, list):
+        raise BadInput(
+            f'{path}: serve_allowed_origins must be an array like ["http://localhost:3000"]'
+        )
+    for origin in value:
+        scheme, sep, rest = origin.partition("://") if isinstance(origin, str) else ("", "", "")
+        if scheme not in ("http", "https") or not sep or not rest or "/" in rest:
+            raise BadInput(f"{path}: serve_allowed_origins: {origin!r} is not scheme://host[:port]")
+    return tuple(value)
 
 
 def _redact_patterns(path: StrPath, value: object) -> dict[str, str]:

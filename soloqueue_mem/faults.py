@@ -30,6 +30,7 @@ POINTS = (
     "reindex.mid_batch",  # PostgreSQL re-index: a batch's rows rewritten, not committed
     "reindex.after_batch",  # PostgreSQL re-index: a batch and its progress committed
     "import.before_commit",  # import: a session's log appended, its index not committed
+    "serve.handler",  # serve: a request's handler starts, in its worker thread
 )
 
 

@@ -4,50 +4,51 @@ Seed 004's ``POST /api/v1/memory/ingest`` and ``/query``, plus log, trace, recal
 remember and artifact reads, all on one warm :class:`~soloqueue_mem.Store`. Bodies
 are JSON objects capped at ``max_body_bytes``; errors are
 ``{"error": {"code", "message", "exit_code"}}`` with the CLI's exit code mapped to an
-HTTP status. A bearer token, when set, is required on every route but ``/health``.
-On PostgreSQL the same app also answers on ``<root>/serve.sock`` (private to the
-owner: no token there, a matching fingerprint instead; see ``local_socket``).
+HTTP status. Only the owner can use it: see ``guard`` (the token, Host, Origin and
+Content-Type checks). On PostgreSQL the same app also answers on ``<root>/serve.sock``
+(private to the owner: no token there, a matching fingerprint instead; see
+``local_socket``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
-import ipaddress
+import sys
+import traceback
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from soloqueue_mem import __version__, jsonio
+from soloqueue_mem import __version__, faults, jsonio
 from soloqueue_mem.api import shapes
+from soloqueue_mem.api.guard import (
+    Guard,
+    HttpError,
+    allowed_hosts,
+    check_json_body,
+    is_loopback,
+    same,
+)
 from soloqueue_mem.api.local_socket import FINGERPRINT_HEADER, Listening
 from soloqueue_mem.api.store import Store
 from soloqueue_mem.errors import BadInput, SoloqueueError, UsageError
 
 # The CLI's exit codes (README, "Errors and exit codes") as HTTP statuses.
 STATUS_OF_EXIT = {1: 500, 2: 400, 3: 404, 65: 422, 69: 501, 74: 500, 75: 503}
+# A body must arrive within this many seconds of its headers (the headers' own limit:
+# slow_clients.HEADER_SECONDS).
+BODY_SECONDS = 30.0
 Handler = Callable[[Store, dict[str, Any], Request], Any]
-
-
-class HttpError(SoloqueueError):
-    """An HTTP-level refusal (auth, size, method) with its own status."""
-
-    def __init__(self, status: int, code: str, message: str, exit_code: int = 2) -> None:
-        super().__init__(message)
-        self.status, self.code, self.exit_code = status, code, exit_code
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def error_response(exc: SoloqueueError) -> JSONResponse:
@@ -64,9 +65,18 @@ def _json(data: Any, status: int = 200) -> Response:
 
 
 async def _body(request: Request, limit: int) -> dict[str, Any]:
-    """The request's JSON object, read up to ``limit`` bytes."""
+    """The request's JSON object, read up to ``limit`` bytes within BODY_SECONDS."""
+    check_json_body(request)
+    try:
+        return await asyncio.wait_for(_read_body(request, limit), BODY_SECONDS)
+    except TimeoutError:
+        message = f"the body did not arrive within {BODY_SECONDS:g} s"
+        raise HttpError(408, "timeout", message) from None
+
+
+async def _read_body(request: Request, limit: int) -> dict[str, Any]:
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    if declared is not None and _digits(declared) and int(declared) > limit:
         raise HttpError(413, "too_large", f"request body is larger than {limit} bytes", 65)
     data = bytearray()
     async for chunk in request.stream():
@@ -87,6 +97,14 @@ def _field(
         not isinstance(value, kind) or isinstance(value, bool) and kind is not bool
     ):
         raise BadInput(f"{name!r} has the wrong type")
+    return value
+
+
+def _strings(body: dict[str, Any], name: str, default: Any = None) -> Any:
+    """A list of strings (or ``default`` when absent)."""
+    value = _field(body, name, list, default)
+    if value is not None and not all(isinstance(item, str) for item in value):
+        raise BadInput(f"{name!r} must be an array of strings")
     return value
 
 
@@ -154,7 +172,7 @@ def recall(store: Store, body: dict[str, Any], request: Request) -> Any:
         since=_field(body, "since", str),
         group=_field(body, "group", str),
         agent=_field(body, "agent", str),
-        channels=_field(body, "channels", list),
+        channels=_strings(body, "channels"),
     )
     return {
         "hits": [shapes.recall_hit_json(h) for h in result.hits],
@@ -174,7 +192,7 @@ def remember(store: Store, body: dict[str, Any], request: Request) -> Any:
         importance=_field(body, "importance", (int, float), 0.5),
         confidence=_field(body, "confidence", (int, float), 0.5),
         duration=_field(body, "duration", str),
-        tags=_field(body, "tags", list, []),
+        tags=_strings(body, "tags", []),
         source=_field(body, "source", str, "manual"),
         group=_field(body, "group", str, "default"),
         agent=_field(body, "agent", str, "default"),
@@ -204,16 +222,28 @@ def artifact_meta(store: Store, body: dict[str, Any], request: Request) -> Any:
 def _range(header: str) -> tuple[int, int | None]:
     unit, _, spec = header.partition("=")
     first, dash, last = spec.partition("-")
-    if unit.strip() != "bytes" or not dash or not first.isdigit() or (last and not last.isdigit()):
+    if unit.strip() != "bytes" or not dash or not _digits(first) or (last and not _digits(last)):
         raise HttpError(416, "range", "give one range: Range: bytes=START-END or bytes=START-")
     if last and int(last) < int(first):
         raise HttpError(416, "range", "the range ends before it starts")
     return int(first), int(last) if last else None
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only (``str.isdigit`` also takes "²", which ``int`` refuses)."""
+    return text.isascii() and text.isdigit()
+
+
 def _bytes(part: shapes.ArtifactBytes, status: int) -> Response:
     artifact = part.artifact
-    headers = {"X-Artifact-Sha256": artifact.content_hash, "Accept-Ranges": "bytes"}
+    headers = {
+        "X-Artifact-Sha256": artifact.content_hash,
+        "Accept-Ranges": "bytes",
+        # a download, never a page of the API's origin (an attached .html runs no script)
+        "Content-Disposition": f'attachment; filename="artifact-{artifact.id}"',
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "sandbox; default-src 'none'",
+    }
     if status == 206:
         headers["Content-Range"] = (
             f"bytes {part.offset}-{max(part.end - 1, part.offset)}/{artifact.size}"
@@ -224,12 +254,13 @@ def _bytes(part: shapes.ArtifactBytes, status: int) -> Response:
 
 def build_app(
     store: Store,
-    token: str | None = None,
+    guard: Guard,
     max_body_bytes: int = 1 << 20,
     fingerprint: str | None = None,
 ) -> Starlette:
-    """The ASGI app serving ``store``; ``token``: the bearer token every call over TCP
-    must send; ``fingerprint``: what a call over the unix socket must send instead."""
+    """The ASGI app serving ``store``: a call over TCP must satisfy ``guard``, one over
+    the unix socket must send ``fingerprint`` instead. Handlers run in worker threads,
+    so a call waiting on a database lock never holds up another (nor ``/health``)."""
 
     def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         async def call(request: Request) -> Response:
@@ -237,17 +268,38 @@ def build_app(
                 if _on_unix_socket(request):
                     _check_fingerprint(request, fingerprint)
                 else:
-                    _authorise(request, token)
+                    guard.check_token(request)
                 body = await _body(request, max_body_bytes) if request.method == "POST" else {}
-                result = handler(store, body, request)
+                result = await run_in_threadpool(_handle, handler, store, body, request)
             except SoloqueueError as exc:
                 return error_response(exc)
+            except Exception:  # noqa: BLE001 - a bug: its traceback in the log, not the answer
+                traceback.print_exc(file=sys.stderr)
+                return error_response(HttpError(500, "internal", "unexpected error", 1))
             return result if isinstance(result, Response) else _json(result)
 
         return call
 
     async def health(request: Request) -> Response:
         return _json({"status": "ok", "version": __version__})
+
+    async def log_in(request: Request) -> Response:
+        """``/?token=T``: the printed URL; sets the cookie a browser sends from then on
+        and sends it back to ``/`` (the token leaves the address bar)."""
+        given = request.query_params.get("token")
+        try:
+            if given is None:
+                guard.check_token(request)
+            elif guard.token is not None and not same(given, guard.token):
+                raise HttpError(401, "unauthorized", "this is not the token serve printed")
+        except HttpError as exc:
+            return error_response(exc)
+        if given is None:
+            return _json({"status": "ok", "version": __version__})
+        response = RedirectResponse("/", 303)
+        if guard.token is not None:
+            response.set_cookie(guard.cookie, guard.token, httponly=True, samesite="strict")
+        return response
 
     async def not_found(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 404)
@@ -257,6 +309,7 @@ def build_app(
 
     post = ["POST"]
     routes = [
+        Route("/", log_in, methods=["GET"]),
         Route("/health", health, methods=["GET"]),
         Route("/api/v1/memory/ingest", endpoint(ingest), methods=post),
         Route("/api/v1/memory/query", endpoint(query), methods=post),
@@ -267,18 +320,40 @@ def build_app(
         Route("/api/v1/artifacts/{ref}", endpoint(read_artifact), methods=["GET"]),
         Route("/api/v1/artifacts/{ref}/meta", endpoint(artifact_meta), methods=["GET"]),
     ]
-    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
+    middleware = [Middleware(Guarded, guard=guard)]
+    if guard.origins:  # answers their preflight; Guarded refuses every other origin
+        cors = Middleware(
+            CORSMiddleware,
+            allow_origins=sorted(guard.origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type", "Range"],
+        )
+        middleware.insert(0, cors)
+    handlers = {404: not_found, 405: not_found}
+    return Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
 
 
-def _authorise(request: Request, token: str | None) -> None:
-    if token is None:
-        return
-    given = request.headers.get("authorization", "")
-    scheme, _, value = given.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(
-        value.strip().encode(), token.encode()
-    ):
-        raise HttpError(401, "unauthorized", "send Authorization: Bearer <token>")
+def _handle(handler: Handler, store: Store, body: dict[str, Any], request: Request) -> Any:
+    faults.fault("serve.handler")
+    return handler(store, body, request)
+
+
+class Guarded:
+    """Refuses a request over TCP whose ``Host`` or ``Origin`` the guard refuses."""
+
+    def __init__(self, app: ASGIApp, guard: Guard) -> None:
+        self.app, self.guard = app, guard
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope) if scope["type"] == "http" else None
+        if request is not None and not _on_unix_socket(request):
+            try:
+                self.guard.check_host(request)
+                self.guard.check_origin(request)
+            except HttpError as exc:
+                await error_response(exc)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def _on_unix_socket(request: Request) -> bool:
@@ -296,11 +371,10 @@ def _check_fingerprint(request: Request, expected: str | None) -> None:
 
 
 def check_bind(host: str, token: str | None) -> None:
-    """Loopback needs nothing; any other address needs a token."""
+    """Loopback may go without a token (``--no-auth``); any other address may not."""
     if not is_loopback(host) and not token:
         raise UsageError(
-            f"--host {host} is reachable from other machines: give --token "
-            "(or SOLOQUEUE_API_TOKEN) so every call must authenticate"
+            f"--host {host} is reachable from other machines: --no-auth is for loopback only"
         )
 
 
@@ -313,11 +387,14 @@ def serve(
     ready: Callable[[str], None],
     note: Callable[[str], None] = lambda message: None,
 ) -> None:
-    """Bind, call ``ready(url)`` (then ``note`` why there is no unix socket, if the
-    data directory should have one), serve until interrupted."""
+    """Bind, call ``ready(url)`` (the URL holds ``?token=`` unless ``token`` is None:
+    no authentication), then ``note`` why there is no unix socket if the data
+    directory should have one; serve until interrupted."""
     import socket
 
     import uvicorn
+
+    from soloqueue_mem.api.slow_clients import TimedH11Protocol
 
     check_bind(host, token)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -338,11 +415,15 @@ def serve(
     except BaseException:
         sock.close()
         raise
-    ready(f"http://{shown}:{bound}")
+    ready(f"http://{shown}:{bound}/" + (f"?token={token}" if token else ""))
     if why:
         note(why)
-    app = build_app(store, token, max_body_bytes, fingerprint)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    origins = frozenset(store.config.serve_allowed_origins)
+    guard = Guard(token, bound, allowed_hosts(host), origins)
+    app = build_app(store, guard, max_body_bytes, fingerprint)
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="off", http=TimedH11Protocol
+    )
     if local is None:
         uvicorn.Server(config).run(sockets=[sock])
         return

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 SOCKET_NAME = "serve.sock"
 FINGERPRINT_HEADER = "X-Soloqueue-Fingerprint"
 MAX_PATH_BYTES = 107  # sun_path holds 108 bytes with the terminating NUL
-CONNECT_SECONDS = 1.0
+CONNECT_SECONDS = 1.0  # also how long a server has to take the request (100 Continue)
 ANSWER_SECONDS = 120.0
 
 
@@ -123,7 +123,12 @@ def _stale(path: str) -> str | None:
 def post(path: str, route: str, body: dict[str, Any], mark: str) -> tuple[int, Any] | None:
     """POST ``body`` to ``route`` over the socket at ``path`` with ``mark``, this
     client's fingerprint: the status and the JSON answer, or None when no server
-    answered or the answer was not JSON."""
+    answered or the answer was not JSON.
+
+    A stopped server (``kill -STOP``, a frozen machine) still accepts connections (the
+    kernel does): so the body goes only after the server's ``100 Continue``, which a
+    live one sends at once, and without it within CONNECT_SECONDS the caller does the
+    work itself; a recall that takes longer then still gets ANSWER_SECONDS."""
     import http.client
 
     from soloqueue_mem import jsonio
@@ -137,10 +142,22 @@ def post(path: str, route: str, body: dict[str, Any], mark: str) -> tuple[int, A
             self.sock.settimeout(ANSWER_SECONDS)
 
     conn = UnixConnection("localhost")
-    headers = {"Content-Type": "application/json", FINGERPRINT_HEADER: mark}
+    payload = jsonio.dumps(body).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "Content-Length": str(len(payload)),
+        "Expect": "100-continue",
+        FINGERPRINT_HEADER: mark,
+    }
     try:
-        conn.request("POST", route, jsonio.dumps(body).encode(), headers)
-        response = conn.getresponse()
+        conn.putrequest("POST", route, skip_accept_encoding=True)
+        for name, value in headers.items():
+            conn.putheader(name, value)
+        conn.endheaders()
+        if not _answering(conn.sock):
+            return None
+        conn.send(payload)
+        response = conn.getresponse()  # skips the 100 Continue
         status, data = response.status, response.read()
     except (OSError, http.client.HTTPException):
         return None
@@ -150,6 +167,18 @@ def post(path: str, route: str, body: dict[str, Any], mark: str) -> tuple[int, A
         return status, jsonio.loads(data)
     except BadInput:
         return None
+
+
+def _answering(sock: socket.socket) -> bool:
+    """Whether the server starts answering (100 Continue, or a refusal) within
+    CONNECT_SECONDS; what it sent is left for the response's parser."""
+    sock.settimeout(CONNECT_SECONDS)
+    try:
+        started = sock.recv(1, socket.MSG_PEEK)
+    except TimeoutError:
+        return False
+    sock.settimeout(ANSWER_SECONDS)
+    return bool(started)
 
 
 class Relayed(SoloqueueError):

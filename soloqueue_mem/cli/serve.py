@@ -81,7 +81,7 @@ def mcp_command(
 def serve_command(
     ctx: typer.Context,
     host: Annotated[
-        str, typer.Option("--host", help="Address to listen on; not loopback needs --token.")
+        str, typer.Option("--host", help="Address to listen on (loopback by default).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", "-p", help="Port (0: any free one).")] = 8765,
     token: Annotated[
@@ -89,10 +89,17 @@ def serve_command(
         typer.Option(
             "--token",
             envvar="SOLOQUEUE_API_TOKEN",
-            help="Bearer token every call must send (required off loopback).",
+            help="Bearer token every call must send (default: the one in <root>/serve.token, "
+            "made on the first serve).",
             show_default=False,
         ),
     ] = None,
+    no_auth: Annotated[
+        bool,
+        typer.Option(
+            "--no-auth", help="No token (loopback only): any local user can use the port."
+        ),
+    ] = False,
     max_body_bytes: Annotated[
         int, typer.Option("--max-body-bytes", help="Largest request body accepted.")
     ] = 1 << 20,
@@ -101,9 +108,11 @@ def serve_command(
     """Serve the HTTP API (needs the server extra): seed 004's memory/ingest and
     memory/query, plus log, trace, recall, remember and artifact reads.
 
-    Prints the URL on stderr once it accepts connections; stops on Ctrl-C. Errors are
-    JSON objects {"error": {"code", "message", "exit_code"}} with the exit code mapped
-    to an HTTP status (2→400, 3→404, 65→422, 69→501, 75→503, others 500).
+    Prints its URL on stderr once it accepts connections, with the token as Jupyter
+    does (http://127.0.0.1:PORT/?token=...: opening it logs a browser in); every call
+    but /health sends Authorization: Bearer TOKEN. Stops on Ctrl-C. Errors are JSON
+    objects {"error": {"code", "message", "exit_code"}} with the exit code mapped to an
+    HTTP status (2→400, 3→404, 65→422, 69→501, 75→503, others 500).
 
     With database_url set it also listens on <root>/serve.sock, where a short
     `recall --format json|jsonl` process on this host hands its query over instead of
@@ -114,11 +123,21 @@ def serve_command(
         raise UsageError("--port must be between 0 and 65535")
     if max_body_bytes < 1024:
         raise UsageError("--max-body-bytes must be at least 1024")
+    if no_auth and token:
+        raise UsageError("give --token or --no-auth, not both")
+    from soloqueue_mem.api.guard import stored_token
     from soloqueue_mem.api.http import check_bind, serve
     from soloqueue_mem.cli.output import stderr
 
-    check_bind(host, token)
+    if no_auth:
+        check_bind(host, None)  # before opening the store: a usage error
     with _live_store(ctx, root) as store:
+        if no_auth:
+            stderr(
+                "warning: --no-auth: any local user can read and write this store through the port"
+            )
+        else:
+            token = token or stored_token(store.home)
         ready = lambda url: stderr(f"serving on {url}")  # noqa: E731 - always shown
         note = lambda message: stderr(f"note: {message}")  # noqa: E731
         serve(store, host, port, token, max_body_bytes, ready, note)

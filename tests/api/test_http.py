@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -22,8 +23,11 @@ pytest.importorskip(
 
 
 class Server:
-    def __init__(self, home, *args: str) -> None:
-        env = {**os.environ, "SOLOQUEUE_HOME": str(home)}
+    """``serve`` in a process; ``call`` sends its token and a JSON body's type unless
+    ``headers`` says otherwise (a header given as None is left out)."""
+
+    def __init__(self, home, *args: str, env: dict[str, str] | None = None) -> None:
+        env = {**os.environ, "SOLOQUEUE_HOME": str(home), **(env or {})}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "soloqueue_mem", "serve", "--port", "0", *args],
             stderr=subprocess.PIPE,
@@ -31,16 +35,27 @@ class Server:
             env=env,
         )
         line = self.process.stderr.readline().decode()  # printed once it accepts connections
+        while line.startswith("warning: "):
+            line = self.process.stderr.readline().decode()
         assert line.startswith("serving on http://"), line + self.process.stderr.read().decode()
         self.url = line.split()[-1]
+        address = urllib.parse.urlsplit(self.url)
+        self.port = address.port
+        self.token = urllib.parse.parse_qs(address.query).get("token", [None])[0]
 
     def call(
-        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+        self, method: str, path: str, body: Any = None, headers: dict[str, str | None] | None = None
     ) -> tuple[int, dict[str, str], bytes]:
         data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
-        port = self.url.rsplit(":", 1)[1]
+        sent = {"Content-Type": "application/json"} if data is not None else {}
+        if self.token:
+            sent["Authorization"] = f"Bearer {self.token}"
+        sent.update(headers or {})
         request = urllib.request.Request(
-            f"http://127.0.0.1:{port}{path}", data=data, method=method, headers=headers or {}
+            f"http://127.0.0.1:{self.port}{path}",
+            data=data,
+            method=method,
+            headers={name: value for name, value in sent.items() if value is not None},
         )
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
@@ -156,29 +171,33 @@ def check_errors(server: Server) -> None:
     assert error("POST", "/api/v1/memory/ingest", big) == (413, "too_large", 65)
 
 
-def test_a_token_is_required_when_set_and_off_loopback(home):
+def test_off_loopback_only_with_a_token_given_or_stored(home):
     refused = subprocess.run(
-        [sys.executable, "-m", "soloqueue_mem", "serve", "--host", "0.0.0.0", "--port", "0"],
+        [sys.executable, "-m", "soloqueue_mem", "serve", "--host", "0.0.0.0", "--port", "0"]
+        + ["--no-auth"],
         capture_output=True,
         env={**os.environ, "SOLOQUEUE_HOME": str(home)},
         check=False,
         timeout=60,
     )
     assert refused.returncode == 2
-    (line,) = refused.stderr.decode().splitlines()
-    assert line.startswith("error: --host 0.0.0.0 is reachable from other machines: give --token")
+    assert refused.stderr.decode().splitlines() == [
+        "error: --host 0.0.0.0 is reachable from other machines: --no-auth is for loopback only"
+    ]
     server = Server(home, "--host", "0.0.0.0", "--token", "s3cret")
     try:
+        assert server.token == "s3cret"
         body = {"query": "x"}
-        assert server.json("POST", "/api/v1/recall", body)[0] == 401
+        assert (
+            server.json("POST", "/api/v1/recall", body, headers={"Authorization": None})[0] == 401
+        )
         wrong = {"Authorization": "Bearer nope"}
         assert server.json("POST", "/api/v1/recall", body, headers=wrong)[0] == 401
-        right = {"Authorization": "Bearer s3cret"}
-        assert server.json("POST", "/api/v1/recall", body, headers=right) == (
+        assert server.json("POST", "/api/v1/recall", body) == (
             200,
             {"hits": [], "left_out": 0, "shortened": 0, "notes": []},
         )
-        assert server.json("GET", "/health")[0] == 200
+        assert server.json("GET", "/health", headers={"Authorization": None})[0] == 200
     finally:
         server.stop()
 

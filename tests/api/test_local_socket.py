@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -128,3 +129,23 @@ def test_no_socket_on_sqlite(home: Path, cli: Cli) -> None:
         assert not (home / "serve.sock").exists()
     finally:
         running.stop()
+
+
+def test_a_server_that_accepts_but_never_answers_is_given_up_on(root: Path) -> None:
+    """A stopped serve (kill -STOP): the kernel still accepts, nobody answers. The
+    client gives up after the second it waits for 100 Continue, not the 120 s an
+    answer may take (the join's 30 s only keeps a failure from hanging the run)."""
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.bind(socket_path(root))
+    silent.listen(1)
+    answers: list[object] = []
+    try:
+        asking = threading.Thread(
+            target=lambda: answers.append(post(socket_path(root), "/api/v1/recall", {}, "p")),
+            daemon=True,
+        )
+        asking.start()
+        asking.join(timeout=30)
+        assert answers == [None]
+    finally:
+        silent.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -39,10 +40,14 @@ class Run:
         self.forwarded = probe == "psycopg imported: False"
 
 
-def recall(*args: str, env: dict[str, str] | None = None) -> Run:
+def recall(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
     command = [sys.executable, "-c", PROBE, *args]
     done = subprocess.run(
-        command, capture_output=True, env={**os.environ, **(env or {})}, timeout=120, check=False
+        command,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+        check=False,
     )
     return Run(done)
 
@@ -152,6 +157,21 @@ def test_recall_does_the_work_itself_unless_the_serve_matches(
     edited = recall(*asked)
     assert edited.code == 0 and not edited.forwarded
     assert b"Deploys go through staging first" in edited.stdout
+
+
+def test_a_forwarded_recall_falls_back_when_no_server_answers(twin: str, serve: Any) -> None:
+    """A stopped serve still has its socket accepting: recall must not wait for it (it
+    waits 1 s for 100 Continue; the 60 s timeout only keeps a failure from hanging)."""
+    asked = ("--format", "json", "recall", "staging deploy")
+    direct = recall(*asked, env={"SOLOQUEUE_DATABASE_URL": twin})
+    serve.process.send_signal(signal.SIGSTOP)
+    try:
+        run = recall(*asked, timeout=60)
+    finally:
+        serve.process.send_signal(signal.SIGCONT)
+    assert not run.forwarded
+    assert (run.code, run.stdout, run.stderr) == (0, direct.stdout, direct.stderr)
+    assert b"Deploys go through staging first" in run.stdout
 
 
 def test_the_socket_is_private_replaces_a_stale_one_and_goes_with_serve(

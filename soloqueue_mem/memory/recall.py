@@ -352,6 +352,8 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
     marked = [
         c._replace(superseded_by=replaced[c.key].id) if c.key in replaced else c for c in candidates
     ]
+    if request.channels is not None and "memories" not in request.channels:
+        return marked  # turns only were asked for: the correction is named, not added
     present = {c.key for c in candidates}
     for c in marked:
         new = replaced.get(c.key)

@@ -730,3 +730,17 @@ def test_a_weekday_in_a_question_about_a_rule_keeps_the_question(cli, monkeypatc
     at(monkeypatch, NOW)
     hits = recall(cli, "周五可以上线吗？")
     assert contents(hits)[0] == "周五不要上线生产环境"
+
+
+def test_recall_of_traces_only_names_the_correction_without_adding_it(cli, monkeypatch):
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    log(cli, "The staging port is 8080")
+    cli.ok("remember", "The staging port is 8080", "--subject", "staging", "--predicate", "port")
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    new = cli.json(
+        "remember", "The staging port is 8443", "--subject", "staging", "--predicate", "port"
+    )
+    at(monkeypatch, NOW)
+    hits = recall(cli, "staging port", "--traces")
+    assert [h["kind"] for h in hits] == ["turn"]
+    assert hits[0]["superseded_by"] == new["id"]

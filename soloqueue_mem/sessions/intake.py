@@ -10,13 +10,16 @@ still gets each event acknowledged promptly.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import BinaryIO
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.writer import Flush, Item, Rejected
 from soloqueue_mem.streams import TOO_LONG, numbered_lines
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 
 def read_document(stream: BinaryIO, max_bytes: int) -> list[Event]:

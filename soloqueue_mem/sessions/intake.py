@@ -15,7 +15,6 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.writer import Flush, Item, Rejected
-from soloqueue_mem.streams import TOO_LONG, numbered_lines
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
@@ -34,6 +33,8 @@ def parse_array(items: list[object]) -> list[Event]:
 
 def read_batch(stream: BinaryIO, max_line_bytes: int) -> Iterator[Item]:
     """``(line, event)`` or :class:`Rejected` per non-blank line, :class:`Flush` when idle."""
+    from soloqueue_mem.streams import TOO_LONG, numbered_lines  # not for one document
+
     for number, raw in numbered_lines(stream, max_line_bytes):
         if raw is None:
             yield Flush()

@@ -53,11 +53,14 @@ def _guard_standard_streams() -> None:
 class _WholeWrites(io.FileIO):
     """stdout's file, each write finished or failed: never silently cut short."""
 
-    def write(self, data: Any) -> int:
+    def write(self, data: Any) -> int | None:  # type: ignore[override]  # None: would block
         view = memoryview(data).cast("B")
         done = 0
         while done < len(view):
-            done += super().write(view[done:]) or 0
+            written = super().write(view[done:])
+            if written is None:  # a non-blocking stdout that is full: as before, the
+                return done or None  # buffered layer's BlockingIOError
+            done += written
         return done
 
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 import select
 from collections.abc import Iterator
-from typing import BinaryIO
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 TOO_LONG = b"\0too long"  # stands for a line over the limit (its bytes are dropped)
 

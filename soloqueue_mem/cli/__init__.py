@@ -10,6 +10,7 @@ inside the functions that need them.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 
@@ -49,8 +50,48 @@ def _guard_standard_streams() -> None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115
 
 
+class _WholeWrites(io.FileIO):
+    """stdout's file, each write finished or failed: never silently cut short."""
+
+    def write(self, data: Any) -> int | None:  # type: ignore[override]  # None: would block
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            written = super().write(view[done:])
+            if written is None:  # a non-blocking stdout that is full: as before, the
+                return done or None  # buffered layer's BlockingIOError
+            done += written
+        return done
+
+
+def _stdout_writes_whole() -> None:
+    """Put stdout's text layer on :class:`_WholeWrites`.
+
+    Trigger: the reader of a pipe goes away (``| head -c 10``) during a write larger
+    than the pipe has room for. Why: the kernel takes part of it and returns that
+    count; Python's buffered and text layers hand the short count back or ignore it
+    (CPython gh-85393), so the rest was dropped without an error and a table, a
+    session export or ``artifact read`` exited 0. Outcome: the next write raises
+    BrokenPipeError, which the boundary turns into exit 141 with nothing on stderr.
+    Only the process's own stdout is replaced (not a test's capture).
+    """
+    stdout = sys.stdout
+    if stdout is not sys.__stdout__ or not isinstance(stdout, io.TextIOWrapper):
+        return
+    stdout.flush()
+    raw = _WholeWrites(stdout.fileno(), "w", closefd=False)
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=stdout.encoding,
+        errors=stdout.errors,
+        line_buffering=stdout.line_buffering,
+        write_through=stdout.write_through,
+    )
+
+
 def main() -> None:
     _guard_standard_streams()
+    _stdout_writes_whole()
     argv = sys.argv[1:]
     from soloqueue_mem.cli.fast import run_fast
 

@@ -44,6 +44,7 @@ def run_guarded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
     traceback unless ``SOLOQUEUE_DEBUG`` is set."""
     try:
         fn(*args, **kwargs)
+        sys.stdout.flush()  # a reader gone by now is exit 141 too, not a shutdown warning
         return 0
     except SoloqueueError as exc:
         report(exc.code, str(exc), exc.exit_code, getattr(exc, "line", None))

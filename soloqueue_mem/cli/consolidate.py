@@ -69,7 +69,7 @@ def _start_graph_worker(app: Any) -> None:
     db = open_graph_db(app.home, app.config, create=False)
     if db is not None:
         try:
-            start_if_queued(app.home.root, db)
+            start_if_queued(app.home.dir, db)
         finally:
             db.close()
 

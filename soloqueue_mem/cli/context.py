@@ -285,5 +285,5 @@ def _feed_graph(
     graph = partial(open_graph_db, app_ctx.home, app_ctx.config)
     task = feed_compressed(graph, app_ctx.config, key, records, iso(app_ctx.now))
     if task is not None:
-        start(app_ctx.home.root)
+        start(app_ctx.home.dir)
     return task

@@ -238,7 +238,7 @@ def compress(
     with opened(graph_db(app_ctx), NO_GRAPH) as db:
         with worker_lock(app_ctx.home, app_ctx.config, wait):
             report = compress_slice(db, scope, steps, graph_params(app_ctx), budget)
-        start_if_queued(app_ctx.home.root, db)  # tasks queued meanwhile found no worker
+        start_if_queued(app_ctx.home.dir, db)  # tasks queued meanwhile found no worker
     emit_object({"group": scope.group, "agent": scope.agent, **report}, app_ctx.format)
 
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.cli.output import emit_object, print_table
 from soloqueue_mem.cli.state import AppContext, opened
 from soloqueue_mem.errors import NotFound, UsageError
 from soloqueue_mem.home import validate_id
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import Any
+
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.graph.store import Scope
 
@@ -43,7 +45,7 @@ def run_remember(
     else:
         from soloqueue_mem.cli.graph_worker import start
 
-        start(app_ctx.home.root)
+        start(app_ctx.home.dir)
     emit_object(result, app_ctx.format)
 
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from soloqueue_mem.config import Config
     from soloqueue_mem.graph.db import GraphDb
@@ -24,13 +23,15 @@ if TYPE_CHECKING:
 BACKOFF_BASE, BACKOFF_CAP = 1.0, 30.0  # seed 002 §6.5: 1 s, 2 s, 4 s … at most 30 s
 
 
-def start(root: Path) -> None:
+def start(root: str) -> None:
+    """Start a worker on the data directory ``root`` (``graph remember``'s path: a
+    plain str, no pathlib)."""
     from soloqueue_mem.cli.detached import spawn
 
-    spawn(__name__, [str(root)])
+    spawn(__name__, [root])
 
 
-def start_if_queued(root: Path, db: GraphDb) -> None:
+def start_if_queued(root: str, db: GraphDb) -> None:
     """Start a worker when tasks wait: they were queued while we held the worker lock,
     and the workers their ``graph remember`` started left at once."""
     if db.depth():
@@ -71,7 +72,7 @@ def main(argv: list[str]) -> None:
     from soloqueue_mem.home import Home
     from soloqueue_mem.storage.graph import has_graph, open_graph_db, worker_lock
 
-    home = Home(Path(argv[1]))
+    home = Home(argv[1])
     config = load_config(home.config_file)
     if not has_graph(home, config):
         return

@@ -144,7 +144,13 @@ def print_table(title: str | None, columns: Sequence[str], rows: Iterable[Sequen
         table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(*(Text(for_terminal(cell(value))) for value in row))
-    Console().print(table)
+
+    class StdoutConsole(Console):
+        def on_broken_pipe(self) -> None:
+            """To the boundary (exit 141, as documented), not Rich's exit 1."""
+            raise BrokenPipeError
+
+    StdoutConsole().print(table)
 
 
 def print_text_block(text: str) -> None:

@@ -58,6 +58,8 @@ class AppContext:
     @cached_property
     def redactor(self) -> Redactor | None:
         """Secret redaction for what this invocation stores (None: ``redact`` is off)."""
+        if not self.config.redact:  # its patterns load only for a store that redacts
+            return None
         from soloqueue_mem.redact import redactor
 
         return redactor(self.config)

@@ -12,14 +12,20 @@ same nodes, links, focus and scores. Writes happen inside :meth:`GraphDb.transac
 from __future__ import annotations
 
 import functools
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import AbstractContextManager
-from typing import Any, Protocol
 
 from soloqueue_mem.graph import queue, store
-from soloqueue_mem.graph.queue import Task
-from soloqueue_mem.graph.store import Link, Node, Scope
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    import sqlite3
+    from contextlib import AbstractContextManager
+    from typing import Any, Protocol
+
+    from soloqueue_mem.graph.queue import Task
+    from soloqueue_mem.graph.store import Link, Node, Scope
+else:
+    Protocol = object  # an interface for type checkers: nothing checks it at run time
 
 
 class GraphDb(Protocol):

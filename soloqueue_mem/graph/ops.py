@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.store import Link, Node, Scope
 from soloqueue_mem.sessions.events import Event
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import Any
+
     from soloqueue_mem.config import Config
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.sessions.events import SessionKey

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from soloqueue_mem.config import Config
+from soloqueue_mem.tuples import NamedTuple
 
 
 class Params(NamedTuple):

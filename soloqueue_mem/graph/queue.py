@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, NamedTuple
 
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import TempFail
 from soloqueue_mem.graph.store import Scope
+from soloqueue_mem.tuples import NamedTuple
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Task(NamedTuple):

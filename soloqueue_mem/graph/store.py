@@ -11,7 +11,8 @@ import json
 import math
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+
+from soloqueue_mem.tuples import NamedTuple
 
 
 class Scope(NamedTuple):

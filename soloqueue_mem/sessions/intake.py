@@ -10,13 +10,15 @@ still gets each event acknowledged promptly.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import BinaryIO
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.writer import Flush, Item, Rejected
-from soloqueue_mem.streams import TOO_LONG, numbered_lines
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 
 def read_document(stream: BinaryIO, max_bytes: int) -> list[Event]:
@@ -31,6 +33,8 @@ def parse_array(items: list[object]) -> list[Event]:
 
 def read_batch(stream: BinaryIO, max_line_bytes: int) -> Iterator[Item]:
     """``(line, event)`` or :class:`Rejected` per non-blank line, :class:`Flush` when idle."""
+    from soloqueue_mem.streams import TOO_LONG, numbered_lines  # not for one document
+
     for number, raw in numbered_lines(stream, max_line_bytes):
         if raw is None:
             yield Flush()

@@ -5,12 +5,13 @@ graph worker's lock on each."""
 from __future__ import annotations
 
 import os
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING
 
 from soloqueue_mem.storage.url import database_url
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from soloqueue_mem.config import Config
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home

@@ -4,7 +4,9 @@ channel configured."""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -129,11 +131,12 @@ sys.stderr.write("NEW=" + json.dumps(sorted(set(sys.modules) - before)) + "\\n")
 """
 
 
-def modules_a_call_imports(*args: str) -> set[str]:
+def modules_a_call_imports(*args: str, stdin: bytes = b"") -> set[str]:
     """The modules the call imports beyond those loaded at interpreter start-up (an
     editable install's finder loads some)."""
     result = subprocess.run(
         [sys.executable, "-c", NEW_MODULES, json.dumps(list(args))],
+        input=stdin,
         capture_output=True,
         check=False,
         timeout=60,
@@ -155,5 +158,37 @@ def test_a_log_call_into_an_existing_store_imports_only_what_it_needs(home, conf
     assert "soloqueue_mem.sessions.writer" in loaded  # the probe sees the package's modules
     unwanted = {
         m for m in loaded if m in LOG_NEVER or m.startswith(tuple(f"{n}." for n in LOG_NEVER))
+    }
+    assert unwanted == set()
+
+
+# What `graph remember` into an existing graph never imports, beside log's list (issue 34:
+# it only enqueues, so it must return within a `log` call's time): graph.db's migrations
+# and the worker's modules (the worker is its own process).
+REMEMBER_NEVER = (
+    *LOG_NEVER,
+    "soloqueue_mem.storage.sqlite.schema_graph",
+    "soloqueue_mem.graph.worker",
+    "soloqueue_mem.graph.steps",
+    "soloqueue_mem.graph.recall",
+    "soloqueue_mem.lifecycle",
+)
+
+
+def test_a_graph_remember_into_an_existing_graph_imports_only_what_it_needs(home):
+    messages = json.dumps([{"role": "user", "content": "我们决定用 PostgreSQL hello"}]).encode()
+    home.mkdir(parents=True, mode=0o700)
+    fd = os.open(home / ".graph.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # the worker each call starts leaves at once
+    try:
+        modules_a_call_imports("graph", "remember", stdin=messages)  # creates graph.db
+        loaded = modules_a_call_imports("graph", "remember", stdin=messages)
+    finally:
+        os.close(fd)
+    assert "soloqueue_mem.graph.queue" in loaded  # the probe sees the package's modules
+    unwanted = {
+        m
+        for m in loaded
+        if m in REMEMBER_NEVER or m.startswith(tuple(f"{n}." for n in REMEMBER_NEVER))
     }
     assert unwanted == set()

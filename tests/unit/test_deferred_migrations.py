@@ -1,6 +1,6 @@
-"""memory.db's migrations are imported only for a file that is not at the known head
-(``log`` opens an up-to-date file on every call); any other version is migrated as
-before."""
+"""memory.db's and graph.db's migrations are imported only for a file that is not at
+the known head (``log`` and ``graph remember`` open an up-to-date file on every call);
+any other version is migrated as before."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import Deferred, open_db
 from soloqueue_mem.errors import SchemaTooNew
 from soloqueue_mem.home import Home
-from soloqueue_mem.storage.sqlite import stores
+from soloqueue_mem.storage.sqlite import schema_graph, stores
 from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS
 
 
 def test_the_known_head_is_the_number_of_migrations():
     assert stores.MEMORY_HEAD == len(MIGRATIONS)
+    assert stores.GRAPH_HEAD == len(schema_graph.MIGRATIONS)
 
 
 def version(path) -> int:

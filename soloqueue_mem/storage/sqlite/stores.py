@@ -12,10 +12,17 @@ from soloqueue_mem.home import Home
 # len(schema_memory.MIGRATIONS): opening a memory.db at this version imports none of
 # them (``log`` opens it on every call). Bump it with each new migration (a test checks).
 MEMORY_HEAD = 15
+GRAPH_HEAD = 1  # len(schema_graph.MIGRATIONS), the same for ``graph remember``
 
 
 def _memory_migrations() -> Sequence[Migration]:
     from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS
+
+    return MIGRATIONS
+
+
+def _graph_migrations() -> Sequence[Migration]:
+    from soloqueue_mem.storage.sqlite.schema_graph import MIGRATIONS
 
     return MIGRATIONS
 
@@ -42,9 +49,7 @@ def open_state(home: Home, config: Config, *, create: bool = True) -> sqlite3.Co
 def open_graph(home: Home, config: Config, *, create: bool = True) -> sqlite3.Connection | None:
     """graph.db (seed 002's associative graphs). With ``create=False`` a missing file
     gives None."""
-    from soloqueue_mem.storage.sqlite.schema_graph import MIGRATIONS
-
-    return _open(home, home.graph_db, MIGRATIONS, config, create)
+    return _open(home, home.graph_db, Deferred(GRAPH_HEAD, _graph_migrations), config, create)
 
 
 def _open(

@@ -85,8 +85,9 @@ class Config(NamedTuple):
     # in a background process started by log, rather than only when the session ends.
     extract_on_log: bool = False
     # Replace secrets (API keys, tokens, password=/secret= values, private keys, bearer
-    # headers, credentials in URLs) with [REDACTED:kind] before anything is written.
-    redact: bool = False
+    # headers, credentials in URLs) with [REDACTED:kind] before anything is written. On
+    # by default (SPEC §5): the store keeps every tool output an agent sees.
+    redact: bool = True
     # More secrets to redact: [redact_patterns] "kind" = "regular expression".
     redact_patterns: Mapping[str, str] = MappingProxyType({})
     # hook claude UserPromptSubmit: also give the agent the memories recalled for the

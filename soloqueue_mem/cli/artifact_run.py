@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager as ContextManager
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from soloqueue_mem.api.shapes import artifact_json
 from soloqueue_mem.cli.output import emit_object, print_table
@@ -66,17 +66,52 @@ def _is_text(value: str) -> bool:
 
 
 def redacted_source(stream: BinaryIO, app: AppContext) -> BinaryIO:
-    """The content with its secrets replaced (read whole: at most max_input_bytes)."""
+    """The content with its secrets replaced. Text is read whole (at most
+    max_input_bytes); content that is not UTF-8 text (a NUL byte or bad UTF-8 in its
+    first 64 KiB) is stored as given, streamed, so saving a large binary file works
+    with redaction on."""
     import io
 
     from soloqueue_mem.redact import redacted_bytes
 
+    head = stream.read(_SNIFF_BYTES)
+    if not _looks_like_text(head):
+        return cast("BinaryIO", _Rejoined(head, stream))
     cap = app.config.max_input_bytes
-    data = stream.read(cap + 1)
+    data = head + stream.read(max(cap + 1 - len(head), 0))
     if len(data) > cap:
-        raise BadInput(f"with redact on, content is read whole: at most max_input_bytes ({cap})")
+        raise BadInput(f"with redact on, text is read whole: at most max_input_bytes ({cap})")
     assert app.redactor is not None
     return io.BytesIO(redacted_bytes(data, app.redactor))
+
+
+_SNIFF_BYTES = 64 * 1024
+
+
+def _looks_like_text(head: bytes) -> bool:
+    import codecs
+
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return False
+    return b"\0" not in head
+
+
+class _Rejoined:
+    """A stream of ``head`` and then the rest of ``stream``."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.head, self.stream = head, stream
+
+    def read(self, size: int = -1) -> bytes:
+        if not self.head:
+            return self.stream.read(size)
+        chunk, self.head = (
+            (self.head, b"") if size < 0 or size >= len(self.head)
+            else (self.head[:size], self.head[size:])
+        )  # fmt: skip
+        return chunk
 
 
 def run_save(

@@ -100,7 +100,7 @@ def log_events(
     ``redact`` on, secrets are replaced first, so no file gets them.
     """
     redact = None
-    if config.redact:  # its patterns compile only for a store that redacts
+    if config.redact:  # its rules compile when a text needs them (see redact.py)
         from soloqueue_mem.redact import redactor
 
         redact = redactor(config)

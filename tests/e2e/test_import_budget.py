@@ -110,7 +110,6 @@ LOG_NEVER = (
     "contextlib",
     "signal",
     "dataclasses",
-    "soloqueue_mem.redact",
     "soloqueue_mem.storage.sqlite.schema_memory",
     "soloqueue_mem.memory",
     "soloqueue_mem.storage.base",

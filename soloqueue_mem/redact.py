@@ -39,7 +39,7 @@ _DONE = "[REDACTED:"
 # Secret names in assignments and in JSON keys: the value after them is a secret. A
 # name matches at the end of a longer one (DB_PASSWORD, STRIPE_SECRET_KEY), and must end
 # there (max_tokens=4096, password_file=… are not secrets).
-_PASSWORD_NAME = r"(?:password|passwd|passphrase|passcode|pwd|pswd|(?<![a-z])pass|密码|口令)"
+_PASSWORD_NAME = r"(?:password|passwd|passphrase|passcode|pwd|pswd|(?<=[_.-])pass|密码|口令)"
 _SECRET_NAME = (
     r"(?:secret|token|api[_.-]?key|apikey|(?:access|private|secret|signing|encryption|master"
     r"|account|session|client|app|auth|license|webhook|ssh|deploy|storage|shared)[_.-]?key"
@@ -78,8 +78,20 @@ BUILTIN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "gitlab-token",
         r"(?:gl(?:pat|dt|rt|ptt|ft|imt|agent|soat|cbt|ffct|oas)-[A-Za-z0-9_-]{20,}"
         r"|GR1348941[A-Za-z0-9_-]{20,})",
-        ("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glimt-", "glagent-", "glsoat-",
-         "glcbt-", "glffct-", "gloas-", "gr1348941"),  # fmt: skip
+        (
+            "glpat-",
+            "gldt-",
+            "glrt-",
+            "glptt-",
+            "glft-",
+            "glimt-",
+            "glagent-",
+            "glsoat-",
+            "glcbt-",
+            "glffct-",
+            "gloas-",
+            "gr1348941",
+        ),
     ),
     ("aws-access-key", r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", ("akia", "asia", "abia", "acca")),
     ("google-api-key", r"AIza[0-9A-Za-z_-]{35}", ("aiza",)),
@@ -90,19 +102,31 @@ BUILTIN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     ("azure-client-secret", r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}", ("q~",)),
     ("slack-token", r"(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}", ("xox", "xapp-")),
-    ("stripe-key", r"(?:[sr]k_(?:live|test)_|whsec_)[A-Za-z0-9]{16,}", ("k_live_", "k_test_", "whsec_")),
+    (
+        "stripe-key",
+        r"(?:[sr]k_(?:live|test)_|whsec_)[A-Za-z0-9]{16,}",
+        ("k_live_", "k_test_", "whsec_"),
+    ),
     ("huggingface-token", r"(?:hf_|api_org_)[A-Za-z0-9]{30,}", ("hf_", "api_org_")),
     ("npm-token", r"npm_[A-Za-z0-9]{36}", ("npm_",)),
     ("pypi-token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}", ("pypi-ageichlwas5vcmc",)),
     ("sendgrid-key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", ("sg.",)),
     ("twilio-key", r"\bSK[0-9a-f]{32}\b", ("sk",)),
     ("mailgun-key", r"\bkey-[0-9a-f]{32}\b", ("key-",)),
-    ("shopify-token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ("shpat_", "shpca_", "shppa_", "shpss_")),
+    (
+        "shopify-token",
+        r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+    ),
     ("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}", ("_v1_",)),
     ("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", ("dapi",)),
     ("vault-token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}", ("hvs.", "hvb.", "hvr.")),
     ("docker-token", r"dckr_pat_[A-Za-z0-9_-]{20,}", ("dckr_pat_",)),
-    ("grafana-token", r"(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})", ("glc_", "glsa_")),
+    (
+        "grafana-token",
+        r"(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})",
+        ("glc_", "glsa_"),
+    ),
     ("newrelic-key", r"NRAK-[A-Z0-9]{27}", ("nrak-",)),
     ("sentry-token", r"sntry[su]_[A-Za-z0-9+/=_-]{30,}", ("sntrys_", "sntryu_")),
     ("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", ("pmak-",)),
@@ -143,7 +167,8 @@ BUILTIN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "authorization",  # any scheme: Basic, token, Digest, a bare key
         r"(?i:\b(?:proxy-)?authorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
         r"(?:(?i:basic|token|bearer|digest|negotiate|ntlm|apikey|api-key|sso-key|key)[ \t]+)?+"
-        + _NOT_DONE + r"""(?P<secret>[^\s"',;]{6,})""",
+        + _NOT_DONE
+        + r"""(?P<secret>[^\s"',;]{6,})""",
         ("authorization",),
     ),
     (
@@ -160,23 +185,36 @@ BUILTIN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "password",  # curl -u user:pass, and a .netrc line
         r"(?:(?<![\w-])(?:-u|--user)[ \t]+[\"']?[^\s:\"']+:"
         r"|\bmachine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)"
-        + _NOT_DONE + r"""(?P<secret>[^\s"']{3,})""",
+        + _NOT_DONE
+        + r"""(?P<secret>[^\s"']{3,})""",
         ("-u", "--user", "machine"),
     ),
     (
         "password",  # --password X, mysql -pX
         r"(?:(?<![\w-])--(?i:password|passwd|pass|pwd)[ \t]+|\bmysql\S*[ \t][^\n]*?(?<=[ \t])-p)"
-        + _NOT_DONE + r"""(?!-)(?P<secret>[^\s"']{3,})""",
+        + _NOT_DONE
+        + r"""(?!-)(?P<secret>[^\s"']{3,})""",
         ("--pass", "--pwd", "mysql"),
     ),
     (
         "secret",  # --token X, --api-key X
         r"(?<![\w-])--(?i:token|api-key|apikey|secret|client-secret|access-token|auth-token)"
         r"[ \t]+" + _NOT_DONE + r"""(?!-)(?P<secret>[^\s"']{3,})""",
-        ("--token", "--api-key", "--apikey", "--secret", "--client-secret", "--access-token",
-         "--auth-token"),  # fmt: skip
+        (
+            "--token",
+            "--api-key",
+            "--apikey",
+            "--secret",
+            "--client-secret",
+            "--access-token",
+            "--auth-token",
+        ),
     ),
-    ("password", r"(?i:" + _PASSWORD_NAME + r")" + _ASSIGNED, ("pass", "pwd", "pswd", "密码", "口令")),
+    (
+        "password",
+        r"(?i:" + _PASSWORD_NAME + r")" + _ASSIGNED,
+        ("pass", "pwd", "pswd", "密码", "口令"),
+    ),
     (
         "secret",
         r"(?i:" + _SECRET_NAME + r")" + _ASSIGNED,
@@ -202,9 +240,7 @@ _KUBE_BLOCK = (
     r"(?m)^(?P<indent>[ \t]*)(?:data|stringData):[ \t]*\r?\n"
     r"(?:(?P=indent)[ \t]+\S[^\n]*(?:\n|\Z))+"
 )
-_KUBE_LINE = (
-    r"(?m)^[ \t]+(?:[^\s:]+:[ \t]*)?+" + _NOT_DONE + r"(?P<secret>[^\s|>][^\n]*?)[ \t]*$"
-)
+_KUBE_LINE = r"(?m)^[ \t]+(?:[^\s:]+:[ \t]*)?+" + _NOT_DONE + r"(?P<secret>[^\s|>][^\n]*?)[ \t]*$"
 # How many escaped or JSON layers of a text are decoded.
 _MAX_LAYERS = 4
 _UNESCAPE = (
@@ -273,8 +309,10 @@ class Redactor:
         if kind is None:
             return self.value(item)
         if kind == _KUBE_KIND:
-            return {key: REDACTED.format(kind=kind) if _secret(v) else self.value(v)
-                    for key, v in item.items()}  # fmt: skip
+            return {
+                key: REDACTED.format(kind=kind) if _secret(v) else self.value(v)
+                for key, v in item.items()
+            }
         return REDACTED.format(kind=kind)
 
     def _members(self, value: dict[str, Any]) -> Iterator[tuple[str, Any, str | None]]:

@@ -3,6 +3,8 @@ names mark secrets, and redacting twice changes nothing."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from soloqueue_mem.config import Config
@@ -106,4 +108,106 @@ def test_redacting_twice_changes_nothing_and_binary_is_kept():
 def test_configured_patterns_and_off():
     custom = redactor(Config(redact=True, redact_patterns={"corp": "CORP-[0-9]{4}"}))
     assert custom.text("id CORP-1234") == "id [REDACTED:corp]"
-    assert redactor(Config()) is None
+    assert redactor(Config(redact=False)) is None
+    assert redactor(Config()) is not None  # on by default
+
+
+# Issue 30: the forms of public secret scanners' rule sets (fake values made here).
+MORE_KINDS = {
+    "gitlab-token": "glpat-FAKEl5glpat0000000000",
+    "google-oauth-token": "ya29.FAKEa0AfH6SMBx0000000000",
+    "azure-client-secret": "abc8Q~FAKEazureSecret000000000000000000",
+    "npm-token": "npm_" + "F" * 36,
+    "sendgrid-key": "SG." + "F" * 22 + "." + "k" * 43,
+    "shopify-token": "shpat_" + "0f" * 16,
+    "vault-token": "hvs.FAKEvaultToken000000000000",
+    "docker-token": "dckr_pat_FAKEdockerToken000000000",
+    "age-secret-key": "AGE-SECRET-KEY-1" + "Q" * 58,
+    "stripe-key": "whsec_FAKEstripeWebhook000000",
+}
+
+
+@pytest.mark.parametrize(("kind", "key"), MORE_KINDS.items())
+def test_scanner_kinds_are_named(kind, key):
+    assert REDACT.text(f"use {key} here") == f"use [REDACTED:{kind}] here"
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("Authorization: Basic dXNlcjpwYXNz", "Authorization: Basic [REDACTED:authorization]"),
+        ("Authorization: token abcdef123456", "Authorization: token [REDACTED:authorization]"),
+        ('-H "Basic ZGVwbG95OnMzY3JldA=="', '-H "Basic [REDACTED:basic-auth]"'),
+        ("SECRET_KEY=django-insecure-x1", "SECRET_KEY=[REDACTED:secret]"),
+        ("pwd=hunter22 DB_PASS=s3cr3t!", "pwd=[REDACTED:password] DB_PASS=[REDACTED:password]"),
+        (
+            "https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXX",
+            "https://hooks.slack.com/[REDACTED:slack-webhook]",
+        ),
+        ('password: "correct horse battery"', 'password: "[REDACTED:password]"'),
+        ("stripe_secret_key = 'k1234567'", "stripe_secret_key = '[REDACTED:secret]'"),
+        ("我的密码是abc12345，别告诉别人", "我的密码是[REDACTED:password]，别告诉别人"),
+        ("访问令牌：tok-9f8e7d", "访问令牌：[REDACTED:secret]"),
+        ("curl -u deploy:s3cret https://x", "curl -u deploy:[REDACTED:password] https://x"),
+        ("mysql -u root -ps3cret db", "mysql -u root -p[REDACTED:password] db"),
+        ("gh auth login --token abc123def", "gh auth login --token [REDACTED:secret]"),
+        (
+            "machine api.example.com login me password s3cret",
+            "machine api.example.com login me password [REDACTED:password]",
+        ),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEow (cut by head)",
+            "[REDACTED:private-key]",
+        ),
+    ],
+)
+def test_common_forms_outside_the_first_list(text, redacted):
+    assert REDACT.text(text) == redacted
+
+
+def test_a_kubernetes_secret_keeps_its_names_and_loses_its_values():
+    yaml = (
+        "apiVersion: v1\ndata:\n  tls.crt: TFMwdExTMUNSVWRK\n  username: YWRtaW4=\n"
+        "kind: Secret\nmetadata:\n  name: db\ntype: Opaque\n"
+    )
+    assert REDACT.text(yaml) == yaml.replace(
+        "TFMwdExTMUNSVWRK", "[REDACTED:kubernetes-secret]"
+    ).replace("YWRtaW4=", "[REDACTED:kubernetes-secret]")
+    as_json = {"kind": "Secret", "data": {"username": "YWRtaW4="}, "metadata": {"name": "db"}}
+    assert REDACT.value(as_json)["data"] == {"username": "[REDACTED:kubernetes-secret]"}
+    assert json.loads(REDACT.text(json.dumps(as_json)))["metadata"] == {"name": "db"}
+
+
+def test_every_layer_is_decoded_and_stays_valid_json():
+    inner = json.dumps({"db": {"password": "pw with spaces"}, "user": "app"})
+    outer = json.dumps({"stdout": inner, "note": "缓存"}, ensure_ascii=True)
+    clean = REDACT.text(outer)
+    assert "pw with spaces" not in clean
+    assert json.loads(json.loads(clean)["stdout"]) == {
+        "db": {"password": "[REDACTED:password]"},
+        "user": "app",
+    }
+    three_deep = json.dumps(json.dumps(json.dumps({"api_key": "k-FAKE-3deep"})))
+    assert "FAKE-3deep" not in REDACT.text(three_deep)
+    escaped = json.dumps({"cmd": "export 密码=FAKEzh1 令牌：FAKEzh2"}, ensure_ascii=True)
+    assert "FAKEzh" not in REDACT.text(escaped)
+    not_json = 'log line: {\\"token\\": \\"FAKEinline9\\"} and C:\\new\\table'
+    assert REDACT.text(not_json) == (
+        'log line: {\\"token\\": \\"[REDACTED:secret]\\"} and C:\\new\\table'
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Basic understanding of Python is enough; pass: yes",
+        "PWD=/home/me/project OLDPWD=/tmp",
+        "password=${DB_PASSWORD} token: {{ vault_token }} api_key=<your-key>",
+        "密码是什么？我忘了。",
+        'C:\\Users\\me\\new folder and "quoted \\"text\\""',
+        '{"tokens": 12, "max_tokens": 4096, "session_id": "s1", "bypass": "yes"}',
+        "[1] first point [2] second point",
+    ],
+)
+def test_more_ordinary_text_is_left_alone(text):
+    assert REDACT.text(text) == text

@@ -235,7 +235,7 @@ _JSON_NAME = (
 # A Kubernetes Secret (``kubectl get secret -o yaml``): every value of its ``data:`` and
 # ``stringData:`` blocks is a secret, whatever its name.
 _KUBE_KIND = "kubernetes-secret"
-_KUBE_MARKERS = ("kind: secret",)
+_KUBE_MARKER = "kind: secret"
 _KUBE_BLOCK = (
     r"(?m)^(?P<indent>[ \t]*)(?:data|stringData):[ \t]*\r?\n"
     r"(?:(?P=indent)[ \t]+\S[^\n]*(?:\n|\Z))+"
@@ -277,9 +277,20 @@ class Redactor:
 
     def __init__(self, extra: Mapping[str, str]) -> None:
         self._extra = [(kind, re.compile(expr)) for kind, expr in extra.items()]
+        # The last text and what it became: a logged message's content comes again in
+        # its original message.
+        self._last = ("", "")
 
     def text(self, text: str) -> str:
         """``text`` with every secret replaced by ``[REDACTED:kind]``, in every layer."""
+        last = self._last
+        if text == last[0]:
+            return last[1]
+        clean = self._redacted(text)
+        self._last = (text, clean)
+        return clean
+
+    def _redacted(self, text: str) -> str:
         for kind, pattern in self._extra:
             text = pattern.sub(REDACTED.format(kind=kind), text)
         if _layered(text):
@@ -287,10 +298,9 @@ class Redactor:
             self._collect(text, 0, found)
             text = _erased(text, found)
         lowered = text.lower()
-        for kind, expr, markers in BUILTIN:
-            if any(marker in lowered for marker in markers):
-                text = "".join(self._pieces(_compiled(expr), kind, text))
-        if any(marker in lowered for marker in _KUBE_MARKERS):
+        for kind, expr in _rules_for(lowered):
+            text = "".join(self._pieces(_compiled(expr), kind, text))
+        if _KUBE_MARKER in lowered:
             text = _kube_yaml(text)[0]
         return text
 
@@ -377,13 +387,14 @@ class Redactor:
         """Add to ``found`` the secrets of ``text``'s decoded layers (``text`` is
         ``depth`` layers down). The outer text itself is left to the rules."""
         if depth > 0:
+            for kind, pattern in self._extra:
+                found += [(match.group(), kind, depth, False) for match in pattern.finditer(text)]
             lowered = text.lower()
-            for kind, expr, markers in BUILTIN:
-                if any(marker in lowered for marker in markers):
-                    for match in self._matches(_compiled(expr), kind, text):
-                        secret = match["secret"] if match.re.groups else match.group()
-                        found.append((secret, kind, depth, False))
-            if any(marker in lowered for marker in _KUBE_MARKERS):
+            for kind, expr in _rules_for(lowered):
+                for match in self._matches(_compiled(expr), kind, text):
+                    secret = match["secret"] if match.re.groups else match.group()
+                    found.append((secret, kind, depth, False))
+            if _KUBE_MARKER in lowered:
                 found += [(value, _KUBE_KIND, depth, False) for value in _kube_yaml(text)[1]]
         if depth >= _MAX_LAYERS:
             return
@@ -418,6 +429,31 @@ class Redactor:
 _PROVIDERS = frozenset(
     kind for kind, expr, _ in BUILTIN if "?P<secret>" not in expr and kind != "private-key"
 )
+# A provider's key is a run of 15 or more of these characters, so its markers are looked
+# for only in such runs: most texts have none, and the many providers cost nothing there.
+_LONG_RUN = r"[a-z0-9_./+~:=-]{15,}"
+# (marker, rule) of the providers' rules, and of the others (looked for in the whole text).
+_RUN_MARKERS = tuple(
+    (marker, index)
+    for index, (kind, _, markers) in enumerate(BUILTIN)
+    if kind in _PROVIDERS
+    for marker in markers
+)
+_TEXT_MARKERS = tuple(
+    (marker, index)
+    for index, (kind, _, markers) in enumerate(BUILTIN)
+    if kind not in _PROVIDERS
+    for marker in markers
+)
+
+
+def _rules_for(lowered: str) -> list[tuple[str, str]]:
+    """(kind, expression) of the rules, in order, whose markers the lowercased text holds."""
+    hits = {index for marker, index in _TEXT_MARKERS if marker in lowered}
+    runs = " ".join(_compiled(_LONG_RUN).findall(lowered))
+    if runs:
+        hits.update(index for marker, index in _RUN_MARKERS if marker in runs)
+    return [BUILTIN[index][:2] for index in sorted(hits)]
 
 
 def _secret(value: Any) -> bool:

@@ -108,6 +108,9 @@ def test_redacting_twice_changes_nothing_and_binary_is_kept():
 def test_configured_patterns_and_off():
     custom = redactor(Config(redact=True, redact_patterns={"corp": "CORP-[0-9]{4}"}))
     assert custom.text("id CORP-1234") == "id [REDACTED:corp]"
+    staff = redactor(Config(redact=True, redact_patterns={"staff-id": "工号-[0-9]{4}"}))
+    escaped = json.dumps({"cmd": "查询 工号-5678"}, ensure_ascii=True)  # \u5de5\u53f7-5678
+    assert "5678" not in staff.text(json.dumps({"out": escaped}))
     assert redactor(Config(redact=False)) is None
     assert redactor(Config()) is not None  # on by default
 

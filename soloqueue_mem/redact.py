@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
@@ -297,9 +297,9 @@ class Redactor:
             found: list[Found] = []
             self._collect(text, 0, found)
             text = _erased(text, found)
-        lowered = text.lower()
-        for kind, expr in _rules_for(lowered):
-            text = "".join(self._pieces(_compiled(expr), kind, text))
+        lowered = _lowered(text)
+        for index in _rules_for(lowered):
+            text = "".join(self._pieces(index, text))
         if _KUBE_MARKER in lowered:
             text = _kube_yaml(text)[0]
         return text
@@ -333,54 +333,54 @@ class Redactor:
             if kube and key in ("data", "stringData") and isinstance(item, dict):
                 yield key, item, _KUBE_KIND
                 continue
-            named = _compiled(_JSON_NAME).search(key) if _secret(item) else None
-            if named is None:
-                yield key, item, None
-            else:
-                kind = "password" if named["password"] else "secret"
-                if named["authorization"]:
-                    kind = "authorization"
-                yield key, item, self._provider(item) or kind
+            named = _name_kind(key) if _secret(item) else None
+            yield key, item, named and (self._provider(item) or named)
 
-    def _pieces(self, pattern: re.Pattern[str], kind: str, text: str) -> Iterator[str]:
-        """``text`` cut into its pieces, each secret ``pattern`` finds replaced."""
-        done = 0
-        for match in self._matches(pattern, kind, text):
+    def _pieces(self, index: int, text: str) -> Iterator[str]:
+        """``text`` cut into its pieces, each secret rule ``index`` finds replaced."""
+        kind, done = BUILTIN[index][0], 0
+        for match in self._matches(index, text):
             yield text[done : match.start()]
-            yield self._replace(match, kind)
+            yield self._replace(match, kind, text)
             done = match.end()
         yield text[done:]
 
-    def _matches(self, pattern: re.Pattern[str], kind: str, text: str) -> Iterator[re.Match[str]]:
-        """``pattern``'s matches that are secrets. A provider's prefix inside a word that
-        starts no key is skipped, and the search goes on from the next character (a key
-        may still start later in that word); a rule with a check keeps what passes it."""
+    def _matches(self, index: int, text: str) -> Iterator[re.Match[str]]:
+        """The matches of rule ``index`` that are secrets, on ``text`` or, for a rule
+        that ignores case, on ``text`` lowercased (the same length: the positions are
+        ``text``'s). A provider's prefix inside a word that starts no key is skipped,
+        and the search goes on from the next character (a key may still start later in
+        that word); a rule with a check keeps what passes it."""
+        pattern, caseless = _rule(index)
+        subject = _lowered(text) if caseless else text
+        check = _CHECKS.get(BUILTIN[index][0])
         position = 0
-        check = _CHECKS.get(kind)
-        while match := pattern.search(text, position):
+        while match := pattern.search(subject, position):
             if (pattern.groups == 0 and _glued_word(match)) or (
-                check is not None and not check(match.group("secret"))
+                check is not None and not check(match["secret"])
             ):
                 position = match.start() + 1
                 continue
             yield match
             position = match.end()
 
-    def _replace(self, match: re.Match[str], kind: str) -> str:
+    def _replace(self, match: re.Match[str], kind: str, text: str) -> str:
         """The match with its secret (the ``secret`` group, else all of it) replaced."""
         if "secret" not in match.re.groupindex:
             return REDACTED.format(kind=kind)
         if kind in ("password", "secret"):
-            kind = self._provider(match.group("secret")) or kind
-        return _with_secret_replaced(match, kind)
+            kind = self._provider(text[match.start("secret") : match.end("secret")]) or kind
+        return _with_secret_replaced(match, kind, text)
 
     def _provider(self, value: str) -> str | None:
         """The provider whose key ``value`` is, if it is one."""
+        if len(value) < _RUN_LENGTH:
+            return None
         lowered = value.lower()
-        for kind, expr, markers in BUILTIN:
-            if kind in _PROVIDERS and any(m in lowered for m in markers):
-                if _compiled(expr).fullmatch(value):
-                    return kind
+        hits = {index for marker, index in _RUN_MARKERS if marker in lowered}
+        for index in sorted(hits):
+            if _rule(index)[0].fullmatch(value):
+                return BUILTIN[index][0]
         return None
 
     def _collect(self, text: str, depth: int, found: list[Found]) -> None:
@@ -389,32 +389,38 @@ class Redactor:
         if depth > 0:
             for kind, pattern in self._extra:
                 found += [(match.group(), kind, depth, False) for match in pattern.finditer(text)]
-            lowered = text.lower()
-            for kind, expr in _rules_for(lowered):
-                for match in self._matches(_compiled(expr), kind, text):
-                    secret = match["secret"] if match.re.groups else match.group()
-                    found.append((secret, kind, depth, False))
+            lowered = _lowered(text)
+            for index in _rules_for(lowered):
+                for match in self._matches(index, text):
+                    start, end = match.span("secret" if match.re.groups else 0)
+                    found.append((text[start:end], BUILTIN[index][0], depth, False))
             if _KUBE_MARKER in lowered:
                 found += [(value, _KUBE_KIND, depth, False) for value in _kube_yaml(text)[1]]
         if depth >= _MAX_LAYERS:
             return
         parsed = _json(text)
         if parsed:
-            self._walk(parsed[0], depth, found)
+            plain: list[str] = []
+            self._walk(parsed[0], depth, found, plain)
+            if plain:  # read in one pass, not one string at a time
+                self._collect("\n".join(plain), depth + 1, found)
         elif "\\" in text:
             unescaped = _compiled(_UNESCAPE).sub(_unescaped, text)
             if unescaped != text:
                 self._collect(unescaped, depth + 1, found)
 
-    def _walk(self, value: Any, depth: int, found: list[Found]) -> None:
+    def _walk(self, value: Any, depth: int, found: list[Found], plain: list[str]) -> None:
         """Secrets of a JSON value parsed from a text ``depth`` layers down: a member's
         whole string (a JSON string in that layer), and what its strings hold, one
-        layer further down."""
+        layer further down (those not shaped like JSON go to ``plain``)."""
         if isinstance(value, str):
-            self._collect(value, depth + 1, found)
+            if _json_shaped(value):
+                self._collect(value, depth + 1, found)
+            else:
+                plain.append(value)
         elif isinstance(value, list):
             for item in value:
-                self._walk(item, depth, found)
+                self._walk(item, depth, found, plain)
         elif isinstance(value, dict):
             for _, item, kind in self._members(value):
                 if kind == _KUBE_KIND:
@@ -422,7 +428,7 @@ class Redactor:
                 elif kind is not None:
                     found.append((item, kind, depth, True))
                 else:
-                    self._walk(item, depth, found)
+                    self._walk(item, depth, found, plain)
 
 
 # The rules whose whole match is a provider's key (a private key block is not a key).
@@ -431,7 +437,8 @@ _PROVIDERS = frozenset(
 )
 # A provider's key is a run of 15 or more of these characters, so its markers are looked
 # for only in such runs: most texts have none, and the many providers cost nothing there.
-_LONG_RUN = r"[a-z0-9_./+~:=-]{15,}"
+_RUN_LENGTH = 15
+_LONG_RUN = r"[a-z0-9_./+~:=-]{%d,}" % _RUN_LENGTH
 # (marker, rule) of the providers' rules, and of the others (looked for in the whole text).
 _RUN_MARKERS = tuple(
     (marker, index)
@@ -447,13 +454,46 @@ _TEXT_MARKERS = tuple(
 )
 
 
-def _rules_for(lowered: str) -> list[tuple[str, str]]:
-    """(kind, expression) of the rules, in order, whose markers the lowercased text holds."""
+def _rules_for(lowered: str) -> list[int]:
+    """The rules, in order, whose markers the lowercased text holds."""
     hits = {index for marker, index in _TEXT_MARKERS if marker in lowered}
     runs = " ".join(_compiled(_LONG_RUN).findall(lowered))
     if runs:
         hits.update(index for marker, index in _RUN_MARKERS if marker in runs)
-    return [BUILTIN[index][:2] for index in sorted(hits)]
+    return sorted(hits)
+
+
+@cache
+def _rule(index: int) -> tuple[re.Pattern[str], bool]:
+    """Rule ``index`` compiled (the first time it is needed), and whether it runs on
+    the lowercased text: a rule whose names ignore case (``(?i:password)``) is ~5x
+    faster written in lowercase on lowercased text than ignoring case."""
+    expr = BUILTIN[index][1]
+    caseless = "(?i:" in expr
+    if caseless:
+        expr = expr.replace("(?i:", "(?:").replace(_NOT_DONE, _NOT_DONE.lower())
+    return _compiled(expr), caseless
+
+
+def _lowered(text: str) -> str:
+    """``text`` lowercased, character for character (the few characters whose lowercase
+    is longer, like ``İ``, are kept), so positions in it are positions in ``text``."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    return lowered
+
+
+@lru_cache(maxsize=4096)
+def _name_kind(key: str) -> str | None:
+    """The kind of secret a JSON member named ``key`` holds (None: not a secret's name).
+    Cached: the objects of one array repeat their names."""
+    named = _compiled(_JSON_NAME).search(key)
+    if named is None:
+        return None
+    if named["authorization"]:
+        return "authorization"
+    return "password" if named["password"] else "secret"
 
 
 def _secret(value: Any) -> bool:
@@ -461,10 +501,11 @@ def _secret(value: Any) -> bool:
     return isinstance(value, str) and bool(value) and not value.startswith(_DONE)
 
 
-def _with_secret_replaced(match: re.Match[str], kind: str) -> str:
-    start, end = match.start("secret") - match.start(), match.end("secret") - match.start()
-    whole = match.group()
-    return whole[:start] + REDACTED.format(kind=kind) + whole[end:]
+def _with_secret_replaced(match: re.Match[str], kind: str, text: str) -> str:
+    """The match's span of ``text`` with its ``secret`` group replaced."""
+    start, end = match.span()
+    secret_start, secret_end = match.span("secret")
+    return text[start:secret_start] + REDACTED.format(kind=kind) + text[secret_end:end]
 
 
 def _kube_yaml(text: str) -> tuple[str, list[str]]:
@@ -474,7 +515,7 @@ def _kube_yaml(text: str) -> tuple[str, list[str]]:
 
     def line(match: re.Match[str]) -> str:
         values.append(match["secret"])
-        return _with_secret_replaced(match, _KUBE_KIND)
+        return _with_secret_replaced(match, _KUBE_KIND, match.string)
 
     def block(match: re.Match[str]) -> str:
         head, newline, body = match.group().partition("\n")
@@ -485,7 +526,11 @@ def _kube_yaml(text: str) -> tuple[str, list[str]]:
 
 def _layered(text: str) -> bool:
     """Whether ``text`` may hold layers to decode: an escape, or the shape of JSON."""
-    return "\\" in text or text.lstrip()[:1] in ("{", "[", '"')
+    return "\\" in text or _json_shaped(text)
+
+
+def _json_shaped(text: str) -> bool:
+    return text.lstrip()[:1] in ("{", "[", '"')
 
 
 def _json(text: str) -> tuple[Any] | None:

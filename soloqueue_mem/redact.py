@@ -438,7 +438,7 @@ _PROVIDERS = frozenset(
 # A provider's key is a run of 15 or more of these characters, so its markers are looked
 # for only in such runs: most texts have none, and the many providers cost nothing there.
 _RUN_LENGTH = 15
-_LONG_RUN = r"[a-z0-9_./+~:=-]{%d,}" % _RUN_LENGTH
+_LONG_RUN = rf"[a-z0-9_./+~:=-]{{{_RUN_LENGTH},}}"
 # (marker, rule) of the providers' rules, and of the others (looked for in the whole text).
 _RUN_MARKERS = tuple(
     (marker, index)

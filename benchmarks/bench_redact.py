@@ -95,65 +95,67 @@ class Secrets:
         return runs
 
 
-def provider_keys(s: Secrets) -> list[tuple[str, str]]:
-    return [
-        ("openai", "sk-" + s.alnum(48)),
-        ("openai-project", "sk-proj-" + s.alnum(40) + "_" + s.alnum(20)),
-        ("anthropic", "sk-ant-api03-" + s.alnum(60) + "-" + s.alnum(20) + "AA"),
-        ("github-classic", "ghp_" + s.alnum(36)),
-        ("github-oauth", "gho_" + s.alnum(36)),
-        ("github-app", "ghs_" + s.alnum(36)),
-        ("github-fine-grained", "github_pat_" + s.alnum(22) + "_" + s.alnum(59)),
-        ("gitlab-pat", "glpat-" + s.alnum(20)),
-        ("gitlab-deploy", "gldt-" + s.alnum(20)),
-        ("gitlab-runner", "glrt-" + s.alnum(20)),
-        ("aws-access-key-id", "AKIA" + s.upper(16)),
-        ("aws-sts-key-id", "ASIA" + s.upper(16)),
-        ("google-api-key", "AIza" + s.alnum(35)),
-        ("google-oauth-access", "ya29." + s.alnum(60) + "-" + s.alnum(30)),
-        ("google-oauth-refresh", "1//0" + s.alnum(40) + "-" + s.alnum(20)),
-        ("google-client-secret", "GOCSPX-" + s.alnum(28)),
-        ("azure-client-secret", s.alnum(3) + "8Q~" + s.alnum(34)),
-        ("slack-bot", "xoxb-" + s.alnum(12, string.digits) + "-" + s.alnum(24)),
-        ("slack-user", "xoxp-" + s.alnum(12, string.digits) + "-" + s.alnum(32)),
-        ("slack-app", "xapp-1-" + s.upper(12) + "-" + s.alnum(13, string.digits) + "-" + s.hex(64)),
-        ("stripe-live", "sk_live_" + s.alnum(24)),
-        ("stripe-restricted", "rk_live_" + s.alnum(24)),
-        ("stripe-webhook", "whsec_" + s.alnum(32)),
-        ("huggingface", "hf_" + s.alnum(34)),
-        ("npm", "npm_" + s.alnum(36)),
-        ("pypi", "pypi-AgEIcHlwaS5vcmc" + s.alnum(70)),
-        ("sendgrid", "SG." + s.alnum(22) + "." + s.alnum(43)),
-        ("twilio", "SK" + s.hex(32)),
-        ("mailgun", "key-" + s.hex(32)),
-        ("shopify", "shpat_" + s.hex(32)),
-        ("digitalocean", "dop_v1_" + s.hex(64)),
-        ("databricks", "dapi" + s.hex(32)),
-        ("vault", "hvs." + s.alnum(90)),
-        ("docker-hub", "dckr_pat_" + s.alnum(27)),
-        ("grafana-cloud", "glc_" + s.alnum(60)),
-        ("newrelic", "NRAK-" + s.upper(27)),
-        ("sentry", "sntrys_" + s.alnum(60)),
-        ("postman", "PMAK-" + s.hex(24) + "-" + s.hex(34)),
-        ("telegram", s.alnum(10, string.digits) + ":AA" + s.alnum(33)),
-        ("groq", "gsk_" + s.alnum(52)),
-        ("xai", "xai-" + s.alnum(80)),
-        ("replicate", "r8_" + s.alnum(37)),
-        ("perplexity", "pplx-" + s.alnum(48)),
-        ("notion", "ntn_" + s.alnum(46)),
-        ("linear", "lin_api_" + s.alnum(40)),
-        ("atlassian", "ATATT3" + s.alnum(180)),
-        ("age", "AGE-SECRET-KEY-1" + s.upper(58)),
-        ("square", "sq0atp-" + s.alnum(22)),
-        ("doppler", "dp.pt." + s.alnum(43)),
-        ("pulumi", "pul-" + s.hex(40)),
-        ("terraform", s.alnum(14) + ".atlasv1." + s.alnum(67)),
-        ("planetscale", "pscale_tkn_" + s.alnum(43)),
-        (
-            "jwt",
-            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ" + s.alnum(40) + "." + s.alnum(43),
-        ),
-    ]
+def provider_keys(s: Secrets) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(name, key, the runs of its random part) of each provider's key shape."""
+    keys: list[tuple[str, str, tuple[str, ...]]] = []
+
+    def k(name: str, key: str) -> None:
+        keys.append((name, key, s.take()))
+
+    k("openai", "sk-" + s.alnum(48))
+    k("openai-project", "sk-proj-" + s.alnum(40) + "_" + s.alnum(20))
+    k("anthropic", "sk-ant-api03-" + s.alnum(60) + "-" + s.alnum(20) + "AA")
+    k("github-classic", "ghp_" + s.alnum(36))
+    k("github-oauth", "gho_" + s.alnum(36))
+    k("github-app", "ghs_" + s.alnum(36))
+    k("github-fine-grained", "github_pat_" + s.alnum(22) + "_" + s.alnum(59))
+    k("gitlab-pat", "glpat-" + s.alnum(20))
+    k("gitlab-deploy", "gldt-" + s.alnum(20))
+    k("gitlab-runner", "glrt-" + s.alnum(20))
+    k("aws-access-key-id", "AKIA" + s.upper(16))
+    k("aws-sts-key-id", "ASIA" + s.upper(16))
+    k("google-api-key", "AIza" + s.alnum(35))
+    k("google-oauth-access", "ya29." + s.alnum(60) + "-" + s.alnum(30))
+    k("google-oauth-refresh", "1//0" + s.alnum(40) + "-" + s.alnum(20))
+    k("google-client-secret", "GOCSPX-" + s.alnum(28))
+    k("azure-client-secret", s.alnum(3) + "8Q~" + s.alnum(34))
+    k("slack-bot", "xoxb-" + s.alnum(12, string.digits) + "-" + s.alnum(24))
+    k("slack-user", "xoxp-" + s.alnum(12, string.digits) + "-" + s.alnum(32))
+    k("slack-app", "xapp-1-" + s.upper(12) + "-" + s.alnum(13, string.digits) + "-" + s.hex(64))
+    k("stripe-live", "sk_live_" + s.alnum(24))
+    k("stripe-restricted", "rk_live_" + s.alnum(24))
+    k("stripe-webhook", "whsec_" + s.alnum(32))
+    k("huggingface", "hf_" + s.alnum(34))
+    k("npm", "npm_" + s.alnum(36))
+    k("pypi", "pypi-AgEIcHlwaS5vcmc" + s.alnum(70))
+    k("sendgrid", "SG." + s.alnum(22) + "." + s.alnum(43))
+    k("twilio", "SK" + s.hex(32))
+    k("mailgun", "key-" + s.hex(32))
+    k("shopify", "shpat_" + s.hex(32))
+    k("digitalocean", "dop_v1_" + s.hex(64))
+    k("databricks", "dapi" + s.hex(32))
+    k("vault", "hvs." + s.alnum(90))
+    k("docker-hub", "dckr_pat_" + s.alnum(27))
+    k("grafana-cloud", "glc_" + s.alnum(60))
+    k("newrelic", "NRAK-" + s.upper(27))
+    k("sentry", "sntrys_" + s.alnum(60))
+    k("postman", "PMAK-" + s.hex(24) + "-" + s.hex(34))
+    k("telegram", s.alnum(10, string.digits) + ":AA" + s.alnum(33))
+    k("groq", "gsk_" + s.alnum(52))
+    k("xai", "xai-" + s.alnum(80))
+    k("replicate", "r8_" + s.alnum(37))
+    k("perplexity", "pplx-" + s.alnum(48))
+    k("notion", "ntn_" + s.alnum(46))
+    k("linear", "lin_api_" + s.alnum(40))
+    k("atlassian", "ATATT3" + s.alnum(180))
+    k("age", "AGE-SECRET-KEY-1" + s.upper(58))
+    k("square", "sq0atp-" + s.alnum(22))
+    k("doppler", "dp.pt." + s.alnum(43))
+    k("pulumi", "pul-" + s.hex(40))
+    k("terraform", s.alnum(14) + ".atlasv1." + s.alnum(67))
+    k("planetscale", "pscale_tkn_" + s.alnum(43))
+    k("jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ" + s.alnum(40) + "." + s.alnum(43))
+    return keys
 
 
 def private_key(s: Secrets, label: str) -> str:
@@ -190,10 +192,7 @@ def base_forms(s: Secrets) -> list[Form]:
     def add(name: str, text: str) -> None:
         forms.append(Form(name, text, s.take()))
 
-    keys = provider_keys(s)
-    s.take()
-    for name, key in keys:
-        needles = tuple(r.lower() for r in re.findall(r"[A-Za-z0-9]{12,}", key))
+    for name, key, needles in provider_keys(s):
         forms.append(Form(f"key/{name}", f"the {name} key is {key} (rotate it monthly)", needles))
     for label in (
         "RSA PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVATE KEY",
@@ -291,25 +290,27 @@ def base_forms(s: Secrets) -> list[Form]:
     return forms
 
 
-def wrapped(name: str, text: str) -> list[tuple[str, str]]:
-    """The form inside decoded layers: JSON in a JSON string (a tool's output of
-    ``cat config.json``), and a JSON string with non-ASCII escaped (``json.dumps``)."""
-    return [
-        (f"json-in-json/{name}", json.dumps({"stdout": json.dumps({"config": text}), "code": 0})),
-        (f"escaped/{name}", json.dumps({"cmd": "配置：" + text}, ensure_ascii=True)),
-    ]
+def json_in_json(form: Form) -> Form:
+    """The form as a tool's output of ``cat config.json``: JSON inside a JSON string."""
+    text = json.dumps({"stdout": json.dumps({"config": form.text}), "code": 0})
+    return Form("json-in-json/" + form.name, text, form.needles)
+
+
+def escaped(form: Form) -> Form:
+    """The form in a JSON string with non-ASCII escaped (what ``json.dumps`` writes)."""
+    text = json.dumps({"cmd": "配置：" + form.text}, ensure_ascii=True)
+    return Form("escaped/" + form.name, text, form.needles)
 
 
 def corpus(seed: int, quick: bool) -> list[Form]:
-    s = Secrets(seed)
-    forms = []
-    for n, form in enumerate(base_forms(s)):
+    """Every base form, and every other one again in each decoded layer (with values of
+    its own, so a form found in clear is told apart from the others)."""
+    forms = base_forms(Secrets(seed))
+    for wrap, offset in ((json_in_json, 1), (escaped, 2)):
+        forms += [wrap(form) for form in base_forms(Secrets(seed + offset))[::2]]
+    for form in forms:
         assert form.needles, form.name
-        forms.append(form)
-        if n % 2 == 0:
-            forms += [
-                Form(name, text, form.needles) for name, text in wrapped(form.name, form.text)
-            ]
+    assert len({n for f in forms for n in f.needles}) == sum(len(f.needles) for f in forms)
     return forms[::4] if quick else forms
 
 
@@ -624,8 +625,8 @@ def main() -> int:
     forms = corpus(args.seed, args.quick)
     c.out("# Secret redaction (issue 30)\n")
     c.out(c.machine_line(sys.executable) + "\n")
-    kinds = len({f.name.split("/")[-1] for f in forms})
-    c.out(f"## (1) {len(forms)} secret forms ({kinds} distinct secrets, seed {args.seed}) x "
+    layered = sum(f.name.startswith(("json-in-json/", "escaped/")) for f in forms)
+    c.out(f"## (1) {len(forms)} secret forms ({layered} of them in decoded layers, seed {args.seed}) x "
           f"{len(PATHS)} write paths, default config\n")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bench-redact-", dir=c.neutral_cwd()) as tmp:
         work = Path(tmp)

@@ -399,12 +399,13 @@ class Redactor:
         if depth >= _MAX_LAYERS:
             return
         parsed = _json(text)
-        if parsed:
-            plain: list[str] = []
-            self._walk(parsed[0], depth, found, plain)
-            if plain:  # read in one pass, not one string at a time
-                self._collect("\n".join(plain), depth + 1, found)
-        elif "\\" in text:
+        values = [parsed[0]] if parsed else _embedded_json(text)
+        plain: list[str] = []
+        for value in values:
+            self._walk(value, depth, found, plain)
+        if plain:  # read in one pass, not one string at a time
+            self._collect("\n".join(plain), depth + 1, found)
+        if not parsed and "\\" in text:
             unescaped = _compiled(_UNESCAPE).sub(_unescaped, text)
             if unescaped != text:
                 self._collect(unescaped, depth + 1, found)
@@ -525,12 +526,32 @@ def _kube_yaml(text: str) -> tuple[str, list[str]]:
 
 
 def _layered(text: str) -> bool:
-    """Whether ``text`` may hold layers to decode: an escape, or the shape of JSON."""
-    return "\\" in text or _json_shaped(text)
+    """Whether ``text`` may hold layers to decode: an escape, or JSON."""
+    return "\\" in text or "{" in text or _json_shaped(text)
 
 
 def _json_shaped(text: str) -> bool:
     return text.lstrip()[:1] in ("{", "[", '"')
+
+
+def _embedded_json(text: str) -> list[Any]:
+    """The JSON objects inside a text that is not JSON as a whole (``Output: {"a": …}``):
+    each ``{"`` starts one, decoded from there when it can be."""
+    values: list[Any] = []
+    start = _compiled(_OBJECT_START)
+    decoder = json.JSONDecoder()
+    position = 0
+    while match := start.search(text, position):
+        try:
+            value, position = decoder.raw_decode(text, match.start())
+        except (ValueError, RecursionError):
+            position = match.start() + 1
+            continue
+        values.append(value)
+    return values
+
+
+_OBJECT_START = r'\{\s*"'
 
 
 def _json(text: str) -> tuple[Any] | None:

@@ -214,3 +214,11 @@ def test_every_layer_is_decoded_and_stays_valid_json():
 )
 def test_more_ordinary_text_is_left_alone(text):
     assert REDACT.text(text) == text
+
+
+def test_json_inside_ordinary_text_is_read():
+    secret = {"apiVersion": "v1", "kind": "Secret", "data": {"user": "YWRtaW4="}}
+    text = "ops note: " + json.dumps(secret) + ' and {\n  "db": {"password": "two words"}\n}'
+    clean = REDACT.text(text)
+    assert "YWRtaW4=" not in clean and "two words" not in clean
+    assert clean.startswith("ops note: {")

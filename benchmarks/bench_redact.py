@@ -626,8 +626,8 @@ def main() -> int:
     c.out("# Secret redaction (issue 30)\n")
     c.out(c.machine_line(sys.executable) + "\n")
     layered = sum(f.name.startswith(("json-in-json/", "escaped/")) for f in forms)
-    c.out(f"## (1) {len(forms)} secret forms ({layered} of them in decoded layers, seed {args.seed}) x "
-          f"{len(PATHS)} write paths, default config\n")  # fmt: skip
+    title = f"{len(forms)} secret forms ({layered} of them in decoded layers, seed {args.seed})"
+    c.out(f"## (1) {title} x {len(PATHS)} write paths, default config\n")
     with tempfile.TemporaryDirectory(prefix="bench-redact-", dir=c.neutral_cwd()) as tmp:
         work = Path(tmp)
         rows = [floor_row(forms, args.processes, work), *run_paths(forms, args.processes, work)]

@@ -169,6 +169,7 @@ def test_bad_graph_or_vector_records_are_refused_whole(cli, home, tmp_path):
 
 
 def test_import_redacts_what_it_writes_when_redact_is_on(cli, home, tmp_path):
+    write_config(home, "redact = false\n")  # a store whose dump holds the secrets
     secret = "sk-proj-" + "A1b2C3d4" * 5
     cli.ok("log", "-s", "s1", "--role", "user", f"my key is {secret}")
     memory = cli.json("remember", f"the deploy key is {secret}, the proxy's CORP-0badf00d")["id"]

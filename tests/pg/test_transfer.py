@@ -152,8 +152,10 @@ def test_memories_v1_and_claude_code_transcripts_import_into_postgres(
 
 
 def test_import_redacts_what_it_writes_to_postgres(
-    cli: Cli, tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, home: Path, tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    home.mkdir(parents=True, mode=0o700)
+    (home / "config.toml").write_text("redact = false\n")  # a dump holding the secret
     secret = "sk-proj-" + "A1b2C3d4" * 5
     cli.ok("log", "-s", "s1", "--role", "user", f"my key is {secret}")
     cli.ok("remember", f"the deploy key is {secret}")

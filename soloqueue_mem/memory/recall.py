@@ -83,6 +83,11 @@ LONE_HAN_WEIGHT = 0.25  # a one-character Chinese term is a weak match
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
 SEPARATOR = "\n---\n"
 PREFIXES = {"zh": "[记忆] ", "en": "[memory] "}  # by the `language` setting
+# Channels that rank the same turn index by the same query count as one source: a turn
+# found by traces and again by when (the same match, inside the window) is one piece
+# of evidence. Working memory (hot) is another: the turn is also what is going on now.
+SAME_EVIDENCE = {"traces": "turns", "recent": "turns", "when": "turns"}
+RANKED_BY_TRACE = frozenset({"traces", "recent"})  # their order weighs coverage already
 MATCHED_WITHOUT_WORDS = frozenset({"dense"})  # its hits answer the query by meaning
 FROM_LOGS = frozenset({"recent", "traces"})  # they read the JSONL logs when there is no index
 OWN_DATABASE = frozenset({"graph"})  # they search their own database, not memory.db
@@ -773,8 +778,9 @@ def rank(
     asks_window_only: bool = False,
 ) -> list[Hit]:
     """One hit per item and per normalized text, deterministically: the items that
-    match the query first (:func:`_matches`), then those that state a corrected value,
-    then the rest, each best score first.
+    match the query first (:func:`_matches`), those that state a corrected value last
+    among them; then the other items of the time window the query names; then the
+    rest; each best score first.
 
     ``covered`` gives each candidate's query coverage (1.0 when not given). When
     ``asks_window_only``, the time window named is the whole question and its items
@@ -785,7 +791,7 @@ def rank(
     by_channel: dict[str, list[Candidate]] = {}
     for candidate in candidates:
         by_channel.setdefault(candidate.channel, []).append(candidate)
-    fused: dict[str, float] = {}
+    votes: dict[str, dict[str, float]] = {}  # per item, its best vote from each source
     ranks: dict[str, dict[str, int]] = {}
     own: dict[str, dict[str, float]] = {}
     shown: dict[str, Candidate] = {}
@@ -797,7 +803,9 @@ def rank(
                 continue
             seen.add(candidate.key)
             vote = weights.get(name, 1.0) * _held(candidate, name, covered) / (RRF_K + len(seen))
-            fused[candidate.key] = fused.get(candidate.key, 0.0) + vote
+            source = votes.setdefault(candidate.key, {})
+            evidence = SAME_EVIDENCE.get(name, name)
+            source[evidence] = max(source.get(evidence, 0.0), vote)
             ranks.setdefault(candidate.key, {})[name] = len(seen)
             own.setdefault(candidate.key, {})[name] = round(candidate.relevance, 6)
             kept = shown.get(candidate.key)
@@ -806,6 +814,7 @@ def rank(
                 kept.channel,
             ):
                 shown[candidate.key] = candidate
+    fused = {key: sum(by_source.values()) for key, by_source in votes.items()}
     best = max(fused.values(), default=1.0) or 1.0
     half_life = parse_duration(config.recall_half_life) / 86400
     hits = [
@@ -823,7 +832,7 @@ def rank(
     ]
     hits.sort(
         key=lambda h: (
-            not _matches(h, without_words),
+            0 if _matches(h, without_words) else 1 if "when" in h.channels else 2,
             h.candidate.superseded_by is not None,
             -h.score,
             h.signals.age_days,
@@ -850,11 +859,15 @@ def _matches(hit: Hit, without_words: frozenset[str]) -> bool:
 
 
 def _held(candidate: Candidate, channel: str, covered: dict[str, float] | None) -> float:
-    """The candidate's coverage: one measure of how much of the query an item holds,
-    whichever channel found it, so a turn holding one word of the question cannot
-    outvote a memory holding all of it by being found twice (traces and when)."""
+    """The candidate's coverage, by which its vote counts: one measure of how much of
+    the query an item holds, so a turn holding one word of the question cannot outvote
+    a memory holding all of it by being found twice (traces and when). The turn ranking
+    of ``trace`` weighs coverage already, and lends a matching turn's score to the reply
+    next to it: its order stands."""
     held = 1.0 if covered is None else covered.get(candidate.key, 1.0)
-    if channel in MATCHED_WITHOUT_WORDS or (held == 0 and not _weighs(channel)):
+    if channel in RANKED_BY_TRACE | MATCHED_WITHOUT_WORDS:
+        return 1.0
+    if held == 0 and not _weighs(channel):
         return 1.0  # working memory's newest (kept apart, below every match) keep their order
     return held
 

@@ -30,7 +30,7 @@ from soloqueue_mem.cli.output import (
     write,
 )
 from soloqueue_mem.cli.state import AppContext, app_context
-from soloqueue_mem.errors import NotFound
+from soloqueue_mem.errors import NotFound, UsageError
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.storage.sqlite.stores import open_memory
@@ -177,6 +177,19 @@ class ExportFormat(StrEnum):
     openai = "openai"
 
 
+def _format_or_as(value: str | None) -> tuple[Format | None, ExportFormat | None]:
+    """``--format`` after ``session export``: the global option (``-f json``), or the
+    old spelling of ``--as`` (``-f md``)."""
+    if value is None:
+        return None, None
+    if value.lower() in ExportFormat.__members__:
+        return None, ExportFormat(value.lower())
+    if value.lower() in Format.__members__:
+        return Format(value.lower()), None
+    choices = ", ".join(dict.fromkeys([*Format.__members__, *ExportFormat.__members__]))
+    raise UsageError(f"--format must be one of {choices}, not {value!r}")
+
+
 @app.command("export")
 @boundary
 def export(
@@ -191,10 +204,13 @@ def export(
             show_default=False,
         ),
     ] = None,
-    old_as: Annotated[
-        ExportFormat | None,
+    format_or_as: Annotated[
+        str | None,
         typer.Option(
-            "--format", "-f", hidden=True, case_sensitive=False, help="Deprecated: use --as."
+            "--format",
+            "-f",
+            hidden=True,
+            help="The global --format; jsonl, md and openai: deprecated, use --as.",
         ),
     ] = None,
     full: Annotated[
@@ -212,7 +228,8 @@ def export(
     from soloqueue_mem.sessions.markdown import render_turns
     from soloqueue_mem.sessions.reader import openai_messages
 
-    app_ctx = app_context(ctx, None, root)
+    fmt, old_as = _format_or_as(format_or_as)
+    app_ctx = app_context(ctx, fmt, root)
     if old_as is not None:
         stderr("warning: `session export --format` is deprecated: use --as", app_ctx.quiet)
         as_ = as_ or old_as

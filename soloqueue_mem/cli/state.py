@@ -13,7 +13,7 @@ from functools import cached_property
 from soloqueue_mem.cli.boundary import use_json_errors
 from soloqueue_mem.cli.output import Format, resolve_format, use_text_tables
 from soloqueue_mem.config import Config, load_config
-from soloqueue_mem.errors import NotFound
+from soloqueue_mem.errors import NoStore, NotFound
 from soloqueue_mem.home import Home, find_root
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
@@ -117,10 +117,23 @@ def command_name(ctx: typer.Context) -> str:
     return " ".join(reversed(words))
 
 
+# The commands that may run before the data directory exists: those that create it
+# (so a hook works on a fresh machine, an import restores into a new directory, a
+# server takes the writes of an agent's first session) and those that use none of it.
+MAY_CREATE = ("init", "log", "hook", "remember", "import", "mcp", "serve", "path", "demo")
+
+
 def check_command(app: AppContext, command: str) -> None:
-    """Unsupported when the command cannot run on the configured storage back end."""
+    """NoStore when the command needs a data directory that does not exist (a typo in
+    ``--root`` is an error, not an empty store); Unsupported when it cannot run on the
+    configured storage back end."""
     from soloqueue_mem.storage.url import database_url
 
+    if command.partition(" ")[0] not in MAY_CREATE and not app.home.exists():
+        raise NoStore(
+            f"no data directory at {app.home.dir} "
+            "(check --root and SOLOQUEUE_HOME; soloqueue-mem init creates one)"
+        )
     if database_url(app.config) is None:  # SQLite runs every command
         return
     from soloqueue_mem.storage.base import check_command as check

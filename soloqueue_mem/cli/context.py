@@ -98,9 +98,8 @@ def build_command(
         int, typer.Option("--reserve", help="Tokens kept free for the reply.")
     ] = 4096,
     margin: Annotated[
-        float, typer.Option(
-            "--margin", callback=finite, help="Safety margin, 0.05-0.10 of the limit."
-        ),
+        float,
+        typer.Option("--margin", callback=finite, help="Safety margin, 0.05-0.10 of the limit."),
     ] = 0.05,
     with_memory: Annotated[
         bool, typer.Option("--with-memory", help="Add the memory layers to the system message.")

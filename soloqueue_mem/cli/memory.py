@@ -326,10 +326,12 @@ def edit(
     subject: Annotated[str | None, typer.Option("--subject", help="New subject.")] = None,
     predicate: Annotated[str | None, typer.Option("--predicate", help="New predicate.")] = None,
     importance: Annotated[
-        float | None, typer.Option("--importance", min=0.0, max=1.0, callback=finite, help="0 to 1.")
+        float | None,
+        typer.Option("--importance", min=0.0, max=1.0, callback=finite, help="0 to 1."),
     ] = None,
     confidence: Annotated[
-        float | None, typer.Option("--confidence", min=0.0, max=1.0, callback=finite, help="0 to 1.")
+        float | None,
+        typer.Option("--confidence", min=0.0, max=1.0, callback=finite, help="0 to 1."),
     ] = None,
     duration: DurationOpt = None,
     tag: TagOpt = None,

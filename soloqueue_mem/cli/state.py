@@ -117,10 +117,13 @@ def command_name(ctx: typer.Context) -> str:
     return " ".join(reversed(words))
 
 
-# The commands that may run before the data directory exists: those that create it
-# (so a hook works on a fresh machine, an import restores into a new directory, a
-# server takes the writes of an agent's first session) and those that use none of it.
-MAY_CREATE = ("init", "log", "hook", "remember", "import", "mcp", "serve", "path", "demo")
+# The commands that run where no data directory exists yet: those that capture what an
+# agent says and create it (a hook works on a fresh machine; mcp and serve take the same
+# writes), init, import (a restore on a new machine), and those that need none (path,
+# demo's throw-away store, context build of the messages on stdin).
+MAY_CREATE = frozenset(
+    {"init", "log", "hook", "remember", "mcp", "serve", "import", "path", "demo", "context build"}
+)
 
 
 def check_command(app: AppContext, command: str) -> None:
@@ -129,7 +132,8 @@ def check_command(app: AppContext, command: str) -> None:
     configured storage back end."""
     from soloqueue_mem.storage.url import database_url
 
-    if command.partition(" ")[0] not in MAY_CREATE and not app.home.exists():
+    word = command.partition(" ")[0]
+    if command not in MAY_CREATE and word not in MAY_CREATE and not app.home.exists():
         raise NoStore(
             f"no data directory at {app.home.dir} "
             "(check --root and SOLOQUEUE_HOME; soloqueue-mem init creates one)"

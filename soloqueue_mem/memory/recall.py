@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, cast
 from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import is_read_only
-from soloqueue_mem.errors import BadInput, BadOption, Unsupported
+from soloqueue_mem.errors import BadOption, Unsupported
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments, episodes, stale, store, working
 from soloqueue_mem.memory.attachments import Attachment

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import faults, jsonio
 from soloqueue_mem.clock import iso
-from soloqueue_mem.errors import BadInput, BadOption
+from soloqueue_mem.errors import BadOption
 from soloqueue_mem.home import Home, ensure_private_dir
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body, to_record
 from soloqueue_mem.sessions.logfile import SessionLog

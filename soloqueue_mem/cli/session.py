@@ -30,7 +30,7 @@ from soloqueue_mem.cli.output import (
     write,
 )
 from soloqueue_mem.cli.state import AppContext, app_context
-from soloqueue_mem.errors import NotFound, UsageError
+from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.storage.sqlite.stores import open_memory
@@ -177,17 +177,19 @@ class ExportFormat(StrEnum):
     openai = "openai"
 
 
-def _format_or_as(value: str | None) -> tuple[Format | None, ExportFormat | None]:
-    """``--format`` after ``session export``: the global option (``-f json``), or the
-    old spelling of ``--as`` (``-f md``)."""
+# ``--format`` after ``session export``: the global option (``-f json``), or the old
+# spelling of ``--as`` (``-f md``; ``jsonl`` means the same either way).
+FormatOrAs = StrEnum(  # type: ignore[misc]
+    "FormatOrAs", [(name, name) for name in dict.fromkeys([*Format, *ExportFormat])]
+)
+
+
+def _format_or_as(value: Any) -> tuple[Format | None, ExportFormat | None]:
     if value is None:
         return None, None
-    if value.lower() in ExportFormat.__members__:
-        return None, ExportFormat(value.lower())
-    if value.lower() in Format.__members__:
-        return Format(value.lower()), None
-    choices = ", ".join(dict.fromkeys([*Format.__members__, *ExportFormat.__members__]))
-    raise UsageError(f"--format must be one of {choices}, not {value!r}")
+    if value.value in ExportFormat.__members__:
+        return None, ExportFormat(value.value)
+    return Format(value.value), None
 
 
 @app.command("export")
@@ -205,11 +207,12 @@ def export(
         ),
     ] = None,
     format_or_as: Annotated[
-        str | None,
+        FormatOrAs | None,
         typer.Option(
             "--format",
             "-f",
             hidden=True,
+            case_sensitive=False,
             help="The global --format; jsonl, md and openai: deprecated, use --as.",
         ),
     ] = None,

@@ -112,7 +112,9 @@ def test_l3_save_survives_deep_gc_with_no_grace(home: Path) -> None:
     staging = home / "artifacts" / "tmp"
     while not (staging.exists() and any(staging.iterdir())):  # the save is staging
         assert save.poll() is None, save.stderr.read()  # type: ignore[union-attr]
-    gc = ok("--format", "json", "gc", "--deep", "--grace", "0s", "--force")
+    later = {"SOLOQUEUE_NOW": "2030-01-01T00:00:00Z"}  # the staging file is old to gc
+    gc = run_process("--format", "json", "gc", "--deep", "--grace", "0s", "--force", env=later)
+    assert gc.returncode == 0, gc.stderr.decode()
     assert json.loads(gc.stdout)["phase2"]["temp_files"] == 0  # the live one is left
     out, err = save.communicate(b"second half\n", timeout=60)
     assert save.returncode == 0, err.decode()

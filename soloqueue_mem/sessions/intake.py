@@ -69,7 +69,7 @@ def with_batch_keys(items: Iterator[Item], redactor: Redactor | None) -> Iterato
     """
     import hashlib
 
-    before: dict[tuple[str | None, str | None, str | None], str] = {}
+    before: dict[tuple[str | None, str | None, str | None], str | None] = {}
     for item in items:
         if not isinstance(item, Rejected | Flush):
             line, event = item

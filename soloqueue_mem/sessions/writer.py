@@ -226,15 +226,21 @@ def _append_unindexed(
             continue
         seen.add((key, event.event_id))
         last[key] += 1
-        timestamp = now_iso if event.timestamp is None else iso(event.timestamp)
-        record = to_record(event, last[key], timestamp)
-        if offloaded:
-            record["offloaded"] = offloaded
-        records[key].append(record)
+        records[key].append(_record(event, last[key], now_iso, offloaded))
     for key, new in records.items():
         if new:
             logs[key].append(new, render_turns(key, new, first=logs[key].size == 0))
     return []
+
+
+def _record(event: Event, index: int, now_iso: str, offloaded: list[dict]) -> dict[str, Any]:
+    """The JSONL record of ``event`` as turn ``index`` (stamped ``now_iso`` when it has
+    no time of its own: most live events)."""
+    timestamp = now_iso if event.timestamp is None else iso(event.timestamp)
+    record = to_record(event, index, timestamp)
+    if offloaded:
+        record["offloaded"] = offloaded
+    return record
 
 
 def _index_and_append(
@@ -247,7 +253,7 @@ def _index_and_append(
     records: dict[SessionKey, list[dict]] = {key: [] for key in logs}
     seen: dict[tuple[SessionKey, str], LoggedTurn] = {}
     results: list[LoggedTurn] = []
-    now_iso = iso(now)  # most live events carry no time of their own
+    now_iso = iso(now)
     for line, event, key, l1, offloaded in chunk:
         if event.event_id is not None:
             earlier = seen.get((key, event.event_id)) or _logged_before(conn, key, event.event_id)
@@ -256,11 +262,9 @@ def _index_and_append(
                 continue
         index = next_index[key]
         next_index[key] += 1
-        timestamp = now_iso if event.timestamp is None else iso(event.timestamp)
+        record = _record(event, index, now_iso, offloaded)
+        timestamp = record["timestamp"]
         turn_id = turns.insert_turn(conn, key, index, l1, timestamp)
-        record = to_record(event, index, timestamp)
-        if offloaded:
-            record["offloaded"] = offloaded
         records[key].append(record)
         logged = acknowledged(turn_id, key, index, event, l1, timestamp, offloaded, line)
         if event.event_id is not None:

@@ -40,8 +40,9 @@ def one_error_line(done: subprocess.CompletedProcess[bytes]) -> str:
     return lines[0]
 
 
-def float_options() -> list[tuple[list[str], str, list[str]]]:
-    """Every float option of every command: (command words, option, required args)."""
+def leaf_commands() -> list[tuple[list[str], Any, list[str]]]:
+    """Every command of the app: its words, its Click command, and values for its
+    required parameters."""
     import typer.main
 
     from soloqueue_mem.cli.app import build_app
@@ -56,13 +57,22 @@ def float_options() -> list[tuple[list[str], str, list[str]]]:
         required = []
         for param in command.params:
             if param.required:
-                required += [param.opts[0], "x"] if param.opts[0].startswith("-") else ["x"]
-        for param in command.params:
-            if "float" in type(param.type).__name__.lower() or param.type.name == "float":
-                found.append((words, param.opts[0], required))
+                value = "1" if param.type.name == "int" else "x"
+                required += [param.opts[0], value] if param.opts[0].startswith("-") else [value]
+        found.append((words, command, required))
 
     walk(typer.main.get_command(build_app()), [])
     return found
+
+
+def float_options() -> list[tuple[list[str], str, list[str]]]:
+    """Every float option of every command: (command words, option, required args)."""
+    return [
+        (words, param.opts[0], required)
+        for words, command, required in leaf_commands()
+        for param in command.params
+        if "float" in type(param.type).__name__.lower()
+    ]
 
 
 # -- L2 ---------------------------------------------------------------------------------
@@ -302,29 +312,6 @@ def test_l12_ctrl_c_reports_committed_lines(home: Path) -> None:
     ]
 
 
-def leaf_commands() -> list[tuple[list[str], list[str]]]:
-    import typer.main
-
-    from soloqueue_mem.cli.app import build_app
-
-    found = []
-
-    def walk(command: Any, words: list[str]) -> None:
-        if hasattr(command, "commands"):
-            for name, sub in command.commands.items():
-                walk(sub, [*words, name])
-            return
-        required = []
-        for param in command.params:
-            if param.required:
-                value = "1" if param.type.name == "int" else "x"
-                required += [param.opts[0], value] if param.opts[0].startswith("-") else [value]
-        found.append((words, required))
-
-    walk(typer.main.get_command(build_app()), [])
-    return found
-
-
 MAY_CREATE = {"init", "log", "hook", "remember", "mcp", "serve", "import", "path", "demo"}
 NO_STORE_AT_ALL = {"completion", "context build"}  # they never look for one
 NEEDED = {"index": ["--embed"]}  # what a command needs besides its required parameters
@@ -333,7 +320,7 @@ NEEDED = {"index": ["--embed"]}  # what a command needs besides its required par
 def test_l12_missing_store_refused(tmp_path: Path, cli: Cli) -> None:
     typo = tmp_path / "typo" / ".soloqueue"
     refused = 0
-    for words, required in leaf_commands():
+    for words, _, required in leaf_commands():
         name = " ".join(words)
         if words[0] in MAY_CREATE or name in NO_STORE_AT_ALL:
             continue

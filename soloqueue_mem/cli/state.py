@@ -128,17 +128,18 @@ MAY_CREATE = frozenset(
 
 def check_command(app: AppContext, command: str) -> None:
     """NoStore when the command needs a data directory that does not exist (a typo in
-    ``--root`` is an error, not an empty store); Unsupported when it cannot run on the
-    configured storage back end."""
+    ``--root`` is an error, not an empty store; on PostgreSQL the store is the database,
+    which a directory need not hold); Unsupported when it cannot run on the configured
+    storage back end."""
     from soloqueue_mem.storage.url import database_url
 
-    word = command.partition(" ")[0]
-    if command not in MAY_CREATE and word not in MAY_CREATE and not app.home.exists():
-        raise NoStore(
-            f"no data directory at {app.home.dir} "
-            "(check --root and SOLOQUEUE_HOME; soloqueue-mem init creates one)"
-        )
     if database_url(app.config) is None:  # SQLite runs every command
+        word = command.partition(" ")[0]
+        if command not in MAY_CREATE and word not in MAY_CREATE and not app.home.exists():
+            raise NoStore(
+                f"no data directory at {app.home.dir} "
+                "(check --root and SOLOQUEUE_HOME; soloqueue-mem init creates one)"
+            )
         return
     from soloqueue_mem.storage.base import check_command as check
 

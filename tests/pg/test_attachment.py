@@ -142,7 +142,7 @@ def test_consolidate_removes_expired_attachments(cli, files, home, monkeypatch, 
 
 
 def test_redaction_covers_every_text_of_an_attachment(cli, files, home, backend):
-    home.mkdir(parents=True)
+    home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text("redact = true\n")
     key = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     (files / "secret.txt").write_text(f"deploy with {key}\n")

@@ -505,11 +505,11 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_se
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l as -r -a 'jsonl md openai'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l format -r -a 'jsonl md openai'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text md openai'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s f -r -a 'jsonl md openai'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text md openai'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l full
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l agent -r

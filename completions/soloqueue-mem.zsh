@@ -134,8 +134,8 @@ _soloqueue_mem() {
         "session end|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session end|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session export|--as") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
-        "session export|--format") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
-        "session export|-f") COMPREPLY=($(compgen -W "jsonl md openai" -- "$cur")); return ;;
+        "session export|--format") COMPREPLY=($(compgen -W "auto table json jsonl text md openai" -- "$cur")); return ;;
+        "session export|-f") COMPREPLY=($(compgen -W "auto table json jsonl text md openai" -- "$cur")); return ;;
         "session get|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session get|-f") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;
         "session list|--format") COMPREPLY=($(compgen -W "auto table json jsonl text" -- "$cur")); return ;;

@@ -38,8 +38,22 @@ class BadInput(SoloqueueError):
         super().__init__(f"line {line}: {reason}" if line is not None else reason)
 
 
+class BadOption(BadInput):
+    """A request's number out of its range (``limit`` 0). Over HTTP and MCP it is a
+    field of the body, bad input (65); on the command line it is an option's value, which
+    the CLI reports as every bad option value: a usage error (exit 2)."""
+
+
 class InvalidId(BadInput):
     code = "invalid_id"
+
+
+class NoStore(SoloqueueError):
+    """The data directory does not exist, for a command that only uses one (a typo in
+    ``--root`` must not pass unnoticed as an empty store)."""
+
+    exit_code = 66
+    code = "no_store"
 
 
 class StorageError(SoloqueueError):

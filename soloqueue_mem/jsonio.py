@@ -128,16 +128,19 @@ def _check_text(text: str, line: int | None) -> None:
 # What json.dumps builds on every call given these options (~2 us each, per turn).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 _COMPACT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+# DEL and the C1 controls as escapes (the encoders escape only C0): U+009B is a CSI on
+# many terminals, and only a string can hold one, so the escape keeps the JSON as it is.
+_C1_ESCAPES = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}
 
 
 def dumps(value: Any) -> str:
     """Output JSON: readable CJK, controls escaped, no NaN."""
-    return _ENCODER.encode(value)
+    return _ENCODER.encode(value).translate(_C1_ESCAPES)
 
 
 def dumps_compact(value: Any) -> str:
-    """One-line JSON for logs and database columns."""
-    return _COMPACT_ENCODER.encode(value)
+    """One-line JSON for logs and database columns (controls escaped, as :func:`dumps`)."""
+    return _COMPACT_ENCODER.encode(value).translate(_C1_ESCAPES)
 
 
 def read_document(

@@ -10,6 +10,11 @@ from __future__ import annotations
 import re
 from functools import cache
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
 
 @cache
 def _unsafe() -> re.Pattern[str]:
@@ -29,3 +34,46 @@ def _placeholder(match: re.Match[str]) -> str:
 def for_terminal(text: str) -> str:
     """Replace control and bidi characters with visible placeholders."""
     return _unsafe().sub(_placeholder, text)
+
+
+class TerminalStream:
+    """stdout when it is a terminal: every write passes through :func:`for_terminal`,
+    whatever prints it (a renderer, a Markdown export, Typer, an artifact's bytes), so
+    stored text never drives the terminal. Rich writes to the terminal itself (its
+    ``rich_proxied_file``): it styles tables whose cells were sanitised already."""
+
+    def __init__(self, raw: Any) -> None:
+        self.rich_proxied_file = raw
+        self.buffer = _TerminalBytes(raw)
+
+    def write(self, text: str) -> int:
+        self.rich_proxied_file.write(for_terminal(text))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding ...
+        return getattr(self.rich_proxied_file, name)
+
+
+class _TerminalBytes:
+    """``stdout.buffer`` on a terminal: bytes decoded as UTF-8 (a bad sequence shown as
+    U+FFFD), sanitised, and written as text."""
+
+    def __init__(self, text: Any) -> None:
+        import codecs
+
+        self.text = text
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def write(self, data: bytes) -> int:
+        self.text.write(for_terminal(self.decoder.decode(bytes(data))))
+        return len(data)
+
+    def flush(self) -> None:
+        self.text.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.text.buffer, name)

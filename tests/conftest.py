@@ -62,6 +62,16 @@ def home(isolated: Path) -> Path:
     return isolated
 
 
+@pytest.fixture
+def store(home: Path) -> Path:
+    """``home`` created, as ``init`` or a first ``log`` leaves it: the commands that do
+    not create a store refuse a data directory that does not exist (exit 66)."""
+    from soloqueue_mem.home import Home
+
+    Home(home).ensure()
+    return home
+
+
 class Cli:
     """Runs the app in-process; stdout and stderr are kept apart.
 

@@ -41,7 +41,7 @@ from soloqueue_mem.api.guard import (
 )
 from soloqueue_mem.api.local_socket import FINGERPRINT_HEADER, Listening
 from soloqueue_mem.api.store import Store
-from soloqueue_mem.errors import BadInput, SoloqueueError, UsageError
+from soloqueue_mem.errors import BadInput, BadOption, SoloqueueError, UsageError
 
 # The CLI's exit codes (README, "Errors and exit codes") as HTTP statuses.
 STATUS_OF_EXIT = {1: 500, 2: 400, 3: 404, 65: 422, 69: 501, 74: 500, 75: 503}
@@ -54,6 +54,8 @@ Handler = Callable[[Store, dict[str, Any], Request], Any]
 def error_response(exc: SoloqueueError) -> JSONResponse:
     status = exc.status if isinstance(exc, HttpError) else STATUS_OF_EXIT.get(exc.exit_code, 500)
     body = {"error": {"code": exc.code, "message": str(exc), "exit_code": exc.exit_code}}
+    if isinstance(exc, BadOption):  # what the CLI says when the value is an option's
+        body["error"]["cli_exit_code"] = UsageError.exit_code
     headers = {"Retry-After": "1"} if status == 503 else None
     if status == 401:
         headers = {"WWW-Authenticate": "Bearer"}

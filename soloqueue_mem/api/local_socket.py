@@ -15,7 +15,7 @@ import os
 import socket
 import stat
 
-from soloqueue_mem.errors import SoloqueueError
+from soloqueue_mem.errors import SoloqueueError, UsageError
 from soloqueue_mem.tuples import NamedTuple
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
@@ -198,4 +198,6 @@ def relayed(status: int, answer: Any) -> Relayed | None:
     code, message, exit_code = error.get("code"), error.get("message"), error.get("exit_code")
     if not (isinstance(code, str) and isinstance(message, str) and type(exit_code) is int):
         return None
+    if error.get("cli_exit_code") == UsageError.exit_code:  # a bad option value
+        return Relayed(UsageError.code, message, UsageError.exit_code)
     return Relayed(code, message, exit_code)

@@ -11,6 +11,7 @@ folder fsynced. An existing blob is never overwritten unless it fails its check.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import re
@@ -37,6 +38,7 @@ class Staged(NamedTuple):
     path: Path
     sha256: str
     size: int
+    fd: int  # open, with a shared flock, until published or discarded: gc leaves it
 
 
 def blob_relpath(sha256: str, day: date) -> str:
@@ -58,26 +60,30 @@ def parse_relpath(relpath: str) -> str | None:
 
 def stage(home: Home, source: BinaryIO) -> Staged:
     """Stream ``source`` into a temporary file, fsync it and hash what it holds. Never
-    partial: on any error the temporary file is removed."""
+    partial: on any error the temporary file is removed. The file stays open and
+    flocked until :func:`publish` or :func:`discard`, so gc, whatever its grace period,
+    never removes a save's staging file (see ``lifecycle.gc.unlink_unless_in_use``)."""
     folder = home.root / "artifacts" / "tmp"
     ensure_private_dir(home.root, folder)
     path = folder / f"{os.urandom(8).hex()}.tmp"  # not `secrets`: ~5 ms to import
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
             size = copy_stream(source, fd)
             faults.fault("artifact.after_tmp_write")
             sha256 = hash_while_syncing(fd, size)
             faults.fault("artifact.after_fsync")
-        finally:
+        except BaseException:
             os.close(fd)
+            raise
     except OSError as exc:
         path.unlink(missing_ok=True)
         raise StorageError(f"cannot store the content: {exc.strerror or exc}") from None
     except BaseException:
         path.unlink(missing_ok=True)
         raise
-    return Staged(path, sha256, size)
+    return Staged(path, sha256, size, fd)
 
 
 def copy_stream(source: BinaryIO, fd: int) -> int:
@@ -134,18 +140,21 @@ def publish(home: Home, staged: Staged, relpath: str) -> None:
     and fsync the folder so the rename itself survives a power loss."""
     target = home.root / relpath
     ensure_private_dir(home.root, target.parent)
-    os.chmod(staged.path, 0o400)
     try:
+        os.fchmod(staged.fd, 0o400)
         os.replace(staged.path, target)
     except OSError as exc:
         staged.path.unlink(missing_ok=True)
         raise StorageError(f"cannot store blob {relpath}: {exc.strerror}") from None
+    finally:
+        os.close(staged.fd)
     faults.fault("artifact.after_rename")
     fsync_dir(target.parent)
 
 
 def discard(staged: Staged) -> None:
     staged.path.unlink(missing_ok=True)
+    os.close(staged.fd)
 
 
 def fsync_dir(folder: Path) -> None:

@@ -89,9 +89,18 @@ def _stdout_writes_whole() -> None:
     )
 
 
+def _guard_terminal() -> None:
+    """On a terminal, stdout sanitises whatever is printed (see ``TerminalStream``)."""
+    if sys.stdout.isatty():
+        from soloqueue_mem.sanitize import TerminalStream
+
+        sys.stdout = TerminalStream(sys.stdout)  # type: ignore[assignment]
+
+
 def main() -> None:
     _guard_standard_streams()
     _stdout_writes_whole()
+    _guard_terminal()
     argv = sys.argv[1:]
     from soloqueue_mem.cli.fast import run_fast
 

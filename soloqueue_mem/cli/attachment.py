@@ -20,7 +20,7 @@ from soloqueue_mem.cli.options import (
 )
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table
 from soloqueue_mem.cli.state import AppContext, app_context, opened
-from soloqueue_mem.errors import BadInput
+from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
@@ -167,9 +167,9 @@ def list_command(
         if value is not None:
             validate_id(kind, value)
     if direction is not None and direction not in DIRECTIONS:
-        raise BadInput(f"--direction must be inbound or outbound, not {direction!r}")
+        raise UsageError(f"--direction must be inbound or outbound, not {direction!r}")
     if not 1 <= limit <= 1000:
-        raise BadInput("--limit must be between 1 and 1000")
+        raise UsageError("--limit must be between 1 and 1000")
     rows: list[Attachment] = []
     filters = Filters(group, agent, session, direction, tag)
     with suppress(NotFound), _rows(app_ctx, False) as found:  # nothing stored yet: none

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.errors import SoloqueueError
+from soloqueue_mem.errors import BadOption, SoloqueueError, UsageError
 from soloqueue_mem.sanitize import for_terminal
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
@@ -46,6 +46,9 @@ def run_guarded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
         fn(*args, **kwargs)
         sys.stdout.flush()  # a reader gone by now is exit 141 too, not a shutdown warning
         return 0
+    except BadOption as exc:  # an option's value here, a body's field over HTTP
+        report(UsageError.code, str(exc), UsageError.exit_code)
+        return UsageError.exit_code
     except SoloqueueError as exc:
         report(exc.code, str(exc), exc.exit_code, getattr(exc, "line", None))
         return exc.exit_code

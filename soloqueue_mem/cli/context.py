@@ -11,7 +11,7 @@ import typer
 
 from soloqueue_mem.api.shapes import manifest_json
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, finite
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import BadInput, UsageError
@@ -98,7 +98,8 @@ def build_command(
         int, typer.Option("--reserve", help="Tokens kept free for the reply.")
     ] = 4096,
     margin: Annotated[
-        float, typer.Option("--margin", help="Safety margin, 0.05-0.10 of the limit.")
+        float,
+        typer.Option("--margin", callback=finite, help="Safety margin, 0.05-0.10 of the limit."),
     ] = 0.05,
     with_memory: Annotated[
         bool, typer.Option("--with-memory", help="Add the memory layers to the system message.")

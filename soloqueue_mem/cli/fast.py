@@ -195,7 +195,8 @@ def _is_hook_call(argv: list[str]) -> bool:
 
 def _app(parsed: dict[str, Any], command: str | None = None) -> Any:
     """The AppContext, with options given after the command winning over global ones;
-    Unsupported when ``command`` cannot run on the configured storage back end."""
+    NoStore or Unsupported when ``command`` cannot run on its store (see
+    :func:`~soloqueue_mem.cli.state.check_command`)."""
     from soloqueue_mem.cli.output import Format
     from soloqueue_mem.cli.state import AppContext, check_command, configure_errors
     from soloqueue_mem.clock import now
@@ -281,7 +282,7 @@ def _run_trace(parsed: dict[str, Any]) -> None:
 
     options = parsed["command"]
     run_trace(
-        _app(parsed),
+        _app(parsed, "trace"),
         parsed["arguments"][0],
         _given(TRACE, options, "group"),
         _given(TRACE, options, "agent"),
@@ -297,7 +298,7 @@ def _run_graph_remember(parsed: dict[str, Any]) -> None:
 
     options = parsed["command"]
     run_remember(
-        _app(parsed),
+        _app(parsed, "graph remember"),
         _given(GRAPH_REMEMBER, options, "session"),
         bool(options.get("sync")),
         *_scope(GRAPH_REMEMBER, options),
@@ -318,7 +319,7 @@ def _run_recall(parsed: dict[str, Any]) -> None:
 
     options = parsed["command"]
     run_recall(
-        _app(parsed),
+        _app(parsed, "recall"),
         parsed["arguments"][0],
         options.get("type"),
         options.get("limit", 10),
@@ -337,7 +338,7 @@ def _run_graph_recall(parsed: dict[str, Any]) -> None:
 
     options = parsed["command"]
     run_recall(
-        _app(parsed),
+        _app(parsed, "graph recall"),
         options["keywords"],
         options.get("relation"),
         int(options["depth"]) if "depth" in options else None,

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.options import FormatOpt, RootOpt, finite
 from soloqueue_mem.cli.output import emit_object, print_table, report_wanted
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import app_context
@@ -25,6 +25,7 @@ def gc(
             "--ephemeral-days",
             min=0,
             max=MAX_DAYS,
+            callback=finite,
             help="Age at which sys:ephemeral rows go (0 to 36500).",
         ),
     ] = None,

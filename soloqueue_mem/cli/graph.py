@@ -11,7 +11,7 @@ import typer
 from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.graph_run import NO_GRAPH, graph_db, graph_params, scope_of, work_now
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, option
+from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, finite, option
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, write
 from soloqueue_mem.cli.state import app_context, opened
 from soloqueue_mem.errors import UsageError
@@ -30,7 +30,11 @@ SessionTurns = Annotated[
 ]
 BudgetOpt = Annotated[
     float | None,
-    typer.Option("--time-budget", help="Seconds for a compression slice (graph_time_slice)."),
+    typer.Option(
+        "--time-budget",
+        callback=finite,
+        help="Seconds for a compression slice (graph_time_slice).",
+    ),
 ]
 
 

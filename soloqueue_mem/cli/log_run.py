@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from soloqueue_mem import jsonio
 from soloqueue_mem.api.shapes import turn_json
 from soloqueue_mem.cli.boundary import report
-from soloqueue_mem.cli.output import Format, emit_list, print_table
+from soloqueue_mem.cli.output import Format, emit_list, print_table, stderr
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
@@ -90,9 +90,10 @@ def run_log(
         )
     config = app.config
     if batch:
-        from soloqueue_mem.sessions.intake import read_batch  # stdin readers: not for TEXT
+        from soloqueue_mem.sessions.intake import read_batch, with_batch_keys  # not for TEXT
 
-        items: Any = _acknowledging(read_batch(_stdin(), config.max_line_bytes))
+        lines = read_batch(_stdin(), config.max_line_bytes)
+        items: Any = _acknowledging(with_batch_keys(lines, app.redactor))
     elif text is not None:
         items = [(None, _event_from_args(text, role, event_id, metadata, config.max_input_bytes))]
     else:
@@ -116,11 +117,20 @@ def run_log(
             results = backend.log(items, key, app.now, offloader)
         else:
             results = log_events(app.home, conn, items, key, config, app.now, offload=offloader)
+        committed = _Committed(results)
         single = not batch and len(items) == 1
-        if batch and not echo and app.format_option is Format.auto:
-            rejected = _emit_summary(app, results, logged)
-        else:
-            rejected = _emit(results, app.format, batch=batch, single=single, logged=logged)
+        try:
+            if batch and not echo and app.format_option is Format.auto:
+                rejected = _emit_summary(app, committed, logged)
+            else:
+                rejected = _emit(committed, app.format, batch=batch, single=single, logged=logged)
+        except KeyboardInterrupt:
+            if batch:
+                stderr(
+                    f"interrupted: {committed.lines} line(s) committed "
+                    "(logging the same file again adds only the others)"
+                )
+            raise
         if logged:
             extract_in_background(app, logged, backend)
     finally:
@@ -130,6 +140,19 @@ def run_log(
         raise BadInput(rejected[0].reason, rejected[0].line)
     if rejected:
         raise PartialFailure(f"{len(rejected)} line(s) rejected, the others were logged")
+
+
+class _Committed:
+    """The writer's results, counting the lines it committed (logged or duplicates)."""
+
+    def __init__(self, results: Iterator[LoggedTurn | Rejected]) -> None:
+        self.results = results
+        self.lines = 0
+
+    def __iter__(self) -> Iterator[LoggedTurn | Rejected]:
+        for result in self.results:
+            self.lines += not isinstance(result, Rejected)
+            yield result
 
 
 def extract_in_background(

@@ -21,6 +21,7 @@ from soloqueue_mem.cli.options import (
     GroupOpt,
     MemoryType,
     RootOpt,
+    finite,
     list_limit,
 )
 from soloqueue_mem.cli.output import (
@@ -139,10 +140,10 @@ def remember(
         str, typer.Option("--predicate", help="Which attribute, e.g. editor.")
     ] = "",
     importance: Annotated[
-        float, typer.Option("--importance", min=0.0, max=1.0, help="0 to 1.")
+        float, typer.Option("--importance", min=0.0, max=1.0, callback=finite, help="0 to 1.")
     ] = 0.5,
     confidence: Annotated[
-        float, typer.Option("--confidence", min=0.0, max=1.0, help="0 to 1.")
+        float, typer.Option("--confidence", min=0.0, max=1.0, callback=finite, help="0 to 1.")
     ] = 0.5,
     duration: DurationOpt = None,
     tag: TagOpt = None,
@@ -325,10 +326,12 @@ def edit(
     subject: Annotated[str | None, typer.Option("--subject", help="New subject.")] = None,
     predicate: Annotated[str | None, typer.Option("--predicate", help="New predicate.")] = None,
     importance: Annotated[
-        float | None, typer.Option("--importance", min=0.0, max=1.0, help="0 to 1.")
+        float | None,
+        typer.Option("--importance", min=0.0, max=1.0, callback=finite, help="0 to 1."),
     ] = None,
     confidence: Annotated[
-        float | None, typer.Option("--confidence", min=0.0, max=1.0, help="0 to 1.")
+        float | None,
+        typer.Option("--confidence", min=0.0, max=1.0, callback=finite, help="0 to 1."),
     ] = None,
     duration: DurationOpt = None,
     tag: TagOpt = None,

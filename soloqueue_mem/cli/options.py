@@ -1,5 +1,6 @@
 """Options shared by many commands, defined once."""
 
+import math
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -53,6 +54,14 @@ TypeFilter = Annotated[
     MemoryType | None,
     option(spec.TYPE, help="Only memories of this type.", case_sensitive=False),
 ]
+
+
+def finite(value: float | None) -> float | None:
+    """The callback of every float option: Click reads ``nan`` and ``inf`` as floats, and
+    a NaN passes every range check; no option means either (a usage error, exit 2)."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a finite number")
+    return value
 
 
 def list_limit(limit: int) -> int:

@@ -177,6 +177,21 @@ class ExportFormat(StrEnum):
     openai = "openai"
 
 
+# ``--format`` after ``session export``: the global option (``-f json``), or the old
+# spelling of ``--as`` (``-f md``; ``jsonl`` means the same either way).
+FormatOrAs = StrEnum(  # type: ignore[misc]
+    "FormatOrAs", [(name, name) for name in dict.fromkeys([*Format, *ExportFormat])]
+)
+
+
+def _format_or_as(value: Any) -> tuple[Format | None, ExportFormat | None]:
+    if value is None:
+        return None, None
+    if value.value in ExportFormat.__members__:
+        return None, ExportFormat(value.value)
+    return Format(value.value), None
+
+
 @app.command("export")
 @boundary
 def export(
@@ -191,10 +206,14 @@ def export(
             show_default=False,
         ),
     ] = None,
-    old_as: Annotated[
-        ExportFormat | None,
+    format_or_as: Annotated[
+        FormatOrAs | None,
         typer.Option(
-            "--format", "-f", hidden=True, case_sensitive=False, help="Deprecated: use --as."
+            "--format",
+            "-f",
+            hidden=True,
+            case_sensitive=False,
+            help="The global --format; jsonl, md and openai: deprecated, use --as.",
         ),
     ] = None,
     full: Annotated[
@@ -212,7 +231,8 @@ def export(
     from soloqueue_mem.sessions.markdown import render_turns
     from soloqueue_mem.sessions.reader import openai_messages
 
-    app_ctx = app_context(ctx, None, root)
+    fmt, old_as = _format_or_as(format_or_as)
+    app_ctx = app_context(ctx, fmt, root)
     if old_as is not None:
         stderr("warning: `session export --format` is deprecated: use --as", app_ctx.quiet)
         as_ = as_ or old_as

@@ -13,7 +13,7 @@ from functools import cached_property
 from soloqueue_mem.cli.boundary import use_json_errors
 from soloqueue_mem.cli.output import Format, resolve_format, use_text_tables
 from soloqueue_mem.config import Config, load_config
-from soloqueue_mem.errors import NotFound
+from soloqueue_mem.errors import NoStore, NotFound
 from soloqueue_mem.home import Home, find_root
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
@@ -117,11 +117,29 @@ def command_name(ctx: typer.Context) -> str:
     return " ".join(reversed(words))
 
 
+# The commands that run where no data directory exists yet: those that capture what an
+# agent says and create it (a hook works on a fresh machine; mcp and serve take the same
+# writes), init, import (a restore on a new machine), and those that need none (path,
+# demo's throw-away store, context build of the messages on stdin).
+MAY_CREATE = frozenset(
+    {"init", "log", "hook", "remember", "mcp", "serve", "import", "path", "demo", "context build"}
+)
+
+
 def check_command(app: AppContext, command: str) -> None:
-    """Unsupported when the command cannot run on the configured storage back end."""
+    """NoStore when the command needs a data directory that does not exist (a typo in
+    ``--root`` is an error, not an empty store; on PostgreSQL the store is the database,
+    which a directory need not hold); Unsupported when it cannot run on the configured
+    storage back end."""
     from soloqueue_mem.storage.url import database_url
 
     if database_url(app.config) is None:  # SQLite runs every command
+        word = command.partition(" ")[0]
+        if command not in MAY_CREATE and word not in MAY_CREATE and not app.home.exists():
+            raise NoStore(
+                f"no data directory at {app.home.dir} "
+                "(check --root and SOLOQUEUE_HOME; soloqueue-mem init creates one)"
+            )
         return
     from soloqueue_mem.storage.base import check_command as check
 

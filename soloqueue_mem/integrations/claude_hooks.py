@@ -117,8 +117,10 @@ def _session_start(hook: Hook) -> Outcome:
 
 def _user_prompt(hook: Hook) -> Outcome:
     prompt = _text(hook.payload, "prompt")
-    logged = _log(hook, [_event({"role": "user", "content": prompt})])
-    recalled = _recall(hook, prompt) if hook.config.hook_recall else ""
+    try:  # recalled before the prompt is logged, which it must not find
+        recalled = _recall(hook, prompt) if hook.config.hook_recall else ""
+    finally:  # and logged even when recall fails
+        logged = _log(hook, [_event({"role": "user", "content": prompt})])
     return Outcome(_context("UserPromptSubmit", recalled), logged)
 
 
@@ -244,7 +246,16 @@ def _log(hook: Hook, events: list[Event]) -> list[LoggedTurn]:
             results = list(hook.backend.log(items, key, hook.now, offloader))
         else:
             results = list(
-                log_events(hook.home, conn, items, key, hook.config, hook.now, offload=offloader)
+                log_events(
+                    hook.home,
+                    conn,
+                    items,
+                    key,
+                    hook.config,
+                    hook.now,
+                    offload=offloader,
+                    queue_when_busy=True,  # a prompt is never dropped for a busy store
+                )
             )
     finally:
         offloader.close()

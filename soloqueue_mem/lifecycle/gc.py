@@ -17,6 +17,7 @@ empty shard folders, and reports rows whose blob is missing. Safety, in order:
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import sqlite3
@@ -223,11 +224,7 @@ def apply_plan(
         unreferenced = [relpath for relpath in orphans if relpath not in still_referenced]
         deleted, freed = delete_blobs(str(home.root), unreferenced, now - grace_seconds)
         for temp in gc_plan.stale_temps:
-            try:
-                os.unlink(home.root / temp.relpath)
-                temps += 1
-            except FileNotFoundError:
-                pass
+            temps += unlink_unless_in_use(home.root / temp.relpath)
         empty = remove_empty_dirs(home, gc_plan, deleted)
     return {
         "deleted_blobs": len(deleted),
@@ -252,6 +249,25 @@ def delete_blobs(root: str, relpaths: list[str], cutoff: float) -> tuple[list[st
             if len(deleted) == 1:
                 faults.fault("gc.after_k_unlinks")
     return deleted, freed
+
+
+def unlink_unless_in_use(path: StrPath) -> bool:
+    """Unlink a temporary file unless a save is still writing or publishing it (it holds
+    the file's flock: see ``artifacts.cas.stage``); whether it was unlinked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return False
+    try:
+        os.unlink(path)
+    finally:
+        os.close(fd)
+    return True
 
 
 def _unlink_if_old(root: str, cutoff: float, relpath: str) -> int | None:

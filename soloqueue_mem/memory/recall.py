@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, cast
 from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import is_read_only
-from soloqueue_mem.errors import BadInput, Unsupported
+from soloqueue_mem.errors import BadOption, Unsupported
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments, episodes, stale, store, working
 from soloqueue_mem.memory.attachments import Attachment
@@ -414,11 +414,11 @@ def _check(request: Request) -> tuple[str, ...]:
     names = default_channels() if request.channels is None else request.channels
     unknown = [name for name in names if name not in CHANNELS]
     if unknown or not names:
-        raise BadInput(f"unknown channel {', '.join(unknown)!r} (use {', '.join(CHANNELS)})")
+        raise BadOption(f"unknown channel {', '.join(unknown)!r} (use {', '.join(CHANNELS)})")
     if not 1 <= request.limit <= 100:
-        raise BadInput("--limit must be between 1 and 100")
+        raise BadOption("--limit must be between 1 and 100")
     if not 1 <= request.max_tokens <= 1_000_000:
-        raise BadInput("--max-tokens must be between 1 and 1000000")
+        raise BadOption("--max-tokens must be between 1 and 1000000")
     return names
 
 

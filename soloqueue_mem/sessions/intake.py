@@ -12,13 +12,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.clock import iso
 from soloqueue_mem.errors import BadInput
-from soloqueue_mem.sessions.events import Event, parse_event
+from soloqueue_mem.sessions.events import Event, parse_event, redacted, to_record
 from soloqueue_mem.sessions.writer import Flush, Item, Rejected
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from typing import BinaryIO
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from soloqueue_mem.redact import Redactor
 
 
 def read_document(stream: BinaryIO, max_bytes: int) -> list[Event]:
@@ -48,3 +53,35 @@ def read_batch(stream: BinaryIO, max_line_bytes: int) -> Iterator[Item]:
             yield number, parse_event(jsonio.loads(raw, line=number), line=number)
         except BadInput as exc:
             yield Rejected(number, exc.reason)
+
+
+def with_batch_keys(items: Iterator[Item], redactor: Redactor | None) -> Iterator[Item]:
+    """The batch's items, each event without an ``event_id`` given a deterministic one,
+    so that logging the same file again adds nothing (the ids are deduplicated within
+    their session, which is therefore part of the key).
+
+    The key hashes the event as it is stored (secrets redacted, so the id never holds
+    a digest of one): role, content, tool calls and results, metadata, and its
+    timestamp. A line without a timestamp is stamped when logged, so it is keyed by its
+    place instead: the key of the line before it in the same session of this batch. A
+    re-run, or a longer file that begins with the same lines, adds only what is new;
+    the same message sent twice stays two turns.
+    """
+    import hashlib
+
+    before: dict[tuple[str | None, str | None, str | None], str | None] = {}
+    for item in items:
+        if not isinstance(item, Rejected | Flush):
+            line, event = item
+            stream = (event.group, event.agent, event.session)
+            if event.event_id is None:
+                stored = event if redactor is None else redacted(event, redactor)
+                stamp = "" if event.timestamp is None else iso(event.timestamp)
+                record = to_record(stored, 0, stamp)
+                if event.timestamp is None:
+                    record["after"] = before.get(stream)
+                digest = hashlib.sha256(jsonio.dumps_compact(record).encode()).hexdigest()
+                event = event._replace(event_id=f"batch:{digest[:32]}")
+                item = (line, event)
+            before[stream] = event.event_id
+        yield item

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from soloqueue_mem.clock import iso
-from soloqueue_mem.errors import BadInput
+from soloqueue_mem.errors import BadInput, BadOption
 from soloqueue_mem.home import Home
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey, from_record, index_body
@@ -55,7 +55,7 @@ def trace(
 ) -> list[TraceHit]:
     """The ``limit`` best-matching turns in ``scope``, best first."""
     if not 1 <= limit <= MAX_LIMIT:
-        raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}")
+        raise BadOption(f"--limit must be between 1 and {MAX_LIMIT}")
     weighted = weigh_query(query, lexicon)
     if not weighted.terms:
         return []

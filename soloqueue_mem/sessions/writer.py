@@ -19,7 +19,7 @@ from soloqueue_mem import faults
 from soloqueue_mem.clock import iso
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.errors import BadInput
+from soloqueue_mem.errors import BadInput, TempFail
 from soloqueue_mem.home import Home, ensure_private_dir
 from soloqueue_mem.sessions import pending, turns
 from soloqueue_mem.sessions.events import Event, SessionKey, from_record, redacted, to_record
@@ -91,13 +91,17 @@ def log_events(
     chunk_size: int = 500,
     offload: Offload | None = None,
     write: WriteChunk | None = None,
+    queue_when_busy: bool = False,
 ) -> Iterator[LoggedTurn | Rejected]:
     """Log events in chunks; yield each acknowledged turn and each rejected line.
 
     ``default`` is the (group, agent, session) for events that do not name their own.
     ``offload`` turns an event into its L1 view, saving oversized parts as artifacts
     (before any lock is taken: blobs are never written under the log's locks). With
-    ``redact`` on, secrets are replaced first, so no file gets them.
+    ``redact`` on, secrets are replaced first, so no file gets them. With
+    ``queue_when_busy``, a chunk that finds memory.db busy past its timeout is appended
+    to the logs unindexed instead (see :func:`_append_unindexed`; nothing is yielded
+    for it) rather than refused.
     """
     redact = None
     if config.redact:  # its rules compile when a text needs them (see redact.py)
@@ -108,7 +112,9 @@ def log_events(
     if write is None:
         assert conn is not None
         memory_db = conn
-        write = lambda queued: _write_chunk(home, memory_db, queued, config, now)  # noqa: E731
+        write = lambda queued: _write_chunk(  # noqa: E731
+            home, memory_db, queued, config, now, queue_when_busy
+        )
     for item in items:
         if isinstance(item, Rejected):
             yield item
@@ -148,6 +154,7 @@ def _write_chunk(
     chunk: list[Queued],
     config: Config,
     now: datetime,
+    queue_when_busy: bool = False,
 ) -> list[LoggedTurn]:
     keys = sorted({queued.key for queued in chunk})
     logs: dict[SessionKey, SessionLog] = {}
@@ -159,22 +166,81 @@ def _write_chunk(
         sizes = {key: log.size for key, log in logs.items()}
         for key in keys:
             pending.mark(home, key)
+        unindexed = False
         try:
-            with write_tx(conn):
-                results = _index_and_append(conn, chunk, logs, now)
+            try:
+                with write_tx(conn):
+                    results = _index_and_append(conn, chunk, logs, now)
+            except TempFail:
+                if not queue_when_busy:
+                    raise
+                _cut_back(logs, sizes)
+                results, unindexed = _append_unindexed(conn, chunk, logs, now), True
         except BaseException:
-            for key, log in logs.items():
-                if log.size != sizes[key]:
-                    log.truncate(sizes[key])
+            _cut_back(logs, sizes)
             raise
         finally:
-            for key in keys:
-                pending.clear(home, key)
+            if not unindexed:  # else the markers tell readers and writers to look
+                for key in keys:
+                    pending.clear(home, key)
     finally:
         for log in reversed(logs.values()):  # their locks, last taken first released
             log.close()
     faults.fault("log.after_commit")
     return results
+
+
+def _cut_back(logs: dict[SessionKey, SessionLog], sizes: dict[SessionKey, int]) -> None:
+    """Undo what was appended to ``logs`` since they had ``sizes``."""
+    for key, log in logs.items():
+        if log.size != sizes[key]:
+            log.truncate(sizes[key])
+
+
+def _append_unindexed(
+    conn: sqlite3.Connection,
+    chunk: list[Queued],
+    logs: dict[SessionKey, SessionLog],
+    now: datetime,
+) -> list[LoggedTurn]:
+    """Append ``chunk`` to the session logs without indexing it, for a writer that must
+    not lose an event while memory.db is busy (a hook). The sessions' pending markers
+    stay: ``trace`` reads these turns from the logs, and the session's next writer
+    indexes them (:func:`catch_up`). Turn indexes follow the highest one indexed or
+    appended; an event id logged before is skipped, as the writer skips it. (Reading
+    memory.db needs no lock.) Nothing is acknowledged: the turns have no id yet."""
+    now_iso = iso(now)
+    records: dict[SessionKey, list[dict]] = {key: [] for key in logs}
+    last, seen = {}, set()
+    for key, log in logs.items():
+        last[key] = turns.max_turn_index(conn, key)
+        for entry in read_lines(log.path, turns.indexed_bytes(conn, key)):
+            record = entry.record
+            if record is not None and isinstance(record.get("turn_index"), int):
+                last[key] = max(last[key], record["turn_index"])
+                seen.add((key, record.get("event_id")))
+    for _line, event, key, _l1, offloaded in chunk:
+        if event.event_id is not None and (
+            (key, event.event_id) in seen or _logged_before(conn, key, event.event_id)
+        ):
+            continue
+        seen.add((key, event.event_id))
+        last[key] += 1
+        records[key].append(_record(event, last[key], now_iso, offloaded))
+    for key, new in records.items():
+        if new:
+            logs[key].append(new, render_turns(key, new, first=logs[key].size == 0))
+    return []
+
+
+def _record(event: Event, index: int, now_iso: str, offloaded: list[dict]) -> dict[str, Any]:
+    """The JSONL record of ``event`` as turn ``index`` (stamped ``now_iso`` when it has
+    no time of its own: most live events)."""
+    timestamp = now_iso if event.timestamp is None else iso(event.timestamp)
+    record = to_record(event, index, timestamp)
+    if offloaded:
+        record["offloaded"] = offloaded
+    return record
 
 
 def _index_and_append(
@@ -187,7 +253,7 @@ def _index_and_append(
     records: dict[SessionKey, list[dict]] = {key: [] for key in logs}
     seen: dict[tuple[SessionKey, str], LoggedTurn] = {}
     results: list[LoggedTurn] = []
-    now_iso = iso(now)  # most live events carry no time of their own
+    now_iso = iso(now)
     for line, event, key, l1, offloaded in chunk:
         if event.event_id is not None:
             earlier = seen.get((key, event.event_id)) or _logged_before(conn, key, event.event_id)
@@ -196,11 +262,9 @@ def _index_and_append(
                 continue
         index = next_index[key]
         next_index[key] += 1
-        timestamp = now_iso if event.timestamp is None else iso(event.timestamp)
+        record = _record(event, index, now_iso, offloaded)
+        timestamp = record["timestamp"]
         turn_id = turns.insert_turn(conn, key, index, l1, timestamp)
-        record = to_record(event, index, timestamp)
-        if offloaded:
-            record["offloaded"] = offloaded
         records[key].append(record)
         logged = acknowledged(turn_id, key, index, event, l1, timestamp, offloaded, line)
         if event.event_id is not None:

@@ -28,6 +28,9 @@ from hypothesis import strategies as st
 
 from tests.conftest import run_process, tree_snapshot
 
+# Every test here works in a data directory that exists (see the store fixture).
+pytestmark = pytest.mark.usefixtures("store")
+
 EX_NOT_FOUND = 3
 EX_DATAERR = 65
 EX_VERIFY_ERRORS = 9
@@ -293,11 +296,12 @@ def test_unknown_ids_exit_3(cli, home):
             assert result.stdout == ""
 
 
-def test_commands_on_a_missing_store_exit_3_and_create_nothing(cli, home):
-    assert cli("artifact", "read", "1").exit_code == EX_NOT_FOUND
-    assert cli("artifact", "show", "1").exit_code == EX_NOT_FOUND
-    assert cli.json("artifact", "list") == []
-    assert not home.exists()
+def test_commands_on_a_missing_store_exit_66_and_create_nothing(cli, tmp_path):
+    missing = tmp_path / "missing" / ".soloqueue"
+    for command in (["read", "1"], ["show", "1"], ["list"], ["save", "-"]):
+        result = cli("--root", str(missing), "artifact", *command, input=b"x")
+        assert (result.exit_code, result.stdout) == (66, ""), command
+    assert not missing.parent.exists()
 
 
 MALFORMED = [
@@ -346,9 +350,10 @@ def test_unknown_option_like_id_is_a_usage_error_not_a_lookup(cli, home):
 
 
 def test_saving_a_missing_file_exits_3_and_creates_nothing(cli, home, tmp_path):
+    before = tree_snapshot(home)
     result = cli("artifact", "save", str(tmp_path / "no-such-file"))
     assert result.exit_code == EX_NOT_FOUND
-    assert not home.exists()
+    assert tree_snapshot(home) == before
 
 
 def test_invalid_tag_or_group_is_refused_before_anything_is_stored(cli, home):

@@ -6,8 +6,11 @@ the commands wrote."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
+
+import pytest
 
 from soloqueue_mem import lock
 from soloqueue_mem.config import Config
@@ -403,6 +406,7 @@ def test_expired_memories_are_deleted_with_their_index_entries(cli, home, monkey
     assert len(rows(home, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH 'monthly'"))
 
 
+@pytest.mark.usefixtures("store")
 def test_expired_working_memory_of_a_quiet_group_is_deleted(cli, home, monkeypatch):
     cli.ok("working", "add", "-g", "quiet", "热数据：用户刚刚讨论了架构选项。")
     at(monkeypatch, "2026-11-27T04:00:00Z")
@@ -608,10 +612,11 @@ def test_episode_list_show_search_and_recall(cli, monkeypatch):
     assert episode_hits[0]["session"] == "zh" and episode_hits[0]["channel"] == "episodes"
 
 
+@pytest.mark.usefixtures("store")
 def test_scratchpad_show_set_and_limits(cli, home, monkeypatch):
     empty = cli.json("scratchpad", "show")
     assert empty["active_projects"] == [] and empty["updated_at"] is None
-    assert not home.exists()
+    assert os.listdir(home) == [".gitignore"]
     note = (
         "## 当前项目\n- ledger app\n- blog\n\n## 近期进展\n- fixed login\n\n"
         "## Open questions\n- which database?\n\n## 下一步\n- write tests\n- deploy\n"

@@ -162,6 +162,7 @@ def test_a_big_tool_message_in_piped_history_is_offloaded(cli):
     assert original == output.encode("utf-8")
 
 
+@pytest.mark.usefixtures("store")
 def test_small_tool_messages_are_not_offloaded(cli):
     out = manifest(cli, "--max-context", "8000", "--reserve", "100", input=json.dumps(HISTORY))
     assert out["offloaded"] == []
@@ -185,6 +186,7 @@ def test_bad_piped_history_is_rejected_with_nothing_on_stdout(cli, data):
     assert result.stderr.startswith("error:")
 
 
+@pytest.mark.usefixtures("store")
 def test_rejected_history_offloads_nothing(cli):
     huge = json.dumps({"role": "tool", "tool_call_id": "call_1", "content": big_output()})
     result = cli("context", "build", "--max-context", "8000", input=huge + "\n{bad json\n")
@@ -452,6 +454,7 @@ def test_a_missing_system_prompt_file_is_bad_input(cli, tmp_path):
     assert "nope.md" in result.stderr
 
 
+@pytest.mark.usefixtures("store")
 def test_the_scratchpad_of_the_builds_scope_is_a_layer(cli):
     cli.ok("scratchpad", "set", "## 当前项目\n- 迁移到 PostgreSQL\n## 下一步\n- 写测试\n")
     cli.ok("scratchpad", "set", "## 当前项目\n- someone else's\n", "--agent", "other")

@@ -4,6 +4,7 @@ every command, and a bad option value is a usage error everywhere."""
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import pytest
@@ -65,6 +66,7 @@ def test_quiet_works_after_the_other_commands_too(cli, path):
     assert cli(*path, "--quiet", "--help").exit_code == 0
 
 
+@pytest.mark.usefixtures("store")
 def test_quiet_after_the_command_is_the_global_flag(cli, home):
     result = cli("consolidate", "--quiet", "--format", "json")
     assert result.exit_code == 0, result.stderr
@@ -95,9 +97,10 @@ def test_the_memory_type_choices_are_the_library_types():
         ["episode", "search", "x", "--limit", "0"],
     ],
 )
+@pytest.mark.usefixtures("store")
 def test_a_bad_choice_is_a_usage_error(cli, home, args):
     assert cli(*args).exit_code == 2
-    assert not home.exists()
+    assert os.listdir(home) == [".gitignore"]
 
 
 def test_type_is_case_insensitive(cli, home):
@@ -162,6 +165,7 @@ def test_under_format_json_a_usage_error_is_a_json_object(cli, home):
     assert not home.exists()
 
 
+@pytest.mark.usefixtures("store")
 def test_the_real_program_reports_usage_errors_the_same_way(home):
     done = run_process("--format", "json", "remember", "x", "--type", "nope")
     assert done.returncode == 2 and done.stdout == b""
@@ -279,6 +283,7 @@ def test_tables_show_values_not_python_reprs(monkeypatch, capsys):
     assert "True" not in out and "{'" not in out and "['a']" not in out
 
 
+@pytest.mark.usefixtures("store")
 def test_a_text_line_cannot_be_forged_by_a_stored_line_break(cli, home):
     cli.ok("kv", "set", "note", "--text", "one\nkey2\tforged")
     lines = cli.ok("kv", "list", "--format", "text").stdout.splitlines()
@@ -358,7 +363,7 @@ def test_a_batch_prints_a_summary_by_default(cli, home):
     assert json.loads(result.stdout) == {"logged": 5, "duplicates": 0, "rejected": 0,
                                          "sessions": 1}  # fmt: skip
     again = json.loads(cli.ok("log", "--batch", "-s", "b", input=BATCH).stdout)
-    assert again["duplicates"] == 0 and again["logged"] == 5  # no event ids: new turns
+    assert again["duplicates"] == 5 and again["logged"] == 5  # the same file: nothing new
 
 
 def test_a_batch_echoes_every_turn_with_echo_or_an_explicit_format(cli, home):
@@ -376,6 +381,7 @@ def test_the_batch_summary_on_the_fast_path_matches(home):
     assert len(json.loads(echoed.stdout)) == 5
 
 
+@pytest.mark.usefixtures("store")
 def test_artifacts_follow_the_group_variable(cli, home, monkeypatch, tmp_path):
     (tmp_path / "f.txt").write_text("hello")
     monkeypatch.setenv("SOLOQUEUE_GROUP", "g1")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+
+import pytest
 
 from tests.cli.test_offload import write_config
 
@@ -24,6 +27,7 @@ def remember(cli, messages, *args):  # type: ignore[no-untyped-def]
     return cli.json("graph", "remember", "--sync", *args, input=json.dumps(messages))
 
 
+@pytest.mark.usefixtures("store")
 def test_remember_sync_builds_nodes_links_and_focus(cli, home):
     result = remember(cli, CONVERSATION)
     assert result["task_id"] == "1" and result["messages"] == 2
@@ -59,6 +63,7 @@ def test_remember_sync_builds_nodes_links_and_focus(cli, home):
     }
 
 
+@pytest.mark.usefixtures("store")
 def test_recall_text_is_the_seeds_format_and_json_adds_the_path(cli, home):
     remember(cli, CONVERSATION)
     remember(cli, LOGIN)
@@ -88,13 +93,15 @@ def test_recall_text_is_the_seeds_format_and_json_adds_the_path(cli, home):
     assert itself["path"] == ["2"]  # a focus node, found without a hop
 
 
-def test_recall_on_an_empty_store_is_empty_and_creates_nothing(cli, home):
+def test_recall_on_an_empty_store_is_empty_and_creates_nothing(cli, store):
+    before = os.listdir(store)
     assert cli.ok("graph", "recall", "--keywords", "x", "--format", "text").stdout == ""
     assert cli.json("graph", "focus") == []
     assert cli.json("graph", "stats") == {"graphs": [], "queued": 0}
-    assert not home.exists()
+    assert os.listdir(store) == before
 
 
+@pytest.mark.usefixtures("store")
 def test_graphs_of_two_agents_are_isolated(cli, home):
     remember(cli, CONVERSATION, "--agent", "alice")
     remember(cli, LOGIN, "--agent", "bob")
@@ -103,6 +110,7 @@ def test_graphs_of_two_agents_are_isolated(cli, home):
     assert len(cli.json("graph", "focus", "-a", "bob")) == 1
 
 
+@pytest.mark.usefixtures("store")
 def test_compression_deletes_an_unimportant_node_and_recall_reports_it(cli, home):
     remember(cli, [{"role": "user", "content": "The cat is called Mimi and sleeps all day."}])
     for n in range(5):  # five new nodes push the cat out of the focus
@@ -142,6 +150,7 @@ def test_queue_full_exits_75_and_bad_input_65_writing_nothing(cli, home):
     assert conn.execute("SELECT COUNT(*) FROM graph_tasks").fetchone()[0] == 1
 
 
+@pytest.mark.usefixtures("store")
 def test_jsonl_input_and_session_turns(cli, home):
     lines = "\n".join(json.dumps(m) for m in CONVERSATION)
     assert cli.json("graph", "remember", "--sync", input=lines)["messages"] == 2
@@ -157,6 +166,7 @@ def test_jsonl_input_and_session_turns(cli, home):
     )
 
 
+@pytest.mark.usefixtures("store")
 def test_the_graph_channel_joins_recall_and_consolidate_runs_the_queue(cli, home):
     remember(cli, CONVERSATION)
     hits = cli.json("recall", "PostgreSQL JSONB")
@@ -182,6 +192,7 @@ def test_config_keys_are_checked(cli, home):
     assert result.exit_code == 65 and "graph_decay_rate must be between 0 and 1" in result.stderr
 
 
+@pytest.mark.usefixtures("store")
 def test_verify_checks_graph_db(cli, home):
     remember(cli, LOGIN)
     assert cli("verify").exit_code == 0

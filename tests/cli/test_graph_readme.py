@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 TASKS = [
     [
@@ -40,6 +42,7 @@ def block_after(marker: str, fence: str) -> list[str]:
     return README[start : README.index("```", start)].strip().splitlines()
 
 
+@pytest.mark.usefixtures("store")
 def test_the_readme_worked_example_runs_as_written(cli, home):
     for messages in TASKS:
         for message in messages:

@@ -7,6 +7,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from soloqueue_mem.context.identity import compile_text
 
 SOUL = """# Soul
@@ -102,12 +104,16 @@ def test_context_build_uses_the_compiled_identity_within_its_budget(cli, home):
     assert (home / "identity" / "compiled" / "manifest.json").exists()
 
 
-def test_show_on_a_fresh_machine_creates_nothing(cli, home):
+def test_show_on_a_fresh_machine_is_refused_and_creates_nothing(cli, home):
+    result = cli("identity", "show")
+    assert (result.exit_code, result.stdout) == (66, "")
+    assert not home.exists()
+    cli.ok("init")
     items = cli.json("identity", "show")
     assert {item["status"] for item in items} == {"missing"}
-    assert not home.exists()
 
 
+@pytest.mark.usefixtures("store")
 def test_edit_needs_a_terminal_and_a_known_name(cli, home):
     result = cli("identity", "edit", "soul")
     assert result.exit_code == 2 and "edit needs a terminal" in result.stderr

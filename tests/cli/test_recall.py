@@ -222,11 +222,11 @@ def test_limit_and_token_budget(cli):
 @pytest.mark.parametrize(
     ("args", "code"),
     [
-        (["--channels", "memories,bogus"], 65),
-        (["--channels", ","], 65),
-        (["--limit", "0"], 65),
-        (["--limit", "101"], 65),
-        (["--max-tokens", "0"], 65),
+        (["--channels", "memories,bogus"], 2),  # bad option values: usage errors
+        (["--channels", ","], 2),
+        (["--limit", "0"], 2),
+        (["--limit", "101"], 2),
+        (["--max-tokens", "0"], 2),
         (["--type", "OPINION"], 2),
         (["--since", "last week"], 65),
         (["--agent", "../bob"], 65),
@@ -554,9 +554,10 @@ def test_an_unknown_search_backend_falls_back_to_fts5(cli, home):
     assert result.stderr == "warning: search backend 'faiss' is not available; using fts5\n"
 
 
-def test_a_missing_or_empty_store_returns_nothing_and_creates_nothing(cli, home):
-    assert recall(cli, "anything") == []
-    assert cli.ok("recall", "anything", "--format", "text").stdout == ""
+def test_a_missing_store_is_refused_and_an_empty_one_returns_nothing(cli, home):
+    for fmt in ("json", "text"):
+        result = cli("recall", "anything", "--format", fmt)
+        assert (result.exit_code, result.stdout) == (66, "")
     assert not home.exists()
     cli.ok("init")
     before = tree_snapshot(home)
@@ -585,6 +586,7 @@ def test_chinese_queries_find_chinese_memories(cli):
     assert text == "[记忆] 用户喜欢在北京的咖啡馆写代码\n"
 
 
+@pytest.mark.usefixtures("store")
 def test_working_memory_entries_are_hot(cli, monkeypatch):
     """`working add` entries of the group join the hot channel (seed 004)."""
     cli.ok("working", "add", "-g", "ops", "deploy of the billing service is half done")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 SESSION_KEYS = {"group", "agent", "session", "started_at", "last_turn_at", "turn_count", "ended_at"}
 
 
@@ -39,8 +41,9 @@ def test_list_shows_sessions_most_recent_first(cli, monkeypatch):
     assert [r["session"] for r in cli.json("session", "list", "--agent", "bot")] == ["other"]
 
 
-def test_list_on_a_missing_store_is_empty_and_creates_nothing(cli, home):
-    assert cli.json("session", "list") == []
+def test_list_on_a_missing_store_is_refused_and_creates_nothing(cli, home):
+    result = cli("session", "list")
+    assert (result.exit_code, result.stdout) == (66, "")
     assert not home.exists()
 
 
@@ -52,6 +55,7 @@ def test_show_returns_every_record_in_order(cli):
     assert shown["problems"] == []
 
 
+@pytest.mark.usefixtures("store")
 def test_show_unknown_session_is_not_found(cli):
     result = cli("session", "show", "nope")
     assert result.exit_code == 3

@@ -46,9 +46,14 @@ def test_global_options_work_before_and_after_the_command(cli, tmp_path):
 
 
 def test_read_only_commands_create_nothing(cli, home):
+    cli.ok("--format", "json", "path")
+    for args in (["stats"], ["session", "list"], ["trace", "x"]):
+        assert cli("--format", "json", *args).exit_code == 66  # no data directory
+    assert not home.exists()
+    home.mkdir(parents=True, mode=0o700)
     for args in (["stats"], ["path"], ["session", "list"], ["trace", "x"]):
         cli.ok("--format", "json", *args)
-    assert not home.exists()
+    assert list(home.iterdir()) == []
 
 
 def test_stats_counts_and_schema_version(cli, home):
@@ -113,13 +118,15 @@ def test_durability_full_is_accepted(cli, home):
         ["trace", "x", "--agent", "~"],
     ],
 )
+@pytest.mark.usefixtures("store")
 def test_hostile_ids_are_rejected_before_any_file_is_touched(cli, home, args):
     result = cli(*args)
     assert result.exit_code == 65
     assert result.stderr.startswith("error: invalid ")
-    assert not home.exists()
+    assert os.listdir(home) == [".gitignore"]
 
 
+@pytest.mark.usefixtures("store")
 def test_json_errors_when_json_is_asked_for(cli):
     result = cli("--format", "json", "session", "show", "missing")
     assert result.exit_code == 3
@@ -127,7 +134,8 @@ def test_json_errors_when_json_is_asked_for(cli):
         "error": {
             "code": "not_found",
             "exit_code": 3,
-            "message": "session default/default/missing not found (no data directory)",
+            "message": "session default/default/missing not found"
+            " (try: soloqueue-mem session list)",
         }
     }
 

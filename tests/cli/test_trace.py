@@ -101,6 +101,7 @@ def test_scope_is_enforced_in_sql(cli, corpus):
     assert cli.json("trace", "secret", "--agent", "default") == []
 
 
+@pytest.mark.usefixtures("store")
 def test_session_role_since_and_limit(cli, corpus, monkeypatch):
     assert {h["session"] for h in cli.json("trace", "deploy disk", "--session", "en")} == {"en"}
     assert {h["role"] for h in cli.json("trace", "数据库", "--role", "assistant")} == {"assistant"}
@@ -109,7 +110,7 @@ def test_session_role_since_and_limit(cli, corpus, monkeypatch):
     monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-26T09:00:00Z")
     assert len(cli.json("trace", "数据库", "--since", "2h")) == 2
     assert len(cli.json("trace", "数据库", "--since", "30m")) == 0
-    assert cli("trace", "x", "--limit", "0").exit_code == 65
+    assert cli("trace", "x", "--limit", "0").exit_code == 2
 
 
 FTS_METACHARACTERS = [
@@ -169,8 +170,9 @@ def test_nul_in_a_query_is_rejected(cli, corpus):
     assert result.exit_code == 65 and result.stderr == "error: query contains a NUL byte\n"
 
 
-def test_trace_on_a_missing_store_returns_nothing_and_creates_nothing(cli, home):
-    assert cli.json("trace", "数据库") == []
+def test_trace_on_a_missing_store_is_refused_and_creates_nothing(cli, home):
+    result = cli("trace", "数据库")
+    assert (result.exit_code, result.stdout) == (66, "")
     assert not home.exists()
 
 

@@ -239,10 +239,12 @@ def test_import_from_stdin(cli, home, tmp_path):
 
 def test_export_never_overwrites_and_reads_nothing_into_being(cli, home, tmp_path):
     out = tmp_path / "dump.jsonl"
-    cli.ok("export", "-o", str(out))  # an empty store: just the header
+    assert cli("export", "-o", str(out)).exit_code == 66  # no data directory
+    assert not home.exists() and not out.exists()
+    home.mkdir(parents=True, mode=0o700)
+    cli.ok("export", "-o", str(out))  # an empty store: the header and the end
     kinds = [json.loads(line)["kind"] for line in out.read_text().splitlines()]
     assert kinds == ["header", "end"]
-    assert not home.exists()
     assert cli("export", "-o", str(out)).exit_code == 2
     assert tree_snapshot(home) == {}
 

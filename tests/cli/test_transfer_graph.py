@@ -9,6 +9,8 @@ import sqlite3
 import struct
 from pathlib import Path
 
+import pytest
+
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.graph import queue
@@ -67,6 +69,7 @@ def kinds_of(dump: bytes) -> list[str]:
     return [json.loads(line)["kind"] for line in dump.splitlines()]
 
 
+@pytest.mark.usefixtures("store")
 def test_graph_and_vectors_round_trip_byte_identical(cli, home, tmp_path):
     populate(cli, home)
     first = export(cli, home)
@@ -105,6 +108,7 @@ def test_graph_and_vectors_round_trip_byte_identical(cli, home, tmp_path):
     assert again["existing"]["graph_node"] == 4 and again["existing"]["embedding"] == 3
 
 
+@pytest.mark.usefixtures("store")
 def test_a_scoped_export_takes_the_vectors_its_items_use(cli, home, tmp_path):
     populate(cli, home)
     cli.ok("log", "-s", "s9", "-g", "work", "--role", "user", "elsewhere")
@@ -114,11 +118,13 @@ def test_a_scoped_export_takes_the_vectors_its_items_use(cli, home, tmp_path):
     assert {r["content_hash"][0] for r in whole if r["kind"] == "embedding"} == {"a", "b", "c"}
 
 
+@pytest.mark.usefixtures("store")
 def test_conflicting_items_bring_no_links_or_vectors_of_theirs(cli, home, tmp_path):
     ids = populate(cli, home)
     dump = tmp_path / "dump.jsonl"
     dump.write_bytes(export(cli, home))
     other = tmp_path / "other" / ".soloqueue"
+    cli.ok("--root", str(other), "init")
     cli.ok("--root", str(other), "graph", "remember", "--sync", input=json.dumps(LOGIN))
     records = [json.loads(line) for line in dump.read_bytes().splitlines()]
     (memory,) = [r for r in records if r["kind"] == "memory"]
@@ -145,6 +151,7 @@ def test_conflicting_items_bring_no_links_or_vectors_of_theirs(cli, home, tmp_pa
     assert held == []  # the vector is of the dump's text, not of the memory there
 
 
+@pytest.mark.usefixtures("store")
 def test_bad_graph_or_vector_records_are_refused_whole(cli, home, tmp_path):
     populate(cli, home)
     records = [json.loads(line) for line in export(cli, home).splitlines()]

@@ -9,6 +9,9 @@ import pytest
 
 from soloqueue_mem.memory.working import screen
 
+# Every test here works in a data directory that exists (see the store fixture).
+pytestmark = pytest.mark.usefixtures("store")
+
 
 @pytest.mark.parametrize(
     ("content", "reason"),

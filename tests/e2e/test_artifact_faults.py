@@ -84,6 +84,7 @@ def test_a7_efbig_fails_cleanly_with_nothing_half_stored(home, tmp_path):
 
 
 @pytest.mark.parametrize("action", ["enospc", "eio"])
+@pytest.mark.usefixtures("store")
 def test_a7_disk_errors_during_a_save_fail_cleanly(home, tmp_path, action):
     source = tmp_path / "payload.bin"
     source.write_bytes(b"data" * 1000)

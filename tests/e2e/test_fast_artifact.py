@@ -13,7 +13,11 @@ from pathlib import Path
 import pytest
 
 from soloqueue_mem.cli.fast import SAVE, parse_argv
+from soloqueue_mem.home import Home
 from tests.e2e.test_fast_log import TYPER_ONLY
+
+# Every test here works in a data directory that exists (see the store fixture).
+pytestmark = pytest.mark.usefixtures("store")
 
 PAYLOAD = b"artifact payload \x00\xff\n" * 300
 
@@ -148,6 +152,8 @@ def _agree(tmp_path: Path, calls: list[list[str]]) -> None:
         for file in ("payload.bin", "copy.bin", "-dash.bin"):
             (cwd / file).write_bytes(PAYLOAD)
         home = cwd / ".soloqueue"
+        for store in (home, cwd / "elsewhere"):
+            Home(store).ensure()
         outputs = [run(prefix, argv, PAYLOAD, cwd, home) for argv in calls]
         results.append((outputs, stored(home), stored(cwd / "elsewhere")))
     assert results[0] == results[1]

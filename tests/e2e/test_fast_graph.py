@@ -14,8 +14,12 @@ from pathlib import Path
 import pytest
 
 from soloqueue_mem.cli.fast import GRAPH_RECALL, GRAPH_REMEMBER, parse_argv
+from soloqueue_mem.home import Home
 from tests.e2e.test_fast_artifact import run
 from tests.e2e.test_fast_log import TYPER_ONLY
+
+# Every test here works in a data directory that exists (see the store fixture).
+pytestmark = pytest.mark.usefixtures("store")
 
 MESSAGES = json.dumps([{"role": "user", "content": "The release is on Friday."}]).encode()
 
@@ -146,6 +150,7 @@ def _recall_agrees(tmp_path: Path, argv: list[str], variables: dict[str, str]) -
         cwd = tmp_path / name
         cwd.mkdir()
         home = cwd / ".soloqueue"
+        Home(home).ensure()
         stored = run(prefix, ["graph", "remember", "--sync"], MESSAGES, cwd, home)
         assert stored[0] == 0, stored
         results.append(run(prefix, argv, b"", cwd, home, variables))

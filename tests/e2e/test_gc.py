@@ -27,6 +27,9 @@ import pytest
 from soloqueue_mem.clock import parse_timestamp
 from tests.conftest import NOW, DbHolder, run_process, tree_snapshot
 
+# Every test here works in a data directory that exists (see the store fixture).
+pytestmark = pytest.mark.usefixtures("store")
+
 NOW_TS = parse_timestamp(NOW).timestamp()
 HOUR = 3600
 EX_IOERR = 74
@@ -414,10 +417,18 @@ def test_gc_state_records_runs_and_phase2_runs_weekly(cli, home, monkeypatch):
     assert json.loads((home / ".gc_state").read_text())["phase2_at"] == "2026-12-04T08:00:00.000Z"
 
 
-def test_gc_on_a_missing_store_creates_nothing(cli, home):
+def test_gc_on_a_missing_store_is_refused_and_creates_nothing(cli, tmp_path):
+    missing = tmp_path / "typo" / ".soloqueue"  # a cron line's typo is noticed
+    result = cli("--root", str(missing), "gc", "--deep")
+    assert (result.exit_code, result.stdout) == (66, "")
+    assert result.stderr.startswith(f"error: no data directory at {missing} ")
+    assert not missing.parent.exists()
+
+
+def test_gc_on_an_empty_store_creates_nothing(cli, home):
     report = gc_ok(cli, "--deep")
-    assert report["phase2"] == {"ran": False}
-    assert not home.exists()
+    assert report["phase2"]["blobs"] == report["phase2"]["deleted_blobs"] == 0
+    assert not (home / "artifacts.db").exists() and not (home / "memory.db").exists()
 
 
 def test_table_output(cli, home):

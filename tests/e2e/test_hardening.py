@@ -20,6 +20,9 @@ import pytest
 
 from tests.conftest import run_process
 
+# Every test here works in a data directory that exists (see the store fixture).
+pytestmark = pytest.mark.usefixtures("store")
+
 EX_USAGE = 2
 EX_DATAERR = 65
 EX_IOERR = 74
@@ -448,7 +451,7 @@ def test_c1_a_limit_beyond_any_integer_lists_everything_without_a_traceback(home
 
 
 def test_c3_context_build_system_file_is_capped_by_max_input_bytes(home):
-    home.mkdir(parents=True, mode=0o700)
+    home.mkdir(parents=True, mode=0o700, exist_ok=True)
     (home / "config.toml").write_text("max_input_bytes = 65536\n")
     messages = json.dumps([{"role": "user", "content": "hi"}]).encode()
     build = ["context", "build", "--max-context", "8000"]
@@ -590,7 +593,7 @@ def test_a7_an_error_that_ended_the_transaction_is_reported_not_a_failed_rollbac
 
 def test_a7_a_catalog_left_without_tables_is_a_warning_and_the_next_save_mends_it(home):
     """What a first save on a full disk leaves: artifacts.db created, never migrated."""
-    home.mkdir(parents=True, mode=0o700)
+    home.mkdir(parents=True, mode=0o700, exist_ok=True)
     conn = sqlite3.connect(home / "artifacts.db")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.close()

@@ -22,6 +22,9 @@ import pytest
 from soloqueue_mem.clock import parse_timestamp
 from tests.conftest import NOW, DbHolder, tree_snapshot
 
+# Every test here works in a data directory that exists (see the store fixture).
+pytestmark = pytest.mark.usefixtures("store")
+
 NOW_TS = parse_timestamp(NOW).timestamp()
 HOUR = 3600
 EX_WARNINGS = 8
@@ -130,11 +133,18 @@ def test_quick_and_full_together_is_a_usage_error(cli, home):
     assert result.exit_code == 2, result.stderr  # SPEC: 2 = usage
 
 
-def test_verify_on_a_missing_store_is_sound_and_creates_nothing(cli, home):
+def test_verify_on_a_missing_store_is_refused_and_creates_nothing(cli, tmp_path):
+    missing = tmp_path / "typo" / ".soloqueue"
+    result = cli("--root", str(missing), "verify", "--full")
+    assert (result.exit_code, result.stdout) == (66, "")
+    assert not missing.parent.exists()
+
+
+def test_verify_on_an_empty_store_is_sound_and_creates_nothing(cli, home):
     code, report = verify(cli, "--full")
     assert code == 0
     assert report["findings"] == []
-    assert not home.exists()
+    assert os.listdir(home) == [".gitignore"]
 
 
 # --- D2-D4: damaged blobs ----------------------------------------------------------------

@@ -6,6 +6,7 @@ host sees the row and its text but not the bytes."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -17,7 +18,8 @@ from soloqueue_mem.memory.attachment_text import extract_text
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def backend(request: pytest.FixtureRequest) -> str | None:
-    """The database URL on PostgreSQL, None on SQLite."""
+    """The database URL on PostgreSQL, None on SQLite; the data directory exists."""
+    request.getfixturevalue("store")
     if request.param == "postgres":
         return request.getfixturevalue("on_postgres")
     return None
@@ -115,7 +117,7 @@ def test_bad_input_is_refused_before_anything_is_written(cli, files, home, backe
     result = cli("attach", str(files / "cat.jpg"), "--direction", "sideways")
     assert result.exit_code == 65 and result.stdout == ""
     assert result.stderr.startswith("error: --direction must be inbound or outbound")
-    assert not home.exists()
+    assert os.listdir(home) == [".gitignore"]
     assert cli("attach", "-", input=b"x").exit_code == 65  # stdin needs --name
     assert cli("attach", str(files / "missing.bin")).exit_code == 3
 
@@ -140,7 +142,7 @@ def test_consolidate_removes_expired_attachments(cli, files, home, monkeypatch, 
 
 
 def test_redaction_covers_every_text_of_an_attachment(cli, files, home, backend):
-    home.mkdir(parents=True)
+    home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text("redact = true\n")
     key = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     (files / "secret.txt").write_text(f"deploy with {key}\n")

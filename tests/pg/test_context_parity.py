@@ -100,6 +100,7 @@ def _run(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 def test_the_same_script_prints_the_same_json_on_both_back_ends(
     cli: Cli, home: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    cli.ok("init")  # on SQLite the data directory is the store
     on_sqlite = _run(cli, monkeypatch)
     monkeypatch.setenv("SOLOQUEUE_HOME", str(home.parent / "other-host"))
     monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", database_url)

@@ -30,7 +30,6 @@ CONTRACT: list[Callable[..., None]] = [
     memory.test_edit_rejects_nothing_to_change_and_bad_values_without_writing,
     memory.test_tags_added_by_restating_and_removed_by_edit_are_searched_correctly,
     memory.test_show_by_unique_prefix_and_id_errors,
-    memory.test_commands_on_a_missing_store_say_not_found_and_create_nothing,
     consolidating.test_an_unused_memory_is_archived_and_can_be_restored,
     recalling.test_a_time_in_the_query_brings_what_happened_then,
     store.test_init_creates_a_private_store_with_a_gitignore,

@@ -196,8 +196,8 @@ def _graph_with_a_dangling_link_and_a_queued_task(cli: Cli, home: Path) -> None:
 def test_migrate_copies_the_graph_with_its_ids_verified_by_counts(
     cli: Cli, home: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _graph_with_a_dangling_link_and_a_queued_task(cli, home)
     cli.ok("log", "-s", "s1", "a turn, so there is a memory.db to migrate")
+    _graph_with_a_dangling_link_and_a_queued_task(cli, home)
     before = {
         "stats": cli.json("graph", "stats"),
         "export": cli.ok("graph", "export").stdout,
@@ -238,6 +238,7 @@ def test_export_and_import_carry_the_graph_between_back_ends(
 ) -> None:
     """SQLite → dump → PostgreSQL → dump: the same graph records; importing twice adds
     nothing."""
+    cli.ok("init")
     _graph_with_a_dangling_link_and_a_queued_task(cli, home)
     dump = cli.ok("export").stdout
     graph_lines = [line for line in dump.splitlines() if '"kind":"graph_' in line]

@@ -179,7 +179,7 @@ def test_rows_the_database_holds_differently_are_conflicts_left_alone(
 
 def test_bad_targets_are_one_error_line(cli: Cli, home: Path, database_url: str) -> None:
     missing = cli("migrate", "--to", database_url)
-    assert missing.exit_code == 3 and "no SQLite store" in missing.stderr
+    assert missing.exit_code == 66 and "no data directory" in missing.stderr
     cli.ok("log", "-s", "s1", "hi")
     bad = cli("migrate", "--to", "mysql://x")
     assert bad.exit_code == 65 and bad.stderr.count("\n") == 1

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import faults, jsonio
 from soloqueue_mem.clock import iso
-from soloqueue_mem.errors import BadInput
+from soloqueue_mem.errors import BadOption
 from soloqueue_mem.home import Home, ensure_private_dir
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body, to_record
 from soloqueue_mem.sessions.logfile import SessionLog
@@ -209,7 +209,7 @@ def trace(
     SQLite, too few hits and a query with stopwords: the turns matching those follow.
     """
     if not 1 <= limit <= MAX_LIMIT:
-        raise BadInput(f"--limit must be between 1 and {MAX_LIMIT}")
+        raise BadOption(f"--limit must be between 1 and {MAX_LIMIT}")
     weighted = weigh_query(query, lexicon)
     if not weighted.terms:
         return []

@@ -52,26 +52,26 @@ def log_a_long_session(session: str, turns: int = 1000) -> None:
     ok("log", "-s", session, "--batch", input=body.encode())
 
 
-def test_artifact_read_of_2_mib_into_a_reader_that_closes_early_exits_141(home):
+def test_artifact_read_of_2_mib_into_a_reader_that_closes_early_exits_141(store):
     saved = json.loads(ok("--format", "json", "artifact", "save", "-", input=os.urandom(2 << 20)))
     assert read_a_little_then_close("artifact", "read", saved["id"]) == (141, b"")
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_trace_into_a_reader_that_closes_early_exits_141(home, fmt):
+def test_trace_into_a_reader_that_closes_early_exits_141(store, fmt):
     log_a_long_session("s1")
     exit_code = read_a_little_then_close("--format", fmt, "trace", "pipe", "--limit", "1000")
     assert exit_code == (141, b"")
 
 
 @pytest.mark.parametrize("as_format", ["jsonl", "md", "openai"])
-def test_session_export_into_a_reader_that_closes_early_exits_141(home, as_format):
+def test_session_export_into_a_reader_that_closes_early_exits_141(store, as_format):
     log_a_long_session("s1")
     assert read_a_little_then_close("session", "export", "s1", "--as", as_format) == (141, b"")
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_memory_list_into_a_reader_that_closes_early_exits_141(home, fmt):
+def test_memory_list_into_a_reader_that_closes_early_exits_141(store, fmt):
     paragraphs = (f"memory {n} " + "a fact worth keeping for later " * 15 for n in range(400))
     ok("promote", "-", input="\n\n".join(paragraphs).encode())
     exit_code = read_a_little_then_close("--format", fmt, "memory", "list", "--limit", "1000")

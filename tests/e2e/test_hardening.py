@@ -402,11 +402,10 @@ def test_e6_forget_scrubs_the_identity_files_and_context_build_at_once(home, bui
 # --- item 10 (B4): a slow `artifact save -` does not hold gc off ------------------------------
 
 
-def test_b4_gc_runs_while_a_save_still_waits_for_its_input(home):
+def test_b4_gc_runs_while_a_save_still_waits_for_its_input(store):
     # With redaction on, text is read whole before it is staged: this race needs a save
     # that streams, as every save did before redaction was on by default.
-    home.mkdir(parents=True, mode=0o700)
-    (home / "config.toml").write_text("redact = false\n")
+    (store / "config.toml").write_text("redact = false\n")
     run_json("artifact", "save", "-", input=b"an earlier artifact")
     save = subprocess.Popen(
         [sys.executable, "-m", "soloqueue_mem", "--format", "json", "artifact", "save", "-"],
@@ -418,7 +417,7 @@ def test_b4_gc_runs_while_a_save_still_waits_for_its_input(home):
     try:
         save.stdin.write(b"first half, ")
         save.stdin.flush()
-        staging = home / "artifacts" / "tmp"
+        staging = store / "artifacts" / "tmp"
         deadline = time.monotonic() + 30
         while not (staging.is_dir() and any(staging.iterdir())):  # the save is staging
             assert time.monotonic() < deadline and save.poll() is None

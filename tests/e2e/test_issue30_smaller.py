@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,9 @@ def test_l2_nan_refused(home: Path, cli: Cli) -> None:
 
 def test_l3_save_survives_deep_gc_with_no_grace(home: Path) -> None:
     ok("init")
+    # With redaction on, text is read whole before it is staged: the race needs a save
+    # that streams.
+    (home / "config.toml").write_text("redact = false\n")
     save = subprocess.Popen(
         [sys.executable, "-m", "soloqueue_mem", "--format", "json", "artifact", "save", "-"],
         stdin=subprocess.PIPE,
@@ -120,8 +124,10 @@ def test_l3_save_survives_deep_gc_with_no_grace(home: Path) -> None:
     save.stdin.write(b"first half\n")
     save.stdin.flush()
     staging = home / "artifacts" / "tmp"
+    deadline = time.monotonic() + 60
     while not (staging.exists() and any(staging.iterdir())):  # the save is staging
         assert save.poll() is None, save.stderr.read()  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, "the save never staged its input"
     later = {"SOLOQUEUE_NOW": "2030-01-01T00:00:00Z"}  # the staging file is old to gc
     gc = run_process("--format", "json", "gc", "--deep", "--grace", "0s", "--force", env=later)
     assert gc.returncode == 0, gc.stderr.decode()

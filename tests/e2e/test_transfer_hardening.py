@@ -240,7 +240,7 @@ def test_l11_verify_flags_dangling_artifact_references(cli, home, tmp_path):
 # --- M5: bounded reads --------------------------------------------------------------
 
 
-def test_m5_dev_zero_refused(cli, home, tmp_path):
+def test_m5_dev_zero_refused(cli, home, store, tmp_path):
     for args in (
         ("artifact", "save", "/dev/zero"),
         ("attach", "/dev/zero"),
@@ -256,7 +256,7 @@ def test_m5_dev_zero_refused(cli, home, tmp_path):
     assert tree_snapshot(home / "artifacts") == {}
 
 
-def test_m5_fifo_refused_without_waiting(home, tmp_path):
+def test_m5_fifo_refused_without_waiting(home, store, tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     for args in (("artifact", "save", str(fifo)), ("import", str(fifo))):

@@ -116,7 +116,8 @@ def run_log(
         if backend is not None:
             results = backend.log(items, key, app.now, offloader)
         else:
-            results = log_events(app.home, conn, items, key, config, app.now, offload=offloader)
+            written = config._replace(redact=False) if batch else config  # redacted above
+            results = log_events(app.home, conn, items, key, written, app.now, offload=offloader)
         committed = _Committed(results)
         single = not batch and len(items) == 1
         try:

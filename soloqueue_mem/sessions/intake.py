@@ -60,11 +60,12 @@ def with_batch_keys(items: Iterator[Item], redactor: Redactor | None) -> Iterato
     so that logging the same file again adds nothing (the ids are deduplicated within
     their session, which is therefore part of the key).
 
-    The key hashes the event as it is stored (secrets redacted, so the id never holds
-    a digest of one): role, content, tool calls and results, metadata, and its
-    timestamp. A line without a timestamp is stamped when logged, so it is keyed by its
-    place instead: the key of the line before it in the same session of this batch. A
-    re-run, or a longer file that begins with the same lines, adds only what is new;
+    With a ``redactor``, every event comes out redacted (the writer need not read it
+    again: redaction is a batch's largest cost). The key hashes the event as it is
+    stored (secrets redacted, so the id never holds a digest of one): role, content,
+    tool calls and results, metadata, and its timestamp. A line without a timestamp is
+    stamped when logged, so it is keyed by its place instead: the key of the line before
+    it in the same session of this batch. A re-run, or a longer file that begins with the same lines, adds only what is new;
     the same message sent twice stays two turns.
     """
     import hashlib
@@ -74,14 +75,15 @@ def with_batch_keys(items: Iterator[Item], redactor: Redactor | None) -> Iterato
         if not isinstance(item, Rejected | Flush):
             line, event = item
             stream = (event.group, event.agent, event.session)
+            if redactor is not None:
+                event = redacted(event, redactor)
             if event.event_id is None:
-                stored = event if redactor is None else redacted(event, redactor)
                 stamp = "" if event.timestamp is None else iso(event.timestamp)
-                record = to_record(stored, 0, stamp)
+                record = to_record(event, 0, stamp)
                 if event.timestamp is None:
                     record["after"] = before.get(stream)
                 digest = hashlib.sha256(jsonio.dumps_compact(record).encode()).hexdigest()
                 event = event._replace(event_id=f"batch:{digest[:32]}")
-                item = (line, event)
+            item = (line, event)
             before[stream] = event.event_id
         yield item

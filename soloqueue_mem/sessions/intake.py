@@ -65,8 +65,8 @@ def with_batch_keys(items: Iterator[Item], redactor: Redactor | None) -> Iterato
     stored (secrets redacted, so the id never holds a digest of one): role, content,
     tool calls and results, metadata, and its timestamp. A line without a timestamp is
     stamped when logged, so it is keyed by its place instead: the key of the line before
-    it in the same session of this batch. A re-run, or a longer file that begins with the same lines, adds only what is new;
-    the same message sent twice stays two turns.
+    it in the same session of this batch. A re-run, or a longer file that begins with
+    the same lines, adds only what is new; the same message sent twice stays two turns.
     """
     import hashlib
 

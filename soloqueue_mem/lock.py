@@ -14,8 +14,6 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from soloqueue_mem import faults
@@ -33,44 +31,76 @@ def _open(path: StrPath) -> int:
         raise StorageError(f"cannot open lock {path}: {exc.strerror}") from None
 
 
-@contextmanager
-def shared(path: StrPath) -> Iterator[None]:
+def shared(path: StrPath) -> _Shared:
     """Hold the lock shared (many at once); waits while an exclusive holder works."""
-    fd = _open(path)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+    return _Shared(path)
 
 
-@contextmanager
 def exclusive(
     path: StrPath,
     what: str,
     wait: bool = False,
     timeout: float | None = None,
     note_holder: bool = True,
-) -> Iterator[None]:
+) -> _Exclusive:
     """Hold the lock alone. Without ``wait``, a held lock raises TempFail (exit 75)
     naming the holder; with ``wait``, block (up to ``timeout`` seconds if given).
     ``note_holder=False`` leaves the file's content alone (a lock on a state file)."""
-    fd = _open(path)
-    try:
-        _acquire(fd, path, what, wait, timeout)
-        if note_holder:
-            os.ftruncate(fd, 0)
-            record = {"pid": os.getpid(), "what": what, "since": time.time()}
-            os.pwrite(fd, json.dumps(record).encode(), 0)
+    return _Exclusive(path, what, wait, timeout, note_holder)
+
+
+class _Shared:
+    """The context manager of :func:`shared` (a class: ``contextlib`` costs the graph's
+    enqueue path, which only checks the worker's lock, about a millisecond)."""
+
+    def __init__(self, path: StrPath) -> None:
+        self.path = path
+        self.fd = -1
+
+    def __enter__(self) -> None:
+        self.fd = _open(self.path)
         try:
-            yield
+            fcntl.flock(self.fd, fcntl.LOCK_SH)
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
         finally:
-            if note_holder:
-                os.ftruncate(fd, 0)
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+            os.close(self.fd)
+
+
+class _Exclusive:
+    """The context manager of :func:`exclusive`."""
+
+    def __init__(
+        self, path: StrPath, what: str, wait: bool, timeout: float | None, note_holder: bool
+    ) -> None:
+        self.path, self.what, self.wait = path, what, wait
+        self.timeout, self.note_holder = timeout, note_holder
+        self.fd = -1
+
+    def __enter__(self) -> None:
+        self.fd = _open(self.path)
+        try:
+            _acquire(self.fd, self.path, self.what, self.wait, self.timeout)
+            if self.note_holder:
+                os.ftruncate(self.fd, 0)
+                record = {"pid": os.getpid(), "what": self.what, "since": time.time()}
+                os.pwrite(self.fd, json.dumps(record).encode(), 0)
+        except BaseException:
+            os.close(self.fd)  # closing releases a lock taken before the failure
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if self.note_holder:
+                os.ftruncate(self.fd, 0)
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+        finally:
+            os.close(self.fd)
 
 
 def _acquire(fd: int, path: StrPath, what: str, wait: bool, timeout: float | None) -> None:

@@ -149,11 +149,23 @@ def check_command(app: AppContext, command: str) -> None:
 def opened(conn: Closable | None, missing: str) -> AbstractContextManager[Closable]:
     """``conn`` until the block ends (then closed); NotFound(``missing``) when there is
     no database."""
-    from contextlib import closing  # not on log's start-up path
-
     if conn is None:
         raise NotFound(missing)
-    return closing(conn)
+    return _Closing(conn)
+
+
+class _Closing:
+    """``contextlib.closing`` without ``contextlib``, which costs ``graph remember``'s
+    enqueue path (pinned by tests/e2e/test_import_budget.py) about a millisecond."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> Any:
+        return self.conn
+
+    def __exit__(self, *exc: object) -> None:
+        self.conn.close()
 
 
 def configure_errors(app: AppContext) -> None:

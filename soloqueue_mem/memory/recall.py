@@ -297,7 +297,9 @@ def recall(
             key = f"memory:{c.superseded_by}"
             covered[key] = max(covered.get(key, 0.0), covered[c.key])
     candidates = [c for c in candidates if covered[c.key] > 0 or not _weighs(c.channel)]
-    ranked = rank(candidates, config, now, covered, asks_window_only)
+    ranked = _restated_newer_first(
+        rank(candidates, config, now, covered, asks_window_only), lexicon
+    )
     if set(names) != {"hot"}:
         ranked = _bounded_working_share(ranked, request.limit)
     kept = fit_budget(ranked[: request.limit], request.max_tokens, count, terms)
@@ -850,6 +852,27 @@ def rank(
             channels = sorted({*first.channels, *hit.channels})
             by_text[text] = hit._replace(score=first.score, channels=channels)
     return list(by_text.values())
+
+
+def _restated_newer_first(hits: list[Hit], lexicon: Callable[[], Lexicon]) -> list[Hit]:
+    """``hits`` with the matching memories reordered among their own places so that one
+    restating an older one ranks above it (:func:`stale.newer_first`)."""
+    places = [
+        n for n, h in enumerate(hits) if h.candidate.memory is not None and h.signals.coverage > 0
+    ]
+    if len(places) < 2:
+        return hits
+    said = [
+        stale.Said(hits[n].candidate.key, m.content, m.created_at)
+        for n in places
+        if (m := hits[n].candidate.memory)
+    ]
+    order = stale.newer_first(said, lexicon)
+    by_key = {hits[n].candidate.key: hits[n] for n in places}
+    reordered = list(hits)
+    for place, key in zip(places, order, strict=True):
+        reordered[place] = by_key[key]
+    return reordered
 
 
 def _matches(hit: Hit, without_words: frozenset[str]) -> bool:

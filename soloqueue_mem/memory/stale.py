@@ -24,6 +24,8 @@ from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import weigh_query
 
 MIN_OLD_SHARE = 0.5  # of the old memory's words a stale item holds
+MIN_SHARED = 0.5  # of the shorter one's words two memories restating one thing share
+MIN_SHARED_WORDS = 2
 MAX_CHAIN = 20  # supersede links followed to the active memory
 
 
@@ -92,3 +94,39 @@ def stale_items(
 
 def _words(memory: Memory, lexicon: Callable[[], Lexicon]) -> list[str]:
     return [term.text for term in weigh_query(memory.content, lexicon).terms]
+
+
+class Said(NamedTuple):
+    key: str
+    text: str
+    created_at: str
+
+
+def newer_first(ranked: list[Said], lexicon: Callable[[], Lexicon]) -> list[str]:
+    """The keys of ``ranked`` (matching memories, best first), each memory that restates
+    an older one ranked above it moved to just above it. Two memories restate one thing
+    when they share at least half of the shorter one's words, and two words at least;
+    the newer is likelier what holds now ("staging moved to port 8443" after "8080 in
+    staging") even when no supersede link says so."""
+    own = [{term.text for term in weigh_query(m.text, lexicon).terms} for m in ranked]
+    vocabulary = sorted(set().union(*own))
+    held_by = holders([m.text for m in ranked], [match_expression([w]) or "" for w in vocabulary])
+    held = [
+        own[n] | {word for word, where in zip(vocabulary, held_by, strict=True) if n in where}
+        for n in range(len(ranked))
+    ]
+    order = list(range(len(ranked)))
+    for newer in range(len(ranked)):
+        for place, older in enumerate(order[: order.index(newer)]):
+            if ranked[older].created_at < ranked[newer].created_at and _restates(
+                own[older] & held[newer], own[newer] & held[older], own[older], own[newer]
+            ):
+                order.remove(newer)
+                order.insert(place, newer)
+                break
+    return [ranked[n].key for n in order]
+
+
+def _restates(a_in_b: set[str], b_in_a: set[str], a: set[str], b: set[str]) -> bool:
+    shared = len(a_in_b | b_in_a)
+    return shared >= MIN_SHARED_WORDS and shared >= MIN_SHARED * min(len(a), len(b))

@@ -29,7 +29,6 @@ from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.fts import BROAD_MATCHES, RECENT_WINDOW, match_expression
 from soloqueue_mem.text.query import QueryTerm, WeightedQuery
 
-POOL_TERMS = 16  # a question after 30 lines of dialogue: zh hit@10 25.0 -> 32.1
 K1, B = 1.2, 0.75  # FTS5's bm25() defaults
 
 
@@ -51,10 +50,7 @@ def rank(
 def _ranked(
     conn: sqlite3.Connection, terms: list[QueryTerm], scope: SearchScope, limit: int
 ) -> list[tuple[Turn, float]]:
-    # bm25() weighs every term alike: a long query's pool comes from its heaviest terms
-    # (the rare words near its end), the coverage re-ranking then counts all of them.
-    heaviest = sorted(terms, key=lambda t: -t.weight)[:POOL_TERMS]
-    pool = _bm25(conn, [term.text for term in heaviest], scope, max(limit, POOL))
+    pool = _bm25(conn, [term.text for term in terms], scope, max(limit, POOL))
     return rerank(conn, terms, scope, pool, limit)
 
 

@@ -6,11 +6,6 @@ mode cuts them, kana and hangul runs whole. Each distinct word is weighted by
 - rarity: for a Chinese word the idf its frequency in jieba's dictionary gives
   (``log(total / freq)``; a word the dictionary does not know counts as rare), for any
   other word ``LATIN_IDF``, about the median of the dictionary's words;
-- position: a word near the end of the query counts more, because a dialogue pasted as
-  a query asks about its last lines. The factor is 1 for the last ``POSITION_GRACE``
-  characters (in a one-line question every word counts the same: favouring its later
-  words cost LoCoMo hit@10 0.2 points), then falls towards ``POSITION_FLOOR``, halving
-  its distance to it every ``POSITION_HALF_LIFE`` characters;
 - repetition: ``1 + ln(count) / 2`` for a word said ``count`` times.
 
 Stopwords (:mod:`.stopwords`) are set apart unless nothing else is left. A Chinese word
@@ -20,7 +15,8 @@ group (jieba's ``cut_for_search``: 圣诞节 also finds text about 圣诞), each
 dictionary words (idf below ``COMMON_IDF``: 工作 in 工作日) is left out: it would match
 much of any store, costing ``trace`` a scan while barely moving BM25.
 
-At most ``MAX_TERMS`` terms are kept: the heaviest words, then the heaviest sub-words
+At most ``MAX_TERMS`` terms are kept: the heaviest words (the later ones among equals,
+as a pasted dialogue asks about its last lines), then the heaviest sub-words
 of kept words while room is left; they are returned in the order they appear in the
 query, the best weighing 1.0.
 """
@@ -43,9 +39,6 @@ MAX_TERMS = 64
 LATIN_IDF = 10.0
 COMMON_IDF = 8.0  # jieba dictionary frequency above ~20,000 (工作, 时间, 北京)
 SUBWORD_SHARE = 0.5
-POSITION_GRACE = 100  # characters from the end of the query that all count fully
-POSITION_HALF_LIFE = 200  # characters
-POSITION_FLOOR = 0.25
 
 
 class QueryTerm(NamedTuple):
@@ -59,7 +52,6 @@ class QueryTerm(NamedTuple):
 
 class _Word(NamedTuple):
     text: str
-    end: int  # offset in the query just after the word
     idf: float
     subwords: tuple[tuple[str, float], ...]  # (sub-word, its idf)
 
@@ -97,7 +89,7 @@ def weigh_query(query: str, lexicon: Callable[[], Lexicon]) -> WeightedQuery:
     subs: dict[str, QueryTerm] = {}
     for group, (text, times) in enumerate(said.items()):
         last = times[-1]
-        base = _position(len(query) - last.end) * (1 + log(len(times)) / 2)
+        base = 1 + log(len(times)) / 2
         heads.append(QueryTerm(text, last.idf * base, group))
         for sub, idf in last.subwords if text not in STOPWORDS else ():
             weight = SUBWORD_SHARE * idf * base
@@ -115,8 +107,9 @@ def weigh_query(query: str, lexicon: Callable[[], Lexicon]) -> WeightedQuery:
 
 
 def _best(heads: list[QueryTerm], subs: list[QueryTerm]) -> list[QueryTerm]:
-    """The heaviest words, then sub-words of kept words while room is left, in query order."""
-    kept = sorted(heads, key=lambda t: -t.weight)[:MAX_TERMS]
+    """The heaviest words, the later ones among equals (a pasted dialogue asks about its
+    last lines), then sub-words of kept words while room is left, in query order."""
+    kept = sorted(heads, key=lambda t: (-t.weight, -t.group))[:MAX_TERMS]
     groups = {t.group for t in kept}
     room = MAX_TERMS - len(kept)
     kept += sorted((s for s in subs if s.group in groups), key=lambda t: -t.weight)[:room]
@@ -130,48 +123,41 @@ def _scaled(terms: list[QueryTerm], top: float | None = None) -> list[QueryTerm]
     return [t._replace(weight=min(1.0, t.weight / top)) for t in terms]
 
 
-def _position(distance: int) -> float:
-    beyond = max(0, distance - POSITION_GRACE)
-    return POSITION_FLOOR + (1 - POSITION_FLOOR) * 0.5 ** (beyond / POSITION_HALF_LIFE)
-
-
 def _words(query: str, lexicon: Callable[[], Lexicon]) -> Iterator[_Word]:
     """Every word of the query in order: Latin words between CJK runs, CJK runs cut."""
     position = 0
     for run in cjk_run().finditer(query) if not query.isascii() else ():
         yield from _latin(query, position, run.start())
-        yield from _cjk(run.group(), run.start(), lexicon)
+        yield from _cjk(run.group(), lexicon)
         position = run.end()
     yield from _latin(query, position, len(query))
 
 
 def _latin(query: str, start: int, end: int) -> Iterator[_Word]:
     for match in _latin_word().finditer(query, start, end):
-        yield _Word(match.group().lower(), match.end(), LATIN_IDF, ())
+        yield _Word(match.group().lower(), LATIN_IDF, ())
 
 
-def _cjk(run: str, offset: int, lexicon: Callable[[], Lexicon]) -> Iterator[_Word]:
+def _cjk(run: str, lexicon: Callable[[], Lexicon]) -> Iterator[_Word]:
     """Han text cut in jieba's search mode; kana and hangul pieces kept whole."""
     position = 0
     for han in han_run().finditer(run):
         if han.start() > position:
-            yield _Word(run[position : han.start()], offset + han.start(), LATIN_IDF, ())
-        yield from _han(han.group(), offset + han.start(), lexicon())
+            yield _Word(run[position : han.start()], LATIN_IDF, ())
+        yield from _han(han.group(), lexicon())
         position = han.end()
     if position < len(run):
-        yield _Word(run[position:], offset + len(run), LATIN_IDF, ())
+        yield _Word(run[position:], LATIN_IDF, ())
 
 
-def _han(run: str, offset: int, lexicon: Lexicon) -> Iterator[_Word]:
+def _han(run: str, lexicon: Lexicon) -> Iterator[_Word]:
     from soloqueue_mem.text.segment import segment_for_search
 
     rare = log(lexicon.total)
-    end = offset
     for word in segment_for_search(run, lexicon):
-        end += len(word.text)
         idf = log(lexicon.total / word.freq) if word.freq else rare
         subwords = tuple((sub, log(lexicon.total / freq)) for sub, freq in word.subwords)
-        yield _Word(word.text, end, idf, subwords)
+        yield _Word(word.text, idf, subwords)
 
 
 def coverage(terms: list[QueryTerm], weights: Iterable[float], held: Iterable[bool]) -> float:

@@ -746,3 +746,44 @@ def test_recall_of_traces_only_names_the_correction_without_adding_it(cli, monke
     hits = recall(cli, "staging port", "--traces")
     assert [h["kind"] for h in hits] == ["turn"]
     assert hits[0]["superseded_by"] == new["id"]
+
+
+def test_a_newer_memory_restating_an_older_one_ranks_above_it(cli, monkeypatch):
+    """No supersede link says so (other subjects, no predicate), yet the later statement
+    of the same thing is likelier what holds now."""
+    at(monkeypatch, "2026-10-01T08:00:00Z")
+    cli.ok(
+        "remember",
+        "Dispatch listens on port 8000 locally and on 8080 in staging",
+        "--duration",
+        "permanent",
+    )
+    cli.ok("remember", "Tracker serves on port 9090 in staging", "--duration", "permanent")
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    cli.ok(
+        "remember",
+        "Dispatch staging moved to port 8443, it is not 8080 anymore",
+        "--duration",
+        "permanent",
+    )
+    at(monkeypatch, NOW)
+    hits = contents(recall(cli, "which port does Dispatch listen on locally and in staging"))
+    newer = hits.index("Dispatch staging moved to port 8443, it is not 8080 anymore")
+    assert newer < hits.index("Dispatch listens on port 8000 locally and on 8080 in staging")
+
+
+def test_a_pasted_dialogue_finds_what_its_first_lines_said(cli, monkeypatch):
+    """Where a word stands in a long query does not weigh it: a line pasted first counts
+    as much as the question at the end."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    log(cli, "My sister Alma breeds axolotls in Ghent")
+    for n in range(30):
+        log(cli, f"filler line {n} about the weather report and the weekly groceries")
+    at(monkeypatch, NOW)
+    pasted = " ".join(
+        ["My sister Alma breeds axolotls in Ghent."]
+        + [f"Line {n}: we talked about the weather report and groceries." for n in range(40)]
+        + ["So, what did I tell you about my family?"]
+    )
+    hits = recall(cli, pasted, "--limit", "3", "--max-tokens", "100000")
+    assert "My sister Alma breeds axolotls in Ghent" in contents(hits)

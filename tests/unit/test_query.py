@@ -60,7 +60,7 @@ def test_a_long_query_keeps_its_end_rather_than_its_beginning():
     assert len(terms) == MAX_TERMS
     assert texts(terms)[-2:] == ["billing", "runbook"]
     assert "old0" not in texts(terms)
-    assert terms[-1].weight == 1.0 > terms[0].weight
+    assert {t.weight for t in terms} == {1.0}  # where a word is said does not weigh it
 
 
 def test_a_word_with_its_sub_words_covers_its_group_once():

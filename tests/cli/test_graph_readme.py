@@ -51,7 +51,7 @@ def test_the_readme_worked_example_runs_as_written(cli, home):
             assert message["content"] in PAGE
         cli.ok("graph", "remember", "--sync", input=json.dumps(messages, ensure_ascii=False))
     picture = cli.ok("graph", "export", "--format", "mermaid").stdout.splitlines()
-    shown = block_after("## Graph memory", "```mermaid")
+    shown = block_after("# Graph memory", "```mermaid")
     assert shown[0] == picture[0] == "graph LR"
     assert set(shown) <= set(picture)  # the page leaves some 1.00 links out
     trip = cli.ok("graph", "recall", "--keywords", "京都", "--keywords", "hotel", "-f", "text")

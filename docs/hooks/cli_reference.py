@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,6 +35,14 @@ def commands() -> Iterator[tuple[str, Any, Any]]:
     yield from walk(root, typer.Context(root, info_name="soloqueue-mem"))
 
 
+def _escaped(text: str) -> str:
+    """``text`` on one line, ``<``/``>``/``&`` escaped outside its `code spans` (help
+    text is plain text: ``<root>`` must not become an HTML tag)."""
+    parts = re.split(r"(`[^`]*`)", " ".join(text.split()))
+    escaped = (part if i % 2 else html.escape(part, quote=False) for i, part in enumerate(parts))
+    return "".join(escaped)
+
+
 def _prose(text: str) -> str:
     """Help text as Markdown: paragraphs re-flowed, ``\\b`` blocks kept as they are."""
     out = []
@@ -41,12 +50,12 @@ def _prose(text: str) -> str:
         if paragraph.startswith("\b"):
             out.append("```text\n" + paragraph[1:].strip("\n") + "\n```")
         else:
-            out.append(html.escape(" ".join(paragraph.split()), quote=False))
+            out.append(_escaped(paragraph))
     return "\n\n".join(out)
 
 
 def _cell(text: str) -> str:
-    return html.escape(" ".join(text.split()), quote=False).replace("|", "\\|")
+    return _escaped(text).replace("|", "\\|")
 
 
 def _options(command: Any, ctx: Any) -> str:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Every performance figure of the README in one run, each beside its floor.
+"""Every performance figure of the manual (docs/benchmarks.md) in one run, each beside its floor.
 
-Prints the README's performance table (Markdown) on stdout and writes the raw
+Prints that performance table (Markdown) on stdout and writes the raw
 figures (every timing, min/median/max, peak RSS, machine, load average, versions) as
 JSON under ``benchmarks/out/``. Commands are timed whole-process, round-robin with
 their floors (``_common.interleaved``'s rule), and their peak RSS is read from the

@@ -328,7 +328,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             publish_identity(self.home, conn, self.now())
         return Forgotten(result.ids, result.wal_cleared, published)
 
-    # -- seed 004: working memory, promote, hot + cold query ------------------------
+    # -- working memory, promote, hot + cold query ------------------------
 
     @serialised
     def working_add(self, content: str, *, group: str = "default") -> WorkingAdded:
@@ -365,7 +365,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
 
     @serialised
     def query(self, query: str, *, group: str = "default") -> Answer:
-        """Seed 004's hot + cold answer (``query``); ``.as_json()`` is the seed's JSON.
+        """The hot + cold answer of ``query``; ``.as_json()`` is its JSON.
         A dense back end that cannot load falls back to full-text search
         (``cold_search`` says which was used)."""
         from soloqueue_mem.memory.backend import choose_backend

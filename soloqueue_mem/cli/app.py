@@ -14,6 +14,7 @@ from typer.core import TyperGroup
 from soloqueue_mem import __version__
 from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.boundary import boundary, report, use_json_errors
+from soloqueue_mem.cli.examples import epilog
 from soloqueue_mem.cli.options import FormatOpt, RootOpt, option
 from soloqueue_mem.cli.output import Format
 from soloqueue_mem.cli.state import AppContext
@@ -150,9 +151,7 @@ class _Root(TyperGroup):
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         argv = sys.argv[1:] if args is None else list(args)
         try:
-            code = super().main(
-                argv, prog_name, complete_var, False, windows_expand_args, **extra
-            )
+            code = super().main(argv, prog_name, complete_var, False, windows_expand_args, **extra)
         except typer.Abort:
             report("interrupted", "aborted", 1)
             sys.exit(1)
@@ -179,6 +178,7 @@ def build_app(only: str | None = None) -> typer.Typer:
         no_args_is_help=True,
         context_settings={"help_option_names": ["-h", "--help"]},
         pretty_exceptions_enable=False,  # our boundary reports errors; no Rich tracebacks
+        rich_markup_mode=None,  # Click's plain help: text re-flowed, a choice list never split
         add_completion=False,
     )
     app.callback()(root_callback)
@@ -187,10 +187,19 @@ def build_app(only: str | None = None) -> typer.Typer:
             continue
         target = getattr(importlib.import_module(module), attribute)
         if is_group:
-            app.add_typer(target, name=name)
+            _add_examples(target, name)
+            app.add_typer(target, name=name, epilog=epilog(name))
         else:
-            app.command(name)(target)
+            app.command(name, epilog=epilog(name))(target)
     return app
+
+
+def _add_examples(group: typer.Typer, path: str) -> None:
+    """Give each subcommand of ``group`` its examples as the ``--help`` epilog."""
+    for info in group.registered_commands:
+        assert info.callback is not None
+        name = info.name or typer.main.get_command_name(info.callback.__name__)
+        info.epilog = epilog(f"{path} {name}")
 
 
 def command_named(argv: list[str]) -> str | None:

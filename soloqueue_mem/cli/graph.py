@@ -17,7 +17,7 @@ from soloqueue_mem.cli.state import app_context, opened
 from soloqueue_mem.errors import UsageError
 
 app = typer.Typer(
-    help="Associative graph memory (seed 002): remember, recall, focus, compress.",
+    help="Associative graph memory of an agent: remember, recall, focus, compress.",
     no_args_is_help=True,
 )
 # No SOLOQUEUE_SESSION here: a hook's session variable must not turn "messages on stdin"
@@ -127,7 +127,7 @@ def recall(
 ) -> None:
     """Search from the focus nodes, strongest path first; the focus does not change.
 
-    --format text prints seed 002's "[记忆] …" blocks separated by ---, with a line for
+    --format text prints "[记忆] …" blocks separated by ---, with a line for
     each forgotten thing a returned memory points at.
     """
     from soloqueue_mem.cli.graph_run import run_recall

@@ -239,9 +239,12 @@ def _emit_remembered(
         for line, event_id, result in results
     ]
     if single:
-        memory = results[0][2].memory
+        result = results[0][2]
         emit_object(
-            rows[0], fmt, table=lambda: _memory_table(memory), text=lambda: memory.id + "\n"
+            rows[0],
+            fmt,
+            table=lambda: print_text_block(_remembered_line(result)),
+            text=lambda: result.memory.id + "\n",
         )
     elif fmt is Format.table:
         _memories_table([result.memory for _, _, result in results])
@@ -249,6 +252,21 @@ def _emit_remembered(
         write("".join(f"{result.memory.id}\n" for _, _, result in results))
     else:
         emit_list(iter(rows), fmt)
+
+
+def _remembered_line(result: Remembered) -> str:
+    """What ``remember`` did, in one line for a person: the action, the memory's id and
+    type, and the start of its text (``memory show ID`` has every field)."""
+    memory = result.memory
+    words = " ".join(memory.content.split())
+    what = f"{result.action} {memory.id}"
+    if result.superseded:
+        what = f"superseded {', '.join(result.superseded)} with {memory.id}"
+    line = f"{what} ({memory.type}, confidence {memory.confidence:.2f}): "
+    line += words if len(words) <= 60 else words[:59] + "…"
+    if result.duplicate:
+        line += "; already stored under this --event-id: nothing changed"
+    return line + "\n"
 
 
 def _stdin() -> Any:

@@ -138,8 +138,8 @@ def demo(ctx: typer.Context, fmt: FormatOpt = None) -> None:
         write(f"\n$ soloqueue-mem trace {query!r}\n")
         render_hits(hits, Format.text if app.format is Format.text else Format.table)
     write(
-        "\nThe session exported as OpenAI messages has "
-        f"{len(result['openai'])} messages; try `soloqueue-mem session export --format openai`.\n"
+        f"\nThe session exported as OpenAI messages has {len(result['openai'])} messages; "
+        "try `soloqueue-mem session export SESSION --as openai`.\n"
     )
     episode = result["episode"]
     write(f"\n$ soloqueue-mem session end demo-session\nEpisode: {episode.summary}\n")

@@ -44,7 +44,7 @@ def recall_command(
             "(preferences/rules/errors a question asks about), attachments (files "
             "by description, transcription or text), dense (embeddings; "
             "only with search_backend = hybrid or dense), recent (turns of the last "
-            "3 days), graph (seed 002's associative graph, from its focus). Default: "
+            "3 days), graph (the associative graph, from its focus). Default: "
             "all but recent.",
             show_default=False,
         ),

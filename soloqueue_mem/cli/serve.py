@@ -65,7 +65,8 @@ def mcp_command(
     """Serve the memory to an MCP client over stdio (needs the mcp extra).
 
     Tools: recall, trace, remember, forget, read_artifact (byte ranges), context_build,
-    session_export. With --group/--agent every tool stays in that scope. Answers are
+    session_export, query (recent plus long-term memory), graph_recall, graph_remember.
+    With --group/--agent every tool stays in that scope. Answers are
     JSON cut to --max-output-tokens (lists shortened, text and artifacts paged).
     """
     require("mcp", "mcp")
@@ -105,7 +106,7 @@ def serve_command(
     ] = 1 << 20,
     root: RootOpt = None,
 ) -> None:
-    """Serve the HTTP API (needs the server extra): seed 004's memory/ingest and
+    """Serve the HTTP API (needs the server extra): memory/ingest and
     memory/query, plus log, trace, recall, remember and artifact reads.
 
     Prints its URL on stderr once it accepts connections, with the token as Jupyter

@@ -89,7 +89,7 @@ def import_command(
     root: RootOpt = None,
 ) -> None:
     """Import data: an `export` dump (idempotent: what is there is left alone and
-    conflicts are reported), seed 003's v1 memories.json (into --group/--agent), or
+    conflicts are reported), a version 1 memories.json (into --group/--agent), or
     Claude Code transcripts."""
     app_ctx = app_context(ctx, fmt, root)
     kind = _kind(args)

@@ -16,7 +16,7 @@ from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
 
 app = typer.Typer(
-    help="Working memory (seed 004): a per-group list of recent outputs, 50 at most, "
+    help="Working memory: a per-group list of recent outputs, 50 at most, "
     "each kept 24 h.",
     no_args_is_help=True,
 )
@@ -134,7 +134,7 @@ def promote(
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
-    """Store text as long-term memory (seed 004): split into chunks of at most 500
+    """Store text as long-term memory: split into chunks of at most 500
     characters overlapping by 50 (at paragraphs, then lines, then spaces, then
     anywhere), each a PERMANENT FACT tagged 'promoted', searchable at once and embedded
     by the next consolidate when search_backend is hybrid/dense. Promoting the same
@@ -168,7 +168,9 @@ def query_command(
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
-    """Seed 004's answer: {"results": [{"content", "source": "hot"|"cold", "score"}]}.
+    """Recent working memory (hot) plus long-term memories (cold) for QUERY.
+
+    Prints {"results": [{"content", "source": "hot"|"cold", "score"}]}.
 
     hot: the group's 10 newest working-memory entries (score 1.0); cold: its 5 best
     long-term memories, by cosine when search_backend is hybrid/dense and the

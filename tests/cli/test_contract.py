@@ -189,11 +189,12 @@ def test_quiet_maintenance_prints_nothing_unless_a_format_is_given(cli, home, co
     assert "dry_run" in cli.json("--quiet", *command)
 
 
-def test_the_readme_cron_lines_name_the_store():
+def test_the_documented_cron_lines_name_the_store():
     from pathlib import Path
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    cron = [line for line in readme.splitlines() if line[:1].isdigit() and "soloqueue-mem" in line]
+    docs = (Path(__file__).parents[2] / "docs").rglob("*.md")
+    lines = [line for page in docs for line in page.read_text().splitlines()]
+    cron = [line for line in lines if line[:1].isdigit() and "soloqueue-mem" in line]
     assert cron and all("--root " in line and "--quiet" in line for line in cron), cron
 
 

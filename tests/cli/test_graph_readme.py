@@ -1,7 +1,7 @@
-"""The README's graph worked example, replayed through the CLI: the bilingual
+"""The graph page's worked example (docs/concepts/graph.md), replayed through the CLI: the bilingual
 conversation, its Mermaid picture, a recall, the compression of the cat that left the
 focus, and the forgotten link that recall reports. Every input and output checked here
-is also looked up in the README, so the two cannot drift apart."""
+is also looked up in that page, so the two cannot drift apart."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+PAGE = (Path(__file__).resolve().parents[2] / "docs" / "concepts" / "graph.md").read_text(
+    encoding="utf-8"
+)
 TASKS = [
     [
         {"role": "user", "content": "我的猫叫咪咪，它很喜欢睡觉。"},
@@ -37,26 +39,26 @@ FORGOTTEN = "[记忆] Mimi sounds lovely!\n---\n[记忆] 它有个上文，但�
 
 
 def block_after(marker: str, fence: str) -> list[str]:
-    """The lines of the first ``fence`` code block after ``marker`` in the README."""
-    start = README.index(fence, README.index(marker)) + len(fence)
-    return README[start : README.index("```", start)].strip().splitlines()
+    """The lines of the first ``fence`` code block after ``marker`` in the page."""
+    start = PAGE.index(fence, PAGE.index(marker)) + len(fence)
+    return PAGE[start : PAGE.index("```", start)].strip().splitlines()
 
 
 @pytest.mark.usefixtures("store")
 def test_the_readme_worked_example_runs_as_written(cli, home):
     for messages in TASKS:
         for message in messages:
-            assert message["content"] in README
+            assert message["content"] in PAGE
         cli.ok("graph", "remember", "--sync", input=json.dumps(messages, ensure_ascii=False))
     picture = cli.ok("graph", "export", "--format", "mermaid").stdout.splitlines()
-    shown = block_after("## Graph memory", "```mermaid")
+    shown = block_after("# Graph memory", "```mermaid")
     assert shown[0] == picture[0] == "graph LR"
-    assert set(shown) <= set(picture)  # the README leaves some 1.00 links out
+    assert set(shown) <= set(picture)  # the page leaves some 1.00 links out
     trip = cli.ok("graph", "recall", "--keywords", "京都", "--keywords", "hotel", "-f", "text")
-    assert trip.stdout == TRIP and TRIP in README
+    assert trip.stdout == TRIP and TRIP in PAGE
 
     for text in LATER:
-        assert f'"{text}"' in README
+        assert f'"{text}"' in PAGE
         message = {"role": "user", "content": text}
         cli.ok("graph", "remember", "--sync", input=json.dumps(message, ensure_ascii=False))
     for _ in range(18):
@@ -68,8 +70,8 @@ def test_the_readme_worked_example_runs_as_written(cli, home):
         cli.ok("graph", "compress")
         contents.append(cli.json("graph", "show", "1")["content"])
     assert contents == ["我的猫叫咪咪，", "我的猫叫咪咪", "我的猫叫咪"]
-    assert all(f'"{content}"' in README for content in contents)
+    assert all(f'"{content}"' in PAGE for content in contents)
     cli.ok("graph", "compress")
     assert cli("graph", "show", "1").exit_code == 3  # the 22nd slice deleted it
     forgotten = cli.ok("graph", "recall", "--keywords", "mimi", "--format", "text")
-    assert forgotten.stdout == FORGOTTEN and FORGOTTEN in README
+    assert forgotten.stdout == FORGOTTEN and FORGOTTEN in PAGE

@@ -202,9 +202,8 @@ def test_a_hook_call_imports_nothing_heavy_nor_typer(home):
     assert json.loads(done.stderr.decode().splitlines()[-1]) is False
 
 
-def test_the_readme_settings_snippet_runs(home):
-    readme = (Path(__file__).parent.parent.parent / "README.md").read_text()
-    section = readme.split("## Use it from Claude Code", 1)[1]
+def test_the_documented_settings_snippet_runs(home):
+    section = (Path(__file__).parents[2] / "docs" / "howto" / "claude-code.md").read_text()
     settings = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
     events = list(settings["hooks"])
     assert events == [

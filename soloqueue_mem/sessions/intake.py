@@ -15,15 +15,13 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.sessions.events import Event, parse_event, redacted, to_record
-from soloqueue_mem.sessions.writer import Flush, Item, Rejected
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from typing import BinaryIO
 
-TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
-if TYPE_CHECKING:
     from soloqueue_mem.redact import Redactor
+    from soloqueue_mem.sessions.writer import Item
 
 
 def read_document(stream: BinaryIO, max_bytes: int) -> list[Event]:
@@ -38,7 +36,8 @@ def parse_array(items: list[object]) -> list[Event]:
 
 def read_batch(stream: BinaryIO, max_line_bytes: int) -> Iterator[Item]:
     """``(line, event)`` or :class:`Rejected` per non-blank line, :class:`Flush` when idle."""
-    from soloqueue_mem.streams import TOO_LONG, numbered_lines  # not for one document
+    from soloqueue_mem.sessions.writer import Flush, Rejected  # not for one document
+    from soloqueue_mem.streams import TOO_LONG, numbered_lines
 
     for number, raw in numbered_lines(stream, max_line_bytes):
         if raw is None:
@@ -69,6 +68,8 @@ def with_batch_keys(items: Iterator[Item], redactor: Redactor | None) -> Iterato
     the same lines, adds only what is new; the same message sent twice stays two turns.
     """
     import hashlib
+
+    from soloqueue_mem.sessions.writer import Flush, Rejected
 
     before: dict[tuple[str | None, str | None, str | None], str | None] = {}
     for item in items:

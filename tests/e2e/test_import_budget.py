@@ -162,8 +162,9 @@ def test_a_log_call_into_an_existing_store_imports_only_what_it_needs(home, conf
 
 
 # What `graph remember` into an existing graph never imports, beside log's list (issue 34:
-# it only enqueues, so it must return within a `log` call's time): graph.db's migrations
-# and the worker's modules (the worker is its own process).
+# it only enqueues, so it must return within a `log` call's time): graph.db's migrations,
+# the worker's modules (the worker is its own process) and the session writer's (it
+# reads messages as `log` does, but never writes a session).
 REMEMBER_NEVER = (
     *LOG_NEVER,
     "soloqueue_mem.storage.sqlite.schema_graph",
@@ -171,6 +172,12 @@ REMEMBER_NEVER = (
     "soloqueue_mem.graph.steps",
     "soloqueue_mem.graph.recall",
     "soloqueue_mem.lifecycle",
+    "soloqueue_mem.sessions.writer",
+    "soloqueue_mem.sessions.turns",
+    "soloqueue_mem.sessions.logfile",
+    "soloqueue_mem.sessions.offload",
+    "soloqueue_mem.text",
+    "soloqueue_mem.api",
 )
 
 
@@ -191,3 +198,5 @@ def test_a_graph_remember_into_an_existing_graph_imports_only_what_it_needs(home
         if m in REMEMBER_NEVER or m.startswith(tuple(f"{n}." for n in REMEMBER_NEVER))
     }
     assert unwanted == set()
+    logged = modules_a_call_imports("log", "-s", "s", "我今天在北京调试数据库 hello")
+    assert len(loaded) < len(logged), sorted(loaded - logged)  # each module is start-up time

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.scratchpad import Scratchpad
-    from soloqueue_mem.memory.store import Changes, Draft, Filters, Remembered
+    from soloqueue_mem.memory.store import Changes, Draft, Filters, Forgotten, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
@@ -81,6 +81,10 @@ RECALL_CHANNELS = frozenset(
         "graph",
         "attachments",
     }
+)
+FORGET_NOTE = (
+    "warning: PostgreSQL keeps the erased rows' bytes until VACUUM reclaims them and in "
+    "its write-ahead log until the server recycles it"
 )
 
 
@@ -331,8 +335,10 @@ class PostgresBackend:
     def history(self, ref: str) -> list[Memory]:
         return memories.history(self.conn, ref)
 
-    def forget(self, refs: Iterable[str]) -> list[str]:
-        return memories.forget(self.conn, refs)
+    def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
+        from soloqueue_mem.memory.store import Forgotten
+
+        return Forgotten(memories.forget(self.conn, refs), False, note=FORGET_NOTE)
 
     def import_v1(self, converted: list[Memory]) -> dict[str, Any]:
         """``import memories-v1``: the converted memories not imported before."""

@@ -12,7 +12,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.errors import NotFound, TempFail
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 S = TypeVar("S", bound="StoreBase")
 NO_STORE = "no data directory or {} yet"
+
 
 def serialised(method: F) -> F:
     """One call at a time per Store (connections and the lexicon are shared); TempFail
@@ -137,7 +138,7 @@ class StoreBase:
         backend = self._storage()
         if isinstance(backend, SqliteBackend):
             return backend.connection("memory", create=False), None
-        return None, backend
+        return None, cast("Source", backend)  # Backend's channels: a read-only property
 
     def _artifacts(self, create: bool) -> sqlite3.Connection | None:
         """This host's artifact catalog (kept open; on either back end the blobs and

@@ -17,15 +17,14 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from soloqueue_mem.api.base import NO_STORE, check_ids, serialised
+from soloqueue_mem.api.base import check_ids, serialised
 from soloqueue_mem.api.graph import GraphMethods
 from soloqueue_mem.api.maintenance import Maintenance
 from soloqueue_mem.api.shapes import ArtifactBytes, Forgotten, SessionEnded
 from soloqueue_mem.api.transfer import TransferMethods
-from soloqueue_mem.errors import BadInput, NotFound, UsageError
+from soloqueue_mem.errors import BadInput, UsageError
 
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Callable
 
     from soloqueue_mem.artifacts.catalog import Artifact
@@ -428,7 +427,9 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             now = self.now()
             conn, source = self._recall_inputs()
             loader = self._lexicon_loader
-            recaller = memory_recaller(self.home, self.config, conn, now, query, group, loader, source)
+            recaller = memory_recaller(
+                self.home, self.config, conn, now, query, group, loader, source
+            )
             state = stored_state(group, agent, session, backend)
             identity = compiled_identity(self.home.root, now)
             pad = _pad_reader(backend, group, agent)

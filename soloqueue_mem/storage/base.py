@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.state.values import Entry as ValueEntry
     from soloqueue_mem.text.lexicon import Lexicon
 
+
 class Backend(Protocol):
     """What every storage back end guarantees the library (``Store``, the fast paths
     that hold one directly, recall through its :class:`~soloqueue_mem.memory.recall.

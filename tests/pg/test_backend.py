@@ -12,7 +12,7 @@ import pytest
 
 from soloqueue_mem import Store
 from soloqueue_mem.errors import NotFound
-from tests.conftest import Cli, run_process, tree_snapshot
+from tests.conftest import Cli, run_process
 
 
 def test_the_fast_log_path_and_a_real_process_use_postgres(home: Path, on_postgres: str) -> None:

@@ -77,7 +77,7 @@ class AppContext:
     def backend(self) -> AbstractContextManager[Backend]:
         """The configured storage back end (PostgreSQL when ``database_url`` is set,
         else the data directory's SQLite files), closed after the block."""
-        from soloqueue_mem.storage.base import open_backend
+        from soloqueue_mem.storage import open_backend
 
         return _Closing(open_backend(self.home, self.config))
 

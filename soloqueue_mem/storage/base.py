@@ -6,17 +6,16 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-# in a module of their own (log reads them without this one); callers import them here too
+# in modules of their own (log reads them without this one); callers import them here too
+from soloqueue_mem.storage import open_backend  # noqa: F401
 from soloqueue_mem.storage.url import check_url, database_url, shown_url  # noqa: F401
 
 if TYPE_CHECKING:
     import sqlite3
 
-    from soloqueue_mem.config import Config
     from soloqueue_mem.context.cache import TokenCache
     from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
-    from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
     from soloqueue_mem.lifecycle.gc import GcOptions
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
@@ -270,8 +269,9 @@ class Backend(Protocol):
 
     # -- attachments: the rows here, the blobs in this host's CAS ---------------------
 
-    def attachments(self) -> Rows:
-        """The attachment rows (``attach``, ``attachment list/show/rm``)."""
+    def attachments(self, create: bool) -> Rows:
+        """The attachment rows (``attach``, ``attachment list/show/rm``); NotFound when
+        the store holds none yet and not ``create``."""
         ...
 
     def search_attachments(
@@ -376,16 +376,3 @@ class Backend(Protocol):
         """``context compress``: the session's older turns summarised, ``keep`` newest
         kept whole."""
         ...
-
-
-def open_backend(home: Home, config: Config) -> Backend:
-    """The PostgreSQL back end when ``database_url`` is set, else the SQLite one on the
-    data directory (neither connects before its first call)."""
-    url = database_url(config)
-    if url is None:
-        from soloqueue_mem.storage.sqlite.backend import SqliteBackend
-
-        return SqliteBackend(home, config)
-    from soloqueue_mem.storage.postgres.backend import PostgresBackend
-
-    return PostgresBackend(home, config, url)

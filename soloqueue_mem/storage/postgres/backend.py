@@ -368,7 +368,7 @@ class PostgresBackend:
 
     # -- attachments: the rows here, the blobs in this host's CAS ----------------------
 
-    def attachments(self) -> PostgresRows:
+    def attachments(self, create: bool) -> PostgresRows:
         from soloqueue_mem.storage.postgres.attachments import PostgresRows
 
         return PostgresRows(self.conn)

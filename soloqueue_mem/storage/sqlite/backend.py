@@ -11,14 +11,14 @@ Imported on ``log``'s path: every domain module is imported inside the method us
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
-
 from soloqueue_mem.errors import NotFound
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Callable, Iterable, Iterator
+    from datetime import datetime
+    from typing import Any
 
     from soloqueue_mem.config import Config
     from soloqueue_mem.context.cache import SqliteTokenCache
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
 NO_MEMORY = "no memories yet (no data directory or memory.db)"
 NO_STATE = "nothing stored yet (no data directory or state.db)"
+NO_ATTACHMENTS = "no attachments yet (no data directory or memory.db)"
 WAL_KEPT = (
     "warning: another process is reading the store; the erased bytes leave the "
     "write-ahead log at its next checkpoint"
@@ -374,10 +375,12 @@ class SqliteBackend:
 
     # -- attachments -------------------------------------------------------------------
 
-    def attachments(self) -> SqliteRows:
+    def attachments(self, create: bool) -> SqliteRows:
         from soloqueue_mem.memory.attach import SqliteRows
 
-        return SqliteRows(self._memory())
+        if create:
+            return SqliteRows(self._memory())
+        return SqliteRows(self.existing("memory", NO_ATTACHMENTS))
 
     def search_attachments(
         self, terms: list[str], filters: AttachmentFilters, now: str, limit: int

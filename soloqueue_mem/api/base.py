@@ -125,7 +125,7 @@ class StoreBase:
         """The back end ``database_url`` chooses: PostgreSQL, else the data directory's
         SQLite files (each connects on first use)."""
         if self._backend is None:
-            from soloqueue_mem.storage.base import open_backend
+            from soloqueue_mem.storage import open_backend
 
             self._backend = open_backend(self.home, self.config)
         return self._backend

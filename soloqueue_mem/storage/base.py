@@ -6,8 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-# in modules of their own (log reads them without this one); callers import them here too
-from soloqueue_mem.storage import open_backend  # noqa: F401
+# in a module of their own (log reads them without this one); callers import them here too
 from soloqueue_mem.storage.url import check_url, database_url, shown_url  # noqa: F401
 
 if TYPE_CHECKING:

@@ -107,10 +107,13 @@ class Backend(Protocol):
         default: tuple[str, str, str | None],
         now: datetime,
         offload: Offload | None,
+        queue_when_busy: bool = False,
     ) -> Iterator[LoggedTurn | Rejected]:
         """``log``: append each item to its session (``default``: the group, agent and
         session of an item naming none), one result per item in order; a bad item is
-        Rejected without stopping the stream, a repeated ``event_id`` is a duplicate."""
+        Rejected without stopping the stream, a repeated ``event_id`` is a duplicate.
+        ``queue_when_busy`` (hooks): turns a store too busy to index now are appended to
+        the logs and indexed later, yielding nothing, rather than refused."""
         ...
 
     def trace(

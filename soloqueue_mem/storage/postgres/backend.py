@@ -140,7 +140,9 @@ class PostgresBackend:
         default: tuple[str, str, str | None],
         now: datetime,
         offload: Offload | None,
+        queue_when_busy: bool = False,
     ) -> Iterator[LoggedTurn | Rejected]:
+        """``queue_when_busy`` has no use here: the server queues a busy write itself."""
         from soloqueue_mem.sessions.writer import log_events
 
         fsync = self.config.durability == "full"

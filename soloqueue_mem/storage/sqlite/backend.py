@@ -139,12 +139,15 @@ class SqliteBackend:
         default: tuple[str, str, str | None],
         now: datetime,
         offload: Offload | None,
+        queue_when_busy: bool = False,
     ) -> Iterator[LoggedTurn | Rejected]:
         from soloqueue_mem.sessions.writer import log_events
 
+        conn, config = self._memory(), self.config
         return log_events(
-            self.home, self._memory(), items, default, self.config, now, offload=offload
-        )
+            self.home, conn, items, default, config, now, offload=offload,
+            queue_when_busy=queue_when_busy,
+        )  # fmt: skip
 
     def trace(
         self, query: str, scope: Scope, limit: int, lexicon: Callable[[], Lexicon]

@@ -12,77 +12,36 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.errors import NotFound, TempFail, Unsupported
+from soloqueue_mem.errors import NotFound, TempFail
 from soloqueue_mem.home import Home, find_root, validate_id
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from soloqueue_mem.memory.recall import Source
     from soloqueue_mem.storage.base import Backend
     from soloqueue_mem.text.lexicon import Lexicon
 
 F = TypeVar("F", bound=Callable[..., Any])
 S = TypeVar("S", bound="StoreBase")
 NO_STORE = "no data directory or {} yet"
-# What runs on PostgreSQL (``database_url``) in this phase; the rest raises Unsupported.
-POSTGRES_METHODS = frozenset(
-    {
-        "log",
-        "trace",
-        "recall",
-        "remember",
-        "memory",
-        "memories",
-        "forget",
-        "sessions",
-        "session_export",
-        "session_end",
-        "consolidate",
-        "working_add",
-        "promote",
-        "query",
-        "export",
-        "import_dump",
-        "stats",
-        "verify",
-        "gc",
-        "graph_remember",
-        "graph_work",
-        "graph_recall",
-        "graph_focus",
-        "kv_set",
-        "kv_get",
-        "artifact_save",
-        "artifact",
-        "artifact_read",
-        "artifacts",
-        "context_build",
-        "context_compress",
-    }
-)
-_UNOPENED: Any = object()
 
 
 def serialised(method: F) -> F:
-    """One call at a time per Store (connections and the lexicon are shared); on the
-    PostgreSQL back end, Unsupported for a method it lacks, and TempFail when the call
-    lost the connection (the next call reconnects)."""
+    """One call at a time per Store (connections and the lexicon are shared); TempFail
+    when the call lost the back end's connection (the next call reconnects)."""
 
     @functools.wraps(method)
     def call(self: StoreBase, *args: Any, **kwargs: Any) -> Any:
         with self._lock:
-            if method.__name__ not in POSTGRES_METHODS and self._postgres() is not None:
-                raise Unsupported(
-                    f"Store.{method.__name__} is not available on the PostgreSQL back end yet"
-                )
             try:
                 return method(self, *args, **kwargs)
             except Exception as exc:
                 backend = self._backend
-                if backend is not _UNOPENED and backend is not None and backend.lost(exc):
+                if backend is not None and backend.lost(exc):
                     reason = str(exc).strip().partition("\n")[0] or type(exc).__name__
                     raise TempFail(
                         f"lost the connection to the database ({reason}); retry: the next "
@@ -117,10 +76,10 @@ class StoreBase:
         self.home = Home(find_root(explicit, env, os.getcwd()))
         self._config = config
         self._clock = clock or now
-        self._conns: dict[str, sqlite3.Connection] = {}
+        self._catalog: sqlite3.Connection | None = None
         self._lexicon: Lexicon | None = None
         self._lock = threading.RLock()
-        self._backend: Backend | None = _UNOPENED
+        self._backend: Backend | None = None
 
     @property
     def root(self) -> Path:
@@ -140,12 +99,11 @@ class StoreBase:
     def close(self) -> None:
         """Close every open connection (the Store may be used again afterwards)."""
         with self._lock:
-            for conn in self._conns.values():
-                conn.close()
-            self._conns.clear()
-            if self._backend is not _UNOPENED and self._backend is not None:
+            if self._catalog is not None:
+                self._catalog.close()
+                self._catalog = None
+            if self._backend is not None:
                 self._backend.close()
-            self._backend = _UNOPENED
             if self._lexicon is not None:
                 self._lexicon.close()
                 self._lexicon = None
@@ -154,9 +112,7 @@ class StoreBase:
         """Open the database (PostgreSQL: connect and migrate) and the lexicon now, so a
         long-lived process pays for them at start and fails there when it cannot."""
         with self._lock:
-            backend = self._postgres()
-            if backend is not None:
-                backend.warm()
+            self._storage().warm()
             self._lexicon_loader()
 
     def __enter__(self: S) -> S:
@@ -165,37 +121,38 @@ class StoreBase:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _postgres(self) -> Backend | None:
-        """The PostgreSQL back end when ``database_url`` is set (connected on first
-        use), else None: memory.db."""
-        if self._backend is _UNOPENED:
-            from soloqueue_mem.storage.base import open_backend
+    def _storage(self) -> Backend:
+        """The back end ``database_url`` chooses: PostgreSQL, else the data directory's
+        SQLite files (each connects on first use)."""
+        if self._backend is None:
+            from soloqueue_mem.storage import open_backend
 
             self._backend = open_backend(self.home, self.config)
         return self._backend
 
-    def _db(self, name: str, create: bool) -> sqlite3.Connection | None:
-        """The open connection to ``name`` (memory, artifacts, state, graph); None when
-        it does not exist and ``create`` is False."""
-        conn = self._conns.get(name)
-        if conn is None:
-            from soloqueue_mem.storage.sqlite import stores
+    def _recall_inputs(self) -> tuple[sqlite3.Connection | None, Source | None]:
+        """What ``memory.recall.recall`` takes until recall reads every back end through
+        its Source port (issue 31, step 3): memory.db's connection, or the back end."""
+        from soloqueue_mem.storage.sqlite.backend import SqliteBackend
 
-            opener = {
-                "memory": stores.open_memory,
-                "artifacts": stores.open_artifacts,
-                "state": stores.open_state,
-                "graph": stores.open_graph,
-            }[name]
-            conn = opener(self.home, self.config, create=create)
-            if conn is not None:
-                self._conns[name] = conn
-        return conn
+        backend = self._storage()
+        if isinstance(backend, SqliteBackend):
+            return backend.connection("memory", create=False), None
+        return None, cast("Source", backend)  # Backend's channels: a read-only property
 
-    def _existing(self, name: str, missing: str) -> sqlite3.Connection:
-        conn = self._db(name, create=False)
+    def _artifacts(self, create: bool) -> sqlite3.Connection | None:
+        """This host's artifact catalog (kept open; on either back end the blobs and
+        their catalog are local); None when it does not exist and ``create`` is False."""
+        if self._catalog is None:
+            from soloqueue_mem.storage.sqlite.stores import open_artifacts
+
+            self._catalog = open_artifacts(self.home, self.config, create=create)
+        return self._catalog
+
+    def _existing_artifacts(self) -> sqlite3.Connection:
+        conn = self._artifacts(create=False)
         if conn is None:
-            raise NotFound(missing)
+            raise NotFound(NO_STORE.format("artifacts"))
         return conn
 
     def _lexicon_loader(self) -> Lexicon:

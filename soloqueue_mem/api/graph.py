@@ -112,13 +112,13 @@ class GraphMethods(StoreBase):
         return work(lock, open_store, steps, self._graph_params(), wait, None)
 
     def _graph_db(self, create: bool) -> GraphDb | None:
-        """The back end's graph on PostgreSQL, else graph.db (kept open)."""
-        if (postgres := self._postgres()) is not None:
-            return postgres.graph_db()  # type: ignore[attr-defined, no-any-return]
-        from soloqueue_mem.graph.db import SqliteGraph
+        """The back end's graph (kept open); None when the store has none and not
+        ``create``."""
+        from soloqueue_mem.storage.graph import has_graph
 
-        conn = self._db("graph", create=create)
-        return None if conn is None else SqliteGraph(conn)
+        if not create and not has_graph(self.home, self.config):
+            return None
+        return self._storage().graph_db()
 
     def _graph_params(self) -> Any:
         from soloqueue_mem.graph.params import params

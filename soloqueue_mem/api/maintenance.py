@@ -30,11 +30,10 @@ class Maintenance(StoreBase):
         from datetime import timedelta
 
         from soloqueue_mem.clock import parse_duration
-        from soloqueue_mem.lifecycle.consolidate import Options, run
+        from soloqueue_mem.lifecycle.consolidate import Options
         from soloqueue_mem.lifecycle.on_log import extracted_in_store
         from soloqueue_mem.lifecycle.vocabulary import vocabulary
         from soloqueue_mem.memory.backend import DENSE_BACKENDS
-        from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
 
         config = self.config
         options = Options(
@@ -46,12 +45,7 @@ class Maintenance(StoreBase):
             extracted_on_log=lambda key: extracted_in_store(self.home, config, key),
             graph=lambda: self._graph_step(graph_steps),
         )
-        if (postgres := self._postgres()) is not None:
-            return postgres.consolidate(self.now(), options, progress, model)
-        opener = lambda: open_memory(self.home, config)  # noqa: E731
-        artifacts = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
-        now = self.now()
-        return run(self.home, opener, now, options, model, progress, open_artifacts=artifacts)
+        return self._storage().consolidate(self.now(), options, progress, model)
 
     def _graph_step(self, steps: Any) -> dict[str, Any]:
         """The graph queue and one compression slice per agent graph."""
@@ -85,7 +79,7 @@ class Maintenance(StoreBase):
         """Remove expired ephemeral artifacts, and (weekly or ``deep``) unreferenced
         blobs (``gc``); the report the CLI prints."""
         from soloqueue_mem.clock import parse_duration
-        from soloqueue_mem.lifecycle.gc import GcOptions, nothing_done, run_gc
+        from soloqueue_mem.lifecycle.gc import GcOptions
         from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
         config = self.config
@@ -99,19 +93,13 @@ class Maintenance(StoreBase):
             wait=wait,
         )
         opener = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
-        if (postgres := self._postgres()) is not None:
-            return postgres.gc(opener, self.now(), options, progress)
-        if not self.home.exists():
-            return nothing_done(dry_run)
-        self.home.check_safe()
-        return run_gc(self.home, opener, self.now(), options, progress)
+        return self._storage().gc(opener, self.now(), options, progress)
 
     @serialised
     def verify(self, *, full: bool = False, repair: bool = False) -> dict[str, Any]:
         """Check the store (``verify``); ``report["exit_code"]`` is 0, 8 or 9."""
         from soloqueue_mem.clock import parse_duration
-        from soloqueue_mem.ops.verify import VerifyOptions, verify_store
-        from soloqueue_mem.storage.sqlite.stores import open_memory
+        from soloqueue_mem.ops.verify import VerifyOptions
 
         options = VerifyOptions(
             full=full,
@@ -120,26 +108,10 @@ class Maintenance(StoreBase):
             busy_timeout_ms=self.config.busy_timeout_ms,
             ephemeral_days=self.config.gc_ephemeral_days,
         )
-        if (postgres := self._postgres()) is not None:
-            return postgres.verify(options, self.now().timestamp())
-        if not self.home.exists():
-            return {
-                "findings": [],
-                "counts": {},
-                "summary": {"error": 0, "warning": 0, "info": 0},
-                "exit_code": 0,
-            }
-        self.home.check_safe()
-        opener = lambda: open_memory(self.home, self.config, create=False)  # noqa: E731
-        return verify_store(self.home, options, self.now().timestamp(), opener)
+        return self._storage().verify(options, self.now().timestamp())
 
     @serialised
     def stats(self) -> dict[str, Any]:
         """Counts, sizes and schema versions (``stats``); creates nothing (on
         PostgreSQL: nothing local; the figures the database holds are every host's)."""
-        from soloqueue_mem.ops.stats import store_stats
-
-        if (postgres := self._postgres()) is not None:
-            return postgres.stats(self._db("artifacts", create=False))
-        memory = self._db("memory", create=False)
-        return store_stats(self.home, memory, self._db("artifacts", create=False))
+        return self._storage().stats(self._artifacts(create=False))

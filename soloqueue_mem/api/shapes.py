@@ -34,6 +34,7 @@ class Forgotten(NamedTuple):
     ids: list[str]  # the memories erased, earlier versions included
     wal_cleared: bool  # False: another reader kept the bytes in the WAL until its checkpoint
     identity_rewritten: bool  # identity/MEMORY.md and USER.md were rewritten without them
+    note: str | None = None  # a warning on where the erased bytes may still be (the CLI's)
 
 
 class SessionEnded(NamedTuple):

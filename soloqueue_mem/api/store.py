@@ -17,15 +17,14 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from soloqueue_mem.api.base import NO_STORE, check_ids, serialised
+from soloqueue_mem.api.base import check_ids, serialised
 from soloqueue_mem.api.graph import GraphMethods
 from soloqueue_mem.api.maintenance import Maintenance
 from soloqueue_mem.api.shapes import ArtifactBytes, Forgotten, SessionEnded
 from soloqueue_mem.api.transfer import TransferMethods
-from soloqueue_mem.errors import BadInput, NotFound, UsageError
+from soloqueue_mem.errors import BadInput, UsageError
 
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Callable
 
     from soloqueue_mem.artifacts.catalog import Artifact
@@ -77,7 +76,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         from soloqueue_mem.sessions.events import parse_event
         from soloqueue_mem.sessions.intake import parse_array
         from soloqueue_mem.sessions.offload import Offloader
-        from soloqueue_mem.sessions.writer import Rejected, log_events
+        from soloqueue_mem.sessions.writer import Rejected
 
         check_ids(group=group, agent=agent, session=session)
         if isinstance(event, str):
@@ -86,19 +85,11 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             events = [parse_event(event)]
         else:
             events = parse_array(list(event))
-        postgres = self._postgres()
-        conn = self._db("memory", create=True) if postgres is None else None
         now = self.now()
         offloader = Offloader(self.home, self.config, now, self._artifacts_for_offload, offload)
         try:
             items = [(None, e) for e in events]
-            key = (group, agent, session)
-            if postgres is not None:
-                results = list(postgres.log(items, key, now, offloader))
-            else:
-                results = list(
-                    log_events(self.home, conn, items, key, self.config, now, offload=offloader)
-                )
+            results = list(self._storage().log(items, (group, agent, session), now, offloader))
         finally:
             offloader.close()
         for result in results:
@@ -119,27 +110,19 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         limit: int = 10,
     ) -> list[TraceHit]:
         """Search logged turns (``trace``): best BM25 matches first, within the scope."""
-        from soloqueue_mem.sessions.trace import Scope, trace
+        from soloqueue_mem.sessions.trace import Scope
 
         check_ids(group=group, agent=agent, session=session)
         scope = Scope(group, agent, session, self._since(since), role)
-        if (postgres := self._postgres()) is not None:
-            return postgres.trace(query, scope, limit, self._lexicon_loader)
-        conn = self._db("memory", create=False)
-        return trace(self.home, conn, query, scope, limit, self._lexicon_loader)
+        return self._storage().trace(query, scope, limit, self._lexicon_loader)
 
     @serialised
     def sessions(
         self, *, group: str | None = None, agent: str | None = None, limit: int = 100
     ) -> list[SessionRow]:
         """Sessions, most recently active first (``session list``)."""
-        from soloqueue_mem.sessions import turns
-
         check_ids(group=group, agent=agent)
-        if (postgres := self._postgres()) is not None:
-            return postgres.sessions(group, agent, max(1, limit))
-        conn = self._db("memory", create=False)
-        return turns.list_sessions(conn, group, agent, max(1, limit)) if conn else []
+        return self._storage().sessions(group, agent, max(1, limit))
 
     @serialised
     def session_export(
@@ -155,17 +138,12 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         messages (offloaded tool output as references unless ``full``)."""
         from soloqueue_mem import jsonio
         from soloqueue_mem.sessions.markdown import render_turns
-        from soloqueue_mem.sessions.reader import openai_messages, read_session
+        from soloqueue_mem.sessions.reader import openai_messages
 
         if format not in EXPORT_FORMATS:
             raise UsageError(f"format must be one of {', '.join(EXPORT_FORMATS)}")
         key = self._key(group, agent, session)
-        if (postgres := self._postgres()) is not None:
-            records = postgres.session(key).records
-        elif not self.home.exists():
-            raise NotFound(f"session {'/'.join(key)} not found (no data directory)")
-        else:
-            records = read_session(self.home, key).records
+        records = self._storage().session(key).records
         if format == "openai":
             return jsonio.dumps(openai_messages(records, full=full)) + "\n"
         if format == "md":
@@ -177,33 +155,16 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         self, session: str, *, group: str = "default", agent: str = "default"
     ) -> SessionEnded:
         """End a session and digest it into an episode and memories (``session end``)."""
-        from soloqueue_mem.lifecycle.digest import digest_session, rules
-        from soloqueue_mem.lifecycle.on_log import extracted_in_store
-        from soloqueue_mem.lifecycle.vocabulary import vocabulary
-        from soloqueue_mem.sessions.reader import end_session
-        from soloqueue_mem.state.session import clear_transients
-
         key = self._key(group, agent, session)
-        now = self.now()
-        if (postgres := self._postgres()) is not None:
-            ended = postgres.session_end(key, now)
-            ended_at, digest, cleared = ended.ended_at, ended.digest, ended.transient_cleared
-        else:
-            missing = f"session {'/'.join(key)} not found (no data directory)"
-            conn = self._existing("memory", missing)
-            ended_at = end_session(conn, key, now)
-            extractor = rules(vocabulary(self.config.predicates))
-            done = extracted_in_store(self.home, self.config, key)
-            digest = digest_session(self.home, conn, key, now, "session_end", extractor, None, done)
-            cleared = clear_transients(conn, key)
+        ended = self._storage().session_end(key, self.now())
         return SessionEnded(
             key.group,
             key.agent,
             key.session,
-            ended_at=ended_at,
-            episodes=[episode.id for episode in digest.episodes],
-            memories=[r.memory.id for r in digest.remembered],
-            transient_cleared=cleared,
+            ended_at=ended.ended_at,
+            episodes=[episode.id for episode in ended.digest.episodes],
+            memories=[r.memory.id for r in ended.digest.remembered],
+            transient_cleared=ended.transient_cleared,
         )
 
     # -- memories (L3) -------------------------------------------------------------
@@ -224,7 +185,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         """Memories, episodes, turns and working memory relevant to ``query``
         (``recall``); ``.hits`` fit ``max_tokens``. Returned memories count as accessed."""
         from soloqueue_mem.memory.model import check_type
-        from soloqueue_mem.memory.recall import Request, recall
+        from soloqueue_mem.memory.recall import Request
 
         check_ids(group=group, agent=agent)
         request = Request(
@@ -237,11 +198,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             limit=limit,
             max_tokens=max_tokens,
         )
-        if (postgres := self._postgres()) is not None:
-            return postgres.recall(request, self.now(), self._lexicon_loader)
-        conn = self._db("memory", create=False)
-        now = self.now()
-        return recall(self.home, conn, request, self.config, now, self._lexicon_loader)
+        return self._storage().recall(request, self.now(), self._lexicon_loader)
 
     @serialised
     def remember(
@@ -264,27 +221,18 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         A retry with the same ``event_id`` changes nothing (``.duplicate``)."""
         from soloqueue_mem.memory.intake import redacted
         from soloqueue_mem.memory.store import Draft, check_draft
-        from soloqueue_mem.memory.store import remember as store_remember
         from soloqueue_mem.sessions.events import check_event_id
 
         check_ids(group=group, agent=agent)
         event_id = check_event_id(event_id)
         fields = (content, type, subject, predicate, importance, confidence, duration)
         draft = redacted(check_draft(Draft(*fields, tuple(tags), source)), self._redactor())
-        if (postgres := self._postgres()) is not None:
-            return postgres.remember(draft, group, agent, self.now(), event_id)
-        conn = self._db("memory", create=True)
-        assert conn is not None
-        return store_remember(conn, draft, group, agent, self.now(), event_id)
+        return self._storage().remember(draft, group, agent, self.now(), event_id)
 
     @serialised
     def memory(self, memory_id: str) -> Memory:
         """One memory by id or unique prefix (``memory show``)."""
-        from soloqueue_mem.memory.store import get
-
-        if (postgres := self._postgres()) is not None:
-            return postgres.memory(memory_id)
-        return get(self._existing("memory", NO_STORE.format("memories")), memory_id)
+        return self._storage().memory(memory_id)
 
     @serialised
     def memories(
@@ -300,33 +248,21 @@ class Store(Maintenance, GraphMethods, TransferMethods):
     ) -> list[Memory]:
         """Active memories, most recently updated first (``memory list``)."""
         from soloqueue_mem.errors import BadInput
-        from soloqueue_mem.memory.store import Filters, list_memories
+        from soloqueue_mem.memory.store import Filters
 
         if limit < 1:
             raise BadInput("--limit must be at least 1")
         check_ids(group=group, agent=agent)
         filters = Filters(group, agent, type, tag, subject, include_inactive=include_inactive)
-        if (postgres := self._postgres()) is not None:
-            return postgres.memories(filters, self.now(), limit)
-        conn = self._db("memory", create=False)
-        return list_memories(conn, filters, self.now(), limit) if conn else []
+        return self._storage().memories(filters, self.now(), limit)
 
     @serialised
     def forget(self, *memory_ids: str) -> Forgotten:
         """Erase memories and their earlier versions for good (``memory forget``)."""
-        from soloqueue_mem.lifecycle.consolidate import publish_identity
-        from soloqueue_mem.memory.store import forget
-
         if not memory_ids:
             raise UsageError("give at least one memory id")
-        if (postgres := self._postgres()) is not None:
-            return Forgotten(postgres.forget(memory_ids), False, False)
-        conn = self._existing("memory", NO_STORE.format("memories"))
-        result = forget(conn, memory_ids)
-        published = (self.home.root / "identity").is_dir()
-        if published:  # the forgotten text must not live on in the files an agent reads
-            publish_identity(self.home, conn, self.now())
-        return Forgotten(result.ids, result.wal_cleared, published)
+        result = self._storage().forget(memory_ids, self.now())
+        return Forgotten(result.ids, result.wal_cleared, result.identity_rewritten, result.note)
 
     # -- working memory, promote, hot + cold query ------------------------
 
@@ -334,52 +270,29 @@ class Store(Maintenance, GraphMethods, TransferMethods):
     def working_add(self, content: str, *, group: str = "default") -> WorkingAdded:
         """Push an entry onto the group's working memory (``working add``); the entry
         filter may drop it (``.entry`` None, ``.dropped`` names the rule)."""
-        from soloqueue_mem.memory import working
-
         check_ids(group=group)
         redact = self._redactor()
         text = content if redact is None else redact.text(content)
-        if (postgres := self._postgres()) is not None:
-            return postgres.working_add(group, text, "add", self.now())
-        conn = self._db("memory", create=True)
-        assert conn is not None
-        return working.add(conn, group, text, "add", self.now())
+        return self._storage().working_add(group, text, "add", self.now())
 
     @serialised
     def promote(self, text: str, *, group: str = "default", agent: str = "default") -> Promoted:
         """Store text as long-term memory in chunks of <= 500 characters overlapping by
         50 (``promote``); promoting the same text again stores nothing new."""
-        from soloqueue_mem.errors import BadInput
-        from soloqueue_mem.memory.promote import promote
-
         check_ids(group=group, agent=agent)
         redact = self._redactor()
         text = text if redact is None else redact.text(text)
         if not text.strip():
             raise BadInput("nothing to promote: the text is empty")
-        if (postgres := self._postgres()) is not None:
-            return postgres.promote(group, agent, text, self.now())
-        conn = self._db("memory", create=True)
-        assert conn is not None
-        return promote(conn, group, agent, text, self.now())
+        return self._storage().promote(group, agent, text, self.now())
 
     @serialised
     def query(self, query: str, *, group: str = "default") -> Answer:
         """The hot + cold answer of ``query``; ``.as_json()`` is its JSON.
         A dense back end that cannot load falls back to full-text search
         (``cold_search`` says which was used)."""
-        from soloqueue_mem.memory.backend import choose_backend
-        from soloqueue_mem.memory.hotcold import Answer, answer
-
         check_ids(group=group)
-        chosen = choose_backend(self.config.search_backend)
-        dense = chosen.backend.name in ("hybrid", "dense")
-        if (postgres := self._postgres()) is not None:
-            return postgres.query(query, group, self.now(), self._lexicon_loader)
-        conn = self._db("memory", create=False)
-        if conn is None:
-            return Answer([], "dense" if dense else "lexical")
-        return answer(conn, query, group, self.now(), self._lexicon_loader, dense)
+        return self._storage().query(query, group, self.now(), self._lexicon_loader)
 
     # -- artifacts (L4) ------------------------------------------------------------
 
@@ -415,7 +328,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
                 data = redacted_bytes(data, redact)
             content = io.BytesIO(data)
         meta = NewArtifact(title, tuple(tags), group, author, mime)
-        conn = self._db("artifacts", create=True)
+        conn = self._artifacts(create=True)
         assert conn is not None
         return save(self.home, conn, content, meta, self.now())
 
@@ -424,7 +337,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         """An artifact's metadata by id or sha256 (``artifact show``)."""
         from soloqueue_mem.artifacts import catalog
 
-        return catalog.get(self._existing("artifacts", NO_STORE.format("artifacts")), ref)
+        return catalog.get(self._existing_artifacts(), ref)
 
     @serialised
     def artifact_read(
@@ -435,7 +348,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
 
         if offset < 0 or (length is not None and length < 0):
             raise UsageError("offset and length must not be negative")
-        conn = self._existing("artifacts", NO_STORE.format("artifacts"))
+        conn = self._existing_artifacts()
         artifact, chunks = read(self.home, conn, ref)
         end = artifact.size if length is None else min(artifact.size, offset + length)
         parts, position = [], 0
@@ -453,7 +366,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         """Artifacts, newest first (``artifact list``)."""
         from soloqueue_mem.artifacts import catalog
 
-        conn = self._db("artifacts", create=False)
+        conn = self._artifacts(create=False)
         return catalog.list_artifacts(conn, tag, group, max(1, limit)) if conn else []
 
     # -- context (L1) --------------------------------------------------------------
@@ -479,7 +392,6 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         """The messages to send (``context build``), from a logged ``session`` or the
         given OpenAI ``messages`` (or parsed events); ``.built.messages`` is the array."""
         from soloqueue_mem.context.assemble import Options, build_context, default_layers
-        from soloqueue_mem.context.cache import SqliteTokenCache
         from soloqueue_mem.context.identity import compiled as compiled_identity
         from soloqueue_mem.context.inputs import memory_recaller, stored_state
         from soloqueue_mem.context.models import counting, model_info
@@ -509,23 +421,20 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             proxy_margin=0.0 if encoding else proxy_margin,
         )
         history = self._history(session, messages, group, agent)
-        postgres = self._postgres()
-        conn = self._db("memory", create=False) if postgres is None else None
+        backend = self._storage()
         layers = None
         if with_memory:
             now = self.now()
+            conn, source = self._recall_inputs()
             loader = self._lexicon_loader
             recaller = memory_recaller(
-                self.home, self.config, conn, now, query, group, loader, postgres
+                self.home, self.config, conn, now, query, group, loader, source
             )
-            state = stored_state(self.home, self.config, group, agent, session, postgres)
+            state = stored_state(group, agent, session, backend)
             identity = compiled_identity(self.home.root, now)
-            pad = _pad_reader(conn, postgres, group, agent)
+            pad = _pad_reader(backend, group, agent)
             layers = default_layers(self.home, pad, recaller, state, identity)
-        if postgres is not None:
-            return build_context(postgres.token_cache(), history, options, layers)
-        cache = SqliteTokenCache(conn) if conn is not None else None
-        return build_context(cache, history, options, layers)
+        return build_context(backend.token_cache(), history, options, layers)
 
     def _history(
         self,
@@ -540,9 +449,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
 
         if session is not None:
             key = self._key(group, agent, session)
-            postgres = self._postgres()
-            records = None if postgres is None else postgres.session(key).records
-            return session_history(self.home, key, records)
+            return session_history(self.home, key, self._storage().session(key).records)
         events = [m if isinstance(m, Event) else parse_event(m) for m in messages or ()]
         offloader = Offloader(self.home, self.config, self.now(), self._artifacts_for_offload)
         try:
@@ -559,19 +466,13 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         from functools import partial
 
         from soloqueue_mem.clock import iso
-        from soloqueue_mem.context.compress import compress
         from soloqueue_mem.graph.ops import feed_compressed
         from soloqueue_mem.lifecycle.vocabulary import vocabulary
         from soloqueue_mem.storage.graph import open_graph_db
 
         key = self._key(group, agent, session)
         words = vocabulary(self.config.predicates)
-        if (postgres := self._postgres()) is not None:
-            result = postgres.compress(key, keep, self.now(), words)
-        else:
-            conn = self._db("memory", create=True)
-            assert conn is not None
-            result = compress(self.home, conn, key, keep, self.now(), words)
+        result = self._storage().compress(key, keep, self.now(), words)
         graph = partial(open_graph_db, self.home, self.config)
         feed_compressed(graph, self.config, key, result.fresh_records, iso(self.now()))
         return result
@@ -583,37 +484,24 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         self, key: str, value: Any, *, group: str = "default", agent: str = "default"
     ) -> Entry:
         """Store a JSON value under ``key`` for (group, agent) (``kv set``)."""
-        from soloqueue_mem.state.values import encode, put
+        from soloqueue_mem.state.values import encode
 
         check_ids(group=group, agent=agent, key=key)
         redact = self._redactor()
         if redact is not None:
             value = redact.value(value)
         encode(value)  # too big or not JSON: refused before the store is created
-        if (postgres := self._postgres()) is not None:
-            return postgres.value_put("kv_store", (group, agent), key, value, self.now())
-        conn = self._db("state", create=True)
-        assert conn is not None
-        return put(conn, "kv_store", (group, agent), key, value, self.now())
+        return self._storage().value_put("kv_store", (group, agent), key, value, self.now())
 
     @serialised
     def kv_get(self, key: str, *, group: str = "default", agent: str = "default") -> Entry:
         """The value under ``key`` (``NotFound`` when unset)."""
-        from soloqueue_mem.state.values import get
-
         check_ids(group=group, agent=agent, key=key)
-        if (postgres := self._postgres()) is not None:
-            return postgres.value("kv_store", (group, agent), key)
-        conn = self._existing("state", f"no key {key!r} in {group}/{agent}")
-        return get(conn, "kv_store", (group, agent), key)
+        return self._storage().value("kv_store", (group, agent), key)
 
 
-def _pad_reader(
-    conn: sqlite3.Connection | None, postgres: Backend | None, group: str, agent: str
-) -> Callable[[], Scratchpad | None]:
+def _pad_reader(backend: Backend, group: str, agent: str) -> Callable[[], Scratchpad | None]:
     """What reads the scratchpad of (group, agent) for context build's layer."""
     from soloqueue_mem.memory import scratchpad
 
-    if postgres is not None:
-        return lambda: postgres.scratchpad(group, agent, scratchpad.TEMPLATE)
-    return lambda: scratchpad.get(conn, group, agent) if conn is not None else None
+    return lambda: backend.scratchpad(group, agent, scratchpad.TEMPLATE)

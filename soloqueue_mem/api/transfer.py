@@ -25,19 +25,12 @@ class TransferMethods(StoreBase):
         lines written (the header and the end record included)."""
         from contextlib import ExitStack
 
-        from soloqueue_mem.graph.db import SqliteGraph
         from soloqueue_mem.ops.dump_file import write_dump
-        from soloqueue_mem.ops.export import Scope, Sources, export, open_sources
+        from soloqueue_mem.ops.export import Scope, export, open_sources
 
         check_ids(group=group, agent=agent)
         with ExitStack() as stack:
-            if self._postgres() is None:
-                names = ("memory", "artifacts", "state", "graph")
-                memory, artifacts, state, graph = (self._db(name, create=False) for name in names)
-                graph_db = None if graph is None else SqliteGraph(graph)
-                sources = Sources(memory, artifacts, state, graph_db)
-            else:  # the back end's connection; this host's artifacts and graph
-                sources = open_sources(stack, self.home, self.config)
+            sources = open_sources(stack, self.home, self.config)
             records = export(self.home, sources, Scope(group, agent), with_blobs)
             return write_dump(records, out.write)
 

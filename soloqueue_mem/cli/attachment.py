@@ -19,7 +19,7 @@ from soloqueue_mem.cli.options import (
     SessionOpt,
 )
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table
-from soloqueue_mem.cli.state import AppContext, app_context, opened
+from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 app = typer.Typer(help="List, show and remove attachments.", no_args_is_help=True)
 
 RefArg = Annotated[str, typer.Argument(help="Attachment id (or a unique prefix of 4+ digits).")]
-MISSING = "no attachments yet (no data directory or memory.db)"
 NOT_HERE = "its bytes are not in this data directory (attached on another host, or removed)"
 
 
@@ -125,17 +124,9 @@ def attach(
 
 @contextmanager
 def _rows(app_ctx: AppContext, create: bool) -> Iterator[Rows]:
-    """The attachment rows: in PostgreSQL when ``database_url`` is set, else memory.db."""
-    from soloqueue_mem.memory.attach import SqliteRows
-    from soloqueue_mem.storage.sqlite.stores import open_memory
-
+    """The attachment rows of the configured back end."""
     with app_ctx.backend() as backend:
-        if backend is not None:
-            yield backend.attachments()
-            return
-    conn = open_memory(app_ctx.home, app_ctx.config, create=create)
-    with opened(conn, MISSING) as conn:
-        yield SqliteRows(conn)
+        yield backend.attachments(create)
 
 
 @app.command("list")

@@ -232,10 +232,8 @@ def compress_command(
     nothing that leaves the context is lost. Running it again extracts nothing twice.
     """
     from soloqueue_mem.api.shapes import memory_json
-    from soloqueue_mem.context.compress import compress
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.sessions.events import SessionKey
-    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     app_ctx = app_context(ctx, fmt, root)
     key = SessionKey(
@@ -243,15 +241,7 @@ def compress_command(
     )
     words = vocabulary(app_ctx.config.predicates)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            result = backend.compress(key, keep, app_ctx.now, words)
-    if backend is None:
-        conn = open_memory(app_ctx.home, app_ctx.config)
-        assert conn is not None
-        try:
-            result = compress(app_ctx.home, conn, key, keep, app_ctx.now, words)
-        finally:
-            conn.close()
+        result = backend.compress(key, keep, app_ctx.now, words)
     graph_task = _feed_graph(app_ctx, key, result.fresh_records)
     if not manifest:
         emit_list(

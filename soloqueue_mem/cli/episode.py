@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -17,13 +15,11 @@ from soloqueue_mem.cli.output import (
     print_table,
     print_text_block,
 )
-from soloqueue_mem.cli.state import AppContext, app_context
-from soloqueue_mem.errors import NotFound, UsageError
+from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.errors import UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 
 app = typer.Typer(
@@ -39,18 +35,6 @@ ListLimitOpt = Annotated[int, typer.Option("--limit", "-n", help="Most episodes 
 
 def episode_json(episode: Episode) -> dict[str, Any]:
     return episode._asdict()
-
-
-@contextmanager
-def _db(app_ctx: AppContext) -> Iterator[sqlite3.Connection | None]:
-    from soloqueue_mem.storage.sqlite.stores import open_memory
-
-    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-    try:
-        yield conn
-    finally:
-        if conn is not None:
-            conn.close()
 
 
 def _filters(group: str | None, agent: str | None, session: str | None) -> EpisodeFilters:
@@ -102,17 +86,12 @@ def list_command(
     root: RootOpt = None,
 ) -> None:
     """Episodes, most recent first."""
-    from soloqueue_mem.memory.episodes import list_episodes
 
     app_ctx = app_context(ctx, fmt, root)
     limit = list_limit(limit)
     filters = _filters(group, agent, session)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            rows = backend.episodes(filters, limit)
-    if backend is None:
-        with _db(app_ctx) as conn:
-            rows = list_episodes(conn, filters, limit) if conn else []
+        rows = backend.episodes(filters, limit)
     _render(rows, app_ctx.format)
 
 
@@ -125,17 +104,10 @@ def show(
     root: RootOpt = None,
 ) -> None:
     """One episode with its action nodes, entities and linked memories."""
-    from soloqueue_mem.memory.episodes import get
 
     app_ctx = app_context(ctx, fmt, root)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            episode = backend.episode(episode_id)
-    if backend is None:
-        with _db(app_ctx) as conn:
-            if conn is None:
-                raise NotFound("no episodes yet (no data directory or memory.db)")
-            episode = get(conn, episode_id)
+        episode = backend.episode(episode_id)
     emit_object(
         episode_json(episode),
         app_ctx.format,
@@ -160,18 +132,12 @@ def search(
 ) -> None:
     """Search episodes (Chinese and English), best match first."""
     from soloqueue_mem.cli.trace_run import lexicon_loader
-    from soloqueue_mem.memory.episodes import search as search_episodes
-    from soloqueue_mem.text.fts import match_expression, query_terms
+    from soloqueue_mem.text.fts import query_terms
 
     app_ctx = app_context(ctx, fmt, root)
     _check_limit(limit)
     filters = _filters(group, agent, session)
     terms = query_terms(query, lexicon_loader(app_ctx))
     with app_ctx.backend() as backend:
-        if backend is not None:
-            found = backend.search_episodes(terms, filters, limit)
-    if backend is None:
-        match = match_expression(terms)
-        with _db(app_ctx) as conn:
-            found = search_episodes(conn, match, filters, limit) if conn and match else []
+        found = backend.search_episodes(terms, filters, limit)
     _render([episode for episode, _ in found], app_ctx.format)

@@ -36,11 +36,9 @@ def main(argv: list[str]) -> None:
     from soloqueue_mem.clock import now
     from soloqueue_mem.config import load_config
     from soloqueue_mem.home import Home
-    from soloqueue_mem.lifecycle.on_log import extract_turns
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.sessions.events import SessionKey
-    from soloqueue_mem.storage.base import open_backend
-    from soloqueue_mem.storage.sqlite.stores import open_memory, open_state
+    from soloqueue_mem.storage import open_backend
 
     home, targets = Home(Path(argv[1])), jsonio.loads(argv[3])
     config = load_config(home.config_file)
@@ -48,20 +46,10 @@ def main(argv: list[str]) -> None:
     words = vocabulary(config.predicates)
     try:
         backend = open_backend(home, config)
-        if backend is not None:
-            try:
-                backend.extract_on_log(keys, now(), words)
-            finally:
-                backend.close()
-            return
-        memory = open_memory(home, config, create=False)
-        state = open_state(home, config)
-        assert memory is not None and state is not None
         try:
-            extract_turns(memory, state, keys, now(), words)
+            backend.extract_on_log(keys, now(), words)
         finally:
-            memory.close()
-            state.close()
+            backend.close()
     finally:
         os.close(int(argv[2]))
 

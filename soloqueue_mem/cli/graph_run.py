@@ -94,14 +94,7 @@ def _session_messages(app_ctx: AppContext, scope: Scope, session: str) -> list[d
     missing = f"session {session} not found (try: soloqueue-mem session list)"
     key = SessionKey(scope.group, scope.agent, session)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            turns = backend.session_turns(key)
-        else:
-            from soloqueue_mem.sessions.turns import session_turns
-            from soloqueue_mem.storage.sqlite.stores import open_memory
-
-            with opened(open_memory(app_ctx.home, app_ctx.config, create=False), missing) as conn:
-                turns = session_turns(conn, key)
+        turns = backend.session_turns(key)
     if not turns:
         raise NotFound(missing)
     return messages_of(parse_event({"role": t.role, "content": t.content}) for t in turns)

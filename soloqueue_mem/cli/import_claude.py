@@ -48,10 +48,9 @@ def run_import_claude_code(app: AppContext, paths: list[str], group: str, agent:
 def _import(app: AppContext, files: list[Path], scope: tuple[str, str], backend: Any) -> None:
     from soloqueue_mem.integrations.claude_transcript import import_transcripts
     from soloqueue_mem.sessions.offload import Offloader
-    from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
     app.home.ensure()
-    conn = open_memory(app.home, app.config) if backend is None else None
     offloader = Offloader(
         app.home, app.config, app.now, lambda: open_artifacts(app.home, app.config)
     )
@@ -59,15 +58,13 @@ def _import(app: AppContext, files: list[Path], scope: tuple[str, str], backend:
     try:
         with ProgressLine(app.quiet, f"importing {len(files)} transcript(s)") as line:
             results = import_transcripts(
-                app.home,
-                conn,
+                backend,
                 files,
                 scope,
                 app.config,
                 app.now,
                 offloader,
                 line.advance if line is not None else None,
-                backend,
             )
             for result in results:
                 for rejected in result.rejected:
@@ -76,8 +73,6 @@ def _import(app: AppContext, files: list[Path], scope: tuple[str, str], backend:
                 rows.append({**result._asdict(), "rejected": len(result.rejected)})
     finally:
         offloader.close()
-        if conn is not None:
-            conn.close()
     _emit(rows, app.format)
     bad = sum(row["rejected"] for row in rows)
     if bad:

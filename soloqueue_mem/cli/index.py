@@ -10,7 +10,7 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, RootOpt
 from soloqueue_mem.cli.output import emit_object, print_table, stderr
 from soloqueue_mem.cli.progress import ProgressLine
-from soloqueue_mem.cli.state import app_context, opened
+from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.errors import UsageError
 
 
@@ -47,10 +47,7 @@ def index_command(
     go to stderr; the report is printed when done.
     """
     from soloqueue_mem.clock import parse_duration
-    from soloqueue_mem.semantic import embed as embedding
     from soloqueue_mem.semantic.model import Unavailable, load
-    from soloqueue_mem.storage.base import open_backend
-    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     if not embed:
         raise UsageError("nothing to do: give --embed (see soloqueue-mem index --help)")
@@ -60,31 +57,13 @@ def index_command(
         embedder = load()
     except Unavailable as exc:
         raise UsageError(f"the dense index needs the semantic extra: {exc}") from None
-    backend = open_backend(app.home, app.config)
-    if backend is not None:  # PostgreSQL: the database's tables (storage/postgres/embed.py)
-        try:
-            planned = backend.embed_estimate(embedder.name, app.now, with_turns)
-            if _announce(app, planned, estimate_only):
-                return
-            with ProgressLine(app.quiet, "embedding") as line:
-                progress = line.update if line else None
-                report = backend.embed(embedder, app.now, with_turns, budget, progress)
-        finally:
-            backend.close()
-    else:
-        with opened(open_memory(app.home, app.config, create=False), "no store yet") as conn:
-            planned = embedding.estimate(conn, embedder.name, app.now, with_turns)
-            if _announce(app, planned, estimate_only):
-                return
-            with ProgressLine(app.quiet, "embedding") as line:
-                report = embedding.embed_store(
-                    conn,
-                    embedder,
-                    app.now,
-                    with_turns=with_turns,
-                    time_budget=budget,
-                    progress=line.update if line else None,
-                )
+    with app.backend() as backend:
+        planned = backend.embed_estimate(embedder.name, app.now, with_turns)
+        if _announce(app, planned, estimate_only):
+            return
+        with ProgressLine(app.quiet, "embedding") as line:
+            progress = line.update if line else None
+            report = backend.embed(embedder, app.now, with_turns, budget, progress)
     report["estimate"] = planned
     emit_object(report, app.format, table=lambda: _table(report))
 

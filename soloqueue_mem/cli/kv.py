@@ -3,8 +3,6 @@ and the rendering ``session set|get|unset`` shares for session variables."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -14,13 +12,11 @@ from soloqueue_mem.api.shapes import entry_json
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table
-from soloqueue_mem.cli.state import AppContext, app_context, opened
+from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from soloqueue_mem.state.values import Entry
 
 app = typer.Typer(
@@ -65,69 +61,30 @@ def parse_value(text: str, as_text: bool) -> Any:
         raise BadInput(f"VALUE is not JSON ({exc.reason}); quote a string or use --text") from None
 
 
-@contextmanager
-def state_db(app_ctx: AppContext, create: bool) -> Iterator[sqlite3.Connection]:
-    from soloqueue_mem.storage.sqlite.stores import open_state
-
-    conn = open_state(app_ctx.home, app_ctx.config, create=create)
-    with opened(conn, "nothing stored yet (no data directory or state.db)") as conn:
-        yield conn
-
-
 def put_value(
     app_ctx: AppContext, table: str, scope: tuple[str, ...], key: str, value: Any
 ) -> Entry:
     """Set ``key`` in ``table`` on the configured back end (state.db or PostgreSQL)."""
-    from soloqueue_mem.state.values import put
-
     with app_ctx.backend() as backend:
-        if backend is not None:
-            return backend.value_put(table, scope, key, value, app_ctx.now)
-    with state_db(app_ctx, create=True) as conn:
-        return put(conn, table, scope, key, value, app_ctx.now)
+        return backend.value_put(table, scope, key, value, app_ctx.now)
 
 
-def get_value(
-    app_ctx: AppContext, table: str, scope: tuple[str, ...], key: str, missing: str | None = None
-) -> Entry:
-    """The entry under ``key`` (NotFound when unset; ``missing`` its message when there
-    is no state.db)."""
-    from soloqueue_mem.state.values import get
-
+def get_value(app_ctx: AppContext, table: str, scope: tuple[str, ...], key: str) -> Entry:
+    """The entry under ``key`` (NotFound when unset)."""
     with app_ctx.backend() as backend:
-        if backend is not None:
-            return backend.value(table, scope, key)
-    from soloqueue_mem.storage.sqlite.stores import open_state
-
-    conn = open_state(app_ctx.home, app_ctx.config, create=False)
-    with opened(conn, missing or f"no key {key!r} in {'/'.join(scope)}") as conn:
-        return get(conn, table, scope, key)
+        return backend.value(table, scope, key)
 
 
 def list_values(app_ctx: AppContext, table: str, scope: tuple[str, ...]) -> list[Entry]:
     """Every key of ``scope``, in key order (none when nothing is stored)."""
-    from soloqueue_mem.state.values import entries
-    from soloqueue_mem.storage.sqlite.stores import open_state
-
     with app_ctx.backend() as backend:
-        if backend is not None:
-            return backend.values(table, scope)
-    conn = open_state(app_ctx.home, app_ctx.config, create=False)
-    if conn is None:
-        return []
-    with opened(conn, "") as conn:
-        return entries(conn, table, scope)
+        return backend.values(table, scope)
 
 
 def remove_value(app_ctx: AppContext, table: str, scope: tuple[str, ...], key: str) -> Entry:
     """Delete ``key`` (NotFound when unset); what it held."""
-    from soloqueue_mem.state.values import remove
-
     with app_ctx.backend() as backend:
-        if backend is not None:
-            return backend.value_remove(table, scope, key)
-    with state_db(app_ctx, create=False) as conn:
-        return remove(conn, table, scope, key)
+        return backend.value_remove(table, scope, key)
 
 
 def _scope(group: str, agent: str) -> tuple[str, str]:

@@ -14,9 +14,9 @@ from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import Event, parse_event
 from soloqueue_mem.sessions.offload import Offloader
-from soloqueue_mem.sessions.writer import Flush, Item, LoggedTurn, Rejected, log_events
-from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, open_state
-from soloqueue_mem.storage.url import database_url
+from soloqueue_mem.sessions.writer import Flush, Item, LoggedTurn, Rejected
+from soloqueue_mem.storage import open_backend
+from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
@@ -100,24 +100,15 @@ def run_log(
         from soloqueue_mem.sessions.intake import read_document
 
         items = [(None, event) for event in read_document(_stdin(), config.max_input_bytes)]
-    backend = None
-    if database_url(config) is not None:  # the Backend interface only for PostgreSQL
-        from soloqueue_mem.storage.base import open_backend
-
-        backend = open_backend(app.home, config)
-    conn = open_memory(app.home, config) if backend is None else None
+    written = config._replace(redact=False) if batch else config  # redacted above
+    backend = open_backend(app.home, written)
     offloader = Offloader(
         app.home, config, app.now, lambda: open_artifacts(app.home, config), all_content=offload
     )
     extract = config.extract_on_log
     logged: list[LoggedTurn] | None = [] if extract else None  # bounded memory
     try:
-        key = (group, agent, session)
-        if backend is not None:
-            results = backend.log(items, key, app.now, offloader)
-        else:
-            written = config._replace(redact=False) if batch else config  # redacted above
-            results = log_events(app.home, conn, items, key, written, app.now, offload=offloader)
+        results = backend.log(items, (group, agent, session), app.now, offloader)
         committed = _Committed(results)
         single = not batch and len(items) == 1
         try:
@@ -136,7 +127,7 @@ def run_log(
             extract_in_background(app, logged, backend)
     finally:
         offloader.close()
-        (backend or conn).close()  # type: ignore[union-attr]
+        backend.close()
     if rejected and not batch:
         raise BadInput(rejected[0].reason, rejected[0].line)
     if rejected:
@@ -160,27 +151,20 @@ def extract_in_background(
     app: AppContext, logged: list[LoggedTurn], backend: Backend | None = None
 ) -> None:
     """Start a worker for the candidate turns of sessions that are not full yet (asking
-    ``backend``, the open PostgreSQL one, or the configured back end)."""
-    from soloqueue_mem.lifecycle.on_log import open_sessions, targets
-    from soloqueue_mem.storage.base import open_backend
+    ``backend``, the open one, or the configured back end)."""
+    from soloqueue_mem.lifecycle.on_log import targets
 
     chosen = targets(
         (t.group, t.agent, t.session, t.turn_index, t.role, t.content, t.duplicate) for t in logged
     )
     if chosen and backend is not None:
         chosen = backend.open_extraction_sessions(chosen)
-    elif chosen and (opened := open_backend(app.home, app.config)) is not None:
+    elif chosen:
+        opened = open_backend(app.home, app.config)
         try:
             chosen = opened.open_extraction_sessions(chosen)
         finally:
             opened.close()
-    elif chosen:
-        state = open_state(app.home, app.config, create=False)
-        try:
-            chosen = open_sessions(state, chosen)
-        finally:
-            if state is not None:
-                state.close()
     if chosen:
         from soloqueue_mem.cli.extract_worker import start
 

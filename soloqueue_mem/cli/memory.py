@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from contextlib import AbstractContextManager as ContextManager
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -33,13 +32,11 @@ from soloqueue_mem.cli.output import (
     stderr,
     write,
 )
-from soloqueue_mem.cli.state import AppContext, app_context, opened
+from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.store import Remembered
 
@@ -68,13 +65,6 @@ DurationOpt = Annotated[
         show_default=False,
     ),
 ]
-
-
-def _memory_db(app_ctx: AppContext, create: bool) -> ContextManager[sqlite3.Connection]:
-    from soloqueue_mem.storage.sqlite.stores import open_memory
-
-    conn = open_memory(app_ctx.home, app_ctx.config, create=create)
-    return opened(conn, "no memories yet (no data directory or memory.db)")
 
 
 def _memories_table(rows: list[Memory]) -> None:
@@ -222,13 +212,7 @@ def remember(
 
 def _rememberer(app_ctx: AppContext, stack: ExitStack) -> Callable[..., Remembered]:
     """``remember(draft, group, agent, now)`` on the configured back end."""
-    from soloqueue_mem.memory.store import remember as store_remember
-
-    backend = stack.enter_context(app_ctx.backend())
-    if backend is not None:
-        return backend.remember
-    conn = stack.enter_context(_memory_db(app_ctx, create=True))
-    return lambda *args: store_remember(conn, *args)
+    return stack.enter_context(app_ctx.backend()).remember
 
 
 def _emit_remembered(
@@ -294,7 +278,7 @@ def list_command(
     root: RootOpt = None,
 ) -> None:
     """List active memories, most recently updated first (--all for every version)."""
-    from soloqueue_mem.memory.store import Filters, list_memories
+    from soloqueue_mem.memory.store import Filters
 
     app_ctx = app_context(ctx, fmt, root)
     limit = list_limit(limit)
@@ -302,19 +286,8 @@ def list_command(
         if value is not None:
             validate_id(kind, value)
     filters = Filters(group, agent, type_, tag, subject, include_inactive=all_)
-    from soloqueue_mem.storage.sqlite.stores import open_memory
-
     with app_ctx.backend() as backend:
-        if backend is not None:
-            rows = backend.memories(filters, app_ctx.now, limit)
-    if backend is None:
-        conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-        rows = []
-        if conn is not None:
-            try:
-                rows = list_memories(conn, filters, app_ctx.now, limit)
-            finally:
-                conn.close()
+        rows = backend.memories(filters, app_ctx.now, limit)
     _emit_many(rows, app_ctx.format, lambda m: f"{m.id}\t{m.type}\t{m.content}")
 
 
@@ -322,15 +295,10 @@ def list_command(
 @boundary
 def show(ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
     """Show one memory with every field."""
-    from soloqueue_mem.memory.store import get
 
     app_ctx = app_context(ctx, fmt, root)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            memory = backend.memory(memory_id)
-    if backend is None:
-        with _memory_db(app_ctx, create=False) as conn:
-            memory = get(conn, memory_id)
+        memory = backend.memory(memory_id)
     _emit_one(memory, app_ctx.format, memory.content)
 
 
@@ -360,7 +328,6 @@ def edit(
     """Correct a memory in place (use `remember` with the same --subject/--predicate to
     record a change over time instead)."""
     from soloqueue_mem.memory.store import Changes
-    from soloqueue_mem.memory.store import edit as store_edit
 
     app_ctx = app_context(ctx, fmt, root)
     changes = Changes(
@@ -377,11 +344,7 @@ def edit(
     if changes == Changes():
         raise UsageError("nothing to change: give --content, --type, --importance, --tag, ...")
     with app_ctx.backend() as backend:
-        if backend is not None:
-            memory = backend.edit(memory_id, changes, app_ctx.now)
-    if backend is None:
-        with _memory_db(app_ctx, create=False) as conn:
-            memory = store_edit(conn, memory_id, changes, app_ctx.now)
+        memory = backend.edit(memory_id, changes, app_ctx.now)
     _emit_one(memory, app_ctx.format, memory.id)
 
 
@@ -395,43 +358,20 @@ def forget(
 ) -> None:
     """Erase memories and their earlier versions for good (the bytes are overwritten);
     identity/MEMORY.md and USER.md are rewritten without them."""
-    from soloqueue_mem.lifecycle.consolidate import publish_identity
-    from soloqueue_mem.memory.store import Forgotten
-    from soloqueue_mem.memory.store import forget as store_forget
-
     app_ctx = app_context(ctx, fmt, root)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            result, published = Forgotten(backend.forget(memory_ids), False), False
-    if backend is not None:
-        stderr(_POSTGRES_FORGET_NOTE, app_ctx.quiet)
-    else:
-        with _memory_db(app_ctx, create=False) as conn:
-            result = store_forget(conn, memory_ids)
-            published = (app_ctx.home.root / "identity").is_dir()
-            if published:  # the forgotten text must not live on in the files an agent reads
-                publish_identity(app_ctx.home, conn, app_ctx.now)
-    if not result.wal_cleared and backend is None:
-        stderr(
-            "warning: another process is reading the store; the erased bytes leave the "
-            "write-ahead log at its next checkpoint",
-            app_ctx.quiet,
-        )
+        result = backend.forget(memory_ids, app_ctx.now)
+    if result.note:
+        stderr(result.note, app_ctx.quiet)
     emit_object(
         {
             "forgotten": result.ids,
             "wal_cleared": result.wal_cleared,
-            "identity_rewritten": published,
+            "identity_rewritten": result.identity_rewritten,
         },
         app_ctx.format,
         text=lambda: "".join(f"{memory_id}\n" for memory_id in result.ids),
     )
-
-
-_POSTGRES_FORGET_NOTE = (
-    "warning: PostgreSQL keeps the erased rows' bytes until VACUUM reclaims them and in "
-    "its write-ahead log until the server recycles it"
-)
 
 
 @app.command("history")
@@ -440,15 +380,10 @@ def history(
     ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: RootOpt = None
 ) -> None:
     """Every version of a memory's subject/predicate chain, oldest first."""
-    from soloqueue_mem.memory.store import history as store_history
 
     app_ctx = app_context(ctx, fmt, root)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            versions = backend.history(memory_id)
-    if backend is None:
-        with _memory_db(app_ctx, create=False) as conn:
-            versions = store_history(conn, memory_id)
+        versions = backend.history(memory_id)
     _emit_many(versions, app_ctx.format, lambda m: f"{m.created_at}\t{m.content}")
 
 
@@ -458,13 +393,8 @@ def restore(
     ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: RootOpt = None
 ) -> None:
     """Bring back a memory that decay archived (it is recalled again)."""
-    from soloqueue_mem.memory.store import restore as store_restore
 
     app_ctx = app_context(ctx, fmt, root)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            memory = backend.restore(memory_id, app_ctx.now)
-    if backend is None:
-        with _memory_db(app_ctx, create=False) as conn:
-            memory = store_restore(conn, memory_id, app_ctx.now)
+        memory = backend.restore(memory_id, app_ctx.now)
     _emit_one(memory, app_ctx.format, memory.id)

@@ -12,7 +12,6 @@ from soloqueue_mem.cli.output import Format, emit_object, print_table, print_tex
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.cli.trace_run import hit_json, render_hits
 from soloqueue_mem.home import DIR_NAME, Home
-from soloqueue_mem.storage.sqlite.stores import open_memory
 
 
 @boundary
@@ -24,22 +23,16 @@ def init(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> Non
     from contextlib import closing
     from pathlib import Path
 
-    from soloqueue_mem.storage.base import open_backend
+    from soloqueue_mem.storage import open_backend
 
     app = app_context(ctx, fmt, root)
     explicit = app.root_option or os.environ.get("SOLOQUEUE_HOME")
     home = app.home if explicit else Home(Path.cwd() / DIR_NAME)
     existed = home.exists()
     config = app.config if explicit else _config_for(home)
-    backend = open_backend(home, config)
-    if backend is None:
-        conn = open_memory(home, config)
-        assert conn is not None
-        conn.close()
-    else:  # the local folder (session logs, blobs) and the database's schema, migrated
-        with closing(backend):
-            backend.init()  # first: a database it cannot reach leaves no folder behind
-            home.ensure()
+    with closing(open_backend(home, config)) as backend:
+        backend.init()  # first: a database it cannot reach leaves no folder behind
+        home.ensure()  # the local folder (session logs, blobs) beside a database
     emit_object(
         {"root": str(home.root), "created": not existed},
         app.format,

@@ -70,8 +70,7 @@ def _recall_here(app: AppContext, asked: dict[str, Any], explain: bool) -> None:
     """The direct path: this process opens the database and recalls."""
     from soloqueue_mem.clock import parse_since
     from soloqueue_mem.memory.model import check_type
-    from soloqueue_mem.memory.recall import Request, recall
-    from soloqueue_mem.storage.sqlite.stores import open_memory
+    from soloqueue_mem.memory.recall import Request
 
     type_, since, channels = asked["type"], asked["since"], asked["channels"]
     request = Request(
@@ -85,15 +84,7 @@ def _recall_here(app: AppContext, asked: dict[str, Any], explain: bool) -> None:
         max_tokens=asked["max_tokens"],
     )
     with app.backend() as backend:
-        if backend is not None:
-            result = backend.recall(request, app.now, lexicon_loader(app))
-    if backend is None:
-        conn = open_memory(app.home, app.config, create=False)
-        try:
-            result = recall(app.home, conn, request, app.config, app.now, lexicon_loader(app))
-        finally:
-            if conn is not None:
-                conn.close()
+        result = backend.recall(request, app.now, lexicon_loader(app))
     for note in result.notes:
         stderr(f"warning: {note}", app.quiet)
     if result.left_out:

@@ -57,36 +57,18 @@ def show(
 
 def _current(app_ctx: AppContext, scope: tuple[str, str]) -> Any:
     """The stored scratchpad, or the empty template (a read never creates a store)."""
-    from soloqueue_mem.memory.scratchpad import TEMPLATES, from_content, get
-    from soloqueue_mem.storage.sqlite.stores import open_memory
+    from soloqueue_mem.memory.scratchpad import TEMPLATES
 
     with app_ctx.backend() as backend:
-        if backend is not None:
-            return backend.scratchpad(*scope, TEMPLATES[app_ctx.config.language])
-    conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-    if conn is None:
-        return from_content(*scope, TEMPLATES[app_ctx.config.language], None)
-    try:
-        return get(conn, *scope, TEMPLATES[app_ctx.config.language])
-    finally:
-        conn.close()
+        return backend.scratchpad(*scope, TEMPLATES[app_ctx.config.language])
 
 
 def _save(app_ctx: AppContext, scope: tuple[str, str], content: str) -> None:
-    from soloqueue_mem.memory.scratchpad import check, put
-    from soloqueue_mem.storage.sqlite.stores import open_memory
+    from soloqueue_mem.memory.scratchpad import check
 
     content = check(app_ctx.redacted(content))  # refused before the store is created
     with app_ctx.backend() as backend:
-        if backend is not None:
-            pad = backend.scratchpad_put(*scope, content, app_ctx.now)
-    if backend is None:
-        conn = open_memory(app_ctx.home, app_ctx.config)
-        assert conn is not None
-        try:
-            pad = put(conn, *scope, content, app_ctx.now)
-        finally:
-            conn.close()
+        pad = backend.scratchpad_put(*scope, content, app_ctx.now)
     _emit(app_ctx, pad)
 
 

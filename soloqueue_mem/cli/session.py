@@ -30,10 +30,8 @@ from soloqueue_mem.cli.output import (
     write,
 )
 from soloqueue_mem.cli.state import AppContext, app_context
-from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import SessionKey
-from soloqueue_mem.storage.sqlite.stores import open_memory
 
 app = typer.Typer(
     help="List, show, export and end sessions; set, get and unset session variables.",
@@ -72,21 +70,10 @@ def list_sessions(
     root: RootOpt = None,
 ) -> None:
     """Sessions, most recently active first."""
-    from soloqueue_mem.sessions import turns
-
     app_ctx = app_context(ctx, fmt, root)
     limit = list_limit(limit)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            rows = backend.sessions(group, agent, limit)
-    if backend is None:
-        conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-        rows = []
-        if conn is not None:
-            try:
-                rows = turns.list_sessions(conn, group, agent, limit)
-            finally:
-                conn.close()
+        rows = backend.sessions(group, agent, limit)
     if app_ctx.format in (Format.table, Format.text):
         print_table(
             None,
@@ -158,14 +145,7 @@ def show(
 def _read(app_ctx: AppContext, group: str, agent: str, session: str) -> Any:
     key = _key(group, agent, session)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            content = backend.session(key)
-    if backend is None:
-        if not app_ctx.home.exists():
-            raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
-        from soloqueue_mem.sessions.reader import read_session
-
-        content = read_session(app_ctx.home, key)
+        content = backend.session(key)
     for problem in content.problems:
         stderr(f"warning: {problem}", app_ctx.quiet)
     return content
@@ -263,21 +243,10 @@ def end(
     tools, errors and outcome, and the scratchpad notes it under 近期进展. The
     session's TRANSIENT memories are deleted (transient_cleared).
     """
-    from soloqueue_mem.lifecycle.session_end import end_and_digest
-
     app_ctx = app_context(ctx, fmt, root)
     key = _key(group, agent, session)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            ended = backend.session_end(key, app_ctx.now)
-    if backend is None:
-        conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-        if conn is None:
-            raise NotFound(f"session {group}/{agent}/{session} not found (no data directory)")
-        try:
-            ended = end_and_digest(app_ctx.home, conn, key, app_ctx.config, app_ctx.now)
-        finally:
-            conn.close()
+        ended = backend.session_end(key, app_ctx.now)
     emit_object(
         {
             "group": key.group,
@@ -313,8 +282,7 @@ def set_variable(
     current_task becomes the first item of the scratchpad's 当前项目 (a task it replaces
     goes to 近期进展 with the date); next_step the first item of 下一步.
     """
-    from soloqueue_mem.cli.kv import emit_entry, parse_value, state_db
-    from soloqueue_mem.state.session import set_variable as set_state
+    from soloqueue_mem.cli.kv import emit_entry, parse_value
     from soloqueue_mem.state.values import encode
 
     app_ctx = app_context(ctx, fmt, root)
@@ -325,18 +293,7 @@ def set_variable(
         parsed = app_ctx.redactor.value(parsed)
     encode(parsed)  # too big: refused before the store is created
     with app_ctx.backend() as backend:
-        if backend is not None:
-            entry = backend.session_set(key, name, parsed, app_ctx.now)
-    if backend is not None:
-        emit_entry(app_ctx, entry)
-        return
-    memory = open_memory(app_ctx.home, app_ctx.config)
-    assert memory is not None
-    try:
-        with state_db(app_ctx, create=True) as state:
-            entry = set_state(state, memory, key, name, parsed, app_ctx.now)
-    finally:
-        memory.close()
+        entry = backend.session_set(key, name, parsed, app_ctx.now)
     emit_entry(app_ctx, entry)
 
 
@@ -360,8 +317,7 @@ def get_variables(
     if name is None:
         emit_entries(app_ctx, list_values(app_ctx, TABLE, key))
         return
-    missing = f"no variable {name!r} in {'/'.join(key)}"
-    emit_entry(app_ctx, get_value(app_ctx, TABLE, key, validate_id("variable", name), missing))
+    emit_entry(app_ctx, get_value(app_ctx, TABLE, key, validate_id("variable", name)))
 
 
 @app.command("unset")

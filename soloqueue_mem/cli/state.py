@@ -74,15 +74,12 @@ class AppContext:
 
         return Store(self.home.dir, config=self.config, clock=lambda: self.now)
 
-    def backend(self) -> AbstractContextManager[Backend | None]:
-        """The PostgreSQL back end when ``database_url`` is set (closed after the
-        block), else None: the command uses memory.db as always."""
-        from contextlib import closing, nullcontext  # not on log's start-up path
+    def backend(self) -> AbstractContextManager[Backend]:
+        """The configured storage back end (PostgreSQL when ``database_url`` is set,
+        else the data directory's SQLite files), closed after the block."""
+        from soloqueue_mem.storage import open_backend
 
-        from soloqueue_mem.storage.base import open_backend
-
-        backend = open_backend(self.home, self.config)
-        return nullcontext() if backend is None else closing(backend)
+        return _Closing(open_backend(self.home, self.config))
 
     @property
     def format(self) -> Format:
@@ -129,21 +126,17 @@ MAY_CREATE = frozenset(
 def check_command(app: AppContext, command: str) -> None:
     """NoStore when the command needs a data directory that does not exist (a typo in
     ``--root`` is an error, not an empty store; on PostgreSQL the store is the database,
-    which a directory need not hold); Unsupported when it cannot run on the configured
-    storage back end."""
+    which a directory need not hold)."""
     from soloqueue_mem.storage.url import database_url
 
-    if database_url(app.config) is None:  # SQLite runs every command
-        word = command.partition(" ")[0]
-        if command not in MAY_CREATE and word not in MAY_CREATE and not app.home.exists():
-            raise NoStore(
-                f"no data directory at {app.home.dir} "
-                "(check --root and SOLOQUEUE_HOME; soloqueue-mem init creates one)"
-            )
+    word = command.partition(" ")[0]
+    if command in MAY_CREATE or word in MAY_CREATE or database_url(app.config) is not None:
         return
-    from soloqueue_mem.storage.base import check_command as check
-
-    check(app.config, command)
+    if not app.home.exists():
+        raise NoStore(
+            f"no data directory at {app.home.dir} "
+            "(check --root and SOLOQUEUE_HOME; soloqueue-mem init creates one)"
+        )
 
 
 def opened(conn: Closable | None, missing: str) -> AbstractContextManager[Closable]:

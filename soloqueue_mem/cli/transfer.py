@@ -211,8 +211,7 @@ def _import_one(
     if kind == "dump":
         return _import_dump(app_ctx, source)
     from soloqueue_mem import jsonio
-    from soloqueue_mem.ops.memories_v1 import convert_all, import_v1
-    from soloqueue_mem.storage.sqlite.stores import open_memory
+    from soloqueue_mem.ops.memories_v1 import convert_all
 
     cap = app_ctx.config.max_input_bytes
     data = source.read(cap + 1)
@@ -220,14 +219,7 @@ def _import_one(
         raise BadInput(f"the file is larger than max_input_bytes ({cap})")
     memories = convert_all(jsonio.loads(data), group, agent, app_ctx.now)  # before any write
     with app_ctx.backend() as backend:
-        if backend is not None:
-            return backend.import_v1(memories)
-    conn = open_memory(app_ctx.home, app_ctx.config)
-    assert conn is not None
-    try:
-        return import_v1(conn, memories)
-    finally:
-        conn.close()
+        return backend.import_v1(memories)
 
 
 def _import_dump(app_ctx: AppContext, source: IO[bytes]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table, stderr
 from soloqueue_mem.cli.source import read_source
-from soloqueue_mem.cli.state import AppContext, app_context, opened
+from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
 
@@ -21,12 +21,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 TextArg = Annotated[str, typer.Argument(help="The entry; '-' reads it from stdin.")]
-
-
-def _open(app_ctx: AppContext, create: bool) -> Any:
-    from soloqueue_mem.storage.sqlite.stores import open_memory
-
-    return opened(open_memory(app_ctx.home, app_ctx.config, create=create), "no store yet")
 
 
 def entry_json(entry: Any) -> dict[str, Any]:
@@ -53,18 +47,12 @@ def add(
     (empty, an acknowledgement such as ok/好的/thanks, too short, or a near-duplicate
     of a live entry). A dropped entry is not an error: {"added": false, "dropped": rule}.
     """
-    from soloqueue_mem.memory import working
-
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     content = read_source("-", app_ctx.config.max_input_bytes) if text == "-" else text
     text = app_ctx.redacted(content)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            added = backend.working_add(group, text, "add", app_ctx.now)
-    if backend is None:
-        with _open(app_ctx, create=True) as conn:
-            added = working.add(conn, group, text, "add", app_ctx.now)
+        added = backend.working_add(group, text, "add", app_ctx.now)
     out: dict[str, Any] = {"added": added.entry is not None, "dropped": added.dropped}
     if added.entry is not None:
         out["entry"] = entry_json(added.entry)
@@ -84,21 +72,13 @@ def list_command(
 ) -> None:
     """The group's live entries, newest first (what the hot channel returns)."""
     from soloqueue_mem.memory import working
-    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     if not 1 <= limit <= working.CAP:
         raise UsageError(f"--limit must be between 1 and {working.CAP}")
     with app_ctx.backend() as backend:
-        if backend is not None:
-            entries = backend.working(group, app_ctx.now, limit)
-    if backend is None:
-        conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-        entries = []
-        if conn is not None:
-            with opened(conn, "no store yet"):
-                entries = working.latest(conn, group, app_ctx.now, limit)
+        entries = backend.working(group, app_ctx.now, limit)
     rows = [entry_json(e) for e in entries]
     if app_ctx.format.value == "table":
         print_table(None, ["time", "text"], ((r["created_at"], r["content"]) for r in rows))
@@ -112,16 +92,10 @@ def clear(
     ctx: typer.Context, group: GroupOpt = "default", fmt: FormatOpt = None, root: RootOpt = None
 ) -> None:
     """Empty the group's working memory."""
-    from soloqueue_mem.memory import working
-
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     with app_ctx.backend() as backend:
-        if backend is not None:
-            removed = backend.working_clear(group)
-    if backend is None:
-        with _open(app_ctx, create=False) as conn:
-            removed = working.clear(conn, group)
+        removed = backend.working_clear(group)
     emit_object({"removed": removed}, app_ctx.format)
 
 
@@ -140,8 +114,6 @@ def promote(
     by the next consolidate when search_backend is hybrid/dense. Promoting the same
     text again stores nothing new.
     """
-    from soloqueue_mem.memory.promote import promote as promote_text
-
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     validate_id("agent", agent)
@@ -149,11 +121,7 @@ def promote(
     if not text.strip():
         raise BadInput("nothing to promote: the text is empty")
     with app_ctx.backend() as backend:
-        if backend is not None:
-            result = backend.promote(group, agent, text, app_ctx.now)
-    if backend is None:
-        with _open(app_ctx, create=True) as conn:
-            result = promote_text(conn, group, agent, text, app_ctx.now)
+        result = backend.promote(group, agent, text, app_ctx.now)
     emit_object(
         {"chunks": result.chunks, "stored": result.stored, "existing": result.existing},
         app_ctx.format,
@@ -178,24 +146,14 @@ def query_command(
     """
     from soloqueue_mem.cli.trace_run import lexicon_loader
     from soloqueue_mem.memory.backend import choose_backend
-    from soloqueue_mem.memory.hotcold import Answer, answer
-    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     chosen = choose_backend(app_ctx.config.search_backend)
     if chosen.fallback_reason:
         stderr(f"warning: {chosen.fallback_reason}", app_ctx.quiet)
-    dense = chosen.backend.name in ("hybrid", "dense")
     with app_ctx.backend() as backend:
-        if backend is not None:
-            result = backend.query(query, group, app_ctx.now, lexicon_loader(app_ctx))
-    if backend is None:
-        conn = open_memory(app_ctx.home, app_ctx.config, create=False)
-        result = Answer([], "dense" if dense else "lexical")
-        if conn is not None:
-            with opened(conn, "no store yet"):
-                result = answer(conn, query, group, app_ctx.now, lexicon_loader(app_ctx), dense)
+        result = backend.query(query, group, app_ctx.now, lexicon_loader(app_ctx))
     out = result.as_json()
     if app_ctx.format.value == "table":
         rows = ((r["source"], f"{r['score']:.3f}", r["content"]) for r in out["results"])

@@ -22,8 +22,7 @@ if TYPE_CHECKING:
 
 
 class Values(Protocol):
-    """Where the kv preferences and session variables are, besides state.db (a storage
-    back end)."""
+    """Where the kv preferences and session variables are (a storage back end)."""
 
     def values(self, table: str, scope: tuple[str, ...]) -> list[Entry]: ...
 
@@ -33,32 +32,13 @@ class Values(Protocol):
 UNBOUNDED = 1_000_000
 
 
-def stored_state(
-    home: Home,
-    config: Config,
-    group: str,
-    agent: str,
-    session: str | None,
-    backend: Values | None = None,
-) -> State:
-    """The kv_store preferences of (group, agent) and the variables of ``session``, from
-    state.db or the storage ``backend``."""
+def stored_state(group: str, agent: str, session: str | None, backend: Values) -> State:
+    """The kv_store preferences of (group, agent) and the variables of ``session``."""
     from soloqueue_mem.context.layers import State
-    from soloqueue_mem.state.values import as_list, entries
-    from soloqueue_mem.storage.sqlite.stores import open_state
+    from soloqueue_mem.state.values import as_list
 
-    if backend is not None:
-        preferences = backend.values("kv_store", (group, agent))
-        variables = backend.values("session_state", (group, agent, session)) if session else []
-    else:
-        conn = open_state(home, config, create=False)
-        if conn is None:
-            return State()
-        try:
-            preferences = entries(conn, "kv_store", (group, agent))
-            variables = entries(conn, "session_state", (group, agent, session)) if session else []
-        finally:
-            conn.close()
+    preferences = backend.values("kv_store", (group, agent))
+    variables = backend.values("session_state", (group, agent, session)) if session else []
     return State(as_list(preferences), as_list(variables, first="current_task"), session or "")
 
 

@@ -12,9 +12,7 @@ Errors are raised to the caller, which keeps the hook fail-open.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import datetime
 from functools import cache, partial
 from pathlib import Path
@@ -26,8 +24,8 @@ from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.home import Home, validate_id
 from soloqueue_mem.sessions.events import Event, SessionKey, parse_event
 from soloqueue_mem.sessions.offload import Offloader
-from soloqueue_mem.sessions.writer import LoggedTurn, Rejected, log_events
-from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
+from soloqueue_mem.sessions.writer import LoggedTurn, Rejected
+from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
 if TYPE_CHECKING:
     from soloqueue_mem.storage.base import Backend
@@ -47,7 +45,7 @@ class Hook(NamedTuple):
     now: datetime
     key: SessionKey
     payload: dict[str, Any]
-    backend: Backend | None = None  # PostgreSQL when database_url is set, else memory.db
+    backend: Backend  # the configured storage back end
 
 
 class Outcome(NamedTuple):
@@ -75,10 +73,10 @@ def run_hook(
     scope: tuple[str, str],
     event: str,
     payload: dict[str, Any],
-    backend: Backend | None = None,
+    backend: Backend,
 ) -> Outcome:
-    """Handle ``event`` on memory.db or the storage ``backend``; an event this does not
-    handle is ignored."""
+    """Handle ``event`` on the storage ``backend``; an event this does not handle is
+    ignored."""
     handler = HANDLERS.get(event)
     if handler is None:
         return Outcome(None, [])
@@ -91,26 +89,12 @@ def run_hook(
 
 def _session_start(hook: Hook) -> Outcome:
     from soloqueue_mem.integrations.brief import build_brief
-    from soloqueue_mem.memory import episodes, scratchpad
+    from soloqueue_mem.memory import scratchpad
     from soloqueue_mem.memory.episodes import EpisodeFilters
 
     group, agent = hook.key.group, hook.key.agent
-    latest = EpisodeFilters(group=group, agent=agent)
-    if hook.backend is not None:
-        pad = hook.backend.scratchpad(group, agent, scratchpad.TEMPLATE)
-        found = hook.backend.episodes(latest, 1)
-    else:
-        conn = open_memory(hook.home, hook.config, create=False)
-        if conn is None:
-            pad, found = None, []
-        else:
-            try:
-                pad, found = (
-                    scratchpad.get(conn, group, agent),
-                    episodes.list_episodes(conn, latest, 1),
-                )
-            finally:
-                conn.close()
+    pad = hook.backend.scratchpad(group, agent, scratchpad.TEMPLATE)
+    found = hook.backend.episodes(EpisodeFilters(group=group, agent=agent), 1)
     brief = build_brief(hook.home.root, pad, found[0] if found else None)
     return Outcome(_context("SessionStart", brief), [])
 
@@ -143,22 +127,14 @@ def _post_tool(hook: Hook) -> Outcome:
 
 def _pre_compact(hook: Hook) -> Outcome:
     from soloqueue_mem.clock import iso
-    from soloqueue_mem.context.compress import compress
     from soloqueue_mem.graph.ops import feed_compressed
     from soloqueue_mem.lifecycle.vocabulary import vocabulary
     from soloqueue_mem.storage.graph import open_graph_db
 
     words = vocabulary(hook.config.predicates)
-    if hook.backend is not None:
-        try:
-            result = hook.backend.compress(hook.key, COMPRESS_KEEP, hook.now, words)
-        except NotFound:  # the session was never logged: nothing to compress
-            return Outcome(None, [])
-    else:
-        with _logged_session(hook) as conn:
-            if conn is None:
-                return Outcome(None, [])
-            result = compress(hook.home, conn, hook.key, COMPRESS_KEEP, hook.now, words)
+    if not hook.backend.session_turns(hook.key):  # never logged: nothing to compress
+        return Outcome(None, [])
+    result = hook.backend.compress(hook.key, COMPRESS_KEEP, hook.now, words)
     graph = partial(open_graph_db, hook.home, hook.config)
     feed_compressed(graph, hook.config, hook.key, result.fresh_records, iso(hook.now))
     return Outcome(None, [])
@@ -174,17 +150,10 @@ def _stop(hook: Hook) -> Outcome:
 
 
 def _session_end(hook: Hook) -> Outcome:
-    from soloqueue_mem.lifecycle.session_end import end_and_digest
-
-    if hook.backend is not None:
-        try:
-            hook.backend.session_end(hook.key, hook.now)
-        except NotFound:  # the session was never logged: nothing to end
-            pass
-        return Outcome(None, [])
-    with _logged_session(hook) as conn:
-        if conn is not None:
-            end_and_digest(hook.home, conn, hook.key, hook.config, hook.now)
+    try:
+        hook.backend.session_end(hook.key, hook.now)
+    except NotFound:  # the session was never logged: nothing to end
+        pass
     return Outcome(None, [])
 
 
@@ -235,73 +204,34 @@ def _log(hook: Hook, events: list[Event]) -> list[LoggedTurn]:
     """Log ``events`` in the hook's session (offloading big parts); BadInput if one is
     refused."""
     hook.home.ensure()
-    conn = open_memory(hook.home, hook.config) if hook.backend is None else None
     offloader = Offloader(
         hook.home, hook.config, hook.now, lambda: open_artifacts(hook.home, hook.config)
     )
-    key = hook.key
     try:
         items = [(None, event) for event in events]
-        if hook.backend is not None:
-            results = list(hook.backend.log(items, key, hook.now, offloader))
-        else:
-            results = list(
-                log_events(
-                    hook.home,
-                    conn,
-                    items,
-                    key,
-                    hook.config,
-                    hook.now,
-                    offload=offloader,
-                    queue_when_busy=True,  # a prompt is never dropped for a busy store
-                )
-            )
+        # a prompt is never dropped for a busy store
+        logged = hook.backend.log(items, hook.key, hook.now, offloader, queue_when_busy=True)
+        results = list(logged)
     finally:
         offloader.close()
-        if conn is not None:
-            conn.close()
     refused = [r for r in results if isinstance(r, Rejected)]
     if refused:
         raise BadInput(refused[0].reason)
     return [r for r in results if isinstance(r, LoggedTurn)]
 
 
-@contextmanager
-def _logged_session(hook: Hook) -> Iterator[sqlite3.Connection | None]:
-    """memory.db while the block runs when the hook's session was logged, else None
-    (nothing to compress or end)."""
-    from soloqueue_mem.sessions.turns import get_session
-
-    conn = open_memory(hook.home, hook.config, create=False)
-    try:
-        yield conn if conn is not None and get_session(conn, hook.key) is not None else None
-    finally:
-        if conn is not None:
-            conn.close()
-
-
 def _recall(hook: Hook, prompt: str) -> str:
     """The memories recalled for ``prompt``, fenced as reference data ("" if none)."""
     from soloqueue_mem.integrations.brief import fenced
-    from soloqueue_mem.memory.recall import Request, recall, render_text
+    from soloqueue_mem.memory.recall import Request, render_text
     from soloqueue_mem.text.lexicon import open_lexicon
 
-    conn = open_memory(hook.home, hook.config, create=False) if hook.backend is None else None
-    if conn is None and hook.backend is None:
-        return ""
     request = Request(prompt, group=hook.key.group, max_tokens=RECALL_TOKENS)
     lexicon = cache(lambda: open_lexicon(hook.home.cache_dir))
     try:
-        if hook.backend is not None:
-            found = hook.backend.recall(request, hook.now, lexicon)
-        else:
-            found = recall(hook.home, conn, request, hook.config, hook.now, lexicon)
+        found = hook.backend.recall(request, hook.now, lexicon)
     except BadInput:  # nothing to search for in this prompt
         return ""
-    finally:
-        if conn is not None:
-            conn.close()
     text = render_text(found.hits)
     return fenced({"Relevant memories": text}) if text.strip() else ""
 

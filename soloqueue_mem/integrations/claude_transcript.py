@@ -12,7 +12,6 @@ the session (else the file name does), ``timestamp`` the turn's time.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -21,9 +20,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
 from soloqueue_mem.errors import BadInput, InvalidId, NotFound
-from soloqueue_mem.home import Home, validate_id
+from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import Event, parse_event
-from soloqueue_mem.sessions.writer import Flush, Item, Offload, Rejected, log_events
+from soloqueue_mem.sessions.writer import Flush, Item, Offload, Rejected
 from soloqueue_mem.streams import TOO_LONG, numbered_lines
 
 if TYPE_CHECKING:
@@ -109,30 +108,23 @@ class FileResult(NamedTuple):
 
 
 def import_transcripts(
-    home: Home,
-    conn: sqlite3.Connection | None,
+    backend: Backend,
     paths: Iterable[Path],
     scope: tuple[str, str],
     config: Config,
     now: datetime,
     offload: Offload | None = None,
     progress: Callable[[int], None] | None = None,
-    backend: Backend | None = None,
 ) -> Iterator[FileResult]:
-    """Import each transcript into ``scope`` (group, agent): memory.db through ``conn``,
-    or the PostgreSQL ``backend``; one result per file, after its turns are committed.
-    ``progress`` is told how many records were handled."""
+    """Import each transcript into ``scope`` (group, agent) of the storage ``backend``;
+    one result per file, after its turns are committed. ``progress`` is told how many
+    records were handled."""
     for path in paths:
         items = _counted(read_transcript(path, config.max_line_bytes), progress)
         imported = duplicates = 0
         rejected: list[Rejected] = []
         sessions: set[str] = set()
-        if backend is not None:
-            logged = backend.log(items, (*scope, None), now, offload)
-        else:
-            assert conn is not None
-            logged = log_events(home, conn, items, (*scope, None), config, now, offload=offload)
-        for result in logged:
+        for result in backend.log(items, (*scope, None), now, offload):
             if isinstance(result, Rejected):
                 rejected.append(result)
                 continue

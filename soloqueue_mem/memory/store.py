@@ -550,6 +550,8 @@ def _with_ancestors(conn: sqlite3.Connection, memory: Memory) -> list[Memory]:
 class Forgotten(NamedTuple):
     ids: list[str]
     wal_cleared: bool  # False: a reader kept the WAL; old pages go at a later checkpoint
+    identity_rewritten: bool = False  # identity/ was republished without them
+    note: str | None = None  # a warning on where the erased bytes may still be
 
 
 def forget(conn: sqlite3.Connection, refs: Iterable[str]) -> Forgotten:

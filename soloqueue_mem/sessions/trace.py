@@ -61,7 +61,7 @@ def trace(
         return []
     hits: list[TraceHit] = []
     if conn is not None:
-        bounded = turns.bounded(conn, _search_scope(scope))
+        bounded = turns.bounded(conn, search_scope(scope))
         found = rank(conn, weighted, bounded, limit) if bounded is not None else []
         best = max((score for _, score in found), default=1.0) or 1.0
         hits = [TraceHit(turn, score / best, "index") for turn, score in found]
@@ -71,7 +71,8 @@ def trace(
     return hits[:limit]
 
 
-def _search_scope(scope: Scope) -> SearchScope:
+def search_scope(scope: Scope) -> SearchScope:
+    """``scope`` as the turn index's filters."""
     since = iso(scope.since) if scope.since else None
     return SearchScope(scope.group, scope.agent, scope.session, since, scope.role)
 

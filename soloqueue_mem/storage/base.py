@@ -6,19 +6,15 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from soloqueue_mem.errors import Unsupported
-
 # in a module of their own (log reads them without this one); callers import them here too
 from soloqueue_mem.storage.url import check_url, database_url, shown_url  # noqa: F401
 
 if TYPE_CHECKING:
     import sqlite3
 
-    from soloqueue_mem.config import Config
     from soloqueue_mem.context.cache import TokenCache
     from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
-    from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
     from soloqueue_mem.lifecycle.gc import GcOptions
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
@@ -34,7 +30,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.scratchpad import Scratchpad
-    from soloqueue_mem.memory.store import Changes, Draft, Filters, Remembered
+    from soloqueue_mem.memory.store import Changes, Draft, Filters, Forgotten, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
@@ -48,89 +44,13 @@ if TYPE_CHECKING:
     from soloqueue_mem.state.values import Entry as ValueEntry
     from soloqueue_mem.text.lexicon import Lexicon
 
-# The commands that run on PostgreSQL in this phase (issue 14); any other one exits
-# with Unsupported (69) there rather than use the local SQLite files.
-POSTGRES_COMMANDS = frozenset(
-    {
-        "log",
-        "trace",
-        "remember",
-        "recall",
-        "memory list",
-        "memory show",
-        "memory forget",
-        "memory history",
-        "memory edit",
-        "memory restore",
-        "init",
-        "demo",
-        "identity show",
-        "identity compile",
-        "identity edit",
-        "session list",
-        "session show",
-        "session export",
-        "session end",
-        "episode list",
-        "episode show",
-        "episode search",
-        "consolidate",
-        "working add",
-        "working list",
-        "working clear",
-        "scratchpad show",
-        "scratchpad set",
-        "scratchpad edit",
-        "kv set",
-        "kv get",
-        "kv list",
-        "kv rm",
-        "session set",
-        "session get",
-        "session unset",
-        "artifact save",
-        "artifact read",
-        "artifact show",
-        "artifact list",
-        "artifact tag",
-        "artifact rm",
-        "context build",
-        "context compress",
-        "hook claude",
-        "promote",
-        "query",
-        "migrate",
-        "export",
-        "import",
-        "index",
-        "path",
-        "completion",
-        "serve",
-        "mcp",
-        "stats",
-        "verify",
-        "gc",
-        "graph remember",
-        "graph work",
-        "graph recall",
-        "graph focus",
-        "graph show",
-        "graph stats",
-        "graph compress",
-        "graph export",
-        "attach",
-        "attachment list",
-        "attachment show",
-        "attachment rm",
-    }
-)
-
 
 class Backend(Protocol):
-    """What every storage back end guarantees the library (``Store``, the commands that
-    run on either back end, recall through its :class:`~soloqueue_mem.memory.recall.
-    Source` methods); PostgreSQL is the one implementation yet, SQLite the ``None`` of
-    :func:`open_backend` until it gets its own.
+    """What every storage back end guarantees the library (``Store``, the fast paths
+    that hold one directly, recall through its :class:`~soloqueue_mem.memory.recall.
+    Source` methods): :class:`~soloqueue_mem.storage.sqlite.backend.SqliteBackend` on
+    the data directory's files, :class:`~soloqueue_mem.storage.postgres.backend.
+    PostgresBackend` on a database.
 
     The contract, for every method:
 
@@ -153,7 +73,11 @@ class Backend(Protocol):
     """
 
     name: str
-    channels: frozenset[str]  # the recall channels this back end serves
+
+    @property
+    def channels(self) -> frozenset[str]:
+        """The recall channels this back end serves."""
+        ...
 
     # -- the connection ----------------------------------------------------------------
 
@@ -183,10 +107,13 @@ class Backend(Protocol):
         default: tuple[str, str, str | None],
         now: datetime,
         offload: Offload | None,
+        queue_when_busy: bool = False,
     ) -> Iterator[LoggedTurn | Rejected]:
         """``log``: append each item to its session (``default``: the group, agent and
         session of an item naming none), one result per item in order; a bad item is
-        Rejected without stopping the stream, a repeated ``event_id`` is a duplicate."""
+        Rejected without stopping the stream, a repeated ``event_id`` is a duplicate.
+        ``queue_when_busy`` (hooks): turns a store too busy to index now are appended to
+        the logs and indexed later, yielding nothing, rather than refused."""
         ...
 
     def trace(
@@ -324,9 +251,10 @@ class Backend(Protocol):
         """``memory history``: the supersede chain through ``ref``, oldest first."""
         ...
 
-    def forget(self, refs: Iterable[str]) -> list[str]:
-        """``memory forget``: delete the memories; the ids deleted (NotFound for an
-        unknown ref, and then none is deleted)."""
+    def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
+        """``memory forget``: erase the memories and their earlier versions; the ids
+        erased (NotFound for an unknown ref, and then none is), and a ``note`` on where
+        the erased bytes may linger."""
         ...
 
     def import_v1(self, converted: list[Memory]) -> dict[str, Any]:
@@ -343,8 +271,9 @@ class Backend(Protocol):
 
     # -- attachments: the rows here, the blobs in this host's CAS ---------------------
 
-    def attachments(self) -> Rows:
-        """The attachment rows (``attach``, ``attachment list/show/rm``)."""
+    def attachments(self, create: bool) -> Rows:
+        """The attachment rows (``attach``, ``attachment list/show/rm``); NotFound when
+        the store holds none yet and not ``create``."""
         ...
 
     def search_attachments(
@@ -438,8 +367,9 @@ class Backend(Protocol):
 
     # -- context -----------------------------------------------------------------------
 
-    def token_cache(self) -> TokenCache:
-        """The token counts cache ``context build`` reads and fills."""
+    def token_cache(self) -> TokenCache | None:
+        """The token counts cache ``context build`` reads and fills (None: no store
+        yet, nothing cached)."""
         ...
 
     def compress(
@@ -448,22 +378,3 @@ class Backend(Protocol):
         """``context compress``: the session's older turns summarised, ``keep`` newest
         kept whole."""
         ...
-
-
-def open_backend(home: Home, config: Config) -> Backend | None:
-    """The PostgreSQL back end when one is configured, else None (use SQLite)."""
-    url = database_url(config)
-    if url is None:
-        return None
-    from soloqueue_mem.storage.postgres.backend import PostgresBackend
-
-    return PostgresBackend(home, config, url)
-
-
-def check_command(config: Config, command: str) -> None:
-    """Unsupported when ``command`` ("memory list") cannot run on the configured back end."""
-    if database_url(config) is not None and command not in POSTGRES_COMMANDS:
-        raise Unsupported(
-            f"{command} is not available on the PostgreSQL back end yet "
-            f"(database_url is set; available: {', '.join(sorted(POSTGRES_COMMANDS))})"
-        )

@@ -15,7 +15,7 @@ from soloqueue_mem.integrations.claude_transcript import (
     last_reply,
     transcript_event,
 )
-from soloqueue_mem.storage.sqlite.stores import open_memory
+from soloqueue_mem.storage.sqlite.backend import SqliteBackend
 from tests.conftest import tree_snapshot
 
 DATA = Path(__file__).parent.parent / "data" / "claude_code"
@@ -123,22 +123,23 @@ def test_an_unknown_kind_is_a_usage_error(cli, home):
 def test_the_library_imports_into_a_real_store(home):
     store = Home(home)
     store.ensure()
-    conn = open_memory(store, Config())
-    assert conn is not None
+    backend = SqliteBackend(store, Config())
     from datetime import UTC, datetime
 
     now = datetime(2026, 11, 26, tzinfo=UTC)
     try:
         done = []
         (result,) = import_transcripts(
-            store, conn, [TRANSCRIPT], ("work", "claude"), Config(), now, progress=done.append
+            backend, [TRANSCRIPT], ("work", "claude"), Config(), now, progress=done.append
         )
+        conn = backend.connection("memory", create=False)
+        assert conn is not None
         count = conn.execute(
             "SELECT COUNT(*) FROM conversation_turns WHERE group_id = ? AND agent_id = ?",
             ("work", "claude"),
         ).fetchone()[0]
     finally:
-        conn.close()
+        backend.close()
     assert (result.imported, count, len(done)) == (MESSAGES, MESSAGES, MESSAGES)
     assert (home / "groups" / "work" / "sessions" / "claude" / f"{SESSION}.jsonl").exists()
 

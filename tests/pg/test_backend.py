@@ -12,30 +12,7 @@ import pytest
 
 from soloqueue_mem import Store
 from soloqueue_mem.errors import NotFound
-from tests.conftest import Cli, run_process, tree_snapshot
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["identity", "show"],
-        ["memory", "edit", "abcd", "--content", "x"],
-        ["memory", "restore", "abcd"],
-    ],
-)
-def test_a_command_not_on_postgres_exits_69_with_one_line_and_writes_nothing(
-    cli: Cli, home: Path, on_postgres: str, args: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Every command runs on PostgreSQL now; one taken off the list shows the refusal."""
-    from soloqueue_mem.storage import base
-
-    monkeypatch.setattr(base, "POSTGRES_COMMANDS", base.POSTGRES_COMMANDS - {" ".join(args[:2])})
-    result = cli(*args, input="data")
-    assert result.exit_code == 69
-    assert result.stdout == ""
-    (line,) = result.stderr.splitlines()
-    assert line.startswith("error: ") and "not available on the PostgreSQL back end" in line
-    assert tree_snapshot(home) == {}
+from tests.conftest import Cli, run_process
 
 
 def test_the_fast_log_path_and_a_real_process_use_postgres(home: Path, on_postgres: str) -> None:

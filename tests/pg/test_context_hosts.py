@@ -77,7 +77,7 @@ def test_writers_released_at_once_lose_no_scratchpad_update(
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
     from soloqueue_mem.sessions.events import SessionKey
-    from soloqueue_mem.storage.base import open_backend
+    from soloqueue_mem.storage import open_backend
 
     backends = [open_backend(Home(tmp_path / f"host-{n % 2}"), Config()) for n in range(WRITERS)]
     now = datetime(2026, 11, 26, 8, 0, tzinfo=UTC)

@@ -15,7 +15,7 @@ from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory.store import Changes
 from soloqueue_mem.sessions.trace import Scope
-from soloqueue_mem.storage.base import open_backend
+from soloqueue_mem.storage import open_backend
 from tests.cli import test_consolidate as consolidating
 from tests.cli import test_memory as memory
 from tests.cli import test_recall as recalling
@@ -184,7 +184,7 @@ from pathlib import Path
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory.store import Changes
-from soloqueue_mem.storage.base import open_backend
+from soloqueue_mem.storage import open_backend
 backend = open_backend(Home(Path(sys.argv[1])), Config())
 backend.memory(sys.argv[2])  # connected: wait for the others, then edit at once
 print("ready", flush=True)

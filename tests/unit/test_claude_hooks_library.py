@@ -14,6 +14,7 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.integrations.brief import build_brief, defused
 from soloqueue_mem.integrations.claude_hooks import parse_payload, run_hook
 from soloqueue_mem.integrations.hook_errors import append_error, count_errors
+from soloqueue_mem.storage.sqlite.backend import SqliteBackend
 
 DATA = Path(__file__).parent.parent / "data" / "claude_code" / "hooks"
 NOW = datetime(2026, 11, 26, 8, tzinfo=UTC)
@@ -21,7 +22,11 @@ NOW = datetime(2026, 11, 26, 8, tzinfo=UTC)
 
 def call(home: Path, name: str, config: Config = Config()):  # noqa: B008 - immutable
     event, payload = parse_payload((DATA / f"{name}.json").read_bytes(), None)
-    return run_hook(Home(home), config, NOW, ("work", "claude"), event, payload)
+    backend = SqliteBackend(Home(home), config)
+    try:
+        return run_hook(Home(home), config, NOW, ("work", "claude"), event, payload, backend)
+    finally:
+        backend.close()
 
 
 def test_the_argument_wins_over_the_payload():
@@ -47,8 +52,12 @@ def test_events_log_into_the_scope_given(home):
 def test_a_hostile_session_id_is_refused_before_any_write(home):
     payload = json.loads((DATA / "UserPromptSubmit.json").read_text())
     payload["session_id"] = "../../x"
+    store = Home(home)
     with pytest.raises(InvalidId):
-        run_hook(Home(home), Config(), NOW, ("default", "default"), "UserPromptSubmit", payload)
+        scope = ("default", "default")
+        run_hook(
+            store, Config(), NOW, scope, "UserPromptSubmit", payload, SqliteBackend(store, Config())
+        )
     assert not home.exists()
 
 

@@ -131,7 +131,6 @@ def _is_module(dotted: str) -> bool:
 # Imports from a lower layer up, until issue 31's step 2 puts every database access
 # behind a back end: the subsystems that still open their own database.
 KNOWN_UPWARD = {
-    ("context.inputs", "storage.sqlite.stores"),
     ("graph.channel", "storage.sqlite.stores"),
     ("lifecycle.on_log", "storage.sqlite.stores"),
 }
@@ -163,7 +162,6 @@ KNOWN_CYCLE_EDGES = {
     ("semantic.index", "semantic.mapped"),
     ("graph.channel", "memory.recall"),
     ("semantic.channel", "memory.recall"),
-    ("storage.base", "storage.postgres.backend"),
     ("storage.postgres.embed", "ops.export"),
     ("storage.postgres.embed", "storage.postgres.dense"),
     ("storage.postgres.copy_sqlite", "storage.postgres.copy_rest"),
@@ -217,22 +215,8 @@ KNOWN_OPENERS = {
     "cli.artifact_run",
     "cli.attachment",
     "cli.consolidate",
-    "cli.context",
-    "cli.episode",
-    "cli.extract_worker",
-    "cli.graph_run",
     "cli.import_claude",
-    "cli.index",
-    "cli.kv",
     "cli.log_run",
-    "cli.memory",
-    "cli.ops",
-    "cli.recall_run",
-    "cli.scratchpad",
-    "cli.session",
-    "cli.transfer",
-    "cli.working",
-    "context.inputs",
     "graph.channel",
     "integrations.claude_hooks",
     "lifecycle.consolidate",

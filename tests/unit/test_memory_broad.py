@@ -4,6 +4,7 @@ term is scored over the whole store."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -27,10 +28,13 @@ def memories(tmp_path, monkeypatch):
     return Store(tmp_path, clock=lambda: NOW)
 
 
+def memory_db(store: Store) -> sqlite3.Connection:
+    """The Store's own connection to memory.db (its SQLite back end's)."""
+    return store._storage().connection("memory", create=False)  # type: ignore[attr-defined]
+
+
 def search(store: Store, terms: list[str]) -> list[str]:
-    found = backend.FTS5Backend().search(
-        store._db("memory", create=False), terms, Filters(), NOW, 10
-    )
+    found = backend.FTS5Backend().search(memory_db(store), terms, Filters(), NOW, 10)
     return [memory.content for memory, _ in found]
 
 
@@ -58,7 +62,7 @@ def test_among_equal_scores_the_newer_memory_comes_first(tmp_path):
         with Store(tmp_path, clock=lambda n=n: NOW - timedelta(hours=5 - n)) as store:
             store.remember(f"apple filler number{n}")
     with Store(tmp_path, clock=lambda: NOW) as store:
-        conn = store._db("memory", create=False)
+        conn = memory_db(store)
         # the newest is archived: the search skips it by its row id
         conn.execute(
             "UPDATE memories SET archived_at = ? WHERE rowid = (SELECT MAX(rowid) FROM memories)",

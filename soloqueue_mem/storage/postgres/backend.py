@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.scratchpad import Scratchpad
-    from soloqueue_mem.memory.store import Changes, Draft, Filters, Remembered
+    from soloqueue_mem.memory.store import Changes, Draft, Filters, Forgotten, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
@@ -81,6 +81,10 @@ RECALL_CHANNELS = frozenset(
         "graph",
         "attachments",
     }
+)
+FORGET_NOTE = (
+    "warning: PostgreSQL keeps the erased rows' bytes until VACUUM reclaims them and in "
+    "its write-ahead log until the server recycles it"
 )
 
 
@@ -136,7 +140,9 @@ class PostgresBackend:
         default: tuple[str, str, str | None],
         now: datetime,
         offload: Offload | None,
+        queue_when_busy: bool = False,
     ) -> Iterator[LoggedTurn | Rejected]:
+        """``queue_when_busy`` has no use here: the server queues a busy write itself."""
         from soloqueue_mem.sessions.writer import log_events
 
         fsync = self.config.durability == "full"
@@ -331,8 +337,10 @@ class PostgresBackend:
     def history(self, ref: str) -> list[Memory]:
         return memories.history(self.conn, ref)
 
-    def forget(self, refs: Iterable[str]) -> list[str]:
-        return memories.forget(self.conn, refs)
+    def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
+        from soloqueue_mem.memory.store import Forgotten
+
+        return Forgotten(memories.forget(self.conn, refs), False, note=FORGET_NOTE)
 
     def import_v1(self, converted: list[Memory]) -> dict[str, Any]:
         """``import memories-v1``: the converted memories not imported before."""
@@ -362,7 +370,7 @@ class PostgresBackend:
 
     # -- attachments: the rows here, the blobs in this host's CAS ----------------------
 
-    def attachments(self) -> PostgresRows:
+    def attachments(self, create: bool) -> PostgresRows:
         from soloqueue_mem.storage.postgres.attachments import PostgresRows
 
         return PostgresRows(self.conn)

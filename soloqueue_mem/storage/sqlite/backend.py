@@ -1,0 +1,540 @@
+"""The SQLite implementation of :class:`soloqueue_mem.storage.base.Backend`: the data
+directory's database files, reached through the domain functions that take their
+connections (``soloqueue_mem.sessions``, ``.memory``, ``.state``, ``.lifecycle``).
+
+It owns the connections to memory.db, state.db and graph.db, each opened on first use
+and kept until :meth:`SqliteBackend.close`. A read never creates a file: on a store
+without the database it reads, a list is empty and a lookup raises NotFound.
+
+Imported on ``log``'s path: every domain module is imported inside the method using it.
+"""
+
+from __future__ import annotations
+
+from soloqueue_mem.errors import NotFound
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Callable, Iterable, Iterator
+    from datetime import datetime
+    from typing import Any
+
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.context.cache import SqliteTokenCache
+    from soloqueue_mem.context.compress import Compressed
+    from soloqueue_mem.graph.db import GraphDb
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.gc import GcOptions
+    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
+    from soloqueue_mem.lifecycle.session_end import Ended
+    from soloqueue_mem.lifecycle.vocabulary import Vocabulary
+    from soloqueue_mem.memory.attach import SqliteRows
+    from soloqueue_mem.memory.attachments import Attachment
+    from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
+    from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
+    from soloqueue_mem.memory.hotcold import Answer
+    from soloqueue_mem.memory.model import Memory
+    from soloqueue_mem.memory.promote import Promoted
+    from soloqueue_mem.memory.recall import Request
+    from soloqueue_mem.memory.recall import Result as RecallResult
+    from soloqueue_mem.memory.scratchpad import Scratchpad
+    from soloqueue_mem.memory.store import Changes, Draft, Filters, Forgotten, Remembered
+    from soloqueue_mem.memory.working import Added, Entry
+    from soloqueue_mem.ops.verify import VerifyOptions
+    from soloqueue_mem.semantic.dense import DenseHit
+    from soloqueue_mem.semantic.dense import Scope as DenseScope
+    from soloqueue_mem.semantic.model import Embedder
+    from soloqueue_mem.sessions.events import SessionKey
+    from soloqueue_mem.sessions.reader import SessionLogContent
+    from soloqueue_mem.sessions.trace import Scope, TraceHit
+    from soloqueue_mem.sessions.turns import SessionRow, Turn
+    from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Rejected
+    from soloqueue_mem.state.values import Entry as ValueEntry
+    from soloqueue_mem.text.lexicon import Lexicon
+
+NO_MEMORY = "no memories yet (no data directory or memory.db)"
+NO_STATE = "nothing stored yet (no data directory or state.db)"
+NO_ATTACHMENTS = "no attachments yet (no data directory or memory.db)"
+WAL_KEPT = (
+    "warning: another process is reading the store; the erased bytes leave the "
+    "write-ahead log at its next checkpoint"
+)
+
+
+class SqliteBackend:
+    name = "sqlite"
+
+    def __init__(self, home: Home, config: Config) -> None:
+        self.home = home
+        self.config = config
+        self._conns: dict[str, sqlite3.Connection] = {}
+
+    @property
+    def channels(self) -> frozenset[str]:
+        """Every recall channel (recall reads memory.db itself)."""
+        from soloqueue_mem.memory.recall import CHANNELS
+
+        return frozenset(CHANNELS)
+
+    # -- the connections ---------------------------------------------------------------
+
+    def connection(self, name: str, create: bool) -> sqlite3.Connection | None:
+        """The open connection to ``name`` (memory, state, graph, artifacts); None when
+        the file does not exist and ``create`` is False."""
+        conn = self._conns.get(name)
+        if conn is None:
+            from soloqueue_mem.storage.sqlite import stores
+
+            opener = {
+                "memory": stores.open_memory,
+                "artifacts": stores.open_artifacts,
+                "state": stores.open_state,
+                "graph": stores.open_graph,
+            }[name]
+            conn = opener(self.home, self.config, create=create)
+            if conn is not None:
+                self._conns[name] = conn
+        return conn
+
+    def existing(self, name: str, missing: str) -> sqlite3.Connection:
+        """The connection to ``name``; NotFound(``missing``) when the file does not exist."""
+        conn = self.connection(name, create=False)
+        if conn is None:
+            raise NotFound(missing)
+        return conn
+
+    def _memory(self) -> sqlite3.Connection:
+        conn = self.connection("memory", create=True)
+        assert conn is not None
+        return conn
+
+    def _state(self) -> sqlite3.Connection:
+        conn = self.connection("state", create=True)
+        assert conn is not None
+        return conn
+
+    def init(self) -> None:
+        """Create or migrate memory.db (the other files are created on first write)."""
+        self._memory()
+
+    def warm(self) -> None:
+        """Nothing: opening a file costs little, and a server must not create the store."""
+
+    def lost(self, exc: BaseException) -> bool:
+        """Never: a file has no connection to lose."""
+        return False
+
+    def close(self) -> None:
+        for conn in self._conns.values():
+            conn.close()
+        self._conns.clear()
+
+    # -- turns and sessions ------------------------------------------------------------
+
+    def log(
+        self,
+        items: Iterable[Item],
+        default: tuple[str, str, str | None],
+        now: datetime,
+        offload: Offload | None,
+        queue_when_busy: bool = False,
+    ) -> Iterator[LoggedTurn | Rejected]:
+        from soloqueue_mem.sessions.writer import log_events
+
+        conn, config = self._memory(), self.config
+        return log_events(
+            self.home, conn, items, default, config, now, offload=offload,
+            queue_when_busy=queue_when_busy,
+        )  # fmt: skip
+
+    def trace(
+        self, query: str, scope: Scope, limit: int, lexicon: Callable[[], Lexicon]
+    ) -> list[TraceHit]:
+        from soloqueue_mem.sessions.trace import trace
+
+        conn = self.connection("memory", create=False)
+        return trace(self.home, conn, query, scope, limit, lexicon)
+
+    def newest_turns(self, scope: Scope, limit: int) -> list[Turn]:
+        from soloqueue_mem.sessions import turns
+        from soloqueue_mem.sessions.trace import search_scope
+
+        conn = self.connection("memory", create=False)
+        return turns.newest_turns(conn, search_scope(scope), limit) if conn else []
+
+    def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]:
+        from soloqueue_mem.clock import iso
+        from soloqueue_mem.sessions import turns
+        from soloqueue_mem.sessions.trace import search_scope
+
+        conn = self.connection("memory", create=False)
+        bounded = search_scope(scope)._replace(until=iso(until))
+        return turns.newest_turns(conn, bounded, limit) if conn else []
+
+    def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]:
+        from soloqueue_mem.sessions import turns
+
+        conn = self.connection("memory", create=False)
+        return turns.list_sessions(conn, group, agent, limit) if conn else []
+
+    def session(self, key: SessionKey) -> SessionLogContent:
+        from soloqueue_mem.sessions.reader import read_session
+
+        if not self.home.exists():
+            raise NotFound(f"session {'/'.join(key)} not found (no data directory)")
+        return read_session(self.home, key)
+
+    def session_turns(self, key: SessionKey) -> list[Turn]:
+        from soloqueue_mem.sessions import turns
+
+        conn = self.connection("memory", create=False)
+        return turns.session_turns(conn, key) if conn else []
+
+    def session_end(self, key: SessionKey, now: datetime) -> Ended:
+        from soloqueue_mem.lifecycle.session_end import end_and_digest
+
+        missing = f"session {'/'.join(key)} not found (no data directory)"
+        conn = self.existing("memory", missing)
+        return end_and_digest(self.home, conn, key, self.config, now)
+
+    # -- episodes and consolidation ----------------------------------------------------
+
+    def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]:
+        from soloqueue_mem.memory.episodes import list_episodes
+
+        conn = self.connection("memory", create=False)
+        return list_episodes(conn, filters, limit) if conn else []
+
+    def episode(self, ref: str) -> Episode:
+        from soloqueue_mem.memory.episodes import get
+
+        return get(self.existing("memory", "no episodes yet (no data directory or memory.db)"), ref)
+
+    def search_episodes(
+        self, terms: list[str], filters: EpisodeFilters, limit: int
+    ) -> list[tuple[Episode, float]]:
+        from soloqueue_mem.memory.episodes import search
+        from soloqueue_mem.text.fts import match_expression
+
+        conn = self.connection("memory", create=False)
+        match = match_expression(terms)
+        return search(conn, match, filters, limit) if conn and match else []
+
+    def touch_episodes(self, ids: list[str]) -> None:
+        from soloqueue_mem.memory.episodes import touch
+
+        touch(self.existing("memory", NO_MEMORY), ids)
+
+    def consolidate(
+        self,
+        now: datetime,
+        options: Options,
+        progress: Progress | None = None,
+        model: ModelExtraction | None = None,
+    ) -> dict[str, Any]:
+        """``consolidate`` on connections of its own (it holds them as long as it runs)."""
+        from soloqueue_mem.lifecycle.consolidate import run
+        from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
+
+        def memory() -> sqlite3.Connection | None:
+            return open_memory(self.home, self.config)
+
+        def artifacts() -> sqlite3.Connection | None:
+            return open_artifacts(self.home, self.config, create=False)
+
+        return run(self.home, memory, now, options, model, progress, open_artifacts=artifacts)
+
+    def extract_on_log(
+        self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
+    ) -> list[Remembered]:
+        from soloqueue_mem.lifecycle.on_log import extract_turns
+
+        memory = self.existing("memory", NO_MEMORY)
+        return extract_turns(memory, self._state(), targets, now, words)
+
+    def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
+        from soloqueue_mem.lifecycle.on_log import open_sessions
+
+        return open_sessions(self.connection("state", create=False), chosen)
+
+    # -- the dense index ---------------------------------------------------------------
+
+    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
+        from soloqueue_mem.semantic.embed import estimate
+
+        return estimate(self.existing("memory", "no store yet"), model, now, with_turns)
+
+    def embed(
+        self,
+        embedder: Embedder,
+        now: datetime,
+        with_turns: bool,
+        time_budget: float | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> dict[str, Any]:
+        from soloqueue_mem.semantic.embed import embed_store
+
+        conn = self.existing("memory", "no store yet")
+        return embed_store(
+            conn, embedder, now, with_turns=with_turns, time_budget=time_budget, progress=progress
+        )
+
+    # -- recall ------------------------------------------------------------------------
+
+    def recall(
+        self, request: Request, now: datetime, lexicon: Callable[[], Lexicon]
+    ) -> RecallResult:
+        from soloqueue_mem.memory.recall import recall
+
+        conn = self.connection("memory", create=False)
+        return recall(self.home, conn, request, self.config, now, lexicon)
+
+    def search(
+        self, conn: object, terms: list[str], filters: Filters, now: datetime, limit: int
+    ) -> list[tuple[Memory, float]]:
+        """Recall's memory search: BM25 over memory.db's index."""
+        from soloqueue_mem.memory.backend import FTS5Backend
+
+        own = self.connection("memory", create=False)
+        return FTS5Backend().search(own, terms, filters, now, limit) if own else []
+
+    def nearest(self, query: str, scope: DenseScope, now: datetime, limit: int) -> list[DenseHit]:
+        """Recall's dense channel: none unless ``search_backend`` is hybrid or dense and
+        the model loads."""
+        from soloqueue_mem.memory.backend import DENSE_BACKENDS
+
+        conn = self.connection("memory", create=False)
+        if conn is None or self.config.search_backend not in DENSE_BACKENDS:
+            return []
+        from soloqueue_mem.semantic.dense import search
+        from soloqueue_mem.semantic.model import Unavailable, load
+
+        try:
+            model = load()
+        except Unavailable:
+            return []
+        return search(conn, model, query, scope, now, limit)
+
+    def touch(self, memory_ids: list[str], now: datetime) -> None:
+        from soloqueue_mem.memory.store import touch
+
+        touch(self.existing("memory", NO_MEMORY), memory_ids, now)
+
+    # -- memories ----------------------------------------------------------------------
+
+    def remember(
+        self, draft: Draft, group: str, agent: str, now: datetime, event_id: str | None = None
+    ) -> Remembered:
+        from soloqueue_mem.memory.store import remember
+
+        return remember(self._memory(), draft, group, agent, now, event_id)
+
+    def memory(self, ref: str) -> Memory:
+        from soloqueue_mem.memory.store import get
+
+        return get(self.existing("memory", NO_MEMORY), ref)
+
+    def memories(self, filters: Filters, now: datetime, limit: int) -> list[Memory]:
+        from soloqueue_mem.memory.store import list_memories
+
+        conn = self.connection("memory", create=False)
+        return list_memories(conn, filters, now, limit) if conn else []
+
+    def history(self, ref: str) -> list[Memory]:
+        from soloqueue_mem.memory.store import history
+
+        return history(self.existing("memory", NO_MEMORY), ref)
+
+    def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
+        """Erased for good, the WAL checkpointed, and identity/ republished without
+        them when the store publishes it."""
+        from soloqueue_mem.lifecycle.consolidate import publish_identity
+        from soloqueue_mem.memory.store import forget
+
+        conn = self.existing("memory", NO_MEMORY)
+        result = forget(conn, refs)
+        published = (self.home.root / "identity").is_dir()
+        if published:  # the forgotten text must not live on in the files an agent reads
+            publish_identity(self.home, conn, now)
+        note = None if result.wal_cleared else WAL_KEPT
+        return result._replace(identity_rewritten=published, note=note)
+
+    def import_v1(self, converted: list[Memory]) -> dict[str, Any]:
+        from soloqueue_mem.ops.memories_v1 import import_v1
+
+        return import_v1(self._memory(), converted)
+
+    def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
+        from soloqueue_mem.memory.store import edit
+
+        return edit(self.existing("memory", NO_MEMORY), ref, changes, now)
+
+    def restore(self, ref: str, now: datetime) -> Memory:
+        from soloqueue_mem.memory.store import restore
+
+        return restore(self.existing("memory", NO_MEMORY), ref, now)
+
+    # -- attachments -------------------------------------------------------------------
+
+    def attachments(self, create: bool) -> SqliteRows:
+        from soloqueue_mem.memory.attach import SqliteRows
+
+        if create:
+            return SqliteRows(self._memory())
+        return SqliteRows(self.existing("memory", NO_ATTACHMENTS))
+
+    def search_attachments(
+        self, terms: list[str], filters: AttachmentFilters, now: str, limit: int
+    ) -> list[tuple[Attachment, float]]:
+        from soloqueue_mem.memory.attachments import search
+        from soloqueue_mem.text.fts import match_expression
+
+        conn = self.connection("memory", create=False)
+        match = match_expression(terms)
+        return search(conn, match, filters, now, limit) if conn and match else []
+
+    # -- upkeep ------------------------------------------------------------------------
+
+    def stats(self, artifacts: sqlite3.Connection | None) -> dict[str, Any]:
+        from soloqueue_mem.ops.stats import store_stats
+
+        return store_stats(self.home, self.connection("memory", create=False), artifacts)
+
+    def verify(self, options: VerifyOptions, now: float) -> dict[str, Any]:
+        from soloqueue_mem.ops.verify import verify_store
+        from soloqueue_mem.storage.sqlite.stores import open_memory
+
+        if not self.home.exists():
+            return {
+                "findings": [],
+                "counts": {},
+                "summary": {"error": 0, "warning": 0, "info": 0},
+                "exit_code": 0,
+            }
+        self.home.check_safe()
+
+        def for_repair() -> sqlite3.Connection | None:
+            return open_memory(self.home, self.config, create=False)
+
+        return verify_store(self.home, options, now, for_repair)
+
+    def gc(
+        self,
+        open_catalog: Callable[[], sqlite3.Connection | None],
+        now: datetime,
+        options: GcOptions,
+        progress: Callable[[int], None] | None,
+    ) -> dict[str, Any]:
+        from soloqueue_mem.lifecycle.gc import nothing_done, run_gc
+
+        if not self.home.exists():
+            return nothing_done(options.dry_run)
+        self.home.check_safe()
+        return run_gc(self.home, open_catalog, now, options, progress)
+
+    def graph_db(self) -> GraphDb:
+        """graph.db, created on first use (kept open with the back end)."""
+        from soloqueue_mem.graph.db import SqliteGraph
+
+        conn = self.connection("graph", create=True)
+        assert conn is not None
+        return SqliteGraph(conn)
+
+    # -- working memory, promote, hot + cold query -------------------------------------
+
+    def working_add(self, group: str, content: str, source: str, now: datetime) -> Added:
+        from soloqueue_mem.memory import working
+
+        return working.add(self._memory(), group, content, source, now)
+
+    def working(self, group: str, now: datetime, limit: int) -> list[Entry]:
+        from soloqueue_mem.memory import working
+
+        conn = self.connection("memory", create=False)
+        return working.latest(conn, group, now, limit) if conn else []
+
+    def working_clear(self, group: str) -> int:
+        from soloqueue_mem.memory import working
+
+        return working.clear(self.existing("memory", "no store yet"), group)
+
+    def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted:
+        from soloqueue_mem.memory.promote import promote
+
+        return promote(self._memory(), group, agent, text, now)
+
+    def query(
+        self, query: str, group: str, now: datetime, lexicon: Callable[[], Lexicon]
+    ) -> Answer:
+        """Seed 004's answer, the cold search by cosine when ``search_backend`` is hybrid
+        or dense and the model loads, else by full-text search."""
+        from soloqueue_mem.memory.backend import choose_backend
+        from soloqueue_mem.memory.hotcold import Answer, answer
+
+        dense = choose_backend(self.config.search_backend).backend.name in ("hybrid", "dense")
+        conn = self.connection("memory", create=False)
+        if conn is None:
+            return Answer([], "dense" if dense else "lexical")
+        return answer(conn, query, group, now, lexicon, dense)
+
+    # -- scratchpad, kv preferences, session variables ---------------------------------
+
+    def scratchpad(self, group: str, agent: str, template: str) -> Scratchpad:
+        from soloqueue_mem.memory.scratchpad import from_content, get
+
+        conn = self.connection("memory", create=False)
+        if conn is None:
+            return from_content(group, agent, template, None)
+        return get(conn, group, agent, template)
+
+    def scratchpad_put(self, group: str, agent: str, content: str, now: datetime) -> Scratchpad:
+        from soloqueue_mem.memory.scratchpad import put
+
+        return put(self._memory(), group, agent, content, now)
+
+    def value_put(
+        self, table: str, scope: tuple[str, ...], key: str, value: Any, now: datetime
+    ) -> ValueEntry:
+        from soloqueue_mem.state.values import put
+
+        return put(self._state(), table, scope, key, value, now)
+
+    def value(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry:
+        from soloqueue_mem.state.values import get
+
+        conn = self.existing("state", f"no key {key!r} in {'/'.join(scope)}")
+        return get(conn, table, scope, key)
+
+    def values(self, table: str, scope: tuple[str, ...]) -> list[ValueEntry]:
+        from soloqueue_mem.state.values import entries
+
+        conn = self.connection("state", create=False)
+        return entries(conn, table, scope) if conn else []
+
+    def value_remove(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry:
+        from soloqueue_mem.state.values import remove
+
+        return remove(self.existing("state", NO_STATE), table, scope, key)
+
+    def session_set(self, key: SessionKey, name: str, value: Any, now: datetime) -> ValueEntry:
+        from soloqueue_mem.state.session import set_variable
+
+        return set_variable(self._state(), self._memory(), key, name, value, now)
+
+    # -- context -----------------------------------------------------------------------
+
+    def token_cache(self) -> SqliteTokenCache | None:
+        """memory.db's token counts (None: no store yet, nothing is cached)."""
+        from soloqueue_mem.context.cache import SqliteTokenCache
+
+        conn = self.connection("memory", create=False)
+        return SqliteTokenCache(conn) if conn is not None else None
+
+    def compress(
+        self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None
+    ) -> Compressed:
+        from soloqueue_mem.context.compress import compress
+
+        return compress(self.home, self._memory(), key, keep, now, words)

@@ -195,12 +195,15 @@ def _res() -> dict[str, re.Pattern[str]]:
         # hand ("帮我写个正则", "Translate 'see you' into Spanish"), quoted text
         "request": re.compile(
             r"^(?:请|麻烦)?你?(?:帮|给我)|^(?:请)?你?(?:再|先)?(?:把|写|改|翻译|总结"
-            r"|解释|提炼|优化|润色|算|查|看看|看下|讲讲|说说|列|试试|重新)"
+            r"|解释|提炼|优化|润色|算|查|看看|看下|讲讲|说说|列|试试|重新|跑一下)"
             r"|^(?:please\s+)?(?:write|make|try|explain|translate|summari[sz]e|rewrite|show"
             r"|give|help|tell|fix|check|run|add|create|generate|find|list|compare|refactor"
             r"|convert|draft|review|let's|let us|go ahead|continue|do)\b"
-            r"|^(?:can|could|would|will) you\b|帮我|帮忙|替我",
+            r"|^(?:can|could|would|will) you\b",
             re.IGNORECASE,
+        ),
+        "asks_help": re.compile(
+            r"(?<![别要])(?:帮我|帮忙|替我)|一下.*看看|^(?:give|tell|show) me\b", re.IGNORECASE
         ),
         # quoted text, someone else's word, what a value is not
         "not_said": re.compile(
@@ -209,18 +212,20 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|\b(?:isn't|aren't)\b|的[^，。]{1,10}?不是",
             re.IGNORECASE,
         ),
-        "statement_zh": re.compile(r"是|在|由|用|负责|归|每|定|设|叫|有|过敏|喜欢|讨厌|不吃|不喝"),
+        "statement_zh": re.compile(r"的是|在|由|用|负责|归|每|定|设|叫|过敏|喜欢|讨厌|不吃|不喝"),
         # a sentence no pattern reads: what says it is a standing rule, not a fact
         "rule_marker": re.compile(
             r"以后|今后|从现在开始|别|不要|回答|回复|叫我|称呼我"
-            r"|\b(?:always|never|from now on|going forward|call me|don't|do not|answer|reply"
-            r"|respond)\b",
+            r"|\b(?:always|never|from now on|going forward|call me|don't|do not)\b"
+            r"|\b(?:answer|reply|respond) (?:in|with)\b",
             re.IGNORECASE,
         ),
         # ... and what says it is a reaction to the moment, or names something
         "deictic_opening": re.compile(
             r"^(?:this|that|it|these|those|you)\b(?!\s+(?:week|month|year|quarter|sprint))"
-            r"|^(?:that's|it's|you're)\b|^[那它你哈]|^这(?![周月季年])",
+            r"|^(?:that's|it's|you're)\b|^[那它你哈]|^这(?![周月季年])|^我是(?:想)?说|^i mean\b"
+            r"|^(?:i'm|i am) (?:so |very |really )?(?:happy|glad|sorry|fine|ok|okay|good|great"
+            r"|sure|done|ready|back|here|tired|busy|confused|stuck|lost|on a call|afk)\b",
             re.IGNORECASE,
         ),
         "names_something": re.compile(
@@ -228,7 +233,9 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|(?<=\S )[A-Z]|[A-Za-z]{2,}.*[\u4e00-\u9fff]|[\u4e00-\u9fff].*[A-Za-z]{2,}"
             r"|" + _PEOPLE,
         ),
-        "reaction_end": re.compile(r"[吧啊呀啦哦～~]$"),
+        "reaction_end": re.compile(
+            r"[吧啊呀啦哦～~]$|(?:\s*(?:lol|haha+|hh+|哈+|[\U0001F300-\U0001FAFF\u2600-\u27BF]))+$"
+        ),
         "task_opening": re.compile(
             r"^(?:(?:this time|for now|for this task|today|right now)[,:]?\s+"
             r"|(?:这次|这回|本次|今天|暂时|目前)(?:先)?[，,]?\s*)",
@@ -314,7 +321,7 @@ def _refused(check: str, parts: dict[str, str]) -> bool:
     negated = check in ("object", "switch", "attribute", "known", "thing", "value") and res[
         "negated"
     ].match(value)
-    discourse = check == "attribute" and res["discourse"].search(attr)
+    discourse = check in ("attribute", "known") and res["discourse"].search(attr)
     return bool(deictic or negated or discourse or (check == "thing" and res["deictic"].match(thing)))
 
 
@@ -559,7 +566,9 @@ def _statement(sentence: list[Clause], found: list[Draft]) -> Draft | None:
     if any(c.question or c.quoted for c in sentence):
         return None
     said = _clean(sentence[0].sentence)
-    if res["request"].search(sentence[0].text) or res["not_said"].search(said):
+    if res["request"].match(sentence[0].text) or res["not_said"].search(said):
+        return None
+    if any(res["asks_help"].search(c.text) for c in sentence):
         return None
     if len(said) > MAX_SENTENCE:
         return None
@@ -583,7 +592,9 @@ def _substantial(said: str, opening: str) -> bool:
     reaction to the moment ("That's wild", "这个思路可以"), and it names something — a
     number, a name or term, the speaker or their family — or, in Chinese, says enough."""
     res = _res()
-    if res["deictic_opening"].match(opening):
+    if res["deictic_opening"].match(opening) or res["reaction_end"].search(said):
+        return False
+    if res["task_opening"].match(said):  # "今天上海下大雨": the day's news
         return False
     if res["han"].search(said):
         return bool(res["names_something"].search(said)) or (

@@ -321,7 +321,9 @@ def _refused(check: str, parts: dict[str, str]) -> bool:
     negated = check in ("object", "switch", "attribute", "known", "thing", "value") and res[
         "negated"
     ].match(value)
-    discourse = check in ("attribute", "known") and res["discourse"].search(attr)
+    discourse = (check == "attribute" or (check == "known" and attr.isascii())) and res[
+        "discourse"
+    ].search(attr)  # "the answer is 42"; "原因是 probe 太早" goes on about a failure
     return bool(deictic or negated or discourse or (check == "thing" and res["deictic"].match(thing)))
 
 

@@ -75,7 +75,8 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"^(?:(?:also|and|but|so|btw|by the way|oh|ok|okay|well|fyi|just so you know"
             r"|from now on|going forward|in (?:the )?future|hi|hey|hello|actually"
             r"|correction|sorry|wait|hi again|good morning|morning|quick reminder|one more thing"
-            r"|nice|thanks|update)[,:!]?\s+|(?:no|nope)[,!]\s*"  # "no caffeine" is no filler
+            r"|nice|thanks|update|lol|haha+|hah)(?:[,:!，]\s*|\s+)|(?:no|nope)[,!]\s*"
+            # ("no caffeine" is no filler)
             r"|(?:另外|还有|对了|顺便说一下|顺便说一句|顺便|以后|今后|从现在开始|从今以后|而且|并且"
             r"|其实|不对|更正一下|更正|说错了|哦|噢|不过|你好|您好|早上好|嗨|哈喽|嗯+|好的)"
             r"[，,：:～~!！]?\s*)+",
@@ -199,7 +200,7 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|^(?:please\s+)?(?:write|make|try|explain|translate|summari[sz]e|rewrite|show"
             r"|give|help|tell|fix|check|run|add|create|generate|find|list|compare|refactor"
             r"|convert|draft|review|let's|let us|go ahead|continue|do)\b"
-            r"|^(?:can|could|would|will) you\b",
+            r"|^(?:can|could|would|will) you\b|^(?:i'd like|i want you to|i need you to|let me)\b",
             re.IGNORECASE,
         ),
         "asks_help": re.compile(
@@ -221,9 +222,11 @@ def _res() -> dict[str, re.Pattern[str]]:
             re.IGNORECASE,
         ),
         # ... and what says it is a reaction to the moment, or names something
-        "deictic_opening": re.compile(
+        "of_the_moment": re.compile(
             r"^(?:this|that|it|these|those|you)\b(?!\s+(?:week|month|year|quarter|sprint))"
             r"|^(?:that's|it's|you're)\b|^[那它你哈]|^这(?![周月季年])|^我是(?:想)?说|^i mean\b"
+            r"|^(?:my bad|i think|i guess|i feel like|i'm not sure|i am not sure)\b"
+            r"|^(?:我的天|我觉得|我猜)|昨天|前天|\b(?:yesterday|last night)\b"
             r"|^(?:i'm|i am) (?:so |very |really )?(?:happy|glad|sorry|fine|ok|okay|good|great"
             r"|sure|done|ready|back|here|tired|busy|confused|stuck|lost|on a call|afk)\b",
             re.IGNORECASE,
@@ -437,7 +440,7 @@ def _drafts(
         draft = Draft(
             content=own_words(said or clause),
             type=pattern.type,
-            subject=subject if predicate else "",
+            subject=subject,
             predicate=predicate,
             duration=pattern.duration,
             source=SOURCE,
@@ -561,9 +564,10 @@ def _sentences(found: Iterator[Clause]) -> Iterator[list[Clause]]:
 
 def _statement(sentence: list[Clause], found: list[Draft]) -> Draft | None:
     """The whole sentence as one memory, when all of it is the user's own statement:
-    no clause asks, requests, quotes or supposes, and either a pattern read one of its
-    clauses (the memory takes the first keyed draft's type and key, and a plan's day)
-    or the sentence says something of substance (see :func:`_substantial`)."""
+    no clause asks, requests, quotes or supposes, and either patterns read its clauses
+    (the memory takes the keyed draft's type and key, and a plan's day; when several
+    clauses set attributes, each keeps its own memory) or the sentence says something
+    of substance (see :func:`_substantial`)."""
     res = _res()
     if any(c.question or c.quoted for c in sentence):
         return None
@@ -578,10 +582,12 @@ def _statement(sentence: list[Clause], found: list[Draft]) -> Draft | None:
     if plan is not None and plan.until is not None:
         day = (plan.until - PLAN_MARGIN - timedelta(days=1)).date()
         return plan._replace(content=_planned(day, said))
+    keyed = [d for d in found if d.predicate]
+    if len(keyed) > 1:
+        return None  # each clause sets its own attribute: a memory per clause
     if found:
-        keyed = next((d for d in found if d.predicate), found[0])
-        return keyed._replace(content=own_words(said))
-    if not _substantial(said, sentence[0].text):
+        return (keyed or found)[0]._replace(content=own_words(said))
+    if not _substantial(said):
         return None
     rule = bool(res["rule_marker"].search(sentence[0].sentence))
     kind = "RULE" if rule else "FACT"
@@ -589,19 +595,18 @@ def _statement(sentence: list[Clause], found: list[Draft]) -> Draft | None:
     return _rule_duration(draft, bool(res["task"].search(said)))
 
 
-def _substantial(said: str, opening: str) -> bool:
-    """Whether a sentence no pattern reads still states something worth keeping: not a
-    reaction to the moment ("That's wild", "这个思路可以"), and it names something — a
-    number, a name or term, the speaker or their family — or, in Chinese, says enough."""
+def _substantial(said: str) -> bool:
+    """Whether a sentence no pattern reads still states something worth keeping: not
+    of the moment ("That's wild", "这个思路可以", "昨天又加班", "我觉得是缓存的问题"),
+    and it names something — a number, a name or term, the speaker or their family —
+    or, in Chinese, reads as a statement (在, 由…负责, 每…)."""
     res = _res()
-    if res["deictic_opening"].match(opening) or res["reaction_end"].search(said):
+    if res["of_the_moment"].search(said) or res["reaction_end"].search(said):
         return False
     if res["task_opening"].match(said):  # "今天上海下大雨": the day's news
         return False
     if res["han"].search(said):
-        return bool(res["names_something"].search(said)) or (
-            bool(res["statement_zh"].search(said)) and not res["reaction_end"].search(said)
-        )
+        return bool(res["names_something"].search(said) or res["statement_zh"].search(said))
     return len(said.split()) >= 3 and bool(res["names_something"].search(said))
 
 

@@ -143,6 +143,10 @@ def tally(outcomes: list[Outcome]) -> dict[str, Counts]:
     return dict(sorted(found.items()))
 
 
+def evaluate(path: Path = DATA) -> dict[str, Counts]:
+    return tally([judge(row) for row in load(path)])
+
+
 def corrections(rows: list[dict[str, Any]]) -> tuple[int, int]:
     """(applied, total) over the items that correct an earlier one (see the module doc)."""
     from soloqueue_mem.config import Config
@@ -198,14 +202,17 @@ def report(outcomes: list[Outcome], name: str, show: set[str]) -> str:
     lines += ["| id | category | text | expected |", "|---|---|---|---|"]
     for o in shown:
         for miss in o.misses:
-            lines.append(f"| {o.row['id']} | {o.row['category']} | {_cell(o.row['text'])} "
-                         f"| {_cell(miss)} |")
+            lines.append(
+                f"| {o.row['id']} | {o.row['category']} | {_cell(o.row['text'])} | {_cell(miss)} |"
+            )
     lines += ["", "## False positives", ""]
     lines += ["| id | category | text | extracted |", "|---|---|---|---|"]
     for o in shown:
         for content in o.false_positives:
-            lines.append(f"| {o.row['id']} | {o.row['category']} | {_cell(o.row['text'])} "
-                         f"| {_cell(content)} |")
+            lines.append(
+                f"| {o.row['id']} | {o.row['category']} | {_cell(o.row['text'])} "
+                f"| {_cell(content)} |"
+            )
     return "\n".join(lines) + "\n"
 
 

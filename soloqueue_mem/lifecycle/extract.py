@@ -320,14 +320,16 @@ def _refused(check: str, parts: dict[str, str]) -> bool:
         return bool(res["interjection"].match(value) or res["not_a_verb"].match(value))
     if check == "person":
         return value.split()[0].casefold() in _NOT_NAMES
-    deictic = check in ("object", "switch", "name", "pet") and res["deictic"].match(value)
-    negated = check in ("object", "switch", "attribute", "known", "thing", "value") and res[
-        "negated"
-    ].match(value)
-    discourse = (check == "attribute" or (check == "known" and attr.isascii())) and res[
-        "discourse"
-    ].search(attr)  # "the answer is 42"; "原因是 probe 太早" goes on about a failure
-    return bool(deictic or negated or discourse or (check == "thing" and res["deictic"].match(thing)))
+    if check in ("object", "switch", "name", "pet") and res["deictic"].match(value):
+        return True
+    if check == "thing" and res["deictic"].match(thing):
+        return True
+    if check in ("object", "switch", "attribute", "known", "thing", "value"):
+        if res["negated"].match(value):
+            return True
+    # "my point is", "the answer is 42"; "原因是 probe 太早" goes on about a failure
+    discourse = check == "attribute" or (check == "known" and attr.isascii())
+    return discourse and bool(res["discourse"].search(attr))
 
 
 def _fits(check: str, parts: dict[str, str], words: Vocabulary) -> bool:
@@ -506,7 +508,9 @@ def from_text(
     reading = _Reading()
     for sentence in _sentences(clauses(text)):
         reading.refused = False
-        found = [d for clause in sentence for d in reading.drafts(clause, words, now, drafts)]
+        found: list[Draft] = []
+        for clause in sentence:
+            found += reading.drafts(clause, words, now, drafts + found)
         whole = None if reading.refused else _statement(sentence, found)
         if whole is not None:
             found = [whole]

@@ -201,9 +201,7 @@ def _english() -> list[Pattern]:
             "person",
             flags=0,
         ),
-        make(
-            r"^i(?:'m| am) (?:a|an) " + OBJ + r"$", "FACT", "job", check="role"
-        ),
+        make(r"^i(?:'m| am) (?:a|an) " + OBJ + r"$", "FACT", "job", check="role"),
         make(r"^i work as (?P<value>an? .{2,80}?)$", "FACT", "job"),
         make(
             r"^(?:i|we) (?:have|own|got) (?P<count>a|an|one|two|three|four|\d+)"
@@ -223,9 +221,7 @@ def _english() -> list[Pattern]:
             "use",
             check="object",
         ),
-        make(
-            r"^i(?:'m| am) using " + OBJ + r"$", "FACT", "use", check="object"
-        ),
+        make(r"^i(?:'m| am) using " + OBJ + r"$", "FACT", "use", check="object"),
         # "on" is a busy word (on a call, on vacation, on it): only a name-like object
         make(r"^i(?:'m| am) on " + OBJ + r"$", "FACT", "use", check="name"),
         make(

@@ -294,9 +294,7 @@ def _chinese() -> list[Pattern]:
         ),
         make(r"^我(?:主要)?负责\s*" + OBJ + r"$", "FACT", check="object"),
         # a rule before a step: "跑训练之前先 dry-run 一个 step"
-        make(
-            r"^(?P<value>.{1,30}?(?:之前|以前|前)(?:都|要|必须|一定)?先.{2,60})$", "RULE"
-        ),
+        make(r"^(?P<value>.{1,30}?(?:之前|以前|前)(?:都|要|必须|一定)?先.{2,60})$", "RULE"),
         # a rule about a topic: "Commit message 请用英文写"
         make(
             r"^(?P<attr>[^我你他她它，。]{2,20}?)\s*(?:请|麻烦)(?:都|统一)?用" + OBJ + r"$",

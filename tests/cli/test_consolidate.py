@@ -213,13 +213,13 @@ def test_a_new_attribute_value_supersedes_the_old_one_across_sessions(cli, monke
     say(cli, "tuesday", "My editor is vim now. I like Go")
     at(monkeypatch, "2026-11-26T14:00:00Z")
     consolidate(cli)
-    assert set(listed(cli)) == {"User's editor is vim", "User likes Rust", "User likes Go"}
-    newest = listed(cli)["User's editor is vim"]
+    assert set(listed(cli)) == {"User's editor is vim now", "User likes Rust", "User likes Go"}
+    newest = listed(cli)["User's editor is vim now"]
     assert (newest["subject"], newest["predicate"]) == ("user", "editor")
     history = cli.json("memory", "history", newest["id"])
-    assert [m["content"] for m in history] == ["User's editor is helix", "User's editor is vim"]
+    assert [m["content"] for m in history] == ["User's editor is helix", "User's editor is vim now"]
     assert [h["content"] for h in recalled(cli, "editor", "--type", "FACT")] == [
-        "User's editor is vim"
+        "User's editor is vim now"
     ]
 
 
@@ -500,7 +500,7 @@ def test_user_md_groups_what_the_user_said_by_category(cli, home, monkeypatch):
     sections = _sections((home / "identity/USER.md").read_text(encoding="utf-8"))
     assert sections == {
         "基本信息 Basic info": ["User's name is Priya"],
-        "技术栈 Tech stack": ["User uses Python 3.11"],
+        "技术栈 Tech stack": ["User is using Python 3.11"],
         "环境 Environment": ["User's editor is Helix"],
         "项目 Projects": ["User's project is a ledger app"],
         "偏好 Preferences": ["User likes dark themes"],

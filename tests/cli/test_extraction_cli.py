@@ -22,7 +22,7 @@ def test_a_correction_in_the_other_language_supersedes_the_value(cli, monkeypatc
     night(cli, monkeypatch, "2026-11-27T23:00:00Z")
 
     (current,) = [m for m in listed(cli) if "Helix" in m or "VS Code" in m]
-    assert current == "用户的编辑器已换成Helix"
+    assert current == "用户已经换成 Helix 了"  # the user's words, keyed on the editor
     newest = listed(cli)[current]
     assert (newest["subject"], newest["predicate"]) == ("user", "editor")
     history = cli.json("memory", "history", newest["id"])
@@ -42,7 +42,10 @@ def test_a_switch_from_one_value_to_another_in_english_after_chinese(cli, monkey
     )
     night(cli, monkeypatch, "2026-11-27T23:00:00Z")
     current = set(listed(cli))
-    assert {"User's database is now MySQL", "Service runs on port 9090"} <= current
+    assert {
+        "We switched from Postgres to MySQL last month",
+        "The service runs on port 9090",
+    } <= current
     assert not any("PostgreSQL" in m or "8080" in m for m in current)
 
 

@@ -167,7 +167,7 @@ def test_a_timeout_queues_the_turn_and_a_later_run_completes_it(
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
         first = cli.json("consolidate")
     assert first["model"]["queued"] == 1
-    assert "用户的代码目录是/srv/app" in contents(cli)  # the rules' memory meanwhile
+    assert "用户的代码目录是 /srv/app" in contents(cli)  # the rules' memory meanwhile
     assert queue_rows(home, backend) == [(0, "pending", 1)]
     monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-26T09:00:00Z")  # past the backoff
     with ChatServer([(200, json.dumps([MODEL_MEMORY]))]) as server:

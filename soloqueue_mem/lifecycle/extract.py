@@ -664,12 +664,10 @@ def from_tool_results(
         if not tool_failure.failed(result):
             continue
         name = tool_names.get(result.get("tool_use_id") or "", "tool")
-        first_line = next(
-            (line for line in str(result["content"]).splitlines() if line.strip()), ""
-        )
+        line = tool_failure.message(str(result["content"]))
         drafts.append(
             Draft(
-                content=f"{name} failed: {first_line.strip()[:MAX_SENTENCE]}",
+                content=f"{name} failed: {line[:MAX_SENTENCE]}",
                 type="ERROR",
                 subject=name,
                 predicate="error",

@@ -101,13 +101,15 @@ def test_an_openai_tool_message_that_failed_is_an_error_and_a_failed_episode(cli
         {
             "role": "tool",
             "tool_call_id": "c1",
-            "content": "collected 3 items\nTraceback (most recent call last):\n  ...\nexit code 1",
+            "content": "collected 3 items\nTraceback (most recent call last):\n  ...\n"
+            "ModuleNotFoundError: No module named 'distutils'\nexit code 1",
         },
     ]
     cli.ok("log", "-s", "tools", input=json.dumps(messages))
     night(cli, monkeypatch, "2026-11-26T23:00:00Z")
     (error,) = cli.json("memory", "list", "--type", "ERROR")
-    assert error["content"] == "pytest failed: collected 3 items"
+    # what went wrong: the traceback's exception, not the output's first line
+    assert error["content"] == "pytest failed: ModuleNotFoundError: No module named 'distutils'"
     (episode,) = cli.json("episode", "list")
     assert episode["outcome"] == "failed"
     assert episode["action_nodes"][0]["success"] is False

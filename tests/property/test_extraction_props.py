@@ -52,7 +52,7 @@ def maps_back(content: str, said: str) -> bool:
     return head in source and rest in source
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(TEXTS)
 def test_every_rules_memory_maps_back_to_what_was_said(text):
     for draft in from_text(text, SAID_AT):

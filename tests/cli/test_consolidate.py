@@ -648,3 +648,28 @@ def test_scratchpad_show_set_and_limits(cli, home, monkeypatch):
     consolidate(cli)
     progress = cli.json("scratchpad", "show")["recent_progress"]
     assert progress == ["11/26: Refactor the payment module (success)", "fixed login"]
+
+
+def test_a_second_run_changes_nothing_when_keepers_are_near_duplicates_again(cli, home):
+    # Clusters whose keepers are near-duplicates of each other: one pass of clustering
+    # leaves pairs that a second run would supersede.
+    import random
+
+    from soloqueue_mem.memory.store import Draft, remember
+
+    rng = random.Random(3)
+    words = [f"w{i}" for i in range(40)]
+    conn = open_memory(Home(home), Config())
+    try:
+        for _ in range(300):
+            text = " ".join(rng.sample(words[:12], 6) + [rng.choice(words)])
+            remember(conn, Draft(text, "FACT"), "default", "default", parse("07:00"))
+    finally:
+        conn.close()
+    assert consolidate(cli)["dedup"]["superseded"] > 0
+    before = db_content(home)
+    second = consolidate(cli)
+    assert second["dedup"]["superseded"] == 0 and second["dedup"]["clusters"] == 0
+    assert second["decay"] == {"archived": 0, "demoted": 0}
+    assert second["expire"] == {"deleted": 0, "attachments": 0, "working": 0}
+    assert db_content(home)["memories"] == before["memories"]

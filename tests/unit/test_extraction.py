@@ -29,9 +29,11 @@ MARGIN = 0.02
 # the templates the rules used to write ("dislike", "User likes"); since a memory is the
 # user's own sentence, those no longer match and their precision reads low.
 MEASURED = {
-    BENCH / "extraction_set.jsonl": {  # written blind by another hand (issue 29)
+    # Written blind by another hand (issue 29). The held-out half's first run, before
+    # any tuning, gave 0.952 / 0.211; these figures are after tuning on the other half.
+    BENCH / "extraction_set.jsonl": {
         "tuned all": (0.994, 0.995),
-        "heldout all": (0.0, 0.0),
+        "heldout all": (0.981, 0.926),
     },
     DATA / "extraction_labelled.jsonl": {"tuned all": (0.902, 0.940)},
     DATA / "extraction_heldout.jsonl": {"tuned all": (0.784, 0.935)},

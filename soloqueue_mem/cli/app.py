@@ -150,9 +150,7 @@ class _Root(TyperGroup):
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         argv = sys.argv[1:] if args is None else list(args)
         try:
-            code = super().main(
-                argv, prog_name, complete_var, False, windows_expand_args, **extra
-            )
+            code = super().main(argv, prog_name, complete_var, False, windows_expand_args, **extra)
         except typer.Abort:
             report("interrupted", "aborted", 1)
             sys.exit(1)

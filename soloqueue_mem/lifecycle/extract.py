@@ -568,10 +568,11 @@ def _sentences(found: Iterator[Clause]) -> Iterator[list[Clause]]:
 
 def _statement(sentence: list[Clause], found: list[Draft]) -> Draft | None:
     """The whole sentence as one memory, when all of it is the user's own statement:
-    no clause asks, requests, quotes or supposes, and either patterns read its clauses
-    (the memory takes the keyed draft's type and key, and a plan's day; when several
-    clauses set attributes, each keeps its own memory) or the sentence says something
-    of substance (see :func:`_substantial`)."""
+    no clause asks, requests, quotes or supposes, and either a pattern read one of its
+    clauses (the memory takes that draft's type, key and a plan's day; when patterns
+    read several clauses, each keeps its own memory: "I live in Lisbon and I prefer
+    green tea" is two) or the sentence says something of substance (see
+    :func:`_substantial`)."""
     res = _res()
     if any(c.question or c.quoted for c in sentence):
         return None
@@ -582,15 +583,13 @@ def _statement(sentence: list[Clause], found: list[Draft]) -> Draft | None:
         return None
     if len(said) > MAX_SENTENCE:
         return None
-    plan = next((d for d in found if d.until is not None), None)
-    if plan is not None and plan.until is not None:
-        day = (plan.until - PLAN_MARGIN - timedelta(days=1)).date()
-        return plan._replace(content=_planned(day, said))
-    keyed = [d for d in found if d.predicate]
-    if len(keyed) > 1:
-        return None  # each clause sets its own attribute: a memory per clause
+    if len(found) > 1:
+        return None  # each clause states its own thing: a memory per clause
+    if found and found[0].until is not None:  # a plan
+        day = (found[0].until - PLAN_MARGIN - timedelta(days=1)).date()
+        return found[0]._replace(content=_planned(day, said))
     if found:
-        return (keyed or found)[0]._replace(content=own_words(said))
+        return found[0]._replace(content=own_words(said))
     if not _substantial(said):
         return None
     rule = bool(res["rule_marker"].search(sentence[0].sentence))

@@ -99,7 +99,7 @@ def keys(text: str) -> list[tuple[str, str]]:
         ),
         (
             "我是 Anna，负责 infra",
-            [("user", "name")],  # one sentence, one memory
+            [("user", "name"), ("user", "")],
         ),
         # pets, hometown, where they live, birthday
         ("我家那只柯基叫 Tofu", [("tofu", "pet")]),

@@ -491,10 +491,14 @@ def _planned(day: date, said: str) -> str:
 
 
 def _rule_duration(draft: Draft, task: bool) -> Draft:
-    """Seed 001: a rule for the task at hand lasts a day, one about how to work stays."""
+    """Seed 001: a rule for the task at hand lasts a day, one about how to work stays.
+    A task's rule takes no key: "reply in English this time" must not supersede the
+    standing rule it departs from for a day."""
     if draft.type != "RULE":
         return draft
-    return draft._replace(duration="24h" if task else "permanent")
+    if task:
+        return draft._replace(duration="24h", predicate="")
+    return draft._replace(duration="permanent")
 
 
 def from_text(

@@ -36,6 +36,15 @@ _PARTNER_ZH = r"老公|老婆|爱人|对象|妻子|丈夫|太太|先生|男朋�
 
 def _english() -> list[Pattern]:
     return [
+        # the language of the answers, in either language: "以后回答都用中文", "switch
+        # back to answering in English": one attribute, so the later rule supersedes
+        make(
+            r"^(?=.{0,40}?(?:回答|回复|answer|repl(?:y|ies)|respon(?:d|ses?)|talk to me))"
+            r".{0,40}?(?:用|in|with)\s*(?P<value>简体中文|繁体(?:中文|字)?|中文|英文|日文|English"
+            r"|Chinese|Japanese|Spanish|French|German)(?![A-Za-z]).*$",
+            "RULE",
+            "reply language",
+        ),
         # settings: "Prometheus retention is set to 15 days", "retries are 8 now"
         make(
             r"^" + _DET + _ATTR + r" (?:is|are) (?:currently |now |still )?"

@@ -211,6 +211,7 @@ PREDICATES: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "deploy tool": ("部署工具", ("deploy tool", "deploys", "continuous delivery", "部署工具")),
+    "reply language": ("回答语言", ("reply language", "answer language", "回答语言", "回复语言")),
 }
 
 # canonical subject: aliases (the speaker's own words map to USER)

@@ -255,9 +255,18 @@ def test_clauses_about_the_speaker_are_split_and_share_the_subject():
 
 
 def test_fillers_before_a_statement_are_dropped():
-    assert drafts("From now on, always reply in English.") == [("Always reply in English", "")]
+    assert drafts("From now on, always reply in English.") == [
+        ("Always reply in English", "reply language")
+    ]
     assert drafts("以后回答都务必附上代码示例") == [("回答都务必附上代码示例", "")]
     assert drafts("对了，我的时区是东八区") == [("用户的时区是东八区", "timezone")]
+
+
+def test_a_task_rule_takes_no_key_so_the_standing_rule_stays():
+    (standing,) = from_text("以后回答都用中文")
+    (task,) = from_text("Reply in English this time")
+    assert (standing.predicate, standing.duration) == ("reply language", "permanent")
+    assert (task.predicate, task.duration) == ("", "24h")
 
 
 def test_behaviour_rules_are_permanent_and_task_rules_last_a_day():

@@ -120,7 +120,7 @@ def keys(text: str) -> list[tuple[str, str]]:
         ("以后跑训练之前先 dry-run 一个 step", [("user", "")]),
         (
             "Please keep answers in Chinese with me",
-            [("user", "")],
+            [("user", "reply language")],
         ),
         # a preference about how the assistant answers
         ("我比较喜欢你回答的时候先给结论", [("user", "")]),
@@ -187,6 +187,8 @@ def test_interjections_events_and_other_peoples_words_stay_out(text):
         ("Prometheus retention is set to 15 days.", "Prometheus 那个保留期，改成 30 天了", None),
         ("Experiment tracking lives in MLflow.", "实验记录我们不用 MLflow 了，都换成 W&B 了", None),
         ("secrets 都放在 Vault 里", "We switched from Vault to 1Password for secrets.", None),
+        ("以后回答都用中文", "Actually, switch back to answering in English from now on", None),
+        ("Always answer in English.", "以后用繁体字回答我", "reply language"),
     ],
 )
 def test_a_correction_in_the_other_language_supersedes(home, first, then, predicate):

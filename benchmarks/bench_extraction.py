@@ -1,27 +1,39 @@
 #!/usr/bin/env python3
 """Quick-rule extraction against a labelled set: precision and recall.
 
-Each line of ``tests/data/extraction_labelled.jsonl`` is one thing a user said to an
-assistant (Chinese or English) with the memories a careful person would store from it
-(``expected``: a type and substrings its content must contain; an empty list means
-nothing should be stored). Every utterance goes through
-``soloqueue_mem.lifecycle.extract.from_text``. A predicted memory is a true positive
-when it matches a not yet matched expected memory of the same type whose substrings
-all occur in its content (case-folded); each expected memory is matched at most once.
+The set (``data/extraction_set.jsonl``, written by someone who had not read the
+patterns) has one thing a user said to an agent per line::
 
-Each set is scored separately. ``extraction_labelled.jsonl`` is the main set; the
-rules were improved while looking at its misses and false positives, so its figures
-are optimistic. ``extraction_heldout.jsonl`` was written after that, without running
-the rules on it first: its first measurement is the fairer estimate (see the README).
-``extraction_heldout_v2.jsonl`` (facts in ordinary speech, corrections, plans, task
-and behaviour rules) was written before the rules for those were, and run blind once.
-``extraction_heldout_mixed.jsonl`` (code-switched developer speech) was written and
-committed before the rules for it, and run blind once.
+    {"id", "lang": "zh|en|mixed", "half": "tuned|heldout", "category", "text",
+     "expect": ["short strings: the facts a correct extractor keeps"],
+     "corrects": "id of an earlier item whose value this one changes" (optional)}
 
-Prints Markdown per set: the figures overall, per language and per type, then every
-miss and every false positive. Standard library plus the project.
+Every ``text`` goes through ``soloqueue_mem.lifecycle.extract.from_text`` (plans
+resolved against a fixed turn time). A memory **matches** an expected fact when its
+content holds every key word of it, case-folded:
 
-Run: ``/tmp/venv/bin/python benchmarks/bench_extraction.py [--data PATH ...]``.
+- the fact's Latin words and numbers (``[a-z0-9]`` runs), except a few function
+  words ("the", "is", "our", ...), each as a whole word of the content;
+- its Chinese characters, except function characters (的 了 是 都 我 们 ...), each
+  somewhere in the content (the memory is one clause, so this stays strict).
+
+**Precision** is the share of extracted memories that match an expected fact of their
+own item (a non-statement expects none, so anything extracted from it is a false
+positive); **recall** the share of expected facts that some memory of their item
+matches. Both are given per half, per language and per category. **Corrections**: for
+each item with ``corrects``, the earlier item's memories and then this one's are
+stored through ``remember`` in a fresh store; the correction counts as applied when
+none of the earlier item's memories is still active beside it (an item
+that corrects one value of several counts as not applied: a strict reading).
+
+The held-out half is scored but its misses and false positives are only listed with
+``--show-heldout``: tune on the tuned half only. The older sets under
+``tests/data/extraction_*.jsonl`` (``{"text", "lang", "expected": [{"type",
+"content_contains"}]}``) are read too with ``--data``: each expected memory becomes a
+fact whose key words are its substrings.
+
+Run: ``python benchmarks/bench_extraction.py [--data PATH ...] [--half tuned|heldout]
+[--show-heldout]``.
 """
 
 from __future__ import annotations
@@ -29,19 +41,23 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import re
 import sys
+import tempfile
 from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
 REPO = Path(__file__).resolve().parent.parent
-DATA = REPO / "tests" / "data" / "extraction_labelled.jsonl"
-HELDOUT = REPO / "tests" / "data" / "extraction_heldout.jsonl"
-HELDOUT_V2 = REPO / "tests" / "data" / "extraction_heldout_v2.jsonl"
-HELDOUT_MIXED = REPO / "tests" / "data" / "extraction_heldout_mixed.jsonl"
+DATA = REPO / "benchmarks" / "data" / "extraction_set.jsonl"
 # Plans ("next week …") resolve their day against the turn's time: a fixed one here.
 SAID_AT = datetime(2026, 11, 26, 8, tzinfo=UTC)
+_LATIN_FUNCTION = frozenset(
+    "the a an is are was be to of in on for and or with at by as our my we i you it"
+    " this that user users".split()
+)
+_HAN_FUNCTION = frozenset("的了是在都也就和与及我们你他她它这那个用户吧呢啊")
 
 if importlib.util.find_spec("soloqueue_mem") is None:
     sys.path.insert(0, str(REPO))
@@ -50,124 +66,167 @@ from soloqueue_mem.lifecycle.extract import from_text  # noqa: E402
 
 
 class Counts(NamedTuple):
-    tp: int
-    fp: int
-    fn: int
+    memories: int = 0
+    precise: int = 0  # memories that match an expected fact of their item
+    facts: int = 0
+    found: int = 0  # expected facts some memory matches
+
+    def __add__(self, other: tuple[int, ...]) -> Counts:
+        return Counts(*(a + b for a, b in zip(self, other, strict=True)))
 
     @property
     def precision(self) -> float:
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+        return self.precise / self.memories if self.memories else 1.0
 
     @property
     def recall(self) -> float:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+        return self.found / self.facts if self.facts else 1.0
 
 
 class Outcome(NamedTuple):
     row: dict[str, Any]
-    matched: list[tuple[tuple[str, str], dict[str, Any]]]  # (predicted, expected)
-    false_positives: list[tuple[str, str]]  # (type, content)
-    misses: list[dict[str, Any]]
+    memories: list[str]
+    false_positives: list[str]
+    misses: list[str]
+
+    @property
+    def counts(self) -> Counts:
+        memories, facts = len(self.memories), len(self.row["expect"])
+        return Counts(
+            memories, memories - len(self.false_positives), facts, facts - len(self.misses)
+        )
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
     with path.open(encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines if line.strip()]
+        return [_normalized(json.loads(line), n) for n, line in enumerate(lines) if line.strip()]
 
 
-def _matches(predicted: tuple[str, str], expected: dict[str, Any]) -> bool:
-    kind, content = predicted
+def _normalized(row: dict[str, Any], number: int) -> dict[str, Any]:
+    """A row of an older set in the new shape (see the module doc)."""
+    if "expected" not in row:
+        return row
+    expect = [" ".join(e["content_contains"]) for e in row["expected"]]
+    kind = row["expected"][0]["type"].lower() if row["expected"] else "non_statement"
+    return {"id": str(number), "half": "tuned", "category": kind, "expect": expect, **row}
+
+
+def key_words(fact: str) -> tuple[set[str], set[str]]:
+    """(Latin words and numbers, Chinese characters) a matching memory must hold."""
+    folded = fact.casefold()
+    latin = {w for w in re.findall(r"[a-z0-9]+", folded) if w not in _LATIN_FUNCTION}
+    han = {c for c in re.findall(r"[\u4e00-\u9fff]", folded) if c not in _HAN_FUNCTION}
+    return latin, han
+
+
+def matches(content: str, fact: str) -> bool:
+    latin, han = key_words(fact)
     folded = content.casefold()
-    return kind == expected["type"] and all(
-        part.casefold() in folded for part in expected["content_contains"]
-    )
+    words = set(re.findall(r"[a-z0-9]+", folded))
+    return bool(latin or han) and latin <= words and all(c in folded for c in han)
 
 
 def judge(row: dict[str, Any]) -> Outcome:
-    predicted = [(d.type, d.content) for d in from_text(row["text"], SAID_AT)]
-    open_ = list(row["expected"])
-    matched, false_positives = [], []
-    for item in predicted:
-        hit = next((e for e in open_ if _matches(item, e)), None)
-        if hit is None:
-            false_positives.append(item)
-        else:
-            open_.remove(hit)
-            matched.append((item, hit))
-    return Outcome(row, matched, false_positives, open_)
+    memories = [d.content for d in from_text(row["text"], SAID_AT)]
+    false_positives = [m for m in memories if not any(matches(m, f) for f in row["expect"])]
+    misses = [f for f in row["expect"] if not any(matches(m, f) for m in memories)]
+    return Outcome(row, memories, false_positives, misses)
 
 
 def tally(outcomes: list[Outcome]) -> dict[str, Counts]:
-    """Counts overall (``all``), per language (``lang:zh``) and per type (``type:FACT``)."""
-    found: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    """Counts per half, and per half and language or category."""
+    found: dict[str, Counts] = defaultdict(Counts)
     for outcome in outcomes:
-        lang = outcome.row["lang"]
-        events = [(p[0], 0) for p, _ in outcome.matched]
-        events += [(p[0], 1) for p in outcome.false_positives]
-        events += [(e["type"], 2) for e in outcome.misses]
-        for kind, slot in events:
-            for key in ("all", f"lang:{lang}", f"type:{kind}"):
-                found[key][slot] += 1
-    return {key: Counts(*values) for key, values in sorted(found.items())}
+        row = outcome.row
+        for key in ("all", f"lang:{row['lang']}", f"category:{row['category']}"):
+            found[f"{row['half']} {key}"] += outcome.counts
+    return dict(sorted(found.items()))
 
 
-def evaluate(path: Path = DATA) -> tuple[list[Outcome], dict[str, Counts]]:
-    outcomes = [judge(row) for row in load(path)]
-    return outcomes, tally(outcomes)
+def evaluate(path: Path = DATA) -> dict[str, Counts]:
+    return tally([judge(row) for row in load(path)])
+
+
+def corrections(rows: list[dict[str, Any]]) -> tuple[int, int]:
+    """(applied, total) over the items that correct an earlier one (see the module doc)."""
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.memory import store
+    from soloqueue_mem.storage.sqlite.stores import open_memory
+
+    by_id = {row["id"]: row for row in rows}
+    pairs = [(by_id[r["corrects"]], r) for r in rows if r.get("corrects") in by_id]
+    applied = 0
+    with tempfile.TemporaryDirectory() as folder:
+        for number, (earlier, later) in enumerate(pairs):
+            conn = open_memory(Home(Path(folder) / str(number)), Config())
+            assert conn is not None
+            old = [store.remember(conn, d, "g", "a", SAID_AT).memory.id for d in _drafts(earlier)]
+            new = {store.remember(conn, d, "g", "a", SAID_AT).memory.id for d in _drafts(later)}
+            active = {m.id for m in store.active(conn, SAID_AT)}
+            stale = [m for m in old if m not in new and m in active]
+            applied += bool(old) and bool(new) and not stale
+            conn.close()
+    return applied, len(pairs)
+
+
+def _drafts(row: dict[str, Any]) -> list[Any]:
+    return from_text(row["text"], SAID_AT)
 
 
 def _cell(text: str) -> str:
     return text.replace("\n", "\\n").replace("|", "\\|")
 
 
-def report(outcomes: list[Outcome], counts: dict[str, Counts], name: str) -> str:
-    rows = [r.row for r in outcomes]
-    negatives = sum(1 for r in rows if not r["expected"])
-    langs = {lang: sum(1 for r in rows if r["lang"] == lang) for lang in ("zh", "en")}
+def report(outcomes: list[Outcome], name: str, show: set[str]) -> str:
+    rows = [o.row for o in outcomes]
     lines = [
         f"# Quick-rule extraction: {name}",
         "",
-        f"{len(rows)} utterances ({langs['zh']} Chinese, {langs['en']} English), "
-        f"{sum(len(r['expected']) for r in rows)} expected memories, "
-        f"{negatives} utterances that should yield nothing.",
+        f"{len(rows)} items, {sum(len(r['expect']) for r in rows)} expected facts, "
+        f"{sum(1 for r in rows if not r['expect'])} items that should yield nothing.",
         "",
-        "| slice | expected | predicted | true pos. | precision | recall |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| slice | memories | precise | precision | facts | found | recall |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for key, c in counts.items():
+    for key, c in tally(outcomes).items():
         lines.append(
-            f"| {key} | {c.tp + c.fn} | {c.tp + c.fp} | {c.tp} "
-            f"| {c.precision:.3f} | {c.recall:.3f} |"
+            f"| {key} | {c.memories} | {c.precise} | {c.precision:.3f} "
+            f"| {c.facts} | {c.found} | {c.recall:.3f} |"
         )
-    lines += ["", "## Misses (expected, not extracted)", ""]
-    lines += ["| lang | utterance | expected |", "|---|---|---|"]
-    for outcome in outcomes:
-        for miss in outcome.misses:
-            wanted = f"{miss['type']} {miss['content_contains']}"
-            lines.append(f"| {outcome.row['lang']} | {_cell(outcome.row['text'])} | {wanted} |")
-    lines += ["", "## False positives (extracted, not expected)", ""]
-    lines += ["| lang | utterance | extracted |", "|---|---|---|"]
-    for outcome in outcomes:
-        for kind, content in outcome.false_positives:
+    if any(r.get("corrects") for r in rows):
+        applied, total = corrections(rows)
+        lines += ["", f"Corrections applied (the earlier value superseded): {applied}/{total}"]
+    shown = [o for o in outcomes if o.row["half"] in show]
+    lines += ["", f"## Misses ({', '.join(sorted(show)) or 'none shown'})", ""]
+    lines += ["| id | category | text | expected |", "|---|---|---|---|"]
+    for o in shown:
+        for miss in o.misses:
             lines.append(
-                f"| {outcome.row['lang']} | {_cell(outcome.row['text'])} "
-                f"| {kind}: {_cell(content)} |"
+                f"| {o.row['id']} | {o.row['category']} | {_cell(o.row['text'])} | {_cell(miss)} |"
+            )
+    lines += ["", "## False positives", ""]
+    lines += ["| id | category | text | extracted |", "|---|---|---|---|"]
+    for o in shown:
+        for content in o.false_positives:
+            lines.append(
+                f"| {o.row['id']} | {o.row['category']} | {_cell(o.row['text'])} "
+                f"| {_cell(content)} |"
             )
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data",
-        type=Path,
-        action="append",
-        help="a labelled JSONL file (repeatable; default: the main and the held-out sets)",
-    )
+    parser.add_argument("--data", type=Path, action="append", help="a labelled JSONL file")
+    parser.add_argument("--half", choices=("tuned", "heldout"), help="score one half only")
+    parser.add_argument("--show-heldout", action="store_true", help="list held-out errors")
     args = parser.parse_args()
-    for number, path in enumerate(args.data or [DATA, HELDOUT, HELDOUT_V2, HELDOUT_MIXED]):
-        outcomes, counts = evaluate(path)
-        sys.stdout.write(("\n" if number else "") + report(outcomes, counts, path.name))
+    show = {"tuned", "heldout"} if args.show_heldout else {"tuned"}
+    for number, path in enumerate(args.data or [DATA]):
+        rows = [r for r in load(path) if args.half in (None, r["half"])]
+        outcomes = [judge(row) for row in rows]
+        sys.stdout.write(("\n" if number else "") + report(outcomes, path.name, show))
 
 
 if __name__ == "__main__":

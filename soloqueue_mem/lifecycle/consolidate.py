@@ -221,14 +221,13 @@ def dedup_step(memories: Memories, now: datetime) -> dict[str, Any]:
         )
         for m in memories.active(now)
     ]
-    clusters = dedup.clusters(items)
-    pairs = [(other.id, cluster[0].id) for cluster in clusters for other in cluster[1:]]
+    clusters, pairs = dedup.settled(items)
     for start in range(0, len(pairs), BATCH):
         memories.supersede(pairs[start : start + BATCH], now)
     seconds = round(time.monotonic() - started, 3)
     return {
         "memories": len(items),
-        "clusters": len(clusters),
+        "clusters": clusters,
         "superseded": len(pairs),
         "seconds": seconds,
     }

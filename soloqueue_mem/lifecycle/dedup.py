@@ -9,6 +9,11 @@ are compared, by exact Jaccard similarity, and pairs at or above ``THRESHOLD`` a
 joined into clusters. Bucketing is a sort, so the whole pass is O(n log n) plus the
 bounded comparisons (each member against at most ``BUCKET_CAP // 2`` before it in each
 of its two buckets: at most n·``BUCKET_CAP`` in all).
+
+One pass is not a fixpoint: the keepers of two clusters can be near-duplicates that
+no bucket paired (or whose keywords stop being common once the rest is gone), so
+:func:`settled` clusters the keepers again until nothing is left to join, and a second
+``consolidate`` right after the first finds nothing.
 """
 
 from __future__ import annotations
@@ -128,3 +133,16 @@ def clusters(items: Iterable[Item]) -> list[list[Item]]:
         grouped[root(index)].append(item)
     found = [sorted(group, key=lambda m: m.rank, reverse=True) for group in grouped.values()]
     return sorted((g for g in found if len(g) > 1), key=lambda g: g[0].id)
+
+
+def settled(items: Iterable[Item]) -> tuple[int, list[tuple[str, str]]]:
+    """``clusters`` run again over the keepers until none remain: how many clusters
+    were found, and each ``(superseded, keeper)`` pair."""
+    items = list(items)
+    found, pairs = 0, []
+    while groups := clusters(items):
+        found += len(groups)
+        pairs += [(other.id, group[0].id) for group in groups for other in group[1:]]
+        gone = {other for other, _ in pairs}
+        items = [item for item in items if item.id not in gone]
+    return found, pairs

@@ -25,23 +25,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
 from typing import Any, NamedTuple
 
 from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.lifecycle import tool_failure
+from soloqueue_mem.lifecycle.own_words import own_words
 from soloqueue_mem.lifecycle.patterns import Pattern, patterns
-from soloqueue_mem.lifecycle.vocabulary import MANY, USER, Vocabulary, vocabulary
+from soloqueue_mem.lifecycle.vocabulary import MANY, PETS, USER, Vocabulary, vocabulary
 from soloqueue_mem.lifecycle.when import future_day
 from soloqueue_mem.memory.store import Draft
 
 SOURCE = "rules"
 MAX_SENTENCE = 200
 PLAN_MARGIN = timedelta(days=3)  # a plan is kept this long after its day
-_PEOPLE = (
-    r"女儿|儿子|孩子|宝宝|老婆|老公|爱人|对象|朋友|同事|妈|爸|哥|姐|弟|妹"
-    r"|daughter|son|kid|wife|husband"
+_PEOPLE = (  # the speaker's family: "奶奶今年九十了" is about someone who matters
+    r"奶奶|爷爷|外婆|外公|女儿|儿子|孩子|宝宝|老婆|老公|爱人|对象|妈|爸|哥|姐|弟|妹"
+    r"|\b(?:daughter|son|kids?|wife|husband|partner|mom|dad|mother|father|parents"
+    r"|in-laws|brother|sister|baby|twins?)\b"
 )
 
 
@@ -71,16 +73,18 @@ def _res() -> dict[str, re.Pattern[str]]:
         ),
         "filler": re.compile(
             r"^(?:(?:also|and|but|so|btw|by the way|oh|ok|okay|well|fyi|just so you know"
-            r"|from now on|going forward|in (?:the )?future|hi|hey|hello|actually|no|nope"
+            r"|from now on|going forward|in (?:the )?future|hi|hey|hello|actually"
             r"|correction|sorry|wait|hi again|good morning|morning|quick reminder|one more thing"
-            r"|nice|thanks|update)[,:!]?\s+"
+            r"|nice|thanks|update|lol|haha+|hah)(?:[,:!，]\s*|\s+)|(?:no|nope)[,!]\s*"
+            # ("no caffeine" is no filler)
             r"|(?:另外|还有|对了|顺便说一下|顺便说一句|顺便|以后|今后|从现在开始|从今以后|而且|并且"
             r"|其实|不对|更正一下|更正|说错了|哦|噢|不过|你好|您好|早上好|嗨|哈喽|嗯+|好的)"
             r"[，,：:～~!！]?\s*)+",
             re.IGNORECASE,
         ),
         "question_en": re.compile(
-            r"^(?:what|what's|whats|where|where's|which|who|who's|whom|whose|why|how|how's|when)\b"
+            r"^(?:what|what's|whats|where|where's|which|who|who's|whom|whose|why|how|how's)\b"
+            r"|^when\s+(?:is|are|was|were|do|does|did|will|can|should)\b"
             r"|^(?:do|does|did|is|are|am|was|were|can|could|would|will|should|shall|may|might"
             r"|have|has|had)(?:n't)?\s+(?:i|you|we|they|he|she|it|my|your|our|the|this|that"
             r"|these|those|there|anyone|someone)\b",
@@ -88,7 +92,7 @@ def _res() -> dict[str, re.Pattern[str]]:
         ),
         "question_zh": re.compile(
             r"什么|哪(?!怕)|谁|怎么|怎样|为什么|为何|是不是|能不能|可不可以|会不会|有没有"
-            r"|要不要|对不对|好不好|行不行|多少|几点|几个|来着|吗\W*$"
+            r"|要不要|对不对|好不好|行不行|多少|几点|几个|来着|啥|吗\W*$"
         ),
         "hypothetical": re.compile(
             r"^(?:if|suppose|supposing|imagine|assuming|assume|what if|even if|unless"
@@ -97,7 +101,7 @@ def _res() -> dict[str, re.Pattern[str]]:
         ),
         "speech": re.compile(
             r"(?:(?<!小)说|讲|告诉我|提到|提过|写着|写道|表示|提醒我|叮嘱我|嘱咐我)(?:过|了)*$"
-            r"|\b(?:said|says|told me|tells me|wrote|writes|mentioned)$",
+            r"|\b(?:said|says|told me|tells me|wrote|mentioned)$",
             re.IGNORECASE,
         ),
         "speaker": re.compile(r"^(?:我|(?:i|i'm|i've|my)\b|\S+ here\b)", re.IGNORECASE),
@@ -188,6 +192,53 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|这次|这回|本次|今天|暂时|这个任务|先别|先不要|目前先|这一次",
             re.IGNORECASE,
         ),
+        # what makes a sentence no statement of the user's: a request for the task at
+        # hand ("帮我写个正则", "Translate 'see you' into Spanish"), quoted text
+        "request": re.compile(
+            r"^(?:请|麻烦)?你?(?:帮|给我)|^(?:请)?你?(?:再|先)?(?:把|写|改|翻译|总结"
+            r"|解释|提炼|优化|润色|算|查|看看|看下|讲讲|说说|列|试试|重新|跑一下)"
+            r"|^(?:please\s+)?(?:write|make|try|explain|translate|summari[sz]e|rewrite|show"
+            r"|give|help|tell|fix|check|run|add|create|generate|find|list|compare|refactor"
+            r"|convert|draft|review|let's|let us|go ahead|continue|do)\b"
+            r"|^(?:can|could|would|will) you\b|^(?:i'd like|i want you to|i need you to|let me)\b",
+            re.IGNORECASE,
+        ),
+        "asks_help": re.compile(
+            r"(?<![别要])(?:帮我|帮忙|替我)|一下.*看看|^(?:give|tell|show) me\b", re.IGNORECASE
+        ),
+        # quoted text, someone else's word, what a value is not
+        "not_said": re.compile(
+            r"[“”\"「」]|\b(?!(?:i|we)\b)\w+ (?:said|says|told|thinks|mentioned)\b"
+            r"|(?:他|她|他们|同事|朋友|老板|领导|别人|有人|听)说|\b(?:is|are) (?:not|no longer)\b"
+            r"|\b(?:isn't|aren't)\b|的[^，。]{1,10}?不是",
+            re.IGNORECASE,
+        ),
+        "statement_zh": re.compile(r"的是|在|由|用|负责|归|每|定|设|叫|过敏|喜欢|讨厌|不吃|不喝"),
+        # a sentence no pattern reads: what says it is a standing rule, not a fact
+        "rule_marker": re.compile(
+            r"以后|今后|从现在开始|别|不要|回答|回复|叫我|称呼我"
+            r"|\b(?:always|never|from now on|going forward|call me|don't|do not)\b"
+            r"|\b(?:answer|reply|respond) (?:in|with)\b",
+            re.IGNORECASE,
+        ),
+        # ... and what says it is a reaction to the moment, or names something
+        "of_the_moment": re.compile(
+            r"^(?:this|that|it|these|those|you)\b(?!\s+(?:week|month|year|quarter|sprint))"
+            r"|^(?:that's|it's|you're)\b|^[那它你哈]|^这(?![周月季年])|^我是(?:想)?说|^i mean\b"
+            r"|^(?:my bad|i think|i guess|i feel like|i'm not sure|i am not sure)\b"
+            r"|^(?:我的天|我觉得|我猜)|昨天|前天|\b(?:yesterday|last night)\b"
+            r"|^(?:i'm|i am) (?:so |very |really )?(?:happy|glad|sorry|fine|ok|okay|good|great"
+            r"|sure|done|ready|back|here|tired|busy|confused|stuck|lost|on a call|afk)\b",
+            re.IGNORECASE,
+        ),
+        "names_something": re.compile(
+            r"\d|我|(?<![\w'])(?i:i|i'm|i've|my|me|we|we're|our|us)(?![\w'])"
+            r"|(?<=\S )[A-Z]|[A-Za-z]{2,}.*[\u4e00-\u9fff]|[\u4e00-\u9fff].*[A-Za-z]{2,}"
+            r"|" + _PEOPLE,
+        ),
+        "reaction_end": re.compile(
+            r"[吧啊呀啦哦～~]$|(?:\s*(?:lol|haha+|hh+|哈+|[\U0001F300-\U0001FAFF\u2600-\u27BF]))+$"
+        ),
         "task_opening": re.compile(
             r"^(?:(?:this time|for now|for this task|today|right now)[,:]?\s+"
             r"|(?:这次|这回|本次|今天|暂时|目前)(?:先)?[，,]?\s*)",
@@ -201,6 +252,7 @@ class Clause(NamedTuple):
     question: bool  # ends with ? / ？ or reads as one
     quoted: bool  # reported speech or inside a hypothetical: not the speaker's own claim
     carried: str  # the clause with the sentence's subject 我 restored, or ""
+    sentence: str = ""  # the whole sentence the clause is part of, as said
 
 
 def _cut(text: str, splitter: re.Pattern[str]) -> Iterator[tuple[str, str]]:
@@ -245,7 +297,7 @@ def clauses(text: str) -> Iterator[Clause]:
             if speaker_clause and res["carries_subject"].match(part):
                 carried = "我" + part
             if len(part) <= MAX_SENTENCE:
-                yield Clause(part, question, quoted, carried)
+                yield Clause(part, question, quoted, carried, sentence)
             if res["speech"].search(part) and not res["own_speech"].match(part):
                 quoted = True  # what follows is someone else's word
             speaker_clause = speaker_clause or bool(res["speaker"].match(part))
@@ -259,34 +311,40 @@ def sentences(text: str) -> Iterator[str]:
             yield part
 
 
-def _acceptable(check: str, parts: dict[str, str], words: Vocabulary) -> bool:
-    """Whether what a pattern captured is a lasting statement (see the module doc)."""
+def _refused(check: str, parts: dict[str, str]) -> bool:
+    """Whether what a pattern captured shows the clause is no lasting statement (see the
+    module doc): a reaction to the moment, discourse, a negation, an interjection."""
     res = _res()
-    value, attr = parts.get("value", ""), parts.get("attr", "")
+    value, attr, thing = parts.get("value", ""), parts.get("attr", ""), parts.get("thing", "")
     if check == "rule":
-        return not res["interjection"].match(value) and not res["not_a_verb"].match(value)
-    if check in ("object", "switch"):
-        return not res["deictic"].match(value) and not res["negated"].match(value)
-    if check == "name":
-        return bool(res["name_like"].match(value)) and not res["deictic"].match(value)
-    if check == "attribute":
-        return not res["discourse"].search(attr) and not res["negated"].match(value)
-    if check == "known":
-        return words.known(attr) and not res["negated"].match(value)
-    if check == "thing":
-        return not res["deictic"].match(parts.get("thing", "")) and not res["negated"].match(value)
+        return bool(res["interjection"].match(value) or res["not_a_verb"].match(value))
     if check == "person":
-        return value.split()[0].casefold() not in _NOT_NAMES
+        return value.split()[0].casefold() in _NOT_NAMES
+    if check in ("object", "switch", "name", "pet") and res["deictic"].match(value):
+        return True
+    if check == "thing" and res["deictic"].match(thing):
+        return True
+    if check in ("object", "switch", "attribute", "known", "thing", "value"):
+        if res["negated"].match(value):
+            return True
+    # "my point is", "the answer is 42"; "原因是 probe 太早" goes on about a failure
+    discourse = check == "attribute" or (check == "known" and attr.isascii())
+    return discourse and bool(res["discourse"].search(attr))
+
+
+def _fits(check: str, parts: dict[str, str], words: Vocabulary) -> bool:
+    """Whether the captured parts are what the pattern reads (a name, a known attribute)."""
+    value, attr = parts.get("value", ""), parts.get("attr", "")
+    if check == "name":
+        return bool(_res()["name_like"].match(value))
+    if check in ("known", "known name"):
+        return words.known(attr) and (check == "known" or bool(_res()["name_like"].match(value)))
     if check == "role":
         return _is_role(value)
-    if check == "known name":
-        return words.known(attr) and bool(res["name_like"].match(value))
     if check == "place":  # "I moved to Berlin", not "we moved to CircleCI"
         return not words.category(value)
     if check == "pet":
-        return attr not in ("名字", "名") and not res["deictic"].match(value)
-    if check == "value":
-        return not res["negated"].match(value)
+        return attr not in ("名字", "名")
     return True
 
 
@@ -340,8 +398,8 @@ def _key(
     if spec == "correction":  # "是 9443" right after "staging 的端口不是 8443"
         return words.split(fix) if fix else (USER, words.category(value))
     if spec == "pet":  # one fact per pet ("Miso" and "Nori"); "我女儿叫 Ada" is no pet
-        person = re.search(_PEOPLE, parts.get("attr", ""), re.IGNORECASE)
-        return (words.subject(value), "pet") if not person else (USER, "")
+        animal = re.search(PETS, parts.get("attr", ""), re.IGNORECASE)
+        return (words.subject(value), "pet") if animal else (USER, "")
     if spec == "use":
         category = words.category(value)
         return USER, "" if category in MANY else category
@@ -352,8 +410,14 @@ def _key(
     return subject, words.predicate(spec) if spec else ""
 
 
-def _drafts(clause: str, words: Vocabulary, topic: str = "", fix: str = "") -> list[Draft]:
-    """The drafts of the first pattern that matches the clause and passes its guard."""
+def _drafts(
+    clause: str, words: Vocabulary, topic: str = "", fix: str = "", said: str = ""
+) -> list[Draft] | None:
+    """The draft of the first pattern that matches the clause and passes its guard: what
+    was ``said`` (the clause itself by default) in the user's own words (see
+    ``own_words``), keyed when the pattern is sure which attribute it sets. None when
+    no pattern read it and one refused it (see :func:`_refused`)."""
+    refused = False
     for pattern in patterns():
         found = pattern.regex.match(clause)
         if found is None:
@@ -361,51 +425,41 @@ def _drafts(clause: str, words: Vocabulary, topic: str = "", fix: str = "") -> l
         parts = {k: v.strip() for k, v in found.groupdict().items() if v and v.strip()}
         if "value" in parts:
             parts["value"] = _tidy(parts["value"], bool(pattern.predicate))
-        if not parts.get("value") or not _acceptable(pattern.check, parts, words):
+        if parts.get("value") and _refused(pattern.check, parts):
+            refused = True
             continue  # a plainer pattern may still read it
+        if not parts.get("value") or not _fits(pattern.check, parts, words):
+            continue
         if pattern.predicate == "purpose":
-            return _purposes(pattern, parts["value"], words)
-        tool, _, purpose = parts["value"].partition(" for ")
-        if pattern.predicate == "switch" and words.known(purpose):  # "to Vault for secrets"
-            parts.update(value=tool, attr=purpose)
-        subject, predicate = _key(pattern, parts, words, topic, fix)
+            subject, predicate = USER, _purpose(parts["value"], words)
+        else:
+            tool, _, purpose = parts["value"].partition(" for ")
+            if pattern.predicate == "switch" and words.known(purpose):  # "to Vault for secrets"
+                parts.update(value=tool, attr=purpose)
+            subject, predicate = _key(pattern, parts, words, topic, fix)
         if pattern.predicate in ("switch", "correction") and not predicate:
             return []  # a switch to something unknown names no attribute
-        chinese = not pattern.content[:1].isascii() or pattern.content.startswith("{thing}用")
-        label = words.label(predicate, chinese) if predicate else parts.get("attr", "")
-        content = pattern.content.format_map(
-            {"thing": "", "count": "", "field": "", **parts, "label": label, "fix": fix or label}
-        )
         draft = Draft(
-            content=content[:1].upper() + content[1:],
+            content=own_words(said or clause),
             type=pattern.type,
             subject=subject,
             predicate=predicate,
             duration=pattern.duration,
             source=SOURCE,
         )
-        if parts.get("role") and _is_role(parts["role"]):  # "I'm Alice, the SRE lead"
-            role = Draft(f"User is the {parts['role']}", "FACT", USER, "job", source=SOURCE)
-            return [draft, role]
-        if parts.get("employer"):  # "我在 Finch Pay 做 backend tech lead"
-            employer = f"用户在{parts['employer']}工作"
-            return [draft, Draft(employer, "FACT", USER, "employer", source=SOURCE)]
         return [draft]
-    return []
+    return None if refused else []
 
 
-def _purposes(pattern: Pattern, value: str, words: Vocabulary) -> list[Draft]:
-    """ "Grafana for dashboards and PagerDuty for on-call": a fact per tool, keyed on
-    what it is for (or, failing that, on what the tool is)."""
-    drafts = []
-    for part in re.split(r",\s*(?:and\s+)?|\s+and\s+", value):
-        tool, _, purpose = part.partition(" for ")
-        if not tool.strip() or not purpose.strip():
-            continue
-        predicate = words.split(purpose)[1] if words.known(purpose) else words.category(tool)
-        content = pattern.content.format(value=tool.strip(), attr=purpose.strip())
-        drafts.append(Draft(content, pattern.type, USER, predicate, source=SOURCE))
-    return drafts
+def _purpose(value: str, words: Vocabulary) -> str:
+    """ "Grafana for dashboards": the attribute a lone "X for Y" sets (what it is for,
+    or failing that what the tool is); "" for several ("Grafana for dashboards and
+    PagerDuty for on-call": one memory, keyed on neither)."""
+    parts = re.split(r",\s*(?:and\s+)?|\s+and\s+", value)
+    if len(parts) != 1:
+        return ""
+    tool, _, purpose = value.partition(" for ")
+    return words.split(purpose)[1] if words.known(purpose) else words.category(tool)
 
 
 def canonical(draft: Draft, words: Vocabulary) -> Draft:
@@ -427,48 +481,140 @@ def _plan(clause: str, now: datetime) -> Draft | None:
     if day is None:
         return None
     until = datetime.combine(day, time(), UTC) + timedelta(days=1) + PLAN_MARGIN
-    chinese = bool(_res()["han"].search(clause))
-    content = f"计划（{day}）：{clause}" if chinese else f"Plan for {day}: {clause}"
-    return Draft(content, "FACT", USER, "", until=until, source=SOURCE)
+    return Draft(_planned(day, clause), "FACT", USER, "", until=until, source=SOURCE)
+
+
+def _planned(day: date, said: str) -> str:
+    """A plan's content: what was said, after the day it resolved to."""
+    chinese = bool(_res()["han"].search(said))
+    return f"计划（{day}）：{own_words(said)}" if chinese else f"Plan for {day}: {own_words(said)}"
 
 
 def _rule_duration(draft: Draft, task: bool) -> Draft:
-    """Seed 001: a rule for the task at hand lasts a day, one about how to work stays."""
+    """Seed 001: a rule for the task at hand lasts a day, one about how to work stays.
+    A task's rule takes no key: "reply in English this time" must not supersede the
+    standing rule it departs from for a day."""
     if draft.type != "RULE":
         return draft
-    return draft._replace(duration="24h" if task else "permanent")
+    if task:
+        return draft._replace(duration="24h", predicate="")
+    return draft._replace(duration="permanent")
 
 
 def from_text(
     text: str, now: datetime | None = None, words: Vocabulary | None = None
 ) -> list[Draft]:
-    """The drafts the user's ``text`` states, in order, at most one statement per
-    clause. Plans need ``now`` (the turn's time) to resolve their day."""
+    """The drafts the user's ``text`` states, in order: one per sentence that is a
+    statement (see :func:`_statement`), else one per clause a pattern reads. Plans
+    need ``now`` (the turn's time) to resolve their day."""
     words = words or vocabulary()
-    res = _res()
     drafts: list[Draft] = []
-    topic = named = fix = ""  # what the clauses are about; the name the last statement
-    # gave; what the clause just before said was wrong
-    for clause in clauses(text):
+    reading = _Reading()
+    for sentence in _sentences(clauses(text)):
+        reading.refused = False
+        found: list[Draft] = []
+        for clause in sentence:
+            found += reading.drafts(clause, words, now, drafts + found)
+        whole = None if reading.refused else _statement(sentence, found)
+        if whole is not None:
+            found = [whole]
+        drafts += [_labelled(d, words) for d in found]
+    return drafts
+
+
+class _Reading:
+    """What the clauses read so far are about: the topic, the name the last statement
+    gave, what the clause just before said was wrong."""
+
+    def __init__(self) -> None:
+        self.topic = self.named = self.fix = ""
+        self.refused = False  # a pattern refused a clause of this sentence
+
+    def drafts(
+        self, clause: Clause, words: Vocabulary, now: datetime | None, before: list[Draft]
+    ) -> list[Draft]:
+        """The drafts a pattern reads in ``clause`` (a plan instead, when it is one)."""
+        res = _res()
         if clause.question or clause.quoted or len(clause.text) < 2:
-            continue
+            return []
         task = bool(res["task"].search(clause.text))
         bare = res["task_opening"].sub("", clause.text)
-        if named and res["goes_on"].match(bare):
-            bare = named + bare
-        found = _drafts(bare, words, topic, fix)
-        if not found and clause.carried:
-            found = _drafts(clause.carried, words, topic, fix)
-        if not found and drafts and drafts[-1].predicate == "name" and _is_role(bare):
-            found = [Draft(f"User is the {bare}", "FACT", USER, "job", source=SOURCE)]
-        fix = _fixed(bare, words)
-        topic = _topic(bare, words) or fix or topic
-        named = _named(found)
+        said = clause.text
+        if self.named and res["goes_on"].match(bare):  # "RabbitMQ, 跑在 5673 端口"
+            bare = said = f"{self.named} {bare}"
+        read = _drafts(bare, words, self.topic, self.fix, said)
+        if not read and clause.carried:
+            read = _drafts(clause.carried, words, self.topic, self.fix) or read
+        self.refused = self.refused or read is None
+        found = read or []
+        if not found and before and before[-1].predicate == "name" and _is_role(bare):
+            found = [Draft(own_words(said), "FACT", USER, "job", source=SOURCE)]
+        self.fix = _fixed(bare, words)
+        self.topic = _topic(bare, words) or self.fix or self.topic
+        self.named = _named(found)
         plan = _plan(clause.text, now) if now is not None else None
         if plan is not None and not any(d.type == "RULE" for d in found):
             found = [plan]  # "下周要迁移到 k8s" is a plan, not yet a switch
-        drafts += [_labelled(_rule_duration(d, task), words) for d in found]
-    return drafts
+        return [_rule_duration(d, task) for d in found]
+
+
+def _sentences(found: Iterator[Clause]) -> Iterator[list[Clause]]:
+    """The clauses grouped by the sentence they are part of."""
+    group: list[Clause] = []
+    for clause in found:
+        if group and clause.sentence != group[0].sentence:  # twice in a row: said once
+            yield group
+            group = []
+        group.append(clause)
+    if group:
+        yield group
+
+
+def _statement(sentence: list[Clause], found: list[Draft]) -> Draft | None:
+    """The whole sentence as one memory, when all of it is the user's own statement:
+    no clause asks, requests, quotes or supposes, and either a pattern read one of its
+    clauses (the memory takes that draft's type, key and a plan's day; when patterns
+    read several clauses, each keeps its own memory: "I live in Lisbon and I prefer
+    green tea" is two) or the sentence says something of substance (see
+    :func:`_substantial`)."""
+    res = _res()
+    if any(c.question or c.quoted for c in sentence):
+        return None
+    said = _clean(sentence[0].sentence)
+    if res["request"].match(sentence[0].text) or res["not_said"].search(said):
+        return None
+    if any(res["asks_help"].search(c.text) for c in sentence):
+        return None
+    if len(said) > MAX_SENTENCE:
+        return None
+    if len(found) > 1:
+        return None  # each clause states its own thing: a memory per clause
+    if found and found[0].until is not None:  # a plan
+        day = (found[0].until - PLAN_MARGIN - timedelta(days=1)).date()
+        return found[0]._replace(content=_planned(day, said))
+    if found:
+        return found[0]._replace(content=own_words(said))
+    if not _substantial(said):
+        return None
+    rule = bool(res["rule_marker"].search(sentence[0].sentence))
+    kind = "RULE" if rule else "FACT"
+    draft = Draft(own_words(said), kind, source=SOURCE)
+    return _rule_duration(draft, bool(res["task"].search(said)))
+
+
+def _substantial(said: str) -> bool:
+    """Whether a sentence no pattern reads still states something worth keeping: not
+    of the moment ("That's wild", "这个思路可以", "昨天又加班", "我觉得是缓存的问题"),
+    and it names something — a number, a name or term, the speaker or their family —
+    or, in Chinese, reads as a statement (在, 由…负责, 每…)."""
+    res = _res()
+    if res["of_the_moment"].search(said) or res["reaction_end"].search(said):
+        return False
+    if res["task_opening"].match(said):  # "今天上海下大雨": the day's news
+        return False
+    if res["han"].search(said):
+        return bool(res["names_something"].search(said) or res["statement_zh"].search(said))
+    return len(said.split()) >= 3 and bool(res["names_something"].search(said))
 
 
 def _labelled(draft: Draft, words: Vocabulary) -> Draft:
@@ -521,12 +667,10 @@ def from_tool_results(
         if not tool_failure.failed(result):
             continue
         name = tool_names.get(result.get("tool_use_id") or "", "tool")
-        first_line = next(
-            (line for line in str(result["content"]).splitlines() if line.strip()), ""
-        )
+        line = tool_failure.message(str(result["content"]))
         drafts.append(
             Draft(
-                content=f"{name} failed: {first_line.strip()[:MAX_SENTENCE]}",
+                content=f"{name} failed: {line[:MAX_SENTENCE]}",
                 type="ERROR",
                 subject=name,
                 predicate="error",

@@ -24,7 +24,6 @@ from typing import NamedTuple
 class Pattern(NamedTuple):
     regex: re.Pattern[str]
     type: str
-    content: str  # format string over the named parts and {label}
     predicate: str = ""
     duration: str | None = None  # rules: decided by the clause (task or behaviour)
     check: str = ""
@@ -33,13 +32,12 @@ class Pattern(NamedTuple):
 def make(
     pattern: str,
     type_: str,
-    content: str,
     predicate: str = "",
     duration: str | None = None,
     check: str = "",
     flags: int = re.IGNORECASE,
 ) -> Pattern:
-    return Pattern(re.compile(pattern, flags), type_, content, predicate, duration, check)
+    return Pattern(re.compile(pattern, flags), type_, predicate, duration, check)
 
 
 OBJ = r"(?P<value>.{2,120}?)"
@@ -59,49 +57,42 @@ _ZH_FAMILY = (
 def _english() -> list[Pattern]:
     return [
         # rules first (they often contain "I")
-        make(r"^(?:please\s+)?always\s+" + OBJ + r"$", "RULE", "Always {value}", check="rule"),
+        make(r"^(?:please\s+)?always\s+" + OBJ + r"$", "RULE", check="rule"),
         make(
             r"^(?:please\s+)?(?:never|don't ever|do not ever)\s+" + OBJ + r"$",
             "RULE",
-            "Never {value}",
             check="rule",
         ),
         make(
             r"^(?:please\s+)?(?:don't|do not)\s+" + OBJ + r"$",
             "RULE",
-            "Don't {value}",
             check="rule",
         ),
-        make(r"^(?:you\s+)?must(?: always)?\s+" + OBJ + r"$", "RULE", "Must {value}", check="rule"),
+        make(r"^(?:you\s+)?must(?: always)?\s+" + OBJ + r"$", "RULE", check="rule"),
         make(
             r"^my (?:favou?rite|preferred) (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
             "PREFERENCE",
-            "User's favorite {attr} is {value}",
             "favorite",
         ),
         make(
             r"^i (?:really |also |absolutely )?(?:prefer|like|love|enjoy) " + OBJ + r"$",
             "PREFERENCE",
-            "User likes {value}",
             check="object",
         ),
         make(
             r"^i(?:'m| am) (?:also )?(?:a )?(?:big |huge )?fan of " + OBJ + r"$",
             "PREFERENCE",
-            "User likes {value}",
             check="object",
         ),
         make(
             r"^i (?:really |also )?(?:hate|dislike|don't like|do not like|don't really like"
             r"|do not really like|can't stand|cannot stand) " + OBJ + r"$",
             "PREFERENCE",
-            "User dislikes {value}",
             check="object",
         ),
         make(
             r"^i(?:'m| am) not (?:really )?(?:a )?(?:big |huge )?fan of " + OBJ + r"$",
             "PREFERENCE",
-            "User dislikes {value}",
             check="object",
         ),
         # switches: "I switched from Vim to Helix", "we moved the CI to CircleCI"
@@ -111,7 +102,6 @@ def _english() -> list[Pattern]:
             r"(?: (?:the |our |my )?(?P<attr>[\w' ]{2,30}?))??(?: from (?P<old>.{1,60}?))?"
             r" to " + OBJ + r"$",
             "FACT",
-            "User's {label} is now {value}",
             "switch",
             check="switch",
         ),
@@ -120,7 +110,6 @@ def _english() -> list[Pattern]:
             r"^(?:i|we|the team|our team)(?: ended up| finally| eventually)?"
             r" (?:going with|went with|go with|settled on|chose|picked|decided on) " + OBJ + r"$",
             "FACT",
-            "User's {label} is now {value}",
             "switch",
             check="switch",
         ),
@@ -128,14 +117,12 @@ def _english() -> list[Pattern]:
             r"^" + _DET + r"(?P<attr>[\w' ]{2,30}?) (?:has |have )?(?:changed|moved|switched)"
             r" (?:over )?to " + OBJ + r"$",
             "FACT",
-            "User's {label} is now {value}",
             "switch",
             check="known",
         ),
         make(
             r"^my name is " + OBJ + r"$",
             "FACT",
-            "User's name is {value}",
             "name",
             "permanent",
             "value",
@@ -143,14 +130,12 @@ def _english() -> list[Pattern]:
         make(
             r"^my (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
             "FACT",
-            "User's {attr} is {value}",
             "attr",
             check="attribute",
         ),
         make(
             r"^our (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
             "FACT",
-            "The team's {attr} is {value}",
             "attr",
             check="attribute",
         ),
@@ -158,14 +143,12 @@ def _english() -> list[Pattern]:
             r"^" + _DET + _THING + r" (?:runs|is running|listens|is listening|is|sits|serves"
             r"|is served) on port (?P<value>\d{2,5})\b.*$",
             "FACT",
-            "{thing} runs on port {value}",
             "port",
             check="thing",
         ),
         make(
             r"^" + _DET + _THING + r" uses port (?P<value>\d{2,5})$",
             "FACT",
-            "{thing} runs on port {value}",
             "port",
             check="thing",
         ),
@@ -177,7 +160,6 @@ def _english() -> list[Pattern]:
             + OBJ
             + r"$",
             "FACT",
-            "{thing} is deployed on {value}",
             "deploy",
             check="thing",
         ),
@@ -188,14 +170,12 @@ def _english() -> list[Pattern]:
             + OBJ
             + r"$",
             "FACT",
-            "{thing} is deployed on {value}",
             "deploy",
             check="object",
         ),
         make(
             r"^" + _DET + _THING + r" runs on " + OBJ + r"$",
             "FACT",
-            "{thing} runs on {value}",
             "runs",
             check="thing",
         ),
@@ -203,14 +183,12 @@ def _english() -> list[Pattern]:
             r"^" + _DET + _THING + r" (?:is|was|are|were) (?:written|built|implemented|developed)"
             r" (?:in|with) " + OBJ + r"$",
             "FACT",
-            "{thing} is written in {value}",
             "language",
             check="thing",
         ),
         make(
             r"^the (?P<attr>[\w' ]{2,30}?) (?:is|are) (?:now )?" + OBJ + r"$",
             "FACT",
-            "The {attr} is {value}",
             "attr",
             check="known",
         ),
@@ -218,46 +196,37 @@ def _english() -> list[Pattern]:
             r"^(?i:i'm|i am) (?P<value>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)"
             r"(?:,? (?i:the|a|an|your) (?P<role>[\w' -]{2,90}))?$",
             "FACT",
-            "User's name is {value}",
             "name",
             "permanent",
             "person",
             flags=0,
         ),
-        make(
-            r"^i(?:'m| am) (?:a|an) " + OBJ + r"$", "FACT", "User is a {value}", "job", check="role"
-        ),
-        make(r"^i work as (?P<value>an? .{2,80}?)$", "FACT", "User works as {value}", "job"),
+        make(r"^i(?:'m| am) (?:a|an) " + OBJ + r"$", "FACT", "job", check="role"),
+        make(r"^i work as (?P<value>an? .{2,80}?)$", "FACT", "job"),
         make(
             r"^(?:i|we) (?:have|own|got) (?P<count>a|an|one|two|three|four|\d+)"
             r" (?P<attr>[\w' ]{2,30}?) (?:named|called) " + OBJ + r"$",
             "FACT",
-            "User has {count} {attr} named {value}",
         ),
         make(
             r"^i(?: live|'m based| am based) in " + OBJ + r"$",
             "FACT",
-            "User lives in {value}",
             "city",
         ),
-        make(r"^i work (?:at|for) " + OBJ + r"$", "FACT", "User works at {value}", "employer"),
+        make(r"^i work (?:at|for) " + OBJ + r"$", "FACT", "employer"),
         make(
             r"^(?:we|our team|the team|my team)(?: mostly| mainly| all| also| now| still)?"
             r" (?:use|uses|are using|'re using|rely on|relies on) " + OBJ + r"$",
             "FACT",
-            "The team uses {value}",
             "use",
             check="object",
         ),
-        make(
-            r"^i(?:'m| am) using " + OBJ + r"$", "FACT", "User uses {value}", "use", check="object"
-        ),
+        make(r"^i(?:'m| am) using " + OBJ + r"$", "FACT", "use", check="object"),
         # "on" is a busy word (on a call, on vacation, on it): only a name-like object
-        make(r"^i(?:'m| am) on " + OBJ + r"$", "FACT", "User uses {value}", "use", check="name"),
+        make(r"^i(?:'m| am) on " + OBJ + r"$", "FACT", "use", check="name"),
         make(
             r"^i (?:mostly |mainly |usually |normally |still |also |now )?use " + OBJ + r"$",
             "FACT",
-            "User uses {value}",
             "use",
             check="object",
         ),
@@ -269,43 +238,36 @@ def _chinese() -> list[Pattern]:
         make(
             r"^(?:请)?(?:永远不要|绝对不要|禁止|不准|不许)" + OBJ + r"$",
             "RULE",
-            "禁止{value}",
             check="rule",
         ),
         make(
             r"^(?:请)?(?:总是|始终|一定要|务必|必须)" + OBJ + r"$",
             "RULE",
-            "必须{value}",
             check="rule",
         ),
-        make(r"^(?:请)?(?:先)?(?:不要|别)" + OBJ + r"$", "RULE", "不要{value}", check="rule"),
+        make(r"^(?:请)?(?:先)?(?:不要|别)" + OBJ + r"$", "RULE", check="rule"),
         # a rule about a topic: 提交信息必须用英文
         make(
             r"^(?P<attr>[^我他她它]{1,20}?)\s*(?:都|也)?(?:必须|务必|一律|一定要)" + OBJ + r"$",
             "RULE",
-            "{attr}必须{value}",
         ),
         make(
             r"^(?P<attr>[^我他她它]{1,20}?)\s*(?:都|也)?(?:禁止|不准|不许)" + OBJ + r"$",
             "RULE",
-            "{attr}禁止{value}",
         ),
         make(
             r"^我(?:最)?喜欢的(?P<attr>.{1,10}?)是" + OBJ + r"$",
             "PREFERENCE",
-            "用户最喜欢的{attr}是{value}",
             "favorite",
         ),
         make(
             r"^我(?:也|很|非常|比较|更|一直|特别)?(?:喜欢|偏好|爱用|习惯用)" + OBJ + r"$",
             "PREFERENCE",
-            "用户喜欢{value}",
             check="object",
         ),
         make(
             r"^我(?:也|很|非常|特别|一直)?(?:讨厌|不喜欢|不太喜欢|受不了)" + OBJ + r"$",
             "PREFERENCE",
-            "用户不喜欢{value}",
             check="object",
         ),
         # switches: 我已经换成 Helix 了, 端口改成 8443 了, 我从 VS Code 换成了 Cursor
@@ -315,30 +277,26 @@ def _chinese() -> list[Pattern]:
             + _ZH_SWITCH
             + r"\s*(?P<value>.{1,60}?)(?:了|啦)?$",
             "FACT",
-            "用户的{label}已换成{value}",
             "switch",
             check="switch",
         ),
-        make(r"^我是(?:一名|一位|一个)" + OBJ + r"$", "FACT", "用户是{value}", "job"),
-        make(r"^我是" + OBJ + r"$", "FACT", "用户是{value}", "job", check="role"),
-        make(r"^我叫" + OBJ + r"$", "FACT", "用户的名字是{value}", "name", "permanent", "value"),
+        make(r"^我是(?:一名|一位|一个)" + OBJ + r"$", "FACT", "job"),
+        make(r"^我是" + OBJ + r"$", "FACT", "job", check="role"),
+        make(r"^我叫" + OBJ + r"$", "FACT", "name", "permanent", "value"),
         make(
             r"^我(?:家)?(?:有|养了?)(?P<count>[一两三四几\d])?(?:只|条|个|位)(?P<attr>[^，]{1,6}?)"
             r"(?:叫|名叫|名字叫)(?P<value>.{1,20})$",
             "FACT",
-            "用户家有{count}只{attr}叫{value}",
             "pet",
         ),
         make(
             r"^我(?:家|的|家的)?(?P<attr>" + _ZH_FAMILY + r")(?:的名字)?叫(?P<value>.{1,20})$",
             "FACT",
-            "用户的{attr}叫{value}",
         ),
         # 我的电脑不是 Mac says what the value is not
         make(
             r"^我的(?P<attr>[^，。]{1,10}?)(?<![不没])是" + OBJ + r"$",
             "FACT",
-            "用户的{attr}是{value}",
             "attr",
             check="attribute",
         ),
@@ -347,7 +305,6 @@ def _chinese() -> list[Pattern]:
             + OBJ
             + r"$",
             "FACT",
-            "团队的{attr}是{value}",
             "attr",
             check="attribute",
         ),
@@ -355,7 +312,6 @@ def _chinese() -> list[Pattern]:
             r"^" + _ZH_THING + r"(?:是)?(?:用|使用|基于)(?P<value>[^，。]{1,30}?)"
             r"(?:写|开发|实现|编写|做)(?:成)?的?$",
             "FACT",
-            "{thing}用{value}写",
             "language",
             check="thing",
         ),
@@ -363,7 +319,6 @@ def _chinese() -> list[Pattern]:
             r"^" + _ZH_THING + r"(?:跑在|运行在|监听|开在|用|在)\s*(?:端口)?\s*(?P<value>\d{2,5})"
             r"\s*(?:号)?端口(?:上)?$",
             "FACT",
-            "{thing}跑在{value}端口",
             "port",
             check="thing",
         ),
@@ -372,29 +327,25 @@ def _chinese() -> list[Pattern]:
             + _ZH_THING
             + r"(?:部署在|部署到|托管在|跑在|运行在)(?P<value>.{1,40}?)(?:上|里)?$",
             "FACT",
-            "{thing}部署在{value}",
             "deploy",
             check="thing",
         ),
         make(
             r"^" + _ZH_ATTR + r"(?<![不没])(?:是|用的是|使用的是)(?!不是|用)" + OBJ + r"$",
             "FACT",
-            "{attr}是{value}",
             "attr",
             check="known",
         ),
         make(
             r"^我(?:现在|目前)?(?:住在|在)(?P<value>.{1,30}?)(?:工作|上班)$",
             "FACT",
-            "用户在{value}工作",
             "employer",
         ),
-        make(r"^我住在" + OBJ + r"$", "FACT", "用户住在{value}", "city"),
+        make(r"^我住在" + OBJ + r"$", "FACT", "city"),
         make(
             r"^(?:我们|咱们|团队|我们团队|我们公司|公司)(?:平时|一般|主要|现在|都|也|一直)?"
             r"(?:在用|用的是|使用|用(?![了过来于着的]))" + OBJ + r"$",
             "FACT",
-            "团队使用{value}",
             "use",
             check="object",
         ),
@@ -403,7 +354,6 @@ def _chinese() -> list[Pattern]:
             + OBJ
             + r"$",
             "FACT",
-            "用户使用{value}",
             "use",
             check="object",
         ),

@@ -36,12 +36,20 @@ _PARTNER_ZH = r"老公|老婆|爱人|对象|妻子|丈夫|太太|先生|男朋�
 
 def _english() -> list[Pattern]:
     return [
+        # the language of the answers, in either language: "以后回答都用中文", "switch
+        # back to answering in English": one attribute, so the later rule supersedes
+        make(
+            r"^(?=.{0,40}?(?:回答|回复|answer|repl(?:y|ies)|respon(?:d|ses?)|talk to me))"
+            r".{0,40}?(?:用|in|with)\s*(?P<value>简体中文|繁体(?:中文|字)?|中文|英文|日文|English"
+            r"|Chinese|Japanese|Spanish|French|German)(?![A-Za-z]).*$",
+            "RULE",
+            "reply language",
+        ),
         # settings: "Prometheus retention is set to 15 days", "retries are 8 now"
         make(
             r"^" + _DET + _ATTR + r" (?:is|are) (?:currently |now |still )?"
             r"(?:set to|configured to|configured as|capped at|set at) " + OBJ + r"$",
             "FACT",
-            "{attr} is set to {value}",
             "attr",
             check="attribute",
         ),
@@ -54,7 +62,6 @@ def _english() -> list[Pattern]:
             + OBJ
             + r"$",
             "FACT",
-            "The team tracks {attr} in {value}",
             "attr",
             check="known",
         ),
@@ -64,7 +71,6 @@ def _english() -> list[Pattern]:
             r"| now| still| mainly)? (?:use|uses|are using|'re using|rely on|relies on) "
             r"(?P<value>.+? for .+)$",
             "FACT",
-            "The team uses {value} for {attr}",
             "purpose",
             check="object",
         ),
@@ -74,7 +80,6 @@ def _english() -> list[Pattern]:
             r"^(?:no,? )?(?:it's|it is|they're|they are)(?: actually| really)?"
             r" (?P<value>[\w.:/+-]+(?: [\w.:/+-]+){0,3}?)(?:,? (?:not|instead of) .*)?$",
             "FACT",
-            "{fix} is now {value}",
             "correction",
             check="switch",
         ),
@@ -82,7 +87,6 @@ def _english() -> list[Pattern]:
         make(
             r"^" + _NAME + r" here(?:\s*[,，—–-]+\s*(?P<role>.{2,60}))?$",
             "FACT",
-            "User's name is {value}",
             "name",
             "permanent",
             flags=0,
@@ -90,7 +94,6 @@ def _english() -> list[Pattern]:
         make(
             r"^(?i:i'm|i am) (?i:originally )?from (?P<value>[A-Z].{1,40})$",
             "FACT",
-            "User is originally from {value}",
             "hometown",
             flags=0,
         ),
@@ -98,14 +101,12 @@ def _english() -> list[Pattern]:
             r"^(?i:i(?: was born and raised| was raised| grew up| spent my childhood) in )"
             r"(?P<value>[A-Z][\w .'-]{1,40}?)(?:,.*| (?i:so|and|but) .*)?$",
             "FACT",
-            "User grew up in {value}",
             "hometown",
             flags=0,
         ),
         make(
             r"^(?i:i was born in|i'm born in|i am born in) (?P<value>(?:19|20)\d\d)\b.*$",
             "FACT",
-            "User was born in {value}",
             "birth year",
             flags=0,
         ),
@@ -113,21 +114,18 @@ def _english() -> list[Pattern]:
             r"^i(?:'m| am) (?:severely |very |also )?allergic to (?P<value>[\w' -]{2,40}?)"
             r"(?:,.*| (?:so|and|but) .*)?$",
             "FACT",
-            "User is allergic to {value}",
             "allergy",
         ),
         make(
             r"^i(?:'m| am) (?P<value>(?:a )?(?:vegetarian|vegan|pescatarian|lactose[- ]intolerant"
             r"|gluten[- ]intolerant|gluten[- ]free|halal|kosher|teetotal|coeliac|celiac))\b.*$",
             "FACT",
-            "User is {value}",
             "diet",
         ),
         make(
             r"^(?i:i|we|my (?:partner|wife|husband|family|girlfriend|boyfriend) and i)"
             r"(?:'ve| have)? (?:just |recently )?moved to (?P<value>[A-Z][\w .'-]{1,40})$",
             "FACT",
-            "User lives in {value}",
             "city",
             check="place",
             flags=0,
@@ -136,7 +134,6 @@ def _english() -> list[Pattern]:
             r"^(?i:my) (?P<attr>" + _ANIMAL + r")(?:'s name is| is called| is named|,)? "
             r"(?P<value>[A-Z][\w'-]+)\b.*$",
             "FACT",
-            "User's {attr} is named {value}",
             "pet",
             flags=0,
         ),
@@ -144,7 +141,6 @@ def _english() -> list[Pattern]:
             r"^i (?:mostly |mainly |also )?(?:own|am responsible for|'m responsible for"
             r"|look after) " + OBJ + r"$",
             "FACT",
-            "User is responsible for {value}",
             check="object",
         ),
         make(
@@ -152,7 +148,6 @@ def _english() -> list[Pattern]:
             r"(?:answers|replies|responses|explanations|comments|code comments"
             r"|commit messages)\b.{0,80})$",
             "RULE",
-            "Please {value}",
         ),
     ]
 
@@ -166,7 +161,6 @@ def _chinese() -> list[Pattern]:
             r"|设的|设了|锁在|固定在)"
             r"\s*(?P<value>.{1,40}?)$",
             "FACT",
-            "{attr}设的是{value}",
             "attr",
             check="attribute",
         ),
@@ -175,7 +169,6 @@ def _chinese() -> list[Pattern]:
             r"^" + _ZH_TOPIC + r"\s*" + _WE_ZH + r"?" + _OFTEN_ZH + r"?(?:用|跑|开|是|在)\s*"
             r"(?P<value>[\d.]+(?:e-?\d+)?\s*\S{0,4}|[A-Za-z][\w .&+-]{0,40})$",
             "FACT",
-            "{attr}是{value}",
             "attr",
             check="known",
         ),
@@ -194,7 +187,6 @@ def _chinese() -> list[Pattern]:
             + r"?(?:用|使用|用的是|在用)\s*(?P<value>[^，。]{1,40}?)\s*(?:来)?"
             r"(?:做|收|管|存|跑|管理|存储|记录|收集)?$",
             "FACT",
-            "团队的{attr}用{value}",
             "attr",
             check="known",
         ),
@@ -203,7 +195,6 @@ def _chinese() -> list[Pattern]:
             r"^" + _WE_ZH + _OFTEN_ZH + r"?(?:用|使用)\s*(?P<value>[^，。]{1,40}?)\s*(?:来)?"
             r"(?:做|管理|跑|记录|收集|管)(?P<attr>[^，。]{1,20})$",
             "FACT",
-            "团队用{value}做{attr}",
             "attr",
             check="known",
         ),
@@ -213,7 +204,6 @@ def _chinese() -> list[Pattern]:
             r"(?:放在|存在|存到|放到|托管在|记在|记录在|存放在)\s*(?P<value>[^，。]{1,40}?)"
             r"(?:里|上|中|里面)?$",
             "FACT",
-            "{attr}放在{value}",
             "attr",
             check="known",
         ),
@@ -221,7 +211,6 @@ def _chinese() -> list[Pattern]:
         make(
             r"^我(?P<attr>[^，。的\s]{1,4}?)(?:是|在)" + OBJ + r"$",
             "FACT",
-            "用户的{attr}是{value}",
             "attr",
             check="known",
         ),
@@ -230,7 +219,6 @@ def _chinese() -> list[Pattern]:
             r"^(?:现在|目前|其实|实际上|而|应该)?(?:已经)?(?:是|改成了?|换成了?|变成了?)"
             r"\s*(?P<value>[^，。\s]{1,30}?)(?:了)?$",
             "FACT",
-            "{fix}现在是{value}",
             "correction",
             check="switch",
         ),
@@ -238,7 +226,6 @@ def _chinese() -> list[Pattern]:
         make(
             r"^我是\s*(?P<value>[" + _SURNAME + r"][\u4e00-\u9fff]{1,2})$",
             "FACT",
-            "用户的名字是{value}",
             "name",
             "permanent",
         ),
@@ -246,7 +233,6 @@ def _chinese() -> list[Pattern]:
         make(
             r"^我(?:是)?(?:从小)?在\s*(?P<value>[^，。\s]{1,12}?)\s*(?:长大|出生)的?$",
             "FACT",
-            "用户在{value}长大",
             "hometown",
         ),
         # "我是 90 后", "我是 1988 年生的", "我 95 年出生"
@@ -254,26 +240,22 @@ def _chinese() -> list[Pattern]:
             r"^我(?:是)?\s*(?P<value>(?:19|20)?\d\d\s*(?:后|年(?:生的?|出生的?)))"
             r"(?:[，,].*)?$",
             "FACT",
-            "用户是{value}",
             "birth year",
         ),
         make(
             r"^我(?:有点|比较|很)?对\s*(?P<value>[^，。]{1,20}?)\s*过敏$",
             "FACT",
-            "用户对{value}过敏",
             "allergy",
         ),
         make(
             r"^我(?P<value>吃素|是素食者|不吃(?:辣|肉|猪肉|牛肉|海鲜))$",
             "FACT",
-            "用户{value}",
             "diet",
         ),
         # "我老公是做芯片设计的", "我老婆是老师"
         make(
             r"^我(?:的|家)?(?P<attr>" + _PARTNER_ZH + r")(?:是|在)\s*(?P<value>[^，。]{2,30})$",
             "FACT",
-            "用户的{attr}是{value}",
             "partner",
         ),
         # "我大学在华科读的计算机", "我本科是在浙大读的"
@@ -281,22 +263,19 @@ def _chinese() -> list[Pattern]:
             r"^我?(?:大学|本科|硕士|研究生|博士)(?:是)?在\s*(?P<value>[^，。\s]{2,20}?)\s*"
             r"(?:读|念|上)的?(?P<field>.{0,20})$",
             "FACT",
-            "用户在{value}读的{field}",
             "education",
         ),
         # pets: "我家那只柯基叫 Tofu", "我家 Lucky 是只金毛"
         make(
-            r"^我家?(?:的|那只|那条|这只|这条|的那只)?(?P<attr>(?![家有养])[^，。\s]{1,6}?)(?:的名字)?"
+            r"^我家?(?:的|那只|那条|这只|这条|的那只)?(?P<attr>(?![家有养们])[^，。\s]{1,6}?)(?:的名字)?"
             r"(?:叫|名叫)\s*(?P<value>[^，。]{1,20})$",
             "FACT",
-            "用户的{attr}叫{value}",
             "pet",
             check="pet",
         ),
         make(
             r"^我家(?:的)?\s*" + _NAME + r"\s*是(?:一)?(?:只|条)(?P<attr>[^，。]{1,8})$",
             "FACT",
-            "用户家的{value}是一只{attr}",
             "pet",
             flags=0,
         ),
@@ -306,14 +285,12 @@ def _chinese() -> list[Pattern]:
             r"(?:住在|搬到了?|搬去了?)"
             r"\s*(?P<value>[^，。\s]{1,20}?)$",
             "FACT",
-            "用户住在{value}",
             "city",
         ),
         make(
             r"^我?(?:已经|一直|现在)?在\s*(?P<value>[^，。\s]{1,12}?)\s*(?:住|生活)了?"
             r"(?:[一二三四五六七八九十两几\d]+年)?了?$",
             "FACT",
-            "用户住在{value}",
             "city",
         ),
         # "我在 Finch Pay 做 backend tech lead"
@@ -321,26 +298,21 @@ def _chinese() -> list[Pattern]:
             r"^我(?:现在|目前)?在\s*(?P<employer>[^，。]{1,30}?)\s*(?:做|当|担任|干)\s*"
             r"(?P<value>[^，。]{2,40})$",
             "FACT",
-            "用户在{employer}做{value}",
             "job",
             check="role",
         ),
-        make(r"^我(?:主要)?负责\s*" + OBJ + r"$", "FACT", "用户负责{value}", check="object"),
+        make(r"^我(?:主要)?负责\s*" + OBJ + r"$", "FACT", check="object"),
         # a rule before a step: "跑训练之前先 dry-run 一个 step"
-        make(
-            r"^(?P<value>.{1,30}?(?:之前|以前|前)(?:都|要|必须|一定)?先.{2,60})$", "RULE", "{value}"
-        ),
+        make(r"^(?P<value>.{1,30}?(?:之前|以前|前)(?:都|要|必须|一定)?先.{2,60})$", "RULE"),
         # a rule about a topic: "Commit message 请用英文写"
         make(
             r"^(?P<attr>[^我你他她它，。]{2,20}?)\s*(?:请|麻烦)(?:都|统一)?用" + OBJ + r"$",
             "RULE",
-            "{attr}请用{value}",
         ),
         # "Prod cluster 叫 jade": the thing's name
         make(
-            r"^(?![一两三几\d]\s*[只条个位])(?P<thing>[^，。我你他她它这那叫]{1,20}?)\s*(?:叫|名叫|叫做)\s*(?P<value>[\w.\-]{1,40})$",
+            r"^(?![一两三几\d]\s*[只条个位])(?P<thing>(?:我们的?|咱们的?)?[^，。我你他她它这那叫]{1,20}?)\s*(?:叫|名叫|叫做)\s*(?P<value>[\w.\-]{1,40})$",
             "FACT",
-            "{thing}叫{value}",
             "name",
             check="thing",
         ),
@@ -354,7 +326,6 @@ def late() -> list[Pattern]:
         make(
             r"^" + _DET + _ATTR + r" (?P<verb>is|are) (?:now )?" + OBJ + r"$",
             "FACT",
-            "{attr} {verb} {value}",
             "attr",
             check="known name",
         ),
@@ -366,7 +337,6 @@ def late() -> list[Pattern]:
             + OBJ
             + r"$",
             "FACT",
-            "{attr} is in {value}",
             "attr",
             check="known name",
         ),
@@ -378,7 +348,6 @@ def _p_name_zh() -> Pattern:
     return make(
         r"^我是\s*(?P<value>[A-Z][a-z]+(?: [A-Z][a-z]+)?)$",
         "FACT",
-        "用户的名字是{value}",
         "name",
         "permanent",
         flags=0,

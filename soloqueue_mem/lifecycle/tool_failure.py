@@ -5,6 +5,9 @@ no such flag, so the content is read, conservatively: its first line opening wit
 error word (``Error:``, ``ValueError: …``, ``failed``, ``permission denied``,
 ``错误``, ``失败`` …), or a traceback or a non-zero exit status anywhere. Output that
 merely mentions errors ("0 errors", "no failures") is a success.
+
+What failed is told by :func:`message`: the last line that opens with an error word
+(a traceback ends with its exception, pytest marks its with ``E``), not the first.
 """
 
 from __future__ import annotations
@@ -42,3 +45,13 @@ def failed(result: dict[str, Any]) -> bool:
     content = str(result.get("content") or "")
     first = next((line for line in content.splitlines() if line.strip()), "")
     return bool(_opening().match(first.strip()) or _anywhere().search(content))
+
+
+def message(content: str) -> str:
+    """The line of a failed tool's output that says what went wrong: the last
+    "SomethingError: why" line (pytest's ``E`` marker dropped), else the last line
+    opening with another error word than "Traceback", else the first non-empty line."""
+    lines = [re.sub(r"^E\s+", "", line.strip()) for line in content.splitlines() if line.strip()]
+    said = [line for line in lines if _opening().match(line) and not line.startswith("Traceback")]
+    why = [line for line in said if re.match(r"\W{0,3}[\w.]*(?:error|exception):", line, re.I)]
+    return (why or said or lines[:1] or [""])[-1]

@@ -211,6 +211,7 @@ PREDICATES: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "deploy tool": ("部署工具", ("deploy tool", "deploys", "continuous delivery", "部署工具")),
+    "reply language": ("回答语言", ("reply language", "answer language", "回答语言", "回复语言")),
 }
 
 # canonical subject: aliases (the speaker's own words map to USER)
@@ -376,6 +377,11 @@ VALUES |= {
     "deploy tool": ("argo cd", "argocd", "flux", "spinnaker"),
     "docs": ("notion", "confluence"),
 }
+# what a pet is: "我家那只柯基叫 Tofu" names a pet, "我们的项目叫 Aurora" does not
+PETS = (
+    r"\b(?:cat|dog|puppy|kitten|corgi|rabbit|parrot|hamster|bird|pet)s?\b"
+    r"|猫|狗|柯基|金毛|哈士奇|柴犬|泰迪|兔|鹦鹉|仓鼠|宠物|乌龟|金鱼"
+)
 # Many can be in use at once: "I use Python" and "I use Go" are both true.
 MANY = frozenset({"language", "framework"})
 

@@ -68,7 +68,7 @@ def test_what_leaves_the_context_becomes_memories_and_an_episode(cli, home):
     assert episode["action_nodes"][0]["result_summary"] == "timeout = 5"
     assert "config.toml" in episode["entities"]
     contents = {m["content"] for m in out["memories"]}
-    assert {"用户的代码目录是/srv/app", "不要在周五部署", "User's editor is helix"} <= contents
+    assert {"用户的代码目录是 /srv/app", "不要在周五部署", "User's editor is helix"} <= contents
     assert all(m["source_episode_id"] == episode["id"] for m in out["memories"])
     assert sorted(episode["linked_memory_ids"]) == sorted(m["id"] for m in out["memories"])
     rows = extracted(home)

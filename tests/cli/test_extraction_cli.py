@@ -22,7 +22,7 @@ def test_a_correction_in_the_other_language_supersedes_the_value(cli, monkeypatc
     night(cli, monkeypatch, "2026-11-27T23:00:00Z")
 
     (current,) = [m for m in listed(cli) if "Helix" in m or "VS Code" in m]
-    assert current == "用户的编辑器已换成Helix"
+    assert current == "用户已经换成 Helix 了"  # the user's words, keyed on the editor
     newest = listed(cli)[current]
     assert (newest["subject"], newest["predicate"]) == ("user", "editor")
     history = cli.json("memory", "history", newest["id"])
@@ -42,7 +42,10 @@ def test_a_switch_from_one_value_to_another_in_english_after_chinese(cli, monkey
     )
     night(cli, monkeypatch, "2026-11-27T23:00:00Z")
     current = set(listed(cli))
-    assert {"User's database is now MySQL", "Service runs on port 9090"} <= current
+    assert {
+        "We switched from Postgres to MySQL last month",
+        "The service runs on port 9090",
+    } <= current
     assert not any("PostgreSQL" in m or "8080" in m for m in current)
 
 
@@ -98,13 +101,15 @@ def test_an_openai_tool_message_that_failed_is_an_error_and_a_failed_episode(cli
         {
             "role": "tool",
             "tool_call_id": "c1",
-            "content": "collected 3 items\nTraceback (most recent call last):\n  ...\nexit code 1",
+            "content": "collected 3 items\nTraceback (most recent call last):\n  ...\n"
+            "ModuleNotFoundError: No module named 'distutils'\nexit code 1",
         },
     ]
     cli.ok("log", "-s", "tools", input=json.dumps(messages))
     night(cli, monkeypatch, "2026-11-26T23:00:00Z")
     (error,) = cli.json("memory", "list", "--type", "ERROR")
-    assert error["content"] == "pytest failed: collected 3 items"
+    # what went wrong: the traceback's exception, not the output's first line
+    assert error["content"] == "pytest failed: ModuleNotFoundError: No module named 'distutils'"
     (episode,) = cli.json("episode", "list")
     assert episode["outcome"] == "failed"
     assert episode["action_nodes"][0]["success"] is False

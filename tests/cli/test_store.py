@@ -160,7 +160,9 @@ def test_demo_runs_offline_and_finds_its_turns(cli):
     assert out["openai"][1]["tool_calls"][0]["function"]["name"] == "read_file"
     assert out["episode"]["source"] == "session_end"
     assert out["episode"]["tools_used"] == ["read_file", "run_shell"]
-    assert [m["content"] for m in out["memories"]] == ["User likes timeouts of at least 5 seconds"]
+    assert [m["content"] for m in out["memories"]] == [
+        "User prefers timeouts of at least 5 seconds"
+    ]
     kinds = {hit["kind"] for hit in out["recall"]}
     assert {"memory", "episode"} <= kinds
     assert not Path(out["root"]).exists()  # the throw-away store is gone

@@ -127,7 +127,7 @@ def test_a_malformed_answer_falls_back_to_the_rules_and_queues_the_turn(
         report = cli.json("consolidate")
     assert report["model"]["failures"] == 1 and report["model"]["queued"] == 1
     assert len(server.requests) == 3  # llm_attempts
-    assert "用户的代码目录是/srv/app" in contents(cli)  # the rules' memory
+    assert "用户的代码目录是 /srv/app" in contents(cli)  # the rules' memory
     assert queue_rows(home) == [(0, "pending", 1)]
 
 
@@ -148,7 +148,7 @@ def test_a_timeout_queues_the_turn_and_a_later_run_completes_it(cli, home, monke
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
         first = cli.json("consolidate")
     assert first["model"]["queued"] == 1
-    assert "用户的代码目录是/srv/app" in contents(cli)  # nothing was lost meanwhile
+    assert "用户的代码目录是 /srv/app" in contents(cli)  # nothing was lost meanwhile
     monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-26T09:00:00Z")  # past the backoff
     with ChatServer([(200, json.dumps([MODEL_MEMORY]))]) as server:
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
@@ -168,7 +168,7 @@ def test_retries_are_bounded_then_the_item_fails_for_good(cli, home, monkeypatch
             monkeypatch.setenv("SOLOQUEUE_NOW", f"2026-11-26T{next(hours):02d}:00:00Z")
             cli.json("consolidate")
     assert queue_rows(home) == [(0, "failed", 3)]
-    assert "用户的代码目录是/srv/app" in contents(cli)
+    assert "用户的代码目录是 /srv/app" in contents(cli)
 
 
 def test_without_the_model_nothing_is_contacted_and_no_queue_exists(cli, home, monkeypatch):

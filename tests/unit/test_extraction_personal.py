@@ -106,9 +106,7 @@ def test_the_correction_supersedes_the_value_it_corrects(home, first, then):
     [
         "it's fine, don't worry",
         "是的，没问题",
-        "I grew up fast in that job",
         "我是说这个函数有问题",
-        "We moved to a new office.",
         "我不是很确定，是吧",
     ],
 )

@@ -39,8 +39,14 @@ def list_sessions(
     ).fetchall()
     return [
         SessionRow(
-            group, agent, session, started_at, last_turn_at, count,
-            _log_size(home, SessionKey(group, agent, session)), ended_at,
+            group,
+            agent,
+            session,
+            started_at,
+            last_turn_at,
+            count,
+            _log_size(home, SessionKey(group, agent, session)),
+            ended_at,
         )  # fmt: skip
         for group, agent, session, started_at, last_turn_at, count, ended_at in rows
     ]

@@ -1,0 +1,74 @@
+"""A rules memory's content is the user's own statement, with the speaker named.
+
+The quick rules never paraphrase: a template can garble ("我们的项目叫 Aurora" once
+became "用户的们的项目叫Aurora"). They keep the clause as said (a leading filler word
+such as "btw" or "另外" dropped) and make exactly these substitutions, so the memory
+reads the same whoever recalls it:
+
+- Chinese: 我 -> 用户, except in 我们 (the team speaks of itself: kept as said);
+- English, whole words: I'm / I am -> User is; I've -> User has; I'll -> User will;
+  I'd -> User would; I -> User; my / mine -> User's; me / myself -> User. After
+  "User" (and adverbs such as "really", "also"), one of a few common present-tense
+  verbs takes its third-person form: like -> likes, have -> has, don't -> doesn't.
+  Any other word stays as said ("User switched", "User code in Rust").
+
+"we", "our" and everything else stay as said.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+_ENGLISH = {
+    "i'm": "User is",
+    "i am": "User is",
+    "i've": "User has",
+    "i'll": "User will",
+    "i'd": "User would",
+    "i": "User",
+    "my": "User's",
+    "mine": "User's",
+    "me": "User",
+    "myself": "User",
+}
+_ADVERBS = (
+    "really also still never always just now only often sometimes mostly mainly usually"
+    " generally normally actually absolutely currently definitely strongly"
+)
+_VERBS = {
+    "have": "has",
+    "do": "does",
+    "don't": "doesn't",
+    "go": "goes",
+    **{
+        verb: verb + "s"
+        for verb in (
+            "like love prefer enjoy hate dislike use work live own need want speak write"
+            " read run manage lead keep track host deploy eat drink drive know mean plan"
+            " think find start take get commute cook play"
+        ).split()
+    },
+}
+
+
+@cache
+def _res() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    words = "|".join(
+        re.escape(w).replace("'", "['’]") for w in sorted(_ENGLISH, key=len, reverse=True)
+    )
+    pronoun = re.compile(r"(?<![\w'’])(?:" + words + r")(?![\w'’])", re.IGNORECASE)
+    verbs = "|".join(re.escape(v) for v in sorted(_VERBS, key=len, reverse=True))
+    agreement = re.compile(
+        r"\bUser((?:\s+(?:" + "|".join(_ADVERBS.split()) + r"))*)\s+(" + verbs + r")(?![\w'’])"
+    )
+    return pronoun, agreement
+
+
+def own_words(clause: str) -> str:
+    """``clause`` with the speaker named (the substitutions of the module doc)."""
+    text = re.sub(r"我(?!们)", "用户", clause)
+    pronoun, agreement = _res()
+    text = pronoun.sub(lambda m: _ENGLISH[m.group().casefold().replace("’", "'")], text)
+    text = agreement.sub(lambda m: f"User{m.group(1)} {_VERBS[m.group(2)]}", text)
+    return text[:1].upper() + text[1:]

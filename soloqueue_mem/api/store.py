@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.working import Added as WorkingAdded
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.trace import TraceHit
-    from soloqueue_mem.sessions.turns import SessionRow
+    from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import LoggedTurn
     from soloqueue_mem.state.values import Entry
     from soloqueue_mem.storage.base import Backend
@@ -171,6 +171,26 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         if format == "md":
             return render_turns(key, records, first=True)
         return "".join(jsonio.dumps_compact(r) + "\n" for r in records)
+
+    @serialised
+    def turns(
+        self,
+        session: str,
+        *,
+        group: str = "default",
+        agent: str = "default",
+        after: int = -1,
+        limit: int = 50,
+    ) -> list[Turn]:
+        """A page of a session's turns past turn ``after``, as the index holds them
+        (offloaded output as its reference); page on with the last ``turn_index``."""
+        from soloqueue_mem.sessions.turns import turns_after
+
+        if not 1 <= limit <= 1000:
+            raise BadInput("limit must be between 1 and 1000")
+        key = self._key(group, agent, session)
+        conn = self._existing("memory", f"session {'/'.join(key)} not found (no data directory)")
+        return turns_after(conn, key, after, limit)
 
     @serialised
     def session_end(
@@ -310,6 +330,40 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             return postgres.memories(filters, self.now(), limit)
         conn = self._db("memory", create=False)
         return list_memories(conn, filters, self.now(), limit) if conn else []
+
+    @serialised
+    def memory_history(self, memory_id: str) -> list[Memory]:
+        """Every version of the memory's subject/predicate chain, oldest first
+        (``memory history``)."""
+        from soloqueue_mem.memory.store import history
+
+        if (postgres := self._postgres()) is not None:
+            return postgres.history(memory_id)
+        return history(self._existing("memory", NO_STORE.format("memories")), memory_id)
+
+    @serialised
+    def memory_edit(self, memory_id: str, *, content: str) -> Memory:
+        """Correct a memory's text in place (``memory edit --content``), redacted as
+        ``remember`` redacts."""
+        from soloqueue_mem.memory.store import Changes, edit
+
+        if not content.strip():
+            raise BadInput("the new content is empty")
+        redact = self._redactor()
+        changes = Changes(content=content if redact is None else redact.text(content))
+        if (postgres := self._postgres()) is not None:
+            return postgres.edit(memory_id, changes, self.now())
+        conn = self._existing("memory", NO_STORE.format("memories"))
+        return edit(conn, memory_id, changes, self.now())
+
+    @serialised
+    def memory_restore(self, memory_id: str) -> Memory:
+        """Bring back a memory that decay archived (``memory restore``)."""
+        from soloqueue_mem.memory.store import restore
+
+        if (postgres := self._postgres()) is not None:
+            return postgres.restore(memory_id, self.now())
+        return restore(self._existing("memory", NO_STORE.format("memories")), memory_id, self.now())
 
     @serialised
     def forget(self, *memory_ids: str) -> Forgotten:

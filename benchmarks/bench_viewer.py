@@ -63,11 +63,20 @@ def browser(profile: Path):  # type: ignore[no-untyped-def]
 
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+    ):
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={profile}")
-    return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    return webdriver.Chrome(
+        service=Service(executable_path="/usr/bin/chromedriver"), options=options
+    )
 
 
 def page_seconds(driver, base: str, page: str) -> float:  # type: ignore[no-untyped-def]
@@ -138,17 +147,39 @@ def main() -> int:
     rows = [["floor: GET /health in the browser", c.ms(floor), c.ms(c.p90(times["floor"])), "", ""]]
     for name in (*PAGES, "open session"):
         value = c.median(times[name])
-        rows.append([name, c.ms(value), c.ms(c.p90(times[name])), f"{value / floor:.1f}x",
-                     c.verdict(value <= 1.0)])
+        rows.append(
+            [
+                name,
+                c.ms(value),
+                c.ms(c.p90(times[name])),
+                f"{value / floor:.1f}x",
+                c.verdict(value <= 1.0),
+            ]
+        )
     c.out(c.table(["page (first render)", "median", "p90", "vs floor", "<= 1 s"], rows))
     c.out("")
     sfloor, value = c.median(search["floor"]), c.median(search["search"])
-    c.out(c.table(
-        ["memory search round trip", "median", "p90", "vs floor", "<= 200 ms"],
-        [["floor: fetch /health from the page", c.ms(sfloor), c.ms(c.p90(search["floor"])), "", ""],
-         [f"recall + explain, {len(queries)} queries", c.ms(value), c.ms(c.p90(search["search"])),
-          f"{value / sfloor:.1f}x", c.verdict(value <= 0.200)]],
-    ))
+    c.out(
+        c.table(
+            ["memory search round trip", "median", "p90", "vs floor", "<= 200 ms"],
+            [
+                [
+                    "floor: fetch /health from the page",
+                    c.ms(sfloor),
+                    c.ms(c.p90(search["floor"])),
+                    "",
+                    "",
+                ],
+                [
+                    f"recall + explain, {len(queries)} queries",
+                    c.ms(value),
+                    c.ms(c.p90(search["search"])),
+                    f"{value / sfloor:.1f}x",
+                    c.verdict(value <= 0.200),
+                ],
+            ],
+        )
+    )
     return 0
 
 

@@ -184,13 +184,13 @@ class Store(Maintenance, GraphMethods, TransferMethods):
     ) -> list[Turn]:
         """A page of a session's turns past turn ``after``, as the index holds them
         (offloaded output as its reference); page on with the last ``turn_index``."""
-        from soloqueue_mem.sessions.turns import turns_after
+        from soloqueue_mem.sessions.turns import session_page
 
         if not 1 <= limit <= 1000:
             raise BadInput("limit must be between 1 and 1000")
         key = self._key(group, agent, session)
         conn = self._existing("memory", f"session {'/'.join(key)} not found (no data directory)")
-        return turns_after(conn, key, after, limit)
+        return session_page(conn, key, after, limit)
 
     @serialised
     def session_end(

@@ -275,7 +275,7 @@ def session_turns(conn: sqlite3.Connection, key: SessionKey) -> list[Turn]:
     return [_turn(row) for row in rows]
 
 
-def turns_after(conn: sqlite3.Connection, key: SessionKey, after: int, limit: int) -> list[Turn]:
+def session_page(conn: sqlite3.Connection, key: SessionKey, after: int, limit: int) -> list[Turn]:
     """Up to ``limit`` turns of a session past turn ``after``: a page that costs the
     same at any depth (the (group, agent, session, turn_index) key, no OFFSET)."""
     rows = conn.execute(

@@ -54,6 +54,8 @@ def build_demo_store(root: Path) -> None:
     from soloqueue_mem import Store
     from soloqueue_mem.ops.demo import DEMO_EVENTS
 
+    root.mkdir(parents=True)
+    (root / "config.toml").write_text('language = "en"\n')
     with Store(root) as store:
         store.log(DEMO_EVENTS, session="demo-session")
         store.session_end("demo-session")
@@ -85,7 +87,9 @@ class Viewer:
 
     def ready(self, page: str) -> Any:
         wait = WebDriverWait(self.browser, 30)
-        wait.until(lambda b: b.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == page)
+        wait.until(
+            lambda b: b.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == page
+        )
         return self.browser
 
     def screenshot(self, name: str) -> None:
@@ -132,14 +136,13 @@ def cli_json(home: Path, *args: str) -> Any:
 
 def test_each_page_renders_the_store(viewer: Viewer) -> None:
     page = viewer.show("overview")
-    counts = page.find_element(By.CSS_SELECTOR, "section[aria-label='Counts'] tbody").text
+    counts = page.find_element(By.CSS_SELECTOR, "#counts tbody").text
     assert counts.split()[:2] == ["7", "1"]  # turns, sessions
     assert "demo-session" not in counts and "default" in page.find_element(By.ID, "page").text
     viewer.screenshot("overview")
     viewer.show("memories")
     texts = [c.text for c in page.find_elements(By.CSS_SELECTOR, "article.memory .text")]
     assert "The staging database lives on db-stage-2." in texts
-    viewer.screenshot("memories")
     viewer.show("graph")
     drawn = page.find_element(By.ID, "cy")
     assert int(drawn.get_attribute("data-nodes")) > 0
@@ -174,16 +177,19 @@ def test_a_session_pages_its_turns_and_opens_the_offloaded_artifact(viewer: View
 def test_search_then_forget_a_memory_and_recall_no_longer_finds_it(viewer: Viewer) -> None:
     home = viewer.shots / "store" / ".soloqueue"
     wanted = "db-stage-2"
-    before = cli_json(home, "recall", "staging database", "--channels", "memory")
+    before = cli_json(home, "recall", "staging database", "--channels", "memories")
     assert any(wanted in hit["content"] for hit in before)
     page = viewer.show("memories")
     page.find_element(By.ID, "memory-query").send_keys("staging database", Keys.ENTER)
     card = f"//article[contains(@class,'memory')][.//div[contains(., '{wanted}')]]"
-    WebDriverWait(page, 30).until(lambda b: b.find_elements(By.XPATH, card + "//div[@class='explain']"))
-    page.find_element(By.XPATH, card + "//button[text()='Forget']").click()
-    page.find_element(By.XPATH, card + "//button[text()='Forget for good']").click()
+    WebDriverWait(page, 30).until(
+        lambda b: b.find_elements(By.XPATH, card + "//div[@class='explain']")
+    )
+    viewer.screenshot("memories")
+    page.find_element(By.XPATH, card + "//button[contains(@class, 'forget')]").click()
+    page.find_element(By.XPATH, card + "//button[contains(@class, 'confirm-forget')]").click()
     WebDriverWait(page, 30).until(lambda b: viewer.status() == "Forgotten.")
-    after = cli_json(home, "recall", "staging database", "--channels", "memory")
+    after = cli_json(home, "recall", "staging database", "--channels", "memories")
     assert not any(wanted in hit["content"] for hit in after)
 
 
@@ -204,7 +210,8 @@ def test_the_viewer_refuses_a_request_without_the_token(viewer: Viewer) -> None:
 CONTRAST_JS = """
 const rgb = (s) => s.match(/[\\d.]+/g).slice(0, 4).map(Number);
 const lum = ([r, g, b]) => {
-  const c = [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  const c = [r, g, b].map((v) => v / 255)
+    .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
   return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
 };
 const background = (node) => {

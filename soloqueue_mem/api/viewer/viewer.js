@@ -124,15 +124,15 @@ async function overview() {
   const state = (value) => (value && Object.keys(value).length
     ? el("pre", {}, JSON.stringify(value, null, 2)) : t("never"));
   page(t("overview"),
-    el("section", { "aria-label": t("counts") }, el("h3", {}, t("counts")),
+    el("section", { id: "counts", "aria-label": t("counts") }, el("h3", {}, t("counts")),
       table(Object.keys(stats.counts), [Object.values(stats.counts)])),
-    el("section", { "aria-label": t("disk") }, el("h3", {}, t("disk")),
+    el("section", { id: "disk", "aria-label": t("disk") }, el("h3", {}, t("disk")),
       table([t("databases"), t("session_logs"), t("blobs")],
         [[bytes(dbBytes), bytes(stats.session_logs.bytes), bytes(stats.blobs.bytes)]])),
-    el("section", { "aria-label": t("scopes") }, el("h3", {}, t("scopes")),
+    el("section", { id: "scopes", "aria-label": t("scopes") }, el("h3", {}, t("scopes")),
       table([t("group"), t("agent"), t("sessions"), t("turns")],
         Object.values(scopes).map((s) => [s.group, s.agent, s.sessions, s.turns]))),
-    el("section", { "aria-label": t("maintenance") }, el("h3", {}, t("maintenance")),
+    el("section", { id: "maintenance", "aria-label": t("maintenance") }, el("h3", {}, t("maintenance")),
       table([t("last_gc"), t("last_consolidate"), t("hook_errors")],
         [[state(stats.gc), state(stats.consolidate), JSON.stringify(stats.hook_errors)]])));
 }
@@ -158,7 +158,7 @@ async function trace(timeline) {
   if (!text) return;
   const found = await api("/api/v1/trace", { query: text, limit: 20 });
   timeline.replaceChildren(el("h3", {}, t("trace_query")),
-    found.hits.length ? found.hits.map(turnCard) : el("p", {}, t("no_results")));
+    ...(found.hits.length ? found.hits.map(turnCard) : [el("p", {}, t("no_results"))]));
 }
 
 async function showSession(s, timeline) {
@@ -217,7 +217,7 @@ async function searchMemories(results) {
   const filters = { type: value("memory-type"), group: value("memory-group") };
   let cards;
   if (text) {
-    const found = await api("/api/v1/recall", { query: text, explain: true, channels: ["memory"],
+    const found = await api("/api/v1/recall", { query: text, explain: true, channels: ["memories"],
       type: filters.type || null, group: filters.group || null, limit: 20 });
     cards = found.hits.map((hit) => memoryCard(hit, hit.signals));
   } else {
@@ -239,7 +239,7 @@ function bars(signals) {
 function memoryCard(m, signals) {
   const card = el("article", { class: "card memory", "data-id": m.id });
   const extra = el("div");
-  const forget = el("button", { type: "button", class: "danger", onclick: () => {
+  const forget = el("button", { type: "button", class: "danger forget", onclick: () => {
     forget.replaceWith(el("button", { type: "button", class: "danger confirm-forget", onclick: async () => {
       await api("/api/v1/forget", { ids: [m.id] });
       card.replaceChildren(el("p", { class: "meta" }, `${m.id} · ${t("forgot_done")}`));
@@ -267,7 +267,7 @@ function memoryCard(m, signals) {
     card.replaceWith(memoryCard(back));
     say(t("restored"));
   };
-  card.append(
+  const parts = [
     el("div", { class: "meta" }, `${m.type || m.kind} · ${m.group}/${m.agent} · ${m.id}`,
       m.tags && m.tags.length ? ` · ${m.tags.join(", ")}` : "",
       m.archived_at ? ` · archived ${m.archived_at}` : "",
@@ -280,7 +280,8 @@ function memoryCard(m, signals) {
       el("button", { type: "button", class: "plain", onclick: edit }, t("edit")),
       m.archived_at ? el("button", { type: "button", class: "plain", onclick: restore }, t("restore")) : null,
       forget),
-    extra);
+    extra];
+  card.append(...parts.filter(Boolean));
   return card;
 }
 
@@ -361,10 +362,10 @@ async function graphRecall(found) {
     cy.nodes().removeClass("found");
     for (const r of data.results) cy.getElementById(r.node_id).addClass("found");
   }
-  found.replaceChildren(el("h3", {}, t("keywords")), data.results.length
+  found.replaceChildren(el("h3", {}, t("keywords")), ...(data.results.length
     ? data.results.map((r) => el("article", { class: "card" }, el("div", { class: "meta" }, r.node_id),
       el("div", { class: "text" }, r.content)))
-    : el("p", {}, t("no_results")));
+    : [el("p", {}, t("no_results"))]));
 }
 
 // -- navigation ------------------------------------------------------------------

@@ -152,6 +152,7 @@ def test_each_page_renders_the_store(viewer: Viewer) -> None:
     field = page.find_element(By.ID, "graph-keywords")
     field.send_keys("timeout", Keys.ENTER)
     WebDriverWait(page, 30).until(lambda b: b.find_element(By.ID, "graph-found").text)
+    assert page.find_elements(By.CSS_SELECTOR, "#graph-found article")
     viewer.screenshot("graph")
 
 
@@ -199,7 +200,7 @@ def test_the_viewer_refuses_a_request_without_the_token(viewer: Viewer) -> None:
         status, _, body = viewer.server.call("GET", path, headers=anonymous)
         assert status == 401 and b"<html" not in body
     status, headers, page = viewer.server.call("GET", "/", headers={"Accept": "text/html"})
-    assert status == 200 and b"viewer.js" in page
+    assert status == 200 and b"viewer.js" in page and b'<html lang="en">' in page  # config
     assert "default-src 'self'" in headers["content-security-policy"]
     status, answer = viewer.server.json("GET", "/")  # an API client still gets the JSON
     assert status == 200 and answer["status"] == "ok"

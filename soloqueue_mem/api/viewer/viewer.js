@@ -204,8 +204,8 @@ async function memories() {
     el("label", { for: "memory-type" }, t("type")), typeSelect,
     field("memory-group", t("group"), { type: "text", size: 10 }),
     field("memory-tag", t("tag"), { type: "text", size: 10 }),
-    el("input", { id: "memory-inactive", type: "checkbox" }),
-    el("label", { for: "memory-inactive" }, t("inactive")),
+    el("span", {}, el("input", { id: "memory-inactive", type: "checkbox" }),
+      el("label", { for: "memory-inactive" }, t("inactive"))),
     el("button", { type: "submit", id: "memory-search" }, t("search")));
   page(t("memories"), form, results);
   await searchMemories(results);

@@ -156,12 +156,12 @@ def main() -> int:
                 c.verdict(value <= 1.0),
             ]
         )
-    c.out(c.table(["page (first render)", "median", "p90", "vs floor", "<= 1 s"], rows))
+    c.out(c.table(["page (first render)", "median ms", "p90 ms", "vs floor", "<= 1 s"], rows))
     c.out("")
     sfloor, value = c.median(search["floor"]), c.median(search["search"])
     c.out(
         c.table(
-            ["memory search round trip", "median", "p90", "vs floor", "<= 200 ms"],
+            ["memory search round trip", "median ms", "p90 ms", "vs floor", "<= 200 ms"],
             [
                 [
                     "floor: fetch /health from the page",

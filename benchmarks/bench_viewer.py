@@ -34,6 +34,7 @@ import bench_api
 import bench_trace
 
 c.import_project()
+sys.path.insert(0, str(c.REPO))  # the tests' way of starting Chromium: tests/browser/chromium.py
 
 PAGES = ("overview", "sessions", "memories", "graph")
 SEARCH_JS = """
@@ -55,28 +56,6 @@ const check = () => document.querySelector("#timeline .turn")
   ? done(performance.now() - t0) : setTimeout(check, 1);
 check();
 """
-
-
-def browser(profile: Path):  # type: ignore[no-untyped-def]
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-    ):
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={profile}")
-    return webdriver.Chrome(
-        service=Service(executable_path="/usr/bin/chromedriver"), options=options
-    )
 
 
 def page_seconds(driver, base: str, page: str) -> float:  # type: ignore[no-untyped-def]
@@ -114,7 +93,9 @@ def main() -> int:
     server, url = bench_api.start_server([*c.cli_argv(args.python), "serve", "--port", "0"], env)
     base = url.split("/?")[0]
     profile = Path(tempfile.mkdtemp(prefix="bench-viewer-"))
-    driver = browser(profile)
+    from tests.browser.chromium import open_browser
+
+    driver = open_browser(profile)
     times: dict[str, list[float]] = {name: [] for name in ("floor", *PAGES, "open session")}
     search: dict[str, list[float]] = {"floor": [], "search": []}
     queries = [query for _, query in bench_trace.queries()]

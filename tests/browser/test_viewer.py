@@ -22,30 +22,14 @@ pytest.importorskip("starlette", reason="the [server] extra is not installed")
 pytest.importorskip("selenium", reason="selenium is not installed (the [test] extra)")
 
 from tests.api.test_http import Server  # noqa: E402 - after the extras' checks
+from tests.browser.chromium import missing, open_browser  # noqa: E402
 
-CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
-if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
-    pytest.skip(
-        f"no {CHROMIUM} or {DRIVER}: apt-get install chromium chromium-driver",
-        allow_module_level=True,
-    )
+if reason := missing():
+    pytest.skip(reason, allow_module_level=True)
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--window-size=1280,900",
-)
 
 
 def build_demo_store(root: Path) -> None:
@@ -62,17 +46,6 @@ def build_demo_store(root: Path) -> None:
         store.remember("The staging database lives on db-stage-2.", type="FACT")
         messages = [{"role": e["role"], "content": e["content"]} for e in DEMO_EVENTS]
         store.graph_remember([m for m in messages if m["content"]], sync=True)
-
-
-def open_browser(downloads: Path) -> Any:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={downloads.parent / 'profile'}")
-    options.add_experimental_option("prefs", {"download.default_directory": str(downloads)})
-    # the service path given: Selenium Manager (which would go to the network) never runs
-    return webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
 
 
 class Viewer:
@@ -113,7 +86,7 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
             os.environ.pop("SOLOQUEUE_NOW")
     downloads = base / "downloads"
     downloads.mkdir()
-    browser = open_browser(downloads)
+    browser = open_browser(base / "profile", downloads)
     try:
         browser.get(server.url)  # the printed URL: sets the cookie, back to /
         yield Viewer(browser, server, base)

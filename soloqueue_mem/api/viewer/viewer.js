@@ -3,44 +3,32 @@
 // ever reaches the page through textContent, never as markup.
 "use strict";
 
+// Each label as [English, Chinese]: the store's `language` setting picks one.
 const WORDS = {
-  en: {
-    overview: "Overview", sessions: "Sessions", memories: "Memories", graph: "Graph",
-    counts: "Counts", disk: "Disk use", scopes: "Groups and agents", maintenance: "Maintenance",
-    databases: "databases", session_logs: "session logs", blobs: "blobs",
-    last_gc: "last gc", last_consolidate: "last consolidate", hook_errors: "hook errors",
-    never: "never", group: "Group", agent: "Agent", session: "Session", turns: "Turns",
-    last_turn: "Last turn", open: "Open", more: "Load more", search: "Search",
-    trace_query: "Search turns (trace)", query: "Search memories (recall)",
-    type: "Type", any: "any", tag: "Tag", inactive: "Include superseded and archived",
-    history: "History", edit: "Edit", save: "Save", cancel: "Cancel", forget: "Forget",
-    confirm_forget: "Forget for good", restore: "Restore", artifact: "Download artifact",
-    tool_calls: "tool calls", tool_results: "tool results", no_results: "Nothing found.",
-    draw: "Draw", keywords: "Graph recall keywords", node: "Node", links_out: "Links out",
-    links_in: "Links in", forgotten: "forgotten", focus: "focus", score: "score",
-    forgot_done: "Forgotten.", saved: "Saved.", restored: "Restored.", end_of_session: "End of session.",
-    new_content: "New content",
-  },
-  zh: {
-    overview: "概览", sessions: "会话", memories: "记忆", graph: "图谱",
-    counts: "数量", disk: "磁盘占用", scopes: "分组与代理", maintenance: "维护",
-    databases: "数据库", session_logs: "会话日志", blobs: "数据块",
-    last_gc: "上次 gc", last_consolidate: "上次 consolidate", hook_errors: "钩子错误",
-    never: "从未", group: "分组", agent: "代理", session: "会话", turns: "轮次",
-    last_turn: "最后一轮", open: "打开", more: "加载更多", search: "搜索",
-    trace_query: "搜索对话 (trace)", query: "搜索记忆 (recall)",
-    type: "类型", any: "全部", tag: "标签", inactive: "包括已取代和已归档",
-    history: "历史", edit: "编辑", save: "保存", cancel: "取消", forget: "遗忘",
-    confirm_forget: "永久遗忘", restore: "恢复", artifact: "下载制品",
-    tool_calls: "工具调用", tool_results: "工具结果", no_results: "没有结果。",
-    draw: "绘制", keywords: "图谱回忆关键词", node: "节点", links_out: "出链",
-    links_in: "入链", forgotten: "已遗忘", focus: "焦点", score: "得分",
-    forgot_done: "已遗忘。", saved: "已保存。", restored: "已恢复。", end_of_session: "会话结束。",
-    new_content: "新内容",
-  },
+  overview: ["Overview", "概览"], sessions: ["Sessions", "会话"], memories: ["Memories", "记忆"],
+  graph: ["Graph", "图谱"], counts: ["Counts", "数量"], disk: ["Disk use", "磁盘占用"],
+  scopes: ["Groups and agents", "分组与代理"], maintenance: ["Maintenance", "维护"],
+  databases: ["databases", "数据库"], session_logs: ["session logs", "会话日志"], blobs: ["blobs", "数据块"],
+  last_gc: ["last gc", "上次 gc"], last_consolidate: ["last consolidate", "上次 consolidate"],
+  hook_errors: ["hook errors", "钩子错误"], never: ["never", "从未"], group: ["Group", "分组"],
+  agent: ["Agent", "代理"], session: ["Session", "会话"], turns: ["Turns", "轮次"],
+  last_turn: ["Last turn", "最后一轮"], open: ["Open", "打开"], more: ["Load more", "加载更多"],
+  search: ["Search", "搜索"], trace_query: ["Search turns (trace)", "搜索对话 (trace)"],
+  query: ["Search memories (recall)", "搜索记忆 (recall)"], type: ["Type", "类型"], any: ["any", "全部"],
+  tag: ["Tag", "标签"], inactive: ["Include superseded and archived", "包括已取代和已归档"],
+  history: ["History", "历史"], edit: ["Edit", "编辑"], save: ["Save", "保存"], cancel: ["Cancel", "取消"],
+  forget: ["Forget", "遗忘"], confirm_forget: ["Forget for good", "永久遗忘"],
+  restore: ["Restore", "恢复"], artifact: ["Download artifact", "下载制品"],
+  tool_calls: ["tool calls", "工具调用"], tool_results: ["tool results", "工具结果"],
+  no_results: ["Nothing found.", "没有结果。"], draw: ["Draw", "绘制"],
+  keywords: ["Graph recall keywords", "图谱回忆关键词"], node: ["Node", "节点"],
+  links_out: ["Links out", "出链"], links_in: ["Links in", "入链"], forgotten: ["forgotten", "已遗忘"],
+  focus: ["focus", "焦点"], score: ["score", "得分"], forgot_done: ["Forgotten.", "已遗忘。"],
+  saved: ["Saved.", "已保存。"], restored: ["Restored.", "已恢复。"],
+  end_of_session: ["End of session.", "会话结束。"], new_content: ["New content", "新内容"],
 };
 const LANG = document.documentElement.lang === "zh" ? "zh" : "en";
-const t = (key) => WORDS[LANG][key] || key;
+const t = (key) => (WORDS[key] ? WORDS[key][LANG === "zh" ? 1 : 0] : key);
 const TYPES = ["FACT", "PREFERENCE", "RULE", "SKILL", "ERROR"];
 
 // -- small helpers ---------------------------------------------------------------

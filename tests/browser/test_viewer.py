@@ -115,7 +115,7 @@ def test_each_page_renders_the_store(viewer: Viewer) -> None:
     viewer.screenshot("overview")
     viewer.show("memories")
     texts = [c.text for c in page.find_elements(By.CSS_SELECTOR, "article.memory .text")]
-    assert "The staging database lives on db-stage-2." in texts
+    assert "User likes timeouts of at least 5 seconds" in texts  # digested by session end
     viewer.show("graph")
     drawn = page.find_element(By.ID, "cy")
     assert int(drawn.get_attribute("data-nodes")) > 0

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.api.base import StoreBase, serialised
-from soloqueue_mem.errors import BadInput
+from soloqueue_mem.errors import BadInput, NotFound
 
 if TYPE_CHECKING:
     from soloqueue_mem.graph.db import GraphDb
@@ -94,6 +94,27 @@ class GraphMethods(StoreBase):
 
         db = self._graph_db(create=False)
         return [] if db is None else ops.focus_nodes(db, self._graph_scope(group, agent))
+
+    @serialised
+    def graph_show(self, node: int) -> dict[str, Any]:
+        """A node with its links out and in (``graph show``); NotFound."""
+        from soloqueue_mem.graph.ops import show
+
+        db = self._graph_db(create=False)
+        if db is None:
+            raise NotFound(f"graph node {node} not found (no graph yet)")
+        return show(db, node, self._graph_params())
+
+    @serialised
+    def graph_export(self, *, group: str = "default", agent: str = "default") -> dict[str, Any]:
+        """The agent's whole graph: nodes, links, focus (``graph export``'s JSON)."""
+        from soloqueue_mem.graph.export import as_json
+
+        scope = self._graph_scope(group, agent)
+        db = self._graph_db(create=False)
+        if db is None:
+            return as_json([], [], [])
+        return as_json(db.nodes_of(scope), db.links_of(scope), db.focus(scope))
 
     def _graph_work(self, wait: bool) -> dict[str, Any] | None:
         from functools import partial

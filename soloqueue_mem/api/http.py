@@ -30,6 +30,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from soloqueue_mem import __version__, faults, jsonio
+from soloqueue_mem.api import http_browse as browse
 from soloqueue_mem.api import shapes
 from soloqueue_mem.api.guard import (
     Guard,
@@ -176,8 +177,9 @@ def recall(store: Store, body: dict[str, Any], request: Request) -> Any:
         agent=_field(body, "agent", str),
         channels=_strings(body, "channels"),
     )
+    explain = _field(body, "explain", bool, False)
     return {
-        "hits": [shapes.recall_hit_json(h) for h in result.hits],
+        "hits": [shapes.recall_hit_json(h, explain, store.config) for h in result.hits],
         "left_out": result.left_out,
         "shortened": result.shortened,
         "notes": result.notes,
@@ -296,6 +298,8 @@ def build_app(
                 raise HttpError(401, "unauthorized", "this is not the token serve printed")
         except HttpError as exc:
             return error_response(exc)
+        if given is None and browse.wants_page(request):
+            return browse.viewer_page(store.config.language)
         if given is None:
             return _json({"status": "ok", "version": __version__})
         response = RedirectResponse("/", 303)
@@ -321,6 +325,23 @@ def build_app(
         Route("/api/v1/remember", endpoint(remember), methods=post),
         Route("/api/v1/artifacts/{ref}", endpoint(read_artifact), methods=["GET"]),
         Route("/api/v1/artifacts/{ref}/meta", endpoint(artifact_meta), methods=["GET"]),
+        Route("/api/v1/stats", endpoint(browse.stats), methods=["GET"]),
+        Route("/api/v1/sessions", endpoint(browse.sessions), methods=["GET"]),
+        Route(
+            "/api/v1/sessions/{group}/{agent}/{session}/turns",
+            endpoint(browse.turns),
+            methods=["GET"],
+        ),
+        Route("/api/v1/memories", endpoint(browse.memories), methods=["GET"]),
+        Route("/api/v1/memories/{id}", endpoint(browse.memory), methods=["GET"]),
+        Route("/api/v1/memories/{id}/history", endpoint(browse.memory_history), methods=["GET"]),
+        Route("/api/v1/memories/{id}/edit", endpoint(browse.memory_edit), methods=post),
+        Route("/api/v1/memories/{id}/restore", endpoint(browse.memory_restore), methods=post),
+        Route("/api/v1/forget", endpoint(browse.forget), methods=post),
+        Route("/api/v1/graph", endpoint(browse.graph), methods=["GET"]),
+        Route("/api/v1/graph/nodes/{node}", endpoint(browse.graph_node), methods=["GET"]),
+        Route("/api/v1/graph/recall", endpoint(browse.graph_recall), methods=post),
+        Route("/viewer/{name}", endpoint(browse.viewer_asset), methods=["GET"]),
     ]
     middleware = [Middleware(Guarded, guard=guard)]
     if guard.origins:  # answers their preflight; Guarded refuses every other origin

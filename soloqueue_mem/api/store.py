@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.working import Added as WorkingAdded
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.trace import TraceHit
-    from soloqueue_mem.sessions.turns import SessionRow
+    from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import LoggedTurn
     from soloqueue_mem.state.values import Entry
     from soloqueue_mem.storage.base import Backend
@@ -151,6 +151,22 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         return "".join(jsonio.dumps_compact(r) + "\n" for r in records)
 
     @serialised
+    def turns(
+        self,
+        session: str,
+        *,
+        group: str = "default",
+        agent: str = "default",
+        after: int = -1,
+        limit: int = 50,
+    ) -> list[Turn]:
+        """A page of a session's turns past turn ``after``, as the index holds them
+        (offloaded output as its reference); page on with the last ``turn_index``."""
+        if not 1 <= limit <= 1000:
+            raise BadInput("limit must be between 1 and 1000")
+        return self._storage().session_page(self._key(group, agent, session), after, limit)
+
+    @serialised
     def session_end(
         self, session: str, *, group: str = "default", agent: str = "default"
     ) -> SessionEnded:
@@ -255,6 +271,29 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         check_ids(group=group, agent=agent)
         filters = Filters(group, agent, type, tag, subject, include_inactive=include_inactive)
         return self._storage().memories(filters, self.now(), limit)
+
+    @serialised
+    def memory_history(self, memory_id: str) -> list[Memory]:
+        """Every version of the memory's subject/predicate chain, oldest first
+        (``memory history``)."""
+        return self._storage().history(memory_id)
+
+    @serialised
+    def memory_edit(self, memory_id: str, *, content: str) -> Memory:
+        """Correct a memory's text in place (``memory edit --content``), redacted as
+        ``remember`` redacts."""
+        from soloqueue_mem.memory.store import Changes
+
+        if not content.strip():
+            raise BadInput("the new content is empty")
+        redact = self._redactor()
+        changes = Changes(content=content if redact is None else redact.text(content))
+        return self._storage().edit(memory_id, changes, self.now())
+
+    @serialised
+    def memory_restore(self, memory_id: str) -> Memory:
+        """Bring back a memory that decay archived (``memory restore``)."""
+        return self._storage().restore(memory_id, self.now())
 
     @serialised
     def forget(self, *memory_ids: str) -> Forgotten:

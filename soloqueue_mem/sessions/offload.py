@@ -10,6 +10,7 @@ and notes each replacement (``offloaded``), so the log stays complete and replay
 from __future__ import annotations
 
 import io
+import re
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
@@ -45,6 +46,14 @@ def reference(text: str, artifact_id: str, language: str) -> str:
     return TEMPLATES[language].format(
         size=size, id=artifact_id, head=text[:HEAD], tail=text[-TAIL:]
     )
+
+
+_REFERENCE = re.compile(r"read_artifact\('(\d+)'\)")
+
+
+def referenced_artifacts(text: str) -> list[str]:
+    """The artifact ids the references in ``text`` name (each once, in order)."""
+    return list(dict.fromkeys(_REFERENCE.findall(text)))
 
 
 class Offloader:

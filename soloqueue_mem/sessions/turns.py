@@ -275,6 +275,18 @@ def session_turns(conn: sqlite3.Connection, key: SessionKey) -> list[Turn]:
     return [_turn(row) for row in rows]
 
 
+def session_page(conn: sqlite3.Connection, key: SessionKey, after: int, limit: int) -> list[Turn]:
+    """Up to ``limit`` turns of a session past turn ``after``: a page that costs the
+    same at any depth (the (group, agent, session, turn_index) key, no OFFSET)."""
+    rows = conn.execute(
+        f"SELECT {_TURN_COLUMNS} FROM conversation_turns"  # noqa: S608 - constant columns
+        " WHERE group_id = ? AND agent_id = ? AND session_id = ? AND turn_index > ?"
+        " ORDER BY turn_index LIMIT ?",
+        (key.group, key.agent, key.session, after, limit),
+    )
+    return [_turn(row) for row in rows]
+
+
 # Each filter of a search scope, as a fixed SQL fragment: only the fragments of the
 # filters in use are joined, so SQLite can use the indexes (a "(:x IS NULL OR ...)"
 # form cannot), and no SQL text ever comes from user input. Searches use CROSS JOIN to

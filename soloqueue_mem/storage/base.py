@@ -142,6 +142,11 @@ class Backend(Protocol):
         """The session's turns by index (none: an unknown session)."""
         ...
 
+    def session_page(self, key: SessionKey, after: int, limit: int) -> list[Turn]:
+        """At most ``limit`` of the session's turns past turn index ``after``, by index
+        (none: an unknown session); the viewer pages with it."""
+        ...
+
     def session_end(self, key: SessionKey, now: datetime) -> Ended:
         """``session end``: mark it ended, digest it into episodes and memories, clear
         its transient memories."""

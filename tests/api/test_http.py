@@ -214,3 +214,36 @@ def test_without_the_extra_one_error_line_names_the_install_command(home):
     assert result.stderr.decode().splitlines() == [
         "error: uvicorn is not installed; install it with: pip install 'soloqueue-mem[server]'"
     ]
+
+
+def test_the_viewers_routes_page_turns_and_edit_and_forget_memories(server, cli):
+    events = [{"role": "user", "content": f"turn {n} about the staging deploy"} for n in range(5)]
+    assert server.json("POST", "/api/v1/log", {"session": "p1", "events": events})[0] == 200
+    base = "/api/v1/sessions/default/default/p1/turns"
+    status, first = server.json("GET", f"{base}?limit=3")
+    assert status == 200 and [t["turn_index"] for t in first["turns"]] == [0, 1, 2]
+    assert first["next"] == 2
+    rest = server.json("GET", f"{base}?limit=3&after=2")[1]
+    assert ([t["content"] for t in rest["turns"]], rest["next"]) == (
+        ["turn 3 about the staging deploy", "turn 4 about the staging deploy"],
+        None,
+    )
+    assert server.json("GET", f"{base}?limit=0")[0] == 422
+    assert server.json("GET", "/api/v1/sessions/default/default/nope/turns")[1]["turns"] == []
+
+    made = server.json("POST", "/api/v1/remember", {"content": "staging runs on db-9"})[1]
+    path = f"/api/v1/memories/{made['id']}"
+    status, edited = server.json("POST", f"{path}/edit", {"content": "staging runs on db-10"})
+    assert status == 200 and edited["content"] == "staging runs on db-10"
+    assert cli.json("memory", "show", made["id"])["content"] == "staging runs on db-10"
+    versions = server.json("GET", f"{path}/history")[1]["versions"]
+    assert [v["content"] for v in versions] == ["staging runs on db-10"]
+    assert server.json("POST", f"{path}/edit", {"content": " "})[0] == 422
+    listed = server.json("GET", "/api/v1/memories?type=FACT")[1]["memories"]
+    assert [m["id"] for m in listed] == [made["id"]]
+    status, forgotten = server.json("POST", "/api/v1/forget", {"ids": [made["id"]]})
+    assert status == 200 and forgotten["forgotten"] == [made["id"]]
+    assert server.json("GET", path)[0] == 404
+    assert server.json("POST", "/api/v1/forget", {"ids": []})[0] == 422
+    assert server.json("GET", "/api/v1/graph/nodes/12")[0] == 404
+    assert server.json("GET", "/api/v1/graph")[1] == {"nodes": [], "links": [], "focus": []}

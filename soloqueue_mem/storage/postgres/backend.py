@@ -177,6 +177,10 @@ class PostgresBackend:
         """The session's turns by index (none: an unknown session)."""
         return sessions.session_turns(self.conn, key)
 
+    def session_page(self, key: SessionKey, after: int, limit: int) -> list[Turn]:
+        """The session's turns past ``after``, read whole and sliced."""
+        return [t for t in sessions.session_turns(self.conn, key) if t.turn_index > after][:limit]
+
     def session_end(self, key: SessionKey, now: datetime) -> Ended:
         from soloqueue_mem.storage.postgres.lifecycle import end_session
 

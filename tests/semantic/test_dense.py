@@ -76,13 +76,14 @@ def test_dense_recall_finds_a_cross_language_paraphrase(cli, hybrid):
     cli.ok("remember", "-g", "g1", "Our CI runs on GitHub Actions every night")
     report = cli.json("consolidate")
     assert report["embed"]["memories"]["embedded"] == 3
+    assert report["embed"]["usem3"]["memories"]["embedded"] == 3  # the second model's vectors
     lexical = cli.json("recall", "which coding tool do I use", "-g", "g1", "--channels", "memories")
     assert not any("Helix" in h["content"] for h in lexical)  # no shared word, no known attribute
     hits = cli.json("recall", "which coding tool do I use", "-g", "g1", "--explain")
     helix = [h for h in hits if h["content"] == "我的编辑器已经换成 Helix 了"]
-    assert helix and helix[0]["channels"] == ["dense"]
+    assert helix and helix[0]["channels"] == ["dense", "usem3"]  # both models found it
     assert 0.5 < helix[0]["signals"]["channel_scores"]["dense"] < 1.0  # the cosine itself
-    assert helix[0]["signals"]["ranks"] == {"dense": 1}
+    assert helix[0]["signals"]["ranks"]["dense"] == 1
     ranked = cli.json("recall", "which coding tool do I use", "-g", "g1", "--channels", "dense")
     assert ranked[0]["content"] == "我的编辑器已经换成 Helix 了"  # the dense channel's rank 1
     cold = cli.json("query", "which IDE do I use", "-g", "g1")
@@ -132,12 +133,14 @@ def test_the_mapped_copy_follows_every_change(cli, hybrid):
     cli.ok("remember", "-g", "g1", "我的编辑器已经换成 Helix 了")
     cli.ok("remember", "-g", "g1", "用户喜欢喝咖啡，不加糖")
     cli.ok("consolidate")
-    copies = list((hybrid / "cache" / "vectors").glob("*/*"))
-    assert len(copies) == 1  # consolidate left the copy of its pass
+    copies = sorted((hybrid / "cache" / "vectors").glob("*/*"))
+    assert len(copies) == 2  # consolidate left the copy of its pass, one per model
     cli.ok("remember", "-g", "g1", "The deploy uses Kubernetes on GCP")
     cli.ok("consolidate")
-    (now_copy,) = list((hybrid / "cache" / "vectors").glob("*/*"))
-    assert now_copy != copies[0]  # a new vector: a new copy, the old one removed
+    now_copies = sorted((hybrid / "cache" / "vectors").glob("*/*"))
+    assert len(now_copies) == 2  # a new vector: a new copy per model, the old ones removed
+    assert {p.parent for p in now_copies} == {p.parent for p in copies}
+    assert not set(now_copies) & set(copies)
     conn, now = _conn(hybrid), parse_timestamp(NOW)
     try:
         first = dense.dense_candidates(conn, "where do we deploy", now=now, limit=1)

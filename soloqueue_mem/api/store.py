@@ -23,6 +23,7 @@ from soloqueue_mem.api.maintenance import Maintenance
 from soloqueue_mem.api.shapes import ArtifactBytes, Forgotten, SessionEnded
 from soloqueue_mem.api.transfer import TransferMethods
 from soloqueue_mem.errors import BadInput, NotFound, UsageError
+from soloqueue_mem.semantic.fresh import embed_new
 
 if TYPE_CHECKING:
     import sqlite3
@@ -275,7 +276,10 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             return postgres.remember(draft, group, agent, self.now(), event_id)
         conn = self._db("memory", create=True)
         assert conn is not None
-        return store_remember(conn, draft, group, agent, self.now(), event_id)
+        done = store_remember(conn, draft, group, agent, self.now(), event_id)
+        if done.action != "confirmed":  # a new text: a warm server's model embeds it now
+            embed_new(conn, [done.memory.id], self.now(), self.config.search_backend, load_e5=False)
+        return done
 
     @serialised
     def memory(self, memory_id: str) -> Memory:
@@ -361,7 +365,9 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             return postgres.promote(group, agent, text, self.now())
         conn = self._db("memory", create=True)
         assert conn is not None
-        return promote(conn, group, agent, text, self.now())
+        result = promote(conn, group, agent, text, self.now())
+        embed_new(conn, result.stored, self.now(), self.config.search_backend, load_e5=True)
+        return result
 
     @serialised
     def query(self, query: str, *, group: str = "default") -> Answer:

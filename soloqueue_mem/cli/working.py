@@ -136,11 +136,12 @@ def promote(
 ) -> None:
     """Store text as long-term memory: split into chunks of at most 500
     characters overlapping by 50 (at paragraphs, then lines, then spaces, then
-    anywhere), each a PERMANENT FACT tagged 'promoted', searchable at once and embedded
-    by the next consolidate when search_backend is hybrid/dense. Promoting the same
+    anywhere), each a PERMANENT FACT tagged 'promoted', searchable at once, and embedded
+    at once when search_backend is hybrid/dense. Promoting the same
     text again stores nothing new.
     """
     from soloqueue_mem.memory.promote import promote as promote_text
+    from soloqueue_mem.semantic.fresh import embed_new
 
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
@@ -154,6 +155,7 @@ def promote(
     if backend is None:
         with _open(app_ctx, create=True) as conn:
             result = promote_text(conn, group, agent, text, app_ctx.now)
+            embed_new(conn, result.stored, app_ctx.now, app_ctx.config.search_backend, load_e5=True)
     emit_object(
         {"chunks": result.chunks, "stored": result.stored, "existing": result.existing},
         app_ctx.format,

@@ -12,6 +12,7 @@ from typing import Any
 
 from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.memory.episodes import EpisodeFilters
+from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.semantic import index, mapped
 from soloqueue_mem.semantic.index import Item, Progress
 from soloqueue_mem.semantic.model import Embedder, Unavailable, load, usable
@@ -39,6 +40,17 @@ def turn_items(conn: sqlite3.Connection) -> Iterator[Item]:
             if len(turn.content.strip()) >= MIN_TURN_CHARS:
                 yield Item("turn", str(turn.id), turn.group, turn.agent, turn.content)
         after = page[-1].id
+
+
+def embed_memories(
+    conn: sqlite3.Connection, memory_ids: list[str], now: datetime, embedders: list[Embedder]
+) -> None:
+    """Vectors for these (active) memories by each of ``embedders``; the memory-mapped
+    copies see the new state and are rebuilt by the next search."""
+    found = store.matching_ids(conn, memory_ids, Filters(), now).values()
+    items = [Item("memory", m.id, m.group, m.agent, m.content) for m in found]
+    for embedder in embedders:
+        index.embed_items(conn, embedder, items, now)
 
 
 def estimate(

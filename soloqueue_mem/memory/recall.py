@@ -250,7 +250,7 @@ def recall(
     else:
         names = _served(names, request, source)
         backend, backend_name, notes = source, source.name, []
-    config = for_language(config, request.query)
+    config = for_language(config, request)
     window = parse_when(request.query, now)
     if window is not None and window.vague:
         window = None  # "最近", "recently": the recency signal already favours those days
@@ -776,12 +776,14 @@ def channel_weights(config: Config) -> dict[str, float]:
     return {name: c.weight for name, c in CHANNELS.items()} | config.recall_channel_weights
 
 
-def for_language(config: Config, query: str) -> Config:
+def for_language(config: Config, request: Request) -> Config:
     """``config`` whose channel weights include the dense weights of the query's
-    language (Chinese or mixed: zh; else en); recall_channel_weights still wins."""
-    by_language = (
-        config.recall_dense_weights_zh if has_cjk(query) else config.recall_dense_weights_en
-    )
+    language (Chinese or mixed: zh; else en) when the request names no channels (a
+    channel asked for by name is searched); recall_channel_weights still wins."""
+    if request.channels is not None:
+        return config
+    zh = has_cjk(request.query)
+    by_language = config.recall_dense_weights_zh if zh else config.recall_dense_weights_en
     return config._replace(recall_channel_weights={**by_language, **config.recall_channel_weights})
 
 

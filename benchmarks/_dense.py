@@ -28,15 +28,17 @@ def available() -> str | None:
 
 
 def remember_queries() -> None:
-    """Embed each distinct query once in this process: a benchmark asks the same
-    question at several limits and weights, and recall's answer does not depend on
-    how the query vector was obtained (its time does: do not time recall after this)."""
+    """Embed each distinct query once in this process, by every installed model: a
+    benchmark asks the same question at several limits and weights, and recall's answer
+    does not depend on how the query vector was obtained (its time does: do not time
+    recall after this)."""
     from functools import lru_cache
 
-    from soloqueue_mem.semantic.model import load
+    from soloqueue_mem.semantic.model import load, usable
 
-    model = load()
-    model.query = lru_cache(maxsize=4096)(model.query)  # type: ignore[method-assign]
+    for key in usable():
+        model = load(key)
+        model.query = lru_cache(maxsize=4096)(model.query)  # type: ignore[method-assign]
 
 
 def _open_vectors(path: Path) -> sqlite3.Connection:
@@ -50,13 +52,27 @@ def _open_vectors(path: Path) -> sqlite3.Connection:
 
 
 def embed(conn: sqlite3.Connection, now: datetime, *, turns: bool = True) -> dict:
-    """Give the store's memories, episodes (and turns) vectors; returns the library's
-    report (``embedded`` counts only the texts no earlier run had seen)."""
+    """Give the store's memories, episodes (and turns) vectors by every installed model;
+    returns the library's report of e5, with each other model's under its key
+    (``embedded`` counts only the texts no earlier run had seen)."""
+    from soloqueue_mem.semantic.model import usable
+
+    report: dict = {}
+    for key in usable():
+        found = _embed_by(conn, now, key, turns)
+        if key == "e5":
+            report.update(found)
+        else:
+            report[key] = found
+    return report
+
+
+def _embed_by(conn: sqlite3.Connection, now: datetime, key: str, turns: bool) -> dict:
     from soloqueue_mem.semantic import embed as library
     from soloqueue_mem.semantic.index import content_hash
     from soloqueue_mem.semantic.model import load
 
-    model = load()
+    model = load(key)
     items = library.memory_items(conn, now) + (list(library.turn_items(conn)) if turns else [])
     wanted = sorted({content_hash(item.text) for item in items})
     kept = _open_vectors(VECTORS)

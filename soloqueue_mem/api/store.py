@@ -243,7 +243,10 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         event_id = check_event_id(event_id)
         fields = (content, type, subject, predicate, importance, confidence, duration)
         draft = redacted(check_draft(Draft(*fields, tuple(tags), source)), self._redactor())
-        return self._storage().remember(draft, group, agent, self.now(), event_id)
+        done = self._storage().remember(draft, group, agent, self.now(), event_id)
+        if done.action != "confirmed":  # a new text: a warm server's model embeds it now
+            self._storage().embed_held([done.memory.id], self.now())
+        return done
 
     @serialised
     def memory(self, memory_id: str) -> Memory:

@@ -110,8 +110,8 @@ def promote(
 ) -> None:
     """Store text as long-term memory: split into chunks of at most 500
     characters overlapping by 50 (at paragraphs, then lines, then spaces, then
-    anywhere), each a PERMANENT FACT tagged 'promoted', searchable at once and embedded
-    by the next consolidate when search_backend is hybrid/dense. Promoting the same
+    anywhere), each a PERMANENT FACT tagged 'promoted', searchable at once, and embedded
+    at once when search_backend is hybrid/dense. Promoting the same
     text again stores nothing new.
     """
     app_ctx = app_context(ctx, fmt, root)

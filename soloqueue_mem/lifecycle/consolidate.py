@@ -270,7 +270,7 @@ def _embed(
         return {"skipped": "search_backend is not hybrid or dense"}
     if options.dry_run:
         return {"skipped": "dry run"}
-    from soloqueue_mem.semantic.embed import embed_store
+    from soloqueue_mem.semantic.embed import embed_every_model
     from soloqueue_mem.semantic.model import Unavailable, load
 
     try:
@@ -278,7 +278,7 @@ def _embed(
     except Unavailable as exc:
         return {"skipped": str(exc)}
     step = (lambda done, total: progress("embed", done, total)) if progress else None
-    return embed_store(conn, embedder, now, progress=step)
+    return embed_every_model(conn, embedder, now, progress=step)
 
 
 def graph_step(options: Options) -> dict[str, Any]:

@@ -1,9 +1,9 @@
 """Seed 004's ``Promote``: text split into chunks (:mod:`.splitter`) that become
 long-term memories of the group (FACT, PERMANENT, source ``promote``, tag
-``promoted``), found by FTS at once and by the dense channel after the next
-``consolidate``/``index --embed``. All chunks go in one write transaction; a chunk
-whose content hash an active memory of the scope already has is skipped, so promoting
-the same text twice changes nothing."""
+``promoted``), found by FTS at once and, embedded by the caller
+(:mod:`soloqueue_mem.semantic.fresh`), by the dense channels too. All chunks go in
+one write transaction; a chunk whose content hash an active memory of the scope
+already has is skipped, so promoting the same text twice changes nothing."""
 
 from __future__ import annotations
 

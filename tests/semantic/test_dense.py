@@ -76,13 +76,18 @@ def test_dense_recall_finds_a_cross_language_paraphrase(cli, hybrid):
     cli.ok("remember", "-g", "g1", "Our CI runs on GitHub Actions every night")
     report = cli.json("consolidate")
     assert report["embed"]["memories"]["embedded"] == 3
+    assert report["embed"]["usem3"]["memories"]["embedded"] == 3  # the second model's vectors
     lexical = cli.json("recall", "which coding tool do I use", "-g", "g1", "--channels", "memories")
     assert not any("Helix" in h["content"] for h in lexical)  # no shared word, no known attribute
     hits = cli.json("recall", "which coding tool do I use", "-g", "g1", "--explain")
     helix = [h for h in hits if h["content"] == "我的编辑器已经换成 Helix 了"]
-    assert helix and helix[0]["channels"] == ["dense"]
-    assert 0.5 < helix[0]["signals"]["channel_scores"]["dense"] < 1.0  # the cosine itself
-    assert helix[0]["signals"]["ranks"] == {"dense": 1}
+    assert helix and helix[0]["channels"] == ["usem3"]  # English leans on usem3 by default
+    named = cli.json(
+        "recall", "which coding tool do I use", "-g", "g1", "--explain", "--channels", "dense"
+    )
+    assert named[0]["content"] == "我的编辑器已经换成 Helix 了"  # a channel named is asked
+    assert 0.5 < named[0]["signals"]["channel_scores"]["dense"] < 1.0  # the cosine itself
+    assert named[0]["signals"]["ranks"] == {"dense": 1}
     ranked = cli.json("recall", "which coding tool do I use", "-g", "g1", "--channels", "dense")
     assert ranked[0]["content"] == "我的编辑器已经换成 Helix 了"  # the dense channel's rank 1
     cold = cli.json("query", "which IDE do I use", "-g", "g1")
@@ -115,7 +120,7 @@ def test_promoted_chunks_and_turns_get_vectors(cli, hybrid):
     cli.ok("promote", "-g", "g1", "-", input="项目最终决定采用微服务架构，以提高可扩展性。")
     cli.ok("log", "-g", "g1", "-s", "s1", "we should switch the database to PostgreSQL 16")
     estimate = cli.json("index", "--embed", "--turns", "--estimate")["estimate"]
-    assert estimate["memories"] == 1 and estimate["turns"] == 1
+    assert estimate["memories"] == 0 and estimate["turns"] == 1  # promote embedded its chunk
     report = cli.json("index", "--embed", "--turns")
     assert report["vectors"] == {"memory": 1, "turn": 1}
     conn, now = _conn(hybrid), parse_timestamp(NOW)
@@ -132,12 +137,14 @@ def test_the_mapped_copy_follows_every_change(cli, hybrid):
     cli.ok("remember", "-g", "g1", "我的编辑器已经换成 Helix 了")
     cli.ok("remember", "-g", "g1", "用户喜欢喝咖啡，不加糖")
     cli.ok("consolidate")
-    copies = list((hybrid / "cache" / "vectors").glob("*/*"))
-    assert len(copies) == 1  # consolidate left the copy of its pass
+    copies = sorted((hybrid / "cache" / "vectors").glob("*/*"))
+    assert len(copies) == 2  # consolidate left the copy of its pass, one per model
     cli.ok("remember", "-g", "g1", "The deploy uses Kubernetes on GCP")
     cli.ok("consolidate")
-    (now_copy,) = list((hybrid / "cache" / "vectors").glob("*/*"))
-    assert now_copy != copies[0]  # a new vector: a new copy, the old one removed
+    now_copies = sorted((hybrid / "cache" / "vectors").glob("*/*"))
+    assert len(now_copies) == 2  # a new vector: a new copy per model, the old ones removed
+    assert {p.parent for p in now_copies} == {p.parent for p in copies}
+    assert not set(now_copies) & set(copies)
     conn, now = _conn(hybrid), parse_timestamp(NOW)
     try:
         first = dense.dense_candidates(conn, "where do we deploy", now=now, limit=1)
@@ -180,3 +187,47 @@ def test_each_language_is_ranked_on_its_own_scale(cli, hybrid):
     )
     ranks = {h["content"]: h["signals"]["ranks"]["dense"] for h in hits}
     assert ranks["Team standard: we all use Argo CD for deploys."] <= 2
+
+
+def test_promote_then_query_finds_the_chunk_by_meaning(cli, hybrid):
+    cli.ok("remember", "-g", "g1", "Our CI runs on GitHub Actions every night")
+    cli.ok("consolidate")
+    cli.ok("promote", "-g", "g1", "-", input="我的编辑器已经换成 Helix 了")
+    cold = cli.json("query", "which IDE do I use", "-g", "g1")  # no word in common
+    assert cold["cold_search"] == "dense"
+    assert cold["results"][0]["content"] == "我的编辑器已经换成 Helix 了"  # before any consolidate
+
+
+def test_remember_in_a_process_holding_the_models_embeds_at_once(hybrid):
+    from soloqueue_mem import Store
+
+    store = Store(hybrid)
+    try:
+        store.remember("Our CI runs on GitHub Actions every night", group="g1")
+        store.recall("warm the models up", group="g1")  # a server's first recall loads them
+        store.remember("我的编辑器已经换成 Helix 了", group="g1")
+        for channel in ("dense", "usem3"):
+            hits = store.recall("which IDE do I use", group="g1", channels=[channel]).hits
+            assert hits[0].candidate.content == "我的编辑器已经换成 Helix 了", channel
+    finally:
+        store.close()
+
+
+def test_the_query_language_picks_the_dense_weights(cli, hybrid):
+    (hybrid / "config.toml").write_text(
+        'search_backend = "hybrid"\n'
+        "recall_dense_weights_zh = {dense = 0.0, usem3 = 1.0}\n"
+        "recall_dense_weights_en = {dense = 1.0, usem3 = 0.0}\n"
+    )
+    cli.ok("remember", "-g", "g1", "我的编辑器已经换成 Helix 了")
+    cli.ok("consolidate")
+    chinese = cli.json("recall", "我用什么写代码", "-g", "g1", "--explain")
+    assert chinese[0]["channels"] == ["usem3"]  # a Chinese query: the zh weights
+    english = cli.json("recall", "which coding tool do I use", "-g", "g1", "--explain")
+    assert english[0]["channels"] == ["dense"]
+    (hybrid / "config.toml").write_text(
+        'search_backend = "hybrid"\nrecall_dense_weights_en = {usem3 = 11}\n'
+    )
+    refused = cli("recall", "which coding tool do I use", "-g", "g1")
+    assert refused.exit_code != 0
+    assert "recall_dense_weights_en.usem3 must be a number from 0 to 10" in refused.stderr

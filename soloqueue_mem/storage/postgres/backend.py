@@ -429,6 +429,11 @@ class PostgresBackend:
     def working_clear(self, group: str) -> int:
         return working.clear(self.conn, group)
 
+    def embed_held(self, memory_ids: list[str], now: datetime) -> list[str]:
+        """Nothing yet: on PostgreSQL new memories get their vectors from ``consolidate``
+        or ``index --embed``."""
+        return []
+
     def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted:
         from soloqueue_mem.memory.promote import promoted
 

@@ -280,10 +280,10 @@ class SqliteBackend:
         time_budget: float | None,
         progress: Callable[[int, int], None] | None,
     ) -> dict[str, Any]:
-        from soloqueue_mem.semantic.embed import embed_store
+        from soloqueue_mem.semantic.embed import embed_every_model
 
         conn = self.existing("memory", "no store yet")
-        return embed_store(
+        return embed_every_model(
             conn, embedder, now, with_turns=with_turns, time_budget=time_budget, progress=progress
         )
 
@@ -466,10 +466,20 @@ class SqliteBackend:
 
         return working.clear(self.existing("memory", "no store yet"), group)
 
+    def embed_held(self, memory_ids: list[str], now: datetime) -> list[str]:
+        from soloqueue_mem.semantic.fresh import embed_new
+
+        conn = self._memory()
+        return embed_new(conn, memory_ids, now, self.config.search_backend, load_e5=False)
+
     def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted:
         from soloqueue_mem.memory.promote import promote
+        from soloqueue_mem.semantic.fresh import embed_new
 
-        return promote(self._memory(), group, agent, text, now)
+        conn = self._memory()
+        result = promote(conn, group, agent, text, now)
+        embed_new(conn, result.stored, now, self.config.search_backend, load_e5=True)
+        return result
 
     def query(
         self, query: str, group: str, now: datetime, lexicon: Callable[[], Lexicon]

@@ -7,10 +7,6 @@ write, taking the whole list with it; here each entry expires 24 h after its own
 write, which never keeps anything longer and lets a quiet day's entries go one by one.
 The hot channel returns the newest ``RETURNED`` live entries.
 
-Entries come from ``working add`` (source ``add``) and, as in the seed, from node
-output: every assistant turn ``log`` records enters its group's list through the same
-filter (source ``log``, :func:`feed`), in the turn's write transaction.
-
 Entry filter (:func:`screen`), in this order; a dropped entry is reported, not stored:
 
 1. ``empty``: nothing but whitespace.
@@ -149,23 +145,6 @@ def add(conn: sqlite3.Connection, group: str, content: str, source: str, now: da
         conn.execute(_TRIM_SQL, {"group": group, "now": stamp, "cap": CAP})
         entry = Entry(int(cursor.lastrowid or 0), group, content, source, stamp, iso(now + TTL))
     return Added(entry, None)
-
-
-def feed(conn: sqlite3.Connection, outputs: list[tuple[str, str]], now: datetime) -> None:
-    """``(group, content)`` of logged node output, oldest first, onto each group's list
-    through the filter. Only a group's newest ``CAP`` entries outlive the trim, so only
-    the newest ``CAP`` that pass the rules needing no list are offered (a batch of
-    thousands costs as much as one of 50); a turn longer than an entry enters cut, and
-    one holding NUL not at all: logging never fails here."""
-    by_group: dict[str, list[str]] = {}
-    for group, content in reversed(outputs):
-        kept = by_group.setdefault(group, [])
-        content = content.strip()[:MAX_CHARS]
-        if len(kept) < CAP and "\x00" not in content and screen(content, []) is None:
-            kept.append(content)
-    for group, newest_first in by_group.items():
-        for content in reversed(newest_first):
-            add(conn, group, content, "log", now)
 
 
 def latest(

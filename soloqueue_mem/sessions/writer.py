@@ -270,11 +270,6 @@ def _index_and_append(
         if event.event_id is not None:
             seen[(key, event.event_id)] = logged
         results.append(logged)
-    outputs = [(t.group, t.content) for t in results if t.role == "assistant" and not t.duplicate]
-    if outputs:  # node output feeds its group's working memory (seed 004)
-        from soloqueue_mem.memory import working
-
-        working.feed(conn, outputs, now)
     for key, new in records.items():
         if new:
             size = logs[key].append(new, render_turns(key, new, first=logs[key].size == 0))

@@ -101,6 +101,9 @@ class Config(NamedTuple):
     # hook claude UserPromptSubmit: also give the agent the memories recalled for the
     # prompt, as additional context (off: the hook only logs the prompt).
     hook_recall: bool = False
+    # hook claude: the group every project's hooks share (e.g. "all"). Empty: one group
+    # per project (the git root of the payload's cwd, else cwd), named after its folder.
+    hook_group: str = ""
     # "postgresql://user@host/db": keep turns and memories in PostgreSQL (the postgres
     # extra) instead of memory.db; SOLOQUEUE_DATABASE_URL overrides it. See the README's
     # "PostgreSQL back end" for what runs there. Empty: SQLite.
@@ -248,6 +251,13 @@ def load_config(path: StrPath) -> Config:
     for key in ("language", "offload_language"):
         if values.get(key, "zh") not in ("zh", "en"):
             raise BadInput(f"{path}: {key} must be 'zh' or 'en'")
+    if values.get("hook_group"):
+        from soloqueue_mem.home import validate_id
+
+        try:
+            validate_id("group", values["hook_group"])  # type: ignore[arg-type]
+        except BadInput as exc:
+            raise BadInput(f"{path}: hook_group: {exc.reason}") from None
     if "language" in values and "offload_language" not in values:
         values["offload_language"] = values["language"]
     for key, value in values.items():

@@ -241,7 +241,8 @@ def _run_hook(argv: list[str], parsed: dict[str, Any] | None) -> int:
     return run_claude_hook(
         _app(parsed),
         parsed["arguments"][0] if parsed["arguments"] else None,
-        *_scope(HOOK, parsed["command"]),
+        _given(HOOK, parsed["command"], "group"),  # None: the project's group
+        _scope(HOOK, parsed["command"])[1],
         usage,
     )
 

@@ -45,6 +45,7 @@ class Maintenance(StoreBase):
             words=vocabulary(config.predicates),
             extracted_on_log=lambda key: extracted_in_store(self.home, config, key),
             graph=lambda: self._graph_step(graph_steps),
+            language=config.language,
         )
         return self._storage().consolidate(self.now(), options, progress, model)
 

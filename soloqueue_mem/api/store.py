@@ -474,7 +474,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             )
             state = stored_state(group, agent, session, backend)
             identity = compiled_identity(self.home.root, now)
-            pad = _pad_reader(backend, group, agent)
+            pad = _pad_reader(backend, group, agent, self.config.language)
             layers = default_layers(self.home, pad, recaller, state, identity)
         return build_context(backend.token_cache(), history, options, layers)
 
@@ -542,8 +542,11 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         return self._storage().value("kv_store", (group, agent), key)
 
 
-def _pad_reader(backend: Backend, group: str, agent: str) -> Callable[[], Scratchpad | None]:
-    """What reads the scratchpad of (group, agent) for context build's layer."""
+def _pad_reader(
+    backend: Backend, group: str, agent: str, language: str
+) -> Callable[[], Scratchpad | None]:
+    """What reads the scratchpad of (group, agent) for context build's layer (an
+    unwritten one: the ``language`` setting's template)."""
     from soloqueue_mem.memory import scratchpad
 
-    return lambda: backend.scratchpad(group, agent, scratchpad.TEMPLATE)
+    return lambda: backend.scratchpad(group, agent, scratchpad.template(language))

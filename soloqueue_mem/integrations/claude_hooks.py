@@ -104,7 +104,8 @@ def _session_start(hook: Hook) -> Outcome:
     from soloqueue_mem.memory.store import Filters
 
     group, agent = hook.key.group, hook.key.agent
-    pad = hook.backend.scratchpad(group, agent, scratchpad.TEMPLATE)
+    empty = scratchpad.template(hook.config.language)
+    pad = hook.backend.scratchpad(group, agent, empty)
     found = hook.backend.episodes(EpisodeFilters(group=group, agent=agent), 1)
     # what this project's sessions left, consolidated or not
     memories = hook.backend.memories(Filters(group=group), hook.now, BRIEF_MEMORIES)

@@ -973,6 +973,12 @@ def _whole_text(candidate: Candidate, language: str) -> str:
     return PREFIXES[resolve(language)] + within_record(candidate.content)
 
 
+def unprefixed(result: Result) -> Result:
+    """``result`` with each hit's text without the mark an LLM reads it after."""
+    hits = [hit._replace(text=hit.text[_prefix_length(hit.text) :]) for hit in result.hits]
+    return result._replace(hits=hits)
+
+
 def _prefix_length(text: str) -> int:
     return next((len(p) for p in PREFIXES.values() if text.startswith(p)), 0)
 

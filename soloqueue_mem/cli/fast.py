@@ -197,7 +197,7 @@ def _app(parsed: dict[str, Any], command: str | None = None) -> Any:
     """The AppContext, with options given after the command winning over global ones;
     NoStore or Unsupported when ``command`` cannot run on its store (see
     :func:`~soloqueue_mem.cli.state.check_command`)."""
-    from soloqueue_mem.cli.output import Format
+    from soloqueue_mem.cli.output import Format, use_fields
     from soloqueue_mem.cli.state import AppContext, check_command, configure_errors
     from soloqueue_mem.clock import now
 
@@ -206,6 +206,7 @@ def _app(parsed: dict[str, Any], command: str | None = None) -> Any:
     root = options.get("root", top.get("root"))
     app = AppContext(root, Format(fmt), bool(top.get("quiet")), now())
     configure_errors(app)
+    use_fields(top.get("fields"))
     if command is not None:
         check_command(app, command)
     return app

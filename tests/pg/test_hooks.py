@@ -48,7 +48,8 @@ def test_recalled_memories_come_from_the_database(home: Path, on_postgres: str) 
     assert done.returncode == 0, done.stderr
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text("hook_recall = true\n")
-    context = context_of(hook(payload("UserPromptSubmit"))[0], "UserPromptSubmit")
+    given = hook(payload("UserPromptSubmit"), "--group", "default")[0]  # where remember wrote
+    context = context_of(given, "UserPromptSubmit")
     assert "## Relevant memories" in context and "30 s timeout" in context
 
 

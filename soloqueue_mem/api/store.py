@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.promote import Promoted
-    from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.scratchpad import Scratchpad
     from soloqueue_mem.memory.store import Remembered

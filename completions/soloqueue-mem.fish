@@ -33,9 +33,10 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a stats -d 'Counts, sizes 
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a trace -d 'Search logged turns, with their tool inputs and results (Chinese and English).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a verify -d 'Check the store: databases, blobs against their hashes, orphans, logs vs index.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a working -d 'Working memory: a per-group list of recent outputs, 50 at most, each kept 24 h.'
-complete -c soloqueue-mem -n '__fish_use_subcommand' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -l fields -r
+complete -c soloqueue-mem -n '__fish_use_subcommand' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -l root -r
-complete -c soloqueue-mem -n '__fish_use_subcommand' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -l quiet
 complete -c soloqueue-mem -n '__fish_use_subcommand' -l version
 complete -c soloqueue-mem -n '__fish_use_subcommand' -s q
@@ -45,44 +46,44 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from artifact; and not __fi
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from artifact; and not __fish_seen_subcommand_from list read rm save show tag' -a save -d 'Store a file (streamed, hashed with SHA-256, deduplicated) and catalog it.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from artifact; and not __fish_seen_subcommand_from list read rm save show tag' -a show -d 'An artifact\'s metadata.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from artifact; and not __fish_seen_subcommand_from list read rm save show tag' -a tag -d 'Add or remove tags, e.g. keep an offloaded output: `artifact tag 12 user:persistent`.'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l limit -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l tag -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s n -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s t -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from read; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from read; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from read; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from read; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from read; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from read; and not __fish_seen_subcommand_from __none__' -l meta
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from save; and not __fish_seen_subcommand_from __none__' -l author -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from save; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from save; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from save; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from save; and not __fish_seen_subcommand_from __none__' -l mime -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from save; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from save; and not __fish_seen_subcommand_from __none__' -l tag -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from save; and not __fish_seen_subcommand_from __none__' -l title -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from save; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from save; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from save; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from save; and not __fish_seen_subcommand_from __none__' -s t -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -l remove -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from tag; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l description -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l direction -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l duration -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l mime -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l name -r
@@ -93,7 +94,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -l url -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -s a -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -s d -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -s s -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attach; and not __fish_seen_subcommand_from __none__' -s t -r
@@ -102,35 +103,35 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from attachment; and not __
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from attachment; and not __fish_seen_subcommand_from list rm show' -a show -d 'One attachment, with its extracted text (a note on stderr when its bytes are not'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l direction -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l limit -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l session -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l tag -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s n -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s s -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s t -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l idle -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l dry-run
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from consolidate; and not __fish_seen_subcommand_from __none__' -l wait
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from context; and not __fish_seen_subcommand_from build compress' -a build -d 'Print the OpenAI messages array to send: system first, then the newest history'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from context; and not __fish_seen_subcommand_from build compress' -a compress -d 'Compress a session\'s history to a summary message plus its last --keep turns.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l encoding -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l margin -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l max-context -r
@@ -141,7 +142,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l session -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l system -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s m -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -s s -r
@@ -149,62 +150,62 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l stats
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from build; and not __fish_seen_subcommand_from __none__' -l with-memory
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l keep -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l session -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s k -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s s -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l manifest
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from demo; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from demo; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from demo; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from demo; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from episode; and not __fish_seen_subcommand_from list search show' -a list -d 'Episodes, most recent first.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from episode; and not __fish_seen_subcommand_from list search show' -a search -d 'Search episodes (Chinese and English), best match first.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from episode; and not __fish_seen_subcommand_from list search show' -a show -d 'One episode with its action nodes, entities and linked memories.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l limit -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l session -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s n -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s s -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l limit -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -l session -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -s n -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from search; and not __fish_seen_subcommand_from __none__' -s s -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l output -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s o -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l with-blobs
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l ephemeral-days -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l grace -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l deep
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l dry-run
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from gc; and not __fish_seen_subcommand_from __none__' -l force
@@ -218,12 +219,12 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from graph; and not __fish_
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from graph; and not __fish_seen_subcommand_from compress export focus recall remember show stats work' -a stats -d 'Nodes, links, dangling links, focus and queued tasks of every graph.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from graph; and not __fish_seen_subcommand_from compress export focus recall remember show stats work' -a work -d 'Process the graph queue now, in order (each task then one compression slice).'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l time-budget -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compress; and not __fish_seen_subcommand_from __none__' -l wait
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l agent -r
@@ -234,44 +235,44 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s f -r -a 'json dot mermaid'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l depth -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l keywords -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l limit -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l relation -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s n -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l session -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s s -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l sync
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from work; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from work; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from work; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from work; and not __fish_seen_subcommand_from __none__' -l time-budget -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from work; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from work; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from work; and not __fish_seen_subcommand_from __none__' -l wait
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from hook; and not __fish_seen_subcommand_from claude' -a claude -d 'Handle one Claude Code hook event; always exits 0 (fail-open).'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish_seen_subcommand_from __none__' -l agent -r
@@ -282,76 +283,76 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from claude; and not __fish
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from identity; and not __fish_seen_subcommand_from compile edit show' -a compile -d 'Compile the sources that changed since their last compile (status compiled),'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from identity; and not __fish_seen_subcommand_from compile edit show' -a edit -d 'Edit a source in $VISUAL or $EDITOR (default vi), then compile what changed.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from identity; and not __fish_seen_subcommand_from compile edit show' -a show -d 'Each identity file as `context build` uses it (compiled first if its source'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from compile; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compile; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compile; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from compile; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from compile; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from compile; and not __fish_seen_subcommand_from __none__' -l force
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from __none__' -s g -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l time-budget -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l embed
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l estimate
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from __none__' -l turns
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from init; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from init; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from init; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from init; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from init; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from kv; and not __fish_seen_subcommand_from get list rm set' -a get -d 'One key\'s value (--format text: the JSON value alone). Exit 3 when unset.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from kv; and not __fish_seen_subcommand_from get list rm set' -a list -d 'Every key of this group/agent, in key order.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from kv; and not __fish_seen_subcommand_from get list rm set' -a rm -d 'Remove a key (prints what it held). Exit 3 when unset.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from kv; and not __fish_seen_subcommand_from get list rm set' -a set -d 'Set KEY to a JSON value for this group/agent (replacing what it held).'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from rm; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l text
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l event-id -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l metadata -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l role -r -a 'user assistant system tool thought'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -l session -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s r -r -a 'user assistant system tool thought'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from log; and not __fish_seen_subcommand_from __none__' -s s -r
@@ -373,7 +374,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from memory; and not __fish
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l confidence -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l content -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l duration -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l importance -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l predicate -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l root -r
@@ -381,15 +382,15 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_s
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l tag -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l type -r -a 'FACT PREFERENCE RULE SKILL ERROR'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l untag -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from forget; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from forget; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from forget; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from forget; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from forget; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from history; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l limit -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l root -r
@@ -397,38 +398,38 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_s
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l tag -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l type -r -a 'FACT PREFERENCE RULE SKILL ERROR'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s n -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l all
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from restore; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from restore; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from restore; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from restore; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from restore; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from migrate; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from migrate; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from migrate; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from migrate; and not __fish_seen_subcommand_from __none__' -l to -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from migrate; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from path; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from migrate; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from path; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from path; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from path; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from path; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from promote; and not __fish_seen_subcommand_from __none__' -s g -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from query; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from query; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from query; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from query; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from query; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from query; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from query; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l agent -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l channels -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l limit -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l max-tokens -r
@@ -436,7 +437,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l since -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l type -r -a 'FACT PREFERENCE RULE SKILL ERROR'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -s n -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from recall; and not __fish_seen_subcommand_from __none__' -l explain
@@ -445,7 +446,7 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fi
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l confidence -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l duration -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l event-id -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l importance -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l predicate -r
@@ -455,32 +456,32 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fi
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l tag -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l type -r -a 'FACT PREFERENCE RULE SKILL ERROR'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from remember; and not __fish_seen_subcommand_from __none__' -l batch
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from scratchpad; and not __fish_seen_subcommand_from edit set show' -a edit -d 'Edit the scratchpad in $VISUAL or $EDITOR (default vi), like git commit.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from scratchpad; and not __fish_seen_subcommand_from edit set show' -a set -d 'Replace the scratchpad.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from scratchpad; and not __fish_seen_subcommand_from edit set show' -a show -d 'The scratchpad and its parsed fields (an empty template before the first write).'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -l host -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -l max-body-bytes -r
@@ -490,71 +491,71 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -s p -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from __none__' -l no-auth
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a end -d 'Mark a session ended and turn its new turns into an episode and memories.'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a export -d 'Write a session out: its JSONL records, Markdown, or OpenAI messages.'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a export -d 'Write a session out: its JSONL records, Markdown, or OpenAI or Anthropic messages.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a get -d 'A session variable (exit 3 when unset), or all of them.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a list -d 'Sessions, most recently active first.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a set -d 'Set a session variable, shown in context build\'s scratchpad layer.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a show -d 'Every turn of a session, read from its JSONL log.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from session; and not __fish_seen_subcommand_from end export get list set show unset' -a unset -d 'Remove a session variable (prints what it held). Exit 3 when unset.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from end; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l as -r -a 'jsonl md openai'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text md openai'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l as -r -a 'jsonl md openai anthropic'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv md openai anthropic'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text md openai'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv md openai anthropic'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from __none__' -l full
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from get; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l limit -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s n -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from __none__' -l json
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from show; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -l root -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from unset; and not __fish_seen_subcommand_from __none__' -s g -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from stats; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -l agent -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -l limit -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -l role -r -a 'user assistant system tool thought'
@@ -562,34 +563,34 @@ complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -l session -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -l since -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -s a -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -s n -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -s r -r -a 'user assistant system tool thought'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from trace; and not __fish_seen_subcommand_from __none__' -s s -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from verify; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from verify; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from verify; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from verify; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from verify; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from verify; and not __fish_seen_subcommand_from __none__' -l full
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from verify; and not __fish_seen_subcommand_from __none__' -l quick
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from verify; and not __fish_seen_subcommand_from __none__' -l repair
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from working; and not __fish_seen_subcommand_from add clear list' -a add -d 'Push an entry onto the group\'s working memory, unless the entry filter drops it'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from working; and not __fish_seen_subcommand_from add clear list' -a clear -d 'Empty the group\'s working memory.'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from working; and not __fish_seen_subcommand_from add clear list' -a list -d 'The group\'s live entries, newest first (what the hot channel returns).'
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from __none__' -s g -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from clear; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from clear; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from clear; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from clear; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from clear; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from clear; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from clear; and not __fish_seen_subcommand_from __none__' -s g -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l format -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l group -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l limit -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -l root -r
-complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text'
+complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s f -r -a 'auto table json jsonl text csv tsv'
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s g -r
 complete -c soloqueue-mem -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from __none__' -s n -r

@@ -39,12 +39,13 @@ class Config(NamedTuple):
     max_dump_line_bytes: int = 384 * 1024 * 1024
     # Tool results longer than this many characters are offloaded to an artifact.
     offload_threshold: int = 2000
-    # Language of the fixed text an LLM or a person reads: recall's record prefix
-    # ([记忆] / [memory]), the model's prompts, an empty scratchpad's headings and,
-    # unless offload_language says otherwise, the offload notice. "zh" or "en".
-    language: str = "zh"
+    # Language of the fixed text an LLM or a person reads (text/strings.py): recall's
+    # record prefix ([记忆] / [memory]), the model's prompts, the scratchpad's headings,
+    # episode summaries and, unless offload_language says otherwise, the offload
+    # notice. "zh", "en" or "auto": from LC_ALL, else LANG (zh* gives zh, else en).
+    language: str = "auto"
     # Language of the reference that replaces offloaded output (default: language).
-    offload_language: str = "zh"
+    offload_language: str = "auto"
     # gc: ephemeral artifacts older than this many days lose their row (phase 1).
     gc_ephemeral_days: int = 3
     # gc: unreferenced blobs and temporary files younger than this are never deleted.
@@ -101,6 +102,9 @@ class Config(NamedTuple):
     # hook claude UserPromptSubmit: also give the agent the memories recalled for the
     # prompt, as additional context (off: the hook only logs the prompt).
     hook_recall: bool = False
+    # hook claude: the group every project's hooks share (e.g. "all"). Empty: one group
+    # per project (the git root of the payload's cwd, else cwd), named after its folder.
+    hook_group: str = ""
     # "postgresql://user@host/db": keep turns and memories in PostgreSQL (the postgres
     # extra) instead of memory.db; SOLOQUEUE_DATABASE_URL overrides it. See the README's
     # "PostgreSQL back end" for what runs there. Empty: SQLite.
@@ -246,8 +250,15 @@ def load_config(path: StrPath) -> Config:
     if values.get("durability", "normal") not in ("normal", "full"):
         raise BadInput(f"{path}: durability must be 'normal' or 'full'")
     for key in ("language", "offload_language"):
-        if values.get(key, "zh") not in ("zh", "en"):
-            raise BadInput(f"{path}: {key} must be 'zh' or 'en'")
+        if values.get(key, "auto") not in ("auto", "zh", "en"):
+            raise BadInput(f"{path}: {key} must be 'auto', 'zh' or 'en'")
+    if values.get("hook_group"):
+        from soloqueue_mem.home import validate_id
+
+        try:
+            validate_id("group", values["hook_group"])  # type: ignore[arg-type]
+        except BadInput as exc:
+            raise BadInput(f"{path}: hook_group: {exc.reason}") from None
     if "language" in values and "offload_language" not in values:
         values["offload_language"] = values["language"]
     for key, value in values.items():

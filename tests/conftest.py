@@ -40,6 +40,10 @@ def isolated(
     home = tmp_path / "store" / ".soloqueue"
     monkeypatch.setenv("SOLOQUEUE_HOME", str(home))
     monkeypatch.setenv("SOLOQUEUE_NOW", NOW)
+    # language = "auto" follows the locale: the suite pins the Chinese one (the fixed
+    # strings' original form); tests of English output set their own.
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.chdir(tmp_path)
     # In-process commands copy the prebuilt lexicon instead of rebuilding it.

@@ -89,5 +89,5 @@ def test_the_python_example_runs(capsys):
     (example,) = _python_blocks(DOCS / "howto" / "python.md")
     exec(compile(example, "docs/howto/python.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
-    assert printed[0] == "[记忆] User prefers vim"
+    assert printed[0] == "User prefers vim"  # Store hits: the text without the LLM's mark
     assert printed[2:] == ["memory", "100 False", "3"]

@@ -176,6 +176,7 @@ def recall(store: Store, body: dict[str, Any], request: Request) -> Any:
         group=_field(body, "group", str),
         agent=_field(body, "agent", str),
         channels=_strings(body, "channels"),
+        prefixed=True,  # the JSON's text, as recall prints it
     )
     explain = _field(body, "explain", bool, False)
     return {

@@ -15,6 +15,7 @@ from starlette.responses import Response
 from soloqueue_mem.api import shapes
 from soloqueue_mem.api.store import Store
 from soloqueue_mem.errors import BadInput, NotFound
+from soloqueue_mem.text.strings import resolve
 
 VIEWER_FILES = {
     "viewer.js": "text/javascript; charset=utf-8",
@@ -148,8 +149,10 @@ def graph_recall(store: Store, body: dict[str, Any], request: Request) -> Any:
     return as_json(found)
 
 
-def viewer_page(language: str) -> Response:
-    """The viewer's page, in the store's ``language`` (the script reads ``lang``)."""
+def viewer_page(setting: str) -> Response:
+    """The viewer's page, in the store's ``language`` setting (``auto``: the locale's;
+    the script reads ``lang``)."""
+    language = resolve(setting)
     page = _viewer_file("index.html").replace('lang="en"', f'lang="{language}"', 1)
     return Response(page, media_type="text/html; charset=utf-8", headers=VIEWER_HEADERS)
 

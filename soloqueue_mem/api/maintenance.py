@@ -3,6 +3,7 @@ stats, each returning the report dict the CLI prints."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +45,7 @@ class Maintenance(StoreBase):
             words=vocabulary(config.predicates),
             extracted_on_log=lambda key: extracted_in_store(self.home, config, key),
             graph=lambda: self._graph_step(graph_steps),
+            language=config.language,
         )
         return self._storage().consolidate(self.now(), options, progress, model)
 
@@ -111,7 +113,13 @@ class Maintenance(StoreBase):
         return self._storage().verify(options, self.now().timestamp())
 
     @serialised
-    def stats(self) -> dict[str, Any]:
+    def stats(self, cwd: str | None = None) -> dict[str, Any]:
         """Counts, sizes and schema versions (``stats``); creates nothing (on
-        PostgreSQL: nothing local; the figures the database holds are every host's)."""
-        return self._storage().stats(self._artifacts(create=False))
+        PostgreSQL: nothing local; the figures the database holds are every host's).
+        ``hook_group`` is the group a Claude Code hook run in ``cwd`` (default: the
+        current directory) writes to, and why (``project`` or ``shared``)."""
+        from soloqueue_mem.integrations.project import hook_group
+
+        report = self._storage().stats(self._artifacts(create=False))
+        chosen = hook_group(None, self.config.hook_group, cwd or os.getcwd())
+        return {**report, "hook_group": chosen._asdict()}

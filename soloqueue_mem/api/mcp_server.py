@@ -77,6 +77,7 @@ def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> M
                 type=type,
                 group=scope.group,
                 agent=scope.agent,
+                prefixed=True,  # the text an LLM reads
             )
         )
         hits, left_out = fit_items([shapes.recall_hit_json(h) for h in result.hits], cap)

@@ -37,6 +37,18 @@ class Forgotten(NamedTuple):
     note: str | None = None  # a warning on where the erased bytes may still be (the CLI's)
 
 
+class Added(NamedTuple):
+    """What ``Store.add`` did: the session it logged, and the memories its extraction
+    created, confirmed (restated: confidence raised) and superseded (the new versions;
+    ``replaced``: the ids of the old ones)."""
+
+    session: str
+    added: list[Memory]
+    confirmed: list[Memory]
+    superseded: list[Memory]
+    replaced: list[str]
+
+
 class SessionEnded(NamedTuple):
     """What ``Store.session_end`` did."""
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from soloqueue_mem.api.base import check_ids, serialised
 from soloqueue_mem.api.graph import GraphMethods
 from soloqueue_mem.api.maintenance import Maintenance
-from soloqueue_mem.api.shapes import ArtifactBytes, Forgotten, SessionEnded
+from soloqueue_mem.api.shapes import Added, ArtifactBytes, Forgotten, SessionEnded
 from soloqueue_mem.api.transfer import TransferMethods
 from soloqueue_mem.errors import BadInput, UsageError
 
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.state.values import Entry
     from soloqueue_mem.storage.base import Backend
 
-EXPORT_FORMATS = ("jsonl", "md", "openai")
+EXPORT_FORMATS = ("jsonl", "md", "openai", "anthropic")
 
 
 class Store(Maintenance, GraphMethods, TransferMethods):
@@ -134,11 +134,12 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         group: str = "default",
         agent: str = "default",
     ) -> str:
-        """The text ``session export`` prints: ``jsonl`` records, ``md`` or ``openai``
-        messages (offloaded tool output as references unless ``full``)."""
+        """The text ``session export`` prints: ``jsonl`` records, ``md``, ``openai``
+        messages or ``anthropic`` ``{system, messages}`` (offloaded tool output as
+        references unless ``full``)."""
         from soloqueue_mem import jsonio
         from soloqueue_mem.sessions.markdown import render_turns
-        from soloqueue_mem.sessions.reader import openai_messages
+        from soloqueue_mem.sessions.reader import anthropic_messages, openai_messages
 
         if format not in EXPORT_FORMATS:
             raise UsageError(f"format must be one of {', '.join(EXPORT_FORMATS)}")
@@ -146,6 +147,8 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         records = self._storage().session(key).records
         if format == "openai":
             return jsonio.dumps(openai_messages(records, full=full)) + "\n"
+        if format == "anthropic":
+            return jsonio.dumps(anthropic_messages(records, full=full)) + "\n"
         if format == "md":
             return render_turns(key, records, first=True)
         return "".join(jsonio.dumps_compact(r) + "\n" for r in records)
@@ -183,6 +186,39 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             transient_cleared=ended.transient_cleared,
         )
 
+    @serialised
+    def add(
+        self,
+        messages: str | dict[str, Any] | Sequence[dict[str, Any]],
+        *,
+        group: str = "default",
+        agent: str = "default",
+        session: str | None = None,
+    ) -> Added:
+        """Log ``messages`` (as :meth:`log` takes them) as one session, end it and return
+        what its extraction did to the memories: ``.added``, ``.confirmed`` (restated)
+        and ``.superseded`` (the new versions; ``.replaced`` the ids they replaced).
+
+        ``session`` defaults to a new one per call, so each call is digested on its own.
+        """
+        import uuid
+
+        logged = self.log(messages, session=session or uuid.uuid4().hex, group=group, agent=agent)
+        first = logged[0]
+        key = self._key(first.group, first.agent, first.session)
+        digest = self._storage().session_end(key, self.now()).digest
+        by_action: dict[str, list[Memory]] = {"created": [], "confirmed": [], "superseded": []}
+        for result in digest.remembered:
+            by_action[result.action].append(result.memory)
+        replaced = [old for result in digest.remembered for old in result.superseded]
+        return Added(
+            key.session,
+            by_action["created"],
+            by_action["confirmed"],
+            by_action["superseded"],
+            replaced,
+        )
+
     # -- memories (L3) -------------------------------------------------------------
 
     @serialised
@@ -197,11 +233,15 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         group: str | None = None,
         agent: str | None = None,
         channels: Sequence[str] | None = None,
+        prefixed: bool = False,
     ) -> RecallResult:
         """Memories, episodes, turns and working memory relevant to ``query``
-        (``recall``); ``.hits`` fit ``max_tokens``. Returned memories count as accessed."""
+        (``recall``); ``.hits`` fit ``max_tokens``. Returned memories count as accessed.
+
+        A hit's ``text`` is the memory's (perhaps shortened) text; with ``prefixed``,
+        as an LLM reads it, after the ``[memory]`` mark (``render_text`` joins those)."""
         from soloqueue_mem.memory.model import check_type
-        from soloqueue_mem.memory.recall import Request
+        from soloqueue_mem.memory.recall import Request, unprefixed
 
         check_ids(group=group, agent=agent)
         request = Request(
@@ -214,7 +254,8 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             limit=limit,
             max_tokens=max_tokens,
         )
-        return self._storage().recall(request, self.now(), self._lexicon_loader)
+        result = self._storage().recall(request, self.now(), self._lexicon_loader)
+        return result if prefixed else unprefixed(result)
 
     @serialised
     def remember(
@@ -276,27 +317,64 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         return self._storage().memories(filters, self.now(), limit)
 
     @serialised
-    def memory_history(self, memory_id: str) -> list[Memory]:
-        """Every version of the memory's subject/predicate chain, oldest first
-        (``memory history``)."""
-        return self._storage().history(memory_id)
-
-    @serialised
-    def memory_edit(self, memory_id: str, *, content: str) -> Memory:
-        """Correct a memory's text in place (``memory edit --content``), redacted as
-        ``remember`` redacts."""
+    def update(
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        type: str | None = None,
+        subject: str | None = None,
+        predicate: str | None = None,
+        importance: float | None = None,
+        confidence: float | None = None,
+        duration: str | None = None,
+        tags: Iterable[str] = (),
+        untags: Iterable[str] = (),
+    ) -> Memory:
+        """Correct a memory in place (``memory edit``), redacted as ``remember``
+        redacts: only the fields given change; ``tags`` are added, ``untags`` removed.
+        To record a change over time instead, :meth:`remember` the new value with the
+        same subject and predicate."""
         from soloqueue_mem.memory.store import Changes
 
-        if not content.strip():
+        if content is not None and not content.strip():
             raise BadInput("the new content is empty")
         redact = self._redactor()
-        changes = Changes(content=content if redact is None else redact.text(content))
+
+        def clean(value: str | None) -> str | None:
+            return value if value is None or redact is None else redact.text(value)
+
+        changes = Changes(
+            clean(content),
+            type,
+            clean(subject),
+            clean(predicate),
+            importance,
+            confidence,
+            duration,
+            tuple(t if redact is None else redact.text(t) for t in tags),
+            tuple(untags),
+        )
+        if changes == Changes():
+            raise UsageError("nothing to change: give content, type, importance, tags, ...")
         return self._storage().edit(memory_id, changes, self.now())
 
     @serialised
-    def memory_restore(self, memory_id: str) -> Memory:
-        """Bring back a memory that decay archived (``memory restore``)."""
+    def history(self, memory_id: str) -> list[Memory]:
+        """Every version of the memory's subject/predicate chain, oldest first
+        (``memory history``): what it said before each change."""
+        return self._storage().history(memory_id)
+
+    @serialised
+    def restore(self, memory_id: str) -> Memory:
+        """Bring back a memory that decay archived, so recall finds it again
+        (``memory restore``)."""
         return self._storage().restore(memory_id, self.now())
+
+    # The web viewer's names for the same calls (its HTTP routes use them).
+    memory_edit = update
+    memory_history = history
+    memory_restore = restore
 
     @serialised
     def forget(self, *memory_ids: str) -> Forgotten:
@@ -474,7 +552,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             )
             state = stored_state(group, agent, session, backend)
             identity = compiled_identity(self.home.root, now)
-            pad = _pad_reader(backend, group, agent)
+            pad = _pad_reader(backend, group, agent, self.config.language)
             layers = default_layers(self.home, pad, recaller, state, identity)
         return build_context(backend.token_cache(), history, options, layers)
 
@@ -542,8 +620,11 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         return self._storage().value("kv_store", (group, agent), key)
 
 
-def _pad_reader(backend: Backend, group: str, agent: str) -> Callable[[], Scratchpad | None]:
-    """What reads the scratchpad of (group, agent) for context build's layer."""
+def _pad_reader(
+    backend: Backend, group: str, agent: str, language: str
+) -> Callable[[], Scratchpad | None]:
+    """What reads the scratchpad of (group, agent) for context build's layer (an
+    unwritten one: the ``language`` setting's template)."""
     from soloqueue_mem.memory import scratchpad
 
-    return lambda: backend.scratchpad(group, agent, scratchpad.TEMPLATE)
+    return lambda: backend.scratchpad(group, agent, scratchpad.template(language))

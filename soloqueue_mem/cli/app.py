@@ -16,7 +16,7 @@ from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.boundary import boundary, report, use_json_errors
 from soloqueue_mem.cli.examples import epilog
 from soloqueue_mem.cli.options import FormatOpt, RootOpt, option
-from soloqueue_mem.cli.output import Format
+from soloqueue_mem.cli.output import Format, use_fields
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.clock import now
 
@@ -75,6 +75,15 @@ def root_callback(
     quiet: Annotated[
         bool, option(spec.GLOBAL, "quiet", help="No progress or warnings on stderr.")
     ] = False,
+    fields: Annotated[
+        str | None,
+        option(
+            spec.GLOBAL,
+            "fields",
+            help="Only these fields of each listed item, in this order: id,content.",
+            show_default=False,
+        ),
+    ] = None,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
@@ -86,25 +95,36 @@ def root_callback(
     Output is a table on a terminal and JSON in a pipe (--format to choose).
     Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not found, 65 bad input, 74 I/O, 75 busy.
     """
+    use_fields(fields)
     ctx.obj = AppContext(root, fmt or Format.auto, quiet, now())
 
 
 def hoist_global_flags(argv: list[str]) -> list[str]:
-    """``argv`` with ``--quiet``/``-q`` given after the command moved before it.
+    """``argv`` with ``--quiet``/``-q`` and ``--fields X`` given after the command moved
+    before it.
 
-    ``--format`` and ``--root`` are options of every command as well; ``--quiet`` is
-    only the root's, so Click would refuse it after the command. Tokens after ``--``
-    stay where they are (they are arguments)."""
+    ``--format`` and ``--root`` are options of every command as well; ``--quiet`` and
+    ``--fields`` are only the root's, so Click would refuse them after the command.
+    Tokens after ``--`` stay where they are (they are arguments)."""
     head, rest = [], list(argv)
     if "--" in rest:
         cut = rest.index("--")
         rest, tail = rest[:cut], rest[cut:]
     else:
         tail = []
-    for token in rest:
-        if token in _GLOBAL_FLAGS:
+    kept: list[str] = []
+    index = 0
+    while index < len(rest):
+        token = rest[index]
+        if token in _GLOBAL_FLAGS or token.startswith("--fields="):
             head.append(token)
-    return head + [token for token in rest if token not in _GLOBAL_FLAGS] + tail
+        elif token == "--fields" and index + 1 < len(rest):
+            head += rest[index : index + 2]
+            index += 1
+        else:
+            kept.append(token)
+        index += 1
+    return head + kept + tail
 
 
 def wants_json(argv: list[str]) -> bool:

@@ -197,7 +197,7 @@ def _app(parsed: dict[str, Any], command: str | None = None) -> Any:
     """The AppContext, with options given after the command winning over global ones;
     NoStore or Unsupported when ``command`` cannot run on its store (see
     :func:`~soloqueue_mem.cli.state.check_command`)."""
-    from soloqueue_mem.cli.output import Format
+    from soloqueue_mem.cli.output import Format, use_fields
     from soloqueue_mem.cli.state import AppContext, check_command, configure_errors
     from soloqueue_mem.clock import now
 
@@ -206,6 +206,7 @@ def _app(parsed: dict[str, Any], command: str | None = None) -> Any:
     root = options.get("root", top.get("root"))
     app = AppContext(root, Format(fmt), bool(top.get("quiet")), now())
     configure_errors(app)
+    use_fields(top.get("fields"))
     if command is not None:
         check_command(app, command)
     return app
@@ -241,7 +242,8 @@ def _run_hook(argv: list[str], parsed: dict[str, Any] | None) -> int:
     return run_claude_hook(
         _app(parsed),
         parsed["arguments"][0] if parsed["arguments"] else None,
-        *_scope(HOOK, parsed["command"]),
+        _given(HOOK, parsed["command"], "group"),  # None: the project's group
+        _scope(HOOK, parsed["command"])[1],
         usage,
     )
 

@@ -9,7 +9,8 @@ from typing import Annotated
 
 import typer
 
-from soloqueue_mem.cli.options import AgentOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli import spec
+from soloqueue_mem.cli.options import AgentOpt, RootOpt, option
 from soloqueue_mem.cli.state import app_context
 
 app = typer.Typer(help="Hooks for agent harnesses: read the hook's JSON on stdin.")
@@ -26,7 +27,14 @@ def claude(
             show_default=False,
         ),
     ] = None,
-    group: GroupOpt = "default",
+    group: Annotated[
+        str | None,
+        option(
+            spec.GROUP,
+            help="Group id (default: hook_group in config.toml, else one group per project).",
+            show_default=False,
+        ),
+    ] = None,
     agent: AgentOpt = "default",
     root: RootOpt = None,
 ) -> None:

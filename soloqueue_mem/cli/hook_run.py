@@ -23,7 +23,7 @@ HOOK = "claude"
 def run_claude_hook(
     app: AppContext,
     event: str | None,
-    group: str,
+    group: str | None,
     agent: str,
     usage_error: str | None = None,
 ) -> int:
@@ -47,12 +47,12 @@ def run_claude_hook(
     return 0
 
 
-def _handle(app: AppContext, event: str | None, group: str, agent: str) -> tuple[str, Any]:
+def _handle(app: AppContext, event: str | None, group: str | None, agent: str) -> tuple[str, Any]:
     from soloqueue_mem.cli.state import check_command
     from soloqueue_mem.integrations.claude_hooks import parse_payload, run_hook
 
     check_command(app, "hook claude")
-    scope = (validate_id("group", group), validate_id("agent", agent))
+    scope = (None if group is None else validate_id("group", group), validate_id("agent", agent))
     name, payload = parse_payload(_payload(app.config.max_input_bytes), event)
     with app.backend() as backend:
         return name, run_hook(app.home, app.config, app.now, scope, name, payload, backend)

@@ -80,6 +80,8 @@ def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> No
                 f"{report['session_logs']['files']} files, {report['session_logs']['bytes']} bytes",
             )
         ]
+        hook = report["hook_group"]
+        rows += [("hook group here", f"{hook['group']} ({hook['project'] or hook['mode']})")]
         print_table("soloqueue-mem stats", ["what", "value"], rows)
 
     emit_object(report, app.format, table=table)

@@ -24,7 +24,8 @@ FormatOpt = Annotated[
     Format | None,
     option(
         spec.FORMAT,
-        help="Output: auto (table on a terminal, JSON in a pipe), table, json, jsonl, text.",
+        help="Output: auto (table on a terminal, JSON in a pipe), table, json, jsonl, "
+        "text, csv, tsv.",
         case_sensitive=False,
         show_default=False,
     ),

@@ -2,7 +2,9 @@
 
 Precedence: an explicit ``--format`` wins; ``auto`` is a Rich table when stdout is a
 terminal and JSON otherwise. JSON is the documented, additive-only contract; tables
-are for people and may change. Logged text passes through our sanitiser before any
+are for people and may change. ``csv`` and ``tsv`` print what JSON would, as rows of
+the listed items' fields (one header line); ``--fields`` picks and orders the fields
+of every listed item, whatever the format. Logged text passes through our sanitiser before any
 human-oriented rendering, and is printed as Rich ``Text``, never as markup.
 """
 
@@ -13,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.errors import UsageError
 from soloqueue_mem.sanitize import for_terminal
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
@@ -26,9 +29,18 @@ class Format(StrEnum):
     json = "json"
     jsonl = "jsonl"
     text = "text"
+    csv = "csv"
+    tsv = "tsv"
+
+
+DELIMITERS = {Format.csv: ",", Format.tsv: "\t"}
 
 
 def resolve_format(fmt: Format, stdout_is_tty: bool | None = None) -> Format:
+    """The format a command renders: csv and tsv take the JSON path (the rows are
+    written delimited by :func:`emit_list` and :func:`emit_object`)."""
+    if fmt in DELIMITERS:
+        return Format.json
     if fmt is not Format.auto:
         return fmt
     if stdout_is_tty is None:
@@ -37,12 +49,65 @@ def resolve_format(fmt: Format, stdout_is_tty: bool | None = None) -> Format:
 
 
 _text_tables = False
+_delimiter: str | None = None  # csv or tsv: the JSON path writes delimited rows
+_fields: list[str] | None = None
 
 
 def use_text_tables(enabled: bool) -> None:
     """Under ``--format text`` a table is printed as plain lines (see ``print_table``)."""
     global _text_tables
     _text_tables = enabled
+
+
+def use_delimited(fmt: Format) -> None:
+    """Under ``--format csv`` or ``tsv``, listings are written as delimited rows."""
+    global _delimiter
+    _delimiter = DELIMITERS.get(fmt)
+
+
+def use_fields(spec: str | None) -> None:
+    """``--fields a,b,c``: only these fields of each listed item, in this order."""
+    global _fields
+    if spec is None:
+        _fields = None
+        return
+    names = [name.strip() for name in spec.split(",")]
+    if not all(names):
+        raise UsageError(f"--fields: expected names separated by commas, got {spec!r}")
+    _fields = names
+
+
+def _chosen(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with only the ``--fields`` asked for (UsageError naming the known ones
+    when one is not a field of it)."""
+    if _fields is None:
+        return row
+    unknown = [name for name in _fields if name not in row]
+    if unknown:
+        raise UsageError(f"--fields: no field {unknown[0]!r} (known: {', '.join(row)})")
+    return {name: row[name] for name in _fields}
+
+
+def _field_text(value: Any) -> str:
+    """A value in a CSV/TSV cell: as JSON writes it, without quotes for text."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else jsonio.dumps_compact(value)
+
+
+def _delimited(rows: Iterable[dict[str, Any]]) -> None:
+    """Rows as CSV/TSV: a header of the first row's fields, then one line per row
+    (nested values as compact JSON, null as empty)."""
+    import csv
+
+    writer = csv.writer(sys.stdout, delimiter=_delimiter or ",", lineterminator="\n")
+    columns: list[str] | None = None
+    for row in rows:
+        if columns is None:
+            columns = list(row)
+            writer.writerow(columns)
+        writer.writerow([_field_text(row.get(c)) for c in columns])
+    sys.stdout.flush()
 
 
 def cell(value: Any) -> str:
@@ -88,8 +153,10 @@ def emit_object(
     text: Callable[[], str] | None = None,
 ) -> None:
     """A single result: one JSON object, or the given table/text rendering (else the
-    object's fields, one per row or line)."""
-    if fmt in (Format.json, Format.jsonl):
+    object's fields, one per row or line); csv/tsv: one row."""
+    if _delimiter is not None and fmt in (Format.json, Format.jsonl):
+        _delimited([_chosen(obj)])
+    elif fmt in (Format.json, Format.jsonl):
         write(jsonio.dumps(obj) + "\n")
     elif fmt is Format.table and table is not None:
         table()
@@ -101,7 +168,12 @@ def emit_object(
 
 def emit_list(rows: Iterable[dict[str, Any]], fmt: Format) -> None:
     """A list as a JSON array (streamed) or one object per line; for a person (a caller
-    that has no table of its own), a table of the rows' fields."""
+    that has no table of its own), a table of the rows' fields; ``--fields`` picks them."""
+    if _fields is not None:
+        rows = (_chosen(row) for row in rows)
+    if _delimiter is not None and fmt in (Format.json, Format.jsonl):
+        _delimited(rows)
+        return
     if fmt in (Format.table, Format.text):
         listed = list(rows)
         columns = list(listed[0]) if listed else []

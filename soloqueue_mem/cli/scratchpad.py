@@ -57,10 +57,10 @@ def show(
 
 def _current(app_ctx: AppContext, scope: tuple[str, str]) -> Any:
     """The stored scratchpad, or the empty template (a read never creates a store)."""
-    from soloqueue_mem.memory.scratchpad import TEMPLATES
+    from soloqueue_mem.memory.scratchpad import template
 
     with app_ctx.backend() as backend:
-        return backend.scratchpad(*scope, TEMPLATES[app_ctx.config.language])
+        return backend.scratchpad(*scope, template(app_ctx.config.language))
 
 
 def _save(app_ctx: AppContext, scope: tuple[str, str], content: str) -> None:

@@ -155,6 +155,7 @@ class ExportFormat(StrEnum):
     jsonl = "jsonl"
     md = "md"
     openai = "openai"
+    anthropic = "anthropic"
 
 
 # ``--format`` after ``session export``: the global option (``-f json``), or the old
@@ -181,7 +182,8 @@ def export(
         ExportFormat | None,
         typer.Option(
             "--as",
-            help="jsonl (the log as recorded), md, or openai (the chat messages array).",
+            help="jsonl (the log as recorded), md, openai (the chat messages array) or "
+            "anthropic ({system, messages} of the Messages API).",
             case_sensitive=False,
             show_default=False,
         ),
@@ -197,19 +199,22 @@ def export(
         ),
     ] = None,
     full: Annotated[
-        bool, typer.Option("--full", help="openai: original tool output instead of references.")
+        bool,
+        typer.Option(
+            "--full", help="openai, anthropic: original tool output instead of references."
+        ),
     ] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
     root: RootOpt = None,
 ) -> None:
-    """Write a session out: its JSONL records, Markdown, or OpenAI messages.
+    """Write a session out: its JSONL records, Markdown, or OpenAI or Anthropic messages.
 
-    The OpenAI messages are the L1 view (offloaded tool output as a reference to its
+    The messages are the L1 view (offloaded tool output as a reference to its
     artifact, as the agent should send them) unless --full gives the original output.
     """
     from soloqueue_mem.sessions.markdown import render_turns
-    from soloqueue_mem.sessions.reader import openai_messages
+    from soloqueue_mem.sessions.reader import anthropic_messages, openai_messages
 
     fmt, old_as = _format_or_as(format_or_as)
     app_ctx = app_context(ctx, fmt, root)
@@ -220,6 +225,8 @@ def export(
     content = _read(app_ctx, group, agent, session)
     if as_ is ExportFormat.openai:
         write(jsonio.dumps(openai_messages(content.records, full=full)) + "\n")
+    elif as_ is ExportFormat.anthropic:
+        write(jsonio.dumps(anthropic_messages(content.records, full=full)) + "\n")
     elif as_ is ExportFormat.md:
         write(render_turns(content.key, content.records, first=True))
     else:

@@ -27,6 +27,8 @@ class Opt:
 ROOT = Opt("root", "--root")
 FORMAT = Opt("fmt", "--format", "-f")
 QUIET = Opt("quiet", "--quiet", "-q", kind=FLAG)
+# Which fields a listing prints (json, jsonl, csv, tsv, table): "id,content".
+FIELDS = Opt("fields", "--fields")
 GROUP = Opt("group", "--group", "-g", envvar="SOLOQUEUE_GROUP")
 AGENT = Opt("agent", "--agent", "-a", envvar="SOLOQUEUE_AGENT")
 SESSION = Opt("session", "--session", "-s", envvar="SOLOQUEUE_SESSION")
@@ -39,7 +41,9 @@ TYPE = Opt("type", "--type")
 # Where and how a command prints: every fast command takes them after its name too.
 WHERE = (FORMAT, ROOT)
 
-GLOBAL = (ROOT, FORMAT, QUIET)  # before the command (the app's callback; --version aside)
+# Before the command (the app's callback; --version aside); --quiet and --fields are
+# moved there when given after it.
+GLOBAL = (ROOT, FORMAT, QUIET, FIELDS)
 LOG = (
     ROLE,
     Opt("batch", "--batch", kind=FLAG),

@@ -11,7 +11,7 @@ from datetime import datetime
 from functools import cached_property
 
 from soloqueue_mem.cli.boundary import use_json_errors
-from soloqueue_mem.cli.output import Format, resolve_format, use_text_tables
+from soloqueue_mem.cli.output import Format, resolve_format, use_delimited, use_text_tables
 from soloqueue_mem.config import Config, load_config
 from soloqueue_mem.errors import NoStore, NotFound
 from soloqueue_mem.home import Home, find_root
@@ -166,3 +166,4 @@ def configure_errors(app: AppContext) -> None:
     become plain lines under --format text."""
     use_json_errors(app.format_option in (Format.json, Format.jsonl))
     use_text_tables(app.format_option is Format.text)
+    use_delimited(app.format_option)

@@ -18,6 +18,7 @@ from soloqueue_mem.context.tokens import REPLY_PRIMING
 from soloqueue_mem.errors import UsageError
 
 MIN_MARGIN, MAX_MARGIN = 0.05, 0.10
+EMPTY = "empty system message (not sent)"
 
 
 class Entry(NamedTuple):
@@ -68,15 +69,17 @@ def build(
     # rounded first: 1000·(1 − 0.07) is 929.999… in binary floating point, not 930
     safe = math.floor(round(limit * (1 - margin), 6))
     budget = safe - reserve - REPLY_PRIMING
-    system_tokens = tokens(-1, system)
+    sent = bool(system.get("content"))  # an empty system message is not sent
+    system_tokens = tokens(-1, system) if sent else 0
     remaining = budget - system_tokens
     if remaining < 0:
         dropped = [
             Entry(i, m, dropped_cost(i, m), False, "the system message alone exceeds the budget")
             for i, m in enumerate(history)
         ]
-        head = Entry(-1, system, system_tokens, True, "system message (over budget: fallback)")
-        return Built([system], [head, *dropped], limit, safe, budget, system_tokens, True)
+        reason = "system message (over budget: fallback)" if sent else EMPTY
+        head = Entry(-1, system, system_tokens, sent, reason)
+        return Built(_sent(system, []), [head, *dropped], limit, safe, budget, system_tokens, True)
     kept: list[Entry] = []
     dropped = []
     position = len(history) - 1
@@ -99,7 +102,14 @@ def build(
         e if e.reason else e._replace(reason="budget spent by newer messages") for e in dropped
     ]
     dropped.sort(key=lambda e: e.position)
-    head = Entry(-1, system, system_tokens, True, "system message (always)")
+    head = Entry(-1, system, system_tokens, sent, "system message (always)" if sent else EMPTY)
     used = system_tokens + sum(e.tokens or 0 for e in kept)
     entries = [head, *sorted(dropped + kept, key=lambda e: e.position)]
-    return Built([system, *(e.message for e in kept)], entries, limit, safe, budget, used, False)
+    messages = _sent(system, [e.message for e in kept])
+    return Built(messages, entries, limit, safe, budget, used, False)
+
+
+def _sent(system: dict[str, Any], history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages to send: the system message first unless it is empty (an empty
+    system message is noise to OpenAI's API and an error to some others)."""
+    return [system, *history] if system.get("content") else history

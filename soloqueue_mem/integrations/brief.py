@@ -1,5 +1,10 @@
 """The brief a new agent session starts with: scratchpad, core memory, latest episode.
 
+Core memory is the group's best memories ranked as ``identity/MEMORY.md`` ranks them,
+read from the store when the session starts: what the last ``SessionEnd`` extracted
+is there at once, and another project's group never is. The brief names the group
+(and the project folder it stands for) so a person reading it knows whose it is.
+
 The store's text is data, not instructions: the brief is fenced in one
 ``<memory-brief>`` element that says so, and anything inside that looks like the fence
 is defused, so stored text cannot close it early. Each part is cut to a character
@@ -9,14 +14,16 @@ budget; a part with nothing in it yet is left out, and an empty store gives no b
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from datetime import datetime
 from typing import TYPE_CHECKING
 
-from soloqueue_mem.context.layers import optional_text, scratchpad_text
+from soloqueue_mem.context.layers import scratchpad_text
 from soloqueue_mem.text.budget import shorten
 
 if TYPE_CHECKING:
+    from soloqueue_mem.integrations.project import HookGroup
     from soloqueue_mem.memory.episodes import Episode
+    from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.scratchpad import Scratchpad
 
 BUDGETS = {"scratchpad": 1500, "core_memory": 1500, "episode": 600}  # characters
@@ -30,21 +37,37 @@ CLOSING = "</memory-brief>"
 _FENCE = re.compile(r"<(/?)(memory-brief)", re.IGNORECASE)
 
 
-def build_brief(root: Path, pad: Scratchpad | None, episode: Episode | None) -> str:
-    """The fenced brief from the scratchpad and latest episode of a (group, agent);
-    empty when there is nothing."""
+def build_brief(
+    scope: HookGroup | None,
+    pad: Scratchpad | None,
+    memories: list[Memory],
+    episode: Episode | None,
+    now: datetime,
+) -> str:
+    """The fenced brief from the scratchpad, memories and latest episode of a (group,
+    agent), headed by the group it comes from; empty when there is nothing."""
+    from soloqueue_mem.lifecycle.identity import memory_md
+
     parts = {
         "scratchpad": scratchpad_text(pad),
-        "core_memory": optional_text(root / "identity" / "MEMORY.md"),
+        "core_memory": memory_md(memories, now).removeprefix("# MEMORY\n\n") if memories else None,
         "episode": _episode(episode),
     }
-    return fenced(
-        {
-            TITLES[name]: shorten(text.strip(), BUDGETS[name], len)
-            for name, text in parts.items()
-            if text and text.strip()
-        }
-    )
+    sections = {
+        TITLES[name]: shorten(text.strip(), BUDGETS[name], len)
+        for name, text in parts.items()
+        if text and text.strip()
+    }
+    if not sections:
+        return ""
+    return fenced({"Memory group": _scope_line(scope), **sections} if scope else sections)
+
+
+def _scope_line(scope: HookGroup) -> str:
+    """Which group the brief is from and why (its project folder, or a shared group)."""
+    if scope.project is not None:
+        return f"{scope.group} (project {scope.project})"
+    return f"{scope.group} ({scope.mode})"
 
 
 def fenced(sections: dict[str, str]) -> str:

@@ -22,6 +22,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.config import Config
 from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.home import Home, validate_id
+from soloqueue_mem.integrations.project import HookGroup, hook_group
 from soloqueue_mem.sessions.events import Event, SessionKey, parse_event
 from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import LoggedTurn, Rejected
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 # the whole conversation with its summary.
 COMPRESS_KEEP = 0
 RECALL_TOKENS = 300  # budget of the memories UserPromptSubmit adds
+BRIEF_MEMORIES = 200  # the group's most recently updated memories the brief ranks
 METADATA = {"source": "claude-code"}
 
 
@@ -46,6 +48,7 @@ class Hook(NamedTuple):
     key: SessionKey
     payload: dict[str, Any]
     backend: Backend  # the configured storage back end
+    scope: HookGroup | None = None  # why the session's group is the one it is
 
 
 class Outcome(NamedTuple):
@@ -70,32 +73,43 @@ def run_hook(
     home: Home,
     config: Config,
     now: datetime,
-    scope: tuple[str, str],
+    scope: tuple[str | None, str],
     event: str,
     payload: dict[str, Any],
     backend: Backend,
 ) -> Outcome:
     """Handle ``event`` on the storage ``backend``; an event this does not handle is
-    ignored."""
+    ignored. The group is ``scope``'s when given, else the one
+    :func:`~soloqueue_mem.integrations.project.hook_group` picks for the payload's
+    ``cwd``."""
     handler = HANDLERS.get(event)
     if handler is None:
         return Outcome(None, [])
     session = payload.get("session_id")
     if not isinstance(session, str):
         raise BadInput("payload has no 'session_id'")
-    key = SessionKey(*scope, validate_id("session", session))
-    return handler(Hook(home, config, now, key, payload, backend))
+    chosen = hook_group(scope[0], config.hook_group, payload.get("cwd"))
+    key = SessionKey(
+        validate_id("group", chosen.group),
+        validate_id("agent", scope[1]),
+        validate_id("session", session),
+    )
+    return handler(Hook(home, config, now, key, payload, backend, chosen))
 
 
 def _session_start(hook: Hook) -> Outcome:
     from soloqueue_mem.integrations.brief import build_brief
     from soloqueue_mem.memory import scratchpad
     from soloqueue_mem.memory.episodes import EpisodeFilters
+    from soloqueue_mem.memory.store import Filters
 
     group, agent = hook.key.group, hook.key.agent
-    pad = hook.backend.scratchpad(group, agent, scratchpad.TEMPLATE)
+    empty = scratchpad.template(hook.config.language)
+    pad = hook.backend.scratchpad(group, agent, empty)
     found = hook.backend.episodes(EpisodeFilters(group=group, agent=agent), 1)
-    brief = build_brief(hook.home.root, pad, found[0] if found else None)
+    # what this project's sessions left, consolidated or not
+    memories = hook.backend.memories(Filters(group=group), hook.now, BRIEF_MEMORIES)
+    brief = build_brief(hook.scope, pad, memories, found[0] if found else None, hook.now)
     return Outcome(_context("SessionStart", brief), [])
 
 

@@ -62,6 +62,7 @@ class Options(NamedTuple):
     extracted_on_log: Callable[[SessionKey], Collection[int]] = lambda key: ()
     # The graph step (runs the graph queue and compresses every agent graph).
     graph: Callable[[], dict[str, Any]] | None = None
+    language: str = "auto"  # the setting: episode summaries, scratchpad headings
 
 
 def run(
@@ -93,7 +94,7 @@ def run(
                     lambda draft, group, agent: store.remember(conn, draft, group, agent, now)
                 )
             due = turns.sessions_with_unextracted(conn)
-            target = SqliteTarget(home, conn)
+            target = SqliteTarget(home, conn, options.language)
             report["sessions"] = digest_due(home, target, due, now, options, model, progress)
             report["model"] = model.report() if model is not None else {"used": False}
             memories = SqliteMemories(conn)

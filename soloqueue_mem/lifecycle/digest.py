@@ -76,6 +76,11 @@ class Target(Protocol):
 
     def note_progress(self, key: SessionKey, episode: Episode, now: datetime) -> None: ...
 
+    @property
+    def language(self) -> str:
+        """The ``language`` setting for the episodes' summaries and the scratchpad."""
+        ...
+
 
 def digest_session(
     home: Home,
@@ -86,9 +91,11 @@ def digest_session(
     extractor: Extractor | None = None,
     summarize: Callable[[list[dict[str, Any]]], str | None] | None = None,
     extracted_on_log: Collection[int] = (),
+    language: str = "auto",
 ) -> Digest:
-    """:func:`digest` into memory.db."""
-    target = SqliteTarget(home, conn)
+    """:func:`digest` into memory.db; episode summaries and scratchpad headings in
+    ``language`` (the setting)."""
+    target = SqliteTarget(home, conn, language)
     return digest(target, home, key, now, source, extractor, summarize, extracted_on_log)
 
 
@@ -112,7 +119,7 @@ def digest(
     remembered: list[Remembered] = []
     for start in range(0, len(records), CHUNK):
         stretch = records[start : start + CHUNK]
-        episode = build_episode(key, stretch, source, now, ongoing=False)
+        episode = build_episode(key, stretch, source, now, False, target.language)
         episode = episode._replace(tags=episode_tags(home, stretch))
         unread = [r for r in stretch if r["turn_index"] not in extracted_on_log]
         drafts = (extractor or rules())(key, unread) if unread else []
@@ -133,9 +140,10 @@ def digest(
 class SqliteTarget:
     """Digesting into memory.db (the session's records from its JSONL log)."""
 
-    def __init__(self, home: Home, conn: sqlite3.Connection) -> None:
+    def __init__(self, home: Home, conn: sqlite3.Connection, language: str = "auto") -> None:
         self.home = home
         self.conn = conn
+        self.language = language
 
     def pending(self, key: SessionKey) -> set[int]:
         return turns.unextracted_indexes(self.conn, key, turns.max_turn_index(self.conn, key))
@@ -166,11 +174,9 @@ class SqliteTarget:
         return turns.unextracted_indexes(self.conn, key, upto)
 
     def note_progress(self, key: SessionKey, episode: Episode, now: datetime) -> None:
-        pad = scratchpad.get(self.conn, key.group, key.agent)
-        entry = progress_entry(episode)
-        scratchpad.put(
-            self.conn, key.group, key.agent, scratchpad.with_progress(pad.content, entry), now
-        )
+        pad = scratchpad.get(self.conn, key.group, key.agent, scratchpad.template(self.language))
+        content = scratchpad.with_progress(pad.content, progress_entry(episode), self.language)
+        scratchpad.put(self.conn, key.group, key.agent, content, now)
 
 
 def still_pending(pending: set[int], stretch: list[dict[str, Any]]) -> bool:

@@ -20,6 +20,7 @@ from soloqueue_mem.lifecycle import tool_failure
 from soloqueue_mem.lifecycle.extract import sentences
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.text.strings import text as fixed_text
 
 MAX_ENTITIES = 20
 RESULT_SUMMARY = 100
@@ -114,32 +115,44 @@ def _last_reply_opening(records: list[dict[str, Any]]) -> str:
     return next(sentences(replies[-1]), replies[-1][:200]) if replies else ""
 
 
-def summary(records: list[dict[str, Any]], goal: str, nodes: list[dict[str, Any]]) -> str:
+def summary(
+    records: list[dict[str, Any]], goal: str, nodes: list[dict[str, Any]], language: str = "auto"
+) -> str:
+    """One paragraph: span, goal, tools, the last error and reply, in ``language``."""
     tools: dict[str, int] = {}
     for node in nodes:
         tools[node["tool_name"]] = tools.get(node["tool_name"], 0) + 1
     failed = [n for n in nodes if not n["success"] and n["error_message"]]
-    parts = [
-        f"{len(records)} turns, {records[0]['timestamp'][:16]} to {records[-1]['timestamp'][:16]}."
-    ]
+
+    def say(name: str, **values: Any) -> str:
+        return fixed_text(language, name).format(**values)
+
+    start, end = records[0]["timestamp"][:16], records[-1]["timestamp"][:16]
+    parts = [say("episode_span", turns=len(records), start=start, end=end)]
     if goal:
-        parts.append(f"Goal: {goal}")
+        parts.append(say("episode_goal", goal=goal))
     if tools:
-        parts.append(
-            "Tools: " + ", ".join(f"{n} x{c}" if c > 1 else n for n, c in tools.items()) + "."
-        )
+        names = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in tools.items())
+        parts.append(say("episode_tools", tools=names))
     if failed:
-        parts.append(f"Errors: {failed[-1]['tool_name']}: {failed[-1]['error_message']}")
+        last = failed[-1]
+        parts.append(say("episode_errors", tool=last["tool_name"], error=last["error_message"]))
     reply = _last_reply_opening(records)
     if reply:
-        parts.append(f"Last reply: {reply}")
+        parts.append(say("episode_reply", reply=reply))
     return " ".join(parts)[:SUMMARY_CHARS]
 
 
 def build_episode(
-    key: SessionKey, records: list[dict[str, Any]], source: str, now: datetime, ongoing: bool
+    key: SessionKey,
+    records: list[dict[str, Any]],
+    source: str,
+    now: datetime,
+    ongoing: bool,
+    language: str = "auto",
 ) -> Episode:
-    """The episode of ``records`` (a non-empty stretch of one session, in order)."""
+    """The episode of ``records`` (a non-empty stretch of one session, in order), its
+    summary in ``language`` (the setting)."""
     nodes = action_nodes(records)
     asked = _said(records, "user")
     goal = " ".join(asked[0].split())[:GOAL_CHARS] if asked else ""
@@ -150,7 +163,7 @@ def build_episode(
         group=key.group,
         agent=key.agent,
         session=key.session,
-        summary=summary(records, goal, nodes),
+        summary=summary(records, goal, nodes, language),
         goal=goal,
         outcome=outcome(nodes, ongoing),
         started_at=records[0]["timestamp"],

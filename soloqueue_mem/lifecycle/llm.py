@@ -20,6 +20,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.memory.store import Draft, check_draft
+from soloqueue_mem.text.strings import resolve
 
 # Seed 003 §5.4's extraction prompt, tool-aware, asking for subject/predicate-shaped memories.
 EXTRACTION_PROMPT = """分析这轮对话，提取值得记住的信息。
@@ -156,7 +157,7 @@ def extraction_prompt(record: dict[str, Any], language: str = "zh") -> str:
         f"tool {'error' if r.get('is_error') else 'result'}: {str(r['content'])[:500]}"
         for r in record.get("tool_results") or []
     ]
-    return PROMPTS[language][0].format(
+    return PROMPTS[resolve(language)][0].format(
         role=record["role"],
         content=(record.get("content") or "")[:4000],
         tool_context="\n".join(tools),

@@ -30,6 +30,7 @@ from soloqueue_mem.lifecycle.llm import (
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory.store import Draft
 from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.text.strings import resolve
 
 MIN_CHARS = 30
 MAX_SUMMARY_TURNS = 60  # the newest turns of a stretch are what a summary is sent
@@ -116,7 +117,7 @@ class ModelExtraction:
             kwargs = {"sleep": self._sleep} if self._sleep else {}
             text = complete(
                 self.llm,
-                PROMPTS[self.config.language][1].format(transcript="\n".join(lines)),
+                PROMPTS[resolve(self.config.language)][1].format(transcript="\n".join(lines)),
                 _paragraph,
                 **kwargs,
             )

@@ -33,5 +33,7 @@ def end_and_digest(
     ended_at = end_session(conn, key, now)
     extractor = rules(vocabulary(config.predicates))
     done = extracted_in_store(home, config, key)
-    digest = digest_session(home, conn, key, now, "session_end", extractor, None, done)
+    digest = digest_session(
+        home, conn, key, now, "session_end", extractor, None, done, config.language
+    )
     return Ended(ended_at, digest, clear_transients(conn, key))

@@ -60,6 +60,7 @@ from soloqueue_mem.text.query import QueryTerm, weigh_query
 from soloqueue_mem.text.query import coverage as share_held
 from soloqueue_mem.text.records import within_record
 from soloqueue_mem.text.stopwords import STOPWORDS
+from soloqueue_mem.text.strings import LANGUAGES, STRINGS, resolve
 from soloqueue_mem.text.when import TimeWindow, parse_when
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ READ_ONLY_NOTE = "the store is read-only: access counts were not updated"
 LONE_HAN_WEIGHT = 0.25  # a one-character Chinese term is a weak match
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
 SEPARATOR = "\n---\n"
-PREFIXES = {"zh": "[记忆] ", "en": "[memory] "}  # by the `language` setting
+PREFIXES = {language: STRINGS[language]["memory_prefix"] for language in LANGUAGES}
 # Channels that rank the same turn index by the same query count as one source: a turn
 # found by traces and again by when (the same match, inside the window) is one piece
 # of evidence. Working memory (hot) is another: the turn is also what is going on now.
@@ -969,7 +970,13 @@ def _whole_text(candidate: Candidate, language: str) -> str:
     """``[记忆] …`` (``[memory] …`` in English) with every further line of the content
     indented, so stored text can never start a line of its own: no forged record, no
     ``---`` separator."""
-    return PREFIXES.get(language, PREFIXES["zh"]) + within_record(candidate.content)
+    return PREFIXES[resolve(language)] + within_record(candidate.content)
+
+
+def unprefixed(result: Result) -> Result:
+    """``result`` with each hit's text without the mark an LLM reads it after."""
+    hits = [hit._replace(text=hit.text[_prefix_length(hit.text) :]) for hit in result.hits]
+    return result._replace(hits=hits)
 
 
 def _prefix_length(text: str) -> int:

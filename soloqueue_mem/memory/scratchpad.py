@@ -17,6 +17,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput
+from soloqueue_mem.text.strings import text as fixed_text
 
 MAX_CHARS = 2000
 RECENT_KEPT = 5  # progress entries kept when consolidation adds one
@@ -26,11 +27,14 @@ SECTIONS = {
     "open_questions": ("未解决的问题", "open questions"),
     "next_steps": ("下一步", "next steps"),
 }
-TEMPLATES = {  # an empty scratchpad, by the `language` setting
-    language: "\n\n".join(f"## {names[index].capitalize()}" for names in SECTIONS.values()) + "\n"
-    for language, index in (("zh", 0), ("en", 1))
-}
-TEMPLATE = TEMPLATES["zh"]
+
+
+def template(language: str) -> str:
+    """An empty scratchpad: its headings in the ``language`` setting's language."""
+    return "\n\n".join(f"## {fixed_text(language, field)}" for field in SECTIONS) + "\n"
+
+
+TEMPLATE = template("zh")  # the seed's form
 
 
 class Scratchpad(NamedTuple):
@@ -131,17 +135,20 @@ def row_values(pad: Scratchpad) -> tuple[str | None, ...]:
     )
 
 
-def with_progress(content: str, entry: str) -> str:
-    """``content`` with ``entry`` first under 近期进展."""
-    return with_first(content, "recent_progress", entry)
+def with_progress(content: str, entry: str, language: str = "auto") -> str:
+    """``content`` with ``entry`` first under 近期进展 (Recent progress)."""
+    return with_first(content, "recent_progress", entry, language=language)
 
 
-def with_first(content: str, field: str, entry: str, drop: str | None = None) -> str:
+def with_first(
+    content: str, field: str, entry: str, drop: str | None = None, language: str = "auto"
+) -> str:
     """``content`` with ``entry`` first in the section ``field`` (and ``drop`` taken
     out of it), at most ``RECENT_KEPT`` items kept, shortened if needed to stay within
-    ``MAX_CHARS``. A missing section is added at the end."""
+    ``MAX_CHARS``. A missing section is added at the end; an empty scratchpad starts
+    as the ``language`` setting's template."""
     entry = " ".join(entry.split())  # one line: an item cannot start a section
-    lines = content.splitlines() or TEMPLATE.splitlines()
+    lines = content.splitlines() or template(language).splitlines()
     names = "|".join(SECTIONS[field])
     start = next(
         (i for i, line in enumerate(lines) if re.match(rf"^#{{1,6}}\s*({names})", line, re.I)),

@@ -35,6 +35,9 @@ _RECORD_KEYS = frozenset({"turn_index", "offloaded", "openai_message"})
 # An event with only these keys, text content and one of our roles needs no normalising.
 _PLAIN_KEYS = frozenset({"role", "content", *_ROUTING_KEYS})
 MAX_EVENT_ID = 256
+# Content part types an OpenAI chat message may carry: an original holding any other
+# (Anthropic's tool_use, tool_result, thinking) is converted rather than given back.
+OPENAI_PARTS = frozenset({"text", "image_url", "input_audio", "file", "refusal"})
 
 
 class Event(NamedTuple):
@@ -297,32 +300,55 @@ def _optional_id(obj: dict[str, Any], key: str) -> str | None:
 
 def to_openai(event: Event) -> list[dict[str, Any]]:
     """The OpenAI chat messages this event stands for (none for a ``thought``)."""
-    if event.openai_message is not None:
-        return [event.openai_message]
+    original = event.openai_message
+    if original is not None and _openai_shaped(original):
+        return [original]
     if event.role == "thought":
         return []
-    if event.role == "tool" and event.tool_results:
-        return [
-            {"role": "tool", "tool_call_id": r["tool_use_id"], "content": r["content"]}
-            for r in event.tool_results
-        ]
-    message: dict[str, Any] = {"role": event.role, "content": event.content}
+    results = [
+        {"role": "tool", "tool_call_id": r["tool_use_id"], "content": r["content"]}
+        for r in event.tool_results
+    ]
+    text = reply_text(event)
+    if results and (event.role == "tool" or not text and not event.tool_calls):
+        return results
+    if original is not None and not text and not event.tool_calls:
+        return []  # blocks with nothing to send (reasoning alone)
+    message: dict[str, Any] = {"role": event.role, "content": text}
     if event.tool_calls:
-        message["content"] = event.content or None
+        message["content"] = text or None
         message["tool_calls"] = [
             {
                 "id": call["id"],
                 "type": "function",
-                "function": {
-                    "name": call["name"],
-                    "arguments": call["input"]
-                    if isinstance(call["input"], str)
-                    else jsonio.dumps(call["input"]),
-                },
+                "function": {"name": call["name"], "arguments": _arguments(call["input"])},
             }
             for call in event.tool_calls
         ]
-    return [message]
+    return [*results, message]
+
+
+def reply_text(event: Event) -> str:
+    """The event's text without reasoning: the text blocks of an original message
+    that had blocks, else its content."""
+    content = (event.openai_message or {}).get("content")
+    if not isinstance(content, list):
+        return event.content
+    texts = [p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text"]
+    return "\n".join(t for t in texts if isinstance(t, str))
+
+
+def _openai_shaped(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    if content is None or isinstance(content, str):
+        return True
+    return isinstance(content, list) and all(
+        isinstance(part, dict) and part.get("type") in OPENAI_PARTS for part in content
+    )
+
+
+def _arguments(value: Any) -> str:
+    return value if isinstance(value, str) else jsonio.dumps(value)
 
 
 def redacted(event: Event, redactor: Redactor) -> Event:

@@ -23,12 +23,6 @@ TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.t
 if TYPE_CHECKING:
     from typing import Any
 
-TEMPLATES = {
-    "zh": "[输出过大 ({size})。已保存为制品: {id}。预览: {head}...{tail} "
-    "使用 read_artifact('{id}') 查看完整内容。]",
-    "en": "[Output too large ({size}). Saved as artifact: {id}. Preview: {head}...{tail} "
-    "Use read_artifact('{id}') to see the full content.]",
-}
 HEAD, TAIL = 500, 200
 
 
@@ -43,7 +37,9 @@ def human_size(size: int) -> str:
 def reference(text: str, artifact_id: str, language: str) -> str:
     """The L1 text that stands in for offloaded ``text``."""
     size = human_size(len(text.encode("utf-8")))
-    return TEMPLATES[language].format(
+    from soloqueue_mem.text.strings import text as fixed_text
+
+    return fixed_text(language, "offload_notice").format(
         size=size, id=artifact_id, head=text[:HEAD], tail=text[-TAIL:]
     )
 

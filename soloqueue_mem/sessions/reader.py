@@ -13,7 +13,7 @@ from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import InvalidId, NotFound
 from soloqueue_mem.home import Home, validate_id
 from soloqueue_mem.sessions import turns
-from soloqueue_mem.sessions.events import SessionKey, from_record, to_openai
+from soloqueue_mem.sessions.events import Event, SessionKey, from_record, to_openai
 from soloqueue_mem.sessions.logfile import read_lines
 
 
@@ -45,10 +45,22 @@ def read_session(home: Home, key: SessionKey) -> SessionLogContent:
 def openai_messages(records: list[dict[str, Any]], full: bool = False) -> list[dict[str, Any]]:
     """The chat messages the session's events stand for, in order (thoughts left out):
     their L1 view (offloaded output as references), or with ``full`` the originals."""
+    return [message for event in _events(records, full) for message in to_openai(event)]
+
+
+def anthropic_messages(records: list[dict[str, Any]], full: bool = False) -> dict[str, Any]:
+    """``{"system", "messages"}`` of the Messages API for the session (views as in
+    :func:`openai_messages`)."""
+    from soloqueue_mem.sessions.chat_formats import to_anthropic
+
+    return to_anthropic(list(_events(records, full)))
+
+
+def _events(records: list[dict[str, Any]], full: bool) -> Iterator[Event]:
     from soloqueue_mem.sessions.offload import l1_record
 
     view = (lambda r: r) if full else l1_record
-    return [message for record in records for message in to_openai(from_record(view(record)))]
+    return (from_record(view(record)) for record in records)
 
 
 def end_session(conn: sqlite3.Connection, key: SessionKey, now: datetime) -> str:

@@ -65,7 +65,7 @@ def test_recall_matches_the_cli(filled, cli, home, tmp_path):
     shutil.copytree(home, tmp_path / "copy")
     from_cli = cli.json("recall", "staging deploy", "--explain")
     with Store(tmp_path / "copy") as twin:
-        hits = twin.recall("staging deploy").hits
+        hits = twin.recall("staging deploy", prefixed=True).hits  # the JSON an LLM reads
         from_api = [shapes.recall_hit_json(h, True, twin.config) for h in hits]
     assert from_cli and from_cli == from_api
 

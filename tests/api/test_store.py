@@ -303,3 +303,41 @@ def test_context_compress_queues_the_compressed_turns_for_the_graph_when_set(tmp
         "We deploy the billing service with Helm charts",
         "Helm it is",
     ]
+
+
+def test_memories_have_the_cli_s_update_history_restore_and_plain_hit_text(store):
+    first = store.remember("Deploys go out on Fridays", subject="team", predicate="deploy-day")
+    later = store.remember("Deploys go out on Tuesdays", subject="team", predicate="deploy-day")
+    assert later.action == "superseded"
+    fixed = store.update(
+        later.memory.id, content="Deploys go out on Tuesdays at 10:00", tags=["ops"]
+    )
+    assert (fixed.content, fixed.tags) == ("Deploys go out on Tuesdays at 10:00", ["ops"])
+    versions = store.history(fixed.id)
+    assert [m.id for m in versions] == [first.memory.id, fixed.id]
+    (hit,) = store.recall("when do deploys go out", limit=1).hits
+    assert hit.text == "Deploys go out on Tuesdays at 10:00"  # the prefix is the LLM's only
+    assert (
+        store.recall("when do deploys go out", limit=1, prefixed=True).hits[0].text.startswith("[")
+    )
+    with pytest.raises(NotFound):
+        store.restore("0" * 32)
+    with pytest.raises(UsageError):
+        store.update(fixed.id)
+
+
+def test_add_logs_extracts_and_says_what_changed(store):
+    said = [
+        {"role": "user", "content": "Our database is PostgreSQL 16."},
+        {"role": "assistant", "content": "Noted."},
+    ]
+    first = store.add(said, group="shop")
+    (added,) = first.added
+    assert (added.group, added.predicate) == ("shop", "database")
+    assert not first.confirmed and not first.superseded
+    again = store.add(said, group="shop")
+    assert [m.id for m in again.confirmed] == [added.id] and not again.added
+    assert again.session != first.session
+    moved = store.add([{"role": "user", "content": "Our database is MySQL 8."}], group="shop")
+    (new,) = moved.superseded
+    assert "MySQL 8" in new.content and moved.replaced == [added.id]

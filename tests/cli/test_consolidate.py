@@ -604,7 +604,7 @@ def test_episode_list_show_search_and_recall(cli, monkeypatch):
     assert cli("episode", "show", "ffffffff").exit_code == 3
     assert cli("episode", "show", "xyz").exit_code == EX_DATAERR
     text = cli.ok("--format", "text", "episode", "show", listed_episodes[1]["id"]).stdout
-    assert text.startswith("6 turns")
+    assert text.startswith("6 轮")  # the summary in the language setting's (zh: the suite's)
 
     hits = recalled(cli, "部署脚本 Docker Compose")
     episode_hits = [h for h in hits if h["kind"] == "episode"]

@@ -104,14 +104,16 @@ def test_a_missing_session_is_not_found(cli):
 def test_a_session_keeps_its_newest_turns_and_drops_orphaned_tool_results(cli, session):
     roomy = manifest(cli, "-s", "s1", "--max-context", "100000", "--reserve", "0")
     cost = {e["position"]: e["tokens"] for e in roomy["manifest"]}
-    # room for the system message and positions 2..5, one token short of the call at 1
-    budget = cost[-1] + cost[2] + cost[3] + cost[4] + cost[5] + cost[1] - 1
+    # no system message (it is empty: not sent, no cost); room for positions 2..5, one
+    # token short of the call at 1
+    assert cost[-1] == 0 and roomy["messages"][0]["role"] == "user"
+    budget = cost[2] + cost[3] + cost[4] + cost[5] + cost[1] - 1
     reserve = 95_000 - 3 - budget
     out = manifest(cli, "-s", "s1", "--max-context", "100000", "--reserve", str(reserve))
     assert out["budget"] == budget and not out["fallback"]
-    assert out["messages"] == [roomy["messages"][0], *roomy["messages"][5:]]
+    assert out["messages"] == roomy["messages"][4:]
     assert [(e["position"], e["kept"], e["reason"]) for e in out["manifest"]] == [
-        (-1, True, "system message (always)"),
+        (-1, False, "empty system message (not sent)"),
         (0, False, "budget spent by newer messages"),
         (1, False, "budget spent by newer messages"),
         (2, False, ORPHAN),
@@ -119,10 +121,10 @@ def test_a_session_keeps_its_newest_turns_and_drops_orphaned_tool_results(cli, s
         (4, True, "fits, newest first"),
         (5, True, "fits, newest first"),
     ]
-    assert out["used"] == cost[-1] + cost[4] + cost[5]
+    assert out["used"] == cost[4] + cost[5]
     # one token more and the whole tool exchange comes back
     more = manifest(cli, "-s", "s1", "--max-context", "100000", "--reserve", str(reserve - 1))
-    assert more["messages"] == [roomy["messages"][0], *roomy["messages"][2:]]
+    assert more["messages"] == roomy["messages"][1:]
 
 
 # --- from stdin -------------------------------------------------------------------------
@@ -222,9 +224,9 @@ def test_the_manifest_fields_are_a_contract(cli):
 
 def test_dropped_messages_are_counted_in_the_manifest(cli):
     out = manifest(cli, "--max-context", "40", "--reserve", "0", input=json.dumps(HISTORY))
-    dropped = [e for e in out["manifest"] if not e["kept"]]
+    dropped = [e for e in out["manifest"] if not e["kept"] and e["position"] >= 0]
     assert dropped and all(isinstance(e["tokens"], int) and e["tokens"] > 0 for e in dropped)
-    assert len(out["messages"]) == 1 + sum(e["kept"] for e in out["manifest"][1:])
+    assert len(out["messages"]) == sum(e["kept"] for e in out["manifest"])  # no empty system
 
 
 def test_jsonl_format_prints_one_message_per_line(cli):
@@ -237,7 +239,7 @@ def test_table_format_shows_the_manifest(cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     result = cli.ok("--format", "table", "context", "build", "--max-context", "40",
                     "--reserve", "0", input=json.dumps(HISTORY))  # fmt: skip
-    for word in ("position", "tokens", "kept", "reason", "system message (always)",
+    for word in ("position", "tokens", "kept", "reason", "empty system message (not sent)",
                  "fits, newest first", "budget spent by newer messages"):  # fmt: skip
         assert word in result.stdout
     assert "列出当前目录" not in result.stdout  # the manifest, not the messages

@@ -151,7 +151,7 @@ ANTHROPIC = [
 ]
 
 
-def test_anthropic_blocks_are_parsed_indexed_and_kept_as_sent(cli):
+def test_anthropic_blocks_are_parsed_indexed_and_exported_for_each_api(cli):
     cli.ok("log", "-s", "claude", input=json.dumps(ANTHROPIC))
     (call,) = cli.json("trace", "bash")
     assert (call["turn_index"], call["content"]) == (1, "Checking the disk.")
@@ -161,8 +161,15 @@ def test_anthropic_blocks_are_parsed_indexed_and_kept_as_sent(cli):
     assert result["tool_results"] == [
         {"tool_use_id": "tu_1", "content": "df: /srv: No such file or directory", "is_error": True}
     ]
-    exported = json.loads(cli.ok("session", "export", "claude", "--as", "openai").stdout)
-    assert exported == ANTHROPIC
+    exported = json.loads(cli.ok("session", "export", "claude", "--as", "anthropic").stdout)
+    assert exported["messages"][1] == ANTHROPIC[1]  # the tool use as it was sent
+    openai = json.loads(cli.ok("session", "export", "claude", "--as", "openai").stdout)
+    assert openai[1]["tool_calls"][0]["function"]["name"] == "bash"
+    assert openai[2] == {
+        "role": "tool",
+        "tool_call_id": "tu_1",
+        "content": "df: /srv: No such file or directory",
+    }
 
 
 def test_anthropic_blocks_feed_extraction_and_the_episode(cli, monkeypatch):

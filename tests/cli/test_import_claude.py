@@ -59,13 +59,15 @@ def test_tool_calls_results_and_thinking_are_searchable(cli):
     assert thought["event_id"] == uuid(3)
 
 
-def test_the_messages_export_as_they_were_sent(cli):
+def test_the_messages_export_in_openai_form(cli):
     cli.ok("import", "claude-code", str(TRANSCRIPT))
-    exported = json.loads(cli.ok("session", "export", SESSION, "--format", "openai").stdout)
+    exported = json.loads(cli.ok("session", "export", SESSION, "--as", "openai").stdout)
+    roles = ["user", "assistant", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert [m["role"] for m in exported] == roles  # the reasoning-only reply is left out
     records = [json.loads(line) for line in TRANSCRIPT.read_text().splitlines()]
     by_uuid = {r.get("uuid"): r for r in records}
-    sent = [by_uuid[uuid(n)]["message"] for n in (2, 3, 4, 5, 6, 8, 9, 11)]
-    assert exported == [{"role": m["role"], "content": m["content"]} for m in sent]
+    assert exported[0] == by_uuid[uuid(2)]["message"]  # plain text as it was sent
+    assert exported[2]["tool_calls"][0]["id"] == exported[3]["tool_call_id"] == "toolu_01Vx8RkLq3"
 
 
 def test_importing_again_adds_only_what_is_new(cli, tmp_path):
@@ -170,5 +172,5 @@ def test_log_indexes_anthropic_thinking_blocks(cli):
     cli.ok("log", "-s", "t", input=json.dumps(message))
     hit = cli.json("trace", "shares a port")[0]
     assert hit["content"] == "The flaky fixture shares a port.\nUse a free port per test."
-    exported = json.loads(cli.ok("session", "export", "t", "--format", "openai").stdout)
-    assert exported == [message]
+    exported = json.loads(cli.ok("session", "export", "t", "--as", "openai").stdout)
+    assert exported == [{"role": "assistant", "content": "Use a free port per test."}]

@@ -201,7 +201,8 @@ def test_l4_terminal_output_sanitised(home: Path) -> None:
 
 def hook(name: str, **changes: Any) -> subprocess.CompletedProcess[bytes]:
     payload = {**json.loads((HOOKS / f"{name}.json").read_text()), **changes}
-    done = run_process("hook", "claude", input=json.dumps(payload).encode())
+    # the default group, where `remember` and `session show` look (not the project's)
+    done = run_process("hook", "claude", "--group", "default", input=json.dumps(payload).encode())
     assert done.returncode == 0
     return done
 

@@ -19,7 +19,7 @@ def test_a_whole_session_of_hook_events(
     assert hook(payload("SessionStart")) == ("", "")  # an empty database: no brief
     for name in ("UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure"):
         assert hook(payload(name)) == ("", "")
-    logged = cli_json("session", "show", SESSION)["turns"]  # type: ignore[index]
+    logged = cli_json("session", "show", SESSION, "--group", "shop-e828ac")["turns"]  # type: ignore[index]
     assert [t["role"] for t in logged] == ["user", "assistant", "tool", "assistant", "tool"]
     assert logged[1]["event_id"] == f"{USE_ID}:call"  # PostToolUse's call was a duplicate
     (hit,) = cli_json("trace", "QueryCanceled")  # type: ignore[misc]
@@ -48,7 +48,8 @@ def test_recalled_memories_come_from_the_database(home: Path, on_postgres: str) 
     assert done.returncode == 0, done.stderr
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text("hook_recall = true\n")
-    context = context_of(hook(payload("UserPromptSubmit"))[0], "UserPromptSubmit")
+    given = hook(payload("UserPromptSubmit"), "--group", "default")[0]  # where remember wrote
+    context = context_of(given, "UserPromptSubmit")
     assert "## Relevant memories" in context and "30 s timeout" in context
 
 

@@ -116,7 +116,7 @@ def test_the_result_fits_the_budget_or_is_the_flagged_fallback(case):
     # what is sent plus the reply's priming plus the reserve fits limit·(1−margin)
     fits = total + REPLY_PRIMING + reserve <= built.safe
     if built.fallback:
-        assert built.messages == [system]
+        assert built.messages == ([system] if system["content"] else [])
         assert not fits  # the fallback is only taken when the system message cannot fit
     else:
         assert fits
@@ -128,9 +128,10 @@ def test_the_result_fits_the_budget_or_is_the_flagged_fallback(case):
 def test_system_first_and_kept_history_is_a_suffix_without_orphans(case):
     system, history, reserve, margin, limit = case
     built = run(system, history, limit, reserve, margin)
-    assert built.messages[0] is system
-    assert all(m.get("role") != "system" for m in built.messages[1:])
-    kept = built.messages[1:]
+    sent = [system] if system["content"] else []  # an empty system message is not sent
+    assert built.messages[: len(sent)] == sent
+    kept = built.messages[len(sent) :]
+    assert all(m.get("role") != "system" for m in kept)
     assert kept == history[len(history) - len(kept) :]  # a suffix, original order, unchanged
     if kept:
         assert kept[0]["role"] != "tool"
@@ -155,7 +156,8 @@ def test_nothing_that_would_fit_is_left_out(case):
         newest = max(spent, key=lambda e: e.position)
         assert built.used + sum(e.tokens for e in orphans) + newest.tokens > built.budget
     else:
-        assert not orphans and len(built.messages) == len(history) + 1
+        sent = 1 if built.entries[0].kept else 0  # the system message, unless empty
+        assert not orphans and len(built.messages) == len(history) + sent
 
 
 @SETTINGS
@@ -164,7 +166,8 @@ def test_the_manifest_lists_every_message_once(case):
     system, history, reserve, margin, limit = case
     built = run(system, history, limit, reserve, margin)
     assert [e.position for e in built.entries] == list(range(-1, len(history)))
-    assert built.entries[0].message is system and built.entries[0].kept
+    head = built.entries[0]
+    assert head.message is system and head.kept == bool(system["content"])
     for entry in built.entries[1:]:
         assert entry.message is history[entry.position]
         assert entry.tokens == message_tokens(entry.message, COUNT)

@@ -153,9 +153,10 @@ def sessions_due(conn: psycopg.Connection, idle_before: str) -> list[SessionRow]
 class PostgresTarget:
     """Digesting a session into the database (see the module doc)."""
 
-    def __init__(self, conn: psycopg.Connection, home: Home) -> None:
+    def __init__(self, conn: psycopg.Connection, home: Home, language: str = "auto") -> None:
         self.conn = conn
         self.home = home
+        self.language = language
 
     def pending(self, key: SessionKey) -> set[int]:
         return pending(self.conn, key)
@@ -193,12 +194,12 @@ class PostgresTarget:
     def note_progress(self, key: SessionKey, episode: Episode, now: datetime) -> None:
         """Note the episode first under the scratchpad's 近期进展."""
         from soloqueue_mem.lifecycle.digest import progress_entry
-        from soloqueue_mem.memory.scratchpad import with_progress
+        from soloqueue_mem.memory.scratchpad import template, with_progress
         from soloqueue_mem.storage.postgres import scratchpad
 
         group, agent = key.group, key.agent
         with self.conn.transaction():
             scratchpad.lock(self.conn, group, agent)
-            pad = scratchpad.get(self.conn, group, agent).content
-            entry = with_progress(pad, progress_entry(episode))
+            pad = scratchpad.get(self.conn, group, agent, template(self.language)).content
+            entry = with_progress(pad, progress_entry(episode), self.language)
             scratchpad.put(self.conn, group, agent, entry, now)

@@ -141,7 +141,7 @@ def _steps(
     report: dict[str, Any],
     model: ModelExtraction | None,
 ) -> None:
-    target = PostgresTarget(conn, home)
+    target = PostgresTarget(conn, home, options.language)
     due = episodes.sessions_due(conn, iso(now - options.idle))
     report["sessions"] = consolidate.digest_due(home, target, due, now, options, model, progress)
     report["model"] = model.report() if model is not None else {"used": False}
@@ -225,7 +225,8 @@ def end_session(
         raise NotFound(f"session {key.group}/{key.agent}/{key.session} not found")
     extractor = rules(vocabulary(config.predicates))
     done = extracted_turns(conn, key)
-    made = digest(PostgresTarget(conn, home), home, key, now, "session_end", extractor, None, done)
+    target = PostgresTarget(conn, home, config.language)
+    made = digest(target, home, key, now, "session_end", extractor, None, done)
     return Ended(ended_at, made, _clear_transients(conn, key, row[0]))
 
 

@@ -7,6 +7,11 @@ write, taking the whole list with it; here each entry expires 24 h after its own
 write, which never keeps anything longer and lets a quiet day's entries go one by one.
 The hot channel returns the newest ``RETURNED`` live entries.
 
+Entries come from ``working add`` (source ``add``) and, as in the seed, from node
+output: every assistant turn ``log`` records enters its group's list through the same
+filter (source ``log``, :func:`offered`), on both back ends, right after the turns'
+commit.
+
 Entry filter (:func:`screen`), in this order; a dropped entry is reported, not stored:
 
 1. ``empty``: nothing but whitespace.
@@ -145,6 +150,28 @@ def add(conn: sqlite3.Connection, group: str, content: str, source: str, now: da
         conn.execute(_TRIM_SQL, {"group": group, "now": stamp, "cap": CAP})
         entry = Entry(int(cursor.lastrowid or 0), group, content, source, stamp, iso(now + TTL))
     return Added(entry, None)
+
+
+def offered(outputs: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """Of ``(group, content)`` node output, oldest first, what each group's list is
+    offered, oldest first. Only a group's newest ``CAP`` entries outlive the trim, so
+    only the newest ``CAP`` that pass the rules needing no list are offered (a batch of
+    thousands costs as much as one of 50); a turn longer than an entry enters cut, one
+    holding NUL not at all: logging never fails here."""
+    by_group: dict[str, list[str]] = {}
+    for group, content in reversed(outputs):
+        kept = by_group.setdefault(group, [])
+        content = content.strip()[:MAX_CHARS]
+        if len(kept) < CAP and "\x00" not in content and screen(content, []) is None:
+            kept.append(content)
+    return {group: newest[::-1] for group, newest in by_group.items()}
+
+
+def feed(conn: sqlite3.Connection, outputs: list[tuple[str, str]], now: datetime) -> None:
+    """Logged node output onto each group's list through the filter (source ``log``)."""
+    for group, contents in offered(outputs).items():
+        for content in contents:
+            add(conn, group, content, "log", now)
 
 
 def latest(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -141,3 +142,28 @@ def test_without_the_extra_hybrid_falls_back_to_lexical_with_one_warning(cli, ho
     assert "is not installed" in report["embed"]["skipped"]
     missing = cli("index", "--embed")
     assert missing.exit_code == 2 and "semantic extra" in missing.stderr
+
+
+def test_logged_node_output_feeds_its_groups_list_filtered_capped_and_for_24_hours(
+    cli, monkeypatch
+):
+    lines = [{"role": "user", "content": "What happened to the nightly builds this week?"}]
+    lines += [
+        {"role": "assistant", "content": f"build number {n} finished with status green {n * 7919}"}
+        for n in range(55)
+    ]
+    lines.append({"role": "assistant", "content": "好的"})  # the entry filter still applies
+    batch = "".join(json.dumps(line) + "\n" for line in lines)
+    cli.ok("log", "-g", "g2", "-s", "s1", "--batch", input=batch)
+    cli.ok("log", "-g", "g3", "-s", "s1", "--role", "user", "Please deploy the fix to staging")
+    listed = cli.json("working", "list", "-g", "g2", "-n", "50")
+    assert len(listed) == 50 and {e["source"] for e in listed} == {"log"}
+    assert listed[0]["content"].startswith("build number 54")
+    assert listed[-1]["content"].startswith("build number 5 ")
+    assert cli.json("working", "list", "-g", "g3") == []  # a user's turn is not node output
+    hot = [r for r in cli.json("query", "build", "-g", "g2")["results"] if r["source"] == "hot"]
+    assert len(hot) == 10 and hot[0]["content"].startswith("build number 54")
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-27T07:59:59Z")
+    assert len(cli.json("working", "list", "-g", "g2", "-n", "50")) == 50
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-27T08:00:00Z")  # 24 h after the log
+    assert cli.json("working", "list", "-g", "g2") == []

@@ -150,8 +150,20 @@ class PostgresBackend:
         def write(chunk: list[Queued]) -> list[LoggedTurn]:
             return turns.write_chunk(self.home, self.conn, chunk, fsync, now)
 
-        return log_events(
-            self.home, None, items, default, self.config, now, offload=offload, write=write
+        from soloqueue_mem.storage.working_feed import feeding_working_memory
+
+        def feed(outputs: list[tuple[str, str]]) -> None:
+            from soloqueue_mem.memory.working import offered
+
+            for group, contents in offered(outputs).items():
+                for content in contents:
+                    working.add(self.conn, group, content, "log", now)
+
+        return feeding_working_memory(
+            log_events(
+                self.home, None, items, default, self.config, now, offload=offload, write=write
+            ),
+            feed,
         )
 
     def trace(

@@ -142,11 +142,21 @@ class SqliteBackend:
         queue_when_busy: bool = False,
     ) -> Iterator[LoggedTurn | Rejected]:
         from soloqueue_mem.sessions.writer import log_events
+        from soloqueue_mem.storage.working_feed import feeding_working_memory
 
         conn, config = self._memory(), self.config
-        return log_events(
-            self.home, conn, items, default, config, now, offload=offload,
-            queue_when_busy=queue_when_busy,
+
+        def feed(outputs: list[tuple[str, str]]) -> None:
+            from soloqueue_mem.memory import working
+
+            working.feed(conn, outputs, now)
+
+        return feeding_working_memory(
+            log_events(
+                self.home, conn, items, default, config, now, offload=offload,
+                queue_when_busy=queue_when_busy,
+            ),
+            feed,
         )  # fmt: skip
 
     def trace(

@@ -131,3 +131,56 @@ def test_an_answer_does_not_depend_on_earlier_queries(stored, first, second):
             store.close()
         answers.append([(h.candidate.content, h.score) for h in result.hits])
     assert answers[0] == answers[1]
+
+
+FEWER = settings(SETTINGS, max_examples=10)  # each example builds two stores
+WHEN = ["yesterday", "last week", "on Friday", "昨天", "上周", "三天前"]
+
+
+@FEWER
+@given(stored=items, query=queries, when=st.sampled_from(WHEN))
+def test_a_time_expression_adds_its_window_and_removes_nothing(stored, query, when):
+    """ "zorb last week" finds what "zorb" finds, and the week's turns besides."""
+    with tempfile.TemporaryDirectory() as folder:
+        store = fill(Path(folder) / ".soloqueue", stored)
+        asked = " ".join(query)
+        plain, timed = (
+            store.recall(text, group="default", limit=100, max_tokens=1_000_000).hits
+            for text in (asked, f"{asked} {when}")
+        )
+        store.close()
+    matched = {h.candidate.key for h in plain if matching(h.candidate.content, query)}
+    assert matched <= {h.candidate.key for h in timed}
+
+
+values = st.lists(st.sampled_from(WORDS), min_size=4, max_size=4, unique=True)
+
+
+@FEWER
+@given(words=values, said_days_ago=st.integers(2, 60), other=st.lists(st.sampled_from(WORDS)))
+def test_a_turn_stating_a_replaced_value_ranks_below_its_correction(words, said_days_ago, other):
+    """A turn said before a correction, holding the old value, ranks below the memory
+    that replaced it and names it in ``superseded_by``; other turns are unmarked."""
+    subject, attribute, old, new = words
+    with tempfile.TemporaryDirectory() as folder:
+        clock = [NOW - timedelta(days=said_days_ago)]
+        store = Store(Path(folder) / ".soloqueue", clock=lambda: clock[0])
+        store.log(f"{subject} {attribute} {old} n000001", session="s1")
+        store.remember(
+            f"{subject} {attribute} {old}",
+            subject=subject,
+            predicate=attribute,
+            duration="permanent",
+        )
+        for number, word in enumerate(other):
+            store.log(f"{subject} {word} n{number + 2:06d}", session="s2")
+        clock[0] = NOW - timedelta(days=1)
+        fix = store.remember(f"{subject} {attribute} {new}", subject=subject, predicate=attribute)
+        clock[0] = NOW
+        hits = store.recall(f"{subject} {attribute}", limit=100, max_tokens=1_000_000).hits
+        store.close()
+    keys = [h.candidate.key for h in hits]
+    stale = next(h for h in hits if h.candidate.content == f"{subject} {attribute} {old} n000001")
+    assert stale.candidate.superseded_by == fix.memory.id
+    assert keys.index(f"memory:{fix.memory.id}") < keys.index(stale.candidate.key)
+    assert all(h.candidate.superseded_by is None for h in hits if h.candidate.content.endswith("2"))

@@ -90,6 +90,8 @@ def main() -> int:
     methods = ("recall (default)", "BM25 (in-process)", *(ABLATIONS if args.ablate else ()))
     rows: list[dict] = []
     misses: list[str] = []
+    from soloqueue_mem import Store
+
     work = Path(tempfile.mkdtemp(prefix="bench-longquery-"))
     try:
         for lang in langs:
@@ -99,15 +101,17 @@ def main() -> int:
                 held = set(ids.values())
                 bm25 = Bm25([(m["id"], m["content"]) for m in user["memories"] if m["id"] in held])
                 replaced = {fix["new"]: fix["old"] for fix in user.get("corrections", [])}
+                ablated = {  # the same store read with each adjustment off
+                    name: Store(store.root, config=store.config._replace(**off), clock=store.now)
+                    for name, off in (ABLATIONS.items() if args.ablate else ())
+                }
                 for query in user["queries"]:
                     ranked = {
                         methods[0]: recalled(store, ids, query["query"]),
                         methods[1]: bm25.search(query["query"], LIMIT),
                     }
-                    for name, weights in ABLATIONS.items() if args.ablate else ():
-                        store._config = store.config._replace(**weights)
-                        ranked[name] = recalled(store, ids, query["query"])
-                        store._config = None
+                    for name, other in ablated.items():
+                        ranked[name] = recalled(other, ids, query["query"])
                     for method, found in ranked.items():
                         share, hit = score(found, query["answers"])
                         fixes = [
@@ -127,7 +131,8 @@ def main() -> int:
                         )
                         if method == methods[0] and share < 1 and query["half"] == "tuned":
                             misses.append(f"{query['id']}: wanted {query['answers']}, got {found}")
-                store.close()
+                for other in (store, *ablated.values()):
+                    other.close()
             c.note(f"{lang}: done")
     finally:
         shutil.rmtree(work, ignore_errors=True)

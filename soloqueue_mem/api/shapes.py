@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.episodes import Episode
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.recall import Hit
-    from soloqueue_mem.memory.working import Entry as WorkingEntry
     from soloqueue_mem.memory.store import Remembered
+    from soloqueue_mem.memory.working import Entry as WorkingEntry
     from soloqueue_mem.sessions.trace import TraceHit
     from soloqueue_mem.sessions.turns import SessionRow
     from soloqueue_mem.sessions.writer import LoggedTurn

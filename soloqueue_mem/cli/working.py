@@ -17,8 +17,7 @@ from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
 
 app = typer.Typer(
-    help="Working memory: a per-group list of recent outputs, 50 at most, "
-    "each kept 24 h.",
+    help="Working memory: a per-group list of recent outputs, 50 at most, each kept 24 h.",
     no_args_is_help=True,
 )
 TextArg = Annotated[str, typer.Argument(help="The entry; '-' reads it from stdin.")]

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Benchmark the viewer ``serve`` shows at ``/``: time to first render of each page and
 the memory-search round trip, in headless Chromium (Debian's ``chromium`` and
-``chromedriver``, driven by Selenium), on ``bench_api.py``'s cached store (seeded
-memories plus 2,000 turns in 40 sessions; ``--scale N`` memories, default 10,000).
+``chromedriver``, driven by Selenium), on a cached store: by default ``bench_api.py``'s
+(seeded memories plus 2,000 turns in 40 sessions; ``--scale N`` memories, default
+10,000); with ``--turns N`` ``bench_recall.py``'s (``bench_trace.py``'s N turns in
+1,000 sessions plus ``--scale`` memories: ``--turns 1000000 --scale 100000`` is the
+issue's store), which the other benchmarks also use.
 
 - page render: ``driver.get(/#PAGE)`` until the page marks itself rendered
   (``body[data-ready=PAGE]``: every API call it makes answered and drawn), wall time
@@ -15,13 +18,14 @@ Floors, in the same run and the same browser: ``driver.get(/health)`` (a static 
 from the same server) for the pages, a ``fetch('/health')`` from the page for the
 search. Goals (issue 33): page median <= 1 s, search median <= 200 ms.
 
-Run: ``/tmp/bench-venv/bin/python benchmarks/bench_viewer.py [--scale N] [--runs N]``
+Run: ``/tmp/bench-venv/bin/python benchmarks/bench_viewer.py [--scale N] [--turns N] [--runs N]``
 (needs the ``server`` extra, ``selenium`` and the two Debian packages).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -31,6 +35,7 @@ from pathlib import Path
 
 import _common as c
 import bench_api
+import bench_recall
 import bench_trace
 
 c.import_project()
@@ -81,6 +86,7 @@ def floor_seconds(driver, base: str) -> float:  # type: ignore[no-untyped-def]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scale", type=int, default=10_000, help="memories (default 10,000)")
+    parser.add_argument("--turns", type=int, help="turns (default: bench_api's 2,000)")
     parser.add_argument("--runs", type=int, default=10, help="timed loads per page")
     parser.add_argument("--python", default=sys.executable, help="interpreter of serve")
     parser.add_argument("--seed", type=int, default=7)
@@ -88,8 +94,14 @@ def main() -> int:
 
     from soloqueue_mem.clock import iso
 
-    store_dir = bench_api.build_store(args.scale, args.seed)
-    env = c.timing_env(SOLOQUEUE_NOW=iso(bench_api.NOW), SOLOQUEUE_HOME=str(store_dir))
+    if args.turns is None:
+        store_dir, turns = bench_api.build_store(args.scale, args.seed), 2000
+        now = iso(bench_api.NOW)
+    else:
+        store_dir, info = bench_recall.build_store(args.turns, args.scale, args.seed)
+        now, turns = info["now"], args.turns
+    load_start = os.getloadavg()
+    env = c.timing_env(SOLOQUEUE_NOW=now, SOLOQUEUE_HOME=str(store_dir))
     server, url = bench_api.start_server([*c.cli_argv(args.python), "serve", "--port", "0"], env)
     base = url.split("/?")[0]
     profile = Path(tempfile.mkdtemp(prefix="bench-viewer-"))
@@ -123,7 +135,9 @@ def main() -> int:
         shutil.rmtree(profile, ignore_errors=True)
     version = subprocess.run(["/usr/bin/chromium", "--version"], capture_output=True, text=True)
     c.out(c.machine_line(args.python))
-    c.out(f"\n## viewer at {args.scale:,} memories (+2,000 turns); {version.stdout.strip()}\n")
+    load = ", ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(load_start, os.getloadavg(), strict=True))
+    c.out(f"load average (1/5/15 min) at start/end of the timed part: {load}")
+    c.out(f"\n## viewer at {args.scale:,} memories, {turns:,} turns; {version.stdout.strip()}\n")
     floor = c.median(times["floor"])
     rows = [["floor: GET /health in the browser", c.ms(floor), c.ms(c.p90(times["floor"])), "", ""]]
     for name in (*PAGES, "open session"):

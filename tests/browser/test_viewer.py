@@ -213,11 +213,12 @@ def test_the_memories_page_shows_working_memory_with_ttls_the_scratchpad_and_epi
     (episode,) = page.find_elements(By.CSS_SELECTOR, "#episodes article.episode")
     assert "default/default/demo-session" in episode.text and "success" in episode.text
     assert "Goal: 帮我看看为什么数据库连接总是超时？" in episode.text
-    page.find_element(By.ID, "layers").screenshot(str(viewer.shots / "viewer-layers.png"))
+    layers = page.find_element(By.ID, "layers")
+    page.execute_script("arguments[0].scrollIntoView()", layers)
+    layers.screenshot(str(viewer.shots / "viewer-layers.png"))
     page.find_element(By.ID, "memory-group").send_keys("elsewhere", Keys.ENTER)
-    WebDriverWait(page, 30).until(
-        lambda b: "elsewhere" in b.find_element(By.CSS_SELECTOR, "#working h3").text
-    )
+    heading = "return document.querySelector('#working h3').textContent"  # never stale
+    WebDriverWait(page, 30).until(lambda b: "elsewhere" in b.execute_script(heading))
     assert page.find_element(By.CSS_SELECTOR, "#scratchpad .meta").text == "not written yet"
     assert not page.find_elements(By.CSS_SELECTOR, "#episodes article")
 
@@ -243,20 +244,15 @@ def test_with_language_zh_the_pages_are_labelled_in_chinese(viewer: Viewer, tmp_
         assert headings == ["工作记忆 · default", "草稿本 · default/default", "情节"]
         assert "24 小时 0 分钟" in page.find_element(By.ID, "working").text
         assert "## 近期进展" in page.find_element(By.CSS_SELECTOR, "#scratchpad pre").text
-        assert (
-            page.find_element(By.CSS_SELECTOR, "label[for=memory-query]").text
-            == "搜索记忆 (recall)"
-        )
+        label = page.find_element(By.CSS_SELECTOR, "label[for=memory-query]")
+        assert label.text == "搜索记忆 (recall)"
+        zh.screenshot("memories-zh")
         page = zh.show("overview")
         sections = [h.text for h in page.find_elements(By.CSS_SELECTOR, "#page h3")]
         assert sections == ["数量", "磁盘占用", "分组与代理", "维护"]
         zh.show("sessions")
-        assert [th.text for th in page.find_elements(By.CSS_SELECTOR, "#page th")][:3] == [
-            "分组",
-            "代理",
-            "会话",
-        ]
-        zh.screenshot("memories-zh")
+        headers = [th.text for th in page.find_elements(By.CSS_SELECTOR, "#page th")]
+        assert headers[:3] == ["分组", "代理", "会话"]
     finally:
         server.stop()
 

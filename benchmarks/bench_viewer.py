@@ -21,8 +21,8 @@ Floors, in the same run and the same browser: ``driver.get(/health)`` (a static 
 from the same server) for the pages, a ``fetch('/health')`` from the page for the
 search. Goals (issue 33): page median <= 1 s, search median <= 200 ms.
 
-Run: ``/tmp/bench-venv/bin/python benchmarks/bench_viewer.py [--scale N] [--turns N] [--runs N] [--reads]``
-(needs the ``server`` extra, ``selenium`` and the two Debian packages).
+Run: ``.venv/bin/python benchmarks/bench_viewer.py [--scale N] [--turns N] [--runs N]
+[--reads]`` (needs the ``server`` extra, ``selenium`` and the two Debian packages).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The routes the viewer (``api/viewer/``) reads and writes through: sessions and
-their turns page by page, memories with their history, edit, forget and restore, the
-agent's graph, ``stats``; and the viewer's own files. Each goes through
+their turns page by page, memories with their history, edit, forget and restore,
+episodes, the scratchpad and working memory, the agent's graph, ``stats``; and the
+viewer's own files. Each goes through
 :class:`~soloqueue_mem.Store`, behind the same token as the rest of the API.
 """
 
@@ -120,6 +121,40 @@ def forget(store: Store, body: dict[str, Any], request: Request) -> Any:
     if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
         raise BadInput("'ids' must be a non-empty array of memory ids")
     return shapes.forgotten_json(store.forget(*ids))
+
+
+def episodes(store: Store, body: dict[str, Any], request: Request) -> Any:
+    rows = store.episodes(
+        group=_param(request, "group"),
+        agent=_param(request, "agent"),
+        session=_param(request, "session"),
+        limit=_int_param(request, "limit", 20),
+    )
+    return {"episodes": [shapes.episode_json(row) for row in rows]}
+
+
+def scratchpad(store: Store, body: dict[str, Any], request: Request) -> Any:
+    from soloqueue_mem.memory.scratchpad import as_json
+
+    pad = store.scratchpad(
+        group=_param(request, "group") or "default", agent=_param(request, "agent") or "default"
+    )
+    return as_json(pad)
+
+
+def working(store: Store, body: dict[str, Any], request: Request) -> Any:
+    """``{"entries"}``: each with ``expires_in_s``, its time left by the store's clock."""
+    from soloqueue_mem.clock import parse_timestamp
+
+    now = store.now()
+    entries = store.working(
+        group=_param(request, "group") or "default", limit=_int_param(request, "limit", 50)
+    )
+    rows = []
+    for entry in entries:
+        left = parse_timestamp(entry.expires_at) - now
+        rows.append({**shapes.working_json(entry), "expires_in_s": int(left.total_seconds())})
+    return {"entries": rows}
 
 
 def graph(store: Store, body: dict[str, Any], request: Request) -> Any:

@@ -19,9 +19,11 @@ if TYPE_CHECKING:
     from soloqueue_mem.artifacts.catalog import Artifact
     from soloqueue_mem.config import Config
     from soloqueue_mem.context.assemble import Result as BuildResult
+    from soloqueue_mem.memory.episodes import Episode
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.recall import Hit
     from soloqueue_mem.memory.store import Remembered
+    from soloqueue_mem.memory.working import Entry as WorkingEntry
     from soloqueue_mem.sessions.trace import TraceHit
     from soloqueue_mem.sessions.turns import SessionRow
     from soloqueue_mem.sessions.writer import LoggedTurn
@@ -285,6 +287,23 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         "key": entry.key,
         "value": entry.value,
         "updated_at": entry.updated_at,
+    }
+
+
+def episode_json(episode: Episode) -> dict[str, Any]:
+    """An episode (``episode list``, ``episode show``)."""
+    return episode._asdict()
+
+
+def working_json(entry: WorkingEntry) -> dict[str, Any]:
+    """A working-memory entry (``working list``, ``working add``)."""
+    return {
+        "id": str(entry.id),
+        "group": entry.group,
+        "content": entry.content,
+        "source": entry.source,
+        "created_at": entry.created_at,
+        "expires_at": entry.expires_at,
     }
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.artifacts.store import Saved
     from soloqueue_mem.context.assemble import Result as BuildResult
     from soloqueue_mem.context.compress import Compressed
+    from soloqueue_mem.memory.episodes import Episode
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.promote import Promoted
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.scratchpad import Scratchpad
     from soloqueue_mem.memory.store import Remembered
     from soloqueue_mem.memory.working import Added as WorkingAdded
+    from soloqueue_mem.memory.working import Entry as WorkingEntry
     from soloqueue_mem.sessions.events import Event
     from soloqueue_mem.sessions.trace import TraceHit
     from soloqueue_mem.sessions.turns import SessionRow, Turn
@@ -394,6 +396,44 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         redact = self._redactor()
         text = content if redact is None else redact.text(content)
         return self._storage().working_add(group, text, "add", self.now())
+
+    @serialised
+    def working(self, *, group: str = "default", limit: int = 10) -> list[WorkingEntry]:
+        """The group's live working-memory entries, newest first (``working list``);
+        each expires at its ``expires_at``."""
+        from soloqueue_mem.memory.working import CAP
+
+        check_ids(group=group)
+        if not 1 <= limit <= CAP:
+            raise BadInput(f"limit must be between 1 and {CAP}")
+        return self._storage().working(group, self.now(), limit)
+
+    @serialised
+    def episodes(
+        self,
+        *,
+        group: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+        limit: int = 20,
+    ) -> list[Episode]:
+        """Episodes, most recently ended first (``episode list``)."""
+        from soloqueue_mem.memory.episodes import EpisodeFilters
+
+        if not 1 <= limit <= 1000:
+            raise BadInput("limit must be between 1 and 1000")
+        check_ids(group=group, agent=agent, session=session)
+        return self._storage().episodes(EpisodeFilters(group, agent, session), limit)
+
+    @serialised
+    def scratchpad(self, *, group: str = "default", agent: str = "default") -> Scratchpad:
+        """The scratchpad of (group, agent) with its parsed fields (``scratchpad
+        show``): the empty template, in the ``language`` setting's, before the first
+        write."""
+        from soloqueue_mem.memory.scratchpad import template
+
+        check_ids(group=group, agent=agent)
+        return self._storage().scratchpad(group, agent, template(self.config.language))
 
     @serialised
     def promote(self, text: str, *, group: str = "default", agent: str = "default") -> Promoted:

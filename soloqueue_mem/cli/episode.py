@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from soloqueue_mem.api.shapes import episode_json
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt, list_limit
 from soloqueue_mem.cli.output import (
@@ -31,10 +32,6 @@ SessionFilter = Annotated[
 ]
 LimitOpt = Annotated[int, typer.Option("--limit", "-n", help="Most episodes (1-1000).")]
 ListLimitOpt = Annotated[int, typer.Option("--limit", "-n", help="Most episodes (0: all).")]
-
-
-def episode_json(episode: Episode) -> dict[str, Any]:
-    return episode._asdict()
 
 
 def _filters(group: str | None, agent: str | None, session: str | None) -> EpisodeFilters:

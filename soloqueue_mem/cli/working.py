@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from soloqueue_mem.api.shapes import working_json
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table, stderr
@@ -16,22 +17,10 @@ from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
 
 app = typer.Typer(
-    help="Working memory: a per-group list of recent outputs, 50 at most, "
-    "each kept 24 h.",
+    help="Working memory: a per-group list of recent outputs, 50 at most, each kept 24 h.",
     no_args_is_help=True,
 )
 TextArg = Annotated[str, typer.Argument(help="The entry; '-' reads it from stdin.")]
-
-
-def entry_json(entry: Any) -> dict[str, Any]:
-    return {
-        "id": str(entry.id),
-        "group": entry.group,
-        "content": entry.content,
-        "source": entry.source,
-        "created_at": entry.created_at,
-        "expires_at": entry.expires_at,
-    }
 
 
 @app.command("add")
@@ -55,7 +44,7 @@ def add(
         added = backend.working_add(group, text, "add", app_ctx.now)
     out: dict[str, Any] = {"added": added.entry is not None, "dropped": added.dropped}
     if added.entry is not None:
-        out["entry"] = entry_json(added.entry)
+        out["entry"] = working_json(added.entry)
     else:
         stderr(f"not added: {added.dropped}", app_ctx.quiet)
     emit_object(out, app_ctx.format)
@@ -79,7 +68,7 @@ def list_command(
         raise UsageError(f"--limit must be between 1 and {working.CAP}")
     with app_ctx.backend() as backend:
         entries = backend.working(group, app_ctx.now, limit)
-    rows = [entry_json(e) for e in entries]
+    rows = [working_json(e) for e in entries]
     if app_ctx.format.value == "table":
         print_table(None, ["time", "text"], ((r["created_at"], r["content"]) for r in rows))
     else:

@@ -247,3 +247,16 @@ def test_the_viewers_routes_page_turns_and_edit_and_forget_memories(server, cli)
     assert server.json("POST", "/api/v1/forget", {"ids": []})[0] == 422
     assert server.json("GET", "/api/v1/graph/nodes/12")[0] == 404
     assert server.json("GET", "/api/v1/graph")[1] == {"nodes": [], "links": [], "focus": []}
+
+    reply = {"session": "p1", "role": "assistant", "content": "Staging deploys wait for QA."}
+    server.json("POST", "/api/v1/log", reply)
+    (entry,) = server.json("GET", "/api/v1/working")[1]["entries"]
+    assert (entry["content"], entry["expires_in_s"]) == (reply["content"], 24 * 3600)
+    assert server.json("GET", "/api/v1/working?limit=51")[0] == 422
+    assert server.json("GET", "/api/v1/episodes")[1] == {"episodes": []}
+    cli.ok("session", "end", "p1")
+    (episode,) = server.json("GET", "/api/v1/episodes?session=p1")[1]["episodes"]
+    assert episode["outcome"] and episode["first_turn"] == 0
+    pad = server.json("GET", "/api/v1/scratchpad")[1]
+    assert pad["updated_at"] and pad["recent_progress"]
+    assert server.json("GET", "/api/v1/scratchpad?group=bad/group")[0] == 422

@@ -20,6 +20,7 @@ def filled(home, cli):
     cli.ok("remember", "deploys go through staging first", "--tag", "ops")
     cli.ok("artifact", "save", "-", "--title", "notes", "-t", "user:persistent", input=b"x" * 5000)
     cli.ok("kv", "set", "language", '"zh"')
+    cli.ok("session", "end", "s2", "-g", "team")  # an episode and the team's scratchpad
     with Store() as store:
         yield store
 
@@ -44,11 +45,16 @@ def test_reads_match_the_cli(filled, cli):
         (["artifact", "list"], [shapes.artifact_json(a) for a in store.artifacts()]),
         (["artifact", "show", "1"], shapes.artifact_json(store.artifact("1"))),
         (["kv", "get", "language"], shapes.entry_json(store.kv_get("language"))),
+        (["working", "list"], [shapes.working_json(e) for e in store.working()]),
+        (["episode", "list"], [shapes.episode_json(e) for e in store.episodes()]),
+        (["scratchpad", "show", "-g", "team"], store.scratchpad(group="team")._asdict()),
+        (["scratchpad", "show"], store.scratchpad()._asdict()),
         (["stats"], store.stats()),
         (["verify"], store.verify()),
     ]
     for args, from_api in cases:
         assert cli.json(*args) == from_api, args
+    assert store.working() and store.episodes() and store.scratchpad(group="team").updated_at
     memory_id = store.memories()[0].id
     assert cli.json("memory", "show", memory_id) == shapes.memory_json(store.memory(memory_id))
     (turn,) = cli.json("session", "show", "s1")["turns"][:1]

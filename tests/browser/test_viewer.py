@@ -11,11 +11,13 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from soloqueue_mem.clock import parse_timestamp
 from tests.conftest import NOW
 
 pytest.importorskip("starlette", reason="the [server] extra is not installed")
@@ -31,16 +33,27 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+ARCHIVED = "The weekly sync notes live in Notion"
+
 
 def build_demo_store(root: Path) -> None:
-    """The demo's session logged (its server log offloaded), ended into memories, and
-    its messages fed to the agent's graph."""
+    """A memory decay archived two days back; then the demo's session logged (its
+    server log offloaded, its replies in working memory), ended into an episode,
+    memories and the scratchpad, its messages fed to the agent's graph, and a working
+    memory entry added five hours before now."""
     from soloqueue_mem import Store
+    from soloqueue_mem.clock import parse_timestamp
     from soloqueue_mem.ops.demo import DEMO_EVENTS
 
     root.mkdir(parents=True)
     (root / "config.toml").write_text('language = "en"\n')
+    now = parse_timestamp(NOW)
+    with Store(root, clock=lambda: now - timedelta(days=2)) as before:
+        before.remember(ARCHIVED, duration="3d", importance=0.12, source="agent")
+    with Store(root, clock=lambda: now - timedelta(hours=5)) as earlier:
+        earlier.working_add("Deploy window for the billing service is Tuesday 10:00")
     with Store(root) as store:
+        assert store.consolidate()["decay"]["archived"] == 1
         store.log(DEMO_EVENTS, session="demo-session")
         store.session_end("demo-session")
         store.remember("The staging database lives on db-stage-2.", type="FACT")
@@ -53,9 +66,10 @@ class Viewer:
         self.browser, self.server, self.shots = browser, server, shots
 
     def show(self, page: str) -> Any:
-        """The page at ``#page``, once its data has arrived and rendered."""
+        """The page at ``#page``, loaded afresh (no state left by an earlier test),
+        once its data has arrived and rendered."""
+        self.browser.get("about:blank")
         self.browser.get(f"http://127.0.0.1:{self.server.port}/#{page}")
-        self.browser.execute_script("location.hash = arguments[0]", page)
         return self.ready(page)
 
     def ready(self, page: str) -> Any:
@@ -165,6 +179,82 @@ def test_search_then_forget_a_memory_and_recall_no_longer_finds_it(viewer: Viewe
     WebDriverWait(page, 30).until(lambda b: viewer.status() == "Forgotten.")
     after = cli_json(home, "recall", "staging database", "--channels", "memories")
     assert not any(wanted in hit["content"] for hit in after)
+
+
+def test_restore_an_archived_memory_in_the_page_and_recall_finds_it_again(
+    viewer: Viewer,
+) -> None:
+    home = viewer.shots / "store" / ".soloqueue"
+    query = ["recall", "weekly sync notes Notion", "--channels", "memories"]
+    assert not any(ARCHIVED in hit["content"] for hit in cli_json(home, *query))
+    page = viewer.show("memories")
+    page.find_element(By.ID, "memory-inactive").click()
+    page.find_element(By.ID, "memory-search").click()
+    card = f"//article[contains(@class,'memory')][.//div[text()='{ARCHIVED}']]"
+    restore = card + "//button[text()='Restore']"
+    WebDriverWait(page, 30).until(lambda b: b.find_elements(By.XPATH, restore))
+    page.find_element(By.XPATH, restore).click()
+    WebDriverWait(page, 30).until(lambda b: viewer.status() == "Restored.")
+    assert not page.find_elements(By.XPATH, restore)  # the card redrawn, active again
+    assert [hit["content"] for hit in cli_json(home, *query)] == [ARCHIVED]
+
+
+def test_the_memories_page_shows_working_memory_with_ttls_the_scratchpad_and_episodes(
+    viewer: Viewer,
+) -> None:
+    page = viewer.show("memories")
+    rows = [r.text for r in page.find_elements(By.CSS_SELECTOR, "#working tbody tr")]
+    assert len(rows) == 3  # the demo's two replies, logged at NOW, and the earlier entry
+    assert "Deploy window for the billing service" in rows[-1] and "19 h 0 min" in rows[-1]
+    assert all("24 h 0 min" in row for row in rows[:2])
+    assert "busy_timeout 只有 500 毫秒" in rows[0]
+    pad = page.find_element(By.CSS_SELECTOR, "#scratchpad pre").text
+    assert "## Recent progress\n- 11/26: 帮我看看为什么数据库连接总是超时？ (success)" in pad
+    (episode,) = page.find_elements(By.CSS_SELECTOR, "#episodes article.episode")
+    assert "default/default/demo-session" in episode.text and "success" in episode.text
+    assert "Goal: 帮我看看为什么数据库连接总是超时？" in episode.text
+    layers = page.find_element(By.ID, "layers")
+    page.execute_script("arguments[0].scrollIntoView()", layers)
+    layers.screenshot(str(viewer.shots / "viewer-layers.png"))
+    page.find_element(By.ID, "memory-group").send_keys("elsewhere", Keys.ENTER)
+    heading = "return document.querySelector('#working h3').textContent"  # never stale
+    WebDriverWait(page, 30).until(lambda b: "elsewhere" in b.execute_script(heading))
+    assert page.find_element(By.CSS_SELECTOR, "#scratchpad .meta").text == "not written yet"
+    assert not page.find_elements(By.CSS_SELECTOR, "#episodes article")
+
+
+def test_with_language_zh_the_pages_are_labelled_in_chinese(viewer: Viewer, tmp_path: Path) -> None:
+    """A second server, on a small store whose ``language`` is zh, in the same browser."""
+    from soloqueue_mem import Store
+
+    home = tmp_path / ".soloqueue"
+    home.mkdir()
+    (home / "config.toml").write_text('language = "zh"\n')
+    with Store(home, clock=lambda: parse_timestamp(NOW)) as store:
+        store.log("部署窗口定在周二上午十点，请记住。", role="assistant", session="s1")
+        store.session_end("s1")
+    server = Server(home, env={"SOLOQUEUE_NOW": NOW})
+    try:
+        zh = Viewer(viewer.browser, server, viewer.shots)
+        zh.browser.get(server.url)
+        page = zh.show("memories")
+        nav = [a.text for a in page.find_elements(By.CSS_SELECTOR, "#nav a")]
+        assert nav == ["概览", "会话", "记忆", "图谱"]
+        headings = [h.text for h in page.find_elements(By.CSS_SELECTOR, "#layers h3")]
+        assert headings == ["工作记忆 · default", "草稿本 · default/default", "情节"]
+        assert "24 小时 0 分钟" in page.find_element(By.ID, "working").text
+        assert "## 近期进展" in page.find_element(By.CSS_SELECTOR, "#scratchpad pre").text
+        label = page.find_element(By.CSS_SELECTOR, "label[for=memory-query]")
+        assert label.text == "搜索记忆 (recall)"
+        zh.screenshot("memories-zh")
+        page = zh.show("overview")
+        sections = [h.text for h in page.find_elements(By.CSS_SELECTOR, "#page h3")]
+        assert sections == ["数量", "磁盘占用", "分组与代理", "维护"]
+        zh.show("sessions")
+        headers = [th.text for th in page.find_elements(By.CSS_SELECTOR, "#page th")]
+        assert headers[:3] == ["分组", "代理", "会话"]
+    finally:
+        server.stop()
 
 
 def test_the_viewer_refuses_a_request_without_the_token(viewer: Viewer) -> None:

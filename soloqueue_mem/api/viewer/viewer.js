@@ -26,6 +26,12 @@ const WORDS = {
   focus: ["focus", "焦点"], score: ["score", "得分"], forgot_done: ["Forgotten.", "已遗忘。"],
   saved: ["Saved.", "已保存。"], restored: ["Restored.", "已恢复。"],
   end_of_session: ["End of session.", "会话结束。"], new_content: ["New content", "新内容"],
+  archived: ["archived", "已归档"], superseded_by: ["superseded by", "已被取代："],
+  working: ["Working memory", "工作记忆"], scratchpad: ["Scratchpad", "草稿本"],
+  episodes: ["Episodes", "情节"], added: ["Added", "添加时间"], expires_in: ["Expires in", "剩余时间"],
+  source: ["Source", "来源"], content: ["Content", "内容"], updated: ["updated", "更新于"],
+  not_written: ["not written yet", "尚未写入"], expired: ["expired", "已过期"],
+  hours: ["h", "小时"], minutes: ["min", "分钟"], outcome: ["outcome", "结果"], tools: ["tools", "工具"],
 };
 const LANG = document.documentElement.lang === "zh" ? "zh" : "en";
 const t = (key) => (WORDS[key] ? WORDS[key][LANG === "zh" ? 1 : 0] : key);
@@ -187,26 +193,33 @@ async function memories() {
   const results = el("div", { id: "results" });
   const typeSelect = el("select", { id: "memory-type" }, el("option", { value: "" }, t("any")),
     TYPES.map((name) => el("option", { value: name }, name)));
-  const form = el("form", { role: "search", onsubmit: (e) => { e.preventDefault(); searchMemories(results); } },
+  const layers = el("div", { id: "layers" });
+  const form = el("form", { role: "search", onsubmit: (e) => {
+    e.preventDefault();
+    searchMemories(results);
+    showLayers(layers);
+  } },
     field("memory-query", t("query"), { type: "search" }),
     el("label", { for: "memory-type" }, t("type")), typeSelect,
     field("memory-group", t("group"), { type: "text", size: 10 }),
+    field("memory-agent", t("agent"), { type: "text", size: 10 }),
     field("memory-tag", t("tag"), { type: "text", size: 10 }),
     el("span", {}, el("input", { id: "memory-inactive", type: "checkbox" }),
       el("label", { for: "memory-inactive" }, t("inactive"))),
     el("button", { type: "submit", id: "memory-search" }, t("search")));
-  page(t("memories"), form, results);
-  await searchMemories(results);
+  page(t("memories"), form, results, layers);
+  await Promise.all([searchMemories(results), showLayers(layers)]);
 }
 
+const value = (id) => document.getElementById(id).value.trim();
+
 async function searchMemories(results) {
-  const value = (id) => document.getElementById(id).value.trim();
   const text = value("memory-query");
-  const filters = { type: value("memory-type"), group: value("memory-group") };
+  const filters = { type: value("memory-type"), group: value("memory-group"), agent: value("memory-agent") };
   let cards;
   if (text) {
     const found = await api("/api/v1/recall", { query: text, explain: true, channels: ["memories"],
-      type: filters.type || null, group: filters.group || null, limit: 20 });
+      type: filters.type || null, group: filters.group || null, agent: filters.agent || null, limit: 20 });
     cards = found.hits.map((hit) => memoryCard(hit, hit.signals));
   } else {
     const listed = await api("/api/v1/memories" + query({ ...filters, tag: value("memory-tag"),
@@ -214,6 +227,39 @@ async function searchMemories(results) {
     cards = listed.memories.map((m) => memoryCard(m));
   }
   results.replaceChildren(...(cards.length ? cards : [el("p", {}, t("no_results"))]));
+}
+
+// The other layers of one group (and agent): working memory with each entry's time
+// left, the scratchpad, and the episodes of past sessions.
+async function showLayers(layers) {
+  const where = { group: value("memory-group") || "default", agent: value("memory-agent") || "default" };
+  const [working, pad, episodes] = await Promise.all([
+    api("/api/v1/working" + query({ group: where.group })),
+    api("/api/v1/scratchpad" + query(where)),
+    api("/api/v1/episodes" + query({ group: value("memory-group"), agent: value("memory-agent") })),
+  ]);
+  const section = (id, title, ...children) =>
+    el("section", { id, "aria-label": t(id) }, el("h3", {}, title), ...children);
+  const none = (rows, content) => (rows.length ? content : el("p", {}, t("no_results")));
+  layers.replaceChildren(
+    section("working", `${t("working")} · ${where.group}`, none(working.entries,
+      table([t("added"), t("expires_in"), t("source"), t("content")], working.entries.map((e) =>
+        [e.created_at, timeLeft(e.expires_in_s), e.source, el("div", { class: "text" }, e.content)])))),
+    section("scratchpad", `${t("scratchpad")} · ${pad.group}/${pad.agent}`,
+      el("p", { class: "meta" }, pad.updated_at ? `${t("updated")} ${pad.updated_at}` : t("not_written")),
+      el("pre", { class: "text" }, pad.content)),
+    section("episodes", t("episodes"), none(episodes.episodes, episodes.episodes.map((e) =>
+      el("article", { class: "card episode" },
+        el("div", { class: "meta" }, `${e.ended_at} · ${e.group}/${e.agent}/${e.session} · ` +
+          `${t("outcome")} ${e.outcome}`, e.tools_used.length ? ` · ${t("tools")} ${e.tools_used.join(", ")}` : ""),
+        el("div", { class: "text" }, e.summary))))));
+}
+
+function timeLeft(seconds) {
+  if (seconds <= 0) return t("expired");
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  return hours ? `${hours} ${t("hours")} ${minutes} ${t("minutes")}` : `${minutes} ${t("minutes")}`;
 }
 
 function bars(signals) {
@@ -258,8 +304,8 @@ function memoryCard(m, signals) {
   const parts = [
     el("div", { class: "meta" }, `${m.type || m.kind} · ${m.group}/${m.agent} · ${m.id}`,
       m.tags && m.tags.length ? ` · ${m.tags.join(", ")}` : "",
-      m.archived_at ? ` · archived ${m.archived_at}` : "",
-      m.superseded_by ? ` · superseded by ${m.superseded_by}` : "",
+      m.archived_at ? ` · ${t("archived")} ${m.archived_at}` : "",
+      m.superseded_by ? ` · ${t("superseded_by")} ${m.superseded_by}` : "",
       m.score !== undefined ? ` · ${t("score")} ${m.score.toFixed(3)}` : ""),
     el("div", { class: "text" }, m.content),
     signals ? bars(signals) : null,

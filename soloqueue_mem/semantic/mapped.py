@@ -70,10 +70,10 @@ def _state(conn: sqlite3.Connection, model: str) -> str:
     rows, highest = conn.execute(
         "SELECT count(*), max(rowid) FROM embedding_cache WHERE model = ?", (model,)
     ).fetchone()
-    return f"{items}-{rows}-{highest or 0}-{_edges(conn, model)}"
+    return f"{items}-{rows}-{highest or 0}-{_edges(conn, model, highest)}"
 
 
-def _edges(conn: sqlite3.Connection, model: str) -> str:
+def _edges(conn: sqlite3.Connection, model: str, highest: int | None) -> str:
     """A digest of the first and last link and the newest vector's text: equal counts
     in another database (a backup restored, a store imported in place of this one)
     hold other items, so their copy is not this one's."""
@@ -85,9 +85,8 @@ def _edges(conn: sqlite3.Connection, model: str) -> str:
         ).fetchone()
         for order in ("ASC", "DESC")
     ]
-    newest = conn.execute(
-        "SELECT content_hash FROM embedding_cache WHERE model = ? ORDER BY rowid DESC LIMIT 1",
-        (model,),
+    newest = conn.execute(  # by rowid: a scan from the end would read other models' rows
+        "SELECT content_hash FROM embedding_cache WHERE rowid = ?", (highest,)
     ).fetchone()
     return hashlib.sha256(repr((links, newest)).encode("utf-8")).hexdigest()[:12]
 

@@ -150,11 +150,17 @@ def random_vectors(root: Path, seed: int = 7) -> dict[str, int]:
                 conn.executemany(
                     "INSERT INTO embedding_cache (model, content_hash, dim, vector, created_at)"
                     " VALUES (?, ?, ?, ?, '2026-11-01T00:00:00.000Z') ON CONFLICT DO NOTHING",
-                    ((model.name, h, model.dim, v.tobytes()) for h, v in zip(hashes, vectors)),
+                    (
+                        (model.name, h, model.dim, v.tobytes())
+                        for h, v in zip(hashes, vectors, strict=True)
+                    ),
                 )
                 conn.executemany(
                     "INSERT OR REPLACE INTO embedded_items VALUES (?, 'memory', ?, ?, ?, ?)",
-                    ((model.name, i, g, a, h) for (i, g, a, _), h in zip(rows, hashes)),
+                    (
+                        (model.name, i, g, a, h)
+                        for (i, g, a, _), h in zip(rows, hashes, strict=True)
+                    ),
                 )
             mapped.refresh(conn, model.name)
             added[model.name] = len(rows)

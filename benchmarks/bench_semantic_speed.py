@@ -74,7 +74,9 @@ def fts_floor(db: Path, queries: list[str]):
 def by_language(medians: dict[str, float]) -> dict[str, float]:
     found = {}
     for lang in ("zh", "en"):
-        found[lang] = c.median([medians[q] for l, q in bench_trace.queries() if l == lang])
+        found[lang] = c.median(
+            [medians[q] for language, q in bench_trace.queries() if language == lang]
+        )
     found["all"] = c.median(list(medians.values()))
     return found
 

@@ -54,6 +54,13 @@ def hybrid_copy(source: Path) -> Path:
     subprocess.run(["rm", "-rf", str(tmp)], check=True)
     c.note(f"copying {source} to {tmp} and adding vectors")
     subprocess.run(["cp", "-a", str(source), str(tmp)], check=True)
+    for stale in tmp.glob("memory.db*"):  # copied while another process wrote it
+        stale.unlink()
+    origin = sqlite3.connect(f"file:{source / 'memory.db'}?mode=ro", uri=True)
+    target = sqlite3.connect(tmp / "memory.db")
+    origin.backup(target)  # one consistent snapshot
+    origin.close()
+    target.close()
     added = _dense.random_vectors(tmp)
     (tmp / "config.toml").write_text('search_backend = "hybrid"\n', encoding="utf-8")
     (tmp / "bench-hybrid.json").write_text(repr(added), encoding="utf-8")

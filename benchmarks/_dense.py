@@ -115,3 +115,55 @@ def add_options(parser) -> None:
         help="comma-separated fusion weights of the dense channel to compare "
         "(default: its registered weight)",
     )
+
+
+def random_vectors(root: Path, seed: int = 7) -> dict[str, int]:
+    """Give every active memory of the store at ``root`` a random unit vector by every
+    installed model, linked as ``embed_store`` links them, and build the memory-mapped
+    copies: for timing searches at scale, where embedding 100k texts for real would
+    take hours (a search's cost does not depend on the vectors' values). Returns the
+    vectors added per model name."""
+    import numpy as np
+
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.db.connect import write_tx
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.semantic import mapped
+    from soloqueue_mem.semantic.index import content_hash
+    from soloqueue_mem.semantic.model import load, usable
+    from soloqueue_mem.storage.sqlite.stores import open_memory
+
+    conn = open_memory(Home(root), Config())
+    assert conn is not None
+    rng = np.random.default_rng(seed)
+    added = {}
+    try:
+        rows = conn.execute(
+            "SELECT id, group_id, agent_id, content FROM memories WHERE superseded_by IS NULL"
+        ).fetchall()
+        for key in usable():
+            model = load(key)
+            vectors = rng.standard_normal((len(rows), model.dim), dtype=np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            hashes = [content_hash(content) for *_, content in rows]
+            with write_tx(conn):
+                conn.executemany(
+                    "INSERT INTO embedding_cache (model, content_hash, dim, vector, created_at)"
+                    " VALUES (?, ?, ?, ?, '2026-11-01T00:00:00.000Z') ON CONFLICT DO NOTHING",
+                    (
+                        (model.name, h, model.dim, v.tobytes())
+                        for h, v in zip(hashes, vectors, strict=True)
+                    ),
+                )
+                conn.executemany(
+                    "INSERT OR REPLACE INTO embedded_items VALUES (?, 'memory', ?, ?, ?, ?)",
+                    (
+                        (model.name, i, g, a, h)
+                        for (i, g, a, _), h in zip(rows, hashes, strict=True)
+                    ),
+                )
+            mapped.refresh(conn, model.name)
+            added[model.name] = len(rows)
+    finally:
+        conn.close()
+    return added

@@ -197,7 +197,9 @@ async def measure(
     env: dict[str, str],
     queries: list[str],
     repeats: int,
+    more: dict[str, Callable[[str], object]] | None = None,
 ) -> Times:
+    """``more``: further in-process paths, timed in the same rounds."""
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(
@@ -225,6 +227,9 @@ async def measure(
             "mcp": process_cpu(mcp_server_pid(http_pid)),
             "http": process_cpu(http_pid),
         }
+        for label, call in (more or {}).items():
+            paths[label] = lambda q, call=call: sync(call, q)
+            clocks[label] = time.process_time
         return await interleaved_times(paths, clocks, queries, repeats)
 
 

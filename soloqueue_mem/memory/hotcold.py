@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem.memory import working
 from soloqueue_mem.memory.backend import FTS5Backend
@@ -21,6 +21,9 @@ from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.text.fts import query_terms
 from soloqueue_mem.text.lexicon import Lexicon
+
+if TYPE_CHECKING:
+    from soloqueue_mem.semantic.dense import DenseHit
 
 COLD_LIMIT = 5
 
@@ -57,8 +60,7 @@ def answer(
         from soloqueue_mem.semantic.model import load
 
         hits = search(conn, load(), query, Scope(group=group), now, COLD_LIMIT, ("memory",))
-        cold = [Result(h.item.content, "cold", h.score) for h in hits]  # type: ignore[union-attr]
-        return Answer(hot + cold, "dense")
+        return dense_answer(hot, hits)
     terms = query_terms(query, lexicon)
     found = FTS5Backend().search(conn, terms, Filters(group=group), now, COLD_LIMIT)
     return lexical_answer(hot, found)
@@ -66,6 +68,12 @@ def answer(
 
 def hot_results(entries: list[working.Entry]) -> list[Result]:
     return [Result(e.content, "hot", 1.0) for e in entries]
+
+
+def dense_answer(hot: list[Result], hits: list[DenseHit]) -> Answer:
+    """``hot`` then the memories the dense channel found, scored by their cosine."""
+    cold = [Result(h.item.content, "cold", h.score) for h in hits]  # type: ignore[union-attr]
+    return Answer(hot + cold, "dense")
 
 
 def lexical_answer(hot: list[Result], found: list[tuple[Memory, float]]) -> Answer:

@@ -7,9 +7,11 @@ of the store that holds memory.db), rows in the order ``index.matrix`` reads the
 
 * ``vectors.npy`` (n, dim) float32, and ``kinds.npy``, ``ids.npy``, ``groups.npy``,
   ``agents.npy``: each row's item and scope;
-* ``<state>`` names what it was built from — the number of linked items and the count
-  and highest rowid of the model's ``embedding_cache`` rows. Embedding a new text or
-  linking a new item changes it, so a stale copy is never read: the next search builds
+* ``<state>`` names what it was built from — the number of linked items, the count
+  and highest rowid of the model's ``embedding_cache`` rows, and a digest of the
+  first and last links and the newest vector's text (so another database with the
+  same counts, a backup restored in place, names another state). Embedding a new text
+  or linking a new item changes it, so a stale copy is never read: the next search builds
   the new one beside it (into a temporary folder, renamed into place) and removes the
   old. The one change the state does not show, an item re-linked to a text already
   cached (an edit back to an earlier text), removes the copies (:func:`drop`).
@@ -68,7 +70,25 @@ def _state(conn: sqlite3.Connection, model: str) -> str:
     rows, highest = conn.execute(
         "SELECT count(*), max(rowid) FROM embedding_cache WHERE model = ?", (model,)
     ).fetchone()
-    return f"{items}-{rows}-{highest or 0}"
+    return f"{items}-{rows}-{highest or 0}-{_edges(conn, model, highest)}"
+
+
+def _edges(conn: sqlite3.Connection, model: str, highest: int | None) -> str:
+    """A digest of the first and last link and the newest vector's text: equal counts
+    in another database (a backup restored, a store imported in place of this one)
+    hold other items, so their copy is not this one's."""
+    links = [
+        conn.execute(
+            "SELECT kind, item_id, content_hash FROM embedded_items WHERE model = ?"  # noqa: S608
+            f" ORDER BY kind {order}, item_id {order} LIMIT 1",
+            (model,),
+        ).fetchone()
+        for order in ("ASC", "DESC")
+    ]
+    newest = conn.execute(  # by rowid: a scan from the end would read other models' rows
+        "SELECT content_hash FROM embedding_cache WHERE rowid = ?", (highest,)
+    ).fetchone()
+    return hashlib.sha256(repr((links, newest)).encode("utf-8")).hexdigest()[:12]
 
 
 def load(conn: sqlite3.Connection, model: str, kinds: tuple[str, ...], group: str | None,

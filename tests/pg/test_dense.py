@@ -120,3 +120,15 @@ def test_an_edited_memory_gets_the_vector_of_its_new_text(cli: Cli, hybrid: str)
     assert len(vectors) == 2 and vectors[0] == vectors[1]
     ranked = cli.json("recall", "which coding tool do I use", "-g", "g1", "--channels", "dense")
     assert ranked[0]["content"] == HELIX
+
+
+def test_query_searches_the_cold_half_by_its_vectors(cli: Cli, hybrid: str) -> None:
+    _needs_dense(hybrid)
+    cli.ok("remember", "-g", "g1", "Our CI runs on GitHub Actions every night")
+    cli.ok("remember", "-g", "g2", "I switched my editor to Helix")  # another group
+    cli.ok("promote", "-g", "g1", "-", input=HELIX)
+    cold = cli.json("query", "which IDE do I use", "-g", "g1")  # no word in common
+    assert cold["cold_search"] == "dense"
+    contents = [r["content"] for r in cold["results"]]
+    assert contents[0] == HELIX and "I switched my editor to Helix" not in contents
+    assert 0.5 < cold["results"][0]["score"] < 1.0  # the cosine

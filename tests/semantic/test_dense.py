@@ -231,3 +231,29 @@ def test_the_query_language_picks_the_dense_weights(cli, hybrid):
     refused = cli("recall", "which coding tool do I use", "-g", "g1")
     assert refused.exit_code != 0
     assert "recall_dense_weights_en.usem3 must be a number from 0 to 10" in refused.stderr
+
+
+def test_a_copy_of_a_replaced_database_is_never_read(cli, hybrid, tmp_path):
+    # memory.db restored from another store's backup: the same numbers of vectors and
+    # rows, other items and other vectors; the copy mapped before must not answer
+    cli.ok("remember", "-g", "g1", "我的编辑器已经换成 Helix 了")
+    cli.ok("remember", "-g", "g1", "用户喜欢喝咖啡，不加糖")
+    cli.ok("consolidate")
+    before = sorted((hybrid / "cache" / "vectors").glob("*/*"))
+    other = tmp_path / "other"
+    cli.ok("--root", str(other), "init")
+    (other / "config.toml").write_text('search_backend = "hybrid"\n')
+    cli.ok("--root", str(other), "remember", "-g", "g1", "The deploy uses Kubernetes on GCP")
+    cli.ok("--root", str(other), "remember", "-g", "g1", "Backups run every night at two")
+    cli.ok("--root", str(other), "consolidate")
+    source, target = _conn(other), _conn(hybrid)
+    try:
+        source.backup(target)  # SQLite's online backup: target now holds other's pages
+    finally:
+        source.close()
+        target.close()
+    for channel in ("dense", "usem3"):
+        hits = cli.json("recall", "where do we deploy", "-g", "g1", "--channels", channel)
+        assert [h["content"] for h in hits][:1] == ["The deploy uses Kubernetes on GCP"]
+    after = sorted((hybrid / "cache" / "vectors").glob("*/*"))
+    assert not set(after) & set(before)  # the stale copies were replaced, not read

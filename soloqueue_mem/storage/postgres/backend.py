@@ -450,21 +450,39 @@ class PostgresBackend:
         from soloqueue_mem.memory.promote import promoted
 
         with self.conn.transaction():
-            return promoted(
+            result = promoted(
                 text,
                 lambda keys: memories.active_keys(self.conn, group, agent, keys, now),
                 lambda draft: memories.remember(self.conn, draft, group, agent, now),
             )
+        model, _ = self.dense()
+        if model is not None:  # so a dense query right after finds the chunks
+            from soloqueue_mem.storage.postgres.dense import embed_memory
+
+            for memory_id in result.stored:
+                embed_memory(self.conn, model, memory_id, now)
+        return result
 
     def query(
         self, query: str, group: str, now: datetime, lexicon: Callable[[], Lexicon]
     ) -> Answer:
-        """Seed 004's answer with the full-text cold search (no dense channel here)."""
+        """Seed 004's answer, the cold search by cosine over the ``embedding`` column
+        when the dense channel runs here (as on SQLite), else by full-text search."""
         from soloqueue_mem.memory.hotcold import COLD_LIMIT, hot_results, lexical_answer
         from soloqueue_mem.memory.store import Filters
         from soloqueue_mem.text.fts import query_terms
 
         hot = hot_results(working.latest(self.conn, group, now))
+        model, _ = self.dense()
+        if model is not None:
+            from soloqueue_mem.memory.hotcold import dense_answer
+            from soloqueue_mem.semantic.dense import Scope
+            from soloqueue_mem.storage.postgres.dense import nearest
+
+            hits = nearest(
+                self.conn, model, query, Scope(group=group), now, COLD_LIMIT, ("memory",)
+            )
+            return dense_answer(hot, hits)
         terms = query_terms(query, lexicon)
         found = memories.search(self.conn, terms, Filters(group=group), now, COLD_LIMIT)
         return lexical_answer(hot, found)

@@ -20,6 +20,7 @@ from soloqueue_mem.clock import iso
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.semantic.dense import DEFAULT_KINDS
 from soloqueue_mem.storage.postgres.memories import _COLUMNS, _filter_sql
 
 if TYPE_CHECKING:
@@ -83,22 +84,26 @@ def nearest(
     scope: Scope,
     now: datetime,
     limit: int,
+    kinds: tuple[str, ...] = DEFAULT_KINDS,
 ) -> list[DenseHit]:
-    """The ``limit`` items in ``scope`` nearest to ``query``, best first (score: the
-    cosine): active memories, episodes and embedded turns, each table asked through
-    its HNSW index (only memories when the scope names a memory type). pgvector ≥ 0.8
-    continues an index scan until ``limit`` rows pass the filters
+    """The ``limit`` items of ``kinds`` in ``scope`` nearest to ``query``, best first
+    (score: the cosine): active memories, episodes and embedded turns, each table asked
+    through its HNSW index (only memories when the scope names a memory type).
+    pgvector ≥ 0.8 continues an index scan until ``limit`` rows pass the filters
     (``hnsw.iterative_scan``); older ones may return fewer."""
-    if not query.strip():
+    if scope.type is not None:
+        kinds = tuple(k for k in kinds if k == "memory")
+    if not kinds or not query.strip():
         return []
     vector = vector_text(embedder.query(query))
     since = iso(scope.since) if scope.since is not None else None
     with conn.transaction():
         conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(EF_SEARCH),))
         conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        hits = _memories(conn, vector, scope, since, now, limit)
-        if scope.type is None:
+        hits = _memories(conn, vector, scope, since, now, limit) if "memory" in kinds else []
+        if "episode" in kinds:
             hits += _episodes(conn, vector, scope, since, limit)
+        if "turn" in kinds:
             hits += _turns(conn, vector, scope, since, limit)
     hits.sort(key=lambda hit: -hit.score)  # relaxed order: each scan's order is near-sorted
     return hits[:limit]

@@ -984,11 +984,12 @@ def _prefix_length(text: str) -> int:
 
 
 def _bounded_working_share(hits: list[Hit], limit: int) -> list[Hit]:
-    """``hits`` with those found only in working memory beyond their share left out."""
+    """``hits`` with those found only in working memory, matching none of the query's
+    words, beyond their share left out (a working entry that matches is a match)."""
     room = max(1, int(limit * HOT_SHARE))
     kept = []
     for hit in hits:
-        if hit.channels == ["hot"]:
+        if hit.channels == ["hot"] and hit.signals.coverage == 0:
             if room == 0:
                 continue
             room -= 1

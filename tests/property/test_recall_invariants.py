@@ -162,6 +162,7 @@ def test_a_turn_stating_a_replaced_value_ranks_below_its_correction(words, said_
     """A turn said before a correction, holding the old value, ranks below the memory
     that replaced it and names it in ``superseded_by``; other turns are unmarked."""
     subject, attribute, old, new = words
+    other = [word for word in other if word not in words]  # turns about something else
     with tempfile.TemporaryDirectory() as folder:
         clock = [NOW - timedelta(days=said_days_ago)]
         store = Store(Path(folder) / ".soloqueue", clock=lambda: clock[0])

@@ -82,7 +82,7 @@ class Maintenance(StoreBase):
         blobs (``gc``); the report the CLI prints."""
         from soloqueue_mem.clock import parse_duration
         from soloqueue_mem.lifecycle.gc import GcOptions
-        from soloqueue_mem.storage.sqlite.stores import open_artifacts
+        from soloqueue_mem.storage.catalog import open_catalog
 
         config = self.config
         options = GcOptions(
@@ -94,7 +94,7 @@ class Maintenance(StoreBase):
             force=force,
             wait=wait,
         )
-        opener = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
+        opener = lambda: open_catalog(self.home, config, create=False)  # noqa: E731
         return self._storage().gc(opener, self.now(), options, progress)
 
     @serialised

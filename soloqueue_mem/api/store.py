@@ -77,8 +77,8 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         defaults as in ``log``: the session of the last hour, else a new one."""
         from soloqueue_mem.sessions.events import parse_event
         from soloqueue_mem.sessions.intake import parse_array
-        from soloqueue_mem.sessions.offload import Offloader
         from soloqueue_mem.sessions.writer import Rejected
+        from soloqueue_mem.storage.catalog import offloader
 
         check_ids(group=group, agent=agent, session=session)
         if isinstance(event, str):
@@ -88,12 +88,12 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         else:
             events = parse_array(list(event))
         now = self.now()
-        offloader = Offloader(self.home, self.config, now, self._artifacts_for_offload, offload)
+        offload_to = offloader(self.home, self.config, now, offload)
         try:
             items = [(None, e) for e in events]
-            results = list(self._storage().log(items, (group, agent, session), now, offloader))
+            results = list(self._storage().log(items, (group, agent, session), now, offload_to))
         finally:
-            offloader.close()
+            offload_to.close()
         for result in results:
             if isinstance(result, Rejected):
                 raise BadInput(result.reason, result.line)
@@ -605,17 +605,17 @@ class Store(Maintenance, GraphMethods, TransferMethods):
     ) -> Any:
         from soloqueue_mem.context.assemble import given_history, session_history
         from soloqueue_mem.sessions.events import Event, SessionKey, parse_event
-        from soloqueue_mem.sessions.offload import Offloader
+        from soloqueue_mem.storage.catalog import offloader
 
         if session is not None:
             key = self._key(group, agent, session)
             return session_history(self.home, key, self._storage().session(key).records)
         events = [m if isinstance(m, Event) else parse_event(m) for m in messages or ()]
-        offloader = Offloader(self.home, self.config, self.now(), self._artifacts_for_offload)
+        offload_to = offloader(self.home, self.config, self.now())
         try:
-            return given_history(events, SessionKey(group, agent, "context"), offloader)
+            return given_history(events, SessionKey(group, agent, "context"), offload_to)
         finally:
-            offloader.close()
+            offload_to.close()
 
     @serialised
     def context_compress(

@@ -18,11 +18,11 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle.digest import digest_session
 from soloqueue_mem.memory.recall import Request, recall
 from soloqueue_mem.sessions.events import SessionKey, parse_event
-from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.reader import openai_messages, read_session
 from soloqueue_mem.sessions.trace import Scope, trace
 from soloqueue_mem.sessions.writer import LoggedTurn, log_events
-from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
+from soloqueue_mem.storage.catalog import offloader as new_offloader
+from soloqueue_mem.storage.sqlite.stores import open_memory
 from soloqueue_mem.text.lexicon import open_lexicon
 
 DEMO_EVENTS: list[dict[str, Any]] = [
@@ -80,7 +80,7 @@ def run_demo(now: datetime, base: Path | None = None) -> dict[str, Any]:
         config = Config()
         conn = open_memory(home, config)
         assert conn is not None
-        offloader = Offloader(home, config, now, lambda: open_artifacts(home, config))
+        offloader = new_offloader(home, config, now)
         try:
             items = [
                 (n, parse_event({**e, "timestamp": iso(now + timedelta(seconds=n))}))

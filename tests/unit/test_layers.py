@@ -213,8 +213,6 @@ KNOWN_OPENERS = {
     "ops.demo",
     "ops.export",
     "ops.import_dump",
-    "ops.stats",
-    "ops.verify",
 }
 
 # Databases that are not the store: text.fts's in-memory scratch table, the lexicon's

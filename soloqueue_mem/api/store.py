@@ -668,6 +668,30 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         feed_compressed(graph, self.config, key, result.fresh_records, iso(self.now()))
         return result
 
+    # -- the scratchpad ------------------------------------------------------------
+
+    @serialised
+    def scratchpad(self, *, group: str = "default", agent: str = "default") -> Scratchpad:
+        """The scratchpad of (group, agent) (``scratchpad show``); before the first
+        write, the empty template in the ``language`` setting's words."""
+        from soloqueue_mem.memory.scratchpad import template
+
+        check_ids(group=group, agent=agent)
+        return self._storage().scratchpad(group, agent, template(self.config.language))
+
+    @serialised
+    def scratchpad_set(
+        self, content: str, *, group: str = "default", agent: str = "default"
+    ) -> Scratchpad:
+        """Replace the scratchpad (``scratchpad set``), redacted and checked (at most
+        2000 characters) before anything is written."""
+        from soloqueue_mem.memory.scratchpad import check
+
+        check_ids(group=group, agent=agent)
+        redact = self._redactor()
+        content = check(content if redact is None else redact.text(content))
+        return self._storage().scratchpad_put(group, agent, content, self.now())
+
     # -- preferences ---------------------------------------------------------------
 
     @serialised

@@ -363,3 +363,13 @@ def test_add_logs_extracts_and_says_what_changed(store):
     moved = store.add([{"role": "user", "content": "Our database is MySQL 8."}], group="shop")
     (new,) = moved.superseded
     assert "MySQL 8" in new.content and moved.replaced == [added.id]
+
+
+def test_scratchpad_template_then_set_redacted_and_checked(store, home):
+    assert "当前项目" in store.scratchpad().content and not home.exists()
+    pad = store.scratchpad_set("## 当前项目\nkey sk-abcdefghijklmnopqrstuvwxyz0123456789\n")
+    assert "sk-abcdefghijklmnopqrstuvwxyz0123456789" not in pad.content
+    assert store.scratchpad().content == pad.content
+    assert store.scratchpad(agent="other").content != pad.content
+    with pytest.raises(BadInput):
+        store.scratchpad_set("x" * 2001)

@@ -671,15 +671,6 @@ class Store(Maintenance, GraphMethods, TransferMethods):
     # -- the scratchpad ------------------------------------------------------------
 
     @serialised
-    def scratchpad(self, *, group: str = "default", agent: str = "default") -> Scratchpad:
-        """The scratchpad of (group, agent) (``scratchpad show``); before the first
-        write, the empty template in the ``language`` setting's words."""
-        from soloqueue_mem.memory.scratchpad import template
-
-        check_ids(group=group, agent=agent)
-        return self._storage().scratchpad(group, agent, template(self.config.language))
-
-    @serialised
     def scratchpad_set(
         self, content: str, *, group: str = "default", agent: str = "default"
     ) -> Scratchpad:

@@ -144,9 +144,9 @@ class StoreBase:
         """This host's artifact catalog (kept open; on either back end the blobs and
         their catalog are local); None when it does not exist and ``create`` is False."""
         if self._catalog is None:
-            from soloqueue_mem.storage.sqlite.stores import open_artifacts
+            from soloqueue_mem.storage.catalog import open_catalog
 
-            self._catalog = open_artifacts(self.home, self.config, create=create)
+            self._catalog = open_catalog(self.home, self.config, create=create)
         return self._catalog
 
     def _existing_artifacts(self) -> sqlite3.Connection:
@@ -180,9 +180,3 @@ class StoreBase:
 
         check_ids(group=group, agent=agent, session=session)
         return SessionKey(group, agent, session)
-
-    def _artifacts_for_offload(self) -> sqlite3.Connection | None:
-        """A connection of the offloader's own (it closes it when done)."""
-        from soloqueue_mem.storage.sqlite.stores import open_artifacts
-
-        return open_artifacts(self.home, self.config)

@@ -32,7 +32,6 @@ class Maintenance(StoreBase):
 
         from soloqueue_mem.clock import parse_duration
         from soloqueue_mem.lifecycle.consolidate import Options
-        from soloqueue_mem.lifecycle.on_log import extracted_in_store
         from soloqueue_mem.lifecycle.vocabulary import vocabulary
         from soloqueue_mem.memory.backend import DENSE_BACKENDS
 
@@ -43,7 +42,6 @@ class Maintenance(StoreBase):
             wait=wait,
             embed=config.search_backend in DENSE_BACKENDS,
             words=vocabulary(config.predicates),
-            extracted_on_log=lambda key: extracted_in_store(self.home, config, key),
             graph=lambda: self._graph_step(graph_steps),
             language=config.language,
         )
@@ -82,7 +80,7 @@ class Maintenance(StoreBase):
         blobs (``gc``); the report the CLI prints."""
         from soloqueue_mem.clock import parse_duration
         from soloqueue_mem.lifecycle.gc import GcOptions
-        from soloqueue_mem.storage.sqlite.stores import open_artifacts
+        from soloqueue_mem.storage.catalog import open_catalog
 
         config = self.config
         options = GcOptions(
@@ -94,7 +92,7 @@ class Maintenance(StoreBase):
             force=force,
             wait=wait,
         )
-        opener = lambda: open_artifacts(self.home, config, create=False)  # noqa: E731
+        opener = lambda: open_catalog(self.home, config, create=False)  # noqa: E731
         return self._storage().gc(opener, self.now(), options, progress)
 
     @serialised

@@ -77,8 +77,8 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         defaults as in ``log``: the session of the last hour, else a new one."""
         from soloqueue_mem.sessions.events import parse_event
         from soloqueue_mem.sessions.intake import parse_array
-        from soloqueue_mem.sessions.offload import Offloader
         from soloqueue_mem.sessions.writer import Rejected
+        from soloqueue_mem.storage.catalog import offloader
 
         check_ids(group=group, agent=agent, session=session)
         if isinstance(event, str):
@@ -88,12 +88,12 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         else:
             events = parse_array(list(event))
         now = self.now()
-        offloader = Offloader(self.home, self.config, now, self._artifacts_for_offload, offload)
+        offload_to = offloader(self.home, self.config, now, offload)
         try:
             items = [(None, e) for e in events]
-            results = list(self._storage().log(items, (group, agent, session), now, offloader))
+            results = list(self._storage().log(items, (group, agent, session), now, offload_to))
         finally:
-            offloader.close()
+            offload_to.close()
         for result in results:
             if isinstance(result, Rejected):
                 raise BadInput(result.reason, result.line)
@@ -426,6 +426,37 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         return self._storage().episodes(EpisodeFilters(group, agent, session), limit)
 
     @serialised
+    def working_clear(self, *, group: str = "default") -> int:
+        """Empty the group's working memory (``working clear``); how many entries went."""
+        check_ids(group=group)
+        return self._storage().working_clear(group)
+
+    @serialised
+    def episode(self, episode_id: str) -> Episode:
+        """One episode by id or unique prefix (``episode show``)."""
+        return self._storage().episode(episode_id)
+
+    @serialised
+    def search_episodes(
+        self,
+        query: str,
+        *,
+        group: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+        limit: int = 10,
+    ) -> list[Episode]:
+        """Episodes matching ``query`` (Chinese and English), best first (``episode
+        search``)."""
+        from soloqueue_mem.memory.episodes import EpisodeFilters
+        from soloqueue_mem.text.fts import query_terms
+
+        check_ids(group=group, agent=agent, session=session)
+        filters = EpisodeFilters(group, agent, session)
+        terms = query_terms(query, self._lexicon_loader)
+        return [e for e, _ in self._storage().search_episodes(terms, filters, max(1, limit))]
+
+    @serialised
     def scratchpad(self, *, group: str = "default", agent: str = "default") -> Scratchpad:
         """The scratchpad of (group, agent) with its parsed fields (``scratchpad
         show``): the empty template, in the ``language`` setting's, before the first
@@ -605,17 +636,17 @@ class Store(Maintenance, GraphMethods, TransferMethods):
     ) -> Any:
         from soloqueue_mem.context.assemble import given_history, session_history
         from soloqueue_mem.sessions.events import Event, SessionKey, parse_event
-        from soloqueue_mem.sessions.offload import Offloader
+        from soloqueue_mem.storage.catalog import offloader
 
         if session is not None:
             key = self._key(group, agent, session)
             return session_history(self.home, key, self._storage().session(key).records)
         events = [m if isinstance(m, Event) else parse_event(m) for m in messages or ()]
-        offloader = Offloader(self.home, self.config, self.now(), self._artifacts_for_offload)
+        offload_to = offloader(self.home, self.config, self.now())
         try:
-            return given_history(events, SessionKey(group, agent, "context"), offloader)
+            return given_history(events, SessionKey(group, agent, "context"), offload_to)
         finally:
-            offloader.close()
+            offload_to.close()
 
     @serialised
     def context_compress(
@@ -636,6 +667,21 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         graph = partial(open_graph_db, self.home, self.config)
         feed_compressed(graph, self.config, key, result.fresh_records, iso(self.now()))
         return result
+
+    # -- the scratchpad ------------------------------------------------------------
+
+    @serialised
+    def scratchpad_set(
+        self, content: str, *, group: str = "default", agent: str = "default"
+    ) -> Scratchpad:
+        """Replace the scratchpad (``scratchpad set``), redacted and checked (at most
+        2000 characters) before anything is written."""
+        from soloqueue_mem.memory.scratchpad import check
+
+        check_ids(group=group, agent=agent)
+        redact = self._redactor()
+        content = check(content if redact is None else redact.text(content))
+        return self._storage().scratchpad_put(group, agent, content, self.now())
 
     # -- preferences ---------------------------------------------------------------
 

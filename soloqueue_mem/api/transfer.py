@@ -26,7 +26,8 @@ class TransferMethods(StoreBase):
         from contextlib import ExitStack
 
         from soloqueue_mem.ops.dump_file import write_dump
-        from soloqueue_mem.ops.export import Scope, export, open_sources
+        from soloqueue_mem.ops.export import Scope, export
+        from soloqueue_mem.storage.transfer import open_sources
 
         check_ids(group=group, agent=agent)
         with ExitStack() as stack:
@@ -35,17 +36,22 @@ class TransferMethods(StoreBase):
             return write_dump(records, out.write)
 
     @serialised
-    def import_dump(self, path: str | os.PathLike[str]) -> dict[str, Any]:
-        """Import an ``export`` dump file (``import dump``): checked whole first, then
-        put back idempotently; the report (``added``, ``existing``, ``conflicts``,
-        ``redacted``, ``skipped``)."""
+    def import_dump(self, path: str | os.PathLike[str] | IO[bytes]) -> dict[str, Any]:
+        """Import an ``export`` dump (``import dump``), a file's path or a seekable binary
+        file (it is read twice): checked whole first, then put back idempotently; the
+        report (``added``, ``existing``, ``conflicts``, ``redacted``, ``skipped``)."""
         from contextlib import ExitStack
 
         from soloqueue_mem.bounded_io import open_regular
-        from soloqueue_mem.ops.import_dump import dump_lines, import_dump, target_opener
+        from soloqueue_mem.ops.import_dump import dump_lines, import_dump
+        from soloqueue_mem.storage.transfer import target_opener
 
         cap = self.config.max_dump_line_bytes
         with ExitStack() as stack:
-            source = stack.enter_context(open_regular(path))
+            source = (
+                stack.enter_context(open_regular(path))
+                if isinstance(path, (str, os.PathLike))
+                else path
+            )
             opener = target_opener(stack, self.home, self.config)
             return import_dump(lambda: dump_lines(source, cap), opener)

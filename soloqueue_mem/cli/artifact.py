@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -13,9 +13,6 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, GroupFilter, RootOpt, list_limit, option
 from soloqueue_mem.cli.output import Format, emit_list, emit_object
 from soloqueue_mem.cli.state import app_context
-
-if TYPE_CHECKING:
-    from soloqueue_mem.artifacts.catalog import Artifact
 
 app = typer.Typer(
     help="Save, read, list, tag and remove artifacts (content-addressed blobs).",
@@ -88,11 +85,9 @@ def read(
 @boundary
 def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
     """An artifact's metadata."""
-    from soloqueue_mem.artifacts import catalog
-
     app_ctx = app_context(ctx, fmt, root)
-    with open_catalog(app_ctx, create=False) as conn:
-        artifact = catalog.get(conn, ref)
+    with app_ctx.store() as store:
+        artifact = store.artifact(ref)
     emit_object(artifact_json(artifact), app_ctx.format, table=lambda: rows_table([artifact]))
 
 
@@ -107,18 +102,9 @@ def list_command(
     root: RootOpt = None,
 ) -> None:
     """Artifacts, newest first."""
-    from soloqueue_mem.artifacts import catalog
-    from soloqueue_mem.storage.sqlite.stores import open_artifacts
-
     app_ctx = app_context(ctx, fmt, root)
-    limit = list_limit(limit)
-    conn = open_artifacts(app_ctx.home, app_ctx.config, create=False)
-    rows: list[Artifact] = []
-    if conn is not None:
-        try:
-            rows = catalog.list_artifacts(conn, tag, group, limit)
-        finally:
-            conn.close()
+    with app_ctx.store() as store:
+        rows = store.artifacts(tag=tag, group=group, limit=list_limit(limit))
     if app_ctx.format in (Format.table, Format.text):
         rows_table(rows)
     else:

@@ -35,9 +35,10 @@ def rows_table(rows: list[Artifact]) -> None:
 
 
 def open_catalog(app: AppContext, create: bool) -> ContextManager[sqlite3.Connection]:
-    from soloqueue_mem.storage.sqlite.stores import open_artifacts
+    """This host's artifact catalog until the block ends; NotFound when there is none."""
+    from soloqueue_mem.storage import catalog
 
-    conn = open_artifacts(app.home, app.config, create=create)
+    conn = catalog.open_catalog(app.home, app.config, create=create)
     return opened(conn, "no artifacts yet (no data directory or artifacts.db)")
 
 

@@ -192,11 +192,11 @@ def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt =
 def rm(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
     """Remove an attachment and its artifact row (`gc --deep` frees the blob)."""
     from soloqueue_mem.memory.attach import remove
-    from soloqueue_mem.storage.sqlite.stores import open_artifacts
+    from soloqueue_mem.storage.catalog import open_catalog as open_existing
 
     app_ctx = app_context(ctx, fmt, root)
     with _rows(app_ctx, False) as rows:
-        artifacts = open_artifacts(app_ctx.home, app_ctx.config, create=False)
+        artifacts = open_existing(app_ctx.home, app_ctx.config, create=False)
         try:
             row = remove(rows, artifacts, ref)
         finally:

@@ -77,11 +77,9 @@ def _start_graph_worker(app: Any) -> None:
 def _model(app: Any) -> Any:
     """The model extractor when SOLOQUEUE_LLM_URL and SOLOQUEUE_LLM_MODEL are set."""
     import os
-    import sqlite3
 
     from soloqueue_mem.lifecycle.llm import from_env
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
-    from soloqueue_mem.storage.sqlite.stores import open_state
 
     config = app.config
     llm = from_env(
@@ -91,15 +89,7 @@ def _model(app: Any) -> Any:
         config.llm_backoff_base,
         config.llm_backoff_cap,
     )
-    if llm is None:
-        return None
-
-    def queue() -> sqlite3.Connection:
-        conn = open_state(app.home, config)
-        assert conn is not None  # opened with create=True
-        return conn
-
-    return ModelExtraction(llm, queue, config, app.now)
+    return None if llm is None else ModelExtraction(llm, config, app.now)
 
 
 def _table(report: dict[str, Any]) -> None:

@@ -103,8 +103,8 @@ def show(
     """One episode with its action nodes, entities and linked memories."""
 
     app_ctx = app_context(ctx, fmt, root)
-    with app_ctx.backend() as backend:
-        episode = backend.episode(episode_id)
+    with app_ctx.store() as store:
+        episode = store.episode(episode_id)
     emit_object(
         episode_json(episode),
         app_ctx.format,
@@ -128,13 +128,8 @@ def search(
     root: RootOpt = None,
 ) -> None:
     """Search episodes (Chinese and English), best match first."""
-    from soloqueue_mem.cli.trace_run import lexicon_loader
-    from soloqueue_mem.text.fts import query_terms
-
     app_ctx = app_context(ctx, fmt, root)
     _check_limit(limit)
-    filters = _filters(group, agent, session)
-    terms = query_terms(query, lexicon_loader(app_ctx))
-    with app_ctx.backend() as backend:
-        found = backend.search_episodes(terms, filters, limit)
-    _render([episode for episode, _ in found], app_ctx.format)
+    with app_ctx.store() as store:
+        found = store.search_episodes(query, group=group, agent=agent, session=session, limit=limit)
+    _render(found, app_ctx.format)

@@ -47,13 +47,10 @@ def run_import_claude_code(app: AppContext, paths: list[str], group: str, agent:
 
 def _import(app: AppContext, files: list[Path], scope: tuple[str, str], backend: Any) -> None:
     from soloqueue_mem.integrations.claude_transcript import import_transcripts
-    from soloqueue_mem.sessions.offload import Offloader
-    from soloqueue_mem.storage.sqlite.stores import open_artifacts
+    from soloqueue_mem.storage.catalog import offloader as new_offloader
 
     app.home.ensure()
-    offloader = Offloader(
-        app.home, app.config, app.now, lambda: open_artifacts(app.home, app.config)
-    )
+    offloader = new_offloader(app.home, app.config, app.now)
     rows: list[dict[str, Any]] = []
     try:
         with ProgressLine(app.quiet, f"importing {len(files)} transcript(s)") as line:

@@ -13,10 +13,9 @@ from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import Event, parse_event
-from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import Flush, Item, LoggedTurn, Rejected
 from soloqueue_mem.storage import open_backend
-from soloqueue_mem.storage.sqlite.stores import open_artifacts
+from soloqueue_mem.storage.catalog import offloader as new_offloader
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
@@ -102,9 +101,7 @@ def run_log(
         items = [(None, event) for event in read_document(_stdin(), config.max_input_bytes)]
     written = config._replace(redact=False) if batch else config  # redacted above
     backend = open_backend(app.home, written)
-    offloader = Offloader(
-        app.home, config, app.now, lambda: open_artifacts(app.home, config), all_content=offload
-    )
+    offloader = new_offloader(app.home, config, app.now, all_content=offload)
     extract = config.extract_on_log
     logged: list[LoggedTurn] | None = [] if extract else None  # bounded memory
     try:

@@ -278,16 +278,17 @@ def list_command(
     root: RootOpt = None,
 ) -> None:
     """List active memories, most recently updated first (--all for every version)."""
-    from soloqueue_mem.memory.store import Filters
-
     app_ctx = app_context(ctx, fmt, root)
-    limit = list_limit(limit)
-    for kind, value in (("group", group), ("agent", agent)):
-        if value is not None:
-            validate_id(kind, value)
-    filters = Filters(group, agent, type_, tag, subject, include_inactive=all_)
-    with app_ctx.backend() as backend:
-        rows = backend.memories(filters, app_ctx.now, limit)
+    with app_ctx.store() as store:
+        rows = store.memories(
+            type=type_,
+            tag=tag,
+            subject=subject,
+            group=group,
+            agent=agent,
+            include_inactive=all_,
+            limit=list_limit(limit),
+        )
     _emit_many(rows, app_ctx.format, lambda m: f"{m.id}\t{m.type}\t{m.content}")
 
 
@@ -297,8 +298,8 @@ def show(ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: Root
     """Show one memory with every field."""
 
     app_ctx = app_context(ctx, fmt, root)
-    with app_ctx.backend() as backend:
-        memory = backend.memory(memory_id)
+    with app_ctx.store() as store:
+        memory = store.memory(memory_id)
     _emit_one(memory, app_ctx.format, memory.content)
 
 
@@ -327,24 +328,20 @@ def edit(
 ) -> None:
     """Correct a memory in place (use `remember` with the same --subject/--predicate to
     record a change over time instead)."""
-    from soloqueue_mem.memory.store import Changes
-
     app_ctx = app_context(ctx, fmt, root)
-    changes = Changes(
-        None if content is None else app_ctx.redacted(content),
-        type_,
-        None if subject is None else app_ctx.redacted(subject),
-        None if predicate is None else app_ctx.redacted(predicate),
-        importance,
-        confidence,
-        duration,
-        tuple(app_ctx.redacted(t) for t in tag or ()),
-        tuple(untag or ()),
-    )
-    if changes == Changes():
-        raise UsageError("nothing to change: give --content, --type, --importance, --tag, ...")
-    with app_ctx.backend() as backend:
-        memory = backend.edit(memory_id, changes, app_ctx.now)
+    with app_ctx.store() as store:
+        memory = store.update(
+            memory_id,
+            content=content,
+            type=type_,
+            subject=subject,
+            predicate=predicate,
+            importance=importance,
+            confidence=confidence,
+            duration=duration,
+            tags=tag or (),
+            untags=untag or (),
+        )
     _emit_one(memory, app_ctx.format, memory.id)
 
 
@@ -359,8 +356,8 @@ def forget(
     """Erase memories and their earlier versions for good (the bytes are overwritten);
     identity/MEMORY.md and USER.md are rewritten without them."""
     app_ctx = app_context(ctx, fmt, root)
-    with app_ctx.backend() as backend:
-        result = backend.forget(memory_ids, app_ctx.now)
+    with app_ctx.store() as store:
+        result = store.forget(*memory_ids)
     if result.note:
         stderr(result.note, app_ctx.quiet)
     emit_object(
@@ -382,8 +379,8 @@ def history(
     """Every version of a memory's subject/predicate chain, oldest first."""
 
     app_ctx = app_context(ctx, fmt, root)
-    with app_ctx.backend() as backend:
-        versions = backend.history(memory_id)
+    with app_ctx.store() as store:
+        versions = store.history(memory_id)
     _emit_many(versions, app_ctx.format, lambda m: f"{m.created_at}\t{m.content}")
 
 
@@ -395,6 +392,6 @@ def restore(
     """Bring back a memory that decay archived (it is recalled again)."""
 
     app_ctx = app_context(ctx, fmt, root)
-    with app_ctx.backend() as backend:
-        memory = backend.restore(memory_id, app_ctx.now)
+    with app_ctx.store() as store:
+        memory = store.restore(memory_id)
     _emit_one(memory, app_ctx.format, memory.id)

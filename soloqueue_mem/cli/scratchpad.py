@@ -57,18 +57,15 @@ def show(
 
 def _current(app_ctx: AppContext, scope: tuple[str, str]) -> Any:
     """The stored scratchpad, or the empty template (a read never creates a store)."""
-    from soloqueue_mem.memory.scratchpad import template
-
-    with app_ctx.backend() as backend:
-        return backend.scratchpad(*scope, template(app_ctx.config.language))
+    group, agent = scope
+    with app_ctx.store() as store:
+        return store.scratchpad(group=group, agent=agent)
 
 
 def _save(app_ctx: AppContext, scope: tuple[str, str], content: str) -> None:
-    from soloqueue_mem.memory.scratchpad import check
-
-    content = check(app_ctx.redacted(content))  # refused before the store is created
-    with app_ctx.backend() as backend:
-        pad = backend.scratchpad_put(*scope, content, app_ctx.now)
+    group, agent = scope
+    with app_ctx.store() as store:
+        pad = store.scratchpad_set(content, group=group, agent=agent)
     _emit(app_ctx, pad)
 
 

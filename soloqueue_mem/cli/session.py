@@ -72,8 +72,8 @@ def list_sessions(
     """Sessions, most recently active first."""
     app_ctx = app_context(ctx, fmt, root)
     limit = list_limit(limit)
-    with app_ctx.backend() as backend:
-        rows = backend.sessions(group, agent, limit)
+    with app_ctx.store() as store:
+        rows = store.sessions(group=group, agent=agent, limit=limit)
     if app_ctx.format in (Format.table, Format.text):
         print_table(
             None,
@@ -251,21 +251,9 @@ def end(
     session's TRANSIENT memories are deleted (transient_cleared).
     """
     app_ctx = app_context(ctx, fmt, root)
-    key = _key(group, agent, session)
-    with app_ctx.backend() as backend:
-        ended = backend.session_end(key, app_ctx.now)
-    emit_object(
-        {
-            "group": key.group,
-            "agent": key.agent,
-            "session": key.session,
-            "ended_at": ended.ended_at,
-            "episodes": [episode.id for episode in ended.digest.episodes],
-            "memories": [r.memory.id for r in ended.digest.remembered],
-            "transient_cleared": ended.transient_cleared,
-        },
-        app_ctx.format,
-    )
+    with app_ctx.store() as store:
+        ended = store.session_end(session, group=group, agent=agent)
+    emit_object(ended._asdict(), app_ctx.format)
 
 
 NameArg = Annotated[str, typer.Argument(help="The variable: 1-128 of A-Z a-z 0-9 . _ -.")]

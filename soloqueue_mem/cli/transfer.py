@@ -47,19 +47,14 @@ def export(
     memory, attachments, kv and session state, embeddings, the graph memory, artifact
     rows (and their blobs with --with-blobs), then an end record (counts, sha256).
     `import` reads it back."""
-    from soloqueue_mem.ops.dump_file import write_dump
-    from soloqueue_mem.ops.export import Scope, open_sources
-    from soloqueue_mem.ops.export import export as export_records
-
     app_ctx = app_context(ctx, fmt, root)
     for kind, value in (("group", group), ("agent", agent)):
         if value is not None:
             validate_id(kind, value)
     with ExitStack() as stack:
         out = _output(stack, output)
-        sources = open_sources(stack, app_ctx.home, app_ctx.config)
-        records = export_records(app_ctx.home, sources, Scope(group, agent), with_blobs)
-        write_dump(records, out.write)
+        store = stack.enter_context(app_ctx.store())
+        store.export(out, group=group, agent=agent, with_blobs=with_blobs)
         out.flush()
 
 
@@ -209,7 +204,8 @@ def _import_one(
     app_ctx: AppContext, kind: str, source: IO[bytes], group: str, agent: str
 ) -> dict[str, Any]:
     if kind == "dump":
-        return _import_dump(app_ctx, source)
+        with app_ctx.store() as store:
+            return store.import_dump(source)
     from soloqueue_mem import jsonio
     from soloqueue_mem.ops.memories_v1 import convert_all
 
@@ -220,12 +216,3 @@ def _import_one(
     memories = convert_all(jsonio.loads(data), group, agent, app_ctx.now)  # before any write
     with app_ctx.backend() as backend:
         return backend.import_v1(memories)
-
-
-def _import_dump(app_ctx: AppContext, source: IO[bytes]) -> dict[str, Any]:
-    from soloqueue_mem.ops.import_dump import dump_lines, import_dump, target_opener
-
-    cap = app_ctx.config.max_dump_line_bytes
-    with ExitStack() as stack:
-        opener = target_opener(stack, app_ctx.home, app_ctx.config)
-        return import_dump(lambda: dump_lines(source, cap), opener)

@@ -13,7 +13,7 @@ from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table, stderr
 from soloqueue_mem.cli.source import read_source
 from soloqueue_mem.cli.state import app_context
-from soloqueue_mem.errors import BadInput, UsageError
+from soloqueue_mem.errors import UsageError
 from soloqueue_mem.home import validate_id
 
 app = typer.Typer(
@@ -39,9 +39,8 @@ def add(
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     content = read_source("-", app_ctx.config.max_input_bytes) if text == "-" else text
-    text = app_ctx.redacted(content)
-    with app_ctx.backend() as backend:
-        added = backend.working_add(group, text, "add", app_ctx.now)
+    with app_ctx.store() as store:
+        added = store.working_add(content, group=group)
     out: dict[str, Any] = {"added": added.entry is not None, "dropped": added.dropped}
     if added.entry is not None:
         out["entry"] = working_json(added.entry)
@@ -83,8 +82,8 @@ def clear(
     """Empty the group's working memory."""
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
-    with app_ctx.backend() as backend:
-        removed = backend.working_clear(group)
+    with app_ctx.store() as store:
+        removed = store.working_clear(group=group)
     emit_object({"removed": removed}, app_ctx.format)
 
 
@@ -106,11 +105,9 @@ def promote(
     app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     validate_id("agent", agent)
-    text = app_ctx.redacted(read_source(source, app_ctx.config.max_input_bytes))
-    if not text.strip():
-        raise BadInput("nothing to promote: the text is empty")
-    with app_ctx.backend() as backend:
-        result = backend.promote(group, agent, text, app_ctx.now)
+    text = read_source(source, app_ctx.config.max_input_bytes)
+    with app_ctx.store() as store:
+        result = store.promote(text, group=group, agent=agent)
     emit_object(
         {"chunks": result.chunks, "stored": result.stored, "existing": result.existing},
         app_ctx.format,
@@ -133,7 +130,6 @@ def query_command(
     long-term memories, by cosine when search_backend is hybrid/dense and the
     semantic extra is installed, else by full-text search ("cold_search" says which).
     """
-    from soloqueue_mem.cli.trace_run import lexicon_loader
     from soloqueue_mem.memory.backend import choose_backend
 
     app_ctx = app_context(ctx, fmt, root)
@@ -141,8 +137,8 @@ def query_command(
     chosen = choose_backend(app_ctx.config.search_backend)
     if chosen.fallback_reason:
         stderr(f"warning: {chosen.fallback_reason}", app_ctx.quiet)
-    with app_ctx.backend() as backend:
-        result = backend.query(query, group, app_ctx.now, lexicon_loader(app_ctx))
+    with app_ctx.store() as store:
+        result = store.query(query, group=group)
     out = result.as_json()
     if app_ctx.format.value == "table":
         rows = ((r["source"], f"{r['score']:.3f}", r["content"]) for r in out["results"])

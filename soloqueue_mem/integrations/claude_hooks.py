@@ -24,9 +24,8 @@ from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.home import Home, validate_id
 from soloqueue_mem.integrations.project import HookGroup, hook_group
 from soloqueue_mem.sessions.events import Event, SessionKey, parse_event
-from soloqueue_mem.sessions.offload import Offloader
 from soloqueue_mem.sessions.writer import LoggedTurn, Rejected
-from soloqueue_mem.storage.sqlite.stores import open_artifacts
+from soloqueue_mem.storage.catalog import offloader as new_offloader
 
 if TYPE_CHECKING:
     from soloqueue_mem.storage.base import Backend
@@ -218,9 +217,7 @@ def _log(hook: Hook, events: list[Event]) -> list[LoggedTurn]:
     """Log ``events`` in the hook's session (offloading big parts); BadInput if one is
     refused."""
     hook.home.ensure()
-    offloader = Offloader(
-        hook.home, hook.config, hook.now, lambda: open_artifacts(hook.home, hook.config)
-    )
+    offloader = new_offloader(hook.home, hook.config, hook.now)
     try:
         items = [(None, event) for event in events]
         # a prompt is never dropped for a busy store

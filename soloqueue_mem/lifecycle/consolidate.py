@@ -27,11 +27,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import tempfile
 import time
 from collections.abc import Callable, Collection
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from soloqueue_mem import lock
@@ -76,17 +74,18 @@ def run(
 ) -> dict[str, Any]:
     """One consolidation under the run lock; the JSON report (see the README). With
     ``model``, queued turns are retried first and extraction goes through it;
-    ``open_artifacts`` lets expired attachments take their artifact rows with them."""
+    ``open_artifacts`` lets expired attachments take their artifact rows with them. On
+    a dry run ``open_memory`` gives a private copy of memory.db: every step runs for
+    real on it, so the report says exactly what a real run would do (later steps see
+    the memories and merges of earlier ones) while the store is never written."""
     started = time.monotonic()
     home.ensure()
     state_path = home.root / ".consolidate_state"
     with lock.exclusive(state_path, "consolidate", wait=options.wait, note_holder=False):
         conn = open_memory()
         assert conn is not None
-        scratch = None
         if options.dry_run:
             model = None  # a dry run neither calls the model nor queues anything
-            scratch, conn = _scratch_copy(conn)
         report: dict[str, Any] = {"dry_run": options.dry_run, "now": iso(now)}
         try:
             if model is not None:
@@ -111,8 +110,6 @@ def run(
             report["identity"] = publish(home, memories.active(now), now, options.dry_run)
         finally:
             conn.close()
-            if scratch is not None:
-                scratch.cleanup()
         finish(home, report, started, now, options.dry_run)
     return report
 
@@ -123,26 +120,6 @@ def finish(home: Home, report: dict[str, Any], started: float, now: datetime, dr
     report["daily_summary"] = _daily_summary(home, report, now, dry)
     if not dry:
         lock.write_state(home.root / ".consolidate_state", {"last_run_at": iso(now)})
-
-
-def _scratch_copy(
-    conn: sqlite3.Connection,
-) -> tuple[tempfile.TemporaryDirectory[str], sqlite3.Connection]:
-    """A dry run's private copy of memory.db (in the system's temp folder, closing
-    ``conn``): every step runs for real on it, so the report says exactly what a real
-    run would do — later steps see the memories and merges of earlier ones — while the
-    store is never written."""
-    folder = tempfile.TemporaryDirectory(prefix="soloqueue-consolidate-")
-    try:
-        copy = sqlite3.connect(Path(folder.name) / "memory.db", isolation_level=None)
-        conn.backup(copy)
-        copy.execute("PRAGMA synchronous = OFF")
-    except BaseException:
-        folder.cleanup()
-        raise
-    finally:
-        conn.close()
-    return folder, copy
 
 
 class Memories(Protocol):

@@ -48,13 +48,12 @@ class ModelExtraction:
     def __init__(
         self,
         llm: Llm,
-        open_state: Callable[[], sqlite3.Connection],
         config: Config,
         now: datetime,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
         self.llm, self.config, self.now = llm, config, now
-        self._open_state = open_state
+        self._open_state: Callable[[], sqlite3.Connection] | None = None
         self._state: Any = None  # state.db, or the back end's database (use_database)
         self._queue: ModuleType = queue
         self._owns_state = True
@@ -73,8 +72,14 @@ class ModelExtraction:
 
     def state(self) -> Any:
         if self._state is None:
+            assert self._open_state is not None, "the back end names the queue first"
             self._state = self._open_state()
         return self._state
+
+    def use_state_db(self, open_state: Callable[[], sqlite3.Connection]) -> None:
+        """Queue in state.db, which ``open_state`` opens at the first need (the SQLite
+        back end's consolidate gives it; the model closes it in :meth:`close`)."""
+        self._open_state = open_state
 
     def use_database(self, conn: Any, ops: ModuleType) -> None:
         """Queue in the back end's database instead of state.db: ``ops`` has

@@ -20,8 +20,6 @@ from typing import TYPE_CHECKING
 from soloqueue_mem.sessions.events import SessionKey
 
 if TYPE_CHECKING:
-    from soloqueue_mem.config import Config
-    from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
     from soloqueue_mem.memory.store import Remembered
 
@@ -96,18 +94,6 @@ def _reserve(state: sqlite3.Connection, key: SessionKey, index: int, now: str) -
             (*key, index, now),
         )
     return True
-
-
-def extracted_in_store(home: Home, config: Config, key: SessionKey) -> set[int]:
-    """:func:`extracted_turns` from the store's state.db (none when it has none)."""
-    from soloqueue_mem.storage.sqlite.stores import open_state
-
-    conn = open_state(home, config, create=False)
-    try:
-        return extracted_turns(conn, key)
-    finally:
-        if conn is not None:
-            conn.close()
 
 
 def extract_turns(

@@ -6,13 +6,13 @@ What ``session end`` does and what a Claude Code ``SessionEnd`` hook does.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
 from datetime import datetime
 from typing import NamedTuple
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle.digest import Digest, digest_session, rules
-from soloqueue_mem.lifecycle.on_log import extracted_in_store
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.reader import end_session
@@ -26,13 +26,18 @@ class Ended(NamedTuple):
 
 
 def end_and_digest(
-    home: Home, conn: sqlite3.Connection, key: SessionKey, config: Config, now: datetime
+    home: Home,
+    conn: sqlite3.Connection,
+    key: SessionKey,
+    config: Config,
+    now: datetime,
+    done: Collection[int] = (),
 ) -> Ended:
     """End ``key`` (NotFound when it was never logged) and turn what its turns state
-    into an episode and memories (quick rules)."""
+    into an episode and memories (quick rules); the turns in ``done`` were extracted on
+    log already and are only summarized."""
     ended_at = end_session(conn, key, now)
     extractor = rules(vocabulary(config.predicates))
-    done = extracted_in_store(home, config, key)
     digest = digest_session(
         home, conn, key, now, "session_end", extractor, None, done, config.language
     )

@@ -15,14 +15,13 @@ from typing import Any
 from soloqueue_mem.clock import iso
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
-from soloqueue_mem.lifecycle.digest import digest_session
-from soloqueue_mem.memory.recall import Request, recall
+from soloqueue_mem.memory.recall import Request
 from soloqueue_mem.sessions.events import SessionKey, parse_event
-from soloqueue_mem.sessions.offload import Offloader
-from soloqueue_mem.sessions.reader import openai_messages, read_session
-from soloqueue_mem.sessions.trace import Scope, trace
-from soloqueue_mem.sessions.writer import LoggedTurn, log_events
-from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
+from soloqueue_mem.sessions.reader import openai_messages
+from soloqueue_mem.sessions.trace import Scope
+from soloqueue_mem.sessions.writer import LoggedTurn
+from soloqueue_mem.storage.catalog import offloader as new_offloader
+from soloqueue_mem.storage.sqlite.backend import SqliteBackend
 from soloqueue_mem.text.lexicon import open_lexicon
 
 DEMO_EVENTS: list[dict[str, Any]] = [
@@ -77,38 +76,27 @@ def run_demo(now: datetime, base: Path | None = None) -> dict[str, Any]:
     """Log the demo session into a fresh store; return what a user would look at."""
     with tempfile.TemporaryDirectory(prefix="soloqueue-demo-", dir=base) as tmp:
         home = Home(Path(tmp) / ".soloqueue")
-        config = Config()
-        conn = open_memory(home, config)
-        assert conn is not None
-        offloader = Offloader(home, config, now, lambda: open_artifacts(home, config))
+        backend = SqliteBackend(home, Config())
+        offloader = new_offloader(home, backend.config, now)
         try:
             items = [
                 (n, parse_event({**e, "timestamp": iso(now + timedelta(seconds=n))}))
                 for n, e in enumerate(DEMO_EVENTS, start=1)
             ]
+            scope = ("default", "demo", "demo-session")
             logged = [
-                t
-                for t in log_events(
-                    home,
-                    conn,
-                    items,
-                    ("default", "demo", "demo-session"),
-                    config,
-                    now,
-                    offload=offloader,
-                )
-                if isinstance(t, LoggedTurn)
+                t for t in backend.log(items, scope, now, offloader) if isinstance(t, LoggedTurn)
             ]
             lexicon = open_lexicon(home.cache_dir)
-            searches = {q: trace(home, conn, q, Scope(), 3, lambda: lexicon) for q in DEMO_QUERIES}
+            searches = {q: backend.trace(q, Scope(), 3, lambda: lexicon) for q in DEMO_QUERIES}
             first = logged[0]
             key = SessionKey(first.group, first.agent, first.session)
-            content = read_session(home, key)
-            ended = digest_session(home, conn, key, now, "session_end")
-            recalled = recall(home, conn, Request(RECALL_QUERY), config, now, lambda: lexicon)
+            content = backend.session(key)
+            ended = backend.session_end(key, now).digest
+            recalled = backend.recall(Request(RECALL_QUERY), now, lambda: lexicon)
         finally:
             offloader.close()
-            conn.close()
+            backend.close()
         return {
             "root": str(home.root),
             "logged": logged,

@@ -26,11 +26,9 @@ from __future__ import annotations
 import base64
 import sqlite3
 from collections.abc import Callable, Collection, Iterator
-from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem.artifacts import cas, catalog
-from soloqueue_mem.config import Config
 from soloqueue_mem.context import identity
 from soloqueue_mem.graph import dump as graph_dump
 from soloqueue_mem.home import Home
@@ -41,7 +39,6 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.logfile import read_lines
 from soloqueue_mem.sessions.reader import session_files
 from soloqueue_mem.state import values
-from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_graph, open_memory, open_state
 
 if TYPE_CHECKING:
     from soloqueue_mem.graph.db import GraphDb
@@ -72,55 +69,6 @@ class Sources(NamedTuple):
     state: sqlite3.Connection | None
     graph: GraphDb | None = None  # graph.db, or the database's graph tables
     database: Any = None  # a psycopg connection: the PostgreSQL back end's tables
-
-
-def open_database(stack: ExitStack, config: Config) -> Any:
-    """The PostgreSQL back end's connection (closed with ``stack``) when
-    ``database_url`` is set, else None."""
-    from soloqueue_mem.storage.base import database_url
-
-    url = database_url(config)
-    if url is None:
-        return None
-    from soloqueue_mem.storage.postgres.connect import connect
-
-    conn = connect(url)
-    stack.callback(conn.close)
-    return conn
-
-
-def open_sources(stack: ExitStack, home: Home, config: Config) -> Sources:
-    """The store's databases that exist, closed with ``stack``; on the PostgreSQL back
-    end, its database (the graph's tables too) and this host's artifacts.db."""
-    database = open_database(stack, config)
-    conns = []
-    for opener in (open_memory, open_artifacts, open_state):
-        local = database is None or opener is open_artifacts
-        conn = opener(home, config, create=False) if local else None
-        if conn is not None:
-            stack.callback(conn.close)
-        conns.append(conn)
-    memory, artifacts, state = conns
-    graph = graph_of(stack, home, config, database, create=False)
-    return Sources(memory, artifacts, state, graph=graph, database=database)
-
-
-def graph_of(
-    stack: ExitStack, home: Home, config: Config, database: Any, create: bool
-) -> GraphDb | None:
-    """The graph on the database's connection, or graph.db (closed with ``stack``;
-    None when it does not exist and not ``create``)."""
-    from soloqueue_mem.graph.db import SqliteGraph
-
-    if database is not None:
-        from soloqueue_mem.storage.postgres.graph import PgGraph
-
-        return PgGraph(database)
-    conn = open_graph(home, config, create=create)
-    if conn is None:
-        return None
-    stack.callback(conn.close)
-    return SqliteGraph(conn)
 
 
 def export(

@@ -311,30 +311,6 @@ def check(lines: Iterable[bytes]) -> Checked:
     return Checked(count, kinds, ending.complete)
 
 
-def target_opener(stack: ExitStack, home: Home, config: Config) -> Callable[[bool], Targets]:
-    """What :func:`import_dump` opens the store with (every database closed with
-    ``stack``, graph.db only for a dump with graph records); on the PostgreSQL back
-    end, its database (the graph's tables too) and this host's artifacts.db."""
-    from soloqueue_mem.ops.export import graph_of, open_database
-    from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, open_state
-
-    def open_targets(with_graph: bool) -> Targets:
-        database = open_database(stack, config)
-        conns = []
-        for opener in (open_memory, open_artifacts, open_state):
-            local = database is None or opener is open_artifacts
-            conn = opener(home, config) if local else None
-            if conn is not None:
-                stack.callback(conn.close)
-            conns.append(conn)
-        memory, artifacts, state = conns
-        assert artifacts is not None  # opened with create=True
-        graph = graph_of(stack, home, config, database, create=True) if with_graph else None
-        return Targets(home, config, memory, artifacts, state, graph=graph, database=database)
-
-    return open_targets
-
-
 def import_dump(
     lines: Callable[[], Iterable[bytes]], open_targets: Callable[[bool], Targets]
 ) -> dict[str, Any]:

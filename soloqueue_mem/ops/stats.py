@@ -13,6 +13,8 @@ from soloqueue_mem.lifecycle.consolidate import read_state as consolidate_state
 from soloqueue_mem.lifecycle.gc import read_state
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from soloqueue_mem.home import StrPath
 
 
@@ -37,9 +39,13 @@ def _tree_size(folder: StrPath, suffix: str) -> tuple[int, int]:
 
 
 def store_stats(
-    home: Home, memory: sqlite3.Connection | None, artifacts: sqlite3.Connection | None = None
+    home: Home,
+    memory: sqlite3.Connection | None,
+    artifacts: sqlite3.Connection | None,
+    open_queue: Callable[[], sqlite3.Connection | None],
 ) -> dict[str, Any]:
-    """Counts, sizes and schema versions of everything present."""
+    """Counts, sizes and schema versions of everything present; ``open_queue`` opens
+    state.db read-only (None: no file), closed here."""
     databases: dict[str, Any] = {}
     for path in (home.memory_db, home.state_db, home.artifacts_db, home.graph_db):
         if os.path.exists(path):
@@ -67,18 +73,18 @@ def store_stats(
         "blobs": {"files": blobs, "bytes": blob_bytes},
         "gc": read_state(home.gc_state),
         "consolidate": consolidate_state(home),
-        "extraction_queue": _queue_depth(home.state_db),
+        "extraction_queue": _queue_depth(open_queue),
         "hook_errors": count_errors(home),
     }
 
 
-def _queue_depth(path: StrPath) -> dict[str, int]:
-    """Items per status in state.db's extraction queue (read-only; none: no file)."""
-    if not os.path.exists(path):
-        return {}
+def _queue_depth(open_queue: Callable[[], sqlite3.Connection | None]) -> dict[str, int]:
+    """Items per status in state.db's extraction queue (none: no file)."""
     from soloqueue_mem.lifecycle.queue import depth
 
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = open_queue()
+    if conn is None:
+        return {}
     try:
         return depth(conn)
     except sqlite3.OperationalError:  # an empty or foreign file: nothing queued here

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from soloqueue_mem.artifacts import cas, catalog
-from soloqueue_mem.db.connect import read_only_uri, writable
 from soloqueue_mem.errors import StorageError
 from soloqueue_mem.home import Home, refuse_symlinks
 from soloqueue_mem.lifecycle.gc import scan_blobs, temp_files
@@ -28,6 +27,8 @@ from soloqueue_mem.sessions.reader import session_files
 EXIT_WARNINGS = 8
 EXIT_ERRORS = 9
 EXIT_BUSY = 75
+# opens a database so that it cannot write: (path, busy_timeout_ms) -> connection
+Connect = Callable[[str, int], sqlite3.Connection]
 
 
 class Finding(NamedTuple):
@@ -49,22 +50,24 @@ def verify_store(
     home: Home,
     options: VerifyOptions,
     now: float,
+    connect: Connect,
     open_for_repair: Callable[[], sqlite3.Connection | None] | None = None,
 ) -> dict[str, Any]:
-    """Check everything; return ``{"findings": [...], "counts": {...}, "exit_code": n}``."""
+    """Check everything; return ``{"findings": [...], "counts": {...}, "exit_code": n}``.
+    ``connect(path, busy_timeout_ms)`` opens a database so that it cannot write."""
     findings: list[Finding] = []
     counts: dict[str, int] = {}
     from soloqueue_mem.storage.sqlite import schema_graph, schema_memory
 
-    memory = _open_ro(home.memory_db, options, findings, len(schema_memory.MIGRATIONS))
+    memory = _open_ro(home.memory_db, options, findings, len(schema_memory.MIGRATIONS), connect)
     try:
-        cataloged = check_artifacts(home, options, now, findings, counts)
+        cataloged = check_artifacts(home, options, now, findings, counts, connect)
         offloads: dict[str, Offload] = {}
         _check_sessions(home, memory, findings, counts, offloads)
         expired_before = now - options.ephemeral_days * 86400
         check_offloads(offloads, cataloged or set(), expired_before, findings)
         # graph memory: integrity and schema version only
-        graph = _open_ro(home.graph_db, options, findings, len(schema_graph.MIGRATIONS))
+        graph = _open_ro(home.graph_db, options, findings, len(schema_graph.MIGRATIONS), connect)
         if graph is not None:
             graph.close()
     finally:
@@ -92,13 +95,20 @@ def report(
 
 
 def check_artifacts(
-    home: Home, options: VerifyOptions, now: float, findings: list[Finding], counts: dict[str, int]
+    home: Home,
+    options: VerifyOptions,
+    now: float,
+    findings: list[Finding],
+    counts: dict[str, int],
+    connect: Connect,
 ) -> set[str] | None:
     """This data directory's artifact catalog against its blobs (the CAS); the ids of
     the catalog's rows (None when it was not read)."""
     from soloqueue_mem.storage.sqlite import schema_artifacts
 
-    artifacts = _open_ro(home.artifacts_db, options, findings, len(schema_artifacts.MIGRATIONS))
+    artifacts = _open_ro(
+        home.artifacts_db, options, findings, len(schema_artifacts.MIGRATIONS), connect
+    )
     try:
         if not _blob_folders_are_real(home, findings):
             pass  # a symlinked artifacts/ or artifacts/blobs: never followed, never read
@@ -143,7 +153,7 @@ def exit_code(findings: list[Finding]) -> int:
 
 
 def _open_ro(
-    path: str, options: VerifyOptions, findings: list[Finding], head: int
+    path: str, options: VerifyOptions, findings: list[Finding], head: int, connect: Connect
 ) -> sqlite3.Connection | None:
     """A read-only connection after an integrity check; None if absent, busy, corrupt
     or written by a newer release (schema above ``head``: other commands refuse it)."""
@@ -151,7 +161,7 @@ def _open_ro(
         return None
     name = os.path.basename(path)
     try:
-        conn = _connect_query_only(path, options.busy_timeout_ms)
+        conn = connect(path, options.busy_timeout_ms)
         check = "integrity_check" if options.full else "quick_check"
         result = [row[0] for row in conn.execute(f"PRAGMA {check}")]
     except sqlite3.OperationalError as exc:
@@ -177,20 +187,6 @@ def _open_ro(
         findings.append(Finding("error", "schema-too-new", name, detail))
         conn.close()
         return None
-    return conn
-
-
-def _connect_query_only(path: str, busy_timeout_ms: int) -> sqlite3.Connection:
-    """A connection that cannot write. A read-write open made query-only is preferred
-    to ``mode=ro``: as the last connection to close it removes the ``-wal``/``-shm``
-    files, where a read-only one would leave them behind. A store that cannot be
-    written (a read-only copy) is opened read-only (``immutable=1`` without a
-    ``-wal`` file: no ``-shm`` can be created there)."""
-    timeout = busy_timeout_ms / 1000
-    uri = f"file:{path}" if writable(path) else read_only_uri(path)
-    conn = sqlite3.connect(uri, uri=True, timeout=timeout)
-    conn.execute("PRAGMA query_only = ON")
-    conn.execute("PRAGMA trusted_schema = OFF")
     return conn
 
 

@@ -226,6 +226,9 @@ def test_seed_004_working_promote_and_query(store):
     assert store.working_add("ok", group="g").dropped  # the entry filter drops acknowledgements
     added = store.working_add("the user is comparing Postgres and SQLite today", group="g")
     assert added.entry is not None
+    assert store.working(group="g") == [added.entry] and store.working(group="h") == []
+    assert store.working_clear(group="g") == 1 and store.working(group="g") == []
+    added = store.working_add("the user is comparing Postgres and SQLite today", group="g")
     text = "We chose SQLite for the embedded store. " * 30
     promoted = store.promote(text, group="g")
     assert promoted.chunks == len(promoted.stored) > 1 and promoted.existing == 0
@@ -276,8 +279,9 @@ def test_graph_remember_sync_and_its_errors(store):
         store.graph_recall("x", agent="../x")
 
 
-def test_export_writes_the_graph_memory_too(store):
-    """graph.db's nodes are in Store.export's dump, as in the CLI's ``export``."""
+def test_export_writes_the_graph_memory_too(store, tmp_path):
+    """graph.db's nodes are in Store.export's dump, as in the CLI's ``export``, and a
+    dump given as an open binary file (the CLI's spooled stdin) imports them back."""
     import io
     import json
 
@@ -286,6 +290,24 @@ def test_export_writes_the_graph_memory_too(store):
     store.export(out)
     kinds = [json.loads(line).get("kind") for line in out.getvalue().splitlines()]
     assert kinds.count("graph_node") == 1
+    with Store(tmp_path / "copy") as copy:
+        report = copy.import_dump(io.BytesIO(out.getvalue().encode()))
+        again = io.StringIO()
+        copy.export(again)
+    assert report["complete"] is True
+    assert again.getvalue().splitlines()[1:] == out.getvalue().splitlines()[1:]
+
+
+def test_episodes_list_show_and_search(store):
+    store.log("我们决定用 PostgreSQL 做用户系统的数据库。", session="s1")
+    (episode_id,) = store.session_end("s1").episodes
+    assert [e.id for e in store.episodes(session="s1")] == [episode_id]
+    assert store.episodes(session="s2") == []
+    assert store.episode(episode_id[:8]).id == episode_id
+    assert [e.id for e in store.search_episodes("PostgreSQL", group="default")] == [episode_id]
+    assert store.search_episodes("Kubernetes") == []
+    with pytest.raises(InvalidId):
+        store.episodes(agent="not an id")
 
 
 def test_context_compress_queues_the_compressed_turns_for_the_graph_when_set(tmp_path):
@@ -341,3 +363,13 @@ def test_add_logs_extracts_and_says_what_changed(store):
     moved = store.add([{"role": "user", "content": "Our database is MySQL 8."}], group="shop")
     (new,) = moved.superseded
     assert "MySQL 8" in new.content and moved.replaced == [added.id]
+
+
+def test_scratchpad_template_then_set_redacted_and_checked(store, home):
+    assert "当前项目" in store.scratchpad().content and not home.exists()
+    pad = store.scratchpad_set("## 当前项目\nkey sk-abcdefghijklmnopqrstuvwxyz0123456789\n")
+    assert "sk-abcdefghijklmnopqrstuvwxyz0123456789" not in pad.content
+    assert store.scratchpad().content == pad.content
+    assert store.scratchpad(agent="other").content != pad.content
+    with pytest.raises(BadInput):
+        store.scratchpad_set("x" * 2001)

@@ -22,13 +22,14 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.ops.dump_file import write_dump
-from soloqueue_mem.ops.export import Scope, export, open_sources
-from soloqueue_mem.ops.import_dump import import_dump, target_opener
+from soloqueue_mem.ops.export import Scope, export
+from soloqueue_mem.ops.import_dump import import_dump
 from soloqueue_mem.semantic import dump as vectors
 from soloqueue_mem.sessions.events import Event
 from soloqueue_mem.sessions.writer import log_events
 from soloqueue_mem.state import values
 from soloqueue_mem.storage.sqlite.stores import open_graph, open_memory, open_state
+from soloqueue_mem.storage.transfer import open_sources, target_opener
 
 NOW = datetime(2026, 11, 26, 8, tzinfo=UTC)
 SETTINGS = settings(

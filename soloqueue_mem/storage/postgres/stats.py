@@ -15,6 +15,7 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.ops.stats import store_stats as local_stats
 from soloqueue_mem.storage.base import shown_url
 from soloqueue_mem.storage.postgres.reindex import pending
+from soloqueue_mem.storage.sqlite.stores import open_read_only
 
 if TYPE_CHECKING:
     import psycopg
@@ -40,7 +41,7 @@ def store_stats(
 ) -> dict[str, Any]:
     """The SQLite report's shape, its database counts from PostgreSQL (see the module
     doc), plus ``backend`` and ``shared``."""
-    report = local_stats(home, None, artifacts)
+    report = local_stats(home, None, artifacts, lambda: open_read_only(home.state_db))
     counts = ", ".join(f"(SELECT count(*) FROM {table})" for table in TABLES)
     row = conn.execute(
         f"SELECT (SELECT version FROM schema_version),"  # noqa: S608 - constant names

@@ -31,6 +31,7 @@ from soloqueue_mem.ops.verify import (
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.storage.postgres import reindex
 from soloqueue_mem.storage.postgres.schema import MIGRATIONS
+from soloqueue_mem.storage.sqlite.stores import open_query_only
 
 if TYPE_CHECKING:
     import psycopg
@@ -67,7 +68,7 @@ def verify_store(
     counts: dict[str, int] = {}
     if home.exists():
         home.check_safe()
-        check_artifacts(home, options, now, findings, counts)
+        check_artifacts(home, options, now, findings, counts, open_query_only)
         _check_logs(home, conn, findings, counts)
     counts["schema_version"] = _schema_version(conn)
     _check_sessions(conn, findings)

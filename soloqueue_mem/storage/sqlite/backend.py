@@ -213,7 +213,13 @@ class SqliteBackend:
 
         missing = f"session {'/'.join(key)} not found (no data directory)"
         conn = self.existing("memory", missing)
-        return end_and_digest(self.home, conn, key, self.config, now)
+        return end_and_digest(self.home, conn, key, self.config, now, self._extracted_on_log(key))
+
+    def _extracted_on_log(self, key: SessionKey) -> set[int]:
+        """The session's turns whose extraction on log finished (state.db's record)."""
+        from soloqueue_mem.lifecycle.on_log import extracted_turns
+
+        return extracted_turns(self.connection("state", create=False), key)
 
     # -- episodes and consolidation ----------------------------------------------------
 
@@ -251,16 +257,32 @@ class SqliteBackend:
         model: ModelExtraction | None = None,
     ) -> dict[str, Any]:
         """``consolidate`` on connections of its own (it holds them as long as it runs)."""
+        from contextlib import ExitStack
+
         from soloqueue_mem.lifecycle.consolidate import run
-        from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
+        from soloqueue_mem.storage.sqlite.scratch import scratch_copy
+        from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, open_state
+
+        scratch = ExitStack()  # a dry run's copy of memory.db, removed when it ends
 
         def memory() -> sqlite3.Connection | None:
-            return open_memory(self.home, self.config)
+            conn = open_memory(self.home, self.config)
+            assert conn is not None  # opened with create=True
+            return scratch.enter_context(scratch_copy(conn)) if options.dry_run else conn
+
+        def queue() -> sqlite3.Connection:
+            conn = open_state(self.home, self.config)
+            assert conn is not None  # opened with create=True
+            return conn
 
         def artifacts() -> sqlite3.Connection | None:
             return open_artifacts(self.home, self.config, create=False)
 
-        return run(self.home, memory, now, options, model, progress, open_artifacts=artifacts)
+        options = options._replace(extracted_on_log=self._extracted_on_log)
+        if model is not None:
+            model.use_state_db(queue)
+        with scratch:
+            return run(self.home, memory, now, options, model, progress, open_artifacts=artifacts)
 
     def extract_on_log(
         self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
@@ -415,12 +437,14 @@ class SqliteBackend:
 
     def stats(self, artifacts: sqlite3.Connection | None) -> dict[str, Any]:
         from soloqueue_mem.ops.stats import store_stats
+        from soloqueue_mem.storage.sqlite.stores import open_read_only
 
-        return store_stats(self.home, self.connection("memory", create=False), artifacts)
+        memory = self.connection("memory", create=False)
+        return store_stats(self.home, memory, artifacts, lambda: open_read_only(self.home.state_db))
 
     def verify(self, options: VerifyOptions, now: float) -> dict[str, Any]:
         from soloqueue_mem.ops.verify import verify_store
-        from soloqueue_mem.storage.sqlite.stores import open_memory
+        from soloqueue_mem.storage.sqlite.stores import open_memory, open_query_only
 
         if not self.home.exists():
             return {
@@ -434,7 +458,7 @@ class SqliteBackend:
         def for_repair() -> sqlite3.Connection | None:
             return open_memory(self.home, self.config, create=False)
 
-        return verify_store(self.home, options, now, for_repair)
+        return verify_store(self.home, options, now, open_query_only, for_repair)
 
     def gc(
         self,

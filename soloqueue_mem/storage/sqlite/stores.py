@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Sequence
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.db.connect import Deferred, Migration, open_db
+from soloqueue_mem.db.connect import Deferred, Migration, open_db, read_only_uri, writable
 from soloqueue_mem.home import Home
 
 # len(schema_memory.MIGRATIONS): opening a memory.db at this version imports none of
@@ -72,3 +73,25 @@ def _open(
         busy_timeout_ms=config.busy_timeout_ms,
         create=create,
     )
+
+
+def open_read_only(path: str) -> sqlite3.Connection | None:
+    """``path`` opened read-only (``mode=ro``), for a report that writes nothing (no
+    migration, no ``-wal``); None when there is no such file."""
+    if not os.path.exists(path):
+        return None
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+
+
+def open_query_only(path: str, busy_timeout_ms: int) -> sqlite3.Connection:
+    """A connection that cannot write, for ``verify``. A read-write open made query-only
+    is preferred to ``mode=ro``: as the last connection to close it removes the
+    ``-wal``/``-shm`` files, where a read-only one would leave them behind. A store that
+    cannot be written (a read-only copy) is opened read-only (``immutable=1`` without a
+    ``-wal`` file: no ``-shm`` can be created there)."""
+    timeout = busy_timeout_ms / 1000
+    uri = f"file:{path}" if writable(path) else read_only_uri(path)
+    conn = sqlite3.connect(uri, uri=True, timeout=timeout)
+    conn.execute("PRAGMA query_only = ON")
+    conn.execute("PRAGMA trusted_schema = OFF")
+    return conn

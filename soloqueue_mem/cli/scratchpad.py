@@ -20,7 +20,8 @@ from soloqueue_mem.errors import UsageError
 from soloqueue_mem.home import validate_id
 
 app = typer.Typer(
-    help="Show, set or edit the scratchpad: 当前项目 / 近期进展 / 未解决的问题 / 下一步.",
+    help="Show, set or edit the scratchpad: current projects, recent progress, open questions,"
+    " next steps (headings in the language setting's language).",
     no_args_is_help=True,
 )
 

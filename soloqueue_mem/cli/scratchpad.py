@@ -26,6 +26,9 @@ app = typer.Typer(
 )
 
 
+SHOWN = ("group", "agent", "content", "updated_at")
+
+
 def _emit(app_ctx: AppContext, pad: object) -> None:
     from soloqueue_mem.memory.scratchpad import as_json
 
@@ -33,7 +36,8 @@ def _emit(app_ctx: AppContext, pad: object) -> None:
     emit_object(
         data,
         app_ctx.format,
-        table=lambda: print_table(None, ["field", "value"], data.items()),
+        # the Markdown as written (its sections' items are parsed from it, for JSON)
+        table=lambda: print_table(None, ["field", "value"], ((k, data[k]) for k in SHOWN)),
         text=lambda: data["content"],
     )
 

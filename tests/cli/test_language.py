@@ -92,3 +92,22 @@ def test_the_language_setting_governs_the_fixed_strings(
     assert pad.split("\n")[0] in seen["brief"]
     other = FORMS["zh" if expected == "en" else "en"]
     assert not any(form in seen[name] for name, form in other.items())
+
+
+@pytest.mark.parametrize(("language", "opening"), [("en", "Split this chat log"), ("zh", "把下面")])
+def test_the_graph_models_prompts_follow_the_language(cli, home, monkeypatch, language, opening):
+    from tests.e2e.test_consolidate_llm import ChatServer
+
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text(f'language = "{language}"\n')
+    said = "The cat is called Mimi."
+    processed = {"content": said, "phrase": "cat Mimi", "keywords": ["cat", "Mimi"]}
+    with ChatServer([(200, json.dumps([said])), (200, json.dumps(processed))]) as server:
+        monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
+        monkeypatch.setenv("SOLOQUEUE_LLM_MODEL", "m")
+        cli.ok("graph", "remember", "--sync", input=json.dumps([{"role": "user", "content": said}]))
+    segment, content = (r["messages"][-1]["content"] for r in server.requests)
+    assert segment.startswith(opening)
+    assert content.startswith(
+        "Process this text. Keep" if language == "en" else "处理下面的文本。内容保持原文。"
+    )

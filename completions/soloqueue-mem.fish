@@ -26,7 +26,7 @@ complete -c soloqueue-mem -n '__fish_use_subcommand' -a promote -d 'Store text a
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a query -d 'Recent working memory (hot) plus long-term memories (cold) for QUERY.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a recall -d 'Recall what is relevant to QUERY: memories, episodes, past turns, working memory.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a remember -d 'Store a semantic memory; re-stating one raises its confidence instead of duplicating.'
-complete -c soloqueue-mem -n '__fish_use_subcommand' -a scratchpad -d 'Show, set or edit the scratchpad: 当前项目 / 近期进展 / 未解决的问题 / 下一步.'
+complete -c soloqueue-mem -n '__fish_use_subcommand' -a scratchpad -d 'Show, set or edit the scratchpad: current projects, recent progress, open questions, next steps (headings in the language setting\'s language).'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a serve -d 'Serve the HTTP API (needs the server extra): memory/ingest and'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a session -d 'List, show, export and end sessions; set, get and unset session variables.'
 complete -c soloqueue-mem -n '__fish_use_subcommand' -a stats -d 'Counts, sizes and schema versions of the store (creates nothing).'

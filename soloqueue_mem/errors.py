@@ -83,9 +83,38 @@ class TempFail(SoloqueueError):
 
 class MissingExtra(SoloqueueError):
     """An optional feature whose extra is not installed; the message names the install
-    command."""
+    command (:func:`install_hint`)."""
 
     code = "missing_extra"
+
+
+def install_hint(extra: str) -> str:
+    """How to add ``extra`` to this installation, e.g. ``install the server extra:
+    /venv/bin/python -m pip install '/src/soloqueue-mem[server]'``.
+
+    The package is on no index, so ``soloqueue-mem[extra]`` would not resolve: the hint
+    names what this installation came from as its installer recorded it (PEP 610's
+    ``direct_url.json``: the checkout, editable or not, or the wheel) and the Python
+    it runs on; without that record, the form for a checkout."""
+    import json
+    import sys
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    source, editable, installer, origin = ".", False, "pip", {}
+    for dist in metadata.distributions(name="soloqueue-mem"):  # a checkout's egg-info has none
+        record = dist.read_text("direct_url.json")
+        if record:
+            origin = json.loads(record)
+            installer = (dist.read_text("INSTALLER") or "pip").strip()
+            break
+    if origin.get("url", "").startswith("file://"):
+        source = unquote(urlparse(origin["url"]).path)
+        editable = bool(origin.get("dir_info", {}).get("editable"))
+    target = f"{'-e ' if editable else ''}'{source}[{extra}]'"
+    if installer == "uv":  # uv's environments have no pip
+        return f"install the {extra} extra: uv pip install --python {sys.executable} {target}"
+    return f"install the {extra} extra: {sys.executable} -m pip install {target}"
 
 
 class PartialFailure(SoloqueueError):

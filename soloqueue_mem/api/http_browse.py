@@ -181,7 +181,7 @@ def graph_recall(store: Store, body: dict[str, Any], request: Request) -> Any:
         group=body.get("group") or "default",
         agent=body.get("agent") or "default",
     )
-    return as_json(found)
+    return as_json(found, store.config.language)
 
 
 def viewer_page(setting: str) -> Response:

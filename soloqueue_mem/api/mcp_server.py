@@ -237,7 +237,7 @@ def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> M
                 agent=scope.write_agent,
             )
         )
-        return shorten(as_json(found), cap)
+        return shorten(as_json(found, store.config.language), cap)
 
     @server.tool(
         annotations=ToolAnnotations(

@@ -610,6 +610,7 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             encoding=encoding or counted_by,
             manifest=manifest,
             proxy_margin=0.0 if encoding else proxy_margin,
+            language=self.config.language,
         )
         history = self._history(session, messages, group, agent)
         backend = self._storage()
@@ -624,7 +625,8 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             state = stored_state(group, agent, session, backend)
             identity = compiled_identity(self.home.root, now)
             pad = _pad_reader(backend, group, agent, self.config.language)
-            layers = default_layers(self.home, pad, recaller, state, identity)
+            language = self.config.language
+            layers = default_layers(self.home, pad, recaller, state, identity, language=language)
         return build_context(backend.token_cache(), history, options, layers)
 
     def _history(

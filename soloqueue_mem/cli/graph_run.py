@@ -71,7 +71,7 @@ def run_recall(
             floor = params.link_break_threshold
             scope = scope_of(group, agent)
             result = graph_recall.recall(conn, scope, words, relation, depth, limit, floor)
-    data = graph_recall.as_json(result)
+    data = graph_recall.as_json(result, app_ctx.config.language)
     emit_object(
         data,
         app_ctx.format,

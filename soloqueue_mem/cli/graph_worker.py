@@ -46,7 +46,7 @@ def steps_for(home: Home, config: Config, env: Mapping[str, str]) -> Steps:
 
     p = params(config)
     llm = from_env(env, p.worker_timeout, p.max_retries, BACKOFF_BASE, BACKOFF_CAP)
-    return Steps(lexicon_for(home), llm)
+    return Steps(lexicon_for(home), llm, language=config.language)
 
 
 def lexicon_for(home: Home) -> Callable[[], Lexicon]:

@@ -70,16 +70,13 @@ DurationOpt = Annotated[
 def _memories_table(rows: list[Memory]) -> None:
     print_table(
         None,
-        ["id", "type", "subject", "predicate", "content", "imp.", "conf.", "expires"],
+        ["id", "type", "content", "imp.", "expires"],  # memory show: every field
         (
             (
                 m.id[:12],
                 m.type,
-                m.subject,
-                m.predicate,
                 m.content[:160],
                 f"{m.importance:.2f}",
-                f"{m.confidence:.2f}",
                 m.expires_at or "never",
             )
             for m in rows

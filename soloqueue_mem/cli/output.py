@@ -34,6 +34,8 @@ class Format(StrEnum):
 
 
 DELIMITERS = {Format.csv: ",", Format.tsv: "\t"}
+SHORT_COLUMN = 20  # a table column no wider than this stays on one line if it can
+LONG_COLUMN = 20  # the least a wider column (the text) keeps of a narrow terminal
 
 
 def resolve_format(fmt: Format, stdout_is_tty: bool | None = None) -> Format:
@@ -119,6 +121,28 @@ def cell(value: Any) -> str:
     if isinstance(value, dict | list | tuple):
         return jsonio.dumps_compact(value)
     return str(value)
+
+
+def _table_cell(value: Any) -> str:
+    """``cell``, with a list of texts one per line (not JSON) and a stored UTC time to
+    the minute (``2026-11-29 10:43Z``): a table is for a person, and the full form
+    wraps over three lines of a narrow column."""
+    if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+        return "\n".join(str(v) for v in value)
+    text = cell(value)
+    if len(text) >= 17 and text[10:11] == "T" and text.endswith("Z") and _is_time(text):
+        return f"{text[:10]} {text[11:16]}Z"
+    return text
+
+
+def _is_time(text: str) -> bool:
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def flat_pairs(obj: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
@@ -211,18 +235,49 @@ def print_table(title: str | None, columns: Sequence[str], rows: Iterable[Sequen
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=title, show_lines=False)
-    for column in columns:
-        table.add_column(column, overflow="fold")
-    for row in rows:
-        table.add_row(*(Text(for_terminal(cell(value))) for value in row))
-
     class StdoutConsole(Console):
         def on_broken_pipe(self) -> None:
             """To the boundary (exit 141, as documented), not Rich's exit 1."""
             raise BrokenPipeError
 
-    StdoutConsole().print(table)
+    console = StdoutConsole()
+    cells = [[for_terminal(_table_cell(value)) for value in row] for row in rows]
+    table = Table(title=title, show_lines=False)
+    for column, width in zip(columns, _column_widths(columns, cells, console.width), strict=True):
+        table.add_column(column, overflow="fold", min_width=width, max_width=width)
+    for row in cells:
+        table.add_row(*(Text(value) for value in row))
+    console.print(table)
+
+
+def _column_widths(columns: Sequence[str], cells: list[list[str]], room: int) -> list[int | None]:
+    """The width of each short column (ids, types, scores, times; None: the text takes
+    the rest): whole when the room allows, narrowest first, else its longest word, so
+    a cell is broken between words (a time: date, then hour), never inside one
+    (``PREFEREN|CE``). Each wider column keeps ``LONG_COLUMN`` of the room; when even
+    the words do not fit, every width is left to Rich."""
+    from rich.cells import cell_len
+
+    def widest(pieces: Iterable[str]) -> int:
+        return max((cell_len(piece) for piece in pieces), default=0)
+
+    whole = [
+        widest([c, *(ln for row in cells for ln in row[n].splitlines())])
+        for n, c in enumerate(columns)
+    ]
+    short = [n for n, width in enumerate(whole) if width <= SHORT_COLUMN]
+    widths: list[int | None] = [None] * len(columns)
+    for n in short:
+        widths[n] = widest([columns[n], *(w for row in cells for w in row[n].split())])
+    room -= 3 * len(columns) + 1 + LONG_COLUMN * (len(columns) - len(short))  # borders
+    room -= sum(widths[n] or 0 for n in short)
+    if room < 0:
+        return [None] * len(columns)
+    for n in sorted(short, key=lambda n: whole[n]):
+        grow = whole[n] - (widths[n] or 0)
+        if grow <= room:
+            widths[n], room = whole[n], room - grow
+    return widths
 
 
 def print_text_block(text: str) -> None:

@@ -20,9 +20,13 @@ from soloqueue_mem.errors import UsageError
 from soloqueue_mem.home import validate_id
 
 app = typer.Typer(
-    help="Show, set or edit the scratchpad: 当前项目 / 近期进展 / 未解决的问题 / 下一步.",
+    help="Show, set or edit the scratchpad: current projects, recent progress, open questions,"
+    " next steps (headings in the language setting's language).",
     no_args_is_help=True,
 )
+
+
+SHOWN = ("group", "agent", "content", "updated_at")
 
 
 def _emit(app_ctx: AppContext, pad: object) -> None:
@@ -32,7 +36,8 @@ def _emit(app_ctx: AppContext, pad: object) -> None:
     emit_object(
         data,
         app_ctx.format,
-        table=lambda: print_table(None, ["field", "value"], data.items()),
+        # the Markdown as written (its sections' items are parsed from it, for JSON)
+        table=lambda: print_table(None, ["field", "value"], ((k, data[k]) for k in SHOWN)),
         text=lambda: data["content"],
     )
 

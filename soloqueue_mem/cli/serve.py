@@ -10,7 +10,7 @@ import typer
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentFilter, GroupFilter, RootOpt
 from soloqueue_mem.cli.state import app_context
-from soloqueue_mem.errors import MissingExtra, UsageError
+from soloqueue_mem.errors import MissingExtra, UsageError, install_hint
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
@@ -28,9 +28,7 @@ def require(extra: str, *modules: str) -> None:
         try:
             importlib.import_module(module)
         except ImportError:
-            raise MissingExtra(
-                f"{module} is not installed; install it with: pip install 'soloqueue-mem[{extra}]'"
-            ) from None
+            raise MissingExtra(f"{module} is not installed; {install_hint(extra)}") from None
 
 
 def _scope(group: str | None, agent: str | None) -> tuple[str | None, str | None]:

@@ -247,7 +247,7 @@ def end(
     """Mark a session ended and turn its new turns into an episode and memories.
 
     What the user stated becomes memories (quick rules), the episode records the goal,
-    tools, errors and outcome, and the scratchpad notes it under 近期进展. The
+    tools, errors and outcome, and the scratchpad notes it under recent progress. The
     session's TRANSIENT memories are deleted (transient_cleared).
     """
     app_ctx = app_context(ctx, fmt, root)
@@ -274,8 +274,9 @@ def set_variable(
 ) -> None:
     """Set a session variable, shown in context build's scratchpad layer.
 
-    current_task becomes the first item of the scratchpad's 当前项目 (a task it replaces
-    goes to 近期进展 with the date); next_step the first item of 下一步.
+    current_task becomes the first item of the scratchpad's current projects (a task it
+    replaces goes to recent progress with the date); next_step the first item of next
+    steps.
     """
     from soloqueue_mem.cli.kv import emit_entry, parse_value
     from soloqueue_mem.state.values import encode

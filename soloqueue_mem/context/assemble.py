@@ -51,6 +51,7 @@ class Options(NamedTuple):
     encoding: str = "cl100k_base"
     manifest: bool = False  # count every candidate, dropped ones too
     proxy_margin: float = 0.0  # > 0: the encoding stands in for the model's tokenizer
+    language: str = "auto"  # the setting the layers' headings are in
 
 
 class Result(NamedTuple):
@@ -125,7 +126,7 @@ def build_context(
     # One system message: --system when given, else the history's own, then the layers.
     own, history = own_system(history)
     prompt = options.system if options.system.strip() else own
-    system = {"role": "system", "content": system_content(prompt, layers)}
+    system = {"role": "system", "content": system_content(prompt, layers, options.language)}
     keys = [*history.cache_keys, token_cache.text_key(system["content"])]
     known = tokens_cache.cached([k for k in keys if k], encoding) if tokens_cache else {}
     fresh: dict[str, int] = {}
@@ -171,16 +172,19 @@ def default_layers(
     recalled: Callable[..., tuple[str, set[str]]] | None,
     state: State = NO_STATE,
     identity: Mapping[str, str] | None = None,
+    *,
+    language: str,
 ) -> Callable[[Callable[[str], int]], list[Layer]]:
     """The memory layers of ``--with-memory`` for :func:`build_context`;
     ``recalled(budget, count, seen)`` is :data:`~soloqueue_mem.context.layers.Recalled`
     with the token counter; ``pad`` reads the scratchpad shown (None: there is no
-    store); ``identity`` the compiled identity files by source name."""
+    store); ``identity`` the compiled identity files by source name; ``language`` the
+    setting their fixed text is in."""
 
     def layers(count: Callable[[str], int]) -> list[Layer]:
         recall_text: Recalled | None = (
             (lambda budget, seen: recalled(budget, count, seen)) if recalled else None
         )
-        return memory_layers(home.root, pad, recall_text, count, state, identity)
+        return memory_layers(home.root, pad, recall_text, count, state, identity, language=language)
 
     return layers

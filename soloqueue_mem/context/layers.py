@@ -18,13 +18,8 @@ from typing import NamedTuple
 from soloqueue_mem.context import once
 from soloqueue_mem.memory.scratchpad import Scratchpad
 from soloqueue_mem.text.budget import shorten
+from soloqueue_mem.text.strings import text as fixed_text
 
-SELF_DESCRIPTION = (
-    "You have a long-term memory outside this prompt. Call recall(query) for relevant "
-    "memories and recent events, trace(query) for the raw past turns with their tool "
-    "inputs and results, and read_artifact(id) for a large output that was saved "
-    "instead of shown."
-)
 BUDGETS = {
     "identity": 350,
     "tools": 80,
@@ -34,17 +29,6 @@ BUDGETS = {
     "user": 120,
     "preferences": 120,
 }
-TITLES = {
-    "identity": "Identity",
-    "tools": "Memory tools",
-    "scratchpad": "Scratchpad",
-    "core_memory": "Core memory",
-    "recall": "Relevant memories",
-    "user": "User profile",
-    "preferences": "Agent preferences",
-}
-
-
 # recalled(budget, seen): the recall text, leaving out memories whose content key is in
 # ``seen``, and the content keys of the memories it shows.
 Recalled = Callable[[int, frozenset[str]], tuple[str, set[str]]]
@@ -77,10 +61,13 @@ def memory_layers(
     count: Callable[[str], int],
     state: State = NO_STATE,
     identity: Mapping[str, str] | None = None,
+    *,
+    language: str,
 ) -> list[Layer]:
     """Every layer in order (None ``recalled``: no query), each fact in the first
     layer that shows it. ``identity``: the compiled identity files by source name
-    (None: MEMORY.md and USER.md as they are, no SOUL.md or AGENT.md)."""
+    (None: MEMORY.md and USER.md as they are, no SOUL.md or AGENT.md); ``language``:
+    the setting the fixed text (the tools' description, the session's heading) is in."""
 
     def source(name: str) -> str | None:
         if identity is None:
@@ -91,8 +78,8 @@ def memory_layers(
         "identity": lambda: (
             _joined(identity.get("SOUL.md"), identity.get("AGENT.md")) if identity else None
         ),
-        "tools": lambda: SELF_DESCRIPTION,
-        "scratchpad": lambda: _with_session(scratchpad_text(pad()), state),
+        "tools": lambda: fixed_text(language, "memory_tools"),
+        "scratchpad": lambda: _with_session(scratchpad_text(pad()), state, language),
         "core_memory": lambda: source("MEMORY.md"),
         "user": lambda: source("USER.md"),
         "preferences": lambda: state.preferences,
@@ -144,16 +131,22 @@ def scratchpad_text(pad: Scratchpad | None) -> str | None:
     return pad.content if pad is not None and pad.updated_at else None
 
 
-def _with_session(pad: str | None, state: State) -> str | None:
+def _with_session(pad: str | None, state: State, language: str) -> str | None:
     """The scratchpad followed by the session's variables (current_task first)."""
     if not state.session:
         return pad
-    block = f"## 会话状态 (session {state.session_id})\n{state.session}"
+    heading = fixed_text(language, "session_state").format(session=state.session_id)
+    block = f"## {heading}\n{state.session}"
     return f"{pad.rstrip()}\n\n{block}" if pad else block
 
 
-def system_content(system_prompt: str, layers: list[Layer]) -> str:
+def title(layer: str, language: str) -> str:
+    """The heading of ``layer`` in the system prompt (and the hooks' brief)."""
+    return fixed_text(language, f"layer_{layer}")
+
+
+def system_content(system_prompt: str, layers: list[Layer], language: str) -> str:
     """The system prompt followed by each included layer under its heading."""
     parts = [system_prompt.rstrip()] if system_prompt.strip() else []
-    parts += [f"## {TITLES[layer.name]}\n{layer.text}" for layer in layers if layer.text]
+    parts += [f"## {title(layer.name, language)}\n{layer.text}" for layer in layers if layer.text]
     return "\n\n".join(parts)

@@ -16,7 +16,10 @@ def checked_ref(ref: str, kind: str) -> str:
     """``ref`` lower-cased when it can be an id or an id's prefix; BadInput if not."""
     ref = ref.strip().lower()
     if len(ref) < MIN_PREFIX or not set(ref) <= _HEX:
-        raise BadInput(f"not a {kind} id: {ref!r} (32 hex digits, or a prefix of {MIN_PREFIX}+)")
+        article = "an" if kind[:1] in "aeiou" else "a"  # an episode, a memory
+        raise BadInput(
+            f"not {article} {kind} id: {ref!r} (32 hex digits, or a prefix of {MIN_PREFIX}+)"
+        )
     return ref
 
 

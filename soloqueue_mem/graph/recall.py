@@ -22,13 +22,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.store import Link, Node, Scope
+from soloqueue_mem.text.strings import text as fixed_text
 
 if TYPE_CHECKING:
     from soloqueue_mem.graph.db import GraphDb
 
-PREFIX = "[记忆] "
 SEPARATOR = "\n---\n"
-FORGOTTEN = "与某个已遗忘的事物有关联"
 
 
 class Found(NamedTuple):
@@ -166,21 +165,23 @@ def _matched(content: str, keywords_json: str, wanted: list[str]) -> list[str]:
     return [word for word in wanted if word in lowered or word in own]
 
 
-def as_text(result: Recalled) -> str:
-    """Seed §3.5's text: ``[记忆] …`` blocks separated by ``---``, no ids; then one
-    perception line per forgotten thing."""
-    blocks = [PREFIX + f.node.content for f in result.found]
-    blocks += [PREFIX + forgotten_line(link) for link in result.dangling]
+def as_text(result: Recalled, language: str) -> str:
+    """``[记忆] …`` (``[memory] …`` in English) blocks separated by ``---``, no ids;
+    then one perception line per forgotten thing, in the ``language`` setting's
+    language."""
+    prefix = fixed_text(language, "memory_prefix")
+    blocks = [prefix + f.node.content for f in result.found]
+    blocks += [prefix + forgotten_line(link, language) for link in result.dangling]
     return SEPARATOR.join(blocks) + ("\n" if blocks else "")
 
 
-def forgotten_line(link: Link) -> str:
+def forgotten_line(link: Link, language: str) -> str:
     if link.relation:
-        return f"它有个{link.relation}，但我想不起来了"
-    return FORGOTTEN
+        return fixed_text(language, "graph_forgotten_relation").format(relation=link.relation)
+    return fixed_text(language, "graph_forgotten")
 
 
-def as_json(result: Recalled) -> dict[str, Any]:
+def as_json(result: Recalled, language: str) -> dict[str, Any]:
     return {
         "results": [
             {
@@ -201,9 +202,9 @@ def as_json(result: Recalled) -> dict[str, Any]:
                 "to_id": str(link.to_id),
                 "strength": round(link.strength, 6),
                 "relation": link.relation,
-                "text": forgotten_line(link),
+                "text": forgotten_line(link, language),
             }
             for link in result.dangling
         ],
-        "text": as_text(result),
+        "text": as_text(result, language),
     }

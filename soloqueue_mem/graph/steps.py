@@ -20,6 +20,7 @@ from soloqueue_mem.graph import rules
 from soloqueue_mem.graph.rules import MAX_PIECE, Processed
 from soloqueue_mem.lifecycle.llm import Llm, LlmError, complete
 from soloqueue_mem.text.lexicon import Lexicon
+from soloqueue_mem.text.strings import resolve
 
 SEGMENT_PROMPT = """把下面的聊天记录切分成语义完整的小段，每段不超过 200 字。
 把代词（他/她/它/they/it 等）替换为明确的指代对象。只输出 JSON 字符串数组。
@@ -34,6 +35,28 @@ RELATION_PROMPT = """用 2-4 个字说出新记忆与关注点之间的关系（
 
 新记忆: {node}
 关注点: {focus}"""
+KEEP, SHORTEN = "内容保持原文。", "把内容压缩到不超过 {target} 字。"
+# The same prompts for `language = "en"` (same answer formats).
+SEGMENT_PROMPT_EN = """Split this chat log into small self-contained pieces of at most 200
+characters each. Replace pronouns (he/she/it/they …) with what they refer to. Answer with
+a JSON array of strings only.
+
+{transcript}"""
+CONTENT_PROMPT_EN = """Process this text. {target}Answer with a JSON object:
+{{"content": "the processed text", "phrase": "a 3-6 word summary phrase", \
+"keywords": ["3-5 keywords"]}}
+
+{text}"""
+RELATION_PROMPT_EN = """Name the relation between the new memory and the focus in one to three
+words (such as: part of, about, involves, discusses, mentions). Answer with the name only.
+
+New memory: {node}
+Focus: {focus}"""
+KEEP_EN, SHORTEN_EN = "Keep the text as it is. ", "Shorten it to at most {target} characters. "
+PROMPTS = {
+    "zh": (SEGMENT_PROMPT, CONTENT_PROMPT, RELATION_PROMPT, KEEP, SHORTEN),
+    "en": (SEGMENT_PROMPT_EN, CONTENT_PROMPT_EN, RELATION_PROMPT_EN, KEEP_EN, SHORTEN_EN),
+}
 
 
 class SegmentationFailed(Exception):
@@ -41,17 +64,20 @@ class SegmentationFailed(Exception):
 
 
 class Steps:
-    """Segmentation, content processing and relation naming for the worker."""
+    """Segmentation, content processing and relation naming for the worker; the
+    model's prompts in the ``language`` setting's language."""
 
     def __init__(
         self,
         lexicon: Callable[[], Lexicon],
         llm: Llm | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        language: str = "auto",
     ) -> None:
         self.lexicon = lexicon
         self.llm = llm
         self.sleep = sleep
+        self.prompts = PROMPTS[resolve(language)]
 
     def segment(self, messages: list[dict[str, str]]) -> list[str]:
         if self.llm is None:
@@ -59,7 +85,7 @@ class Steps:
         transcript = "\n".join(f"[{m['role']}]: {m['content']}" for m in messages)
         try:
             pieces = complete(
-                self.llm, SEGMENT_PROMPT.format(transcript=transcript), _pieces, self.sleep
+                self.llm, self.prompts[0].format(transcript=transcript), _pieces, self.sleep
             )
         except LlmError as exc:
             raise SegmentationFailed(str(exc)) from None
@@ -68,8 +94,9 @@ class Steps:
     def process(self, text: str, target: int | None = None) -> Processed:
         if self.llm is None:
             return rules.process(text, self.lexicon, target)
-        wanted = f"把内容压缩到不超过 {target} 字。" if target is not None else "内容保持原文。"
-        prompt = CONTENT_PROMPT.format(target=wanted, text=text)
+        keep, shorten = self.prompts[3:]
+        wanted = shorten.format(target=target) if target is not None else keep
+        prompt = self.prompts[1].format(target=wanted, text=text)
         try:
             answer = complete(self.llm, prompt, _processed, self.sleep)
         except LlmError:
@@ -81,7 +108,7 @@ class Steps:
     def relation(self, node: Processed, focus: Any) -> str | None:
         if self.llm is None:
             return rules.relation(node, focus.keywords)
-        prompt = RELATION_PROMPT.format(node=node.content, focus=focus.content)
+        prompt = self.prompts[2].format(node=node.content, focus=focus.content)
         try:
             return complete(self.llm, prompt, _relation, self.sleep)
         except LlmError:

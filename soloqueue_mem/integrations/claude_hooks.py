@@ -108,7 +108,8 @@ def _session_start(hook: Hook) -> Outcome:
     found = hook.backend.episodes(EpisodeFilters(group=group, agent=agent), 1)
     # what this project's sessions left, consolidated or not
     memories = hook.backend.memories(Filters(group=group), hook.now, BRIEF_MEMORIES)
-    brief = build_brief(hook.scope, pad, memories, found[0] if found else None, hook.now)
+    episode = found[0] if found else None
+    brief = build_brief(hook.scope, pad, memories, episode, hook.now, hook.config.language)
     return Outcome(_context("SessionStart", brief), [])
 
 
@@ -233,6 +234,7 @@ def _log(hook: Hook, events: list[Event]) -> list[LoggedTurn]:
 
 def _recall(hook: Hook, prompt: str) -> str:
     """The memories recalled for ``prompt``, fenced as reference data ("" if none)."""
+    from soloqueue_mem.context.layers import title
     from soloqueue_mem.integrations.brief import fenced
     from soloqueue_mem.memory.recall import Request, render_text
     from soloqueue_mem.text.lexicon import open_lexicon
@@ -244,7 +246,8 @@ def _recall(hook: Hook, prompt: str) -> str:
     except BadInput:  # nothing to search for in this prompt
         return ""
     text = render_text(found.hits)
-    return fenced({"Relevant memories": text}) if text.strip() else ""
+    language = hook.config.language
+    return fenced({title("recall", language): text}, language) if text.strip() else ""
 
 
 def _context(event: str, text: str) -> str | None:

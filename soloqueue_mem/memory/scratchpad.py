@@ -34,9 +34,6 @@ def template(language: str) -> str:
     return "\n\n".join(f"## {fixed_text(language, field)}" for field in SECTIONS) + "\n"
 
 
-TEMPLATE = template("zh")  # the seed's form
-
-
 class Scratchpad(NamedTuple):
     group: str
     agent: str
@@ -77,7 +74,7 @@ def _key(group: str, agent: str) -> str:
     return f"{group}/{agent}"
 
 
-def get(conn: sqlite3.Connection, group: str, agent: str, template: str = TEMPLATE) -> Scratchpad:
+def get(conn: sqlite3.Connection, group: str, agent: str, template: str) -> Scratchpad:
     """The scratchpad of (group, agent); ``template`` when none was written."""
     row = conn.execute(
         "SELECT content, updated_at FROM scratchpad WHERE user_id = ?", (_key(group, agent),)

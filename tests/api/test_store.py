@@ -259,7 +259,7 @@ def test_graph_remember_queues_then_work_recall_and_focus(store, home):
     focus = store.graph_focus(agent="alice")
     assert len(focus) == 2
     found = store.graph_recall(["PostgreSQL", "kubernetes"], agent="alice")
-    assert as_text(found).startswith("[记忆] ")
+    assert as_text(found, store.config.language).startswith("[记忆] ")
     assert {f.node.content for f in found.found} == {m["content"] for m in GRAPH_TALK}
     assert store.graph_focus(agent="alice") == focus  # recall never changes the focus
     assert store.graph_recall("postgresql", agent="bob").found == []  # one graph per agent

@@ -602,7 +602,9 @@ def test_episode_list_show_search_and_recall(cli, monkeypatch):
     assert [e["session"] for e in cli.json("episode", "search", "部署脚本")] == ["zh"]
     assert cli.json("episode", "search", "nothing-like-this") == []
     assert cli("episode", "show", "ffffffff").exit_code == 3
-    assert cli("episode", "show", "xyz").exit_code == EX_DATAERR
+    refused = cli("episode", "show", "xyz")
+    assert refused.exit_code == EX_DATAERR
+    assert refused.stderr.startswith("error: not an episode id: 'xyz'")
     text = cli.ok("--format", "text", "episode", "show", listed_episodes[1]["id"]).stdout
     assert text.startswith("6 轮")  # the summary in the language setting's (zh: the suite's)
 

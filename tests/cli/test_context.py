@@ -322,8 +322,8 @@ def test_a_remembered_fact_is_recalled_into_the_system_message(cli):
     cli.ok("remember", fact)
     out = with_memory(cli, "--query", "production database")
     system = out["messages"][0]["content"]
-    assert system.startswith("You are Ada.\n\n## Memory tools\n")
-    section = system.split("## Relevant memories\n", 1)[1]
+    assert system.startswith("You are Ada.\n\n## 记忆工具\n")
+    section = system.split("## 相关记忆\n", 1)[1]
     assert fact in section.split("\n\n", 1)[0]
     recall = layers(out)["recall"]
     assert recall["status"] == "included" and fact in recall["text"]
@@ -336,7 +336,7 @@ def test_the_tools_layer_describes_the_memory_tools(cli):
     assert tools["status"] == "included" and tools["tokens"] <= tools["budget"] == 80
     for name in ("recall(", "trace(", "read_artifact("):
         assert name in tools["text"]
-    assert f"## Memory tools\n{tools['text']}" in out["messages"][0]["content"]
+    assert f"## 记忆工具\n{tools['text']}" in out["messages"][0]["content"]
 
 
 def test_absent_layers_are_skipped_cleanly(cli):
@@ -350,7 +350,7 @@ def test_absent_layers_are_skipped_cleanly(cli):
         assert found[name]["status"].startswith("skipped: ")
         assert (found[name]["text"], found[name]["tokens"]) == ("", 0)
     system = out["messages"][0]["content"]
-    for heading in ("## Core memory", "## User profile", "## Relevant memories", "## Scratchpad"):
+    for heading in ("## 核心记忆", "## 用户档案", "## 相关记忆", "## 草稿本"):
         assert heading not in system
     # a query with nothing to recall is skipped too, not an error
     assert layers(with_memory(cli, "--query", "anything"))["recall"]["status"].startswith(
@@ -366,9 +366,9 @@ def test_identity_files_appear_under_their_headings(cli, home):
     (identity / "USER.md").write_text("Name: 小明. Prefers replies in Chinese.\n")
     out = with_memory(cli)
     system = out["messages"][0]["content"]
-    assert "## Core memory\n# Core\n- 项目代号 Falcon\n- deploys go through CI" in system
-    assert system.endswith("## User profile\nName: 小明. Prefers replies in Chinese.")
-    assert system.index("## Memory tools") < system.index("## Core memory")
+    assert "## 核心记忆\n# Core\n- 项目代号 Falcon\n- deploys go through CI" in system
+    assert system.endswith("## 用户档案\nName: 小明. Prefers replies in Chinese.")
+    assert system.index("## 记忆工具") < system.index("## 核心记忆")
     found = layers(out)
     assert found["core_memory"]["status"] == found["user"]["status"] == "included"
     assert found["user"]["budget"] == 120
@@ -385,7 +385,7 @@ def test_a_huge_core_memory_is_shortened_to_its_budget(cli, home):
     assert core["status"] == "shortened" and core["budget"] == 400
     assert 350 < core["tokens"] <= 400 and core["tokens"] == COUNT(core["text"])
     assert core["text"].endswith("…") and text.startswith(core["text"][:-1])
-    assert f"## Core memory\n{core['text']}" in out["messages"][0]["content"]
+    assert f"## 核心记忆\n{core['text']}" in out["messages"][0]["content"]
 
 
 def test_a_fact_appears_once_across_the_memory_layers(cli, home):
@@ -464,7 +464,7 @@ def test_the_scratchpad_of_the_builds_scope_is_a_layer(cli):
     pad = layers(out)["scratchpad"]
     assert pad["status"] == "included" and "迁移到 PostgreSQL" in pad["text"]
     assert "someone else's" not in out["messages"][0]["content"]
-    assert "## Scratchpad\n## 当前项目\n- 迁移到 PostgreSQL" in out["messages"][0]["content"]
+    assert "## 草稿本\n## 当前项目\n- 迁移到 PostgreSQL" in out["messages"][0]["content"]
 
 
 def test_the_recall_layer_brings_relevant_turns(cli):

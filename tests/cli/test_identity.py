@@ -99,7 +99,7 @@ def test_context_build_uses_the_compiled_identity_within_its_budget(cli, home):
     layer = {item["name"]: item for item in out["layers"]}["identity"]
     assert layer["status"] == "shortened" and layer["tokens"] <= layer["budget"] == 350
     system = out["messages"][0]["content"]
-    assert system.startswith("## Identity\n# Soul\n\nI am Ada")
+    assert system.startswith("## 身份\n# Soul\n\nI am Ada")
     assert "editor's note" not in system and "[待学习]" not in system
     assert (home / "identity" / "compiled" / "manifest.json").exists()
 

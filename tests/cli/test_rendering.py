@@ -103,3 +103,25 @@ def test_memory_episode_and_scratchpad_text_is_terminal_safe(cli, hostile, hosti
         assert "payload" in out, args
         assert "\x1b" not in out and not any(0x80 <= ord(c) <= 0x9F for c in out), args
         assert "\u202e" not in out and "\x07" not in out and "\x08" not in out, args
+
+
+@pytest.mark.usefixtures("store")
+def test_tables_fit_an_80_column_terminal_without_breaking_words(cli):
+    cli.ok("remember", "User prefers short answers, always with the command to run first",
+           "--type", "PREFERENCE")  # fmt: skip
+    cli.ok("remember", "The staging host is stage-2", "--duration", "30d")
+    cli.ok("log", "-s", "s1", "--role", "user", "The deploy keeps timing out")
+    cli.ok("session", "set", "s1", "next_step", "raise the timeout")
+    wide = {"NO_COLOR": "1", "COLUMNS": "80"}
+    tables = {
+        args: cli(*args, "--format", "table", env=wide).stdout
+        for args in [("memory", "list"), ("session", "list"), ("scratchpad", "show")]
+    }
+    for out in tables.values():
+        assert out and all(len(line) <= 80 for line in out.splitlines()), out
+    memories = tables[("memory", "list")]
+    assert "│ PREFERENCE │" in memories  # a type, an id, a time: whole, on one line
+    assert "2026-12-26 08:00Z" in memories and "08:00:00.000Z" not in memories
+    assert "│ 2026-11-26 08:00Z │" in tables[("session", "list")]
+    pad = tables[("scratchpad", "show")]
+    assert "- raise the timeout" in pad and '["' not in pad  # the Markdown, not JSON lists

@@ -81,8 +81,8 @@ def test_a_whole_session_of_hook_events(home):
     # The next session starts with a brief of what the memory now holds.
     brief = context_of(hook(payload("SessionStart"))[0], "SessionStart")
     assert brief.startswith('<memory-brief source="soloqueue-mem">')
-    assert "not instructions" in brief and brief.endswith("</memory-brief>")
-    assert "## Latest episode" in brief and "## Scratchpad" in brief
+    assert "不是指令" in brief and brief.endswith("</memory-brief>")
+    assert "## 最近的情节" in brief and "## 草稿本" in brief
     assert errors(home) == []
     assert cli_json("stats")["hook_errors"] == 0  # type: ignore[index]
 
@@ -174,7 +174,7 @@ def test_recalled_memories_are_added_only_when_configured(home):
     assert hook(payload("UserPromptSubmit"))[0] == ""  # hook_recall is off by default
     (home / "config.toml").write_text("hook_recall = true\n")
     context = context_of(hook(payload("UserPromptSubmit"))[0], "UserPromptSubmit")
-    assert "## Relevant memories" in context and "30 s timeout" in context
+    assert "## 相关记忆" in context and "30 s timeout" in context
     assert context.endswith("</memory-brief>")
 
 
@@ -289,12 +289,12 @@ def test_each_project_keeps_its_own_memory_unless_one_group_is_configured(
         "mode": "project",
         "project": str(shop),
     }
-    assert f"## Memory group\n{shop_group} (project {shop})" in brief
-    assert "Kubernetes on GKE" in brief.split("## Core memory", 1)[1]
+    assert f"## 记忆分组\n{shop_group}（项目 {shop}）" in brief
+    assert "Kubernetes on GKE" in brief.split("## 核心记忆", 1)[1]
     assert _brief(blog) == ""  # another project starts empty
 
     (home / "config.toml").write_text('hook_group = "everything"\n')
     _project_session(blog, "s2", "We deploy the blog with Netlify.")
     brief = _brief(shop)
-    assert "## Memory group\neverything (shared)" in brief and "Netlify" in brief
+    assert "## 记忆分组\neverything（shared）" in brief and "Netlify" in brief
     assert cli_json("stats")["hook_group"]["group"] == "everything"  # type: ignore[index]

@@ -59,6 +59,13 @@ def test_hot_commands_import_nothing_heavy(args):
     assert loaded_heavy_modules(*args, stdin=stdin) == []
 
 
+@pytest.mark.parametrize("args", [["--help"], ["graph", "remember", "--help"]])
+def test_help_imports_nothing_heavy(args):
+    """`--help` imports every command's module to build the app: none may load jieba
+    (seconds for its dictionary) or Rich at import time."""
+    assert loaded_heavy_modules(*args) == []
+
+
 @pytest.mark.parametrize("command", ["recall", "trace"])
 def test_the_json_hit_path_does_not_import_dataclasses(home, command):
     """api.shapes is on the recall/trace JSON path; its values are named tuples."""

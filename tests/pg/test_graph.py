@@ -130,7 +130,7 @@ def test_the_store_api_runs_the_graph_on_postgres(home: Path, on_postgres: str) 
     with Store(home) as store:
         task = store.graph_remember(contract.CONVERSATION, sync=True)
         assert task["processed"]["nodes"] == 4
-        found = as_json(store.graph_recall("JSONB"))["results"]
+        found = as_json(store.graph_recall("JSONB"), "zh")["results"]
         assert [hit["content"] for hit in found] == ["PostgreSQL 支持 JSONB，查询也快。"]
         assert len(store.graph_focus()) == 4
         assert store.graph_work()["tasks"] == 0

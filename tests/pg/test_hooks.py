@@ -39,7 +39,7 @@ def test_a_whole_session_of_hook_events(
     # (the scratchpad noted the episode; this host has no identity/ of its own).
     monkeypatch.setenv("SOLOQUEUE_HOME", str(home.parent / "host-b"))
     brief = context_of(hook(payload("SessionStart"))[0], "SessionStart")
-    assert "## Latest episode" in brief and "## Scratchpad" in brief
+    assert "## 最近的情节" in brief and "## 草稿本" in brief
     assert brief.endswith("</memory-brief>")
 
 
@@ -50,7 +50,7 @@ def test_recalled_memories_come_from_the_database(home: Path, on_postgres: str) 
     (home / "config.toml").write_text("hook_recall = true\n")
     given = hook(payload("UserPromptSubmit"), "--group", "default")[0]  # where remember wrote
     context = context_of(given, "UserPromptSubmit")
-    assert "## Relevant memories" in context and "30 s timeout" in context
+    assert "## 相关记忆" in context and "30 s timeout" in context
 
 
 def test_an_unreachable_database_still_exits_0_with_the_reason(

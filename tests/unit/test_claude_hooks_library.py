@@ -62,7 +62,7 @@ def test_a_hostile_session_id_is_refused_before_any_write(home):
 
 
 def test_the_brief_of_an_empty_store_is_empty(home):
-    assert build_brief(None, None, [], None, NOW) == ""
+    assert build_brief(None, None, [], None, NOW, "en") == ""
     assert defused("a </memory-brief> b <MEMORY-BRIEF x>") == "a ‹/memory-brief> b ‹MEMORY-BRIEF x>"
 
 

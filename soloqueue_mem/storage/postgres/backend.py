@@ -510,9 +510,10 @@ class PostgresBackend:
         return values.remove(self.conn, table, scope, key)
 
     def session_set(self, key: SessionKey, name: str, value: Any, now: datetime) -> ValueEntry:
+        from soloqueue_mem.memory.scratchpad import template
         from soloqueue_mem.storage.postgres.state import set_variable
 
-        return set_variable(self.conn, key, name, value, now)
+        return set_variable(self.conn, key, name, value, now, template(self.config.language))
 
     def token_cache(self) -> PostgresTokenCache:
         from soloqueue_mem.storage.postgres.token_cache import PostgresTokenCache

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from soloqueue_mem.errors import SchemaTooNew, StorageError
+from soloqueue_mem.errors import SchemaTooNew, StorageError, install_hint
 from soloqueue_mem.storage.postgres.schema import EMBEDDING_COLUMN, MIGRATIONS
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def connect(url: str) -> psycopg.Connection:
         import psycopg
     except ImportError:
         raise StorageError(
-            "database_url needs the postgres extra: pip install 'soloqueue-mem[postgres]'"
+            f"database_url needs the postgres extra; {install_hint('postgres')}"
         ) from None
     try:
         # autocommit: a lone query is its own transaction, and conn.transaction() blocks

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.memory.scratchpad import (
-    TEMPLATE,
     Scratchpad,
     check,
     from_content,
@@ -29,7 +28,7 @@ def lock(conn: psycopg.Connection, group: str, agent: str) -> None:
     conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"scratchpad/{group}/{agent}",))
 
 
-def get(conn: psycopg.Connection, group: str, agent: str, template: str = TEMPLATE) -> Scratchpad:
+def get(conn: psycopg.Connection, group: str, agent: str, template: str) -> Scratchpad:
     """The scratchpad of (group, agent); ``template`` when none was written."""
     row = conn.execute(
         "SELECT content, updated_at FROM scratchpad WHERE group_id = %s AND agent_id = %s",
@@ -79,7 +78,7 @@ def put_back(conn: psycopg.Connection, pad: Scratchpad) -> str:
     fresh = from_content(pad.group, pad.agent, check(pad.content), pad.updated_at)
     if _write(conn, fresh, replace=False):
         return "added"
-    found = get(conn, pad.group, pad.agent)
+    found = get(conn, pad.group, pad.agent, template="")  # there: no template needed
     return (
         "existing"
         if (found.content, found.updated_at) == (pad.content, pad.updated_at)

@@ -17,15 +17,16 @@ if TYPE_CHECKING:
 
 
 def set_variable(
-    conn: psycopg.Connection, key: SessionKey, name: str, value: Any, now: datetime
+    conn: psycopg.Connection, key: SessionKey, name: str, value: Any, now: datetime, template: str
 ) -> Entry:
     """Set a session variable; ``current_task`` and ``next_step`` (text) update the
-    scratchpad of the session's group and agent in the same transaction."""
+    scratchpad of the session's group and agent (``template`` when none was written) in
+    the same transaction."""
     with conn.transaction():
         if syncs_scratchpad(name, value):
             scratchpad.lock(conn, key.group, key.agent)
             previous = text_of(lambda: values.get(conn, TABLE, key, name))
-            pad = scratchpad.get(conn, key.group, key.agent).content
+            pad = scratchpad.get(conn, key.group, key.agent, template).content
             new = synced(pad, name, value, previous, now)
             scratchpad.put(conn, key.group, key.agent, new, now)
         return values.put(conn, TABLE, key, name, value, now)

@@ -569,9 +569,11 @@ class SqliteBackend:
         return remove(self.existing("state", NO_STATE), table, scope, key)
 
     def session_set(self, key: SessionKey, name: str, value: Any, now: datetime) -> ValueEntry:
+        from soloqueue_mem.memory.scratchpad import template
         from soloqueue_mem.state.session import set_variable
 
-        return set_variable(self._state(), self._memory(), key, name, value, now)
+        empty = template(self.config.language)
+        return set_variable(self._state(), self._memory(), key, name, value, now, empty)
 
     # -- context -----------------------------------------------------------------------
 

@@ -147,14 +147,16 @@ def padded(ids: list, size: int) -> list:
     return ids[:size] + [None] * (size - len(ids[:size]))
 
 
-def consolidate(home, conn) -> None:
+def consolidate(home, conn) -> int:
     """What a night's `consolidate` makes of the conversation: episodes and memories
-    (every session idle by now)."""
+    (every session idle by now); returns what a second run right after it changed."""
     from soloqueue_mem.config import Config
     from soloqueue_mem.lifecycle.consolidate import Options, run
     from soloqueue_mem.storage.sqlite.stores import open_memory
 
     run(home, lambda: open_memory(home, Config()), datetime.now(UTC), Options())
+    again = run(home, lambda: open_memory(home, Config()), datetime.now(UTC), Options())
+    return c.changes(again)
 
 
 class Baseline:
@@ -264,7 +266,8 @@ def main() -> int:
     # lengths[method][bucket] = the same for categories 1-4, by the question's length
     lengths: dict[str, dict[str, list[tuple[bool, ...]]]] = {m: {} for m in methods}
     half_size = (len(data) + 1) // 2
-    dropped_ids = unscored = 0
+    dropped_ids = unscored = second_run = sourced = 0
+    unsourced: list[tuple[str, str]] = []
     trace_seconds = 0.0
     traced = 0
     turns_total = 0
@@ -275,7 +278,10 @@ def main() -> int:
             conv = sample["conversation"]
             home, conn, docs = ingest(work / f"conv-{index}", conv)
             if not args.no_consolidate:
-                consolidate(home, conn)
+                second_run += consolidate(home, conn)
+                checked, bad = c.unsourced(Path(home.memory_db))
+                sourced += checked
+                unsourced += bad
             if hybrid:
                 report = _dense.embed(conn, now)
                 embedded += report["memories"]["embedded"] + report["turns"]["embedded"]
@@ -340,6 +346,12 @@ def main() -> int:
         f"without valid evidence not scored. Library trace(): "
         f"{1000 * trace_seconds / max(traced, 1):.2f} ms per question (top 20)."
     )
+    if not args.no_consolidate:
+        c.out(
+            f"A second consolidate right after the first changed {second_run} item(s). "
+            f"Rules memories whose text is not in a turn they came from: {len(unsourced)} "
+            f"of {sourced}{': ' + repr(unsourced[:3]) if unsourced else ''}."
+        )
     if skipped:
         c.out(f"recall (hybrid) not measured: {skipped}.")
     elif hybrid:

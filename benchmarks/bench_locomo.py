@@ -220,9 +220,7 @@ def main() -> int:
         found = recall(home, conn, asked, setup, now, lexicon)
         return [h.candidate.turn.metadata["dia_id"] for h in found.hits if h.candidate.turn]
 
-    def answer_turns(
-        home, conn, question: str, setup: Config = config, recent: int = 0
-    ) -> list:
+    def answer_turns(home, conn, question: str, setup: Config = config, recent: int = 0) -> list:
         """-n 10's places, then -n 20's turns (hit@20 asks for 20)."""
         return padded(default_turns(home, conn, question, 10, setup, recent), 10) + default_turns(
             home, conn, question, 20, setup, recent

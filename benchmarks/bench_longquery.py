@@ -96,8 +96,10 @@ def in_context(user: dict, number: int) -> tuple[str, list[dict]]:
     if query["kind"] == "dialogue":
         lines = query["query"].splitlines()
         said = [
-            {"role": "user" if line.startswith(("User", "用户")) else "assistant",
-             "content": SPEAKER.sub("", line)}
+            {
+                "role": "user" if line.startswith(("User", "用户")) else "assistant",
+                "content": SPEAKER.sub("", line),
+            }
             for line in lines
         ]
         return said[-1]["content"], said[:-1]

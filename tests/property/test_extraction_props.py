@@ -32,6 +32,8 @@ NOISE = st.text(alphabet="我们的是I my和and 叫is", max_size=8)
 TEXTS = st.lists(
     st.tuples(st.one_of(FRAGMENTS, NOISE), JOINTS).map("".join), min_size=1, max_size=6
 ).map("".join)
+
+
 @settings(max_examples=100, deadline=None)
 @given(TEXTS)
 def test_every_rules_memory_maps_back_to_what_was_said(text):

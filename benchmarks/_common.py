@@ -304,3 +304,44 @@ class TextGen:
             parts.append(part)
             length += len(part)
         return "".join(parts).strip()[:target]
+
+
+def unsourced(memory_db: Path) -> tuple[int, list[tuple[str, str]]]:
+    """The rules memories of a store checked against the turns they came from (their
+    episode's): how many were checked, and (content, first turn) of each whose text is
+    not in any of those turns by the documented substitutions (``own_words.maps_back``)."""
+    import sqlite3
+
+    from soloqueue_mem.lifecycle.own_words import maps_back
+
+    conn = sqlite3.connect(f"file:{memory_db}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT m.id, m.content, t.content FROM memories AS m"
+            " JOIN conversation_turns AS t ON t.episode_id = m.source_episode_id"
+            " WHERE m.source = 'rules' ORDER BY m.id"
+        ).fetchall()
+    finally:
+        conn.close()
+    said: dict[str, tuple[str, list[str]]] = {}
+    for memory, content, turn in rows:
+        said.setdefault(memory, (content, []))[1].append(turn or "")
+    bad = [
+        (content, turns[0])
+        for content, turns in said.values()
+        if not any(maps_back(content, turn) for turn in turns)
+    ]
+    return len(said), bad
+
+
+def changes(report: dict[str, Any]) -> int:
+    """What a ``consolidate`` report says it changed: sessions digested into episodes
+    and memories, memories superseded, archived or demoted, items expired."""
+    counts = [
+        report["sessions"]["episodes"],
+        report["sessions"]["memories"],
+        report["dedup"]["superseded"],
+        *report["decay"].values(),
+        *report["expire"].values(),
+    ]
+    return sum(counts)

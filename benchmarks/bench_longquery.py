@@ -19,6 +19,15 @@ Reported per language, half, kind and query-length bucket: recall@10 (share of t
 answers in the top 10), hit@10 (any answer in the top 10), and for the answers that are
 a correction's new memory, how often it ranks above the memory it corrected.
 
+``--recent`` (recall enriched by the conversation's last turns, docs/concepts/search.md)
+is measured on a second store per user, the way an agent asks: a dialogue's last user
+line is the question and its earlier lines are logged as the session's turns; a
+message's context is the user's previous message (another topic: a long turn that must
+not drown the question). "question alone" is asked before the context is logged,
+"question + --recent N" after, both ranked by their memories (the turns the store now
+holds take no place); BM25 beside them on the question alone and on the context and
+question pasted together.
+
 Run: ``python benchmarks/bench_longquery.py [--lang zh|en] [--show N]``.
 """
 
@@ -26,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -41,6 +51,9 @@ DATA = Path(__file__).resolve().parent / "data"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 ASKED_DAY = 61
 LIMIT = 10
+RECENT = (3, 5)
+TURN_ROOM = 30  # more places than the logged turns can take
+SPEAKER = re.compile(r"^(User|Assistant|用户|助手)[:：]\s*")
 ABLATIONS = {  # each bounded adjustment switched off in turn (--ablate)
     "recall, no recency": {"recall_weight_recency": 0.0},
     "recall, no importance": {"recall_weight_importance": 0.0},
@@ -68,6 +81,51 @@ def recalled(store, ids: dict[str, str], query: str) -> list[str]:
     return [ids.get(h.candidate.memory.id, "?") for h in hits if h.candidate.memory is not None]
 
 
+def memories_first(store, ids: dict[str, str], query: str, **recent: object) -> list[str]:
+    """The memories among the best ``LIMIT`` + ``TURN_ROOM`` hits: a store that holds
+    turns spends places on them, which is not what ``--recent`` changes."""
+    hits = store.recall(query, limit=LIMIT + TURN_ROOM, max_tokens=10**6, **recent).hits
+    ranked = [ids.get(h.candidate.memory.id, "?") for h in hits if h.candidate.memory]
+    return ranked[:LIMIT]
+
+
+def in_context(user: dict, number: int) -> tuple[str, list[dict]]:
+    """A query as an agent asks it: the question and the turns said before it (a
+    dialogue's earlier lines; a message's: the user's previous message)."""
+    query = user["queries"][number]
+    if query["kind"] == "dialogue":
+        lines = query["query"].splitlines()
+        said = [
+            {
+                "role": "user" if line.startswith(("User", "用户")) else "assistant",
+                "content": SPEAKER.sub("", line),
+            }
+            for line in lines
+        ]
+        return said[-1]["content"], said[:-1]
+    previous = user["queries"][number - 1]["query"]  # the first takes the last one's
+    return query["query"], [{"role": "user", "content": previous}]
+
+
+def with_recent(store, ids: dict[str, str], bm25, user: dict, number: int) -> dict[str, list]:
+    """The ``--recent`` methods' rankings of query ``number`` (see the module docstring)."""
+    question, said = in_context(user, number)
+    session = f"q{number}"
+    ranked = {
+        "question alone": memories_first(store, ids, question),
+        "BM25, question alone": bm25.search(question, LIMIT),
+        "BM25, context + question": bm25.search(
+            "\n".join([*(t["content"] for t in said), question]), LIMIT
+        ),
+    }
+    store.log(said, session=session)
+    for n in RECENT:
+        ranked[f"question + --recent {n}"] = memories_first(
+            store, ids, question, recent=n, session=session
+        )
+    return ranked
+
+
 def score(ranked: list[str], answers: list[str]) -> tuple[float, bool]:
     top = set(ranked[:LIMIT])
     held = sum(1 for a in answers if a in top)
@@ -85,9 +143,14 @@ def main() -> int:
     parser.add_argument("--lang", choices=("zh", "en"), action="append")
     parser.add_argument("--show", type=int, default=0, help="print N tuned-half misses")
     parser.add_argument("--ablate", action="store_true", help="also each adjustment switched off")
+    parser.add_argument("--no-recent", action="store_true", help="skip the --recent methods")
     args = parser.parse_args()
     langs = args.lang or ["zh", "en"]
-    methods = ("recall (default)", "BM25 (in-process)", *(ABLATIONS if args.ablate else ()))
+    methods: tuple[str, ...] = ("recall (default)", "BM25 (in-process)")
+    methods += tuple(ABLATIONS) if args.ablate else ()
+    if not args.no_recent:
+        methods += ("question alone", "BM25, question alone", "BM25, context + question")
+        methods += tuple(f"question + --recent {n}" for n in RECENT)
     rows: list[dict] = []
     misses: list[str] = []
     from soloqueue_mem import Store
@@ -98,6 +161,8 @@ def main() -> int:
             for line in (DATA / f"longquery_{lang}.jsonl").read_text(encoding="utf-8").splitlines():
                 user = json.loads(line)
                 store, ids = ingest(work / f"{lang}-{user['user']}", user)
+                if not args.no_recent:
+                    asked, asked_ids = ingest(work / f"{lang}-{user['user']}-recent", user)
                 held = set(ids.values())
                 bm25 = Bm25([(m["id"], m["content"]) for m in user["memories"] if m["id"] in held])
                 replaced = {fix["new"]: fix["old"] for fix in user.get("corrections", [])}
@@ -105,13 +170,15 @@ def main() -> int:
                     name: Store(store.root, config=store.config._replace(**off), clock=store.now)
                     for name, off in (ABLATIONS.items() if args.ablate else ())
                 }
-                for query in user["queries"]:
+                for number, query in enumerate(user["queries"]):
                     ranked = {
                         methods[0]: recalled(store, ids, query["query"]),
                         methods[1]: bm25.search(query["query"], LIMIT),
                     }
                     for name, other in ablated.items():
                         ranked[name] = recalled(other, ids, query["query"])
+                    if not args.no_recent:
+                        ranked |= with_recent(asked, asked_ids, bm25, user, number)
                     for method, found in ranked.items():
                         share, hit = score(found, query["answers"])
                         fixes = [
@@ -133,6 +200,8 @@ def main() -> int:
                             misses.append(f"{query['id']}: wanted {query['answers']}, got {found}")
                 for other in (store, *ablated.values()):
                     other.close()
+                if not args.no_recent:
+                    asked.close()
             c.note(f"{lang}: done")
     finally:
         shutil.rmtree(work, ignore_errors=True)

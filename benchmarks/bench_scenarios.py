@@ -64,6 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _bm25 import Bm25  # noqa: E402
 from _common import (  # noqa: E402
     REPO,
+    changes,
     cli_argv,
     import_project,
     machine_line,
@@ -71,6 +72,7 @@ from _common import (  # noqa: E402
     note,
     out,
     table,
+    unsourced,
 )
 
 import_project()
@@ -315,7 +317,10 @@ def run_scenario(
             for path in lexicons.glob("lexicon-*"):
                 shutil.copy2(path, cli.home / "cache" / path.name)
         recall_seconds = 0.0
-        for when, kind, payload in timeline(scenario):
+        second_run = 0
+        actions = timeline(scenario)
+        last_night = max((p for _, k, p in actions if k == "consolidate"), default=None)
+        for when, kind, payload in actions:
             if kind == "session":
                 log_session(cli, scenario, payload, when, per_message)
                 if semantic:
@@ -323,6 +328,9 @@ def run_scenario(
                     cli.run(["--quiet", "index", "--embed", "--turns", "--format", "json"], done)
             elif kind == "consolidate":
                 cli.run(["--quiet", "consolidate", "--format", "json"], when)
+                if payload == last_night:  # a fixpoint: run again at once, nothing changes
+                    again = cli.run(["--quiet", "consolidate", "--format", "json"], when)
+                    second_run = changes(json.loads(again))
             else:
                 night = payload
                 probe = root / f"probe-night-{night}"
@@ -370,7 +378,16 @@ def run_scenario(
             for path in (cli.home / "cache").glob("lexicon-*"):
                 if not (lexicons / path.name).exists():
                     shutil.copy2(path, lexicons / path.name)
-        timing = {"calls": cli.calls, "cli_seconds": cli.seconds, "recall_seconds": recall_seconds}
+        checked, unsourced_ = unsourced(cli.home / "memory.db")
+        timing = {
+            "calls": cli.calls,
+            "cli_seconds": cli.seconds,
+            "recall_seconds": recall_seconds,
+            "second_run": second_run,
+            "checked": checked,
+            "unsourced": unsourced_,
+            "nights": last_night or 0,
+        }
     return results, timing
 
 
@@ -617,6 +634,14 @@ def main() -> int:
         f"Run: {elapsed:.1f} s wall, {calls} CLI processes "
         f"({sum(t['cli_seconds'] for t in timings):.1f} s in them, "
         f"{sum(t['recall_seconds'] for t in timings):.1f} s in recall)."
+    )
+    bad = [pair for t in timings for pair in t["unsourced"]]
+    out(
+        f"A second consolidate right after each scenario's last night (nights: "
+        f"{sorted({t['nights'] for t in timings})}) changed "
+        f"{sum(t['second_run'] for t in timings)} item(s). Rules memories whose text is "
+        f"not in a turn they came from: {len(bad)} of {sum(t['checked'] for t in timings)}"
+        f"{': ' + repr(bad[:3]) if bad else ''}."
     )
     if args.json_out:
         hidden = {"hits": None, "reason": "(held-out failure: not shown)"}

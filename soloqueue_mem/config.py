@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # the model table (~1.3 ms to import) only for a config namin
     Durability = Literal["normal", "full"]
 
 
+MAX_RECENT = 20  # recall --recent: seed 003 §5.5 folds in the last 3-5 turns
+
+
 class Config(NamedTuple):
     # normal: synchronous=NORMAL and JSONL appends not fsynced (a power loss may roll
     # back the last commits, never corrupt); full: fsync every commit and append.
@@ -102,6 +105,9 @@ class Config(NamedTuple):
     # hook claude UserPromptSubmit: also give the agent the memories recalled for the
     # prompt, as additional context (off: the hook only logs the prompt).
     hook_recall: bool = False
+    # ... with the query enriched by the session's last N turns (recall --recent; at
+    # most MAX_RECENT). 0: the prompt alone.
+    hook_recall_recent: int = 0
     # hook claude: the group every project's hooks share (e.g. "all"). Empty: one group
     # per project (the git root of the payload's cwd, else cwd), named after its folder.
     hook_group: str = ""
@@ -277,6 +283,8 @@ def load_config(path: StrPath) -> Config:
     for key, value in values.items():
         if type(value) in (int, float) and not 0 <= value <= _MAX_SETTING:  # type: ignore[operator]
             raise BadInput(f"{path}: {key} must be a number from 0 to {_MAX_SETTING}")
+    if not values.get("hook_recall_recent", 0) <= MAX_RECENT:  # type: ignore[operator]
+        raise BadInput(f"{path}: hook_recall_recent must be at most {MAX_RECENT}")
     if not values.get("gc_ephemeral_days", 0) <= MAX_DAYS:  # type: ignore[operator]
         raise BadInput(f"{path}: gc_ephemeral_days must be at most {MAX_DAYS}")
     for key in ("gc_grace", "gc_deep_every", "recall_half_life", "consolidate_idle"):

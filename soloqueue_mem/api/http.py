@@ -177,6 +177,8 @@ def recall(store: Store, body: dict[str, Any], request: Request) -> Any:
         agent=_field(body, "agent", str),
         channels=_strings(body, "channels"),
         prefixed=True,  # the JSON's text, as recall prints it
+        recent=_field(body, "recent", int, 0),
+        session=_field(body, "session", str),
     )
     explain = _field(body, "explain", bool, False)
     return {

@@ -64,10 +64,17 @@ def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> M
 
     @server.tool(annotations=READ_ONLY)
     async def recall(
-        query: str, limit: int = 10, max_tokens: int = 700, type: str | None = None
+        query: str,
+        limit: int = 10,
+        max_tokens: int = 700,
+        type: str | None = None,
+        recent: int = 0,
+        session: str | None = None,
     ) -> dict[str, Any]:
         """Recall memories, episodes and past turns relevant to a query, best first.
-        `type`: FACT, PREFERENCE, RULE, SKILL or ERROR. Each hit's `text` is what to read."""
+        `type`: FACT, PREFERENCE, RULE, SKILL or ERROR. `recent` (3-5): enrich the query
+        with that many last logged turns of `session` (default: the newest). Each hit's
+        `text` is what to read."""
         budget = min(max_tokens, cap)
         result = _run(
             lambda: store.recall(
@@ -78,6 +85,8 @@ def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> M
                 group=scope.group,
                 agent=scope.agent,
                 prefixed=True,  # the text an LLM reads
+                recent=recent,
+                session=session,
             )
         )
         hits, left_out = fit_items([shapes.recall_hit_json(h) for h in result.hits], cap)

@@ -236,16 +236,22 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         agent: str | None = None,
         channels: Sequence[str] | None = None,
         prefixed: bool = False,
+        recent: int = 0,
+        session: str | None = None,
     ) -> RecallResult:
         """Memories, episodes, turns and working memory relevant to ``query``
         (``recall``); ``.hits`` fit ``max_tokens``. Returned memories count as accessed.
+
+        With ``recent`` (3-5), the query is enriched with the last ``recent`` turns of
+        ``session`` (default: the newest of ``group`` and ``agent``), which are never
+        returned themselves (docs/concepts/search.md).
 
         A hit's ``text`` is the memory's (perhaps shortened) text; with ``prefixed``,
         as an LLM reads it, after the ``[memory]`` mark (``render_text`` joins those)."""
         from soloqueue_mem.memory.model import check_type
         from soloqueue_mem.memory.recall import Request, unprefixed
 
-        check_ids(group=group, agent=agent)
+        check_ids(group=group, agent=agent, session=session)
         request = Request(
             query=query,
             group=group,
@@ -255,6 +261,8 @@ class Store(Maintenance, GraphMethods, TransferMethods):
             channels=tuple(channels) if channels else None,
             limit=limit,
             max_tokens=max_tokens,
+            recent=recent,
+            session=session,
         )
         result = self._storage().recall(request, self.now(), self._lexicon_loader)
         return result if prefixed else unprefixed(result)

@@ -24,7 +24,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.t
 if TYPE_CHECKING:
     from typing import Any
 
-INTEGERS = ("limit", "max_tokens")  # converted as Click does (int()), else Typer reports
+INTEGERS = ("limit", "max_tokens", "recent")  # converted as Click does (int()), else Typer reports
 FORMATS = ("auto", "table", "json", "jsonl", "text")
 
 
@@ -332,6 +332,8 @@ def _run_recall(parsed: dict[str, Any]) -> None:
         options.get("channels"),
         bool(options.get("traces")),
         bool(options.get("explain")),
+        options.get("recent", 0),
+        _given(RECALL, options, "session"),
     )
 
 

@@ -55,6 +55,25 @@ def recall_command(
     explain: Annotated[
         bool, option(spec.RECALL, "explain", help="Show every signal behind each hit's score.")
     ] = False,
+    recent: Annotated[
+        int,
+        option(
+            spec.RECALL,
+            "recent",
+            help="Enrich the query with the session's last N turns (3-5; 0: off); "
+            "the question keeps most of the weight and those turns are not returned.",
+        ),
+    ] = 0,
+    session: Annotated[
+        str | None,
+        option(
+            spec.RECALL,
+            "session",
+            help="Whose last turns --recent reads (default: $SOLOQUEUE_SESSION, else the "
+            "newest turns of the group and agent).",
+            show_default=False,
+        ),
+    ] = None,
     fmt: FormatOpt = None,
     root: RootOpt = None,
 ) -> None:
@@ -79,4 +98,6 @@ def recall_command(
         channels,
         traces,
         explain,
+        recent,
+        session,
     )

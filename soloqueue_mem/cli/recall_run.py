@@ -37,6 +37,8 @@ def run_recall(
     channels: str | None,
     traces: bool,
     explain: bool,
+    recent: int = 0,
+    session: str | None = None,
 ) -> None:
     """Recall, render, note what the budget left out (see ``recall --help``)."""
     if query == "-":
@@ -45,7 +47,7 @@ def run_recall(
         query = jsonio.decode_utf8(sys.stdin.buffer.read(64 * 1024))
     if traces and channels:
         raise UsageError("give --traces or --channels, not both")
-    for kind, value in (("group", group), ("agent", agent)):
+    for kind, value in (("group", group), ("agent", agent), ("session", session)):
         if value is not None:
             validate_id(kind, value)
     chosen: tuple[str, ...] | None = ("traces",) if traces else None
@@ -60,6 +62,8 @@ def run_recall(
         "group": group,
         "agent": agent,
         "channels": None if chosen is None else list(chosen),
+        "recent": recent,
+        "session": session,
     }
     if not explain and _forwarded(app, asked):
         return
@@ -82,6 +86,8 @@ def _recall_here(app: AppContext, asked: dict[str, Any], explain: bool) -> None:
         channels=None if channels is None else tuple(channels),
         limit=asked["limit"],
         max_tokens=asked["max_tokens"],
+        recent=asked["recent"],
+        session=asked["session"],
     )
     with app.backend() as backend:
         result = backend.recall(request, app.now, lexicon_loader(app))

@@ -75,6 +75,8 @@ RECALL = (
     Opt("channels", "--channels"),
     Opt("traces", "--traces", kind=FLAG),
     Opt("explain", "--explain", kind=FLAG),
+    Opt("recent", "--recent"),
+    SESSION,
     *WHERE,
 )
 GRAPH_REMEMBER = (SESSION_GIVEN, Opt("sync", "--sync", kind=FLAG), GROUP, AGENT, *WHERE)

@@ -239,7 +239,14 @@ def _recall(hook: Hook, prompt: str) -> str:
     from soloqueue_mem.memory.recall import Request, render_text
     from soloqueue_mem.text.lexicon import open_lexicon
 
-    request = Request(prompt, group=hook.key.group, max_tokens=RECALL_TOKENS)
+    recent = hook.config.hook_recall_recent  # the turns before this prompt, not yet logged
+    request = Request(
+        prompt,
+        group=hook.key.group,
+        max_tokens=RECALL_TOKENS,
+        recent=recent,
+        session=hook.key.session,
+    )
     lexicon = cache(lambda: open_lexicon(hook.home.cache_dir))
     try:
         found = hook.backend.recall(request, hook.now, lexicon)

@@ -72,3 +72,24 @@ def own_words(clause: str) -> str:
     text = pronoun.sub(lambda m: _ENGLISH[m.group().casefold().replace("’", "'")], text)
     text = agreement.sub(lambda m: f"User{m.group(1)} {_VERBS[m.group(2)]}", text)
     return text[:1].upper() + text[1:]
+
+
+@cache
+def _plan() -> re.Pattern[str]:
+    """The day a plan's content starts with (``extract._planned``)."""
+    return re.compile(r"^(?:Plan for \d{4}-\d{2}-\d{2}: |计划（\d{4}-\d{2}-\d{2}）：)")
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def maps_back(content: str, said: str) -> bool:
+    """Whether ``content`` is what was said with the documented substitutions: a span
+    of it; a span with the sentence's 我 restored ("在一家公司上班" after "我叫王磊");
+    or the name a clause goes on about, then that clause ("RabbitMQ 跑在 5673 端口")."""
+    source, content = _plain(own_words(said)), _plain(_plan().sub("", content))
+    if content in source or (content.startswith("用户") and content[2:] in source):
+        return True
+    head, _, rest = content.partition(" ")
+    return head in source and rest in source

@@ -36,7 +36,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, NamedTuple, Protocol, cast
 
 from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
-from soloqueue_mem.config import Config
+from soloqueue_mem.config import MAX_RECENT, Config
 from soloqueue_mem.db.connect import is_read_only
 from soloqueue_mem.errors import BadOption, Unsupported
 from soloqueue_mem.home import Home
@@ -56,7 +56,7 @@ from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
 from soloqueue_mem.text.fts import holders, match_expression
 from soloqueue_mem.text.lexicon import Lexicon
-from soloqueue_mem.text.query import QueryTerm, weigh_query
+from soloqueue_mem.text.query import QueryTerm, fold_context, weigh_query
 from soloqueue_mem.text.query import coverage as share_held
 from soloqueue_mem.text.records import within_record
 from soloqueue_mem.text.stopwords import STOPWORDS
@@ -103,6 +103,8 @@ class Request(NamedTuple):
     channels: tuple[str, ...] | None = None  # None: the default channels
     limit: int = 10
     max_tokens: int = 700
+    recent: int = 0  # fold this many of the conversation's last turns into the query
+    session: str | None = None  # whose last turns (None: the group's and agent's newest)
 
 
 class Candidate(NamedTuple):
@@ -256,6 +258,8 @@ def recall(
     if window is not None and window.vague:
         window = None  # "最近", "recently": the recency signal already favours those days
     query, weighted = _question(request.query, window, lexicon)
+    said = _last_turns(conn, source, request)
+    weighted = fold_context(weighted, "\n".join(_searchable(turn) for turn in said), lexicon)
     asks_window_only = window is not None and query != request.query
     terms = [term.text for term in weighted]
     attributes, extra = _attribute_terms(query, weighted, config)
@@ -289,7 +293,8 @@ def recall(
             continue  # a channel weighted 0 is switched off
         if name == "memories" or request.type is None:  # a --type asks for memories only
             candidates += CHANNELS[name].search(context)
-    candidates = _with_corrections(context, candidates)
+    shown = {_turn_candidate(turn, "", 0).key for turn in said}  # already in the prompt
+    candidates = _with_corrections(context, [c for c in candidates if c.key not in shown])
     covered = coverage(candidates, weighted)
     for c in candidates:  # a memory keyed by the attribute asked about answers it whole
         if c.memory is not None and c.memory.predicate in attributes:
@@ -335,6 +340,22 @@ def _question(
         if not any(t.text not in STOPWORDS for t in weigh_query(rest, lexicon).terms):
             return rest, weigh_query(rest, lexicon).terms
     return query, weigh_query(query, lexicon).terms
+
+
+def _last_turns(
+    conn: sqlite3.Connection | None, source: Source | None, request: Request
+) -> list[Turn]:
+    """The ``request.recent`` last turns of its session (or of its group and agent):
+    the conversation the question is asked in (seed 003 §5.5)."""
+    if not request.recent:
+        return []
+    if source is not None:
+        scope = Scope(request.group, request.agent, request.session)
+        return source.newest_turns(scope, request.recent)
+    if conn is None:
+        return []
+    where = SearchScope(request.group, request.agent, request.session)
+    return turns.newest_turns(conn, where, request.recent)
 
 
 def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Candidate]:
@@ -423,6 +444,8 @@ def _check(request: Request) -> tuple[str, ...]:
         raise BadOption("--limit must be between 1 and 100")
     if not 1 <= request.max_tokens <= 1_000_000:
         raise BadOption("--max-tokens must be between 1 and 1000000")
+    if not 0 <= request.recent <= MAX_RECENT:
+        raise BadOption(f"--recent must be between 0 and {MAX_RECENT}")
     return names
 
 

@@ -123,6 +123,9 @@ def test_log_trace_recall_remember_and_artifacts(server, home):
     assert status == 200 and made["source"] == "manual" and made["group"] == "g"
     status, recalled = server.json("POST", "/api/v1/recall", {"query": "vim", "group": "g"})
     assert [h["id"] for h in recalled["hits"]] == [made["id"]]
+    asked = {"query": "staging", "recent": 3, "session": "h1"}  # h1's turns are its context
+    status, recalled = server.json("POST", "/api/v1/recall", asked)
+    assert status == 200 and recalled["hits"] == []
 
     from soloqueue_mem import Store
 

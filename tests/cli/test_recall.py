@@ -231,6 +231,8 @@ def test_limit_and_token_budget(cli):
         (["--since", "last week"], 65),
         (["--agent", "../bob"], 65),
         (["--traces", "--channels", "hot"], 2),
+        (["--recent", "21"], 2),
+        (["--recent", "3", "--session", "../s1"], 65),
     ],
 )
 def test_bad_options_are_one_error_line(cli, home, args, code):
@@ -787,3 +789,28 @@ def test_a_pasted_dialogue_finds_what_its_first_lines_said(cli, monkeypatch):
     )
     hits = recall(cli, pasted, "--limit", "3", "--max-tokens", "100000")
     assert "My sister Alma breeds axolotls in Ghent" in contents(hits)
+
+
+def test_recent_turns_let_a_vague_question_find_its_answer(cli, monkeypatch):
+    """recall --recent: the conversation's last turns say what "it" is; those turns are
+    in the agent's prompt already, so they are never returned."""
+    at(monkeypatch, NOW)
+    cli.ok("remember", "We cured the too many connections errors with PgBouncer")
+    cli.ok("remember", "The release train leaves every Thursday")
+    log(cli, "Dispatch workers fail: FATAL too many connections from Postgres")
+    log(cli, "Open connections exceed max_connections on the server", "--role", "assistant")
+    question = "what did we change last time to make it go away?"
+    assert "PgBouncer" not in " ".join(contents(recall(cli, question)))
+    hits = recall(cli, question, "--recent", "3", "--session", "s1")
+    assert hits[0]["content"] == "We cured the too many connections errors with PgBouncer"
+    assert not [h for h in hits if h.get("session") == "s1"]
+
+
+def test_a_long_pasted_turn_does_not_drown_the_question(cli, monkeypatch):
+    at(monkeypatch, NOW)
+    cli.ok("remember", "Daily standup is at 9:30 Berlin time")
+    cli.ok("remember", "The cluster autoscaler keeps the node pool between 3 and 12 nodes")
+    pasted = "kubectl describe: cluster autoscaler scaled the node pool, node pool at 12 nodes. "
+    log(cli, pasted * 40)
+    hits = recall(cli, "when is standup?", "--recent", "3", "--session", "s1")
+    assert hits[0]["content"] == "Daily standup is at 9:30 Berlin time"

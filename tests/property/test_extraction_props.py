@@ -5,14 +5,12 @@ became "用户的们的项目叫Aurora", filed as a pet)."""
 
 from __future__ import annotations
 
-import re
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.lifecycle.extract import from_text
-from soloqueue_mem.lifecycle.own_words import own_words
+from soloqueue_mem.lifecycle.own_words import maps_back, own_words
 from tests.conftest import NOW
 
 SAID_AT = parse_timestamp(NOW)
@@ -34,22 +32,6 @@ NOISE = st.text(alphabet="我们的是I my和and 叫is", max_size=8)
 TEXTS = st.lists(
     st.tuples(st.one_of(FRAGMENTS, NOISE), JOINTS).map("".join), min_size=1, max_size=6
 ).map("".join)
-PLAN = re.compile(r"^(?:Plan for \d{4}-\d{2}-\d{2}: |计划（\d{4}-\d{2}-\d{2}）：)")
-
-
-def _plain(text: str) -> str:
-    return " ".join(text.casefold().split())
-
-
-def maps_back(content: str, said: str) -> bool:
-    """Whether ``content`` is what was said with the documented substitutions: a span
-    of it; a span with the sentence's 我 restored ("在一家公司上班" after "我叫王磊");
-    or the name a clause goes on about, then that clause ("RabbitMQ 跑在 5673 端口")."""
-    source, content = _plain(own_words(said)), _plain(PLAN.sub("", content))
-    if content in source or (content.startswith("用户") and content[2:] in source):
-        return True
-    head, _, rest = content.partition(" ")
-    return head in source and rest in source
 
 
 @settings(max_examples=100, deadline=None)

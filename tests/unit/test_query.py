@@ -7,7 +7,15 @@ import sqlite3
 import pytest
 
 from soloqueue_mem.text.lexicon import Lexicon
-from soloqueue_mem.text.query import MAX_TERMS, QueryTerm, coverage, weigh_query
+from soloqueue_mem.text.query import (
+    CONTEXT_SHARE,
+    CONTEXT_WORDS,
+    MAX_TERMS,
+    QueryTerm,
+    coverage,
+    fold_context,
+    weigh_query,
+)
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +77,18 @@ def test_a_word_with_its_sub_words_covers_its_group_once():
     assert coverage(terms, weights, [True, True, False]) == 0.5
     assert coverage(terms, weights, [False, True, True]) == 0.75
     assert coverage(terms, weights, [True, True, True]) == 1.0
+
+
+def test_recent_turns_add_few_light_words_and_the_question_keeps_its_own(lexicon):
+    question = weigh_query("when is the standup?", lambda: lexicon).terms
+    pasted = " ".join(f"kubernetes{n} autoscaler{n} nodepool{n}" for n in range(60))
+    folded = fold_context(question, f"{pasted} 部署流水线 standup", lambda: lexicon)
+    assert folded[: len(question)] == question
+    added = folded[len(question) :]
+    assert "standup" not in texts(added)  # the question holds it already
+    assert 0 < len({t.group for t in added}) <= CONTEXT_WORDS
+    heads: dict[int, float] = {}
+    for term in added:
+        heads[term.group] = max(heads.get(term.group, 0.0), term.weight)
+    assert sum(heads.values()) <= CONTEXT_SHARE * sum(t.weight for t in question) + 1e-9
+    assert fold_context(question, "  ", lambda: lexicon) == question

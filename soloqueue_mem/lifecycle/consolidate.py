@@ -39,7 +39,7 @@ from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
 from soloqueue_mem.lifecycle import decay, dedup, identity
-from soloqueue_mem.lifecycle.digest import Extractor, SqliteTarget, Target, digest, rules
+from soloqueue_mem.lifecycle.digest import SqliteTarget, Target, digest, writers
 from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import store
@@ -98,7 +98,7 @@ def run(
             report["sessions"] = digest_due(home, target, due, now, options, model, progress)
             report["model"] = model.report() if model is not None else {"used": False}
             memories = SqliteMemories(conn)
-            report["dedup"] = dedup_step(memories, now)  # on a dry run's copy, these write there
+            report["dedup"] = dedup_step(memories, now, model)  # on a dry run's copy, these write
             report["decay"] = decay_step(memories, now)
             artifacts = None if options.dry_run or open_artifacts is None else open_artifacts()
             try:
@@ -193,8 +193,7 @@ def digest_due(
     progress: Progress | None,
 ) -> dict[str, Any]:
     """Digest each of ``sessions`` (those with unextracted turns) that ended or idled."""
-    extractor: Extractor = model if model is not None else rules(options.words)
-    summarize = model.summarize if model is not None else None
+    use = writers(model, options.words)
     idle_before = iso(now - options.idle)
     due = [s for s in sessions if s.ended_at is not None or s.last_turn_at < idle_before]
     episodes = memories = processed = 0
@@ -202,7 +201,7 @@ def digest_due(
         key = SessionKey(row.group, row.agent, row.session)
         source = "session_end" if row.ended_at else "consolidate"
         done = options.extracted_on_log(key)
-        made = digest(target, home, key, now, source, extractor, summarize, done)
+        made = digest(target, home, key, now, source, use, done)
         episodes += len(made.episodes)
         memories += len(made.remembered)
         processed += made.turns
@@ -211,7 +210,9 @@ def digest_due(
     return {"sessions": len(due), "turns": processed, "episodes": episodes, "memories": memories}
 
 
-def dedup_step(memories: Memories, now: datetime) -> dict[str, Any]:
+def dedup_step(
+    memories: Memories, now: datetime, model: ModelExtraction | None = None
+) -> dict[str, Any]:
     started = time.monotonic()
     items = [
         dedup.Item(
@@ -222,7 +223,10 @@ def dedup_step(memories: Memories, now: datetime) -> dict[str, Any]:
         )
         for m in memories.active(now)
     ]
-    clusters, pairs = dedup.settled(items)
+    judge = None
+    if model is not None:
+        judge = lambda group: model.judge_cluster([m.content for m in group])  # noqa: E731
+    clusters, pairs = dedup.settled(items, judge)
     for start in range(0, len(pairs), BATCH):
         memories.supersede(pairs[start : start + BATCH], now)
     seconds = round(time.monotonic() - started, 3)

@@ -1,6 +1,8 @@
 """Ending a session: mark it ended, digest its new turns, drop its TRANSIENT memories.
 
-What ``session end`` does and what a Claude Code ``SessionEnd`` hook does.
+What ``session end`` does and what a Claude Code ``SessionEnd`` hook does. With a model
+configured (seed 003 §7.3), the turns' memories, the episode's summary and the
+scratchpad rewrite come from it, each falling back to the rules.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from typing import NamedTuple
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
-from soloqueue_mem.lifecycle.digest import Digest, digest_session, rules
+from soloqueue_mem.lifecycle.digest import Digest, digest_session, writers
+from soloqueue_mem.lifecycle.model_extract import configured
 from soloqueue_mem.lifecycle.on_log import extracted_in_store
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.sessions.events import SessionKey
@@ -29,11 +32,14 @@ def end_and_digest(
     home: Home, conn: sqlite3.Connection, key: SessionKey, config: Config, now: datetime
 ) -> Ended:
     """End ``key`` (NotFound when it was never logged) and turn what its turns state
-    into an episode and memories (quick rules)."""
+    into an episode and memories (the model's when one is configured)."""
     ended_at = end_session(conn, key, now)
-    extractor = rules(vocabulary(config.predicates))
     done = extracted_in_store(home, config, key)
-    digest = digest_session(
-        home, conn, key, now, "session_end", extractor, None, done, config.language
-    )
+    model = configured(home, config, now)
+    use = writers(model, vocabulary(config.predicates))
+    try:
+        digest = digest_session(home, conn, key, now, "session_end", use, done, config.language)
+    finally:
+        if model is not None:
+            model.close()
     return Ended(ended_at, digest, clear_transients(conn, key))

@@ -83,9 +83,17 @@ def _without_empty_headings(lines: list[str]) -> list[str]:
     return kept
 
 
-def compile_identity(root: Path, now: datetime, force: bool = False) -> list[Compiled]:
+# The model's compile of one source (name, text, budget), or None to use the rules.
+ModelCompile = Callable[[str, str, int], str | None]
+
+
+def compile_identity(
+    root: Path, now: datetime, force: bool = False, model: ModelCompile | None = None
+) -> list[Compiled]:
     """Bring ``identity/compiled/`` up to date with the sources (all of them with
-    ``force``); one entry per source. Writes nothing when no source exists."""
+    ``force``); one entry per source. Writes nothing when no source exists. With a
+    ``model`` (``consolidate`` with one configured), a changed source is compiled by
+    it, and its answer then cleaned and cut by the rules."""
     base = folder(root)
     manifest = _manifest(base)
     found = {name: _stamp(base / name) for name in SOURCES}
@@ -104,7 +112,8 @@ def compile_identity(root: Path, now: datetime, force: bool = False) -> list[Com
             results.append(Compiled(name, "cached", cached, estimate_tokens(cached), budget,
                                     entry["compiled_at"]))  # fmt: skip
             continue
-        text = compile_text(_read(base / name) or "", budget)
+        source = _read(base / name) or ""
+        text = compile_text((model(name, source, budget) if model else None) or source, budget)
         ensure_private_dir(root, target.parent)
         replace_private_file(target, text.encode("utf-8"))
         manifest[name] = {"source": stamp, "compiled_at": iso(now)}

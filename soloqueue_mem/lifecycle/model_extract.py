@@ -157,9 +157,11 @@ class ModelExtraction:
         text = dedup.prompt(contents, self.config.language)
         return self.ask("dedup", text, dedup.parser(len(contents)))
 
-    def compile_user(self, user_md: str) -> str | None:
-        """USER.md as a compact list, or None (the rules' USER.md stands)."""
-        text = identity.prompt(user_md, self.config.language)
+    def compile_identity(self, name: str, source: str, budget: int) -> str | None:
+        """An identity source's compact core, or None (the line rules compile it)."""
+        if name not in identity.NAMES:
+            return None
+        text = identity.prompt(name, source, budget, self.config.language)
         return self.ask("identity", text, identity.parse)
 
     def write_persona(self, traits: list[str]) -> str | None:

@@ -110,7 +110,9 @@ def test_model_memories_and_summary_are_stored(cli, home, monkeypatch, model_env
     with ChatServer([(200, json.dumps([MODEL_MEMORY])), (200, SUMMARY)]) as server:
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
         report = cli.json("consolidate")
-    assert report["model"] == {"used": True, "calls": 2, "failures": 0, "queued": 0}
+    points = {"extraction": 1, "summary": 1, "scratchpad": 1, "identity": 1}  # USER.md
+    assert report["model"] == {"used": True, "calls": 4, "failures": 0, "queued": 0,
+                               "points": points}  # fmt: skip
     assert "User deploys the app to a Raspberry Pi" in contents(cli)
     assert cli.json("episode", "list")[0]["summary"] == SUMMARY
     assert server.requests[0]["model"] == "test-model"
@@ -137,8 +139,8 @@ def test_server_errors_then_success_within_one_call(cli, home, monkeypatch, mode
     with ChatServer(replies) as server:
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
         report = cli.json("consolidate")
-    assert len(server.requests) == 4  # three tries of the extraction, then the summary
-    assert report["model"] == {"used": True, "calls": 2, "failures": 0, "queued": 0}
+    assert len(server.requests) == 6  # three tries of the extraction, then the others
+    assert report["model"]["calls"] == 4 and report["model"]["failures"] == 0
     assert "User deploys the app to a Raspberry Pi" in contents(cli)
 
 

@@ -152,7 +152,9 @@ def test_model_memories_and_summary_are_stored(
     with ChatServer([(200, json.dumps([MODEL_MEMORY])), (200, SUMMARY)]) as server:
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
         report = cli.json("consolidate")
-    assert report["model"] == {"used": True, "calls": 2, "failures": 0, "queued": 0}
+    points = {"extraction": 1, "summary": 1, "scratchpad": 1, "identity": 1}  # USER.md
+    assert report["model"] == {"used": True, "calls": 4, "failures": 0, "queued": 0,
+                               "points": points}  # fmt: skip
     assert report["queue"] == {"due": 0, "completed": 0, "pending": 0, "failed": 0}
     assert "User deploys the app to a Raspberry Pi" in contents(cli)
     assert cli.json("episode", "list")[0]["summary"] == SUMMARY

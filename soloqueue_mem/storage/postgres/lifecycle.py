@@ -145,7 +145,6 @@ def _steps(
     target = PostgresTarget(conn, home, options.language)
     due = episodes.sessions_due(conn, iso(now - options.idle))
     report["sessions"] = consolidate.digest_due(home, target, due, now, options, model, progress)
-    report["model"] = model.report() if model is not None else {"used": False}
     memories = PostgresMemories(conn)
     report["dedup"] = consolidate.dedup_step(memories, now, model)
     report["decay"] = consolidate.decay_step(memories, now)
@@ -156,7 +155,9 @@ def _steps(
     }
     report["embed"] = _embed(conn, now, options, progress)
     report["graph"] = consolidate.graph_step(options)
-    report["identity"] = consolidate.publish(home, memories.active(now), now, options.dry_run)
+    active = memories.active(now)
+    report["identity"] = consolidate.publish(home, active, now, options.dry_run, model)
+    report["model"] = model.report() if model is not None else {"used": False}
 
 
 def _expire_attachments(

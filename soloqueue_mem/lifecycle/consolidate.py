@@ -316,8 +316,9 @@ def publish(
     dry_run: bool = False,
     model: ModelExtraction | None = None,
 ) -> dict[str, Any]:
-    """The identity files from ``memories`` (the active ones). With a model, the promoted traits are its persona, and the
-    identity sources that changed are compiled by it (seed 003 §7.4 steps 6 and 7)."""
+    """The identity files from ``memories`` (the active ones). With a model, the
+    promoted traits are its persona, and the identity sources that changed are compiled
+    by it (seed 003 §7.4 steps 6 and 7)."""
     folder = home.root / "identity"
     files = {
         "MEMORY.md": identity.memory_md(memories, now),

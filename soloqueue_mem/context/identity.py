@@ -13,6 +13,7 @@ on every ``context build``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -93,7 +94,7 @@ def compile_identity(
     """Bring ``identity/compiled/`` up to date with the sources (all of them with
     ``force``); one entry per source. Writes nothing when no source exists. With a
     ``model`` (``consolidate`` with one configured), a changed source is compiled by
-    it, and its answer then cleaned and cut by the rules."""
+    it, and its answer then cleaned and cut by the rules (:func:`_compiled_text`)."""
     base = folder(root)
     manifest = _manifest(base)
     found = {name: _stamp(base / name) for name in SOURCES}
@@ -113,10 +114,10 @@ def compile_identity(
                                     entry["compiled_at"]))  # fmt: skip
             continue
         source = _read(base / name) or ""
-        text = compile_text((model(name, source, budget) if model else None) or source, budget)
+        text, by_model = _compiled_text(name, source, budget, model, entry, target)
         ensure_private_dir(root, target.parent)
         replace_private_file(target, text.encode("utf-8"))
-        manifest[name] = {"source": stamp, "compiled_at": iso(now)}
+        manifest[name] = {"source": stamp, "compiled_at": iso(now), **by_model}
         changed = True
         results.append(Compiled(name, "compiled", text, estimate_tokens(text), budget, iso(now)))
     if changed:
@@ -124,6 +125,27 @@ def compile_identity(
         data = json.dumps(manifest, indent=1, sort_keys=True).encode("utf-8")
         replace_private_file(base / "compiled" / "manifest.json", data)
     return results
+
+
+def _compiled_text(
+    name: str,
+    source: str,
+    budget: int,
+    model: ModelCompile | None,
+    entry: dict[str, Any] | None,
+    target: Path,
+) -> tuple[str, dict[str, str]]:
+    """A source's compiled text, and the manifest's record of a model's compile: the
+    source's sha256, so the same text rewritten (USER.md by every ``consolidate``)
+    keeps the model's compile instead of asking again."""
+    if model is None:
+        return compile_text(source, budget), {}
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    kept = _read(target) if entry and entry.get("model_sha256") == digest else None
+    if kept is not None:
+        return kept, {"model_sha256": digest}
+    answer = model(name, source, budget)
+    return compile_text(answer or source, budget), {"model_sha256": digest} if answer else {}
 
 
 def compiled(root: Path, now: datetime) -> dict[str, str]:

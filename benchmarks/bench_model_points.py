@@ -21,22 +21,21 @@ import argparse
 import json
 import sys
 import tempfile
-import threading
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import machine_line, out, table  # noqa: E402
+from _fake_model import FakeChat  # noqa: E402
 from bench_scenarios import HALVES, Cli, load, log_session, timeline  # noqa: E402
 
 RELEASE = "The team ships the mobile app release every Friday at noon"
 # The point a prompt belongs to (a phrase of its zh or en text), and the fixed answer;
 # extraction alternates two near-duplicate facts (so dedup has a cluster to judge)
 # and restates a preference (so it is promoted to the persona).
-POINTS = {
+POINTS: dict[str, tuple[tuple[str, ...], str | list[str]]] = {
     "extraction": (
         ('"update_hint"',),
         [
@@ -69,41 +68,14 @@ def point_of(prompt: str) -> str:
     return "unknown"
 
 
-class FakeModel:
-    """Counts each request's point and answers with the point's fixed answer."""
-
-    def __init__(self) -> None:
-        self.requests: Counter[str] = Counter()
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                point = point_of(body["messages"][0]["content"])
-                fake.requests[point] += 1
-                answer = POINTS[point][1] if point in POINTS else "NONE"
-                if isinstance(answer, list):
-                    answer = answer[fake.requests[point] % len(answer)]
-                payload = json.dumps({"choices": [{"message": {"content": answer}}]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.http.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.http.shutdown()
-        self.http.server_close()
+def fixed_answer(body: dict[str, Any], asked: Counter[str]) -> tuple[int, str]:
+    """The fixed answer to a request, by the point its prompt belongs to."""
+    point = point_of(body["messages"][0]["content"])
+    asked[point] += 1
+    answer = POINTS[point][1] if point in POINTS else "NONE"
+    if isinstance(answer, list):  # answers taken in turn
+        answer = answer[(asked[point] - 1) % len(answer)]
+    return 200, answer
 
 
 def run(python: str, scenario: dict[str, Any], url: str | None) -> tuple[Counter[str], int]:
@@ -134,11 +106,9 @@ def main() -> int:
     args = parser.parse_args()
     scenarios = load(HALVES["tuned"])
     scenario = next(s for s in scenarios if args.scenario in (None, s["id"]))
-    fake = FakeModel()
-    try:
+    asked: Counter[str] = Counter()
+    with FakeChat(lambda body: fixed_answer(body, asked)) as fake:
         counted, with_model = run(args.python, scenario, fake.url)
-    finally:
-        fake.close()
     _, rules_only = run(args.python, scenario, None)
     out("# The model's calls per point (fake model on loopback)")
     out()
@@ -148,9 +118,9 @@ def main() -> int:
     out(f"Scenario `{scenario['id']}`: {sessions} sessions, nightly consolidate.")
     out()
     rows = [
-        [point, fake.requests[point], counted[point]]
+        [point, asked[point], counted[point]]
         for point in [*POINTS, "unknown"]
-        if fake.requests[point] or point in POINTS
+        if asked[point] or point in POINTS
     ]
     out(table(["point", "requests to the fake", "counted by consolidate"], rows))
     out()

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
+from benchmarks._fake_model import FakeChat
 
 USER_TURN = "我的代码目录是 /srv/app。I prefer tabs over spaces when writing Python code."
 MODEL_MEMORY = {
@@ -22,52 +22,13 @@ MODEL_MEMORY = {
 }
 
 
-class ChatServer:
-    """Answers each POST with the next scripted reply: (status, body or None to hang)."""
+class ChatServer(FakeChat):
+    """Answers each POST with the next scripted reply: (status, body or None to hang),
+    then "NONE"."""
 
     def __init__(self, replies: list[tuple[int, str | None]]) -> None:
         self.replies = list(replies)
-        self.requests: list[dict] = []
-        self.release = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                length = int(self.headers["Content-Length"])
-                server.requests.append(json.loads(self.rfile.read(length)))
-                status, body = server.replies.pop(0) if server.replies else (200, "NONE")
-                if body is None:  # never answer in time: the client times out
-                    server.release.wait(5)
-                    return
-                payload = (
-                    json.dumps({"choices": [{"message": {"role": "assistant", "content": body}}]})
-                    if status == 200
-                    else "oops"
-                ).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.http.server_address[1]}/v1"
-
-    def __enter__(self) -> ChatServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release.set()
-        self.http.shutdown()
-        self.http.server_close()
+        super().__init__(lambda _: self.replies.pop(0) if self.replies else (200, "NONE"))
 
 
 @pytest.fixture

@@ -75,31 +75,11 @@ def _start_graph_worker(app: Any) -> None:
 
 
 def _model(app: Any) -> Any:
-    """The model extractor when SOLOQUEUE_LLM_URL and SOLOQUEUE_LLM_MODEL are set."""
-    import os
-    import sqlite3
+    """The model when SOLOQUEUE_LLM_URL and SOLOQUEUE_LLM_MODEL are set."""
+    from soloqueue_mem.lifecycle.model_extract import configured
+    from soloqueue_mem.storage.sqlite.stores import state_opener
 
-    from soloqueue_mem.lifecycle.llm import from_env
-    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
-    from soloqueue_mem.storage.sqlite.stores import open_state
-
-    config = app.config
-    llm = from_env(
-        os.environ,
-        config.llm_timeout,
-        config.llm_attempts,
-        config.llm_backoff_base,
-        config.llm_backoff_cap,
-    )
-    if llm is None:
-        return None
-
-    def queue() -> sqlite3.Connection:
-        conn = open_state(app.home, config)
-        assert conn is not None  # opened with create=True
-        return conn
-
-    return ModelExtraction(llm, queue, config, app.now)
+    return configured(app.config, app.now, state_opener(app.home, app.config))
 
 
 def _table(report: dict[str, Any]) -> None:

@@ -40,7 +40,6 @@ from soloqueue_mem.memory.store import Draft
 from soloqueue_mem.sessions.events import SessionKey
 
 if TYPE_CHECKING:
-    from soloqueue_mem.home import Home
     from soloqueue_mem.memory.episodes import Episode
 
 MIN_CHARS = 30
@@ -49,25 +48,18 @@ T = TypeVar("T")
 
 
 def configured(
-    home: Home, config: Config, now: datetime, env: Mapping[str, str] = os.environ
+    config: Config,
+    now: datetime,
+    open_state: Callable[[], sqlite3.Connection],
+    env: Mapping[str, str] = os.environ,
 ) -> ModelExtraction | None:
     """The model when ``SOLOQUEUE_LLM_URL`` and ``SOLOQUEUE_LLM_MODEL`` are set (its
-    failed turns queued in state.db), else None: the rules alone."""
-    from soloqueue_mem.storage.sqlite.stores import open_state
-
+    failed turns queued in the database ``open_state`` opens), else None: the rules."""
     llm = from_env(
         env, config.llm_timeout, config.llm_attempts, config.llm_backoff_base,
         config.llm_backoff_cap,
     )  # fmt: skip
-    if llm is None:
-        return None
-
-    def state() -> sqlite3.Connection:
-        conn = open_state(home, config)
-        assert conn is not None  # opened with create=True
-        return conn
-
-    return ModelExtraction(llm, state, config, now)
+    return None if llm is None else ModelExtraction(llm, open_state, config, now)
 
 
 class ModelExtraction:

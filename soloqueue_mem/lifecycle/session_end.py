@@ -14,7 +14,7 @@ from typing import NamedTuple
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle.digest import Digest, digest_session, writers
-from soloqueue_mem.lifecycle.model_extract import configured
+from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 from soloqueue_mem.lifecycle.on_log import extracted_in_store
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.sessions.events import SessionKey
@@ -29,17 +29,17 @@ class Ended(NamedTuple):
 
 
 def end_and_digest(
-    home: Home, conn: sqlite3.Connection, key: SessionKey, config: Config, now: datetime
+    home: Home,
+    conn: sqlite3.Connection,
+    key: SessionKey,
+    config: Config,
+    now: datetime,
+    model: ModelExtraction | None = None,
 ) -> Ended:
     """End ``key`` (NotFound when it was never logged) and turn what its turns state
-    into an episode and memories (the model's when one is configured)."""
+    into an episode and memories (through ``model`` when one is configured)."""
     ended_at = end_session(conn, key, now)
     done = extracted_in_store(home, config, key)
-    model = configured(home, config, now)
     use = writers(model, vocabulary(config.predicates))
-    try:
-        digest = digest_session(home, conn, key, now, "session_end", use, done, config.language)
-    finally:
-        if model is not None:
-            model.close()
+    digest = digest_session(home, conn, key, now, "session_end", use, done, config.language)
     return Ended(ended_at, digest, clear_transients(conn, key))

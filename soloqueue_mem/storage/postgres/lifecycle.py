@@ -34,6 +34,7 @@ from soloqueue_mem.storage.postgres import episodes, working
 from soloqueue_mem.storage.postgres.episodes import PostgresTarget
 from soloqueue_mem.storage.postgres.extract import extracted_turns
 from soloqueue_mem.storage.postgres.memories import _ACTIVE, _COLUMNS
+from soloqueue_mem.storage.sqlite.stores import state_opener
 
 if TYPE_CHECKING:
     import sqlite3
@@ -227,11 +228,11 @@ def end_session(
         raise NotFound(f"session {key.group}/{key.agent}/{key.session} not found")
     done = extracted_turns(conn, key)
     target = PostgresTarget(conn, home, config.language)
-    model = configured(home, config, now)
+    model = configured(config, now, state_opener(home, config))
     if model is not None:
         from soloqueue_mem.storage.postgres import queue
 
-        model.use_database(conn, queue)
+        model.use_database(conn, queue)  # its failed turns queue in the database
     use = writers(model, vocabulary(config.predicates))
     made = digest(target, home, key, now, "session_end", use, done)
     return Ended(ended_at, made, _clear_transients(conn, key, row[0]))

@@ -213,7 +213,20 @@ class SqliteBackend:
 
         missing = f"session {'/'.join(key)} not found (no data directory)"
         conn = self.existing("memory", missing)
-        return end_and_digest(self.home, conn, key, self.config, now)
+        model = self.model(now)
+        try:
+            return end_and_digest(self.home, conn, key, self.config, now, model)
+        finally:
+            if model is not None:
+                model.close()
+
+    def model(self, now: datetime) -> ModelExtraction | None:
+        """The configured model (``SOLOQUEUE_LLM_URL``), queuing its failed turns in
+        state.db; None without one."""
+        from soloqueue_mem.lifecycle.model_extract import configured
+        from soloqueue_mem.storage.sqlite.stores import state_opener
+
+        return configured(self.config, now, state_opener(self.home, self.config))
 
     # -- episodes and consolidation ----------------------------------------------------
 

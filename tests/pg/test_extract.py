@@ -278,3 +278,15 @@ def test_hosts_consuming_one_queue_at_once_take_each_item_once(database_url: str
         assert queue.due(conn, NOW + timedelta(days=1), 10) == []
     finally:
         conn.close()
+
+
+def test_a_correction_supersedes_by_topic_on_both_back_ends(cli: Cli, backend: str | None) -> None:
+    cli.ok("remember", "The nightly backup job runs on the archive host at 2am")
+    cli.ok("remember", "The archive host has 4 TB of disk")
+    done = cli.json("remember", "Actually the nightly backup job moved to 4am")
+    assert done["action"] == "superseded"
+    current = {m["content"] for m in cli.json("memory", "list")}
+    assert current == {
+        "The archive host has 4 TB of disk",
+        "Actually the nightly backup job moved to 4am",
+    }

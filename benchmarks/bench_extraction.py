@@ -24,7 +24,10 @@ matches. Both are given per half, per language and per category. **Corrections**
 each item with ``corrects``, the earlier item's memories and then this one's are
 stored through ``remember`` in a fresh store; the correction counts as applied when
 none of the earlier item's memories is still active beside it (an item
-that corrects one value of several counts as not applied: a strict reading).
+that corrects one value of several counts as not applied: a strict reading). **Wrong
+supersedes**: all items of the half stored in order in one store; each memory a later
+one supersedes counts unless it came from the item the later one ``corrects``
+(superseding the wrong memory takes it out of recall).
 
 The held-out half is scored but its misses and false positives are only listed with
 ``--show-heldout``: tune on the tuned half only. The older sets under
@@ -44,7 +47,7 @@ import json
 import re
 import sys
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -147,8 +150,9 @@ def evaluate(path: Path = DATA) -> dict[str, Counts]:
     return tally([judge(row) for row in load(path)])
 
 
-def corrections(rows: list[dict[str, Any]]) -> tuple[int, int]:
-    """(applied, total) over the items that correct an earlier one (see the module doc)."""
+def corrections(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """(applied, total) over the items that correct an earlier one (see the module doc),
+    for all of them and by the half of the correcting item."""
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
     from soloqueue_mem.memory import store
@@ -156,7 +160,7 @@ def corrections(rows: list[dict[str, Any]]) -> tuple[int, int]:
 
     by_id = {row["id"]: row for row in rows}
     pairs = [(by_id[r["corrects"]], r) for r in rows if r.get("corrects") in by_id]
-    applied = 0
+    applied: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as folder:
         for number, (earlier, later) in enumerate(pairs):
             conn = open_memory(Home(Path(folder) / str(number)), Config())
@@ -165,9 +169,33 @@ def corrections(rows: list[dict[str, Any]]) -> tuple[int, int]:
             new = {store.remember(conn, d, "g", "a", SAID_AT).memory.id for d in _drafts(later)}
             active = {m.id for m in store.active(conn, SAID_AT)}
             stale = [m for m in old if m not in new and m in active]
-            applied += bool(old) and bool(new) and not stale
+            done = bool(old) and bool(new) and not stale
+            applied.update({"all": done, later["half"]: done})
             conn.close()
-    return applied, len(pairs)
+    totals = Counter(["all"] * len(pairs) + [later["half"] for _, later in pairs])
+    return {name: (applied[name], total) for name, total in sorted(totals.items())}
+
+
+def wrong_supersedes(rows: list[dict[str, Any]]) -> tuple[int, int]:
+    """(memories superseded wrongly, items that correct nothing): every item's memories
+    stored in order in one store; a supersede is wrong unless the earlier memory came
+    from the item this one ``corrects``."""
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.memory import store
+    from soloqueue_mem.storage.sqlite.stores import open_memory
+
+    wrong, origin = 0, {}
+    with tempfile.TemporaryDirectory() as folder:
+        conn = open_memory(Home(Path(folder)), Config())
+        assert conn is not None
+        for row in rows:
+            for draft in _drafts(row):
+                done = store.remember(conn, draft, "g", "a", SAID_AT)
+                wrong += sum(origin.get(old) != row.get("corrects") for old in done.superseded)
+                origin.setdefault(done.memory.id, row["id"])
+        conn.close()
+    return wrong, sum(1 for r in rows if not r.get("corrects"))
 
 
 def _drafts(row: dict[str, Any]) -> list[Any]:
@@ -195,8 +223,15 @@ def report(outcomes: list[Outcome], name: str, show: set[str]) -> str:
             f"| {c.facts} | {c.found} | {c.recall:.3f} |"
         )
     if any(r.get("corrects") for r in rows):
-        applied, total = corrections(rows)
-        lines += ["", f"Corrections applied (the earlier value superseded): {applied}/{total}"]
+        lines += ["", "| corrections applied (the earlier value superseded) | applied | total |"]
+        lines += ["|---|---:|---:|"]
+        for name, (applied, total) in corrections(rows).items():
+            lines.append(f"| {name} | {applied} | {total} |")
+        lines += ["", "| wrong supersedes (a half in one store, in order) | wrong | items |"]
+        lines += ["|---|---:|---:|"]
+        for half in sorted({r["half"] for r in rows}):
+            wrong, others = wrong_supersedes([r for r in rows if r["half"] == half])
+            lines.append(f"| {half} | {wrong} | {others} that correct nothing |")
     shown = [o for o in outcomes if o.row["half"] in show]
     lines += ["", f"## Misses ({', '.join(sorted(show)) or 'none shown'})", ""]
     lines += ["| id | category | text | expected |", "|---|---|---|---|"]

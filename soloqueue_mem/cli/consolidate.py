@@ -75,21 +75,10 @@ def _start_graph_worker(app: Any) -> None:
 
 
 def _model(app: Any) -> Any:
-    """The model extractor when SOLOQUEUE_LLM_URL and SOLOQUEUE_LLM_MODEL are set."""
-    import os
+    """The model when SOLOQUEUE_LLM_URL and SOLOQUEUE_LLM_MODEL are set."""
+    from soloqueue_mem.lifecycle.model_extract import configured
 
-    from soloqueue_mem.lifecycle.llm import from_env
-    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
-
-    config = app.config
-    llm = from_env(
-        os.environ,
-        config.llm_timeout,
-        config.llm_attempts,
-        config.llm_backoff_base,
-        config.llm_backoff_cap,
-    )
-    return None if llm is None else ModelExtraction(llm, config, app.now)
+    return configured(app.config, app.now)
 
 
 def _table(report: dict[str, Any]) -> None:

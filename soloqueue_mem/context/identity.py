@@ -13,6 +13,7 @@ on every ``context build``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -83,9 +84,17 @@ def _without_empty_headings(lines: list[str]) -> list[str]:
     return kept
 
 
-def compile_identity(root: Path, now: datetime, force: bool = False) -> list[Compiled]:
+# The model's compile of one source (name, text, budget), or None to use the rules.
+ModelCompile = Callable[[str, str, int], str | None]
+
+
+def compile_identity(
+    root: Path, now: datetime, force: bool = False, model: ModelCompile | None = None
+) -> list[Compiled]:
     """Bring ``identity/compiled/`` up to date with the sources (all of them with
-    ``force``); one entry per source. Writes nothing when no source exists."""
+    ``force``); one entry per source. Writes nothing when no source exists. With a
+    ``model`` (``consolidate`` with one configured), a changed source is compiled by
+    it, and its answer then cleaned and cut by the rules (:func:`_compiled_text`)."""
     base = folder(root)
     manifest = _manifest(base)
     found = {name: _stamp(base / name) for name in SOURCES}
@@ -104,10 +113,11 @@ def compile_identity(root: Path, now: datetime, force: bool = False) -> list[Com
             results.append(Compiled(name, "cached", cached, estimate_tokens(cached), budget,
                                     entry["compiled_at"]))  # fmt: skip
             continue
-        text = compile_text(_read(base / name) or "", budget)
+        source = _read(base / name) or ""
+        text, by_model = _compiled_text(name, source, budget, model, entry, target)
         ensure_private_dir(root, target.parent)
         replace_private_file(target, text.encode("utf-8"))
-        manifest[name] = {"source": stamp, "compiled_at": iso(now)}
+        manifest[name] = {"source": stamp, "compiled_at": iso(now), **by_model}
         changed = True
         results.append(Compiled(name, "compiled", text, estimate_tokens(text), budget, iso(now)))
     if changed:
@@ -115,6 +125,27 @@ def compile_identity(root: Path, now: datetime, force: bool = False) -> list[Com
         data = json.dumps(manifest, indent=1, sort_keys=True).encode("utf-8")
         replace_private_file(base / "compiled" / "manifest.json", data)
     return results
+
+
+def _compiled_text(
+    name: str,
+    source: str,
+    budget: int,
+    model: ModelCompile | None,
+    entry: dict[str, Any] | None,
+    target: Path,
+) -> tuple[str, dict[str, str]]:
+    """A source's compiled text, and the manifest's record of a model's compile: the
+    source's sha256, so the same text rewritten (USER.md by every ``consolidate``)
+    keeps the model's compile instead of asking again."""
+    if model is None:
+        return compile_text(source, budget), {}
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    kept = _read(target) if entry and entry.get("model_sha256") == digest else None
+    if kept is not None:
+        return kept, {"model_sha256": digest}
+    answer = model(name, source, budget)
+    return compile_text(answer or source, budget), {"model_sha256": digest} if answer else {}
 
 
 def compiled(root: Path, now: datetime) -> dict[str, str]:

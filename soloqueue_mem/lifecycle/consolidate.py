@@ -6,7 +6,8 @@ Ordered, idempotent steps, each in its own short transactions, under a run lock
 1. ``sessions``: each ended or idle session with unprocessed turns becomes episodes
    and memories (see :mod:`soloqueue_mem.lifecycle.digest`).
 2. ``dedup``: near-duplicate memories cluster in O(n log n); the best of each cluster
-   stays and supersedes the rest (history stays readable).
+   stays and supersedes the rest (history stays readable). With a model, it judges
+   each cluster: which is best, which others say the same.
 3. ``decay``: SHORT_TERM memories the user did not state fade (see
    :mod:`soloqueue_mem.lifecycle.decay`): archived (out of recall, recoverable) or
    demoted to TRANSIENT. Nothing else decays: LONG_TERM lives its 30 days.
@@ -16,7 +17,9 @@ Ordered, idempotent steps, each in its own short transactions, under a run lock
    otherwise, or without the extra, the step reports why it was skipped.
 6. ``graph``: the graph queue is run, then one compression slice per agent graph
    within ``graph_time_slice`` (seed 002; see :mod:`soloqueue_mem.graph.worker`).
-7. ``identity``: ``identity/MEMORY.md`` and ``identity/USER.md`` are rewritten.
+7. ``identity``: ``identity/MEMORY.md``, ``identity/USER.md`` and the promoted traits,
+   ``identity/personas/user_custom.md``, are rewritten; with a model, the traits are
+   its persona and it compiles the identity sources that changed.
 8. ``daily_summary``: ``daily_summaries/YYYY-MM-DD.md`` records the run.
 
 A second run with nothing new changes nothing. ``dry_run`` runs every step on a
@@ -25,11 +28,13 @@ private copy of memory.db and writes nothing to the store.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import time
 from collections.abc import Callable, Collection
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from soloqueue_mem import lock
@@ -37,7 +42,7 @@ from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
 from soloqueue_mem.lifecycle import decay, dedup, identity
-from soloqueue_mem.lifecycle.digest import Extractor, SqliteTarget, Target, digest, rules
+from soloqueue_mem.lifecycle.digest import SqliteTarget, Target, digest, writers
 from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import store
@@ -47,6 +52,7 @@ from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.turns import SessionRow
 
 BATCH = 500  # rows per write transaction: keeps each one short beside live writers
+PERSONA = "personas/user_custom.md"
 Progress = Callable[[str, int, int], None]  # step, done, total
 
 
@@ -73,11 +79,12 @@ def run(
     open_artifacts: Callable[[], sqlite3.Connection | None] | None = None,
 ) -> dict[str, Any]:
     """One consolidation under the run lock; the JSON report (see the README). With
-    ``model``, queued turns are retried first and extraction goes through it;
-    ``open_artifacts`` lets expired attachments take their artifact rows with them. On
-    a dry run ``open_memory`` gives a private copy of memory.db: every step runs for
-    real on it, so the report says exactly what a real run would do (later steps see
-    the memories and merges of earlier ones) while the store is never written."""
+    ``model``, queued turns are retried first and every point that has a prompt
+    (:mod:`soloqueue_mem.lifecycle.prompts`) goes through it; ``open_artifacts`` lets
+    expired attachments take their artifact rows with them. On a dry run
+    ``open_memory`` gives a private copy of memory.db: every step runs for real on it,
+    so the report says exactly what a real run would do (later steps see the memories
+    and merges of earlier ones) while the store is never written."""
     started = time.monotonic()
     home.ensure()
     state_path = home.root / ".consolidate_state"
@@ -95,9 +102,8 @@ def run(
             due = turns.sessions_with_unextracted(conn)
             target = SqliteTarget(home, conn, options.language)
             report["sessions"] = digest_due(home, target, due, now, options, model, progress)
-            report["model"] = model.report() if model is not None else {"used": False}
             memories = SqliteMemories(conn)
-            report["dedup"] = dedup_step(memories, now)  # on a dry run's copy, these write there
+            report["dedup"] = dedup_step(memories, now, model)  # on a dry run's copy, these write
             report["decay"] = decay_step(memories, now)
             artifacts = None if options.dry_run or open_artifacts is None else open_artifacts()
             try:
@@ -107,7 +113,8 @@ def run(
                     artifacts.close()
             report["embed"] = _embed(conn, now, options, progress)
             report["graph"] = graph_step(options)
-            report["identity"] = publish(home, memories.active(now), now, options.dry_run)
+            report["identity"] = publish(home, memories.active(now), now, options.dry_run, model)
+            report["model"] = model.report() if model is not None else {"used": False}
         finally:
             conn.close()
         finish(home, report, started, now, options.dry_run)
@@ -170,8 +177,7 @@ def digest_due(
     progress: Progress | None,
 ) -> dict[str, Any]:
     """Digest each of ``sessions`` (those with unextracted turns) that ended or idled."""
-    extractor: Extractor = model if model is not None else rules(options.words)
-    summarize = model.summarize if model is not None else None
+    use = writers(model, options.words)
     idle_before = iso(now - options.idle)
     due = [s for s in sessions if s.ended_at is not None or s.last_turn_at < idle_before]
     episodes = memories = processed = 0
@@ -179,7 +185,7 @@ def digest_due(
         key = SessionKey(row.group, row.agent, row.session)
         source = "session_end" if row.ended_at else "consolidate"
         done = options.extracted_on_log(key)
-        made = digest(target, home, key, now, source, extractor, summarize, done)
+        made = digest(target, home, key, now, source, use, done)
         episodes += len(made.episodes)
         memories += len(made.remembered)
         processed += made.turns
@@ -188,7 +194,9 @@ def digest_due(
     return {"sessions": len(due), "turns": processed, "episodes": episodes, "memories": memories}
 
 
-def dedup_step(memories: Memories, now: datetime) -> dict[str, Any]:
+def dedup_step(
+    memories: Memories, now: datetime, model: ModelExtraction | None = None
+) -> dict[str, Any]:
     started = time.monotonic()
     items = [
         dedup.Item(
@@ -199,7 +207,7 @@ def dedup_step(memories: Memories, now: datetime) -> dict[str, Any]:
         )
         for m in memories.active(now)
     ]
-    clusters, pairs = dedup.settled(items)
+    clusters, pairs = dedup.settled(items, None if model is None else _judge(model))
     for start in range(0, len(pairs), BATCH):
         memories.supersede(pairs[start : start + BATCH], now)
     seconds = round(time.monotonic() - started, 3)
@@ -209,6 +217,10 @@ def dedup_step(memories: Memories, now: datetime) -> dict[str, Any]:
         "superseded": len(pairs),
         "seconds": seconds,
     }
+
+
+def _judge(model: ModelExtraction) -> dedup.Judge:
+    return lambda group: model.judge_cluster([item.content for item in group])
 
 
 def decay_step(memories: Memories, now: datetime) -> dict[str, Any]:
@@ -276,19 +288,50 @@ def publish_identity(
 
 
 def publish(
-    home: Home, memories: list[Memory], now: datetime, dry_run: bool = False
+    home: Home,
+    memories: list[Memory],
+    now: datetime,
+    dry_run: bool = False,
+    model: ModelExtraction | None = None,
 ) -> dict[str, Any]:
-    """The identity files from ``memories`` (the active ones)."""
+    """The identity files from ``memories`` (the active ones). With a model, the
+    promoted traits are its persona, and the identity sources that changed are compiled
+    by it (seed 003 §7.4 steps 6 and 7)."""
+    folder = home.root / "identity"
     files = {
         "MEMORY.md": identity.memory_md(memories, now),
         "USER.md": identity.user_md(memories, now),
+        PERSONA: _persona(folder / PERSONA, identity.traits(memories, now), model),
     }
-    folder = home.root / "identity"
     if not dry_run:
-        ensure_private_dir(home.root, folder)
         for name, text in files.items():
-            replace_private_file(folder / name, text.encode("utf-8"))
+            path = folder / name
+            ensure_private_dir(home.root, path.parent)
+            replace_private_file(path, text.encode("utf-8"))
+        if model is not None:
+            from soloqueue_mem.context.identity import compile_identity
+
+            compile_identity(home.root, now, model=model.compile_identity)
     return {name: {"chars": len(text)} for name, text in files.items()}
+
+
+def _persona(path: Path, traits: list[str], model: ModelExtraction | None) -> str:
+    """user_custom.md for ``traits``: as it is when they have not changed (the model
+    is not asked again), else the model's persona or the rules' list. Its first line
+    records which traits it was written from."""
+    mark = f"<!-- traits {hashlib.sha256(json.dumps(traits).encode()).hexdigest()[:16]} -->\n"
+    before = _read_text(path)
+    if before is not None and before.startswith(mark):
+        return before
+    written = model.write_persona(traits) if model is not None and traits else None
+    return mark + identity.persona_md(traits, written)
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError, UnicodeDecodeError):
+        return None
 
 
 def _daily_summary(

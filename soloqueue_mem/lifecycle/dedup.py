@@ -1,4 +1,5 @@
-"""Near-duplicate memories in O(n log n) (seed 003 §5.7), without a model.
+"""Near-duplicate memories in O(n log n) (seed 003 §5.7); a model, when there is one,
+judges each candidate cluster (:func:`settled`).
 
 Each memory becomes a set of keywords (words, and character pairs of CJK text) and a
 MinHash signature of four values (one cheap hash per keyword, permuted by XOR with
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from typing import NamedTuple
 
@@ -135,14 +136,25 @@ def clusters(items: Iterable[Item]) -> list[list[Item]]:
     return sorted((g for g in found if len(g) > 1), key=lambda g: g[0].id)
 
 
-def settled(items: Iterable[Item]) -> tuple[int, list[tuple[str, str]]]:
+# A model's judgment of a cluster (best first by the rules): (best, duplicates) as
+# positions in it, or None to keep the rules' (the best supersedes all the others).
+Judge = Callable[[list[Item]], tuple[int, list[int]] | None]
+
+
+def settled(items: Iterable[Item], judge: Judge | None = None) -> tuple[int, list[tuple[str, str]]]:
     """``clusters`` run again over the keepers until none remain: how many clusters
-    were found, and each ``(superseded, keeper)`` pair."""
+    were found, and each ``(superseded, keeper)`` pair. With a ``judge`` (seed 003
+    §5.7), the model picks each cluster's best and its duplicates; the members it
+    judged distinct leave the next passes (asking again would get the same answer)."""
     items = list(items)
     found, pairs = 0, []
     while groups := clusters(items):
         found += len(groups)
-        pairs += [(other.id, group[0].id) for group in groups for other in group[1:]]
-        gone = {other for other, _ in pairs}
+        apart: set[str] = set()
+        for group in groups:
+            best, duplicates = (judge(group) if judge else None) or (0, range(1, len(group)))
+            pairs += [(group[n].id, group[best].id) for n in duplicates]
+            apart |= {m.id for n, m in enumerate(group) if n != best and n not in duplicates}
+        gone = {other for other, _ in pairs} | apart
         items = [item for item in items if item.id not in gone]
     return found, pairs

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from soloqueue_mem import faults
 from soloqueue_mem.db.connect import write_tx
@@ -35,12 +35,33 @@ from soloqueue_mem.text.keywords import keywords
 from soloqueue_mem.text.lexicon import Lexicon, open_lexicon
 
 CHUNK = 1000
+if TYPE_CHECKING:
+    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
+
 Extractor = Callable[[SessionKey, list[dict[str, Any]]], list[Draft]]
+# The model's rewrite of the whole scratchpad for a new episode (None: it failed).
+Rewrite = Callable[[str, Episode], str | None]
 
 
 def rules(words: Vocabulary | None = None) -> Extractor:
     """The default extractor: the quick rules (no model), with ``words``' predicates."""
     return lambda _key, records: extract.from_records(records, words)
+
+
+class Writers(NamedTuple):
+    """What turns a stretch into memories, an episode summary and a scratchpad."""
+
+    extractor: Extractor
+    summarize: Callable[[list[dict[str, Any]]], str | None] | None = None  # None: the rules'
+    rewrite: Rewrite | None = None  # None: the rules' line under 近期进展
+
+
+def writers(model: ModelExtraction | None, words: Vocabulary | None) -> Writers:
+    """The model's writers when there is one (each falling back to the rules), else
+    the quick rules with ``words``' predicates."""
+    if model is None:
+        return Writers(rules(words))
+    return Writers(model, model.summarize, model.rewrite_scratchpad)
 
 
 class Digest(NamedTuple):
@@ -74,7 +95,11 @@ class Target(Protocol):
         and mark the stretch extracted."""
         ...
 
-    def note_progress(self, key: SessionKey, episode: Episode, now: datetime) -> None: ...
+    def note_progress(
+        self, key: SessionKey, episode: Episode, now: datetime, rewrite: Rewrite | None = None
+    ) -> None:
+        """The scratchpad updated for ``episode`` (:func:`next_pad`)."""
+        ...
 
     @property
     def language(self) -> str:
@@ -88,15 +113,14 @@ def digest_session(
     key: SessionKey,
     now: datetime,
     source: str,
-    extractor: Extractor | None = None,
-    summarize: Callable[[list[dict[str, Any]]], str | None] | None = None,
+    use: Writers | None = None,
     extracted_on_log: Collection[int] = (),
     language: str = "auto",
 ) -> Digest:
     """:func:`digest` into memory.db; episode summaries and scratchpad headings in
     ``language`` (the setting)."""
     target = SqliteTarget(home, conn, language)
-    return digest(target, home, key, now, source, extractor, summarize, extracted_on_log)
+    return digest(target, home, key, now, source, use, extracted_on_log)
 
 
 def digest(
@@ -105,12 +129,13 @@ def digest(
     key: SessionKey,
     now: datetime,
     source: str,
-    extractor: Extractor | None = None,
-    summarize: Callable[[list[dict[str, Any]]], str | None] | None = None,
+    use: Writers | None = None,
     extracted_on_log: Collection[int] = (),
 ) -> Digest:
-    """Episodes and memories for the session's turns not yet extracted; the turns in
-    ``extracted_on_log`` gave their memories already and are only summarized."""
+    """Episodes and memories for the session's turns not yet extracted, written by
+    ``use`` (the quick rules when None); the turns in ``extracted_on_log`` gave their
+    memories already and are only summarized."""
+    use = use or Writers(rules())
     pending = target.pending(key)
     if not pending:
         return Digest([], [], 0)
@@ -122,8 +147,8 @@ def digest(
         episode = build_episode(key, stretch, source, now, False, target.language)
         episode = episode._replace(tags=episode_tags(home, stretch))
         unread = [r for r in stretch if r["turn_index"] not in extracted_on_log]
-        drafts = (extractor or rules())(key, unread) if unread else []
-        summary = summarize(stretch) if summarize else None
+        drafts = use.extractor(key, unread) if unread else []
+        summary = use.summarize(stretch) if use.summarize else None
         if summary:
             episode = episode._replace(summary=summary)
         faults.fault("digest.before_write")
@@ -133,7 +158,7 @@ def digest(
         made.append(stored[0])
         remembered += stored[1]
     if made:
-        target.note_progress(key, made[-1], now)
+        target.note_progress(key, made[-1], now, use.rewrite)
     return Digest(made, remembered, len(records))
 
 
@@ -173,10 +198,19 @@ class SqliteTarget:
     def pending_upto(self, key: SessionKey, upto: int) -> set[int]:
         return turns.unextracted_indexes(self.conn, key, upto)
 
-    def note_progress(self, key: SessionKey, episode: Episode, now: datetime) -> None:
+    def note_progress(
+        self, key: SessionKey, episode: Episode, now: datetime, rewrite: Rewrite | None = None
+    ) -> None:
         pad = scratchpad.get(self.conn, key.group, key.agent, scratchpad.template(self.language))
-        content = scratchpad.with_progress(pad.content, progress_entry(episode), self.language)
+        content = next_pad(pad.content, episode, self.language, rewrite)
         scratchpad.put(self.conn, key.group, key.agent, content, now)
+
+
+def next_pad(pad: str, episode: Episode, language: str, rewrite: Rewrite | None) -> str:
+    """The scratchpad after ``episode``: the model's rewrite of it (seed 003 §7.3), or
+    the rules' line for the episode first under 近期进展."""
+    rewritten = rewrite(pad, episode) if rewrite is not None else None
+    return rewritten or scratchpad.with_progress(pad, progress_entry(episode), language)
 
 
 def still_pending(pending: set[int], stretch: list[dict[str, Any]]) -> bool:

@@ -35,6 +35,7 @@ from soloqueue_mem.lifecycle.own_words import own_words
 from soloqueue_mem.lifecycle.patterns import Pattern, patterns
 from soloqueue_mem.lifecycle.vocabulary import MANY, PETS, USER, Vocabulary, vocabulary
 from soloqueue_mem.lifecycle.when import future_day
+from soloqueue_mem.memory.correction import is_correction
 from soloqueue_mem.memory.store import Draft
 
 SOURCE = "rules"
@@ -513,13 +514,24 @@ def from_text(
     for sentence in _sentences(clauses(text)):
         reading.refused = False
         found: list[Draft] = []
+        cued = False  # a correction cue in this clause, or in the ones before that gave none
         for clause in sentence:
-            found += reading.drafts(clause, words, now, drafts + found)
+            read = reading.drafts(clause, words, now, drafts + found)
+            cued = cued or is_correction(clause.text)
+            found += [_correcting(d) for d in read] if cued else read
+            cued = cued and not read
         whole = None if reading.refused else _statement(sentence, found)
         if whole is not None:
-            found = [whole]
+            found = [_correcting(whole) if is_correction(sentence[0].sentence) else whole]
         drafts += [_labelled(d, words) for d in found]
     return drafts
+
+
+def _correcting(draft: Draft) -> Draft:
+    """The draft marked as a correction of what its words are about (the store finds
+    the memory it replaces: :mod:`soloqueue_mem.memory.correction`); its content may
+    have lost the cue ("actually") to :func:`own_words`."""
+    return draft._replace(update_hint=draft.content)
 
 
 class _Reading:

@@ -1,9 +1,13 @@
-"""The short files an agent reads first (seed 001 §2, 003 §6.3, §7.4).
+"""The short files an agent reads first (seed 001 §2, 003 §6.3, §6.4, §7.4).
 
 ``identity/MEMORY.md``: the top memories by importance × recency, at most five per
 type, about 1500 characters. ``identity/USER.md``: what is known about the user (their
 facts and preferences) by category — basic info, tech stack, environment,
 preferences, projects — chosen by keyword rules on subject, predicate and content.
+``identity/personas/user_custom.md``: the user's traits promoted to the persona — their
+preferences and standing rules stated with confidence at least ``TRAIT_CONFIDENCE``
+(said twice: confidence combines as 1 − (1 − 0.5)²), best first; a model, when there is
+one, writes them up as a short persona.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from soloqueue_mem.memory.model import Memory
 MEMORY_CHARS = 1500
 PER_TYPE = 5
 USER_CHARS = 1200
+TRAIT_CONFIDENCE = 0.75
+TRAITS = 20
 RECENCY_HALF_LIFE_DAYS = 30
 TYPE_TITLES = {
     "RULE": "规则 Rules",
@@ -102,11 +108,7 @@ def category(memory: Memory) -> str:
 
 def user_md(memories: Iterable[Memory], now: datetime) -> str:
     """USER.md: the user's facts and preferences by category, best first."""
-    about_user = [
-        m
-        for m in memories
-        if m.type in ("FACT", "PREFERENCE") and m.subject.strip().lower() in USER_SUBJECTS
-    ]
+    about_user = [m for m in memories if m.type in ("FACT", "PREFERENCE") and is_about_user(m)]
     grouped: dict[str, list[Memory]] = {name: [] for name in CATEGORIES}
     for memory in ranked(about_user, now):
         grouped[category(memory)].append(memory)
@@ -122,3 +124,24 @@ def user_md(memories: Iterable[Memory], now: datetime) -> str:
         if lines:
             sections.append(f"## {name}\n" + "".join(lines))
     return "# USER\n\n" + "\n".join(sections)
+
+
+def is_about_user(memory: Memory) -> bool:
+    return memory.subject.strip().lower() in USER_SUBJECTS
+
+
+def traits(memories: Iterable[Memory], now: datetime) -> list[str]:
+    """The user's preferences and rules stated with high confidence, best first."""
+    chosen = [
+        m
+        for m in memories
+        if m.type in ("PREFERENCE", "RULE") and m.confidence >= TRAIT_CONFIDENCE
+        and (is_about_user(m) or not m.subject)
+    ]  # fmt: skip
+    return [" ".join(m.content.split()) for m in ranked(chosen, now)[:TRAITS]]
+
+
+def persona_md(found: list[str], written: str | None = None) -> str:
+    """user_custom.md: the traits as a list, or as the model ``written`` them."""
+    body = written or "".join(_line(trait) for trait in found)
+    return "# User persona\n\n" + body

@@ -1,4 +1,9 @@
-"""Extraction through the optional model, with the rules as the floor.
+"""The optional model at every point the design puts one, with the rules as the floor.
+
+:meth:`ModelExtraction.ask` is the one way in: a point's prompt and parser (one module
+per point in :mod:`.prompts`), counted per point in the report; on a failure after the
+retries it answers None and the caller keeps what the rules made, and since the model
+is evidently away, no later point of the run calls it.
 
 Each user or assistant turn of at least ``MIN_CHARS`` characters is sent to the model
 (seed 001: short turns carry little); failed tool results always become ERROR memories
@@ -11,37 +16,48 @@ tries). A turn is never lost to a failed call.
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.lifecycle import extract, queue
-from soloqueue_mem.lifecycle.llm import (
-    PROMPTS,
-    Llm,
-    LlmError,
-    complete,
-    extraction_prompt,
-    parse_memories,
+from soloqueue_mem.lifecycle.llm import Llm, LlmError, complete, from_env
+from soloqueue_mem.lifecycle.prompts import (
+    dedup,
+    extraction,
+    identity,
+    persona,
+    scratchpad,
+    summary,
 )
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory.store import Draft
 from soloqueue_mem.sessions.events import SessionKey
-from soloqueue_mem.text.strings import resolve
+
+if TYPE_CHECKING:
+    from soloqueue_mem.memory.episodes import Episode
 
 MIN_CHARS = 30
-MAX_SUMMARY_TURNS = 60  # the newest turns of a stretch are what a summary is sent
-SUMMARY_CHARS = 600
+UNAVAILABLE = "the model was unavailable earlier in this run"
+T = TypeVar("T")
 
 
-def _paragraph(answer: str) -> str:
-    text = " ".join(answer.split())
-    if not text:
-        raise LlmError("the model's summary is empty")
-    return text[:SUMMARY_CHARS]
+def configured(
+    config: Config, now: datetime, env: Mapping[str, str] = os.environ
+) -> ModelExtraction | None:
+    """The model when ``SOLOQUEUE_LLM_URL`` and ``SOLOQUEUE_LLM_MODEL`` are set, else
+    None: the rules. The back end names where its failed turns queue
+    (:meth:`ModelExtraction.use_state_db`, :meth:`ModelExtraction.use_database`)."""
+    llm = from_env(
+        env, config.llm_timeout, config.llm_attempts, config.llm_backoff_base,
+        config.llm_backoff_cap,
+    )  # fmt: skip
+    return None if llm is None else ModelExtraction(llm, config, now)
 
 
 class ModelExtraction:
@@ -60,15 +76,31 @@ class ModelExtraction:
         self._sleep = sleep
         self.available = True
         self.calls = self.failures = self.queued = 0
+        self.points: Counter[str] = Counter()  # calls per point (prompts module)
+        self.error = UNAVAILABLE  # why the model failed (queued with the turn)
         self.words = vocabulary(config.predicates)
 
-    def _ask(self, record: dict[str, Any]) -> list[Draft]:
+    def ask(self, point: str, prompt: str, parse: Callable[[str], T]) -> T | None:
+        """The model's answer at ``point`` as ``parse`` reads it (retried with backoff),
+        or None when it failed — or failed earlier in this run: the caller keeps the
+        rules' result."""
+        if not self.available:
+            return None
         self.calls += 1
+        self.points[point] += 1
         kwargs = {"sleep": self._sleep} if self._sleep else {}
-        found = complete(
-            self.llm, extraction_prompt(record, self.config.language), parse_memories, **kwargs
-        )
-        return [extract.canonical(draft, self.words) for draft in found]
+        try:
+            return complete(self.llm, prompt, parse, **kwargs)
+        except LlmError as exc:
+            self.available, self.failures = False, self.failures + 1
+            self.error = str(exc)
+            return None
+
+    def _ask(self, record: dict[str, Any]) -> list[Draft] | None:
+        """One turn's memories, or None when the model failed (``error`` says why)."""
+        text = extraction.prompt(record, self.config.language)
+        found = self.ask("extraction", text, extraction.parse)
+        return None if found is None else [extract.canonical(d, self.words) for d in found]
 
     def state(self) -> Any:
         if self._state is None:
@@ -96,40 +128,40 @@ class ModelExtraction:
             if record["role"] not in ("user", "assistant") or len(content) < MIN_CHARS:
                 drafts += rules
                 continue
-            tool_errors = [d for d in rules if d.type == "ERROR"]
-            if self.available:
-                try:
-                    drafts += self._ask(record) + tool_errors
-                    continue
-                except LlmError as exc:
-                    self.available, self.failures = False, self.failures + 1
-                    error = str(exc)
-            else:
-                error = "the model was unavailable earlier in this run"
+            found = self._ask(record)
+            if found is not None:
+                drafts += found + [d for d in rules if d.type == "ERROR"]
+                continue
             drafts += rules
-            self._enqueue(key, record, error)
+            self._enqueue(key, record, self.error)
+            self.error = UNAVAILABLE
         return drafts
 
     def summarize(self, records: list[dict[str, Any]]) -> str | None:
         """The model's one-paragraph summary of a stretch, or None (keep the rules')."""
-        if not self.available:
+        return self.ask("summary", summary.prompt(records, self.config.language), summary.parse)
+
+    def rewrite_scratchpad(self, pad: str, episode: Episode) -> str | None:
+        """The whole scratchpad updated for ``episode``, or None (the rules add a line)."""
+        text = scratchpad.prompt(pad, episode, self.config.language)
+        return self.ask("scratchpad", text, scratchpad.parse)
+
+    def judge_cluster(self, contents: list[str]) -> tuple[int, list[int]] | None:
+        """(best, duplicates) as positions in a candidate cluster, or None (the rules'
+        best supersedes all the others)."""
+        text = dedup.prompt(contents, self.config.language)
+        return self.ask("dedup", text, dedup.parser(len(contents)))
+
+    def compile_identity(self, name: str, source: str, budget: int) -> str | None:
+        """An identity source's compact core, or None (the line rules compile it)."""
+        if name not in identity.NAMES:
             return None
-        lines = [
-            f"[{r['role']}] {(r.get('content') or '')[:500]}" for r in records[-MAX_SUMMARY_TURNS:]
-        ]
-        self.calls += 1
-        try:
-            kwargs = {"sleep": self._sleep} if self._sleep else {}
-            text = complete(
-                self.llm,
-                PROMPTS[resolve(self.config.language)][1].format(transcript="\n".join(lines)),
-                _paragraph,
-                **kwargs,
-            )
-        except LlmError:
-            self.available, self.failures = False, self.failures + 1
-            return None
-        return text
+        text = identity.prompt(name, source, budget, self.config.language)
+        return self.ask("identity", text, identity.parse)
+
+    def write_persona(self, traits: list[str]) -> str | None:
+        """The promoted traits as a short persona, or None (the rules' list stands)."""
+        return self.ask("persona", persona.prompt(traits, self.config.language), persona.parse)
 
     def _enqueue(self, key: SessionKey, record: dict[str, Any], error: str) -> None:
         wait = queue.backoff(0, self.config.llm_backoff_base, self.config.llm_backoff_cap)
@@ -146,15 +178,10 @@ class ModelExtraction:
         counts = {"due": 0, "completed": 0, "pending": 0, "failed": 0}
         for item in self._queue.due(self.state(), self.now, limit):
             counts["due"] += 1
-            if not self.available:
-                status = self._postpone(item, "the model was unavailable earlier in this run")
-                counts[status] += 1
-                continue
-            try:
-                found = self._ask(item.record)
-            except LlmError as exc:
-                self.available, self.failures = False, self.failures + 1
-                counts[self._postpone(item, str(exc))] += 1
+            found = self._ask(item.record)
+            if found is None:
+                counts[self._postpone(item, self.error)] += 1
+                self.error = UNAVAILABLE
                 continue
             for draft in found:
                 remember(draft, item.key.group, item.key.agent)
@@ -169,7 +196,13 @@ class ModelExtraction:
         return self._queue.retry_later(self.state(), item, error, self.now, wait)
 
     def report(self) -> dict[str, Any]:
-        return {"used": True, "calls": self.calls, "failures": self.failures, "queued": self.queued}
+        return {
+            "used": True,
+            "calls": self.calls,
+            "failures": self.failures,
+            "queued": self.queued,
+            "points": dict(sorted(self.points.items())),
+        }
 
     def close(self) -> None:
         if self._state is not None and self._owns_state:

@@ -1,6 +1,8 @@
 """Ending a session: mark it ended, digest its new turns, drop its TRANSIENT memories.
 
-What ``session end`` does and what a Claude Code ``SessionEnd`` hook does.
+What ``session end`` does and what a Claude Code ``SessionEnd`` hook does. With a model
+configured (seed 003 §7.3), the turns' memories, the episode's summary and the
+scratchpad rewrite come from it, each falling back to the rules.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from typing import NamedTuple
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
-from soloqueue_mem.lifecycle.digest import Digest, digest_session, rules
+from soloqueue_mem.lifecycle.digest import Digest, digest_session, writers
+from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.reader import end_session
@@ -32,13 +35,13 @@ def end_and_digest(
     config: Config,
     now: datetime,
     done: Collection[int] = (),
+    model: ModelExtraction | None = None,
 ) -> Ended:
     """End ``key`` (NotFound when it was never logged) and turn what its turns state
-    into an episode and memories (quick rules); the turns in ``done`` were extracted on
-    log already and are only summarized."""
+    into an episode and memories (through ``model`` when one is configured, else the
+    quick rules); the turns in ``done`` were extracted on log already and are only
+    summarized."""
     ended_at = end_session(conn, key, now)
-    extractor = rules(vocabulary(config.predicates))
-    digest = digest_session(
-        home, conn, key, now, "session_end", extractor, None, done, config.language
-    )
+    use = writers(model, vocabulary(config.predicates))
+    digest = digest_session(home, conn, key, now, "session_end", use, done, config.language)
     return Ended(ended_at, digest, clear_transients(conn, key))

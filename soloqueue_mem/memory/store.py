@@ -18,10 +18,11 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.clock import iso
+from soloqueue_mem.clock import iso, parse_timestamp
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.db.ids import in_lists, row_by_prefix
 from soloqueue_mem.errors import BadInput
+from soloqueue_mem.memory import correction
 from soloqueue_mem.memory.model import (
     DEFAULT_DURATION,
     RETENTION,
@@ -36,6 +37,7 @@ from soloqueue_mem.memory.model import (
     retention,
 )
 from soloqueue_mem.text.cjk import index_form
+from soloqueue_mem.text.fts import match_expression
 
 MAX_CONTENT_CHARS = 16_000
 
@@ -66,6 +68,7 @@ class Draft(NamedTuple):
     source: str = "manual"
     source_episode_id: str | None = None
     until: datetime | None = None  # expires then (a plan's day and a margin), not by duration
+    update_hint: str = ""  # what known fact this one changes (:mod:`.correction`)
 
 
 class Remembered(NamedTuple):
@@ -209,6 +212,8 @@ def _remember(
         where = "subject = :subject AND predicate = :predicate"
         params = {**scope, "subject": draft.subject, "predicate": draft.predicate}
         previous = [m.id for m in _active(conn, where, params) if m != restated]
+    if not previous and restated is None:
+        previous = _corrected(conn, draft, scope_ids, stamp)
     if restated is not None:
         memory = _confirm(conn, restated, draft, kept, stamp)
     else:
@@ -221,6 +226,20 @@ def _remember(
     if restated is not None:
         return Remembered("confirmed", memory, previous)
     return Remembered("superseded" if previous else "created", memory, previous)
+
+
+def _corrected(
+    conn: sqlite3.Connection, draft: Draft, scope_ids: tuple[str, str], stamp: str
+) -> list[str]:
+    """The id of the memory a correction without a key replaces, if any."""
+    words = correction.topic(draft.update_hint, draft.content)
+    match = match_expression(sorted(words))
+    if match is None:
+        return []
+    filters = Filters(group=scope_ids[0], agent=scope_ids[1])
+    found = search(conn, match, filters, parse_timestamp(stamp), correction.CANDIDATES)
+    chosen = correction.corrected(words, (memory for memory, _ in found))
+    return [] if chosen is None else [chosen.id]
 
 
 def _retention(draft: Draft, now: datetime) -> tuple[str, datetime | None]:

@@ -339,12 +339,12 @@ def test_a_bad_language_is_refused(cli, home):
 
 
 def test_the_english_prompts_keep_the_answer_format():
-    from soloqueue_mem.lifecycle.llm import PROMPTS, extraction_prompt
+    from soloqueue_mem.lifecycle.prompts import extraction, summary
 
     record = {"role": "user", "content": "I use vim", "tool_calls": [], "tool_results": []}
-    english = extraction_prompt(record, "en")
+    english = extraction.prompt(record, "en")
     assert "I use vim" in english and "NONE" in english and "分析" not in english
-    assert PROMPTS["en"][1].format(transcript="t").endswith("t")
+    assert summary.prompt([{"role": "user", "content": "t"}], "en").endswith("t")
 
 
 def test_progress_added_to_an_english_pad_gets_an_english_heading():

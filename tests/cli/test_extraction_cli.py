@@ -49,6 +49,28 @@ def test_a_switch_from_one_value_to_another_in_english_after_chinese(cli, monkey
     assert not any("PostgreSQL" in m or "8080" in m for m in current)
 
 
+def test_a_correction_without_a_key_supersedes_the_memory_it_is_about(cli, monkeypatch):
+    say(
+        cli,
+        "s1",
+        "The nightly backup job runs on the archive host at 2am.",
+        "我们的灰度发布比例是 5%。",
+        "The archive host has 4 TB of disk.",
+    )
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    at(monkeypatch, "2026-11-27T09:00:00Z")
+    say(cli, "s2", "Actually the nightly backup job moved to 4am.", "灰度发布比例改成 20% 了")
+    night(cli, monkeypatch, "2026-11-27T23:00:00Z")
+
+    current = listed(cli)
+    assert not any("2am" in m or "5%" in m for m in current)
+    backup = next(m for m in current.values() if "4am" in m["content"])
+    history = cli.json("memory", "history", backup["id"])
+    assert history[0]["content"] == "The nightly backup job runs on the archive host at 2am"
+    assert any("20%" in m for m in current)
+    assert "The archive host has 4 TB of disk" in current  # not what the correction is about
+
+
 def test_a_plan_is_kept_until_a_few_days_after_its_day(cli, home, monkeypatch):
     # said on Thursday 2026-11-26 (SOLOQUEUE_NOW); next week is 2026-12-03
     say(cli, "plans", "Next week we plan to migrate to k8s.", "明天要去北京")

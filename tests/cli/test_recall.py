@@ -751,8 +751,9 @@ def test_recall_of_traces_only_names_the_correction_without_adding_it(cli, monke
 
 
 def test_a_newer_memory_restating_an_older_one_ranks_above_it(cli, monkeypatch):
-    """No supersede link says so (other subjects, no predicate), yet the later statement
-    of the same thing is likelier what holds now."""
+    """No supersede link says so (other subjects, no predicate, no correction cue: a
+    cue such as "moved to" would supersede the older one), yet the later statement of
+    the same thing is likelier what holds now."""
     at(monkeypatch, "2026-10-01T08:00:00Z")
     cli.ok(
         "remember",
@@ -764,13 +765,13 @@ def test_a_newer_memory_restating_an_older_one_ranks_above_it(cli, monkeypatch):
     at(monkeypatch, "2026-11-20T08:00:00Z")
     cli.ok(
         "remember",
-        "Dispatch staging moved to port 8443, it is not 8080 anymore",
+        "Dispatch staging serves on port 8443, not on 8080",
         "--duration",
         "permanent",
     )
     at(monkeypatch, NOW)
     hits = contents(recall(cli, "which port does Dispatch listen on locally and in staging"))
-    newer = hits.index("Dispatch staging moved to port 8443, it is not 8080 anymore")
+    newer = hits.index("Dispatch staging serves on port 8443, not on 8080")
     assert newer < hits.index("Dispatch listens on port 8000 locally and on 8080 in staging")
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
+from benchmarks._fake_model import FakeChat
 
 USER_TURN = "我的代码目录是 /srv/app。I prefer tabs over spaces when writing Python code."
 MODEL_MEMORY = {
@@ -22,52 +22,13 @@ MODEL_MEMORY = {
 }
 
 
-class ChatServer:
-    """Answers each POST with the next scripted reply: (status, body or None to hang)."""
+class ChatServer(FakeChat):
+    """Answers each POST with the next scripted reply: (status, body or None to hang),
+    then "NONE"."""
 
     def __init__(self, replies: list[tuple[int, str | None]]) -> None:
         self.replies = list(replies)
-        self.requests: list[dict] = []
-        self.release = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                length = int(self.headers["Content-Length"])
-                server.requests.append(json.loads(self.rfile.read(length)))
-                status, body = server.replies.pop(0) if server.replies else (200, "NONE")
-                if body is None:  # never answer in time: the client times out
-                    server.release.wait(5)
-                    return
-                payload = (
-                    json.dumps({"choices": [{"message": {"role": "assistant", "content": body}}]})
-                    if status == 200
-                    else "oops"
-                ).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.http.server_address[1]}/v1"
-
-    def __enter__(self) -> ChatServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release.set()
-        self.http.shutdown()
-        self.http.server_close()
+        super().__init__(lambda _: self.replies.pop(0) if self.replies else (200, "NONE"))
 
 
 @pytest.fixture
@@ -110,7 +71,9 @@ def test_model_memories_and_summary_are_stored(cli, home, monkeypatch, model_env
     with ChatServer([(200, json.dumps([MODEL_MEMORY])), (200, SUMMARY)]) as server:
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
         report = cli.json("consolidate")
-    assert report["model"] == {"used": True, "calls": 2, "failures": 0, "queued": 0}
+    points = {"extraction": 1, "summary": 1, "scratchpad": 1, "identity": 1}  # USER.md
+    assert report["model"] == {"used": True, "calls": 4, "failures": 0, "queued": 0,
+                               "points": points}  # fmt: skip
     assert "User deploys the app to a Raspberry Pi" in contents(cli)
     assert cli.json("episode", "list")[0]["summary"] == SUMMARY
     assert server.requests[0]["model"] == "test-model"
@@ -137,8 +100,8 @@ def test_server_errors_then_success_within_one_call(cli, home, monkeypatch, mode
     with ChatServer(replies) as server:
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
         report = cli.json("consolidate")
-    assert len(server.requests) == 4  # three tries of the extraction, then the summary
-    assert report["model"] == {"used": True, "calls": 2, "failures": 0, "queued": 0}
+    assert len(server.requests) == 6  # three tries of the extraction, then the others
+    assert report["model"]["calls"] == 4 and report["model"]["failures"] == 0
     assert "User deploys the app to a Raspberry Pi" in contents(cli)
 
 

@@ -152,7 +152,9 @@ def test_model_memories_and_summary_are_stored(
     with ChatServer([(200, json.dumps([MODEL_MEMORY])), (200, SUMMARY)]) as server:
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
         report = cli.json("consolidate")
-    assert report["model"] == {"used": True, "calls": 2, "failures": 0, "queued": 0}
+    points = {"extraction": 1, "summary": 1, "scratchpad": 1, "identity": 1}  # USER.md
+    assert report["model"] == {"used": True, "calls": 4, "failures": 0, "queued": 0,
+                               "points": points}  # fmt: skip
     assert report["queue"] == {"due": 0, "completed": 0, "pending": 0, "failed": 0}
     assert "User deploys the app to a Raspberry Pi" in contents(cli)
     assert cli.json("episode", "list")[0]["summary"] == SUMMARY
@@ -276,3 +278,15 @@ def test_hosts_consuming_one_queue_at_once_take_each_item_once(database_url: str
         assert queue.due(conn, NOW + timedelta(days=1), 10) == []
     finally:
         conn.close()
+
+
+def test_a_correction_supersedes_by_topic_on_both_back_ends(cli: Cli, backend: str | None) -> None:
+    cli.ok("remember", "The nightly backup job runs on the archive host at 2am")
+    cli.ok("remember", "The archive host has 4 TB of disk")
+    done = cli.json("remember", "Actually the nightly backup job moved to 4am")
+    assert done["action"] == "superseded"
+    current = {m["content"] for m in cli.json("memory", "list")}
+    assert current == {
+        "The archive host has 4 TB of disk",
+        "Actually the nightly backup job moved to 4am",
+    }

@@ -28,6 +28,8 @@ from soloqueue_mem.storage.postgres.text import any_query, document
 if TYPE_CHECKING:
     import psycopg
 
+    from soloqueue_mem.lifecycle.digest import Rewrite
+
 COLUMNS = (
     "id, group_id, agent_id, session_id, summary, goal, outcome, started_at, ended_at, "
     "action_nodes, entities, tools_used, linked_memory_ids, tags, importance_score, "
@@ -191,15 +193,17 @@ class PostgresTarget:
             )
         return episode, found
 
-    def note_progress(self, key: SessionKey, episode: Episode, now: datetime) -> None:
-        """Note the episode first under the scratchpad's 近期进展."""
-        from soloqueue_mem.lifecycle.digest import progress_entry
-        from soloqueue_mem.memory.scratchpad import template, with_progress
+    def note_progress(
+        self, key: SessionKey, episode: Episode, now: datetime, rewrite: Rewrite | None = None
+    ) -> None:
+        """The scratchpad updated for the episode (``lifecycle.digest.next_pad``)."""
+        from soloqueue_mem.lifecycle.digest import next_pad
+        from soloqueue_mem.memory.scratchpad import template
         from soloqueue_mem.storage.postgres import scratchpad
 
         group, agent = key.group, key.agent
         with self.conn.transaction():
             scratchpad.lock(self.conn, group, agent)
             pad = scratchpad.get(self.conn, group, agent, template(self.language)).content
-            entry = with_progress(pad, progress_entry(episode), self.language)
-            scratchpad.put(self.conn, group, agent, entry, now)
+            content = next_pad(pad, episode, self.language, rewrite)
+            scratchpad.put(self.conn, group, agent, content, now)

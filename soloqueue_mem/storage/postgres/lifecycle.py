@@ -23,7 +23,8 @@ from soloqueue_mem.errors import NotFound, TempFail
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import consolidate
 from soloqueue_mem.lifecycle.consolidate import Options, Progress
-from soloqueue_mem.lifecycle.digest import digest, rules
+from soloqueue_mem.lifecycle.digest import digest, writers
+from soloqueue_mem.lifecycle.model_extract import configured
 from soloqueue_mem.lifecycle.session_end import Ended
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory.model import RETENTION, Memory
@@ -144,9 +145,8 @@ def _steps(
     target = PostgresTarget(conn, home, options.language)
     due = episodes.sessions_due(conn, iso(now - options.idle))
     report["sessions"] = consolidate.digest_due(home, target, due, now, options, model, progress)
-    report["model"] = model.report() if model is not None else {"used": False}
     memories = PostgresMemories(conn)
-    report["dedup"] = consolidate.dedup_step(memories, now)
+    report["dedup"] = consolidate.dedup_step(memories, now, model)
     report["decay"] = consolidate.decay_step(memories, now)
     report["expire"] = {
         "deleted": consolidate.expire_step(memories, now),
@@ -155,7 +155,9 @@ def _steps(
     }
     report["embed"] = _embed(conn, now, options, progress)
     report["graph"] = consolidate.graph_step(options)
-    report["identity"] = consolidate.publish(home, memories.active(now), now, options.dry_run)
+    active = memories.active(now)
+    report["identity"] = consolidate.publish(home, active, now, options.dry_run, model)
+    report["model"] = model.report() if model is not None else {"used": False}
 
 
 def _expire_attachments(
@@ -223,10 +225,15 @@ def end_session(
     ).fetchone()
     if row is None:
         raise NotFound(f"session {key.group}/{key.agent}/{key.session} not found")
-    extractor = rules(vocabulary(config.predicates))
     done = extracted_turns(conn, key)
     target = PostgresTarget(conn, home, config.language)
-    made = digest(target, home, key, now, "session_end", extractor, None, done)
+    model = configured(config, now)
+    if model is not None:
+        from soloqueue_mem.storage.postgres import queue
+
+        model.use_database(conn, queue)  # its failed turns queue in the database
+    use = writers(model, vocabulary(config.predicates))
+    made = digest(target, home, key, now, "session_end", use, done)
     return Ended(ended_at, made, _clear_transients(conn, key, row[0]))
 
 

@@ -13,7 +13,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.clock import iso
+from soloqueue_mem.clock import iso, parse_timestamp
+from soloqueue_mem.memory import correction
 from soloqueue_mem.memory.model import Memory, check_type, content_key, fixed_expiry, renewed
 from soloqueue_mem.memory.store import (
     Draft,
@@ -123,6 +124,8 @@ def _remember(
         where = "subject = %(subject)s AND predicate = %(predicate)s"
         params = {**scope, "subject": draft.subject, "predicate": draft.predicate}
         previous = [m.id for m in _active(conn, where, params) if m != restated]
+    if not previous and restated is None:
+        previous = _corrected(conn, draft, scope_ids, stamp)
     if restated is not None:
         memory = _confirm(conn, restated, draft, kept, stamp)
     else:
@@ -135,6 +138,20 @@ def _remember(
     if restated is not None:
         return Remembered("confirmed", memory, previous)
     return Remembered("superseded" if previous else "created", memory, previous)
+
+
+def _corrected(
+    conn: psycopg.Connection, draft: Draft, scope_ids: tuple[str, str], stamp: str
+) -> list[str]:
+    """The id of the memory a correction without a key replaces, if any (as SQLite's
+    ``store._corrected``: :mod:`soloqueue_mem.memory.correction`)."""
+    words = correction.topic(draft.update_hint, draft.content)
+    if not words:
+        return []
+    filters = Filters(group=scope_ids[0], agent=scope_ids[1])
+    found = search(conn, sorted(words), filters, parse_timestamp(stamp), correction.CANDIDATES)
+    chosen = correction.corrected(words, (memory for memory, _ in found))
+    return [] if chosen is None else [chosen.id]
 
 
 def _confirm(

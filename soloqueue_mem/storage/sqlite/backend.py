@@ -213,7 +213,26 @@ class SqliteBackend:
 
         missing = f"session {'/'.join(key)} not found (no data directory)"
         conn = self.existing("memory", missing)
-        return end_and_digest(self.home, conn, key, self.config, now, self._extracted_on_log(key))
+        model = self.model(now)
+        try:
+            return end_and_digest(
+                self.home, conn, key, self.config, now, self._extracted_on_log(key), model
+            )
+        finally:
+            if model is not None:
+                model.close()
+
+    def model(self, now: datetime) -> ModelExtraction | None:
+        """The configured model (``SOLOQUEUE_LLM_URL``), queuing its failed turns in
+        state.db; None without one."""
+        from soloqueue_mem.lifecycle.model_extract import configured
+        from soloqueue_mem.storage.sqlite.stores import state_opener
+
+        model = configured(self.config, now)
+        if model is not None:
+            model.use_state_db(state_opener(self.home, self.config))
+        return model
+
 
     def _extracted_on_log(self, key: SessionKey) -> set[int]:
         """The session's turns whose extraction on log finished (state.db's record)."""
@@ -261,7 +280,7 @@ class SqliteBackend:
 
         from soloqueue_mem.lifecycle.consolidate import run
         from soloqueue_mem.storage.sqlite.scratch import scratch_copy
-        from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, open_state
+        from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, state_opener
 
         scratch = ExitStack()  # a dry run's copy of memory.db, removed when it ends
 
@@ -270,17 +289,12 @@ class SqliteBackend:
             assert conn is not None  # opened with create=True
             return scratch.enter_context(scratch_copy(conn)) if options.dry_run else conn
 
-        def queue() -> sqlite3.Connection:
-            conn = open_state(self.home, self.config)
-            assert conn is not None  # opened with create=True
-            return conn
-
         def artifacts() -> sqlite3.Connection | None:
             return open_artifacts(self.home, self.config, create=False)
 
         options = options._replace(extracted_on_log=self._extracted_on_log)
         if model is not None:
-            model.use_state_db(queue)
+            model.use_state_db(state_opener(self.home, self.config))
         with scratch:
             return run(self.home, memory, now, options, model, progress, open_artifacts=artifacts)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.db.connect import Deferred, Migration, open_db, read_only_uri, writable
@@ -45,6 +45,18 @@ def open_state(home: Home, config: Config, *, create: bool = True) -> sqlite3.Co
     from soloqueue_mem.storage.sqlite.schema_state import MIGRATIONS
 
     return _open(home, home.state_db, MIGRATIONS, config, create)
+
+
+def state_opener(home: Home, config: Config) -> Callable[[], sqlite3.Connection]:
+    """Opens state.db, created if missing, when first called (the model's queue of
+    failed turns is opened only when a turn fails)."""
+
+    def opened() -> sqlite3.Connection:
+        conn = open_state(home, config)
+        assert conn is not None  # opened with create=True
+        return conn
+
+    return opened
 
 
 def open_graph(home: Home, config: Config, *, create: bool = True) -> sqlite3.Connection | None:

@@ -1,0 +1,82 @@
+"""Which active memory a correction replaces when it shares no key with it.
+
+A statement supersedes by key (subject and predicate) when a pattern or the model gave
+one. A correction often has none: "Standup moved to 10:15" names no attribute a pattern
+is sure of. It still says that it changes something: with a model, through its
+``update_hint`` (seed 001: what known fact this one updates); without one, through a
+**correction cue** — a general phrase that announces a changed value ("actually",
+"moved to", "no longer", "not … anymore", "改成", "换成", "不再", "更正" …, see
+:func:`_cue`). Its **topic** is then the hint, or the statement with its cues and numbers
+left out (values are what changes), as content words: Latin words and CJK character
+pairs, stopwords aside (:func:`topic_words`).
+
+The memory replaced is the one active memory of the same scope that shares the most
+topic words, at least ``MIN_SHARED`` (one when the topic has only one word), and
+strictly more than any other: a tie, or nothing shared enough, replaces nothing, since
+superseding the wrong memory takes it out of recall.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+
+from soloqueue_mem.lifecycle.dedup import keywords
+from soloqueue_mem.memory.model import Memory
+from soloqueue_mem.text.stopwords import STOPWORDS
+
+MIN_SHARED = 2
+CANDIDATES = 20  # memories a lookup by topic words reads
+
+
+@cache
+def _cue() -> re.Pattern[str]:
+    english = (
+        r"actually|scratch that|correction|no longer|not\b.{0,40}\banymore|instead|after all"
+        r"|(?:changed?|moved?|switch(?:ed)?|updated?|bumped|raised|lowered|relaxed|reduced"
+        r"|increased|cut|dropped|replaced)\s+(?:it\s+|that\s+|back\s+)?(?:to|from|with|by)\b"
+        r"|\bdropped\b|\bswitch(?:ed)? back\b"
+    )
+    chinese = (
+        "改成|改为|改到|改一下|换成|换到|换了|变成|调整为|调整到|调到|更正|纠正|其实"
+        "|不再|不用了|已经改|现在归|现在改|从.{1,12}换"
+    )
+    return re.compile(f"\\b(?:{english})\\b|{chinese}", re.IGNORECASE)
+
+
+def is_correction(text: str) -> bool:
+    """Whether ``text`` announces that a known value changed (see the module doc)."""
+    return _cue().search(text) is not None
+
+
+def topic_words(text: str) -> frozenset[str]:
+    """The content words of ``text`` that name what it is about: its cue phrases,
+    numbers and stopwords left out."""
+    words = keywords(_cue().sub(" ", text))
+    return frozenset(w for w in words if w not in STOPWORDS and not any(c.isdigit() for c in w))
+
+
+def topic(hint: str, content: str) -> frozenset[str]:
+    """What a draft corrects: the model's hint, or a cued statement's own words;
+    empty when it corrects nothing."""
+    if hint.strip():
+        return topic_words(hint)
+    return topic_words(content) if is_correction(content) else frozenset()
+
+
+def corrected(words: frozenset[str], candidates: Iterable[Memory]) -> Memory | None:
+    """The one candidate sharing the most of ``words``, enough of them, strictly more
+    than any other; None otherwise."""
+    if not words:
+        return None
+    need = min(MIN_SHARED, len(words))
+    shared = sorted(
+        ((len(words & topic_words(m.content)), m) for m in candidates),
+        key=lambda pair: -pair[0],
+    )
+    if not shared or shared[0][0] < need:
+        return None
+    if len(shared) > 1 and shared[1][0] == shared[0][0]:
+        return None
+    return shared[0][1]

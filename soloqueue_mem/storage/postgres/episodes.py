@@ -194,8 +194,8 @@ class PostgresTarget:
     def note_progress(self, key: SessionKey, episode: Episode, now: datetime) -> None:
         """Note the episode first under the scratchpad's 近期进展."""
         from soloqueue_mem.lifecycle.digest import progress_entry
+        from soloqueue_mem.memory import scratchpad
         from soloqueue_mem.memory.scratchpad import template, with_progress
-        from soloqueue_mem.storage.postgres import scratchpad
 
         group, agent = key.group, key.agent
         with self.conn.transaction():

@@ -5,7 +5,8 @@ with SQLite's ``?`` marks, and take the connection their back end holds: a
 ``sqlite3.Connection`` or a ``psycopg.Connection`` in autocommit. :class:`Db` wraps it
 and hides what the two dialects spell differently:
 
-- marks: ``?`` becomes ``%s`` on PostgreSQL (and a literal ``%`` is doubled);
+- marks: ``?`` becomes ``%s`` on PostgreSQL, ``:name`` becomes ``%(name)s`` (and a
+  literal ``%`` is doubled);
 - write transactions: ``BEGIN IMMEDIATE`` (:func:`soloqueue_mem.db.connect.write_tx`)
   on SQLite, ``conn.transaction()`` on PostgreSQL; both nest as savepoints;
 - locks: SQLite has one writer at a time, so a write transaction is already the lock;
@@ -19,6 +20,7 @@ What truly differs (DDL, full-text search, vectors, bulk copy) stays per back en
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from soloqueue_mem.db.connect import is_read_only, write_tx
@@ -32,15 +34,20 @@ if TYPE_CHECKING:
     # a sqlite3.Connection or a psycopg.Connection in autocommit; the PostgreSQL driver
     # is not named here: only storage/ imports it
     Connection = Any
+    Params = Sequence[Any] | dict[str, Any]
 
-_TRANSLATED: dict[str, str] = {}
+_TRANSLATED: dict[tuple[str, bool], str] = {}
+_NAMED_MARK = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 
 
-def postgres_sql(sql: str) -> str:
-    """``sql`` with PostgreSQL's marks: ``?`` becomes ``%s``, ``%`` becomes ``%%``."""
-    translated = _TRANSLATED.get(sql)
+def postgres_sql(sql: str, named: bool = False) -> str:
+    """``sql`` with PostgreSQL's marks: ``?`` (or, with ``named`` parameters, ``:name``)
+    becomes ``%s`` (``%(name)s``), and ``%`` becomes ``%%``."""
+    translated = _TRANSLATED.get((sql, named))
     if translated is None:
-        translated = _TRANSLATED[sql] = sql.replace("%", "%%").replace("?", "%s")
+        text = sql.replace("%", "%%")
+        text = _NAMED_MARK.sub(r"%(\1)s", text) if named else text.replace("?", "%s")
+        translated = _TRANSLATED[sql, named] = text
     return translated
 
 
@@ -53,17 +60,18 @@ class Db:
         self.conn = conn
         self.postgres = not isinstance(conn, sqlite3.Connection)
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        """The driver's cursor (``rowcount``, ``fetchone``, iteration)."""
+    def execute(self, sql: str, params: Params = ()) -> Any:
+        """The driver's cursor (``rowcount``, ``fetchone``, iteration). ``params``: a
+        sequence for ``?`` marks, or a dict for ``:name`` marks."""
         if self.postgres:
-            return self.conn.execute(postgres_sql(sql), params)  # type: ignore[arg-type]
-        return self.conn.execute(sql, params)  # type: ignore[arg-type]
+            return self.conn.execute(postgres_sql(sql, isinstance(params, dict)), params)
+        return self.conn.execute(sql, params)
 
-    def fetchone(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+    def fetchone(self, sql: str, params: Params = ()) -> tuple[Any, ...] | None:
         row: tuple[Any, ...] | None = self.execute(sql, params).fetchone()
         return row
 
-    def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def fetchall(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
         return list(self.execute(sql, params).fetchall())
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.db.ids import row_by_prefix
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
@@ -22,7 +23,6 @@ from soloqueue_mem.memory.store import Draft, Remembered
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.turns import SessionRow
 from soloqueue_mem.storage.postgres import memories, sessions
-from soloqueue_mem.storage.postgres.ids import row_by_prefix
 from soloqueue_mem.storage.postgres.text import any_query, document
 
 if TYPE_CHECKING:

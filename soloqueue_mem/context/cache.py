@@ -1,18 +1,22 @@
 """All SQL for ``token_cache``: cached token counts by key and encoding, and the
 warnings a store has shown (key ``notice:<text>``, encoding ``notice``).
 
-:class:`TokenCache` is what ``context build`` uses: :class:`SqliteTokenCache` here,
-on memory.db, or the PostgreSQL back end's (:mod:`soloqueue_mem.storage.postgres.token_cache`).
+:class:`TokenCache` is what ``context build`` uses: :class:`SqlTokenCache` on either
+back end's connection (memory.db, or the PostgreSQL database that every host shares:
+a logged turn's count is the same wherever it is counted, and a warning is said once
+per database).
 """
 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from soloqueue_mem.db.connect import is_read_only, write_tx
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.sessions.events import SessionKey
+
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
 
 
 def turn_key(key: SessionKey, turn_index: int) -> str:
@@ -23,12 +27,13 @@ def text_key(text: str) -> str:
     return "text:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def cached(conn: sqlite3.Connection, keys: list[str], encoding: str) -> dict[str, int]:
+def cached(conn: Connection, keys: list[str], encoding: str) -> dict[str, int]:
     """The cached counts of ``keys`` (those present)."""
+    db = Db(conn)
     found: dict[str, int] = {}
     for start in range(0, len(keys), 500):
         chunk = keys[start : start + 500]
-        rows = conn.execute(
+        rows = db.fetchall(
             f"SELECT key, tokens FROM token_cache WHERE encoding = ?"  # noqa: S608 - placeholders
             f" AND key IN ({', '.join('?' * len(chunk))})",
             (encoding, *chunk),
@@ -37,28 +42,32 @@ def cached(conn: sqlite3.Connection, keys: list[str], encoding: str) -> dict[str
     return found
 
 
-def store(conn: sqlite3.Connection, counts: dict[str, int], encoding: str) -> None:
-    if not counts or is_read_only(conn):  # a read-only store: counted again next time
+def store(conn: Connection, counts: dict[str, int], encoding: str) -> None:
+    db = Db(conn)
+    if not counts or db.read_only():  # a read-only store: counted again next time
         return
-    with write_tx(conn):
-        conn.executemany(
-            "INSERT OR REPLACE INTO token_cache (key, encoding, tokens) VALUES (?, ?, ?)",
+    with db.write():
+        db.executemany(
+            "INSERT INTO token_cache (key, encoding, tokens) VALUES (?, ?, ?)"
+            " ON CONFLICT (key, encoding) DO UPDATE SET tokens = excluded.tokens",
             [(key, encoding, tokens) for key, tokens in counts.items()],
         )
 
 
-def unseen(conn: sqlite3.Connection, notes: list[str]) -> list[str]:
+def unseen(conn: Connection, notes: list[str]) -> list[str]:
     """The notes this store has not shown before, recorded now as shown."""
+    db = Db(conn)
     if not notes:
         return []
-    if is_read_only(conn):  # nothing can be recorded: every note is shown
+    if db.read_only():  # nothing can be recorded: every note is shown
         return notes
-    with write_tx(conn):
+    with db.write():
         return [
             note
             for note in notes
-            if conn.execute(
-                "INSERT OR IGNORE INTO token_cache (key, encoding, tokens) VALUES (?, 'notice', 0)",
+            if db.execute(
+                "INSERT INTO token_cache (key, encoding, tokens) VALUES (?, 'notice', 0)"
+                " ON CONFLICT DO NOTHING",
                 ("notice:" + note,),
             ).rowcount
         ]
@@ -72,10 +81,10 @@ class TokenCache(Protocol):
     def unseen(self, notes: list[str]) -> list[str]: ...
 
 
-class SqliteTokenCache:
-    """:class:`TokenCache` on memory.db."""
+class SqlTokenCache:
+    """:class:`TokenCache` on a back end's connection."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
     def cached(self, keys: list[str], encoding: str) -> dict[str, int]:

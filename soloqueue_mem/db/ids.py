@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import BadInput, NotFound, UsageError
+
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
 
 MIN_PREFIX = 4
 _HEX = frozenset("0123456789abcdef")
@@ -24,17 +27,18 @@ def checked_ref(ref: str, kind: str) -> str:
 
 
 def row_by_prefix(
-    conn: sqlite3.Connection, table: str, columns: str, ref: str, kind: str
+    conn: Connection, table: str, columns: str, ref: str, kind: str
 ) -> tuple[Any, ...]:
-    """The row of ``table`` whose hex ``id`` is ``ref`` or the only one starting with it.
+    """The row of ``table`` whose hex ``id`` is ``ref`` or the only one starting with it
+    (on either back end: hex digits sort alike in every collation).
 
     ``table`` and ``columns`` are constants of the calling module, never user input.
     """
     ref = checked_ref(ref, kind)
-    rows = conn.execute(
+    rows = Db(conn).fetchall(
         f"SELECT {columns} FROM {table} WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",  # noqa: S608
         (ref, ref + "g"),
-    ).fetchall()
+    )
     return only_row(rows, ref, kind)
 
 

@@ -9,7 +9,7 @@ Each user or assistant turn of at least ``MIN_CHARS`` characters is sent to the 
 (seed 001: short turns carry little); failed tool results always become ERROR memories
 by rule. When a call fails after its retries, that turn — and, since the model is
 evidently away, every later one in this run — gets the rules instead and is queued in
-state.db (in the database on PostgreSQL: :mod:`soloqueue_mem.storage.postgres.queue`), so a later
+state.db (in the database on PostgreSQL: the same functions), so a later
 consolidation retries it (backoff 1 s doubling to 30 s, at most ``llm_attempts``
 tries). A turn is never lost to a failed call.
 """
@@ -21,7 +21,6 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from soloqueue_mem.config import Config
@@ -71,7 +70,6 @@ class ModelExtraction:
         self.llm, self.config, self.now = llm, config, now
         self._open_state: Callable[[], sqlite3.Connection] | None = None
         self._state: Any = None  # state.db, or the back end's database (use_database)
-        self._queue: ModuleType = queue
         self._owns_state = True
         self._sleep = sleep
         self.available = True
@@ -113,11 +111,9 @@ class ModelExtraction:
         back end's consolidate gives it; the model closes it in :meth:`close`)."""
         self._open_state = open_state
 
-    def use_database(self, conn: Any, ops: ModuleType) -> None:
-        """Queue in the back end's database instead of state.db: ``ops`` has
-        :mod:`soloqueue_mem.lifecycle.queue`'s functions for ``conn``
-        (:mod:`soloqueue_mem.storage.postgres.queue`)."""
-        self._state, self._queue, self._owns_state = conn, ops, False
+    def use_database(self, conn: Any) -> None:
+        """Queue in the back end's database instead of state.db."""
+        self._state, self._owns_state = conn, False
 
     def __call__(self, key: SessionKey, records: list[dict[str, Any]]) -> list[Draft]:
         names = extract.tool_names(records)
@@ -165,7 +161,7 @@ class ModelExtraction:
 
     def _enqueue(self, key: SessionKey, record: dict[str, Any], error: str) -> None:
         wait = queue.backoff(0, self.config.llm_backoff_base, self.config.llm_backoff_cap)
-        self._queue.enqueue(
+        queue.enqueue(
             self.state(), key, record, error, self.now, self.now + wait, self.config.llm_attempts
         )
         self.queued += 1
@@ -176,7 +172,7 @@ class ModelExtraction:
         """Retry the queued turns that are due; their memories go through
         ``remember(draft, group, agent)`` (the store's update rules)."""
         counts = {"due": 0, "completed": 0, "pending": 0, "failed": 0}
-        for item in self._queue.due(self.state(), self.now, limit):
+        for item in queue.due(self.state(), self.now, limit):
             counts["due"] += 1
             found = self._ask(item.record)
             if found is None:
@@ -185,7 +181,7 @@ class ModelExtraction:
                 continue
             for draft in found:
                 remember(draft, item.key.group, item.key.agent)
-            self._queue.completed(self.state(), item, self.now)
+            queue.completed(self.state(), item, self.now)
             counts["completed"] += 1
         return counts
 
@@ -193,7 +189,7 @@ class ModelExtraction:
         wait = queue.backoff(
             item.retry_count, self.config.llm_backoff_base, self.config.llm_backoff_cap
         )
-        return self._queue.retry_later(self.state(), item, error, self.now, wait)
+        return queue.retry_later(self.state(), item, error, self.now, wait)
 
     def report(self) -> dict[str, Any]:
         return {

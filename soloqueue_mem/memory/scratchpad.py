@@ -4,20 +4,28 @@ Markdown of at most 2000 characters; its four sections — 当前项目 (active 
 近期进展 (recent progress), 未解决的问题 (open questions), 下一步 (next steps) — are
 parsed into fields so they can be searched and shown. English headings (Current
 projects, Recent progress, Open questions, Next steps) are understood too.
+
+The same SQL runs on both back ends (:class:`soloqueue_mem.db.adapter.Db`); only the
+key differs: SQLite's table is keyed by ``user_id`` ("group/agent"), PostgreSQL's by
+``(group_id, agent_id)``. A read-modify-write of one scratchpad (a session variable
+synced into it, an episode noted under 近期进展) holds :func:`lock` for its
+transaction, so writers on several hosts never lose each other's change.
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
-from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.text.strings import text as fixed_text
+
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
 
 MAX_CHARS = 2000
 RECENT_KEPT = 5  # progress entries kept when consolidation adds one
@@ -70,15 +78,23 @@ def check(content: str) -> str:
     return content
 
 
-def _key(group: str, agent: str) -> str:
-    return f"{group}/{agent}"
+def _where(db: Db, group: str, agent: str) -> tuple[str, tuple[str, ...]]:
+    """The condition (and its values) naming the scratchpad of (group, agent)."""
+    if db.postgres:
+        return "group_id = ? AND agent_id = ?", (group, agent)
+    return "user_id = ?", (f"{group}/{agent}",)
 
 
-def get(conn: sqlite3.Connection, group: str, agent: str, template: str) -> Scratchpad:
+def lock(conn: Connection, group: str, agent: str) -> None:
+    """Hold the scratchpad of (group, agent) until the write transaction ends."""
+    Db(conn).lock(f"scratchpad/{group}/{agent}")
+
+
+def get(conn: Connection, group: str, agent: str, template: str) -> Scratchpad:
     """The scratchpad of (group, agent); ``template`` when none was written."""
-    row = conn.execute(
-        "SELECT content, updated_at FROM scratchpad WHERE user_id = ?", (_key(group, agent),)
-    ).fetchone()
+    db = Db(conn)
+    where, key = _where(db, group, agent)
+    row = db.fetchone(f"SELECT content, updated_at FROM scratchpad WHERE {where}", key)  # noqa: S608
     content, updated_at = row if row else (template, None)
     return from_content(group, agent, content, updated_at)
 
@@ -99,23 +115,35 @@ def from_content(group: str, agent: str, content: str, updated_at: str | None) -
     )
 
 
-def put(
-    conn: sqlite3.Connection, group: str, agent: str, content: str, now: datetime
-) -> Scratchpad:
+def put(conn: Connection, group: str, agent: str, content: str, now: datetime) -> Scratchpad:
     """Replace the scratchpad of (group, agent)."""
     pad = from_content(group, agent, check(content), iso(now))
-    with write_tx(conn):
-        _write(conn, pad)
+    db = Db(conn)
+    with db.write():
+        _write(db, pad, replace=True)
     return pad
 
 
-def _write(conn: sqlite3.Connection, pad: Scratchpad) -> None:
-    conn.execute(
-        "INSERT OR REPLACE INTO scratchpad (user_id, group_id, agent_id, content,"
-        " active_projects, current_focus, open_questions, next_steps, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (_key(pad.group, pad.agent), *row_values(pad)),
+def _write(db: Db, pad: Scratchpad, replace: bool) -> int:
+    """Insert ``pad``; where one is written, replace it (``replace``) or keep it. The
+    number of rows written."""
+    on_conflict = (
+        "DO UPDATE SET content = excluded.content, active_projects = excluded.active_projects,"
+        " current_focus = excluded.current_focus, open_questions = excluded.open_questions,"
+        " next_steps = excluded.next_steps, updated_at = excluded.updated_at"
+        if replace
+        else "DO NOTHING"
     )
+    key_columns, key = ("", ()) if db.postgres else ("user_id, ", (f"{pad.group}/{pad.agent}",))
+    conflict = "group_id, agent_id" if db.postgres else "user_id"
+    written: int = db.execute(
+        f"INSERT INTO scratchpad ({key_columns}group_id, agent_id, content,"  # noqa: S608
+        " active_projects, current_focus, open_questions, next_steps, updated_at)"
+        f" VALUES ({'?, ' * len(key)}?, ?, ?, ?, ?, ?, ?, ?)"
+        f" ON CONFLICT ({conflict}) {on_conflict}",
+        (*key, *row_values(pad)),
+    ).rowcount
+    return written
 
 
 def row_values(pad: Scratchpad) -> tuple[str | None, ...]:
@@ -173,23 +201,24 @@ def as_json(pad: Scratchpad) -> dict[str, Any]:
     return pad._asdict()
 
 
-def every(conn: sqlite3.Connection) -> list[Scratchpad]:
+def every(conn: Connection) -> list[Scratchpad]:
     """Every written scratchpad, by group and agent (export)."""
-    rows = conn.execute(
-        "SELECT group_id, agent_id, content, updated_at FROM scratchpad ORDER BY group_id, agent_id"
+    db = Db(conn)
+    rows = db.fetchall(
+        "SELECT group_id, agent_id, content, updated_at FROM scratchpad"  # noqa: S608
+        f" ORDER BY {db.bytewise('group_id')}, {db.bytewise('agent_id')}"
     )
     return [from_content(*row) for row in rows]
 
 
-def put_back(conn: sqlite3.Connection, pad: Scratchpad) -> str:
+def put_back(conn: Connection, pad: Scratchpad) -> str:
     """Put back an exported scratchpad where none was written: ``added``, ``existing``
     or ``conflict`` (another text is there)."""
-    with write_tx(conn):
-        row = conn.execute(
-            "SELECT content, updated_at FROM scratchpad WHERE user_id = ?",
-            (_key(pad.group, pad.agent),),
-        ).fetchone()
-        if row is not None:
-            return "existing" if tuple(row) == (pad.content, pad.updated_at) else "conflict"
-        _write(conn, from_content(pad.group, pad.agent, check(pad.content), pad.updated_at))
-    return "added"
+    fresh = from_content(pad.group, pad.agent, check(pad.content), pad.updated_at)
+    db = Db(conn)
+    with db.write():
+        if _write(db, fresh, replace=False):
+            return "added"
+        found = get(conn, pad.group, pad.agent, template="")  # there: no template needed
+    same = (found.content, found.updated_at) == (pad.content, pad.updated_at)
+    return "existing" if same else "conflict"

@@ -5,6 +5,12 @@ confidence rises instead of a duplicate being stored. A new memory with the
 (subject, predicate) of an active one supersedes it: the old row keeps its content
 and points at its successor through ``superseded_by``, so history stays readable.
 Scope (group/agent) is always a SQL ``WHERE``; ``sqlite3.Row`` never leaves here.
+
+:func:`remember` runs on both back ends (:class:`soloqueue_mem.db.adapter.Db`): the
+(group, agent) scope's rows are locked by its write transaction (on PostgreSQL, a
+transaction-scoped advisory lock on the scope, so two hosts stating the same thing at
+once confirm one memory instead of storing two). Only the full-text index differs:
+:class:`FullText`, FTS5 here, the ``search`` column on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -15,10 +21,11 @@ import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso, parse_timestamp
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.db.ids import in_lists, row_by_prefix
 from soloqueue_mem.errors import BadInput
@@ -38,6 +45,9 @@ from soloqueue_mem.memory.model import (
 )
 from soloqueue_mem.text.cjk import index_form
 from soloqueue_mem.text.fts import match_expression
+
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
 
 MAX_CONTENT_CHARS = 16_000
 
@@ -139,28 +149,53 @@ def check_draft(draft: Draft) -> Draft:
     )
 
 
+class FullText(Protocol):
+    """How a back end's full-text index of memories follows the table."""
+
+    order: str  # the column that orders rows as they were inserted
+
+    def insert(self, db: Db, memory: Memory, key: str) -> None:
+        """Insert the new ``memory`` (its content key ``key``) and index it."""
+        ...
+
+    def changed(self, db: Db, old: Memory, new: Memory) -> None:
+        """Index the updated row ``new`` in place of ``old``."""
+        ...
+
+    def search(
+        self, db: Db, words: list[str], filters: Filters, now: datetime, limit: int
+    ) -> list[tuple[Memory, float]]:
+        """Active memories matching any of ``words``, best first."""
+        ...
+
+
 def remember(
-    conn: sqlite3.Connection,
+    conn: Connection,
     draft: Draft,
     group: str,
     agent: str,
     now: datetime,
     event_id: str | None = None,
+    index: FullText | None = None,
 ) -> Remembered:
     """Store ``draft`` in (group, agent): confirm, supersede or create (see module doc).
     With an ``event_id`` already stored in the scope, nothing changes: the result is
-    the first call's action and memory, marked ``duplicate``."""
+    the first call's action and memory, marked ``duplicate``. ``index``: the back
+    end's full-text index (FTS5 by default)."""
     draft = check_draft(draft)
     priority, expires = _retention(draft, now)
     fixed = draft.until is not None or fixed_expiry(draft.duration, draft.type, now)
     stamp = iso(now)
-    with write_tx(conn):
-        seen = _replayed(conn, group, agent, event_id) if event_id is not None else None
+    db = Db(conn)
+    with db.write():
+        db.lock(f"{group}/{agent}")
+        seen = _replayed(db, group, agent, event_id) if event_id is not None else None
         if seen is not None:
             return seen
-        result = _remember(conn, draft, (group, agent), (priority, expires, fixed), stamp)
+        kept = (priority, expires, fixed)
+        result = _remember(db, draft, (group, agent), kept, stamp, index or FTS5)
         if event_id is not None:
-            conn.execute(
+            db.execute(
                 "INSERT INTO remember_events (group_id, agent_id, event_id, memory_id, action,"
                 " created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (group, agent, event_id, result.memory.id, result.action, stamp),
@@ -168,23 +203,23 @@ def remember(
         return result
 
 
-def _replayed(conn: sqlite3.Connection, group: str, agent: str, event_id: str) -> Remembered | None:
+def _replayed(db: Db, group: str, agent: str, event_id: str) -> Remembered | None:
     """What ``event_id`` did in (group, agent), if it was stored and its memory still
     exists (a key whose memory was forgotten since is dropped and the call runs anew)."""
     key = (group, agent, event_id)
-    found = conn.execute(
+    found = db.fetchone(
         "SELECT memory_id, action FROM remember_events"
         " WHERE group_id = ? AND agent_id = ? AND event_id = ?",
         key,
-    ).fetchone()
+    )
     if found is None:
         return None
-    row = conn.execute(
+    row = db.fetchone(
         f"SELECT {_COLUMNS} FROM memories WHERE id = ?",  # noqa: S608 - constant columns
         (found[0],),
-    ).fetchone()
+    )
     if row is None:
-        conn.execute(
+        db.execute(
             "DELETE FROM remember_events WHERE group_id = ? AND agent_id = ? AND event_id = ?",
             key,
         )
@@ -193,17 +228,18 @@ def _replayed(conn: sqlite3.Connection, group: str, agent: str, event_id: str) -
 
 
 def _remember(
-    conn: sqlite3.Connection,
+    db: Db,
     draft: Draft,
     scope_ids: tuple[str, str],
     kept: tuple[str, datetime | None, bool],
     stamp: str,
+    index: FullText,
 ) -> Remembered:
     """The body of :func:`remember`, inside its transaction."""
     group, agent = scope_ids
     key = content_key(draft.content)
     scope = {"group": group, "agent": agent, "now": stamp}
-    same = _active(conn, "content_key = :key", {**scope, "key": key})
+    same = _active(db, index, "content_key = :key", {**scope, "key": key})
     restated = same[0] if same else None
     previous: list[str] = []
     if draft.subject and draft.predicate and _takes_attribute(restated, draft):
@@ -211,15 +247,16 @@ def _remember(
         # it re-states a memory stored earlier without them.
         where = "subject = :subject AND predicate = :predicate"
         params = {**scope, "subject": draft.subject, "predicate": draft.predicate}
-        previous = [m.id for m in _active(conn, where, params) if m != restated]
+        previous = [m.id for m in _active(db, index, where, params) if m != restated]
     if not previous and restated is None:
-        previous = _corrected(conn, draft, scope_ids, stamp)
+        previous = _corrected(db, index, draft, (group, agent), stamp)
     if restated is not None:
-        memory = _confirm(conn, restated, draft, kept, stamp)
+        memory = _confirm(db, index, restated, draft, kept, stamp)
     else:
-        memory = _insert(conn, draft, (group, agent), kept, stamp, key)
+        memory = new_memory(draft, (group, agent), kept, stamp)
+        index.insert(db, memory, key)
     if previous:
-        conn.executemany(
+        db.executemany(
             "UPDATE memories SET superseded_by = ?, updated_at = ? WHERE id = ?",
             [(memory.id, stamp, old) for old in previous],
         )
@@ -229,15 +266,15 @@ def _remember(
 
 
 def _corrected(
-    conn: sqlite3.Connection, draft: Draft, scope_ids: tuple[str, str], stamp: str
+    db: Db, index: FullText, draft: Draft, scope_ids: tuple[str, str], stamp: str
 ) -> list[str]:
-    """The id of the memory a correction without a key replaces, if any."""
+    """The id of the memory a correction without a key replaces, if any
+    (:mod:`soloqueue_mem.memory.correction`)."""
     words = correction.topic(draft.update_hint, draft.content)
-    match = match_expression(sorted(words))
-    if match is None:
+    if not words:
         return []
     filters = Filters(group=scope_ids[0], agent=scope_ids[1])
-    found = search(conn, match, filters, parse_timestamp(stamp), correction.CANDIDATES)
+    found = index.search(db, sorted(words), filters, parse_timestamp(stamp), correction.CANDIDATES)
     chosen = correction.corrected(words, (memory for memory, _ in found))
     return [] if chosen is None else [chosen.id]
 
@@ -258,7 +295,8 @@ def _takes_attribute(restated: Memory | None, draft: Draft) -> bool:
 
 
 def _confirm(
-    conn: sqlite3.Connection,
+    db: Db,
+    index: FullText,
     memory: Memory,
     draft: Draft,
     kept: tuple[str, datetime | None, bool],
@@ -268,7 +306,7 @@ def _confirm(
     later expiry wins (re-stating extends), and the expiry stays fixed only if both
     statements gave one. A memory without a subject and predicate takes the draft's."""
     updated = confirmed(memory, draft, kept, stamp)
-    conn.execute(
+    db.execute(
         "UPDATE memories SET confidence = ?, importance_score = ?, priority = ?,"
         " expires_at = ?, fixed_expiry = ?, tags = ?, subject = ?, predicate = ?,"
         " updated_at = ? WHERE id = ?",
@@ -285,11 +323,8 @@ def _confirm(
             memory.id,
         ),
     )
-    if _fts_values(updated) != _fts_values(memory):
-        rowid = _rowid(conn, memory.id)
-        _unindex(conn, rowid, memory)
-        _index(conn, rowid, updated)
-    return get(conn, memory.id)
+    index.changed(db, memory, updated)
+    return get(db.conn, memory.id)
 
 
 def confirmed(
@@ -323,24 +358,41 @@ def _longer(
     return max(priority, new_priority, key=ranks.index), later
 
 
-def _insert(
-    conn: sqlite3.Connection,
-    draft: Draft,
-    scope: tuple[str, str],
-    kept: tuple[str, datetime | None, bool],
-    stamp: str,
-    key: str,
-) -> Memory:
-    memory = new_memory(draft, scope, kept, stamp)
+def stored_values(memory: Memory) -> list[Any]:
+    """The columns of :data:`_COLUMNS` as a new row stores them (tags as JSON)."""
     values = list(memory)
     values[10] = jsonio.dumps_compact(memory.tags)
-    placeholders = ", ".join("?" * (len(values) + 1))
-    cursor = conn.execute(
-        f"INSERT INTO memories ({_COLUMNS}, content_key) VALUES ({placeholders})",  # noqa: S608
-        (*values, key),
-    )
-    _index(conn, int(cursor.lastrowid or 0), memory)
-    return memory
+    return values
+
+
+class Fts5:
+    """:class:`FullText` on SQLite: the contentless FTS5 table ``memories_fts``, by rowid."""
+
+    order = "rowid"
+
+    def insert(self, db: Db, memory: Memory, key: str) -> None:
+        values = stored_values(memory)
+        placeholders = ", ".join("?" * (len(values) + 1))
+        cursor = db.execute(
+            f"INSERT INTO memories ({_COLUMNS}, content_key) VALUES ({placeholders})",  # noqa: S608
+            (*values, key),
+        )
+        _index(db.conn, int(cursor.lastrowid or 0), memory)
+
+    def changed(self, db: Db, old: Memory, new: Memory) -> None:
+        if _fts_values(new) != _fts_values(old):
+            rowid = _rowid(db.conn, old.id)
+            _unindex(db.conn, rowid, old)
+            _index(db.conn, rowid, new)
+
+    def search(
+        self, db: Db, words: list[str], filters: Filters, now: datetime, limit: int
+    ) -> list[tuple[Memory, float]]:
+        match = match_expression(words)
+        return [] if match is None else search(db.conn, match, filters, now, limit)
+
+
+FTS5 = Fts5()
 
 
 def new_memory(
@@ -403,18 +455,18 @@ def _rowid(conn: sqlite3.Connection, memory_id: str) -> int:
     return int(conn.execute("SELECT rowid FROM memories WHERE id = ?", (memory_id,)).fetchone()[0])
 
 
-def _active(conn: sqlite3.Connection, where: str, params: dict[str, Any]) -> list[Memory]:
+def _active(db: Db, index: FullText, where: str, params: dict[str, Any]) -> list[Memory]:
     """Active memories of ``:group``/``:agent`` matching ``where``, newest first."""
-    rows = conn.execute(
+    rows = db.fetchall(
         f"SELECT {_COLUMNS} FROM memories"  # noqa: S608 - fixed fragments
         f" WHERE group_id = :group AND agent_id = :agent AND {where} AND {_ACTIVE}"
-        " ORDER BY updated_at DESC, rowid DESC",
+        f" ORDER BY updated_at DESC, {index.order} DESC",
         params,
     )
     return [_memory(row) for row in rows]
 
 
-def get(conn: sqlite3.Connection, ref: str) -> Memory:
+def get(conn: Connection, ref: str) -> Memory:
     """The memory with id ``ref``, or the only one whose id starts with it (like git)."""
     return _memory(row_by_prefix(conn, "memories", _COLUMNS, ref, "memory"))
 

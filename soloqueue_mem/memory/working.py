@@ -24,21 +24,27 @@ Entry filter (:func:`screen`), in this order; a dropped entry is reported, not s
 5. ``near_duplicate``: keyword Jaccard similarity (the consolidate dedup's keywords:
    words, and character pairs of CJK) of at least ``NEAR_DUPLICATE`` (0.8) with a
    live entry of the group.
+
+The same SQL runs on both back ends (:class:`soloqueue_mem.db.adapter.Db`). On
+PostgreSQL a push holds a transaction-scoped advisory lock on the group, so two hosts
+pushing the same entry at once store it once and the trim counts every entry.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import unicodedata
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem.clock import iso
-from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.lifecycle.dedup import jaccard, keywords
 from soloqueue_mem.memory.model import content_key, normalize
 from soloqueue_mem.text.cjk import has_cjk
+
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
 
 TTL = timedelta(hours=24)
 CAP = 50
@@ -112,13 +118,13 @@ def _entry(row: tuple[Any, ...]) -> Entry:
 
 _LIVE_SQL = f"""
 SELECT {_COLUMNS} FROM working_memory
-WHERE group_id = :group AND expires_at > :now
-ORDER BY id DESC LIMIT :limit
+WHERE group_id = ? AND expires_at > ?
+ORDER BY id DESC LIMIT ?
 """
 _TRIM_SQL = """
-DELETE FROM working_memory WHERE group_id = :group AND (
-    expires_at <= :now OR id NOT IN (
-        SELECT id FROM working_memory WHERE group_id = :group ORDER BY id DESC LIMIT :cap
+DELETE FROM working_memory WHERE group_id = ? AND (
+    expires_at <= ? OR id NOT IN (
+        SELECT id FROM working_memory WHERE group_id = ? ORDER BY id DESC LIMIT ?
     )
 )
 """
@@ -132,24 +138,25 @@ def checked(content: str) -> str:
     return content
 
 
-def add(conn: sqlite3.Connection, group: str, content: str, source: str, now: datetime) -> Added:
+def add(conn: Connection, group: str, content: str, source: str, now: datetime) -> Added:
     """Push ``content`` onto the group's list unless the filter drops it, then trim."""
     content = checked(content)
-    stamp = iso(now)
-    with write_tx(conn):
+    stamp, expires = iso(now), iso(now + TTL)
+    db = Db(conn)
+    with db.write():
+        db.lock(f"working/{group}")
         live = latest(conn, group, now, CAP)
         reason = screen(content, [e.content for e in live])
         if reason is not None:
             return Added(None, reason)
-        cursor = conn.execute(
+        entry_id = db.insert(
             "INSERT INTO working_memory"
             " (group_id, content, content_key, source, created_at, expires_at)"
             " VALUES (?, ?, ?, ?, ?, ?)",
-            (group, content, content_key(content), source, stamp, iso(now + TTL)),
+            (group, content, content_key(content), source, stamp, expires),
         )
-        conn.execute(_TRIM_SQL, {"group": group, "now": stamp, "cap": CAP})
-        entry = Entry(int(cursor.lastrowid or 0), group, content, source, stamp, iso(now + TTL))
-    return Added(entry, None)
+        db.execute(_TRIM_SQL, (group, stamp, group, CAP))
+    return Added(Entry(entry_id, group, content, source, stamp, expires), None)
 
 
 def offered(outputs: list[tuple[str, str]]) -> dict[str, list[str]]:
@@ -167,55 +174,66 @@ def offered(outputs: list[tuple[str, str]]) -> dict[str, list[str]]:
     return {group: newest[::-1] for group, newest in by_group.items()}
 
 
-def feed(conn: sqlite3.Connection, outputs: list[tuple[str, str]], now: datetime) -> None:
+def feed(conn: Connection, outputs: list[tuple[str, str]], now: datetime) -> None:
     """Logged node output onto each group's list through the filter (source ``log``)."""
     for group, contents in offered(outputs).items():
         for content in contents:
             add(conn, group, content, "log", now)
 
 
-def latest(
-    conn: sqlite3.Connection, group: str, now: datetime, limit: int = RETURNED
-) -> list[Entry]:
+def latest(conn: Connection, group: str, now: datetime, limit: int = RETURNED) -> list[Entry]:
     """The group's newest live entries, newest first (LRANGE 0 limit-1)."""
-    rows = conn.execute(_LIVE_SQL, {"group": group, "now": iso(now), "limit": limit})
+    rows = Db(conn).fetchall(_LIVE_SQL, (group, iso(now), limit))
     return [_entry(row) for row in rows]
 
 
-def clear(conn: sqlite3.Connection, group: str) -> int:
+def clear(conn: Connection, group: str) -> int:
     """Drop the group's list (DEL); the number of entries removed."""
-    with write_tx(conn):
-        return conn.execute("DELETE FROM working_memory WHERE group_id = ?", (group,)).rowcount
+    db = Db(conn)
+    with db.write():
+        removed: int = db.execute(
+            "DELETE FROM working_memory WHERE group_id = ?", (group,)
+        ).rowcount
+    return removed
 
 
-def expire(conn: sqlite3.Connection, now: datetime) -> int:
+def expire(conn: Connection, now: datetime) -> int:
     """Delete every group's expired entries (a group's own ``add`` trims only its
     list, so a group that went quiet would keep its last day's on disk)."""
-    with write_tx(conn):
-        return conn.execute(
+    db = Db(conn)
+    with db.write():
+        removed: int = db.execute(
             "DELETE FROM working_memory WHERE expires_at <= ?", (iso(now),)
         ).rowcount
+    return removed
 
 
-def every(conn: sqlite3.Connection) -> list[Entry]:
-    """Every entry, live or not, oldest first (export)."""
-    rows = conn.execute(f"SELECT {_COLUMNS} FROM working_memory ORDER BY id")  # noqa: S608
+def every(conn: Connection, group: str | None = None) -> list[Entry]:
+    """Every entry (of ``group`` when given), live or not, oldest first (export)."""
+    where, params = ("group_id = ?", (group,)) if group is not None else ("1 = 1", ())
+    rows = Db(conn).fetchall(
+        f"SELECT {_COLUMNS} FROM working_memory WHERE {where} ORDER BY id",  # noqa: S608
+        params,
+    )
     return [_entry(row) for row in rows]
 
 
-def put_back(conn: sqlite3.Connection, entry: Entry) -> str:
-    """Put back an exported entry under its id: ``added``, ``existing`` or ``conflict``."""
-    with write_tx(conn):
-        row = conn.execute(
+def put_back(conn: Connection, entry: Entry) -> str:
+    """Put back an exported entry under its id: ``added``, ``existing`` or ``conflict``
+    (no later push takes its id)."""
+    db = Db(conn)
+    with db.write():
+        row = db.fetchone(
             f"SELECT {_COLUMNS} FROM working_memory WHERE id = ?",  # noqa: S608
             (entry.id,),
-        ).fetchone()
+        )
         if row is not None:
             return "existing" if _entry(row) == entry else "conflict"
-        conn.execute(
+        db.execute(
             "INSERT INTO working_memory"
             " (id, group_id, content, content_key, source, created_at, expires_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             (*entry[:3], content_key(entry.content), *entry[3:]),
         )
+        db.claim_id("working_memory", "id", entry.id)
     return "added"

@@ -125,14 +125,10 @@ def _value_records(sources: Sources, scope: Scope) -> Iterator[dict[str, Any]]:
 
 def _values_of(sources: Sources) -> Callable[[str], list[values.Entry]] | None:
     """Every entry of a table of values: state.db's, or the database's."""
-    if sources.database is not None:
-        from soloqueue_mem.storage.postgres import values as pg_values
-
-        return lambda table: pg_values.every(sources.database, table)
-    state = sources.state
-    if state is not None:
-        return lambda table: values.every(state, table)
-    return None
+    conn = sources.database if sources.database is not None else sources.state
+    if conn is None:
+        return None
+    return lambda table: values.every(conn, table)
 
 
 def _artifacts(

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.memory import scratchpad, store
@@ -23,13 +25,16 @@ from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.state import values
 from soloqueue_mem.state.values import Entry
 
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
+
 TABLE = "session_state"
 CURRENT_TASK, NEXT_STEP = "current_task", "next_step"
 
 
 def set_variable(
-    state: sqlite3.Connection,
-    memory: sqlite3.Connection,
+    state: Connection,
+    memory: Connection,
     key: SessionKey,
     name: str,
     value: Any,
@@ -38,12 +43,17 @@ def set_variable(
 ) -> Entry:
     """Set a session variable; ``current_task`` and ``next_step`` (text) update the
     scratchpad of the session's group and agent first (``template`` when none was
-    written: the ``language`` setting's headings)."""
-    if syncs_scratchpad(name, value):
-        previous = text_of(lambda: values.get(state, TABLE, key, name))
-        pad = scratchpad.get(memory, key.group, key.agent, template).content
-        scratchpad.put(memory, key.group, key.agent, synced(pad, name, value, previous, now), now)
-    return values.put(state, TABLE, key, name, value, now)
+    written: the ``language`` setting's headings). Where both live in one database
+    (PostgreSQL: ``state`` is ``memory``) they are written in one transaction, under
+    the scratchpad's lock."""
+    with Db(memory).write() if state is memory else nullcontext():
+        if syncs_scratchpad(name, value):
+            scratchpad.lock(memory, key.group, key.agent)
+            previous = text_of(lambda: values.get(state, TABLE, key, name))
+            pad = scratchpad.get(memory, key.group, key.agent, template).content
+            new = synced(pad, name, value, previous, now)
+            scratchpad.put(memory, key.group, key.agent, new, now)
+        return values.put(state, TABLE, key, name, value, now)
 
 
 def syncs_scratchpad(name: str, value: Any) -> bool:

@@ -1,20 +1,24 @@
 """JSON values by key, in a scope: ``kv_store`` (group, agent) and ``session_state``
 (group, agent, session). Keys follow the rules of ids; values are any JSON of at most
-``MAX_VALUE_BYTES`` once encoded.
+``MAX_VALUE_BYTES`` once encoded. The same SQL runs on both back ends
+(:class:`soloqueue_mem.db.adapter.Db`); ``table`` is always one of :data:`SCOPES` (a
+constant of the calling module), never the caller's input.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso
-from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.text.records import within_record
+
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
 
 MAX_VALUE_BYTES = 64 * 1024
 # Each table's scope columns, in order.
@@ -44,7 +48,7 @@ def _where(table: str) -> str:
 
 
 def put(
-    conn: sqlite3.Connection,
+    conn: Connection,
     table: str,
     scope: tuple[str, ...],
     key: str,
@@ -56,29 +60,33 @@ def put(
     text = encode(value)
     columns = ", ".join(SCOPES[table])
     marks = ", ".join("?" * len(scope))
-    with write_tx(conn):
-        conn.execute(
-            f"INSERT OR REPLACE INTO {table} ({columns}, key, value, updated_at)"  # noqa: S608
-            f" VALUES ({marks}, ?, ?, ?)",
+    db = Db(conn)
+    with db.write():
+        db.execute(
+            f"INSERT INTO {table} ({columns}, key, value, updated_at)"  # noqa: S608 - constants
+            f" VALUES ({marks}, ?, ?, ?) ON CONFLICT ({columns}, key)"
+            " DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
             (*scope, key, text, iso(now)),
         )
     return Entry(scope, key, jsonio.loads(text), iso(now))
 
 
-def entries(conn: sqlite3.Connection, table: str, scope: tuple[str, ...]) -> list[Entry]:
-    """Every key of the scope, in key order."""
-    rows = conn.execute(
-        f"SELECT key, value, updated_at FROM {table} WHERE {_where(table)} ORDER BY key",  # noqa: S608
+def entries(conn: Connection, table: str, scope: tuple[str, ...]) -> list[Entry]:
+    """Every key of the scope, in key order (byte order)."""
+    db = Db(conn)
+    rows = db.fetchall(
+        f"SELECT key, value, updated_at FROM {table} WHERE {_where(table)}"  # noqa: S608
+        f" ORDER BY {db.bytewise('key')}",
         scope,
     )
     return [Entry(scope, key, jsonio.loads(value), updated) for key, value, updated in rows]
 
 
-def get(conn: sqlite3.Connection, table: str, scope: tuple[str, ...], key: str) -> Entry:
-    row = conn.execute(
+def get(conn: Connection, table: str, scope: tuple[str, ...], key: str) -> Entry:
+    row = Db(conn).fetchone(
         f"SELECT value, updated_at FROM {table} WHERE {_where(table)} AND key = ?",  # noqa: S608
         (*scope, key),
-    ).fetchone()
+    )
     if row is None:
         raise NotFound(f"no key {key!r} in {'/'.join(scope)}")
     return Entry(scope, key, jsonio.loads(row[0]), row[1])
@@ -97,23 +105,28 @@ def as_list(rows: list[Entry], first: str | None = None) -> str | None:
     return "\n".join(lines) or None
 
 
-def remove(conn: sqlite3.Connection, table: str, scope: tuple[str, ...], key: str) -> Entry:
-    """Delete ``key``; NotFound when the scope does not hold it."""
-    with write_tx(conn):
+def remove(conn: Connection, table: str, scope: tuple[str, ...], key: str) -> Entry:
+    """Delete ``key``; NotFound when the scope does not hold it (or another writer
+    deleted it first)."""
+    db = Db(conn)
+    with db.write():
         entry = get(conn, table, scope, key)
-        conn.execute(
+        deleted = db.execute(
             f"DELETE FROM {table} WHERE {_where(table)} AND key = ?",  # noqa: S608
             (*scope, key),
-        )
+        ).rowcount
+        if not deleted:
+            raise NotFound(f"no key {key!r} in {'/'.join(scope)}")
     return entry
 
 
-def every(conn: sqlite3.Connection, table: str) -> list[Entry]:
+def every(conn: Connection, table: str) -> list[Entry]:
     """Every entry of every scope, by scope and key (export)."""
+    db = Db(conn)
     columns = ", ".join(SCOPES[table])
-    rows = conn.execute(
-        f"SELECT {columns}, key, value, updated_at FROM {table}"  # noqa: S608
-        f" ORDER BY {columns}, key"
+    ordered = ", ".join(db.bytewise(c) for c in (*SCOPES[table], "key"))
+    rows = db.fetchall(
+        f"SELECT {columns}, key, value, updated_at FROM {table} ORDER BY {ordered}"  # noqa: S608
     )
     width = len(SCOPES[table])
     return [
@@ -122,24 +135,22 @@ def every(conn: sqlite3.Connection, table: str) -> list[Entry]:
     ]
 
 
-def put_back(conn: sqlite3.Connection, table: str, entry: Entry) -> str:
+def put_back(conn: Connection, table: str, entry: Entry) -> str:
     """Put back an exported entry where the key is unset: ``added``, ``existing`` or
     ``conflict`` (the key holds another value)."""
     validate_id("key", entry.key)
     text = encode(entry.value)
     columns = ", ".join(SCOPES[table])
     marks = ", ".join("?" * len(entry.scope))
-    with write_tx(conn):
-        row = conn.execute(
-            f"SELECT value, updated_at FROM {table} WHERE {_where(table)} AND key = ?",  # noqa: S608
-            (*entry.scope, entry.key),
-        ).fetchone()
-        if row is not None:
-            same = jsonio.loads(row[0]) == entry.value and row[1] == entry.updated_at
-            return "existing" if same else "conflict"
-        conn.execute(
+    db = Db(conn)
+    with db.write():
+        inserted = db.execute(
             f"INSERT INTO {table} ({columns}, key, value, updated_at)"  # noqa: S608
-            f" VALUES ({marks}, ?, ?, ?)",
+            f" VALUES ({marks}, ?, ?, ?) ON CONFLICT DO NOTHING",
             (*entry.scope, entry.key, text, entry.updated_at),
-        )
-    return "added"
+        ).rowcount
+        if inserted:
+            return "added"
+        found = get(conn, table, entry.scope, entry.key)
+    same = found.value == entry.value and found.updated_at == entry.updated_at
+    return "existing" if same else "conflict"

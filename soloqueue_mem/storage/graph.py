@@ -46,7 +46,7 @@ def worker_lock(home: Home, config: Config, wait: bool = False) -> AbstractConte
     runs at a time across every host. A held lock raises TempFail unless ``wait``."""
     url = database_url(config)
     if url is not None:
-        from soloqueue_mem.storage.postgres.graph_queue import worker_lock as pg_worker_lock
+        from soloqueue_mem.storage.postgres.graph import worker_lock as pg_worker_lock
 
         return pg_worker_lock(url, wait)
     from soloqueue_mem import lock

@@ -210,8 +210,8 @@ NOW = datetime(2026, 11, 26, 8, tzinfo=UTC)
 
 
 def _queue_of(url: str, items: int) -> None:
+    from soloqueue_mem.lifecycle import queue
     from soloqueue_mem.sessions.events import SessionKey
-    from soloqueue_mem.storage.postgres import queue
     from soloqueue_mem.storage.postgres.connect import connect
 
     key = SessionKey("g", "a", "s")
@@ -225,7 +225,7 @@ def _queue_of(url: str, items: int) -> None:
 
 
 def test_a_claimed_item_is_skipped_by_another_host_without_waiting(database_url: str) -> None:
-    from soloqueue_mem.storage.postgres import queue
+    from soloqueue_mem.lifecycle import queue
     from soloqueue_mem.storage.postgres.connect import connect
 
     _queue_of(database_url, 6)
@@ -247,7 +247,7 @@ def test_a_claimed_item_is_skipped_by_another_host_without_waiting(database_url:
 
 
 def test_hosts_consuming_one_queue_at_once_take_each_item_once(database_url: str) -> None:
-    from soloqueue_mem.storage.postgres import queue
+    from soloqueue_mem.lifecycle import queue
     from soloqueue_mem.storage.postgres.connect import connect
 
     _queue_of(database_url, 200)

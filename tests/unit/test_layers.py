@@ -40,7 +40,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         ],
     ),
     ("settings", ["config", "redact", "context.models", "context.tokens"]),
-    ("db core", ["db.ids", "db.migrate", "db.connect"]),
+    ("db core", ["db.ids", "db.migrate", "db.connect", "db.adapter"]),
     (
         "schemas",
         [

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.db.ids import row_by_prefix
 from soloqueue_mem.memory.attachments import (
     _JSON_FIELDS,
     COLUMNS,
@@ -22,7 +23,6 @@ from soloqueue_mem.memory.attachments import (
     Filters,
 )
 from soloqueue_mem.memory.attachments import _attachment as attachment_from_row
-from soloqueue_mem.storage.postgres.ids import row_by_prefix
 from soloqueue_mem.storage.postgres.text import any_query, document
 
 if TYPE_CHECKING:

@@ -13,15 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
+from soloqueue_mem.memory import scratchpad, working
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
+from soloqueue_mem.state import values
 from soloqueue_mem.storage.postgres import (
     episodes,
     memories,
-    scratchpad,
     sessions,
     turns,
-    values,
-    working,
 )
 
 if TYPE_CHECKING:
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     import psycopg
 
     from soloqueue_mem.config import Config
+    from soloqueue_mem.context.cache import SqlTokenCache
     from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
@@ -59,7 +59,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Queued, Rejected
     from soloqueue_mem.state.values import Entry as ValueEntry
     from soloqueue_mem.storage.postgres.attachments import PostgresRows
-    from soloqueue_mem.storage.postgres.token_cache import PostgresTokenCache
     from soloqueue_mem.text.lexicon import Lexicon
 
 # What recall finds here: memories, episodes, turns (of any age, of the last days), the
@@ -152,18 +151,11 @@ class PostgresBackend:
 
         from soloqueue_mem.storage.working_feed import feeding_working_memory
 
-        def feed(outputs: list[tuple[str, str]]) -> None:
-            from soloqueue_mem.memory.working import offered
-
-            for group, contents in offered(outputs).items():
-                for content in contents:
-                    working.add(self.conn, group, content, "log", now)
-
         return feeding_working_memory(
             log_events(
                 self.home, None, items, default, self.config, now, offload=offload, write=write
             ),
-            feed,
+            lambda outputs: working.feed(self.conn, outputs, now),
         )
 
     def trace(
@@ -511,14 +503,15 @@ class PostgresBackend:
 
     def session_set(self, key: SessionKey, name: str, value: Any, now: datetime) -> ValueEntry:
         from soloqueue_mem.memory.scratchpad import template
-        from soloqueue_mem.storage.postgres.state import set_variable
+        from soloqueue_mem.state.session import set_variable
 
-        return set_variable(self.conn, key, name, value, now, template(self.config.language))
+        template_text = template(self.config.language)
+        return set_variable(self.conn, self.conn, key, name, value, now, template_text)
 
-    def token_cache(self) -> PostgresTokenCache:
-        from soloqueue_mem.storage.postgres.token_cache import PostgresTokenCache
+    def token_cache(self) -> SqlTokenCache:
+        from soloqueue_mem.context.cache import SqlTokenCache
 
-        return PostgresTokenCache(self.conn)
+        return SqlTokenCache(self.conn)
 
     def compress(
         self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None

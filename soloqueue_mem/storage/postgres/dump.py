@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import clock, jsonio
 from soloqueue_mem.home import Home, ensure_private_dir
+from soloqueue_mem.memory import scratchpad, working
 from soloqueue_mem.memory.attachments import Attachment
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
@@ -37,11 +38,11 @@ from soloqueue_mem.sessions.markdown import render_turns
 from soloqueue_mem.sessions.offload import l1_record
 from soloqueue_mem.sessions.writer import _checked_record as checked_record
 from soloqueue_mem.state.values import Entry as ValueEntry
-from soloqueue_mem.storage.postgres import attachments, embed, episodes, scratchpad, working
+from soloqueue_mem.state.values import put_back as put_back_value
+from soloqueue_mem.storage.postgres import attachments, embed, episodes
 from soloqueue_mem.storage.postgres.memories import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
 from soloqueue_mem.storage.postgres.text import document
-from soloqueue_mem.storage.postgres.values import put_back as put_back_value
 from soloqueue_mem.text.cjk import estimate_tokens
 
 if TYPE_CHECKING:
@@ -203,7 +204,7 @@ def _scratchpads(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, A
 def _working(conn: psycopg.Connection, scope: Scope) -> Iterator[Entry]:
     """Every working-memory entry of the scope's group, oldest first (a group's list:
     none in an agent's export, as on SQLite)."""
-    return working.every(conn, scope.group) if scope.agent is None else iter(())
+    return iter(working.every(conn, scope.group) if scope.agent is None else ())
 
 
 def _attachments(conn: psycopg.Connection, scope: Scope) -> Iterator[Attachment]:

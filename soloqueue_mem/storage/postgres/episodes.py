@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.db.ids import row_by_prefix
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
@@ -22,7 +23,6 @@ from soloqueue_mem.memory.store import Draft, Remembered
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.turns import SessionRow
 from soloqueue_mem.storage.postgres import memories, sessions
-from soloqueue_mem.storage.postgres.ids import row_by_prefix
 from soloqueue_mem.storage.postgres.text import any_query, document
 
 if TYPE_CHECKING:
@@ -198,8 +198,8 @@ class PostgresTarget:
     ) -> None:
         """The scratchpad updated for the episode (``lifecycle.digest.next_pad``)."""
         from soloqueue_mem.lifecycle.digest import next_pad
+        from soloqueue_mem.memory import scratchpad
         from soloqueue_mem.memory.scratchpad import template
-        from soloqueue_mem.storage.postgres import scratchpad
 
         group, agent = key.group, key.agent
         with self.conn.transaction():

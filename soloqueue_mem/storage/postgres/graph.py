@@ -6,24 +6,33 @@ binary order), so recall's paths and scores do not depend on the back end.
 Several hosts share one graph: node ids come from a sequence, a link is upserted on
 its key (``ON CONFLICT``), and a focus push holds a transaction-scoped advisory lock
 on its graph, so two pushes never interleave their read of the top position with
-their writes. The queue is in :mod:`soloqueue_mem.storage.postgres.graph_queue`.
+their writes. The queue is :mod:`soloqueue_mem.graph.queue`'s, on this connection.
+
+The graph worker's lock is a session advisory lock held on a connection of its own for
+the worker's run; the server releases it when that connection ends, a killed worker's
+included. Tasks are applied strictly in order, one worker at a time (each task reads
+the focus the one before it left), so workers on several hosts take turns rather than
+skip past one another's rows.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
+from soloqueue_mem.db.adapter import Db
+from soloqueue_mem.errors import TempFail
+from soloqueue_mem.graph import queue
 from soloqueue_mem.graph.queue import Task
 from soloqueue_mem.graph.store import NODE_COLUMNS, Link, Node, Scope, node_from_row
-from soloqueue_mem.storage.postgres import graph_queue
 
 if TYPE_CHECKING:
     import psycopg
 
+_WORKER_LOCK = 0x47524150  # the graph worker's session lock ("GRAP")
 _LINK_COLUMNS = "from_id, to_id, strength, relation"
 
 
@@ -68,7 +77,7 @@ class PgGraph:
         )
 
     def reserve_node_ids(self, at_least: int) -> None:
-        graph_queue.raise_sequence(self.conn, "graph_nodes", "node_id", at_least)
+        Db(self.conn).claim_id("graph_nodes", "node_id", at_least)
 
     def get_node(self, node_id: int) -> Node | None:
         rows = self._rows(
@@ -274,25 +283,44 @@ class PgGraph:
     def enqueue(
         self, scope: Scope, messages: list[dict[str, str]], enqueued_at: str, max_size: int
     ) -> int:
-        return graph_queue.enqueue(self.conn, scope, messages, enqueued_at, max_size)
+        return queue.enqueue(self.conn, scope, messages, enqueued_at, max_size)
 
     def head(self, after: int = 0) -> Task | None:
-        return graph_queue.head(self.conn, after)
+        return queue.head(self.conn, after)
 
     def pending(self) -> list[Task]:
-        return graph_queue.pending(self.conn)
+        return queue.pending(self.conn)
 
     def task(self, task_id: int) -> Task | None:
-        return graph_queue.task(self.conn, task_id)
+        return queue.task(self.conn, task_id)
 
     def insert_task(self, task: Task) -> None:
-        graph_queue.insert_task(self.conn, task)
+        queue.insert_task(self.conn, task)
 
     def take(self, task_id: int) -> bool:
-        return graph_queue.take(self.conn, task_id)
+        return queue.take(self.conn, task_id)
 
     def requeue(self, task: Task) -> int:
-        return graph_queue.requeue(self.conn, task)
+        return queue.requeue(self.conn, task)
 
     def depth(self) -> int:
-        return graph_queue.depth(self.conn)
+        return queue.depth(self.conn)
+
+
+@contextmanager
+def worker_lock(url: str, wait: bool) -> Iterator[None]:
+    """Hold the graph worker's lock for the block; TempFail when another worker (on
+    any host) holds it and not ``wait``."""
+    from soloqueue_mem.storage.postgres.connect import connect
+
+    conn = connect(url)
+    try:
+        if wait:
+            conn.execute("SELECT pg_advisory_lock(%s)", (_WORKER_LOCK,))
+        else:
+            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (_WORKER_LOCK,)).fetchone()
+            if not (row and row[0]):
+                raise TempFail("the graph worker lock is held by another worker (any host)")
+        yield
+    finally:
+        conn.close()

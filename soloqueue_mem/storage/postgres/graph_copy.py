@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem.storage.postgres.graph_queue import raise_sequence
+from soloqueue_mem.db.adapter import Db
 
 if TYPE_CHECKING:
     import psycopg
@@ -104,4 +104,4 @@ def raise_sequences(source: sqlite3.Connection, conn: psycopg.Connection) -> Non
         ("graph_tasks", "task_id", int(given.get("graph_tasks", 0))),
     ):
         if top:
-            raise_sequence(conn, table, column, top)
+            Db(conn).claim_id(table, column, top)

@@ -27,10 +27,11 @@ from soloqueue_mem.lifecycle.digest import digest, writers
 from soloqueue_mem.lifecycle.model_extract import configured
 from soloqueue_mem.lifecycle.session_end import Ended
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
+from soloqueue_mem.memory import working
 from soloqueue_mem.memory.model import RETENTION, Memory
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.sessions.events import SessionKey
-from soloqueue_mem.storage.postgres import episodes, working
+from soloqueue_mem.storage.postgres import episodes
 from soloqueue_mem.storage.postgres.episodes import PostgresTarget
 from soloqueue_mem.storage.postgres.extract import extracted_turns
 from soloqueue_mem.storage.postgres.memories import _ACTIVE, _COLUMNS
@@ -102,7 +103,7 @@ def run(
     attachments take this host's artifact rows of theirs with them, ``open_artifacts``).
     With ``model`` (and ``remember``, the back end's), the queued turns are retried
     first, their memories stored through ``remember``, and extraction goes through the
-    model, queuing in the database (:mod:`soloqueue_mem.storage.postgres.queue`)."""
+    model, queuing in the database (:mod:`soloqueue_mem.lifecycle.queue`)."""
     import psycopg
 
     started = time.monotonic()
@@ -116,10 +117,8 @@ def run(
         if options.dry_run:
             model = None  # a dry run neither calls the model nor queues anything
         elif model is not None:
-            from soloqueue_mem.storage.postgres import queue
-
             assert remember is not None
-            model.use_database(conn, queue)
+            model.use_database(conn)
             report["queue"] = model.retry_queue(remember)
         options = options._replace(extracted_on_log=lambda key: extracted_turns(conn, key))
         with conn.transaction() if options.dry_run else nullcontext():
@@ -229,9 +228,7 @@ def end_session(
     target = PostgresTarget(conn, home, config.language)
     model = configured(config, now)
     if model is not None:
-        from soloqueue_mem.storage.postgres import queue
-
-        model.use_database(conn, queue)  # its failed turns queue in the database
+        model.use_database(conn)  # its failed turns queue in the database
     use = writers(model, vocabulary(config.predicates))
     made = digest(target, home, key, now, "session_end", use, done)
     return Ended(ended_at, made, _clear_transients(conn, key, row[0]))

@@ -1,9 +1,6 @@
-"""All SQL for ``memories`` on PostgreSQL, with the update rules of the SQLite store.
-
-Confirm, supersede or create (seed 003 §4.1) follow :func:`soloqueue_mem.memory.store.
-remember` step for step; the (group, agent) scope's rows are locked by a
-transaction-scoped advisory lock on it, so two hosts stating the same thing at once
-confirm one memory instead of storing two.
+"""``memories`` on PostgreSQL: its full-text index (the ``search`` column) for
+:func:`soloqueue_mem.memory.store.remember`, which confirms, supersedes or creates on
+both back ends, and the reads that use that index or PostgreSQL's arrays.
 """
 
 from __future__ import annotations
@@ -12,22 +9,13 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem import jsonio
-from soloqueue_mem.clock import iso, parse_timestamp
-from soloqueue_mem.memory import correction
-from soloqueue_mem.memory.model import Memory, check_type, content_key, fixed_expiry, renewed
-from soloqueue_mem.memory.store import (
-    Draft,
-    Filters,
-    Remembered,
-    _retention,
-    _takes_attribute,
-    check_draft,
-    confirmed,
-    new_memory,
-)
+from soloqueue_mem.clock import iso
+from soloqueue_mem.db.adapter import Db
+from soloqueue_mem.db.ids import row_by_prefix
+from soloqueue_mem.memory import store
+from soloqueue_mem.memory.model import Memory, check_type, renewed
+from soloqueue_mem.memory.store import _COLUMNS, Draft, Filters, Remembered, stored_values
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.storage.postgres.ids import row_by_prefix
 from soloqueue_mem.storage.postgres.newest import newest_matches
 from soloqueue_mem.storage.postgres.text import document, term_query
 from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
@@ -35,12 +23,6 @@ from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 if TYPE_CHECKING:
     import psycopg
 
-_COLUMNS = (
-    "id, group_id, agent_id, type, priority, content, subject, predicate, source, "
-    "source_episode_id, tags, importance_score, confidence, access_count, decay_rate, "
-    "created_at, updated_at, last_accessed_at, expires_at, superseded_by, archived_at, "
-    "fixed_expiry"
-)
 _ACTIVE = (
     "superseded_by IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > %(now)s)"
 )
@@ -51,6 +33,36 @@ def _search_text(memory: Memory) -> str:
     return document(" ".join([memory.content, memory.subject, memory.predicate, *memory.tags]))
 
 
+class TsVector:
+    """:class:`soloqueue_mem.memory.store.FullText` on PostgreSQL: the ``search`` column."""
+
+    order = "seq"
+
+    def insert(self, db: Db, memory: Memory, key: str) -> None:
+        values = stored_values(memory)
+        marks = ", ".join("?" * (len(values) + 1))
+        db.execute(
+            f"INSERT INTO memories ({_COLUMNS}, content_key, search)"  # noqa: S608 - constants
+            f" VALUES ({marks}, to_tsvector('simple', ?))",
+            (*values, key, _search_text(memory)),
+        )
+
+    def changed(self, db: Db, old: Memory, new: Memory) -> None:
+        if _search_text(new) != _search_text(old):
+            db.execute(
+                "UPDATE memories SET search = to_tsvector('simple', ?) WHERE id = ?",
+                (_search_text(new), new.id),
+            )
+
+    def search(
+        self, db: Db, words: list[str], filters: Filters, now: datetime, limit: int
+    ) -> list[tuple[Memory, float]]:
+        return search(db.conn, words, filters, now, limit)
+
+
+TSVECTOR = TsVector()
+
+
 def remember(
     conn: psycopg.Connection,
     draft: Draft,
@@ -59,159 +71,8 @@ def remember(
     now: datetime,
     event_id: str | None = None,
 ) -> Remembered:
-    """Store ``draft`` in (group, agent): confirm, supersede or create. With an
-    ``event_id`` already stored in the scope, nothing changes: the first call's action
-    and memory, marked ``duplicate`` (the scope's lock makes this hold across hosts)."""
-    draft = check_draft(draft)
-    priority, expires = _retention(draft, now)
-    fixed = draft.until is not None or fixed_expiry(draft.duration, draft.type, now)
-    stamp = iso(now)
-    key = content_key(draft.content)
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{group}/{agent}",))
-        seen = _replayed(conn, group, agent, event_id) if event_id is not None else None
-        if seen is not None:
-            return seen
-        result = _remember(conn, draft, (group, agent), (priority, expires, fixed), stamp, key)
-        if event_id is not None:
-            conn.execute(
-                "INSERT INTO remember_events (group_id, agent_id, event_id, memory_id, action,"
-                " created_at) VALUES (%s, %s, %s, %s, %s, %s)",
-                (group, agent, event_id, result.memory.id, result.action, stamp),
-            )
-        return result
-
-
-def _replayed(conn: psycopg.Connection, group: str, agent: str, event_id: str) -> Remembered | None:
-    """What ``event_id`` did in (group, agent), if it was stored and its memory still
-    exists (a key whose memory was forgotten since is dropped and the call runs anew)."""
-    key = (group, agent, event_id)
-    found = conn.execute(
-        "SELECT memory_id, action FROM remember_events"
-        " WHERE group_id = %s AND agent_id = %s AND event_id = %s",
-        key,
-    ).fetchone()
-    if found is None:
-        return None
-    row = conn.execute(
-        f"SELECT {_COLUMNS} FROM memories WHERE id = %s",  # noqa: S608 - constant columns
-        (found[0],),
-    ).fetchone()
-    if row is None:
-        conn.execute(
-            "DELETE FROM remember_events WHERE group_id = %s AND agent_id = %s AND event_id = %s",
-            key,
-        )
-        return None
-    return Remembered(found[1], memory_from_row(row), [], duplicate=True)
-
-
-def _remember(
-    conn: psycopg.Connection,
-    draft: Draft,
-    scope_ids: tuple[str, str],
-    kept: tuple[str, datetime | None, bool],
-    stamp: str,
-    key: str,
-) -> Remembered:
-    """The body of :func:`remember`, inside its transaction and lock."""
-    group, agent = scope_ids
-    scope = {"group": group, "agent": agent, "now": stamp}
-    same = _active(conn, "content_key = %(key)s", {**scope, "key": key})
-    restated = same[0] if same else None
-    previous: list[str] = []
-    if draft.subject and draft.predicate and _takes_attribute(restated, draft):
-        where = "subject = %(subject)s AND predicate = %(predicate)s"
-        params = {**scope, "subject": draft.subject, "predicate": draft.predicate}
-        previous = [m.id for m in _active(conn, where, params) if m != restated]
-    if not previous and restated is None:
-        previous = _corrected(conn, draft, scope_ids, stamp)
-    if restated is not None:
-        memory = _confirm(conn, restated, draft, kept, stamp)
-    else:
-        memory = _insert(conn, draft, scope_ids, kept, stamp, key)
-    for old in previous:
-        conn.execute(
-            "UPDATE memories SET superseded_by = %s, updated_at = %s WHERE id = %s",
-            (memory.id, stamp, old),
-        )
-    if restated is not None:
-        return Remembered("confirmed", memory, previous)
-    return Remembered("superseded" if previous else "created", memory, previous)
-
-
-def _corrected(
-    conn: psycopg.Connection, draft: Draft, scope_ids: tuple[str, str], stamp: str
-) -> list[str]:
-    """The id of the memory a correction without a key replaces, if any (as SQLite's
-    ``store._corrected``: :mod:`soloqueue_mem.memory.correction`)."""
-    words = correction.topic(draft.update_hint, draft.content)
-    if not words:
-        return []
-    filters = Filters(group=scope_ids[0], agent=scope_ids[1])
-    found = search(conn, sorted(words), filters, parse_timestamp(stamp), correction.CANDIDATES)
-    chosen = correction.corrected(words, (memory for memory, _ in found))
-    return [] if chosen is None else [chosen.id]
-
-
-def _confirm(
-    conn: psycopg.Connection,
-    memory: Memory,
-    draft: Draft,
-    kept: tuple[str, datetime | None, bool],
-    stamp: str,
-) -> Memory:
-    """Re-stated: as :func:`soloqueue_mem.memory.store.confirmed` computes it."""
-    updated = confirmed(memory, draft, kept, stamp)
-    conn.execute(
-        "UPDATE memories SET confidence = %s, importance_score = %s, priority = %s,"
-        " expires_at = %s, fixed_expiry = %s, tags = %s, subject = %s, predicate = %s,"
-        " updated_at = %s, search = to_tsvector('simple', %s) WHERE id = %s",
-        (
-            updated.confidence,
-            updated.importance,
-            updated.priority,
-            updated.expires_at,
-            updated.fixed_expiry,
-            jsonio.dumps_compact(updated.tags),
-            updated.subject,
-            updated.predicate,
-            stamp,
-            _search_text(updated),
-            memory.id,
-        ),
-    )
-    return get(conn, memory.id)
-
-
-def _insert(
-    conn: psycopg.Connection,
-    draft: Draft,
-    scope: tuple[str, str],
-    kept: tuple[str, datetime | None, bool],
-    stamp: str,
-    key: str,
-) -> Memory:
-    memory = new_memory(draft, scope, kept, stamp)
-    values = list(memory)
-    values[10] = jsonio.dumps_compact(memory.tags)
-    marks = ", ".join(["%s"] * (len(values) + 1))
-    conn.execute(
-        f"INSERT INTO memories ({_COLUMNS}, content_key, search)"  # noqa: S608 - constants
-        f" VALUES ({marks}, to_tsvector('simple', %s))",
-        (*values, key, _search_text(memory)),
-    )
-    return memory
-
-
-def _active(conn: psycopg.Connection, where: str, params: dict[str, Any]) -> list[Memory]:
-    rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM memories"  # noqa: S608 - fixed fragments
-        f" WHERE group_id = %(group)s AND agent_id = %(agent)s AND {where} AND {_ACTIVE}"
-        " ORDER BY updated_at DESC, seq DESC",
-        params,
-    ).fetchall()
-    return [memory_from_row(row) for row in rows]
+    """:func:`soloqueue_mem.memory.store.remember` on the database."""
+    return store.remember(conn, draft, group, agent, now, event_id, index=TSVECTOR)
 
 
 def by_source(conn: psycopg.Connection, group: str, agent: str, source: str) -> Memory | None:

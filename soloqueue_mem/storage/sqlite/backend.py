@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from soloqueue_mem.config import Config
-    from soloqueue_mem.context.cache import SqliteTokenCache
+    from soloqueue_mem.context.cache import SqlTokenCache
     from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home
@@ -232,7 +232,6 @@ class SqliteBackend:
         if model is not None:
             model.use_state_db(state_opener(self.home, self.config))
         return model
-
 
     def _extracted_on_log(self, key: SessionKey) -> set[int]:
         """The session's turns whose extraction on log finished (state.db's record)."""
@@ -591,12 +590,12 @@ class SqliteBackend:
 
     # -- context -----------------------------------------------------------------------
 
-    def token_cache(self) -> SqliteTokenCache | None:
+    def token_cache(self) -> SqlTokenCache | None:
         """memory.db's token counts (None: no store yet, nothing is cached)."""
-        from soloqueue_mem.context.cache import SqliteTokenCache
+        from soloqueue_mem.context.cache import SqlTokenCache
 
         conn = self.connection("memory", create=False)
-        return SqliteTokenCache(conn) if conn is not None else None
+        return SqlTokenCache(conn) if conn is not None else None
 
     def compress(
         self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None

@@ -122,6 +122,7 @@ def test_query_json_shape_hot_then_lexical_cold(cli, tmp_path):
     }
 
 
+@pytest.mark.sqlite_only("the fallback warning names FTS5, SQLite's full-text search")
 def test_without_the_extra_hybrid_falls_back_to_lexical_with_one_warning(cli, home, monkeypatch):
     import soloqueue_mem.semantic.model as model
 

@@ -549,14 +549,14 @@ def test_channel_weights_come_from_config_toml(cli, home):
 
 
 @pytest.mark.usefixtures("store")  # config.toml and identity/ live there
-@pytest.mark.postgres_gap("an unknown search_backend in config.toml is ignored without a warning")
-def test_an_unknown_search_backend_falls_back_to_fts5(cli, home):
+def test_an_unknown_search_backend_falls_back_to_lexical_search(cli, home, backend):
     cli.ok("remember", "the ferry leaves at noon")
     (home / "config.toml").write_text('search_backend = "faiss"\n')
     result = cli("--format", "json", "recall", "ferry")
     assert result.exit_code == 0
     assert contents(json.loads(result.stdout)) == ["the ferry leaves at noon"]
-    assert result.stderr == "warning: search backend 'faiss' is not available; using fts5\n"
+    fallback = {"sqlite": "using fts5", "postgres": "lexical only"}[backend]
+    assert result.stderr == f"warning: search backend 'faiss' is not available; {fallback}\n"
 
 
 @missing_store_is_sqlite

@@ -138,7 +138,9 @@ def isolated(
 
 
 @pytest.fixture(autouse=True)
-def backend(isolated: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+def store_backend(
+    isolated: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> str:
     """The back end this test's commands use: ``sqlite``, or on the PostgreSQL pass
     (tests/cli and tests/api only) ``postgres``, on a database of the test's own."""
     if BACKEND == "sqlite" or not _on_either_backend(request.node.path):

@@ -549,13 +549,13 @@ def test_channel_weights_come_from_config_toml(cli, home):
 
 
 @pytest.mark.usefixtures("store")  # config.toml and identity/ live there
-def test_an_unknown_search_backend_falls_back_to_lexical_search(cli, home, backend):
+def test_an_unknown_search_backend_falls_back_to_lexical_search(cli, home, store_backend):
     cli.ok("remember", "the ferry leaves at noon")
     (home / "config.toml").write_text('search_backend = "faiss"\n')
     result = cli("--format", "json", "recall", "ferry")
     assert result.exit_code == 0
     assert contents(json.loads(result.stdout)) == ["the ferry leaves at noon"]
-    fallback = {"sqlite": "using fts5", "postgres": "lexical only"}[backend]
+    fallback = {"sqlite": "using fts5", "postgres": "lexical only"}[store_backend]
     assert result.stderr == f"warning: search backend 'faiss' is not available; {fallback}\n"
 
 

@@ -279,12 +279,14 @@ def graph_step(options: Options) -> dict[str, Any]:
     return options.graph()
 
 
-def publish_identity(
-    home: Home, conn: sqlite3.Connection, now: datetime, dry_run: bool = False
-) -> dict[str, Any]:
-    """Rewrite ``identity/MEMORY.md`` and ``USER.md`` from the active memories (also
-    after ``memory forget``, so a forgotten memory leaves the files at once)."""
-    return publish(home, store.active(conn, now), now, dry_run)
+def republish_identity(home: Home, active: Callable[[], list[Memory]], now: datetime) -> bool:
+    """After ``memory forget``: whether identity/ was rewritten from ``active()`` (the
+    active memories), which it is when the store publishes it: the forgotten text must
+    not live on in the files an agent reads."""
+    if not (home.root / "identity").is_dir():
+        return False
+    publish(home, active(), now)
+    return True
 
 
 def publish(

@@ -119,6 +119,7 @@ def test_no_server_no_answer(root: Path) -> None:
     assert post(socket_path(root), "/api/v1/recall", {"query": "x"}, "print") is None
 
 
+@pytest.mark.sqlite_only("what the server does on SQLite")
 def test_no_socket_on_sqlite(home: Path, cli: Cli) -> None:
     pytest.importorskip("uvicorn", reason="the [server] extra is not installed")
     from tests.api.test_http import Server

@@ -30,6 +30,12 @@ TOOLS = {
 }
 
 
+def soloqueue_settings() -> dict[str, str]:
+    """The test's SOLOQUEUE_* settings (the clock; on the PostgreSQL pass, the database):
+    the SDK starts the server with a minimal environment."""
+    return {name: value for name, value in os.environ.items() if name.startswith("SOLOQUEUE_")}
+
+
 def run_session(home, calls, *args: str) -> tuple[list[Any], list[Any]]:
     """Start ``soloqueue-mem mcp ARGS``, list its tools and make ``calls`` in order."""
     from mcp import Client, StdioServerParameters
@@ -37,7 +43,7 @@ def run_session(home, calls, *args: str) -> tuple[list[Any], list[Any]]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "soloqueue_mem", "mcp", *args],
-        env={"SOLOQUEUE_HOME": str(home), "SOLOQUEUE_NOW": os.environ["SOLOQUEUE_NOW"]},
+        env={**soloqueue_settings(), "SOLOQUEUE_HOME": str(home)},
     )
 
     async def main() -> tuple[list[Any], list[Any]]:

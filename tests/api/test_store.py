@@ -26,6 +26,7 @@ def test_importing_the_package_does_not_import_the_api():
     assert out.stdout.strip() == b"False"
 
 
+@pytest.mark.sqlite_only("the root is where memory.db is written only on SQLite")
 def test_root_config_and_clock_are_the_callers(tmp_path):
     pinned = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
     with Store(
@@ -310,6 +311,7 @@ def test_episodes_list_show_and_search(store):
         store.episodes(agent="not an id")
 
 
+@pytest.mark.sqlite_only("reads graph.db's graph_tasks with sqlite3")
 def test_context_compress_queues_the_compressed_turns_for_the_graph_when_set(tmp_path):
     from soloqueue_mem.graph import queue
 

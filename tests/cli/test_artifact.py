@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import run_process, tree_snapshot
+from tests.conftest import missing_store_is_sqlite, run_process, tree_snapshot
 
 # Every test here works in a data directory that exists (see the store fixture).
 pytestmark = pytest.mark.usefixtures("store")
@@ -296,6 +296,7 @@ def test_unknown_ids_exit_3(cli, home):
             assert result.stdout == ""
 
 
+@missing_store_is_sqlite
 def test_commands_on_a_missing_store_exit_66_and_create_nothing(cli, tmp_path):
     missing = tmp_path / "missing" / ".soloqueue"
     for command in (["read", "1"], ["show", "1"], ["list"], ["save", "-"]):

@@ -111,6 +111,7 @@ def log_tool_session(cli, session: str = "work") -> None:
 # --- idempotence ----------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_a_second_run_changes_nothing(cli, home, monkeypatch):
     log_tool_session(cli)
     remember(cli, "The user prefers dark mode in every editor", "--confidence", "0.9")
@@ -157,6 +158,7 @@ def extracted(home: Path, session: str) -> set[int]:
     }
 
 
+@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_idle_and_ended_sessions_are_digested_an_active_one_waits(cli, home, monkeypatch):
     say(cli, "idle", "I live in Lisbon.")
     at(monkeypatch, "2026-11-26T09:55:00Z")
@@ -189,6 +191,7 @@ def test_idle_and_ended_sessions_are_digested_an_active_one_waits(cli, home, mon
     assert extracted(home, "active") == {1}
 
 
+@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_session_end_digests_at_once_and_later_turns_follow(cli, home, monkeypatch):
     say(cli, "s", "I live in Lisbon.")
     ended = cli.json("session", "end", "s")
@@ -230,6 +233,7 @@ def test_idle_threshold_is_an_option(cli, monkeypatch):
     assert consolidate(cli, "--idle", "5m")["sessions"]["sessions"] == 1
 
 
+@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_an_episode_records_tool_calls_errors_and_its_memories(cli, home, monkeypatch):
     log_tool_session(cli)
     at(monkeypatch, "2026-11-26T11:00:00Z")
@@ -392,6 +396,7 @@ def test_an_unused_memory_is_archived_and_can_be_restored(cli, monkeypatch):
     assert consolidate(cli)["decay"]["archived"] == 0  # its decay starts again
 
 
+@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_expired_memories_are_deleted_with_their_index_entries(cli, home, monkeypatch):
     doomed = remember(cli, "Temporary staging token is zebrafish", "--duration", "24h")
     remember(cli, "Production token rotates monthly", "--duration", "30d")
@@ -407,6 +412,7 @@ def test_expired_memories_are_deleted_with_their_index_entries(cli, home, monkey
 
 
 @pytest.mark.usefixtures("store")
+@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_expired_working_memory_of_a_quiet_group_is_deleted(cli, home, monkeypatch):
     cli.ok("working", "add", "-g", "quiet", "热数据：用户刚刚讨论了架构选项。")
     at(monkeypatch, "2026-11-27T04:00:00Z")
@@ -549,6 +555,7 @@ def test_identity_files_do_not_depend_on_memory_ids(cli, home, monkeypatch):
 # --- dry run and lock -----------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_dry_run_writes_nothing_and_reports_what_a_real_run_does(cli, home, monkeypatch):
     log_tool_session(cli)
     remember(cli, "The user prefers dark mode in every editor", "--confidence", "0.9")
@@ -576,6 +583,7 @@ def test_dry_run_writes_nothing_and_reports_what_a_real_run_does(cli, home, monk
     assert real["sessions"]["episodes"] == 2 and real["decay"]["demoted"] >= 1
 
 
+@pytest.mark.usefixtures("store")  # the lock file lives there
 def test_a_second_consolidate_exits_75_while_one_runs(cli, home):
     remember(cli, "anything")  # the store exists
     with lock.exclusive(home / ".consolidate_state", "consolidate", note_holder=False):
@@ -652,6 +660,7 @@ def test_scratchpad_show_set_and_limits(cli, home, monkeypatch):
     assert progress == ["11/26: Refactor the payment module (success)", "fixed login"]
 
 
+@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_a_second_run_changes_nothing_when_keepers_are_near_duplicates_again(cli, home):
     # Clusters whose keepers are near-duplicates of each other: one pass of clustering
     # leaves pairs that a second run would supersede.

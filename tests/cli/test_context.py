@@ -273,6 +273,7 @@ def cache_rows(home) -> dict[str, int]:
         conn.close()
 
 
+@pytest.mark.sqlite_only("reads memory.db's token_cache with sqlite3")
 def test_session_token_counts_are_cached_and_used(cli, session, home):
     args = ("-s", "s1", "--max-context", "100000", "--reserve", "0")
     first = manifest(cli, *args)
@@ -299,6 +300,7 @@ def test_session_token_counts_are_cached_and_used(cli, session, home):
     assert third["messages"] == first["messages"]
 
 
+@pytest.mark.sqlite_only("reads memory.db's token_cache with sqlite3")
 def test_piped_history_is_not_cached_by_turn(cli, session, home):
     manifest(cli, "--max-context", "8000", "--reserve", "0", input=json.dumps(HISTORY))
     assert cache_rows(home) == {}
@@ -358,6 +360,7 @@ def test_absent_layers_are_skipped_cleanly(cli):
     )
 
 
+@pytest.mark.usefixtures("store")  # config.toml and identity/ live there
 def test_identity_files_appear_under_their_headings(cli, home):
     cli.ok("remember", "Ada prefers short answers")  # creates the store
     identity = home / "identity"
@@ -374,6 +377,7 @@ def test_identity_files_appear_under_their_headings(cli, home):
     assert found["user"]["budget"] == 120
 
 
+@pytest.mark.usefixtures("store")  # config.toml and identity/ live there
 def test_a_huge_core_memory_is_shortened_to_its_budget(cli, home):
     cli.ok("remember", "anything")
     identity = home / "identity"

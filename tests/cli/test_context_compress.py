@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 CONVERSATION = [
     {"role": "user", "content": "我的代码目录是 /srv/app。不要在周五部署！帮我看看 config.toml"},
     {
@@ -56,6 +58,7 @@ def test_compress_keeps_the_last_turns_behind_one_summary_message(cli, home):
     ]
 
 
+@pytest.mark.sqlite_only("reads memory.db's conversation_turns with sqlite3")
 def test_what_leaves_the_context_becomes_memories_and_an_episode(cli, home):
     logged(cli)
     out = compress(cli, 2)

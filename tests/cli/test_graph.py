@@ -111,6 +111,7 @@ def test_graphs_of_two_agents_are_isolated(cli, home):
 
 
 @pytest.mark.usefixtures("store")
+@pytest.mark.sqlite_only("reads graph.db's graph_links with sqlite3")
 def test_compression_deletes_an_unimportant_node_and_recall_reports_it(cli, home):
     remember(cli, [{"role": "user", "content": "The cat is called Mimi and sleeps all day."}])
     for n in range(5):  # five new nodes push the cat out of the focus
@@ -132,6 +133,7 @@ def test_compression_deletes_an_unimportant_node_and_recall_reports_it(cli, home
     assert dot.startswith("digraph graph_memory {") and "forgotten" in dot
 
 
+@pytest.mark.sqlite_only("reads graph.db's graph_tasks with sqlite3")
 def test_queue_full_exits_75_and_bad_input_65_writing_nothing(cli, home):
     write_config(home, "graph_max_queue_size = 1\n")
     remember(cli, LOGIN)
@@ -193,6 +195,7 @@ def test_config_keys_are_checked(cli, home):
 
 
 @pytest.mark.usefixtures("store")
+@pytest.mark.sqlite_only("damages graph.db, the SQLite file")
 def test_verify_checks_graph_db(cli, home):
     remember(cli, LOGIN)
     assert cli("verify").exit_code == 0

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from soloqueue_mem.context.identity import compile_text
+from tests.conftest import missing_store_is_sqlite
 
 SOUL = """# Soul
 <!-- an editor's note
@@ -104,6 +105,7 @@ def test_context_build_uses_the_compiled_identity_within_its_budget(cli, home):
     assert (home / "identity" / "compiled" / "manifest.json").exists()
 
 
+@missing_store_is_sqlite
 def test_show_on_a_fresh_machine_is_refused_and_creates_nothing(cli, home):
     result = cli("identity", "show")
     assert (result.exit_code, result.stdout) == (66, "")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import NOW, tree_snapshot
 
 LOGGED_KEYS = {
@@ -106,6 +108,7 @@ def test_batch_routes_events_to_their_own_sessions(cli, home):
     assert [r["content"] for r in jsonl_records(home, "b", group="g2", agent="bot")] == ["b1"]
 
 
+@pytest.mark.sqlite_only("reads memory.db's conversation_turns with sqlite3")
 def test_batch_turn_ids_count_up_and_never_reuse_a_deleted_one(cli, home):
     """A chunk's turns are inserted together with the ids AUTOINCREMENT would give:
     each row and its full-text entry share the printed id, and the id of a deleted
@@ -235,6 +238,9 @@ def test_thoughts_are_logged_but_not_exported_as_chat_messages(cli):
     assert exported == [{"role": "assistant", "content": "done"}]
 
 
+@pytest.mark.postgres_gap(
+    "PostgreSQL text cannot hold NUL (0x00): log fails with an unexpected DataError (exit 1)"
+)
 def test_nul_in_content_round_trips(cli, home):
     text = "before\x00after"
     cli.ok("log", "-s", "n", input=json.dumps({"role": "user", "content": text}))

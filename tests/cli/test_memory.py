@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import tree_snapshot
+from tests.conftest import missing_store_is_sqlite, tree_snapshot
 
 EX_USAGE, EX_NOT_FOUND, EX_DATAERR = 2, 3, 65
 
@@ -433,6 +433,7 @@ def test_show_by_unique_prefix_and_id_errors(cli, fixed_ids):
     assert len(listed(cli)) == 3
 
 
+@missing_store_is_sqlite
 def test_commands_on_a_missing_store_say_not_found_and_create_nothing(cli, home):
     for args in (
         ["memory", "show", "abcd"],
@@ -492,6 +493,7 @@ def test_edit_rejects_nothing_to_change_and_bad_values_without_writing(cli, home
     assert tree_snapshot(home) == before
 
 
+@pytest.mark.sqlite_only("forget checkpoints SQLite's write-ahead log (wal_cleared)")
 def test_forget_erases_the_whole_chain(cli, monkeypatch):
     sp = ("--subject", "team", "--predicate", "lead")
     old = remember(cli, "the team lead is Ana", *sp)

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS
+
+pytestmark = pytest.mark.sqlite_only("SQLite's schema migrations")
 
 
 def tables(conn: sqlite3.Connection) -> set[str]:

@@ -90,6 +90,7 @@ def tool_event(*contents: str) -> dict:
 # --- the 50 KB tool result ------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only("reads memory.db's conversation_turns with sqlite3")
 def test_a_50kb_tool_result_is_offloaded_and_recoverable(cli, home):
     output = big_output()
     assert len(output) == 50_000

@@ -9,7 +9,7 @@ import math
 import pytest
 
 from soloqueue_mem.text.cjk import estimate_tokens
-from tests.conftest import tree_snapshot
+from tests.conftest import missing_store_is_sqlite, tree_snapshot
 
 # JSON field names are a contract (additive only: fields may be added, not renamed).
 HIT_KEYS = {"kind", "id", "channel", "channels", "score", "content", "text", "tokens", "timestamp"}
@@ -517,6 +517,7 @@ def test_access_is_counted_for_returned_memories_only(cli, monkeypatch):
     assert hit["signals"]["access"] == pytest.approx(math.log(3) / math.log(11), abs=1e-6)
 
 
+@pytest.mark.usefixtures("store")  # config.toml and identity/ live there
 def test_weights_from_config_change_the_order(cli, home):
     cli.ok("remember", "heron heron heron fishing spot", "--importance", "0.1")
     cli.ok("remember", "heron nests by the long quiet river bend upstream", "--importance", "1")
@@ -531,6 +532,7 @@ def test_weights_from_config_change_the_order(cli, home):
     assert hits[0]["score"] == 1.0 and hits[0]["signals"]["weights"]["relevance"] == 0
 
 
+@pytest.mark.usefixtures("store")  # config.toml and identity/ live there
 def test_a_bad_weight_in_config_is_reported(cli, home):
     cli.ok("remember", "x")
     (home / "config.toml").write_text("recall_weight_access = 1.5\n")
@@ -538,6 +540,7 @@ def test_a_bad_weight_in_config_is_reported(cli, home):
     assert result.exit_code == 65 and "recall_weight_access" in result.stderr
 
 
+@pytest.mark.usefixtures("store")  # config.toml and identity/ live there
 def test_channel_weights_come_from_config_toml(cli, home):
     cli.ok("remember", "the ferry leaves at noon")
     (home / "config.toml").write_text("recall_channel_weights = {memories = 2, traces = 0.5}\n")
@@ -547,15 +550,18 @@ def test_channel_weights_come_from_config_toml(cli, home):
     assert result.exit_code == 65 and "recall_channel_weights.memories" in result.stderr
 
 
-def test_an_unknown_search_backend_falls_back_to_fts5(cli, home):
+@pytest.mark.usefixtures("store")  # config.toml and identity/ live there
+def test_an_unknown_search_backend_falls_back_to_lexical_search(cli, home, store_backend):
     cli.ok("remember", "the ferry leaves at noon")
     (home / "config.toml").write_text('search_backend = "faiss"\n')
     result = cli("--format", "json", "recall", "ferry")
     assert result.exit_code == 0
     assert contents(json.loads(result.stdout)) == ["the ferry leaves at noon"]
-    assert result.stderr == "warning: search backend 'faiss' is not available; using fts5\n"
+    fallback = {"sqlite": "using fts5", "postgres": "lexical only"}[store_backend]
+    assert result.stderr == f"warning: search backend 'faiss' is not available; {fallback}\n"
 
 
+@missing_store_is_sqlite
 def test_a_missing_store_is_refused_and_an_empty_one_returns_nothing(cli, home):
     for fmt in ("json", "text"):
         result = cli("recall", "anything", "--format", fmt)
@@ -692,6 +698,9 @@ def test_limit_returns_n_hits_for_a_long_query(cli):
     assert len(hits) == 10
 
 
+@pytest.mark.postgres_gap(
+    "recall marks no stale turn superseded_by: memory.recall._with_corrections runs on SQLite only"
+)
 def test_a_turn_stating_a_superseded_value_ranks_below_its_correction(cli, monkeypatch):
     """Seed 003's example: the project moves from Python 3.10 to 3.12."""
     at(monkeypatch, "2026-11-01T08:00:00Z")
@@ -736,6 +745,9 @@ def test_a_weekday_in_a_question_about_a_rule_keeps_the_question(cli, monkeypatc
     assert contents(hits)[0] == "周五不要上线生产环境"
 
 
+@pytest.mark.postgres_gap(
+    "recall marks no stale turn superseded_by: memory.recall._with_corrections runs on SQLite only"
+)
 def test_recall_of_traces_only_names_the_correction_without_adding_it(cli, monkeypatch):
     at(monkeypatch, "2026-11-01T08:00:00Z")
     log(cli, "The staging port is 8080")
@@ -775,6 +787,10 @@ def test_a_newer_memory_restating_an_older_one_ranks_above_it(cli, monkeypatch):
     assert newer < hits.index("Dispatch listens on port 8000 locally and on 8080 in staging")
 
 
+@pytest.mark.postgres_gap(
+    "the lexical score (the share of the query a row holds) ranks the filler turns, "
+    "which share the 40 pasted lines, above the first line's turn"
+)
 def test_a_pasted_dialogue_finds_what_its_first_lines_said(cli, monkeypatch):
     """Where a word stands in a long query does not weigh it: a line pasted first counts
     as much as the question at the end."""

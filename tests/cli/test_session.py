@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from tests.conftest import missing_store_is_sqlite
+
 SESSION_KEYS = {"group", "agent", "session", "started_at", "last_turn_at", "turn_count", "ended_at"}
 
 
@@ -41,6 +43,7 @@ def test_list_shows_sessions_most_recent_first(cli, monkeypatch):
     assert [r["session"] for r in cli.json("session", "list", "--agent", "bot")] == ["other"]
 
 
+@missing_store_is_sqlite
 def test_list_on_a_missing_store_is_refused_and_creates_nothing(cli, home):
     result = cli("session", "list")
     assert (result.exit_code, result.stdout) == (66, "")

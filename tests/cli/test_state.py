@@ -28,6 +28,7 @@ def build_layers(cli, *options: str) -> dict[str, dict]:
 
 
 @pytest.mark.usefixtures("store")
+@pytest.mark.sqlite_only("reads state.db's kv_store with sqlite3")
 def test_kv_values_are_json_and_scoped_by_group_and_agent(cli, home):
     assert cli.json("kv", "set", "editor", '"vim"')["value"] == "vim"
     cli.ok("kv", "set", "limits", '{"retries": 3, "strict": true}', "--agent", "a2")

@@ -11,6 +11,7 @@ import pytest
 
 from soloqueue_mem.home import find_root
 from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS
+from tests.conftest import missing_store_is_sqlite
 
 
 def test_root_resolution_order(tmp_path):
@@ -45,6 +46,7 @@ def test_global_options_work_before_and_after_the_command(cli, tmp_path):
     assert cli.ok("path", "--format", "text").stdout == f"{os.environ['SOLOQUEUE_HOME']}\n"
 
 
+@missing_store_is_sqlite
 def test_read_only_commands_create_nothing(cli, home):
     cli.ok("--format", "json", "path")
     for args in (["stats"], ["session", "list"], ["trace", "x"]):
@@ -56,6 +58,7 @@ def test_read_only_commands_create_nothing(cli, home):
     assert list(home.iterdir()) == []
 
 
+@pytest.mark.sqlite_only("stats lists SQLite's files and their sizes")
 def test_stats_counts_and_schema_version(cli, home):
     cli.ok("log", "-s", "a", "one")
     cli.ok("log", "-s", "b", "two")
@@ -86,6 +89,9 @@ def test_a_symlinked_root_is_refused(cli, home, tmp_path):
     assert list(target.iterdir()) == []
 
 
+@pytest.mark.sqlite_only(
+    "sets memory.db's user_version (tests/pg checks PostgreSQL's schema version)"
+)
 def test_a_newer_schema_is_refused(cli, home):
     cli.ok("log", "-s", "s", "x")
     with sqlite3.connect(home / "memory.db") as conn:

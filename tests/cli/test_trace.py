@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from tests.conftest import missing_store_is_sqlite
+
 HIT_KEYS = {
     "id",
     "group",
@@ -170,6 +172,7 @@ def test_nul_in_a_query_is_rejected(cli, corpus):
     assert result.exit_code == 65 and result.stderr == "error: query contains a NUL byte\n"
 
 
+@missing_store_is_sqlite
 def test_trace_on_a_missing_store_is_refused_and_creates_nothing(cli, home):
     result = cli("trace", "数据库")
     assert (result.exit_code, result.stdout) == (66, "")
@@ -182,6 +185,7 @@ def test_text_format_is_for_llms(cli, corpus):
     assert 'tool call run_shell: {"cmd": "df -h /var"}' in out
 
 
+@pytest.mark.sqlite_only("the JSONL logs back memory.db's index only on SQLite")
 def test_turns_missing_from_the_index_are_found_in_the_jsonl(cli, corpus, home):
     from soloqueue_mem.home import Home
     from soloqueue_mem.sessions import pending
@@ -206,6 +210,7 @@ def test_turns_missing_from_the_index_are_found_in_the_jsonl(cli, corpus, home):
     assert not (home / "pending").exists() or not list((home / "pending").iterdir())
 
 
+@pytest.mark.sqlite_only("the JSONL logs back memory.db's index only on SQLite")
 def test_without_an_index_trace_scans_the_logs(cli, corpus, home):
     (home / "memory.db").unlink()
     for suffix in ("-wal", "-shm"):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import tree_snapshot
+from tests.conftest import missing_store_is_sqlite, second_root_is_sqlite, tree_snapshot
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -47,6 +47,7 @@ def export(cli, root: Path, *args: str) -> bytes:
     return cli.ok("--root", str(root), "export", *args).stdout_bytes
 
 
+@second_root_is_sqlite
 def test_round_trip_is_byte_identical(cli, home, tmp_path):
     populate(cli, tmp_path)
     first = export(cli, home, "--with-blobs")
@@ -99,6 +100,7 @@ def test_import_is_idempotent_and_reports_conflicts(cli, home, tmp_path):
     assert cli.json("kv", "get", "theme")["value"] == "light"  # never overwritten
 
 
+@second_root_is_sqlite
 def test_without_blobs_rows_need_their_blobs(cli, home, tmp_path):
     populate(cli, tmp_path)
     dump = tmp_path / "dump.jsonl"
@@ -229,6 +231,7 @@ def test_claude_code_transcripts_go_to_their_importer(cli, home):
     assert result.exit_code == 2 and "unknown import kind 'chatgpt'" in result.stderr
 
 
+@second_root_is_sqlite
 def test_import_from_stdin(cli, home, tmp_path):
     cli.ok("remember", "The sky is blue")
     dump = export(cli, home)
@@ -237,6 +240,7 @@ def test_import_from_stdin(cli, home, tmp_path):
     assert report["added"] == {"memory": 1}
 
 
+@missing_store_is_sqlite
 def test_export_never_overwrites_and_reads_nothing_into_being(cli, home, tmp_path):
     out = tmp_path / "dump.jsonl"
     assert cli("export", "-o", str(out)).exit_code == 66  # no data directory
@@ -268,6 +272,7 @@ def test_relogging_our_own_session_jsonl_allocates_new_indexes(cli):
     ]
 
 
+@second_root_is_sqlite
 def test_a_session_logged_differently_is_a_conflict_left_alone(cli, home, tmp_path):
     cli.ok("log", "-s", "s1", "--role", "user", "the original words")
     dump = tmp_path / "dump.jsonl"

@@ -23,6 +23,10 @@ from soloqueue_mem.storage.sqlite.stores import open_graph, open_memory
 from tests.cli.test_graph import CONVERSATION, LOGIN, remember
 from tests.cli.test_offload import write_config
 
+pytestmark = pytest.mark.sqlite_only(
+    "fills and reads graph.db and memory.db with sqlite3, and imports into another --root"
+)
+
 MODEL = "test-model"
 
 

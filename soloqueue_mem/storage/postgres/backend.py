@@ -105,6 +105,8 @@ class PostgresBackend:
         if self._conn is None:
             from soloqueue_mem.storage.postgres.connect import connect
 
+            # config.toml and identity/ are read from it, as on SQLite
+            self.home.check_safe()
             self._conn = connect(self.url)
         return self._conn
 
@@ -346,9 +348,17 @@ class PostgresBackend:
         return memories.history(self.conn, ref)
 
     def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
+        """Erased for good (VACUUM reclaims the bytes: see the note), and identity/
+        republished without them when this data directory publishes it."""
+        from soloqueue_mem.lifecycle.consolidate import republish_identity
         from soloqueue_mem.memory.store import Forgotten
+        from soloqueue_mem.storage.postgres.lifecycle import PostgresMemories
 
-        return Forgotten(memories.forget(self.conn, refs), False, note=FORGET_NOTE)
+        forgotten = memories.forget(self.conn, refs)
+        published = republish_identity(
+            self.home, lambda: PostgresMemories(self.conn).active(now), now
+        )
+        return Forgotten(forgotten, False, published, FORGET_NOTE)
 
     def import_v1(self, converted: list[Memory]) -> dict[str, Any]:
         """``import memories-v1``: the converted memories not imported before."""

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
-from soloqueue_mem.memory.backend import DENSE_BACKENDS
+from soloqueue_mem.memory.backend import BACKENDS, DENSE_BACKENDS
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.semantic.dense import DEFAULT_KINDS
@@ -45,6 +45,8 @@ def has_embedding_column(conn: psycopg.Connection) -> bool:
 
 def off_reason(conn: psycopg.Connection, search_backend: str) -> str | None:
     """Why the dense channel cannot run here (None: it can, or it was not asked for)."""
+    if search_backend not in BACKENDS:  # as on SQLite, a name it does not know is said
+        return f"search backend {search_backend!r} is not available; lexical only"
     if search_backend not in DENSE_BACKENDS:
         return None
     from soloqueue_mem.semantic.model import unavailable

@@ -401,14 +401,12 @@ class SqliteBackend:
     def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
         """Erased for good, the WAL checkpointed, and identity/ republished without
         them when the store publishes it."""
-        from soloqueue_mem.lifecycle.consolidate import publish_identity
-        from soloqueue_mem.memory.store import forget
+        from soloqueue_mem.lifecycle.consolidate import republish_identity
+        from soloqueue_mem.memory.store import active, forget
 
         conn = self.existing("memory", NO_MEMORY)
         result = forget(conn, refs)
-        published = (self.home.root / "identity").is_dir()
-        if published:  # the forgotten text must not live on in the files an agent reads
-            publish_identity(self.home, conn, now)
+        published = republish_identity(self.home, lambda: active(conn, now), now)
         note = None if result.wal_cleared else WAL_KEPT
         return result._replace(identity_rewritten=published, note=note)
 

@@ -38,7 +38,6 @@ TURNS = [
         (["recall", "x", "--traces=1"], RECALL),
         (["recall", "x", "--no-traces"], RECALL),
         (["recall", "x", "--since"], RECALL),
-        (["recall", "x", "--session", "s1"], RECALL),
         (["recall", "x", "--type", "NOPE"], RECALL),  # a Click choice: Typer's exit 2
         (["-qf", "json", "recall", "x"], RECALL),
     ],

@@ -305,6 +305,8 @@ def test_l12_ctrl_c_reports_committed_lines(home: Path) -> None:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # as at a terminal: a suite started in the background inherits SIGINT ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stdin is not None and proc.stdout is not None
     for text in ("one", "two"):

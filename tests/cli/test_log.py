@@ -239,7 +239,8 @@ def test_thoughts_are_logged_but_not_exported_as_chat_messages(cli):
 
 
 @pytest.mark.postgres_gap(
-    "PostgreSQL text cannot hold NUL (0x00): log fails with an unexpected DataError (exit 1)"
+    "PostgreSQL text cannot hold NUL (0x00): the line is refused there with its reason"
+    " (tests/pg/test_sessions.py)"
 )
 def test_nul_in_content_round_trips(cli, home):
     text = "before\x00after"

@@ -84,3 +84,21 @@ def test_hosts_pushing_the_same_entries_at_once_store_each_once(
     with psycopg.connect(on_postgres) as conn:
         stored = [row[0] for row in conn.execute("SELECT content FROM working_memory")]
     assert sorted(stored) == sorted(texts)
+
+
+def test_a_nul_character_is_refused_in_one_line_and_the_rest_is_logged(
+    cli: Cli, on_postgres: str
+) -> None:
+    """PostgreSQL text cannot hold U+0000 (SQLite keeps it): the line holding it is
+    refused with its reason, and a batch logs its other lines."""
+    done = cli("log", "-s", "n", input=json.dumps({"role": "user", "content": "a\x00b"}))
+    assert done.exit_code == 65
+    assert done.stderr.splitlines() == [
+        "error: PostgreSQL text cannot hold a NUL character (U+0000): remove it, or use SQLite"
+    ]
+    lines = [json.dumps({"role": "user", "content": text}) for text in ("one", "t\x00wo", "three")]
+    batch = cli("log", "--batch", "-s", "n", input="\n".join(lines) + "\n")
+    assert batch.exit_code == 65, batch.stderr
+    assert "line 2: PostgreSQL text cannot hold a NUL character" in batch.stderr
+    shown = cli.json("session", "show", "n")
+    assert [t["content"] for t in shown["turns"]] == ["one", "three"]

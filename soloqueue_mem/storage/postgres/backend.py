@@ -155,7 +155,14 @@ class PostgresBackend:
 
         return feeding_working_memory(
             log_events(
-                self.home, None, items, default, self.config, now, offload=offload, write=write
+                self.home,
+                None,
+                _refusing_nul(items),
+                default,
+                self.config,
+                now,
+                offload=offload,
+                write=write,
             ),
             lambda outputs: working.feed(self.conn, outputs, now),
         )
@@ -535,3 +542,31 @@ class PostgresBackend:
 
         target = PostgresCompress(self.conn)
         return compressed(self.home, target, records, key, keep, now, words)
+
+
+NUL_REFUSED = "PostgreSQL text cannot hold a NUL character (U+0000): remove it, or use SQLite"
+
+
+def _refusing_nul(items: Iterable[Item]) -> Iterator[Item]:
+    """``items`` with each event holding a NUL character replaced by its refusal: the
+    database would refuse the whole chunk it is written in."""
+    from soloqueue_mem.sessions.events import Event
+    from soloqueue_mem.sessions.writer import Flush, Rejected
+
+    for item in items:
+        if isinstance(item, (Rejected, Flush)):
+            yield item
+        elif isinstance(item[1], Event) and _holds_nul(item[1]):
+            yield Rejected(item[0], NUL_REFUSED)
+        else:
+            yield item
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_nul(v) for v in value)
+    return False

@@ -33,6 +33,7 @@ import os
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, NamedTuple, Protocol, cast
 
 from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
@@ -198,6 +199,8 @@ class Source(Protocol):
     def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]: ...
 
     def memories(self, filters: Filters, now: datetime, limit: int) -> list[Memory]: ...
+
+    def memory(self, ref: str) -> Memory: ...
 
 
 class Context(NamedTuple):
@@ -367,7 +370,7 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
         for c in candidates
         if c.turn is not None or c.episode is not None
     }
-    if not said or context.conn is None or context.source is not None:
+    if not said or (context.conn is None and context.source is None):
         return candidates
     request = context.request
 
@@ -375,7 +378,11 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
         terms = context.memory_terms
         return context.backend.search(context.conn, terms, filters, context.now, context.pool)
 
-    fixes = stale.corrections(context.conn, search, Filters(request.group, request.agent))
+    if context.source is not None:
+        get: Callable[[str], Memory] = context.source.memory
+    else:
+        get = partial(store.get, context.conn)
+    fixes = stale.corrections(get, search, Filters(request.group, request.agent))
     replaced = stale.stale_items(said, fixes, context.lexicon)
     if not replaced:
         return candidates

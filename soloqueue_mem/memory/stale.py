@@ -11,12 +11,10 @@ superseded it and says so in its ``superseded_by``.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from soloqueue_mem.errors import NotFound
-from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.text.fts import holders, match_expression
@@ -35,29 +33,30 @@ class Correction(NamedTuple):
 
 
 def corrections(
-    conn: sqlite3.Connection,
+    get: Callable[[str], Memory],
     search: Callable[[Filters], list[tuple[Memory, float]]],
     filters: Filters,
 ) -> list[Correction]:
     """The superseded memories ``search`` finds (it is given ``filters`` widened to
-    inactive memories), each with the active memory that replaced it."""
+    inactive memories), each with the active memory that replaced it (``get`` reads a
+    memory by id, on whichever back end)."""
     found = []
     for memory, _ in search(filters._replace(include_inactive=True)):
         if memory.superseded_by is None:
             continue
-        new = _active_successor(conn, memory)
+        new = _active_successor(get, memory)
         if new is not None:
             found.append(Correction(memory, new))
     return found
 
 
-def _active_successor(conn: sqlite3.Connection, memory: Memory) -> Memory | None:
+def _active_successor(get: Callable[[str], Memory], memory: Memory) -> Memory | None:
     current = memory
     for _ in range(MAX_CHAIN):
         if current.superseded_by is None:
             return current if current.archived_at is None else None
         try:
-            current = store.get(conn, current.superseded_by)
+            current = get(current.superseded_by)
         except NotFound:
             return None
     return None

@@ -698,9 +698,6 @@ def test_limit_returns_n_hits_for_a_long_query(cli):
     assert len(hits) == 10
 
 
-@pytest.mark.postgres_gap(
-    "recall marks no stale turn superseded_by: memory.recall._with_corrections runs on SQLite only"
-)
 def test_a_turn_stating_a_superseded_value_ranks_below_its_correction(cli, monkeypatch):
     """Seed 003's example: the project moves from Python 3.10 to 3.12."""
     at(monkeypatch, "2026-11-01T08:00:00Z")
@@ -745,9 +742,6 @@ def test_a_weekday_in_a_question_about_a_rule_keeps_the_question(cli, monkeypatc
     assert contents(hits)[0] == "周五不要上线生产环境"
 
 
-@pytest.mark.postgres_gap(
-    "recall marks no stale turn superseded_by: memory.recall._with_corrections runs on SQLite only"
-)
 def test_recall_of_traces_only_names_the_correction_without_adding_it(cli, monkeypatch):
     at(monkeypatch, "2026-11-01T08:00:00Z")
     log(cli, "The staging port is 8080")

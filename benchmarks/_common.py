@@ -24,6 +24,15 @@ BENCH_DATA = Path(os.environ.get("SOLOQUEUE_BENCH_DATA", REPO.parent / "shared" 
 CACHE = Path(os.environ.get("SOLOQUEUE_BENCH_CACHE", "/tmp/soloqueue-bench"))
 
 
+# Each bounded adjustment of recall's score switched off in turn (``--ablate`` of the
+# quality benchmarks): Config fields and the value that switches each off.
+ABLATIONS = {
+    "recall, no recency": {"recall_weight_recency": 0.0},
+    "recall, no importance": {"recall_weight_importance": 0.0},
+    "recall, relevance only": {"recall_weight_recency": 0.0, "recall_weight_importance": 0.0},
+}
+
+
 def import_project() -> None:
     """Make ``soloqueue_mem`` importable: the installed copy, else this checkout."""
     if importlib.util.find_spec("soloqueue_mem") is None:

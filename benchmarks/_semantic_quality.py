@@ -25,7 +25,7 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
@@ -100,9 +100,8 @@ def locomo(work: Path, conversations: int) -> Iterator[Stored]:
     half_size = (len(data) + 1) // 2
     lexicon = _lexicon()
     for index, sample in enumerate(data):
-        home, conn, docs = ingest(work / f"locomo-{index}", sample["conversation"])
-        consolidate(home, conn)
-        now = datetime.now(UTC)
+        home, conn, docs, now = ingest(work / f"locomo-{index}", sample["conversation"])
+        consolidate(home, now)
         _dense.embed(conn, now)
         known = {dia for dia, _ in docs}
         bm25 = Bm25(docs)
@@ -124,7 +123,7 @@ def locomo(work: Path, conversations: int) -> Iterator[Stored]:
 
 
 def memorybank(work: Path) -> Iterator[Stored]:
-    from bench_zh import LABELS, load_memorybank, logged_user
+    from bench_zh import LABELS, asked_at, load_memorybank, logged_user
 
     from soloqueue_mem.config import Config
     from soloqueue_mem.lifecycle.consolidate import Options, run
@@ -136,8 +135,8 @@ def memorybank(work: Path) -> Iterator[Stored]:
     tuning = set(users[::2])
     lexicon = _lexicon()
     for number, user in enumerate(users):
-        home, conn, _, pair_labels, texts = logged_user(work / f"zh-{number}", bank, user)
-        now = datetime.now(UTC)
+        home, conn, items, pair_labels, texts = logged_user(work / f"zh-{number}", bank, user)
+        now = asked_at(items)
         run(home, lambda home=home: open_memory(home, Config()), now, Options())
         _dense.embed(conn, now)
         bm25 = Bm25(list(zip(pair_labels, texts, strict=True)))

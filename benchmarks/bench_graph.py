@@ -338,14 +338,14 @@ def bench_locomo(conversations: int) -> None:
     from soloqueue_mem.storage.sqlite.stores import open_graph
 
     data = json.loads((c.BENCH_DATA / "locomo10.json").read_text(encoding="utf-8"))
-    config, now = Config(), lb.datetime.now(lb.UTC)
+    config = Config()
     without = tuple(name for name in default_channels() if name != "graph")
     scores: dict[str, list[bool]] = {"recall": [], "recall + graph": []}
     nodes = 0
     with tempfile.TemporaryDirectory(prefix="bench-graph-locomo-") as folder:
         for index, sample in enumerate(data[:conversations]):
             conv = sample["conversation"]
-            home, conn, docs = lb.ingest(Path(folder) / f"conv-{index}", conv)
+            home, conn, docs, now = lb.ingest(Path(folder) / f"conv-{index}", conv)
             lexicon = lexicon_for(home)
             graph = open_graph(home, config)
             scope = Scope("locomo", "agent")

@@ -101,8 +101,13 @@ def clean_evidence(raw: list[str], known: set[str]) -> tuple[list[str], int]:
     return kept, dropped
 
 
-def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]]]:
-    """A store for one conversation; returns (home, conn, [(dia_id, text)])."""
+def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]], datetime]:
+    """A store for one conversation; returns (home, conn, [(dia_id, text)], asked_at).
+
+    The conversation is logged, consolidated and questioned on a pinned clock, the day
+    after its last session (``asked_at``), never at the wall clock's time: retention and
+    decay count from "now", so a wall clock made the figure move with the day it ran.
+    """
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
     from soloqueue_mem.sessions.events import Event
@@ -115,8 +120,10 @@ def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]
     docs: list[tuple[str, str]] = []
     items = []
     fallback = datetime(2023, 1, 1, tzinfo=UTC)
+    last = fallback
     for number, when, turns in sessions_of(conv):
         start = parse_when(when, fallback + timedelta(days=number))
+        last = max(last, start + timedelta(seconds=len(turns)))
         for i, turn in enumerate(turns):
             text = turn_text(turn)
             docs.append((turn["dia_id"], text))
@@ -134,12 +141,13 @@ def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]
                     ),
                 )
             )
+    asked_at = last + timedelta(days=1)
     for result in log_events(
-        home, conn, items, ("locomo", "agent", None), config, datetime.now(UTC), chunk_size=10_000
+        home, conn, items, ("locomo", "agent", None), config, asked_at, chunk_size=10_000
     ):
         if isinstance(result, Rejected):
             raise RuntimeError(result)
-    return home, conn, docs
+    return home, conn, docs, asked_at
 
 
 def padded(ids: list, size: int) -> list:
@@ -147,15 +155,15 @@ def padded(ids: list, size: int) -> list:
     return ids[:size] + [None] * (size - len(ids[:size]))
 
 
-def consolidate(home, conn) -> int:
+def consolidate(home, now: datetime) -> int:
     """What a night's `consolidate` makes of the conversation: episodes and memories
     (every session idle by now); returns what a second run right after it changed."""
     from soloqueue_mem.config import Config
     from soloqueue_mem.lifecycle.consolidate import Options, run
     from soloqueue_mem.storage.sqlite.stores import open_memory
 
-    run(home, lambda: open_memory(home, Config()), datetime.now(UTC), Options())
-    again = run(home, lambda: open_memory(home, Config()), datetime.now(UTC), Options())
+    run(home, lambda: open_memory(home, Config()), now, Options())
+    again = run(home, lambda: open_memory(home, Config()), now, Options())
     return c.changes(again)
 
 
@@ -196,6 +204,7 @@ def main() -> int:
         action="store_true",
         help="skip the consolidation (episodes, extracted memories) before the questions",
     )
+    parser.add_argument("--ablate", action="store_true", help="also each adjustment switched off")
     _dense.add_options(parser)
     args = parser.parse_args()
 
@@ -205,7 +214,8 @@ def main() -> int:
     from soloqueue_mem.text.fts import STOPWORDS
     from soloqueue_mem.text.lexicon import open_lexicon
 
-    config, now = Config(), datetime.now(UTC)
+    config = Config()
+    now = datetime(2023, 1, 1, tzinfo=UTC)  # each conversation's asked_at, set below
 
     def through_traces(question: str) -> Request:
         """`recall --traces -n 20` with a budget that never cuts the 20 hits."""
@@ -246,6 +256,8 @@ def main() -> int:
         "BM25 (in-process, Porter)",
         "soloqueue-mem recall (default, --recent 3)",
     ]
+    ablated = {name: config._replace(**off) for name, off in c.ABLATIONS.items()}
+    methods += list(ablated) if args.ablate else []
     hybrid: dict[str, Config] = {}
     skipped = None if args.no_dense else _dense.available()
     if not args.no_dense and skipped is None:
@@ -274,9 +286,9 @@ def main() -> int:
     try:
         for index, sample in enumerate(data):
             conv = sample["conversation"]
-            home, conn, docs = ingest(work / f"conv-{index}", conv)
+            home, conn, docs, now = ingest(work / f"conv-{index}", conv)
             if not args.no_consolidate:
-                second_run += consolidate(home, conn)
+                second_run += consolidate(home, now)
                 checked, bad = c.unsourced(Path(home.memory_db))
                 sourced += checked
                 unsourced += bad
@@ -315,7 +327,7 @@ def main() -> int:
                     methods[6]: bm25.search(question, 20),
                     methods[7]: answer_turns(home, conn, question, recent=3),
                 }
-                for name, setup in hybrid.items():
+                for name, setup in (*hybrid.items(), *(ablated.items() if args.ablate else ())):
                     ranked[name] = answer_turns(home, conn, question, setup)
                 for method, ids in ranked.items():
                     hit = tuple(bool(wanted.intersection(ids[:k])) for k in KS)

@@ -54,11 +54,6 @@ LIMIT = 10
 RECENT = (3, 5)
 TURN_ROOM = 30  # more places than the logged turns can take
 SPEAKER = re.compile(r"^(User|Assistant|用户|助手)[:：]\s*")
-ABLATIONS = {  # each bounded adjustment switched off in turn (--ablate)
-    "recall, no recency": {"recall_weight_recency": 0.0},
-    "recall, no importance": {"recall_weight_importance": 0.0},
-    "recall, relevance only": {"recall_weight_recency": 0.0, "recall_weight_importance": 0.0},
-}
 
 
 def ingest(root: Path, user: dict) -> tuple[object, dict[str, str]]:
@@ -147,7 +142,7 @@ def main() -> int:
     args = parser.parse_args()
     langs = args.lang or ["zh", "en"]
     methods: tuple[str, ...] = ("recall (default)", "BM25 (in-process)")
-    methods += tuple(ABLATIONS) if args.ablate else ()
+    methods += tuple(c.ABLATIONS) if args.ablate else ()
     if not args.no_recent:
         methods += ("question alone", "BM25, question alone", "BM25, context + question")
         methods += tuple(f"question + --recent {n}" for n in RECENT)
@@ -168,7 +163,7 @@ def main() -> int:
                 replaced = {fix["new"]: fix["old"] for fix in user.get("corrections", [])}
                 ablated = {  # the same store read with each adjustment off
                     name: Store(store.root, config=store.config._replace(**off), clock=store.now)
-                    for name, off in (ABLATIONS.items() if args.ablate else ())
+                    for name, off in (c.ABLATIONS.items() if args.ablate else ())
                 }
                 for number, query in enumerate(user["queries"]):
                     ranked = {

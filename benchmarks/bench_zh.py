@@ -291,13 +291,20 @@ def logged_user(root: Path, bank: dict, user: str) -> tuple:
         items,
         ("memorybank", "agent", None),
         config,
-        datetime.now(UTC),
+        asked_at(items),
         chunk_size=100_000,
     )
     for result in logging:
         if isinstance(result, Rejected):
             raise RuntimeError(result)
     return home, conn, items, pair_labels, texts
+
+
+def asked_at(items: list) -> datetime:
+    """The pinned clock a user's store is logged, consolidated and questioned at: the day
+    after their last turn. Never the wall clock: retention and decay count from "now",
+    so a wall clock made the figures move with the day they ran."""
+    return max(event.timestamp for _, event in items) + timedelta(days=1)
 
 
 def retrieval(
@@ -317,7 +324,7 @@ def retrieval(
     from soloqueue_mem.storage.sqlite.stores import open_memory
     from soloqueue_mem.text.fts import STOPWORDS
 
-    now = datetime.now(UTC)
+    now = datetime(2023, 1, 1, tzinfo=UTC)  # each user's asked_at, set below
 
     def recalled_turns(home, conn, question: str, setup: Config | None = None) -> list:
         """The pairs of the turns plain `recall QUESTION` returns (-n 10: its first 10
@@ -358,6 +365,7 @@ def retrieval(
     for number, (user, user_labels) in enumerate(by_user.items()):
         root = work / f"user-{number}"
         home, conn, items, pair_labels, texts = logged_user(root, bank, user)
+        now = asked_at(items)
         config = Config()
         sizes[methods[0]] += fts_bytes(conn, "conversation_turns_fts")
         run_consolidate(

@@ -150,6 +150,23 @@ def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]
     return home, conn, docs, asked_at
 
 
+def said_in(conn, memory) -> str | None:
+    """The dia id of the first turn of its episode a rules memory was said in (its text
+    maps back to the turn's by the documented substitutions, ``own_words.maps_back``):
+    the turn it stands for when it takes that turn's place in recall's answer (the same
+    statement from two sources is shown once, as the memory)."""
+    from soloqueue_mem.lifecycle.own_words import maps_back
+
+    rows = conn.execute(
+        "SELECT content, metadata_json FROM conversation_turns WHERE episode_id = ? ORDER BY id",
+        (memory.source_episode_id,),
+    )
+    for content, metadata in rows:
+        if maps_back(memory.content, content):
+            return json.loads(metadata)["dia_id"]
+    return None
+
+
 def padded(ids: list, size: int) -> list:
     """The first ``size`` ids, padded so that what follows starts at ``size``."""
     return ids[:size] + [None] * (size - len(ids[:size]))
@@ -221,20 +238,35 @@ def main() -> int:
         """`recall --traces -n 20` with a budget that never cuts the 20 hits."""
         return Request(question, channels=("traces",), limit=20, max_tokens=1_000_000)
 
-    def default_turns(
+    def default_hits(
         home, conn, question: str, limit: int, setup: Config = config, recent: int = 0
     ) -> list:
-        """Plain `recall QUESTION -n LIMIT` (default channels and budget): the turns it
-        returns; memories and episodes take their places in the answer too."""
+        """Plain `recall QUESTION -n LIMIT` (default channels and budget): its hits."""
         asked = Request(question, limit=limit, recent=recent)
-        found = recall(home, conn, asked, setup, now, lexicon)
-        return [h.candidate.turn.metadata["dia_id"] for h in found.hits if h.candidate.turn]
+        return recall(home, conn, asked, setup, now, lexicon).hits
 
-    def answer_turns(home, conn, question: str, setup: Config = config, recent: int = 0) -> list:
-        """-n 10's places, then -n 20's turns (hit@20 asks for 20)."""
-        return padded(default_turns(home, conn, question, 10, setup, recent), 10) + default_turns(
-            home, conn, question, 20, setup, recent
-        )
+    def turns_of(conn, hits: list, memories: bool) -> list:
+        """The turns among ``hits`` (memories and episodes take places in the answer
+        too); with ``memories``, a rules memory counts as the turn it was said in."""
+        ids = []
+        for hit in hits:
+            if hit.candidate.turn:
+                ids.append(hit.candidate.turn.metadata["dia_id"])
+            elif memories and hit.candidate.memory and hit.candidate.memory.source == "rules":
+                ids.append(said_in(conn, hit.candidate.memory))
+        return [dia for dia in ids if dia is not None]
+
+    def answer_turns(
+        home, conn, question: str, setup: Config = config, recent: int = 0, both: bool = False
+    ) -> list:
+        """-n 10's places, then -n 20's turns (hit@20 asks for 20); with ``both``, also
+        the same with memories counted as the turns they were said in."""
+        asked = [default_hits(home, conn, question, n, setup, recent) for n in (10, 20)]
+        answers = [
+            padded(turns_of(conn, asked[0], memories), 10) + turns_of(conn, asked[1], memories)
+            for memories in ((False, True) if both else (False,))
+        ]
+        return answers if both else answers[0]
 
     data = json.loads(args.data.read_text(encoding="utf-8"))
     limit = args.conversations or (2 if args.quick else len(data))
@@ -255,6 +287,7 @@ def main() -> int:
         "FTS5 unicode61 OR, stopwords dropped",
         "BM25 (in-process, Porter)",
         "soloqueue-mem recall (default, --recent 3)",
+        "soloqueue-mem recall (default), a memory as the turn it was said in",
     ]
     ablated = {name: config._replace(**off) for name, off in c.ABLATIONS.items()}
     methods += list(ablated) if args.ablate else []
@@ -317,15 +350,17 @@ def main() -> int:
                 trace_seconds += time.perf_counter() - start
                 traced += 1
                 recalled = recall(home, conn, through_traces(question), config, now, lexicon)
+                plain, as_said = answer_turns(home, conn, question, both=True)
                 ranked = {
                     methods[0]: [h.turn.metadata["dia_id"] for h in hits],
                     methods[1]: [h.candidate.turn.metadata["dia_id"] for h in recalled.hits],
-                    methods[2]: answer_turns(home, conn, question),
+                    methods[2]: plain,
                     methods[3]: baselines[0].search(question, 20),
                     methods[4]: baselines[1].search(question, 20),
                     methods[5]: baselines[2].search(question, 20),
                     methods[6]: bm25.search(question, 20),
                     methods[7]: answer_turns(home, conn, question, recent=3),
+                    methods[8]: as_said,
                 }
                 for name, setup in (*hybrid.items(), *(ablated.items() if args.ablate else ())):
                     ranked[name] = answer_turns(home, conn, question, setup)
@@ -404,7 +439,7 @@ def main() -> int:
             [
                 [name, method, len(lengths[method].get(name, [])), *rates(lengths[method][name])]
                 for name in ("<100", "100-299", ">=300")
-                for method in (methods[2], methods[6], methods[7])
+                for method in (methods[2], methods[6], methods[7], methods[8])
                 if lengths[method].get(name)
             ],
         )

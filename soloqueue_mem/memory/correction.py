@@ -36,11 +36,11 @@ def _cue() -> re.Pattern[str]:
         r"actually|scratch that|correction|no longer|not\b.{0,40}\banymore|instead|after all"
         r"|(?:changed?|moved?|switch(?:ed)?|updated?|bumped|raised|lowered|relaxed|reduced"
         r"|increased|cut|dropped|replaced)\s+(?:it\s+|that\s+|back\s+)?(?:to|from|with|by)\b"
-        r"|\bdropped\b|\bswitch(?:ed)? back\b"
+        r"|\bdropped\b|\bswitch(?:ed)? back\b|update[ds]?(?=\s*:)"
     )
     chinese = (
         "改成|改为|改到|改一下|换成|换到|换了|变成|调整为|调整到|调到|更正|纠正|其实"
-        "|不再|不用了|已经改|现在归|现在改|从.{1,12}换"
+        "|不再|不用了|已经改|现在归|现在改|从.{1,12}换|更新[:：]"
     )
     return re.compile(f"\\b(?:{english})\\b|{chinese}", re.IGNORECASE)
 
@@ -50,10 +50,15 @@ def is_correction(text: str) -> bool:
     return _cue().search(text) is not None
 
 
+def without_cues(text: str) -> str:
+    """``text`` with its correction cue phrases blanked out."""
+    return _cue().sub(" ", text)
+
+
 def topic_words(text: str) -> frozenset[str]:
     """The content words of ``text`` that name what it is about: its cue phrases,
     numbers and stopwords left out."""
-    words = keywords(_cue().sub(" ", text))
+    words = keywords(without_cues(text))
     return frozenset(w for w in words if w not in STOPWORDS and not any(c.isdigit() for c in w))
 
 

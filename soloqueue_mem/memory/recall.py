@@ -308,7 +308,7 @@ def recall(
             covered[key] = max(covered.get(key, 0.0), covered[c.key])
     candidates = [c for c in candidates if covered[c.key] > 0 or not _weighs(c.channel)]
     ranked = _restated_newer_first(
-        rank(candidates, config, now, covered, asks_window_only), lexicon
+        rank(candidates, config, now, covered, asks_window_only), lexicon, 2 * request.limit
     )
     if set(names) != {"hot"}:
         ranked = _bounded_working_share(ranked, request.limit)
@@ -904,25 +904,44 @@ def rank(
     return list(by_text.values())
 
 
-def _restated_newer_first(hits: list[Hit], lexicon: Callable[[], Lexicon]) -> list[Hit]:
-    """``hits`` with the matching memories reordered among their own places so that one
-    restating an older one ranks above it (:func:`stale.newer_first`)."""
-    places = [
-        n for n, h in enumerate(hits) if h.candidate.memory is not None and h.signals.coverage > 0
-    ]
+def _restated_newer_first(
+    hits: list[Hit], lexicon: Callable[[], Lexicon], window: int
+) -> list[Hit]:
+    """``hits`` with the matching items among the first ``window`` reordered among their
+    own places so that a memory restating an older one (:func:`stale.newer_first`), and
+    any item announcing a correction of an older one (:func:`stale.corrections_first`),
+    rank above it. The window (twice the places asked for) bounds the cost: comparing
+    items reads each one's words, which the further places would pay for nothing."""
+    head, tail = hits[:window], hits[window:]
+    head = _reordered(head, lambda h: h.candidate.memory is not None, stale.newer_first, lexicon)
+    return _reordered(head, lambda h: True, stale.corrections_first, lexicon) + tail
+
+
+def _reordered(
+    hits: list[Hit],
+    eligible: Callable[[Hit], bool],
+    order: Callable[[list[stale.Said], Callable[[], Lexicon]], list[str]],
+    lexicon: Callable[[], Lexicon],
+) -> list[Hit]:
+    """``hits`` with the places of the matching ``eligible`` ones refilled in ``order``."""
+    places = [n for n, h in enumerate(hits) if h.signals.coverage > 0 and eligible(h)]
     if len(places) < 2:
         return hits
     said = [
-        stale.Said(hits[n].candidate.key, m.content, m.created_at)
+        stale.Said(hits[n].candidate.key, hits[n].candidate.content, _said_at(hits[n]))
         for n in places
-        if (m := hits[n].candidate.memory)
     ]
-    order = stale.newer_first(said, lexicon)
     by_key = {hits[n].candidate.key: hits[n] for n in places}
     reordered = list(hits)
-    for place, key in zip(places, order, strict=True):
+    for place, key in zip(places, order(said, lexicon), strict=True):
         reordered[place] = by_key[key]
     return reordered
+
+
+def _said_at(hit: Hit) -> str:
+    """When the item was said: a memory's creation, any other item's own time."""
+    memory = hit.candidate.memory
+    return memory.created_at if memory is not None else hit.candidate.timestamp
 
 
 def _matches(hit: Hit, without_words: frozenset[str]) -> bool:

@@ -781,6 +781,19 @@ def test_a_newer_memory_restating_an_older_one_ranks_above_it(cli, monkeypatch):
     assert newer < hits.index("Dispatch listens on port 8000 locally and on 8080 in staging")
 
 
+def test_a_turn_announcing_a_correction_ranks_above_what_it_corrects(cli, monkeypatch):
+    """Nothing was extracted from the correction and nothing links the two: the turn's
+    cue ("Update:") and the words it shares with the older memory are what say so."""
+    at(monkeypatch, "2026-10-01T08:00:00Z")
+    cli.ok("remember", "My supervisor and I meet every Tuesday at 9", "--duration", "permanent")
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    log(cli, "Update: supervisor meetings are on Thursday mornings")
+    at(monkeypatch, NOW)
+    hits = contents(recall(cli, "When do I meet my supervisor each week?"))
+    assert hits[0] == "Update: supervisor meetings are on Thursday mornings"
+    assert "My supervisor and I meet every Tuesday at 9" in hits
+
+
 @pytest.mark.postgres_gap(
     "the lexical score (the share of the query a row holds) ranks the filler turns, "
     "which share the 40 pasted lines, above the first line's turn"

@@ -209,7 +209,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from soloqueue_mem.config import Config
-    from soloqueue_mem.memory.recall import Request, recall
+    from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.sessions.trace import Scope, trace
     from soloqueue_mem.text.fts import STOPWORDS
     from soloqueue_mem.text.lexicon import open_lexicon
@@ -227,7 +227,7 @@ def main() -> int:
         """Plain `recall QUESTION -n LIMIT` (default channels and budget): the turns it
         returns; memories and episodes take their places in the answer too."""
         asked = Request(question, limit=limit, recent=recent)
-        found = recall(home, conn, asked, setup, now, lexicon)
+        found = c.recall_in(home, asked, setup, now, lexicon)
         return [h.candidate.turn.metadata["dia_id"] for h in found.hits if h.candidate.turn]
 
     def answer_turns(home, conn, question: str, setup: Config = config, recent: int = 0) -> list:
@@ -316,7 +316,7 @@ def main() -> int:
                 hits = trace(home, conn, question, Scope(), 20, lexicon)
                 trace_seconds += time.perf_counter() - start
                 traced += 1
-                recalled = recall(home, conn, through_traces(question), config, now, lexicon)
+                recalled = c.recall_in(home, through_traces(question), config, now, lexicon)
                 ranked = {
                     methods[0]: [h.turn.metadata["dia_id"] for h in hits],
                     methods[1]: [h.candidate.turn.metadata["dia_id"] for h in recalled.hits],

@@ -354,3 +354,18 @@ def changes(report: dict[str, Any]) -> int:
         *report["expire"].values(),
     ]
     return sum(counts)
+
+
+_SOURCES: dict[tuple[str, str], Any] = {}
+
+
+def recall_in(home: Any, request: Any, config: Any, now: Any, lexicon: Any) -> Any:
+    """``recall`` over the store at ``home`` through its SQLite back end configured as
+    ``config`` (one back end per store and config, kept open for the process)."""
+    from soloqueue_mem.memory.recall import recall
+    from soloqueue_mem.storage.sqlite.backend import SqliteBackend
+
+    key = (str(home.root), repr(config))
+    if key not in _SOURCES:
+        _SOURCES[key] = SqliteBackend(home, config)
+    return recall(request, config, now, lexicon, source=_SOURCES[key])

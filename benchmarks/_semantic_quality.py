@@ -188,7 +188,7 @@ def longquery(work: Path, lang: str) -> Iterator[Stored]:
 
 def measure(stores: Iterator[Stored], share: bool) -> dict[tuple[str, str], list[float]]:
     """(setup, half) -> one score per question: hit@10, or recall@10 when ``share``."""
-    from soloqueue_mem.memory.recall import Request, recall
+    from soloqueue_mem.memory.recall import Request
 
     def score(ranked: list, wanted: frozenset[str]) -> float:
         held = len(wanted.intersection(ranked[:LIMIT]))
@@ -201,9 +201,7 @@ def measure(stores: Iterator[Stored], share: bool) -> dict[tuple[str, str], list
             scores.setdefault((BM25, case.half), []).append(score(case.bm25, case.wanted))
             for name, (config, channels) in chosen.items():
                 request = Request(case.question, channels=channels, limit=LIMIT)
-                hits = recall(
-                    stored.home, stored.conn, request, config, stored.now, stored.lexicon
-                ).hits
+                hits = c.recall_in(stored.home, request, config, stored.now, stored.lexicon).hits
                 ranked = [stored.id_of(hit) for hit in hits]
                 scores.setdefault((name, case.half), []).append(score(ranked, case.wanted))
     return scores

@@ -334,7 +334,7 @@ def bench_locomo(conversations: int) -> None:
     from soloqueue_mem.graph.steps import Steps
     from soloqueue_mem.graph.store import Scope
     from soloqueue_mem.graph.worker import drain
-    from soloqueue_mem.memory.recall import Request, default_channels, recall
+    from soloqueue_mem.memory.recall import Request, default_channels
     from soloqueue_mem.storage.sqlite.stores import open_graph
 
     data = json.loads((c.BENCH_DATA / "locomo10.json").read_text(encoding="utf-8"))
@@ -368,7 +368,7 @@ def bench_locomo(conversations: int) -> None:
                     continue
                 for name, channels in (("recall", without), ("recall + graph", None)):
                     request = Request(qa["question"], channels=channels, limit=10)
-                    found = recall(home, conn, request, config, now, lexicon)
+                    found = c.recall_in(home, request, config, now, lexicon)
                     ids = {dia_of(h) for h in found.hits}
                     scores[name].append(bool(ids & set(evidence)))
             conn.close()

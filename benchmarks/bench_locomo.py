@@ -226,7 +226,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from soloqueue_mem.config import Config
-    from soloqueue_mem.memory.recall import Request, recall
+    from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.sessions.trace import Scope, trace
     from soloqueue_mem.text.fts import STOPWORDS
     from soloqueue_mem.text.lexicon import open_lexicon
@@ -243,7 +243,7 @@ def main() -> int:
     ) -> list:
         """Plain `recall QUESTION -n LIMIT` (default channels and budget): its hits."""
         asked = Request(question, limit=limit, recent=recent)
-        return recall(home, conn, asked, setup, now, lexicon).hits
+        return c.recall_in(home, asked, setup, now, lexicon).hits
 
     def turns_of(conn, hits: list, memories: bool) -> list:
         """The turns among ``hits`` (memories and episodes take places in the answer
@@ -349,7 +349,7 @@ def main() -> int:
                 hits = trace(home, conn, question, Scope(), 20, lexicon)
                 trace_seconds += time.perf_counter() - start
                 traced += 1
-                recalled = recall(home, conn, through_traces(question), config, now, lexicon)
+                recalled = c.recall_in(home, through_traces(question), config, now, lexicon)
                 plain, as_said = answer_turns(home, conn, question, both=True)
                 ranked = {
                     methods[0]: [h.turn.metadata["dia_id"] for h in hits],

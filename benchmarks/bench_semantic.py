@@ -133,7 +133,7 @@ def recall_speed(folder: Path) -> dict[str, float]:
     """Whole processes and warm in-process calls, hybrid and fts5 (see (iv))."""
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
-    from soloqueue_mem.memory.recall import Request, recall
+    from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.text.lexicon import open_lexicon
 
     home = Home(folder / ".soloqueue")
@@ -154,11 +154,11 @@ def recall_speed(folder: Path) -> dict[str, float]:
     for backend in ("hybrid", "fts5"):
         config = Config(search_backend=backend)
         request = Request(RECALL_QUERY, group="g")
-        recall(home, conn, request, config, now, lambda: lexicon)  # warm
+        c.recall_in(home, request, config, now, lambda: lexicon)  # warm
         warm = []
         for _ in range(10):
             t = time.perf_counter()
-            recall(home, conn, request, config, now, lambda: lexicon)
+            c.recall_in(home, request, config, now, lambda: lexicon)
             warm.append(time.perf_counter() - t)
         figures[f"warm {backend}"] = statistics.median(warm)
     conn.close()

@@ -319,7 +319,7 @@ def retrieval(
     from soloqueue_mem.config import Config
     from soloqueue_mem.lifecycle.consolidate import Options
     from soloqueue_mem.lifecycle.consolidate import run as run_consolidate
-    from soloqueue_mem.memory.recall import Request, recall
+    from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.sessions.trace import Scope, trace
     from soloqueue_mem.storage.sqlite.stores import open_memory
     from soloqueue_mem.text.fts import STOPWORDS
@@ -330,7 +330,7 @@ def retrieval(
         """The pairs of the turns plain `recall QUESTION` returns (-n 10: its first 10
         places, memories and episodes holding theirs; then -n 20's turns)."""
         found = [
-            recall(home, conn, Request(question, limit=limit), setup or config, now, lexicon_fn)
+            c.recall_in(home, Request(question, limit=limit), setup or config, now, lexicon_fn)
             for limit in (10, 20)
         ]
         found = [result.hits for result in found]

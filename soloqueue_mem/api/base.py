@@ -12,7 +12,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.errors import NotFound, TempFail
@@ -21,7 +21,6 @@ from soloqueue_mem.home import Home, find_root, validate_id
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from soloqueue_mem.memory.recall import Source
     from soloqueue_mem.storage.base import Backend
     from soloqueue_mem.text.lexicon import Lexicon
 
@@ -129,16 +128,6 @@ class StoreBase:
 
             self._backend = open_backend(self.home, self.config)
         return self._backend
-
-    def _recall_inputs(self) -> tuple[sqlite3.Connection | None, Source | None]:
-        """What ``memory.recall.recall`` takes until recall reads every back end through
-        its Source port (issue 31, step 3): memory.db's connection, or the back end."""
-        from soloqueue_mem.storage.sqlite.backend import SqliteBackend
-
-        backend = self._storage()
-        if isinstance(backend, SqliteBackend):
-            return backend.connection("memory", create=False), None
-        return None, cast("Source", backend)  # Backend's channels: a read-only property
 
     def _artifacts(self, create: bool) -> sqlite3.Connection | None:
         """This host's artifact catalog (kept open; on either back end the blobs and

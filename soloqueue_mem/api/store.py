@@ -625,11 +625,8 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         layers = None
         if with_memory:
             now = self.now()
-            conn, source = self._recall_inputs()
             loader = self._lexicon_loader
-            recaller = memory_recaller(
-                self.home, self.config, conn, now, query, group, loader, source
-            )
+            recaller = memory_recaller(backend, self.config, now, query, group, loader)
             state = stored_state(group, agent, session, backend)
             identity = compiled_identity(self.home.root, now)
             pad = _pad_reader(backend, group, agent, self.config.language)

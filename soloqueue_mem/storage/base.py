@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 class Backend(Protocol):
     """What every storage back end guarantees the library (``Store``, the fast paths
-    that hold one directly, recall through its :class:`~soloqueue_mem.memory.recall.
+    that hold one directly, recall through its :class:`~soloqueue_mem.memory.channels.
     Source` methods): :class:`~soloqueue_mem.storage.sqlite.backend.SqliteBackend` on
     the data directory's files, :class:`~soloqueue_mem.storage.postgres.backend.
     PostgresBackend` on a database.
@@ -220,19 +220,32 @@ class Backend(Protocol):
         """``recall``: every channel this back end serves, fused."""
         ...
 
+    def memory_search(self) -> tuple[str, str | None]:
+        """The name of the memory search :meth:`search` runs (recall reports it) and,
+        when it is not the configured ``search_backend``, why."""
+        ...
+
     def search(
-        self, conn: object, terms: list[str], filters: Filters, now: datetime, limit: int
+        self, terms: list[str], filters: Filters, now: datetime, limit: int
     ) -> list[tuple[Memory, float]]:
-        """Recall's memory search: memories matching ``terms``, with their scores
-        (``conn``: recall's SQLite connection, unused by another back end)."""
+        """Recall's memory search: memories matching ``terms``, with their scores."""
         ...
 
-    def nearest(self, query: str, scope: DenseScope, now: datetime, limit: int) -> list[DenseHit]:
-        """Recall's dense channel: the items nearest ``query`` (none when it is off)."""
+    def nearest(
+        self, query: str, scope: DenseScope, now: datetime, limit: int, model: str = "e5"
+    ) -> list[DenseHit]:
+        """Recall's dense channels: the items nearest ``query`` by ``model`` (none when
+        the dense search is off, or this back end holds no vectors of that model)."""
         ...
 
-    def touch(self, memory_ids: list[str], now: datetime) -> None:
-        """Count a retrieval of each memory (recall's access counts)."""
+    def touch(self, memory_ids: list[str], now: datetime) -> str | None:
+        """Count a retrieval of each memory (recall's access counts); a note instead
+        when the store cannot record it (opened read-only)."""
+        ...
+
+    def existing_graph(self) -> GraphDb | None:
+        """Recall's graph channel: the graph memory, None when the store has none
+        (never created by a read)."""
         ...
 
     # -- memories ----------------------------------------------------------------------

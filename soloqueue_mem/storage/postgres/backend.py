@@ -294,7 +294,7 @@ class PostgresBackend:
     ) -> RecallResult:
         from soloqueue_mem.memory.recall import recall
 
-        result = recall(self.home, None, request, self.config, now, lexicon, source=self)
+        result = recall(request, self.config, now, lexicon, source=self)
         _, off = self.dense()
         return result._replace(notes=[*result.notes, off]) if off else result
 
@@ -316,19 +316,25 @@ class PostgresBackend:
             self._dense = (model, off)
         return self._dense
 
-    def nearest(self, query: str, scope: DenseScope, now: datetime, limit: int) -> list[DenseHit]:
-        """Recall's dense channel (none when it is off here)."""
-        model, _ = self.dense()
-        if model is None:
+    def nearest(
+        self, query: str, scope: DenseScope, now: datetime, limit: int, model: str = "e5"
+    ) -> list[DenseHit]:
+        """Recall's dense channel (none when it is off here; e5's vectors only)."""
+        embedder, _ = self.dense()
+        if embedder is None or model != "e5":
             return []
         from soloqueue_mem.storage.postgres.dense import nearest
 
-        return nearest(self.conn, model, query, scope, now, limit)
+        return nearest(self.conn, embedder, query, scope, now, limit)
+
+    def memory_search(self) -> tuple[str, str | None]:
+        """Recall's memory search is this back end's own full-text search."""
+        return self.name, None
 
     def search(
-        self, conn: Any, terms: list[str], filters: Filters, now: datetime, limit: int
+        self, terms: list[str], filters: Filters, now: datetime, limit: int
     ) -> list[tuple[Memory, float]]:
-        """Recall's memory search (``conn`` is recall's SQLite one: unused here)."""
+        """Recall's memory search."""
         return memories.search(self.conn, terms, filters, now, limit)
 
     def touch(self, memory_ids: list[str], now: datetime) -> None:
@@ -438,6 +444,10 @@ class PostgresBackend:
         from soloqueue_mem.storage.postgres.graph import PgGraph
 
         return PgGraph(self.conn)
+
+    def existing_graph(self) -> GraphDb:
+        """Recall's graph: the graph tables always exist here."""
+        return self.graph_db()
 
     # -- seed 004: working memory, promote, hot + cold query ------------------------
 

@@ -33,12 +33,13 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.attach import SqliteRows
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
+    from soloqueue_mem.memory.backend import Chosen
+    from soloqueue_mem.memory.channels import Request
+    from soloqueue_mem.memory.channels import Result as RecallResult
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.promote import Promoted
-    from soloqueue_mem.memory.recall import Request
-    from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.scratchpad import Scratchpad
     from soloqueue_mem.memory.store import Changes, Draft, Filters, Forgotten, Remembered
     from soloqueue_mem.memory.working import Added, Entry
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 NO_MEMORY = "no memories yet (no data directory or memory.db)"
 NO_STATE = "nothing stored yet (no data directory or state.db)"
 NO_ATTACHMENTS = "no attachments yet (no data directory or memory.db)"
+READ_ONLY_NOTE = "the store is read-only: access counts were not updated"
 WAL_KEPT = (
     "warning: another process is reading the store; the erased bytes leave the "
     "write-ahead log at its next checkpoint"
@@ -70,10 +72,11 @@ class SqliteBackend:
         self.home = home
         self.config = config
         self._conns: dict[str, sqlite3.Connection] = {}
+        self._chosen: Chosen | None = None
 
     @property
     def channels(self) -> frozenset[str]:
-        """Every recall channel (recall reads memory.db itself)."""
+        """Every recall channel."""
         from soloqueue_mem.memory.recall import CHANNELS
 
         return frozenset(CHANNELS)
@@ -263,9 +266,13 @@ class SqliteBackend:
         return search(conn, match, filters, limit) if conn and match else []
 
     def touch_episodes(self, ids: list[str]) -> None:
+        """Count a retrieval of each episode (nothing on a store opened read-only)."""
+        from soloqueue_mem.db.connect import is_read_only
         from soloqueue_mem.memory.episodes import touch
 
-        touch(self.existing("memory", NO_MEMORY), ids)
+        conn = self.connection("memory", create=False)
+        if conn is not None and not is_read_only(conn):
+            touch(conn, ids)
 
     def consolidate(
         self,
@@ -339,21 +346,34 @@ class SqliteBackend:
     ) -> RecallResult:
         from soloqueue_mem.memory.recall import recall
 
-        conn = self.connection("memory", create=False)
-        return recall(self.home, conn, request, self.config, now, lexicon)
+        return recall(request, self.config, now, lexicon, source=self)
+
+    def _search_backend(self) -> Chosen:
+        """The configured ``search_backend``, else FTS5 and why (chosen once)."""
+        if self._chosen is None:
+            from soloqueue_mem.memory.backend import choose_backend
+
+            self._chosen = choose_backend(self.config.search_backend)
+        return self._chosen
+
+    def memory_search(self) -> tuple[str, str | None]:
+        chosen = self._search_backend()
+        return chosen.backend.name, chosen.fallback_reason
 
     def search(
-        self, conn: object, terms: list[str], filters: Filters, now: datetime, limit: int
+        self, terms: list[str], filters: Filters, now: datetime, limit: int
     ) -> list[tuple[Memory, float]]:
-        """Recall's memory search: BM25 over memory.db's index."""
-        from soloqueue_mem.memory.backend import FTS5Backend
+        """Recall's memory search: the chosen search back end over memory.db."""
+        conn = self.connection("memory", create=False)
+        if conn is None:
+            return []
+        return self._search_backend().backend.search(conn, terms, filters, now, limit)
 
-        own = self.connection("memory", create=False)
-        return FTS5Backend().search(own, terms, filters, now, limit) if own else []
-
-    def nearest(self, query: str, scope: DenseScope, now: datetime, limit: int) -> list[DenseHit]:
-        """Recall's dense channel: none unless ``search_backend`` is hybrid or dense and
-        the model loads."""
+    def nearest(
+        self, query: str, scope: DenseScope, now: datetime, limit: int, model: str = "e5"
+    ) -> list[DenseHit]:
+        """Recall's dense channels: none unless ``search_backend`` is hybrid or dense
+        and e5 loads (then ``model``'s vectors, none when it does not load)."""
         from soloqueue_mem.memory.backend import DENSE_BACKENDS
 
         conn = self.connection("memory", create=False)
@@ -363,15 +383,22 @@ class SqliteBackend:
         from soloqueue_mem.semantic.model import Unavailable, load
 
         try:
-            model = load()
+            load()  # the dense search runs when e5 loads
+            embedder = load(model)
         except Unavailable:
             return []
-        return search(conn, model, query, scope, now, limit)
+        return search(conn, embedder, query, scope, now, limit)
 
-    def touch(self, memory_ids: list[str], now: datetime) -> None:
+    def touch(self, memory_ids: list[str], now: datetime) -> str | None:
+        from soloqueue_mem.db.connect import is_read_only
         from soloqueue_mem.memory.store import touch
 
-        touch(self.existing("memory", NO_MEMORY), memory_ids, now)
+        conn = self.connection("memory", create=False)
+        if conn is not None and is_read_only(conn):
+            return READ_ONLY_NOTE
+        if conn is not None:
+            touch(conn, memory_ids, now)
+        return None
 
     # -- memories ----------------------------------------------------------------------
 
@@ -492,6 +519,13 @@ class SqliteBackend:
         conn = self.connection("graph", create=True)
         assert conn is not None
         return SqliteGraph(conn)
+
+    def existing_graph(self) -> GraphDb | None:
+        """graph.db when it exists (kept open with the back end)."""
+        from soloqueue_mem.graph.db import SqliteGraph
+
+        conn = self.connection("graph", create=False)
+        return None if conn is None else SqliteGraph(conn)
 
     # -- working memory, promote, hot + cold query -------------------------------------
 

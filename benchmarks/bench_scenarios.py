@@ -61,7 +61,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _bm25 import Bm25  # noqa: E402
+from _bm25 import Bm25, length_bucket  # noqa: E402
 from _common import (  # noqa: E402
     REPO,
     changes,
@@ -443,6 +443,19 @@ def report(
             ]
         )
     out(table(["half", "recall", "BM25", "correction first: recall", "BM25"], rows))
+    out()
+    out("By the question's length in characters (the buckets of every recall benchmark):")
+    out()
+    rows = []
+    for half in halves:
+        for bucket in ("<100", "100-299", ">=300"):
+            mine = [
+                r for r in results if r["half"] == half and length_bucket(r["question"]) == bucket
+            ]
+            if mine:
+                plain = [{"passed": r["bm25_passed"]} for r in mine]
+                rows.append([half, bucket, len(mine), rate(mine), rate(plain)])
+    out(table(["half", "length", "asked", "recall", "BM25"], rows))
     out()
     out("## Per category (all nights)")
     out()

@@ -10,11 +10,11 @@ from soloqueue_mem.api.shapes import kind_of, signals_json
 from soloqueue_mem.api.shapes import recall_hit_json as hit_json
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block, stderr
 from soloqueue_mem.cli.state import AppContext
-from soloqueue_mem.cli.trace_run import lexicon_loader
 from soloqueue_mem.errors import SoloqueueError, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
+    from soloqueue_mem.api.store import Store
     from soloqueue_mem.config import Config
     from soloqueue_mem.memory.recall import Hit
 
@@ -45,6 +45,8 @@ def run_recall(
         if sys.stdin is None:
             raise UsageError("stdin is closed")
         query = jsonio.decode_utf8(sys.stdin.buffer.read(64 * 1024))
+    if not query.strip():
+        raise UsageError("QUERY is empty: give the words to search for")
     if traces and channels:
         raise UsageError("give --traces or --channels, not both")
     for kind, value in (("group", group), ("agent", agent), ("session", session)):
@@ -52,7 +54,7 @@ def run_recall(
             validate_id(kind, value)
     chosen: tuple[str, ...] | None = ("traces",) if traces else None
     if channels:
-        chosen = tuple(name.strip() for name in channels.split(",") if name.strip())
+        chosen = tuple(name.strip() for name in channels.split(",") if name.strip()) or ("",)
     asked = {
         "query": query,
         "type": type_,
@@ -72,31 +74,28 @@ def run_recall(
 
 def _recall_here(app: AppContext, asked: dict[str, Any], explain: bool) -> None:
     """The direct path: this process opens the database and recalls."""
-    from soloqueue_mem.clock import parse_since
-    from soloqueue_mem.memory.model import check_type
-    from soloqueue_mem.memory.recall import Request
-
-    type_, since, channels = asked["type"], asked["since"], asked["channels"]
-    request = Request(
-        query=asked["query"],
-        group=asked["group"],
-        agent=asked["agent"],
-        type=check_type(type_) if type_ else None,
-        since=parse_since(since, app.now) if since else None,
-        channels=None if channels is None else tuple(channels),
-        limit=asked["limit"],
-        max_tokens=asked["max_tokens"],
-        recent=asked["recent"],
-        session=asked["session"],
-    )
-    with app.backend() as backend:
-        result = backend.recall(request, app.now, lexicon_loader(app))
+    with app.store() as store:
+        result = store.recall(**asked, prefixed=True)
+        group = asked["group"]
+        unknown = not result.hits and group is not None and not _holds_group(store, group)
     for note in result.notes:
         stderr(f"warning: {note}", app.quiet)
     if result.left_out:
         note = _budget_note(result.left_out, result.shortened, asked["max_tokens"])
         stderr(f"note: {note}", app.quiet)
+    if unknown:
+        stderr(f"note: group {group!r} holds no sessions, memories or episodes", app.quiet)
     _render(result.hits, app.format, explain, app.config)
+
+
+def _holds_group(store: Store, group: str) -> bool:
+    """Whether anything was ever stored in ``group`` (a typo finds nothing)."""
+    return bool(
+        store.sessions(group=group, limit=1)
+        or store.memories(group=group, include_inactive=True, limit=1)
+        or store.episodes(group=group, limit=1)
+        or store.working(group=group, limit=1)
+    )
 
 
 def _forwarded(app: AppContext, asked: dict[str, Any]) -> bool:

@@ -30,6 +30,7 @@ from soloqueue_mem.cli.output import (
     write,
 )
 from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.errors import UsageError
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import SessionKey
 
@@ -257,15 +258,30 @@ def end(
 
 
 NameArg = Annotated[str, typer.Argument(help="The variable: 1-128 of A-Z a-z 0-9 . _ -.")]
+# ``session set``'s three words: SESSION NAME VALUE, or NAME VALUE with the session in
+# $SOLOQUEUE_SESSION (an argument's envvar would take NAME for the session).
+SessionOrName = Annotated[
+    str,
+    typer.Argument(
+        help="Session id (default: $SOLOQUEUE_SESSION, when only NAME VALUE are given).",
+        show_default=False,
+    ),
+]
 
 
 @app.command("set")
 @boundary
 def set_variable(
     ctx: typer.Context,
-    session: SessionArg,
-    name: NameArg,
-    value: Annotated[str, typer.Argument(help="The value (text; JSON with --json).")],
+    session: SessionOrName,
+    name: Annotated[
+        str,
+        typer.Argument(help="The variable: 1-128 of A-Z a-z 0-9 . _ -.", show_default=False),
+    ],
+    value: Annotated[
+        str | None,
+        typer.Argument(help="The value (text; JSON with --json).", show_default=False),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Parse VALUE as JSON.")] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
@@ -278,10 +294,16 @@ def set_variable(
     replaces goes to recent progress with the date); next_step the first item of next
     steps.
     """
+    import os
+
     from soloqueue_mem.cli.kv import emit_entry, parse_value
     from soloqueue_mem.state.values import encode
 
     app_ctx = app_context(ctx, fmt, root)
+    if value is None:  # NAME VALUE: the session is $SOLOQUEUE_SESSION's
+        session, name, value = os.environ.get("SOLOQUEUE_SESSION") or "", session, name
+        if not session:
+            raise UsageError("give SESSION NAME VALUE, or NAME VALUE with $SOLOQUEUE_SESSION set")
     key = _key(group, agent, session)
     validate_id("variable", name)
     parsed = parse_value(value, as_text=not as_json)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.api.shapes import trace_hit_json as hit_json
@@ -13,22 +13,6 @@ from soloqueue_mem.errors import UsageError
 
 if TYPE_CHECKING:
     from soloqueue_mem.sessions.trace import TraceHit
-    from soloqueue_mem.text.lexicon import Lexicon
-
-
-def lexicon_loader(app: AppContext) -> Any:
-    """Open the segmentation lexicon on first use (only queries with Han need it)."""
-    cache: list[Lexicon] = []
-
-    def load() -> Lexicon:
-        from soloqueue_mem.text.lexicon import open_lexicon
-
-        if not cache:
-            cache_dir = app.home.cache_dir if app.home.exists() else None
-            cache.append(open_lexicon(cache_dir))
-        return cache[0]
-
-    return load
 
 
 def _hit_text(hit: TraceHit) -> str:

@@ -370,10 +370,14 @@ def literal_corpus(cli):
 def test_fts_metacharacters_never_break_recall(cli, literal_corpus):
     for query in C6_CORPUS:  # one store for all: a loop, not a parametrization
         for extra in ([], ["--traces"]):
-            result = cli("--format", "json", "recall", *extra, "--", query)
-            assert result.exit_code == 0, (query, result.stderr)
+            # "-" reads the query from stdin: the same character, as it arrives there
+            result = cli("--format", "json", "recall", *extra, "--", query, input=query)
             for bad in ("fts5", "syntax error", "no such column", "unterminated string"):
                 assert bad not in result.stderr, query
+            if not query.strip():  # nothing to search for: one usage error
+                assert (result.exit_code, result.stdout) == (2, ""), query
+                continue
+            assert result.exit_code == 0, (query, result.stderr)
             assert isinstance(json.loads(result.stdout), list)
 
 
@@ -574,6 +578,24 @@ def test_a_missing_store_is_refused_and_an_empty_one_returns_nothing(cli, home):
     cli.ok("remember", "a lonely memory")
     cli.ok("memory", "forget", cli.json("memory", "list")[0]["id"])
     assert recall(cli, "lonely memory") == []
+
+
+def test_an_empty_query_is_a_usage_error(cli):
+    cli.ok("remember", "the deploy runs at night")
+    for query in ("", "   "):
+        result = cli("recall", query)
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr == "error: QUERY is empty: give the words to search for\n"
+
+
+def test_a_group_holding_nothing_is_said_on_stderr(cli):
+    cli.ok("remember", "the deploy runs at night", "--group", "ops")
+    result = cli("--format", "json", "recall", "deploy", "--group", "opz")
+    assert (result.exit_code, json.loads(result.stdout)) == (0, [])
+    assert result.stderr == "note: group 'opz' holds no sessions, memories or episodes\n"
+    result = cli("--format", "json", "recall", "nothing like it", "--group", "ops")
+    assert (json.loads(result.stdout), result.stderr) == ([], "")  # the group exists
+    assert cli("-q", "recall", "deploy", "--group", "opz").stderr == ""
 
 
 def test_chinese_queries_find_chinese_memories(cli):

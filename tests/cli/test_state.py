@@ -100,6 +100,22 @@ def test_session_variables_and_the_scratchpad(cli):
     assert cli("session", "get", "s1", "attempts").exit_code == 3
 
 
+def test_session_set_takes_the_session_from_the_environment_when_given_two_words(cli, store):
+    env = {"SOLOQUEUE_SESSION": "from-env"}
+    result = cli("--format", "json", "session", "set", "current_task", "ship it", env=env)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["session"] == "from-env"
+    result = cli("--format", "json", "session", "set", "s2", "current_task", "fix", env=env)
+    assert (json.loads(result.stdout)["session"], json.loads(result.stdout)["key"]) == (
+        "s2",
+        "current_task",
+    )
+    result = cli("session", "set", "current_task", "ship it")  # no session anywhere
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: give SESSION NAME VALUE")
+    assert [e["session"] for e in cli.json("session", "get", "from-env")] == ["from-env"]
+
+
 def test_session_end_clears_its_transient_memories_only(cli):
     kept = cli.json("remember", "User prefers tabs", "--type", "PREFERENCE")["id"]
     cli.ok("log", "-s", "s1", "--role", "user", "let's debug the flaky test")

@@ -170,8 +170,11 @@ def test_a_corrupted_tsvector_is_found_and_repaired(cli: Cli, home: Path, on_pos
     code, report = run_verify(cli, "--repair")
     assert code == EX_ERRORS  # what was found before the repair
     assert report["repaired"]["search_rows"] == {
-        "quarantine_logs": 1, "memories": 2, "episodes": 1, "attachments": 1
-    }  # fmt: skip (the logged statement is a memory too)
+        "quarantine_logs": 1,
+        "memories": 2,
+        "episodes": 1,
+        "attachments": 1,
+    }  # the logged statement is a memory too
     assert run_verify(cli)[0] == 0
     assert [hit["turn_index"] for hit in cli.json("trace", "编译器")] == [0]
     assert len(cli.json("recall", "编译器", "--channels", "attachments")) == 1

@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.store import Remembered
     from soloqueue_mem.memory.working import Added as WorkingAdded
     from soloqueue_mem.memory.working import Entry as WorkingEntry
-    from soloqueue_mem.sessions.events import Event
+    from soloqueue_mem.sessions.events import Event, SessionKey
+    from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import TraceHit
     from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import LoggedTurn
@@ -139,21 +140,18 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         """The text ``session export`` prints: ``jsonl`` records, ``md``, ``openai``
         messages or ``anthropic`` ``{system, messages}`` (offloaded tool output as
         references unless ``full``)."""
-        from soloqueue_mem import jsonio
-        from soloqueue_mem.sessions.markdown import render_turns
-        from soloqueue_mem.sessions.reader import anthropic_messages, openai_messages
-
         if format not in EXPORT_FORMATS:
             raise UsageError(f"format must be one of {', '.join(EXPORT_FORMATS)}")
         key = self._key(group, agent, session)
-        records = self._storage().session(key).records
-        if format == "openai":
-            return jsonio.dumps(openai_messages(records, full=full)) + "\n"
-        if format == "anthropic":
-            return jsonio.dumps(anthropic_messages(records, full=full)) + "\n"
-        if format == "md":
-            return render_turns(key, records, first=True)
-        return "".join(jsonio.dumps_compact(r) + "\n" for r in records)
+        return exported(key, self._storage().session(key).records, format, full)
+
+    @serialised
+    def session(
+        self, session: str, *, group: str = "default", agent: str = "default"
+    ) -> SessionLogContent:
+        """The session's log as recorded (``session show``): ``.records``, and
+        ``.problems`` for the lines that could not be read."""
+        return self._storage().session(self._key(group, agent, session))
 
     @serialised
     def turns(
@@ -428,8 +426,8 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         """Episodes, most recently ended first (``episode list``)."""
         from soloqueue_mem.memory.episodes import EpisodeFilters
 
-        if not 1 <= limit <= 1000:
-            raise BadInput("limit must be between 1 and 1000")
+        if limit < 1:
+            raise BadInput("limit must be at least 1")
         check_ids(group=group, agent=agent, session=session)
         return self._storage().episodes(EpisodeFilters(group, agent, session), limit)
 
@@ -711,6 +709,88 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         """The value under ``key`` (``NotFound`` when unset)."""
         check_ids(group=group, agent=agent, key=key)
         return self._storage().value("kv_store", (group, agent), key)
+
+    @serialised
+    def kv_list(self, *, group: str = "default", agent: str = "default") -> list[Entry]:
+        """Every key of (group, agent), in key order (``kv list``)."""
+        check_ids(group=group, agent=agent)
+        return self._storage().values("kv_store", (group, agent))
+
+    @serialised
+    def kv_remove(self, key: str, *, group: str = "default", agent: str = "default") -> Entry:
+        """Remove ``key`` (``kv rm``): the entry it held (``NotFound`` when unset)."""
+        check_ids(group=group, agent=agent, key=key)
+        return self._storage().value_remove("kv_store", (group, agent), key)
+
+    # -- session variables -----------------------------------------------------------
+
+    @serialised
+    def session_set(
+        self, session: str, name: str, value: Any, *, group: str = "default", agent: str = "default"
+    ) -> Entry:
+        """Set the session variable ``name`` to a JSON value, redacted (``session
+        set``); ``current_task`` and ``next_step`` also lead the scratchpad's lists."""
+        from soloqueue_mem.state.values import encode
+
+        key = self._variable_key(group, agent, session, name)
+        redact = self._redactor()
+        if redact is not None:
+            value = redact.value(value)
+        encode(value)  # too big or not JSON: refused before the store is created
+        return self._storage().session_set(key, name, value, self.now())
+
+    @serialised
+    def session_get(
+        self, session: str, name: str, *, group: str = "default", agent: str = "default"
+    ) -> Entry:
+        """The session variable ``name`` (``NotFound`` when unset)."""
+        from soloqueue_mem.state.session import TABLE
+
+        key = self._variable_key(group, agent, session, name)
+        return self._storage().value(TABLE, key, name)
+
+    @serialised
+    def session_variables(
+        self, session: str, *, group: str = "default", agent: str = "default"
+    ) -> list[Entry]:
+        """Every variable of the session, in name order (``session get``)."""
+        from soloqueue_mem.state.session import TABLE
+
+        return self._storage().values(TABLE, self._key(group, agent, session))
+
+    @serialised
+    def session_unset(
+        self, session: str, name: str, *, group: str = "default", agent: str = "default"
+    ) -> Entry:
+        """Remove the session variable ``name``: the entry it held (``NotFound`` when
+        unset)."""
+        from soloqueue_mem.state.session import TABLE
+
+        key = self._variable_key(group, agent, session, name)
+        return self._storage().value_remove(TABLE, key, name)
+
+    def _variable_key(self, group: str, agent: str, session: str, name: str) -> SessionKey:
+        from soloqueue_mem.home import validate_id
+
+        key = self._key(group, agent, session)
+        validate_id("variable", name)
+        return key
+
+
+def exported(key: SessionKey, records: list[dict[str, Any]], format: str, full: bool) -> str:
+    """A session's ``records`` in an :data:`EXPORT_FORMATS` ``format`` (see
+    :meth:`Store.session_export`)."""
+    from soloqueue_mem import jsonio
+    from soloqueue_mem.sessions.markdown import render_turns
+    from soloqueue_mem.sessions.reader import anthropic_messages, openai_messages
+
+    if format == "openai":
+        return jsonio.dumps(openai_messages(records, full=full)) + "\n"
+    if format == "anthropic":
+        return jsonio.dumps(anthropic_messages(records, full=full)) + "\n"
+    if format == "md":
+        return render_turns(key, records, first=True)
+    return "".join(jsonio.dumps_compact(r) + "\n" for r in records)
 
 
 def _pad_reader(

@@ -18,10 +18,9 @@ from soloqueue_mem.cli.output import (
 )
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.errors import UsageError
-from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
-    from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
+    from soloqueue_mem.memory.episodes import Episode
 
 app = typer.Typer(
     help="List, show and search episodes (one per finished session stretch).", no_args_is_help=True
@@ -32,15 +31,6 @@ SessionFilter = Annotated[
 ]
 LimitOpt = Annotated[int, typer.Option("--limit", "-n", help="Most episodes (1-1000).")]
 ListLimitOpt = Annotated[int, typer.Option("--limit", "-n", help="Most episodes (0: all).")]
-
-
-def _filters(group: str | None, agent: str | None, session: str | None) -> EpisodeFilters:
-    from soloqueue_mem.memory.episodes import EpisodeFilters
-
-    for kind, value in (("group", group), ("agent", agent), ("session", session)):
-        if value is not None:
-            validate_id(kind, value)
-    return EpisodeFilters(group, agent, session)
 
 
 def _check_limit(limit: int) -> None:
@@ -86,9 +76,8 @@ def list_command(
 
     app_ctx = app_context(ctx, fmt, root)
     limit = list_limit(limit)
-    filters = _filters(group, agent, session)
-    with app_ctx.backend() as backend:
-        rows = backend.episodes(filters, limit)
+    with app_ctx.store() as store:
+        rows = store.episodes(group=group, agent=agent, session=session, limit=limit)
     _render(rows, app_ctx.format)
 
 

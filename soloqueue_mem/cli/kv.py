@@ -23,7 +23,6 @@ app = typer.Typer(
     help="Get, set, list and remove an agent's preferences (JSON values by key).",
     no_args_is_help=True,
 )
-TABLE = "kv_store"
 KeyArg = Annotated[str, typer.Argument(help="The key: 1-128 of A-Z a-z 0-9 . _ -.")]
 
 
@@ -61,32 +60,6 @@ def parse_value(text: str, as_text: bool) -> Any:
         raise BadInput(f"VALUE is not JSON ({exc.reason}); quote a string or use --text") from None
 
 
-def put_value(
-    app_ctx: AppContext, table: str, scope: tuple[str, ...], key: str, value: Any
-) -> Entry:
-    """Set ``key`` in ``table`` on the configured back end (state.db or PostgreSQL)."""
-    with app_ctx.backend() as backend:
-        return backend.value_put(table, scope, key, value, app_ctx.now)
-
-
-def get_value(app_ctx: AppContext, table: str, scope: tuple[str, ...], key: str) -> Entry:
-    """The entry under ``key`` (NotFound when unset)."""
-    with app_ctx.backend() as backend:
-        return backend.value(table, scope, key)
-
-
-def list_values(app_ctx: AppContext, table: str, scope: tuple[str, ...]) -> list[Entry]:
-    """Every key of ``scope``, in key order (none when nothing is stored)."""
-    with app_ctx.backend() as backend:
-        return backend.values(table, scope)
-
-
-def remove_value(app_ctx: AppContext, table: str, scope: tuple[str, ...], key: str) -> Entry:
-    """Delete ``key`` (NotFound when unset); what it held."""
-    with app_ctx.backend() as backend:
-        return backend.value_remove(table, scope, key)
-
-
 def _scope(group: str, agent: str) -> tuple[str, str]:
     return validate_id("group", group), validate_id("agent", agent)
 
@@ -106,16 +79,12 @@ def set_command(
     root: RootOpt = None,
 ) -> None:
     """Set KEY to a JSON value for this group/agent (replacing what it held)."""
-    from soloqueue_mem.state.values import encode
-
     app_ctx = app_context(ctx, fmt, root)
-    scope = _scope(group, agent)
+    _scope(group, agent)
     validate_id("key", key)
     parsed = parse_value(value, as_text)
-    if app_ctx.redactor is not None:
-        parsed = app_ctx.redactor.value(parsed)
-    encode(parsed)  # too big: refused before the store is created
-    emit_entry(app_ctx, put_value(app_ctx, TABLE, scope, key, parsed))
+    with app_ctx.store() as store:
+        emit_entry(app_ctx, store.kv_set(key, parsed, group=group, agent=agent))
 
 
 @app.command("get")
@@ -130,8 +99,8 @@ def get(
 ) -> None:
     """One key's value (--format text: the JSON value alone). Exit 3 when unset."""
     app_ctx = app_context(ctx, fmt, root)
-    scope = _scope(group, agent)
-    emit_entry(app_ctx, get_value(app_ctx, TABLE, scope, validate_id("key", key)))
+    with app_ctx.store() as store:
+        emit_entry(app_ctx, store.kv_get(key, group=group, agent=agent))
 
 
 @app.command("list")
@@ -145,7 +114,8 @@ def list_command(
 ) -> None:
     """Every key of this group/agent, in key order."""
     app_ctx = app_context(ctx, fmt, root)
-    emit_entries(app_ctx, list_values(app_ctx, TABLE, _scope(group, agent)))
+    with app_ctx.store() as store:
+        emit_entries(app_ctx, store.kv_list(group=group, agent=agent))
 
 
 @app.command("rm")
@@ -160,6 +130,6 @@ def rm(
 ) -> None:
     """Remove a key (prints what it held). Exit 3 when unset."""
     app_ctx = app_context(ctx, fmt, root)
-    scope = _scope(group, agent)
-    entry = remove_value(app_ctx, TABLE, scope, validate_id("key", key))
+    with app_ctx.store() as store:
+        entry = store.kv_remove(key, group=group, agent=agent)
     emit_entry(app_ctx, entry, removed=True)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
-from soloqueue_mem import jsonio
 from soloqueue_mem.api.shapes import session_json
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
@@ -144,9 +142,8 @@ def show(
 
 
 def _read(app_ctx: AppContext, group: str, agent: str, session: str) -> Any:
-    key = _key(group, agent, session)
-    with app_ctx.backend() as backend:
-        content = backend.session(key)
+    with app_ctx.store() as store:
+        content = store.session(session, group=group, agent=agent)
     for problem in content.problems:
         stderr(f"warning: {problem}", app_ctx.quiet)
     return content
@@ -214,8 +211,7 @@ def export(
     The messages are the L1 view (offloaded tool output as a reference to its
     artifact, as the agent should send them) unless --full gives the original output.
     """
-    from soloqueue_mem.sessions.markdown import render_turns
-    from soloqueue_mem.sessions.reader import anthropic_messages, openai_messages
+    from soloqueue_mem.api.store import exported
 
     fmt, old_as = _format_or_as(format_or_as)
     app_ctx = app_context(ctx, fmt, root)
@@ -224,15 +220,7 @@ def export(
         as_ = as_ or old_as
     as_ = as_ or ExportFormat.jsonl
     content = _read(app_ctx, group, agent, session)
-    if as_ is ExportFormat.openai:
-        write(jsonio.dumps(openai_messages(content.records, full=full)) + "\n")
-    elif as_ is ExportFormat.anthropic:
-        write(jsonio.dumps(anthropic_messages(content.records, full=full)) + "\n")
-    elif as_ is ExportFormat.md:
-        write(render_turns(content.key, content.records, first=True))
-    else:
-        sys.stdout.writelines(jsonio.dumps_compact(r) + "\n" for r in content.records)
-        sys.stdout.flush()
+    write(exported(content.key, content.records, as_.value, full))
 
 
 @app.command("end")
@@ -297,21 +285,17 @@ def set_variable(
     import os
 
     from soloqueue_mem.cli.kv import emit_entry, parse_value
-    from soloqueue_mem.state.values import encode
 
     app_ctx = app_context(ctx, fmt, root)
     if value is None:  # NAME VALUE: the session is $SOLOQUEUE_SESSION's
         session, name, value = os.environ.get("SOLOQUEUE_SESSION") or "", session, name
         if not session:
             raise UsageError("give SESSION NAME VALUE, or NAME VALUE with $SOLOQUEUE_SESSION set")
-    key = _key(group, agent, session)
+    _key(group, agent, session)
     validate_id("variable", name)
     parsed = parse_value(value, as_text=not as_json)
-    if app_ctx.redactor is not None:
-        parsed = app_ctx.redactor.value(parsed)
-    encode(parsed)  # too big: refused before the store is created
-    with app_ctx.backend() as backend:
-        entry = backend.session_set(key, name, parsed, app_ctx.now)
+    with app_ctx.store() as store:
+        entry = store.session_set(session, name, parsed, group=group, agent=agent)
     emit_entry(app_ctx, entry)
 
 
@@ -327,15 +311,14 @@ def get_variables(
     root: RootOpt = None,
 ) -> None:
     """A session variable (exit 3 when unset), or all of them."""
-    from soloqueue_mem.cli.kv import emit_entries, emit_entry, get_value, list_values
-    from soloqueue_mem.state.session import TABLE
+    from soloqueue_mem.cli.kv import emit_entries, emit_entry
 
     app_ctx = app_context(ctx, fmt, root)
-    key = _key(group, agent, session)
-    if name is None:
-        emit_entries(app_ctx, list_values(app_ctx, TABLE, key))
-        return
-    emit_entry(app_ctx, get_value(app_ctx, TABLE, key, validate_id("variable", name)))
+    with app_ctx.store() as store:
+        if name is None:
+            emit_entries(app_ctx, store.session_variables(session, group=group, agent=agent))
+        else:
+            emit_entry(app_ctx, store.session_get(session, name, group=group, agent=agent))
 
 
 @app.command("unset")
@@ -350,10 +333,9 @@ def unset_variable(
     root: RootOpt = None,
 ) -> None:
     """Remove a session variable (prints what it held). Exit 3 when unset."""
-    from soloqueue_mem.cli.kv import emit_entry, remove_value
-    from soloqueue_mem.state.session import TABLE
+    from soloqueue_mem.cli.kv import emit_entry
 
     app_ctx = app_context(ctx, fmt, root)
-    key = _key(group, agent, session)
-    entry = remove_value(app_ctx, TABLE, key, validate_id("variable", name))
+    with app_ctx.store() as store:
+        entry = store.session_unset(session, name, group=group, agent=agent)
     emit_entry(app_ctx, entry, removed=True)

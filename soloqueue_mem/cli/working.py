@@ -65,8 +65,8 @@ def list_command(
     validate_id("group", group)
     if not 1 <= limit <= working.CAP:
         raise UsageError(f"--limit must be between 1 and {working.CAP}")
-    with app_ctx.backend() as backend:
-        entries = backend.working(group, app_ctx.now, limit)
+    with app_ctx.store() as store:
+        entries = store.working(group=group, limit=limit)
     rows = [working_json(e) for e in entries]
     if app_ctx.format.value == "table":
         print_table(None, ["time", "text"], ((r["created_at"], r["content"]) for r in rows))

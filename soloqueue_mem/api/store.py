@@ -658,7 +658,9 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         self, session: str, *, keep: int = 10, group: str = "default", agent: str = "default"
     ) -> Compressed:
         """A summary message plus the last ``keep`` turns; what leaves the context
-        becomes memories first (``context compress``)."""
+        becomes memories first (``context compress``), and with
+        ``context_compress_feeds_graph`` a task of the graph's queue (``.graph_task``:
+        :meth:`graph_work` or a worker runs it)."""
         from functools import partial
 
         from soloqueue_mem.clock import iso
@@ -670,8 +672,8 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         words = vocabulary(self.config.predicates)
         result = self._storage().compress(key, keep, self.now(), words)
         graph = partial(open_graph_db, self.home, self.config)
-        feed_compressed(graph, self.config, key, result.fresh_records, iso(self.now()))
-        return result
+        task = feed_compressed(graph, self.config, key, result.fresh_records, iso(self.now()))
+        return result._replace(graph_task=task)
 
     # -- the scratchpad ------------------------------------------------------------
 

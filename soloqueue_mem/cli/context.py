@@ -18,10 +18,7 @@ from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from soloqueue_mem.context.assemble import Result
-    from soloqueue_mem.sessions.events import SessionKey
 
 app = typer.Typer(
     help="Build the messages an agent sends, inside the model's token budget.",
@@ -232,17 +229,13 @@ def compress_command(
     nothing that leaves the context is lost. Running it again extracts nothing twice.
     """
     from soloqueue_mem.api.shapes import memory_json
-    from soloqueue_mem.lifecycle.vocabulary import vocabulary
-    from soloqueue_mem.sessions.events import SessionKey
+    from soloqueue_mem.cli.graph_worker import start
 
     app_ctx = app_context(ctx, fmt, root)
-    key = SessionKey(
-        validate_id("group", group), validate_id("agent", agent), validate_id("session", session)
-    )
-    words = vocabulary(app_ctx.config.predicates)
-    with app_ctx.backend() as backend:
-        result = backend.compress(key, keep, app_ctx.now, words)
-    graph_task = _feed_graph(app_ctx, key, result.fresh_records)
+    with app_ctx.store() as store:
+        result = store.context_compress(session, keep=keep, group=group, agent=agent)
+    if result.graph_task is not None:  # as `graph remember` does
+        start(app_ctx.home.dir)
     if not manifest:
         emit_list(
             iter(result.messages), Format.jsonl if app_ctx.format is Format.jsonl else Format.json
@@ -255,26 +248,7 @@ def compress_command(
             "kept_turns": result.kept_turns,
             "episode": result.episode._asdict() if result.episode else None,
             "memories": [{"action": r.action, **memory_json(r.memory)} for r in result.remembered],
-            "graph_task": graph_task,
+            "graph_task": result.graph_task,
         },
         Format.json,
     )
-
-
-def _feed_graph(
-    app_ctx: AppContext, key: SessionKey, records: Sequence[dict[str, Any]]
-) -> dict[str, Any] | None:
-    """Queue the newly compressed turns for the graph (``context_compress_feeds_graph``)
-    and start a worker for them, as ``graph remember`` does."""
-    from functools import partial
-
-    from soloqueue_mem.cli.graph_worker import start
-    from soloqueue_mem.clock import iso
-    from soloqueue_mem.graph.ops import feed_compressed
-    from soloqueue_mem.storage.graph import open_graph_db
-
-    graph = partial(open_graph_db, app_ctx.home, app_ctx.config)
-    task = feed_compressed(graph, app_ctx.config, key, records, iso(app_ctx.now))
-    if task is not None:
-        start(app_ctx.home.dir)
-    return task

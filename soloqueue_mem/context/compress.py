@@ -42,6 +42,7 @@ class Compressed(NamedTuple):
     compressed_turns: int
     kept_turns: int
     fresh_records: tuple[dict[str, Any], ...] = ()  # compressed here for the first time
+    graph_task: dict[str, Any] | None = None  # what the graph queued of them, if anything
 
 
 class Target(Protocol):

@@ -281,9 +281,11 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         group: str = "default",
         agent: str = "default",
         event_id: str | None = None,
+        source_episode_id: str | None = None,
     ) -> Remembered:
         """Store a memory (``remember``): ``.action`` is created, confirmed or superseded.
-        A retry with the same ``event_id`` changes nothing (``.duplicate``)."""
+        A retry with the same ``event_id`` changes nothing (``.duplicate``);
+        ``source_episode_id`` names the episode it was learnt in."""
         from soloqueue_mem.memory.intake import redacted
         from soloqueue_mem.memory.store import Draft, check_draft
         from soloqueue_mem.sessions.events import check_event_id
@@ -291,7 +293,8 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         check_ids(group=group, agent=agent)
         event_id = check_event_id(event_id)
         fields = (content, type, subject, predicate, importance, confidence, duration)
-        draft = redacted(check_draft(Draft(*fields, tuple(tags), source)), self._redactor())
+        given = Draft(*fields, tuple(tags), source, source_episode_id)
+        draft = redacted(check_draft(given), self._redactor())
         done = self._storage().remember(draft, group, agent, self.now(), event_id)
         if done.action != "confirmed":  # a new text: a warm server's model embeds it now
             self._storage().embed_held([done.memory.id], self.now())

@@ -38,7 +38,7 @@ from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
     from soloqueue_mem.memory.model import Memory
-    from soloqueue_mem.memory.store import Remembered
+    from soloqueue_mem.memory.store import Draft, Remembered
 
 app = typer.Typer(
     help="List, show, edit, forget and trace the history of semantic memories.",
@@ -200,16 +200,34 @@ def remember(
             if store is None:
                 store = _rememberer(app_ctx, stack)
             scope = (item.group or group, item.agent or agent)
-            draft = intake.redacted(item.draft, app_ctx.redactor)
-            results.append((line, item.event_id, store(draft, *scope, app_ctx.now, item.event_id)))
+            results.append((line, item.event_id, store(item.draft, *scope, item.event_id)))
     _emit_remembered(results, app_ctx.format, single=not batch and len(results) == 1)
     if rejected:
         raise PartialFailure(f"{rejected} line(s) rejected, the others were stored")
 
 
 def _rememberer(app_ctx: AppContext, stack: ExitStack) -> Callable[..., Remembered]:
-    """``remember(draft, group, agent, now)`` on the configured back end."""
-    return stack.enter_context(app_ctx.backend()).remember
+    """``remember(draft, group, agent, event_id)`` through the Store (it redacts)."""
+    store = stack.enter_context(app_ctx.store())
+
+    def remember(draft: Draft, group: str, agent: str, event_id: str | None) -> Remembered:
+        return store.remember(
+            draft.content,
+            type=draft.type,
+            subject=draft.subject,
+            predicate=draft.predicate,
+            importance=draft.importance,
+            confidence=draft.confidence,
+            duration=draft.duration,
+            tags=draft.tags,
+            source=draft.source,
+            source_episode_id=draft.source_episode_id,
+            group=group,
+            agent=agent,
+            event_id=event_id,
+        )
+
+    return remember
 
 
 def _emit_remembered(

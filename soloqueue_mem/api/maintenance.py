@@ -1,5 +1,5 @@
-"""The maintenance half of :class:`soloqueue_mem.Store`: consolidate, gc, verify and
-stats, each returning the report dict the CLI prints."""
+"""The maintenance half of :class:`soloqueue_mem.Store`: consolidate, gc, verify,
+stats and the dense index, each returning the report dict the CLI prints."""
 
 from __future__ import annotations
 
@@ -121,3 +121,35 @@ class Maintenance(StoreBase):
         report = self._storage().stats(self._artifacts(create=False))
         chosen = hook_group(None, self.config.hook_group, cwd or os.getcwd())
         return {**report, "hook_group": chosen._asdict()}
+
+    @serialised
+    def index_estimate(self, *, turns: bool = False) -> dict[str, Any]:
+        """How much ``index --embed`` would embed (``--estimate``): ``memories`` (and
+        episodes), ``turns`` (with ``turns``) and ``seconds``; ``UsageError`` without
+        the semantic extra."""
+        return self._storage().embed_estimate(_embedder().name, self.now(), turns)
+
+    @serialised
+    def index_embed(
+        self,
+        *,
+        turns: bool = False,
+        time_budget: float | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> dict[str, Any]:
+        """``index --embed``: a vector for every text that lacks one (turns too with
+        ``turns``), no new batch started after ``time_budget`` seconds (the next call
+        goes on); ``progress(done, total)`` as it goes; the report."""
+        embedder = _embedder()
+        return self._storage().embed(embedder, self.now(), turns, time_budget, progress)
+
+
+def _embedder() -> Any:
+    """The e5 model the dense index is built with; UsageError without the extra."""
+    from soloqueue_mem.errors import UsageError
+    from soloqueue_mem.semantic.model import Unavailable, load
+
+    try:
+        return load()
+    except Unavailable as exc:
+        raise UsageError(f"the dense index needs the semantic extra: {exc}") from None

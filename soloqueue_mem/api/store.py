@@ -170,6 +170,14 @@ class Store(Maintenance, GraphMethods, TransferMethods):
         return self._storage().session_page(self._key(group, agent, session), after, limit)
 
     @serialised
+    def session_turns(
+        self, session: str, *, group: str = "default", agent: str = "default"
+    ) -> list[Turn]:
+        """Every turn of the session as the index holds them, in order (none for a
+        session never logged)."""
+        return self._storage().session_turns(self._key(group, agent, session))
+
+    @serialised
     def session_end(
         self, session: str, *, group: str = "default", agent: str = "default"
     ) -> SessionEnded:

@@ -4,9 +4,13 @@ either back end)."""
 from __future__ import annotations
 
 import os
-from typing import IO, Any
+from collections.abc import Callable, Sequence
+from typing import IO, TYPE_CHECKING, Any
 
 from soloqueue_mem.api.base import StoreBase, check_ids, serialised
+
+if TYPE_CHECKING:
+    from soloqueue_mem.integrations.claude_transcript import FileResult
 
 
 class TransferMethods(StoreBase):
@@ -55,3 +59,48 @@ class TransferMethods(StoreBase):
             )
             opener = target_opener(stack, self.home, self.config)
             return import_dump(lambda: dump_lines(source, cap), opener)
+
+    @serialised
+    def import_memories_v1(
+        self, data: bytes, *, group: str = "default", agent: str = "default"
+    ) -> dict[str, Any]:
+        """Import a v1 ``memories.json`` document (``import memories-v1``): every entry is
+        converted first (``BadInput`` before any write), then stored under (group,
+        agent); the report."""
+        from soloqueue_mem import jsonio
+        from soloqueue_mem.ops.memories_v1 import convert_all
+
+        check_ids(group=group, agent=agent)
+        memories = convert_all(jsonio.loads(data), group, agent, self.now())
+        return self._storage().import_v1(memories)
+
+    @serialised
+    def import_claude_code(
+        self,
+        files: Sequence[str | os.PathLike[str]],
+        *,
+        group: str = "default",
+        agent: str = "default",
+        progress: Callable[[int], None] | None = None,
+    ) -> list[FileResult]:
+        """Import Claude Code transcripts (``import claude-code``) into sessions of
+        (group, agent), idempotently; one result per file, its bad lines in
+        ``.rejected`` (the others are imported). ``progress(lines)`` as it goes."""
+        from pathlib import Path
+
+        from soloqueue_mem.integrations.claude_transcript import import_transcripts
+        from soloqueue_mem.storage.catalog import offloader
+
+        check_ids(group=group, agent=agent)
+        self.home.ensure()
+        now = self.now()
+        offload = offloader(self.home, self.config, now)
+        try:
+            paths = [Path(file) for file in files]
+            storage = self._storage()
+            scope = (group, agent)
+            return list(
+                import_transcripts(storage, paths, scope, self.config, now, offload, progress)
+            )
+        finally:
+            offload.close()

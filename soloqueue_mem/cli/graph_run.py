@@ -89,12 +89,11 @@ def run_recall(
 
 def _session_messages(app_ctx: AppContext, scope: Scope, session: str) -> list[dict[str, str]]:
     from soloqueue_mem.graph.ops import messages_of
-    from soloqueue_mem.sessions.events import SessionKey, parse_event
+    from soloqueue_mem.sessions.events import parse_event
 
     missing = f"session {session} not found (try: soloqueue-mem session list)"
-    key = SessionKey(scope.group, scope.agent, session)
-    with app_ctx.backend() as backend:
-        turns = backend.session_turns(key)
+    with app_ctx.store() as store:
+        turns = store.session_turns(session, group=scope.group, agent=scope.agent)
     if not turns:
         raise NotFound(missing)
     return messages_of(parse_event({"role": t.role, "content": t.content}) for t in turns)

@@ -39,37 +39,20 @@ def transcript_files(paths: list[str]) -> list[Path]:
 def run_import_claude_code(app: AppContext, paths: list[str], group: str, agent: str) -> None:
     """Import the transcripts; print one summary per file; report each bad line (exit
     65 after the good ones are imported, like ``log --batch``)."""
-    scope = (validate_id("group", group), validate_id("agent", agent))
+    validate_id("group", group)
+    validate_id("agent", agent)
     files = transcript_files(paths)
-    with app.backend() as backend:
-        _import(app, files, scope, backend)
-
-
-def _import(app: AppContext, files: list[Path], scope: tuple[str, str], backend: Any) -> None:
-    from soloqueue_mem.integrations.claude_transcript import import_transcripts
-    from soloqueue_mem.storage.catalog import offloader as new_offloader
-
-    app.home.ensure()
-    offloader = new_offloader(app.home, app.config, app.now)
+    with (
+        app.store() as store,
+        ProgressLine(app.quiet, f"importing {len(files)} transcript(s)") as line,
+    ):
+        progress = line.advance if line is not None else None
+        results = store.import_claude_code(files, group=group, agent=agent, progress=progress)
     rows: list[dict[str, Any]] = []
-    try:
-        with ProgressLine(app.quiet, f"importing {len(files)} transcript(s)") as line:
-            results = import_transcripts(
-                backend,
-                files,
-                scope,
-                app.config,
-                app.now,
-                offloader,
-                line.advance if line is not None else None,
-            )
-            for result in results:
-                for rejected in result.rejected:
-                    where = f"{result.path} line {rejected.line}"
-                    report("bad_input", f"{where}: {rejected.reason}", 65)
-                rows.append({**result._asdict(), "rejected": len(result.rejected)})
-    finally:
-        offloader.close()
+    for result in results:
+        for rejected in result.rejected:
+            report("bad_input", f"{result.path} line {rejected.line}: {rejected.reason}", 65)
+        rows.append({**result._asdict(), "rejected": len(result.rejected)})
     _emit(rows, app.format)
     bad = sum(row["rejected"] for row in rows)
     if bad:

@@ -47,23 +47,18 @@ def index_command(
     go to stderr; the report is printed when done.
     """
     from soloqueue_mem.clock import parse_duration
-    from soloqueue_mem.semantic.model import Unavailable, load
 
     if not embed:
         raise UsageError("nothing to do: give --embed (see soloqueue-mem index --help)")
     budget = parse_duration(time_budget) if time_budget else None
     app = app_context(ctx, fmt, root)
-    try:
-        embedder = load()
-    except Unavailable as exc:
-        raise UsageError(f"the dense index needs the semantic extra: {exc}") from None
-    with app.backend() as backend:
-        planned = backend.embed_estimate(embedder.name, app.now, with_turns)
+    with app.store() as store:
+        planned = store.index_estimate(turns=with_turns)
         if _announce(app, planned, estimate_only):
             return
         with ProgressLine(app.quiet, "embedding") as line:
             progress = line.update if line else None
-            report = backend.embed(embedder, app.now, with_turns, budget, progress)
+            report = store.index_embed(turns=with_turns, time_budget=budget, progress=progress)
     report["estimate"] = planned
     emit_object(report, app.format, table=lambda: _table(report))
 

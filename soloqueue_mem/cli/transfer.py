@@ -206,13 +206,9 @@ def _import_one(
     if kind == "dump":
         with app_ctx.store() as store:
             return store.import_dump(source)
-    from soloqueue_mem import jsonio
-    from soloqueue_mem.ops.memories_v1 import convert_all
-
     cap = app_ctx.config.max_input_bytes
     data = source.read(cap + 1)
     if len(data) > cap:
         raise BadInput(f"the file is larger than max_input_bytes ({cap})")
-    memories = convert_all(jsonio.loads(data), group, agent, app_ctx.now)  # before any write
-    with app_ctx.backend() as backend:
-        return backend.import_v1(memories)
+    with app_ctx.store() as store:
+        return store.import_memories_v1(data, group=group, agent=agent)

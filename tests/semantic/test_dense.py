@@ -45,7 +45,16 @@ def _conn(home):
     return open_memory(Home(home), Config())
 
 
-def test_nothing_is_embedded_twice(cli, hybrid):
+@pytest.fixture
+def cold_remember(monkeypatch):
+    """`remember` as its own process runs it: holding no model, it embeds nothing (a
+    warm process embeds at once: see the Store test below)."""
+    from soloqueue_mem.semantic import fresh
+
+    monkeypatch.setattr(fresh, "held", lambda key: None)
+
+
+def test_nothing_is_embedded_twice(cli, hybrid, cold_remember):
     cli.ok("remember", "-g", "g1", "我已经换成 Helix 了")
     cli.ok("remember", "-g", "g2", "我已经换成 Helix 了")  # same text, other scope
     cli.ok("remember", "-g", "g1", "The deploy uses Kubernetes on GCP")
@@ -68,7 +77,7 @@ def test_nothing_is_embedded_twice(cli, hybrid):
         conn.close()
 
 
-def test_dense_recall_finds_a_cross_language_paraphrase(cli, hybrid):
+def test_dense_recall_finds_a_cross_language_paraphrase(cli, hybrid, cold_remember):
     # e5-small does not know Helix is an editor: bare "我已经换成 Helix 了" ties with
     # the CI memory (0.796 vs 0.797); said with the word for editor it is first (0.825).
     cli.ok("remember", "-g", "g1", "我的编辑器已经换成 Helix 了")

@@ -107,6 +107,14 @@ class StoreBase:
                 self._lexicon.close()
                 self._lexicon = None
 
+    def init(self) -> None:
+        """Create or migrate the store (``init``): the database first, so that one it
+        cannot reach leaves no data directory behind, then the directory (its session
+        logs and blobs live there beside a database)."""
+        with self._lock:
+            self._storage().init()
+            self.home.ensure()
+
     def warm(self) -> None:
         """Open the database (PostgreSQL: connect and migrate) and the lexicon now, so a
         long-lived process pays for them at start and fails there when it cannot."""

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from soloqueue_mem.api.attachments import AttachmentMethods
 from soloqueue_mem.api.base import check_ids, serialised
 from soloqueue_mem.api.graph import GraphMethods
 from soloqueue_mem.api.maintenance import Maintenance
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 EXPORT_FORMATS = ("jsonl", "md", "openai", "anthropic")
 
 
-class Store(Maintenance, GraphMethods, TransferMethods):
+class Store(Maintenance, GraphMethods, TransferMethods, AttachmentMethods):
     """A soloqueue-mem data directory, opened for use from Python.
 
     ``root``: the data directory; default as the CLI finds it (``SOLOQUEUE_HOME``,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -19,12 +17,11 @@ from soloqueue_mem.cli.options import (
     SessionOpt,
 )
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table
-from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
-    from soloqueue_mem.memory.attach import Rows
     from soloqueue_mem.memory.attachments import Attachment
 
 app = typer.Typer(help="List, show and remove attachments.", no_args_is_help=True)
@@ -93,10 +90,9 @@ def attach(
     from datetime import timedelta
     from pathlib import Path
 
-    from soloqueue_mem.cli.artifact_run import open_catalog, open_source, redacted_source
+    from soloqueue_mem.cli.artifact_run import open_source, redacted_source
     from soloqueue_mem.clock import parse_duration
     from soloqueue_mem.memory.attach import NewAttachment, check
-    from soloqueue_mem.memory.attach import attach as attach_file
 
     app_ctx = app_context(ctx, fmt, root)
     for kind, value in (("group", group), ("agent", agent), ("session", session)):
@@ -115,18 +111,9 @@ def attach(
     check(new)
     with open_source(source, app_ctx.config.max_artifact_bytes, "max_artifact_bytes") as given:
         stream = given if app_ctx.redactor is None else redacted_source(given, app_ctx)
-        with open_catalog(app_ctx, create=True) as artifacts, _rows(app_ctx, True) as rows:
-            row = attach_file(
-                app_ctx.home, rows, artifacts, stream, new, app_ctx.now, app_ctx.redacted
-            )
+        with app_ctx.store() as store:
+            row = store.attach(stream, new)
     emit_object(attachment_json(row), app_ctx.format, table=lambda: _table([row]))
-
-
-@contextmanager
-def _rows(app_ctx: AppContext, create: bool) -> Iterator[Rows]:
-    """The attachment rows of the configured back end."""
-    with app_ctx.backend() as backend:
-        yield backend.attachments(create)
 
 
 @app.command("list")
@@ -147,11 +134,8 @@ def list_command(
     root: RootOpt = None,
 ) -> None:
     """Attachments that have not expired, newest first."""
-    from contextlib import suppress
 
-    from soloqueue_mem.clock import iso
-    from soloqueue_mem.errors import NotFound
-    from soloqueue_mem.memory.attachments import DIRECTIONS, Filters
+    from soloqueue_mem.memory.attachments import DIRECTIONS
 
     app_ctx = app_context(ctx, fmt, root)
     for kind, value in (("group", group), ("agent", agent), ("session", session)):
@@ -161,10 +145,10 @@ def list_command(
         raise UsageError(f"--direction must be inbound or outbound, not {direction!r}")
     if not 1 <= limit <= 1000:
         raise UsageError("--limit must be between 1 and 1000")
-    rows: list[Attachment] = []
-    filters = Filters(group, agent, session, direction, tag)
-    with suppress(NotFound), _rows(app_ctx, False) as found:  # nothing stored yet: none
-        rows = found.listed(filters, iso(app_ctx.now), limit)
+    with app_ctx.store() as store:
+        rows = store.attachments(
+            group=group, agent=agent, session=session, direction=direction, tag=tag, limit=limit
+        )
     if app_ctx.format in (Format.table, Format.text):
         _table(rows)
     else:
@@ -180,8 +164,8 @@ def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt =
     from soloqueue_mem.cli.output import stderr
 
     app_ctx = app_context(ctx, fmt, root)
-    with _rows(app_ctx, False) as rows:
-        row = rows.get(ref)
+    with app_ctx.store() as store:
+        row = store.attachment(ref)
     emit_object(attachment_json(row), app_ctx.format, table=lambda: _table([row]))
     if check(app_ctx.home, row.local_path, row.file_size, row.content_hash, rehash=False) != "ok":
         stderr(f"note: {NOT_HERE}", app_ctx.quiet)
@@ -191,15 +175,7 @@ def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt =
 @boundary
 def rm(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
     """Remove an attachment and its artifact row (`gc --deep` frees the blob)."""
-    from soloqueue_mem.memory.attach import remove
-    from soloqueue_mem.storage.catalog import open_catalog as open_existing
-
     app_ctx = app_context(ctx, fmt, root)
-    with _rows(app_ctx, False) as rows:
-        artifacts = open_existing(app_ctx.home, app_ctx.config, create=False)
-        try:
-            row = remove(rows, artifacts, ref)
-        finally:
-            if artifacts is not None:
-                artifacts.close()
+    with app_ctx.store() as store:
+        row = store.attachment_remove(ref)
     emit_object({**attachment_json(row), "removed": True}, app_ctx.format)

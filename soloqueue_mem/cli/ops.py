@@ -20,19 +20,17 @@ def init(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> Non
 
     With database_url set, it also creates or migrates the database's schema."""
     import os
-    from contextlib import closing
     from pathlib import Path
 
-    from soloqueue_mem.storage import open_backend
+    from soloqueue_mem.api.store import Store
 
     app = app_context(ctx, fmt, root)
     explicit = app.root_option or os.environ.get("SOLOQUEUE_HOME")
     home = app.home if explicit else Home(Path.cwd() / DIR_NAME)
     existed = home.exists()
     config = app.config if explicit else _config_for(home)
-    with closing(open_backend(home, config)) as backend:
-        backend.init()  # first: a database it cannot reach leaves no folder behind
-        home.ensure()  # the local folder (session logs, blobs) beside a database
+    with Store(home.dir, config=config, clock=lambda: app.now) as store:
+        store.init()
     emit_object(
         {"root": str(home.root), "created": not existed},
         app.format,

@@ -82,10 +82,12 @@ class StoreBase:
 
     @property
     def root(self) -> Path:
+        """The data directory."""
         return self.home.root
 
     @property
     def config(self) -> Config:
+        """The configuration given, else the data directory's ``config.toml``."""
         if self._config is None:
             from soloqueue_mem.config import load_config
 
@@ -93,6 +95,7 @@ class StoreBase:
         return self._config
 
     def now(self) -> datetime:
+        """The current UTC time by the Store's clock."""
         return self._clock()
 
     def close(self) -> None:

@@ -1,10 +1,11 @@
-"""The storage back-end interface is documented: its contract in the class docstring,
-each method's part in its own."""
+"""The storage back-end interface and the library's Store are documented: the back
+end's contract in its class docstring, each public method's part in its own."""
 
 from __future__ import annotations
 
 import inspect
 
+from soloqueue_mem import Store
 from soloqueue_mem.storage.base import Backend
 
 
@@ -23,3 +24,13 @@ def test_the_contract_names_what_every_back_end_guarantees():
     for guarantee in ("One transaction per write method", "event_id", "soloqueue_mem.errors",
                       "Reads never create"):  # fmt: skip
         assert guarantee in contract
+
+
+def test_every_public_store_member_has_a_docstring():
+    members = [
+        (name, member.fget if isinstance(member, property) else member)
+        for name, member in inspect.getmembers(Store)
+        if not name.startswith("_") and (callable(member) or isinstance(member, property))
+    ]
+    assert len(members) > 60
+    assert [name for name, member in members if not member.__doc__] == []

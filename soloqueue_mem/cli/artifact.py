@@ -11,7 +11,7 @@ from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.artifact_run import artifact_json, open_catalog, rows_table, run_save
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import FormatOpt, GroupFilter, RootOpt, list_limit, option
-from soloqueue_mem.cli.output import Format, emit_list, emit_object
+from soloqueue_mem.cli.output import emit_list, emit_object
 from soloqueue_mem.cli.state import app_context
 
 app = typer.Typer(
@@ -105,10 +105,7 @@ def list_command(
     app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         rows = store.artifacts(tag=tag, group=group, limit=list_limit(limit))
-    if app_ctx.format in (Format.table, Format.text):
-        rows_table(rows)
-    else:
-        emit_list((artifact_json(a) for a in rows), app_ctx.format)
+    emit_list((artifact_json(a) for a in rows), app_ctx.format, table=lambda: rows_table(rows))
 
 
 @app.command("tag")

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from soloqueue_mem.api.base import check_ids
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
@@ -16,10 +17,9 @@ from soloqueue_mem.cli.options import (
     RootOpt,
     SessionOpt,
 )
-from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table
+from soloqueue_mem.cli.output import emit_list, emit_object, print_table
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.errors import BadInput, UsageError
-from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
     from soloqueue_mem.memory.attachments import Attachment
@@ -95,9 +95,7 @@ def attach(
     from soloqueue_mem.memory.attach import NewAttachment, check
 
     app_ctx = app_context(ctx, fmt, root)
-    for kind, value in (("group", group), ("agent", agent), ("session", session)):
-        if value is not None:
-            validate_id(kind, value)
+    check_ids(group=group, agent=agent, session=session)
     filename = name if name is not None else Path(source).name
     if source == "-" and name is None:
         raise BadInput("give --name for an attachment read from stdin")
@@ -138,9 +136,7 @@ def list_command(
     from soloqueue_mem.memory.attachments import DIRECTIONS
 
     app_ctx = app_context(ctx, fmt, root)
-    for kind, value in (("group", group), ("agent", agent), ("session", session)):
-        if value is not None:
-            validate_id(kind, value)
+    check_ids(group=group, agent=agent, session=session)
     if direction is not None and direction not in DIRECTIONS:
         raise UsageError(f"--direction must be inbound or outbound, not {direction!r}")
     if not 1 <= limit <= 1000:
@@ -149,10 +145,7 @@ def list_command(
         rows = store.attachments(
             group=group, agent=agent, session=session, direction=direction, tag=tag, limit=limit
         )
-    if app_ctx.format in (Format.table, Format.text):
-        _table(rows)
-    else:
-        emit_list((attachment_json(a) for a in rows), app_ctx.format)
+    emit_list((attachment_json(a) for a in rows), app_ctx.format, table=lambda: _table(rows))
 
 
 @app.command("show")

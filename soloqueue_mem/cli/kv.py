@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.api.base import check_ids
 from soloqueue_mem.api.shapes import entry_json
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
-from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table
+from soloqueue_mem.cli.output import emit_list, emit_object, print_table
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import BadInput
-from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
     from soloqueue_mem.state.values import Entry
@@ -36,10 +36,7 @@ def emit_entry(app_ctx: AppContext, entry: Entry, **extra: Any) -> None:
 
 
 def emit_entries(app_ctx: AppContext, rows: list[Entry]) -> None:
-    if app_ctx.format in (Format.table, Format.text):
-        _table(rows)
-    else:
-        emit_list((entry_json(e) for e in rows), app_ctx.format)
+    emit_list((entry_json(e) for e in rows), app_ctx.format, table=lambda: _table(rows))
 
 
 def _table(rows: list[Entry]) -> None:
@@ -60,10 +57,6 @@ def parse_value(text: str, as_text: bool) -> Any:
         raise BadInput(f"VALUE is not JSON ({exc.reason}); quote a string or use --text") from None
 
 
-def _scope(group: str, agent: str) -> tuple[str, str]:
-    return validate_id("group", group), validate_id("agent", agent)
-
-
 @app.command("set")
 @boundary
 def set_command(
@@ -80,8 +73,7 @@ def set_command(
 ) -> None:
     """Set KEY to a JSON value for this group/agent (replacing what it held)."""
     app_ctx = app_context(ctx, fmt, root)
-    _scope(group, agent)
-    validate_id("key", key)
+    check_ids(group=group, agent=agent, key=key)
     parsed = parse_value(value, as_text)
     with app_ctx.store() as store:
         emit_entry(app_ctx, store.kv_set(key, parsed, group=group, agent=agent))

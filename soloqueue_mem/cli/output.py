@@ -190,9 +190,15 @@ def emit_object(
         print_table(None, ["what", "value"], flat_pairs(obj))
 
 
-def emit_list(rows: Iterable[dict[str, Any]], fmt: Format) -> None:
-    """A list as a JSON array (streamed) or one object per line; for a person (a caller
-    that has no table of its own), a table of the rows' fields; ``--fields`` picks them."""
+def emit_list(
+    rows: Iterable[dict[str, Any]], fmt: Format, table: Callable[[], None] | None = None
+) -> None:
+    """A list as a JSON array (streamed) or one object per line; for a person, the
+    caller's ``table`` (table and text formats), else a table of the rows' fields;
+    ``--fields`` picks them."""
+    if table is not None and fmt in (Format.table, Format.text):
+        table()
+        return
     if _fields is not None:
         rows = (_chosen(row) for row in rows)
     if _delimiter is not None and fmt in (Format.json, Format.jsonl):

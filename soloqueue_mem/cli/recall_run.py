@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem import jsonio
+from soloqueue_mem.api.base import check_ids
 from soloqueue_mem.api.shapes import kind_of, signals_json
 from soloqueue_mem.api.shapes import recall_hit_json as hit_json
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block, stderr
+from soloqueue_mem.cli.source import argument_or_stdin
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import SoloqueueError, UsageError
-from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
     from soloqueue_mem.api.store import Store
@@ -41,17 +40,12 @@ def run_recall(
     session: str | None = None,
 ) -> None:
     """Recall, render, note what the budget left out (see ``recall --help``)."""
-    if query == "-":
-        if sys.stdin is None:
-            raise UsageError("stdin is closed")
-        query = jsonio.decode_utf8(sys.stdin.buffer.read(64 * 1024))
+    query = argument_or_stdin(query)
     if not query.strip():
         raise UsageError("QUERY is empty: give the words to search for")
     if traces and channels:
         raise UsageError("give --traces or --channels, not both")
-    for kind, value in (("group", group), ("agent", agent), ("session", session)):
-        if value is not None:
-            validate_id(kind, value)
+    check_ids(group=group, agent=agent, session=session)
     chosen: tuple[str, ...] | None = ("traces",) if traces else None
     if channels:
         chosen = tuple(name.strip() for name in channels.split(",") if name.strip()) or ("",)

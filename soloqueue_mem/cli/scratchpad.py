@@ -11,10 +11,10 @@ from typing import Annotated, Any
 
 import typer
 
-from soloqueue_mem import jsonio
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
 from soloqueue_mem.cli.output import emit_object, print_table
+from soloqueue_mem.cli.source import argument_or_stdin
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.home import validate_id
@@ -89,10 +89,7 @@ def set_command(
     """Replace the scratchpad."""
     app_ctx = app_context(ctx, fmt, root)
     scope = _scope(group, agent)
-    if content == "-":
-        if sys.stdin is None:
-            raise UsageError("stdin is closed")
-        content = jsonio.decode_utf8(sys.stdin.buffer.read(64 * 1024))
+    content = argument_or_stdin(content)
     _save(app_ctx, scope, content)
 
 

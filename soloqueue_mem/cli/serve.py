@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from soloqueue_mem.api.base import check_ids
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import AgentFilter, GroupFilter, RootOpt
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.errors import MissingExtra, UsageError, install_hint
-from soloqueue_mem.home import validate_id
 
 if TYPE_CHECKING:
     from soloqueue_mem.api.store import Store
@@ -32,9 +32,7 @@ def require(extra: str, *modules: str) -> None:
 
 
 def _scope(group: str | None, agent: str | None) -> tuple[str | None, str | None]:
-    for kind, value in (("group", group), ("agent", agent)):
-        if value is not None:
-            validate_id(kind, value)
+    check_ids(group=group, agent=agent)
     return group, agent
 
 

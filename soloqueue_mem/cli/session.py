@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -31,6 +31,9 @@ from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.home import validate_id
 from soloqueue_mem.sessions.events import SessionKey
+
+if TYPE_CHECKING:
+    from soloqueue_mem.sessions.turns import SessionRow
 
 app = typer.Typer(
     help="List, show, export and end sessions; set, get and unset session variables.",
@@ -73,25 +76,19 @@ def list_sessions(
     limit = list_limit(limit)
     with app_ctx.store() as store:
         rows = store.sessions(group=group, agent=agent, limit=limit)
-    if app_ctx.format in (Format.table, Format.text):
-        print_table(
-            None,
-            ["group", "agent", "session", "turns", "started", "last", "ended"],
-            (
-                (
-                    r.group,
-                    r.agent,
-                    r.session,
-                    r.turn_count,
-                    r.started_at,
-                    r.last_turn_at,
-                    r.ended_at or "",
-                )
-                for r in rows
-            ),
-        )
-    else:
-        emit_list((session_json(r) for r in rows), app_ctx.format)
+    emit_list((session_json(r) for r in rows), app_ctx.format, table=lambda: _table(rows))
+
+
+def _table(rows: list[SessionRow]) -> None:
+    print_table(
+        None,
+        ["group", "agent", "session", "turns", "started", "last", "ended"],
+        (
+            (r.group, r.agent, r.session, r.turn_count, r.started_at, r.last_turn_at,
+             r.ended_at or "")
+            for r in rows
+        ),
+    )  # fmt: skip
 
 
 @app.command("show")

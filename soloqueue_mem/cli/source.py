@@ -11,6 +11,15 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.errors import BadInput, NotFound, UsageError
 
 
+def argument_or_stdin(value: str) -> str:
+    """``value``, or for ``-`` the first 64 KiB of stdin (a query, a scratchpad)."""
+    if value != "-":
+        return value
+    if sys.stdin is None:
+        raise UsageError("stdin is closed")
+    return jsonio.decode_utf8(sys.stdin.buffer.read(64 * 1024))
+
+
 def read_source(source: str, cap: int) -> str:
     """The UTF-8 text of the file ``source``, or of stdin for ``-``."""
     if source != "-":

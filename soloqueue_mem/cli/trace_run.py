@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.api.shapes import trace_hit_json as hit_json
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block, turn_summary
+from soloqueue_mem.cli.source import argument_or_stdin
 from soloqueue_mem.cli.state import AppContext
-from soloqueue_mem.errors import UsageError
 
 if TYPE_CHECKING:
     from soloqueue_mem.sessions.trace import TraceHit
@@ -40,10 +39,7 @@ def run_trace(
     limit: int,
 ) -> None:
     """Search, render (see ``trace --help``)."""
-    if query == "-":
-        if sys.stdin is None:
-            raise UsageError("stdin is closed")
-        query = jsonio.decode_utf8(sys.stdin.buffer.read(64 * 1024))
+    query = argument_or_stdin(query)
     with app.store() as store:
         hits = store.trace(
             query, group=group, agent=agent, session=session, role=role, since=since, limit=limit

@@ -10,6 +10,7 @@ from typing import IO, Annotated, Any
 
 import typer
 
+from soloqueue_mem.api.base import check_ids
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
@@ -48,9 +49,7 @@ def export(
     rows (and their blobs with --with-blobs), then an end record (counts, sha256).
     `import` reads it back."""
     app_ctx = app_context(ctx, fmt, root)
-    for kind, value in (("group", group), ("agent", agent)):
-        if value is not None:
-            validate_id(kind, value)
+    check_ids(group=group, agent=agent)
     with ExitStack() as stack:
         out = _output(stack, output)
         store = stack.enter_context(app_ctx.store())

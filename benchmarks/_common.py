@@ -7,6 +7,7 @@ script imports this module from its own folder.
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import os
 import random
@@ -341,6 +342,26 @@ def unsourced(memory_db: Path) -> tuple[int, list[tuple[str, str]]]:
         if not any(maps_back(content, turn) for turn in turns)
     ]
     return len(said), bad
+
+
+def said_in(conn: Any, memory: Any, key: str) -> Any:
+    """The ``key`` of the metadata of the first turn of its episode a rules memory was
+    said in (its text maps back to the turn's by the documented substitutions,
+    ``own_words.maps_back``), or None. Recall shows one statement said by a turn and
+    kept as a memory once, as the memory: counted as that turn, it is not a miss of
+    the turn it stands for."""
+    from soloqueue_mem.lifecycle.own_words import maps_back
+
+    if memory.source != "rules" or memory.source_episode_id is None:
+        return None
+    rows = conn.execute(
+        "SELECT content, metadata_json FROM conversation_turns WHERE episode_id = ? ORDER BY id",
+        (memory.source_episode_id,),
+    )
+    for content, metadata in rows:
+        if maps_back(memory.content, content):
+            return json.loads(metadata or "{}").get(key)
+    return None
 
 
 def changes(report: dict[str, Any]) -> int:

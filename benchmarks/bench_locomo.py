@@ -150,23 +150,6 @@ def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]
     return home, conn, docs, asked_at
 
 
-def said_in(conn, memory) -> str | None:
-    """The dia id of the first turn of its episode a rules memory was said in (its text
-    maps back to the turn's by the documented substitutions, ``own_words.maps_back``):
-    the turn it stands for when it takes that turn's place in recall's answer (the same
-    statement from two sources is shown once, as the memory)."""
-    from soloqueue_mem.lifecycle.own_words import maps_back
-
-    rows = conn.execute(
-        "SELECT content, metadata_json FROM conversation_turns WHERE episode_id = ? ORDER BY id",
-        (memory.source_episode_id,),
-    )
-    for content, metadata in rows:
-        if maps_back(memory.content, content):
-            return json.loads(metadata)["dia_id"]
-    return None
-
-
 def padded(ids: list, size: int) -> list:
     """The first ``size`` ids, padded so that what follows starts at ``size``."""
     return ids[:size] + [None] * (size - len(ids[:size]))
@@ -253,7 +236,7 @@ def main() -> int:
             if hit.candidate.turn:
                 ids.append(hit.candidate.turn.metadata["dia_id"])
             elif memories and hit.candidate.memory and hit.candidate.memory.source == "rules":
-                ids.append(said_in(conn, hit.candidate.memory))
+                ids.append(c.said_in(conn, hit.candidate.memory, "dia_id"))
         return [dia for dia in ids if dia is not None]
 
     def answer_turns(

@@ -326,17 +326,29 @@ def retrieval(
 
     now = datetime(2023, 1, 1, tzinfo=UTC)  # each user's asked_at, set below
 
-    def recalled_turns(home, conn, question: str, setup: Config | None = None) -> list:
+    def recalled(home, conn, question: str, setup: Config | None = None) -> tuple[list, list]:
         """The pairs of the turns plain `recall QUESTION` returns (-n 10: its first 10
-        places, memories and episodes holding theirs; then -n 20's turns)."""
+        places, memories and episodes holding theirs; then -n 20's turns); then the
+        same with a rules memory counted as the turn it was said in."""
         found = [
             c.recall_in(home, Request(question, limit=limit), setup or config, now, lexicon_fn)
             for limit in (10, 20)
         ]
         found = [result.hits for result in found]
-        pairs = [h.candidate.turn.metadata["pair"] if h.candidate.turn else None for h in found[0]]
-        pairs += [None] * (10 - len(pairs))
-        return pairs + [h.candidate.turn.metadata["pair"] for h in found[1] if h.candidate.turn]
+
+        def pair(hit, memories: bool):
+            if hit.candidate.turn:
+                return hit.candidate.turn.metadata["pair"]
+            if memories and hit.candidate.memory:
+                return c.said_in(conn, hit.candidate.memory, "pair")
+            return None
+
+        answers = []
+        for memories in (False, True):
+            pairs = [pair(h, memories) for h in found[0]]
+            pairs += [None] * (10 - len(pairs))
+            answers.append(pairs + [p for h in found[1] if (p := pair(h, memories))])
+        return answers[0], answers[1]
 
     methods = [
         "soloqueue-mem trace (bigrams indexed, jieba-algorithm query)",
@@ -344,6 +356,7 @@ def retrieval(
         "character bigrams",
         "soloqueue-mem recall (default; after consolidate)",
         "BM25 (in-process, jieba search-mode words)",
+        "soloqueue-mem recall (default), a memory as the turn it was said in",
     ]
     hybrid: dict[str, Config] = {}
     for weight in dense_weights:
@@ -398,22 +411,23 @@ def retrieval(
             t2 = time.perf_counter()
             bigram = bigram_index.search(or_match(bigram_form(question).split(), STOPWORDS), 20)
             t3 = time.perf_counter()
-            default = recalled_turns(home, conn, question)
+            default, as_said = recalled(home, conn, question)
             t4 = time.perf_counter()
             timings[methods[0]] += t1 - t0
             timings[methods[1]] += t2 - t1
             timings[methods[2]] += t3 - t2
             timings[methods[3]] += t4 - t3
-            answers = [ours, theirs, bigram, default, bm25.search(question, 20)]
+            answers = [ours, theirs, bigram, default, bm25.search(question, 20), as_said]
             for name, setup in hybrid.items():
                 t5 = time.perf_counter()
-                answers.append(recalled_turns(home, conn, question, setup))
+                answers.append(recalled(home, conn, question, setup)[0])
                 timings[name] += time.perf_counter() - t5
             for method, ranked in zip(methods, answers, strict=True):
                 hit = tuple(bool(wanted.intersection(ranked[:k])) for k in KS)
                 results[method].setdefault(label["source"], []).append(hit)
                 halves[method].setdefault(user in tuning, []).append(hit)
             long = "".join(context[:LONG_PREFIX]) + question
+            long_default, long_as_said = recalled(home, conn, long)
             for method, ranked in zip(
                 methods,
                 (
@@ -423,9 +437,10 @@ def retrieval(
                     ],
                     jieba_index.search(or_match(jieba.lcut(long), STOPWORDS), 20),
                     bigram_index.search(or_match(bigram_form(long).split(), STOPWORDS), 20),
-                    recalled_turns(home, conn, long),
+                    long_default,
                     bm25.search(long, 20),
-                    *(recalled_turns(home, conn, long, setup) for setup in hybrid.values()),
+                    long_as_said,
+                    *(recalled(home, conn, long, setup)[0] for setup in hybrid.values()),
                 ),
                 strict=True,
             ):
@@ -478,7 +493,7 @@ def retrieval(
                     *rates(halves[method].get(key, [])),
                 ]
                 for half, key in (("tuning", True), ("held-out", False))
-                for method in (methods[0], methods[3], methods[4], *hybrid)
+                for method in (methods[0], methods[3], methods[4], methods[5], *hybrid)
             ],
         ),
         "",

@@ -308,8 +308,9 @@ def publish(
     if not dry_run:
         for name, text in files.items():
             path = folder / name
-            ensure_private_dir(home.root, path.parent)
-            replace_private_file(path, text.encode("utf-8"))
+            if _read_text(path) != text:  # unchanged: its compile stays (no model call)
+                ensure_private_dir(home.root, path.parent)
+                replace_private_file(path, text.encode("utf-8"))
         if model is not None:
             from soloqueue_mem.context.identity import compile_identity
 

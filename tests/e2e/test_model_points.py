@@ -57,6 +57,10 @@ def test_session_end_asks_the_model_for_memories_summary_and_scratchpad(cli, hom
     assert cli.json("scratchpad", "show")["content"] == PAD
 
 
+def stamps(folder) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*.md")}
+
+
 def refused_url() -> str:
     with socket.socket() as probe:  # a port nothing listens on once closed
         probe.bind(("127.0.0.1", 0))
@@ -116,10 +120,12 @@ def test_consolidate_asks_for_the_dedup_judgment_the_persona_and_the_identity(
     custom = (home / "identity" / "personas" / "user_custom.md").read_text()
     assert custom.endswith(PERSONA)
     assert (home / "identity" / "compiled" / "SOUL.md").read_text() == COMPILED_SOUL.strip()
-    with ChatServer([]) as server:  # the same traits: the persona is not asked again
+    written = stamps(home / "identity")
+    with ChatServer([]) as server:  # nothing changed: no file rewritten, nothing asked
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)
         cli.json("consolidate")
-    assert not any("以后回答都用中文" in p for p in prompts(server))
+    assert prompts(server) == []
+    assert stamps(home / "identity") == written
 
 
 def test_without_a_model_the_traits_are_promoted_by_rule(cli, home):

@@ -83,7 +83,8 @@ def test_consolidate_refreshing_user_md_recompiles_it(cli, home):
     assert statuses(cli)["USER.md"] == "cached"
     cli.ok("remember", "I use zsh", "--subject", "user", "--predicate", "shell",
            "--type", "PREFERENCE")  # fmt: skip
-    cli.ok("memory", "forget", cli.json("memory", "list")[0]["id"])  # rewrites USER.md
+    dark = next(m for m in cli.json("memory", "list") if "dark" in m["content"])
+    cli.ok("memory", "forget", dark["id"])  # rewrites USER.md without it
     shown = {item["name"]: item for item in cli.json("identity", "show")}
     assert shown["USER.md"]["status"] == "compiled"
 

@@ -28,6 +28,7 @@ from soloqueue_mem.text.budget import shorten
 from soloqueue_mem.text.cjk import estimate_tokens
 
 SOURCES = ("SOUL.md", "AGENT.md", "USER.md", "MEMORY.md")
+PERSONA = "personas/user_custom.md"  # the promoted traits (written by consolidate)
 BUDGETS = {"SOUL.md": 150, "AGENT.md": 250, "USER.md": 120, "MEMORY.md": 400}
 MAX_SOURCE_BYTES = 256 * 1024  # a source is read up to this much
 _COMMENT = re.compile(r"<!--.*?(-->|\Z)", re.DOTALL)

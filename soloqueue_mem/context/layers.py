@@ -1,7 +1,9 @@
 """The memory layers of the system prompt (seed 003 §8.1), each inside its own budget.
 
 Order and budgets: the compiled identity (``SOUL.md`` and ``AGENT.md``, ~350 tokens:
-:mod:`soloqueue_mem.context.identity`), the memory tools' self-description, the scratchpad with the
+:mod:`soloqueue_mem.context.identity`), the persona overlay (the user's traits that
+``consolidate`` promotes to ``identity/personas/user_custom.md``, ~200), the memory
+tools' self-description, the scratchpad with the
 session's variables (~500 tokens), core memory ``identity/MEMORY.md`` (~400), memories
 recalled for the query (~300), the user profile ``identity/USER.md`` (~120) and the
 agent's preferences from the kv_store (~120). A layer whose source does not exist yet
@@ -16,12 +18,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 from soloqueue_mem.context import once
+from soloqueue_mem.context.identity import PERSONA, compile_text
 from soloqueue_mem.memory.scratchpad import Scratchpad
 from soloqueue_mem.text.budget import shorten
 from soloqueue_mem.text.strings import text as fixed_text
 
 BUDGETS = {
     "identity": 350,
+    "persona": 200,
     "tools": 80,
     "scratchpad": 500,
     "core_memory": 400,
@@ -78,6 +82,7 @@ def memory_layers(
         "identity": lambda: (
             _joined(identity.get("SOUL.md"), identity.get("AGENT.md")) if identity else None
         ),
+        "persona": lambda: persona_text(root),
         "tools": lambda: fixed_text(language, "memory_tools"),
         "scratchpad": lambda: _with_session(scratchpad_text(pad()), state, language),
         "core_memory": lambda: source("MEMORY.md"),
@@ -124,6 +129,13 @@ def optional_text(path: Path) -> str | None:
         return path.read_text(encoding="utf-8", errors="replace")
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
+
+
+def persona_text(root: Path) -> str | None:
+    """user_custom.md cleaned as an identity source is (its traits mark, an HTML
+    comment, goes); None when consolidate has not written one."""
+    found = optional_text(root / "identity" / PERSONA)
+    return None if found is None else compile_text(found, BUDGETS["persona"])
 
 
 def scratchpad_text(pad: Scratchpad | None) -> str | None:

@@ -39,6 +39,7 @@ from typing import Any, NamedTuple, Protocol
 
 from soloqueue_mem import lock
 from soloqueue_mem.clock import iso
+from soloqueue_mem.context.identity import PERSONA
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
 from soloqueue_mem.lifecycle import decay, dedup, identity
@@ -52,7 +53,6 @@ from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.turns import SessionRow
 
 BATCH = 500  # rows per write transaction: keeps each one short beside live writers
-PERSONA = "personas/user_custom.md"
 Progress = Callable[[str, int, int], None]  # step, done, total
 
 

@@ -35,6 +35,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # context build's system prompt: each memory layer's heading, the memory tools'
         # self-description and the session's variables under the scratchpad
         "layer_identity": "身份",
+        "layer_persona": "用户人格",
         "layer_tools": "记忆工具",
         "layer_scratchpad": "草稿本",
         "layer_core_memory": "核心记忆",
@@ -69,6 +70,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "episode_errors": "Errors: {tool}: {error}",
         "episode_reply": "Last reply: {reply}",
         "layer_identity": "Identity",
+        "layer_persona": "User persona",
         "layer_tools": "Memory tools",
         "layer_scratchpad": "Scratchpad",
         "layer_core_memory": "Core memory",

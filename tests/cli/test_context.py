@@ -345,10 +345,11 @@ def test_absent_layers_are_skipped_cleanly(cli):
     out = with_memory(cli)
     found = layers(out)
     assert list(found) == [
-        "identity", "tools", "scratchpad", "core_memory", "recall", "user", "preferences"
+        "identity", "persona", "tools", "scratchpad", "core_memory", "recall", "user",
+        "preferences",
     ]  # fmt: skip
     assert found["recall"]["status"] == "skipped: no query"
-    for name in ("identity", "scratchpad", "core_memory", "user", "preferences"):
+    for name in ("identity", "persona", "scratchpad", "core_memory", "user", "preferences"):
         assert found[name]["status"].startswith("skipped: ")
         assert (found[name]["text"], found[name]["tokens"]) == ("", 0)
     system = out["messages"][0]["content"]
@@ -375,6 +376,21 @@ def test_identity_files_appear_under_their_headings(cli, home):
     found = layers(out)
     assert found["core_memory"]["status"] == found["user"]["status"] == "included"
     assert found["user"]["budget"] == 120
+
+
+def test_the_promoted_traits_reach_the_system_message_once(cli):
+    trait = "以后回答都用中文"
+    for _ in range(2):  # said twice: a trait, promoted to user_custom.md by consolidate
+        cli.ok("remember", trait, "--type", "RULE", "--subject", "user")
+    cli.ok("consolidate")
+    out = with_memory(cli)
+    persona = layers(out)["persona"]
+    assert persona["status"] == "included" and persona["budget"] == 200
+    assert persona["text"] == f"# User persona\n\n- {trait}"  # the traits mark is gone
+    system = out["messages"][0]["content"]
+    assert f"## 用户人格\n{persona['text']}" in system
+    assert system.count(trait) == 1  # core memory (MEMORY.md) leaves it out
+    assert system.index("## 用户人格") < system.index("## 记忆工具")
 
 
 @pytest.mark.usefixtures("store")  # config.toml and identity/ live there

@@ -5,13 +5,14 @@ Ordered, idempotent steps, each in its own short transactions, under a run lock
 
 1. ``sessions``: each ended or idle session with unprocessed turns becomes episodes
    and memories (see :mod:`soloqueue_mem.lifecycle.digest`).
-2. ``dedup``: near-duplicate memories cluster in O(n log n); the best of each cluster
-   stays and supersedes the rest (history stays readable). With a model, it judges
-   each cluster: which is best, which others say the same.
-3. ``decay``: SHORT_TERM memories the user did not state fade (see
+2. ``decay``: SHORT_TERM memories the user did not state fade (see
    :mod:`soloqueue_mem.lifecycle.decay`): archived (out of recall, recoverable) or
    demoted to TRANSIENT. Nothing else decays: LONG_TERM lives its 30 days.
-4. ``expire``: memories past their expiry are deleted (never before it).
+3. ``expire``: memories past their expiry are deleted (never before it).
+4. ``dedup``: near-duplicate memories cluster in O(n log n); the best of each cluster
+   stays and supersedes the rest (history stays readable). With a model, it judges
+   each cluster: which is best, which others say the same. It runs after decay and
+   expiry, over the memories a second run would see (:func:`retire_then_dedup`).
 5. ``embed``: with ``search_backend = hybrid/dense``, memories (promoted chunks
    included) and episodes without a vector are embedded (soloqueue_mem.semantic);
    otherwise, or without the extra, the step reports why it was skipped.
@@ -103,11 +104,11 @@ def run(
             target = SqliteTarget(home, conn, options.language)
             report["sessions"] = digest_due(home, target, due, now, options, model, progress)
             memories = SqliteMemories(conn)
-            report["dedup"] = dedup_step(memories, now, model)  # on a dry run's copy, these write
-            report["decay"] = decay_step(memories, now)
             artifacts = None if options.dry_run or open_artifacts is None else open_artifacts()
-            try:
-                report["expire"] = _expire(conn, artifacts, now)
+            try:  # on a dry run's copy, these write
+                report |= retire_then_dedup(
+                    memories, now, model, lambda: _expire(conn, artifacts, now)
+                )
             finally:
                 if artifacts is not None:
                     artifacts.close()
@@ -192,6 +193,21 @@ def digest_due(
         if progress:
             progress("sessions", number, len(due))
     return {"sessions": len(due), "turns": processed, "episodes": episodes, "memories": memories}
+
+
+def retire_then_dedup(
+    memories: Memories,
+    now: datetime,
+    model: ModelExtraction | None,
+    expire: Callable[[], dict[str, Any]],
+) -> dict[str, Any]:
+    """The ``decay``, ``expire`` and ``dedup`` reports, dedup run last: it then clusters
+    exactly the memories a second run would. Run before them, the memories they take
+    away would still decide which keywords are too common to sign with and which pairs
+    share a bucket, and the second run would find pairs the first one missed."""
+    decayed = decay_step(memories, now)
+    expired = expire()
+    return {"dedup": dedup_step(memories, now, model), "decay": decayed, "expire": expired}
 
 
 def dedup_step(

@@ -684,3 +684,26 @@ def test_a_second_run_changes_nothing_when_keepers_are_near_duplicates_again(cli
     assert second["decay"] == {"archived": 0, "demoted": 0}
     assert second["expire"] == {"deleted": 0, "attachments": 0, "working": 0}
     assert db_content(home)["memories"] == before["memories"]
+
+
+def test_a_second_run_changes_nothing_after_decay_archives_a_crowd(cli, monkeypatch):
+    # While 60 fading notes share the word "release", dedup leaves it out of the
+    # signatures and these two near-duplicates land in no common bucket; once decay
+    # has archived the notes, it would not. Dedup runs after decay and expiry, so the
+    # first run already sees what a second would.
+    notes = [
+        {"content": f"Release note {i} lists ticket {1000 + i}", "source": "agent",
+         "duration": "3d", "importance": 0.12}
+        for i in range(60)
+    ]  # fmt: skip
+    cli.ok("remember", "--batch", input="\n".join(map(json.dumps, notes)))
+    for day in ("friday", "saturday"):
+        cli.ok(
+            "remember", f"Release vault nightly region export report secrets kafka staging {day}"
+        )
+    at(monkeypatch, "2026-11-28T08:00:00Z")  # 0.12·0.9² = 0.097: the notes are archived
+    first = consolidate(cli)
+    assert first["decay"]["archived"] == 60 and first["dedup"]["superseded"] == 1
+    second = consolidate(cli)
+    assert second["dedup"]["superseded"] == 0 and second["decay"]["archived"] == 0
+    assert len([m for m in listed(cli) if m.startswith("Release vault")]) == 1

@@ -145,13 +145,16 @@ def _steps(
     due = episodes.sessions_due(conn, iso(now - options.idle))
     report["sessions"] = consolidate.digest_due(home, target, due, now, options, model, progress)
     memories = PostgresMemories(conn)
-    report["dedup"] = consolidate.dedup_step(memories, now, model)
-    report["decay"] = consolidate.decay_step(memories, now)
-    report["expire"] = {
-        "deleted": consolidate.expire_step(memories, now),
-        "attachments": 0,
-        "working": working.expire(conn, now),
-    }
+    report |= consolidate.retire_then_dedup(
+        memories,
+        now,
+        model,
+        lambda: {
+            "deleted": consolidate.expire_step(memories, now),
+            "attachments": 0,
+            "working": working.expire(conn, now),
+        },
+    )
     report["embed"] = _embed(conn, now, options, progress)
     report["graph"] = consolidate.graph_step(options)
     active = memories.active(now)

@@ -46,6 +46,11 @@ _PEOPLE = (  # the speaker's family: "奶奶今年九十了" is about someone wh
     r"|\b(?:daughter|son|kids?|wife|husband|partner|mom|dad|mother|father|parents"
     r"|in-laws|brother|sister|baby|twins?)\b"
 )
+# who owns or is on call for what: "Alice is on call this week", "Dev owns search"
+_DUTY = (
+    r"(?i:\bon[- ]?call\b|\bowns\b|\bowner of\b|\bresponsible for\b|\bin charge of\b"
+    r"|\bmaintains\b|\bmaintainer of\b)"
+)
 
 
 # --- what counts as a statement ---------------------------------------------------
@@ -214,7 +219,9 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|\b(?:isn't|aren't)\b|的[^，。]{1,10}?不是",
             re.IGNORECASE,
         ),
-        "statement_zh": re.compile(r"的是|在|由|用|负责|归|每|定|设|叫|过敏|喜欢|讨厌|不吃|不喝"),
+        "statement_zh": re.compile(
+            r"的是|在|由|用|负责|归|每|定|设|叫|过敏|喜欢|讨厌|不吃|不喝|值班|维护"
+        ),
         # a sentence no pattern reads: what says it is a standing rule, not a fact
         "rule_marker": re.compile(
             r"以后|今后|从现在开始|别|不要|回答|回复|叫我|称呼我"
@@ -225,7 +232,9 @@ def _res() -> dict[str, re.Pattern[str]]:
         # ... and what says it is a reaction to the moment, or names something
         "of_the_moment": re.compile(
             r"^(?:this|that|it|these|those|you)\b(?!\s+(?:week|month|year|quarter|sprint))"
-            r"|^(?:that's|it's|you're)\b|^[那它你哈]|^这(?![周月季年])|^我是(?:想)?说|^i mean\b"
+            r"(?!\s+(?:project|repo|repository|codebase|app|service)\b)"  # the work: standing
+            r"|^(?:that's|it's|you're)\b|^[那它你哈]|^这(?![周月季年]|个?(?:项目|仓库|服务))"
+            r"|^我是(?:想)?说|^i mean\b"
             r"|^(?:my bad|i think|i guess|i feel like|i'm not sure|i am not sure)\b"
             r"|^(?:我的天|我觉得|我猜)|昨天|前天|\b(?:yesterday|last night)\b"
             r"|^(?:i'm|i am) (?:so |very |really )?(?:happy|glad|sorry|fine|ok|okay|good|great"
@@ -235,7 +244,7 @@ def _res() -> dict[str, re.Pattern[str]]:
         "names_something": re.compile(
             r"\d|我|(?<![\w'])(?i:i|i'm|i've|my|me|we|we're|our|us)(?![\w'])"
             r"|(?<=\S )[A-Z]|[A-Za-z]{2,}.*[\u4e00-\u9fff]|[\u4e00-\u9fff].*[A-Za-z]{2,}"
-            r"|" + _PEOPLE,
+            r"|" + _PEOPLE + r"|" + _DUTY,
         ),
         "reaction_end": re.compile(
             r"[吧啊呀啦哦～~]$|(?:\s*(?:lol|haha+|hh+|哈+|[\U0001F300-\U0001FAFF\u2600-\u27BF]))+$"

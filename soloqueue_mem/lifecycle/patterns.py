@@ -215,7 +215,8 @@ def _english() -> list[Pattern]:
         ),
         make(r"^i work (?:at|for) " + OBJ + r"$", "FACT", "employer"),
         make(
-            r"^(?:we|our team|the team|my team)(?: mostly| mainly| all| also| now| still)?"
+            r"^(?:we|our team|the team|my team|(?:this|our|the) (?:project|repo|codebase|app))"
+            r"(?: mostly| mainly| all| also| now| still)?"
             r" (?:use|uses|are using|'re using|rely on|relies on) " + OBJ + r"$",
             "FACT",
             "use",
@@ -308,6 +309,17 @@ def _chinese() -> list[Pattern]:
             "attr",
             check="attribute",
         ),
+        # 我们前端框架用 React: a known attribute right after 我们, then 用 or 是
+        make(
+            r"^(?:我们|咱们)"
+            + _ZH_ATTR
+            + r"(?<![不没])(?:用的是|使用的是|用|是)(?!不是)"
+            + OBJ
+            + r"$",
+            "FACT",
+            "attr",
+            check="known",
+        ),
         make(
             r"^" + _ZH_THING + r"(?:是)?(?:用|使用|基于)(?P<value>[^，。]{1,30}?)"
             r"(?:写|开发|实现|编写|做)(?:成)?的?$",
@@ -343,7 +355,8 @@ def _chinese() -> list[Pattern]:
         ),
         make(r"^我住在" + OBJ + r"$", "FACT", "city"),
         make(
-            r"^(?:我们|咱们|团队|我们团队|我们公司|公司)(?:平时|一般|主要|现在|都|也|一直)?"
+            r"^(?:我们|咱们|团队|我们团队|我们公司|公司|(?:我们的?|这个|本)?项目(?:里)?)"
+            r"(?:平时|一般|主要|现在|都|也|一直)?"
             r"(?:在用|用的是|使用|用(?![了过来于着的]))" + OBJ + r"$",
             "FACT",
             "use",

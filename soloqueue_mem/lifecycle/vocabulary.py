@@ -387,7 +387,7 @@ MANY = frozenset({"language", "framework"})
 
 
 def _fold(text: str) -> str:
-    text = re.sub(r"^(?:the|our|my|your)\s+|^(?:我们的|我的|咱们的)", "", text.strip().casefold())
+    text = re.sub(r"^(?:the|our|my|your)\s+|^(?:我们的?|我的|咱们的?)", "", text.strip().casefold())
     return " ".join(text.replace("'s ", " ").split()).strip("的 ")
 
 

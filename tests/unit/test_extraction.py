@@ -374,6 +374,9 @@ def test_facts_people_state_in_ordinary_speech(text, expected):
         "把端口改成 9090",  # an instruction, not a statement of the value
         "I'm Happy with the result.",
         "昨天去了趟北京",
+        "This repo is a mess lol",
+        "这个项目好难啊",
+        "Who is on call?",
     ],
 )
 def test_what_is_not_a_fact_stays_out(text):
@@ -394,6 +397,24 @@ def test_a_statement_whose_attribute_is_unsure_is_a_fact_without_one(text):
     (fact,) = from_text(text, SAID_AT)
     assert fact.type == "FACT" and fact.predicate in ("", "name"), fact
     assert fact.predicate != "pet"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This project uses FastAPI.",
+        "我们项目用 FastAPI",
+        "这个项目用的是 Poetry",
+        "Alice is on call this week.",
+        "明天小李值班",
+        "Dev owns the search service.",
+        "Maria is responsible for the release process.",
+        "Kenji is the owner of the billing service.",
+    ],
+)
+def test_a_teams_tools_and_who_is_on_call_are_kept_as_said(text):
+    (fact,) = from_text(text, SAID_AT)
+    assert (fact.type, fact.content) == ("FACT", text.rstrip("."))
 
 
 def test_a_project_name_is_no_pet():
@@ -418,6 +439,9 @@ def test_zh_and_en_statements_of_one_attribute_share_a_key():
         ("I switched to fish.", "我的 shell 是 zsh"),
         ("We use Slack.", "我们团队用飞书"),
         ("The API runs on port 8080.", "API 跑在 9090 端口"),
+        ("This project uses Slack.", "我们项目用飞书"),
+        ("Our frontend framework is React.", "我们前端框架用 Vue"),
+        ("The backend is written in Go.", "我们后端用 Rust 写的"),
     ]
     for en, zh in pairs:
         (en_key,), (zh_key,) = keys(en), keys(zh)

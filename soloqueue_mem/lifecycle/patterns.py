@@ -40,6 +40,11 @@ def make(
     return Pattern(re.compile(pattern, flags), type_, predicate, duration, check)
 
 
+def keyed(pattern: str, check: str) -> Pattern:
+    """A fact keyed by its attribute phrase (``attr``), read only if it passes ``check``."""
+    return make(pattern, "FACT", "attr", check=check)
+
+
 OBJ = r"(?P<value>.{2,120}?)"
 _DET = r"(?:the |our |my )?"
 _THING = r"(?P<thing>[\w.\-]{2,30}(?: [\w.\-]{2,30}){0,2})"
@@ -57,41 +62,23 @@ _ZH_FAMILY = (
 def _english() -> list[Pattern]:
     return [
         # rules first (they often contain "I")
-        make(r"^(?:please\s+)?always\s+" + OBJ + r"$", "RULE", check="rule"),
         make(
-            r"^(?:please\s+)?(?:never|don't ever|do not ever)\s+" + OBJ + r"$",
+            r"^(?:please\s+|you\s+)?(?:always|never|don't ever|do not ever|don't|do not"
+            r"|must(?: always)?)\s+" + OBJ + r"$",
             "RULE",
             check="rule",
         ),
-        make(
-            r"^(?:please\s+)?(?:don't|do not)\s+" + OBJ + r"$",
-            "RULE",
-            check="rule",
-        ),
-        make(r"^(?:you\s+)?must(?: always)?\s+" + OBJ + r"$", "RULE", check="rule"),
         make(
             r"^my (?:favou?rite|preferred) (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
             "PREFERENCE",
             "favorite",
         ),
+        # likes and dislikes: "I really like X", "I'm not a big fan of X", "I can't stand X"
         make(
-            r"^i (?:really |also |absolutely )?(?:prefer|like|love|enjoy) " + OBJ + r"$",
-            "PREFERENCE",
-            check="object",
-        ),
-        make(
-            r"^i(?:'m| am) (?:also )?(?:a )?(?:big |huge )?fan of " + OBJ + r"$",
-            "PREFERENCE",
-            check="object",
-        ),
-        make(
-            r"^i (?:really |also )?(?:hate|dislike|don't like|do not like|don't really like"
-            r"|do not really like|can't stand|cannot stand) " + OBJ + r"$",
-            "PREFERENCE",
-            check="object",
-        ),
-        make(
-            r"^i(?:'m| am) not (?:really )?(?:a )?(?:big |huge )?fan of " + OBJ + r"$",
+            r"^i(?: (?:really |also |absolutely )?(?:prefer|like|love|enjoy)"
+            r"| (?:really |also )?(?:hate|dislike|don't like|do not like|don't really like"
+            r"|do not really like|can't stand|cannot stand)"
+            r"|(?:'m| am) (?:also |not (?:really )?)?(?:a )?(?:big |huge )?fan of) " + OBJ + r"$",
             "PREFERENCE",
             check="object",
         ),
@@ -127,17 +114,13 @@ def _english() -> list[Pattern]:
             "permanent",
             "value",
         ),
-        make(
+        keyed(
             r"^my (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
-            "FACT",
-            "attr",
-            check="attribute",
+            "attribute",
         ),
-        make(
+        keyed(
             r"^our (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
-            "FACT",
-            "attr",
-            check="attribute",
+            "attribute",
         ),
         make(
             r"^" + _DET + _THING + r" (?:runs|is running|listens|is listening|is|sits|serves"
@@ -186,11 +169,9 @@ def _english() -> list[Pattern]:
             "language",
             check="thing",
         ),
-        make(
+        keyed(
             r"^the (?P<attr>[\w' ]{2,30}?) (?:is|are) (?:now )?" + OBJ + r"$",
-            "FACT",
-            "attr",
-            check="known",
+            "known",
         ),
         make(
             r"^(?i:i'm|i am) (?P<value>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)"
@@ -262,12 +243,8 @@ def _chinese() -> list[Pattern]:
             "favorite",
         ),
         make(
-            r"^我(?:也|很|非常|比较|更|一直|特别)?(?:喜欢|偏好|爱用|习惯用)" + OBJ + r"$",
-            "PREFERENCE",
-            check="object",
-        ),
-        make(
-            r"^我(?:也|很|非常|特别|一直)?(?:讨厌|不喜欢|不太喜欢|受不了)" + OBJ + r"$",
+            r"^我(?:也|很|非常|比较|更|一直|特别)?"
+            r"(?:喜欢|偏好|爱用|习惯用|讨厌|不喜欢|不太喜欢|受不了)" + OBJ + r"$",
             "PREFERENCE",
             check="object",
         ),
@@ -295,30 +272,24 @@ def _chinese() -> list[Pattern]:
             "FACT",
         ),
         # 我的电脑不是 Mac says what the value is not
-        make(
+        keyed(
             r"^我的(?P<attr>[^，。]{1,10}?)(?<![不没])是" + OBJ + r"$",
-            "FACT",
-            "attr",
-            check="attribute",
+            "attribute",
         ),
-        make(
+        keyed(
             r"^(?:我们|咱们|我们团队|我们组)的\s*(?P<attr>[^，。]{1,20}?)(?<![不没])(?:是|用的是|使用的是)"
             + OBJ
             + r"$",
-            "FACT",
-            "attr",
-            check="attribute",
+            "attribute",
         ),
         # 我们前端框架用 React: a known attribute right after 我们, then 用 or 是
-        make(
+        keyed(
             r"^(?:我们|咱们)"
             + _ZH_ATTR
             + r"(?<![不没])(?:用的是|使用的是|用|是)(?!不是)"
             + OBJ
             + r"$",
-            "FACT",
-            "attr",
-            check="known",
+            "known",
         ),
         make(
             r"^" + _ZH_THING + r"(?:是)?(?:用|使用|基于)(?P<value>[^，。]{1,30}?)"
@@ -342,11 +313,9 @@ def _chinese() -> list[Pattern]:
             "deploy",
             check="thing",
         ),
-        make(
+        keyed(
             r"^" + _ZH_ATTR + r"(?<![不没])(?:是|用的是|使用的是)(?!不是|用)" + OBJ + r"$",
-            "FACT",
-            "attr",
-            check="known",
+            "known",
         ),
         make(
             r"^我(?:现在|目前)?(?:住在|在)(?P<value>.{1,30}?)(?:工作|上班)$",

@@ -14,7 +14,7 @@ Parts and ``predicate`` specs are those of ``patterns.py``; two more specs:
 
 from __future__ import annotations
 
-from soloqueue_mem.lifecycle.patterns import OBJ, Pattern, make
+from soloqueue_mem.lifecycle.patterns import OBJ, Pattern, keyed, make
 
 _DET = r"(?:the |our |my )?"
 # an attribute phrase: a few words, not a person and what they said
@@ -46,24 +46,20 @@ def _english() -> list[Pattern]:
             "reply language",
         ),
         # settings: "Prometheus retention is set to 15 days", "retries are 8 now"
-        make(
+        keyed(
             r"^" + _DET + _ATTR + r" (?:is|are) (?:currently |now |still )?"
             r"(?:set to|configured to|configured as|capped at|set at) " + OBJ + r"$",
-            "FACT",
-            "attr",
-            check="attribute",
+            "attribute",
         ),
         # "we track tickets in Jira", "we keep secrets in Vault"
-        make(
+        keyed(
             r"^(?:we|i|the team|our team)(?: all| mostly| still| now)?"
             r" (?:track|manage|keep|log|file|store|put) "
             + _ATTR
             + r" (?:in|on|with|into) "
             + OBJ
             + r"$",
-            "FACT",
-            "attr",
-            check="known",
+            "known",
         ),
         # "the whole team uses Grafana for dashboards and PagerDuty for on-call"
         make(
@@ -155,25 +151,21 @@ def _english() -> list[Pattern]:
 def _chinese() -> list[Pattern]:
     return [
         # settings: "retry 次数现在设的是 5 次", "timeout 我们设的是 8 秒"
-        make(
+        keyed(
             r"^" + _ZH_TOPIC + _WE_ZH + r"?" + _OFTEN_ZH + r"?"
             r"(?:设的是|设置的是|设成了?|设置成了?|设置为|设为|配置为|配置的是|配的是|定的是"
             r"|设的|设了|锁在|固定在)"
             r"\s*(?P<value>.{1,40}?)$",
-            "FACT",
-            "attr",
-            check="attribute",
+            "attribute",
         ),
         # "训练的 batch size 我们现在用 256", "learning rate 是 3e-4", "并发数现在是 16"
-        make(
+        keyed(
             r"^" + _ZH_TOPIC + r"\s*" + _WE_ZH + r"?" + _OFTEN_ZH + r"?(?:用|跑|开|是|在)\s*"
             r"(?P<value>[\d.]+(?:e-?\d+)?\s*\S{0,4}|[A-Za-z][\w .&+-]{0,40})$",
-            "FACT",
-            "attr",
-            check="known",
+            "known",
         ),
         # "我们组做 code review 都用 Gerrit", "日志我们用 Loki 收"
-        make(
+        keyed(
             r"^(?:"
             + _WE_ZH
             + r"(?:组|团队)?"
@@ -186,33 +178,25 @@ def _chinese() -> list[Pattern]:
             + _OFTEN_ZH
             + r"?(?:用|使用|用的是|在用)\s*(?P<value>[^，。]{1,40}?)\s*(?:来)?"
             r"(?:做|收|管|存|跑|管理|存储|记录|收集)?$",
-            "FACT",
-            "attr",
-            check="known",
+            "known",
         ),
         # "我们用 Sentry 做错误监控"
-        make(
+        keyed(
             r"^" + _WE_ZH + _OFTEN_ZH + r"?(?:用|使用)\s*(?P<value>[^，。]{1,40}?)\s*(?:来)?"
             r"(?:做|管理|跑|记录|收集|管)(?P<attr>[^，。]{1,20})$",
-            "FACT",
-            "attr",
-            check="known",
+            "known",
         ),
         # "secrets 都放在 Vault 里"
-        make(
+        keyed(
             r"^" + _ZH_TOPIC + r"\s*" + _WE_ZH + r"?" + _OFTEN_ZH + r"?"
             r"(?:放在|存在|存到|放到|托管在|记在|记录在|存放在)\s*(?P<value>[^，。]{1,40}?)"
             r"(?:里|上|中|里面)?$",
-            "FACT",
-            "attr",
-            check="known",
+            "known",
         ),
         # "我老家是 Chennai", "我生日是 11 月 2 号"
-        make(
+        keyed(
             r"^我(?P<attr>[^，。的\s]{1,4}?)(?:是|在)" + OBJ + r"$",
-            "FACT",
-            "attr",
-            check="known",
+            "known",
         ),
         # "（staging 的端口不是 8443，）是 9443", "（换掉了，）现在是 5000"
         make(

@@ -223,7 +223,8 @@ def dedup_step(
         )
         for m in memories.active(now)
     ]
-    clusters, pairs = dedup.settled(items, None if model is None else _judge(model))
+    judge = None if model is None else _judge(model)
+    clusters, pairs = dedup.settled(items, judge, _same_meaning())
     for start in range(0, len(pairs), BATCH):
         memories.supersede(pairs[start : start + BATCH], now)
     seconds = round(time.monotonic() - started, 3)
@@ -233,6 +234,26 @@ def dedup_step(
         "superseded": len(pairs),
         "seconds": seconds,
     }
+
+
+def _same_meaning() -> dedup.SameMeaning | None:
+    """With the semantic extra installed: whether two texts say the same thing, by the
+    cosine of their embeddings (loaded only when dedup has a pair to ask about)."""
+    from soloqueue_mem.semantic.model import Unavailable, load, unavailable
+
+    if unavailable() is not None:
+        return None
+
+    def same(pairs: list[tuple[str, str]]) -> list[bool]:
+        try:
+            embedder = load()
+        except Unavailable:
+            return [False] * len(pairs)
+        texts = sorted({text for pair in pairs for text in pair})
+        vectors = dict(zip(texts, embedder.passages(texts), strict=True))
+        return [float(vectors[a] @ vectors[b]) >= dedup.SAME_MEANING for a, b in pairs]
+
+    return same
 
 
 def _judge(model: ModelExtraction) -> dedup.Judge:

@@ -11,6 +11,14 @@ joined into clusters. Bucketing is a sort, so the whole pass is O(n log n) plus 
 bounded comparisons (each member against at most ``BUCKET_CAP // 2`` before it in each
 of its two buckets: at most n·``BUCKET_CAP`` in all).
 
+The same fact in two languages shares few keywords ("My editor is Helix", "我的编辑器是
+Helix"). With the ``semantic`` extra, :func:`clusters` is given ``same`` (see
+``lifecycle.consolidate``): a Chinese and a non-Chinese memory of one scope whose
+names and numbers agree (each Latin word or number of the Chinese one is in the other,
+and both have the same numbers: :func:`translations`) join when their embeddings'
+cosine is at least ``SAME_MEANING``. The names keep apart what a vector alone would
+join ("I'm allergic to shellfish" / "我对花生过敏" score 0.84; see docs/extraction.md).
+
 One pass is not a fixpoint: the keepers of two clusters can be near-duplicates that
 no bucket paired (or whose keywords stop being common once the rest is gone), so
 :func:`settled` clusters the keepers again until nothing is left to join, and a second
@@ -27,6 +35,10 @@ from functools import cache
 from typing import NamedTuple
 
 THRESHOLD = 0.8  # the seed's cluster distance 0.15, as a similarity (with margin)
+# Cosine of multilingual-e5-small for a translation pair: above the highest pair of
+# different facts whose names agree on the labelled set's tuned half (0.833).
+SAME_MEANING = 0.85
+PARTNERS = 8  # translation candidates compared per memory, at most
 BUCKET_CAP = 50
 COMMON_SHARE, COMMON_MIN = 0.01, 50
 MASKS = (0x5BD1E995, 0x1B873593, 0xCC9E2D51, 0x85EBCA6B)
@@ -92,8 +104,41 @@ def _common_keywords(words: list[frozenset[str]]) -> frozenset[str]:
     return frozenset(word for word, count in counts.items() if count > limit)
 
 
-def clusters(items: Iterable[Item]) -> list[list[Item]]:
-    """Groups of near-duplicates (two or more each), best first within a group."""
+# Whether each pair of texts says the same thing (the semantic extra's embeddings).
+SameMeaning = Callable[[list[tuple[str, str]]], list[bool]]
+_CJK = re.compile("[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z0-9][\w.+#-]*")
+
+
+def translations(items: list[Item]) -> list[tuple[int, int]]:
+    """Index pairs (Chinese, other) of one scope that could be one fact in two
+    languages: every Latin word or number of the Chinese one is in the other, at least
+    one, and their numbers are the same; at most ``PARTNERS`` per Chinese memory."""
+    others: dict[tuple[tuple[str, str, str], str], list[int]] = defaultdict(list)
+    names = [frozenset(w.casefold() for w in _LATIN.findall(item.content)) for item in items]
+    for index, item in enumerate(items):
+        if not _CJK.search(item.content):
+            for word in names[index]:
+                others[(item.scope, word)].append(index)
+    pairs = []
+    for index, item in enumerate(items):
+        if not (_CJK.search(item.content) and names[index]):
+            continue
+        numbers = {w for w in names[index] if any(c.isdigit() for c in w)}
+        rarest = min(names[index], key=lambda w: len(others.get((item.scope, w), ())))
+        partners = [
+            other
+            for other in others.get((item.scope, rarest), ())
+            if names[index] <= names[other]
+            and numbers == {w for w in names[other] if any(c.isdigit() for c in w)}
+        ]
+        pairs += [(index, other) for other in partners[:PARTNERS]]
+    return pairs
+
+
+def clusters(items: Iterable[Item], same: SameMeaning | None = None) -> list[list[Item]]:
+    """Groups of near-duplicates (two or more each), best first within a group; with
+    ``same``, translations of one another too."""
     items = list(items)
     words = [keywords(item.content) for item in items]
     common = _common_keywords(words)
@@ -129,6 +174,12 @@ def clusters(items: Iterable[Item]) -> list[list[Item]]:
                     and (jaccard(words[i], words[j]) >= THRESHOLD)
                 ):
                     parent[root(j)] = root(i)
+    if same is not None:
+        candidates = [(i, j) for i, j in translations(items) if root(i) != root(j)]
+        texts = [(items[i].content, items[j].content) for i, j in candidates]
+        for (i, j), alike in zip(candidates, same(texts) if texts else [], strict=True):
+            if alike:
+                parent[root(j)] = root(i)
     grouped: dict[int, list[Item]] = defaultdict(list)
     for index, item in enumerate(items):
         grouped[root(index)].append(item)
@@ -141,14 +192,16 @@ def clusters(items: Iterable[Item]) -> list[list[Item]]:
 Judge = Callable[[list[Item]], tuple[int, list[int]] | None]
 
 
-def settled(items: Iterable[Item], judge: Judge | None = None) -> tuple[int, list[tuple[str, str]]]:
+def settled(
+    items: Iterable[Item], judge: Judge | None = None, same: SameMeaning | None = None
+) -> tuple[int, list[tuple[str, str]]]:
     """``clusters`` run again over the keepers until none remain: how many clusters
     were found, and each ``(superseded, keeper)`` pair. With a ``judge`` (seed 003
     §5.7), the model picks each cluster's best and its duplicates; the members it
     judged distinct leave the next passes (asking again would get the same answer)."""
     items = list(items)
     found, pairs = 0, []
-    while groups := clusters(items):
+    while groups := clusters(items, same):
         found += len(groups)
         apart: set[str] = set()
         for group in groups:

@@ -31,6 +31,15 @@ def test_a_correction_in_the_other_language_supersedes_the_value(cli, monkeypatc
     assert [h["content"] for h in recalled(cli, "editor", "--type", "FACT")] == [current]
 
 
+def test_one_attribute_said_in_english_then_chinese_is_one_memory(cli, monkeypatch):
+    say(cli, "monday", "Our frontend framework is React.", "This project uses Slack.")
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    at(monkeypatch, "2026-11-27T09:00:00Z")
+    say(cli, "tuesday", "我们前端框架用 React", "我们项目用 Slack")
+    night(cli, monkeypatch, "2026-11-27T23:00:00Z")
+    assert set(listed(cli)) == {"我们前端框架用 React", "我们项目用 Slack"}
+
+
 def test_a_switch_from_one_value_to_another_in_english_after_chinese(cli, monkeypatch):
     say(cli, "s1", "我们的数据库是 PostgreSQL 15", "服务跑在 8080 端口")
     night(cli, monkeypatch, "2026-11-26T23:00:00Z")

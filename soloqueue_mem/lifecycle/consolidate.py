@@ -42,7 +42,7 @@ from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
 from soloqueue_mem.lifecycle import decay, dedup, identity
-from soloqueue_mem.lifecycle.digest import SqliteTarget, Target, digest, writers
+from soloqueue_mem.lifecycle.digest import DbTarget, Target, digest, writers
 from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import store
@@ -100,7 +100,7 @@ def run(
                     lambda draft, group, agent: store.remember(conn, draft, group, agent, now)
                 )
             due = turns.sessions_with_unextracted(conn)
-            target = SqliteTarget(home, conn, options.language)
+            target = DbTarget(home, conn, options.language)
             report["sessions"] = digest_due(home, target, due, now, options, model, progress)
             memories = SqliteMemories(conn)
             report["dedup"] = dedup_step(memories, now, model)  # on a dry run's copy, these write

@@ -13,15 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
-from soloqueue_mem.memory import scratchpad, working
+from soloqueue_mem.memory import episodes, scratchpad, working
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.state import values
-from soloqueue_mem.storage.postgres import (
-    episodes,
-    memories,
-    sessions,
-    turns,
-)
+from soloqueue_mem.storage.postgres import memories, sessions, turns
+from soloqueue_mem.storage.postgres.episodes import INDEXES
 
 if TYPE_CHECKING:
     import sqlite3
@@ -202,7 +198,7 @@ class PostgresBackend:
     # -- episodes and consolidation ------------------------------------------------
 
     def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]:
-        return episodes.list_episodes(self.conn, filters, limit)
+        return episodes.list_episodes(self.conn, filters, limit, INDEXES.episodes)
 
     def episode(self, ref: str) -> Episode:
         return episodes.get(self.conn, ref)
@@ -210,7 +206,9 @@ class PostgresBackend:
     def search_episodes(
         self, terms: list[str], filters: EpisodeFilters, limit: int
     ) -> list[tuple[Episode, float]]:
-        return episodes.search(self.conn, terms, filters, limit)
+        from soloqueue_mem.storage.postgres.episodes import search
+
+        return search(self.conn, terms, filters, limit)
 
     def touch_episodes(self, ids: list[str]) -> None:
         episodes.touch(self.conn, ids)
@@ -544,13 +542,12 @@ class PostgresBackend:
         self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None
     ) -> Compressed:
         """``context compress`` of the session in the database."""
-        from soloqueue_mem.context.compress import compressed
-        from soloqueue_mem.storage.postgres.compress import PostgresCompress
+        from soloqueue_mem.context.compress import Tables, compressed
 
         def records() -> list[dict[str, Any]]:
             return sessions.read(self.conn, self.home, key).records
 
-        target = PostgresCompress(self.conn)
+        target = Tables(self.conn, INDEXES)
         return compressed(self.home, target, records, key, keep, now, words)
 
 

@@ -148,12 +148,14 @@ def _memories(
 def _episodes(
     conn: psycopg.Connection, vector: str, scope: Scope, since: str | None, limit: int
 ) -> list[DenseHit]:
+    from soloqueue_mem.db.adapter import postgres_sql
+    from soloqueue_mem.memory import episodes
     from soloqueue_mem.memory.episodes import EpisodeFilters
     from soloqueue_mem.memory.episodes import _episode as episode_from_row
     from soloqueue_mem.semantic.dense import DenseHit
-    from soloqueue_mem.storage.postgres import episodes
 
-    where, params = episodes._where(EpisodeFilters(scope.group, scope.agent, None, since))
+    where, params = episodes.where(EpisodeFilters(scope.group, scope.agent, None, since))
+    where = postgres_sql(where, named=True)
     rows = _nearest_rows(conn, "episodes", episodes.COLUMNS, where, params, vector, limit)
     return [DenseHit("episode", row[0], float(row[-1]), episode_from_row(row[:-1])) for row in rows]
 

@@ -14,6 +14,8 @@ and hides what the two dialects spell differently:
 - new ids: ``lastrowid`` on SQLite, ``RETURNING id`` on PostgreSQL; an id put back
   by hand moves PostgreSQL's sequence past it (SQLite's rowid needs nothing);
 - byte order: SQLite compares text bytewise; PostgreSQL needs ``COLLATE "C"``;
+- a JSON list holding a value: ``json_each`` on SQLite, ``jsonb`` containment on
+  PostgreSQL;
 - the turns' table: memory.db's ``conversation_turns``, seed 004's ``quarantine_logs``
   on PostgreSQL (table names are a contract: neither is renamed).
 
@@ -117,6 +119,12 @@ class Db:
                 "pg_sequence_last_value(pg_get_serial_sequence(?, ?)::regclass), 0)",
                 (table, column, id_, id_, table, column),
             )
+
+    def json_holds(self, column: str, mark: str) -> str:
+        """SQL: the JSON list in text ``column`` holds the string ``mark`` stands for."""
+        if self.postgres:
+            return f"({column})::jsonb @> jsonb_build_array({mark}::text)"
+        return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value = {mark})"
 
     @property
     def turns(self) -> str:

@@ -248,7 +248,7 @@ def _expire(
     from soloqueue_mem.memory import attach, working
 
     deleted = expire_step(SqliteMemories(conn), now)
-    expired = attach.expire(attach.SqliteRows(conn), artifacts, now)
+    expired = attach.expire(attach.Rows(conn), artifacts, now)
     return {"deleted": deleted, "attachments": expired, "working": working.expire(conn, now)}
 
 

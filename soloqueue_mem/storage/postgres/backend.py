@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
+    from soloqueue_mem.memory.attach import Rows
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
@@ -54,7 +55,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Queued, Rejected
     from soloqueue_mem.state.values import Entry as ValueEntry
-    from soloqueue_mem.storage.postgres.attachments import PostgresRows
     from soloqueue_mem.text.lexicon import Lexicon
 
 # What recall finds here: memories, episodes, turns (of any age, of the last days), the
@@ -399,10 +399,11 @@ class PostgresBackend:
 
     # -- attachments: the rows here, the blobs in this host's CAS ----------------------
 
-    def attachments(self, create: bool) -> PostgresRows:
-        from soloqueue_mem.storage.postgres.attachments import PostgresRows
+    def attachments(self, create: bool) -> Rows:
+        from soloqueue_mem.memory.attach import Rows
+        from soloqueue_mem.storage.postgres.attachments import TSVECTOR
 
-        return PostgresRows(self.conn)
+        return Rows(self.conn, TSVECTOR)
 
     def search_attachments(
         self, terms: list[str], filters: AttachmentFilters, now: str, limit: int

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import clock, jsonio
 from soloqueue_mem.home import Home, ensure_private_dir
-from soloqueue_mem.memory import scratchpad, working
+from soloqueue_mem.memory import attachments, scratchpad, working
 from soloqueue_mem.memory.attachments import Attachment
 from soloqueue_mem.memory.episodes import COLUMNS as EPISODE_COLUMNS
 from soloqueue_mem.memory.episodes import Episode
@@ -41,7 +41,8 @@ from soloqueue_mem.sessions.offload import l1_record
 from soloqueue_mem.sessions.writer import _checked_record as checked_record
 from soloqueue_mem.state.values import Entry as ValueEntry
 from soloqueue_mem.state.values import put_back as put_back_value
-from soloqueue_mem.storage.postgres import attachments, embed
+from soloqueue_mem.storage.postgres import embed
+from soloqueue_mem.storage.postgres.attachments import TSVECTOR as ATTACHMENTS_INDEX
 from soloqueue_mem.storage.postgres.episodes import INDEXES
 from soloqueue_mem.storage.postgres.memories import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
@@ -214,7 +215,7 @@ def _attachments(conn: psycopg.Connection, scope: Scope) -> Iterator[Attachment]
     """Every attachment in scope (expired ones too), oldest row first: the rows, whose
     blobs are in the CAS of the hosts that attached them (``--with-blobs`` carries
     those of this host's catalog)."""
-    return (a for a in attachments.every(conn) if scope.holds(a.group, a.agent))
+    return (a for a in attachments.every(conn, ATTACHMENTS_INDEX) if scope.holds(a.group, a.agent))
 
 
 # -- import --------------------------------------------------------------------------
@@ -374,7 +375,7 @@ PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
     "memory": put_back_memory,
     "episode": lambda conn, episode: put_back_episode(conn, episode, INDEXES.episodes),
     "working": working.put_back,
-    "attachment": attachments.put_back,
+    "attachment": lambda conn, row: attachments.put_back(conn, row, ATTACHMENTS_INDEX),
     "embedding": embed.put_back_cached,
     "embedded_item": embed.put_back_link,
     "scratchpad": put_back_scratchpad,

@@ -162,11 +162,11 @@ def _steps(
 def _expire_attachments(
     conn: psycopg.Connection, artifacts: sqlite3.Connection | None, now: datetime
 ) -> int:
-    from soloqueue_mem.memory.attach import expire
-    from soloqueue_mem.storage.postgres.attachments import PostgresRows
+    from soloqueue_mem.memory.attach import Rows, expire
+    from soloqueue_mem.storage.postgres.attachments import TSVECTOR
 
     try:
-        return expire(PostgresRows(conn), artifacts, now)
+        return expire(Rows(conn, TSVECTOR), artifacts, now)
     finally:
         if artifacts is not None:
             artifacts.close()

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
-    from soloqueue_mem.memory.attach import SqliteRows
+    from soloqueue_mem.memory.attach import Rows
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
     from soloqueue_mem.memory.backend import Chosen
@@ -454,12 +454,12 @@ class SqliteBackend:
 
     # -- attachments -------------------------------------------------------------------
 
-    def attachments(self, create: bool) -> SqliteRows:
-        from soloqueue_mem.memory.attach import SqliteRows
+    def attachments(self, create: bool) -> Rows:
+        from soloqueue_mem.memory.attach import Rows
 
         if create:
-            return SqliteRows(self._memory())
-        return SqliteRows(self.existing("memory", NO_ATTACHMENTS))
+            return Rows(self._memory())
+        return Rows(self.existing("memory", NO_ATTACHMENTS))
 
     def search_attachments(
         self, terms: list[str], filters: AttachmentFilters, now: str, limit: int

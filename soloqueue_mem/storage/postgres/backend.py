@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
-from soloqueue_mem.memory import episodes, scratchpad, working
+from soloqueue_mem.memory import episodes, scratchpad, store, working
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.state import values
 from soloqueue_mem.storage.postgres import memories, sessions, turns
@@ -336,7 +336,7 @@ class PostgresBackend:
         return memories.search(self.conn, terms, filters, now, limit)
 
     def touch(self, memory_ids: list[str], now: datetime) -> None:
-        memories.touch(self.conn, memory_ids, now)
+        store.touch(self.conn, memory_ids, now)
 
     def remember(
         self, draft: Draft, group: str, agent: str, now: datetime, event_id: str | None = None
@@ -350,13 +350,13 @@ class PostgresBackend:
         return remembered
 
     def memory(self, ref: str) -> Memory:
-        return memories.get(self.conn, ref)
+        return store.get(self.conn, ref)
 
     def memories(self, filters: Filters, now: datetime, limit: int) -> list[Memory]:
-        return memories.list_memories(self.conn, filters, now, limit)
+        return store.list_memories(self.conn, filters, now, limit, INDEXES.memories)
 
     def history(self, ref: str) -> list[Memory]:
-        return memories.history(self.conn, ref)
+        return store.history(self.conn, ref, INDEXES.memories)
 
     def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
         """Erased for good (VACUUM reclaims the bytes: see the note), and identity/
@@ -378,7 +378,7 @@ class PostgresBackend:
         from soloqueue_mem.ops.memories_v1 import import_through
         from soloqueue_mem.storage.postgres.dump import put_back_memory
 
-        by_source = partial(memories.by_source, self.conn)
+        by_source = partial(store.by_source, self.conn, index=INDEXES.memories)
         return import_through(converted, by_source, partial(put_back_memory, self.conn))
 
     def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
@@ -470,7 +470,7 @@ class PostgresBackend:
         with self.conn.transaction():
             result = promoted(
                 text,
-                lambda keys: memories.active_keys(self.conn, group, agent, keys, now),
+                lambda keys: store.active_keys(self.conn, group, agent, keys, now),
                 lambda draft: memories.remember(self.conn, draft, group, agent, now),
             )
         model, _ = self.dense()

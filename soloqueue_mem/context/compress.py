@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import BadInput
@@ -48,31 +48,12 @@ class Compressed(NamedTuple):
     graph_task: dict[str, Any] | None = None  # what the graph queued of them, if anything
 
 
-class Target(Protocol):
-    """Where a session's compressed turns are recorded (:class:`Tables`). Every method
-    but :meth:`transaction` runs inside the block it opens."""
-
-    def transaction(self, key: SessionKey) -> AbstractContextManager[object]: ...
-
-    def covering(self, key: SessionKey, last: int) -> Episode | None: ...
-
-    def unextracted(self, key: SessionKey, last: int) -> set[int]: ...
-
-    def insert(self, episode: Episode) -> None: ...
-
-    def remember(self, draft: Draft, key: SessionKey, now: datetime) -> Remembered: ...
-
-    def link(self, episode_id: str, memory_ids: list[str]) -> None: ...
-
-    def mark_extracted(self, key: SessionKey, last: int, episode_id: str) -> None: ...
-
-
 class Tables:
-    """:class:`Target` on a back end's database (:class:`soloqueue_mem.db.adapter.Db`),
-    with its full-text indexes. The compressed turns are recorded in one transaction
-    holding the session's digest lock, so a compress and a ``session end`` or
-    ``consolidate`` of the same session on another host never extract the same turns
-    twice."""
+    """Where a session's compressed turns are recorded: a back end's database
+    (:class:`soloqueue_mem.db.adapter.Db`), with its full-text indexes. Everything is
+    recorded in one transaction holding the session's digest lock, so a compress and
+    a ``session end`` or ``consolidate`` of the same session on another host never
+    extract the same turns twice."""
 
     def __init__(self, conn: Connection, index: FullTexts = FTS5) -> None:
         self.conn = conn
@@ -119,7 +100,7 @@ def compress(
 
 def compressed(
     home: Home,
-    target: Target,
+    target: Tables,
     read: Callable[[], list[dict[str, Any]]],
     key: SessionKey,
     keep: int,

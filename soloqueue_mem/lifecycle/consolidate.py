@@ -42,7 +42,7 @@ from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
 from soloqueue_mem.lifecycle import decay, dedup, identity
-from soloqueue_mem.lifecycle.digest import DbTarget, Target, digest, writers
+from soloqueue_mem.lifecycle.digest import DbTarget, digest, writers
 from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import store
@@ -169,7 +169,7 @@ class SqliteMemories:
 
 def digest_due(
     home: Home,
-    target: Target,
+    target: DbTarget,
     sessions: list[SessionRow],
     now: datetime,
     options: Options,

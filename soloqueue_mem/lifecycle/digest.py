@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import faults
 from soloqueue_mem.db.adapter import Db
@@ -71,43 +71,6 @@ class Digest(NamedTuple):
     turns: int
 
 
-class Target(Protocol):
-    """Where a session is digested: its turns, episodes and memories (memory.db, or a
-    storage back end's database)."""
-
-    def pending(self, key: SessionKey) -> set[int]:
-        """The session's turn indexes whose memories are not extracted yet."""
-        ...
-
-    def records(self, key: SessionKey) -> list[dict[str, Any]]:
-        """The session's records (JSONL shape), in turn order."""
-        ...
-
-    def store(
-        self,
-        key: SessionKey,
-        stretch: list[dict[str, Any]],
-        drafts: list[Draft],
-        episode: Episode,
-        now: datetime,
-    ) -> tuple[Episode, list[Remembered]] | None:
-        """In one transaction: unless another process digested part of ``stretch``
-        meanwhile (None), remember ``drafts`` (linked to ``episode``), store the episode
-        and mark the stretch extracted."""
-        ...
-
-    def note_progress(
-        self, key: SessionKey, episode: Episode, now: datetime, rewrite: Rewrite | None = None
-    ) -> None:
-        """The scratchpad updated for ``episode`` (:func:`next_pad`)."""
-        ...
-
-    @property
-    def language(self) -> str:
-        """The ``language`` setting for the episodes' summaries and the scratchpad."""
-        ...
-
-
 def digest_session(
     home: Home,
     conn: sqlite3.Connection,
@@ -125,7 +88,7 @@ def digest_session(
 
 
 def digest(
-    target: Target,
+    target: DbTarget,
     home: Home,
     key: SessionKey,
     now: datetime,

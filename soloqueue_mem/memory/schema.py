@@ -152,8 +152,7 @@ def m009_create_working_memory(conn: sqlite3.Connection) -> None:
     Redis list's LPUSH order), trimmed to 50 entries and read for 24 hours."""
     execute_script(
         conn,
-        WORKING_MEMORY
-        + "CREATE INDEX idx_working_memory_group ON working_memory (group_id, id);",
+        WORKING_MEMORY + "CREATE INDEX idx_working_memory_group ON working_memory (group_id, id);",
     )
 
 

@@ -83,23 +83,22 @@ def max_turn_index(conn: sqlite3.Connection, key: SessionKey) -> int:
     return -1 if row[0] is None else int(row[0])
 
 
-def find_by_event_id(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> Turn | None:
+def find_by_event_id(conn: Connection, key: SessionKey, event_id: str) -> Turn | None:
     return _one_turn(conn, key, "event_id", event_id)
 
 
-def turn_at(conn: sqlite3.Connection, key: SessionKey, turn_index: int) -> Turn | None:
+def turn_at(conn: Connection, key: SessionKey, turn_index: int) -> Turn | None:
     return _one_turn(conn, key, "turn_index", turn_index)
 
 
-def _one_turn(
-    conn: sqlite3.Connection, key: SessionKey, column: str, value: str | int
-) -> Turn | None:
+def _one_turn(conn: Connection, key: SessionKey, column: str, value: str | int) -> Turn | None:
     """The session's turn whose ``column`` (a constant name) holds ``value``."""
-    row = conn.execute(
-        f"SELECT {_TURN_COLUMNS} FROM conversation_turns"  # noqa: S608 - constant names
+    db = Db(conn)
+    row = db.fetchone(
+        f"SELECT {_TURN_COLUMNS} FROM {db.turns}"  # noqa: S608 - constant names
         f" WHERE group_id = ? AND agent_id = ? AND session_id = ? AND {column} = ?",
         (key.group, key.agent, key.session, value),
-    ).fetchone()
+    )
     return _turn(row) if row else None
 
 

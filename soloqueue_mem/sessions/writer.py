@@ -32,6 +32,8 @@ TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.t
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
+    from soloqueue_mem.db.adapter import Connection
+
     class TurnIndex(Protocol):
         """Where a back end indexes the turns ``log`` appends (:func:`index_and_append`):
         memory.db (:class:`MemoryDb`) or PostgreSQL's ``quarantine_logs``."""
@@ -241,7 +243,7 @@ def _append_unindexed(
                 seen.add((key, record.get("event_id")))
     for _line, event, key, _l1, offloaded in chunk:
         if event.event_id is not None and (
-            (key, event.event_id) in seen or _logged_before(conn, key, event.event_id)
+            (key, event.event_id) in seen or logged_before(conn, key, event.event_id)
         ):
             continue
         seen.add((key, event.event_id))
@@ -274,7 +276,7 @@ class MemoryDb:
         return catch_up(self.conn, key, log) + 1
 
     def logged_before(self, key: SessionKey, event_id: str) -> LoggedTurn | None:
-        return _logged_before(self.conn, key, event_id)
+        return logged_before(self.conn, key, event_id)
 
     def insert(self, key: SessionKey, index: int, l1: Event, timestamp: str) -> int:
         return turns.insert_turn(self.conn, key, index, l1, timestamp)
@@ -417,7 +419,8 @@ def _index_records(
         turns.set_indexed_bytes(conn, key, log.size)
 
 
-def _logged_before(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:
+def logged_before(conn: Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:
+    """What ``log`` reported for the session's turn logged with ``event_id``, if any."""
     turn = turns.find_by_event_id(conn, key, event_id)
     return None if turn is None else logged_turn(turn)
 

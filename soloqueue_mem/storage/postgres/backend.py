@@ -235,14 +235,14 @@ class PostgresBackend:
     def extract_on_log(
         self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
     ) -> list[Remembered]:
-        """``extract_on_log``'s worker: the memories of the target turns
-        (storage/postgres/extract.py)."""
-        from soloqueue_mem.storage.postgres.extract import extract_turns
+        """``extract_on_log``'s worker: the memories of the target turns (each embedded
+        as ``remember`` embeds it)."""
+        from soloqueue_mem.lifecycle.on_log import extract_turns
 
         def remember(draft: Draft, group: str, agent: str) -> Remembered:
             return self.remember(draft, group, agent, now)
 
-        return extract_turns(self.conn, targets, now, remember, words)
+        return extract_turns(self.conn, self.conn, targets, remember, now, words)
 
     def _check_dense_index(self) -> None:
         """Unsupported when the server lacks pgvector (no ``embedding`` column)."""

@@ -25,6 +25,7 @@ from soloqueue_mem.lifecycle import consolidate
 from soloqueue_mem.lifecycle.consolidate import Options, Progress
 from soloqueue_mem.lifecycle.digest import DbTarget, digest, writers
 from soloqueue_mem.lifecycle.model_extract import configured
+from soloqueue_mem.lifecycle.on_log import extracted_turns
 from soloqueue_mem.lifecycle.session_end import Ended
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory import working
@@ -33,7 +34,6 @@ from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.storage.postgres import sessions
 from soloqueue_mem.storage.postgres.episodes import INDEXES, sessions_due
-from soloqueue_mem.storage.postgres.extract import extracted_turns
 from soloqueue_mem.storage.postgres.memories import _ACTIVE, _COLUMNS
 
 if TYPE_CHECKING:

@@ -25,9 +25,10 @@ from soloqueue_mem.sessions.logfile import SessionLog
 from soloqueue_mem.sessions.ranking import _below as below
 from soloqueue_mem.sessions.rerank import POOL
 from soloqueue_mem.sessions.trace import MAX_LIMIT, Scope, TraceHit
+from soloqueue_mem.sessions.turns import _TURN_COLUMNS as _COLUMNS
 from soloqueue_mem.sessions.turns import Turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
-from soloqueue_mem.sessions.writer import LoggedTurn, Queued, index_and_append, logged_turn
+from soloqueue_mem.sessions.writer import LoggedTurn, Queued, index_and_append, logged_before
 from soloqueue_mem.storage.postgres.newest import newest_matches
 from soloqueue_mem.storage.postgres.text import document, term_query
 from soloqueue_mem.text.cjk import estimate_tokens
@@ -37,11 +38,6 @@ from soloqueue_mem.text.query import QueryTerm, coverage, weigh_query
 
 if TYPE_CHECKING:
     import psycopg
-
-_COLUMNS = (
-    "id, group_id, agent_id, session_id, turn_index, role, content, tool_calls, "
-    "tool_results, timestamp, token_estimate, event_id, metadata_json"
-)
 
 
 def write_chunk(
@@ -80,7 +76,7 @@ class Quarantine:
         return _lock_session(self.conn, key, self.stamp)
 
     def logged_before(self, key: SessionKey, event_id: str) -> LoggedTurn | None:
-        return _logged_before(self.conn, key, event_id)
+        return logged_before(self.conn, key, event_id)
 
     def insert(self, key: SessionKey, index: int, l1: Event, timestamp: str) -> int:
         return _insert_turn(self.conn, key, index, l1, timestamp)
@@ -144,15 +140,6 @@ def stored_body(role: str, content: str, tool_calls: str | None, tool_results: s
     calls = jsonio.loads(tool_calls) if tool_calls else []
     results = jsonio.loads(tool_results) if tool_results else []
     return index_body(Event(role, content, calls, results))
-
-
-def _logged_before(conn: psycopg.Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:
-    row = conn.execute(
-        f"SELECT {_COLUMNS} FROM quarantine_logs"  # noqa: S608 - constant names
-        " WHERE group_id = %s AND agent_id = %s AND session_id = %s AND event_id = %s",
-        (*key, event_id),
-    ).fetchone()
-    return None if row is None else logged_turn(turn_from_row(row))
 
 
 def _scope_sql(scope: Scope) -> tuple[str, dict[str, Any]]:

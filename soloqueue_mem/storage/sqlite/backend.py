@@ -308,9 +308,14 @@ class SqliteBackend:
         self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
     ) -> list[Remembered]:
         from soloqueue_mem.lifecycle.on_log import extract_turns
+        from soloqueue_mem.memory.store import remember
 
         memory = self.existing("memory", NO_MEMORY)
-        return extract_turns(memory, self._state(), targets, now, words)
+
+        def remembered(draft: Draft, group: str, agent: str) -> Remembered:
+            return remember(memory, draft, group, agent, now)
+
+        return extract_turns(memory, self._state(), targets, remembered, now, words)
 
     def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
         from soloqueue_mem.lifecycle.on_log import open_sessions

@@ -12,16 +12,16 @@ same turns extracts nothing twice and reuses the episode.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import extract
-from soloqueue_mem.lifecycle.digest import episode_tags
+from soloqueue_mem.lifecycle.digest import FTS5, FullTexts, digest_lock, episode_tags
 from soloqueue_mem.lifecycle.episode_builder import build_episode
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import episodes
@@ -31,6 +31,9 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey, from_record, to_openai
 from soloqueue_mem.sessions.offload import l1_record
 from soloqueue_mem.sessions.reader import read_session
+
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
 
 SOURCE = "context_compress"
 
@@ -45,34 +48,23 @@ class Compressed(NamedTuple):
     graph_task: dict[str, Any] | None = None  # what the graph queued of them, if anything
 
 
-class Target(Protocol):
-    """Where a session's compressed turns are recorded: memory.db (:class:`Sqlite`) or
-    a storage back end's database (:mod:`soloqueue_mem.storage.postgres.compress`). Every method
-    but :meth:`transaction` runs inside the block it opens."""
+class Tables:
+    """Where a session's compressed turns are recorded: a back end's database
+    (:class:`soloqueue_mem.db.adapter.Db`), with its full-text indexes. Everything is
+    recorded in one transaction holding the session's digest lock, so a compress and
+    a ``session end`` or ``consolidate`` of the same session on another host never
+    extract the same turns twice."""
 
-    def transaction(self, key: SessionKey) -> AbstractContextManager[object]: ...
-
-    def covering(self, key: SessionKey, last: int) -> Episode | None: ...
-
-    def unextracted(self, key: SessionKey, last: int) -> set[int]: ...
-
-    def insert(self, episode: Episode) -> None: ...
-
-    def remember(self, draft: Draft, key: SessionKey, now: datetime) -> Remembered: ...
-
-    def link(self, episode_id: str, memory_ids: list[str]) -> None: ...
-
-    def mark_extracted(self, key: SessionKey, last: int, episode_id: str) -> None: ...
-
-
-class Sqlite:
-    """:class:`Target` on memory.db."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection, index: FullTexts = FTS5) -> None:
         self.conn = conn
+        self.index = index
 
-    def transaction(self, key: SessionKey) -> AbstractContextManager[object]:
-        return write_tx(self.conn)
+    @contextmanager
+    def transaction(self, key: SessionKey) -> Iterator[object]:
+        db = Db(self.conn)
+        with db.write() as tx:
+            db.lock(digest_lock(key))
+            yield tx
 
     def covering(self, key: SessionKey, last: int) -> Episode | None:
         return episodes.covering(self.conn, key, SOURCE, last)
@@ -81,10 +73,10 @@ class Sqlite:
         return turns.unextracted_indexes(self.conn, key, last)
 
     def insert(self, episode: Episode) -> None:
-        episodes.insert(self.conn, episode)
+        episodes.insert(self.conn, episode, self.index.episodes)
 
     def remember(self, draft: Draft, key: SessionKey, now: datetime) -> Remembered:
-        return remember(self.conn, draft, key.group, key.agent, now)
+        return remember(self.conn, draft, key.group, key.agent, now, index=self.index.memories)
 
     def link(self, episode_id: str, memory_ids: list[str]) -> None:
         episodes.link_memories(self.conn, episode_id, memory_ids)
@@ -103,12 +95,12 @@ def compress(
 ) -> Compressed:
     """Compress the session of memory.db and this host's JSONL log."""
     records = lambda: read_session(home, key).records  # noqa: E731
-    return compressed(home, Sqlite(conn), records, key, keep, now, words)
+    return compressed(home, Tables(conn), records, key, keep, now, words)
 
 
 def compressed(
     home: Home,
-    target: Target,
+    target: Tables,
     read: Callable[[], list[dict[str, Any]]],
     key: SessionKey,
     keep: int,

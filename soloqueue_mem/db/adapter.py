@@ -13,7 +13,13 @@ and hides what the two dialects spell differently:
   PostgreSQL takes a transaction-scoped advisory lock on the name;
 - new ids: ``lastrowid`` on SQLite, ``RETURNING id`` on PostgreSQL; an id put back
   by hand moves PostgreSQL's sequence past it (SQLite's rowid needs nothing);
-- byte order: SQLite compares text bytewise; PostgreSQL needs ``COLLATE "C"``.
+- byte order: SQLite compares text bytewise; PostgreSQL needs ``COLLATE "C"``;
+- row locks: ``SELECT … FOR UPDATE`` on PostgreSQL; SQLite's write transaction
+  already holds the whole database;
+- a JSON list holding a value: ``json_each`` on SQLite, ``jsonb`` containment on
+  PostgreSQL;
+- the turns' table: memory.db's ``conversation_turns``, seed 004's ``quarantine_logs``
+  on PostgreSQL (table names are a contract: neither is renamed).
 
 What truly differs (DDL, full-text search, vectors, bulk copy) stays per back end.
 """
@@ -115,6 +121,23 @@ class Db:
                 "pg_sequence_last_value(pg_get_serial_sequence(?, ?)::regclass), 0)",
                 (table, column, id_, id_, table, column),
             )
+
+    @property
+    def for_update(self) -> str:
+        """A ``SELECT``'s ending that locks its rows until the transaction ends (on
+        SQLite the write transaction already holds the database)."""
+        return " FOR UPDATE" if self.postgres else ""
+
+    def json_holds(self, column: str, mark: str) -> str:
+        """SQL: the JSON list in text ``column`` holds the string ``mark`` stands for."""
+        if self.postgres:
+            return f"({column})::jsonb @> jsonb_build_array({mark}::text)"
+        return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value = {mark})"
+
+    @property
+    def turns(self) -> str:
+        """The name of the turns' table (see the module doc)."""
+        return "quarantine_logs" if self.postgres else "conversation_turns"
 
     def bytewise(self, column: str) -> str:
         """``column`` for ``ORDER BY`` in byte order (SQLite's own)."""

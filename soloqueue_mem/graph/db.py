@@ -119,45 +119,27 @@ def _on_conn(function: Callable[..., Any]) -> Any:
     """A method that calls ``function`` with the graph's connection first."""
 
     @functools.wraps(function)
-    def method(self: SqliteGraph, *args: Any, **kwargs: Any) -> Any:
+    def method(self: WrittenOnce, *args: Any, **kwargs: Any) -> Any:
         return function(self.conn, *args, **kwargs)
 
     return method
 
 
-class SqliteGraph:
-    """:class:`GraphDb` on graph.db (the connection is this object's to close)."""
+class WrittenOnce:
+    """The :class:`GraphDb` methods whose SQL is written once for both back ends
+    (:mod:`.store`'s functions over :class:`soloqueue_mem.db.adapter.Db`, and the queue)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+    conn: Any  # graph.db's sqlite3.Connection, or the PostgreSQL back end's
 
-    def transaction(self) -> AbstractContextManager[Any]:
-        from soloqueue_mem.db.connect import write_tx
-
-        return write_tx(self.conn)
-
-    def close(self) -> None:
-        self.conn.close()
-
-    create_node = _on_conn(store.create_node)
-    insert_node = _on_conn(store.insert_node)
-    reserve_node_ids = _on_conn(store.reserve_node_ids)
     get_node = _on_conn(store.get_node)
-    get_nodes = _on_conn(store.get_nodes)
-    texts_of = _on_conn(store.texts_of)
-    update_content = _on_conn(store.update_content)
-    delete_node = _on_conn(store.delete_node)
     increment_scan_count = _on_conn(store.increment_scan_count)
     scan_order = _on_conn(store.scan_order)
     nodes_of = _on_conn(store.nodes_of)
     scopes = _on_conn(store.scopes)
     create_link = _on_conn(store.create_link)
     out_links = _on_conn(store.out_links)
-    out_links_of = _on_conn(store.out_links_of)
     in_links = _on_conn(store.in_links)
     importance = _on_conn(store.importance)
-    decay_links = _on_conn(store.decay_links)
-    dangling_from = _on_conn(store.dangling_from)
     links_of = _on_conn(store.links_of)
     focus = _on_conn(store.focus)
     push_focus = _on_conn(store.push_focus)
@@ -170,3 +152,29 @@ class SqliteGraph:
     take = _on_conn(queue.take)
     requeue = _on_conn(queue.requeue)
     depth = _on_conn(queue.depth)
+
+    def transaction(self) -> AbstractContextManager[Any]:
+        from soloqueue_mem.db.adapter import Db
+
+        return Db(self.conn).write()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class SqliteGraph(WrittenOnce):
+    """:class:`GraphDb` on graph.db (the connection is this object's to close)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    create_node = _on_conn(store.create_node)
+    insert_node = _on_conn(store.insert_node)
+    reserve_node_ids = _on_conn(store.reserve_node_ids)
+    get_nodes = _on_conn(store.get_nodes)
+    texts_of = _on_conn(store.texts_of)
+    update_content = _on_conn(store.update_content)
+    delete_node = _on_conn(store.delete_node)
+    out_links_of = _on_conn(store.out_links_of)
+    decay_links = _on_conn(store.decay_links)
+    dangling_from = _on_conn(store.dangling_from)

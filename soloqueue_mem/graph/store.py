@@ -3,6 +3,11 @@
 A graph is the nodes of one (group, agent); links join nodes of one graph, so a node's
 links and its focus membership belong to its agent's graph alone. Callers hold the
 write transaction (:func:`soloqueue_mem.db.connect.write_tx`) around every change.
+
+The functions taking a ``Connection`` are written once for graph.db and PostgreSQL
+(:mod:`soloqueue_mem.db.adapter`); the others are graph.db's own (its keyword index, its
+AUTOINCREMENT sequence, id lists as JSON): PostgreSQL's are in
+:mod:`soloqueue_mem.storage.postgres.graph`.
 """
 
 from __future__ import annotations
@@ -12,7 +17,12 @@ import math
 import sqlite3
 from collections.abc import Iterable, Sequence
 
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.tuples import NamedTuple
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
 
 
 class Scope(NamedTuple):
@@ -103,11 +113,11 @@ def _index_keywords(conn: sqlite3.Connection, node_id: int, keywords: list[str])
     )
 
 
-def get_node(conn: sqlite3.Connection, node_id: int) -> Node | None:
-    row = conn.execute(
+def get_node(conn: Connection, node_id: int) -> Node | None:
+    row = Db(conn).fetchone(
         f"SELECT {NODE_COLUMNS} FROM graph_nodes WHERE node_id = ?",  # noqa: S608 - constant
         (node_id,),
-    ).fetchone()
+    )
     return node_from_row(row) if row else None
 
 
@@ -151,13 +161,15 @@ def delete_node(conn: sqlite3.Connection, node_id: int) -> None:
     conn.execute("DELETE FROM graph_nodes WHERE node_id = ?", (node_id,))
 
 
-def increment_scan_count(conn: sqlite3.Connection, node_id: int) -> None:
-    conn.execute("UPDATE graph_nodes SET scan_count = scan_count + 1 WHERE node_id = ?", (node_id,))
+def increment_scan_count(conn: Connection, node_id: int) -> None:
+    Db(conn).execute(
+        "UPDATE graph_nodes SET scan_count = scan_count + 1 WHERE node_id = ?", (node_id,)
+    )
 
 
-def scan_order(conn: sqlite3.Connection, scope: Scope) -> list[int]:
+def scan_order(conn: Connection, scope: Scope) -> list[int]:
     """The graph's node ids, fewest scans first, then oldest (compression scheme B)."""
-    rows = conn.execute(
+    rows = Db(conn).fetchall(
         "SELECT node_id FROM graph_nodes WHERE group_id = ? AND agent_id = ?"
         " ORDER BY scan_count, node_id",
         scope,
@@ -165,8 +177,8 @@ def scan_order(conn: sqlite3.Connection, scope: Scope) -> list[int]:
     return [int(row[0]) for row in rows]
 
 
-def nodes_of(conn: sqlite3.Connection, scope: Scope) -> list[Node]:
-    rows = conn.execute(
+def nodes_of(conn: Connection, scope: Scope) -> list[Node]:
+    rows = Db(conn).fetchall(
         f"SELECT {NODE_COLUMNS} FROM graph_nodes"  # noqa: S608 - constant columns
         " WHERE group_id = ? AND agent_id = ? ORDER BY node_id",
         scope,
@@ -174,11 +186,13 @@ def nodes_of(conn: sqlite3.Connection, scope: Scope) -> list[Node]:
     return [node_from_row(row) for row in rows]
 
 
-def scopes(conn: sqlite3.Connection) -> list[Scope]:
-    """Every (group, agent) that has nodes, focus or queued tasks."""
-    rows = conn.execute(
-        "SELECT group_id, agent_id FROM graph_nodes UNION SELECT group_id, agent_id"
-        " FROM graph_tasks ORDER BY 1, 2"
+def scopes(conn: Connection) -> list[Scope]:
+    """Every (group, agent) that has nodes, focus or queued tasks, in byte order."""
+    db = Db(conn)
+    rows = db.fetchall(
+        "SELECT group_id, agent_id FROM (SELECT group_id, agent_id FROM graph_nodes"
+        " UNION SELECT group_id, agent_id FROM graph_tasks) AS held"
+        f" ORDER BY {db.bytewise('group_id')}, {db.bytewise('agent_id')}"
     )
     return [Scope(str(row[0]), str(row[1])) for row in rows]
 
@@ -196,10 +210,10 @@ def nodes_with_keyword(conn: sqlite3.Connection, scope: Scope, keyword: str) -> 
 
 
 def create_link(
-    conn: sqlite3.Connection, from_id: int, to_id: int, strength: float, relation: str | None
+    conn: Connection, from_id: int, to_id: int, strength: float, relation: str | None
 ) -> None:
     """Create (or reset) the directed link ``from_id -> to_id``."""
-    conn.execute(
+    Db(conn).execute(
         "INSERT INTO graph_links (from_id, to_id, strength, relation) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (from_id, to_id) DO UPDATE SET strength = excluded.strength,"
         " relation = excluded.relation",
@@ -207,8 +221,8 @@ def create_link(
     )
 
 
-def out_links(conn: sqlite3.Connection, node_id: int, floor: float = 0.0) -> list[Link]:
-    rows = conn.execute(
+def out_links(conn: Connection, node_id: int, floor: float = 0.0) -> list[Link]:
+    rows = Db(conn).fetchall(
         "SELECT from_id, to_id, strength, relation FROM graph_links"
         " WHERE from_id = ? AND strength >= ? ORDER BY strength DESC, to_id",
         (node_id, floor),
@@ -233,8 +247,8 @@ def out_links_of(
     return found
 
 
-def in_links(conn: sqlite3.Connection, node_id: int, floor: float = 0.0) -> list[Link]:
-    rows = conn.execute(
+def in_links(conn: Connection, node_id: int, floor: float = 0.0) -> list[Link]:
+    rows = Db(conn).fetchall(
         "SELECT from_id, to_id, strength, relation FROM graph_links"
         " WHERE to_id = ? AND strength >= ? ORDER BY strength DESC, from_id",
         (node_id, floor),
@@ -242,11 +256,11 @@ def in_links(conn: sqlite3.Connection, node_id: int, floor: float = 0.0) -> list
     return [Link(*row) for row in rows]
 
 
-def importance(conn: sqlite3.Connection, node_id: int, floor: float) -> float:
+def importance(conn: Connection, node_id: int, floor: float) -> float:
     """The sum of the strengths of the links pointing at the node (broken ones aside),
     correctly rounded (``math.fsum``: the same on every back end, whatever order the
     rows come in)."""
-    rows = conn.execute(
+    rows = Db(conn).fetchall(
         "SELECT strength FROM graph_links WHERE to_id = ? AND strength >= ?",
         (node_id, floor),
     )
@@ -289,9 +303,9 @@ def dangling_from(
     return sorted((Link(*row) for row in rows), key=lambda link: order[link.from_id])
 
 
-def links_of(conn: sqlite3.Connection, scope: Scope) -> list[Link]:
+def links_of(conn: Connection, scope: Scope) -> list[Link]:
     """Every link whose source node is in the graph."""
-    rows = conn.execute(
+    rows = Db(conn).fetchall(
         "SELECT l.from_id, l.to_id, l.strength, l.relation FROM graph_links AS l"
         " JOIN graph_nodes AS n ON n.node_id = l.from_id"
         " WHERE n.group_id = ? AND n.agent_id = ? ORDER BY l.from_id, l.to_id",
@@ -303,37 +317,43 @@ def links_of(conn: sqlite3.Connection, scope: Scope) -> list[Link]:
 # -- focus ------------------------------------------------------------------------------
 
 
-def focus(conn: sqlite3.Connection, scope: Scope) -> list[int]:
+def focus(conn: Connection, scope: Scope) -> list[int]:
     """The focus node ids, newest first (LRU by queue order, not by time)."""
-    rows = conn.execute(
+    rows = Db(conn).fetchall(
         "SELECT node_id FROM graph_focus WHERE group_id = ? AND agent_id = ? ORDER BY seq DESC",
         scope,
     )
     return [int(row[0]) for row in rows]
 
 
-def push_focus(conn: sqlite3.Connection, scope: Scope, node_ids: list[int], limit: int) -> None:
-    """Make ``node_ids`` (oldest first) the newest focus nodes; evict past ``limit``."""
-    top = conn.execute(
-        "SELECT COALESCE(MAX(seq), 0) FROM graph_focus WHERE group_id = ? AND agent_id = ?",
-        scope,
-    ).fetchone()[0]
-    conn.executemany(
-        "INSERT INTO graph_focus (group_id, agent_id, node_id, seq) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (group_id, agent_id, node_id) DO UPDATE SET seq = excluded.seq",
-        [(*scope, node_id, top + n) for n, node_id in enumerate(node_ids, start=1)],
-    )
-    conn.execute(
-        "DELETE FROM graph_focus WHERE group_id = ? AND agent_id = ? AND node_id NOT IN"
-        " (SELECT node_id FROM graph_focus WHERE group_id = ? AND agent_id = ?"
-        " ORDER BY seq DESC LIMIT ?)",
-        (*scope, *scope, limit),
-    )
+def push_focus(conn: Connection, scope: Scope, node_ids: list[int], limit: int) -> None:
+    """Make ``node_ids`` (oldest first) the newest focus nodes; evict past ``limit``.
+    The graph's focus is locked while it is read and written, so two pushes (from two
+    hosts on PostgreSQL) never interleave."""
+    db = Db(conn)
+    with db.write():
+        db.lock(f"graph_focus/{scope.group}/{scope.agent}")
+        found = db.fetchone(
+            "SELECT COALESCE(MAX(seq), 0) FROM graph_focus WHERE group_id = ? AND agent_id = ?",
+            scope,
+        )
+        top = found[0] if found else 0
+        db.executemany(
+            "INSERT INTO graph_focus (group_id, agent_id, node_id, seq) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (group_id, agent_id, node_id) DO UPDATE SET seq = excluded.seq",
+            [(*scope, node_id, top + n) for n, node_id in enumerate(node_ids, start=1)],
+        )
+        db.execute(
+            "DELETE FROM graph_focus WHERE group_id = ? AND agent_id = ? AND node_id NOT IN"
+            " (SELECT node_id FROM graph_focus WHERE group_id = ? AND agent_id = ?"
+            " ORDER BY seq DESC LIMIT ?)",
+            (*scope, *scope, limit),
+        )
 
 
-def counts(conn: sqlite3.Connection, scope: Scope, floor: float) -> dict[str, int]:
+def counts(conn: Connection, scope: Scope, floor: float) -> dict[str, int]:
     """Nodes, links, broken-free dangling links, focus and queued tasks of the graph."""
-    row = conn.execute(
+    row = Db(conn).fetchone(
         "SELECT (SELECT COUNT(*) FROM graph_nodes WHERE group_id = :g AND agent_id = :a),"
         " (SELECT COUNT(*) FROM graph_links AS l JOIN graph_nodes AS n ON n.node_id = l.from_id"
         "  WHERE n.group_id = :g AND n.agent_id = :a AND l.strength >= :f),"
@@ -343,5 +363,7 @@ def counts(conn: sqlite3.Connection, scope: Scope, floor: float) -> dict[str, in
         " (SELECT COUNT(*) FROM graph_focus WHERE group_id = :g AND agent_id = :a),"
         " (SELECT COUNT(*) FROM graph_tasks WHERE group_id = :g AND agent_id = :a)",
         {"g": scope.group, "a": scope.agent, "f": floor},
-    ).fetchone()
-    return dict(zip(("nodes", "links", "dangling_links", "focus", "queued"), row, strict=True))
+    )
+    assert row is not None
+    names = ("nodes", "links", "dangling_links", "focus", "queued")
+    return dict(zip(names, (int(n) for n in row), strict=True))

@@ -44,7 +44,7 @@ from soloqueue_mem.context.identity import PERSONA
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
 from soloqueue_mem.lifecycle import decay, dedup, identity
-from soloqueue_mem.lifecycle.digest import SqliteTarget, Target, digest, writers
+from soloqueue_mem.lifecycle.digest import DbTarget, digest, writers
 from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import store
@@ -101,7 +101,7 @@ def run(
                     lambda draft, group, agent: store.remember(conn, draft, group, agent, now)
                 )
             due = turns.sessions_with_unextracted(conn)
-            target = SqliteTarget(home, conn, options.language)
+            target = DbTarget(home, conn, options.language)
             report["sessions"] = digest_due(home, target, due, now, options, model, progress)
             memories = SqliteMemories(conn)
             artifacts = None if options.dry_run or open_artifacts is None else open_artifacts()
@@ -170,7 +170,7 @@ class SqliteMemories:
 
 def digest_due(
     home: Home,
-    target: Target,
+    target: DbTarget,
     sessions: list[SessionRow],
     now: datetime,
     options: Options,
@@ -285,7 +285,7 @@ def _expire(
     from soloqueue_mem.memory import attach, working
 
     deleted = expire_step(SqliteMemories(conn), now)
-    expired = attach.expire(attach.SqliteRows(conn), artifacts, now)
+    expired = attach.expire(attach.Rows(conn), artifacts, now)
     return {"deleted": deleted, "attachments": expired, "working": working.expire(conn, now)}
 
 

@@ -16,17 +16,17 @@ from collections.abc import Callable, Collection
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem import faults
-from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import extract
 from soloqueue_mem.lifecycle.episode_builder import build_episode
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary
-from soloqueue_mem.memory import episodes, scratchpad
+from soloqueue_mem.memory import episodes, scratchpad, store
 from soloqueue_mem.memory.episodes import Episode
-from soloqueue_mem.memory.store import Draft, Remembered, remember
+from soloqueue_mem.memory.store import Draft, Remembered
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.offload import l1_record
@@ -36,6 +36,7 @@ from soloqueue_mem.text.lexicon import Lexicon, open_lexicon
 
 CHUNK = 1000
 if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 
 Extractor = Callable[[SessionKey, list[dict[str, Any]]], list[Draft]]
@@ -70,43 +71,6 @@ class Digest(NamedTuple):
     turns: int
 
 
-class Target(Protocol):
-    """Where a session is digested: its turns, episodes and memories (memory.db, or a
-    storage back end's database)."""
-
-    def pending(self, key: SessionKey) -> set[int]:
-        """The session's turn indexes whose memories are not extracted yet."""
-        ...
-
-    def records(self, key: SessionKey) -> list[dict[str, Any]]:
-        """The session's records (JSONL shape), in turn order."""
-        ...
-
-    def store(
-        self,
-        key: SessionKey,
-        stretch: list[dict[str, Any]],
-        drafts: list[Draft],
-        episode: Episode,
-        now: datetime,
-    ) -> tuple[Episode, list[Remembered]] | None:
-        """In one transaction: unless another process digested part of ``stretch``
-        meanwhile (None), remember ``drafts`` (linked to ``episode``), store the episode
-        and mark the stretch extracted."""
-        ...
-
-    def note_progress(
-        self, key: SessionKey, episode: Episode, now: datetime, rewrite: Rewrite | None = None
-    ) -> None:
-        """The scratchpad updated for ``episode`` (:func:`next_pad`)."""
-        ...
-
-    @property
-    def language(self) -> str:
-        """The ``language`` setting for the episodes' summaries and the scratchpad."""
-        ...
-
-
 def digest_session(
     home: Home,
     conn: sqlite3.Connection,
@@ -119,12 +83,12 @@ def digest_session(
 ) -> Digest:
     """:func:`digest` into memory.db; episode summaries and scratchpad headings in
     ``language`` (the setting)."""
-    target = SqliteTarget(home, conn, language)
+    target = DbTarget(home, conn, language)
     return digest(target, home, key, now, source, use, extracted_on_log)
 
 
 def digest(
-    target: Target,
+    target: DbTarget,
     home: Home,
     key: SessionKey,
     now: datetime,
@@ -162,18 +126,40 @@ def digest(
     return Digest(made, remembered, len(records))
 
 
-class SqliteTarget:
-    """Digesting into memory.db (the session's records from its JSONL log)."""
+class FullTexts(NamedTuple):
+    """A back end's full-text indexes of memories and episodes (FTS5 by default)."""
 
-    def __init__(self, home: Home, conn: sqlite3.Connection, language: str = "auto") -> None:
+    memories: store.FullText = store.FTS5
+    episodes: episodes.FullText = episodes.FTS5
+
+
+FTS5 = FullTexts()
+
+
+class DbTarget:
+    """Digesting into a back end's database (:class:`soloqueue_mem.db.adapter.Db`): the
+    session's records come from ``records``, by default this host's JSONL log."""
+
+    def __init__(
+        self,
+        home: Home,
+        conn: Connection,
+        language: str = "auto",
+        records: Callable[[SessionKey], list[dict[str, Any]]] | None = None,
+        index: FullTexts = FTS5,
+    ) -> None:
         self.home = home
         self.conn = conn
         self.language = language
+        self._records = records
+        self.index = index
 
     def pending(self, key: SessionKey) -> set[int]:
-        return turns.unextracted_indexes(self.conn, key, turns.max_turn_index(self.conn, key))
+        return turns.unextracted_indexes(self.conn, key)
 
     def records(self, key: SessionKey) -> list[dict[str, Any]]:
+        if self._records is not None:
+            return self._records(key)
         return read_session(self.home, key).records
 
     def store(
@@ -184,26 +170,45 @@ class SqliteTarget:
         episode: Episode,
         now: datetime,
     ) -> tuple[Episode, list[Remembered]] | None:
-        conn = self.conn
-        with write_tx(conn):
-            if not still_pending(self.pending_upto(key, stretch[-1]["turn_index"]), stretch):
+        """One write transaction holding the session's digest lock (:func:`digest_lock`)."""
+        conn, last = self.conn, stretch[-1]["turn_index"]
+        db = Db(conn)
+        with db.write():
+            db.lock(digest_lock(key))
+            if not still_pending(turns.unextracted_indexes(conn, key, last), stretch):
                 return None
             episode, found = remembered_for(
-                episode, drafts, lambda d: remember(conn, d, key.group, key.agent, now)
+                episode,
+                drafts,
+                lambda d: store.remember(
+                    conn, d, key.group, key.agent, now, index=self.index.memories
+                ),
             )
-            episodes.insert(conn, episode)
-            turns.mark_extracted(conn, key, stretch[-1]["turn_index"], episode.id)
+            episodes.insert(conn, episode, self.index.episodes)
+            turns.mark_extracted(conn, key, last, episode.id)
         return episode, found
-
-    def pending_upto(self, key: SessionKey, upto: int) -> set[int]:
-        return turns.unextracted_indexes(self.conn, key, upto)
 
     def note_progress(
         self, key: SessionKey, episode: Episode, now: datetime, rewrite: Rewrite | None = None
     ) -> None:
-        pad = scratchpad.get(self.conn, key.group, key.agent, scratchpad.template(self.language))
-        content = next_pad(pad.content, episode, self.language, rewrite)
-        scratchpad.put(self.conn, key.group, key.agent, content, now)
+        """The scratchpad updated for ``episode``. The model's rewrite runs outside the
+        write transaction; a scratchpad written meanwhile gets the rules' line instead,
+        so no write is lost."""
+        group, agent, template = key.group, key.agent, scratchpad.template(self.language)
+        pad = scratchpad.get(self.conn, group, agent, template).content
+        content = next_pad(pad, episode, self.language, rewrite)
+        with Db(self.conn).write():
+            scratchpad.lock(self.conn, group, agent)
+            current = scratchpad.get(self.conn, group, agent, template).content
+            if current != pad:
+                content = next_pad(current, episode, self.language, None)
+            scratchpad.put(self.conn, group, agent, content, now)
+
+
+def digest_lock(key: SessionKey) -> str:
+    """The lock name a session's digest and ``context compress`` hold while they
+    write, so two hosts never extract the same turns twice."""
+    return "digest/" + "/".join(key)
 
 
 def next_pad(pad: str, episode: Episode, language: str, rewrite: Rewrite | None) -> str:

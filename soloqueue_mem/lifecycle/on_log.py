@@ -13,15 +13,17 @@ not count the same statement twice.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.sessions.events import SessionKey
 
 if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
-    from soloqueue_mem.memory.store import Remembered
+    from soloqueue_mem.memory.store import Draft, Remembered
 
 MAX_PER_SESSION = 5
 MIN_CHARS = 30
@@ -63,11 +65,12 @@ def open_sessions(state: sqlite3.Connection | None, chosen: list[list]) -> list[
     return [target for target in chosen if tuple(target[:3]) not in full]
 
 
-def extracted_turns(state: sqlite3.Connection | None, key: SessionKey) -> set[int]:
-    """Turn indexes of the session whose extraction on log finished."""
+def extracted_turns(state: Connection | None, key: SessionKey) -> set[int]:
+    """Turn indexes of the session whose extraction on log finished (``state``: where
+    ``log_extractions`` is: state.db, or the PostgreSQL database)."""
     if state is None:
         return set()
-    rows = state.execute(
+    rows = Db(state).fetchall(
         "SELECT turn_index FROM log_extractions WHERE group_id = ? AND agent_id = ?"
         " AND session_id = ? AND extracted_at IS NOT NULL",
         key,
@@ -75,20 +78,21 @@ def extracted_turns(state: sqlite3.Connection | None, key: SessionKey) -> set[in
     return {row[0] for row in rows}
 
 
-def _reserve(state: sqlite3.Connection, key: SessionKey, index: int, now: str) -> bool:
+def _reserve(state: Connection, key: SessionKey, index: int, now: str) -> bool:
     """Claim a turn for extraction, unless it was claimed or its session has claimed
-    ``MAX_PER_SESSION`` (one transaction, so concurrent workers never exceed it)."""
-    from soloqueue_mem.db.connect import write_tx
-
-    with write_tx(state):
-        claimed = state.execute(
+    ``MAX_PER_SESSION`` (one transaction holding the session's claim lock, so
+    concurrent workers, on any host, never exceed it; ``log`` writers never wait on it)."""
+    db = Db(state)
+    with db.write():
+        db.lock("log_extractions/" + "/".join(key))
+        claimed = db.fetchone(
             "SELECT COUNT(*), COUNT(*) FILTER (WHERE turn_index = ?) FROM log_extractions"
             " WHERE group_id = ? AND agent_id = ? AND session_id = ?",
             (index, *key),
-        ).fetchone()
+        ) or (0, 0)
         if claimed[0] >= MAX_PER_SESSION or claimed[1]:
             return False
-        state.execute(
+        db.execute(
             "INSERT INTO log_extractions (group_id, agent_id, session_id, turn_index,"
             " reserved_at) VALUES (?, ?, ?, ?, ?)",
             (*key, index, now),
@@ -97,19 +101,20 @@ def _reserve(state: sqlite3.Connection, key: SessionKey, index: int, now: str) -
 
 
 def extract_turns(
-    memory: sqlite3.Connection,
-    state: sqlite3.Connection,
+    memory: Connection,
+    state: Connection,
     targets: Iterable[tuple[SessionKey, int]],
+    remember: Callable[[Draft, str, str], Remembered],
     now: datetime,
     words: Vocabulary | None = None,
 ) -> list[Remembered]:
     """Extract each target turn not claimed yet, while its session has claimed fewer
-    than ``MAX_PER_SESSION``; return what was remembered. A worker that dies after its
-    claim leaves the turn to the session's digest (it is marked extracted only after)."""
+    than ``MAX_PER_SESSION``; return what was remembered (``remember(draft, group,
+    agent)``: the back end's). ``memory`` holds the turns, ``state`` the claims (one
+    database on PostgreSQL). A worker that dies after its claim leaves the turn to the
+    session's digest (it is marked extracted only after)."""
     from soloqueue_mem.clock import iso
-    from soloqueue_mem.db.connect import write_tx
     from soloqueue_mem.lifecycle import extract
-    from soloqueue_mem.memory.store import remember
     from soloqueue_mem.sessions import turns
 
     found: list[Remembered] = []
@@ -121,11 +126,10 @@ def extract_turns(
             continue
         record = {"role": "user", "content": turn.content, "timestamp": turn.timestamp}
         drafts = extract.from_turn(record, {}, words)
-        remembered = [
-            remember(memory, d._replace(source=SOURCE), key.group, key.agent, now) for d in drafts
-        ]
-        with write_tx(state):
-            state.execute(
+        remembered = [remember(d._replace(source=SOURCE), key.group, key.agent) for d in drafts]
+        db = Db(state)
+        with db.write():
+            db.execute(
                 "UPDATE log_extractions SET extracted_at = ?, memories = ? WHERE group_id = ?"
                 " AND agent_id = ? AND session_id = ? AND turn_index = ?",
                 (iso(now), len(remembered), *key, index),

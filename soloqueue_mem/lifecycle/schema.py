@@ -7,11 +7,9 @@ import sqlite3
 
 from soloqueue_mem.db.migrate import execute_script
 
-
-def m001_create_extraction_queue(conn: sqlite3.Connection) -> None:
-    execute_script(
-        conn,
-        """
+# The tables as SQLite spells them; PostgreSQL's schema renders the same text
+# (soloqueue_mem.storage.postgres.schema), so a column is declared once.
+EXTRACTION_QUEUE = """
         CREATE TABLE extraction_queue (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             group_id TEXT NOT NULL,
@@ -31,15 +29,8 @@ def m001_create_extraction_queue(conn: sqlite3.Connection) -> None:
             error TEXT,
             UNIQUE (group_id, agent_id, session_id, turn_index)
         );
-        CREATE INDEX idx_queue_due ON extraction_queue (status, next_attempt_at);
-        """,
-    )
-
-
-def m004_create_log_extractions(conn: sqlite3.Connection) -> None:
-    execute_script(
-        conn,
-        """
+"""
+LOG_EXTRACTIONS = """
         CREATE TABLE log_extractions (
             group_id TEXT NOT NULL,
             agent_id TEXT NOT NULL,
@@ -50,5 +41,16 @@ def m004_create_log_extractions(conn: sqlite3.Connection) -> None:
             memories INTEGER,
             PRIMARY KEY (group_id, agent_id, session_id, turn_index)
         ) WITHOUT ROWID;
-        """,
+"""
+
+
+def m001_create_extraction_queue(conn: sqlite3.Connection) -> None:
+    execute_script(
+        conn,
+        EXTRACTION_QUEUE
+        + "CREATE INDEX idx_queue_due ON extraction_queue (status, next_attempt_at);",
     )
+
+
+def m004_create_log_extractions(conn: sqlite3.Connection) -> None:
+    execute_script(conn, LOG_EXTRACTIONS)

@@ -7,11 +7,10 @@ artifact row goes first, then the attachment row, so a crash in between leaves a
 attachment whose removal simply runs again (never a persistent artifact nobody
 references). The blob itself goes in GC phase 2 once no row references it.
 
-The attachment rows live in memory.db (:class:`SqliteRows`) or, with ``database_url``
-set, in PostgreSQL (:class:`soloqueue_mem.storage.postgres.attachments.PostgresRows`),
-shared by every host; the artifact row and the blob stay in the catalog and CAS of the host that
-attached the file, so removing an attachment deletes an artifact row only when this
-host's catalog holds that very blob under that id.
+The attachment rows (:class:`Rows`) live in memory.db or, with ``database_url`` set,
+in PostgreSQL, shared by every host; the artifact row and the blob stay in the catalog
+and CAS of the host that attached the file, so removing an attachment deletes an
+artifact row only when this host's catalog holds that very blob under that id.
 """
 
 from __future__ import annotations
@@ -21,17 +20,21 @@ import sqlite3
 import uuid
 from collections.abc import Callable
 from datetime import datetime
-from typing import BinaryIO, NamedTuple, Protocol
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from soloqueue_mem.artifacts import catalog
 from soloqueue_mem.artifacts.store import NewArtifact, save
 from soloqueue_mem.clock import iso
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import BadInput, NotFound
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import attachments
 from soloqueue_mem.memory.attachment_text import MAX_BYTES, extract_text
 from soloqueue_mem.memory.attachments import DIRECTIONS, Attachment, Filters
+
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
 
 PERSISTENT = "user:persistent"
 MAX_TAG_CHARS = 64
@@ -54,43 +57,31 @@ class NewAttachment(NamedTuple):
     expires_at: datetime | None = None
 
 
-class Rows(Protocol):
-    """Where the attachment rows are kept (memory.db or PostgreSQL)."""
+class Rows:
+    """The attachment rows in a back end's database (:class:`soloqueue_mem.db.adapter.Db`),
+    with its full-text index; each write its own transaction."""
 
-    def insert(self, row: Attachment) -> None: ...
-
-    def get(self, ref: str) -> Attachment: ...
-
-    def listed(self, filters: Filters, now: str, limit: int) -> list[Attachment]: ...
-
-    def expired(self, now: str, limit: int) -> list[Attachment]: ...
-
-    def delete(self, rows: list[Attachment]) -> None: ...
-
-
-class SqliteRows:
-    """The rows in memory.db, each write its own transaction."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection, index: attachments.FullText = attachments.FTS5) -> None:
         self.conn = conn
+        self.index = index
 
     def insert(self, row: Attachment) -> None:
-        with write_tx(self.conn):
-            attachments.insert(self.conn, row)
+        with Db(self.conn).write():
+            attachments.insert(self.conn, row, self.index)
 
     def get(self, ref: str) -> Attachment:
         return attachments.get(self.conn, ref)
 
     def listed(self, filters: Filters, now: str, limit: int) -> list[Attachment]:
-        return attachments.list_attachments(self.conn, filters, now, limit)
+        return attachments.list_attachments(self.conn, filters, now, limit, self.index)
 
     def expired(self, now: str, limit: int) -> list[Attachment]:
-        return attachments.expired(self.conn, now, limit)
+        return attachments.expired(self.conn, now, limit, self.index)
 
     def delete(self, rows: list[Attachment]) -> None:
-        with write_tx(self.conn):
+        with Db(self.conn).write():
             for row in rows:
-                attachments.delete(self.conn, row.id)
+                attachments.delete(self.conn, row.id, self.index)
 
 
 class _Head:

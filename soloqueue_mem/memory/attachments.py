@@ -1,4 +1,6 @@
-"""All SQL for ``attachments`` and its FTS index (seed 003 §4.4).
+"""All SQL for ``attachments`` (seed 003 §4.4), written once for both back ends
+(:mod:`soloqueue_mem.db.adapter`), and its FTS5 index; PostgreSQL's full-text index is
+its :class:`FullText` in :mod:`soloqueue_mem.storage.postgres.attachments`.
 
 An attachment row describes a file whose bytes are an artifact in the CAS; the row
 never holds the bytes. The FTS table is contentless like the other indexes of
@@ -11,12 +13,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.ids import row_by_prefix
 from soloqueue_mem.text.cjk import index_form
+
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
 
 DIRECTIONS = ("inbound", "outbound")
 
@@ -73,24 +78,64 @@ def _fts_values(a: Attachment) -> tuple[str, str, str, str, str]:
     )
 
 
-def insert(conn: sqlite3.Connection, attachment: Attachment) -> bool:
+class FullText(Protocol):
+    """How a back end's full-text index of attachments follows the table."""
+
+    order: str  # the column that orders rows as they were inserted
+
+    def insert(self, db: Db, values: list[Any], attachment: Attachment) -> bool:
+        """Add the row (its stored ``values``) and index it, unless its id is taken;
+        whether it was added."""
+        ...
+
+    def forget(self, db: Db, attachment_id: str) -> None:
+        """Drop the index entry of the row about to be deleted."""
+        ...
+
+
+class Fts5:
+    """:class:`FullText` on memory.db: the contentless ``attachments_fts``, by rowid."""
+
+    order = "rowid"
+
+    def insert(self, db: Db, values: list[Any], attachment: Attachment) -> bool:
+        cursor = db.execute(
+            f"INSERT INTO attachments ({COLUMNS}) VALUES ({', '.join('?' * len(values))})"  # noqa: S608
+            " ON CONFLICT (id) DO NOTHING",
+            values,
+        )
+        if cursor.rowcount == 0:
+            return False
+        db.execute(
+            "INSERT INTO attachments_fts (rowid, description, transcription, extracted_text,"
+            " filename, tags) VALUES (?, ?, ?, ?, ?, ?)",
+            (cursor.lastrowid, *_fts_values(attachment)),
+        )
+        return True
+
+    def forget(self, db: Db, attachment_id: str) -> None:
+        row = db.fetchone(
+            f"SELECT rowid, {COLUMNS} FROM attachments WHERE id = ?",  # noqa: S608
+            (attachment_id,),
+        )
+        if row is not None:  # the index is contentless: it is given the values back
+            db.execute(
+                "INSERT INTO attachments_fts (attachments_fts, rowid, description,"
+                " transcription, extracted_text, filename, tags)"
+                " VALUES ('delete', ?, ?, ?, ?, ?, ?)",
+                (row[0], *_fts_values(_attachment(row[1:]))),
+            )
+
+
+FTS5 = Fts5()
+
+
+def insert(conn: Connection, attachment: Attachment, index: FullText = FTS5) -> bool:
     """Add the row and its index entry; False when its id is already there."""
-    values = list(attachment)
+    values: list[Any] = list(attachment)
     for i in _JSON_FIELDS:
         values[i] = jsonio.dumps_compact(values[i])
-    cursor = conn.execute(
-        f"INSERT INTO attachments ({COLUMNS}) VALUES ({', '.join('?' * len(values))})"  # noqa: S608
-        " ON CONFLICT (id) DO NOTHING",
-        values,
-    )
-    if cursor.rowcount == 0:
-        return False
-    conn.execute(
-        "INSERT INTO attachments_fts (rowid, description, transcription, extracted_text,"
-        " filename, tags) VALUES (?, ?, ?, ?, ?, ?)",
-        (cursor.lastrowid, *_fts_values(attachment)),
-    )
-    return True
+    return index.insert(Db(conn), values, attachment)
 
 
 def rebuild_fts(conn: sqlite3.Connection) -> int:
@@ -106,23 +151,14 @@ def rebuild_fts(conn: sqlite3.Connection) -> int:
     return len(rows)
 
 
-def delete(conn: sqlite3.Connection, attachment_id: str) -> None:
+def delete(conn: Connection, attachment_id: str, index: FullText = FTS5) -> None:
     """Remove the row and its index entry (a missing row is no error)."""
-    row = conn.execute(
-        f"SELECT rowid, {COLUMNS} FROM attachments WHERE id = ?",  # noqa: S608
-        (attachment_id,),
-    ).fetchone()
-    if row is None:
-        return
-    conn.execute(
-        "INSERT INTO attachments_fts (attachments_fts, rowid, description, transcription,"
-        " extracted_text, filename, tags) VALUES ('delete', ?, ?, ?, ?, ?, ?)",
-        (row[0], *_fts_values(_attachment(row[1:]))),
-    )
-    conn.execute("DELETE FROM attachments WHERE rowid = ?", (row[0],))
+    db = Db(conn)
+    index.forget(db, attachment_id)
+    db.execute("DELETE FROM attachments WHERE id = ?", (attachment_id,))
 
 
-def get(conn: sqlite3.Connection, ref: str) -> Attachment:
+def get(conn: Connection, ref: str) -> Attachment:
     """The attachment with id ``ref`` or the only one whose id starts with it."""
     return _attachment(row_by_prefix(conn, "attachments", COLUMNS, ref, "attachment"))
 
@@ -143,25 +179,28 @@ FILTER_COLUMNS = {
 }  # the filters compared with a column (``tag`` is matched in the list)
 
 
-def _where(filters: Filters) -> tuple[str, dict[str, Any]]:
+def where(db: Db, filters: Filters) -> tuple[str, dict[str, Any]]:
+    """The SQL condition (``:name`` marks) of ``filters`` on unexpired rows (``:now``)
+    and its parameters."""
     clauses = [
         f"attachments.{col} = :{name}"
         for name, col in FILTER_COLUMNS.items()
         if getattr(filters, name)
     ]
     if filters.tag:
-        clauses.append("EXISTS (SELECT 1 FROM json_each(attachments.tags) WHERE value = :tag)")
+        clauses.append(db.json_holds("attachments.tags", ":tag"))
     return " AND ".join([_ACTIVE, *clauses]), filters._asdict()
 
 
 def list_attachments(
-    conn: sqlite3.Connection, filters: Filters, now: str, limit: int
+    conn: Connection, filters: Filters, now: str, limit: int, index: FullText = FTS5
 ) -> list[Attachment]:
     """Unexpired attachments matching ``filters``, newest first."""
-    where, params = _where(filters)
-    rows = conn.execute(
-        f"SELECT {_QUALIFIED} FROM attachments WHERE {where}"  # noqa: S608 - fixed fragments
-        " ORDER BY attachments.created_at DESC, attachments.rowid DESC LIMIT :limit",
+    db = Db(conn)
+    condition, params = where(db, filters)
+    rows = db.fetchall(
+        f"SELECT {_QUALIFIED} FROM attachments WHERE {condition}"  # noqa: S608 - fixed fragments
+        f" ORDER BY attachments.created_at DESC, attachments.{index.order} DESC LIMIT :limit",
         {**params, "now": now, "limit": limit},
     )
     return [_attachment(row) for row in rows]
@@ -171,40 +210,43 @@ def search(
     conn: sqlite3.Connection, match: str, filters: Filters, now: str, limit: int
 ) -> list[tuple[Attachment, float]]:
     """Unexpired attachments matching an FTS5 expression, best BM25 first."""
-    where, params = _where(filters)
+    condition, params = where(Db(conn), filters)
     rows = conn.execute(
         f"""SELECT {_QUALIFIED}, -bm25(attachments_fts) AS score
             FROM attachments_fts JOIN attachments ON attachments.rowid = attachments_fts.rowid
-            WHERE attachments_fts MATCH :match AND {where}
+            WHERE attachments_fts MATCH :match AND {condition}
             ORDER BY score DESC, attachments.created_at DESC LIMIT :limit""",  # noqa: S608
         {**params, "match": match, "now": now, "limit": limit},
     )
     return [(_attachment(row[:-1]), float(row[-1])) for row in rows]
 
 
-def expired(conn: sqlite3.Connection, now: str, limit: int) -> list[Attachment]:
+def expired(conn: Connection, now: str, limit: int, index: FullText = FTS5) -> list[Attachment]:
     """Attachments whose ``expires_at`` has passed, oldest expiry first."""
-    rows = conn.execute(
+    rows = Db(conn).fetchall(
         f"SELECT {COLUMNS} FROM attachments WHERE expires_at IS NOT NULL"  # noqa: S608
-        " AND expires_at <= ? ORDER BY expires_at LIMIT ?",
+        f" AND expires_at <= ? ORDER BY expires_at, {index.order} LIMIT ?",
         (now, limit),
     )
     return [_attachment(row) for row in rows]
 
 
-def every(conn: sqlite3.Connection) -> Iterator[Attachment]:
+def every(conn: Connection, index: FullText = FTS5) -> Iterator[Attachment]:
     """Every row, expired ones included, in insertion order (export)."""
-    for row in conn.execute(f"SELECT {COLUMNS} FROM attachments ORDER BY rowid"):  # noqa: S608
+    db = Db(conn)
+    order = f"SELECT {COLUMNS} FROM attachments ORDER BY {index.order}"  # noqa: S608
+    for row in db.execute(order):
         yield _attachment(row)
 
 
-def put_back(conn: sqlite3.Connection, attachment: Attachment) -> str:
+def put_back(conn: Connection, attachment: Attachment, index: FullText = FTS5) -> str:
     """Put back an exported attachment row: ``added``, ``existing`` or ``conflict``."""
-    with write_tx(conn):
-        if insert(conn, attachment):
+    db = Db(conn)
+    with db.write():
+        if insert(conn, attachment, index):
             return "added"
-        found = conn.execute(
+        found = db.fetchone(
             f"SELECT {COLUMNS} FROM attachments WHERE id = ?",  # noqa: S608
             (attachment.id,),
-        ).fetchone()
-    return "existing" if _attachment(found) == attachment else "conflict"
+        )
+    return "existing" if found is not None and _attachment(found) == attachment else "conflict"

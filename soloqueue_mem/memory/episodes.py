@@ -1,16 +1,21 @@
-"""All SQL for ``episodes`` and its FTS index (seed 003 §4.2)."""
+"""All SQL for ``episodes``, written once for both back ends (:mod:`soloqueue_mem.db.adapter`),
+and its FTS5 index; PostgreSQL's full-text index (the ``search`` column) is its
+:class:`FullText` in :mod:`soloqueue_mem.storage.postgres.episodes`."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.ids import in_lists, row_by_prefix
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
+
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
 
 
 class Episode(NamedTuple):
@@ -36,7 +41,7 @@ class Episode(NamedTuple):
     created_at: str
 
 
-_COLUMNS = (
+COLUMNS = (
     "id, group_id, agent_id, session_id, summary, goal, outcome, started_at, ended_at, "
     "action_nodes, entities, tools_used, linked_memory_ids, tags, importance_score, "
     "access_count, source, first_turn, last_turn, created_at"
@@ -51,15 +56,43 @@ def _episode(row: tuple[Any, ...]) -> Episode:
     return Episode(*values)
 
 
-def insert(conn: sqlite3.Connection, episode: Episode) -> None:
-    values = list(episode)
+def stored_values(episode: Episode) -> list[Any]:
+    """The episode's columns as stored (its lists as JSON), in ``COLUMNS``' order."""
+    values: list[Any] = list(episode)
     for i in _JSON_FIELDS:
         values[i] = jsonio.dumps_compact(values[i])
-    cursor = conn.execute(
-        f"INSERT INTO episodes ({_COLUMNS}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
-        values,
-    )
-    _index(conn, cursor.lastrowid, episode)
+    return values
+
+
+class FullText(Protocol):
+    """How a back end's full-text index of episodes follows the table."""
+
+    order: str  # the column that orders rows as they were inserted
+
+    def insert(self, db: Db, values: list[Any], episode: Episode) -> None:
+        """Insert ``episode`` (its ``stored_values``) and index it."""
+        ...
+
+
+class Fts5:
+    """:class:`FullText` on memory.db: the ``episodes_fts`` table, by rowid."""
+
+    order = "rowid"
+
+    def insert(self, db: Db, values: list[Any], episode: Episode) -> None:
+        rowid = db.insert(
+            f"INSERT INTO episodes ({COLUMNS}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
+            values,
+        )
+        _index(db.conn, rowid, episode)
+
+
+FTS5 = Fts5()
+
+
+def insert(conn: Connection, episode: Episode, index: FullText = FTS5) -> None:
+    """Store ``episode`` and index it (``index``: the back end's full-text index)."""
+    index.insert(Db(conn), stored_values(episode), episode)
 
 
 def _index(conn: sqlite3.Connection, rowid: int | None, episode: Episode) -> None:
@@ -79,28 +112,26 @@ def rebuild_fts(conn: sqlite3.Connection) -> int:
     """Re-create the episode index from the table (inside the caller's write
     transaction); return the number of episodes indexed."""
     conn.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('delete-all')")
-    rows = conn.execute(f"SELECT rowid, {_COLUMNS} FROM episodes").fetchall()  # noqa: S608
+    rows = conn.execute(f"SELECT rowid, {COLUMNS} FROM episodes").fetchall()  # noqa: S608
     for row in rows:
         _index(conn, row[0], _episode(row[1:]))
     return len(rows)
 
 
-def link_memories(conn: sqlite3.Connection, episode_id: str, memory_ids: list[str]) -> None:
-    conn.execute(
+def link_memories(conn: Connection, episode_id: str, memory_ids: list[str]) -> None:
+    Db(conn).execute(
         "UPDATE episodes SET linked_memory_ids = ? WHERE id = ?",
         (jsonio.dumps_compact(memory_ids), episode_id),
     )
 
 
-def covering(
-    conn: sqlite3.Connection, key: SessionKey, source: str, last_turn: int
-) -> Episode | None:
+def covering(conn: Connection, key: SessionKey, source: str, last_turn: int) -> Episode | None:
     """The episode of ``source`` that already covers the session up to ``last_turn``."""
-    row = conn.execute(
-        f"SELECT {_COLUMNS} FROM episodes WHERE group_id = ? AND agent_id = ?"  # noqa: S608
+    row = Db(conn).fetchone(
+        f"SELECT {COLUMNS} FROM episodes WHERE group_id = ? AND agent_id = ?"  # noqa: S608
         " AND session_id = ? AND source = ? AND last_turn = ? LIMIT 1",
         (key.group, key.agent, key.session, source, last_turn),
-    ).fetchone()
+    )
     return _episode(row) if row else None
 
 
@@ -111,53 +142,58 @@ class EpisodeFilters(NamedTuple):
     since: str | None = None  # ended at or after
 
 
-def _where(filters: EpisodeFilters) -> tuple[str, dict[str, Any]]:
+def where(filters: EpisodeFilters) -> tuple[str, dict[str, Any]]:
+    """The SQL condition (``:name`` marks) of ``filters`` and its parameters."""
     columns = {"group": "group_id", "agent": "agent_id", "session": "session_id"}
     clauses = [
         f"episodes.{col} = :{name}" for name, col in columns.items() if getattr(filters, name)
     ]
     if filters.since:
         clauses.append("episodes.ended_at >= :since")
-    return " AND ".join(clauses) or "1", filters._asdict()
+    return " AND ".join(clauses) or "TRUE", filters._asdict()
 
 
-def list_episodes(conn: sqlite3.Connection, filters: EpisodeFilters, limit: int) -> list[Episode]:
-    where, params = _where(filters)
-    rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM episodes WHERE {where}"  # noqa: S608 - fixed fragments
-        " ORDER BY ended_at DESC, rowid DESC LIMIT :limit",
+def list_episodes(
+    conn: Connection, filters: EpisodeFilters, limit: int, index: FullText = FTS5
+) -> list[Episode]:
+    """Episodes, most recently ended first."""
+    condition, params = where(filters)
+    rows = Db(conn).fetchall(
+        f"SELECT {COLUMNS} FROM episodes WHERE {condition}"  # noqa: S608 - fixed fragments
+        f" ORDER BY ended_at DESC, {index.order} DESC LIMIT :limit",
         {**params, "limit": limit},
     )
     return [_episode(row) for row in rows]
 
 
-def get(conn: sqlite3.Connection, ref: str) -> Episode:
+def get(conn: Connection, ref: str) -> Episode:
     """The episode with id ``ref`` or the only one whose id starts with it."""
-    return _episode(row_by_prefix(conn, "episodes", _COLUMNS, ref, "episode"))
+    return _episode(row_by_prefix(conn, "episodes", COLUMNS, ref, "episode"))
 
 
 def search(
     conn: sqlite3.Connection, match: str, filters: EpisodeFilters, limit: int
 ) -> list[tuple[Episode, float]]:
     """Episodes matching an FTS5 expression, best BM25 first (higher is better)."""
-    where, params = _where(filters)
-    qualified = ", ".join(f"episodes.{name}" for name in _COLUMNS.split(", "))
+    condition, params = where(filters)
+    qualified = ", ".join(f"episodes.{name}" for name in COLUMNS.split(", "))
     rows = conn.execute(
         f"""SELECT {qualified}, -bm25(episodes_fts) AS score
             FROM episodes_fts JOIN episodes ON episodes.rowid = episodes_fts.rowid
-            WHERE episodes_fts MATCH :match AND {where}
+            WHERE episodes_fts MATCH :match AND {condition}
             ORDER BY score DESC, episodes.ended_at DESC LIMIT :limit""",  # noqa: S608
         {**params, "match": match, "limit": limit},
     )
     return [(_episode(row[:-1]), float(row[-1])) for row in rows]
 
 
-def touch(conn: sqlite3.Connection, ids: list[str]) -> None:
+def touch(conn: Connection, ids: list[str]) -> None:
     """Count a retrieval: ``access_count`` + 1."""
     if not ids:
         return
-    with write_tx(conn):
-        conn.executemany(
+    db = Db(conn)
+    with db.write():
+        db.executemany(
             "UPDATE episodes SET access_count = access_count + 1 WHERE id = ?", [(i,) for i in ids]
         )
 
@@ -166,11 +202,11 @@ def matching_ids(
     conn: sqlite3.Connection, ids: list[str], filters: EpisodeFilters
 ) -> dict[str, Episode]:
     """The episodes among ``ids`` that match ``filters``, by id (the dense channel)."""
-    where, params = _where(filters)
+    condition, params = where(filters)
     found: dict[str, Episode] = {}
     for marks, part in in_lists(ids):
         rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM episodes WHERE {where}"  # noqa: S608 - fixed fragments
+            f"SELECT {COLUMNS} FROM episodes WHERE {condition}"  # noqa: S608 - fixed fragments
             f" AND episodes.id IN ({marks})",
             {**params, **part},
         )
@@ -180,18 +216,19 @@ def matching_ids(
 
 def every(conn: sqlite3.Connection) -> Iterator[Episode]:
     """Every episode, oldest row first (export)."""
-    for row in conn.execute(f"SELECT {_COLUMNS} FROM episodes ORDER BY rowid"):  # noqa: S608
+    for row in conn.execute(f"SELECT {COLUMNS} FROM episodes ORDER BY rowid"):  # noqa: S608
         yield _episode(row)
 
 
-def put_back(conn: sqlite3.Connection, episode: Episode) -> str:
+def put_back(conn: Connection, episode: Episode, index: FullText = FTS5) -> str:
     """Put back an exported episode: ``added``, ``existing`` or ``conflict``."""
-    with write_tx(conn):
-        found = conn.execute(
-            f"SELECT {_COLUMNS} FROM episodes WHERE id = ?",  # noqa: S608
+    db = Db(conn)
+    with db.write():
+        found = db.fetchone(
+            f"SELECT {COLUMNS} FROM episodes WHERE id = ?",  # noqa: S608
             (episode.id,),
-        ).fetchone()
+        )
         if found is not None:
             return "existing" if _episode(found) == episode else "conflict"
-        insert(conn, episode)
+        index.insert(db, stored_values(episode), episode)
     return "added"

@@ -121,12 +121,9 @@ def m007_add_memories_archived_at(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE memories ADD COLUMN archived_at TEXT")
 
 
-def m009_create_working_memory(conn: sqlite3.Connection) -> None:
-    """Seed 004's working memory: a per-group list, newest last by ``id`` (the
-    Redis list's LPUSH order), trimmed to 50 entries and read for 24 hours."""
-    execute_script(
-        conn,
-        """
+# Tables as SQLite spells them; PostgreSQL's schema renders the same text
+# (soloqueue_mem.storage.postgres.schema), so a column is declared once.
+WORKING_MEMORY = """
         CREATE TABLE working_memory (
             id INTEGER PRIMARY KEY,
             group_id TEXT NOT NULL,
@@ -136,8 +133,26 @@ def m009_create_working_memory(conn: sqlite3.Connection) -> None:
             created_at TEXT NOT NULL,
             expires_at TEXT NOT NULL
         );
-        CREATE INDEX idx_working_memory_group ON working_memory (group_id, id);
-        """,
+"""
+REMEMBER_EVENTS = """
+        CREATE TABLE remember_events (
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            action TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (group_id, agent_id, event_id)
+        ) WITHOUT ROWID;
+"""
+
+
+def m009_create_working_memory(conn: sqlite3.Connection) -> None:
+    """Seed 004's working memory: a per-group list, newest last by ``id`` (the
+    Redis list's LPUSH order), trimmed to 50 entries and read for 24 hours."""
+    execute_script(
+        conn,
+        WORKING_MEMORY + "CREATE INDEX idx_working_memory_group ON working_memory (group_id, id);",
     )
 
 
@@ -193,20 +208,7 @@ def m012_create_remember_events(conn: sqlite3.Connection) -> None:
     """Idempotency keys of ``remember`` (issue 15): a statement retried with an
     ``event_id`` already stored in its scope changes nothing and reports the memory it
     made, so a ``remember --batch`` killed midway can simply be run again."""
-    execute_script(
-        conn,
-        """
-        CREATE TABLE remember_events (
-            group_id TEXT NOT NULL,
-            agent_id TEXT NOT NULL,
-            event_id TEXT NOT NULL,
-            memory_id TEXT NOT NULL,
-            action TEXT NOT NULL,
-            created_at TEXT NOT NULL,
-            PRIMARY KEY (group_id, agent_id, event_id)
-        ) WITHOUT ROWID;
-        """,
-    )
+    execute_script(conn, REMEMBER_EVENTS)
 
 
 def m013_reindex_memories_as_bigrams(conn: sqlite3.Connection) -> None:

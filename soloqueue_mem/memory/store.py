@@ -472,20 +472,22 @@ def get(conn: Connection, ref: str) -> Memory:
 
 
 def list_memories(
-    conn: sqlite3.Connection, filters: Filters, now: datetime, limit: int
+    conn: Connection, filters: Filters, now: datetime, limit: int, index: FullText = FTS5
 ) -> list[Memory]:
     """Memories matching ``filters``, most recently updated first."""
-    where, params = _filter_sql(filters, now)
-    rows = conn.execute(
+    db = Db(conn)
+    where, params = filter_sql(db, filters, now)
+    rows = db.fetchall(
         f"SELECT {_COLUMNS} FROM memories WHERE {where}"  # noqa: S608 - fixed fragments
-        " ORDER BY updated_at DESC, rowid DESC LIMIT :limit",
+        f" ORDER BY updated_at DESC, {index.order} DESC LIMIT :limit",
         {**params, "limit": limit},
     )
     return [_memory(row) for row in rows]
 
 
-def _filter_sql(filters: Filters, now: datetime) -> tuple[str, dict[str, Any]]:
-    clauses = ["1"] if filters.include_inactive else [_ACTIVE]
+def filter_sql(db: Db, filters: Filters, now: datetime) -> tuple[str, dict[str, Any]]:
+    """The SQL condition (``:name`` marks) of ``filters`` and its parameters."""
+    clauses = ["TRUE"] if filters.include_inactive else [_ACTIVE]
     params: dict[str, Any] = {"now": iso(now)}
     for column, name in (("group_id", "group"), ("agent_id", "agent"), ("subject", "subject")):
         if getattr(filters, name) is not None:
@@ -498,7 +500,7 @@ def _filter_sql(filters: Filters, now: datetime) -> tuple[str, dict[str, Any]]:
         clauses.append("memories.type = :type")
         params["type"] = check_type(filters.type)
     if filters.tag is not None:
-        clauses.append("EXISTS (SELECT 1 FROM json_each(memories.tags) WHERE value = :tag)")
+        clauses.append(db.json_holds("memories.tags", ":tag"))
         params["tag"] = filters.tag
     return " AND ".join(clauses), params
 
@@ -590,29 +592,29 @@ def _pick(value: float | None, default: float) -> float:
     return default if value is None else value
 
 
-def history(conn: sqlite3.Connection, ref: str) -> list[Memory]:
+def history(conn: Connection, ref: str, index: FullText = FTS5) -> list[Memory]:
     """Every version of a memory's (subject, predicate) chain, oldest first."""
     memory = get(conn, ref)
     newest = memory
     while newest.superseded_by is not None:
         newest = get(conn, newest.superseded_by)
-    return _with_ancestors(conn, newest)
+    return with_ancestors(conn, newest, index)
 
 
-def _with_ancestors(conn: sqlite3.Connection, memory: Memory) -> list[Memory]:
+def with_ancestors(conn: Connection, memory: Memory, index: FullText = FTS5) -> list[Memory]:
     """``memory`` and every version it replaced, in chain order (the oldest first).
 
     Chain order is not creation order: a re-stated older memory can replace a newer one.
     """
-    rows = conn.execute(
+    rows = Db(conn).fetchall(
         f"""WITH RECURSIVE chain(id, depth) AS (
-                SELECT ?, 0
+                SELECT CAST(? AS TEXT), 0
                 UNION
                 SELECT m.id, chain.depth + 1 FROM memories m JOIN chain
                 ON m.superseded_by = chain.id
             )
             SELECT {_QUALIFIED} FROM memories JOIN chain ON chain.id = memories.id
-            ORDER BY chain.depth DESC, memories.created_at, memories.rowid""",  # noqa: S608
+            ORDER BY chain.depth DESC, memories.created_at, memories.{index.order}""",  # noqa: S608
         (memory.id,),
     )
     return [_memory(row) for row in rows]
@@ -636,7 +638,7 @@ def forget(conn: sqlite3.Connection, refs: Iterable[str]) -> Forgotten:
     with write_tx(conn):
         doomed: dict[str, Memory] = {}
         for ref in refs:
-            for memory in _with_ancestors(conn, get(conn, ref)):
+            for memory in with_ancestors(conn, get(conn, ref)):
                 doomed[memory.id] = memory
         for memory in doomed.values():
             _unindex(conn, _rowid(conn, memory.id), memory)
@@ -682,7 +684,7 @@ def search(
         bounds = window._asdict()
     if skip is not None:
         return _ranked_in_index(conn, match, f"({admitted})", bounds, limit, skip)
-    where, params = _filter_sql(filters, now)
+    where, params = filter_sql(Db(conn), filters, now)
     rows = conn.execute(
         f"""SELECT {_QUALIFIED}, -bm25(memories_fts) AS score
             FROM memories_fts JOIN memories ON memories.rowid = memories_fts.rowid
@@ -774,7 +776,7 @@ def left_out(
 
 
 def _left_out_where(filters: Filters) -> list[str]:
-    """The complement of :func:`_filter_sql` for the filters :func:`left_out` takes,
+    """The complement of :func:`filter_sql` for the filters :func:`left_out` takes,
     one indexed condition a statement."""
     where = []
     if not filters.include_inactive:
@@ -824,7 +826,7 @@ def nth_newest_match(
         )
         kept = [row[0] for row in rows if row[0] not in skip]
         return kept[n - 1] if len(kept) >= n else None
-    where, params = _filter_sql(filters, now)
+    where, params = filter_sql(Db(conn), filters, now)
     row = conn.execute(
         f"""SELECT memories_fts.rowid FROM memories_fts
             JOIN memories ON memories.rowid = memories_fts.rowid
@@ -835,19 +837,20 @@ def nth_newest_match(
     return None if row is None else int(row[0])
 
 
-def touch(conn: sqlite3.Connection, ids: list[str], now: datetime) -> None:
+def touch(conn: Connection, ids: list[str], now: datetime) -> None:
     """Count a retrieval: ``access_count`` + 1, ``last_accessed_at`` = now, and the
     expiry renewed as re-stating would (:func:`~soloqueue_mem.memory.model.renewed`)."""
     if not ids:
         return
     stamp = iso(now)
     marks = ", ".join("?" * len(ids))
-    with write_tx(conn):  # a memory deleted since it was found is skipped
-        found = conn.execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})",  # noqa: S608
+    db = Db(conn)
+    with db.write():  # a memory deleted since it was found is skipped
+        found = db.fetchall(
+            f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks}){db.for_update}",  # noqa: S608
             ids,
-        ).fetchall()
-        conn.executemany(
+        )
+        db.executemany(
             "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?,"
             " expires_at = ? WHERE id = ?",
             [(stamp, renewed(m, now), m.id) for m in map(_memory, found)],
@@ -950,7 +953,7 @@ def matching_ids(
     by id: how a search outside FTS (the dense channel) applies the same scope. The ids
     lead the join (CROSS JOIN keeps that order): left to itself, SQLite walks the
     group's index, every row of a 100k-memory group (0.1 s instead of 0.2 ms)."""
-    where, params = _filter_sql(filters, now)
+    where, params = filter_sql(Db(conn), filters, now)
     rows = conn.execute(
         f"SELECT {_QUALIFIED} FROM json_each(:ids) AS wanted"  # noqa: S608 - fixed fragments
         f" CROSS JOIN memories ON memories.id = wanted.value WHERE {where}",
@@ -960,12 +963,13 @@ def matching_ids(
 
 
 def active_keys(
-    conn: sqlite3.Connection, group: str, agent: str, keys: list[str], now: datetime
+    conn: Connection, group: str, agent: str, keys: list[str], now: datetime
 ) -> set[str]:
     """Which of the content ``keys`` an active memory of (group, agent) already has."""
     found: set[str] = set()
+    db = Db(conn)
     for marks, part in in_lists(keys):
-        rows = conn.execute(
+        rows = db.fetchall(
             "SELECT content_key FROM memories"  # noqa: S608 - fixed fragments
             f" WHERE group_id = :group AND agent_id = :agent AND {_ACTIVE}"
             f" AND content_key IN ({marks})",
@@ -1007,11 +1011,13 @@ def put_back(conn: sqlite3.Connection, memory: Memory) -> str:
     return "added"
 
 
-def by_source(conn: sqlite3.Connection, group: str, agent: str, source: str) -> Memory | None:
+def by_source(
+    conn: Connection, group: str, agent: str, source: str, index: FullText = FTS5
+) -> Memory | None:
     """The scope's memory recorded from ``source`` (an import's ``v1:<id>``), if any."""
-    row = conn.execute(
+    row = Db(conn).fetchone(
         f"SELECT {_COLUMNS} FROM memories"  # noqa: S608 - constant columns
-        " WHERE group_id = ? AND agent_id = ? AND source = ? ORDER BY rowid LIMIT 1",
+        f" WHERE group_id = ? AND agent_id = ? AND source = ? ORDER BY {index.order} LIMIT 1",
         (group, agent, source),
-    ).fetchone()
+    )
     return _memory(row) if row else None

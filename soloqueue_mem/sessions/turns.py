@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 
 from soloqueue_mem import jsonio
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
 from soloqueue_mem.text.cjk import estimate_tokens, index_form, index_forms
 from soloqueue_mem.tuples import NamedTuple
@@ -17,6 +18,8 @@ from soloqueue_mem.tuples import NamedTuple
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from typing import Any
+
+    from soloqueue_mem.db.adapter import Connection
 
 
 class Turn(NamedTuple):
@@ -80,23 +83,22 @@ def max_turn_index(conn: sqlite3.Connection, key: SessionKey) -> int:
     return -1 if row[0] is None else int(row[0])
 
 
-def find_by_event_id(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> Turn | None:
+def find_by_event_id(conn: Connection, key: SessionKey, event_id: str) -> Turn | None:
     return _one_turn(conn, key, "event_id", event_id)
 
 
-def turn_at(conn: sqlite3.Connection, key: SessionKey, turn_index: int) -> Turn | None:
+def turn_at(conn: Connection, key: SessionKey, turn_index: int) -> Turn | None:
     return _one_turn(conn, key, "turn_index", turn_index)
 
 
-def _one_turn(
-    conn: sqlite3.Connection, key: SessionKey, column: str, value: str | int
-) -> Turn | None:
+def _one_turn(conn: Connection, key: SessionKey, column: str, value: str | int) -> Turn | None:
     """The session's turn whose ``column`` (a constant name) holds ``value``."""
-    row = conn.execute(
-        f"SELECT {_TURN_COLUMNS} FROM conversation_turns"  # noqa: S608 - constant names
+    db = Db(conn)
+    row = db.fetchone(
+        f"SELECT {_TURN_COLUMNS} FROM {db.turns}"  # noqa: S608 - constant names
         f" WHERE group_id = ? AND agent_id = ? AND session_id = ? AND {column} = ?",
         (key.group, key.agent, key.session, value),
-    ).fetchone()
+    )
     return _turn(row) if row else None
 
 
@@ -448,27 +450,28 @@ def newest_turns(conn: sqlite3.Connection, scope: SearchScope, limit: int) -> li
     return [_turn(row) for row in rows]
 
 
-def unextracted_indexes(conn: sqlite3.Connection, key: SessionKey, upto: int) -> set[int]:
-    """Turn indexes of the session up to ``upto`` whose memories are not yet extracted."""
-    rows = conn.execute(
-        "SELECT turn_index FROM conversation_turns WHERE group_id = ? AND agent_id = ?"
-        " AND session_id = ? AND turn_index <= ? AND extracted = 0",
-        (key.group, key.agent, key.session, upto),
+def unextracted_indexes(conn: Connection, key: SessionKey, upto: int | None = None) -> set[int]:
+    """Turn indexes of the session (up to ``upto``) whose memories are not yet extracted."""
+    db = Db(conn)
+    below = "" if upto is None else " AND turn_index <= ?"
+    rows = db.fetchall(
+        f"SELECT turn_index FROM {db.turns} WHERE group_id = ? AND agent_id = ?"  # noqa: S608
+        f" AND session_id = ? AND extracted = FALSE{below}",
+        (*key, *(() if upto is None else (upto,))),
     )
     return {row[0] for row in rows}
 
 
-def mark_extracted(
-    conn: sqlite3.Connection, key: SessionKey, upto: int, episode_id: str | None
-) -> int:
+def mark_extracted(conn: Connection, key: SessionKey, upto: int, episode_id: str | None) -> int:
     """Mark the session's turns up to ``upto`` extracted (and in ``episode_id``)."""
-    cursor = conn.execute(
-        "UPDATE conversation_turns SET extracted = 1, episode_id = COALESCE(?, episode_id)"
-        " WHERE group_id = ? AND agent_id = ? AND session_id = ? AND turn_index <= ?"
-        " AND extracted = 0",
-        (episode_id, key.group, key.agent, key.session, upto),
+    db = Db(conn)
+    cursor = db.execute(
+        f"UPDATE {db.turns} SET extracted = TRUE,"  # noqa: S608 - the table's name
+        " episode_id = COALESCE(?, episode_id) WHERE group_id = ? AND agent_id = ?"
+        " AND session_id = ? AND turn_index <= ? AND extracted = FALSE",
+        (episode_id, *key, upto),
     )
-    return cursor.rowcount
+    return int(cursor.rowcount)
 
 
 def sessions_with_unextracted(conn: sqlite3.Connection) -> list[SessionRow]:

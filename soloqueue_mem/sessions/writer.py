@@ -30,7 +30,29 @@ from soloqueue_mem.tuples import NamedTuple
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
+
+    from soloqueue_mem.db.adapter import Connection
+
+    class TurnIndex(Protocol):
+        """Where a back end indexes the turns ``log`` appends (:func:`index_and_append`):
+        memory.db (:class:`MemoryDb`) or PostgreSQL's ``quarantine_logs``."""
+
+        def first(self, key: SessionKey, log: SessionLog) -> int:
+            """The session's next turn index (held until the transaction ends)."""
+            ...
+
+        def logged_before(self, key: SessionKey, event_id: str) -> LoggedTurn | None:
+            """The session's turn logged with ``event_id``, if any."""
+            ...
+
+        def insert(self, key: SessionKey, index: int, l1: Event, timestamp: str) -> int:
+            """Store the turn; its row id."""
+            ...
+
+        def appended(self, key: SessionKey, records: list[dict[str, Any]], size: int) -> None:
+            """Count the session's new ``records`` (its log now ``size`` bytes long)."""
+            ...
 
 
 class LoggedTurn(NamedTuple):
@@ -170,7 +192,7 @@ def _write_chunk(
         try:
             try:
                 with write_tx(conn):
-                    results = _index_and_append(conn, chunk, logs, now)
+                    results = index_and_append(MemoryDb(conn), chunk, logs, now)
             except TempFail:
                 if not queue_when_busy:
                     raise
@@ -221,7 +243,7 @@ def _append_unindexed(
                 seen.add((key, record.get("event_id")))
     for _line, event, key, _l1, offloaded in chunk:
         if event.event_id is not None and (
-            (key, event.event_id) in seen or _logged_before(conn, key, event.event_id)
+            (key, event.event_id) in seen or logged_before(conn, key, event.event_id)
         ):
             continue
         seen.add((key, event.event_id))
@@ -243,38 +265,61 @@ def _record(event: Event, index: int, now_iso: str, offloaded: list[dict]) -> di
     return record
 
 
-def _index_and_append(
-    conn: sqlite3.Connection,
+class MemoryDb:
+    """memory.db as :class:`TurnIndex`: a session's indexes follow the last one in its
+    JSONL log, after indexing what a crashed writer appended (:func:`catch_up`)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def first(self, key: SessionKey, log: SessionLog) -> int:
+        return catch_up(self.conn, key, log) + 1
+
+    def logged_before(self, key: SessionKey, event_id: str) -> LoggedTurn | None:
+        return logged_before(self.conn, key, event_id)
+
+    def insert(self, key: SessionKey, index: int, l1: Event, timestamp: str) -> int:
+        return turns.insert_turn(self.conn, key, index, l1, timestamp)
+
+    def appended(self, key: SessionKey, records: list[dict[str, Any]], size: int) -> None:
+        stamps = [r["timestamp"] for r in records]
+        turns.record_appends(self.conn, key, min(stamps), max(stamps), len(records), size)
+
+
+def index_and_append(
+    index: TurnIndex,
     chunk: list[Queued],
     logs: dict[SessionKey, SessionLog],
     now: datetime,
 ) -> list[LoggedTurn]:
-    next_index = {key: catch_up(conn, key, log) + 1 for key, log in logs.items()}
+    """Inside the caller's write transaction: give each event of ``chunk`` the next
+    index of its session, store it in ``index`` (a repeated event id is reported as
+    the duplicate of the turn it logged first) and append the new records to ``logs``."""
+    next_index = {key: index.first(key, log) for key, log in logs.items()}
     records: dict[SessionKey, list[dict]] = {key: [] for key in logs}
     seen: dict[tuple[SessionKey, str], LoggedTurn] = {}
     results: list[LoggedTurn] = []
     now_iso = iso(now)
     for line, event, key, l1, offloaded in chunk:
         if event.event_id is not None:
-            earlier = seen.get((key, event.event_id)) or _logged_before(conn, key, event.event_id)
+            earlier = seen.get((key, event.event_id)) or index.logged_before(key, event.event_id)
             if earlier is not None:
                 results.append(_as_duplicate(earlier, line))
                 continue
-        index = next_index[key]
+        turn_index = next_index[key]
         next_index[key] += 1
-        record = _record(event, index, now_iso, offloaded)
+        record = _record(event, turn_index, now_iso, offloaded)
         timestamp = record["timestamp"]
-        turn_id = turns.insert_turn(conn, key, index, l1, timestamp)
+        turn_id = index.insert(key, turn_index, l1, timestamp)
         records[key].append(record)
-        logged = acknowledged(turn_id, key, index, event, l1, timestamp, offloaded, line)
+        logged = acknowledged(turn_id, key, turn_index, event, l1, timestamp, offloaded, line)
         if event.event_id is not None:
             seen[(key, event.event_id)] = logged
         results.append(logged)
     for key, new in records.items():
         if new:
             size = logs[key].append(new, render_turns(key, new, first=logs[key].size == 0))
-            stamps = [r["timestamp"] for r in new]
-            turns.record_appends(conn, key, min(stamps), max(stamps), len(new), size)
+            index.appended(key, new, size)
     faults.fault("log.before_commit")
     return results
 
@@ -374,7 +419,8 @@ def _index_records(
         turns.set_indexed_bytes(conn, key, log.size)
 
 
-def _logged_before(conn: sqlite3.Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:
+def logged_before(conn: Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:
+    """What ``log`` reported for the session's turn logged with ``event_id``, if any."""
     turn = turns.find_by_event_id(conn, key, event_id)
     return None if turn is None else logged_turn(turn)
 

@@ -7,11 +7,9 @@ import sqlite3
 
 from soloqueue_mem.db.migrate import execute_script
 
-
-def m002_create_kv_store(conn: sqlite3.Connection) -> None:
-    execute_script(
-        conn,
-        """
+# The tables as SQLite spells them; PostgreSQL's schema renders the same text
+# (soloqueue_mem.storage.postgres.schema), so a column is declared once.
+KV_STORE = """
         CREATE TABLE kv_store (
             group_id TEXT NOT NULL,
             agent_id TEXT NOT NULL,
@@ -20,14 +18,8 @@ def m002_create_kv_store(conn: sqlite3.Connection) -> None:
             updated_at TEXT NOT NULL,
             PRIMARY KEY (group_id, agent_id, key)
         ) WITHOUT ROWID;
-        """,
-    )
-
-
-def m003_create_session_state(conn: sqlite3.Connection) -> None:
-    execute_script(
-        conn,
-        """
+"""
+SESSION_STATE = """
         CREATE TABLE session_state (
             group_id TEXT NOT NULL,
             agent_id TEXT NOT NULL,
@@ -37,5 +29,12 @@ def m003_create_session_state(conn: sqlite3.Connection) -> None:
             updated_at TEXT NOT NULL,
             PRIMARY KEY (group_id, agent_id, session_id, key)
         ) WITHOUT ROWID;
-        """,
-    )
+"""
+
+
+def m002_create_kv_store(conn: sqlite3.Connection) -> None:
+    execute_script(conn, KV_STORE)
+
+
+def m003_create_session_state(conn: sqlite3.Connection) -> None:
+    execute_script(conn, SESSION_STATE)

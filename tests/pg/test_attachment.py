@@ -183,7 +183,7 @@ def test_the_library_attaches_and_expires_through_either_rows(home, backend):
 
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
-    from soloqueue_mem.memory.attach import NewAttachment, SqliteRows, attach, expire, remove
+    from soloqueue_mem.memory.attach import NewAttachment, Rows, attach, expire, remove
     from soloqueue_mem.memory.attachments import Filters
     from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory
 
@@ -192,13 +192,13 @@ def test_the_library_attaches_and_expires_through_either_rows(home, backend):
     store.ensure()
     if backend is None:
         conn = open_memory(store, Config())
-        rows = SqliteRows(conn)
+        rows = Rows(conn)
     else:
-        from soloqueue_mem.storage.postgres.attachments import PostgresRows
+        from soloqueue_mem.storage.postgres.attachments import TSVECTOR
         from soloqueue_mem.storage.postgres.connect import connect
 
         conn = connect(backend)
-        rows = PostgresRows(conn)
+        rows = Rows(conn, TSVECTOR)
     with closing(conn), closing(open_artifacts(store, Config())) as artifacts:
         new = NewAttachment("a.txt", "default", "default", expires_at=now + timedelta(days=1))
         short = attach(store, rows, artifacts, io.BytesIO(b"short lived"), new, now)

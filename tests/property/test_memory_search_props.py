@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from soloqueue_mem.config import Config
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import backend, store
 from soloqueue_mem.memory.store import Draft, Filters, Window
@@ -140,7 +141,7 @@ def test_left_out_lists_exactly_the_rows_the_filters_reject(memories, where, lat
         try:
             now = write(conn, memories) + timedelta(minutes=later)
             skip = store.left_out(conn, where, now)
-            sql, params = store._filter_sql(where, now)
+            sql, params = store.filter_sql(Db(conn), where, now)
             rejected = {
                 row[0]
                 for row in conn.execute(

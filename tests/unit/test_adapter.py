@@ -23,6 +23,15 @@ WRITTEN_ONCE = {
     "memory/working.py",
     "memory/scratchpad.py",
     "context/cache.py",
+    "memory/store.py",
+    "memory/episodes.py",
+    "memory/attachments.py",
+    "memory/attach.py",
+    "sessions/turns.py",
+    "lifecycle/digest.py",
+    "lifecycle/on_log.py",
+    "context/compress.py",
+    "graph/store.py",
 }
 
 

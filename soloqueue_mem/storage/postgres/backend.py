@@ -13,15 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
-from soloqueue_mem.memory import scratchpad, working
+from soloqueue_mem.memory import episodes, scratchpad, store, working
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.state import values
-from soloqueue_mem.storage.postgres import (
-    episodes,
-    memories,
-    sessions,
-    turns,
-)
+from soloqueue_mem.storage.postgres import memories, sessions, turns
+from soloqueue_mem.storage.postgres.episodes import INDEXES
 
 if TYPE_CHECKING:
     import sqlite3
@@ -37,6 +33,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
+    from soloqueue_mem.memory.attach import Rows
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
@@ -58,7 +55,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.turns import SessionRow, Turn
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Queued, Rejected
     from soloqueue_mem.state.values import Entry as ValueEntry
-    from soloqueue_mem.storage.postgres.attachments import PostgresRows
     from soloqueue_mem.text.lexicon import Lexicon
 
 # What recall finds here: memories, episodes, turns (of any age, of the last days), the
@@ -202,7 +198,7 @@ class PostgresBackend:
     # -- episodes and consolidation ------------------------------------------------
 
     def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]:
-        return episodes.list_episodes(self.conn, filters, limit)
+        return episodes.list_episodes(self.conn, filters, limit, INDEXES.episodes)
 
     def episode(self, ref: str) -> Episode:
         return episodes.get(self.conn, ref)
@@ -210,7 +206,9 @@ class PostgresBackend:
     def search_episodes(
         self, terms: list[str], filters: EpisodeFilters, limit: int
     ) -> list[tuple[Episode, float]]:
-        return episodes.search(self.conn, terms, filters, limit)
+        from soloqueue_mem.storage.postgres.episodes import search
+
+        return search(self.conn, terms, filters, limit)
 
     def touch_episodes(self, ids: list[str]) -> None:
         episodes.touch(self.conn, ids)
@@ -237,14 +235,14 @@ class PostgresBackend:
     def extract_on_log(
         self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
     ) -> list[Remembered]:
-        """``extract_on_log``'s worker: the memories of the target turns
-        (storage/postgres/extract.py)."""
-        from soloqueue_mem.storage.postgres.extract import extract_turns
+        """``extract_on_log``'s worker: the memories of the target turns (each embedded
+        as ``remember`` embeds it)."""
+        from soloqueue_mem.lifecycle.on_log import extract_turns
 
         def remember(draft: Draft, group: str, agent: str) -> Remembered:
             return self.remember(draft, group, agent, now)
 
-        return extract_turns(self.conn, targets, now, remember, words)
+        return extract_turns(self.conn, self.conn, targets, remember, now, words)
 
     def _check_dense_index(self) -> None:
         """Unsupported when the server lacks pgvector (no ``embedding`` column)."""
@@ -338,7 +336,7 @@ class PostgresBackend:
         return memories.search(self.conn, terms, filters, now, limit)
 
     def touch(self, memory_ids: list[str], now: datetime) -> None:
-        memories.touch(self.conn, memory_ids, now)
+        store.touch(self.conn, memory_ids, now)
 
     def remember(
         self, draft: Draft, group: str, agent: str, now: datetime, event_id: str | None = None
@@ -352,13 +350,13 @@ class PostgresBackend:
         return remembered
 
     def memory(self, ref: str) -> Memory:
-        return memories.get(self.conn, ref)
+        return store.get(self.conn, ref)
 
     def memories(self, filters: Filters, now: datetime, limit: int) -> list[Memory]:
-        return memories.list_memories(self.conn, filters, now, limit)
+        return store.list_memories(self.conn, filters, now, limit, INDEXES.memories)
 
     def history(self, ref: str) -> list[Memory]:
-        return memories.history(self.conn, ref)
+        return store.history(self.conn, ref, INDEXES.memories)
 
     def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
         """Erased for good (VACUUM reclaims the bytes: see the note), and identity/
@@ -380,7 +378,7 @@ class PostgresBackend:
         from soloqueue_mem.ops.memories_v1 import import_through
         from soloqueue_mem.storage.postgres.dump import put_back_memory
 
-        by_source = partial(memories.by_source, self.conn)
+        by_source = partial(store.by_source, self.conn, index=INDEXES.memories)
         return import_through(converted, by_source, partial(put_back_memory, self.conn))
 
     def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
@@ -401,10 +399,11 @@ class PostgresBackend:
 
     # -- attachments: the rows here, the blobs in this host's CAS ----------------------
 
-    def attachments(self, create: bool) -> PostgresRows:
-        from soloqueue_mem.storage.postgres.attachments import PostgresRows
+    def attachments(self, create: bool) -> Rows:
+        from soloqueue_mem.memory.attach import Rows
+        from soloqueue_mem.storage.postgres.attachments import TSVECTOR
 
-        return PostgresRows(self.conn)
+        return Rows(self.conn, TSVECTOR)
 
     def search_attachments(
         self, terms: list[str], filters: AttachmentFilters, now: str, limit: int
@@ -471,7 +470,7 @@ class PostgresBackend:
         with self.conn.transaction():
             result = promoted(
                 text,
-                lambda keys: memories.active_keys(self.conn, group, agent, keys, now),
+                lambda keys: store.active_keys(self.conn, group, agent, keys, now),
                 lambda draft: memories.remember(self.conn, draft, group, agent, now),
             )
         model, _ = self.dense()
@@ -544,13 +543,12 @@ class PostgresBackend:
         self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None
     ) -> Compressed:
         """``context compress`` of the session in the database."""
-        from soloqueue_mem.context.compress import compressed
-        from soloqueue_mem.storage.postgres.compress import PostgresCompress
+        from soloqueue_mem.context.compress import Tables, compressed
 
         def records() -> list[dict[str, Any]]:
             return sessions.read(self.conn, self.home, key).records
 
-        target = PostgresCompress(self.conn)
+        target = Tables(self.conn, INDEXES)
         return compressed(self.home, target, records, key, keep, now, words)
 
 

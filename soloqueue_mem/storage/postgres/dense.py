@@ -17,11 +17,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
+from soloqueue_mem.db.adapter import Db, postgres_sql
 from soloqueue_mem.memory.backend import BACKENDS, DENSE_BACKENDS
-from soloqueue_mem.memory.store import Filters
+from soloqueue_mem.memory.store import _COLUMNS, Filters, filter_sql
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.semantic.dense import DEFAULT_KINDS
-from soloqueue_mem.storage.postgres.memories import _COLUMNS, _filter_sql
 
 if TYPE_CHECKING:
     import numpy as np
@@ -140,7 +140,8 @@ def _memories(
     from soloqueue_mem.semantic.dense import DenseHit
 
     filters = Filters(group=scope.group, agent=scope.agent, type=scope.type, since=since)
-    where, params = _filter_sql(filters, now)
+    where, params = filter_sql(Db(conn), filters, now)
+    where = postgres_sql(where, named=True)
     rows = _nearest_rows(conn, "memories", _COLUMNS, where, params, vector, limit)
     return [DenseHit("memory", row[0], float(row[-1]), memory_from_row(row[:-1])) for row in rows]
 
@@ -148,12 +149,13 @@ def _memories(
 def _episodes(
     conn: psycopg.Connection, vector: str, scope: Scope, since: str | None, limit: int
 ) -> list[DenseHit]:
+    from soloqueue_mem.memory import episodes
     from soloqueue_mem.memory.episodes import EpisodeFilters
     from soloqueue_mem.memory.episodes import _episode as episode_from_row
     from soloqueue_mem.semantic.dense import DenseHit
-    from soloqueue_mem.storage.postgres import episodes
 
-    where, params = episodes._where(EpisodeFilters(scope.group, scope.agent, None, since))
+    where, params = episodes.where(EpisodeFilters(scope.group, scope.agent, None, since))
+    where = postgres_sql(where, named=True)
     rows = _nearest_rows(conn, "episodes", episodes.COLUMNS, where, params, vector, limit)
     return [DenseHit("episode", row[0], float(row[-1]), episode_from_row(row[:-1])) for row in rows]
 

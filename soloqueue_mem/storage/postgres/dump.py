@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import clock, jsonio
 from soloqueue_mem.home import Home, ensure_private_dir
-from soloqueue_mem.memory import scratchpad, working
+from soloqueue_mem.memory import attachments, scratchpad, working
 from soloqueue_mem.memory.attachments import Attachment
+from soloqueue_mem.memory.episodes import COLUMNS as EPISODE_COLUMNS
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
+from soloqueue_mem.memory.episodes import put_back as put_back_episode
 from soloqueue_mem.memory.model import Memory, content_key
 from soloqueue_mem.memory.scratchpad import from_content
 from soloqueue_mem.memory.store import _memory as memory_from_row
@@ -39,7 +41,9 @@ from soloqueue_mem.sessions.offload import l1_record
 from soloqueue_mem.sessions.writer import _checked_record as checked_record
 from soloqueue_mem.state.values import Entry as ValueEntry
 from soloqueue_mem.state.values import put_back as put_back_value
-from soloqueue_mem.storage.postgres import attachments, embed, episodes
+from soloqueue_mem.storage.postgres import embed
+from soloqueue_mem.storage.postgres.attachments import TSVECTOR as ATTACHMENTS_INDEX
+from soloqueue_mem.storage.postgres.episodes import INDEXES
 from soloqueue_mem.storage.postgres.memories import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
 from soloqueue_mem.storage.postgres.text import document
@@ -191,7 +195,7 @@ def _memories(conn: psycopg.Connection, scope: Scope) -> Iterator[Memory]:
 
 def _episodes(conn: psycopg.Connection, scope: Scope) -> Iterator[Episode]:
     """Every episode, oldest row first."""
-    return map(episode_from_row, _rows_in_scope(conn, scope, "episodes", episodes.COLUMNS))
+    return map(episode_from_row, _rows_in_scope(conn, scope, "episodes", EPISODE_COLUMNS))
 
 
 def _scratchpads(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
@@ -211,7 +215,7 @@ def _attachments(conn: psycopg.Connection, scope: Scope) -> Iterator[Attachment]
     """Every attachment in scope (expired ones too), oldest row first: the rows, whose
     blobs are in the CAS of the hosts that attached them (``--with-blobs`` carries
     those of this host's catalog)."""
-    return (a for a in attachments.every(conn) if scope.holds(a.group, a.agent))
+    return (a for a in attachments.every(conn, ATTACHMENTS_INDEX) if scope.holds(a.group, a.agent))
 
 
 # -- import --------------------------------------------------------------------------
@@ -324,16 +328,6 @@ def put_back_memory(conn: psycopg.Connection, memory: Memory) -> str:
     return "existing" if found is not None and memory_from_row(found) == memory else "conflict"
 
 
-def put_back_episode(conn: psycopg.Connection, episode: Episode) -> str:
-    """Put back an exported episode: ``added``, ``existing`` or ``conflict``."""
-    with conn.transaction():
-        found = episodes.read_back(conn, [episode.id]).get(episode.id)
-        if found is not None:
-            return "existing" if episode_from_row(found) == episode else "conflict"
-        episodes.insert(conn, episode)
-    return "added"
-
-
 def _embeddings(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
     """The cached vectors: all of them, or in a scoped export those its items use."""
     if scope.group is None and scope.agent is None:
@@ -379,9 +373,9 @@ TABLES: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]], 
 )
 PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
     "memory": put_back_memory,
-    "episode": put_back_episode,
+    "episode": lambda conn, episode: put_back_episode(conn, episode, INDEXES.episodes),
     "working": working.put_back,
-    "attachment": attachments.put_back,
+    "attachment": lambda conn, row: attachments.put_back(conn, row, ATTACHMENTS_INDEX),
     "embedding": embed.put_back_cached,
     "embedded_item": embed.put_back_link,
     "scratchpad": put_back_scratchpad,

@@ -23,17 +23,17 @@ from soloqueue_mem.errors import NotFound, TempFail
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import consolidate
 from soloqueue_mem.lifecycle.consolidate import Options, Progress
-from soloqueue_mem.lifecycle.digest import digest, writers
+from soloqueue_mem.lifecycle.digest import DbTarget, digest, writers
 from soloqueue_mem.lifecycle.model_extract import configured
+from soloqueue_mem.lifecycle.on_log import extracted_turns
 from soloqueue_mem.lifecycle.session_end import Ended
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory import working
 from soloqueue_mem.memory.model import RETENTION, Memory
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.sessions.events import SessionKey
-from soloqueue_mem.storage.postgres import episodes
-from soloqueue_mem.storage.postgres.episodes import PostgresTarget
-from soloqueue_mem.storage.postgres.extract import extracted_turns
+from soloqueue_mem.storage.postgres import sessions
+from soloqueue_mem.storage.postgres.episodes import INDEXES, sessions_due
 from soloqueue_mem.storage.postgres.memories import _ACTIVE, _COLUMNS
 
 if TYPE_CHECKING:
@@ -141,8 +141,8 @@ def _steps(
     report: dict[str, Any],
     model: ModelExtraction | None,
 ) -> None:
-    target = PostgresTarget(conn, home, options.language)
-    due = episodes.sessions_due(conn, iso(now - options.idle))
+    target = _target(conn, home, options.language)
+    due = sessions_due(conn, iso(now - options.idle))
     report["sessions"] = consolidate.digest_due(home, target, due, now, options, model, progress)
     memories = PostgresMemories(conn)
     report |= consolidate.retire_then_dedup(
@@ -165,11 +165,11 @@ def _steps(
 def _expire_attachments(
     conn: psycopg.Connection, artifacts: sqlite3.Connection | None, now: datetime
 ) -> int:
-    from soloqueue_mem.memory.attach import expire
-    from soloqueue_mem.storage.postgres.attachments import PostgresRows
+    from soloqueue_mem.memory.attach import Rows, expire
+    from soloqueue_mem.storage.postgres.attachments import TSVECTOR
 
     try:
-        return expire(PostgresRows(conn), artifacts, now)
+        return expire(Rows(conn, TSVECTOR), artifacts, now)
     finally:
         if artifacts is not None:
             artifacts.close()
@@ -228,13 +228,23 @@ def end_session(
     if row is None:
         raise NotFound(f"session {key.group}/{key.agent}/{key.session} not found")
     done = extracted_turns(conn, key)
-    target = PostgresTarget(conn, home, config.language)
+    target = _target(conn, home, config.language)
     model = configured(config, now)
     if model is not None:
         model.use_database(conn)  # its failed turns queue in the database
     use = writers(model, vocabulary(config.predicates))
     made = digest(target, home, key, now, "session_end", use, done)
     return Ended(ended_at, made, _clear_transients(conn, key, row[0]))
+
+
+def _target(conn: psycopg.Connection, home: Home, language: str) -> DbTarget:
+    """Digesting into the database: a session's records are read from it, not from
+    this host's log (which holds only the turns this host wrote)."""
+
+    def records(key: SessionKey) -> list[dict[str, Any]]:
+        return sessions.read(conn, home, key).records
+
+    return DbTarget(home, conn, language, records, INDEXES)
 
 
 def _clear_transients(conn: psycopg.Connection, key: SessionKey, since: str) -> list[str]:

@@ -10,11 +10,34 @@ own text module prepares it (:mod:`soloqueue_mem.storage.postgres.text`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from soloqueue_mem.context.schema import TOKEN_CACHE
+from soloqueue_mem.lifecycle.schema import EXTRACTION_QUEUE, LOG_EXTRACTIONS
+from soloqueue_mem.memory.schema import REMEMBER_EVENTS, WORKING_MEMORY
+from soloqueue_mem.state.schema import KV_STORE, SESSION_STATE
+
 if TYPE_CHECKING:
     import psycopg
+
+# SQLite's spelling of a type or table option, and PostgreSQL's (a rowid key becomes a
+# sequence: ids given out are never given out again, as AUTOINCREMENT does).
+_TYPES = (
+    (r"\bINTEGER PRIMARY KEY(?: AUTOINCREMENT)?", "BIGSERIAL PRIMARY KEY"),
+    (r"\bREAL\b", "DOUBLE PRECISION"),
+    (r"\) WITHOUT ROWID", ")"),
+)
+
+
+def render(*tables: str) -> str:
+    """SQLite's ``CREATE TABLE`` statements (the domain's schema modules) as PostgreSQL
+    creates them: a table shared as it is is declared once."""
+    text = "".join(tables)
+    for sqlite, postgres in _TYPES:
+        text = re.sub(sqlite, postgres, text)
+    return text if text.rstrip().endswith(";") else text + ";"
 
 
 def _reindex_bigrams(conn: psycopg.Connection) -> None:
@@ -106,16 +129,8 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     """,
     # 3: seed 004's working memory (as memory.db's m009); episodes (as m005) and each
     # turn's extraction state (as conversation_turns.extracted/episode_id)
-    """
-    CREATE TABLE working_memory (
-        id BIGSERIAL PRIMARY KEY,
-        group_id TEXT NOT NULL,
-        content TEXT NOT NULL,
-        content_key TEXT NOT NULL,
-        source TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        expires_at TEXT NOT NULL
-    );
+    render(WORKING_MEMORY)
+    + """
     CREATE INDEX working_memory_group ON working_memory (group_id, id);
     ALTER TABLE quarantine_logs ADD COLUMN extracted BOOLEAN NOT NULL DEFAULT FALSE,
         ADD COLUMN episode_id TEXT;
@@ -155,36 +170,8 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     # extraction's retry queue (as state.db's extraction_queue), and memory.db's
     # embedding cache and item links (m008: the vectors as stored bytes, by model and
     # content hash; each item's copy for the HNSW search is its ``embedding`` column)
-    """
-    CREATE TABLE log_extractions (
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        turn_index INTEGER NOT NULL,
-        reserved_at TEXT NOT NULL,
-        extracted_at TEXT,
-        memories INTEGER,
-        PRIMARY KEY (group_id, agent_id, session_id, turn_index)
-    );
-    CREATE TABLE extraction_queue (
-        id BIGSERIAL PRIMARY KEY,
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        turn_index INTEGER NOT NULL,
-        role TEXT NOT NULL,
-        content TEXT NOT NULL,
-        tool_calls TEXT,
-        tool_results TEXT,
-        retry_count INTEGER NOT NULL DEFAULT 0,
-        max_retries INTEGER NOT NULL DEFAULT 3,
-        status TEXT NOT NULL DEFAULT 'pending',
-        created_at TEXT NOT NULL,
-        last_attempted_at TEXT,
-        next_attempt_at TEXT NOT NULL,
-        error TEXT,
-        UNIQUE (group_id, agent_id, session_id, turn_index)
-    );
+    render(LOG_EXTRACTIONS, EXTRACTION_QUEUE)
+    + """
     CREATE INDEX extraction_queue_due ON extraction_queue (next_attempt_at, id)
         WHERE status = 'pending';
     CREATE TABLE embedding_cache (
@@ -260,30 +247,8 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
         updated_at TEXT NOT NULL,
         PRIMARY KEY (group_id, agent_id)
     );
-    CREATE TABLE kv_store (
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        key TEXT NOT NULL,
-        value TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        PRIMARY KEY (group_id, agent_id, key)
-    );
-    CREATE TABLE session_state (
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        key TEXT NOT NULL,
-        value TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        PRIMARY KEY (group_id, agent_id, session_id, key)
-    );
-    CREATE TABLE token_cache (
-        key TEXT NOT NULL,
-        encoding TEXT NOT NULL,
-        tokens INTEGER NOT NULL,
-        PRIMARY KEY (key, encoding)
-    );
-    """,
+    """
+    + render(KV_STORE, SESSION_STATE, TOKEN_CACHE),
     # (pgattach, entry 8) attachments (as memory.db's table): the row and its extracted
     # text are shared, the blob stays in the CAS of the host that attached it; ``search``
     # holds the bigram lexemes of its description, transcription, text, name and tags
@@ -318,17 +283,7 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     CREATE INDEX attachments_expiry ON attachments (expires_at) WHERE expires_at IS NOT NULL;
     """,
     # 9: the idempotency keys of ``remember --event-id`` (as memory.db's m012)
-    """
-    CREATE TABLE remember_events (
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        event_id TEXT NOT NULL,
-        memory_id TEXT NOT NULL,
-        action TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        PRIMARY KEY (group_id, agent_id, event_id)
-    );
-    """,
+    render(REMEMBER_EVENTS),
     # (stems) English words indexed by their Porter stem, as in SQLite: every row re-indexed
     _reindex_stems,
 ]

@@ -20,15 +20,15 @@ from soloqueue_mem import faults, jsonio
 from soloqueue_mem.clock import iso
 from soloqueue_mem.errors import BadOption
 from soloqueue_mem.home import Home, ensure_private_dir
-from soloqueue_mem.sessions.events import Event, SessionKey, index_body, to_record
+from soloqueue_mem.sessions.events import Event, SessionKey, index_body
 from soloqueue_mem.sessions.logfile import SessionLog
-from soloqueue_mem.sessions.markdown import render_turns
 from soloqueue_mem.sessions.ranking import _below as below
 from soloqueue_mem.sessions.rerank import POOL
 from soloqueue_mem.sessions.trace import MAX_LIMIT, Scope, TraceHit
+from soloqueue_mem.sessions.turns import _TURN_COLUMNS as _COLUMNS
 from soloqueue_mem.sessions.turns import Turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
-from soloqueue_mem.sessions.writer import LoggedTurn, Queued, acknowledged, logged_turn
+from soloqueue_mem.sessions.writer import LoggedTurn, Queued, index_and_append, logged_before
 from soloqueue_mem.storage.postgres.newest import newest_matches
 from soloqueue_mem.storage.postgres.text import document, term_query
 from soloqueue_mem.text.cjk import estimate_tokens
@@ -38,11 +38,6 @@ from soloqueue_mem.text.query import QueryTerm, coverage, weigh_query
 
 if TYPE_CHECKING:
     import psycopg
-
-_COLUMNS = (
-    "id, group_id, agent_id, session_id, turn_index, role, content, tool_calls, "
-    "tool_results, timestamp, token_estimate, event_id, metadata_json"
-)
 
 
 def write_chunk(
@@ -59,7 +54,7 @@ def write_chunk(
         sizes = {key: log.size for key, log in logs.items()}
         try:
             with conn.transaction():
-                results = _index_and_append(conn, chunk, logs, now)
+                results = index_and_append(Quarantine(conn, now), chunk, logs, now)
         except BaseException:
             for key, log in logs.items():
                 if log.size != sizes[key]:
@@ -69,48 +64,31 @@ def write_chunk(
     return results
 
 
-def _index_and_append(
-    conn: psycopg.Connection,
-    chunk: list[Queued],
-    logs: dict[SessionKey, SessionLog],
-    now: datetime,
-) -> list[LoggedTurn]:
-    stamp = iso(now)
-    next_index = {key: _lock_session(conn, key, stamp) for key in logs}
-    first = dict(next_index)
-    records: dict[SessionKey, list[dict[str, Any]]] = {key: [] for key in logs}
-    seen: dict[tuple[SessionKey, str], LoggedTurn] = {}
-    results: list[LoggedTurn] = []
-    for line, event, key, l1, offloaded in chunk:
-        if event.event_id is not None:
-            earlier = seen.get((key, event.event_id)) or _logged_before(conn, key, event.event_id)
-            if earlier is not None:
-                results.append(earlier._replace(duplicate=True, line=line))
-                continue
-        index = next_index[key]
-        next_index[key] += 1
-        timestamp = iso(event.timestamp or now)
-        turn_id = _insert_turn(conn, key, index, l1, timestamp)
-        record = to_record(event, index, timestamp)
-        if offloaded:
-            record["offloaded"] = offloaded
-        records[key].append(record)
-        logged = acknowledged(turn_id, key, index, event, l1, timestamp, offloaded, line)
-        if event.event_id is not None:
-            seen[(key, event.event_id)] = logged
-        results.append(logged)
-    for key, new in records.items():
-        if new:
-            logs[key].append(new, render_turns(key, new, first=logs[key].size == 0))
-            stamps = [r["timestamp"] for r in new]
-            conn.execute(
-                "UPDATE sessions SET next_turn_index = %s, turn_count = turn_count + %s,"
-                " started_at = LEAST(started_at, %s), last_turn_at = GREATEST(last_turn_at, %s)"
-                " WHERE group_id = %s AND agent_id = %s AND session_id = %s",
-                (next_index[key], next_index[key] - first[key], min(stamps), max(stamps), *key),
-            )
-    faults.fault("log.before_commit")
-    return results
+class Quarantine:
+    """``quarantine_logs`` as :class:`soloqueue_mem.sessions.writer.TurnIndex`: a
+    session's indexes come from its row, locked until the transaction ends."""
+
+    def __init__(self, conn: psycopg.Connection, now: datetime) -> None:
+        self.conn = conn
+        self.stamp = iso(now)
+
+    def first(self, key: SessionKey, log: SessionLog) -> int:
+        return _lock_session(self.conn, key, self.stamp)
+
+    def logged_before(self, key: SessionKey, event_id: str) -> LoggedTurn | None:
+        return logged_before(self.conn, key, event_id)
+
+    def insert(self, key: SessionKey, index: int, l1: Event, timestamp: str) -> int:
+        return _insert_turn(self.conn, key, index, l1, timestamp)
+
+    def appended(self, key: SessionKey, records: list[dict[str, Any]], size: int) -> None:
+        stamps = [r["timestamp"] for r in records]
+        self.conn.execute(
+            "UPDATE sessions SET next_turn_index = %s, turn_count = turn_count + %s,"
+            " started_at = LEAST(started_at, %s), last_turn_at = GREATEST(last_turn_at, %s)"
+            " WHERE group_id = %s AND agent_id = %s AND session_id = %s",
+            (records[-1]["turn_index"] + 1, len(records), min(stamps), max(stamps), *key),
+        )
 
 
 def _lock_session(conn: psycopg.Connection, key: SessionKey, stamp: str) -> int:
@@ -162,15 +140,6 @@ def stored_body(role: str, content: str, tool_calls: str | None, tool_results: s
     calls = jsonio.loads(tool_calls) if tool_calls else []
     results = jsonio.loads(tool_results) if tool_results else []
     return index_body(Event(role, content, calls, results))
-
-
-def _logged_before(conn: psycopg.Connection, key: SessionKey, event_id: str) -> LoggedTurn | None:
-    row = conn.execute(
-        f"SELECT {_COLUMNS} FROM quarantine_logs"  # noqa: S608 - constant names
-        " WHERE group_id = %s AND agent_id = %s AND session_id = %s AND event_id = %s",
-        (*key, event_id),
-    ).fetchone()
-    return None if row is None else logged_turn(turn_from_row(row))
 
 
 def _scope_sql(scope: Scope) -> tuple[str, dict[str, Any]]:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
-    from soloqueue_mem.memory.attach import SqliteRows
+    from soloqueue_mem.memory.attach import Rows
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
     from soloqueue_mem.memory.backend import Chosen
@@ -308,9 +308,14 @@ class SqliteBackend:
         self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
     ) -> list[Remembered]:
         from soloqueue_mem.lifecycle.on_log import extract_turns
+        from soloqueue_mem.memory.store import remember
 
         memory = self.existing("memory", NO_MEMORY)
-        return extract_turns(memory, self._state(), targets, now, words)
+
+        def remembered(draft: Draft, group: str, agent: str) -> Remembered:
+            return remember(memory, draft, group, agent, now)
+
+        return extract_turns(memory, self._state(), targets, remembered, now, words)
 
     def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
         from soloqueue_mem.lifecycle.on_log import open_sessions
@@ -454,12 +459,12 @@ class SqliteBackend:
 
     # -- attachments -------------------------------------------------------------------
 
-    def attachments(self, create: bool) -> SqliteRows:
-        from soloqueue_mem.memory.attach import SqliteRows
+    def attachments(self, create: bool) -> Rows:
+        from soloqueue_mem.memory.attach import Rows
 
         if create:
-            return SqliteRows(self._memory())
-        return SqliteRows(self.existing("memory", NO_ATTACHMENTS))
+            return Rows(self._memory())
+        return Rows(self.existing("memory", NO_ATTACHMENTS))
 
     def search_attachments(
         self, terms: list[str], filters: AttachmentFilters, now: str, limit: int

@@ -31,6 +31,11 @@ if TYPE_CHECKING:
     import numpy as np
 
 DEFAULT_KINDS = ("memory", "episode", "turn")
+# Items read beyond ``limit`` per pass, for those the filters leave out (superseded,
+# archived, expired, out of scope): most stores have few, and reading an item's row
+# costs more than its cosine, so a pass reads a few more and another pass follows if
+# needed.
+SPARE = 50
 
 
 class Scope(NamedTuple):
@@ -87,7 +92,7 @@ def search(
         return []
     scores = found.vectors @ embedder.query(query)
     hits: list[DenseHit] = []
-    step = max(4 * limit, 50)
+    step = limit + SPARE
     for order in _best_first(scores, step):
         for start in range(0, len(order), step):  # exact filters on the best first
             ranked = [(found.keys[n], float(scores[n])) for n in order[start : start + step]]

@@ -119,8 +119,6 @@ def embed_items(
 ) -> EmbedReport:
     """Vectors for ``items`` (see the module doc); ``deadline`` is a
     ``time.monotonic()`` value after which no new batch starts."""
-    from soloqueue_mem.semantic import mapped
-
     started = time.monotonic()
     items = list(items)
     known = _links(conn, embedder.name, {item.kind for item in items})
@@ -131,8 +129,6 @@ def embed_items(
     if ready:
         with write_tx(conn):
             _link(conn, embedder.name, ready)
-        if any((i.kind, i.id) in known for i in ready):  # a change the copy's state misses
-            mapped.drop(conn, embedder.name)
     by_hash: dict[str, list[Item]] = {}  # each new text is embedded once
     for item in waiting:
         by_hash.setdefault(content_hash(item.text), []).append(item)

@@ -7,14 +7,13 @@ of the store that holds memory.db), rows in the order ``index.matrix`` reads the
 
 * ``vectors.npy`` (n, dim) float32, and ``kinds.npy``, ``ids.npy``, ``groups.npy``,
   ``agents.npy``: each row's item and scope;
-* ``<state>`` names what it was built from — the number of linked items, the count
-  and highest rowid of the model's ``embedding_cache`` rows, and a digest of the
-  first and last links and the newest vector's text (so another database with the
-  same counts, a backup restored in place, names another state). Embedding a new text
-  or linking a new item changes it, so a stale copy is never read: the next search builds
-  the new one beside it (into a temporary folder, renamed into place) and removes the
-  old. The one change the state does not show, an item re-linked to a text already
-  cached (an edit back to an earlier text), removes the copies (:func:`drop`).
+* ``<state>`` is the model's version in ``embedding_versions``: a new random one on
+  every write to the model's vectors or links (triggers, see
+  :func:`soloqueue_mem.semantic.schema.m016_version_embeddings`), so a search reads
+  one row to know whether its copy is current, and a stale copy is never read (another
+  database put in place of this one, a backup restored, holds another version). The
+  next search after a change builds the new copy beside the old one (into a temporary
+  folder, renamed into place) and removes the old.
 
 Everything here is rebuilt from memory.db; deleting the folder is always safe.
 """
@@ -63,55 +62,73 @@ class _Keys(Sequence[tuple[str, str]]):
         return (str(self._kinds[n]), str(self._ids[n]))
 
 
-def _state(conn: sqlite3.Connection, model: str) -> str:
-    (items,) = conn.execute(
-        "SELECT count(*) FROM embedded_items WHERE model = ?", (model,)
+def _state(conn: sqlite3.Connection, model: str) -> str | None:
+    """The model's version; None when it has no vectors."""
+    row = conn.execute(
+        "SELECT version FROM embedding_versions WHERE model = ?", (model,)
     ).fetchone()
-    rows, highest = conn.execute(
-        "SELECT count(*), max(rowid) FROM embedding_cache WHERE model = ?", (model,)
-    ).fetchone()
-    return f"{items}-{rows}-{highest or 0}-{_edges(conn, model, highest)}"
-
-
-def _edges(conn: sqlite3.Connection, model: str, highest: int | None) -> str:
-    """A digest of the first and last link and the newest vector's text: equal counts
-    in another database (a backup restored, a store imported in place of this one)
-    hold other items, so their copy is not this one's."""
-    links = [
-        conn.execute(
-            "SELECT kind, item_id, content_hash FROM embedded_items WHERE model = ?"  # noqa: S608
-            f" ORDER BY kind {order}, item_id {order} LIMIT 1",
-            (model,),
-        ).fetchone()
-        for order in ("ASC", "DESC")
-    ]
-    newest = conn.execute(  # by rowid: a scan from the end would read other models' rows
-        "SELECT content_hash FROM embedding_cache WHERE rowid = ?", (highest,)
-    ).fetchone()
-    return hashlib.sha256(repr((links, newest)).encode("utf-8")).hexdigest()[:12]
+    return None if row is None else str(row[0])
 
 
 def load(conn: sqlite3.Connection, model: str, kinds: tuple[str, ...], group: str | None,
          agent: str | None) -> Matrix | None:  # fmt: skip
     """The scope's rows of the current copy, built first when missing or stale; None
     when the store has no folder for it (an in-memory database) or cannot write it."""
-    import numpy as np
-
     from soloqueue_mem.semantic.index import Matrix
 
     current = refresh(conn, model)
     if current is None:
         return None
-    columns = {name: np.load(current / f"{name}.npy", mmap_mode="r") for name in COLUMNS}
-    vectors = np.load(current / "vectors.npy", mmap_mode="r")
-    mask = np.isin(columns["kinds"], list(kinds))
-    for name, value in (("groups", group), ("agents", agent)):
-        if value is not None:
-            mask &= columns[name] == value
-    if mask.all():
-        return Matrix(_Keys(columns["kinds"], columns["ids"]), vectors)
-    rows = np.flatnonzero(mask)
-    return Matrix(_Keys(columns["kinds"][rows], columns["ids"][rows]), vectors[rows])
+    opened = _open(current)
+    rows = opened.rows(tuple(sorted(kinds)), group, agent)
+    columns = opened.columns
+    if rows is None:
+        return Matrix(_Keys(columns["kinds"], columns["ids"]), columns["vectors"])
+    return Matrix(_Keys(columns["kinds"][rows], columns["ids"][rows]), columns["vectors"][rows])
+
+
+class _Opened:
+    """A copy's mapped arrays and the rows of each scope asked so far: a warm process
+    (``serve``, ``mcp``, the ``Store`` API) searches the same copy again and again, and
+    opening five files and comparing 100k strings cost more than the search itself."""
+
+    SCOPES = 64  # row selections kept per copy (a few hundred KB each at 100k rows)
+
+    def __init__(self, folder: Path) -> None:
+        import numpy as np
+
+        self.folder = folder
+        self.columns = {
+            name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in (*COLUMNS, "vectors")
+        }
+        self._rows: dict[tuple[tuple[str, ...], str | None, str | None], Any] = {}
+
+    def rows(self, kinds: tuple[str, ...], group: str | None, agent: str | None) -> Any:
+        """The row numbers in scope; None for every row."""
+        key = (kinds, group, agent)
+        if key not in self._rows:
+            import numpy as np
+
+            mask = np.isin(self.columns["kinds"], list(kinds))
+            for name, value in (("groups", group), ("agents", agent)):
+                if value is not None:
+                    mask &= self.columns[name] == value
+            if len(self._rows) >= self.SCOPES:
+                self._rows.clear()
+            self._rows[key] = None if mask.all() else np.flatnonzero(mask)
+        return self._rows[key]
+
+
+_opened: dict[Path, _Opened] = {}  # a model's folder -> its current copy, opened
+
+
+def _open(current: Path) -> _Opened:
+    """The copy in ``current``, opened once per process (its folder names its state,
+    so an opened copy never goes stale: a change makes another folder)."""
+    opened = _opened.get(current.parent)
+    if opened is None or opened.folder != current:
+        opened = _opened[current.parent] = _Opened(current)
+    return opened
 
 
 def refresh(conn: sqlite3.Connection, model: str) -> Path | None:
@@ -120,7 +137,10 @@ def refresh(conn: sqlite3.Connection, model: str) -> Path | None:
     root = folder(conn, model)
     if root is None:
         return None
-    current = root / _state(conn, model)
+    state = _state(conn, model)
+    if state is None:
+        return None
+    current = root / state
     if current.is_dir() or _build(conn, model, root, current):
         return current
     return None
@@ -162,9 +182,3 @@ def _build(conn: sqlite3.Connection, model: str, root: Path, target: Path) -> bo
             shutil.rmtree(old, ignore_errors=True)
     return True
 
-
-def drop(conn: sqlite3.Connection, model: str) -> None:
-    """Remove every copy of ``model`` (the next search builds a fresh one)."""
-    root = folder(conn, model)
-    if root is not None:
-        shutil.rmtree(root, ignore_errors=True)

@@ -38,3 +38,37 @@ def m008_create_embedding_cache(conn: sqlite3.Connection) -> None:
             ON embedded_items (model, kind, group_id, agent_id);
         """,
     )
+
+
+def m016_version_embeddings(conn: sqlite3.Connection) -> None:
+    """One version per model, a new random one on every write to its rows of
+    ``embedding_cache`` or ``embedded_items`` (triggers), so a search checks whether
+    its memory-mapped copy is current by reading one row (:mod:`.mapped`) instead of
+    counting 100k links. Random, not a counter: a database restored from a backup, or
+    another store's put in its place, never repeats the version of other contents."""
+    statements = [
+        """
+        CREATE TABLE embedding_versions (
+            model TEXT PRIMARY KEY,
+            version TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """,
+        """
+        INSERT INTO embedding_versions (model, version)
+            SELECT model, hex(randomblob(8))
+            FROM (SELECT model FROM embedding_cache UNION SELECT model FROM embedded_items);
+        """,
+    ]
+    for table in ("embedding_cache", "embedded_items"):
+        for event, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
+            statements.append(
+                f"""
+                CREATE TRIGGER {table}_{event.lower()}_versions AFTER {event} ON {table}
+                BEGIN
+                    INSERT INTO embedding_versions (model, version)
+                        VALUES ({row}.model, hex(randomblob(8)))
+                        ON CONFLICT (model) DO UPDATE SET version = excluded.version;
+                END;
+                """
+            )
+    execute_script(conn, "".join(statements))

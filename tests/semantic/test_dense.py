@@ -159,7 +159,7 @@ def test_the_mapped_copy_follows_every_change(cli, hybrid):
         first = dense.dense_candidates(conn, "where do we deploy", now=now, limit=1)
         coffee = dense.dense_candidates(conn, "咖啡", now=now, limit=1)[0][1]
         k8s = first[0][1]
-        # an edit back to a text already cached changes no count: the copy is dropped
+        # an edit back to a text already cached changes no count: the version changes
         model = load()
         edited = [
             index.Item("memory", coffee, "g1", "default", "The deploy uses Kubernetes on GCP")

@@ -19,7 +19,7 @@ from soloqueue_mem.memory.schema import (
     m013_reindex_memories_as_bigrams,
     m015_index_retired_memories,
 )
-from soloqueue_mem.semantic.schema import m008_create_embedding_cache
+from soloqueue_mem.semantic.schema import m008_create_embedding_cache, m016_version_embeddings
 from soloqueue_mem.sessions.schema import (
     m001_create_turns,
     m002_index_turns_by_session,
@@ -42,4 +42,5 @@ MIGRATIONS = [
     m013_reindex_memories_as_bigrams,
     m014_reindex_turns_as_bigrams,
     m015_index_retired_memories,
+    m016_version_embeddings,
 ]

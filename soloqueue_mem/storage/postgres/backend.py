@@ -341,13 +341,10 @@ class PostgresBackend:
     def remember(
         self, draft: Draft, group: str, agent: str, now: datetime, event_id: str | None = None
     ) -> Remembered:
-        remembered = memories.remember(self.conn, draft, group, agent, now, event_id)
-        model, _ = self.dense()
-        if model is not None and not remembered.duplicate:
-            from soloqueue_mem.storage.postgres.dense import embed_memory
-
-            embed_memory(self.conn, model, remembered.memory.id, now)
-        return remembered
+        """Stored, not embedded: a one-shot CLI process must not load the model (the
+        ``Store`` API embeds through :meth:`embed_held` when its process holds one;
+        ``consolidate`` embeds the rest), as on SQLite."""
+        return memories.remember(self.conn, draft, group, agent, now, event_id)
 
     def memory(self, ref: str) -> Memory:
         return store.get(self.conn, ref)
@@ -460,9 +457,18 @@ class PostgresBackend:
         return working.clear(self.conn, group)
 
     def embed_held(self, memory_ids: list[str], now: datetime) -> list[str]:
-        """Nothing yet: on PostgreSQL new memories get their vectors from ``consolidate``
-        or ``index --embed``."""
-        return []
+        from soloqueue_mem.semantic.model import held
+
+        if held() is None:  # dense() would load it
+            return []
+        model, _ = self.dense()
+        if model is None:
+            return []
+        from soloqueue_mem.storage.postgres.dense import embed_memory
+
+        for memory_id in memory_ids:
+            embed_memory(self.conn, model, memory_id, now)
+        return [model.name]
 
     def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted:
         from soloqueue_mem.memory.promote import promoted

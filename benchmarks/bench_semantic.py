@@ -290,6 +290,9 @@ def main() -> int:
     parser.add_argument(
         "--sets", default="lq-zh,zh,lq-en,locomo", help="with --quality: which, in this order"
     )
+    parser.add_argument(
+        "--core", action="store_true", help="with --quality: without the weight grid"
+    )
     args = parser.parse_args()
     from soloqueue_mem.semantic.model import unavailable
 
@@ -300,7 +303,7 @@ def main() -> int:
     if args.quality:
         import _semantic_quality
 
-        _semantic_quality.report(args.conversations, args.sets.split(","))
+        _semantic_quality.report(args.conversations, args.sets.split(","), args.core)
         return 0
     can_load = hasattr(sqlite3.connect(":memory:"), "enable_load_extension")
     with tempfile.TemporaryDirectory(prefix="bench-semantic-") as tmp:

@@ -91,7 +91,8 @@ def _embed_by(conn: sqlite3.Connection, now: datetime, key: str, turns: bool) ->
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, content_hash) DO NOTHING",
                 [(model.name, digest, dim, blob, now.isoformat()) for digest, dim, blob in rows],
             )
-        report = library.embed_store(conn, model, now, with_turns=turns)
+        memories, turn_items = library.memory_items(conn, now), library.turn_items(conn)
+        report = library.embed_store(conn, model, now, memories, turn_items if turns else None)
         new = conn.execute(
             "SELECT content_hash, dim, vector FROM embedding_cache WHERE model = ?", (model.name,)
         ).fetchall()

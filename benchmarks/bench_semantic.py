@@ -105,7 +105,7 @@ def median_query(model) -> float:
 def throughput(folder: Path, key: str = "e5") -> tuple[float, float, int]:
     from soloqueue_mem.memory.promote import promote
     from soloqueue_mem.memory.store import Draft, remember
-    from soloqueue_mem.semantic.embed import embed_store
+    from soloqueue_mem.semantic.embed import embed_store, memory_items
     from soloqueue_mem.semantic.model import load
 
     rng = random.Random(7)
@@ -120,8 +120,8 @@ def throughput(folder: Path, key: str = "e5") -> tuple[float, float, int]:
     )
     promote(conn, "g", "a", doc, now)
     model = load(key)
-    first = embed_store(conn, model, now)["memories"]
-    second = embed_store(conn, model, now)["memories"]
+    first = embed_store(conn, model, now, memory_items(conn, now))["memories"]
+    second = embed_store(conn, model, now, memory_items(conn, now))["memories"]
     conn.close()
     return first["embedded"] / first["seconds"], second["seconds"], first["embedded"]
 

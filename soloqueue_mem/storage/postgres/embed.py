@@ -1,24 +1,26 @@
-"""Embedding on PostgreSQL: :mod:`soloqueue_mem.semantic.embed` and
-:mod:`soloqueue_mem.semantic.index` over the database.
+"""Embedding on PostgreSQL: the pass of :mod:`soloqueue_mem.semantic.embed` and
+:mod:`soloqueue_mem.semantic.index` (written once for both back ends) over the
+database's items.
 
 As in memory.db, ``embedding_cache`` keeps each vector once per (model, content hash)
 as stored bytes (little-endian float32) and ``embedded_items`` which item has which
 content hash under which model; here each item also gets a copy of its vector in its
-own ``embedding`` column (pgvector), which the HNSW indexes search (storage/postgres/dense.py).
-``consolidate`` embeds memories and episodes, ``index --embed`` those and, with
-``--turns``, the turns; ``remember`` embeds its memory at once.
+own ``embedding`` column (pgvector, :func:`to_columns`), which the HNSW indexes search
+(storage/postgres/dense.py). ``consolidate`` embeds memories and episodes, ``index
+--embed`` those and, with ``--turns``, the turns; ``remember`` in a process holding the
+model, and ``promote``, embed their memories at once.
 """
 
 from __future__ import annotations
 
 import struct
-import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
-from soloqueue_mem.semantic.index import BATCH, EmbedReport, Item, Progress, content_hash
+from soloqueue_mem.semantic.embed import MIN_TURN_CHARS, TURN_PAGE, embed_store
+from soloqueue_mem.semantic.index import Copy, Item, Progress, cached_vectors, content_hash
 from soloqueue_mem.storage.postgres.memories import _ACTIVE
 
 if TYPE_CHECKING:
@@ -26,8 +28,6 @@ if TYPE_CHECKING:
 
     from soloqueue_mem.semantic.model import Embedder
 
-MIN_TURN_CHARS = 8  # as semantic.embed's: "ok", "继续" carry nothing to find
-TURN_PAGE = 2000
 TABLES = {"memory": "memories", "episode": "episodes", "turn": "quarantine_logs"}
 _ID_TYPES = {"memory": "text", "episode": "text", "turn": "bigint"}
 
@@ -64,159 +64,43 @@ def turn_items(conn: psycopg.Connection) -> Iterator[Item]:
         after = rows[-1][0]
 
 
-def _links(
-    conn: psycopg.Connection, model: str, kinds: Iterable[str]
-) -> dict[tuple[str, str], str]:
-    rows = conn.execute(
-        "SELECT kind, item_id, content_hash FROM embedded_items WHERE model = %s"
-        " AND kind = ANY(%s)",
-        (model, sorted(kinds)),
-    )
-    return {(kind, item_id): digest for kind, item_id, digest in rows}
-
-
-def pending(conn: psycopg.Connection, model: str, items: Iterable[Item]) -> list[Item]:
-    """The items without a vector of their present text under ``model``."""
-    items = list(items)
-    known = _links(conn, model, {item.kind for item in items})
-    return [i for i in items if known.get((i.kind, i.id)) != content_hash(i.text)]
-
-
 def floats(data: bytes) -> list[float]:
     """A stored vector's values (no numpy needed)."""
     return list(struct.unpack(f"<{len(data) // 4}f", data))
 
 
-def _link(
-    conn: psycopg.Connection, model: str, items: list[Item], vectors: dict[str, bytes]
-) -> None:
-    """Link ``items`` to their text's vector and copy it into their own column."""
-    with conn.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO embedded_items (model, kind, item_id, group_id, agent_id, content_hash)"
-            " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (model, kind, item_id)"
-            " DO UPDATE SET content_hash = excluded.content_hash",
-            [(model, i.kind, i.id, i.group, i.agent, content_hash(i.text)) for i in items],
-        )
-        for kind, table in TABLES.items():
-            rows = [(floats(vectors[content_hash(i.text)]), i.id) for i in items if i.kind == kind]
-            if rows:
-                cur.executemany(
-                    f"UPDATE {table} SET embedding = %s::real[]::vector"  # noqa: S608 - constants
-                    f" WHERE id = %s::{_ID_TYPES[kind]}",
-                    rows,
-                )
+def to_columns(conn: psycopg.Connection) -> Copy:
+    """The embedding pass's ``copy``: each linked item's vector into its own column."""
+
+    def copy(items: list[Item], vectors: dict[str, bytes]) -> None:
+        with conn.cursor() as cur:
+            for kind, table in TABLES.items():
+                rows = [
+                    (floats(vectors[content_hash(i.text)]), i.id) for i in items if i.kind == kind
+                ]
+                if rows:
+                    cur.executemany(
+                        f"UPDATE {table} SET embedding = %s::real[]::vector"  # noqa: S608 - constants
+                        f" WHERE id = %s::{_ID_TYPES[kind]}",
+                        rows,
+                    )
+
+    return copy
 
 
-def _cached(conn: psycopg.Connection, model: str, hashes: list[str]) -> dict[str, bytes]:
-    rows = conn.execute(
-        "SELECT content_hash, vector FROM embedding_cache WHERE model = %s"
-        " AND content_hash = ANY(%s)",
-        (model, hashes),
-    )
-    return {digest: bytes(vector) for digest, vector in rows}
-
-
-def embed_items(
+def embed_all(
     conn: psycopg.Connection,
     embedder: Embedder,
-    items: Iterable[Item],
     now: datetime,
+    with_turns: bool = False,
     deadline: float | None = None,
     progress: Progress | None = None,
-) -> EmbedReport:
-    """Vectors for ``items``: linked to a cached one of the same text, or embedded
-    (each new text once, ``BATCH`` a transaction); ``deadline`` is a
-    ``time.monotonic()`` value after which no new batch starts."""
-    import numpy as np
-
-    started = time.monotonic()
-    items = list(items)
-    todo = pending(conn, embedder.name, items)
-    cached = _cached(conn, embedder.name, sorted({content_hash(i.text) for i in todo}))
-    ready = [i for i in todo if content_hash(i.text) in cached]
-    if ready:
-        with conn.transaction():
-            _link(conn, embedder.name, ready, cached)
-    by_hash: dict[str, list[Item]] = {}
-    for item in todo:
-        if content_hash(item.text) not in cached:
-            by_hash.setdefault(content_hash(item.text), []).append(item)
-    order = [(digest, group[0].text) for digest, group in by_hash.items()]
-    embedded = 0
-    for start in range(0, len(order), BATCH):
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        batch = order[start : start + BATCH]
-        rows = np.ascontiguousarray(embedder.passages([text for _, text in batch]), dtype="<f4")
-        made = {digest: rows[n].tobytes() for n, (digest, _) in enumerate(batch)}
-        with conn.transaction():
-            _store(conn, embedder.name, made, rows.shape[1], now)
-            _link(conn, embedder.name, [i for digest in made for i in by_hash[digest]], made)
-        embedded += len(batch)
-        if progress:
-            progress(embedded, len(order))
-    return EmbedReport(
-        items=len(items),
-        current=len(items) - len(todo),
-        linked=len(ready),
-        embedded=embedded,
-        remaining=len(order) - embedded,
-        seconds=round(time.monotonic() - started, 3),
-    )
-
-
-def _store(
-    conn: psycopg.Connection, model: str, made: dict[str, bytes], dim: int, now: datetime
-) -> None:
-    with conn.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO embedding_cache (model, content_hash, dim, vector, created_at)"
-            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (model, content_hash) DO NOTHING",
-            [(model, digest, dim, vector, iso(now)) for digest, vector in made.items()],
-        )
-
-
-def counts(conn: psycopg.Connection, model: str) -> dict[str, int]:
-    """How many items of each kind have a vector under ``model``."""
-    rows = conn.execute(
-        "SELECT kind, count(*) FROM embedded_items WHERE model = %s GROUP BY kind ORDER BY kind",
-        (model,),
-    )
-    return dict(rows)  # type: ignore[arg-type]
-
-
-def estimate(
-    conn: psycopg.Connection, model: str, now: datetime, with_turns: bool
 ) -> dict[str, Any]:
-    """:func:`soloqueue_mem.semantic.embed.estimate` on the database."""
-    from soloqueue_mem.semantic.embed import TEXTS_PER_SECOND
-
-    memories = len(pending(conn, model, memory_items(conn, now)))
-    turns = len(pending(conn, model, turn_items(conn))) if with_turns else 0
-    total = memories + turns
-    return {"memories": memories, "turns": turns, "seconds": round(total / TEXTS_PER_SECOND, 1)}
-
-
-def embed_store(
-    conn: psycopg.Connection,
-    embedder: Embedder,
-    now: datetime,
-    *,
-    with_turns: bool = False,
-    time_budget: float | None = None,
-    progress: Progress | None = None,
-) -> dict[str, Any]:
-    """:func:`soloqueue_mem.semantic.embed.embed_store` on the database (its report)."""
-    deadline = None if time_budget is None else time.monotonic() + time_budget
-    report: dict[str, Any] = {"model": embedder.name}
-    found = embed_items(conn, embedder, memory_items(conn, now), now, deadline, progress)
-    report["memories"] = found.as_json()
-    if with_turns:
-        found = embed_items(conn, embedder, turn_items(conn), now, deadline, progress)
-        report["turns"] = found.as_json()
-    report["vectors"] = counts(conn, embedder.name)
-    return report
+    """:func:`soloqueue_mem.semantic.embed.embed_store` over the database's memories and
+    episodes (and turns), each vector copied into its item's column."""
+    turns = turn_items(conn) if with_turns else None
+    memories = memory_items(conn, now)
+    return embed_store(conn, embedder, now, memories, turns, deadline, progress, to_columns(conn))
 
 
 # -- export and import (the records of soloqueue_mem.ops.export._embeddings) --------
@@ -331,7 +215,7 @@ def put_back_link(conn: psycopg.Connection, value: Any) -> str:
     ).fetchone()
     if held is not None:
         return "existing" if held[0] == value.content_hash else "conflict"
-    vector = _cached(conn, value.model, [value.content_hash])
+    vector = cached_vectors(conn, value.model, [value.content_hash])
     if not vector:
         return "missing-vector"
     conn.execute(

@@ -186,7 +186,7 @@ def _embed(
         return {"skipped": "dry run"}
     from soloqueue_mem.semantic.model import Unavailable, load
     from soloqueue_mem.storage.postgres.dense import has_embedding_column
-    from soloqueue_mem.storage.postgres.embed import embed_store
+    from soloqueue_mem.storage.postgres.embed import embed_all
 
     if not has_embedding_column(conn):
         return {"skipped": "the server has no pgvector (CREATE EXTENSION vector failed)"}
@@ -195,7 +195,7 @@ def _embed(
     except Unavailable as exc:
         return {"skipped": str(exc)}
     step = (lambda done, total: progress("embed", done, total)) if progress else None
-    return embed_store(conn, embedder, now, progress=step)
+    return embed_all(conn, embedder, now, progress=step)
 
 
 @contextmanager

@@ -325,9 +325,12 @@ class SqliteBackend:
     # -- the dense index ---------------------------------------------------------------
 
     def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
-        from soloqueue_mem.semantic.embed import estimate
+        from soloqueue_mem.semantic.embed import estimate, memory_items, turn_items
 
-        return estimate(self.existing("memory", "no store yet"), model, now, with_turns)
+        conn = self.existing("memory", "no store yet")
+        return estimate(
+            conn, model, memory_items(conn, now), turn_items(conn) if with_turns else None
+        )
 
     def embed(
         self,
@@ -340,9 +343,7 @@ class SqliteBackend:
         from soloqueue_mem.semantic.embed import embed_every_model
 
         conn = self.existing("memory", "no store yet")
-        return embed_every_model(
-            conn, embedder, now, with_turns=with_turns, time_budget=time_budget, progress=progress
-        )
+        return embed_every_model(conn, embedder, now, with_turns, time_budget, progress)
 
     # -- recall ------------------------------------------------------------------------
 

@@ -81,9 +81,8 @@ def search(
     kinds: tuple[str, ...] = DEFAULT_KINDS,
 ) -> list[DenseHit]:
     """The best ``limit`` items in ``scope`` by cosine, with their values."""
-    if scope.type is not None:
-        kinds = tuple(k for k in kinds if k == "memory")
-    if not kinds or not query.strip():
+    kinds = searched_kinds(query, scope, kinds)
+    if not kinds:
         return []
     found = mapped.load(conn, embedder.name, kinds, scope.group, scope.agent) or index.matrix(
         conn, embedder.name, kinds, scope.group, scope.agent
@@ -100,6 +99,14 @@ def search(
             if len(hits) >= limit:
                 return hits[:limit]
     return hits
+
+
+def searched_kinds(query: str, scope: Scope, kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """The kinds a search asks: only memories when the scope names a memory type, none
+    for a blank query."""
+    if not query.strip():
+        return ()
+    return kinds if scope.type is None else tuple(k for k in kinds if k == "memory")
 
 
 def _best_first(scores: np.ndarray, count: int) -> Iterator[np.ndarray]:

@@ -22,7 +22,7 @@ from soloqueue_mem.db.adapter import Db, postgres_sql
 from soloqueue_mem.memory.backend import BACKENDS, DENSE_BACKENDS
 from soloqueue_mem.memory.store import _COLUMNS, Filters, filter_sql
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.semantic.dense import DEFAULT_KINDS
+from soloqueue_mem.semantic.dense import DEFAULT_KINDS, searched_kinds
 
 if TYPE_CHECKING:
     import numpy as np
@@ -94,9 +94,8 @@ def nearest(
     through its HNSW index (only memories when the scope names a memory type).
     pgvector ≥ 0.8 continues an index scan until ``limit`` rows pass the filters
     (``hnsw.iterative_scan``); older ones may return fewer."""
-    if scope.type is not None:
-        kinds = tuple(k for k in kinds if k == "memory")
-    if not kinds or not query.strip():
+    kinds = searched_kinds(query, scope, kinds)
+    if not kinds:
         return []
     vector = vector_text(embedder.query(query))
     since = iso(scope.since) if scope.since is not None else None

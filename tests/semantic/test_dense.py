@@ -179,6 +179,20 @@ def test_the_mapped_copy_follows_every_change(cli, hybrid):
         conn.close()
 
 
+def test_a_search_reads_no_vector_table_when_its_copy_is_current(cli, hybrid):
+    # the copy's state is one row of embedding_versions, not a count of every link
+    cli.ok("remember", "-g", "g1", "我的编辑器已经换成 Helix 了")
+    cli.ok("consolidate")  # leaves the current copy
+    conn, now = _conn(hybrid), parse_timestamp(NOW)
+    read: list[str] = []
+    try:
+        conn.set_trace_callback(read.append)
+        assert dense.dense_candidates(conn, "which editor", now=now, limit=1)
+    finally:
+        conn.close()
+    assert not [sql for sql in read if "embedded_items" in sql or "embedding_cache" in sql]
+
+
 def test_best_first_is_a_stable_sort_without_sorting_everything():
     import numpy as np
 

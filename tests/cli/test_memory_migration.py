@@ -76,7 +76,8 @@ def test_a_store_before_the_retired_indexes_gains_them_and_searches_alike(cli, h
         )
         conn.execute("DROP INDEX idx_memories_archived")
         conn.execute("DROP INDEX idx_memories_expires")
-        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+        drop_embedding_versions(conn)  # migration 16's, which comes after
+        conn.execute("PRAGMA user_version = 14")
     conn.close()
 
     assert cli.json("stats")["databases"]["memory.db"]["schema_version"] == len(MIGRATIONS)
@@ -86,3 +87,32 @@ def test_a_store_before_the_retired_indexes_gains_them_and_searches_alike(cli, h
     assert {"idx_memories_archived", "idx_memories_expires"} <= indexes
     hits = cli.json("recall", "walrus")
     assert [h["content"] for h in hits] == ["a walrus likes cold water"]
+
+
+def drop_embedding_versions(conn: sqlite3.Connection) -> None:
+    """What migration 16 adds: the versions table and the triggers that set it."""
+    for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_versions'"
+    ).fetchall():
+        conn.execute(f'DROP TRIGGER "{name}"')
+    conn.execute("DROP TABLE embedding_versions")
+
+
+def test_a_store_before_the_embedding_versions_gains_them(cli, home):
+    """Migration 16: a write to a model's vectors sets its version (the mapped copy's
+    state, soloqueue_mem/semantic/mapped.py)."""
+    cli.ok("remember", "a walrus likes cold water")
+    with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
+        drop_embedding_versions(conn)
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+    conn.close()
+
+    assert cli.json("stats")["databases"]["memory.db"]["schema_version"] == len(MIGRATIONS)
+    with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
+        link = "INSERT INTO embedded_items VALUES ('m', 'memory', ?, 'g', 'a', 'h')"
+        conn.execute(link, ("x1",))
+        first = conn.execute("SELECT version FROM embedding_versions WHERE model = 'm'").fetchone()
+        conn.execute(link, ("x2",))
+        second = conn.execute("SELECT version FROM embedding_versions WHERE model = 'm'").fetchone()
+    conn.close()
+    assert first and second and first != second

@@ -16,9 +16,10 @@ from soloqueue_mem.cli.options import (
     GroupOpt,
     RootOpt,
     SessionOpt,
+    with_app_context,
 )
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import BadInput, UsageError
 
 if TYPE_CHECKING:
@@ -116,8 +117,9 @@ def attach(
 
 @app.command("list")
 @boundary
+@with_app_context
 def list_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     direction: Annotated[
         str | None, typer.Option("--direction", help="Only inbound or outbound.")
     ] = None,
@@ -128,14 +130,11 @@ def list_command(
     limit: Annotated[int, typer.Option("--limit", "-n", help="Most to list (1-1000).")] = 100,
     group: GroupFilter = None,
     agent: AgentFilter = None,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Attachments that have not expired, newest first."""
 
     from soloqueue_mem.memory.attachments import DIRECTIONS
 
-    app_ctx = app_context(ctx, fmt, root)
     check_ids(group=group, agent=agent, session=session)
     if direction is not None and direction not in DIRECTIONS:
         raise UsageError(f"--direction must be inbound or outbound, not {direction!r}")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.options import FormatOpt, RootOpt, with_app_context
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.errors import BadInput, UsageError
@@ -74,17 +74,15 @@ def show(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> Non
 
 @app.command("compile")
 @boundary
+@with_app_context
 def compile_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     force: Annotated[
         bool, typer.Option("--force", help="Compile every source, changed or not.")
     ] = False,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Compile the sources that changed since their last compile (status compiled),
     keep the rest (cached)."""
-    app_ctx = app_context(ctx, fmt, root)
     _render(_compile(app_ctx, force), app_ctx)
 
 

@@ -19,6 +19,7 @@ from soloqueue_mem.cli.options import (
     GroupFilter,
     GroupOpt,
     RootOpt,
+    with_app_context,
 )
 from soloqueue_mem.cli.output import emit_list, emit_object, stderr
 from soloqueue_mem.cli.state import AppContext, app_context
@@ -30,8 +31,9 @@ SNIFF_BYTES = 64 * 1024
 
 
 @boundary
+@with_app_context
 def export(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     with_blobs: Annotated[
         bool, typer.Option("--with-blobs", help="Put artifacts' bytes in the dump (base64).")
     ] = False,
@@ -40,15 +42,12 @@ def export(
     ] = None,
     group: GroupFilter = None,
     agent: AgentFilter = None,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Write everything that is not derived as a versioned JSONL dump (always JSONL):
     sessions as logged, memories with their history, episodes, scratchpads, working
     memory, attachments, kv and session state, embeddings, the graph memory, artifact
     rows (and their blobs with --with-blobs), then an end record (counts, sha256).
     `import` reads it back."""
-    app_ctx = app_context(ctx, fmt, root)
     check_ids(group=group, agent=agent)
     with ExitStack() as stack:
         out = _output(stack, output)

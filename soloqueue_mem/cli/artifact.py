@@ -31,8 +31,9 @@ RefArg = Annotated[str, typer.Argument(help="Artifact id (a number) or its full 
 
 @app.command("save")
 @boundary
+@with_app_context
 def save(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     source: Annotated[str, typer.Argument(help="A file to store, or '-' for stdin.")],
     title: Annotated[str | None, option(spec.SAVE, "title", help="A title.")] = None,
     tag: Annotated[
@@ -57,11 +58,9 @@ def save(
     mime: Annotated[
         str | None, option(spec.SAVE, "mime", help="Media type, e.g. text/plain.")
     ] = None,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Store a file (streamed, hashed with SHA-256, deduplicated) and catalog it."""
-    run_save(app_context(ctx, fmt, root), source, title, tag or (), group, author, mime)
+    run_save(app_ctx, source, title, tag or (), group, author, mime)
 
 
 @app.command("read")

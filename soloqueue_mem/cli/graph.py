@@ -54,16 +54,15 @@ class ExportFormat(StrEnum):
 
 @app.command("remember")
 @boundary
+@with_app_context
 def remember(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     session: SessionTurns = None,
     sync: Annotated[
         bool, option(spec.GRAPH_REMEMBER, "sync", help="Process the queue before returning.")
     ] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Queue chat messages for the agent's graph and return at once.
 
@@ -73,7 +72,7 @@ def remember(
     """
     from soloqueue_mem.cli.graph_run import run_remember
 
-    run_remember(app_context(ctx, fmt, root), session, sync, group, agent)
+    run_remember(app_ctx, session, sync, group, agent)
 
 
 @app.command("work")
@@ -102,8 +101,9 @@ def work_command(
 
 @app.command("recall")
 @boundary
+@with_app_context
 def recall(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     keywords: Annotated[
         list[str],
         option(
@@ -128,8 +128,6 @@ def recall(
     ] = None,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Search from the focus nodes, strongest path first; the focus does not change.
 
@@ -138,7 +136,7 @@ def recall(
     """
     from soloqueue_mem.cli.graph_run import run_recall
 
-    run_recall(app_context(ctx, fmt, root), keywords, relation, depth, limit, group, agent)
+    run_recall(app_ctx, keywords, relation, depth, limit, group, agent)
 
 
 @app.command("focus")

@@ -11,15 +11,13 @@ from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.artifact_run import artifact_json, open_catalog, rows_table, run_save
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
-    FormatOpt,
     GroupFilter,
-    RootOpt,
     list_limit,
     option,
     with_app_context,
 )
 from soloqueue_mem.cli.output import emit_list, emit_object
-from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.cli.state import AppContext
 
 app = typer.Typer(
     help="Save, read, list, tag and remove artifacts (content-addressed blobs).",
@@ -87,9 +85,9 @@ def read(
 
 @app.command("show")
 @boundary
-def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def show(app_ctx: AppContext, ref: RefArg) -> None:
     """An artifact's metadata."""
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         artifact = store.artifact(ref)
     emit_object(artifact_json(artifact), app_ctx.format, table=lambda: rows_table([artifact]))
@@ -131,11 +129,11 @@ def tag_command(
 
 @app.command("rm")
 @boundary
-def rm(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def rm(app_ctx: AppContext, ref: RefArg) -> None:
     """Remove an artifact's row; its blob is deleted by `gc --deep` once unreferenced."""
     from soloqueue_mem.artifacts.store import remove
 
-    app_ctx = app_context(ctx, fmt, root)
     with open_catalog(app_ctx, create=False) as conn:
         artifact = remove(conn, ref)
     emit_object({**artifact_json(artifact), "removed": True}, app_ctx.format)

@@ -149,13 +149,13 @@ def list_command(
 
 @app.command("show")
 @boundary
-def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def show(app_ctx: AppContext, ref: RefArg) -> None:
     """One attachment, with its extracted text (a note on stderr when its bytes are not
     in this data directory: attached on another host sharing the database)."""
     from soloqueue_mem.artifacts.cas import check
     from soloqueue_mem.cli.output import stderr
 
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         row = store.attachment(ref)
     emit_object(attachment_json(row), app_ctx.format, table=lambda: _table([row]))
@@ -165,9 +165,9 @@ def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt =
 
 @app.command("rm")
 @boundary
-def rm(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def rm(app_ctx: AppContext, ref: RefArg) -> None:
     """Remove an attachment and its artifact row (`gc --deep` frees the blob)."""
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         row = store.attachment_remove(ref)
     emit_object({**attachment_json(row), "removed": True}, app_ctx.format)

@@ -13,7 +13,6 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.graph_run import NO_GRAPH, graph_db, graph_params, scope_of, work_now
 from soloqueue_mem.cli.options import (
     AgentOpt,
-    FormatOpt,
     GroupOpt,
     RootOpt,
     finite,
@@ -142,11 +141,7 @@ def recall(
 @app.command("focus")
 @boundary
 @with_app_context
-def focus(
-    app_ctx: AppContext,
-    group: GroupOpt = "default",
-    agent: AgentOpt = "default",
-) -> None:
+def focus(app_ctx: AppContext, group: GroupOpt = "default", agent: AgentOpt = "default") -> None:
     """The agent's focus nodes, newest first."""
     from soloqueue_mem.graph.ops import focus_nodes
 
@@ -193,11 +188,11 @@ def show(
 
 @app.command("stats")
 @boundary
-def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def stats(app_ctx: AppContext) -> None:
     """Nodes, links, dangling links, focus and queued tasks of every graph."""
     from soloqueue_mem.graph.ops import stats as graph_stats
 
-    app_ctx = app_context(ctx, fmt, root)
     conn = graph_db(app_ctx)
     try:
         data = graph_stats(conn, graph_params(app_ctx))

@@ -65,10 +65,10 @@ def _compile(app_ctx: AppContext, force: bool) -> list[Compiled]:
 
 @app.command("show")
 @boundary
-def show(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def show(app_ctx: AppContext) -> None:
     """Each identity file as `context build` uses it (compiled first if its source
     changed); --format text prints the compiled texts."""
-    app_ctx = app_context(ctx, fmt, root)
     _render(_compile(app_ctx, force=False), app_ctx)
 
 
@@ -99,7 +99,12 @@ def source_name(name: str) -> str:
 
 @app.command("edit")
 @boundary
-def edit(ctx: typer.Context, name: NameArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+def edit(
+    ctx: typer.Context,
+    name: NameArg,
+    fmt: FormatOpt = None,
+    root: RootOpt = None,
+) -> None:
     """Edit a source in $VISUAL or $EDITOR (default vi), then compile what changed."""
     from soloqueue_mem.context.identity import folder
     from soloqueue_mem.home import ensure_private_dir, replace_private_file

@@ -15,11 +15,9 @@ from soloqueue_mem.cli.boundary import boundary, report
 from soloqueue_mem.cli.options import (
     AgentFilter,
     AgentOpt,
-    FormatOpt,
     GroupFilter,
     GroupOpt,
     MemoryType,
-    RootOpt,
     finite,
     list_limit,
     with_app_context,
@@ -33,7 +31,7 @@ from soloqueue_mem.cli.output import (
     stderr,
     write,
 )
-from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
 
@@ -306,10 +304,10 @@ def list_command(
 
 @app.command("show")
 @boundary
-def show(ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def show(app_ctx: AppContext, memory_id: IdArg) -> None:
     """Show one memory with every field."""
 
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         memory = store.memory(memory_id)
     _emit_one(memory, app_ctx.format, memory.content)
@@ -381,12 +379,10 @@ def forget(
 
 @app.command("history")
 @boundary
-def history(
-    ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: RootOpt = None
-) -> None:
+@with_app_context
+def history(app_ctx: AppContext, memory_id: IdArg) -> None:
     """Every version of a memory's subject/predicate chain, oldest first."""
 
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         versions = store.history(memory_id)
     _emit_many(versions, app_ctx.format, lambda m: f"{m.created_at}\t{m.content}")
@@ -394,12 +390,10 @@ def history(
 
 @app.command("restore")
 @boundary
-def restore(
-    ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: RootOpt = None
-) -> None:
+@with_app_context
+def restore(app_ctx: AppContext, memory_id: IdArg) -> None:
     """Bring back a memory that decay archived (it is recalled again)."""
 
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         memory = store.restore(memory_id)
     _emit_one(memory, app_ctx.format, memory.id)

@@ -49,11 +49,7 @@ def _scope(group: str, agent: str) -> tuple[str, str]:
 @app.command("show")
 @boundary
 @with_app_context
-def show(
-    app_ctx: AppContext,
-    group: GroupOpt = "default",
-    agent: AgentOpt = "default",
-) -> None:
+def show(app_ctx: AppContext, group: GroupOpt = "default", agent: AgentOpt = "default") -> None:
     """The scratchpad and its parsed fields (an empty template before the first write)."""
     _emit(app_ctx, _current(app_ctx, _scope(group, agent)))
 
@@ -92,11 +88,7 @@ def set_command(
 @app.command("edit")
 @boundary
 @with_app_context
-def edit(
-    app_ctx: AppContext,
-    group: GroupOpt = "default",
-    agent: AgentOpt = "default",
-) -> None:
+def edit(app_ctx: AppContext, group: GroupOpt = "default", agent: AgentOpt = "default") -> None:
     """Edit the scratchpad in $VISUAL or $EDITOR (default vi), like git commit."""
     scope = _scope(group, agent)
     if not sys.stdin or not sys.stdin.isatty():

@@ -9,10 +9,10 @@ import typer
 
 from soloqueue_mem.api.shapes import working_json
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, with_app_context
+from soloqueue_mem.cli.options import AgentOpt, GroupOpt, with_app_context
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table, stderr
 from soloqueue_mem.cli.source import read_source
-from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.home import validate_id
 
@@ -26,11 +26,7 @@ TextArg = Annotated[str, typer.Argument(help="The entry; '-' reads it from stdin
 @app.command("add")
 @boundary
 @with_app_context
-def add(
-    app_ctx: AppContext,
-    text: TextArg,
-    group: GroupOpt = "default",
-) -> None:
+def add(app_ctx: AppContext, text: TextArg, group: GroupOpt = "default") -> None:
     """Push an entry onto the group's working memory, unless the entry filter drops it
     (empty, an acknowledgement such as ok/好的/thanks, too short, or a near-duplicate
     of a live entry). A dropped entry is not an error: {"added": false, "dropped": rule}.
@@ -72,11 +68,9 @@ def list_command(
 
 @app.command("clear")
 @boundary
-def clear(
-    ctx: typer.Context, group: GroupOpt = "default", fmt: FormatOpt = None, root: RootOpt = None
-) -> None:
+@with_app_context
+def clear(app_ctx: AppContext, group: GroupOpt = "default") -> None:
     """Empty the group's working memory."""
-    app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     with app_ctx.store() as store:
         removed = store.working_clear(group=group)

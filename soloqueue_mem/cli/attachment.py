@@ -11,15 +11,13 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
     AgentOpt,
-    FormatOpt,
     GroupFilter,
     GroupOpt,
-    RootOpt,
     SessionOpt,
     with_app_context,
 )
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table
-from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, UsageError
 
 if TYPE_CHECKING:
@@ -49,8 +47,9 @@ def _table(rows: list[Attachment]) -> None:
 
 
 @boundary
+@with_app_context
 def attach(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     source: Annotated[str, typer.Argument(help="The file to attach, or '-' for stdin.")],
     direction: Annotated[
         str, typer.Option("--direction", help="inbound (the user sent it) or outbound.")
@@ -82,8 +81,6 @@ def attach(
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
     session: SessionOpt = None,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Attach a file: its bytes in the CAS (user:persistent); its description,
     transcription, tags and extracted text (plain text, Markdown, JSON, HTML) are what
@@ -95,7 +92,6 @@ def attach(
     from soloqueue_mem.clock import parse_duration
     from soloqueue_mem.memory.attach import NewAttachment, check
 
-    app_ctx = app_context(ctx, fmt, root)
     check_ids(group=group, agent=agent, session=session)
     filename = name if name is not None else Path(source).name
     if source == "-" and name is None:

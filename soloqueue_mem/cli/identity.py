@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt, with_app_context
+from soloqueue_mem.cli.options import with_app_context
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block
-from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, UsageError
 
 if TYPE_CHECKING:
@@ -99,17 +99,15 @@ def source_name(name: str) -> str:
 
 @app.command("edit")
 @boundary
+@with_app_context
 def edit(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     name: NameArg,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Edit a source in $VISUAL or $EDITOR (default vi), then compile what changed."""
     from soloqueue_mem.context.identity import folder
     from soloqueue_mem.home import ensure_private_dir, replace_private_file
 
-    app_ctx = app_context(ctx, fmt, root)
     source = source_name(name)
     if not sys.stdin or not sys.stdin.isatty():
         raise UsageError("edit needs a terminal; write the file itself in scripts")

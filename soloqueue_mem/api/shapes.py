@@ -84,20 +84,16 @@ def trace_hit_json(hit: TraceHit) -> dict[str, Any]:
     t = hit.turn
     return {
         "id": str(t.id) if t.id else None,
-        "group": t.group,
-        "agent": t.agent,
-        "session": t.session,
-        "turn_index": t.turn_index,
-        "role": t.role,
-        "event_id": t.event_id,
-        "timestamp": t.timestamp,
-        "content": t.content,
-        "tool_calls": t.tool_calls,
-        "tool_results": t.tool_results,
-        "metadata": t.metadata,
+        **fields(t, "group", "agent", "session", "turn_index", "role", "event_id"),
+        **fields(t, "timestamp", "content", "tool_calls", "tool_results", "metadata"),
         "score": round(hit.score, 6),
         "source": hit.source,
     }
+
+
+def fields(item: Any, *names: str) -> dict[str, Any]:
+    """The named attributes of ``item``, in that order (the JSON key order)."""
+    return {name: getattr(item, name) for name in names}
 
 
 def recall_hit_json(
@@ -116,64 +112,29 @@ def recall_hit_json(
         "timestamp": c.timestamp,
     }
     if c.memory is not None:
-        m = c.memory
-        data |= {
-            "group": m.group,
-            "agent": m.agent,
-            "type": m.type,
-            "subject": m.subject,
-            "predicate": m.predicate,
-            "tags": m.tags,
-            "importance": m.importance,
-            "confidence": m.confidence,
-            "access_count": m.access_count,
-            "created_at": m.created_at,
-            "expires_at": m.expires_at,
-        }
+        data |= fields(c.memory, "group", "agent", "type", "subject", "predicate", "tags")
+        data |= fields(
+            c.memory, "importance", "confidence", "access_count", "created_at", "expires_at"
+        )
     if c.turn is not None:
-        t = c.turn
-        data |= {
-            "group": t.group,
-            "agent": t.agent,
-            "session": t.session,
-            "turn_index": t.turn_index,
-            "role": t.role,
-            "event_id": t.event_id,
-            "metadata": t.metadata,
-            "tool_calls": t.tool_calls,
-            "tool_results": t.tool_results,
-            "superseded_by": c.superseded_by,
-        }
+        data |= fields(c.turn, "group", "agent", "session", "turn_index", "role", "event_id")
+        data |= fields(c.turn, "metadata", "tool_calls", "tool_results")
+        data["superseded_by"] = c.superseded_by
     if c.working is not None:
-        data |= {"group": c.working.group, "source": c.working.source}
+        data |= fields(c.working, "group", "source")
     if c.episode is not None:
-        e = c.episode
-        data |= {
-            "group": e.group,
-            "agent": e.agent,
-            "session": e.session,
-            "goal": e.goal,
-            "outcome": e.outcome,
-            "tools_used": e.tools_used,
-            "entities": e.entities,
-            "started_at": e.started_at,
-            "superseded_by": c.superseded_by,
-        }
+        data |= fields(c.episode, "group", "agent", "session", "goal", "outcome", "tools_used")
+        data |= fields(c.episode, "entities", "started_at")
+        data["superseded_by"] = c.superseded_by
     if c.attachment is not None:
         a = c.attachment
+        data |= fields(a, "group", "agent", "session", "filename", "direction", "mime_type")
         data |= {
-            "group": a.group,
-            "agent": a.agent,
-            "session": a.session,
-            "filename": a.filename,
-            "direction": a.direction,
-            "mime_type": a.mime_type,
             "tags": a.tags,
             "artifact_id": None if a.artifact_id is None else str(a.artifact_id),
         }
     if c.graph_node is not None:
-        n = c.graph_node
-        data |= {"group": n.group, "agent": n.agent, "phrase": n.phrase, "keywords": n.keywords}
+        data |= fields(c.graph_node, "group", "agent", "phrase", "keywords")
     if explain:
         from soloqueue_mem.config import Config
 
@@ -299,11 +260,7 @@ def working_json(entry: WorkingEntry) -> dict[str, Any]:
     """A working-memory entry (``working list``, ``working add``)."""
     return {
         "id": str(entry.id),
-        "group": entry.group,
-        "content": entry.content,
-        "source": entry.source,
-        "created_at": entry.created_at,
-        "expires_at": entry.expires_at,
+        **fields(entry, "group", "content", "source", "created_at", "expires_at"),
     }
 
 

@@ -10,9 +10,14 @@ import typer
 from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.artifact_run import artifact_json, open_catalog, rows_table, run_save
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, GroupFilter, RootOpt, list_limit, option
+from soloqueue_mem.cli.options import (
+    GroupFilter,
+    list_limit,
+    option,
+    with_app_context,
+)
 from soloqueue_mem.cli.output import emit_list, emit_object
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.state import AppContext
 
 app = typer.Typer(
     help="Save, read, list, tag and remove artifacts (content-addressed blobs).",
@@ -24,8 +29,9 @@ RefArg = Annotated[str, typer.Argument(help="Artifact id (a number) or its full 
 
 @app.command("save")
 @boundary
+@with_app_context
 def save(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     source: Annotated[str, typer.Argument(help="A file to store, or '-' for stdin.")],
     title: Annotated[str | None, option(spec.SAVE, "title", help="A title.")] = None,
     tag: Annotated[
@@ -50,26 +56,22 @@ def save(
     mime: Annotated[
         str | None, option(spec.SAVE, "mime", help="Media type, e.g. text/plain.")
     ] = None,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Store a file (streamed, hashed with SHA-256, deduplicated) and catalog it."""
-    run_save(app_context(ctx, fmt, root), source, title, tag or (), group, author, mime)
+    run_save(app_ctx, source, title, tag or (), group, author, mime)
 
 
 @app.command("read")
 @boundary
+@with_app_context
 def read(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     ref: RefArg,
     meta: Annotated[bool, typer.Option("--meta", help="Print the metadata instead.")] = False,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Write an artifact's exact bytes to stdout (checked against its hash first)."""
     from soloqueue_mem.artifacts.store import read as read_artifact
 
-    app_ctx = app_context(ctx, fmt, root)
     with open_catalog(app_ctx, create=False) as conn:
         artifact, chunks = read_artifact(app_ctx.home, conn, ref)
         if meta:
@@ -83,9 +85,9 @@ def read(
 
 @app.command("show")
 @boundary
-def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def show(app_ctx: AppContext, ref: RefArg) -> None:
     """An artifact's metadata."""
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         artifact = store.artifact(ref)
     emit_object(artifact_json(artifact), app_ctx.format, table=lambda: rows_table([artifact]))
@@ -93,16 +95,14 @@ def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt =
 
 @app.command("list")
 @boundary
+@with_app_context
 def list_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     tag: Annotated[str | None, typer.Option("--tag", "-t", help="Only with this tag.")] = None,
     group: GroupFilter = None,
     limit: Annotated[int, typer.Option("--limit", "-n", help="Most to list (0: all).")] = 100,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Artifacts, newest first."""
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         rows = store.artifacts(tag=tag, group=group, limit=list_limit(limit))
     emit_list((artifact_json(a) for a in rows), app_ctx.format, table=lambda: rows_table(rows))
@@ -110,20 +110,18 @@ def list_command(
 
 @app.command("tag")
 @boundary
+@with_app_context
 def tag_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     ref: RefArg,
     add: Annotated[list[str] | None, typer.Argument(help="Tags to add.")] = None,
     remove: Annotated[
         list[str] | None, typer.Option("--remove", help="A tag to remove (repeatable).")
     ] = None,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Add or remove tags, e.g. keep an offloaded output: `artifact tag 12 user:persistent`."""
     from soloqueue_mem.artifacts.store import tag as tag_artifact
 
-    app_ctx = app_context(ctx, fmt, root)
     with open_catalog(app_ctx, create=False) as conn:
         artifact = tag_artifact(conn, ref, add or [], remove or [])
     emit_object(artifact_json(artifact), app_ctx.format, table=lambda: rows_table([artifact]))
@@ -131,11 +129,11 @@ def tag_command(
 
 @app.command("rm")
 @boundary
-def rm(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def rm(app_ctx: AppContext, ref: RefArg) -> None:
     """Remove an artifact's row; its blob is deleted by `gc --deep` once unreferenced."""
     from soloqueue_mem.artifacts.store import remove
 
-    app_ctx = app_context(ctx, fmt, root)
     with open_catalog(app_ctx, create=False) as conn:
         artifact = remove(conn, ref)
     emit_object({**artifact_json(artifact), "removed": True}, app_ctx.format)

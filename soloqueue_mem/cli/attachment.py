@@ -11,14 +11,13 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
     AgentOpt,
-    FormatOpt,
     GroupFilter,
     GroupOpt,
-    RootOpt,
     SessionOpt,
+    with_app_context,
 )
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, UsageError
 
 if TYPE_CHECKING:
@@ -48,8 +47,9 @@ def _table(rows: list[Attachment]) -> None:
 
 
 @boundary
+@with_app_context
 def attach(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     source: Annotated[str, typer.Argument(help="The file to attach, or '-' for stdin.")],
     direction: Annotated[
         str, typer.Option("--direction", help="inbound (the user sent it) or outbound.")
@@ -81,8 +81,6 @@ def attach(
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
     session: SessionOpt = None,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Attach a file: its bytes in the CAS (user:persistent); its description,
     transcription, tags and extracted text (plain text, Markdown, JSON, HTML) are what
@@ -94,7 +92,6 @@ def attach(
     from soloqueue_mem.clock import parse_duration
     from soloqueue_mem.memory.attach import NewAttachment, check
 
-    app_ctx = app_context(ctx, fmt, root)
     check_ids(group=group, agent=agent, session=session)
     filename = name if name is not None else Path(source).name
     if source == "-" and name is None:
@@ -116,8 +113,9 @@ def attach(
 
 @app.command("list")
 @boundary
+@with_app_context
 def list_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     direction: Annotated[
         str | None, typer.Option("--direction", help="Only inbound or outbound.")
     ] = None,
@@ -128,14 +126,11 @@ def list_command(
     limit: Annotated[int, typer.Option("--limit", "-n", help="Most to list (1-1000).")] = 100,
     group: GroupFilter = None,
     agent: AgentFilter = None,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Attachments that have not expired, newest first."""
 
     from soloqueue_mem.memory.attachments import DIRECTIONS
 
-    app_ctx = app_context(ctx, fmt, root)
     check_ids(group=group, agent=agent, session=session)
     if direction is not None and direction not in DIRECTIONS:
         raise UsageError(f"--direction must be inbound or outbound, not {direction!r}")
@@ -150,13 +145,13 @@ def list_command(
 
 @app.command("show")
 @boundary
-def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def show(app_ctx: AppContext, ref: RefArg) -> None:
     """One attachment, with its extracted text (a note on stderr when its bytes are not
     in this data directory: attached on another host sharing the database)."""
     from soloqueue_mem.artifacts.cas import check
     from soloqueue_mem.cli.output import stderr
 
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         row = store.attachment(ref)
     emit_object(attachment_json(row), app_ctx.format, table=lambda: _table([row]))
@@ -166,9 +161,9 @@ def show(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt =
 
 @app.command("rm")
 @boundary
-def rm(ctx: typer.Context, ref: RefArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def rm(app_ctx: AppContext, ref: RefArg) -> None:
     """Remove an attachment and its artifact row (`gc --deep` frees the blob)."""
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         row = store.attachment_remove(ref)
     emit_object({**attachment_json(row), "removed": True}, app_ctx.format)

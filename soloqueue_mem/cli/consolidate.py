@@ -8,15 +8,16 @@ from typing import Annotated, Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.options import with_app_context
 from soloqueue_mem.cli.output import emit_object, print_table, report_wanted
 from soloqueue_mem.cli.progress import ProgressLine
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.state import AppContext
 
 
 @boundary
+@with_app_context
 def consolidate(
-    ctx: typer.Context,
+    app: AppContext,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Report what would change; write nothing.")
     ] = False,
@@ -27,8 +28,6 @@ def consolidate(
     wait: Annotated[
         bool, typer.Option("--wait", help="Wait for a running consolidate instead of exit 75.")
     ] = False,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Turn finished sessions into episodes and memories, dedup, decay, expire, and
     refresh identity/MEMORY.md, identity/USER.md and daily_summaries/.
@@ -40,7 +39,6 @@ def consolidate(
     """
     from soloqueue_mem.cli.graph_worker import steps_for
 
-    app = app_context(ctx, fmt, root)
     model = _model(app)
     try:
         with app.store() as store, ProgressLine(app.quiet, "consolidating sessions") as line:

@@ -11,9 +11,14 @@ import typer
 
 from soloqueue_mem.api.shapes import manifest_json
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, finite
+from soloqueue_mem.cli.options import (
+    AgentOpt,
+    GroupOpt,
+    finite,
+    with_app_context,
+)
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr
-from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, UsageError
 from soloqueue_mem.home import validate_id
 
@@ -68,8 +73,9 @@ def _events(data: bytes, limit: int, read_document: Any, read_batch: Any) -> lis
 
 @app.command("build")
 @boundary
+@with_app_context
 def build_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     system: Annotated[
         str, typer.Option("--system", help="The system prompt, or @FILE to read it from a file.")
     ] = "",
@@ -113,8 +119,6 @@ def build_command(
     ] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Print the OpenAI messages array to send: system first, then the newest history
     that fits limit·(1−margin) − reserve.
@@ -124,7 +128,6 @@ def build_command(
     replaced by references. --manifest prints {"messages", "manifest", ...} instead;
     --format table shows the manifest.
     """
-    app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     validate_id("agent", agent)
     if model is None and max_context is None:
@@ -200,8 +203,9 @@ def _emit(result: Result, fmt: Format, manifest: bool) -> None:
 
 @app.command("compress")
 @boundary
+@with_app_context
 def compress_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     session: Annotated[
         str,
         typer.Option(
@@ -219,8 +223,6 @@ def compress_command(
     ] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Compress a session's history to a summary message plus its last --keep turns.
 
@@ -231,7 +233,6 @@ def compress_command(
     from soloqueue_mem.api.shapes import memory_json
     from soloqueue_mem.cli.graph_worker import start
 
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         result = store.context_compress(session, keep=keep, group=group, agent=agent)
     if result.graph_task is not None:  # as `graph remember` does

@@ -8,7 +8,12 @@ import typer
 
 from soloqueue_mem.api.shapes import episode_json
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, RootOpt, list_limit
+from soloqueue_mem.cli.options import (
+    AgentFilter,
+    GroupFilter,
+    list_limit,
+    with_app_context,
+)
 from soloqueue_mem.cli.output import (
     Format,
     emit_list,
@@ -16,7 +21,7 @@ from soloqueue_mem.cli.output import (
     print_table,
     print_text_block,
 )
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import UsageError
 
 if TYPE_CHECKING:
@@ -63,18 +68,16 @@ def _render(rows: list[Episode], fmt: Format) -> None:
 
 @app.command("list")
 @boundary
+@with_app_context
 def list_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     session: SessionFilter = None,
     group: GroupFilter = None,
     agent: AgentFilter = None,
     limit: ListLimitOpt = 20,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Episodes, most recent first."""
 
-    app_ctx = app_context(ctx, fmt, root)
     limit = list_limit(limit)
     with app_ctx.store() as store:
         rows = store.episodes(group=group, agent=agent, session=session, limit=limit)
@@ -83,15 +86,13 @@ def list_command(
 
 @app.command("show")
 @boundary
+@with_app_context
 def show(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     episode_id: Annotated[str, typer.Argument(help="Episode id (or a unique prefix).")],
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """One episode with its action nodes, entities and linked memories."""
 
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         episode = store.episode(episode_id)
     emit_object(
@@ -104,8 +105,9 @@ def show(
 
 @app.command("search")
 @boundary
+@with_app_context
 def search(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     query: Annotated[
         str, typer.Argument(help="Words to find in summaries, goals, entities, tools.")
     ],
@@ -113,11 +115,8 @@ def search(
     group: GroupFilter = None,
     agent: AgentFilter = None,
     limit: LimitOpt = 10,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Search episodes (Chinese and English), best match first."""
-    app_ctx = app_context(ctx, fmt, root)
     _check_limit(limit)
     with app_ctx.store() as store:
         found = store.search_episodes(query, group=group, agent=agent, session=session, limit=limit)

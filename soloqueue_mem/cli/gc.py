@@ -7,16 +7,17 @@ from typing import Annotated, Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt, finite
+from soloqueue_mem.cli.options import finite, with_app_context
 from soloqueue_mem.cli.output import emit_object, print_table, report_wanted
 from soloqueue_mem.cli.progress import ProgressLine
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.clock import MAX_DAYS
 
 
 @boundary
+@with_app_context
 def gc(
-    ctx: typer.Context,
+    app: AppContext,
     deep: Annotated[bool, typer.Option("--deep", help="Run the blob scan (phase 2) now.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report, delete nothing.")] = False,
     ephemeral_days: Annotated[
@@ -38,8 +39,6 @@ def gc(
     wait: Annotated[
         bool, typer.Option("--wait", help="Wait for a running gc instead of exit 75.")
     ] = False,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Remove expired ephemeral artifacts, then (weekly or --deep) unreferenced blobs.
 
@@ -52,7 +51,6 @@ def gc(
     """
     from soloqueue_mem.lifecycle.gc import MassDeleteRefused
 
-    app = app_context(ctx, fmt, root)
     try:
         with app.store() as store, ProgressLine(app.quiet, "scanning blobs") as line:
             report = store.gc(

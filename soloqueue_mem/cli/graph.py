@@ -11,9 +11,16 @@ import typer
 from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.graph_run import NO_GRAPH, graph_db, graph_params, scope_of, work_now
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt, finite, option
+from soloqueue_mem.cli.options import (
+    AgentOpt,
+    GroupOpt,
+    RootOpt,
+    finite,
+    option,
+    with_app_context,
+)
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, write
-from soloqueue_mem.cli.state import app_context, opened
+from soloqueue_mem.cli.state import AppContext, app_context, opened
 from soloqueue_mem.errors import UsageError
 
 app = typer.Typer(
@@ -46,16 +53,15 @@ class ExportFormat(StrEnum):
 
 @app.command("remember")
 @boundary
+@with_app_context
 def remember(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     session: SessionTurns = None,
     sync: Annotated[
         bool, option(spec.GRAPH_REMEMBER, "sync", help="Process the queue before returning.")
     ] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Queue chat messages for the agent's graph and return at once.
 
@@ -65,25 +71,23 @@ def remember(
     """
     from soloqueue_mem.cli.graph_run import run_remember
 
-    run_remember(app_context(ctx, fmt, root), session, sync, group, agent)
+    run_remember(app_ctx, session, sync, group, agent)
 
 
 @app.command("work")
 @boundary
+@with_app_context
 def work_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     wait: Annotated[
         bool, typer.Option("--wait", help="Wait for a running worker instead of exit 75.")
     ] = False,
     budget: BudgetOpt = None,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Process the graph queue now, in order (each task then one compression slice)."""
     from soloqueue_mem.errors import TempFail
     from soloqueue_mem.storage.graph import has_graph
 
-    app_ctx = app_context(ctx, fmt, root)
     if not has_graph(app_ctx.home, app_ctx.config):
         empty = ("tasks", "nodes", "requeued", "compressed", "deleted", "queued")
         emit_object(dict.fromkeys(empty, 0), app_ctx.format)
@@ -96,8 +100,9 @@ def work_command(
 
 @app.command("recall")
 @boundary
+@with_app_context
 def recall(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     keywords: Annotated[
         list[str],
         option(
@@ -122,8 +127,6 @@ def recall(
     ] = None,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Search from the focus nodes, strongest path first; the focus does not change.
 
@@ -132,22 +135,16 @@ def recall(
     """
     from soloqueue_mem.cli.graph_run import run_recall
 
-    run_recall(app_context(ctx, fmt, root), keywords, relation, depth, limit, group, agent)
+    run_recall(app_ctx, keywords, relation, depth, limit, group, agent)
 
 
 @app.command("focus")
 @boundary
-def focus(
-    ctx: typer.Context,
-    group: GroupOpt = "default",
-    agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
-) -> None:
+@with_app_context
+def focus(app_ctx: AppContext, group: GroupOpt = "default", agent: AgentOpt = "default") -> None:
     """The agent's focus nodes, newest first."""
     from soloqueue_mem.graph.ops import focus_nodes
 
-    app_ctx = app_context(ctx, fmt, root)
     conn = graph_db(app_ctx)
     rows = []
     if conn is not None:
@@ -165,16 +162,14 @@ def focus(
 
 @app.command("show")
 @boundary
+@with_app_context
 def show(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     node: Annotated[int, typer.Argument(help="Node id (see graph focus, graph recall).")],
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """A node: content, phrase, keywords, links out and in with strengths, dangling."""
     from soloqueue_mem.graph.ops import show as show_node
 
-    app_ctx = app_context(ctx, fmt, root)
     with opened(graph_db(app_ctx), f"graph node {node} not found") as conn:
         data = show_node(conn, node, graph_params(app_ctx))
 
@@ -193,11 +188,11 @@ def show(
 
 @app.command("stats")
 @boundary
-def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def stats(app_ctx: AppContext) -> None:
     """Nodes, links, dangling links, focus and queued tasks of every graph."""
     from soloqueue_mem.graph.ops import stats as graph_stats
 
-    app_ctx = app_context(ctx, fmt, root)
     conn = graph_db(app_ctx)
     try:
         data = graph_stats(conn, graph_params(app_ctx))
@@ -218,23 +213,21 @@ def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> No
 
 @app.command("compress")
 @boundary
+@with_app_context
 def compress(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     budget: BudgetOpt = None,
     wait: Annotated[
         bool, typer.Option("--wait", help="Wait for a running worker instead of exit 75.")
     ] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Run one compression slice over the agent's graph (under the worker lock)."""
     from soloqueue_mem.cli.graph_worker import start_if_queued, steps_for
     from soloqueue_mem.graph.compress import compress_slice
     from soloqueue_mem.storage.graph import worker_lock
 
-    app_ctx = app_context(ctx, fmt, root)
     scope = scope_of(group, agent)
     if budget is not None and budget <= 0:
         raise UsageError("--time-budget must be positive")

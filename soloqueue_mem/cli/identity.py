@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.options import with_app_context
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block
-from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, UsageError
 
 if TYPE_CHECKING:
@@ -65,26 +65,24 @@ def _compile(app_ctx: AppContext, force: bool) -> list[Compiled]:
 
 @app.command("show")
 @boundary
-def show(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def show(app_ctx: AppContext) -> None:
     """Each identity file as `context build` uses it (compiled first if its source
     changed); --format text prints the compiled texts."""
-    app_ctx = app_context(ctx, fmt, root)
     _render(_compile(app_ctx, force=False), app_ctx)
 
 
 @app.command("compile")
 @boundary
+@with_app_context
 def compile_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     force: Annotated[
         bool, typer.Option("--force", help="Compile every source, changed or not.")
     ] = False,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Compile the sources that changed since their last compile (status compiled),
     keep the rest (cached)."""
-    app_ctx = app_context(ctx, fmt, root)
     _render(_compile(app_ctx, force), app_ctx)
 
 
@@ -101,12 +99,15 @@ def source_name(name: str) -> str:
 
 @app.command("edit")
 @boundary
-def edit(ctx: typer.Context, name: NameArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def edit(
+    app_ctx: AppContext,
+    name: NameArg,
+) -> None:
     """Edit a source in $VISUAL or $EDITOR (default vi), then compile what changed."""
     from soloqueue_mem.context.identity import folder
     from soloqueue_mem.home import ensure_private_dir, replace_private_file
 
-    app_ctx = app_context(ctx, fmt, root)
     source = source_name(name)
     if not sys.stdin or not sys.stdin.isatty():
         raise UsageError("edit needs a terminal; write the file itself in scripts")

@@ -11,9 +11,9 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.api.base import check_ids
 from soloqueue_mem.api.shapes import entry_json
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli.options import AgentOpt, GroupOpt, with_app_context
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table
-from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput
 
 if TYPE_CHECKING:
@@ -59,8 +59,9 @@ def parse_value(text: str, as_text: bool) -> Any:
 
 @app.command("set")
 @boundary
+@with_app_context
 def set_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     key: KeyArg,
     value: Annotated[str, typer.Argument(help="A JSON value: 42, true, '\"vim\"', '{\"a\": 1}'.")],
     as_text: Annotated[
@@ -68,11 +69,8 @@ def set_command(
     ] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Set KEY to a JSON value for this group/agent (replacing what it held)."""
-    app_ctx = app_context(ctx, fmt, root)
     check_ids(group=group, agent=agent, key=key)
     parsed = parse_value(value, as_text)
     with app_ctx.store() as store:
@@ -81,47 +79,41 @@ def set_command(
 
 @app.command("get")
 @boundary
+@with_app_context
 def get(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     key: KeyArg,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """One key's value (--format text: the JSON value alone). Exit 3 when unset."""
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         emit_entry(app_ctx, store.kv_get(key, group=group, agent=agent))
 
 
 @app.command("list")
 @boundary
+@with_app_context
 def list_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Every key of this group/agent, in key order."""
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         emit_entries(app_ctx, store.kv_list(group=group, agent=agent))
 
 
 @app.command("rm")
 @boundary
+@with_app_context
 def rm(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     key: KeyArg,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Remove a key (prints what it held). Exit 3 when unset."""
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         entry = store.kv_remove(key, group=group, agent=agent)
     emit_entry(app_ctx, entry, removed=True)

@@ -15,13 +15,12 @@ from soloqueue_mem.cli.boundary import boundary, report
 from soloqueue_mem.cli.options import (
     AgentFilter,
     AgentOpt,
-    FormatOpt,
     GroupFilter,
     GroupOpt,
     MemoryType,
-    RootOpt,
     finite,
     list_limit,
+    with_app_context,
 )
 from soloqueue_mem.cli.output import (
     Format,
@@ -32,7 +31,7 @@ from soloqueue_mem.cli.output import (
     stderr,
     write,
 )
-from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, PartialFailure, UsageError
 from soloqueue_mem.home import validate_id
 
@@ -106,8 +105,9 @@ def _emit_many(rows: list[Memory], fmt: Format, line: Callable[[Memory], str]) -
 
 
 @boundary
+@with_app_context
 def remember(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     text: Annotated[
         str | None,
         typer.Argument(
@@ -146,8 +146,6 @@ def remember(
     ] = None,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Store a semantic memory; re-stating one raises its confidence instead of duplicating.
 
@@ -160,7 +158,6 @@ def remember(
     from soloqueue_mem.memory.store import Draft, check_draft
     from soloqueue_mem.sessions.events import check_event_id
 
-    app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     validate_id("agent", agent)
     if batch and text is not None:
@@ -276,8 +273,9 @@ def _stdin() -> Any:
 
 @app.command("list")
 @boundary
+@with_app_context
 def list_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     type_: TypeOpt = None,
     tag: Annotated[str | None, typer.Option("--tag", help="Only memories with this tag.")] = None,
     subject: Annotated[str | None, typer.Option("--subject", help="Only this subject.")] = None,
@@ -289,11 +287,8 @@ def list_command(
     limit: Annotated[
         int, typer.Option("--limit", "-n", help="Most memories to list (0: all).")
     ] = 50,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """List active memories, most recently updated first (--all for every version)."""
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         rows = store.memories(
             type=type_,
@@ -309,10 +304,10 @@ def list_command(
 
 @app.command("show")
 @boundary
-def show(ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def show(app_ctx: AppContext, memory_id: IdArg) -> None:
     """Show one memory with every field."""
 
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         memory = store.memory(memory_id)
     _emit_one(memory, app_ctx.format, memory.content)
@@ -320,8 +315,9 @@ def show(ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: Root
 
 @app.command("edit")
 @boundary
+@with_app_context
 def edit(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     memory_id: IdArg,
     content: Annotated[str | None, typer.Option("--content", help="New text.")] = None,
     type_: TypeOpt = None,
@@ -338,12 +334,9 @@ def edit(
     duration: DurationOpt = None,
     tag: TagOpt = None,
     untag: Annotated[list[str] | None, typer.Option("--untag", help="Remove a tag.")] = None,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Correct a memory in place (use `remember` with the same --subject/--predicate to
     record a change over time instead)."""
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         memory = store.update(
             memory_id,
@@ -362,15 +355,13 @@ def edit(
 
 @app.command("forget")
 @boundary
+@with_app_context
 def forget(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     memory_ids: Annotated[list[str], typer.Argument(help="Memory ids (or unique prefixes).")],
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Erase memories and their earlier versions for good (the bytes are overwritten);
     identity/MEMORY.md and USER.md are rewritten without them."""
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         result = store.forget(*memory_ids)
     if result.note:
@@ -388,12 +379,10 @@ def forget(
 
 @app.command("history")
 @boundary
-def history(
-    ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: RootOpt = None
-) -> None:
+@with_app_context
+def history(app_ctx: AppContext, memory_id: IdArg) -> None:
     """Every version of a memory's subject/predicate chain, oldest first."""
 
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         versions = store.history(memory_id)
     _emit_many(versions, app_ctx.format, lambda m: f"{m.created_at}\t{m.content}")
@@ -401,12 +390,10 @@ def history(
 
 @app.command("restore")
 @boundary
-def restore(
-    ctx: typer.Context, memory_id: IdArg, fmt: FormatOpt = None, root: RootOpt = None
-) -> None:
+@with_app_context
+def restore(app_ctx: AppContext, memory_id: IdArg) -> None:
     """Bring back a memory that decay archived (it is recalled again)."""
 
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         memory = store.restore(memory_id)
     _emit_one(memory, app_ctx.format, memory.id)

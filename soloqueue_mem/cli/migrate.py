@@ -7,21 +7,20 @@ from typing import Annotated, Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.options import with_app_context
 from soloqueue_mem.cli.output import emit_object, print_table, stderr
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.state import AppContext
 
 CONFLICTS_EXIT = 65
 
 
 @boundary
+@with_app_context
 def migrate(
-    ctx: typer.Context,
+    app: AppContext,
     to: Annotated[
         str, typer.Option("--to", help="The PostgreSQL database: postgresql://user@host/db.")
     ],
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Copy this store's sessions, turns and memories (with every version), episodes,
     graph memory, extraction state, scratchpads, working memory, kv, session variables
@@ -32,7 +31,6 @@ def migrate(
     from soloqueue_mem.storage.base import check_url, shown_url
     from soloqueue_mem.storage.postgres.copy_sqlite import migrate_store
 
-    app = app_context(ctx, fmt, root)
     url = check_url(to, "--to")
     report = {"to": shown_url(url), **migrate_store(app.home, app.config, url)}
     emit_object(report, app.format, table=lambda: _table(report))

@@ -7,15 +7,16 @@ from typing import Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.options import FormatOpt, with_app_context
 from soloqueue_mem.cli.output import Format, emit_object, print_table, print_text_block, write
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.cli.trace_run import hit_json, render_hits
 from soloqueue_mem.home import DIR_NAME, Home
 
 
 @boundary
-def init(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def init(app: AppContext) -> None:
     """Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.
 
     With database_url set, it also creates or migrates the database's schema."""
@@ -24,7 +25,6 @@ def init(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> Non
 
     from soloqueue_mem.api.store import Store
 
-    app = app_context(ctx, fmt, root)
     explicit = app.root_option or os.environ.get("SOLOQUEUE_HOME")
     home = app.home if explicit else Home(Path.cwd() / DIR_NAME)
     existed = home.exists()
@@ -48,10 +48,10 @@ def _config_for(home: Home) -> Any:
 
 
 @boundary
-def path(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def path(app: AppContext) -> None:
     """Print the data directory this invocation would use: a bare path, so
     `$(soloqueue-mem path)` works; `--format json` adds whether it exists."""
-    app = app_context(ctx, fmt, root)
     home = app.home
     if app.format_option not in (Format.json, Format.jsonl):
         write(f"{home.root}\n")
@@ -60,9 +60,9 @@ def path(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> Non
 
 
 @boundary
-def stats(ctx: typer.Context, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+@with_app_context
+def stats(app: AppContext) -> None:
     """Counts, sizes and schema versions of the store (creates nothing)."""
-    app = app_context(ctx, fmt, root)
     with app.store() as store:
         report = store.stats()
 

@@ -1,6 +1,9 @@
 """Options shared by many commands, defined once."""
 
+import functools
+import inspect
 import math
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -8,6 +11,7 @@ import typer
 
 from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.output import Format
+from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.roles import ROLES
 
@@ -98,3 +102,28 @@ AgentFilter = Annotated[
         show_default=False,
     ),
 ]
+
+
+def with_app_context(command: Callable[..., None]) -> Callable[..., None]:
+    """A command whose first parameter is the invocation's :class:`AppContext` rather
+    than ``ctx``, ``--format`` and ``--root``: Typer sees those three (the context
+    first, the two options last, as every command lists them) and the command gets
+    :func:`app_context` of them before its own body runs."""
+    shared = inspect.signature(_shared_parameters).parameters.values()
+    own = list(inspect.signature(command, eval_str=True).parameters.values())[1:]
+    ctx, *options = shared
+    parameters = [ctx, *own, *options]
+
+    @functools.wraps(command)
+    def run(
+        ctx: typer.Context, *args: Any, fmt: Any = None, root: Any = None, **kwargs: Any
+    ) -> None:
+        command(app_context(ctx, fmt, root), *args, **kwargs)
+
+    run.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
+    return run
+
+
+def _shared_parameters(ctx: typer.Context, *, fmt: FormatOpt = None, root: RootOpt = None) -> None:
+    """The parameters :func:`with_app_context` declares for a command."""

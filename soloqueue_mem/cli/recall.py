@@ -10,19 +10,19 @@ from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
-    FormatOpt,
     GroupFilter,
-    RootOpt,
     TypeFilter,
     option,
+    with_app_context,
 )
 from soloqueue_mem.cli.recall_run import run_recall
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.state import AppContext
 
 
 @boundary
+@with_app_context
 def recall_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     query: Annotated[str, typer.Argument(help="What to recall; '-' reads it from stdin.")],
     type_: TypeFilter = None,
     limit: Annotated[int, option(spec.RECALL, "limit", help="Most hits (1-100).")] = 10,
@@ -74,8 +74,6 @@ def recall_command(
             show_default=False,
         ),
     ] = None,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Recall what is relevant to QUERY: memories, episodes, past turns, working memory.
 
@@ -87,7 +85,7 @@ def recall_command(
     '---'. Returned memories count as accessed (which extends their retention).
     """
     run_recall(
-        app_context(ctx, fmt, root),
+        app_ctx,
         query,
         type_,
         limit,

@@ -12,10 +12,10 @@ from typing import Annotated, Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli.options import AgentOpt, GroupOpt, with_app_context
 from soloqueue_mem.cli.output import emit_object, print_table
 from soloqueue_mem.cli.source import argument_or_stdin
-from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.home import validate_id
 
@@ -48,15 +48,9 @@ def _scope(group: str, agent: str) -> tuple[str, str]:
 
 @app.command("show")
 @boundary
-def show(
-    ctx: typer.Context,
-    group: GroupOpt = "default",
-    agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
-) -> None:
+@with_app_context
+def show(app_ctx: AppContext, group: GroupOpt = "default", agent: AgentOpt = "default") -> None:
     """The scratchpad and its parsed fields (an empty template before the first write)."""
-    app_ctx = app_context(ctx, fmt, root)
     _emit(app_ctx, _current(app_ctx, _scope(group, agent)))
 
 
@@ -76,18 +70,16 @@ def _save(app_ctx: AppContext, scope: tuple[str, str], content: str) -> None:
 
 @app.command("set")
 @boundary
+@with_app_context
 def set_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     content: Annotated[
         str, typer.Argument(help="The Markdown (at most 2000 characters); '-' for stdin.")
     ],
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Replace the scratchpad."""
-    app_ctx = app_context(ctx, fmt, root)
     scope = _scope(group, agent)
     content = argument_or_stdin(content)
     _save(app_ctx, scope, content)
@@ -95,15 +87,9 @@ def set_command(
 
 @app.command("edit")
 @boundary
-def edit(
-    ctx: typer.Context,
-    group: GroupOpt = "default",
-    agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
-) -> None:
+@with_app_context
+def edit(app_ctx: AppContext, group: GroupOpt = "default", agent: AgentOpt = "default") -> None:
     """Edit the scratchpad in $VISUAL or $EDITOR (default vi), like git commit."""
-    app_ctx = app_context(ctx, fmt, root)
     scope = _scope(group, agent)
     if not sys.stdin or not sys.stdin.isatty():
         raise UsageError("edit needs a terminal; use `scratchpad set -` in scripts")

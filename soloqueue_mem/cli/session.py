@@ -12,11 +12,11 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
     AgentOpt,
-    FormatOpt,
     GroupFilter,
     GroupOpt,
     RootOpt,
     list_limit,
+    with_app_context,
 )
 from soloqueue_mem.cli.output import (
     Format,
@@ -61,18 +61,16 @@ def _key(group: str, agent: str, session: str) -> SessionKey:
 
 @app.command("list")
 @boundary
+@with_app_context
 def list_sessions(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     group: GroupFilter = None,
     agent: AgentFilter = None,
     limit: Annotated[
         int, typer.Option("--limit", "-n", help="Most sessions to list (0: all).")
     ] = 100,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Sessions, most recently active first."""
-    app_ctx = app_context(ctx, fmt, root)
     limit = list_limit(limit)
     with app_ctx.store() as store:
         rows = store.sessions(group=group, agent=agent, limit=limit)
@@ -93,18 +91,16 @@ def _table(rows: list[SessionRow]) -> None:
 
 @app.command("show")
 @boundary
+@with_app_context
 def show(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     session: SessionArg,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Every turn of a session, read from its JSONL log."""
     from soloqueue_mem.sessions.markdown import render_turns
 
-    app_ctx = app_context(ctx, fmt, root)
     content = _read(app_ctx, group, agent, session)
     key = content.key
     if app_ctx.format is Format.table:
@@ -222,13 +218,12 @@ def export(
 
 @app.command("end")
 @boundary
+@with_app_context
 def end(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     session: SessionArg,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Mark a session ended and turn its new turns into an episode and memories.
 
@@ -236,7 +231,6 @@ def end(
     tools, errors and outcome, and the scratchpad notes it under recent progress. The
     session's TRANSIENT memories are deleted (transient_cleared).
     """
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         ended = store.session_end(session, group=group, agent=agent)
     emit_object(ended._asdict(), app_ctx.format)
@@ -256,8 +250,9 @@ SessionOrName = Annotated[
 
 @app.command("set")
 @boundary
+@with_app_context
 def set_variable(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     session: SessionOrName,
     name: Annotated[
         str,
@@ -270,8 +265,6 @@ def set_variable(
     as_json: Annotated[bool, typer.Option("--json", help="Parse VALUE as JSON.")] = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Set a session variable, shown in context build's scratchpad layer.
 
@@ -283,7 +276,6 @@ def set_variable(
 
     from soloqueue_mem.cli.kv import emit_entry, parse_value
 
-    app_ctx = app_context(ctx, fmt, root)
     if value is None:  # NAME VALUE: the session is $SOLOQUEUE_SESSION's
         session, name, value = os.environ.get("SOLOQUEUE_SESSION") or "", session, name
         if not session:
@@ -298,19 +290,17 @@ def set_variable(
 
 @app.command("get")
 @boundary
+@with_app_context
 def get_variables(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     session: SessionArg,
     name: Annotated[str | None, typer.Argument(help="One variable (default: all).")] = None,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """A session variable (exit 3 when unset), or all of them."""
     from soloqueue_mem.cli.kv import emit_entries, emit_entry
 
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         if name is None:
             emit_entries(app_ctx, store.session_variables(session, group=group, agent=agent))
@@ -320,19 +310,17 @@ def get_variables(
 
 @app.command("unset")
 @boundary
+@with_app_context
 def unset_variable(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     session: SessionArg,
     name: NameArg,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Remove a session variable (prints what it held). Exit 3 when unset."""
     from soloqueue_mem.cli.kv import emit_entry
 
-    app_ctx = app_context(ctx, fmt, root)
     with app_ctx.store() as store:
         entry = store.session_unset(session, name, group=group, agent=agent)
     emit_entry(app_ctx, entry, removed=True)

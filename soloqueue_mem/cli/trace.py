@@ -8,14 +8,21 @@ import typer
 
 from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentFilter, FormatOpt, GroupFilter, Role, RootOpt, option
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.options import (
+    AgentFilter,
+    GroupFilter,
+    Role,
+    option,
+    with_app_context,
+)
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.cli.trace_run import run_trace
 
 
 @boundary
+@with_app_context
 def trace_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     query: Annotated[str, typer.Argument(help="What to look for; '-' reads it from stdin.")],
     group: GroupFilter = None,
     agent: AgentFilter = None,
@@ -30,8 +37,6 @@ def trace_command(
         option(spec.TRACE, "since", help="Only turns since a time or a duration ago (3d)."),
     ] = None,
     limit: Annotated[int, option(spec.TRACE, "limit", help="Most hits to return (1-1000).")] = 10,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Search logged turns, with their tool inputs and results (Chinese and English).
 
@@ -40,7 +45,7 @@ def trace_command(
     JSONL logs. Scope with --group/--agent/--session; nothing outside it is returned.
     """
     run_trace(
-        app_context(ctx, fmt, root),
+        app_ctx,
         query,
         group,
         agent,

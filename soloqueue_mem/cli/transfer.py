@@ -15,13 +15,12 @@ from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
     AgentOpt,
-    FormatOpt,
     GroupFilter,
     GroupOpt,
-    RootOpt,
+    with_app_context,
 )
 from soloqueue_mem.cli.output import emit_list, emit_object, stderr
-from soloqueue_mem.cli.state import AppContext, app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, NotFound, UsageError
 from soloqueue_mem.home import validate_id
 
@@ -30,8 +29,9 @@ SNIFF_BYTES = 64 * 1024
 
 
 @boundary
+@with_app_context
 def export(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     with_blobs: Annotated[
         bool, typer.Option("--with-blobs", help="Put artifacts' bytes in the dump (base64).")
     ] = False,
@@ -40,15 +40,12 @@ def export(
     ] = None,
     group: GroupFilter = None,
     agent: AgentFilter = None,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Write everything that is not derived as a versioned JSONL dump (always JSONL):
     sessions as logged, memories with their history, episodes, scratchpads, working
     memory, attachments, kv and session state, embeddings, the graph memory, artifact
     rows (and their blobs with --with-blobs), then an end record (counts, sha256).
     `import` reads it back."""
-    app_ctx = app_context(ctx, fmt, root)
     check_ids(group=group, agent=agent)
     with ExitStack() as stack:
         out = _output(stack, output)
@@ -67,8 +64,9 @@ def _output(stack: ExitStack, output: str | None) -> IO[str]:
 
 
 @boundary
+@with_app_context
 def import_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     args: Annotated[
         list[str],
         typer.Argument(
@@ -79,13 +77,10 @@ def import_command(
     ],
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Import data: an `export` dump (idempotent: what is there is left alone and
     conflicts are reported), a version 1 memories.json (into --group/--agent), or
     Claude Code transcripts."""
-    app_ctx = app_context(ctx, fmt, root)
     kind = _kind(args)
     paths = args[1:] if kind else args
     if not paths:

@@ -7,15 +7,16 @@ from typing import Annotated, Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.options import with_app_context
 from soloqueue_mem.cli.output import emit_object, print_table, write
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import UsageError
 
 
 @boundary
+@with_app_context
 def verify(
-    ctx: typer.Context,
+    app: AppContext,
     quick: Annotated[
         bool, typer.Option("--quick", help="quick_check and blob sizes (default).")
     ] = False,
@@ -26,8 +27,6 @@ def verify(
         bool,
         typer.Option("--repair", help="Re-index turns from the logs; rebuild full-text indexes."),
     ] = False,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Check the store: databases, blobs against their hashes, orphans, logs vs index.
 
@@ -35,7 +34,6 @@ def verify(
     files, a torn log tail, turns not indexed yet), 9 errors (corruption, a missing
     blob, a bad log line), 75 a database stayed busy (try again).
     """
-    app = app_context(ctx, fmt, root)
     if quick and full:
         raise UsageError("choose one of --quick and --full")
     with app.store() as store:

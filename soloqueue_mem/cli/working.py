@@ -9,10 +9,10 @@ import typer
 
 from soloqueue_mem.api.shapes import working_json
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentOpt, FormatOpt, GroupOpt, RootOpt
+from soloqueue_mem.cli.options import AgentOpt, GroupOpt, with_app_context
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table, stderr
 from soloqueue_mem.cli.source import read_source
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import UsageError
 from soloqueue_mem.home import validate_id
 
@@ -25,18 +25,12 @@ TextArg = Annotated[str, typer.Argument(help="The entry; '-' reads it from stdin
 
 @app.command("add")
 @boundary
-def add(
-    ctx: typer.Context,
-    text: TextArg,
-    group: GroupOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
-) -> None:
+@with_app_context
+def add(app_ctx: AppContext, text: TextArg, group: GroupOpt = "default") -> None:
     """Push an entry onto the group's working memory, unless the entry filter drops it
     (empty, an acknowledgement such as ok/好的/thanks, too short, or a near-duplicate
     of a live entry). A dropped entry is not an error: {"added": false, "dropped": rule}.
     """
-    app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     content = read_source("-", app_ctx.config.max_input_bytes) if text == "-" else text
     with app_ctx.store() as store:
@@ -51,17 +45,15 @@ def add(
 
 @app.command("list")
 @boundary
+@with_app_context
 def list_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     group: GroupOpt = "default",
     limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many (1-50).")] = 10,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """The group's live entries, newest first (what the hot channel returns)."""
     from soloqueue_mem.memory import working
 
-    app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     if not 1 <= limit <= working.CAP:
         raise UsageError(f"--limit must be between 1 and {working.CAP}")
@@ -76,11 +68,9 @@ def list_command(
 
 @app.command("clear")
 @boundary
-def clear(
-    ctx: typer.Context, group: GroupOpt = "default", fmt: FormatOpt = None, root: RootOpt = None
-) -> None:
+@with_app_context
+def clear(app_ctx: AppContext, group: GroupOpt = "default") -> None:
     """Empty the group's working memory."""
-    app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     with app_ctx.store() as store:
         removed = store.working_clear(group=group)
@@ -88,13 +78,12 @@ def clear(
 
 
 @boundary
+@with_app_context
 def promote(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     source: Annotated[str, typer.Argument(help="A UTF-8 text file, or '-' for stdin.")],
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Store text as long-term memory: split into chunks of at most 500
     characters overlapping by 50 (at paragraphs, then lines, then spaces, then
@@ -102,7 +91,6 @@ def promote(
     at once when search_backend is hybrid/dense. Promoting the same
     text again stores nothing new.
     """
-    app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     validate_id("agent", agent)
     text = read_source(source, app_ctx.config.max_input_bytes)
@@ -115,12 +103,11 @@ def promote(
 
 
 @boundary
+@with_app_context
 def query_command(
-    ctx: typer.Context,
+    app_ctx: AppContext,
     query: Annotated[str, typer.Argument(help="What to look for.")],
     group: GroupOpt = "default",
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Recent working memory (hot) plus long-term memories (cold) for QUERY.
 
@@ -132,7 +119,6 @@ def query_command(
     """
     from soloqueue_mem.memory.backend import choose_backend
 
-    app_ctx = app_context(ctx, fmt, root)
     validate_id("group", group)
     chosen = choose_backend(app_ctx.config.search_backend)
     if chosen.fallback_reason:

@@ -50,15 +50,10 @@ def is_correction(text: str) -> bool:
     return _cue().search(text) is not None
 
 
-def without_cues(text: str) -> str:
-    """``text`` with its correction cue phrases blanked out."""
-    return _cue().sub(" ", text)
-
-
 def topic_words(text: str) -> frozenset[str]:
     """The content words of ``text`` that name what it is about: its cue phrases,
     numbers and stopwords left out."""
-    words = keywords(without_cues(text))
+    words = keywords(_cue().sub(" ", text))
     return frozenset(w for w in words if w not in STOPWORDS and not any(c.isdigit() for c in w))
 
 

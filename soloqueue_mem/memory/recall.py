@@ -142,7 +142,7 @@ def recall(
             covered[key] = max(covered.get(key, 0.0), covered[c.key])
     candidates = [c for c in candidates if covered[c.key] > 0 or not _weighs(c.channel)]
     ranked = _restated_newer_first(
-        rank(candidates, config, now, covered, asks_window_only), lexicon, 2 * request.limit
+        rank(candidates, config, now, covered, asks_window_only), lexicon, terms, 2 * request.limit
     )
     if set(names) != {"hot"}:
         ranked = _bounded_working_share(ranked, request.limit)
@@ -687,7 +687,7 @@ def rank(
 
 
 def _restated_newer_first(
-    hits: list[Hit], lexicon: Callable[[], Lexicon], window: int
+    hits: list[Hit], lexicon: Callable[[], Lexicon], query_words: list[str], window: int
 ) -> list[Hit]:
     """``hits`` with the matching items among the first ``window`` reordered among their
     own places so that a memory restating an older one (:func:`stale.newer_first`), and
@@ -695,15 +695,17 @@ def _restated_newer_first(
     rank above it. The window (twice the places asked for) bounds the cost: comparing
     items reads each one's words, which the further places would pay for nothing."""
     head, tail = hits[:window], hits[window:]
-    head = _reordered(head, lambda h: h.candidate.memory is not None, stale.newer_first, lexicon)
-    return _reordered(head, lambda h: True, stale.corrections_first, lexicon) + tail
+    head = _reordered(
+        head, lambda h: h.candidate.memory is not None, lambda s: stale.newer_first(s, lexicon)
+    )
+    corrected = _reordered(head, lambda h: True, lambda s: stale.corrections_first(s, query_words))
+    return corrected + tail
 
 
 def _reordered(
     hits: list[Hit],
     eligible: Callable[[Hit], bool],
-    order: Callable[[list[stale.Said], Callable[[], Lexicon]], list[str]],
-    lexicon: Callable[[], Lexicon],
+    order: Callable[[list[stale.Said]], list[str]],
 ) -> list[Hit]:
     """``hits`` with the places of the matching ``eligible`` ones refilled in ``order``."""
     places = [n for n, h in enumerate(hits) if h.signals.coverage > 0 and eligible(h)]
@@ -715,7 +717,7 @@ def _reordered(
     ]
     by_key = {hits[n].candidate.key: hits[n] for n in places}
     reordered = list(hits)
-    for place, key in zip(places, order(said, lexicon), strict=True):
+    for place, key in zip(places, order(said), strict=True):
         reordered[place] = by_key[key]
     return reordered
 

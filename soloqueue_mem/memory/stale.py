@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from soloqueue_mem.errors import NotFound
-from soloqueue_mem.memory.correction import is_correction, without_cues
+from soloqueue_mem.memory.correction import is_correction
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.text.fts import holders, match_expression
@@ -127,20 +127,25 @@ def newer_first(ranked: list[Said], lexicon: Callable[[], Lexicon]) -> list[str]
     return [ranked[n].key for n in order]
 
 
-def corrections_first(ranked: list[Said], lexicon: Callable[[], Lexicon]) -> list[str]:
+def corrections_first(ranked: list[Said], query_words: list[str]) -> list[str]:
     """The keys of ``ranked`` (matching items of any kind, best first), each item that
     announces a correction (:func:`is_correction`: "更正一下：…", "no longer …") moved to
-    just above the first older item holding at least two of its words, its cue words
-    aside: what it corrects. "Updated: supervisor meetings on Thursday mornings" then
-    ranks above "…we meet every Tuesday" though no supersede link joins the two (nothing
-    was extracted from it); words match as the index matches them (stems, CJK words)."""
+    just above the first older item holding at least two of the query's words it holds
+    too: what it corrects, as far as the question is concerned. "Update: supervisor
+    meetings are on Thursday mornings" then ranks above "…we meet every Tuesday" for
+    "when do I meet my supervisor?", though no supersede link joins the two (nothing was
+    extracted from it). Words match as the index matches them (stems, CJK words); only
+    the query's words count, so names and small talk two turns share do not."""
+    cued = [n for n, said in enumerate(ranked) if is_correction(said.text)]
+    if not cued:
+        return [said.key for said in ranked]
     order = list(range(len(ranked)))
-    bodies = [said.text for said in ranked]
-    for newer in (n for n, said in enumerate(ranked) if is_correction(said.text)):
-        words = [term.text for term in weigh_query(without_cues(bodies[newer]), lexicon).terms]
-        held = holders(bodies, [match_expression([word]) or "" for word in words])
+    held = holders(
+        [said.text for said in ranked], [match_expression([w]) or "" for w in query_words]
+    )
+    for newer in cued:
         for place, older in enumerate(order[: order.index(newer)]):
-            shared = sum(1 for where in held if older in where)
+            shared = sum(1 for where in held if newer in where and older in where)
             if shared >= MIN_SHARED_WORDS and ranked[older].created_at < ranked[newer].created_at:
                 order.remove(newer)
                 order.insert(place, newer)

@@ -197,15 +197,6 @@ def scopes(conn: Connection) -> list[Scope]:
     return [Scope(str(row[0]), str(row[1])) for row in rows]
 
 
-def nodes_with_keyword(conn: sqlite3.Connection, scope: Scope, keyword: str) -> list[int]:
-    rows = conn.execute(
-        "SELECT k.node_id FROM graph_keywords AS k JOIN graph_nodes AS n USING (node_id)"
-        " WHERE k.keyword = ? AND n.group_id = ? AND n.agent_id = ?",
-        (keyword.lower(), *scope),
-    )
-    return [int(row[0]) for row in rows]
-
-
 # -- links ------------------------------------------------------------------------------
 
 

@@ -38,8 +38,9 @@ lists the tuned half's failures with what came back. Held-out failures are count
 never shown unless ``--show-heldout`` is given: do not tune on them.
 
 Run: ``python benchmarks/bench_scenarios.py [--quick] [--half tuned|heldout|dev|both]
-[--extra-args "--limit 10"] [--per-message] [--semantic] [--show-heldout]
-[--json-out PATH] [--keep DIR]``.
+[--extra-args "--limit 10"] [--per-message] [--semantic] [--ablate] [--show-heldout]
+[--json-out PATH] [--keep DIR]``. ``--ablate`` asks every check again with each
+ranking adjustment of ``_common.ABLATIONS`` switched off and prints the pass rates beside.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bm25 import Bm25, length_bucket  # noqa: E402
 from _common import (  # noqa: E402
+    ABLATIONS,
     REPO,
     changes,
     cli_argv,
@@ -296,8 +298,12 @@ def run_scenario(
     lexicons: Path | None = None,
     keep: Path | None = None,
     semantic: bool = False,
+    ablate: bool = False,
 ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """Build the scenario's store, run its nights, ask its checks.
+
+    With ``ablate`` each check is asked again of the same probe once per
+    ``_common.ABLATIONS`` entry, its settings appended to the probe's config.toml.
 
     ``lexicons`` is a folder shared by the run: the segmentation lexicon (a cache built
     from jieba's dictionary alone, ~1.5 s) is copied from there into each new store's
@@ -344,8 +350,17 @@ def run_scenario(
                     recall_seconds += time.perf_counter() - started
                     passed, reason = judge(check, hits)
                     plain = bm25_hits(baseline, check["question"])
+                    ablated = (
+                        {
+                            name: _ask_ablated(cli, check, when, extra, probe, settings)
+                            for name, settings in ABLATIONS.items()
+                        }
+                        if ablate
+                        else {}
+                    )
                     results.append(
                         {
+                            "ablated": ablated,
                             "half": half,
                             "scenario": scenario["id"],
                             "check": check["id"],
@@ -389,6 +404,27 @@ def run_scenario(
             "nights": last_night or 0,
         }
     return results, timing
+
+
+def _ask_ablated(
+    cli: Cli,
+    check: dict[str, Any],
+    when: datetime,
+    extra: list[str],
+    probe: Path,
+    settings: dict[str, float],
+) -> dict[str, Any]:
+    """The check asked of ``probe`` with ``settings`` in its config.toml, then the
+    config restored: whether it passed and where the first answer ranked."""
+    config = probe / "config.toml"
+    before = config.read_text(encoding="utf-8") if config.exists() else ""
+    lines = "".join(f"\n{key} = {value}" for key, value in settings.items())
+    config.write_text(before + lines + "\n", encoding="utf-8")
+    try:
+        hits = ask(cli, check["question"], when, extra, probe)
+    finally:
+        config.write_text(before, encoding="utf-8")
+    return {"passed": judge(check, hits)[0], "first": first_answer(check, hits)}
 
 
 # --- report --------------------------------------------------------------------------
@@ -444,6 +480,27 @@ def report(
         )
     out(table(["half", "recall", "BM25", "correction first: recall", "BM25"], rows))
     out()
+    ablations = sorted({name for r in results for name in r["ablated"]})
+    if ablations:
+        out("Each adjustment switched off (`--ablate`), the same probes: pass rate, and")
+        out("the corrected value first:")
+        out()
+        rows = []
+        for half in halves:
+            mine = [r for r in results if r["half"] == half]
+            fixes = [r for r in mine if r["absent_before"]]
+            for name in ["default", *ablations]:
+                pick = (lambda r: r) if name == "default" else (lambda r, n=name: r["ablated"][n])
+                rows.append(
+                    [
+                        half,
+                        name,
+                        rate([pick(r) for r in mine]),
+                        rate([{"passed": pick(r)["first"] == 0} for r in fixes]),
+                    ]
+                )
+        out(table(["half", "ranking", "recall", "correction first"], rows))
+        out()
     out("By the question's length in characters (the buckets of every recall benchmark):")
     out()
     rows = []
@@ -576,6 +633,9 @@ def main() -> int:
         action="store_true",
         help='search_backend = "hybrid" in every store, turns embedded after each session',
     )
+    parser.add_argument(
+        "--ablate", action="store_true", help="also ask each check with each adjustment off"
+    )
     parser.add_argument("--json-out", type=Path, help="write every check's result here")
     parser.add_argument("--keep", type=Path, help="copy each scenario's final store here")
     parser.add_argument("--python", default=sys.executable, help="whose soloqueue-mem to run")
@@ -626,6 +686,7 @@ def main() -> int:
                 Path(lexicons),
                 args.keep,
                 args.semantic,
+                args.ablate,
             )
             passed = sum(r["passed"] for r in rows)
             note(

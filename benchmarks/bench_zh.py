@@ -315,6 +315,7 @@ def retrieval(
     jieba,
     work: Path,
     dense_weights: list[float | None],
+    ablate: bool = False,
 ) -> tuple[str, dict]:
     from soloqueue_mem.config import Config
     from soloqueue_mem.lifecycle.consolidate import Options
@@ -365,7 +366,12 @@ def retrieval(
             name = f"soloqueue-mem recall (hybrid, dense weight {weight:g})"
         weights = {} if weight is None else {"dense": weight}
         hybrid[name] = Config(search_backend="hybrid", recall_channel_weights=weights)
-    methods += list(hybrid)
+    ablated = {
+        f"soloqueue-mem {name}": Config()._replace(**off)
+        for name, off in (c.ABLATIONS.items() if ablate else ())
+    }
+    setups = {**hybrid, **ablated}  # the same stores read with another configuration
+    methods += list(setups)
     tuning = set(sorted({x["user"] for x in labels})[::2])
     halves: dict[str, dict[bool, list[tuple[bool, ...]]]] = {m: {} for m in methods}
     results: dict[str, dict[str, list[tuple[bool, ...]]]] = {m: {} for m in methods}
@@ -418,7 +424,7 @@ def retrieval(
             timings[methods[2]] += t3 - t2
             timings[methods[3]] += t4 - t3
             answers = [ours, theirs, bigram, default, bm25.search(question, 20), as_said]
-            for name, setup in hybrid.items():
+            for name, setup in setups.items():
                 t5 = time.perf_counter()
                 answers.append(recalled(home, conn, question, setup)[0])
                 timings[name] += time.perf_counter() - t5
@@ -440,7 +446,7 @@ def retrieval(
                     long_default,
                     bm25.search(long, 20),
                     long_as_said,
-                    *(recalled(home, conn, long, setup)[0] for setup in hybrid.values()),
+                    *(recalled(home, conn, long, setup)[0] for setup in setups.values()),
                 ),
                 strict=True,
             ):
@@ -493,7 +499,7 @@ def retrieval(
                     *rates(halves[method].get(key, [])),
                 ]
                 for half, key in (("tuning", True), ("held-out", False))
-                for method in (methods[0], methods[3], methods[4], methods[5], *hybrid)
+                for method in (methods[0], methods[3], methods[4], methods[5], *setups)
             ],
         ),
         "",
@@ -626,6 +632,7 @@ def main() -> int:
         help="interpreter for the first-query processes (default: this one)",
     )
     parser.add_argument("--data", type=Path, default=c.BENCH_DATA / "memorybank")
+    parser.add_argument("--ablate", action="store_true", help="also each adjustment switched off")
     _dense.add_options(parser)
     args = parser.parse_args()
 
@@ -656,7 +663,9 @@ def main() -> int:
     try:
         skipped = None if args.no_dense else _dense.available()
         weights = [] if args.no_dense or skipped else args.dense_weights
-        text, info = retrieval(bank, probing, labels, lambda: lexicon, jieba, work, weights)
+        text, info = retrieval(
+            bank, probing, labels, lambda: lexicon, jieba, work, weights, args.ablate
+        )
         if skipped:
             text += f"\n\nrecall (hybrid) not measured: {skipped}."
     finally:

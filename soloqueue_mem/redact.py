@@ -27,7 +27,7 @@ from functools import cache, lru_cache
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
-    from typing import Any
+    from typing import Any, BinaryIO
 
     from soloqueue_mem.config import Config
 
@@ -636,6 +636,56 @@ def redacted_bytes(data: bytes, redact: Redactor) -> bytes:
     except UnicodeDecodeError:
         return data
     return redact.text(text).encode("utf-8")
+
+
+def redacted_stream(stream: BinaryIO, redact: Redactor | None, cap: int) -> BinaryIO:
+    """The content with its secrets replaced (as given when redaction is off). Text is
+    read whole (at most ``cap`` bytes, max_input_bytes); content that is not UTF-8 text
+    (a NUL byte or bad UTF-8 in its first 64 KiB) is passed on as given, streamed, so
+    storing a large binary file works with redaction on."""
+    if redact is None:
+        return stream
+    import io
+    from typing import cast
+
+    from soloqueue_mem.errors import BadInput
+
+    head = stream.read(_SNIFF_BYTES)
+    if not _looks_like_text(head):
+        return cast("BinaryIO", _Rejoined(head, stream))
+    data = head + stream.read(max(cap + 1 - len(head), 0))
+    if len(data) > cap:
+        raise BadInput(f"with redact on, text is read whole: at most max_input_bytes ({cap})")
+    return io.BytesIO(redacted_bytes(data, redact))
+
+
+_SNIFF_BYTES = 64 * 1024
+
+
+def _looks_like_text(head: bytes) -> bool:
+    import codecs
+
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return False
+    return b"\0" not in head
+
+
+class _Rejoined:
+    """A stream of ``head`` and then the rest of ``stream``."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.head, self.stream = head, stream
+
+    def read(self, size: int = -1) -> bytes:
+        if not self.head:
+            return self.stream.read(size)
+        chunk, self.head = (
+            (self.head, b"") if size < 0 or size >= len(self.head)
+            else (self.head[:size], self.head[size:])
+        )  # fmt: skip
+        return chunk
 
 
 @cache

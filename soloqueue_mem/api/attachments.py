@@ -18,19 +18,22 @@ class AttachmentMethods(StoreBase):
     @serialised
     def attach(self, content: BinaryIO, new: NewAttachment) -> Attachment:
         """Store ``content`` as a persistent artifact and record it as an attachment
-        (``attach``); its texts are redacted, its bytes stored as given (redact them
-        first: the CLI does as it reads them). ``BadInput`` for a direction, file name
-        or tag that cannot be stored, before anything is written."""
+        (``attach``); its texts and its content are redacted (text content is read
+        whole, at most max_input_bytes; other content is stored as given). ``BadInput``
+        for a direction, file name or tag that cannot be stored, before anything is
+        written."""
         from soloqueue_mem.memory.attach import attach, check
+        from soloqueue_mem.redact import redacted_stream
 
         check_ids(group=new.group, agent=new.agent, session=new.session or None)
         check(new)
         redact = self._redactor()
+        stream = redacted_stream(content, redact, self.config.max_input_bytes)
         catalog = self._artifacts(create=True)
         assert catalog is not None
         rows = self._storage().attachments(True)
         text = str if redact is None else redact.text
-        return attach(self.home, rows, catalog, content, new, self.now(), text)
+        return attach(self.home, rows, catalog, stream, new, self.now(), text)
 
     @serialised
     def attachments(

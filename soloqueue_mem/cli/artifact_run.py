@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager as ContextManager
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO
 
 from soloqueue_mem.api.shapes import artifact_json
 from soloqueue_mem.cli.output import emit_object, print_table
@@ -66,55 +66,6 @@ def _is_text(value: str) -> bool:
     return True
 
 
-def redacted_source(stream: BinaryIO, app: AppContext) -> BinaryIO:
-    """The content with its secrets replaced. Text is read whole (at most
-    max_input_bytes); content that is not UTF-8 text (a NUL byte or bad UTF-8 in its
-    first 64 KiB) is stored as given, streamed, so saving a large binary file works
-    with redaction on."""
-    import io
-
-    from soloqueue_mem.redact import redacted_bytes
-
-    head = stream.read(_SNIFF_BYTES)
-    if not _looks_like_text(head):
-        return cast("BinaryIO", _Rejoined(head, stream))
-    cap = app.config.max_input_bytes
-    data = head + stream.read(max(cap + 1 - len(head), 0))
-    if len(data) > cap:
-        raise BadInput(f"with redact on, text is read whole: at most max_input_bytes ({cap})")
-    assert app.redactor is not None
-    return io.BytesIO(redacted_bytes(data, app.redactor))
-
-
-_SNIFF_BYTES = 64 * 1024
-
-
-def _looks_like_text(head: bytes) -> bool:
-    import codecs
-
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
-    except UnicodeDecodeError:
-        return False
-    return b"\0" not in head
-
-
-class _Rejoined:
-    """A stream of ``head`` and then the rest of ``stream``."""
-
-    def __init__(self, head: bytes, stream: BinaryIO) -> None:
-        self.head, self.stream = head, stream
-
-    def read(self, size: int = -1) -> bytes:
-        if not self.head:
-            return self.stream.read(size)
-        chunk, self.head = (
-            (self.head, b"") if size < 0 or size >= len(self.head)
-            else (self.head[:size], self.head[size:])
-        )  # fmt: skip
-        return chunk
-
-
 def run_save(
     app: AppContext,
     source: str,
@@ -127,6 +78,7 @@ def run_save(
     """Store ``source`` and print the new row with ``new_blob`` (see ``artifact save``)."""
     from soloqueue_mem.artifacts.store import NewArtifact, save
     from soloqueue_mem.home import validate_id
+    from soloqueue_mem.redact import redacted_stream
 
     if group is not None:
         validate_id("group", group)
@@ -140,7 +92,7 @@ def run_save(
             raise BadInput(f"{name} is not valid UTF-8 text")
     meta = NewArtifact(title, tuple(tags), group, author, mime)
     with open_source(source, app.config.max_artifact_bytes, "max_artifact_bytes") as given:
-        stream = given if app.redactor is None else redacted_source(given, app)
+        stream = redacted_stream(given, app.redactor, app.config.max_input_bytes)
         with open_catalog(app, create=True) as conn:
             saved = save(app.home, conn, stream, meta, app.now)
     data = {**artifact_json(saved.artifact), "new_blob": saved.new_blob}

@@ -88,7 +88,7 @@ def attach(
     from datetime import timedelta
     from pathlib import Path
 
-    from soloqueue_mem.cli.artifact_run import open_source, redacted_source
+    from soloqueue_mem.cli.artifact_run import open_source
     from soloqueue_mem.clock import parse_duration
     from soloqueue_mem.memory.attach import NewAttachment, check
 
@@ -105,9 +105,8 @@ def attach(
     )  # fmt: skip
     check(new)
     with open_source(source, app_ctx.config.max_artifact_bytes, "max_artifact_bytes") as given:
-        stream = given if app_ctx.redactor is None else redacted_source(given, app_ctx)
         with app_ctx.store() as store:
-            row = store.attach(stream, new)
+            row = store.attach(given, new)
     emit_object(attachment_json(row), app_ctx.format, table=lambda: _table([row]))
 
 

@@ -375,3 +375,16 @@ def test_scratchpad_template_then_set_redacted_and_checked(store, home):
     assert store.scratchpad(agent="other").content != pad.content
     with pytest.raises(BadInput):
         store.scratchpad_set("x" * 2001)
+
+
+def test_attach_redacts_the_content_it_stores(store):
+    from io import BytesIO
+
+    from soloqueue_mem.memory.attach import NewAttachment
+
+    secret = "sk-abcdefghijklmnopqrstuvwxyz0123456789"
+    new = NewAttachment("notes.txt", "default", "default", description="key " + secret)
+    row = store.attach(BytesIO(f"deploy key {secret}\n".encode()), new)
+    stored = store.artifact_read(str(row.artifact_id)).data
+    assert secret.encode() not in stored and b"[REDACTED:" in stored
+    assert secret not in row.description

@@ -7,16 +7,17 @@ from typing import Annotated, Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, RootOpt
+from soloqueue_mem.cli.options import with_app_context
 from soloqueue_mem.cli.output import emit_object, print_table, stderr
 from soloqueue_mem.cli.progress import ProgressLine
-from soloqueue_mem.cli.state import app_context
+from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import UsageError
 
 
 @boundary
+@with_app_context
 def index_command(
-    ctx: typer.Context,
+    app: AppContext,
     embed: Annotated[
         bool,
         typer.Option("--embed", help="Embed memories, episodes and promoted chunks."),
@@ -35,8 +36,6 @@ def index_command(
     estimate_only: Annotated[
         bool, typer.Option("--estimate", help="Only say how much there is to embed.")
     ] = False,
-    fmt: FormatOpt = None,
-    root: RootOpt = None,
 ) -> None:
     """Build the dense index (the semantic extra): every text without a vector under
     the model is embedded once and cached in memory.db (or the PostgreSQL database)
@@ -51,7 +50,6 @@ def index_command(
     if not embed:
         raise UsageError("nothing to do: give --embed (see soloqueue-mem index --help)")
     budget = parse_duration(time_budget) if time_budget else None
-    app = app_context(ctx, fmt, root)
     with app.store() as store:
         planned = store.index_estimate(turns=with_turns)
         if _announce(app, planned, estimate_only):

@@ -165,6 +165,13 @@ def test_under_format_json_a_usage_error_is_a_json_object(cli, home):
     assert not home.exists()
 
 
+def test_index_reports_its_errors_as_json_under_format_json(cli, store):
+    for args, code in ((["index"], 2), (["index", "--embed", "--time-budget", "soon"], 65)):
+        result = cli(*args, "--format", "json")
+        assert result.exit_code == code and result.stdout == ""
+        assert json.loads(result.stderr)["error"]["exit_code"] == code, args
+
+
 @pytest.mark.usefixtures("store")
 def test_the_real_program_reports_usage_errors_the_same_way(home):
     done = run_process("--format", "json", "remember", "x", "--type", "nope")

@@ -264,16 +264,15 @@ def decay_links(
     """Multiply the node's links (in and out) by ``rate``, except links from a node in
     ``protected`` (the focus); delete those that fall below ``floor``. Returns how many
     links broke."""
-    keep = list(protected)
-    marks = ",".join("?" * len(keep)) or "NULL"
-    touched = f"(from_id = ? OR to_id = ?) AND from_id NOT IN ({marks})"
+    keep = json.dumps(list(protected))  # an empty list protects nothing (not NOT IN (NULL))
+    touched = "(from_id = ? OR to_id = ?) AND from_id NOT IN (SELECT value FROM json_each(?))"
     conn.execute(
         f"UPDATE graph_links SET strength = strength * ? WHERE {touched}",  # noqa: S608
-        (rate, node_id, node_id, *keep),
+        (rate, node_id, node_id, keep),
     )
     broken = conn.execute(
         f"DELETE FROM graph_links WHERE {touched} AND strength < ?",  # noqa: S608
-        (node_id, node_id, *keep, floor),
+        (node_id, node_id, keep, floor),
     )
     return int(broken.rowcount)
 

@@ -151,6 +151,17 @@ def test_decay_is_asymmetric_when_one_end_is_a_focus(strength, times):
             assert focus_id not in backward
 
 
+def test_links_decay_when_the_focus_is_empty():
+    with fresh_graph() as db:
+        node = add_node(db, "z" * 2000)  # importance < 1: compressed, its links decay
+        link(db, add_node(db, "w" * 50), node, 0.5)
+        link(db, node, add_node(db, "v" * 50), 0.5)
+        compress_node(db, node, set(), Echo(), PARAMS)
+        decayed = 0.5 * PARAMS.decay_rate
+        assert [lk.strength for lk in db.out_links(node)] == [decayed]
+        assert db.importance(node, 0.0) == decayed
+
+
 @SETTINGS
 @given(st.floats(0.0, 3.0), st.integers(1, 120))
 def test_compression_follows_importance_and_the_delete_threshold(importance, length):
@@ -159,8 +170,8 @@ def test_compression_follows_importance_and_the_delete_threshold(importance, len
         if importance:
             for n in range(3):
                 link(db, add_node(db, f"source {n} " * 3), node, importance / 3)
-        outcome = compress_node(db, node, set(), Echo(), PARAMS)
         target = target_length(length, db.importance(node, 0.01) or importance)
+        outcome = compress_node(db, node, set(), Echo(), PARAMS)  # its links decay after
         after = db.get_node(node)
         if importance / 3 < PARAMS.link_break_threshold or importance == 0:
             assert outcome == "deleted" and after is None

@@ -246,6 +246,7 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|(?<=\S )[A-Z]|[A-Za-z]{2,}.*[\u4e00-\u9fff]|[\u4e00-\u9fff].*[A-Za-z]{2,}"
             r"|" + _PEOPLE + r"|" + _DUTY,
         ),
+        "bare_pronoun_zh": re.compile(r"(?:我|咱)们?的?[\s\W]*"),
         "reaction_end": re.compile(
             r"[吧啊呀啦哦～~]$|(?:\s*(?:lol|haha+|hh+|哈+|[\U0001F300-\U0001FAFF\u2600-\u27BF]))+$"
         ),
@@ -634,6 +635,8 @@ def _substantial(said: str) -> bool:
     if res["task_opening"].match(said):  # "今天上海下大雨": the day's news
         return False
     if res["han"].search(said):
+        if res["bare_pronoun_zh"].fullmatch(said):  # "我们": the speaker, nothing said
+            return False
         return bool(res["names_something"].search(said) or res["statement_zh"].search(said))
     return len(said.split()) >= 3 and bool(res["names_something"].search(said))
 

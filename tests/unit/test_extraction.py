@@ -377,6 +377,9 @@ def test_facts_people_state_in_ordinary_speech(text, expected):
         "This repo is a mess lol",
         "这个项目好难啊",
         "Who is on call?",
+        "我们",  # a bare pronoun says nothing
+        "我。",
+        "我们的",
     ],
 )
 def test_what_is_not_a_fact_stays_out(text):

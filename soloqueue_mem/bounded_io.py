@@ -19,8 +19,8 @@ from typing import IO, BinaryIO
 from soloqueue_mem.errors import BadInput, NotFound
 
 
-class NotRegularFile(BadInput):
-    code = "not_regular_file"
+class NotRegularFile(BadInput, code="not_regular_file"):
+    """A FIFO, a socket, a device or a folder where a regular file was asked for."""
 
 
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:

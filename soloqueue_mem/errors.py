@@ -8,29 +8,31 @@ from __future__ import annotations
 
 
 class SoloqueueError(Exception):
-    """Base of every error a user can cause or fix."""
+    """Base of every error a user can cause or fix. A subclass names its code and exit
+    status beside its base (``class NotFound(SoloqueueError, code=..., exit_code=3)``)
+    and keeps its parent's where it names none."""
 
     exit_code = 1
     code = "error"
 
+    def __init_subclass__(cls, *, code: str | None = None, exit_code: int | None = None) -> None:
+        super().__init_subclass__()
+        if code is not None:
+            cls.code = code
+        if exit_code is not None:
+            cls.exit_code = exit_code
 
-class UsageError(SoloqueueError):
+
+class UsageError(SoloqueueError, code="usage", exit_code=2):
     """Options or arguments that do not make sense together."""
 
-    exit_code = 2
-    code = "usage"
+
+class NotFound(SoloqueueError, code="not_found", exit_code=3):
+    """What was named (an id, a key, a session) is not in the store."""
 
 
-class NotFound(SoloqueueError):
-    exit_code = 3
-    code = "not_found"
-
-
-class BadInput(SoloqueueError):
+class BadInput(SoloqueueError, code="bad_input", exit_code=65):
     """Input data that cannot be accepted; ``line`` is 1-based when known."""
-
-    exit_code = 65
-    code = "bad_input"
 
     def __init__(self, reason: str, line: int | None = None) -> None:
         self.reason = reason
@@ -44,48 +46,34 @@ class BadOption(BadInput):
     the CLI reports as every bad option value: a usage error (exit 2)."""
 
 
-class InvalidId(BadInput):
-    code = "invalid_id"
+class InvalidId(BadInput, code="invalid_id"):
+    """A group, agent, session or key id outside the allowed characters."""
 
 
-class NoStore(SoloqueueError):
+class NoStore(SoloqueueError, code="no_store", exit_code=66):
     """The data directory does not exist, for a command that only uses one (a typo in
     ``--root`` must not pass unnoticed as an empty store)."""
 
-    exit_code = 66
-    code = "no_store"
 
-
-class StorageError(SoloqueueError):
+class StorageError(SoloqueueError, code="io", exit_code=74):
     """The data directory or a database cannot be used safely."""
 
-    exit_code = 74
-    code = "io"
+
+class SchemaTooNew(StorageError, code="schema_too_new"):
+    """A database written by a newer version of soloqueue-mem."""
 
 
-class SchemaTooNew(StorageError):
-    code = "schema_too_new"
-
-
-class Unsupported(SoloqueueError):
+class Unsupported(SoloqueueError, code="unsupported", exit_code=69):
     """Not available on the chosen storage back end yet (PostgreSQL: issue 14)."""
 
-    exit_code = 69
-    code = "unsupported"
 
-
-class TempFail(SoloqueueError):
+class TempFail(SoloqueueError, code="temporary", exit_code=75):
     """Worth retrying: a lock is held or a database stayed busy past its timeout."""
 
-    exit_code = 75
-    code = "temporary"
 
-
-class MissingExtra(SoloqueueError):
+class MissingExtra(SoloqueueError, code="missing_extra"):
     """An optional feature whose extra is not installed; the message names the install
     command (:func:`install_hint`)."""
-
-    code = "missing_extra"
 
 
 def install_hint(extra: str) -> str:
@@ -117,8 +105,5 @@ def install_hint(extra: str) -> str:
     return f"install the {extra} extra: {sys.executable} -m pip install {target}"
 
 
-class PartialFailure(SoloqueueError):
+class PartialFailure(SoloqueueError, code="partial", exit_code=65):
     """A batch finished, but some of its lines were rejected (already reported)."""
-
-    exit_code = 65
-    code = "partial"

@@ -73,15 +73,13 @@ class GcPlan(NamedTuple):
     folder_sizes: dict[str, int]  # entries per folder when scanned
 
 
-class GcRefused(StorageError):
-    code = "gc_refused"
+class GcRefused(StorageError, code="gc_refused"):
+    """gc will not run on this data directory as it is."""
 
 
-class MassDeleteRefused(UsageError):
+class MassDeleteRefused(UsageError, code="gc_mass_delete"):
     """The mass-delete guard stopped phase 2 (``--force`` is the answer, so a usage
     error); ``report`` says what the run did before (phase 1 is done by then)."""
-
-    code = "gc_mass_delete"
 
     def __init__(self, message: str, report: dict[str, Any] | None = None) -> None:
         super().__init__(message)

@@ -9,13 +9,7 @@ import typer
 
 from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.artifact_run import artifact_json, open_catalog, rows_table, run_save
-from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import (
-    GroupFilter,
-    list_limit,
-    option,
-    with_app_context,
-)
+from soloqueue_mem.cli.options import GroupFilter, list_limit, option, subcommand
 from soloqueue_mem.cli.output import emit_list, emit_object
 from soloqueue_mem.cli.state import AppContext
 
@@ -27,9 +21,7 @@ app = typer.Typer(
 RefArg = Annotated[str, typer.Argument(help="Artifact id (a number) or its full sha256.")]
 
 
-@app.command("save")
-@boundary
-@with_app_context
+@subcommand(app, "save")
 def save(
     app_ctx: AppContext,
     source: Annotated[str, typer.Argument(help="A file to store, or '-' for stdin.")],
@@ -61,9 +53,7 @@ def save(
     run_save(app_ctx, source, title, tag or (), group, author, mime)
 
 
-@app.command("read")
-@boundary
-@with_app_context
+@subcommand(app, "read")
 def read(
     app_ctx: AppContext,
     ref: RefArg,
@@ -83,9 +73,7 @@ def read(
         out.flush()
 
 
-@app.command("show")
-@boundary
-@with_app_context
+@subcommand(app, "show")
 def show(app_ctx: AppContext, ref: RefArg) -> None:
     """An artifact's metadata."""
     with app_ctx.store() as store:
@@ -93,9 +81,7 @@ def show(app_ctx: AppContext, ref: RefArg) -> None:
     emit_object(artifact_json(artifact), app_ctx.format, table=lambda: rows_table([artifact]))
 
 
-@app.command("list")
-@boundary
-@with_app_context
+@subcommand(app, "list")
 def list_command(
     app_ctx: AppContext,
     tag: Annotated[str | None, typer.Option("--tag", "-t", help="Only with this tag.")] = None,
@@ -108,9 +94,7 @@ def list_command(
     emit_list((artifact_json(a) for a in rows), app_ctx.format, table=lambda: rows_table(rows))
 
 
-@app.command("tag")
-@boundary
-@with_app_context
+@subcommand(app, "tag")
 def tag_command(
     app_ctx: AppContext,
     ref: RefArg,
@@ -127,9 +111,7 @@ def tag_command(
     emit_object(artifact_json(artifact), app_ctx.format, table=lambda: rows_table([artifact]))
 
 
-@app.command("rm")
-@boundary
-@with_app_context
+@subcommand(app, "rm")
 def rm(app_ctx: AppContext, ref: RefArg) -> None:
     """Remove an artifact's row; its blob is deleted by `gc --deep` once unreferenced."""
     from soloqueue_mem.artifacts.store import remove

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem.api.base import check_ids
-from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
     AgentOpt,
     GroupFilter,
     GroupOpt,
     SessionOpt,
-    with_app_context,
+    command,
+    subcommand,
 )
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table
 from soloqueue_mem.cli.state import AppContext
@@ -46,8 +46,7 @@ def _table(rows: list[Attachment]) -> None:
     )
 
 
-@boundary
-@with_app_context
+@command
 def attach(
     app_ctx: AppContext,
     source: Annotated[str, typer.Argument(help="The file to attach, or '-' for stdin.")],
@@ -110,9 +109,7 @@ def attach(
     emit_object(attachment_json(row), app_ctx.format, table=lambda: _table([row]))
 
 
-@app.command("list")
-@boundary
-@with_app_context
+@subcommand(app, "list")
 def list_command(
     app_ctx: AppContext,
     direction: Annotated[
@@ -142,9 +139,7 @@ def list_command(
     emit_list((attachment_json(a) for a in rows), app_ctx.format, table=lambda: _table(rows))
 
 
-@app.command("show")
-@boundary
-@with_app_context
+@subcommand(app, "show")
 def show(app_ctx: AppContext, ref: RefArg) -> None:
     """One attachment, with its extracted text (a note on stderr when its bytes are not
     in this data directory: attached on another host sharing the database)."""
@@ -158,9 +153,7 @@ def show(app_ctx: AppContext, ref: RefArg) -> None:
         stderr(f"note: {NOT_HERE}", app_ctx.quiet)
 
 
-@app.command("rm")
-@boundary
-@with_app_context
+@subcommand(app, "rm")
 def rm(app_ctx: AppContext, ref: RefArg) -> None:
     """Remove an attachment and its artifact row (`gc --deep` frees the blob)."""
     with app_ctx.store() as store:

@@ -7,15 +7,13 @@ from typing import Annotated, Any
 
 import typer
 
-from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import with_app_context
+from soloqueue_mem.cli.options import command
 from soloqueue_mem.cli.output import emit_object, print_table, report_wanted
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import AppContext
 
 
-@boundary
-@with_app_context
+@command
 def consolidate(
     app: AppContext,
     dry_run: Annotated[

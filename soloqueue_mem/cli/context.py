@@ -10,13 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem.api.shapes import manifest_json
-from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import (
-    AgentOpt,
-    GroupOpt,
-    finite,
-    with_app_context,
-)
+from soloqueue_mem.cli.options import AgentOpt, GroupOpt, finite, subcommand
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, stderr
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, UsageError
@@ -71,9 +65,7 @@ def _events(data: bytes, limit: int, read_document: Any, read_batch: Any) -> lis
     return events
 
 
-@app.command("build")
-@boundary
-@with_app_context
+@subcommand(app, "build")
 def build_command(
     app_ctx: AppContext,
     system: Annotated[
@@ -201,9 +193,7 @@ def _emit(result: Result, fmt: Format, manifest: bool) -> None:
         emit_list(iter(result.built.messages), Format.jsonl if fmt is Format.jsonl else Format.json)
 
 
-@app.command("compress")
-@boundary
-@with_app_context
+@subcommand(app, "compress")
 def compress_command(
     app_ctx: AppContext,
     session: Annotated[

@@ -7,12 +7,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from soloqueue_mem.api.shapes import episode_json
-from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
     GroupFilter,
     list_limit,
-    with_app_context,
+    subcommand,
 )
 from soloqueue_mem.cli.output import (
     Format,
@@ -66,9 +65,7 @@ def _render(rows: list[Episode], fmt: Format) -> None:
         emit_list((episode_json(e) for e in rows), fmt)
 
 
-@app.command("list")
-@boundary
-@with_app_context
+@subcommand(app, "list")
 def list_command(
     app_ctx: AppContext,
     session: SessionFilter = None,
@@ -84,9 +81,7 @@ def list_command(
     _render(rows, app_ctx.format)
 
 
-@app.command("show")
-@boundary
-@with_app_context
+@subcommand(app, "show")
 def show(
     app_ctx: AppContext,
     episode_id: Annotated[str, typer.Argument(help="Episode id (or a unique prefix).")],
@@ -103,9 +98,7 @@ def show(
     )
 
 
-@app.command("search")
-@boundary
-@with_app_context
+@subcommand(app, "search")
 def search(
     app_ctx: AppContext,
     query: Annotated[

@@ -6,16 +6,14 @@ from typing import Annotated, Any
 
 import typer
 
-from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import finite, with_app_context
+from soloqueue_mem.cli.options import command, finite
 from soloqueue_mem.cli.output import emit_object, print_table, report_wanted
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.clock import MAX_DAYS
 
 
-@boundary
-@with_app_context
+@command
 def gc(
     app: AppContext,
     deep: Annotated[bool, typer.Option("--deep", help="Run the blob scan (phase 2) now.")] = False,

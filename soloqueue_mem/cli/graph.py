@@ -17,7 +17,7 @@ from soloqueue_mem.cli.options import (
     RootOpt,
     finite,
     option,
-    with_app_context,
+    subcommand,
 )
 from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table, write
 from soloqueue_mem.cli.state import AppContext, app_context, opened
@@ -51,9 +51,7 @@ class ExportFormat(StrEnum):
     mermaid = "mermaid"
 
 
-@app.command("remember")
-@boundary
-@with_app_context
+@subcommand(app, "remember")
 def remember(
     app_ctx: AppContext,
     session: SessionTurns = None,
@@ -74,9 +72,7 @@ def remember(
     run_remember(app_ctx, session, sync, group, agent)
 
 
-@app.command("work")
-@boundary
-@with_app_context
+@subcommand(app, "work")
 def work_command(
     app_ctx: AppContext,
     wait: Annotated[
@@ -98,9 +94,7 @@ def work_command(
     emit_object(report, app_ctx.format)
 
 
-@app.command("recall")
-@boundary
-@with_app_context
+@subcommand(app, "recall")
 def recall(
     app_ctx: AppContext,
     keywords: Annotated[
@@ -138,9 +132,7 @@ def recall(
     run_recall(app_ctx, keywords, relation, depth, limit, group, agent)
 
 
-@app.command("focus")
-@boundary
-@with_app_context
+@subcommand(app, "focus")
 def focus(app_ctx: AppContext, group: GroupOpt = "default", agent: AgentOpt = "default") -> None:
     """The agent's focus nodes, newest first."""
     from soloqueue_mem.graph.ops import focus_nodes
@@ -160,9 +152,7 @@ def focus(app_ctx: AppContext, group: GroupOpt = "default", agent: AgentOpt = "d
         emit_list(rows, app_ctx.format)
 
 
-@app.command("show")
-@boundary
-@with_app_context
+@subcommand(app, "show")
 def show(
     app_ctx: AppContext,
     node: Annotated[int, typer.Argument(help="Node id (see graph focus, graph recall).")],
@@ -186,9 +176,7 @@ def show(
     emit_object(data, app_ctx.format, table=table)
 
 
-@app.command("stats")
-@boundary
-@with_app_context
+@subcommand(app, "stats")
 def stats(app_ctx: AppContext) -> None:
     """Nodes, links, dangling links, focus and queued tasks of every graph."""
     from soloqueue_mem.graph.ops import stats as graph_stats
@@ -211,9 +199,7 @@ def stats(app_ctx: AppContext) -> None:
     )
 
 
-@app.command("compress")
-@boundary
-@with_app_context
+@subcommand(app, "compress")
 def compress(
     app_ctx: AppContext,
     budget: BudgetOpt = None,

@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import with_app_context
+from soloqueue_mem.cli.options import subcommand
 from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, UsageError
@@ -63,18 +62,14 @@ def _compile(app_ctx: AppContext, force: bool) -> list[Compiled]:
     return compile_identity(app_ctx.home.root, app_ctx.now, force=force)
 
 
-@app.command("show")
-@boundary
-@with_app_context
+@subcommand(app, "show")
 def show(app_ctx: AppContext) -> None:
     """Each identity file as `context build` uses it (compiled first if its source
     changed); --format text prints the compiled texts."""
     _render(_compile(app_ctx, force=False), app_ctx)
 
 
-@app.command("compile")
-@boundary
-@with_app_context
+@subcommand(app, "compile")
 def compile_command(
     app_ctx: AppContext,
     force: Annotated[
@@ -97,9 +92,7 @@ def source_name(name: str) -> str:
     raise BadInput(f"unknown identity file {name!r} (use {', '.join(SOURCES)})")
 
 
-@app.command("edit")
-@boundary
-@with_app_context
+@subcommand(app, "edit")
 def edit(
     app_ctx: AppContext,
     name: NameArg,

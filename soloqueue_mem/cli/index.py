@@ -6,16 +6,14 @@ from typing import Annotated, Any
 
 import typer
 
-from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import with_app_context
+from soloqueue_mem.cli.options import command
 from soloqueue_mem.cli.output import emit_object, print_table, stderr
 from soloqueue_mem.cli.progress import ProgressLine
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import UsageError
 
 
-@boundary
-@with_app_context
+@command
 def index_command(
     app: AppContext,
     embed: Annotated[

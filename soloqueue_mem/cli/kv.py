@@ -10,8 +10,7 @@ import typer
 from soloqueue_mem import jsonio
 from soloqueue_mem.api.base import check_ids
 from soloqueue_mem.api.shapes import entry_json
-from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentOpt, GroupOpt, with_app_context
+from soloqueue_mem.cli.options import AgentOpt, GroupOpt, subcommand
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput
@@ -57,9 +56,7 @@ def parse_value(text: str, as_text: bool) -> Any:
         raise BadInput(f"VALUE is not JSON ({exc.reason}); quote a string or use --text") from None
 
 
-@app.command("set")
-@boundary
-@with_app_context
+@subcommand(app, "set")
 def set_command(
     app_ctx: AppContext,
     key: KeyArg,
@@ -77,9 +74,7 @@ def set_command(
         emit_entry(app_ctx, store.kv_set(key, parsed, group=group, agent=agent))
 
 
-@app.command("get")
-@boundary
-@with_app_context
+@subcommand(app, "get")
 def get(
     app_ctx: AppContext,
     key: KeyArg,
@@ -91,9 +86,7 @@ def get(
         emit_entry(app_ctx, store.kv_get(key, group=group, agent=agent))
 
 
-@app.command("list")
-@boundary
-@with_app_context
+@subcommand(app, "list")
 def list_command(
     app_ctx: AppContext,
     group: GroupOpt = "default",
@@ -104,9 +97,7 @@ def list_command(
         emit_entries(app_ctx, store.kv_list(group=group, agent=agent))
 
 
-@app.command("rm")
-@boundary
-@with_app_context
+@subcommand(app, "rm")
 def rm(
     app_ctx: AppContext,
     key: KeyArg,

@@ -11,16 +11,17 @@ import typer
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.api.shapes import memory_json, remembered_json
-from soloqueue_mem.cli.boundary import boundary, report
+from soloqueue_mem.cli.boundary import report
 from soloqueue_mem.cli.options import (
     AgentFilter,
     AgentOpt,
     GroupFilter,
     GroupOpt,
     MemoryType,
+    command,
     finite,
     list_limit,
-    with_app_context,
+    subcommand,
 )
 from soloqueue_mem.cli.output import (
     Format,
@@ -104,8 +105,7 @@ def _emit_many(rows: list[Memory], fmt: Format, line: Callable[[Memory], str]) -
         emit_list((memory_json(m) for m in rows), fmt)
 
 
-@boundary
-@with_app_context
+@command
 def remember(
     app_ctx: AppContext,
     text: Annotated[
@@ -271,9 +271,7 @@ def _stdin() -> Any:
     return sys.stdin.buffer
 
 
-@app.command("list")
-@boundary
-@with_app_context
+@subcommand(app, "list")
 def list_command(
     app_ctx: AppContext,
     type_: TypeOpt = None,
@@ -302,9 +300,7 @@ def list_command(
     _emit_many(rows, app_ctx.format, lambda m: f"{m.id}\t{m.type}\t{m.content}")
 
 
-@app.command("show")
-@boundary
-@with_app_context
+@subcommand(app, "show")
 def show(app_ctx: AppContext, memory_id: IdArg) -> None:
     """Show one memory with every field."""
 
@@ -313,9 +309,7 @@ def show(app_ctx: AppContext, memory_id: IdArg) -> None:
     _emit_one(memory, app_ctx.format, memory.content)
 
 
-@app.command("edit")
-@boundary
-@with_app_context
+@subcommand(app, "edit")
 def edit(
     app_ctx: AppContext,
     memory_id: IdArg,
@@ -353,9 +347,7 @@ def edit(
     _emit_one(memory, app_ctx.format, memory.id)
 
 
-@app.command("forget")
-@boundary
-@with_app_context
+@subcommand(app, "forget")
 def forget(
     app_ctx: AppContext,
     memory_ids: Annotated[list[str], typer.Argument(help="Memory ids (or unique prefixes).")],
@@ -377,9 +369,7 @@ def forget(
     )
 
 
-@app.command("history")
-@boundary
-@with_app_context
+@subcommand(app, "history")
 def history(app_ctx: AppContext, memory_id: IdArg) -> None:
     """Every version of a memory's subject/predicate chain, oldest first."""
 
@@ -388,9 +378,7 @@ def history(app_ctx: AppContext, memory_id: IdArg) -> None:
     _emit_many(versions, app_ctx.format, lambda m: f"{m.created_at}\t{m.content}")
 
 
-@app.command("restore")
-@boundary
-@with_app_context
+@subcommand(app, "restore")
 def restore(app_ctx: AppContext, memory_id: IdArg) -> None:
     """Bring back a memory that decay archived (it is recalled again)."""
 

@@ -7,15 +7,14 @@ from typing import Any
 import typer
 
 from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import FormatOpt, with_app_context
+from soloqueue_mem.cli.options import FormatOpt, command
 from soloqueue_mem.cli.output import Format, emit_object, print_table, print_text_block, write
 from soloqueue_mem.cli.state import AppContext, app_context
 from soloqueue_mem.cli.trace_run import hit_json, render_hits
 from soloqueue_mem.home import DIR_NAME, Home
 
 
-@boundary
-@with_app_context
+@command
 def init(app: AppContext) -> None:
     """Create a data directory: ./.soloqueue, or where --root / SOLOQUEUE_HOME say.
 
@@ -47,8 +46,7 @@ def _config_for(home: Home) -> Any:
     return load_config(home.config_file)
 
 
-@boundary
-@with_app_context
+@command
 def path(app: AppContext) -> None:
     """Print the data directory this invocation would use: a bare path, so
     `$(soloqueue-mem path)` works; `--format json` adds whether it exists."""
@@ -59,8 +57,7 @@ def path(app: AppContext) -> None:
         emit_object({"root": str(home.root), "exists": home.exists()}, app.format)
 
 
-@boundary
-@with_app_context
+@command
 def stats(app: AppContext) -> None:
     """Counts, sizes and schema versions of the store (creates nothing)."""
     with app.store() as store:

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from soloqueue_mem.cli import spec
+from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.output import Format
 from soloqueue_mem.cli.state import app_context
 from soloqueue_mem.errors import UsageError
@@ -123,6 +124,17 @@ def with_app_context(command: Callable[..., None]) -> Callable[..., None]:
     run.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
     return run
+
+
+def command(run: Callable[..., None]) -> Callable[..., None]:
+    """A command as every command is made: its errors reported once (:func:`boundary`),
+    its body given the invocation's :class:`AppContext` (:func:`with_app_context`)."""
+    return boundary(with_app_context(run))
+
+
+def subcommand(app: typer.Typer, name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The command ``name`` of the group ``app``, made as :func:`command` makes one."""
+    return lambda run: app.command(name)(command(run))
 
 
 def _shared_parameters(ctx: typer.Context, *, fmt: FormatOpt = None, root: RootOpt = None) -> None:

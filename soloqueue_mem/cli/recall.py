@@ -7,20 +7,18 @@ from typing import Annotated
 import typer
 
 from soloqueue_mem.cli import spec
-from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
     GroupFilter,
     TypeFilter,
+    command,
     option,
-    with_app_context,
 )
 from soloqueue_mem.cli.recall_run import run_recall
 from soloqueue_mem.cli.state import AppContext
 
 
-@boundary
-@with_app_context
+@command
 def recall_command(
     app_ctx: AppContext,
     query: Annotated[str, typer.Argument(help="What to recall; '-' reads it from stdin.")],

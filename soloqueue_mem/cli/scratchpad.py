@@ -11,8 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentOpt, GroupOpt, with_app_context
+from soloqueue_mem.cli.options import AgentOpt, GroupOpt, subcommand
 from soloqueue_mem.cli.output import emit_object, print_table
 from soloqueue_mem.cli.source import argument_or_stdin
 from soloqueue_mem.cli.state import AppContext
@@ -46,9 +45,7 @@ def _scope(group: str, agent: str) -> tuple[str, str]:
     return validate_id("group", group), validate_id("agent", agent)
 
 
-@app.command("show")
-@boundary
-@with_app_context
+@subcommand(app, "show")
 def show(app_ctx: AppContext, group: GroupOpt = "default", agent: AgentOpt = "default") -> None:
     """The scratchpad and its parsed fields (an empty template before the first write)."""
     _emit(app_ctx, _current(app_ctx, _scope(group, agent)))
@@ -68,9 +65,7 @@ def _save(app_ctx: AppContext, scope: tuple[str, str], content: str) -> None:
     _emit(app_ctx, pad)
 
 
-@app.command("set")
-@boundary
-@with_app_context
+@subcommand(app, "set")
 def set_command(
     app_ctx: AppContext,
     content: Annotated[
@@ -85,9 +80,7 @@ def set_command(
     _save(app_ctx, scope, content)
 
 
-@app.command("edit")
-@boundary
-@with_app_context
+@subcommand(app, "edit")
 def edit(app_ctx: AppContext, group: GroupOpt = "default", agent: AgentOpt = "default") -> None:
     """Edit the scratchpad in $VISUAL or $EDITOR (default vi), like git commit."""
     scope = _scope(group, agent)

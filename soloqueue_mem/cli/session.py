@@ -16,7 +16,7 @@ from soloqueue_mem.cli.options import (
     GroupOpt,
     RootOpt,
     list_limit,
-    with_app_context,
+    subcommand,
 )
 from soloqueue_mem.cli.output import (
     Format,
@@ -59,9 +59,7 @@ def _key(group: str, agent: str, session: str) -> SessionKey:
     )
 
 
-@app.command("list")
-@boundary
-@with_app_context
+@subcommand(app, "list")
 def list_sessions(
     app_ctx: AppContext,
     group: GroupFilter = None,
@@ -89,9 +87,7 @@ def _table(rows: list[SessionRow]) -> None:
     )  # fmt: skip
 
 
-@app.command("show")
-@boundary
-@with_app_context
+@subcommand(app, "show")
 def show(
     app_ctx: AppContext,
     session: SessionArg,
@@ -216,9 +212,7 @@ def export(
     write(exported(content.key, content.records, as_.value, full))
 
 
-@app.command("end")
-@boundary
-@with_app_context
+@subcommand(app, "end")
 def end(
     app_ctx: AppContext,
     session: SessionArg,
@@ -248,9 +242,7 @@ SessionOrName = Annotated[
 ]
 
 
-@app.command("set")
-@boundary
-@with_app_context
+@subcommand(app, "set")
 def set_variable(
     app_ctx: AppContext,
     session: SessionOrName,
@@ -288,9 +280,7 @@ def set_variable(
     emit_entry(app_ctx, entry)
 
 
-@app.command("get")
-@boundary
-@with_app_context
+@subcommand(app, "get")
 def get_variables(
     app_ctx: AppContext,
     session: SessionArg,
@@ -308,9 +298,7 @@ def get_variables(
             emit_entry(app_ctx, store.session_get(session, name, group=group, agent=agent))
 
 
-@app.command("unset")
-@boundary
-@with_app_context
+@subcommand(app, "unset")
 def unset_variable(
     app_ctx: AppContext,
     session: SessionArg,

@@ -7,20 +7,18 @@ from typing import Annotated
 import typer
 
 from soloqueue_mem.cli import spec
-from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
     GroupFilter,
     Role,
+    command,
     option,
-    with_app_context,
 )
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.cli.trace_run import run_trace
 
 
-@boundary
-@with_app_context
+@command
 def trace_command(
     app_ctx: AppContext,
     query: Annotated[str, typer.Argument(help="What to look for; '-' reads it from stdin.")],

@@ -11,13 +11,12 @@ from typing import IO, Annotated, Any
 import typer
 
 from soloqueue_mem.api.base import check_ids
-from soloqueue_mem.cli.boundary import boundary
 from soloqueue_mem.cli.options import (
     AgentFilter,
     AgentOpt,
     GroupFilter,
     GroupOpt,
-    with_app_context,
+    command,
 )
 from soloqueue_mem.cli.output import emit_list, emit_object, stderr
 from soloqueue_mem.cli.state import AppContext
@@ -28,8 +27,7 @@ KINDS = ("dump", "memories-v1", "claude-code")
 SNIFF_BYTES = 64 * 1024
 
 
-@boundary
-@with_app_context
+@command
 def export(
     app_ctx: AppContext,
     with_blobs: Annotated[
@@ -63,8 +61,7 @@ def _output(stack: ExitStack, output: str | None) -> IO[str]:
     return stack.enter_context(new_file(output))
 
 
-@boundary
-@with_app_context
+@command
 def import_command(
     app_ctx: AppContext,
     args: Annotated[

@@ -8,8 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from soloqueue_mem.api.shapes import working_json
-from soloqueue_mem.cli.boundary import boundary
-from soloqueue_mem.cli.options import AgentOpt, GroupOpt, with_app_context
+from soloqueue_mem.cli.options import AgentOpt, GroupOpt, command, subcommand
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table, stderr
 from soloqueue_mem.cli.source import read_source
 from soloqueue_mem.cli.state import AppContext
@@ -23,9 +22,7 @@ app = typer.Typer(
 TextArg = Annotated[str, typer.Argument(help="The entry; '-' reads it from stdin.")]
 
 
-@app.command("add")
-@boundary
-@with_app_context
+@subcommand(app, "add")
 def add(app_ctx: AppContext, text: TextArg, group: GroupOpt = "default") -> None:
     """Push an entry onto the group's working memory, unless the entry filter drops it
     (empty, an acknowledgement such as ok/好的/thanks, too short, or a near-duplicate
@@ -43,9 +40,7 @@ def add(app_ctx: AppContext, text: TextArg, group: GroupOpt = "default") -> None
     emit_object(out, app_ctx.format)
 
 
-@app.command("list")
-@boundary
-@with_app_context
+@subcommand(app, "list")
 def list_command(
     app_ctx: AppContext,
     group: GroupOpt = "default",
@@ -66,9 +61,7 @@ def list_command(
         emit_list(rows, app_ctx.format)
 
 
-@app.command("clear")
-@boundary
-@with_app_context
+@subcommand(app, "clear")
 def clear(app_ctx: AppContext, group: GroupOpt = "default") -> None:
     """Empty the group's working memory."""
     validate_id("group", group)
@@ -77,8 +70,7 @@ def clear(app_ctx: AppContext, group: GroupOpt = "default") -> None:
     emit_object({"removed": removed}, app_ctx.format)
 
 
-@boundary
-@with_app_context
+@command
 def promote(
     app_ctx: AppContext,
     source: Annotated[str, typer.Argument(help="A UTF-8 text file, or '-' for stdin.")],
@@ -102,8 +94,7 @@ def promote(
     )
 
 
-@boundary
-@with_app_context
+@command
 def query_command(
     app_ctx: AppContext,
     query: Annotated[str, typer.Argument(help="What to look for.")],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypedDict, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -34,19 +34,6 @@ INSTRUCTIONS = (
 )
 
 
-class Scope(NamedTuple):
-    group: str | None = None  # None: reads see every group, writes go to "default"
-    agent: str | None = None
-
-    @property
-    def write_group(self) -> str:
-        return self.group or "default"
-
-    @property
-    def write_agent(self) -> str:
-        return self.agent or "default"
-
-
 def _run(call: Callable[[], T]) -> T:
     """The call's value; the project's errors as tool errors with their code."""
     try:
@@ -55,15 +42,31 @@ def _run(call: Callable[[], T]) -> T:
         raise ToolError(f"{exc.code}: {exc}") from None
 
 
-def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> MCPServer:
-    """An MCP server whose tools use ``store`` within ``scope``."""
-    server = MCPServer(
-        "soloqueue-mem", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-    )
-    cap = max_output_tokens
+class Writes(TypedDict):
+    """Where a write goes: the scope's group and agent, else ``default``."""
 
-    @server.tool(annotations=READ_ONLY)
+    group: str
+    agent: str
+
+
+class Scope(NamedTuple):
+    group: str | None = None  # None: reads see every group, writes go to "default"
+    agent: str | None = None
+
+    @property
+    def writes(self) -> Writes:
+        return Writes(group=self.group or "default", agent=self.agent or "default")
+
+
+class Tools:
+    """The server's tools, one method each (named as the tool, documented for the
+    client), answering from ``store`` within ``scope`` and ``cap`` tokens."""
+
+    def __init__(self, store: Store, scope: Scope, cap: int) -> None:
+        self.store, self.scope, self.cap = store, scope, cap
+
     async def recall(
+        self,
         query: str,
         limit: int = 10,
         max_tokens: int = 700,
@@ -75,25 +78,18 @@ def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> M
         `type`: FACT, PREFERENCE, RULE, SKILL or ERROR. `recent` (3-5): enrich the query
         with that many last logged turns of `session` (default: the newest). Each hit's
         `text` is what to read."""
-        budget = min(max_tokens, cap)
+        group, agent = self.scope
         result = _run(
-            lambda: store.recall(
-                query,
-                limit=limit,
-                max_tokens=budget,
-                type=type,
-                group=scope.group,
-                agent=scope.agent,
-                prefixed=True,  # the text an LLM reads
-                recent=recent,
-                session=session,
-            )
-        )
-        hits, left_out = fit_items([shapes.recall_hit_json(h) for h in result.hits], cap)
+            lambda: self.store.recall(
+                query, limit=limit, max_tokens=min(max_tokens, self.cap), type=type,
+                group=group, agent=agent, prefixed=True, recent=recent, session=session,
+            )  # prefixed: the text an LLM reads
+        )  # fmt: skip
+        hits, left_out = fit_items([shapes.recall_hit_json(h) for h in result.hits], self.cap)
         return {"hits": hits, "left_out": left_out + result.left_out}
 
-    @server.tool(annotations=READ_ONLY)
     async def trace(
+        self,
         query: str,
         limit: int = 10,
         session: str | None = None,
@@ -102,29 +98,18 @@ def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> M
     ) -> dict[str, Any]:
         """Search raw logged turns (with tool calls and results) by words, best first.
         `since`: an ISO time or a duration ago such as 3d."""
+        group, agent = self.scope
         found = _run(
-            lambda: store.trace(
-                query,
-                group=scope.group,
-                agent=scope.agent,
-                session=session,
-                role=role,
-                since=since,
+            lambda: self.store.trace(
+                query, group=group, agent=agent, session=session, role=role, since=since,
                 limit=limit,
             )
-        )
-        hits, left_out = fit_items([shapes.trace_hit_json(h) for h in found], cap)
+        )  # fmt: skip
+        hits, left_out = fit_items([shapes.trace_hit_json(h) for h in found], self.cap)
         return {"hits": hits, "left_out": left_out}
 
-    @server.tool(
-        annotations=ToolAnnotations(
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        )
-    )
     async def remember(
+        self,
         content: str,
         type: str = "FACT",
         subject: str = "",
@@ -139,53 +124,41 @@ def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> M
         predicate with new content supersedes the old one. `action` says which. Give an
         `event_id` to make a retry harmless (`duplicate` is then true)."""
         result = _run(
-            lambda: store.remember(
-                content,
-                type=type,
-                subject=subject,
-                predicate=predicate,
-                importance=importance,
-                confidence=confidence,
-                duration=duration,
-                tags=tags or (),
-                group=scope.write_group,
-                agent=scope.write_agent,
-                event_id=event_id,
+            lambda: self.store.remember(
+                content, type=type, subject=subject, predicate=predicate,
+                importance=importance, confidence=confidence, duration=duration,
+                tags=tags or (), event_id=event_id, **self.scope.writes,
             )
-        )
-        return shorten(shapes.remembered_json(result, event_id), cap)
+        )  # fmt: skip
+        return shorten(shapes.remembered_json(result, event_id), self.cap)
 
-    @server.tool(
-        annotations=ToolAnnotations(
-            read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
-        )
-    )
-    async def forget(ids: list[str]) -> dict[str, Any]:
+    async def forget(self, ids: list[str]) -> dict[str, Any]:
         """Erase memories (by id or unique prefix) and their earlier versions for good."""
 
         def erase() -> shapes.Forgotten:
             for ref in ids:
-                _check_scope(store.memory(ref), scope, f"no memory {ref!r} in this scope")
-            return store.forget(*ids)
+                _check_scope(self.store.memory(ref), self.scope, f"no memory {ref!r} in this scope")
+            return self.store.forget(*ids)
 
         return shapes.forgotten_json(_run(erase))
 
-    @server.tool(annotations=READ_ONLY)
-    async def read_artifact(id: str, offset: int = 0, length: int | None = None) -> dict[str, Any]:
+    async def read_artifact(
+        self, id: str, offset: int = 0, length: int | None = None
+    ) -> dict[str, Any]:
         """Read a saved artifact (an id from a reference such as [artifact 12]) from
         byte `offset`; answers are cut to fit the output cap: continue from `end`."""
         # bytes: text costs at most ~0.5 token a byte; ~200 tokens go to the metadata
-        most = max(256, (cap - 200) * 2)
+        most = max(256, (self.cap - 200) * 2)
         wanted = most if length is None else min(length, most)
 
         def read() -> shapes.ArtifactBytes:
-            _check_scope(store.artifact(id), scope, f"no artifact {id!r} in this scope")
-            return store.artifact_read(id, offset=offset, length=wanted)
+            _check_scope(self.store.artifact(id), self.scope, f"no artifact {id!r} in this scope")
+            return self.store.artifact_read(id, offset=offset, length=wanted)
 
         return _artifact_json(_run(read))
 
-    @server.tool(annotations=READ_ONLY)
     async def context_build(
+        self,
         session: str | None = None,
         messages: list[dict[str, Any]] | None = None,
         query: str | None = None,
@@ -195,73 +168,82 @@ def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> M
     ) -> dict[str, Any]:
         """The OpenAI messages array for a logged session (or given messages): system
         message with memory layers first, then the newest history that fits max_tokens."""
-        limit = min(max_tokens or cap, cap)
+        limit = min(max_tokens or self.cap, self.cap)
         built = _run(
-            lambda: store.context_build(
-                session=session,
-                messages=messages,
-                system=system,
-                max_context=limit,
-                reserve=0,
-                margin=0.05,
-                with_memory=with_memory,
-                query=query if with_memory else None,
-                group=scope.write_group,
-                agent=scope.write_agent,
+            lambda: self.store.context_build(
+                session=session, messages=messages, system=system, max_context=limit,
+                reserve=0, margin=0.05, with_memory=with_memory,
+                query=query if with_memory else None, **self.scope.writes,
             )
-        )
+        )  # fmt: skip
         return {"messages": built.built.messages, "used": built.built.used, "limit": limit}
 
-    @server.tool(annotations=READ_ONLY)
-    async def session_export(session: str, format: str = "md", offset: int = 0) -> dict[str, Any]:
+    async def session_export(
+        self, session: str, format: str = "md", offset: int = 0
+    ) -> dict[str, Any]:
         """A logged session as Markdown (md), JSONL records (jsonl) or OpenAI messages
         (openai), paged by characters: continue from `end` until `complete`."""
-        text = _run(
-            lambda: store.session_export(
-                session, format=format, group=scope.write_group, agent=scope.write_agent
-            )
-        )
-        return _run(lambda: page_text(text, offset, cap))
+        text = _run(lambda: self.store.session_export(session, format=format, **self.scope.writes))
+        return _run(lambda: page_text(text, offset, self.cap))
 
-    @server.tool(annotations=READ_ONLY)
-    async def query(query: str) -> dict[str, Any]:
+    async def query(self, query: str) -> dict[str, Any]:
         """Seed 004's answer: the group's hot working memory (last 24 h) and the cold
         long-term matches, in the seed's JSON shape."""
-        return shorten(_run(lambda: store.query(query, group=scope.write_group)).as_json(), cap)
+        group = self.scope.writes["group"]
+        return shorten(_run(lambda: self.store.query(query, group=group)).as_json(), self.cap)
 
-    @server.tool(annotations=READ_ONLY)
     async def graph_recall(
-        keywords: list[str], relations: list[str] | None = None, depth: int | None = None
+        self, keywords: list[str], relations: list[str] | None = None, depth: int | None = None
     ) -> dict[str, Any]:
         """Associative recall from the agent's focus (seed 002's graph): nodes whose
         content or keywords match, strongest path first; `text` is what to read."""
         from soloqueue_mem.graph.recall import as_json
 
         found = _run(
-            lambda: store.graph_recall(
-                keywords,
-                relations=relations,
-                depth=depth,
-                group=scope.write_group,
-                agent=scope.write_agent,
+            lambda: self.store.graph_recall(
+                keywords, relations=relations, depth=depth, **self.scope.writes
             )
         )
-        return shorten(as_json(found, store.config.language), cap)
+        return shorten(as_json(found, self.store.config.language), self.cap)
 
-    @server.tool(
-        annotations=ToolAnnotations(
-            read_only_hint=False, destructive_hint=False, open_world_hint=False
-        )
-    )
-    async def graph_remember(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    async def graph_remember(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         """Add chat messages ({role, content}) to the agent's associative graph: they
         become nodes linked to each other and to the current focus, which they join."""
-        return _run(
-            lambda: store.graph_remember(
-                messages, sync=True, group=scope.write_group, agent=scope.write_agent
-            )
-        )
+        return _run(lambda: self.store.graph_remember(messages, sync=True, **self.scope.writes))
 
+
+def _writes(destructive: bool = False, idempotent: bool | None = None) -> ToolAnnotations:
+    return ToolAnnotations(
+        read_only_hint=False,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=False,
+    )
+
+
+# name -> what the client is told of its effects (each name is a method of Tools)
+TOOLS: dict[str, ToolAnnotations] = {
+    "recall": READ_ONLY,
+    "trace": READ_ONLY,
+    "remember": _writes(idempotent=True),
+    "forget": _writes(destructive=True, idempotent=True),
+    "read_artifact": READ_ONLY,
+    "context_build": READ_ONLY,
+    "session_export": READ_ONLY,
+    "query": READ_ONLY,
+    "graph_recall": READ_ONLY,
+    "graph_remember": _writes(),
+}
+
+
+def build_server(store: Store, scope: Scope, max_output_tokens: int = 4000) -> MCPServer:
+    """An MCP server whose tools (:data:`TOOLS`) use ``store`` within ``scope``."""
+    server = MCPServer(
+        "soloqueue-mem", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+    tools = Tools(store, scope, max_output_tokens)
+    for name, effects in TOOLS.items():
+        server.add_tool(getattr(tools, name), annotations=effects)
     return server
 
 

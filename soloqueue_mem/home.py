@@ -65,6 +65,16 @@ def find_root(explicit: str | None, env_home: str | None, cwd: str) -> str:
     return os.path.join(platformdirs.user_data_dir("soloqueue-mem"), DIR_NAME)
 
 
+class _Entry:
+    """A path of the layout, read as an attribute of a :class:`Home`."""
+
+    def __init__(self, *parts: str) -> None:
+        self.parts = parts
+
+    def __get__(self, home: Home, owner: type[Home]) -> str:
+        return home.path(*self.parts)
+
+
 class Home:
     """A data directory and the layout of SPEC §2 inside it.
 
@@ -97,42 +107,15 @@ class Home:
         """``parts`` joined below the root."""
         return os.path.join(self.dir, *parts)
 
-    @property
-    def memory_db(self) -> str:
-        return self.path("memory.db")
-
-    @property
-    def artifacts_db(self) -> str:
-        return self.path("artifacts.db")
-
-    @property
-    def blobs_dir(self) -> str:
-        return self.path("artifacts", "blobs")
-
-    @property
-    def gc_lock(self) -> str:
-        return self.path(".gc.lock")
-
-    @property
-    def gc_state(self) -> str:
-        return self.path(".gc_state")
-
-    @property
-    def state_db(self) -> str:
-        return self.path("state.db")
-
-    @property
-    def graph_db(self) -> str:
-        return self.path("graph.db")
-
-    @property
-    def config_file(self) -> str:
-        return self.path("config.toml")
-
-    @property
-    def cache_dir(self) -> str:
-        """Derived files that can be deleted at any time (the segmentation lexicon)."""
-        return self.path("cache")
+    memory_db = _Entry("memory.db")
+    artifacts_db = _Entry("artifacts.db")
+    blobs_dir = _Entry("artifacts", "blobs")
+    gc_lock = _Entry(".gc.lock")
+    gc_state = _Entry(".gc_state")
+    state_db = _Entry("state.db")
+    graph_db = _Entry("graph.db")
+    config_file = _Entry("config.toml")
+    cache_dir = _Entry("cache")  # derived files, deletable at any time (the lexicon)
 
     def sessions_dir(self, group: str, agent: str) -> str:
         validate_id("group", group)

@@ -9,7 +9,7 @@ import typer
 
 from soloqueue_mem.cli import spec
 from soloqueue_mem.cli.artifact_run import artifact_json, open_catalog, rows_table, run_save
-from soloqueue_mem.cli.options import GroupFilter, list_limit, option, subcommand
+from soloqueue_mem.cli.options import GroupFilter, TagFilter, list_limit, option, subcommand
 from soloqueue_mem.cli.output import emit_list, emit_object
 from soloqueue_mem.cli.state import AppContext
 
@@ -84,7 +84,7 @@ def show(app_ctx: AppContext, ref: RefArg) -> None:
 @subcommand(app, "list")
 def list_command(
     app_ctx: AppContext,
-    tag: Annotated[str | None, typer.Option("--tag", "-t", help="Only with this tag.")] = None,
+    tag: TagFilter = None,
     group: GroupFilter = None,
     limit: Annotated[int, typer.Option("--limit", "-n", help="Most to list (0: all).")] = 100,
 ) -> None:

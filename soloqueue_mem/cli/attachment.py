@@ -12,7 +12,9 @@ from soloqueue_mem.cli.options import (
     AgentOpt,
     GroupFilter,
     GroupOpt,
+    SessionFilter,
     SessionOpt,
+    TagFilter,
     command,
     subcommand,
 )
@@ -115,10 +117,8 @@ def list_command(
     direction: Annotated[
         str | None, typer.Option("--direction", help="Only inbound or outbound.")
     ] = None,
-    tag: Annotated[str | None, typer.Option("--tag", "-t", help="Only with this tag.")] = None,
-    session: Annotated[
-        str | None, typer.Option("--session", "-s", help="Only this session.", show_default=False)
-    ] = None,
+    tag: TagFilter = None,
+    session: SessionFilter = None,
     limit: Annotated[int, typer.Option("--limit", "-n", help="Most to list (1-1000).")] = 100,
     group: GroupFilter = None,
     agent: AgentFilter = None,

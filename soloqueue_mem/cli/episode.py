@@ -10,6 +10,7 @@ from soloqueue_mem.api.shapes import episode_json
 from soloqueue_mem.cli.options import (
     AgentFilter,
     GroupFilter,
+    SessionFilter,
     list_limit,
     subcommand,
 )
@@ -30,9 +31,6 @@ app = typer.Typer(
     help="List, show and search episodes (one per finished session stretch).", no_args_is_help=True
 )
 
-SessionFilter = Annotated[
-    str | None, typer.Option("--session", "-s", help="Only this session.", show_default=False)
-]
 LimitOpt = Annotated[int, typer.Option("--limit", "-n", help="Most episodes (1-1000).")]
 ListLimitOpt = Annotated[int, typer.Option("--limit", "-n", help="Most episodes (0: all).")]
 

@@ -95,6 +95,10 @@ GroupFilter = Annotated[
         show_default=False,
     ),
 ]
+SessionFilter = Annotated[
+    str | None, typer.Option("--session", "-s", help="Only this session.", show_default=False)
+]
+TagFilter = Annotated[str | None, typer.Option("--tag", "-t", help="Only with this tag.")]
 AgentFilter = Annotated[
     str | None,
     option(

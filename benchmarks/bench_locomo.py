@@ -204,7 +204,9 @@ def main() -> int:
         action="store_true",
         help="skip the consolidation (episodes, extracted memories) before the questions",
     )
-    parser.add_argument("--ablate", action="store_true", help="also each adjustment switched off")
+    parser.add_argument(
+        "--ablate", action="store_true", help="also each adjustment toggled (_common.ABLATIONS)"
+    )
     _dense.add_options(parser)
     args = parser.parse_args()
 

@@ -137,7 +137,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lang", choices=("zh", "en"), action="append")
     parser.add_argument("--show", type=int, default=0, help="print N tuned-half misses")
-    parser.add_argument("--ablate", action="store_true", help="also each adjustment switched off")
+    parser.add_argument(
+        "--ablate", action="store_true", help="also each adjustment toggled (_common.ABLATIONS)"
+    )
     parser.add_argument("--no-recent", action="store_true", help="skip the --recent methods")
     args = parser.parse_args()
     langs = args.lang or ["zh", "en"]
@@ -161,7 +163,7 @@ def main() -> int:
                 held = set(ids.values())
                 bm25 = Bm25([(m["id"], m["content"]) for m in user["memories"] if m["id"] in held])
                 replaced = {fix["new"]: fix["old"] for fix in user.get("corrections", [])}
-                ablated = {  # the same store read with each adjustment off
+                ablated = {  # the same store read with each adjustment toggled
                     name: Store(store.root, config=store.config._replace(**off), clock=store.now)
                     for name, off in (c.ABLATIONS.items() if args.ablate else ())
                 }

@@ -40,7 +40,7 @@ never shown unless ``--show-heldout`` is given: do not tune on them.
 Run: ``python benchmarks/bench_scenarios.py [--quick] [--half tuned|heldout|dev|both]
 [--extra-args "--limit 10"] [--per-message] [--semantic] [--ablate] [--show-heldout]
 [--json-out PATH] [--keep DIR]``. ``--ablate`` asks every check again with each
-ranking adjustment of ``_common.ABLATIONS`` switched off and prints the pass rates beside.
+ranking adjustment of ``_common.ABLATIONS`` toggled and prints the pass rates beside.
 """
 
 from __future__ import annotations
@@ -482,7 +482,7 @@ def report(
     out()
     ablations = sorted({name for r in results for name in r["ablated"]})
     if ablations:
-        out("Each adjustment switched off (`--ablate`), the same probes: pass rate, and")
+        out("Each adjustment toggled (`--ablate`), the same probes: pass rate, and")
         out("the corrected value first:")
         out()
         rows = []
@@ -634,7 +634,7 @@ def main() -> int:
         help='search_backend = "hybrid" in every store, turns embedded after each session',
     )
     parser.add_argument(
-        "--ablate", action="store_true", help="also ask each check with each adjustment off"
+        "--ablate", action="store_true", help="also ask each check with each adjustment toggled"
     )
     parser.add_argument("--json-out", type=Path, help="write every check's result here")
     parser.add_argument("--keep", type=Path, help="copy each scenario's final store here")

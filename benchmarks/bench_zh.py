@@ -632,7 +632,9 @@ def main() -> int:
         help="interpreter for the first-query processes (default: this one)",
     )
     parser.add_argument("--data", type=Path, default=c.BENCH_DATA / "memorybank")
-    parser.add_argument("--ablate", action="store_true", help="also each adjustment switched off")
+    parser.add_argument(
+        "--ablate", action="store_true", help="also each adjustment toggled (_common.ABLATIONS)"
+    )
     _dense.add_options(parser)
     args = parser.parse_args()
 

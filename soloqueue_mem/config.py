@@ -61,9 +61,11 @@ class Config(NamedTuple):
     search_backend: str = "fts5"
     # recall: score = the weighted sum of these signals (seed 003 §5.5). Relevance is
     # the channels' fused vote; access is off by default, so what recall returned once
-    # does not keep winning because it was returned.
+    # does not keep winning because it was returned; recency is off by default: on
+    # every benchmark set it cost as much or more than it earned (docs/benchmarks.md),
+    # and ties still go to the newer item.
     recall_weight_relevance: float = 0.7
-    recall_weight_recency: float = 0.15
+    recall_weight_recency: float = 0.0
     recall_weight_importance: float = 0.15
     recall_weight_access: float = 0.0
     # recall: each channel's vote in the rank fusion, e.g. {memories = 1.0, hot = 0.3};

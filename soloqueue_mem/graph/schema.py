@@ -11,11 +11,9 @@ import sqlite3
 
 from soloqueue_mem.db.migrate import execute_script
 
-
-def m001_create_graph(conn: sqlite3.Connection) -> None:
-    execute_script(
-        conn,
-        """
+# The tables as SQLite spells them; PostgreSQL's schema renders the same text with its
+# ids as BIGINT (soloqueue_mem.storage.postgres.schema), so a column is declared once.
+GRAPH_NODES = """
         CREATE TABLE graph_nodes (
             node_id INTEGER PRIMARY KEY AUTOINCREMENT,
             group_id TEXT NOT NULL,
@@ -37,13 +35,16 @@ def m001_create_graph(conn: sqlite3.Connection) -> None:
         ) WITHOUT ROWID;
         -- in-links: importance, and the links that decay with a node
         CREATE INDEX graph_links_in ON graph_links (to_id, from_id);
-        CREATE TABLE graph_keywords (
+"""
+# graph.db's index of ``keywords_json`` (nothing searches it; PostgreSQL has none)
+GRAPH_KEYWORDS = """        CREATE TABLE graph_keywords (
             keyword TEXT NOT NULL,
             node_id INTEGER NOT NULL REFERENCES graph_nodes (node_id) ON DELETE CASCADE,
             PRIMARY KEY (keyword, node_id)
         ) WITHOUT ROWID;
         CREATE INDEX graph_keywords_node ON graph_keywords (node_id);
-        CREATE TABLE graph_focus (
+"""
+GRAPH_FOCUS_AND_TASKS = """        CREATE TABLE graph_focus (
             group_id TEXT NOT NULL,
             agent_id TEXT NOT NULL,
             node_id INTEGER NOT NULL REFERENCES graph_nodes (node_id),
@@ -58,5 +59,10 @@ def m001_create_graph(conn: sqlite3.Connection) -> None:
             enqueued_at TEXT NOT NULL,
             attempts INTEGER NOT NULL DEFAULT 0
         );
-        """,
-    )
+        """
+# the columns holding a node's id or an order, BIGINT on PostgreSQL
+GRAPH_WIDE = ("from_id", "to_id", "node_id", "seq")
+
+
+def m001_create_graph(conn: sqlite3.Connection) -> None:
+    execute_script(conn, GRAPH_NODES + GRAPH_KEYWORDS + GRAPH_FOCUS_AND_TASKS)

@@ -6,20 +6,13 @@ from __future__ import annotations
 import sqlite3
 
 from soloqueue_mem.db.migrate import execute_script
+from soloqueue_mem.sessions.schema import TURN_MESSAGE
 
 # The tables as SQLite spells them; PostgreSQL's schema renders the same text
 # (soloqueue_mem.storage.postgres.schema), so a column is declared once.
-EXTRACTION_QUEUE = """
+EXTRACTION_QUEUE = f"""
         CREATE TABLE extraction_queue (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            group_id TEXT NOT NULL,
-            agent_id TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            turn_index INTEGER NOT NULL,
-            role TEXT NOT NULL,
-            content TEXT NOT NULL,
-            tool_calls TEXT,
-            tool_results TEXT,
+            id INTEGER PRIMARY KEY AUTOINCREMENT,{TURN_MESSAGE}
             retry_count INTEGER NOT NULL DEFAULT 0,
             max_retries INTEGER NOT NULL DEFAULT 3,
             status TEXT NOT NULL DEFAULT 'pending',

@@ -8,6 +8,54 @@ from collections.abc import Callable
 from soloqueue_mem import jsonio
 from soloqueue_mem.db.migrate import execute_script
 
+# Column lists as SQLite spells them, shared with PostgreSQL's tables that declare them
+# alike (soloqueue_mem.storage.postgres.schema renders them), so a column is declared once.
+MEMORY_WHAT = """
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            priority TEXT NOT NULL,
+            content TEXT NOT NULL,
+            subject TEXT NOT NULL DEFAULT '',
+            predicate TEXT NOT NULL DEFAULT '',"""
+EPISODE_COLUMNS = """
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            goal TEXT NOT NULL DEFAULT '',
+            outcome TEXT NOT NULL DEFAULT 'success',
+            started_at TEXT NOT NULL,
+            ended_at TEXT NOT NULL,
+            action_nodes TEXT NOT NULL DEFAULT '[]',
+            entities TEXT NOT NULL DEFAULT '[]',
+            tools_used TEXT NOT NULL DEFAULT '[]',
+            linked_memory_ids TEXT NOT NULL DEFAULT '[]',
+            tags TEXT NOT NULL DEFAULT '[]',
+            importance_score REAL NOT NULL DEFAULT 0.5,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            source TEXT NOT NULL DEFAULT 'session_end',
+            first_turn INTEGER NOT NULL,
+            last_turn INTEGER NOT NULL,
+            created_at TEXT NOT NULL"""
+SCRATCHPAD_COLUMNS = """
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            content TEXT NOT NULL,
+            active_projects TEXT NOT NULL DEFAULT '[]',
+            current_focus TEXT NOT NULL DEFAULT '',
+            open_questions TEXT NOT NULL DEFAULT '[]',
+            next_steps TEXT NOT NULL DEFAULT '[]',
+            updated_at TEXT NOT NULL"""
+ATTACHMENT_TEXTS = """
+            description TEXT NOT NULL DEFAULT '',
+            transcription TEXT NOT NULL DEFAULT '',
+            extracted_text TEXT NOT NULL DEFAULT '',
+            tags TEXT NOT NULL DEFAULT '[]',
+            linked_memory_ids TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL,
+            expires_at TEXT,"""
+
 
 def m003_create_memories(conn: sqlite3.Connection) -> None:
     """Semantic memories (seed 003 §4.1/§4.6 columns plus group/agent scope).
@@ -18,16 +66,9 @@ def m003_create_memories(conn: sqlite3.Connection) -> None:
     """
     execute_script(
         conn,
-        """
+        f"""
         CREATE TABLE memories (
-            id TEXT NOT NULL UNIQUE,
-            group_id TEXT NOT NULL,
-            agent_id TEXT NOT NULL,
-            type TEXT NOT NULL,
-            priority TEXT NOT NULL,
-            content TEXT NOT NULL,
-            subject TEXT NOT NULL DEFAULT '',
-            predicate TEXT NOT NULL DEFAULT '',
+            id TEXT NOT NULL UNIQUE,{MEMORY_WHAT}
             source TEXT NOT NULL DEFAULT 'manual',
             source_episode_id TEXT,
             tags TEXT NOT NULL DEFAULT '[]',
@@ -61,28 +102,9 @@ def m005_create_episodes(conn: sqlite3.Connection) -> None:
     contentless full-text index of their summary, goal, entities and tools."""
     execute_script(
         conn,
-        """
+        f"""
         CREATE TABLE episodes (
-            id TEXT NOT NULL UNIQUE,
-            group_id TEXT NOT NULL,
-            agent_id TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            summary TEXT NOT NULL,
-            goal TEXT NOT NULL DEFAULT '',
-            outcome TEXT NOT NULL DEFAULT 'success',
-            started_at TEXT NOT NULL,
-            ended_at TEXT NOT NULL,
-            action_nodes TEXT NOT NULL DEFAULT '[]',
-            entities TEXT NOT NULL DEFAULT '[]',
-            tools_used TEXT NOT NULL DEFAULT '[]',
-            linked_memory_ids TEXT NOT NULL DEFAULT '[]',
-            tags TEXT NOT NULL DEFAULT '[]',
-            importance_score REAL NOT NULL DEFAULT 0.5,
-            access_count INTEGER NOT NULL DEFAULT 0,
-            source TEXT NOT NULL DEFAULT 'session_end',
-            first_turn INTEGER NOT NULL,
-            last_turn INTEGER NOT NULL,
-            created_at TEXT NOT NULL
+            id TEXT NOT NULL UNIQUE,{EPISODE_COLUMNS}
         );
         CREATE INDEX idx_episodes_session ON episodes (group_id, agent_id, session_id, last_turn);
         CREATE INDEX idx_episodes_time ON episodes (started_at);
@@ -99,17 +121,9 @@ def m006_create_scratchpad(conn: sqlite3.Connection) -> None:
     Markdown content plus the fields parsed from its four sections."""
     execute_script(
         conn,
-        """
+        f"""
         CREATE TABLE scratchpad (
-            user_id TEXT PRIMARY KEY,
-            group_id TEXT NOT NULL,
-            agent_id TEXT NOT NULL,
-            content TEXT NOT NULL,
-            active_projects TEXT NOT NULL DEFAULT '[]',
-            current_focus TEXT NOT NULL DEFAULT '',
-            open_questions TEXT NOT NULL DEFAULT '[]',
-            next_steps TEXT NOT NULL DEFAULT '[]',
-            updated_at TEXT NOT NULL
+            user_id TEXT PRIMARY KEY,{SCRATCHPAD_COLUMNS}
         ) WITHOUT ROWID;
         """,
     )
@@ -169,7 +183,7 @@ def m011_create_attachments(conn: sqlite3.Connection) -> None:
     file name and tags. Scoped by group and agent; ``expires_at`` NULL is never."""
     execute_script(
         conn,
-        """
+        f"""
         CREATE TABLE attachments (
             id TEXT NOT NULL UNIQUE,
             group_id TEXT NOT NULL,
@@ -182,14 +196,7 @@ def m011_create_attachments(conn: sqlite3.Connection) -> None:
             file_size INTEGER NOT NULL DEFAULT 0,
             local_path TEXT NOT NULL DEFAULT '',
             url TEXT NOT NULL DEFAULT '',
-            direction TEXT NOT NULL DEFAULT 'inbound',
-            description TEXT NOT NULL DEFAULT '',
-            transcription TEXT NOT NULL DEFAULT '',
-            extracted_text TEXT NOT NULL DEFAULT '',
-            tags TEXT NOT NULL DEFAULT '[]',
-            linked_memory_ids TEXT NOT NULL DEFAULT '[]',
-            created_at TEXT NOT NULL,
-            expires_at TEXT,
+            direction TEXT NOT NULL DEFAULT 'inbound',{ATTACHMENT_TEXTS}
             artifact_id INTEGER,
             content_hash TEXT NOT NULL DEFAULT ''
         );

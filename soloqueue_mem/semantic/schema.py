@@ -6,17 +6,9 @@ import sqlite3
 
 from soloqueue_mem.db.migrate import execute_script
 
-
-def m008_create_embedding_cache(conn: sqlite3.Connection) -> None:
-    """Vectors keyed by (model, content hash), so no text is embedded twice by one
-    model (seed 003 §5.3), and which item (memory, episode, turn) has which content
-    hash under which model. Vectors are little-endian float32 BLOBs, L2-normalised.
-    ``embedded_items`` keeps the scope (group, agent) of an item, which never changes,
-    to narrow a search in SQL; whether an item is still active is checked against its
-    own table at query time, so the filters stay exact."""
-    execute_script(
-        conn,
-        """
+# As SQLite spells them; PostgreSQL's schema renders the same text
+# (soloqueue_mem.storage.postgres.schema), so a column is declared once.
+EMBEDDING_TABLES = """
         CREATE TABLE embedding_cache (
             model TEXT NOT NULL,
             content_hash TEXT NOT NULL,
@@ -34,7 +26,20 @@ def m008_create_embedding_cache(conn: sqlite3.Connection) -> None:
             content_hash TEXT NOT NULL,
             PRIMARY KEY (model, kind, item_id)
         ) WITHOUT ROWID;
-        CREATE INDEX idx_embedded_items_scope
+        """
+
+
+def m008_create_embedding_cache(conn: sqlite3.Connection) -> None:
+    """Vectors keyed by (model, content hash), so no text is embedded twice by one
+    model (seed 003 §5.3), and which item (memory, episode, turn) has which content
+    hash under which model. Vectors are little-endian float32 BLOBs, L2-normalised.
+    ``embedded_items`` keeps the scope (group, agent) of an item, which never changes,
+    to narrow a search in SQL; whether an item is still active is checked against its
+    own table at query time, so the filters stay exact."""
+    execute_script(
+        conn,
+        EMBEDDING_TABLES
+        + """CREATE INDEX idx_embedded_items_scope
             ON embedded_items (model, kind, group_id, agent_id);
         """,
     )

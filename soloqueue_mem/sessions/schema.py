@@ -7,6 +7,26 @@ import sqlite3
 from soloqueue_mem import jsonio
 from soloqueue_mem.db.migrate import execute_script
 
+# Column lists as SQLite spells them, shared by the tables declaring them alike (the
+# extraction queue; PostgreSQL's turns and sessions, rendered by
+# soloqueue_mem.storage.postgres.schema), so a column is declared once.
+TURN_MESSAGE = """
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            turn_index INTEGER NOT NULL,
+            role TEXT NOT NULL,
+            content TEXT NOT NULL,
+            tool_calls TEXT,
+            tool_results TEXT,"""
+SESSION_COLUMNS = """
+            group_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            last_turn_at TEXT NOT NULL,
+            turn_count INTEGER NOT NULL DEFAULT 0,"""
+
 
 def m001_create_turns(conn: sqlite3.Connection) -> None:
     """Turn index (seed 003 §4.5 plus group/agent scope), sessions, and full-text index.
@@ -16,7 +36,7 @@ def m001_create_turns(conn: sqlite3.Connection) -> None:
     """
     execute_script(
         conn,
-        """
+        f"""
         CREATE TABLE conversation_turns (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             group_id TEXT NOT NULL,
@@ -41,13 +61,7 @@ def m001_create_turns(conn: sqlite3.Connection) -> None:
             WHERE event_id IS NOT NULL;
         CREATE INDEX idx_turns_timestamp ON conversation_turns (timestamp);
         CREATE INDEX idx_turns_extracted ON conversation_turns (extracted) WHERE extracted = 0;
-        CREATE TABLE sessions (
-            group_id TEXT NOT NULL,
-            agent_id TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            started_at TEXT NOT NULL,
-            last_turn_at TEXT NOT NULL,
-            turn_count INTEGER NOT NULL DEFAULT 0,
+        CREATE TABLE sessions ({SESSION_COLUMNS}
             jsonl_bytes INTEGER NOT NULL DEFAULT 0,
             ended_at TEXT,
             PRIMARY KEY (group_id, agent_id, session_id)

@@ -15,8 +15,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from soloqueue_mem.context.schema import TOKEN_CACHE
+from soloqueue_mem.graph.schema import GRAPH_FOCUS_AND_TASKS, GRAPH_NODES, GRAPH_WIDE
 from soloqueue_mem.lifecycle.schema import EXTRACTION_QUEUE, LOG_EXTRACTIONS
-from soloqueue_mem.memory.schema import REMEMBER_EVENTS, WORKING_MEMORY
+from soloqueue_mem.memory.schema import (
+    ATTACHMENT_TEXTS,
+    EPISODE_COLUMNS,
+    MEMORY_WHAT,
+    REMEMBER_EVENTS,
+    SCRATCHPAD_COLUMNS,
+    WORKING_MEMORY,
+)
+from soloqueue_mem.semantic.schema import EMBEDDING_TABLES
+from soloqueue_mem.sessions.schema import SESSION_COLUMNS, TURN_MESSAGE
 from soloqueue_mem.state.schema import KV_STORE, SESSION_STATE
 
 if TYPE_CHECKING:
@@ -27,17 +37,27 @@ if TYPE_CHECKING:
 _TYPES = (
     (r"\bINTEGER PRIMARY KEY(?: AUTOINCREMENT)?", "BIGSERIAL PRIMARY KEY"),
     (r"\bREAL\b", "DOUBLE PRECISION"),
+    (r"\bBLOB\b", "BYTEA"),
     (r"\) WITHOUT ROWID", ")"),
 )
 
 
-def render(*tables: str) -> str:
+def render(*tables: str, wide: tuple[str, ...] = ()) -> str:
     """SQLite's ``CREATE TABLE`` statements (the domain's schema modules) as PostgreSQL
     creates them: a table shared as it is is declared once."""
-    text = "".join(tables)
-    for sqlite, postgres in _TYPES:
-        text = re.sub(sqlite, postgres, text)
+    text = columns("".join(tables), wide)
     return text if text.rstrip().endswith(";") else text + ";"
+
+
+def columns(sqlite: str, wide: tuple[str, ...] = ()) -> str:
+    """SQLite's column declarations with PostgreSQL's types. The ``wide`` columns, an
+    ``INTEGER`` in SQLite (64 bits there), are ``BIGINT``."""
+    text = sqlite
+    for pattern, postgres in _TYPES:
+        text = re.sub(pattern, postgres, text)
+    if wide:
+        text = re.sub(rf"\b({'|'.join(wide)}) INTEGER\b", r"\1 BIGINT", text)
+    return text
 
 
 def _reindex_bigrams(conn: psycopg.Connection) -> None:
@@ -61,17 +81,9 @@ def _reindex_stems(conn: psycopg.Connection) -> None:
 # own text processing, run inside the migration's transaction).
 MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     # 1: turns, sessions, memories
-    """
+    f"""
     CREATE TABLE quarantine_logs (
-        id BIGSERIAL PRIMARY KEY,
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        turn_index INTEGER NOT NULL,
-        role TEXT NOT NULL,
-        content TEXT NOT NULL,
-        tool_calls TEXT,
-        tool_results TEXT,
+        id BIGSERIAL PRIMARY KEY,{TURN_MESSAGE}
         timestamp TEXT NOT NULL,
         token_estimate INTEGER,
         event_id TEXT,
@@ -84,27 +96,14 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     CREATE INDEX quarantine_logs_search ON quarantine_logs USING GIN (search);
     CREATE INDEX quarantine_logs_group_time ON quarantine_logs (group_id, timestamp);
     CREATE INDEX quarantine_logs_time ON quarantine_logs (timestamp);
-    CREATE TABLE sessions (
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        started_at TEXT NOT NULL,
-        last_turn_at TEXT NOT NULL,
-        turn_count INTEGER NOT NULL DEFAULT 0,
+    CREATE TABLE sessions ({SESSION_COLUMNS}
         next_turn_index INTEGER NOT NULL DEFAULT 0,
         ended_at TEXT,
         PRIMARY KEY (group_id, agent_id, session_id)
     );
     CREATE TABLE memories (
         seq BIGSERIAL UNIQUE,
-        id TEXT PRIMARY KEY,
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        type TEXT NOT NULL,
-        priority TEXT NOT NULL,
-        content TEXT NOT NULL,
-        subject TEXT NOT NULL DEFAULT '',
-        predicate TEXT NOT NULL DEFAULT '',
+        id TEXT PRIMARY KEY,{MEMORY_WHAT}
         source TEXT NOT NULL,
         source_episode_id TEXT,
         tags TEXT NOT NULL DEFAULT '[]',
@@ -130,7 +129,7 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     # 3: seed 004's working memory (as memory.db's m009); episodes (as m005) and each
     # turn's extraction state (as conversation_turns.extracted/episode_id)
     render(WORKING_MEMORY)
-    + """
+    + f"""
     CREATE INDEX working_memory_group ON working_memory (group_id, id);
     ALTER TABLE quarantine_logs ADD COLUMN extracted BOOLEAN NOT NULL DEFAULT FALSE,
         ADD COLUMN episode_id TEXT;
@@ -138,26 +137,7 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
         (group_id, agent_id, session_id, turn_index) WHERE NOT extracted;
     CREATE TABLE episodes (
         seq BIGSERIAL UNIQUE,
-        id TEXT PRIMARY KEY,
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        summary TEXT NOT NULL,
-        goal TEXT NOT NULL DEFAULT '',
-        outcome TEXT NOT NULL DEFAULT 'success',
-        started_at TEXT NOT NULL,
-        ended_at TEXT NOT NULL,
-        action_nodes TEXT NOT NULL DEFAULT '[]',
-        entities TEXT NOT NULL DEFAULT '[]',
-        tools_used TEXT NOT NULL DEFAULT '[]',
-        linked_memory_ids TEXT NOT NULL DEFAULT '[]',
-        tags TEXT NOT NULL DEFAULT '[]',
-        importance_score DOUBLE PRECISION NOT NULL DEFAULT 0.5,
-        access_count INTEGER NOT NULL DEFAULT 0,
-        source TEXT NOT NULL DEFAULT 'session_end',
-        first_turn INTEGER NOT NULL,
-        last_turn INTEGER NOT NULL,
-        created_at TEXT NOT NULL,
+        id TEXT PRIMARY KEY,{columns(EPISODE_COLUMNS)},
         search TSVECTOR NOT NULL
     );
     CREATE INDEX episodes_session ON episodes (group_id, agent_id, session_id, last_turn);
@@ -174,77 +154,18 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     + """
     CREATE INDEX extraction_queue_due ON extraction_queue (next_attempt_at, id)
         WHERE status = 'pending';
-    CREATE TABLE embedding_cache (
-        model TEXT NOT NULL,
-        content_hash TEXT NOT NULL,
-        dim INTEGER NOT NULL,
-        vector BYTEA NOT NULL,
-        created_at TEXT NOT NULL,
-        PRIMARY KEY (model, content_hash)
-    );
-    CREATE TABLE embedded_items (
-        model TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        item_id TEXT NOT NULL,
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        content_hash TEXT NOT NULL,
-        PRIMARY KEY (model, kind, item_id)
-    );
-    """,
+    """
+    # the cache's key was declared a primary key here from the start
+    + render(EMBEDDING_TABLES).replace("UNIQUE (model", "PRIMARY KEY (model"),
     # 7 (pggraph): seed 002's graph memory (graph.db's m001). Ids come from sequences,
     # never reused, so a link to a deleted node stays dangling; no foreign key on
-    # ``to_id`` for that reason. graph.db's ``graph_keywords`` (an index of
-    # ``keywords_json`` nothing searches) is not kept here.
-    """
-    CREATE TABLE graph_nodes (
-        node_id BIGSERIAL PRIMARY KEY,
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        content TEXT NOT NULL,
-        phrase TEXT NOT NULL,
-        keywords_json TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        scan_count INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE INDEX graph_nodes_scan ON graph_nodes (group_id, agent_id, scan_count, node_id);
-    CREATE TABLE graph_links (
-        from_id BIGINT NOT NULL,
-        to_id BIGINT NOT NULL,
-        strength DOUBLE PRECISION NOT NULL CHECK (strength >= 0 AND strength <= 1),
-        relation TEXT,
-        PRIMARY KEY (from_id, to_id)
-    );
-    CREATE INDEX graph_links_in ON graph_links (to_id, from_id);
-    CREATE TABLE graph_focus (
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        node_id BIGINT NOT NULL REFERENCES graph_nodes (node_id),
-        seq BIGINT NOT NULL,
-        PRIMARY KEY (group_id, agent_id, node_id)
-    );
-    CREATE TABLE graph_tasks (
-        task_id BIGSERIAL PRIMARY KEY,
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        messages_json TEXT NOT NULL,
-        enqueued_at TEXT NOT NULL,
-        attempts INTEGER NOT NULL DEFAULT 0
-    );
-    """,
+    # ``to_id`` for that reason. graph.db's ``graph_keywords`` is not kept here.
+    render(GRAPH_NODES, GRAPH_FOCUS_AND_TASKS, wide=GRAPH_WIDE),
     # (pgctx, entry 5) the scratchpad (as memory.db's m006, keyed by group and agent),
     # kv preferences and session variables (as state.db's m002/m003), and the token
     # counts context build caches (as memory.db's m004)
-    """
-    CREATE TABLE scratchpad (
-        group_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL,
-        content TEXT NOT NULL,
-        active_projects TEXT NOT NULL DEFAULT '[]',
-        current_focus TEXT NOT NULL DEFAULT '',
-        open_questions TEXT NOT NULL DEFAULT '[]',
-        next_steps TEXT NOT NULL DEFAULT '[]',
-        updated_at TEXT NOT NULL,
+    f"""
+    CREATE TABLE scratchpad ({SCRATCHPAD_COLUMNS},
         PRIMARY KEY (group_id, agent_id)
     );
     """
@@ -252,7 +173,7 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     # (pgattach, entry 8) attachments (as memory.db's table): the row and its extracted
     # text are shared, the blob stays in the CAS of the host that attached it; ``search``
     # holds the bigram lexemes of its description, transcription, text, name and tags
-    """
+    f"""
     CREATE TABLE attachments (
         seq BIGSERIAL UNIQUE,
         id TEXT PRIMARY KEY,
@@ -266,14 +187,7 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
         file_size BIGINT NOT NULL,
         local_path TEXT NOT NULL,
         url TEXT NOT NULL DEFAULT '',
-        direction TEXT NOT NULL,
-        description TEXT NOT NULL DEFAULT '',
-        transcription TEXT NOT NULL DEFAULT '',
-        extracted_text TEXT NOT NULL DEFAULT '',
-        tags TEXT NOT NULL DEFAULT '[]',
-        linked_memory_ids TEXT NOT NULL DEFAULT '[]',
-        created_at TEXT NOT NULL,
-        expires_at TEXT,
+        direction TEXT NOT NULL,{ATTACHMENT_TEXTS}
         artifact_id BIGINT,
         content_hash TEXT NOT NULL,
         search TSVECTOR NOT NULL

@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Collection
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from soloqueue_mem import lock
 from soloqueue_mem.clock import iso
@@ -53,8 +53,12 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.turns import SessionRow
 
+if TYPE_CHECKING:
+    from soloqueue_mem.semantic.model import Embedder
+
 BATCH = 500  # rows per write transaction: keeps each one short beside live writers
 Progress = Callable[[str, int, int], None]  # step, done, total
+Report = dict[str, Any]
 
 
 class Options(NamedTuple):
@@ -292,12 +296,29 @@ def _expire(
 def _embed(
     conn: sqlite3.Connection, now: datetime, options: Options, progress: Progress | None
 ) -> dict[str, Any]:
-    """Vectors for what lacks one; never fails the run (a missing model is a reason)."""
+    def every_model(embedder: Embedder, step: Callable[[int, int], None] | None) -> Report:
+        from soloqueue_mem.semantic.embed import embed_every_model
+
+        return embed_every_model(conn, embedder, now, False, progress=step)
+
+    return embed_step(options, progress, every_model)
+
+
+def embed_step(
+    options: Options,
+    progress: Progress | None,
+    embed: Callable[[Embedder, Callable[[int, int], None] | None], Report],
+    lacking: Callable[[], str | None] = lambda: None,
+) -> Report:
+    """Vectors for what lacks one, through the back end's ``embed``; never fails the
+    run: a missing model, or what the store lacks (``lacking``), is a reason."""
     if not options.embed:
         return {"skipped": "search_backend is not hybrid or dense"}
     if options.dry_run:
         return {"skipped": "dry run"}
-    from soloqueue_mem.semantic.embed import embed_every_model
+    reason = lacking()
+    if reason is not None:
+        return {"skipped": reason}
     from soloqueue_mem.semantic.model import Unavailable, load
 
     try:
@@ -305,7 +326,7 @@ def _embed(
     except Unavailable as exc:
         return {"skipped": str(exc)}
     step = (lambda done, total: progress("embed", done, total)) if progress else None
-    return embed_every_model(conn, embedder, now, False, progress=step)
+    return embed(embedder, step)
 
 
 def graph_step(options: Options) -> dict[str, Any]:

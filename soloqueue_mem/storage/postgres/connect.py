@@ -6,9 +6,11 @@ opening a fresh database at once apply each step exactly once.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from soloqueue_mem.errors import SchemaTooNew, StorageError, install_hint
+from soloqueue_mem.errors import SchemaTooNew, StorageError, TempFail, install_hint
 from soloqueue_mem.storage.postgres.schema import EMBEDDING_COLUMN, MIGRATIONS
 
 if TYPE_CHECKING:
@@ -107,3 +109,20 @@ def _add_embedding_column(conn: psycopg.Connection) -> bool:
     except psycopg.Error:
         return False
     return True
+
+
+@contextmanager
+def held_alone(conn: psycopg.Connection, key: int, wait: bool, busy: str) -> Iterator[None]:
+    """A run that only one host at a time may make on the database (``consolidate``,
+    ``gc``): a session advisory lock on ``key`` while the block runs. Without ``wait``,
+    TempFail(``busy``) when another host holds it."""
+    if wait:
+        conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+    else:
+        row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+        if row is None or not row[0]:
+            raise TempFail(busy)
+    try:
+        yield
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (key,))

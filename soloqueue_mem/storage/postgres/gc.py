@@ -10,14 +10,13 @@ advisory lock on the database; a second host's gc exits 75 (or waits with ``--wa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem.errors import TempFail
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle.gc import GcOptions, nothing_done, run_gc
+from soloqueue_mem.storage.postgres.connect import held_alone
 
 if TYPE_CHECKING:
     import sqlite3
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
     import psycopg
 
 _LOCK = 0x4743_4C4B  # the gc run's session advisory lock
+BUSY = "gc is running on another host sharing this database; try later"
 
 
 def run(
@@ -40,19 +40,5 @@ def run(
     if not home.exists():
         return nothing_done(options.dry_run)
     home.check_safe()
-    with _alone(conn, options.wait):
+    with held_alone(conn, _LOCK, options.wait, BUSY):
         return run_gc(home, open_catalog, now, options, progress)
-
-
-@contextmanager
-def _alone(conn: psycopg.Connection, wait: bool) -> Iterator[None]:
-    if wait:
-        conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK,))
-    else:
-        row = conn.execute("SELECT pg_try_advisory_lock(%s)", (_LOCK,)).fetchone()
-        if row is None or not row[0]:
-            raise TempFail("gc is running on another host sharing this database; try later")
-    try:
-        yield
-    finally:
-        conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK,))

@@ -12,14 +12,14 @@ do, nothing is written to the database (its locks are held until it ends).
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import lock
 from soloqueue_mem.clock import iso
 from soloqueue_mem.config import Config
-from soloqueue_mem.errors import NotFound, TempFail
+from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import consolidate
 from soloqueue_mem.lifecycle.consolidate import Options, Progress
@@ -33,19 +33,22 @@ from soloqueue_mem.memory.model import RETENTION, Memory
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.storage.postgres import sessions
+from soloqueue_mem.storage.postgres.connect import held_alone
 from soloqueue_mem.storage.postgres.episodes import INDEXES, sessions_due
 from soloqueue_mem.storage.postgres.memories import _ACTIVE, _COLUMNS
 
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
 
     import psycopg
 
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.memory.store import Draft, Remembered
+    from soloqueue_mem.semantic.model import Embedder
 
 RUN_LOCK = 0x636F6E73  # "cons": one consolidate at a time on the database
+BUSY = "another consolidate is running on the database; try again later or use --wait"
 NOT_HERE = "not on the PostgreSQL back end yet"
 
 
@@ -111,7 +114,7 @@ def run(
     state = home.root / ".consolidate_state"  # this host's run lock and last run time
     with (
         lock.exclusive(state, "consolidate", wait=options.wait, note_holder=False),
-        _run_lock(conn, options.wait),
+        held_alone(conn, RUN_LOCK, options.wait, BUSY),
     ):
         report: dict[str, Any] = {"dry_run": options.dry_run, "now": iso(now)}
         if options.dry_run:
@@ -178,40 +181,19 @@ def _expire_attachments(
 def _embed(
     conn: psycopg.Connection, now: datetime, options: Options, progress: Progress | None
 ) -> dict[str, Any]:
-    """Vectors for the memories and episodes that lack one (as SQLite's embed step;
-    never fails the run: a missing model or pgvector is a reason)."""
-    if not options.embed:
-        return {"skipped": "search_backend is not hybrid or dense"}
-    if options.dry_run:
-        return {"skipped": "dry run"}
-    from soloqueue_mem.semantic.model import Unavailable, load
+    """Vectors for the memories and episodes that lack one (as SQLite's embed step)."""
     from soloqueue_mem.storage.postgres.dense import has_embedding_column
     from soloqueue_mem.storage.postgres.embed import embed_all
 
-    if not has_embedding_column(conn):
-        return {"skipped": "the server has no pgvector (CREATE EXTENSION vector failed)"}
-    try:
-        embedder = load()
-    except Unavailable as exc:
-        return {"skipped": str(exc)}
-    step = (lambda done, total: progress("embed", done, total)) if progress else None
-    return embed_all(conn, embedder, now, progress=step)
+    def lacking() -> str | None:
+        if has_embedding_column(conn):
+            return None
+        return "the server has no pgvector (CREATE EXTENSION vector failed)"
 
+    def embed(embedder: Embedder, step: Callable[[int, int], None] | None) -> dict[str, Any]:
+        return embed_all(conn, embedder, now, progress=step)
 
-@contextmanager
-def _run_lock(conn: psycopg.Connection, wait: bool) -> Iterator[None]:
-    if wait:
-        conn.execute("SELECT pg_advisory_lock(%s)", (RUN_LOCK,))
-    else:
-        row = conn.execute("SELECT pg_try_advisory_lock(%s)", (RUN_LOCK,)).fetchone()
-        if not (row and row[0]):
-            raise TempFail(
-                "another consolidate is running on the database; try again later or use --wait"
-            )
-    try:
-        yield
-    finally:
-        conn.execute("SELECT pg_advisory_unlock(%s)", (RUN_LOCK,))
+    return consolidate.embed_step(options, progress, embed, lacking)
 
 
 def end_session(

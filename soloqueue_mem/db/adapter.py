@@ -14,8 +14,8 @@ and hides what the two dialects spell differently:
 - new ids: ``lastrowid`` on SQLite, ``RETURNING id`` on PostgreSQL; an id put back
   by hand moves PostgreSQL's sequence past it (SQLite's rowid needs nothing);
 - byte order: SQLite compares text bytewise; PostgreSQL needs ``COLLATE "C"``;
-- row locks: ``SELECT … FOR UPDATE`` on PostgreSQL; SQLite's write transaction
-  already holds the whole database;
+- row locks: ``SELECT … FOR UPDATE`` (or ``… SKIP LOCKED``) on PostgreSQL; SQLite's
+  write transaction already holds the whole database;
 - a JSON list holding a value: ``json_each`` on SQLite, ``jsonb`` containment on
   PostgreSQL;
 - the turns' table: memory.db's ``conversation_turns``, seed 004's ``quarantine_logs``
@@ -127,6 +127,12 @@ class Db:
         """A ``SELECT``'s ending that locks its rows until the transaction ends (on
         SQLite the write transaction already holds the database)."""
         return " FOR UPDATE" if self.postgres else ""
+
+    @property
+    def claim(self) -> str:
+        """:attr:`for_update`, passing over the rows another transaction holds (``SKIP
+        LOCKED``): two writers never take the same rows, and neither waits."""
+        return " FOR UPDATE SKIP LOCKED" if self.postgres else ""
 
     def json_holds(self, column: str, mark: str) -> str:
         """SQL: the JSON list in text ``column`` holds the string ``mark`` stands for."""

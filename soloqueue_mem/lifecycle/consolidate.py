@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from soloqueue_mem import lock
 from soloqueue_mem.clock import iso
 from soloqueue_mem.context.identity import PERSONA
-from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.home import Home, ensure_private_dir, replace_private_file
 from soloqueue_mem.lifecycle import decay, dedup, identity
 from soloqueue_mem.lifecycle.digest import DbTarget, digest, writers
@@ -54,6 +54,7 @@ from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.turns import SessionRow
 
 if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
     from soloqueue_mem.semantic.model import Embedder
 
 BATCH = 500  # rows per write transaction: keeps each one short beside live writers
@@ -107,7 +108,7 @@ def run(
             due = turns.sessions_with_unextracted(conn)
             target = DbTarget(home, conn, options.language)
             report["sessions"] = digest_due(home, target, due, now, options, model, progress)
-            memories = SqliteMemories(conn)
+            memories = DbMemories(conn)
             artifacts = None if options.dry_run or open_artifacts is None else open_artifacts()
             try:  # on a dry run's copy, these write
                 report |= retire_then_dedup(
@@ -149,26 +150,30 @@ class Memories(Protocol):
         ...
 
 
-class SqliteMemories:
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+class DbMemories:
+    """:class:`Memories` on either back end's connection (``index``: its full-text index
+    of memories), each method one write transaction."""
+
+    def __init__(self, conn: Connection, index: store.FullText = store.FTS5) -> None:
+        self.db = Db(conn)
+        self.index = index
 
     def active(self, now: datetime) -> list[Memory]:
-        return store.active(self.conn, now)
+        return store.active(self.db.conn, now, self.index)
 
     def supersede(self, pairs: list[tuple[str, str]], now: datetime) -> None:
-        with write_tx(self.conn):
-            store.supersede(self.conn, pairs, now)
+        with self.db.write():
+            store.supersede(self.db.conn, pairs, now)
 
     def retire(self, archive: list[str], demote: list[str], now: datetime) -> None:
-        with write_tx(self.conn):
-            store.archive(self.conn, archive, now)
-            store.demote(self.conn, demote, now)
+        with self.db.write():
+            store.archive(self.db.conn, archive, now)
+            store.demote(self.db.conn, demote, now)
 
     def expire(self, now: datetime, limit: int) -> int:
-        with write_tx(self.conn):
-            ids = store.expired(self.conn, now, limit)
-            store.delete(self.conn, ids)
+        with self.db.write():
+            ids = store.expired(self.db.conn, now, limit)
+            store.delete(self.db.conn, ids, self.index)
         return len(ids)
 
 
@@ -288,7 +293,7 @@ def _expire(
     working-memory entries go."""
     from soloqueue_mem.memory import attach, working
 
-    deleted = expire_step(SqliteMemories(conn), now)
+    deleted = expire_step(DbMemories(conn), now)
     expired = attach.expire(attach.Rows(conn), artifacts, now)
     return {"deleted": deleted, "attachments": expired, "working": working.expire(conn, now)}
 

@@ -168,6 +168,10 @@ class FullText(Protocol):
         """Active memories matching any of ``words``, best first."""
         ...
 
+    def dropped(self, db: Db, memory: Memory) -> None:
+        """Drop the index entry of ``memory``, whose row is about to be deleted."""
+        ...
+
 
 def remember(
     conn: Connection,
@@ -390,6 +394,9 @@ class Fts5:
     ) -> list[tuple[Memory, float]]:
         match = match_expression(words)
         return [] if match is None else search(db.conn, match, filters, now, limit)
+
+    def dropped(self, db: Db, memory: Memory) -> None:
+        _unindex(db.conn, _rowid(db.conn, memory.id), memory)
 
 
 FTS5 = Fts5()
@@ -870,25 +877,26 @@ def rebuild_fts(conn: sqlite3.Connection) -> int:
 # --- lifecycle (consolidate) ---------------------------------------------------------
 
 
-def active(conn: sqlite3.Connection, now: datetime) -> list[Memory]:
-    """Every active memory (for dedup, decay and the identity files)."""
-    rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM memories WHERE {_ACTIVE} ORDER BY rowid",  # noqa: S608
+def active(conn: Connection, now: datetime, index: FullText = FTS5) -> list[Memory]:
+    """Every active memory (for dedup, decay and the identity files), oldest first."""
+    rows = Db(conn).fetchall(
+        f"SELECT {_COLUMNS} FROM memories WHERE {_ACTIVE}"  # noqa: S608 - fixed fragments
+        f" ORDER BY {index.order}",
         {"now": iso(now)},
     )
     return [_memory(row) for row in rows]
 
 
-def supersede(conn: sqlite3.Connection, pairs: list[tuple[str, str]], now: datetime) -> None:
+def supersede(conn: Connection, pairs: list[tuple[str, str]], now: datetime) -> None:
     """``(old, new)``: ``old`` is replaced by ``new`` (dedup keeps the best of a cluster)."""
-    conn.executemany(
+    Db(conn).executemany(
         "UPDATE memories SET superseded_by = ?, updated_at = ? WHERE id = ?",
         [(new, iso(now), old) for old, new in pairs],
     )
 
 
-def archive(conn: sqlite3.Connection, ids: list[str], now: datetime) -> None:
-    conn.executemany(
+def archive(conn: Connection, ids: list[str], now: datetime) -> None:
+    Db(conn).executemany(
         "UPDATE memories SET archived_at = ? WHERE id = ?", [(iso(now), i) for i in ids]
     )
 
@@ -904,20 +912,24 @@ def restore(conn: sqlite3.Connection, ref: str, now: datetime) -> Memory:
     return get(conn, memory.id)
 
 
-def demote(conn: sqlite3.Connection, ids: list[str], now: datetime) -> None:
+def demote(conn: Connection, ids: list[str], now: datetime) -> None:
     """To TRANSIENT: expires within a day unless it already expires sooner."""
     until = iso(now + RETENTION["TRANSIENT"])  # type: ignore[operator]
-    conn.executemany(
-        "UPDATE memories SET priority = 'TRANSIENT',"
-        " expires_at = MIN(COALESCE(expires_at, ?), ?) WHERE id = ?",
+    Db(conn).executemany(
+        "UPDATE memories SET priority = 'TRANSIENT', expires_at = CASE"
+        " WHEN expires_at IS NOT NULL AND expires_at < ? THEN expires_at ELSE ? END"
+        " WHERE id = ?",
         [(until, until, i) for i in ids],
     )
 
 
-def expired(conn: sqlite3.Connection, now: datetime, limit: int) -> list[str]:
-    """Ids of up to ``limit`` memories past their expiry (superseded ones included)."""
-    rows = conn.execute(
-        "SELECT id FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?",
+def expired(conn: Connection, now: datetime, limit: int) -> list[str]:
+    """Ids of up to ``limit`` memories past their expiry (superseded ones included);
+    locked until the transaction ends, but for those another one holds."""
+    db = Db(conn)
+    rows = db.fetchall(
+        "SELECT id FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?"
+        f" LIMIT ?{db.claim}",
         (iso(now), limit),
     )
     return [row[0] for row in rows]
@@ -938,12 +950,12 @@ def session_transients(
     return [row[0] for row in rows]
 
 
-def delete(conn: sqlite3.Connection, ids: list[str]) -> None:
+def delete(conn: Connection, ids: list[str], index: FullText = FTS5) -> None:
     """Delete rows and their index entries (inside the caller's transaction)."""
+    db = Db(conn)
     for memory_id in ids:
-        memory = get(conn, memory_id)
-        _unindex(conn, _rowid(conn, memory_id), memory)
-    conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in ids])
+        index.dropped(db, get(conn, memory_id))
+    db.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in ids])
 
 
 def matching_ids(

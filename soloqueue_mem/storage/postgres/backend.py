@@ -358,11 +358,10 @@ class PostgresBackend:
         republished without them when this data directory publishes it."""
         from soloqueue_mem.lifecycle.consolidate import republish_identity
         from soloqueue_mem.memory.store import Forgotten
-        from soloqueue_mem.storage.postgres.lifecycle import PostgresMemories
 
         forgotten = memories.forget(self.conn, refs)
         published = republish_identity(
-            self.home, lambda: PostgresMemories(self.conn).active(now), now
+            self.home, lambda: store.active(self.conn, now, memories.TSVECTOR), now
         )
         return Forgotten(forgotten, False, published, FORGET_NOTE)
 

@@ -29,13 +29,11 @@ from soloqueue_mem.lifecycle.on_log import extracted_turns
 from soloqueue_mem.lifecycle.session_end import Ended
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory import working
-from soloqueue_mem.memory.model import RETENTION, Memory
-from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.storage.postgres import sessions
 from soloqueue_mem.storage.postgres.connect import held_alone
 from soloqueue_mem.storage.postgres.episodes import INDEXES, sessions_due
-from soloqueue_mem.storage.postgres.memories import _ACTIVE, _COLUMNS
+from soloqueue_mem.storage.postgres.memories import TSVECTOR
 
 if TYPE_CHECKING:
     import sqlite3
@@ -50,46 +48,6 @@ if TYPE_CHECKING:
 RUN_LOCK = 0x636F6E73  # "cons": one consolidate at a time on the database
 BUSY = "another consolidate is running on the database; try again later or use --wait"
 NOT_HERE = "not on the PostgreSQL back end yet"
-
-
-class PostgresMemories:
-    """:class:`soloqueue_mem.lifecycle.consolidate.Memories` on the database."""
-
-    def __init__(self, conn: psycopg.Connection) -> None:
-        self.conn = conn
-
-    def active(self, now: datetime) -> list[Memory]:
-        rows = self.conn.execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE {_ACTIVE} ORDER BY seq",  # noqa: S608
-            {"now": iso(now)},
-        ).fetchall()
-        return [memory_from_row(row) for row in rows]
-
-    def supersede(self, pairs: list[tuple[str, str]], now: datetime) -> None:
-        with self.conn.transaction(), self.conn.cursor() as cur:
-            cur.executemany(
-                "UPDATE memories SET superseded_by = %s, updated_at = %s WHERE id = %s",
-                [(new, iso(now), old) for old, new in pairs],
-            )
-
-    def retire(self, archive: list[str], demote: list[str], now: datetime) -> None:
-        until = iso(now + RETENTION["TRANSIENT"])  # type: ignore[operator]
-        with self.conn.transaction():
-            self.conn.execute(
-                "UPDATE memories SET archived_at = %s WHERE id = ANY(%s)", (iso(now), archive)
-            )
-            self.conn.execute(
-                "UPDATE memories SET priority = 'TRANSIENT',"
-                " expires_at = LEAST(COALESCE(expires_at, %s), %s) WHERE id = ANY(%s)",
-                (until, until, demote),
-            )
-
-    def expire(self, now: datetime, limit: int) -> int:
-        return self.conn.execute(
-            "DELETE FROM memories WHERE id IN (SELECT id FROM memories WHERE expires_at"
-            " IS NOT NULL AND expires_at <= %s LIMIT %s FOR UPDATE SKIP LOCKED)",
-            (iso(now), limit),
-        ).rowcount
 
 
 def run(
@@ -147,7 +105,7 @@ def _steps(
     target = _target(conn, home, options.language)
     due = sessions_due(conn, iso(now - options.idle))
     report["sessions"] = consolidate.digest_due(home, target, due, now, options, model, progress)
-    memories = PostgresMemories(conn)
+    memories = consolidate.DbMemories(conn, TSVECTOR)
     report |= consolidate.retire_then_dedup(
         memories,
         now,

@@ -66,6 +66,9 @@ class TsVector:
     ) -> list[tuple[Memory, float]]:
         return search(db.conn, words, filters, now, limit)
 
+    def dropped(self, db: Db, memory: Memory) -> None:
+        """Nothing: the entry is the row's own ``search`` column."""
+
 
 TSVECTOR = TsVector()
 

@@ -1000,26 +1000,20 @@ def every(conn: sqlite3.Connection) -> Iterable[Memory]:
         yield _memory(row)
 
 
-def put_back(conn: sqlite3.Connection, memory: Memory) -> str:
+def put_back(conn: Connection, memory: Memory, index: FullText = FTS5) -> str:
     """Put back an exported memory as it was (id, chain and counters included):
     ``added``, ``existing`` (the same row is there) or ``conflict`` (another row
-    holds its id)."""
-    with write_tx(conn):
-        found = conn.execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE id = ?",  # noqa: S608
+    holds its id). ``index``: the back end's full-text index."""
+    db = Db(conn)
+    with db.write():
+        db.lock(f"memory {memory.id}")  # two imports of one dump: one adds it
+        found = db.fetchone(
+            f"SELECT {_COLUMNS} FROM memories WHERE id = ?",  # noqa: S608 - constant columns
             (memory.id,),
-        ).fetchone()
+        )
         if found is not None:
             return "existing" if _memory(found) == memory else "conflict"
-        values = list(memory)
-        values[10] = jsonio.dumps_compact(memory.tags)
-        values[21] = int(memory.fixed_expiry)
-        placeholders = ", ".join("?" * (len(values) + 1))
-        cursor = conn.execute(
-            f"INSERT INTO memories ({_COLUMNS}, content_key) VALUES ({placeholders})",  # noqa: S608
-            (*values, content_key(memory.content)),
-        )
-        _index(conn, int(cursor.lastrowid or 0), memory)
+        index.insert(db, memory, content_key(memory.content))
     return "added"
 
 

@@ -370,10 +370,10 @@ class PostgresBackend:
         from functools import partial
 
         from soloqueue_mem.ops.memories_v1 import import_through
-        from soloqueue_mem.storage.postgres.dump import put_back_memory
 
         by_source = partial(store.by_source, self.conn, index=INDEXES.memories)
-        return import_through(converted, by_source, partial(put_back_memory, self.conn))
+        put_back = partial(store.put_back, self.conn, index=INDEXES.memories)
+        return import_through(converted, by_source, put_back)
 
     def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
         from soloqueue_mem.storage.postgres.memory_edit import edit

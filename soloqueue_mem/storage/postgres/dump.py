@@ -29,9 +29,10 @@ from soloqueue_mem.memory.episodes import COLUMNS as EPISODE_COLUMNS
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.episodes import put_back as put_back_episode
-from soloqueue_mem.memory.model import Memory, content_key
+from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.scratchpad import from_content
 from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.memory.store import put_back as put_back_memory
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.ops.dump_format import record
 from soloqueue_mem.sessions.events import SessionKey, index_body
@@ -45,7 +46,7 @@ from soloqueue_mem.storage.postgres import embed
 from soloqueue_mem.storage.postgres.attachments import TSVECTOR as ATTACHMENTS_INDEX
 from soloqueue_mem.storage.postgres.episodes import INDEXES
 from soloqueue_mem.storage.postgres.memories import _COLUMNS as MEMORY_COLUMNS
-from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
+from soloqueue_mem.storage.postgres.memories import TSVECTOR as MEMORIES_INDEX
 from soloqueue_mem.storage.postgres.text import document
 from soloqueue_mem.text.cjk import estimate_tokens
 
@@ -306,28 +307,6 @@ def _put_back_turns(
     return "added"
 
 
-def put_back_memory(conn: psycopg.Connection, memory: Memory) -> str:
-    """Put back an exported memory as it was (id, chain and counters included):
-    ``added``, ``existing`` (the same row is there) or ``conflict`` (another row
-    holds its id)."""
-    values = list(memory)
-    values[10] = jsonio.dumps_compact(memory.tags)
-    marks = ", ".join(["%s"] * (len(values) + 1))
-    added = conn.execute(
-        f"INSERT INTO memories ({MEMORY_COLUMNS}, content_key, search)"  # noqa: S608
-        f" VALUES ({marks}, to_tsvector('simple', %s)) ON CONFLICT (id) DO NOTHING"
-        " RETURNING id",
-        (*values, content_key(memory.content), memory_search_text(memory)),
-    ).fetchone()
-    if added is not None:
-        return "added"
-    found = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = %s",  # noqa: S608
-        (memory.id,),
-    ).fetchone()
-    return "existing" if found is not None and memory_from_row(found) == memory else "conflict"
-
-
 def _embeddings(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
     """The cached vectors: all of them, or in a scoped export those its items use."""
     if scope.group is None and scope.agent is None:
@@ -372,7 +351,7 @@ TABLES: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]], 
     ("embedded_item", _links),
 )
 PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
-    "memory": put_back_memory,
+    "memory": lambda conn, memory: put_back_memory(conn, memory, MEMORIES_INDEX),
     "episode": lambda conn, episode: put_back_episode(conn, episode, INDEXES.episodes),
     "working": working.put_back,
     "attachment": lambda conn, row: attachments.put_back(conn, row, ATTACHMENTS_INDEX),

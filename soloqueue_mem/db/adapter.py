@@ -17,7 +17,8 @@ and hides what the two dialects spell differently:
 - row locks: ``SELECT … FOR UPDATE`` (or ``… SKIP LOCKED``) on PostgreSQL; SQLite's
   write transaction already holds the whole database;
 - a JSON list holding a value: ``json_each`` on SQLite, ``jsonb`` containment on
-  PostgreSQL;
+  PostgreSQL; a column among a list of ids: ``json_each`` of the list as JSON, or
+  ``= ANY`` of an array;
 - the turns' table: memory.db's ``conversation_turns``, seed 004's ``quarantine_logs``
   on PostgreSQL (table names are a contract: neither is renamed).
 
@@ -26,6 +27,7 @@ What truly differs (DDL, full-text search, vectors, bulk copy) stays per back en
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 
@@ -33,7 +35,7 @@ from soloqueue_mem.db.connect import is_read_only, write_tx
 
 TYPE_CHECKING = False  # typing's constant is not needed at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from contextlib import AbstractContextManager
     from typing import Any
 
@@ -133,6 +135,18 @@ class Db:
         """:attr:`for_update`, passing over the rows another transaction holds (``SKIP
         LOCKED``): two writers never take the same rows, and neither waits."""
         return " FOR UPDATE SKIP LOCKED" if self.postgres else ""
+
+    def among(self, column: str) -> str:
+        """SQL: ``column`` is one of the integer ids a ``?`` mark stands for (its
+        parameter: :meth:`ids`)."""
+        if self.postgres:
+            return f"{column} = ANY(?::bigint[])"
+        return f"{column} IN (SELECT value FROM json_each(?))"
+
+    def ids(self, ids: Iterable[int]) -> Any:
+        """The parameter of :meth:`among`: a JSON list on SQLite, an array on PostgreSQL."""
+        listed = [int(id_) for id_ in ids]
+        return listed if self.postgres else json.dumps(listed)
 
     def json_holds(self, column: str, mark: str) -> str:
         """SQL: the JSON list in text ``column`` holds the string ``mark`` stands for."""

@@ -6,7 +6,7 @@ write transaction (:func:`soloqueue_mem.db.connect.write_tx`) around every chang
 
 The functions taking a ``Connection`` are written once for graph.db and PostgreSQL
 (:mod:`soloqueue_mem.db.adapter`); the others are graph.db's own (its keyword index, its
-AUTOINCREMENT sequence, id lists as JSON): PostgreSQL's are in
+AUTOINCREMENT sequence, a decay's list of kept sources): PostgreSQL's are in
 :mod:`soloqueue_mem.storage.postgres.graph`.
 """
 
@@ -121,25 +121,26 @@ def get_node(conn: Connection, node_id: int) -> Node | None:
     return node_from_row(row) if row else None
 
 
-def get_nodes(conn: sqlite3.Connection, node_ids: Iterable[int]) -> dict[int, Node]:
+def get_nodes(conn: Connection, node_ids: Iterable[int]) -> dict[int, Node]:
     """The existing nodes among ``node_ids`` (deleted ones are absent), in one query."""
-    rows = conn.execute(
+    db = Db(conn)
+    rows = db.fetchall(
         f"SELECT {NODE_COLUMNS} FROM graph_nodes"  # noqa: S608 - constant columns
-        " WHERE node_id IN (SELECT value FROM json_each(?))",
-        (json.dumps(list(node_ids)),),
+        f" WHERE {db.among('node_id')}",
+        (db.ids(node_ids),),
     )
-    return {row[0]: node_from_row(row) for row in rows}
+    return {int(row[0]): node_from_row(row) for row in rows}
 
 
-def texts_of(conn: sqlite3.Connection, node_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
+def texts_of(conn: Connection, node_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
     """The content and keywords (JSON) of the existing nodes among ``node_ids``, in one
     query: what recall matches against, without building whole nodes."""
-    rows = conn.execute(
-        "SELECT node_id, content, keywords_json FROM graph_nodes"
-        " WHERE node_id IN (SELECT value FROM json_each(?))",
-        (json.dumps(list(node_ids)),),
+    db = Db(conn)
+    rows = db.fetchall(
+        f"SELECT node_id, content, keywords_json FROM graph_nodes WHERE {db.among('node_id')}",  # noqa: S608
+        (db.ids(node_ids),),
     )
-    return {row[0]: (row[1], row[2]) for row in rows}
+    return {int(row[0]): (row[1], row[2]) for row in rows}
 
 
 def update_content(
@@ -222,16 +223,17 @@ def out_links(conn: Connection, node_id: int, floor: float = 0.0) -> list[Link]:
 
 
 def out_links_of(
-    conn: sqlite3.Connection, node_ids: Iterable[int], floor: float = 0.0
+    conn: Connection, node_ids: Iterable[int], floor: float = 0.0
 ) -> dict[int, list[Link]]:
     """The out-links of each of ``node_ids`` (strongest first), in one query: the
     primary key (from_id, to_id) holds every column, so each source is one range."""
     found: dict[int, list[Link]] = {node_id: [] for node_id in node_ids}
-    rows = conn.execute(
-        "SELECT from_id, to_id, strength, relation FROM graph_links"
-        " WHERE from_id IN (SELECT value FROM json_each(?)) AND strength >= ?"
+    db = Db(conn)
+    rows = db.fetchall(
+        "SELECT from_id, to_id, strength, relation FROM graph_links"  # noqa: S608
+        f" WHERE {db.among('from_id')} AND strength >= ?"
         " ORDER BY from_id, strength DESC, to_id",
-        (json.dumps(list(found)), floor),
+        (db.ids(found), floor),
     )
     for row in rows:
         found[row[0]].append(Link(*row))
@@ -277,17 +279,16 @@ def decay_links(
     return int(broken.rowcount)
 
 
-def dangling_from(
-    conn: sqlite3.Connection, node_ids: Sequence[int], floor: float = 0.0
-) -> list[Link]:
+def dangling_from(conn: Connection, node_ids: Sequence[int], floor: float = 0.0) -> list[Link]:
     """The out-links of ``node_ids`` whose target no longer exists, in the order of
     ``node_ids``, then by target; one query."""
-    rows = conn.execute(
-        "SELECT l.from_id, l.to_id, l.strength, l.relation FROM graph_links AS l"
-        " WHERE l.from_id IN (SELECT value FROM json_each(?)) AND l.strength >= ?"
+    db = Db(conn)
+    rows = db.fetchall(
+        "SELECT l.from_id, l.to_id, l.strength, l.relation FROM graph_links AS l"  # noqa: S608
+        f" WHERE {db.among('l.from_id')} AND l.strength >= ?"
         " AND NOT EXISTS (SELECT 1 FROM graph_nodes AS n WHERE n.node_id = l.to_id)"
         " ORDER BY l.to_id",
-        (json.dumps(list(node_ids)), floor),
+        (db.ids(node_ids), floor),
     )
     order = {node_id: rank for rank, node_id in enumerate(node_ids)}
     return sorted((Link(*row) for row in rows), key=lambda link: order[link.from_id])

@@ -18,36 +18,28 @@ skip past one another's rows.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import TempFail
 from soloqueue_mem.graph.db import WrittenOnce
-from soloqueue_mem.graph.store import NODE_COLUMNS, Link, Node, Scope, node_from_row
+from soloqueue_mem.graph.store import Node, Scope
 
 if TYPE_CHECKING:
     import psycopg
 
 _WORKER_LOCK = 0x47524150  # the graph worker's session lock ("GRAP")
-_LINK_COLUMNS = "from_id, to_id, strength, relation"
-
-
-def _ids(node_ids: Iterable[int]) -> list[int]:
-    return [int(node_id) for node_id in node_ids]
 
 
 class PgGraph(WrittenOnce):
     """The graph tables of the PostgreSQL database (``conn``: autocommit; whoever
     opened it closes it, through :meth:`close` or otherwise): the methods graph.db
-    spells otherwise (no keyword index; id lists as arrays; a sequence)."""
+    spells otherwise (no keyword index; a sequence)."""
 
     def __init__(self, conn: psycopg.Connection) -> None:
         self.conn = conn
-
-    def _rows(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
-        return self.conn.execute(sql, params).fetchall()  # type: ignore[arg-type]
 
     # -- nodes --------------------------------------------------------------------------
 
@@ -72,22 +64,6 @@ class PgGraph(WrittenOnce):
     def reserve_node_ids(self, at_least: int) -> None:
         Db(self.conn).claim_id("graph_nodes", "node_id", at_least)
 
-    def get_nodes(self, node_ids: Iterable[int]) -> dict[int, Node]:
-        rows = self._rows(
-            f"SELECT {NODE_COLUMNS} FROM graph_nodes"  # noqa: S608 - constant columns
-            " WHERE node_id = ANY(%s::bigint[])",
-            (_ids(node_ids),),
-        )
-        return {int(row[0]): node_from_row(row) for row in rows}
-
-    def texts_of(self, node_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
-        rows = self._rows(
-            "SELECT node_id, content, keywords_json FROM graph_nodes"
-            " WHERE node_id = ANY(%s::bigint[])",
-            (_ids(node_ids),),
-        )
-        return {int(row[0]): (row[1], row[2]) for row in rows}
-
     def update_content(self, node_id: int, content: str, phrase: str, keywords: list[str]) -> None:
         self.conn.execute(
             "UPDATE graph_nodes SET content = %s, phrase = %s, keywords_json = %s"
@@ -106,21 +82,9 @@ class PgGraph(WrittenOnce):
 
     # -- links --------------------------------------------------------------------------
 
-    def out_links_of(self, node_ids: Iterable[int], floor: float = 0.0) -> dict[int, list[Link]]:
-        found: dict[int, list[Link]] = {node_id: [] for node_id in node_ids}
-        rows = self._rows(
-            f"SELECT {_LINK_COLUMNS} FROM graph_links"  # noqa: S608 - constant columns
-            " WHERE from_id = ANY(%s::bigint[]) AND strength >= %s"
-            " ORDER BY from_id, strength DESC, to_id",
-            (_ids(found), floor),
-        )
-        for row in rows:
-            found[row[0]].append(Link(*row))
-        return found
-
     def decay_links(self, node_id: int, rate: float, floor: float, protected: Iterable[int]) -> int:
         touched = "(from_id = %(n)s OR to_id = %(n)s) AND NOT from_id = ANY(%(keep)s::bigint[])"
-        params = {"n": node_id, "keep": _ids(protected), "rate": rate, "floor": floor}
+        params = {"n": node_id, "keep": Db(self.conn).ids(protected), "rate": rate, "floor": floor}
         self.conn.execute(
             f"UPDATE graph_links SET strength = strength * %(rate)s WHERE {touched}",  # noqa: S608
             params,
@@ -130,17 +94,6 @@ class PgGraph(WrittenOnce):
             params,
         )
         return int(broken.rowcount)
-
-    def dangling_from(self, node_ids: Sequence[int], floor: float = 0.0) -> list[Link]:
-        rows = self._rows(
-            "SELECT l.from_id, l.to_id, l.strength, l.relation FROM graph_links AS l"
-            " WHERE l.from_id = ANY(%s::bigint[]) AND l.strength >= %s"
-            " AND NOT EXISTS (SELECT 1 FROM graph_nodes AS n WHERE n.node_id = l.to_id)"
-            " ORDER BY l.to_id",
-            (_ids(node_ids), floor),
-        )
-        order = {node_id: rank for rank, node_id in enumerate(node_ids)}
-        return sorted((Link(*row) for row in rows), key=lambda link: order[link.from_id])
 
 
 @contextmanager

@@ -524,21 +524,26 @@ class Changes(NamedTuple):
     remove_tags: tuple[str, ...] = ()
 
 
-def edit(conn: sqlite3.Connection, ref: str, changes: Changes, now: datetime) -> Memory:
-    """Change a memory in place (a correction, not a new version)."""
-    with write_tx(conn):
-        old = get(conn, ref)
+def edit(
+    conn: Connection, ref: str, changes: Changes, now: datetime, index: FullText = FTS5
+) -> Memory:
+    """Change a memory in place (a correction, not a new version: its history chain is
+    unchanged). The row is locked while it is read and rewritten, so two hosts editing
+    it apply one change after the other, each to the other's result."""
+    db = Db(conn)
+    with db.write():
+        memory_id = get(conn, ref).id
+        db.execute(f"SELECT 1 FROM memories WHERE id = ?{db.for_update}", (memory_id,))
+        old = get(conn, memory_id)  # read again under the lock
         new = edited(old, changes, now)
-        rowid = _rowid(conn, old.id)
-        _unindex(conn, rowid, old)
-        conn.execute(
+        db.execute(
             "UPDATE memories SET content = ?, type = ?, subject = ?, predicate = ?,"
             " importance_score = ?, confidence = ?, tags = ?, priority = ?, expires_at = ?,"
-            " fixed_expiry = ?, updated_at = ?, content_key = ? WHERE rowid = ?",
-            (*edited_values(new), rowid),
+            " fixed_expiry = ?, updated_at = ?, content_key = ? WHERE id = ?",
+            (*edited_values(new), memory_id),
         )
-        _index(conn, rowid, new)
-        return new
+        index.changed(db, old, new)
+    return new
 
 
 def edited(old: Memory, changes: Changes, now: datetime) -> Memory:
@@ -901,11 +906,12 @@ def archive(conn: Connection, ids: list[str], now: datetime) -> None:
     )
 
 
-def restore(conn: sqlite3.Connection, ref: str, now: datetime) -> Memory:
+def restore(conn: Connection, ref: str, now: datetime) -> Memory:
     """Bring an archived memory back (its decay starts again from now)."""
-    with write_tx(conn):
+    db = Db(conn)
+    with db.write():
         memory = get(conn, ref)
-        conn.execute(
+        db.execute(
             "UPDATE memories SET archived_at = NULL, last_accessed_at = ? WHERE id = ?",
             (iso(now), memory.id),
         )

@@ -376,9 +376,7 @@ class PostgresBackend:
         return import_through(converted, by_source, put_back)
 
     def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
-        from soloqueue_mem.storage.postgres.memory_edit import edit
-
-        memory = edit(self.conn, ref, changes, now)
+        memory = store.edit(self.conn, ref, changes, now, INDEXES.memories)
         model, _ = self.dense()
         if model is not None and changes.content is not None:  # the old text's vector
             from soloqueue_mem.storage.postgres.dense import embed_memory
@@ -387,9 +385,7 @@ class PostgresBackend:
         return memory
 
     def restore(self, ref: str, now: datetime) -> Memory:
-        from soloqueue_mem.storage.postgres.memory_edit import restore
-
-        return restore(self.conn, ref, now)
+        return store.restore(self.conn, ref, now)
 
     # -- attachments: the rows here, the blobs in this host's CAS ----------------------
 

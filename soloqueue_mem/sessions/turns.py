@@ -202,12 +202,16 @@ def get_session(conn: sqlite3.Connection, key: SessionKey) -> SessionRow | None:
 
 
 def list_sessions(
-    conn: sqlite3.Connection, group: str | None, agent: str | None, limit: int
+    conn: Connection, group: str | None, agent: str | None, limit: int
 ) -> list[SessionRow]:
-    """Sessions, most recently active first, optionally within a group/agent."""
-    rows = conn.execute(
-        f"SELECT {_SESSION_COLUMNS} FROM sessions"  # noqa: S608 - constant columns
-        " WHERE (:group IS NULL OR group_id = :group) AND (:agent IS NULL OR agent_id = :agent)"
+    """Sessions, most recently active first, optionally within a group/agent. On
+    PostgreSQL ``jsonl_bytes`` is 0: the logs are each host's, not the database's."""
+    db = Db(conn)
+    columns = _SESSION_COLUMNS.replace("jsonl_bytes", "0") if db.postgres else _SESSION_COLUMNS
+    rows = db.fetchall(
+        f"SELECT {columns} FROM sessions"  # noqa: S608 - constant columns
+        " WHERE (CAST(:group AS TEXT) IS NULL OR group_id = :group)"
+        " AND (CAST(:agent AS TEXT) IS NULL OR agent_id = :agent)"
         " ORDER BY last_turn_at DESC, group_id, agent_id, session_id LIMIT :limit",
         {"group": group, "agent": agent, "limit": limit},
     )
@@ -268,20 +272,23 @@ def rebuild_fts(conn: sqlite3.Connection) -> int:
     return count
 
 
-def session_turns(conn: sqlite3.Connection, key: SessionKey) -> list[Turn]:
-    rows = conn.execute(
-        f"SELECT {_TURN_COLUMNS} FROM conversation_turns"  # noqa: S608 - constant columns
+def session_turns(conn: Connection, key: SessionKey) -> list[Turn]:
+    """Every turn of the session, in turn order."""
+    db = Db(conn)
+    rows = db.fetchall(
+        f"SELECT {_TURN_COLUMNS} FROM {db.turns}"  # noqa: S608 - constant names
         " WHERE group_id = ? AND agent_id = ? AND session_id = ? ORDER BY turn_index",
         (key.group, key.agent, key.session),
     )
     return [_turn(row) for row in rows]
 
 
-def session_page(conn: sqlite3.Connection, key: SessionKey, after: int, limit: int) -> list[Turn]:
+def session_page(conn: Connection, key: SessionKey, after: int, limit: int) -> list[Turn]:
     """Up to ``limit`` turns of a session past turn ``after``: a page that costs the
     same at any depth (the (group, agent, session, turn_index) key, no OFFSET)."""
-    rows = conn.execute(
-        f"SELECT {_TURN_COLUMNS} FROM conversation_turns"  # noqa: S608 - constant columns
+    db = Db(conn)
+    rows = db.fetchall(
+        f"SELECT {_TURN_COLUMNS} FROM {db.turns}"  # noqa: S608 - constant names
         " WHERE group_id = ? AND agent_id = ? AND session_id = ? AND turn_index > ?"
         " ORDER BY turn_index LIMIT ?",
         (key.group, key.agent, key.session, after, limit),

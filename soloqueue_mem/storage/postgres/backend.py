@@ -184,11 +184,14 @@ class PostgresBackend:
 
     def session_turns(self, key: SessionKey) -> list[Turn]:
         """The session's turns by index (none: an unknown session)."""
-        return sessions.session_turns(self.conn, key)
+        from soloqueue_mem.sessions.turns import session_turns
+
+        return session_turns(self.conn, key)
 
     def session_page(self, key: SessionKey, after: int, limit: int) -> list[Turn]:
-        """The session's turns past ``after``, read whole and sliced."""
-        return [t for t in sessions.session_turns(self.conn, key) if t.turn_index > after][:limit]
+        from soloqueue_mem.sessions.turns import session_page
+
+        return session_page(self.conn, key, after, limit)
 
     def session_end(self, key: SessionKey, now: datetime) -> Ended:
         from soloqueue_mem.storage.postgres.lifecycle import end_session

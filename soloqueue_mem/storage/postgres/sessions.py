@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import Home
+from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import Event, SessionKey, to_record
 from soloqueue_mem.sessions.reader import SessionLogContent, read_session
 from soloqueue_mem.sessions.turns import SessionRow, Turn
-from soloqueue_mem.sessions.turns import _turn as turn_from_row
-from soloqueue_mem.storage.postgres.turns import _COLUMNS as _TURN_COLUMNS
 
 if TYPE_CHECKING:
     import psycopg
@@ -27,28 +26,11 @@ if TYPE_CHECKING:
 def list_sessions(
     conn: psycopg.Connection, home: Home, group: str | None, agent: str | None, limit: int
 ) -> list[SessionRow]:
-    """Sessions, most recently active first, as :func:`soloqueue_mem.sessions.turns.
-    list_sessions` orders them; ``jsonl_bytes`` is the size of this host's log."""
-    rows = conn.execute(
-        "SELECT group_id, agent_id, session_id, started_at, last_turn_at, turn_count,"
-        " ended_at FROM sessions"
-        " WHERE (%(group)s::text IS NULL OR group_id = %(group)s)"
-        " AND (%(agent)s::text IS NULL OR agent_id = %(agent)s)"
-        " ORDER BY last_turn_at DESC, group_id, agent_id, session_id LIMIT %(limit)s",
-        {"group": group, "agent": agent, "limit": limit},
-    ).fetchall()
+    """Sessions as :func:`soloqueue_mem.sessions.turns.list_sessions` lists them;
+    ``jsonl_bytes`` is the size of this host's log."""
     return [
-        SessionRow(
-            group,
-            agent,
-            session,
-            started_at,
-            last_turn_at,
-            count,
-            _log_size(home, SessionKey(group, agent, session)),
-            ended_at,
-        )  # fmt: skip
-        for group, agent, session, started_at, last_turn_at, count, ended_at in rows
+        row._replace(jsonl_bytes=_log_size(home, SessionKey(*row[:3])))
+        for row in turns.list_sessions(conn, group, agent, limit)
     ]
 
 
@@ -59,19 +41,9 @@ def _log_size(home: Home, key: SessionKey) -> int:
         return 0
 
 
-def session_turns(conn: psycopg.Connection, key: SessionKey) -> list[Turn]:
-    """Every turn of the session in the database, in turn order."""
-    rows = conn.execute(
-        f"SELECT {_TURN_COLUMNS} FROM quarantine_logs"  # noqa: S608 - constant columns
-        " WHERE group_id = %s AND agent_id = %s AND session_id = %s ORDER BY turn_index",
-        tuple(key),
-    ).fetchall()
-    return [turn_from_row(row) for row in rows]
-
-
 def read(conn: psycopg.Connection, home: Home, key: SessionKey) -> SessionLogContent:
     """The session's records (see the module doc); NotFound when it has no turn."""
-    found = session_turns(conn, key)
+    found = turns.session_turns(conn, key)
     if not found:
         raise NotFound(
             f"session {key.group}/{key.agent}/{key.session} not found "

@@ -326,7 +326,7 @@ class SearchScope(NamedTuple):
 
     def where(self) -> str:
         used = [_FILTERS[name] for name in _FILTERS if getattr(self, name) is not None]
-        return " AND ".join(used) or "1"
+        return " AND ".join(used) or "TRUE"
 
     def is_filtered(self) -> bool:
         return any(getattr(self, name) is not None for name in _FILTERS)
@@ -446,11 +446,14 @@ def search_turns(
     return [(_turn(row[:-1]), float(row[-1])) for row in rows]
 
 
-def newest_turns(conn: sqlite3.Connection, scope: SearchScope, limit: int) -> list[Turn]:
+def newest_turns(conn: Connection, scope: SearchScope, limit: int) -> list[Turn]:
     """The ``limit`` newest turns in scope (``scope.since`` bounds the walk: the
-    timestamp index is read newest first, so only that window is visited)."""
-    rows = conn.execute(
-        f"SELECT {_TURN_COLUMNS} FROM conversation_turns AS t"  # noqa: S608 - fixed fragments
+    timestamp index is read newest first, so only that window is visited): the
+    working-memory window (seed 004's Redis list, LPUSH + LTRIM + a 24 h TTL), and with
+    ``scope.until`` a time window's newest turns (recall's ``when``)."""
+    db = Db(conn)
+    rows = db.fetchall(
+        f"SELECT {_TURN_COLUMNS} FROM {db.turns} AS t"  # noqa: S608 - fixed fragments
         f" WHERE {scope.where()} ORDER BY t.timestamp DESC, t.id DESC LIMIT :limit",
         scope.params(limit=limit),
     )

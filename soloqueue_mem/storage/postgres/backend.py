@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 # What recall finds here: memories, episodes, turns (of any age, of the last days), the
 # working-memory window (turns and `working add` entries) and memories by embedding
 # (``dense``, with the semantic extra and pgvector: dense.py here), the turns and episodes
-# of the time the query names (``when``: when.py), memories of the type the question
+# of the time the query names (``when``), memories of the type the question
 # asks about (``kinds``); seed 002's graph (graph.py); attachments by their texts
 # (attachments.py).
 RECALL_CHANNELS = frozenset(
@@ -169,12 +169,18 @@ class PostgresBackend:
         return turns.trace(self.conn, query, scope, limit, lexicon)
 
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]:
-        return turns.newest_turns(self.conn, scope, limit)
+        from soloqueue_mem.sessions.trace import search_scope
+        from soloqueue_mem.sessions.turns import newest_turns
+
+        return newest_turns(self.conn, search_scope(scope), limit)
 
     def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]:
-        from soloqueue_mem.storage.postgres.when import turns_before
+        from soloqueue_mem.clock import iso
+        from soloqueue_mem.sessions.trace import search_scope
+        from soloqueue_mem.sessions.turns import newest_turns
 
-        return turns_before(self.conn, scope, until, limit)
+        bounded = search_scope(scope)._replace(until=iso(until))
+        return newest_turns(self.conn, bounded, limit)
 
     def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]:
         return sessions.list_sessions(self.conn, self.home, group, agent, limit)

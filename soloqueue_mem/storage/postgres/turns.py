@@ -230,15 +230,3 @@ def _ranked(
     scored = [(turn_from_row(r[:width]), coverage(terms, weights, r[width:])) for r in rows]
     scored.sort(key=lambda pair: -pair[1])
     return scored
-
-
-def newest_turns(conn: psycopg.Connection, scope: Scope, limit: int) -> list[Turn]:
-    """The scope's newest turns since ``scope.since``: the working-memory window (seed
-    004's Redis list, LPUSH + LTRIM + a 24 h TTL) as one query on an indexed timestamp."""
-    where, params = _scope_sql(scope)
-    rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM quarantine_logs WHERE {where}"  # noqa: S608 - fixed fragments
-        " ORDER BY timestamp DESC, id DESC LIMIT %(limit)s",
-        {**params, "limit": limit},
-    ).fetchall()
-    return [turn_from_row(row) for row in rows]

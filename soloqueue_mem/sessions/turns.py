@@ -204,18 +204,22 @@ def get_session(conn: sqlite3.Connection, key: SessionKey) -> SessionRow | None:
 def list_sessions(
     conn: Connection, group: str | None, agent: str | None, limit: int
 ) -> list[SessionRow]:
-    """Sessions, most recently active first, optionally within a group/agent. On
-    PostgreSQL ``jsonl_bytes`` is 0: the logs are each host's, not the database's."""
+    """Sessions, most recently active first, optionally within a group/agent."""
     db = Db(conn)
-    columns = _SESSION_COLUMNS.replace("jsonl_bytes", "0") if db.postgres else _SESSION_COLUMNS
     rows = db.fetchall(
-        f"SELECT {columns} FROM sessions"  # noqa: S608 - constant columns
+        f"SELECT {_session_columns(db)} FROM sessions"  # noqa: S608 - constant columns
         " WHERE (CAST(:group AS TEXT) IS NULL OR group_id = :group)"
         " AND (CAST(:agent AS TEXT) IS NULL OR agent_id = :agent)"
         " ORDER BY last_turn_at DESC, group_id, agent_id, session_id LIMIT :limit",
         {"group": group, "agent": agent, "limit": limit},
     )
     return [SessionRow(*row) for row in rows]
+
+
+def _session_columns(db: Db) -> str:
+    """A session row's columns; ``jsonl_bytes`` is 0 on PostgreSQL (the logs are each
+    host's, not the database's)."""
+    return _SESSION_COLUMNS.replace("jsonl_bytes", "0") if db.postgres else _SESSION_COLUMNS
 
 
 def mark_ended(conn: sqlite3.Connection, key: SessionKey, ended_at: str) -> bool:
@@ -484,12 +488,13 @@ def mark_extracted(conn: Connection, key: SessionKey, upto: int, episode_id: str
     return int(cursor.rowcount)
 
 
-def sessions_with_unextracted(conn: sqlite3.Connection) -> list[SessionRow]:
+def sessions_with_unextracted(conn: Connection) -> list[SessionRow]:
     """Sessions holding turns whose memories are not extracted yet (consolidation)."""
-    rows = conn.execute(
-        f"SELECT {_SESSION_COLUMNS} FROM sessions JOIN ("  # noqa: S608 - constant columns
-        " SELECT DISTINCT group_id, agent_id, session_id FROM conversation_turns"
-        " WHERE extracted = 0) USING (group_id, agent_id, session_id)"
+    db = Db(conn)
+    rows = db.fetchall(
+        f"SELECT {_session_columns(db)} FROM sessions JOIN ("  # noqa: S608 - constant names
+        f" SELECT DISTINCT group_id, agent_id, session_id FROM {db.turns}"
+        " WHERE extracted = FALSE) AS t USING (group_id, agent_id, session_id)"
         " ORDER BY last_turn_at, group_id, agent_id, session_id"
     )
     return [SessionRow(*row) for row in rows]

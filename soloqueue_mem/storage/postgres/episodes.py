@@ -1,6 +1,6 @@
 """``episodes`` on PostgreSQL: its full-text index (the ``search`` column) for the
 episode SQL written once in :mod:`soloqueue_mem.memory.episodes`, the search that uses
-it, and what bulk copy and consolidation read here.
+it, and what bulk copy reads here.
 
 A session is digested (:class:`soloqueue_mem.lifecycle.digest.DbTarget`) in one
 transaction holding a transaction-scoped advisory lock on the session: a second host
@@ -16,7 +16,6 @@ from soloqueue_mem.db.adapter import Db, postgres_sql
 from soloqueue_mem.lifecycle.digest import FullTexts
 from soloqueue_mem.memory.episodes import COLUMNS, Episode, EpisodeFilters, where
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
-from soloqueue_mem.sessions.turns import SessionRow
 from soloqueue_mem.storage.postgres.memories import TSVECTOR
 from soloqueue_mem.storage.postgres.text import any_query, document
 
@@ -89,17 +88,3 @@ def search(
         {**params, "match": match, "limit": limit},
     ).fetchall()
     return [(episode_from_row(row[:-1]), float(row[-1])) for row in rows]
-
-
-def sessions_due(conn: psycopg.Connection, idle_before: str) -> list[SessionRow]:
-    """Sessions, ended or quiet since ``idle_before``, with unextracted turns (the
-    order of :func:`soloqueue_mem.sessions.turns.sessions_with_unextracted`)."""
-    rows = conn.execute(
-        "SELECT group_id, agent_id, session_id, started_at, last_turn_at, turn_count, 0,"
-        " ended_at FROM sessions s WHERE (ended_at IS NOT NULL OR last_turn_at < %s)"
-        " AND EXISTS (SELECT 1 FROM quarantine_logs q WHERE q.group_id = s.group_id"
-        " AND q.agent_id = s.agent_id AND q.session_id = s.session_id AND NOT q.extracted)"
-        " ORDER BY last_turn_at, group_id, agent_id, session_id",
-        (idle_before,),
-    ).fetchall()
-    return [SessionRow(*row) for row in rows]

@@ -30,9 +30,10 @@ from soloqueue_mem.lifecycle.session_end import Ended
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory import working
 from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.sessions.turns import sessions_with_unextracted
 from soloqueue_mem.storage.postgres import sessions
 from soloqueue_mem.storage.postgres.connect import held_alone
-from soloqueue_mem.storage.postgres.episodes import INDEXES, sessions_due
+from soloqueue_mem.storage.postgres.episodes import INDEXES
 from soloqueue_mem.storage.postgres.memories import TSVECTOR
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ def _steps(
     model: ModelExtraction | None,
 ) -> None:
     target = _target(conn, home, options.language)
-    due = sessions_due(conn, iso(now - options.idle))
+    due = sessions_with_unextracted(conn)  # digest_due takes the ended or idle ones
     report["sessions"] = consolidate.digest_due(home, target, due, now, options, model, progress)
     memories = consolidate.DbMemories(conn, TSVECTOR)
     report |= consolidate.retire_then_dedup(

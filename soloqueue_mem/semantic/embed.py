@@ -32,8 +32,8 @@ def memory_items(conn: sqlite3.Connection, now: datetime) -> list[Item]:
     return items
 
 
-def turn_items(conn: sqlite3.Connection) -> Iterator[Item]:
-    """Every turn with some content, oldest first."""
+def turn_items(conn: Any) -> Iterator[Item]:
+    """Every turn with some content, oldest first (``conn``: either back end's)."""
     after = 0
     while page := turns_after(conn, after, TURN_PAGE):
         for turn in page:

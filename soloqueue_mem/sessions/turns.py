@@ -539,11 +539,12 @@ def matching_among(candidates: list[Turn], matches: list[str]) -> list[set[int]]
     return [{ids[n] for n in held} for held in holders(bodies, matches)]
 
 
-def turns_after(conn: sqlite3.Connection, after_id: int, limit: int) -> list[Turn]:
+def turns_after(conn: Connection, after_id: int, limit: int) -> list[Turn]:
     """Up to ``limit`` turns with an id above ``after_id``, in id order (a full pass
     in pages, e.g. to embed every turn)."""
-    rows = conn.execute(
-        f"SELECT {_TURN_COLUMNS} FROM conversation_turns"  # noqa: S608 - constant columns
+    db = Db(conn)
+    rows = db.fetchall(
+        f"SELECT {_TURN_COLUMNS} FROM {db.turns}"  # noqa: S608 - constant names
         " WHERE id > ? ORDER BY id LIMIT ?",
         (after_id, limit),
     )

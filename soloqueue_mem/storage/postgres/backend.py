@@ -262,8 +262,8 @@ class PostgresBackend:
 
     def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
         """``index --embed --estimate``: how much a pass would embed (storage/postgres/embed.py)."""
-        from soloqueue_mem.semantic.embed import estimate
-        from soloqueue_mem.storage.postgres.embed import memory_items, turn_items
+        from soloqueue_mem.semantic.embed import estimate, turn_items
+        from soloqueue_mem.storage.postgres.embed import memory_items
 
         self._check_dense_index()
         turns = turn_items(self.conn) if with_turns else None

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
-from soloqueue_mem.semantic.embed import MIN_TURN_CHARS, TURN_PAGE, embed_store
+from soloqueue_mem.semantic.embed import embed_store, turn_items
 from soloqueue_mem.semantic.index import Copy, Item, Progress, cached_vectors, content_hash
 from soloqueue_mem.storage.postgres.memories import _ACTIVE
 
@@ -45,23 +45,6 @@ def memory_items(conn: psycopg.Connection, now: datetime) -> list[Item]:
         text = "\n".join(part for part in row[3:] if part)
         items.append(Item("episode", row[0], row[1], row[2], text))
     return items
-
-
-def turn_items(conn: psycopg.Connection) -> Iterator[Item]:
-    """Every turn with some content, oldest first."""
-    after = 0
-    while True:
-        rows = conn.execute(
-            "SELECT id, group_id, agent_id, content FROM quarantine_logs WHERE id > %s"
-            " ORDER BY id LIMIT %s",
-            (after, TURN_PAGE),
-        ).fetchall()
-        for row in rows:
-            if len(row[3].strip()) >= MIN_TURN_CHARS:
-                yield Item("turn", str(row[0]), row[1], row[2], row[3])
-        if len(rows) < TURN_PAGE:
-            return
-        after = rows[-1][0]
 
 
 def floats(data: bytes) -> list[float]:

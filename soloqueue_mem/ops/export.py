@@ -32,8 +32,9 @@ from soloqueue_mem.artifacts import cas, catalog
 from soloqueue_mem.context import identity
 from soloqueue_mem.graph import dump as graph_dump
 from soloqueue_mem.home import Home
-from soloqueue_mem.memory import attachments, episodes, scratchpad, store, working
+from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.ops.dump_format import header, record
+from soloqueue_mem.ops.table_records import table_records
 from soloqueue_mem.semantic import dump as vectors
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.logfile import read_lines
@@ -179,29 +180,7 @@ def _sessions(home: Home, conn: sqlite3.Connection, scope: Scope) -> Iterator[di
 
 
 def _memory_rows(conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
-    for memory in store.every(conn):
-        if scope.holds(memory.group, memory.agent):
-            yield record("memory", memory)
-    for episode in episodes.every(conn):
-        if scope.holds(episode.group, episode.agent):
-            yield record("episode", episode)
-    for pad in scratchpad.every(conn):
-        if scope.holds(pad.group, pad.agent):
-            yield record(
-                "scratchpad",
-                {
-                    "group": pad.group,
-                    "agent": pad.agent,
-                    "content": pad.content,
-                    "updated_at": pad.updated_at,
-                },
-            )
-    for entry in working.every(conn):
-        if scope.agent is None and scope.holds(entry.group):
-            yield record("working", entry)
-    for attachment in attachments.every(conn):
-        if scope.holds(attachment.group, attachment.agent):
-            yield record("attachment", attachment)
+    return table_records(conn, scope, store.every(conn), episodes.every(conn))
 
 
 def _embeddings(conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, Any]]:

@@ -8,10 +8,9 @@ log when that log holds it (the complete record: offloaded output's original tex
 REPEATABLE READ snapshot, through keyset pages and server-side cursors, so its memory
 stays bounded and hosts may keep writing.
 
-``TABLES`` lists the tables exported after the sessions, in dump order, and
-``PUT_BACK`` the record kinds put back here (import skips the other kinds of
-memory.db's and state.db's tables): a table that comes to the database is one more
-entry in each.
+:mod:`soloqueue_mem.ops.table_records` gives the records of the tables memory.db holds
+alike, ``VECTORS`` those of the vectors; ``PUT_BACK`` lists the record kinds put back
+here (import skips the other kinds of memory.db's and state.db's tables).
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 from soloqueue_mem import clock, jsonio
 from soloqueue_mem.home import Home, ensure_private_dir
 from soloqueue_mem.memory import attachments, scratchpad, working
-from soloqueue_mem.memory.attachments import Attachment
 from soloqueue_mem.memory.episodes import COLUMNS as EPISODE_COLUMNS
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
@@ -33,8 +31,8 @@ from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.scratchpad import from_content
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.memory.store import put_back as put_back_memory
-from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.ops.dump_format import record
+from soloqueue_mem.ops.table_records import table_records
 from soloqueue_mem.sessions.events import SessionKey, index_body
 from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
@@ -75,7 +73,9 @@ def records(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[dict
     """The dump records of the database's tables, in the dump's order."""
     with snapshot(conn):
         yield from _sessions(home, conn, scope)
-        for kind, rows in TABLES:
+        memories, episodes = _memories(conn, scope), _episodes(conn, scope)
+        yield from table_records(conn, scope, memories, episodes, ATTACHMENTS_INDEX)
+        for kind, rows in VECTORS:
             for value in rows(conn, scope):
                 yield record(kind, value)
 
@@ -199,26 +199,6 @@ def _episodes(conn: psycopg.Connection, scope: Scope) -> Iterator[Episode]:
     return map(episode_from_row, _rows_in_scope(conn, scope, "episodes", EPISODE_COLUMNS))
 
 
-def _scratchpads(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
-    """Every written scratchpad in scope, by group and agent (the record's fields)."""
-    for pad in scratchpad.every(conn):
-        if scope.holds(pad.group, pad.agent):
-            yield {k: getattr(pad, k) for k in ("group", "agent", "content", "updated_at")}
-
-
-def _working(conn: psycopg.Connection, scope: Scope) -> Iterator[Entry]:
-    """Every working-memory entry of the scope's group, oldest first (a group's list:
-    none in an agent's export, as on SQLite)."""
-    return iter(working.every(conn, scope.group) if scope.agent is None else ())
-
-
-def _attachments(conn: psycopg.Connection, scope: Scope) -> Iterator[Attachment]:
-    """Every attachment in scope (expired ones too), oldest row first: the rows, whose
-    blobs are in the CAS of the hosts that attached them (``--with-blobs`` carries
-    those of this host's catalog)."""
-    return (a for a in attachments.every(conn, ATTACHMENTS_INDEX) if scope.holds(a.group, a.agent))
-
-
 # -- import --------------------------------------------------------------------------
 
 
@@ -339,14 +319,9 @@ def put_back_state(conn: psycopg.Connection, entry: Any) -> str:
     return put_back_value(conn, "session_state", value)
 
 
-# The tables after the sessions, in dump order, and the kinds put back here (kv and
-# session state are exported after the identity files, as from state.db: ops.export).
-TABLES: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]], ...] = (
-    ("memory", _memories),
-    ("episode", _episodes),
-    ("scratchpad", _scratchpads),
-    ("working", _working),
-    ("attachment", _attachments),
+# The vectors' tables, exported after the other tables (kv and session state come after
+# the identity files, as from state.db: ops.export), and the kinds put back here.
+VECTORS: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]], ...] = (
     ("embedding", _embeddings),
     ("embedded_item", _links),
 )

@@ -206,7 +206,7 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|^(?:please\s+)?(?:write|make|try|explain|translate|summari[sz]e|rewrite|show"
             r"|give|help|tell|fix|check|run|add|create|generate|find|list|compare|refactor"
             r"|convert|draft|review|let's|let us|go ahead|continue|do)\b"
-            r"|^(?:can|could|would|will) you\b|^(?:i'd like|i want you to|i need you to|let me)\b",
+            r"|^(?:can|could|would|will) you\b|^(?:i'd like|i would like|i want you to|i need you to|let me)\b",
             re.IGNORECASE,
         ),
         "asks_help": re.compile(
@@ -232,8 +232,9 @@ def _res() -> dict[str, re.Pattern[str]]:
         # ... and what says it is a reaction to the moment, or names something
         "of_the_moment": re.compile(
             r"^(?:this|that|it|these|those|you)\b(?!\s+(?:week|month|year|quarter|sprint))"
-            r"(?!\s+(?:project|repo|repository|codebase|app|service)\b)"  # the work: standing
-            r"|^(?:that's|it's|you're)\b|^[那它你哈]|^这(?![周月季年]|个?(?:项目|仓库|服务))"
+            # the work is standing: "this project", "this shop project", "这个商城项目"
+            r"(?!\s+(?:[\w.-]+\s+){0,2}(?:project|repo|repository|codebase|app|service)\b)"
+            r"|^(?:that's|it's|you're)\b|^[那它你哈]|^这(?![周月季年]|个?\w{0,4}?(?:项目|仓库|服务))"
             r"|^我是(?:想)?说|^i mean\b"
             r"|^(?:my bad|i think|i guess|i feel like|i'm not sure|i am not sure)\b"
             r"|^(?:我的天|我觉得|我猜)|昨天|前天|\b(?:yesterday|last night)\b"
@@ -414,6 +415,8 @@ def _key(
     if spec == "use":
         category = words.category(value)
         return USER, "" if category in MANY else category
+    if spec == "built":  # "written in Go": a language; "built with Next.js": a framework
+        return subject, words.category(value)
     if spec == "runs":
         if parts.get("thing") and words.known(parts["thing"]):
             return words.split(parts["thing"])

@@ -9,6 +9,8 @@ key is found (see :func:`soloqueue_mem.lifecycle.extract` and ``vocabulary``):
 - ``attr``: the attribute phrase, canonicalised ("时区" -> "timezone");
 - ``switch``: the attribute if named, else the one the new (or old) value names;
 - ``use``: the attribute a known single-valued value names ("we use Slack" -> team chat);
+- ``built``: what a part is built with names the attribute (Go: language, Next.js:
+  framework); an unknown value, none;
 - any other text: that canonical predicate.
 
 ``check`` names what the captured parts must pass (see ``extract._acceptable``).
@@ -73,9 +75,13 @@ def _english() -> list[Pattern]:
             "PREFERENCE",
             "favorite",
         ),
-        # likes and dislikes: "I really like X", "I'm not a big fan of X", "I can't stand X"
+        # likes and dislikes: "I really like X", "I'm not a big fan of X", "I can't stand X",
+        # "I'd prefer X", "I would like posts to use British spelling" (not "I'd like a
+        # summary": a request)
         make(
             r"^i(?: (?:really |also |absolutely )?(?:prefer|like|love|enjoy)"
+            r"|(?:'d| would)(?: really)? (?:prefer|(?:like|love)"
+            r"(?=(?: (?!(?:you|me|to)\b)[\w'-]+){1,4} to \w))"
             r"| (?:really |also )?(?:hate|dislike|don't like|do not like|don't really like"
             r"|do not really like|can't stand|cannot stand)"
             r"|(?:'m| am) (?:also |not (?:really )?)?(?:a )?(?:big |huge )?fan of) " + OBJ + r"$",
@@ -166,7 +172,7 @@ def _english() -> list[Pattern]:
             r"^" + _DET + _THING + r" (?:is|was|are|were) (?:written|built|implemented|developed)"
             r" (?:in|with) " + OBJ + r"$",
             "FACT",
-            "language",
+            "built",
             check="thing",
         ),
         keyed(
@@ -295,7 +301,7 @@ def _chinese() -> list[Pattern]:
             r"^" + _ZH_THING + r"(?:是)?(?:用|使用|基于)(?P<value>[^，。]{1,30}?)"
             r"(?:写|开发|实现|编写|做)(?:成)?的?$",
             "FACT",
-            "language",
+            "built",
             check="thing",
         ),
         make(

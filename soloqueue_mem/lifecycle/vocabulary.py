@@ -382,6 +382,13 @@ PETS = (
     r"\b(?:cat|dog|puppy|kitten|corgi|rabbit|parrot|hamster|bird|pet)s?\b"
     r"|猫|狗|柯基|金毛|哈士奇|柴犬|泰迪|兔|鹦鹉|仓鼠|宠物|乌龟|金鱼"
 )
+# where a setting lives: "the staging database" is staging's, not the user's
+STAGES = frozenset({"staging", "prod", "production", "dev", "development", "test", "qa", "local"})
+# numbers a user sets: "the request timeout" is a timeout, not the request's
+SETTINGS = frozenset(
+    {"retries", "backoff", "timeout", "batch size", "learning rate", "epochs", "retention"}
+    | {"concurrency", "max connections", "pool size", "rate limit"}
+)
 # Many can be in use at once: "I use Python" and "I use Go" are both true.
 MANY = frozenset({"language", "framework"})
 
@@ -389,6 +396,15 @@ MANY = frozenset({"language", "framework"})
 def _fold(text: str) -> str:
     text = re.sub(r"^(?:the|our|my|your)\s+|^(?:我们的?|我的|咱们的?)", "", text.strip().casefold())
     return " ".join(text.replace("'s ", " ").split()).strip("的 ")
+
+
+def _as_said(head: str, phrase: str) -> str:
+    """``head`` (folded) as written in an all-Latin ``phrase``, or "" (Chinese text: a
+    Latin word there is a name)."""
+    if not phrase.isascii() or not head.strip():
+        return ""
+    found = re.search(r"\b" + re.escape(head.strip()) + r"\b", phrase, re.IGNORECASE)
+    return found.group() if found else ""
 
 
 def _bare(subject: str) -> str:
@@ -431,18 +447,25 @@ class Vocabulary(NamedTuple):
             head = folded[:start]
             if alias.isascii() and head and not head.endswith(" "):
                 continue  # "export" does not end with the word "port"
-            return self.owner(head), self.predicates[alias]
+            canonical = self.predicates[alias]
+            said = _as_said(head, phrase) if canonical in SETTINGS else ""
+            return self.owner(head, said), canonical
         return USER, folded
 
-    def owner(self, phrase: str) -> str:
+    def owner(self, phrase: str, said: str = "") -> str:
         """The subject a phrase before an attribute names: a known part ("前端"), or
         one name-like word ("staging", "Redis"); a longer description ("训练的",
         "settlement worker 失败后的") is the user's own setting, so that "retries are
-        8 now" said later names the same attribute."""
+        8 now" said later names the same attribute. Before a setting, a plain lowercase
+        English word (``said``: the phrase as written) that names no known part, stage
+        or value says what the setting is for ("the request timeout", like "请求超时"):
+        the user's too."""
         phrase = re.sub(r"(?:那个|这个|的|\s)+$|^(?:那个|这个)", "", phrase.strip()).strip()
         raw = _bare(phrase.casefold())
         if raw in self.subjects or _fold(raw) in self.subjects:
             return self.subject(raw)
+        if re.fullmatch(r"[a-z]+", said) and raw not in STAGES and not self.category(raw):
+            return USER
         return raw if re.fullmatch(r"[\w.+-]{1,20}", raw, re.ASCII) else USER
 
     def label(self, canonical: str, chinese: bool) -> str:

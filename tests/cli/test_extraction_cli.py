@@ -212,3 +212,41 @@ def test_anthropic_blocks_feed_extraction_and_the_episode(cli, monkeypatch):
     }
     (episode,) = cli.json("episode", "list")
     assert episode["tools_used"] == ["bash"] and episode["outcome"] == "failed"
+
+
+def said_and_consolidated(cli, monkeypatch, *texts: str) -> dict[str, dict]:
+    say(cli, "s1", *texts)
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    return listed(cli)
+
+
+def test_what_a_part_is_built_with_names_the_attribute_its_value_is(cli, monkeypatch):
+    memories = said_and_consolidated(cli, monkeypatch, "The project is built with Next.js")
+    built = memories["The project is built with Next.js"]
+    assert (built["subject"], built["predicate"]) == ("project", "framework")
+
+
+def test_a_setting_said_in_english_and_chinese_is_one_attribute(cli, monkeypatch):
+    say(cli, "s1", "The request timeout is 30 seconds")
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    at(monkeypatch, "2026-11-27T09:00:00Z")
+    say(cli, "s2", "请求超时是 60 秒")
+    night(cli, monkeypatch, "2026-11-27T23:00:00Z")
+    (current,) = listed(cli).values()
+    assert current["content"] == "请求超时是 60 秒"
+    assert (current["subject"], current["predicate"]) == ("user", "timeout")
+
+
+def test_a_sentence_about_this_named_project_is_kept(cli, monkeypatch):
+    said = "This shop project deploys to Fly.io and uses PostgreSQL 16."
+    memories = said_and_consolidated(cli, monkeypatch, said)
+    assert memories["This shop project deploys to Fly.io and uses PostgreSQL 16"]["type"] == "FACT"
+
+
+def test_how_the_user_would_like_things_done_is_a_preference(cli, monkeypatch):
+    memories = said_and_consolidated(
+        cli, monkeypatch, "I would like posts to use British spelling", "I'd like a summary of this"
+    )
+    assert {c: m["type"] for c, m in memories.items()} == {
+        "User would like posts to use British spelling": "PREFERENCE"
+    }

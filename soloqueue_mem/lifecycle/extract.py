@@ -206,7 +206,8 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|^(?:please\s+)?(?:write|make|try|explain|translate|summari[sz]e|rewrite|show"
             r"|give|help|tell|fix|check|run|add|create|generate|find|list|compare|refactor"
             r"|convert|draft|review|let's|let us|go ahead|continue|do)\b"
-            r"|^(?:can|could|would|will) you\b|^(?:i'd like|i would like|i want you to|i need you to|let me)\b",
+            r"|^(?:can|could|would|will) you\b"
+            r"|^(?:i'd like|i would like|i want you to|i need you to|let me)\b",
             re.IGNORECASE,
         ),
         "asks_help": re.compile(
@@ -646,10 +647,14 @@ def _substantial(said: str) -> bool:
 
 def _labelled(draft: Draft, words: Vocabulary) -> Draft:
     """A keyed fact tagged with its attribute in both languages ("deploy-tool",
-    "部署工具"): a question in the other language still finds it."""
-    if draft.predicate not in words.labels:
+    "部署工具"); a fact without a key, with the attributes of the tools it names
+    ("Grafana for dashboards and PagerDuty for on-call": monitoring, 监控, on-call,
+    值班): a question in the other language still finds it."""
+    predicates = [draft.predicate] if draft.predicate else words.named(draft.content)
+    known = [p for p in predicates if p in words.labels]
+    names = {n for p in known for n in (p, words.label(p, chinese=True))}
+    if not names:
         return draft
-    names = {draft.predicate, words.label(draft.predicate, chinese=True)}
     return draft._replace(tags=tuple(sorted(n.replace(" ", "-") for n in names)))
 
 

@@ -377,6 +377,7 @@ VALUES |= {
     "deploy tool": ("argo cd", "argocd", "flux", "spinnaker"),
     "docs": ("notion", "confluence"),
 }
+_VALUE_OF = {name: canonical for canonical, names in VALUES.items() for name in names}
 # what a pet is: "我家那只柯基叫 Tofu" names a pet, "我们的项目叫 Aurora" does not
 PETS = (
     r"\b(?:cat|dog|puppy|kitten|corgi|rabbit|parrot|hamster|bird|pet)s?\b"
@@ -480,6 +481,29 @@ class Vocabulary(NamedTuple):
                 if re.match(re.escape(name) + boundary, folded):
                     return canonical
         return ""
+
+    def named(self, text: str) -> list[str]:
+        """The attributes ``text`` speaks of, by name or through a known value:
+        "Grafana for dashboards and PagerDuty for on-call" -> monitoring, on-call;
+        "请求超时" -> timeout. A Latin value counts only as written like a name
+        (capitalised, or with a digit or a dot): "let's go" names no language."""
+        found = set()
+        for hit in _named_re(frozenset(self.predicates)).finditer(text):
+            said = hit.group()
+            if said.casefold() in self.predicates:
+                found.add(self.predicates[said.casefold()])
+            elif not re.fullmatch(r"[a-z ]+", said):
+                found.add(_VALUE_OF[said.casefold()])
+        return sorted(found)
+
+
+@cache
+def _named_re(aliases: frozenset[str]) -> re.Pattern[str]:
+    """Known values and attribute names (Latin ones of three letters or more: "db",
+    "os" and "tz" are too easily something else) as whole words."""
+    names = set(_VALUE_OF) | {a for a in aliases if not a.isascii() or len(a) > 2}
+    alternatives = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+    return re.compile(r"(?<![\w.+#-])(?:" + alternatives + r")(?![\w+#-]|\.\w)", re.I)
 
 
 def vocabulary(extra: Mapping[str, str] | None = None) -> Vocabulary:

@@ -179,6 +179,7 @@ def recall(store: Store, body: dict[str, Any], request: Request) -> Any:
         prefixed=True,  # the JSON's text, as recall prints it
         recent=_field(body, "recent", int, 0),
         session=_field(body, "session", str),
+        persona=_field(body, "persona", str),
     )
     explain = _field(body, "explain", bool, False)
     return {

@@ -73,16 +73,19 @@ class Tools:
         type: str | None = None,
         recent: int = 0,
         session: str | None = None,
+        persona: str | None = None,
     ) -> dict[str, Any]:
         """Recall memories, episodes and past turns relevant to a query, best first.
         `type`: FACT, PREFERENCE, RULE, SKILL or ERROR. `recent` (3-5): enrich the query
-        with that many last logged turns of `session` (default: the newest). Each hit's
-        `text` is what to read."""
+        with that many last logged turns of `session` (default: the newest). `persona`:
+        a persona of identity/personas/ whose favoured memory types come first among
+        equally matching hits. Each hit's `text` is what to read."""
         group, agent = self.scope
         result = _run(
             lambda: self.store.recall(
                 query, limit=limit, max_tokens=min(max_tokens, self.cap), type=type,
                 group=group, agent=agent, prefixed=True, recent=recent, session=session,
+                persona=persona,
             )  # prefixed: the text an LLM reads
         )  # fmt: skip
         hits, left_out = fit_items([shapes.recall_hit_json(h) for h in result.hits], self.cap)

@@ -245,6 +245,7 @@ class Store(Maintenance, GraphMethods, TransferMethods, AttachmentMethods):
         prefixed: bool = False,
         recent: int = 0,
         session: str | None = None,
+        persona: str | None = None,
     ) -> RecallResult:
         """Memories, episodes, turns and working memory relevant to ``query``
         (``recall``); ``.hits`` fit ``max_tokens``. Returned memories count as accessed.
@@ -253,9 +254,13 @@ class Store(Maintenance, GraphMethods, TransferMethods, AttachmentMethods):
         ``session`` (default: the newest of ``group`` and ``agent``), which are never
         returned themselves (docs/concepts/search.md).
 
+        With ``persona``, the memory types ``identity/personas/<persona>.md`` favours
+        come first among hits that hold as much of the query (docs/extraction.md).
+
         A hit's ``text`` is the memory's (perhaps shortened) text; with ``prefixed``,
         as an LLM reads it, after the ``[memory]`` mark (``render_text`` joins those)."""
         from soloqueue_mem.memory.model import check_type
+        from soloqueue_mem.memory.persona import favoured
         from soloqueue_mem.memory.recall import Request, unprefixed
 
         check_ids(group=group, agent=agent, session=session)
@@ -270,6 +275,7 @@ class Store(Maintenance, GraphMethods, TransferMethods, AttachmentMethods):
             max_tokens=max_tokens,
             recent=recent,
             session=session,
+            favoured=favoured(self.home.root, persona) if persona is not None else frozenset(),
         )
         result = self._storage().recall(request, self.now(), self._lexicon_loader)
         return result if prefixed else unprefixed(result)

@@ -334,6 +334,7 @@ def _run_recall(parsed: dict[str, Any]) -> None:
         bool(options.get("explain")),
         options.get("recent", 0),
         _given(RECALL, options, "session"),
+        options.get("persona"),
     )
 
 

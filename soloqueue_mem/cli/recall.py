@@ -72,6 +72,16 @@ def recall_command(
             show_default=False,
         ),
     ] = None,
+    persona: Annotated[
+        str | None,
+        option(
+            spec.RECALL,
+            "persona",
+            help="Put the memory types identity/personas/NAME.md favours first among hits "
+            "that hold as much of the query (its front matter: 'favours: SKILL, ERROR').",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Recall what is relevant to QUERY: memories, episodes, past turns, working memory.
 
@@ -96,4 +106,5 @@ def recall_command(
         explain,
         recent,
         session,
+        persona,
     )

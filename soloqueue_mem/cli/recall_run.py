@@ -38,6 +38,7 @@ def run_recall(
     explain: bool,
     recent: int = 0,
     session: str | None = None,
+    persona: str | None = None,
 ) -> None:
     """Recall, render, note what the budget left out (see ``recall --help``)."""
     query = argument_or_stdin(query)
@@ -60,6 +61,7 @@ def run_recall(
         "channels": None if chosen is None else list(chosen),
         "recent": recent,
         "session": session,
+        "persona": persona,
     }
     if not explain and _forwarded(app, asked):
         return

@@ -77,6 +77,7 @@ RECALL = (
     Opt("explain", "--explain", kind=FLAG),
     Opt("recent", "--recent"),
     SESSION,
+    Opt("persona", "--persona"),
     *WHERE,
 )
 GRAPH_REMEMBER = (SESSION_GIVEN, Opt("sync", "--sync", kind=FLAG), GROUP, AGENT, *WHERE)

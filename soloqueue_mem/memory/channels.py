@@ -42,6 +42,7 @@ class Request(NamedTuple):
     max_tokens: int = 700
     recent: int = 0  # fold this many of the conversation's last turns into the query
     session: str | None = None  # whose last turns (None: the group's and agent's newest)
+    favoured: frozenset[str] = frozenset()  # memory types a persona puts first (persona.py)
 
 
 class Candidate(NamedTuple):

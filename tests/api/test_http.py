@@ -123,6 +123,11 @@ def test_log_trace_recall_remember_and_artifacts(server, home):
     assert status == 200 and made["source"] == "manual" and made["group"] == "g"
     status, recalled = server.json("POST", "/api/v1/recall", {"query": "vim", "group": "g"})
     assert [h["id"] for h in recalled["hits"]] == [made["id"]]
+    (home / "identity" / "personas").mkdir(parents=True)
+    (home / "identity" / "personas" / "fan.md").write_text("---\nfavours: PREFERENCE\n---\n")
+    asked = {"query": "vim", "group": "g", "persona": "fan"}
+    status, recalled = server.json("POST", "/api/v1/recall", asked)
+    assert status == 200 and [h["id"] for h in recalled["hits"]] == [made["id"]]
     asked = {"query": "staging", "recent": 3, "session": "h1"}  # h1's turns are its context
     status, recalled = server.json("POST", "/api/v1/recall", asked)
     assert status == 200 and recalled["hits"] == []
@@ -164,6 +169,11 @@ def check_errors(server: Server) -> None:
     assert error("POST", "/api/v1/trace", {"query": "x", "limit": 0}) == (422, "bad_input", 65)
     assert error("POST", "/api/v1/trace", b"{not json") == (422, "bad_input", 65)
     assert error("POST", "/api/v1/recall", {"query": 5}) == (422, "bad_input", 65)
+    assert error("POST", "/api/v1/recall", {"query": "x", "persona": "no"}) == (
+        422,
+        "bad_input",
+        65,
+    )
     assert error("POST", "/api/v1/log", {"content": "x", "session": "../x"}) == (
         422,
         "invalid_id",

@@ -79,12 +79,16 @@ def test_every_tool_with_its_annotations_and_answers(filled):
         ("read_artifact", {"id": "99"}),
         ("trace", {"query": "x", "limit": 0}),
         ("recall", {"query": "staging deploy", "recent": 2, "session": "s1"}),
+        ("recall", {"query": "staging deploy", "persona": "nobody"}),
     ]
     tools, results = run_session(filled, calls)
     found = {t.name: (t.annotations.read_only_hint, t.annotations.destructive_hint) for t in tools}
     assert found == TOOLS
     assert all(t.annotations.idempotent_hint for t in tools if t.name in ("remember", "forget"))
-    recall, trace, remember, head, rest, built, exported, missing, bad, in_context = results
+    recall, trace, remember, head, rest, built, exported, missing, bad, in_context, persona = (
+        results
+    )
+    assert persona.is_error and "unknown persona 'nobody'" in persona.content[0].text
     assert not [h for h in in_context.structured_content["hits"] if h.get("session") == "s1"]
     assert "User prefers vim" in [h["content"] for h in recall.structured_content["hits"]]
     assert {h["session"] for h in trace.structured_content["hits"]} == {"s1"}

@@ -534,7 +534,7 @@ def from_text(
             cued = cued or is_correction(clause.text)
             found += [_correcting(d) for d in read] if cued else read
             cued = cued and not read
-        whole = None if reading.refused else _statement(sentence, found)
+        whole = None if reading.refused else _statement(sentence, found, now)
         if whole is not None:
             found = [_correcting(whole) if is_correction(sentence[0].sentence) else whole]
         drafts += [_labelled(d, words) for d in found]
@@ -596,13 +596,16 @@ def _sentences(found: Iterator[Clause]) -> Iterator[list[Clause]]:
         yield group
 
 
-def _statement(sentence: list[Clause], found: list[Draft]) -> Draft | None:
+def _statement(
+    sentence: list[Clause], found: list[Draft], now: datetime | None = None
+) -> Draft | None:
     """The whole sentence as one memory, when all of it is the user's own statement:
     no clause asks, requests, quotes or supposes, and either a pattern read one of its
     clauses (the memory takes that draft's type, key and a plan's day; when patterns
     read several clauses, each keeps its own memory: "I live in Lisbon and I prefer
     green tea" is two) or the sentence says something of substance (see
-    :func:`_substantial`)."""
+    :func:`_substantial`). A plan whose day is in another clause than its intention
+    ("Next Friday, September 12, I'm presenting …") is the whole sentence's."""
     res = _res()
     if any(c.question or c.quoted for c in sentence):
         return None
@@ -620,6 +623,9 @@ def _statement(sentence: list[Clause], found: list[Draft]) -> Draft | None:
         return found[0]._replace(content=_planned(day, said))
     if found:
         return found[0]._replace(content=own_words(said))
+    plan = _plan(said, now) if now is not None else None
+    if plan is not None:
+        return plan
     if not _substantial(said):
         return None
     rule = bool(res["rule_marker"].search(sentence[0].sentence))

@@ -1,8 +1,9 @@
 """The future day a sentence names, resolved against the time it was said.
 
 "next week", "on Friday", "in 3 days", "May 3", "明天", "下周三", "月底", "三月五号":
-the first expression found gives the day; one that names the past ("yesterday",
-"上周") gives nothing. Pure: the caller passes the turn's timestamp.
+a date ("May 3", "三月五号") gives the day, else the first expression of the list
+found; one that names the past ("yesterday", "上周") gives nothing. Pure: the caller
+passes the turn's timestamp.
 """
 
 from __future__ import annotations
@@ -132,6 +133,13 @@ def _expressions() -> tuple[tuple[re.Pattern[str], Resolver | None], ...]:
     table: list[tuple[str, Resolver | None]] = [
         # the past names no plan
         (r"\b(?:yesterday|last (?:week|month|year|night)|ago)\b|昨天|前天|上周|上个?月|去年", None),
+        # a date names the day exactly: "next Friday, September 12" is the 12th
+        (
+            r"\b(?:on )?(?:(" + month + r") (\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)?"
+            r" of (" + month + r"))\b",
+            _month_day_en,
+        ),
+        (r"(" + zh_num + r")月(" + zh_num + r")[日号]", _month_day_zh),
         (r"\bthe day after tomorrow\b|大后天", _fixed(3)),
         (r"后天", _fixed(2)),
         (r"\btomorrow\b|明天|明早|明晚|明儿", _fixed(1)),
@@ -149,12 +157,6 @@ def _expressions() -> tuple[tuple[re.Pattern[str], Resolver | None], ...]:
             _in_en,
         ),
         (r"(" + zh_num + r")(天|个星期|星期|周|个月)(?:之?后|以后)", _in_zh),
-        (
-            r"\b(?:on )?(?:(" + month + r") (\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)?"
-            r" of (" + month + r"))\b",
-            _month_day_en,
-        ),
-        (r"(" + zh_num + r")月(" + zh_num + r")[日号]", _month_day_zh),
     ]
     return tuple((re.compile(p, re.IGNORECASE), resolve) for p, resolve in table)
 

@@ -250,3 +250,10 @@ def test_how_the_user_would_like_things_done_is_a_preference(cli, monkeypatch):
     assert {c: m["type"] for c, m in memories.items()} == {
         "User would like posts to use British spelling": "PREFERENCE"
     }
+
+
+def test_tools_named_without_a_key_are_found_by_their_attribute_in_chinese(cli, monkeypatch):
+    said = "Our whole org uses Datadog for metrics and Opsgenie for paging."
+    memories = said_and_consolidated(cli, monkeypatch, said)
+    assert set(memories[said.rstrip(".")]["tags"]) >= {"monitoring", "监控", "on-call", "值班"}
+    assert recalled(cli, "值班用什么工具？", "--type", "FACT")[0]["content"] == said.rstrip(".")

@@ -139,7 +139,7 @@ def _expressions() -> tuple[tuple[re.Pattern[str], Resolver | None], ...]:
             r" of (" + month + r"))\b",
             _month_day_en,
         ),
-        (r"(" + zh_num + r")月(" + zh_num + r")[日号]", _month_day_zh),
+        (r"(" + zh_num + r")\s*月\s*(" + zh_num + r")\s*[日号]", _month_day_zh),
         (r"\bthe day after tomorrow\b|大后天", _fixed(3)),
         (r"后天", _fixed(2)),
         (r"\btomorrow\b|明天|明早|明晚|明儿", _fixed(1)),

@@ -470,7 +470,7 @@ def test_config_aliases_name_new_predicates_in_both_languages():
         ("月底要交季度报告", "2026-11-30"),
         # the day in a clause of its own, and a date beside a weekday: the date wins
         ("Next Tuesday, December 8, we're demoing the new search.", "2026-12-08"),
-        ("下周二，12月8日，我们要演示新搜索", "2026-12-08"),
+        ("下周二，12 月 8 日，我们要演示新搜索", "2026-12-08"),
     ],
 )
 def test_a_plan_is_a_fact_that_expires_three_days_after_its_day(text, day):

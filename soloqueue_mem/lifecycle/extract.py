@@ -133,6 +133,12 @@ def _res() -> dict[str, re.Pattern[str]]:
             re.IGNORECASE,
         ),
         "negated": re.compile(r"^(?:not|no longer|never)\b", re.IGNORECASE),
+        # a judgement of the moment, no value: "the account name is wrong"
+        "judgement": re.compile(
+            r"^(?:wrong|right|correct|incorrect|off|broken|fine|ok|okay|weird|bad|good|great"
+            r"|outdated|stale|错的?|不对|对的?|坏了|有问题)$",
+            re.IGNORECASE,
+        ),
         # an instruction starts with a verb: "always the same error" is a complaint
         "not_a_verb": re.compile(r"^(?:the|a|an|this|that|these|those|my|your)\b", re.I),
         "interjection": re.compile(
@@ -338,7 +344,7 @@ def _refused(check: str, parts: dict[str, str]) -> bool:
     if check == "thing" and res["deictic"].match(thing):
         return True
     if check in ("object", "switch", "attribute", "known", "thing", "value"):
-        if res["negated"].match(value):
+        if res["negated"].match(value) or res["judgement"].match(value):
             return True
     # "my point is", "the answer is 42"; "原因是 probe 太早" goes on about a failure
     discourse = check == "attribute" or (check == "known" and attr.isascii())

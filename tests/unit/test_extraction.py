@@ -219,6 +219,8 @@ def test_a_new_value_of_an_attribute_supersedes_the_old_one(home):
         "我的电脑不是 Mac",
         "My question is whether we should cache this.",
         "我的意思是先别合并",
+        "Oh, the account name is wrong.",  # a judgement of the moment, no value
+        "我的邮箱是错的",
         # reactions to the moment, interjections
         "I like this approach, let's go with it.",
         "Thanks, I love it!",

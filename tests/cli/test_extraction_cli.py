@@ -14,12 +14,17 @@ def night(cli, monkeypatch, when: str) -> dict:
     return consolidate(cli)
 
 
-def test_a_correction_in_the_other_language_supersedes_the_value(cli, monkeypatch):
-    say(cli, "monday", "my editor is VS Code")
+def on_two_days(cli, monkeypatch, monday: list[str], tuesday: list[str]) -> None:
+    """``monday``'s turns, that night's consolidate, then ``tuesday``'s and its night."""
+    say(cli, "monday", *monday)
     night(cli, monkeypatch, "2026-11-26T23:00:00Z")
     at(monkeypatch, "2026-11-27T09:00:00Z")
-    say(cli, "tuesday", "我已经换成 Helix 了")
+    say(cli, "tuesday", *tuesday)
     night(cli, monkeypatch, "2026-11-27T23:00:00Z")
+
+
+def test_a_correction_in_the_other_language_supersedes_the_value(cli, monkeypatch):
+    on_two_days(cli, monkeypatch, ["my editor is VS Code"], ["我已经换成 Helix 了"])
 
     (current,) = [m for m in listed(cli) if "Helix" in m or "VS Code" in m]
     assert current == "用户已经换成 Helix 了"  # the user's words, keyed on the editor
@@ -227,11 +232,7 @@ def test_what_a_part_is_built_with_names_the_attribute_its_value_is(cli, monkeyp
 
 
 def test_a_setting_said_in_english_and_chinese_is_one_attribute(cli, monkeypatch):
-    say(cli, "s1", "The request timeout is 30 seconds")
-    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
-    at(monkeypatch, "2026-11-27T09:00:00Z")
-    say(cli, "s2", "请求超时是 60 秒")
-    night(cli, monkeypatch, "2026-11-27T23:00:00Z")
+    on_two_days(cli, monkeypatch, ["The request timeout is 30 seconds"], ["请求超时是 60 秒"])
     (current,) = listed(cli).values()
     assert current["content"] == "请求超时是 60 秒"
     assert (current["subject"], current["predicate"]) == ("user", "timeout")

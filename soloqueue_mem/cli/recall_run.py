@@ -102,15 +102,18 @@ def _forwarded(app: AppContext, asked: dict[str, Any]) -> bool:
         return False
     if asked["channels"] == []:  # the server would take no channels as the default ones
         return False
-    from soloqueue_mem.api import local_socket
     from soloqueue_mem.storage.url import database_url
 
     try:
         url = database_url(app.config)
     except SoloqueueError:
         return False  # the direct path says what is wrong
+    if url is None:
+        return False  # SQLite: no server to ask (and no socket module to import)
+    from soloqueue_mem.api import local_socket
+
     path = local_socket.socket_path(app.home.dir)
-    if url is None or not local_socket.our_socket(path):
+    if not local_socket.our_socket(path):
         return False
     fingerprint = local_socket.fingerprint(app.config, url)
     answered = local_socket.post(path, "/api/v1/recall", asked, fingerprint)

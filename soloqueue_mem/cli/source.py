@@ -5,10 +5,13 @@ device before it is opened), decoded strictly as UTF-8."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.errors import BadInput, NotFound, UsageError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def argument_or_stdin(value: str) -> str:
@@ -23,6 +26,8 @@ def argument_or_stdin(value: str) -> str:
 def read_source(source: str, cap: int) -> str:
     """The UTF-8 text of the file ``source``, or of stdin for ``-``."""
     if source != "-":
+        from pathlib import Path  # not at import: recall reads its query with this module
+
         return read_file(Path(source), cap)
     if sys.stdin is None:
         raise UsageError("stdin is closed")

@@ -22,7 +22,6 @@ import re
 from collections.abc import Iterable
 from functools import cache
 
-from soloqueue_mem.lifecycle.dedup import keywords
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.text.stopwords import STOPWORDS
 
@@ -53,6 +52,8 @@ def is_correction(text: str) -> bool:
 def topic_words(text: str) -> frozenset[str]:
     """The content words of ``text`` that name what it is about: its cue phrases,
     numbers and stopwords left out."""
+    from soloqueue_mem.lifecycle.dedup import keywords  # writes only: recall never needs it
+
     words = keywords(_cue().sub(" ", text))
     return frozenset(w for w in words if w not in STOPWORDS and not any(c.isdigit() for c in w))
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -406,9 +405,11 @@ def new_memory(
     draft: Draft, scope: tuple[str, str], kept: tuple[str, datetime | None, bool], stamp: str
 ) -> Memory:
     """The Memory a new statement becomes in (group, agent), with a fresh id."""
+    from uuid import uuid4  # uuid imports platform: ~2 ms recall has no use for
+
     (group, agent), (priority, expires, fixed) = scope, kept
     return Memory(
-        id=uuid.uuid4().hex,
+        id=uuid4().hex,
         group=group,
         agent=agent,
         type=draft.type,

@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import BadInput
-from soloqueue_mem.lifecycle.dedup import jaccard, keywords
 from soloqueue_mem.memory.model import content_key, normalize
 from soloqueue_mem.text.cjk import has_cjk
 
@@ -106,6 +105,8 @@ def screen(content: str, live: list[str]) -> str | None:
     key = normalize(content)
     if any(normalize(other) == key for other in live):
         return "duplicate"
+    from soloqueue_mem.lifecycle.dedup import jaccard, keywords  # writes only, not recall
+
     words = keywords(content)
     if any(jaccard(words, keywords(other)) >= NEAR_DUPLICATE for other in live):
         return "near_duplicate"

@@ -207,3 +207,27 @@ def test_a_graph_remember_into_an_existing_graph_imports_only_what_it_needs(home
     assert unwanted == set()
     logged = modules_a_call_imports("log", "-s", "s", "我今天在北京调试数据库 hello")
     assert len(loaded) < len(logged), sorted(loaded - logged)  # each module is start-up time
+
+
+# What `recall` on SQLite never imports (issue 27: whole-process recall within 150 ms at
+# 1M turns): the package metadata an install hint reads (only when an extra is missing
+# and named), the socket a PostgreSQL store's warm server is asked through, uuid (with
+# platform: new ids are for writes), the dedup of writes, and pathlib (with urllib.parse).
+RECALL_NEVER = (
+    "importlib.metadata",
+    "socket",
+    "soloqueue_mem.api.local_socket",
+    "uuid",
+    "soloqueue_mem.lifecycle.dedup",
+    "pathlib",
+    "urllib.parse",
+)
+
+
+def test_a_recall_imports_only_what_it_needs(home):
+    modules_a_call_imports("log", "-s", "s", "the staging database listens on port 8443")
+    modules_a_call_imports("remember", "The staging database moved to port 8443")
+    modules_a_call_imports("working", "add", "-g", "default", "Checking the staging database")
+    loaded = modules_a_call_imports("--format", "json", "recall", "staging database port")
+    assert "soloqueue_mem.memory.recall" in loaded  # the probe sees the package's modules
+    assert {m for m in loaded if m in RECALL_NEVER} == set()

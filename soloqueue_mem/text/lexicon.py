@@ -17,6 +17,8 @@ from collections.abc import Iterable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from soloqueue_mem.home import StrPath
 
 FORMAT = 1
@@ -40,6 +42,8 @@ class Lexicon:
         self.trans = json.loads(meta["trans"])
         self._looked_up = 0
         self._table: dict[str, int] | None = None  # the whole dictionary, once bulk
+        # Han run -> its search-mode words (text.segment.segment_for_search's memo)
+        self.searched: dict[str, tuple[Any, ...]] = {}
 
     def table(self) -> dict[str, int] | None:
         """Once the whole dictionary is in memory: each word with its frequency and

@@ -49,10 +49,25 @@ class SearchWord(NamedTuple):
     subwords: tuple[tuple[str, int], ...]  # its 2- and 3-character dictionary words
 
 
+SEARCHED_CAP = 4096  # Han runs whose search-mode words a lexicon keeps
+
+
 def segment_for_search(run: str, lexicon: Lexicon) -> list[SearchWord]:
     """A Han run as ``jieba.cut_for_search`` sees it: each word of the default mode with
     the dictionary words of two characters inside it (when it is longer than two) and
-    of three (when longer than three), in jieba's order."""
+    of three (when longer than three), in jieba's order.
+
+    Kept in ``lexicon.searched``: one recall weighs the query and the texts of many
+    hits, the same runs several times over (the lexicon never changes)."""
+    found = lexicon.searched.get(run)
+    if found is None:
+        if len(lexicon.searched) >= SEARCHED_CAP:
+            lexicon.searched.clear()
+        found = lexicon.searched[run] = tuple(_search_words(run, lexicon))
+    return list(found)
+
+
+def _search_words(run: str, lexicon: Lexicon) -> list[SearchWord]:
     words, freq = _cut(run, lexicon)
     found = []
     for word in words:

@@ -75,7 +75,8 @@ def stale_items(
     stale: dict[str, Memory] = {}
     for fix in fixes:
         old = _words(fix.old, lexicon)
-        dropped = [word for word in old if word not in set(_words(fix.new, lexicon))]
+        kept = set(_words(fix.new, lexicon))
+        dropped = [word for word in old if word not in kept]
         if not keys or not dropped:
             continue
         held = holders(bodies, [match_expression([word]) or "" for word in old])

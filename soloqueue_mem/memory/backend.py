@@ -11,12 +11,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.text.fts import BROAD_MATCHES, RECENT_WINDOW, match_expression
+from soloqueue_mem.tuples import NamedTuple
 
 
 class SearchBackend(Protocol):

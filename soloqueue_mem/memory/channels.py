@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from soloqueue_mem.tuples import NamedTuple
 
 if TYPE_CHECKING:
     from soloqueue_mem.config import Config

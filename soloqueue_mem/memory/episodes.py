@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.ids import in_lists, row_by_prefix
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
+from soloqueue_mem.tuples import NamedTuple
 
 if TYPE_CHECKING:
     from soloqueue_mem.db.adapter import Connection

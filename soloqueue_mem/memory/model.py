@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import UTC, datetime, timedelta
-from typing import NamedTuple
 
 from soloqueue_mem.clock import iso, parse_duration
 from soloqueue_mem.errors import BadInput
+from soloqueue_mem.tuples import NamedTuple
 
 TYPES = ("FACT", "PREFERENCE", "RULE", "SKILL", "ERROR")
 

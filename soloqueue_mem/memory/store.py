@@ -20,7 +20,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso, parse_timestamp
@@ -44,6 +44,7 @@ from soloqueue_mem.memory.model import (
 )
 from soloqueue_mem.text.cjk import index_form
 from soloqueue_mem.text.fts import match_expression
+from soloqueue_mem.tuples import NamedTuple
 
 if TYPE_CHECKING:
     from soloqueue_mem.db.adapter import Connection

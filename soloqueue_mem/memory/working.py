@@ -34,13 +34,14 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.memory.model import content_key, normalize
 from soloqueue_mem.text.cjk import has_cjk
+from soloqueue_mem.tuples import NamedTuple
 
 if TYPE_CHECKING:
     from soloqueue_mem.db.adapter import Connection

@@ -6,7 +6,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
@@ -15,6 +15,7 @@ from soloqueue_mem.home import Home, validate_id
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import Event, SessionKey, from_record, to_openai
 from soloqueue_mem.sessions.logfile import read_lines
+from soloqueue_mem.tuples import NamedTuple
 
 
 class SessionLogContent(NamedTuple):

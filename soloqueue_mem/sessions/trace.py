@@ -13,7 +13,6 @@ import os
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
-from typing import NamedTuple
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.errors import BadInput, BadOption
@@ -27,6 +26,7 @@ from soloqueue_mem.sessions.reader import session_files
 from soloqueue_mem.sessions.turns import SearchScope, Turn
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, coverage, weigh_query
+from soloqueue_mem.tuples import NamedTuple
 
 MAX_LIMIT = 1000
 

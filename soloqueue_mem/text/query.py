@@ -27,12 +27,12 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from math import log
-from typing import NamedTuple
 
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.text.cjk import cjk_run, han_run
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.stopwords import STOPWORDS
+from soloqueue_mem.tuples import NamedTuple
 
 MAX_QUERY_CHARS = 4096
 MAX_TERMS = 64

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from math import log
-from typing import NamedTuple
 
 from soloqueue_mem.text.cjk import han_run
 from soloqueue_mem.text.lexicon import MAX_WORD_LEN, PREFIX, Lexicon
+from soloqueue_mem.tuples import NamedTuple
 
 _MIN = -3.14e100
 _PREV = {"B": "ES", "M": "MB", "S": "SE", "E": "BM"}

@@ -27,7 +27,8 @@ import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import cache
-from typing import NamedTuple
+
+from soloqueue_mem.tuples import NamedTuple
 
 FUTURE_GRACE = timedelta(days=31)
 

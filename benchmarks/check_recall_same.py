@@ -22,6 +22,7 @@ import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import _common as c
 import bench_trace
@@ -103,8 +104,13 @@ def main() -> int:
     if len(args.python) != 2:
         parser.error("give --python twice: the old install and the new one")
     paths = args.pythonpath or [None, None]
-    now = json.loads((c.Path(args.store) / "bench-build.json").read_text())["now"]
-    old, new = (answers(py, path, args.store, now) for py, path in zip(args.python, paths))
+    if len(paths) != 2:
+        parser.error("give --pythonpath twice (an empty one for an install), or not at all")
+    now = json.loads((Path(args.store) / "bench-build.json").read_text())["now"]
+    old, new = (
+        answers(py, path or None, args.store, now)
+        for py, path in zip(args.python, paths, strict=True)
+    )
     for before, after in zip(old, new, strict=True):
         if before != after:
             c.out(f"DIFFERENT: {before['query'][:60]!r} {before['variant']}")

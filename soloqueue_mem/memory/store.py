@@ -402,15 +402,21 @@ class Fts5:
 FTS5 = Fts5()
 
 
+def _new_id() -> str:
+    """A fresh memory id. ``uuid`` is imported here: it loads ``platform`` (~2 ms), which
+    recall, the commonest reader of this module, has no use for."""
+    from uuid import uuid4
+
+    return uuid4().hex
+
+
 def new_memory(
     draft: Draft, scope: tuple[str, str], kept: tuple[str, datetime | None, bool], stamp: str
 ) -> Memory:
     """The Memory a new statement becomes in (group, agent), with a fresh id."""
-    from uuid import uuid4  # uuid imports platform: ~2 ms recall has no use for
-
     (group, agent), (priority, expires, fixed) = scope, kept
     return Memory(
-        id=uuid4().hex,
+        id=_new_id(),
         group=group,
         agent=agent,
         type=draft.type,

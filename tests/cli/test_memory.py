@@ -5,7 +5,6 @@ how expiry is shown."""
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 
 import pytest
@@ -408,12 +407,7 @@ def fixed_ids(monkeypatch):
         ]
     )
 
-    class FakeUuid:
-        @staticmethod
-        def uuid4() -> uuid.UUID:
-            return uuid.UUID(next(ids))
-
-    monkeypatch.setattr(store, "uuid", FakeUuid)
+    monkeypatch.setattr(store, "_new_id", lambda: next(ids))
 
 
 def test_show_by_unique_prefix_and_id_errors(cli, fixed_ids):

@@ -49,7 +49,6 @@ from soloqueue_mem.memory.channels import (
 )
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory, normalize
-from soloqueue_mem.memory.persona import favoured_first
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel, usem3_channel
@@ -145,7 +144,10 @@ def recall(
     ranked = _restated_newer_first(
         rank(candidates, config, now, covered, asks_window_only), lexicon, terms, 2 * request.limit
     )
-    ranked = favoured_first(ranked, request.favoured)
+    if request.favoured:  # --persona: loaded only when asked (it reads files, with pathlib)
+        from soloqueue_mem.memory.persona import favoured_first
+
+        ranked = favoured_first(ranked, request.favoured)
     if set(names) != {"hot"}:
         ranked = _bounded_working_share(ranked, request.limit)
     kept = fit_budget(ranked[: request.limit], request.max_tokens, count, terms)

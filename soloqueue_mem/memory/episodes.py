@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from soloqueue_mem import jsonio
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.ids import in_lists, row_by_prefix
+from soloqueue_mem.memory import fts_index
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
 from soloqueue_mem.tuples import NamedTuple
@@ -112,11 +113,9 @@ def _index(conn: sqlite3.Connection, rowid: int | None, episode: Episode) -> Non
 def rebuild_fts(conn: sqlite3.Connection) -> int:
     """Re-create the episode index from the table (inside the caller's write
     transaction); return the number of episodes indexed."""
-    conn.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('delete-all')")
-    rows = conn.execute(f"SELECT rowid, {COLUMNS} FROM episodes").fetchall()  # noqa: S608
-    for row in rows:
-        _index(conn, row[0], _episode(row[1:]))
-    return len(rows)
+    return fts_index.rebuild(
+        conn, "episodes", COLUMNS, lambda conn, rowid, row: _index(conn, rowid, _episode(row))
+    )
 
 
 def link_memories(conn: Connection, episode_id: str, memory_ids: list[str]) -> None:

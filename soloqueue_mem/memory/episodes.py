@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.db.adapter import Db
-from soloqueue_mem.db.ids import in_lists, row_by_prefix
+from soloqueue_mem.db.ids import in_lists, put_back_row, row_by_prefix
 from soloqueue_mem.memory import fts_index
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
@@ -223,12 +223,10 @@ def every(conn: sqlite3.Connection) -> Iterator[Episode]:
 def put_back(conn: Connection, episode: Episode, index: FullText = FTS5) -> str:
     """Put back an exported episode: ``added``, ``existing`` or ``conflict``."""
     db = Db(conn)
-    with db.write():
-        found = db.fetchone(
-            f"SELECT {COLUMNS} FROM episodes WHERE id = ?",  # noqa: S608
-            (episode.id,),
-        )
-        if found is not None:
-            return "existing" if _episode(found) == episode else "conflict"
-        index.insert(db, stored_values(episode), episode)
-    return "added"
+    return put_back_row(
+        db,
+        f"SELECT {COLUMNS} FROM episodes WHERE id = ?",  # noqa: S608
+        (episode.id,),
+        lambda held: _episode(held) == episode,
+        lambda: index.insert(db, stored_values(episode), episode),
+    )

@@ -1,8 +1,9 @@
-"""Rows found by an id or a unique prefix of it, the way git finds commits."""
+"""Rows found by an id or a unique prefix of it, the way git finds commits, and rows
+put back under their id (import)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.db.adapter import Db
@@ -57,3 +58,21 @@ def in_lists(values: list[str], size: int = 500) -> Iterator[tuple[str, dict[str
     for start in range(0, len(values), size):
         params = {f"v{n}": value for n, value in enumerate(values[start : start + size])}
         yield ",".join(f":{name}" for name in params), params
+
+
+def put_back_row(
+    db: Db,
+    select: str,
+    key: Sequence[Any],
+    same: Callable[[tuple[Any, ...]], bool],
+    insert: Callable[[], object],
+) -> str:
+    """Put back an exported row in one write transaction: ``existing`` when ``select``
+    finds a row under ``key`` that is the ``same``, ``conflict`` when it finds another,
+    else ``insert`` it and ``added`` (import's verdicts)."""
+    with db.write():
+        held = db.fetchone(select, key)
+        if held is not None:
+            return "existing" if same(held) else "conflict"
+        insert()
+    return "added"

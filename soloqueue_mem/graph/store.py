@@ -214,12 +214,7 @@ def create_link(
 
 
 def out_links(conn: Connection, node_id: int, floor: float = 0.0) -> list[Link]:
-    rows = Db(conn).fetchall(
-        "SELECT from_id, to_id, strength, relation FROM graph_links"
-        " WHERE from_id = ? AND strength >= ? ORDER BY strength DESC, to_id",
-        (node_id, floor),
-    )
-    return [Link(*row) for row in rows]
+    return _links(conn, "from_id", node_id, floor)
 
 
 def out_links_of(
@@ -241,9 +236,16 @@ def out_links_of(
 
 
 def in_links(conn: Connection, node_id: int, floor: float = 0.0) -> list[Link]:
+    return _links(conn, "to_id", node_id, floor)
+
+
+def _links(conn: Connection, end: str, node_id: int, floor: float) -> list[Link]:
+    """The links whose ``end`` (``from_id`` or ``to_id``) is ``node_id``, strongest
+    first, ties by the node at their other end."""
+    other = "to_id" if end == "from_id" else "from_id"
     rows = Db(conn).fetchall(
-        "SELECT from_id, to_id, strength, relation FROM graph_links"
-        " WHERE to_id = ? AND strength >= ? ORDER BY strength DESC, from_id",
+        "SELECT from_id, to_id, strength, relation FROM graph_links"  # noqa: S608
+        f" WHERE {end} = ? AND strength >= ? ORDER BY strength DESC, {other}",
         (node_id, floor),
     )
     return [Link(*row) for row in rows]

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.db.adapter import Db
-from soloqueue_mem.db.ids import in_lists, row_by_prefix
+from soloqueue_mem.db.ids import in_lists, put_back_row, row_by_prefix
+from soloqueue_mem.memory import fts_index
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
 from soloqueue_mem.tuples import NamedTuple
@@ -112,11 +113,9 @@ def _index(conn: sqlite3.Connection, rowid: int | None, episode: Episode) -> Non
 def rebuild_fts(conn: sqlite3.Connection) -> int:
     """Re-create the episode index from the table (inside the caller's write
     transaction); return the number of episodes indexed."""
-    conn.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('delete-all')")
-    rows = conn.execute(f"SELECT rowid, {COLUMNS} FROM episodes").fetchall()  # noqa: S608
-    for row in rows:
-        _index(conn, row[0], _episode(row[1:]))
-    return len(rows)
+    return fts_index.rebuild(
+        conn, "episodes", COLUMNS, lambda conn, rowid, row: _index(conn, rowid, _episode(row))
+    )
 
 
 def link_memories(conn: Connection, episode_id: str, memory_ids: list[str]) -> None:
@@ -224,12 +223,10 @@ def every(conn: sqlite3.Connection) -> Iterator[Episode]:
 def put_back(conn: Connection, episode: Episode, index: FullText = FTS5) -> str:
     """Put back an exported episode: ``added``, ``existing`` or ``conflict``."""
     db = Db(conn)
-    with db.write():
-        found = db.fetchone(
-            f"SELECT {COLUMNS} FROM episodes WHERE id = ?",  # noqa: S608
-            (episode.id,),
-        )
-        if found is not None:
-            return "existing" if _episode(found) == episode else "conflict"
-        index.insert(db, stored_values(episode), episode)
-    return "added"
+    return put_back_row(
+        db,
+        f"SELECT {COLUMNS} FROM episodes WHERE id = ?",  # noqa: S608
+        (episode.id,),
+        lambda held: _episode(held) == episode,
+        lambda: index.insert(db, stored_values(episode), episode),
+    )

@@ -28,7 +28,7 @@ from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.db.ids import in_lists, row_by_prefix
 from soloqueue_mem.errors import BadInput
-from soloqueue_mem.memory import correction
+from soloqueue_mem.memory import correction, fts_index
 from soloqueue_mem.memory.model import (
     DEFAULT_DURATION,
     RETENTION,
@@ -881,11 +881,9 @@ def touch(conn: Connection, ids: list[str], now: datetime) -> None:
 def rebuild_fts(conn: sqlite3.Connection) -> int:
     """Re-create the memory index from the table (inside the caller's write
     transaction); return the number of memories indexed."""
-    conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')")
-    rows = conn.execute(f"SELECT rowid, {_COLUMNS} FROM memories").fetchall()  # noqa: S608
-    for row in rows:
-        _index(conn, row[0], _memory(row[1:]))
-    return len(rows)
+    return fts_index.rebuild(
+        conn, "memories", _COLUMNS, lambda conn, rowid, row: _index(conn, rowid, _memory(row))
+    )
 
 
 # --- lifecycle (consolidate) ---------------------------------------------------------

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.adapter import Db
+from soloqueue_mem.db.ids import put_back_row
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.memory.model import content_key, normalize
 from soloqueue_mem.text.cjk import has_cjk
@@ -224,13 +225,8 @@ def put_back(conn: Connection, entry: Entry) -> str:
     """Put back an exported entry under its id: ``added``, ``existing`` or ``conflict``
     (no later push takes its id)."""
     db = Db(conn)
-    with db.write():
-        row = db.fetchone(
-            f"SELECT {_COLUMNS} FROM working_memory WHERE id = ?",  # noqa: S608
-            (entry.id,),
-        )
-        if row is not None:
-            return "existing" if _entry(row) == entry else "conflict"
+
+    def insert() -> None:
         db.execute(
             "INSERT INTO working_memory"
             " (id, group_id, content, content_key, source, created_at, expires_at)"
@@ -238,4 +234,11 @@ def put_back(conn: Connection, entry: Entry) -> str:
             (*entry[:3], content_key(entry.content), *entry[3:]),
         )
         db.claim_id("working_memory", "id", entry.id)
-    return "added"
+
+    return put_back_row(
+        db,
+        f"SELECT {_COLUMNS} FROM working_memory WHERE id = ?",  # noqa: S608
+        (entry.id,),
+        lambda held: _entry(held) == entry,
+        insert,
+    )

@@ -11,7 +11,9 @@ import sqlite3
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.ids import put_back_row
 
 
 class Cached(NamedTuple):
@@ -51,19 +53,17 @@ def linked(conn: sqlite3.Connection) -> list[Linked]:
 
 def put_back_cached(conn: sqlite3.Connection, row: Cached) -> str:
     """``added``, ``existing`` (the same vector) or ``conflict``."""
-    with write_tx(conn):
-        held = conn.execute(
-            "SELECT dim, vector FROM embedding_cache WHERE model = ? AND content_hash = ?",
-            (row.model, row.content_hash),
-        ).fetchone()
-        if held is not None:
-            return "existing" if (held[0], bytes(held[1])) == (row.dim, row.vector) else "conflict"
-        conn.execute(
+    return put_back_row(
+        Db(conn),
+        "SELECT dim, vector FROM embedding_cache WHERE model = ? AND content_hash = ?",
+        (row.model, row.content_hash),
+        lambda held: (held[0], bytes(held[1])) == (row.dim, row.vector),
+        lambda: conn.execute(
             "INSERT INTO embedding_cache (model, content_hash, dim, vector, created_at)"
             " VALUES (?, ?, ?, ?, ?)",
             row,
-        )
-    return "added"
+        ),
+    )
 
 
 def put_back_linked(conn: sqlite3.Connection, row: Linked) -> str:

@@ -55,6 +55,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -437,6 +438,19 @@ def rate(rows: list[dict[str, Any]]) -> str:
     return f"{passed}/{len(rows)} ({100 * passed / len(rows):.1f}%)"
 
 
+def _passed_and_first(
+    rows: list[dict[str, Any]], answer: Callable[[dict[str, Any]], dict[str, Any]]
+) -> tuple[str, str]:
+    """The pass rate of ``rows`` and, among the checks of a corrected value, how often
+    the current value ranks first, reading each row's ``passed``/``first`` through
+    ``answer`` (recall's own, BM25's, or an ablation's)."""
+    fixes = [r for r in rows if r["absent_before"]]
+    return (
+        rate([answer(r) for r in rows]),
+        rate([{"passed": answer(r)["first"] == 0} for r in fixes]),
+    )
+
+
 def _cell(text: str, width: int = 120) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -468,16 +482,11 @@ def report(
     rows = []
     for half in halves:
         mine = [r for r in results if r["half"] == half]
-        fixes = [r for r in mine if r["absent_before"]]
-        rows.append(
-            [
-                half,
-                rate(mine),
-                rate([{"passed": r["bm25_passed"]} for r in mine]),
-                rate([{"passed": r["first"] == 0} for r in fixes]),
-                rate([{"passed": r["bm25_first"] == 0} for r in fixes]),
-            ]
+        ours, fixed = _passed_and_first(mine, lambda r: r)
+        plain, plain_fixed = _passed_and_first(
+            mine, lambda r: {"passed": r["bm25_passed"], "first": r["bm25_first"]}
         )
+        rows.append([half, ours, plain, fixed, plain_fixed])
     out(table(["half", "recall", "BM25", "correction first: recall", "BM25"], rows))
     out()
     ablations = sorted({name for r in results for name in r["ablated"]})
@@ -488,17 +497,10 @@ def report(
         rows = []
         for half in halves:
             mine = [r for r in results if r["half"] == half]
-            fixes = [r for r in mine if r["absent_before"]]
-            for name in ["default", *ablations]:
-                pick = (lambda r: r) if name == "default" else (lambda r, n=name: r["ablated"][n])
-                rows.append(
-                    [
-                        half,
-                        name,
-                        rate([pick(r) for r in mine]),
-                        rate([{"passed": pick(r)["first"] == 0} for r in fixes]),
-                    ]
-                )
+            rows.append([half, "default", *_passed_and_first(mine, lambda r: r)])
+            for name in ablations:
+                asked = _passed_and_first(mine, lambda r, n=name: r["ablated"][n])
+                rows.append([half, name, *asked])
         out(table(["half", "ranking", "recall", "correction first"], rows))
         out()
     out("By the question's length in characters (the buckets of every recall benchmark):")

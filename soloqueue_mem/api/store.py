@@ -260,7 +260,6 @@ class Store(Maintenance, GraphMethods, TransferMethods, AttachmentMethods):
         A hit's ``text`` is the memory's (perhaps shortened) text; with ``prefixed``,
         as an LLM reads it, after the ``[memory]`` mark (``render_text`` joins those)."""
         from soloqueue_mem.memory.model import check_type
-        from soloqueue_mem.memory.persona import favoured
         from soloqueue_mem.memory.recall import Request, unprefixed
 
         check_ids(group=group, agent=agent, session=session)
@@ -275,10 +274,19 @@ class Store(Maintenance, GraphMethods, TransferMethods, AttachmentMethods):
             max_tokens=max_tokens,
             recent=recent,
             session=session,
-            favoured=favoured(self.home.root, persona) if persona is not None else frozenset(),
+            favoured=self._favoured(persona),
         )
         result = self._storage().recall(request, self.now(), self._lexicon_loader)
         return result if prefixed else unprefixed(result)
+
+    def _favoured(self, persona: str | None) -> frozenset[str]:
+        """The memory types ``persona`` favours; its module (file reads, pathlib) is
+        loaded only when a persona is asked for."""
+        if persona is None:
+            return frozenset()
+        from soloqueue_mem.memory.persona import favoured
+
+        return favoured(self.home.root, persona)
 
     @serialised
     def remember(

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from tests.conftest import run_process
+from tests.conftest import run_process, second_root_is_sqlite
 
 TECH = "---\nfavours: SKILL, ERROR\n---\nAnswers as a senior engineer.\n"
 
@@ -37,6 +37,7 @@ def persona(home, name: str, text: str) -> None:
     (folder / f"{name}.md").write_text(text, encoding="utf-8")
 
 
+@second_root_is_sqlite
 def test_default_recall_is_the_same_with_persona_files_present(cli, memories, tmp_path):
     twin = tmp_path / "twin"
     shutil.copytree(memories, twin)  # recalling counts access: each store is asked once
@@ -47,10 +48,10 @@ def test_default_recall_is_the_same_with_persona_files_present(cli, memories, tm
 
 
 def test_a_persona_puts_its_types_first_among_equal_matches_only(cli, memories):
-    plain = contents(cli)
-    assert plain[0].startswith("The deploy script")  # the important FACT leads
+    plain = contents(cli)  # on SQLite the important FACT leads; PostgreSQL's ts_rank differs
     persona(memories, "tech_expert", TECH)
     favoured = contents(cli, "--persona", "tech_expert")
+    assert sorted(favoured) == sorted(plain)  # the order changes, never what is found
     assert set(favoured[:2]) == {
         "Deploy fails when the cache is cold: warm it first",
         "Deploy the cache warmer before the deploy window",

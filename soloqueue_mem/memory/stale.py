@@ -7,6 +7,12 @@ answer: such an item is *stale* when it was said before the correction, holds ev
 word the old memory had and the new one dropped (the old value: ``3.10``), and at
 least half of the old memory's words. Recall ranks it below the memory that
 superseded it and says so in its ``superseded_by``.
+
+Only a supersede that replaced a value counts: the new memory says something the old
+one did not (``3.12``). Dedup also supersedes, merging a memory into its restatement
+("John: Maria, your support means a lot" into "Your support means a lot, Maria"); the
+words the restatement dropped are no old value, and the turns holding them are not
+stale.
 """
 
 from __future__ import annotations
@@ -77,8 +83,8 @@ def stale_items(
         old = _words(fix.old, lexicon)
         kept = set(_words(fix.new, lexicon))
         dropped = [word for word in old if word not in kept]
-        if not keys or not dropped:
-            continue
+        if not keys or not dropped or kept.issubset(old):
+            continue  # nothing replaced, or a restatement: no new value
         held = holders(bodies, [match_expression([word]) or "" for word in old])
         for n, key in enumerate(keys):
             said_before = texts[key][1] < fix.new.created_at

@@ -747,6 +747,24 @@ def test_a_turn_stating_a_superseded_value_ranks_below_its_correction(cli, monke
     assert fresh["superseded_by"] is None
 
 
+def test_a_turn_is_not_stale_for_a_merged_duplicate_that_replaced_no_value(cli, monkeypatch):
+    """Dedup merges a memory into its restatement; the word the restatement dropped
+    ("John") is no old value, so the turn holding it is still the answer."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    said = "John: I marched for veterans' rights today, Maria, your support really means a lot"
+    log(cli, said, "--role", "assistant")  # an assistant's turn: nothing is extracted
+    cli.ok("remember", "John: Maria, your support really means a lot")
+    at(monkeypatch, "2026-11-02T08:00:00Z")
+    cli.ok("remember", "Maria, your support really means a lot")
+    at(monkeypatch, "2026-11-03T03:43:00Z")
+    merged = cli.json("consolidate", "--format", "json")
+    assert merged["dedup"]["superseded"] == 1
+    at(monkeypatch, NOW)
+    hits = recall(cli, "What did John march for?")
+    assert hits[0]["content"] == said
+    assert hits[0]["superseded_by"] is None
+
+
 def test_a_weekday_in_a_question_about_a_rule_keeps_the_question(cli, monkeypatch):
     """ "周五可以上线吗？" asks about the rule, not about last Friday's turns."""
     at(monkeypatch, "2026-10-01T08:00:00Z")

@@ -43,6 +43,9 @@ BudgetOpt = Annotated[
         help="Seconds for a compression slice (graph_time_slice).",
     ),
 ]
+WaitOpt = Annotated[
+    bool, typer.Option("--wait", help="Wait for a running worker instead of exit 75.")
+]
 
 
 class ExportFormat(StrEnum):
@@ -75,9 +78,7 @@ def remember(
 @subcommand(app, "work")
 def work_command(
     app_ctx: AppContext,
-    wait: Annotated[
-        bool, typer.Option("--wait", help="Wait for a running worker instead of exit 75.")
-    ] = False,
+    wait: WaitOpt = False,
     budget: BudgetOpt = None,
 ) -> None:
     """Process the graph queue now, in order (each task then one compression slice)."""
@@ -203,9 +204,7 @@ def stats(app_ctx: AppContext) -> None:
 def compress(
     app_ctx: AppContext,
     budget: BudgetOpt = None,
-    wait: Annotated[
-        bool, typer.Option("--wait", help="Wait for a running worker instead of exit 75.")
-    ] = False,
+    wait: WaitOpt = False,
     group: GroupOpt = "default",
     agent: AgentOpt = "default",
 ) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.api.shapes import memory_json, remembered_json
+from soloqueue_mem.api.shapes import forgotten_json, memory_json, remembered_json
 from soloqueue_mem.cli.boundary import report
 from soloqueue_mem.cli.options import (
     AgentFilter,
@@ -359,11 +359,7 @@ def forget(
     if result.note:
         stderr(result.note, app_ctx.quiet)
     emit_object(
-        {
-            "forgotten": result.ids,
-            "wal_cleared": result.wal_cleared,
-            "identity_rewritten": result.identity_rewritten,
-        },
+        forgotten_json(result),
         app_ctx.format,
         text=lambda: "".join(f"{memory_id}\n" for memory_id in result.ids),
     )

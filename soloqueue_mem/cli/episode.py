@@ -19,7 +19,6 @@ from soloqueue_mem.cli.output import (
     emit_list,
     emit_object,
     print_table,
-    print_text_block,
 )
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import UsageError
@@ -41,8 +40,10 @@ def _check_limit(limit: int) -> None:
 
 
 def _render(rows: list[Episode], fmt: Format) -> None:
-    if fmt is Format.table:
-        print_table(
+    emit_list(
+        (episode_json(e) for e in rows),
+        fmt,
+        table=lambda: print_table(
             None,
             ["id", "session", "ended", "outcome", "tools", "summary"],
             (
@@ -56,11 +57,9 @@ def _render(rows: list[Episode], fmt: Format) -> None:
                 )
                 for e in rows
             ),
-        )
-    elif fmt is Format.text:
-        print_text_block("".join(f"{e.ended_at}\t{e.session}\t{e.summary}\n" for e in rows))
-    else:
-        emit_list((episode_json(e) for e in rows), fmt)
+        ),
+        text=lambda: "".join(f"{e.ended_at}\t{e.session}\t{e.summary}\n" for e in rows),
+    )
 
 
 @subcommand(app, "list")

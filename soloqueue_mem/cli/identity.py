@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from soloqueue_mem.cli.options import subcommand
-from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block
+from soloqueue_mem.cli.output import emit_list, print_table
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import BadInput, UsageError
 
@@ -35,16 +35,16 @@ def _json(item: Compiled) -> dict[str, Any]:
 
 
 def _render(items: list[Compiled], app_ctx: AppContext) -> None:
-    if app_ctx.format is Format.table:
-        print_table(
+    emit_list(
+        (_json(c) for c in items),
+        app_ctx.format,
+        table=lambda: print_table(
             None,
             ["file", "status", "tokens", "budget", "compiled at"],
             ((c.name, c.status, c.tokens, c.budget, c.compiled_at or "") for c in items),
-        )
-    elif app_ctx.format is Format.text:
-        print_text_block("\n\n".join(c.text for c in items if c.text) + "\n")
-    else:
-        emit_list((_json(c) for c in items), app_ctx.format)
+        ),
+        text=lambda: "\n\n".join(c.text for c in items if c.text) + "\n",
+    )
 
 
 def _compile(app_ctx: AppContext, force: bool) -> list[Compiled]:

@@ -97,12 +97,12 @@ def _emit_one(memory: Memory, fmt: Format, text: str) -> None:
 
 def _emit_many(rows: list[Memory], fmt: Format, line: Callable[[Memory], str]) -> None:
     """Memories: a JSON list, a table, or ``line(memory)`` per line."""
-    if fmt is Format.table:
-        _memories_table(rows)
-    elif fmt is Format.text:
-        print_text_block("".join(line(m) + "\n" for m in rows))
-    else:
-        emit_list((memory_json(m) for m in rows), fmt)
+    emit_list(
+        (memory_json(m) for m in rows),
+        fmt,
+        table=lambda: _memories_table(rows),
+        text=lambda: "".join(line(m) + "\n" for m in rows),
+    )
 
 
 @command

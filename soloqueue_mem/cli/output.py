@@ -191,11 +191,17 @@ def emit_object(
 
 
 def emit_list(
-    rows: Iterable[dict[str, Any]], fmt: Format, table: Callable[[], None] | None = None
+    rows: Iterable[dict[str, Any]],
+    fmt: Format,
+    table: Callable[[], None] | None = None,
+    text: Callable[[], str] | None = None,
 ) -> None:
     """A list as a JSON array (streamed) or one object per line; for a person, the
-    caller's ``table`` (table and text formats), else a table of the rows' fields;
-    ``--fields`` picks them."""
+    caller's ``text`` (text format) or ``table`` (table and text formats), else a table
+    of the rows' fields; ``--fields`` picks them."""
+    if text is not None and fmt is Format.text:
+        print_text_block(text())
+        return
     if table is not None and fmt in (Format.table, Format.text):
         table()
         return

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.api.shapes import trace_hit_json as hit_json
-from soloqueue_mem.cli.output import Format, emit_list, print_table, print_text_block, turn_summary
+from soloqueue_mem.cli.output import Format, emit_list, print_table, turn_summary
 from soloqueue_mem.cli.source import argument_or_stdin
 from soloqueue_mem.cli.state import AppContext
 
@@ -47,23 +47,27 @@ def run_trace(
     render_hits(hits, app.format)
 
 
-def render_hits(hits: list[TraceHit], fmt: Format) -> None:
-    if fmt is Format.table:
-        # Three columns, so the content keeps most of a 60-column terminal; the turn's
-        # tool calls and results are shown with it (a tool-call turn has no text).
-        print_table(
-            None,
-            ["score", "turn", "content"],
+def _table(hits: list[TraceHit]) -> None:
+    # Three columns, so the content keeps most of a 60-column terminal; the turn's
+    # tool calls and results are shown with it (a tool-call turn has no text).
+    print_table(
+        None,
+        ["score", "turn", "content"],
+        (
             (
-                (
-                    f"{h.score:.2f}",
-                    f"{h.turn.session}#{h.turn.turn_index}\n{h.turn.role}\n{h.turn.timestamp[:16]}",
-                    turn_summary(h.turn.content[:200], h.turn.tool_calls, h.turn.tool_results),
-                )
-                for h in hits
-            ),
-        )
-    elif fmt is Format.text:
-        print_text_block("\n---\n".join(_hit_text(h) for h in hits) + ("\n" if hits else ""))
-    else:
-        emit_list((hit_json(h) for h in hits), fmt)
+                f"{h.score:.2f}",
+                f"{h.turn.session}#{h.turn.turn_index}\n{h.turn.role}\n{h.turn.timestamp[:16]}",
+                turn_summary(h.turn.content[:200], h.turn.tool_calls, h.turn.tool_results),
+            )
+            for h in hits
+        ),
+    )
+
+
+def render_hits(hits: list[TraceHit], fmt: Format) -> None:
+    emit_list(
+        (hit_json(h) for h in hits),
+        fmt,
+        table=lambda: _table(hits),
+        text=lambda: "\n---\n".join(_hit_text(h) for h in hits) + ("\n" if hits else ""),
+    )

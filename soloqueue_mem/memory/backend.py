@@ -1,9 +1,9 @@
 """The search-backend seam of seed 003 §5.3: how semantic memories are found.
 
 FTS5 (with the project's jieba-compatible segmentation) is the default and is always
-available. Another back end (an embedding index, for example) registers in
-``BACKENDS``; when the configured one cannot be used, recall falls back to FTS5 and
-says why, so a missing optional dependency never breaks retrieval.
+available; ``hybrid`` and ``dense`` (in ``BACKENDS``) find memories with it too and add
+the embedding channel. When the configured one cannot be used, recall falls back to
+FTS5 and says why, so a missing optional dependency never breaks retrieval.
 """
 
 from __future__ import annotations
@@ -11,28 +11,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
-from typing import Protocol
 
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.text.fts import BROAD_MATCHES, RECENT_WINDOW, match_expression
 from soloqueue_mem.tuples import NamedTuple
-
-
-class SearchBackend(Protocol):
-    name: str
-
-    def search(
-        self,
-        conn: sqlite3.Connection,
-        terms: list[str],
-        filters: Filters,
-        now: datetime,
-        limit: int,
-    ) -> list[tuple[Memory, float]]:
-        """Active memories for the query terms, best first; higher scores are better."""
-        ...
 
 
 class FTS5Backend:
@@ -55,6 +39,7 @@ class FTS5Backend:
         now: datetime,
         limit: int,
     ) -> list[tuple[Memory, float]]:
+        """Active memories for the query terms, best first; higher scores are better."""
         match = match_expression(terms)
         if match is None:
             return []
@@ -108,16 +93,16 @@ def _broad(
 
 
 class Chosen(NamedTuple):
-    backend: SearchBackend
+    backend: FTS5Backend
     fallback_reason: str | None  # why the configured back end is not the one in use
 
 
-def _with_dense(name: str) -> Callable[[], SearchBackend]:
+def _with_dense(name: str) -> Callable[[], FTS5Backend]:
     """``hybrid`` and ``dense``: memories are still found lexically by FTS5, and the
     recall channel ``dense`` (soloqueue_mem.semantic) adds the embedding neighbours.
     Starting one loads the model, so a missing extra is reported once, here."""
 
-    def factory() -> SearchBackend:
+    def factory() -> FTS5Backend:
         from soloqueue_mem.semantic.model import load
 
         load()  # raises Unavailable (a RuntimeError) with the reason
@@ -129,7 +114,7 @@ def _with_dense(name: str) -> Callable[[], SearchBackend]:
 
 
 # name -> factory; a factory raises RuntimeError when its back end cannot be used here.
-BACKENDS: dict[str, Callable[[], SearchBackend]] = {
+BACKENDS: dict[str, Callable[[], FTS5Backend]] = {
     "fts5": FTS5Backend,
     "hybrid": _with_dense("hybrid"),
     "dense": _with_dense("dense"),

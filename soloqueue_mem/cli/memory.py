@@ -67,6 +67,11 @@ DurationOpt = Annotated[
 ]
 
 
+def _score(name: str) -> Any:
+    """The option of a score (``--importance``, ``--confidence``): a number from 0 to 1."""
+    return typer.Option(name, min=0.0, max=1.0, callback=finite, help="0 to 1.")
+
+
 def _memories_table(rows: list[Memory]) -> None:
     print_table(
         None,
@@ -126,12 +131,8 @@ def remember(
     predicate: Annotated[
         str, typer.Option("--predicate", help="Which attribute, e.g. editor.")
     ] = "",
-    importance: Annotated[
-        float, typer.Option("--importance", min=0.0, max=1.0, callback=finite, help="0 to 1.")
-    ] = 0.5,
-    confidence: Annotated[
-        float, typer.Option("--confidence", min=0.0, max=1.0, callback=finite, help="0 to 1.")
-    ] = 0.5,
+    importance: Annotated[float, _score("--importance")] = 0.5,
+    confidence: Annotated[float, _score("--confidence")] = 0.5,
     duration: DurationOpt = None,
     tag: TagOpt = None,
     source: Annotated[str, typer.Option("--source", help="Where it came from.")] = "manual",
@@ -317,14 +318,8 @@ def edit(
     type_: TypeOpt = None,
     subject: Annotated[str | None, typer.Option("--subject", help="New subject.")] = None,
     predicate: Annotated[str | None, typer.Option("--predicate", help="New predicate.")] = None,
-    importance: Annotated[
-        float | None,
-        typer.Option("--importance", min=0.0, max=1.0, callback=finite, help="0 to 1."),
-    ] = None,
-    confidence: Annotated[
-        float | None,
-        typer.Option("--confidence", min=0.0, max=1.0, callback=finite, help="0 to 1."),
-    ] = None,
+    importance: Annotated[float | None, _score("--importance")] = None,
+    confidence: Annotated[float | None, _score("--confidence")] = None,
     duration: DurationOpt = None,
     tag: TagOpt = None,
     untag: Annotated[list[str] | None, typer.Option("--untag", help="Remove a tag.")] = None,

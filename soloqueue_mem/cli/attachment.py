@@ -15,6 +15,7 @@ from soloqueue_mem.cli.options import (
     SessionFilter,
     SessionOpt,
     TagFilter,
+    checked_limit,
     command,
     subcommand,
 )
@@ -130,8 +131,7 @@ def list_command(
     check_ids(group=group, agent=agent, session=session)
     if direction is not None and direction not in DIRECTIONS:
         raise UsageError(f"--direction must be inbound or outbound, not {direction!r}")
-    if not 1 <= limit <= 1000:
-        raise UsageError("--limit must be between 1 and 1000")
+    checked_limit(limit, 1000)
     with app_ctx.store() as store:
         rows = store.attachments(
             group=group, agent=agent, session=session, direction=direction, tag=tag, limit=limit

@@ -11,6 +11,7 @@ from soloqueue_mem.cli.options import (
     AgentFilter,
     GroupFilter,
     SessionFilter,
+    checked_limit,
     list_limit,
     subcommand,
 )
@@ -21,7 +22,6 @@ from soloqueue_mem.cli.output import (
     print_table,
 )
 from soloqueue_mem.cli.state import AppContext
-from soloqueue_mem.errors import UsageError
 
 if TYPE_CHECKING:
     from soloqueue_mem.memory.episodes import Episode
@@ -32,11 +32,6 @@ app = typer.Typer(
 
 LimitOpt = Annotated[int, typer.Option("--limit", "-n", help="Most episodes (1-1000).")]
 ListLimitOpt = Annotated[int, typer.Option("--limit", "-n", help="Most episodes (0: all).")]
-
-
-def _check_limit(limit: int) -> None:
-    if not 1 <= limit <= 1000:
-        raise UsageError("--limit must be between 1 and 1000")
 
 
 def _render(rows: list[Episode], fmt: Format) -> None:
@@ -107,7 +102,7 @@ def search(
     limit: LimitOpt = 10,
 ) -> None:
     """Search episodes (Chinese and English), best match first."""
-    _check_limit(limit)
+    checked_limit(limit, 1000)
     with app_ctx.store() as store:
         found = store.search_episodes(query, group=group, agent=agent, session=session, limit=limit)
     _render(found, app_ctx.format)

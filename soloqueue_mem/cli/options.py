@@ -79,6 +79,12 @@ def list_limit(limit: int) -> int:
     return MAX_ROWS if limit == 0 else min(limit, MAX_ROWS)
 
 
+def checked_limit(limit: int, most: int) -> None:
+    """A ``--limit`` must be 1 to ``most``: a usage error otherwise."""
+    if not 1 <= limit <= most:
+        raise UsageError(f"--limit must be between 1 and {most}")
+
+
 Role = StrEnum("Role", [(role, role) for role in ROLES])  # type: ignore[misc]
 
 

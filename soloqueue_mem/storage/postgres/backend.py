@@ -386,11 +386,8 @@ class PostgresBackend:
 
     def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
         memory = store.edit(self.conn, ref, changes, now, INDEXES.memories)
-        model, _ = self.dense()
-        if model is not None and changes.content is not None:  # the old text's vector
-            from soloqueue_mem.storage.postgres.dense import embed_memory
-
-            embed_memory(self.conn, model, memory.id, now)
+        if changes.content is not None:  # a warm process embeds the new text now
+            self.embed_held([memory.id], now)
         return memory
 
     def restore(self, ref: str, now: datetime) -> Memory:

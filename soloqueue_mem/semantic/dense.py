@@ -13,7 +13,7 @@ top ``limit`` of the items the filters admit.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -22,7 +22,7 @@ from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
-from soloqueue_mem.semantic import index, mapped
+from soloqueue_mem.semantic import index, mapped, sketch
 from soloqueue_mem.semantic.model import Embedder, load
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.turns import Turn
@@ -80,7 +80,9 @@ def search(
     limit: int,
     kinds: tuple[str, ...] = DEFAULT_KINDS,
 ) -> list[DenseHit]:
-    """The best ``limit`` items in ``scope`` by cosine, with their values."""
+    """The best ``limit`` items in ``scope`` by cosine, with their values. A large
+    memory-mapped matrix is scored through its sign sketch (:mod:`.sketch`): exactly,
+    but only on the rows nearest by sketch, unless the filters leave out too many."""
     kinds = searched_kinds(query, scope, kinds)
     if not kinds:
         return []
@@ -89,12 +91,35 @@ def search(
     )
     if not found.keys:
         return []
-    scores = found.vectors @ embedder.query(query)
+    vector = embedder.query(query)
+    if found.sketch is not None and sketch.usable(len(found.keys), limit + SPARE):
+        rows = sketch.nearest(found.sketch, vector, limit + SPARE)
+        hits = _best_admitted(
+            conn, found.keys, rows, found.vectors[rows] @ vector, scope, now, limit
+        )
+        if len(hits) >= limit:
+            return hits
+    return _best_admitted(conn, found.keys, None, found.vectors @ vector, scope, now, limit)
+
+
+def _best_admitted(
+    conn: sqlite3.Connection,
+    keys: Sequence[tuple[str, str]],
+    rows: np.ndarray | None,
+    scores: np.ndarray,
+    scope: Scope,
+    now: datetime,
+    limit: int,
+) -> list[DenseHit]:
+    """The best ``limit`` items the filters admit, by ``scores`` (of ``rows`` of
+    ``keys``; None: of every row)."""
     hits: list[DenseHit] = []
     step = limit + SPARE
     for order in _best_first(scores, step):
         for start in range(0, len(order), step):  # exact filters on the best first
-            ranked = [(found.keys[n], float(scores[n])) for n in order[start : start + step]]
+            best = order[start : start + step]
+            items = best if rows is None else rows[best]
+            ranked = [(keys[n], float(scores[b])) for n, b in zip(items, best, strict=True)]
             hits += _admitted(conn, ranked, scope, now)
             if len(hits) >= limit:
                 return hits[:limit]

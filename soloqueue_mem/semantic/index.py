@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from soloqueue_mem.semantic.model import Embedder
+    from soloqueue_mem.semantic.sketch import Sketch
 
 BATCH = 32  # texts per model call and per write transaction
 KINDS = ("memory", "episode", "turn")
@@ -180,6 +181,7 @@ def embed_items(
 class Matrix(NamedTuple):
     keys: Sequence[tuple[str, str]]  # (kind, item id), one per row
     vectors: np.ndarray  # (n, dim) float32
+    sketch: Sketch | None = None  # the rows' sign sketch (the mapped copy keeps one)
 
 
 def matrix(

@@ -7,8 +7,10 @@ of the store that holds memory.db), rows in the order ``index.matrix`` reads the
 
 * ``vectors.npy`` (n, dim) float32, and ``kinds.npy``, ``ids.npy``, ``groups.npy``,
   ``agents.npy``: each row's item and scope;
-* ``<state>`` is the model's version in ``embedding_versions``: a new random one on
-  every write to the model's vectors or links (triggers, see
+* ``signs.npy`` and ``centre.npy``: the vectors' sign sketch (:mod:`.sketch`), through
+  which a search of a large copy reads 1/32 of the floats;
+* ``<state>`` is ``<version>.<FORMAT>``: the model's version in ``embedding_versions``,
+  a new random one on every write to the model's vectors or links (triggers, see
   :func:`soloqueue_mem.semantic.schema.m016_version_embeddings`), so a search reads
   one row to know whether its copy is current, and a stale copy is never read (another
   database put in place of this one, a backup restored, holds another version). The
@@ -35,6 +37,9 @@ if TYPE_CHECKING:
     from soloqueue_mem.semantic.index import Matrix
 
 COLUMNS = ("kinds", "ids", "groups", "agents")
+# The files' layout, in the folder's name: a copy written by an older layout (without
+# the sketch) is another state, rebuilt and removed as a stale one is.
+FORMAT = "s1"
 
 
 def folder(conn: sqlite3.Connection, model: str) -> Path | None:
@@ -63,11 +68,11 @@ class _Keys(Sequence[tuple[str, str]]):
 
 
 def _state(conn: sqlite3.Connection, model: str) -> str | None:
-    """The model's version; None when it has no vectors."""
+    """The model's version and the copy's layout; None when it has no vectors."""
     row = conn.execute(
         "SELECT version FROM embedding_versions WHERE model = ?", (model,)
     ).fetchone()
-    return None if row is None else str(row[0])
+    return None if row is None else f"{row[0]}.{FORMAT}"
 
 
 def load(conn: sqlite3.Connection, model: str, kinds: tuple[str, ...], group: str | None,
@@ -79,12 +84,22 @@ def load(conn: sqlite3.Connection, model: str, kinds: tuple[str, ...], group: st
     current = refresh(conn, model)
     if current is None:
         return None
+    from soloqueue_mem.semantic.sketch import Sketch
+
     opened = _open(current)
     rows = opened.rows(tuple(sorted(kinds)), group, agent)
     columns = opened.columns
     if rows is None:
-        return Matrix(_Keys(columns["kinds"], columns["ids"]), columns["vectors"])
-    return Matrix(_Keys(columns["kinds"][rows], columns["ids"][rows]), columns["vectors"][rows])
+        return Matrix(
+            _Keys(columns["kinds"], columns["ids"]),
+            columns["vectors"],
+            Sketch(columns["signs"], columns["centre"]),
+        )
+    return Matrix(
+        _Keys(columns["kinds"][rows], columns["ids"][rows]),
+        columns["vectors"][rows],
+        Sketch(columns["signs"][rows], columns["centre"]),
+    )
 
 
 class _Opened:
@@ -99,7 +114,8 @@ class _Opened:
 
         self.folder = folder
         self.columns = {
-            name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in (*COLUMNS, "vectors")
+            name: np.load(folder / f"{name}.npy", mmap_mode="r")
+            for name in (*COLUMNS, "vectors", "signs", "centre")
         }
         self._rows: dict[tuple[tuple[str, ...], str | None, str | None], Any] = {}
 
@@ -152,6 +168,7 @@ def _build(conn: sqlite3.Connection, model: str, root: Path, target: Path) -> bo
     import numpy as np
 
     from soloqueue_mem.semantic.index import scoped_rows
+    from soloqueue_mem.semantic.sketch import build
 
     opened = not conn.in_transaction
     if opened:
@@ -173,6 +190,9 @@ def _build(conn: sqlite3.Connection, model: str, root: Path, target: Path) -> bo
         for name, values in zip(COLUMNS, zip(*keys, strict=True), strict=True):
             np.save(scratch / f"{name}.npy", np.array(values, dtype=str))
         np.save(scratch / "vectors.npy", vectors)
+        signs, centre = build(vectors)
+        np.save(scratch / "signs.npy", signs)
+        np.save(scratch / "centre.npy", centre)
         os.rename(scratch, target)
     except OSError:  # another process renamed its copy first, or the disk is full
         shutil.rmtree(scratch, ignore_errors=True)

@@ -285,3 +285,83 @@ def test_a_copy_of_a_replaced_database_is_never_read(cli, hybrid, tmp_path):
         assert [h["content"] for h in hits][:1] == ["The deploy uses Kubernetes on GCP"]
     after = sorted((hybrid / "cache" / "vectors").glob("*/*"))
     assert not set(after) & set(before)  # the stale copies were replaced, not read
+
+
+def test_a_copy_of_an_older_layout_is_never_read(cli, hybrid):
+    # a copy written before the sign sketch existed sits in a folder named by the bare
+    # version: it is another state, replaced, never read (here it holds wrong vectors)
+    import numpy as np
+
+    cli.ok("remember", "-g", "g1", "我的编辑器已经换成 Helix 了")
+    cli.ok("remember", "-g", "g1", "The deploy uses Kubernetes on GCP")
+    cli.ok("consolidate")
+    for current in (hybrid / "cache" / "vectors").glob("*/*"):
+        older = current.with_name(current.name.rsplit(".", 1)[0])
+        current.rename(older)
+        vectors = np.load(older / "vectors.npy")
+        np.save(older / "vectors.npy", vectors[::-1].copy())  # each row another item's
+    for channel in ("dense", "usem3"):
+        hits = cli.json("recall", "where do we deploy", "-g", "g1", "--channels", channel)
+        assert hits[0]["content"] == "The deploy uses Kubernetes on GCP", channel
+    assert all("." in p.name for p in (hybrid / "cache" / "vectors").glob("*/*"))
+
+
+SKETCHED = [
+    "我的编辑器已经换成 Helix 了", "The deploy uses Kubernetes on GCP",
+    "用户喜欢喝咖啡，不加糖", "Backups run every night at two",
+    "Our CI runs on GitHub Actions every night", "Prometheus 的保留期改成 30 天了",
+    "The staging database is Postgres 16", "周五下午不发布",
+]  # fmt: skip
+
+
+def test_a_large_copy_is_searched_through_its_sketch_with_the_same_answer(cli, hybrid, monkeypatch):
+    from soloqueue_mem.semantic import sketch
+
+    for text in SKETCHED:
+        cli.ok("remember", "-g", "g1", "--type", "fact", text)
+    cli.ok("remember", "-g", "g1", "--type", "preference", "I prefer dark mode in every editor")
+    cli.ok("consolidate")
+    conn, now = _conn(hybrid), parse_timestamp(NOW)
+    asked = {"editor": "which code editor do I use", "db": "what database runs staging"}
+    try:
+        exact = {k: dense.dense_candidates(conn, q, now=now, limit=3) for k, q in asked.items()}
+        preference = dense.dense_candidates(conn, asked["db"], type="preference", now=now, limit=3)
+        # these 9 rows count as a large matrix: 3 needed × 2 candidates = 6 scored exactly
+        monkeypatch.setattr(dense, "SPARE", 0)
+        monkeypatch.setattr(sketch, "CANDIDATES", 2)
+        monkeypatch.setattr(sketch, "EXACT_BELOW", 1)
+        scored: list[int] = []
+        nearest = sketch.nearest
+
+        def counted(*args):
+            rows = nearest(*args)
+            scored.append(len(rows))
+            return rows
+
+        monkeypatch.setattr(sketch, "nearest", counted)
+        for key, query in asked.items():
+            assert dense.dense_candidates(conn, query, now=now, limit=3) == exact[key]
+        assert scored == [6, 6]
+        # one preference among the candidates at most: the full product answers
+        typed = dense.dense_candidates(conn, asked["db"], type="preference", now=now, limit=3)
+        assert typed == preference and scored == [6, 6, 6]
+        hits = dense.search(conn, load("usem3"), asked["db"], dense.Scope(), now, 3)
+        assert hits[0].item.content == "The staging database is Postgres 16"
+    finally:
+        conn.close()
+
+
+def test_the_sketch_finds_the_nearest_rows_of_any_width():
+    import numpy as np
+
+    from soloqueue_mem.semantic import sketch
+
+    rng = np.random.default_rng(5)
+    for dim in (20, 384, 512):  # signs padded to whole 64-bit words
+        vectors = rng.standard_normal((400, dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        built = sketch.build(vectors)
+        assert built.signs.shape == (400, -(-dim // 64))
+        rows = sketch.nearest(built, vectors[123], 4)
+        assert len(rows) == 4 * sketch.CANDIDATES and 123 in rows
+        assert (np.diff(rows) > 0).all()  # ascending, no repeats

@@ -113,7 +113,7 @@ def embed_every_model(
     report: dict[str, Any] = {}
     for key in ["e5", *(model for model in usable() if model != "e5")]:
         try:
-            model = embedder if key == "e5" else load(key)
+            model = embedder if key == "e5" else load(key, mapped.cache_dir(conn))
         except Unavailable as exc:
             report[key] = {"skipped": str(exc)}
             continue

@@ -44,10 +44,19 @@ FORMAT = "s1"
 
 def folder(conn: sqlite3.Connection, model: str) -> Path | None:
     """Where the copies of ``model`` live; None for a database without a file."""
+    cache = cache_dir(conn)
+    if cache is None:
+        return None
+    slug = hashlib.sha256(model.encode("utf-8")).hexdigest()[:16]
+    return Path(cache, "vectors", slug)
+
+
+def cache_dir(conn: sqlite3.Connection) -> str | None:
+    """The cache folder of the store whose memory.db ``conn`` holds; None for a
+    database without a file."""
     for _, name, path in conn.execute("PRAGMA database_list"):
         if name == "main" and path:
-            slug = hashlib.sha256(model.encode("utf-8")).hexdigest()[:16]
-            return Path(Home(os.path.dirname(path)).cache_dir, "vectors", slug)
+            return Home(os.path.dirname(path)).cache_dir
     return None
 
 

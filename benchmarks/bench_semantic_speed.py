@@ -16,10 +16,11 @@ the same run.
      100,000 memories (bench_recall.py's store, built once and cached; a hybrid copy
      with vectors as in (i), cached beside it), model loads included, against the
      lexical process on the original store and bench_recall's floor (``python -c``
-     running the FTS5 query), interleaved. Goal: median ≤ 300 ms.
+     running the FTS5 query), interleaved. Goal: median ≤ 300 ms. With ``--at 100k``:
+     on (i)'s stores instead (100,000 memories + 2,000 turns), a shorter run.
 
 Run: ``/tmp/bench-venv/bin/python benchmarks/bench_semantic_speed.py --api|--process
-[--repeats N]`` with the ``semantic``, ``mcp`` and ``server`` extras.
+[--at 1m|100k] [--repeats N]`` with the ``semantic``, ``mcp`` and ``server`` extras.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ import bench_recall  # noqa: E402
 import bench_trace  # noqa: E402
 
 c.import_project()
+
+from soloqueue_mem.clock import iso  # noqa: E402
 
 GOALS = {"api": 0.040, "process": 0.300}
 
@@ -90,7 +93,6 @@ def by_language(medians: dict[str, float]) -> dict[str, float]:
 
 def api(python: str, repeats: int) -> None:
     from soloqueue_mem import Store
-    from soloqueue_mem.clock import iso
 
     lexical_dir = bench_api.build_store(100_000, 7)
     store_dir = hybrid_copy(lexical_dir)
@@ -145,13 +147,18 @@ def api(python: str, repeats: int) -> None:
 FLOOR_PROCESS = bench_recall.FLOOR
 
 
-def process(python: str, repeats: int) -> None:
-    lexical_dir, info = bench_recall.build_store(1_000_000, 100_000, 7)
+def process(python: str, repeats: int, at: str) -> None:
+    if at == "100k":
+        lexical_dir, now = bench_api.build_store(100_000, 7), iso(bench_api.NOW)
+        scale = "100,000 memories + 2,000 turns"
+    else:
+        lexical_dir, info = bench_recall.build_store(1_000_000, 100_000, 7)
+        now, scale = info["now"], "1,000,000 turns + 100,000 memories"
     store_dir = hybrid_copy(lexical_dir)
     queries = [q for _, q in bench_trace.queries()]
     picked = [queries[0], queries[3], queries[10], queries[13]]  # 2 zh, 2 en
     matches, _ = fts_floor(store_dir / "memory.db", picked)
-    env = c.timing_env(SOLOQUEUE_NOW=info["now"], OMP_NUM_THREADS="1")
+    env = c.timing_env(SOLOQUEUE_NOW=now, OMP_NUM_THREADS="1")
     cli = c.cli_argv(python)
     rows, found = [], {"hybrid": [], "lexical": [], "floor": []}
     for query in picked:
@@ -172,7 +179,7 @@ def process(python: str, repeats: int) -> None:
     overall = {name: c.median(values) for name, values in found.items()}
     rows.append(["median", *(c.ms(overall[n]) for n in ("hybrid", "lexical", "floor"))])
     c.out(c.machine_line(python))
-    c.out(f"\n## whole-process recall at 1,000,000 turns + 100,000 memories ({store_dir})\n")
+    c.out(f"\n## whole-process recall at {scale} ({store_dir})\n")
     c.out(f"{repeats} runs per query, interleaved; load average at the end "
           f"{os.getloadavg()[0]:.2f}. Goal: hybrid median ≤ 300 ms: "
           f"{c.verdict(overall['hybrid'] <= GOALS['process'])}.\n")  # fmt: skip
@@ -184,6 +191,7 @@ def main() -> int:
     parser.add_argument("--api", action="store_true", help="(i) warm, at 100k memories")
     parser.add_argument("--process", action="store_true", help="(ii) whole process, at 1M")
     parser.add_argument("--python", default=sys.executable, help="interpreter of the children")
+    parser.add_argument("--at", choices=("1m", "100k"), default="1m", help="(ii)'s store")
     parser.add_argument("--repeats", type=int, default=10)
     args = parser.parse_args()
     if reason := _dense.available():
@@ -192,7 +200,7 @@ def main() -> int:
     if args.api:
         api(args.python, args.repeats)
     if args.process:
-        process(args.python, args.repeats)
+        process(args.python, args.repeats, args.at)
     return 0
 
 

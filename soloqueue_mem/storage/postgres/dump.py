@@ -10,7 +10,8 @@ stays bounded and hosts may keep writing.
 
 :mod:`soloqueue_mem.ops.table_records` gives the records of the tables memory.db holds
 alike, ``VECTORS`` those of the vectors; ``PUT_BACK`` lists the record kinds put back
-here (import skips the other kinds of memory.db's and state.db's tables).
+here that are not put back alike on both back ends
+(:data:`soloqueue_mem.ops.import_dump.ROW_PUT_BACKS`).
 """
 
 from __future__ import annotations
@@ -22,13 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import clock, jsonio
 from soloqueue_mem.home import Home, ensure_private_dir
-from soloqueue_mem.memory import attachments, scratchpad, working
+from soloqueue_mem.memory import attachments
 from soloqueue_mem.memory.episodes import COLUMNS as EPISODE_COLUMNS
 from soloqueue_mem.memory.episodes import Episode
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.episodes import put_back as put_back_episode
 from soloqueue_mem.memory.model import Memory
-from soloqueue_mem.memory.scratchpad import from_content
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.memory.store import put_back as put_back_memory
 from soloqueue_mem.ops.dump_format import record
@@ -38,8 +38,6 @@ from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
 from soloqueue_mem.sessions.offload import l1_record
 from soloqueue_mem.sessions.writer import _checked_record as checked_record
-from soloqueue_mem.state.values import Entry as ValueEntry
-from soloqueue_mem.state.values import put_back as put_back_value
 from soloqueue_mem.storage.postgres import embed
 from soloqueue_mem.storage.postgres.attachments import TSVECTOR as ATTACHMENTS_INDEX
 from soloqueue_mem.storage.postgres.episodes import INDEXES
@@ -300,27 +298,9 @@ def _links(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
     return iter(embed.links(conn, scope.group, scope.agent))
 
 
-def put_back_scratchpad(conn: psycopg.Connection, pad: Any) -> str:
-    """Put back an exported scratchpad (a ``PadRecord``) where none was written."""
-    return scratchpad.put_back(conn, from_content(*pad))
-
-
-def put_back_kv(conn: psycopg.Connection, entry: Any) -> str:
-    """Put back an exported kv entry (a ``KvRecord``) where the key is unset."""
-    scope = (entry.group, entry.agent)
-    value = ValueEntry(scope, entry.key, entry.value, entry.updated_at)
-    return put_back_value(conn, "kv_store", value)
-
-
-def put_back_state(conn: psycopg.Connection, entry: Any) -> str:
-    """Put back an exported session variable (a ``StateRecord``) where it is unset."""
-    scope = (entry.group, entry.agent, entry.session)
-    value = ValueEntry(scope, entry.key, entry.value, entry.updated_at)
-    return put_back_value(conn, "session_state", value)
-
-
 # The vectors' tables, exported after the other tables (kv and session state come after
-# the identity files, as from state.db: ops.export), and the kinds put back here.
+# the identity files, as from state.db: ops.export), and the kinds put back here (the
+# full-text indexes and vectors are this back end's own).
 VECTORS: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]], ...] = (
     ("embedding", _embeddings),
     ("embedded_item", _links),
@@ -328,11 +308,6 @@ VECTORS: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]],
 PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
     "memory": lambda conn, memory: put_back_memory(conn, memory, MEMORIES_INDEX),
     "episode": lambda conn, episode: put_back_episode(conn, episode, INDEXES.episodes),
-    "working": working.put_back,
     "attachment": lambda conn, row: attachments.put_back(conn, row, ATTACHMENTS_INDEX),
     "embedding": embed.put_back_cached,
-    "embedded_item": embed.put_back_link,
-    "scratchpad": put_back_scratchpad,
-    "kv": put_back_kv,
-    "session_state": put_back_state,
 }

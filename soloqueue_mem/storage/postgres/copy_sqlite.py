@@ -13,8 +13,8 @@ at that index, a memory id taken) is a conflict, left as it is. The report gives
 table the source count, what was copied, what was there already, the conflicts, and a
 SHA-256 over the source rows and one over the rows read back: equal when the copy is
 whole. Turn ids are the database's own; ``token_estimate`` is copied, not compared.
-Given graph.db too, its tables follow, ids kept (:mod:`soloqueue_mem.storage.postgres.graph_copy`);
-then state.db's extraction state and the store's other records
+Then the tables both back ends hold alike follow, graph.db's (ids kept) and state.db's
+extraction state among them, and the store's other records
 (:mod:`soloqueue_mem.storage.postgres.copy_rest`).
 """
 
@@ -32,7 +32,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.faults import fault
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.storage.postgres import episodes, graph_copy
+from soloqueue_mem.storage.postgres import copy_rest, episodes
 from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
 from soloqueue_mem.storage.postgres.text import document
 from soloqueue_mem.storage.postgres.turns import stored_body
@@ -137,9 +137,10 @@ def copy_tables(
     batch_rows: int = BATCH_ROWS,
     progress: Callable[[str, int], None] | None = None,
     graph: sqlite3.Connection | None = None,
+    state: sqlite3.Connection | None = None,
 ) -> Copy:
-    """Copy ``source`` (memory.db), and ``graph`` (graph.db) when given, into ``target``
-    (migrated); its ``report()`` is the report (module doc)."""
+    """Copy ``source`` (memory.db), and ``graph`` (graph.db) and ``state`` (state.db)
+    when given, into ``target`` (migrated); its ``report()`` is the report (module doc)."""
     done = Copy()
     steps: list[tuple[sqlite3.Connection, str, str, Callable[..., None]]] = [
         (source, name, _SOURCE_SQL[name], copy_batch)
@@ -150,11 +151,14 @@ def copy_tables(
             ("episodes", _copy_episodes),
         )
     ]
-    if graph is not None:
-        for name in graph_copy.TABLES:
+    files = {"memory": source, "graph": graph, "state": state}
+    for name, keyed in copy_rest.KEYED_TABLES.items():
+        conn = files[keyed.source]
+        if conn is not None:
             done.tables[name] = TableReport()
-            copy_table = partial(graph_copy.copy_batch, table=name)
-            steps.append((graph, name, graph_copy.source_sql(name), copy_table))
+            steps.append(
+                (conn, name, keyed.source_sql(name), partial(copy_rest.copy_keyed, table=name))
+            )
     for conn, name, sql, copy_batch in steps:
         for rows in batches(conn, sql, batch_rows):
             with target.transaction():
@@ -163,15 +167,14 @@ def copy_tables(
             if progress is not None:
                 progress(name, len(rows))
     if graph is not None:
-        graph_copy.raise_sequences(graph, target)
+        copy_rest.raise_sequences(graph, target)
     return done
 
 
 def migrate_store(home: Home, config: Config, url: str) -> dict[str, Any]:
-    """``migrate --to URL``: copy this SQLite store's memory.db and graph.db tables, then
-    the rest (:mod:`soloqueue_mem.storage.postgres.copy_rest`); the report (see the README).
+    """``migrate --to URL``: copy this SQLite store's tables, then its other records
+    (:mod:`soloqueue_mem.storage.postgres.copy_rest`); the report (see the README).
     NotFound when there is no SQLite store."""
-    from soloqueue_mem.storage.postgres import copy_rest
     from soloqueue_mem.storage.postgres.connect import connect
     from soloqueue_mem.storage.sqlite.stores import open_graph, open_memory, open_state
 
@@ -186,9 +189,7 @@ def migrate_store(home: Home, config: Config, url: str) -> dict[str, Any]:
                 stack.callback(conn.close)
         target = connect(url)
         stack.callback(target.close)
-        done = copy_tables(source, target, graph=graph)
-        sources = {"memory": source, "state": state}
-        copy_rest.copy_keyed_tables(sources, target, done, BATCH_ROWS)
+        done = copy_tables(source, target, graph=graph, state=state)
         records = copy_rest.copy_records(home, config, source, state, target, done)
         return {**done.report(), "records": records}
 

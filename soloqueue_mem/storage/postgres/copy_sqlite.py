@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from soloqueue_mem import jsonio
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.faults import fault
+from soloqueue_mem.memory.store import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.storage.postgres import copy_rest, episodes
 from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
@@ -59,12 +60,7 @@ _TURN_COLUMNS = (
     "event_id",
     "metadata_json",
 )
-_MEMORY_COLUMNS = (
-    "id, group_id, agent_id, type, priority, content, subject, predicate, source, "
-    "source_episode_id, tags, importance_score, confidence, access_count, decay_rate, "
-    "created_at, updated_at, last_accessed_at, expires_at, superseded_by, archived_at, "
-    "fixed_expiry"
-).split(", ")
+_MEMORY_COLUMNS = MEMORY_COLUMNS.split(", ")
 _MEMORY_TYPES = ["text"] * 11 + ["float8", "float8", "int4", "float8"] + ["text"] * 6 + ["bool"]
 
 

@@ -22,14 +22,11 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import clock, jsonio
+from soloqueue_mem.db.adapter import Db
+from soloqueue_mem.db.ids import scope_where
 from soloqueue_mem.home import Home, ensure_private_dir
 from soloqueue_mem.memory import attachments
-from soloqueue_mem.memory.episodes import COLUMNS as EPISODE_COLUMNS
-from soloqueue_mem.memory.episodes import Episode
-from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.episodes import put_back as put_back_episode
-from soloqueue_mem.memory.model import Memory
-from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.memory.store import put_back as put_back_memory
 from soloqueue_mem.ops.dump_format import record
 from soloqueue_mem.ops.table_records import table_records
@@ -41,7 +38,6 @@ from soloqueue_mem.sessions.writer import _checked_record as checked_record
 from soloqueue_mem.storage.postgres import embed
 from soloqueue_mem.storage.postgres.attachments import TSVECTOR as ATTACHMENTS_INDEX
 from soloqueue_mem.storage.postgres.episodes import INDEXES
-from soloqueue_mem.storage.postgres.memories import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.storage.postgres.memories import TSVECTOR as MEMORIES_INDEX
 from soloqueue_mem.storage.postgres.text import document
 from soloqueue_mem.text.cjk import estimate_tokens
@@ -56,7 +52,6 @@ _TURN_COLUMNS = (
     "turn_index, timestamp, role, event_id, content, tool_calls, tool_results, metadata_json,"
     " extracted, episode_id"
 )
-_C = 'COLLATE "C"'  # ids sort as Python sorts them (the SQLite export's order)
 
 
 @contextmanager
@@ -71,40 +66,29 @@ def records(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[dict
     """The dump records of the database's tables, in the dump's order."""
     with snapshot(conn):
         yield from _sessions(home, conn, scope)
-        memories, episodes = _memories(conn, scope), _episodes(conn, scope)
-        yield from table_records(conn, scope, memories, episodes, ATTACHMENTS_INDEX)
+        yield from table_records(conn, scope, ATTACHMENTS_INDEX)
         for kind, rows in VECTORS:
             for value in rows(conn, scope):
                 yield record(kind, value)
 
 
-def _scope_sql(scope: Scope) -> tuple[str, list[str]]:
-    clauses, params = ["TRUE"], []
-    for column, value in (("group_id", scope.group), ("agent_id", scope.agent)):
-        if value is not None:
-            clauses.append(f"{column} = %s")
-            params.append(value)
-    return " AND ".join(clauses), params
-
-
 def _sessions(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
-    where, params = _scope_sql(scope)
-    with conn.cursor(name="soloqueue_dump_sessions") as cursor:
-        cursor.itersize = PAGE
-        cursor.execute(
-            f"SELECT group_id, agent_id, session_id, ended_at FROM sessions WHERE {where}"  # noqa: S608
-            f" ORDER BY group_id {_C}, agent_id {_C}, session_id {_C}",
-            params,
-        )
-        for group, agent, session, ended_at in cursor:
-            key = SessionKey(group, agent, session)
-            yield record("session", {**key._asdict(), "ended_at": ended_at})
-            for turn, (extracted, episode) in _turn_records(home, conn, key):
-                yield record(
-                    "turn",
-                    {**key._asdict(), "extracted": extracted, "episode_id": episode,
-                     "record": turn},
-                )  # fmt: skip
+    db = Db(conn)
+    where, params = scope_where(scope.group, scope.agent)
+    order = ", ".join(db.bytewise(column) for column in ("group_id", "agent_id", "session_id"))
+    for group, agent, session, ended_at in db.stream(
+        f"SELECT group_id, agent_id, session_id, ended_at FROM sessions WHERE {where}"  # noqa: S608
+        f" ORDER BY {order}",
+        params,
+    ):
+        key = SessionKey(group, agent, session)
+        yield record("session", {**key._asdict(), "ended_at": ended_at})
+        for turn, (extracted, episode) in _turn_records(home, conn, key):
+            yield record(
+                "turn",
+                {**key._asdict(), "extracted": extracted, "episode_id": episode,
+                 "record": turn},
+            )  # fmt: skip
 
 
 def _turn_records(
@@ -170,31 +154,6 @@ def _view(turn: dict[str, Any]) -> dict[str, Any]:
     database does not keep."""
     view = l1_record(turn)
     return {k: v for k, v in view.items() if k not in ("openai_message", "offloaded")}
-
-
-def _rows_in_scope(
-    conn: psycopg.Connection, scope: Scope, table: str, columns: str
-) -> Iterator[tuple[Any, ...]]:
-    """Every row of ``table`` (memories or episodes) in scope, oldest first, through a
-    server-side cursor."""
-    where, params = _scope_sql(scope)
-    with conn.cursor(name=f"soloqueue_dump_{table}") as cursor:
-        cursor.itersize = PAGE
-        cursor.execute(
-            f"SELECT {columns} FROM {table} WHERE {where} ORDER BY seq",  # noqa: S608 - constants
-            params,
-        )
-        yield from cursor
-
-
-def _memories(conn: psycopg.Connection, scope: Scope) -> Iterator[Memory]:
-    """Every memory (superseded, archived and expired ones too), oldest row first."""
-    return map(memory_from_row, _rows_in_scope(conn, scope, "memories", MEMORY_COLUMNS))
-
-
-def _episodes(conn: psycopg.Connection, scope: Scope) -> Iterator[Episode]:
-    """Every episode, oldest row first."""
-    return map(episode_from_row, _rows_in_scope(conn, scope, "episodes", EPISODE_COLUMNS))
 
 
 # -- import --------------------------------------------------------------------------

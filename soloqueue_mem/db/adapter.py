@@ -170,11 +170,6 @@ class Db:
         return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value = {mark})"
 
     @property
-    def insertion_order(self) -> str:
-        """The column ordering memories and episodes as their rows were inserted."""
-        return "seq" if self.postgres else "rowid"
-
-    @property
     def turns(self) -> str:
         """The name of the turns' table (see the module doc)."""
         return "quarantine_logs" if self.postgres else "conversation_turns"

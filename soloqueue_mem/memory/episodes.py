@@ -215,14 +215,13 @@ def matching_ids(
 
 
 def every(
-    conn: Connection, group: str | None = None, agent: str | None = None
+    conn: Connection, group: str | None = None, agent: str | None = None, index: FullText = FTS5
 ) -> Iterator[Episode]:
     """Every episode of ``group`` and ``agent`` (None: of any), oldest row first, read a
     page at a time (export)."""
-    db = Db(conn)
     where, params = scope_where(group, agent)
-    sql = f"SELECT {COLUMNS} FROM episodes WHERE {where} ORDER BY {db.insertion_order}"  # noqa: S608
-    return map(_episode, db.stream(sql, params))
+    sql = f"SELECT {COLUMNS} FROM episodes WHERE {where} ORDER BY {index.order}"  # noqa: S608
+    return map(_episode, Db(conn).stream(sql, params))
 
 
 def put_back(conn: Connection, episode: Episode, index: FullText = FTS5) -> str:

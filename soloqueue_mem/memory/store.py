@@ -1007,13 +1007,14 @@ def active_keys(
 # -- export and import ------------------------------------------------------------------
 
 
-def every(conn: Connection, group: str | None = None, agent: str | None = None) -> Iterator[Memory]:
+def every(
+    conn: Connection, group: str | None = None, agent: str | None = None, index: FullText = FTS5
+) -> Iterator[Memory]:
     """Every memory of ``group`` and ``agent`` (None: of any), superseded, archived and
     expired ones included, oldest row first, read a page at a time (:meth:`Db.stream`)."""
-    db = Db(conn)
     where, params = scope_where(group, agent)
-    sql = f"SELECT {_COLUMNS} FROM memories WHERE {where} ORDER BY {db.insertion_order}"  # noqa: S608
-    return map(_memory, db.stream(sql, params))
+    sql = f"SELECT {_COLUMNS} FROM memories WHERE {where} ORDER BY {index.order}"  # noqa: S608
+    return map(_memory, Db(conn).stream(sql, params))
 
 
 def put_back(conn: Connection, memory: Memory, index: FullText = FTS5) -> str:

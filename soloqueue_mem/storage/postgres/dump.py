@@ -66,7 +66,7 @@ def records(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[dict
     """The dump records of the database's tables, in the dump's order."""
     with snapshot(conn):
         yield from _sessions(home, conn, scope)
-        yield from table_records(conn, scope, ATTACHMENTS_INDEX)
+        yield from table_records(conn, scope, INDEXES, ATTACHMENTS_INDEX)
         for kind, rows in VECTORS:
             for value in rows(conn, scope):
                 yield record(kind, value)

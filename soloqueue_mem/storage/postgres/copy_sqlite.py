@@ -34,6 +34,7 @@ from soloqueue_mem.faults import fault
 from soloqueue_mem.memory.store import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.storage.postgres import copy_rest, episodes
+from soloqueue_mem.storage.postgres.dump import insert_turns
 from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
 from soloqueue_mem.storage.postgres.text import document
 from soloqueue_mem.storage.postgres.turns import stored_body
@@ -245,19 +246,8 @@ def _copy_turns(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Cop
             " FOR UPDATE",
             key,
         )
-    bodies = [document(stored_body(*row[4:8])) for row in rows]
+    inserted = insert_turns(conn, rows, [document(stored_body(*row[4:8])) for row in rows])
     columns = [list(c) for c in zip(*rows, strict=True)]
-    columns[-2] = [bool(extracted) for extracted in columns[-2]]
-    inserted = conn.execute(
-        f"INSERT INTO quarantine_logs ({', '.join(_TURN_COLUMNS)}, token_estimate,"  # noqa: S608
-        " extracted, episode_id, search)"
-        " SELECT g, a, s, i, r, c, tc, tr, ts, e, m, te, x, ep, to_tsvector('simple', b)"
-        " FROM unnest(%s::text[], %s::text[], %s::text[], %s::int4[], %s::text[], %s::text[],"
-        " %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int4[], %s::bool[],"
-        " %s::text[], %s::text[]) AS u(g, a, s, i, r, c, tc, tr, ts, e, m, te, x, ep, b)"
-        " ON CONFLICT DO NOTHING RETURNING group_id, agent_id, session_id, turn_index, timestamp",
-        [*columns, bodies],
-    ).fetchall()
     _advance_sessions(conn, inserted)
     report = done.tables["turns"]
     report.source += len(rows)

@@ -212,27 +212,19 @@ def _put_back_turns(
         held = [_row_record(row) for row in _rows(conn, key)] if next_index else []
         if held:
             return "existing" if held == [_view(turn) for turn in turns] else "conflict"
-    columns: list[list[Any]] = [[] for _ in range(12)]
+    rows, documents = [], []
     for turn, (extracted, episode), event in zip(turns, states, events, strict=True):
         body = index_body(event)
-        for column, value in zip(columns, (
-            turn["turn_index"], event.role, event.content,
+        rows.append((
+            *key, turn["turn_index"], event.role, event.content,
             jsonio.dumps_compact(event.tool_calls) if event.tool_calls else None,
             jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
-            turn["timestamp"], estimate_tokens(body), event.event_id,
+            turn["timestamp"], event.event_id,
             jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
-            document(body), extracted, episode,
-        ), strict=True):  # fmt: skip
-            column.append(value)
-    conn.execute(
-        "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
-        " content, tool_calls, tool_results, timestamp, token_estimate, event_id,"
-        " metadata_json, search, extracted, episode_id) SELECT %s, %s, %s, i, r, c, tc, tr,"
-        " ts, te, e, m, to_tsvector('simple', b), x, ep FROM unnest(%s::int4[], %s::text[],"
-        " %s::text[], %s::text[], %s::text[], %s::text[], %s::int4[], %s::text[], %s::text[],"
-        " %s::text[], %s::bool[], %s::text[]) AS u(i, r, c, tc, tr, ts, te, e, m, b, x, ep)",
-        (*key, *columns),
-    )
+            estimate_tokens(body), extracted, episode,
+        ))  # fmt: skip
+        documents.append(document(body))
+    insert_turns(conn, rows, documents)
     top = max((turn["turn_index"] for turn in turns), default=-1)
     conn.execute(
         "UPDATE sessions SET next_turn_index = GREATEST(next_turn_index, %s),"
@@ -242,6 +234,32 @@ def _put_back_turns(
         (top + 1, len(turns), min(stamps), max(stamps), ended_at, *key),
     )
     return "added"
+
+
+_INSERT_TURNS = (
+    "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role, content,"
+    " tool_calls, tool_results, timestamp, event_id, metadata_json, token_estimate, extracted,"
+    " episode_id, search) SELECT g, a, s, i, r, c, tc, tr, ts, e, m, te, x, ep,"
+    " to_tsvector('simple', b) FROM unnest(%s::text[], %s::text[], %s::text[], %s::int4[],"
+    " %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],"
+    " %s::int4[], %s::bool[], %s::text[], %s::text[])"
+    " AS u(g, a, s, i, r, c, tc, tr, ts, e, m, te, x, ep, b)"
+    " ON CONFLICT DO NOTHING RETURNING group_id, agent_id, session_id, turn_index, timestamp"
+)
+
+
+def insert_turns(
+    conn: psycopg.Connection, rows: list[tuple[Any, ...]], documents: list[str]
+) -> list[tuple[Any, ...]]:
+    """Insert the turn rows the database lacks — each its session key, turn_index, role,
+    content, tool_calls, tool_results, timestamp, event_id, metadata_json,
+    token_estimate, extracted and episode_id — with their search ``documents``, in one
+    statement; each inserted turn's session key, turn index and timestamp."""
+    if not rows:
+        return []
+    columns = [list(column) for column in zip(*rows, strict=True)]
+    columns[-2] = [bool(extracted) for extracted in columns[-2]]  # SQLite's 0 and 1
+    return list(conn.execute(_INSERT_TURNS, [*columns, documents]).fetchall())
 
 
 def _embeddings(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:

@@ -72,20 +72,17 @@ def build(root: Path, turns: int, memories: int, seed: int) -> None:
 
 
 def export_to(root: Path, path: Path) -> int:
-    from soloqueue_mem import jsonio
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
+    from soloqueue_mem.ops.dump_file import write_dump
     from soloqueue_mem.ops.export import Scope, Sources, export
     from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, open_state
 
     home, config = Home(root), Config()
     sources = Sources(*(opener(home, config, create=False)
                         for opener in (open_memory, open_artifacts, open_state)))  # fmt: skip
-    count = 0
     with open(path, "w", encoding="utf-8") as handle:
-        for record in export(home, sources, Scope(), with_blobs=False):
-            handle.write(jsonio.dumps_compact(record) + "\n")
-            count += 1
+        count = write_dump(export(home, sources, Scope(), with_blobs=False), handle.write)
     for conn in sources:
         if conn is not None:
             conn.close()
@@ -98,7 +95,8 @@ def import_from(root: Path, path: Path, url: str = "") -> dict:
 
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
-    from soloqueue_mem.ops.import_dump import import_dump, target_opener
+    from soloqueue_mem.ops.import_dump import import_dump
+    from soloqueue_mem.storage.transfer import target_opener
 
     def lines():
         with open(path, "rb") as handle:
@@ -112,18 +110,16 @@ def import_from(root: Path, path: Path, url: str = "") -> dict:
 def export_from_postgres(root: Path, url: str, path: Path) -> int:
     from contextlib import ExitStack
 
-    from soloqueue_mem import jsonio
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
-    from soloqueue_mem.ops.export import Scope, export, open_sources
+    from soloqueue_mem.ops.dump_file import write_dump
+    from soloqueue_mem.ops.export import Scope, export
+    from soloqueue_mem.storage.transfer import open_sources
 
-    home, count = Home(root), 0
+    home = Home(root)
     with ExitStack() as stack, open(path, "w", encoding="utf-8") as handle:
         sources = open_sources(stack, home, Config(database_url=url))
-        for record in export(home, sources, Scope(), with_blobs=False):
-            handle.write(jsonio.dumps_compact(record) + "\n")
-            count += 1
-    return count
+        return write_dump(export(home, sources, Scope(), with_blobs=False), handle.write)
 
 
 def postgres_floor(url: str, folder: Path) -> tuple[float, float]:

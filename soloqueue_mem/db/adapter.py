@@ -30,12 +30,13 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from itertools import count
 
 from soloqueue_mem.db.connect import is_read_only, write_tx
 
 TYPE_CHECKING = False  # typing's constant is not needed at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
     from contextlib import AbstractContextManager
     from typing import Any
 
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
 
 _TRANSLATED: dict[tuple[str, bool], str] = {}
 _NAMED_MARK = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+_CURSORS = count()  # names PostgreSQL's server-side cursors apart
+PAGE = 2000  # rows a server-side cursor fetches at a time
 
 
 def postgres_sql(sql: str, named: bool = False) -> str:
@@ -81,6 +84,18 @@ class Db:
 
     def fetchall(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
         return list(self.execute(sql, params).fetchall())
+
+    def stream(self, sql: str, params: Params = ()) -> Iterator[tuple[Any, ...]]:
+        """The rows of a query that may be long, a page at a time: through a server-side
+        cursor on PostgreSQL (inside the caller's transaction), whose client would
+        otherwise hold them all; SQLite's cursor reads them so already."""
+        if not self.postgres:
+            yield from self.conn.execute(sql, params)
+            return
+        with self.conn.cursor(name=f"soloqueue_stream_{next(_CURSORS)}") as cursor:
+            cursor.itersize = PAGE
+            cursor.execute(postgres_sql(sql, isinstance(params, dict)), params)
+            yield from cursor
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if self.postgres:

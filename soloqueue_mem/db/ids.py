@@ -16,6 +16,16 @@ MIN_PREFIX = 4
 _HEX = frozenset("0123456789abcdef")
 
 
+def scope_where(group: str | None, agent: str | None) -> tuple[str, list[str]]:
+    """SQL: a row is of ``group`` and ``agent`` (None: of any), and its parameters."""
+    clauses, params = ["1 = 1"], []
+    for column, value in (("group_id", group), ("agent_id", agent)):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    return " AND ".join(clauses), params
+
+
 def checked_ref(ref: str, kind: str) -> str:
     """``ref`` lower-cased when it can be an id or an id's prefix; BadInput if not."""
     ref = ref.strip().lower()

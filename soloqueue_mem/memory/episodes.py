@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.db.adapter import Db
-from soloqueue_mem.db.ids import in_lists, put_back_row, row_by_prefix
+from soloqueue_mem.db.ids import in_lists, put_back_row, row_by_prefix, scope_where
 from soloqueue_mem.memory import fts_index
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
@@ -214,10 +214,14 @@ def matching_ids(
     return found
 
 
-def every(conn: sqlite3.Connection) -> Iterator[Episode]:
-    """Every episode, oldest row first (export)."""
-    for row in conn.execute(f"SELECT {COLUMNS} FROM episodes ORDER BY rowid"):  # noqa: S608
-        yield _episode(row)
+def every(
+    conn: Connection, group: str | None = None, agent: str | None = None, index: FullText = FTS5
+) -> Iterator[Episode]:
+    """Every episode of ``group`` and ``agent`` (None: of any), oldest row first, read a
+    page at a time (export)."""
+    where, params = scope_where(group, agent)
+    sql = f"SELECT {COLUMNS} FROM episodes WHERE {where} ORDER BY {index.order}"  # noqa: S608
+    return map(_episode, Db(conn).stream(sql, params))
 
 
 def put_back(conn: Connection, episode: Episode, index: FullText = FTS5) -> str:

@@ -26,7 +26,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso, parse_timestamp
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.connect import write_tx
-from soloqueue_mem.db.ids import in_lists, row_by_prefix
+from soloqueue_mem.db.ids import in_lists, row_by_prefix, scope_where
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.memory import correction, fts_index
 from soloqueue_mem.memory.model import (
@@ -1007,10 +1007,14 @@ def active_keys(
 # -- export and import ------------------------------------------------------------------
 
 
-def every(conn: sqlite3.Connection) -> Iterable[Memory]:
-    """Every memory, superseded, archived and expired ones included, oldest row first."""
-    for row in conn.execute(f"SELECT {_COLUMNS} FROM memories ORDER BY rowid"):  # noqa: S608
-        yield _memory(row)
+def every(
+    conn: Connection, group: str | None = None, agent: str | None = None, index: FullText = FTS5
+) -> Iterator[Memory]:
+    """Every memory of ``group`` and ``agent`` (None: of any), superseded, archived and
+    expired ones included, oldest row first, read a page at a time (:meth:`Db.stream`)."""
+    where, params = scope_where(group, agent)
+    sql = f"SELECT {_COLUMNS} FROM memories WHERE {where} ORDER BY {index.order}"  # noqa: S608
+    return map(_memory, Db(conn).stream(sql, params))
 
 
 def put_back(conn: Connection, memory: Memory, index: FullText = FTS5) -> str:

@@ -32,7 +32,6 @@ from soloqueue_mem.artifacts import cas, catalog
 from soloqueue_mem.context import identity
 from soloqueue_mem.graph import dump as graph_dump
 from soloqueue_mem.home import Home
-from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.ops.dump_format import header, record
 from soloqueue_mem.ops.table_records import table_records
 from soloqueue_mem.semantic import dump as vectors
@@ -180,7 +179,7 @@ def _sessions(home: Home, conn: sqlite3.Connection, scope: Scope) -> Iterator[di
 
 
 def _memory_rows(conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
-    return table_records(conn, scope, store.every(conn), episodes.every(conn))
+    return table_records(conn, scope)
 
 
 def _embeddings(conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, Any]]:

@@ -11,11 +11,11 @@ records (a turn's offloaded artifact, an attachment's artifact, a memory's
 ``superseded_by``, a graph link's nodes) stay true. With ``redact`` on, the text of
 each record is redacted first (:mod:`.import_redact`).
 
-On the PostgreSQL back end (``Targets.database``) sessions, turns, memories and the
-graph memory go to the database (:mod:`soloqueue_mem.storage.postgres.dump`,
-:mod:`soloqueue_mem.storage.postgres.graph`); artifacts and identity files to this host's disk,
-where they live there too. Records of the tables the
-database does not hold yet are counted in the report's ``skipped`` and left out.
+On the PostgreSQL back end (``Targets.database``) the rows of memory.db's and state.db's
+tables go to the database, through the same functions where the two hold them alike
+(:data:`ROW_PUT_BACKS`), else :mod:`soloqueue_mem.storage.postgres.dump`'s; the graph
+memory too (:mod:`soloqueue_mem.storage.postgres.graph`); artifacts and identity files to
+this host's disk, where they live there too.
 """
 
 from __future__ import annotations
@@ -345,7 +345,7 @@ class _Report:
         self.new_hashes: dict[str, tuple[str, int]] = {}  # of redacted blobs
 
     def count(self, kind: str, line: int, outcome: str, key: str) -> None:
-        if outcome in ("added", "existing", "redacted", "skipped"):
+        if outcome in ("added", "existing", "redacted"):
             self.report[outcome][kind] = self.report[outcome].get(kind, 0) + 1
         else:
             self.conflicted.add((kind, key))
@@ -385,14 +385,10 @@ def _put_back_all(
     redact = redactor(targets.config)
     blob: tuple[str, bytes] | None = None
     session: Session | None = None
-    skipped = _skipped_on_postgres() if targets.database is not None else frozenset()
     for number, kind, value in records:
         if kind != "turn" and session is not None:
             _end_session(targets, session, report)
             session = None
-        if kind in skipped:
-            report.count(kind, number, "skipped", _key(value))
-            continue
         if redact is not None:
             value = _redacted(kind, value, redact, report)
         if kind == "turn":
@@ -458,14 +454,6 @@ _ROW_DATABASES = {
 }
 
 
-def _skipped_on_postgres() -> frozenset[str]:
-    """The kinds of memory.db's and state.db's tables the database does not hold."""
-    from soloqueue_mem.storage.postgres.dump import PUT_BACK
-
-    local = {kind for kind, name in _ROW_DATABASES.items() if name in ("memory", "state")}
-    return frozenset(local - set(PUT_BACK))
-
-
 def _row_target(targets: Targets, database: str) -> Any:
     """The connection a kind's rows go to (the database's instead of memory.db's and
     state.db's)."""
@@ -513,31 +501,48 @@ def _put_back(targets: Targets, kind: str, value: Any) -> str:
         if kind == "graph_focus":
             return graph_dump.put_back_focus(targets.graph, value)
         return graph_dump.put_back_task(targets.graph, value)
+    put_back = ROW_PUT_BACKS.get(kind)
+    if put_back is not None:
+        return put_back(_row_target(targets, _ROW_DATABASES[kind]), value)
     if targets.database is not None:
         from soloqueue_mem.storage.postgres.dump import PUT_BACK
 
         return PUT_BACK[kind](targets.database, value)
-    assert targets.memory is not None and targets.state is not None
+    assert targets.memory is not None
     if kind == "memory":
         return store.put_back(targets.memory, value)
     if kind == "episode":
         return episodes.put_back(targets.memory, value)
-    if kind == "scratchpad":
-        pad = scratchpad.from_content(value.group, value.agent, value.content, value.updated_at)
-        return scratchpad.put_back(targets.memory, pad)
-    if kind == "working":
-        return working.put_back(targets.memory, value)
     if kind == "attachment":
         return attachments.put_back(targets.memory, value)
-    if kind == "embedding":
-        row = vectors.Cached(
-            value.model, value.content_hash, value.dim, _vector_bytes(value), value.created_at
-        )
-        return vectors.put_back_cached(targets.memory, row)
-    table = "kv_store" if kind == "kv" else "session_state"
-    scope = value[:2] if kind == "kv" else value[:3]
-    entry = values.Entry(tuple(scope), value.key, value.value, value.updated_at)
-    return values.put_back(targets.state, table, entry)
+    row = vectors.Cached(
+        value.model, value.content_hash, value.dim, _vector_bytes(value), value.created_at
+    )
+    return vectors.put_back_cached(targets.memory, row)
+
+
+def _put_back_pad(conn: Any, pad: PadRecord) -> str:
+    return scratchpad.put_back(conn, scratchpad.from_content(*pad))
+
+
+def _put_back_kv(conn: Any, entry: KvRecord) -> str:
+    value = values.Entry((entry.group, entry.agent), entry.key, entry.value, entry.updated_at)
+    return values.put_back(conn, "kv_store", value)
+
+
+def _put_back_state(conn: Any, entry: StateRecord) -> str:
+    scope = (entry.group, entry.agent, entry.session)
+    return values.put_back(conn, "session_state", values.Entry(scope, entry.key, entry.value,
+                                                               entry.updated_at))  # fmt: skip
+
+
+# the kinds whose rows both back ends hold alike: put back on either one's connection
+ROW_PUT_BACKS: dict[str, Callable[[Any, Any], str]] = {
+    "scratchpad": _put_back_pad,
+    "working": working.put_back,
+    "kv": _put_back_kv,
+    "session_state": _put_back_state,
+}
 
 
 def _put_back_link(targets: Targets, value: EmbeddedItemRecord, report: _Report) -> str:

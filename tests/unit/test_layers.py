@@ -151,7 +151,6 @@ KNOWN_CYCLE_EDGES = {
     ("lifecycle.patterns", "lifecycle.patterns_mixed"),
     ("storage.postgres.embed", "ops.export"),
     ("storage.postgres.embed", "storage.postgres.dense"),
-    ("storage.postgres.copy_sqlite", "storage.postgres.copy_rest"),
 }
 
 

@@ -1,10 +1,17 @@
-"""``migrate --to``, after memory.db's and graph.db's tables: the rest of a SQLite store.
+"""``migrate --to``, after memory.db's own tables: the rest of a SQLite store.
 
-Tables with the same columns on both back ends are copied row for row, keyed, read back
-and compared as the other tables are: state.db's extraction state — the turns ``log``
+Tables with the same columns on both back ends (:data:`KEYED_TABLES`) are copied row
+for row by one routine, keyed, in batches, resumably (rows the database lacks are
+inserted, ``ON CONFLICT DO NOTHING``) and read back and compared as the other tables
+are (:mod:`soloqueue_mem.storage.postgres.copy_sqlite`): graph.db's nodes, links, focus
+lists and queued tasks with their ids, state.db's extraction state — the turns ``log``
 extracted (``log_extractions``, so the database never extracts them again) and the
 model's retry queue (``extraction_queue``) — and memory.db's ``remember_events`` (the
 idempotency keys of ``remember --event-id``, so a retry after the move is a duplicate).
+The graph's id sequences are then moved past every id graph.db gave out (its
+``sqlite_sequence``) and every id a link names, so a deleted node's id is never given
+to a new node: a link left dangling stays dangling. graph.db's keyword index is not
+copied (the database keeps none).
 
 The scratchpads, working memory, attachment rows (their blobs stay in this host's
 CAS, where they are), kv, session variables and embedding vectors go
@@ -21,50 +28,65 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem.config import Config
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.home import Home
 from soloqueue_mem.ops.dump_format import header
 
 if TYPE_CHECKING:
     import psycopg
 
-    from soloqueue_mem.storage.postgres.copy_sqlite import Copy, TableReport
+    from soloqueue_mem.storage.postgres.copy_sqlite import Copy
 
 
 class Keyed(NamedTuple):
     """A table copied row for row: the same columns on both back ends."""
 
-    source: str  # the SQLite file: "state" or "memory"
-    key: tuple[str, ...]  # its unique key
-    types: tuple[str, ...]  # the key columns' PostgreSQL types
-    rest: tuple[str, ...] = ()
+    source: str  # the SQLite file: "graph", "state" or "memory"
+    columns: tuple[tuple[str, str], ...]  # (name, PostgreSQL type), the key's first
+    width: int  # how many columns lead the key
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.columns]
+
+    def source_sql(self, table: str) -> str:
+        """The query reading ``table`` from its SQLite file, in key order."""
+        names = self.names
+        return f"SELECT {', '.join(names)} FROM {table} ORDER BY {', '.join(names[: self.width])}"  # noqa: S608
 
 
-_TURN = Keyed("state", ("group_id", "agent_id", "session_id", "turn_index"),
-              ("text", "text", "text", "int"))  # fmt: skip
+_TEXT = "text"
+_TURN = (("group_id", _TEXT), ("agent_id", _TEXT), ("session_id", _TEXT), ("turn_index", "int4"))
+# in the report's order: graph.db's tables, then state.db's, then memory.db's
 KEYED_TABLES = {
-    "log_extractions": _TURN._replace(rest=("reserved_at", "extracted_at", "memories")),
-    "extraction_queue": _TURN._replace(
-        rest=(
-            "role",
-            "content",
-            "tool_calls",
-            "tool_results",
-            "retry_count",
-            "max_retries",
-            "status",
-            "created_at",
-            "last_attempted_at",
-            "next_attempt_at",
-            "error",
-        )
-    ),  # fmt: skip
-    "remember_events": Keyed(
-        "memory",
-        ("group_id", "agent_id", "event_id"),
-        ("text",) * 3,
-        ("memory_id", "action", "created_at"),
-    ),  # fmt: skip
-}
+    "graph_nodes": Keyed("graph", (
+        ("node_id", "int8"), ("group_id", _TEXT), ("agent_id", _TEXT), ("content", _TEXT),
+        ("phrase", _TEXT), ("keywords_json", _TEXT), ("created_at", _TEXT), ("scan_count", "int4"),
+    ), 1),
+    "graph_links": Keyed("graph", (
+        ("from_id", "int8"), ("to_id", "int8"), ("strength", "float8"), ("relation", _TEXT),
+    ), 2),
+    "graph_focus": Keyed("graph", (
+        ("group_id", _TEXT), ("agent_id", _TEXT), ("node_id", "int8"), ("seq", "int8"),
+    ), 3),
+    "graph_tasks": Keyed("graph", (
+        ("task_id", "int8"), ("group_id", _TEXT), ("agent_id", _TEXT), ("messages_json", _TEXT),
+        ("enqueued_at", _TEXT), ("attempts", "int4"),
+    ), 1),
+    "log_extractions": Keyed("state", (
+        *_TURN, ("reserved_at", _TEXT), ("extracted_at", _TEXT), ("memories", "int4"),
+    ), 4),
+    "extraction_queue": Keyed("state", (
+        *_TURN, ("role", _TEXT), ("content", _TEXT), ("tool_calls", _TEXT),
+        ("tool_results", _TEXT), ("retry_count", "int4"), ("max_retries", "int4"),
+        ("status", _TEXT), ("created_at", _TEXT), ("last_attempted_at", _TEXT),
+        ("next_attempt_at", _TEXT), ("error", _TEXT),
+    ), 4),
+    "remember_events": Keyed("memory", (
+        ("group_id", _TEXT), ("agent_id", _TEXT), ("event_id", _TEXT), ("memory_id", _TEXT),
+        ("action", _TEXT), ("created_at", _TEXT),
+    ), 3),
+}  # fmt: skip
 RECORD_KINDS = (
     "scratchpad",
     "working",
@@ -76,56 +98,47 @@ RECORD_KINDS = (
 )
 
 
-def copy_keyed_tables(
-    sources: dict[str, sqlite3.Connection | None],
-    target: psycopg.Connection,
-    done: Copy,
-    batch_rows: int,
+def copy_keyed(
+    conn: psycopg.Connection, table: str, rows: list[tuple[Any, ...]], done: Copy
 ) -> None:
-    """Copy :data:`KEYED_TABLES` from the SQLite files given (reported under ``tables``)."""
-    from soloqueue_mem.storage.postgres.copy_sqlite import TableReport, batches
-
-    for table, keyed in KEYED_TABLES.items():
-        source = sources.get(keyed.source)
-        if source is None:
-            continue
-        report = done.tables[table] = TableReport()
-        listed = ", ".join((*keyed.key, *keyed.rest))
-        sql = f"SELECT {listed} FROM {table} ORDER BY {', '.join(keyed.key)}"  # noqa: S608
-        for rows in batches(source, sql, batch_rows):
-            with target.transaction():
-                done.conflict(table, _copy_rows(target, table, keyed, rows, report))
-
-
-def _copy_rows(
-    conn: psycopg.Connection, table: str, keyed: Keyed, rows: list[tuple[Any, ...]],
-    report: TableReport,
-) -> list[Any]:  # fmt: skip
-    """Insert the rows the database lacks; the keys it holds differently."""
-    listed = ", ".join((*keyed.key, *keyed.rest))
-    marks = ", ".join(["%s"] * len(rows[0]))
-    with conn.cursor() as cursor:
-        cursor.executemany(
-            f"INSERT INTO {table} ({listed}) VALUES ({marks})"  # noqa: S608
-            f" ON CONFLICT ({', '.join(keyed.key)}) DO NOTHING",
-            rows,
-        )
-        copied = cursor.rowcount
-    report.source += len(rows)
-    report.copied += copied
-    report.existing += len(rows) - copied
-    width = len(keyed.key)
-    arrays = ", ".join(f"%s::{kind}[]" for kind in keyed.types)
-    names = [f"k{n}" for n in range(width)]
-    joined = " AND ".join(f"t.{column} = k.{name}" for column, name in zip(keyed.key, names,
-                                                                          strict=True))  # fmt: skip
-    found = conn.execute(
-        f"SELECT {', '.join('t.' + c for c in (*keyed.key, *keyed.rest))} FROM {table} t"  # noqa: S608
-        f" JOIN unnest({arrays}) AS k({', '.join(names)}) ON {joined}",
-        [list(column) for column in zip(*(row[:width] for row in rows), strict=True)],
+    """Insert the rows of ``table`` (one of :data:`KEYED_TABLES`) the database lacks,
+    read them all back and compare them."""
+    keyed = KEYED_TABLES[table]
+    names, width = ", ".join(keyed.names), keyed.width
+    casts = [f"%s::{kind}[]" for _, kind in keyed.columns]
+    values = [list(column) for column in zip(*rows, strict=True)]
+    inserted = conn.execute(
+        f"INSERT INTO {table} ({names}) SELECT * FROM unnest({', '.join(casts)})"  # noqa: S608
+        " ON CONFLICT DO NOTHING RETURNING 1",
+        values,
     ).fetchall()
-    held = {tuple(row[:width]): tuple(row) for row in found}
-    return report.compare([(tuple(row[:width]), tuple(row)) for row in rows], held)
+    keys = ", ".join(keyed.names[:width])
+    found = conn.execute(
+        f"SELECT {names} FROM {table} WHERE ({keys}) IN"  # noqa: S608 - constants
+        f" (SELECT * FROM unnest({', '.join(casts[:width])}))",
+        values[:width],
+    ).fetchall()
+    target = {tuple(row[:width]): tuple(row) for row in found}
+    report = done.tables[table]
+    report.source += len(rows)
+    report.copied += len(inserted)
+    bad = report.compare([(tuple(row[:width]), tuple(row)) for row in rows], target)
+    report.existing += len(rows) - len(inserted) - len(bad)
+    done.conflict(table, bad)
+
+
+def raise_sequences(source: sqlite3.Connection, conn: psycopg.Connection) -> None:
+    """Move the database's node and task id sequences past every id graph.db gave out
+    and every id one of its links names."""
+    given = dict(source.execute("SELECT name, seq FROM sqlite_sequence").fetchall())
+    named = source.execute("SELECT MAX(MAX(from_id), MAX(to_id)) FROM graph_links").fetchone()
+    nodes = max(int(given.get("graph_nodes", 0)), int(named[0] or 0))
+    for table, column, top in (
+        ("graph_nodes", "node_id", nodes),
+        ("graph_tasks", "task_id", int(given.get("graph_tasks", 0))),
+    ):
+        if top:
+            Db(conn).claim_id(table, column, top)
 
 
 def copy_records(
@@ -152,7 +165,7 @@ def copy_records(
         existing = imported["existing"].get(kind, 0)
         conflicts = [c for c in imported["conflicts"] if c["kind"] == kind]
         counts[kind] = {
-            "source": copied + existing + len(conflicts) + imported["skipped"].get(kind, 0),
+            "source": copied + existing + len(conflicts),
             "copied": copied,
             "existing": existing,
             "conflicts": len(conflicts),

@@ -13,8 +13,8 @@ at that index, a memory id taken) is a conflict, left as it is. The report gives
 table the source count, what was copied, what was there already, the conflicts, and a
 SHA-256 over the source rows and one over the rows read back: equal when the copy is
 whole. Turn ids are the database's own; ``token_estimate`` is copied, not compared.
-Given graph.db too, its tables follow, ids kept (:mod:`soloqueue_mem.storage.postgres.graph_copy`);
-then state.db's extraction state and the store's other records
+Then the tables both back ends hold alike follow, graph.db's (ids kept) and state.db's
+extraction state among them, and the store's other records
 (:mod:`soloqueue_mem.storage.postgres.copy_rest`).
 """
 
@@ -31,8 +31,10 @@ from typing import TYPE_CHECKING, Any
 from soloqueue_mem import jsonio
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.faults import fault
+from soloqueue_mem.memory.store import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.storage.postgres import episodes, graph_copy
+from soloqueue_mem.storage.postgres import copy_rest, episodes
+from soloqueue_mem.storage.postgres.dump import insert_turns
 from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
 from soloqueue_mem.storage.postgres.text import document
 from soloqueue_mem.storage.postgres.turns import stored_body
@@ -59,12 +61,7 @@ _TURN_COLUMNS = (
     "event_id",
     "metadata_json",
 )
-_MEMORY_COLUMNS = (
-    "id, group_id, agent_id, type, priority, content, subject, predicate, source, "
-    "source_episode_id, tags, importance_score, confidence, access_count, decay_rate, "
-    "created_at, updated_at, last_accessed_at, expires_at, superseded_by, archived_at, "
-    "fixed_expiry"
-).split(", ")
+_MEMORY_COLUMNS = MEMORY_COLUMNS.split(", ")
 _MEMORY_TYPES = ["text"] * 11 + ["float8", "float8", "int4", "float8"] + ["text"] * 6 + ["bool"]
 
 
@@ -137,9 +134,10 @@ def copy_tables(
     batch_rows: int = BATCH_ROWS,
     progress: Callable[[str, int], None] | None = None,
     graph: sqlite3.Connection | None = None,
+    state: sqlite3.Connection | None = None,
 ) -> Copy:
-    """Copy ``source`` (memory.db), and ``graph`` (graph.db) when given, into ``target``
-    (migrated); its ``report()`` is the report (module doc)."""
+    """Copy ``source`` (memory.db), and ``graph`` (graph.db) and ``state`` (state.db)
+    when given, into ``target`` (migrated); its ``report()`` is the report (module doc)."""
     done = Copy()
     steps: list[tuple[sqlite3.Connection, str, str, Callable[..., None]]] = [
         (source, name, _SOURCE_SQL[name], copy_batch)
@@ -150,11 +148,14 @@ def copy_tables(
             ("episodes", _copy_episodes),
         )
     ]
-    if graph is not None:
-        for name in graph_copy.TABLES:
+    files = {"memory": source, "graph": graph, "state": state}
+    for name, keyed in copy_rest.KEYED_TABLES.items():
+        conn = files[keyed.source]
+        if conn is not None:
             done.tables[name] = TableReport()
-            copy_table = partial(graph_copy.copy_batch, table=name)
-            steps.append((graph, name, graph_copy.source_sql(name), copy_table))
+            steps.append(
+                (conn, name, keyed.source_sql(name), partial(copy_rest.copy_keyed, table=name))
+            )
     for conn, name, sql, copy_batch in steps:
         for rows in batches(conn, sql, batch_rows):
             with target.transaction():
@@ -163,15 +164,14 @@ def copy_tables(
             if progress is not None:
                 progress(name, len(rows))
     if graph is not None:
-        graph_copy.raise_sequences(graph, target)
+        copy_rest.raise_sequences(graph, target)
     return done
 
 
 def migrate_store(home: Home, config: Config, url: str) -> dict[str, Any]:
-    """``migrate --to URL``: copy this SQLite store's memory.db and graph.db tables, then
-    the rest (:mod:`soloqueue_mem.storage.postgres.copy_rest`); the report (see the README).
+    """``migrate --to URL``: copy this SQLite store's tables, then its other records
+    (:mod:`soloqueue_mem.storage.postgres.copy_rest`); the report (see the README).
     NotFound when there is no SQLite store."""
-    from soloqueue_mem.storage.postgres import copy_rest
     from soloqueue_mem.storage.postgres.connect import connect
     from soloqueue_mem.storage.sqlite.stores import open_graph, open_memory, open_state
 
@@ -186,9 +186,7 @@ def migrate_store(home: Home, config: Config, url: str) -> dict[str, Any]:
                 stack.callback(conn.close)
         target = connect(url)
         stack.callback(target.close)
-        done = copy_tables(source, target, graph=graph)
-        sources = {"memory": source, "state": state}
-        copy_rest.copy_keyed_tables(sources, target, done, BATCH_ROWS)
+        done = copy_tables(source, target, graph=graph, state=state)
         records = copy_rest.copy_records(home, config, source, state, target, done)
         return {**done.report(), "records": records}
 
@@ -248,19 +246,8 @@ def _copy_turns(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Cop
             " FOR UPDATE",
             key,
         )
-    bodies = [document(stored_body(*row[4:8])) for row in rows]
+    inserted = insert_turns(conn, rows, [document(stored_body(*row[4:8])) for row in rows])
     columns = [list(c) for c in zip(*rows, strict=True)]
-    columns[-2] = [bool(extracted) for extracted in columns[-2]]
-    inserted = conn.execute(
-        f"INSERT INTO quarantine_logs ({', '.join(_TURN_COLUMNS)}, token_estimate,"  # noqa: S608
-        " extracted, episode_id, search)"
-        " SELECT g, a, s, i, r, c, tc, tr, ts, e, m, te, x, ep, to_tsvector('simple', b)"
-        " FROM unnest(%s::text[], %s::text[], %s::text[], %s::int4[], %s::text[], %s::text[],"
-        " %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int4[], %s::bool[],"
-        " %s::text[], %s::text[]) AS u(g, a, s, i, r, c, tc, tr, ts, e, m, te, x, ep, b)"
-        " ON CONFLICT DO NOTHING RETURNING group_id, agent_id, session_id, turn_index, timestamp",
-        [*columns, bodies],
-    ).fetchall()
     _advance_sessions(conn, inserted)
     report = done.tables["turns"]
     report.source += len(rows)

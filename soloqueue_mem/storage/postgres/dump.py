@@ -10,7 +10,8 @@ stays bounded and hosts may keep writing.
 
 :mod:`soloqueue_mem.ops.table_records` gives the records of the tables memory.db holds
 alike, ``VECTORS`` those of the vectors; ``PUT_BACK`` lists the record kinds put back
-here (import skips the other kinds of memory.db's and state.db's tables).
+here that are not put back alike on both back ends
+(:data:`soloqueue_mem.ops.import_dump.ROW_PUT_BACKS`).
 """
 
 from __future__ import annotations
@@ -21,15 +22,11 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import clock, jsonio
+from soloqueue_mem.db.adapter import Db
+from soloqueue_mem.db.ids import scope_where
 from soloqueue_mem.home import Home, ensure_private_dir
-from soloqueue_mem.memory import attachments, scratchpad, working
-from soloqueue_mem.memory.episodes import COLUMNS as EPISODE_COLUMNS
-from soloqueue_mem.memory.episodes import Episode
-from soloqueue_mem.memory.episodes import _episode as episode_from_row
+from soloqueue_mem.memory import attachments
 from soloqueue_mem.memory.episodes import put_back as put_back_episode
-from soloqueue_mem.memory.model import Memory
-from soloqueue_mem.memory.scratchpad import from_content
-from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.memory.store import put_back as put_back_memory
 from soloqueue_mem.ops.dump_format import record
 from soloqueue_mem.ops.table_records import table_records
@@ -38,12 +35,9 @@ from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
 from soloqueue_mem.sessions.offload import l1_record
 from soloqueue_mem.sessions.writer import _checked_record as checked_record
-from soloqueue_mem.state.values import Entry as ValueEntry
-from soloqueue_mem.state.values import put_back as put_back_value
 from soloqueue_mem.storage.postgres import embed
 from soloqueue_mem.storage.postgres.attachments import TSVECTOR as ATTACHMENTS_INDEX
 from soloqueue_mem.storage.postgres.episodes import INDEXES
-from soloqueue_mem.storage.postgres.memories import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.storage.postgres.memories import TSVECTOR as MEMORIES_INDEX
 from soloqueue_mem.storage.postgres.text import document
 from soloqueue_mem.text.cjk import estimate_tokens
@@ -58,7 +52,6 @@ _TURN_COLUMNS = (
     "turn_index, timestamp, role, event_id, content, tool_calls, tool_results, metadata_json,"
     " extracted, episode_id"
 )
-_C = 'COLLATE "C"'  # ids sort as Python sorts them (the SQLite export's order)
 
 
 @contextmanager
@@ -73,40 +66,29 @@ def records(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[dict
     """The dump records of the database's tables, in the dump's order."""
     with snapshot(conn):
         yield from _sessions(home, conn, scope)
-        memories, episodes = _memories(conn, scope), _episodes(conn, scope)
-        yield from table_records(conn, scope, memories, episodes, ATTACHMENTS_INDEX)
+        yield from table_records(conn, scope, INDEXES, ATTACHMENTS_INDEX)
         for kind, rows in VECTORS:
             for value in rows(conn, scope):
                 yield record(kind, value)
 
 
-def _scope_sql(scope: Scope) -> tuple[str, list[str]]:
-    clauses, params = ["TRUE"], []
-    for column, value in (("group_id", scope.group), ("agent_id", scope.agent)):
-        if value is not None:
-            clauses.append(f"{column} = %s")
-            params.append(value)
-    return " AND ".join(clauses), params
-
-
 def _sessions(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
-    where, params = _scope_sql(scope)
-    with conn.cursor(name="soloqueue_dump_sessions") as cursor:
-        cursor.itersize = PAGE
-        cursor.execute(
-            f"SELECT group_id, agent_id, session_id, ended_at FROM sessions WHERE {where}"  # noqa: S608
-            f" ORDER BY group_id {_C}, agent_id {_C}, session_id {_C}",
-            params,
-        )
-        for group, agent, session, ended_at in cursor:
-            key = SessionKey(group, agent, session)
-            yield record("session", {**key._asdict(), "ended_at": ended_at})
-            for turn, (extracted, episode) in _turn_records(home, conn, key):
-                yield record(
-                    "turn",
-                    {**key._asdict(), "extracted": extracted, "episode_id": episode,
-                     "record": turn},
-                )  # fmt: skip
+    db = Db(conn)
+    where, params = scope_where(scope.group, scope.agent)
+    order = ", ".join(db.bytewise(column) for column in ("group_id", "agent_id", "session_id"))
+    for group, agent, session, ended_at in db.stream(
+        f"SELECT group_id, agent_id, session_id, ended_at FROM sessions WHERE {where}"  # noqa: S608
+        f" ORDER BY {order}",
+        params,
+    ):
+        key = SessionKey(group, agent, session)
+        yield record("session", {**key._asdict(), "ended_at": ended_at})
+        for turn, (extracted, episode) in _turn_records(home, conn, key):
+            yield record(
+                "turn",
+                {**key._asdict(), "extracted": extracted, "episode_id": episode,
+                 "record": turn},
+            )  # fmt: skip
 
 
 def _turn_records(
@@ -174,31 +156,6 @@ def _view(turn: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in view.items() if k not in ("openai_message", "offloaded")}
 
 
-def _rows_in_scope(
-    conn: psycopg.Connection, scope: Scope, table: str, columns: str
-) -> Iterator[tuple[Any, ...]]:
-    """Every row of ``table`` (memories or episodes) in scope, oldest first, through a
-    server-side cursor."""
-    where, params = _scope_sql(scope)
-    with conn.cursor(name=f"soloqueue_dump_{table}") as cursor:
-        cursor.itersize = PAGE
-        cursor.execute(
-            f"SELECT {columns} FROM {table} WHERE {where} ORDER BY seq",  # noqa: S608 - constants
-            params,
-        )
-        yield from cursor
-
-
-def _memories(conn: psycopg.Connection, scope: Scope) -> Iterator[Memory]:
-    """Every memory (superseded, archived and expired ones too), oldest row first."""
-    return map(memory_from_row, _rows_in_scope(conn, scope, "memories", MEMORY_COLUMNS))
-
-
-def _episodes(conn: psycopg.Connection, scope: Scope) -> Iterator[Episode]:
-    """Every episode, oldest row first."""
-    return map(episode_from_row, _rows_in_scope(conn, scope, "episodes", EPISODE_COLUMNS))
-
-
 # -- import --------------------------------------------------------------------------
 
 
@@ -255,27 +212,19 @@ def _put_back_turns(
         held = [_row_record(row) for row in _rows(conn, key)] if next_index else []
         if held:
             return "existing" if held == [_view(turn) for turn in turns] else "conflict"
-    columns: list[list[Any]] = [[] for _ in range(12)]
+    rows, documents = [], []
     for turn, (extracted, episode), event in zip(turns, states, events, strict=True):
         body = index_body(event)
-        for column, value in zip(columns, (
-            turn["turn_index"], event.role, event.content,
+        rows.append((
+            *key, turn["turn_index"], event.role, event.content,
             jsonio.dumps_compact(event.tool_calls) if event.tool_calls else None,
             jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
-            turn["timestamp"], estimate_tokens(body), event.event_id,
+            turn["timestamp"], event.event_id,
             jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
-            document(body), extracted, episode,
-        ), strict=True):  # fmt: skip
-            column.append(value)
-    conn.execute(
-        "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
-        " content, tool_calls, tool_results, timestamp, token_estimate, event_id,"
-        " metadata_json, search, extracted, episode_id) SELECT %s, %s, %s, i, r, c, tc, tr,"
-        " ts, te, e, m, to_tsvector('simple', b), x, ep FROM unnest(%s::int4[], %s::text[],"
-        " %s::text[], %s::text[], %s::text[], %s::text[], %s::int4[], %s::text[], %s::text[],"
-        " %s::text[], %s::bool[], %s::text[]) AS u(i, r, c, tc, tr, ts, te, e, m, b, x, ep)",
-        (*key, *columns),
-    )
+            estimate_tokens(body), extracted, episode,
+        ))  # fmt: skip
+        documents.append(document(body))
+    insert_turns(conn, rows, documents)
     top = max((turn["turn_index"] for turn in turns), default=-1)
     conn.execute(
         "UPDATE sessions SET next_turn_index = GREATEST(next_turn_index, %s),"
@@ -285,6 +234,32 @@ def _put_back_turns(
         (top + 1, len(turns), min(stamps), max(stamps), ended_at, *key),
     )
     return "added"
+
+
+_INSERT_TURNS = (
+    "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role, content,"
+    " tool_calls, tool_results, timestamp, event_id, metadata_json, token_estimate, extracted,"
+    " episode_id, search) SELECT g, a, s, i, r, c, tc, tr, ts, e, m, te, x, ep,"
+    " to_tsvector('simple', b) FROM unnest(%s::text[], %s::text[], %s::text[], %s::int4[],"
+    " %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],"
+    " %s::int4[], %s::bool[], %s::text[], %s::text[])"
+    " AS u(g, a, s, i, r, c, tc, tr, ts, e, m, te, x, ep, b)"
+    " ON CONFLICT DO NOTHING RETURNING group_id, agent_id, session_id, turn_index, timestamp"
+)
+
+
+def insert_turns(
+    conn: psycopg.Connection, rows: list[tuple[Any, ...]], documents: list[str]
+) -> list[tuple[Any, ...]]:
+    """Insert the turn rows the database lacks — each its session key, turn_index, role,
+    content, tool_calls, tool_results, timestamp, event_id, metadata_json,
+    token_estimate, extracted and episode_id — with their search ``documents``, in one
+    statement; each inserted turn's session key, turn index and timestamp."""
+    if not rows:
+        return []
+    columns = [list(column) for column in zip(*rows, strict=True)]
+    columns[-2] = [bool(extracted) for extracted in columns[-2]]  # SQLite's 0 and 1
+    return list(conn.execute(_INSERT_TURNS, [*columns, documents]).fetchall())
 
 
 def _embeddings(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
@@ -300,27 +275,9 @@ def _links(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
     return iter(embed.links(conn, scope.group, scope.agent))
 
 
-def put_back_scratchpad(conn: psycopg.Connection, pad: Any) -> str:
-    """Put back an exported scratchpad (a ``PadRecord``) where none was written."""
-    return scratchpad.put_back(conn, from_content(*pad))
-
-
-def put_back_kv(conn: psycopg.Connection, entry: Any) -> str:
-    """Put back an exported kv entry (a ``KvRecord``) where the key is unset."""
-    scope = (entry.group, entry.agent)
-    value = ValueEntry(scope, entry.key, entry.value, entry.updated_at)
-    return put_back_value(conn, "kv_store", value)
-
-
-def put_back_state(conn: psycopg.Connection, entry: Any) -> str:
-    """Put back an exported session variable (a ``StateRecord``) where it is unset."""
-    scope = (entry.group, entry.agent, entry.session)
-    value = ValueEntry(scope, entry.key, entry.value, entry.updated_at)
-    return put_back_value(conn, "session_state", value)
-
-
 # The vectors' tables, exported after the other tables (kv and session state come after
-# the identity files, as from state.db: ops.export), and the kinds put back here.
+# the identity files, as from state.db: ops.export), and the kinds put back here (the
+# full-text indexes and vectors are this back end's own).
 VECTORS: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]], ...] = (
     ("embedding", _embeddings),
     ("embedded_item", _links),
@@ -328,11 +285,6 @@ VECTORS: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]],
 PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
     "memory": lambda conn, memory: put_back_memory(conn, memory, MEMORIES_INDEX),
     "episode": lambda conn, episode: put_back_episode(conn, episode, INDEXES.episodes),
-    "working": working.put_back,
     "attachment": lambda conn, row: attachments.put_back(conn, row, ATTACHMENTS_INDEX),
     "embedding": embed.put_back_cached,
-    "embedded_item": embed.put_back_link,
-    "scratchpad": put_back_scratchpad,
-    "kv": put_back_kv,
-    "session_state": put_back_state,
 }

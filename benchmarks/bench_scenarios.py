@@ -85,6 +85,8 @@ HALVES = {
     "tuned": DATA / "agent_scenarios_tuned.jsonl",
     "heldout": DATA / "agent_scenarios_heldout.jsonl",
     "dev": DATA / "agent_scenarios_dev.jsonl",
+    "dev2": DATA / "agent_scenarios_dev2.jsonl",
+    "heldout2": DATA / "agent_scenarios_heldout2.jsonl",
 }
 TOP = 10
 CONSOLIDATE_AT = "03:43"

@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 
 def open_backend(home: Home, config: Config) -> Backend:
     """The PostgreSQL back end when ``database_url`` is set, else the SQLite one on the
-    data directory (neither connects before its first call). Here, not in ``base``:
-    ``log`` opens one, and ``base`` imports ``typing``."""
+    data directory (neither connects before its first call)."""
     url = database_url(config)
     if url is None:
         from soloqueue_mem.storage.sqlite.backend import SqliteBackend

@@ -118,8 +118,7 @@ LOG_NEVER = (
     "signal",
     "dataclasses",
     "soloqueue_mem.storage.sqlite.schema_memory",
-    "soloqueue_mem.memory",
-    "soloqueue_mem.storage.base",
+    "soloqueue_mem.memory",  # (storage.base is imported: SqliteBackend derives from it)
     "soloqueue_mem.text.fts",
     "soloqueue_mem.text.lexicon",
 )

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
-from soloqueue_mem.memory import episodes, scratchpad, store, working
+from soloqueue_mem.memory import store, working
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
-from soloqueue_mem.state import values
+from soloqueue_mem.storage.base import Backend
 from soloqueue_mem.storage.postgres import memories, sessions, turns
 from soloqueue_mem.storage.postgres.episodes import INDEXES
 
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     import psycopg
 
     from soloqueue_mem.config import Config
-    from soloqueue_mem.context.cache import SqlTokenCache
     from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
@@ -33,18 +32,18 @@ if TYPE_CHECKING:
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
-    from soloqueue_mem.memory.attach import Rows
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
+    from soloqueue_mem.memory.attachments import FullText as AttachmentIndex
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
+    from soloqueue_mem.memory.episodes import FullText as EpisodeIndex
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
-    from soloqueue_mem.memory.scratchpad import Scratchpad
     from soloqueue_mem.memory.store import Changes, Draft, Filters, Forgotten, Remembered
-    from soloqueue_mem.memory.working import Added, Entry
+    from soloqueue_mem.memory.store import FullText as MemoryIndex
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
@@ -52,9 +51,8 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
-    from soloqueue_mem.sessions.turns import SessionRow, Turn
+    from soloqueue_mem.sessions.turns import SessionRow
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Queued, Rejected
-    from soloqueue_mem.state.values import Entry as ValueEntry
     from soloqueue_mem.text.lexicon import Lexicon
 
 # What recall finds here: memories, episodes, turns (of any age, of the last days), the
@@ -83,7 +81,7 @@ FORGET_NOTE = (
 )
 
 
-class PostgresBackend:
+class PostgresBackend(Backend):
     name = "postgres"
     channels = RECALL_CHANNELS
 
@@ -105,6 +103,24 @@ class PostgresBackend:
             self.home.check_safe()
             self._conn = connect(self.url)
         return self._conn
+
+    def connection(self, name: str, create: bool) -> psycopg.Connection:
+        """The one connection: every store's tables are in the database."""
+        return self.conn
+
+    def memory_index(self) -> MemoryIndex:
+        """The ``search`` tsvector column."""
+        return INDEXES.memories
+
+    def episode_index(self) -> EpisodeIndex:
+        """The ``search`` tsvector column."""
+        return INDEXES.episodes
+
+    def attachment_index(self) -> AttachmentIndex:
+        """The ``search`` tsvector column."""
+        from soloqueue_mem.storage.postgres.attachments import TSVECTOR
+
+        return TSVECTOR
 
     def init(self) -> None:
         """Connect, which creates or migrates the schema (``init``)."""
@@ -168,36 +184,11 @@ class PostgresBackend:
     ) -> list[TraceHit]:
         return turns.trace(self.conn, query, scope, limit, lexicon)
 
-    def newest_turns(self, scope: Scope, limit: int) -> list[Turn]:
-        from soloqueue_mem.sessions.trace import search_scope
-        from soloqueue_mem.sessions.turns import newest_turns
-
-        return newest_turns(self.conn, search_scope(scope), limit)
-
-    def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]:
-        from soloqueue_mem.clock import iso
-        from soloqueue_mem.sessions.trace import search_scope
-        from soloqueue_mem.sessions.turns import newest_turns
-
-        bounded = search_scope(scope)._replace(until=iso(until))
-        return newest_turns(self.conn, bounded, limit)
-
     def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]:
         return sessions.list_sessions(self.conn, self.home, group, agent, limit)
 
     def session(self, key: SessionKey) -> SessionLogContent:
         return sessions.read(self.conn, self.home, key)
-
-    def session_turns(self, key: SessionKey) -> list[Turn]:
-        """The session's turns by index (none: an unknown session)."""
-        from soloqueue_mem.sessions.turns import session_turns
-
-        return session_turns(self.conn, key)
-
-    def session_page(self, key: SessionKey, after: int, limit: int) -> list[Turn]:
-        from soloqueue_mem.sessions.turns import session_page
-
-        return session_page(self.conn, key, after, limit)
 
     def session_end(self, key: SessionKey, now: datetime) -> Ended:
         from soloqueue_mem.storage.postgres.lifecycle import end_session
@@ -206,21 +197,12 @@ class PostgresBackend:
 
     # -- episodes and consolidation ------------------------------------------------
 
-    def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]:
-        return episodes.list_episodes(self.conn, filters, limit, INDEXES.episodes)
-
-    def episode(self, ref: str) -> Episode:
-        return episodes.get(self.conn, ref)
-
     def search_episodes(
         self, terms: list[str], filters: EpisodeFilters, limit: int
     ) -> list[tuple[Episode, float]]:
         from soloqueue_mem.storage.postgres.episodes import search
 
         return search(self.conn, terms, filters, limit)
-
-    def touch_episodes(self, ids: list[str]) -> None:
-        episodes.touch(self.conn, ids)
 
     def consolidate(
         self,
@@ -240,18 +222,6 @@ class PostgresBackend:
             return open_artifacts(self.home, self.config, create=False)
 
         return run(self.conn, self.home, now, options, progress, model, remember, catalog)
-
-    def extract_on_log(
-        self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
-    ) -> list[Remembered]:
-        """``extract_on_log``'s worker: the memories of the target turns (each embedded
-        as ``remember`` embeds it)."""
-        from soloqueue_mem.lifecycle.on_log import extract_turns
-
-        def remember(draft: Draft, group: str, agent: str) -> Remembered:
-            return self.remember(draft, group, agent, now)
-
-        return extract_turns(self.conn, self.conn, targets, remember, now, words)
 
     def _check_dense_index(self) -> None:
         """Unsupported when the server lacks pgvector (no ``embedding`` column)."""
@@ -297,9 +267,8 @@ class PostgresBackend:
     def recall(
         self, request: Request, now: datetime, lexicon: Callable[[], Lexicon]
     ) -> RecallResult:
-        from soloqueue_mem.memory.recall import recall
-
-        result = recall(request, self.config, now, lexicon, source=self)
+        """Every channel, fused, with why the dense one is off when it is."""
+        result = super().recall(request, now, lexicon)
         _, off = self.dense()
         return result._replace(notes=[*result.notes, off]) if off else result
 
@@ -342,26 +311,6 @@ class PostgresBackend:
         """Recall's memory search."""
         return memories.search(self.conn, terms, filters, now, limit)
 
-    def touch(self, memory_ids: list[str], now: datetime) -> None:
-        store.touch(self.conn, memory_ids, now)
-
-    def remember(
-        self, draft: Draft, group: str, agent: str, now: datetime, event_id: str | None = None
-    ) -> Remembered:
-        """Stored, not embedded: a one-shot CLI process must not load the model (the
-        ``Store`` API embeds through :meth:`embed_held` when its process holds one;
-        ``consolidate`` embeds the rest), as on SQLite."""
-        return memories.remember(self.conn, draft, group, agent, now, event_id)
-
-    def memory(self, ref: str) -> Memory:
-        return store.get(self.conn, ref)
-
-    def memories(self, filters: Filters, now: datetime, limit: int) -> list[Memory]:
-        return store.list_memories(self.conn, filters, now, limit, INDEXES.memories)
-
-    def history(self, ref: str) -> list[Memory]:
-        return store.history(self.conn, ref, INDEXES.memories)
-
     def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
         """Erased for good (VACUUM reclaims the bytes: see the note), and identity/
         republished without them when this data directory publishes it."""
@@ -374,32 +323,14 @@ class PostgresBackend:
         )
         return Forgotten(forgotten, False, published, FORGET_NOTE)
 
-    def import_v1(self, converted: list[Memory]) -> dict[str, Any]:
-        """``import memories-v1``: the converted memories not imported before."""
-        from functools import partial
-
-        from soloqueue_mem.ops.memories_v1 import import_through
-
-        by_source = partial(store.by_source, self.conn, index=INDEXES.memories)
-        put_back = partial(store.put_back, self.conn, index=INDEXES.memories)
-        return import_through(converted, by_source, put_back)
-
     def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
-        memory = store.edit(self.conn, ref, changes, now, INDEXES.memories)
+        """The memory edited; a process already holding a model embeds its new text."""
+        memory = super().edit(ref, changes, now)
         if changes.content is not None:  # a warm process embeds the new text now
             self.embed_held([memory.id], now)
         return memory
 
-    def restore(self, ref: str, now: datetime) -> Memory:
-        return store.restore(self.conn, ref, now)
-
     # -- attachments: the rows here, the blobs in this host's CAS ----------------------
-
-    def attachments(self, create: bool) -> Rows:
-        from soloqueue_mem.memory.attach import Rows
-        from soloqueue_mem.storage.postgres.attachments import TSVECTOR
-
-        return Rows(self.conn, TSVECTOR)
 
     def search_attachments(
         self, terms: list[str], filters: AttachmentFilters, now: str, limit: int
@@ -446,15 +377,6 @@ class PostgresBackend:
 
     # -- seed 004: working memory, promote, hot + cold query ------------------------
 
-    def working_add(self, group: str, content: str, source: str, now: datetime) -> Added:
-        return working.add(self.conn, group, content, source, now)
-
-    def working(self, group: str, now: datetime, limit: int) -> list[Entry]:
-        return working.latest(self.conn, group, now, limit)
-
-    def working_clear(self, group: str) -> int:
-        return working.clear(self.conn, group)
-
     def embed_held(self, memory_ids: list[str], now: datetime) -> list[str]:
         from soloqueue_mem.semantic.model import held
 
@@ -476,7 +398,7 @@ class PostgresBackend:
             result = promoted(
                 text,
                 lambda keys: store.active_keys(self.conn, group, agent, keys, now),
-                lambda draft: memories.remember(self.conn, draft, group, agent, now),
+                lambda draft: self.remember(draft, group, agent, now),
             )
         model, _ = self.dense()
         if model is not None:  # so a dense query right after finds the chunks
@@ -511,38 +433,6 @@ class PostgresBackend:
         return lexical_answer(hot, found)
 
     # -- scratchpad, kv preferences, session variables -------------------------------
-
-    def scratchpad(self, group: str, agent: str, template: str) -> Scratchpad:
-        return scratchpad.get(self.conn, group, agent, template)
-
-    def scratchpad_put(self, group: str, agent: str, content: str, now: datetime) -> Scratchpad:
-        return scratchpad.put(self.conn, group, agent, content, now)
-
-    def value_put(
-        self, table: str, scope: tuple[str, ...], key: str, value: Any, now: datetime
-    ) -> ValueEntry:
-        return values.put(self.conn, table, scope, key, value, now)
-
-    def value(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry:
-        return values.get(self.conn, table, scope, key)
-
-    def values(self, table: str, scope: tuple[str, ...]) -> list[ValueEntry]:
-        return values.entries(self.conn, table, scope)
-
-    def value_remove(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry:
-        return values.remove(self.conn, table, scope, key)
-
-    def session_set(self, key: SessionKey, name: str, value: Any, now: datetime) -> ValueEntry:
-        from soloqueue_mem.memory.scratchpad import template
-        from soloqueue_mem.state.session import set_variable
-
-        template_text = template(self.config.language)
-        return set_variable(self.conn, self.conn, key, name, value, now, template_text)
-
-    def token_cache(self) -> SqlTokenCache:
-        from soloqueue_mem.context.cache import SqlTokenCache
-
-        return SqlTokenCache(self.conn)
 
     def compress(
         self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None

@@ -7,11 +7,14 @@ and kept until :meth:`SqliteBackend.close`. A read never creates a file: on a st
 without the database it reads, a list is empty and a lookup raises NotFound.
 
 Imported on ``log``'s path: every domain module is imported inside the method using it.
+What is the same on PostgreSQL but for the connection is written once, in
+:class:`~soloqueue_mem.storage.base.Backend`.
 """
 
 from __future__ import annotations
 
 from soloqueue_mem.errors import NotFound
+from soloqueue_mem.storage.base import NO_MEMORY, NO_STORE, Backend
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
@@ -21,7 +24,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from soloqueue_mem.config import Config
-    from soloqueue_mem.context.cache import SqlTokenCache
     from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home
@@ -30,19 +32,17 @@ if TYPE_CHECKING:
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
-    from soloqueue_mem.memory.attach import Rows
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
+    from soloqueue_mem.memory.attachments import FullText as AttachmentIndex
     from soloqueue_mem.memory.backend import Chosen
-    from soloqueue_mem.memory.channels import Request
-    from soloqueue_mem.memory.channels import Result as RecallResult
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
+    from soloqueue_mem.memory.episodes import FullText as EpisodeIndex
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.promote import Promoted
-    from soloqueue_mem.memory.scratchpad import Scratchpad
-    from soloqueue_mem.memory.store import Changes, Draft, Filters, Forgotten, Remembered
-    from soloqueue_mem.memory.working import Added, Entry
+    from soloqueue_mem.memory.store import Filters, Forgotten
+    from soloqueue_mem.memory.store import FullText as MemoryIndex
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
@@ -50,22 +50,17 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
-    from soloqueue_mem.sessions.turns import SessionRow, Turn
+    from soloqueue_mem.sessions.turns import SessionRow
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Rejected
-    from soloqueue_mem.state.values import Entry as ValueEntry
     from soloqueue_mem.text.lexicon import Lexicon
 
-NO_MEMORY = "no memories yet (no data directory or memory.db)"
-NO_STATE = "nothing stored yet (no data directory or state.db)"
-NO_ATTACHMENTS = "no attachments yet (no data directory or memory.db)"
-READ_ONLY_NOTE = "the store is read-only: access counts were not updated"
 WAL_KEPT = (
     "warning: another process is reading the store; the erased bytes leave the "
     "write-ahead log at its next checkpoint"
 )
 
 
-class SqliteBackend:
+class SqliteBackend(Backend):
     name = "sqlite"
 
     def __init__(self, home: Home, config: Config) -> None:
@@ -101,26 +96,27 @@ class SqliteBackend:
                 self._conns[name] = conn
         return conn
 
-    def existing(self, name: str, missing: str) -> sqlite3.Connection:
-        """The connection to ``name``; NotFound(``missing``) when the file does not exist."""
-        conn = self.connection(name, create=False)
-        if conn is None:
-            raise NotFound(missing)
-        return conn
+    def memory_index(self) -> MemoryIndex:
+        """memory.db's FTS5 table."""
+        from soloqueue_mem.memory.store import FTS5
 
-    def _memory(self) -> sqlite3.Connection:
-        conn = self.connection("memory", create=True)
-        assert conn is not None
-        return conn
+        return FTS5
 
-    def _state(self) -> sqlite3.Connection:
-        conn = self.connection("state", create=True)
-        assert conn is not None
-        return conn
+    def episode_index(self) -> EpisodeIndex:
+        """memory.db's FTS5 table."""
+        from soloqueue_mem.memory.episodes import FTS5
+
+        return FTS5
+
+    def attachment_index(self) -> AttachmentIndex:
+        """memory.db's FTS5 table."""
+        from soloqueue_mem.memory.attachments import FTS5
+
+        return FTS5
 
     def init(self) -> None:
         """Create or migrate memory.db (the other files are created on first write)."""
-        self._memory()
+        self._created("memory")
 
     def warm(self) -> None:
         """Nothing: opening a file costs little, and a server must not create the store."""
@@ -147,7 +143,7 @@ class SqliteBackend:
         from soloqueue_mem.sessions.writer import log_events
         from soloqueue_mem.storage.working_feed import feeding_working_memory
 
-        conn, config = self._memory(), self.config
+        conn, config = self._created("memory"), self.config
 
         def feed(outputs: list[tuple[str, str]]) -> None:
             from soloqueue_mem.memory import working
@@ -170,22 +166,6 @@ class SqliteBackend:
         conn = self.connection("memory", create=False)
         return trace(self.home, conn, query, scope, limit, lexicon)
 
-    def newest_turns(self, scope: Scope, limit: int) -> list[Turn]:
-        from soloqueue_mem.sessions import turns
-        from soloqueue_mem.sessions.trace import search_scope
-
-        conn = self.connection("memory", create=False)
-        return turns.newest_turns(conn, search_scope(scope), limit) if conn else []
-
-    def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]:
-        from soloqueue_mem.clock import iso
-        from soloqueue_mem.sessions import turns
-        from soloqueue_mem.sessions.trace import search_scope
-
-        conn = self.connection("memory", create=False)
-        bounded = search_scope(scope)._replace(until=iso(until))
-        return turns.newest_turns(conn, bounded, limit) if conn else []
-
     def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]:
         from soloqueue_mem.sessions import turns
 
@@ -198,18 +178,6 @@ class SqliteBackend:
         if not self.home.exists():
             raise NotFound(f"session {'/'.join(key)} not found (no data directory)")
         return read_session(self.home, key)
-
-    def session_turns(self, key: SessionKey) -> list[Turn]:
-        from soloqueue_mem.sessions import turns
-
-        conn = self.connection("memory", create=False)
-        return turns.session_turns(conn, key) if conn else []
-
-    def session_page(self, key: SessionKey, after: int, limit: int) -> list[Turn]:
-        from soloqueue_mem.sessions import turns
-
-        conn = self.connection("memory", create=False)
-        return turns.session_page(conn, key, after, limit) if conn else []
 
     def session_end(self, key: SessionKey, now: datetime) -> Ended:
         from soloqueue_mem.lifecycle.session_end import end_and_digest
@@ -244,17 +212,6 @@ class SqliteBackend:
 
     # -- episodes and consolidation ----------------------------------------------------
 
-    def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]:
-        from soloqueue_mem.memory.episodes import list_episodes
-
-        conn = self.connection("memory", create=False)
-        return list_episodes(conn, filters, limit) if conn else []
-
-    def episode(self, ref: str) -> Episode:
-        from soloqueue_mem.memory.episodes import get
-
-        return get(self.existing("memory", "no episodes yet (no data directory or memory.db)"), ref)
-
     def search_episodes(
         self, terms: list[str], filters: EpisodeFilters, limit: int
     ) -> list[tuple[Episode, float]]:
@@ -264,15 +221,6 @@ class SqliteBackend:
         conn = self.connection("memory", create=False)
         match = match_expression(terms)
         return search(conn, match, filters, limit) if conn and match else []
-
-    def touch_episodes(self, ids: list[str]) -> None:
-        """Count a retrieval of each episode (nothing on a store opened read-only)."""
-        from soloqueue_mem.db.connect import is_read_only
-        from soloqueue_mem.memory.episodes import touch
-
-        conn = self.connection("memory", create=False)
-        if conn is not None and not is_read_only(conn):
-            touch(conn, ids)
 
     def consolidate(
         self,
@@ -304,19 +252,6 @@ class SqliteBackend:
         with scratch:
             return run(self.home, memory, now, options, model, progress, open_artifacts=artifacts)
 
-    def extract_on_log(
-        self, targets: list[tuple[SessionKey, int]], now: datetime, words: Vocabulary
-    ) -> list[Remembered]:
-        from soloqueue_mem.lifecycle.on_log import extract_turns
-        from soloqueue_mem.memory.store import remember
-
-        memory = self.existing("memory", NO_MEMORY)
-
-        def remembered(draft: Draft, group: str, agent: str) -> Remembered:
-            return remember(memory, draft, group, agent, now)
-
-        return extract_turns(memory, self._state(), targets, remembered, now, words)
-
     def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
         from soloqueue_mem.lifecycle.on_log import open_sessions
 
@@ -327,7 +262,7 @@ class SqliteBackend:
     def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
         from soloqueue_mem.semantic.embed import estimate, memory_items, turn_items
 
-        conn = self.existing("memory", "no store yet")
+        conn = self.existing("memory", NO_STORE)
         return estimate(
             conn, model, memory_items(conn, now), turn_items(conn) if with_turns else None
         )
@@ -342,17 +277,10 @@ class SqliteBackend:
     ) -> dict[str, Any]:
         from soloqueue_mem.semantic.embed import embed_every_model
 
-        conn = self.existing("memory", "no store yet")
+        conn = self.existing("memory", NO_STORE)
         return embed_every_model(conn, embedder, now, with_turns, time_budget, progress)
 
     # -- recall ------------------------------------------------------------------------
-
-    def recall(
-        self, request: Request, now: datetime, lexicon: Callable[[], Lexicon]
-    ) -> RecallResult:
-        from soloqueue_mem.memory.recall import recall
-
-        return recall(request, self.config, now, lexicon, source=self)
 
     def _search_backend(self) -> Chosen:
         """The configured ``search_backend``, else FTS5 and why (chosen once)."""
@@ -396,41 +324,7 @@ class SqliteBackend:
             return []
         return search(conn, embedder, query, scope, now, limit)
 
-    def touch(self, memory_ids: list[str], now: datetime) -> str | None:
-        from soloqueue_mem.db.connect import is_read_only
-        from soloqueue_mem.memory.store import touch
-
-        conn = self.connection("memory", create=False)
-        if conn is not None and is_read_only(conn):
-            return READ_ONLY_NOTE
-        if conn is not None:
-            touch(conn, memory_ids, now)
-        return None
-
     # -- memories ----------------------------------------------------------------------
-
-    def remember(
-        self, draft: Draft, group: str, agent: str, now: datetime, event_id: str | None = None
-    ) -> Remembered:
-        from soloqueue_mem.memory.store import remember
-
-        return remember(self._memory(), draft, group, agent, now, event_id)
-
-    def memory(self, ref: str) -> Memory:
-        from soloqueue_mem.memory.store import get
-
-        return get(self.existing("memory", NO_MEMORY), ref)
-
-    def memories(self, filters: Filters, now: datetime, limit: int) -> list[Memory]:
-        from soloqueue_mem.memory.store import list_memories
-
-        conn = self.connection("memory", create=False)
-        return list_memories(conn, filters, now, limit) if conn else []
-
-    def history(self, ref: str) -> list[Memory]:
-        from soloqueue_mem.memory.store import history
-
-        return history(self.existing("memory", NO_MEMORY), ref)
 
     def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
         """Erased for good, the WAL checkpointed, and identity/ republished without
@@ -444,29 +338,7 @@ class SqliteBackend:
         note = None if result.wal_cleared else WAL_KEPT
         return result._replace(identity_rewritten=published, note=note)
 
-    def import_v1(self, converted: list[Memory]) -> dict[str, Any]:
-        from soloqueue_mem.ops.memories_v1 import import_v1
-
-        return import_v1(self._memory(), converted)
-
-    def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
-        from soloqueue_mem.memory.store import edit
-
-        return edit(self.existing("memory", NO_MEMORY), ref, changes, now)
-
-    def restore(self, ref: str, now: datetime) -> Memory:
-        from soloqueue_mem.memory.store import restore
-
-        return restore(self.existing("memory", NO_MEMORY), ref, now)
-
     # -- attachments -------------------------------------------------------------------
-
-    def attachments(self, create: bool) -> Rows:
-        from soloqueue_mem.memory.attach import Rows
-
-        if create:
-            return Rows(self._memory())
-        return Rows(self.existing("memory", NO_ATTACHMENTS))
 
     def search_attachments(
         self, terms: list[str], filters: AttachmentFilters, now: str, limit: int
@@ -536,33 +408,17 @@ class SqliteBackend:
 
     # -- working memory, promote, hot + cold query -------------------------------------
 
-    def working_add(self, group: str, content: str, source: str, now: datetime) -> Added:
-        from soloqueue_mem.memory import working
-
-        return working.add(self._memory(), group, content, source, now)
-
-    def working(self, group: str, now: datetime, limit: int) -> list[Entry]:
-        from soloqueue_mem.memory import working
-
-        conn = self.connection("memory", create=False)
-        return working.latest(conn, group, now, limit) if conn else []
-
-    def working_clear(self, group: str) -> int:
-        from soloqueue_mem.memory import working
-
-        return working.clear(self.existing("memory", "no store yet"), group)
-
     def embed_held(self, memory_ids: list[str], now: datetime) -> list[str]:
         from soloqueue_mem.semantic.fresh import embed_new
 
-        conn = self._memory()
+        conn = self._created("memory")
         return embed_new(conn, memory_ids, now, self.config.search_backend, load_e5=False)
 
     def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted:
         from soloqueue_mem.memory.promote import promote
         from soloqueue_mem.semantic.fresh import embed_new
 
-        conn = self._memory()
+        conn = self._created("memory")
         result = promote(conn, group, agent, text, now)
         embed_new(conn, result.stored, now, self.config.search_backend, load_e5=True)
         return result
@@ -581,64 +437,11 @@ class SqliteBackend:
             return Answer([], "dense" if dense else "lexical")
         return answer(conn, query, group, now, lexicon, dense)
 
-    # -- scratchpad, kv preferences, session variables ---------------------------------
-
-    def scratchpad(self, group: str, agent: str, template: str) -> Scratchpad:
-        from soloqueue_mem.memory.scratchpad import from_content, get
-
-        conn = self.connection("memory", create=False)
-        if conn is None:
-            return from_content(group, agent, template, None)
-        return get(conn, group, agent, template)
-
-    def scratchpad_put(self, group: str, agent: str, content: str, now: datetime) -> Scratchpad:
-        from soloqueue_mem.memory.scratchpad import put
-
-        return put(self._memory(), group, agent, content, now)
-
-    def value_put(
-        self, table: str, scope: tuple[str, ...], key: str, value: Any, now: datetime
-    ) -> ValueEntry:
-        from soloqueue_mem.state.values import put
-
-        return put(self._state(), table, scope, key, value, now)
-
-    def value(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry:
-        from soloqueue_mem.state.values import get
-
-        conn = self.existing("state", f"no key {key!r} in {'/'.join(scope)}")
-        return get(conn, table, scope, key)
-
-    def values(self, table: str, scope: tuple[str, ...]) -> list[ValueEntry]:
-        from soloqueue_mem.state.values import entries
-
-        conn = self.connection("state", create=False)
-        return entries(conn, table, scope) if conn else []
-
-    def value_remove(self, table: str, scope: tuple[str, ...], key: str) -> ValueEntry:
-        from soloqueue_mem.state.values import remove
-
-        return remove(self.existing("state", NO_STATE), table, scope, key)
-
-    def session_set(self, key: SessionKey, name: str, value: Any, now: datetime) -> ValueEntry:
-        from soloqueue_mem.memory.scratchpad import template
-        from soloqueue_mem.state.session import set_variable
-
-        empty = template(self.config.language)
-        return set_variable(self._state(), self._memory(), key, name, value, now, empty)
-
     # -- context -----------------------------------------------------------------------
-
-    def token_cache(self) -> SqlTokenCache | None:
-        """memory.db's token counts (None: no store yet, nothing is cached)."""
-        from soloqueue_mem.context.cache import SqlTokenCache
-
-        conn = self.connection("memory", create=False)
-        return SqlTokenCache(conn) if conn is not None else None
 
     def compress(
         self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None
     ) -> Compressed:
         from soloqueue_mem.context.compress import compress
 
-        return compress(self.home, self._memory(), key, keep, now, words)
+        return compress(self.home, self._created("memory"), key, keep, now, words)

@@ -20,6 +20,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.t
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Callable, Iterable, Iterator
+    from contextlib import AbstractContextManager
     from datetime import datetime
     from typing import Any
 
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
     from soloqueue_mem.sessions.turns import SessionRow, Turn
-    from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Rejected
+    from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Rejected, WriteChunk
     from soloqueue_mem.state.values import Entry as ValueEntry
     from soloqueue_mem.text.lexicon import Lexicon
 
@@ -67,6 +68,8 @@ NO_EPISODES = "no episodes yet (no data directory or memory.db)"
 NO_STATE = "nothing stored yet (no data directory or state.db)"
 NO_ATTACHMENTS = "no attachments yet (no data directory or memory.db)"
 READ_ONLY_NOTE = "the store is read-only: access counts were not updated"
+GC_LOCK = 0x4743_4C4B  # the gc run's (a PostgreSQL session advisory lock)
+GC_BUSY = "gc is running on another host sharing this database; try later"
 
 
 class Backend(ABC):
@@ -161,7 +164,6 @@ class Backend(ABC):
 
     # -- turns and sessions ------------------------------------------------------------
 
-    @abstractmethod
     def log(
         self,
         items: Iterable[Item],
@@ -174,7 +176,32 @@ class Backend(ABC):
         session of an item naming none), one result per item in order; a bad item is
         Rejected without stopping the stream, a repeated ``event_id`` is a duplicate.
         ``queue_when_busy`` (hooks): turns a store too busy to index now are appended to
-        the logs and indexed later, yielding nothing, rather than refused."""
+        the logs and indexed later, yielding nothing, rather than refused. Tool outputs
+        feed the working memory."""
+        from soloqueue_mem.sessions.writer import log_events
+        from soloqueue_mem.storage.working_feed import feeding_working_memory
+
+        conn = self._created("memory")
+
+        def feed(outputs: list[tuple[str, str]]) -> None:
+            from soloqueue_mem.memory import working
+
+            working.feed(conn, outputs, now)
+
+        logged = log_events(
+            self.home, conn, self._loggable(items), default, self.config, now,
+            offload=offload, write=self._turn_writer(now), queue_when_busy=queue_when_busy,
+        )  # fmt: skip
+        return feeding_working_memory(logged, feed)
+
+    def _loggable(self, items: Iterable[Item]) -> Iterable[Item]:
+        """``items`` as this back end can store them: all of them, unless it says."""
+        return items
+
+    def _turn_writer(self, now: datetime) -> WriteChunk | None:
+        """What writes a chunk of turns: None for the writer of memory.db and the
+        session logs (:mod:`soloqueue_mem.sessions.writer`'s own)."""
+        return None
 
     @abstractmethod
     def trace(
@@ -440,7 +467,6 @@ class Backend(ABC):
     def verify(self, options: VerifyOptions, now: float) -> dict[str, Any]:
         """``verify``: the findings of the integrity checks (repairs with the options)."""
 
-    @abstractmethod
     def gc(
         self,
         open_catalog: Callable[[], sqlite3.Connection | None],
@@ -448,7 +474,22 @@ class Backend(ABC):
         options: GcOptions,
         progress: Callable[[int], None] | None,
     ) -> dict[str, Any]:
-        """``gc``: expired and unreferenced data removed; its report."""
+        """``gc``: expired and unreferenced data removed; its report. The blobs and
+        their catalog (``artifacts.db``) are this data directory's on either back end
+        (no database row names a blob), so the run is SQLite's, held :meth:`alone`."""
+        from soloqueue_mem.lifecycle.gc import nothing_done, run_gc
+
+        if not self.home.exists():
+            return nothing_done(options.dry_run)
+        self.home.check_safe()
+        with self.alone(GC_LOCK, options.wait, GC_BUSY):
+            return run_gc(self.home, open_catalog, now, options, progress)
+
+    @abstractmethod
+    def alone(self, key: int, wait: bool, busy: str) -> AbstractContextManager[None]:
+        """Held while a run (``consolidate``, ``gc``) must be the only one among the
+        hosts sharing this store: ``key`` names the run; without ``wait``, TempFail
+        (``busy``) when another host holds it."""
 
     # -- the graph memory --------------------------------------------------------------
 

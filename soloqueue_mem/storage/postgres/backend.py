@@ -8,6 +8,7 @@ as the SQLite back end writes them; offloaded tool output goes to the local CAS.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
-    from soloqueue_mem.lifecycle.gc import GcOptions
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
     from soloqueue_mem.sessions.turns import SessionRow
-    from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Queued, Rejected
+    from soloqueue_mem.sessions.writer import Item, LoggedTurn, Queued, WriteChunk
     from soloqueue_mem.text.lexicon import Lexicon
 
 # What recall finds here: memories, episodes, turns (of any age, of the last days), the
@@ -147,37 +147,19 @@ class PostgresBackend(Backend):
 
     # -- turns ---------------------------------------------------------------------
 
-    def log(
-        self,
-        items: Iterable[Item],
-        default: tuple[str, str, str | None],
-        now: datetime,
-        offload: Offload | None,
-        queue_when_busy: bool = False,
-    ) -> Iterator[LoggedTurn | Rejected]:
-        """``queue_when_busy`` has no use here: the server queues a busy write itself."""
-        from soloqueue_mem.sessions.writer import log_events
+    def _loggable(self, items: Iterable[Item]) -> Iterable[Item]:
+        """``items``, each event holding a NUL character refused."""
+        return _refusing_nul(items)
 
+    def _turn_writer(self, now: datetime) -> WriteChunk:
+        """The turns into the database, and the session logs on this host's disk
+        (``queue_when_busy`` has no use here: the server queues a busy write itself)."""
         fsync = self.config.durability == "full"
 
         def write(chunk: list[Queued]) -> list[LoggedTurn]:
             return turns.write_chunk(self.home, self.conn, chunk, fsync, now)
 
-        from soloqueue_mem.storage.working_feed import feeding_working_memory
-
-        return feeding_working_memory(
-            log_events(
-                self.home,
-                None,
-                _refusing_nul(items),
-                default,
-                self.config,
-                now,
-                offload=offload,
-                write=write,
-            ),
-            lambda outputs: working.feed(self.conn, outputs, now),
-        )
+        return write
 
     def trace(
         self, query: str, scope: Scope, limit: int, lexicon: Callable[[], Lexicon]
@@ -352,16 +334,11 @@ class PostgresBackend(Backend):
 
         return verify_store(self.home, self.conn, options, now)
 
-    def gc(
-        self,
-        open_catalog: Callable[[], sqlite3.Connection | None],
-        now: datetime,
-        options: GcOptions,
-        progress: Callable[[int], None] | None,
-    ) -> dict[str, Any]:
-        from soloqueue_mem.storage.postgres.gc import run
+    def alone(self, key: int, wait: bool, busy: str) -> AbstractContextManager[None]:
+        """A session advisory lock on ``key`` while the run lasts."""
+        from soloqueue_mem.storage.postgres.connect import held_alone
 
-        return run(self.home, self.conn, open_catalog, now, options, progress)
+        return held_alone(self.conn, key, wait, busy)
 
     # -- seed 002: the graph memory ----------------------------------------------------
 

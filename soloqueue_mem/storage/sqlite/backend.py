@@ -19,7 +19,8 @@ from soloqueue_mem.storage.base import NO_MEMORY, NO_STORE, Backend
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable, Iterable
+    from contextlib import AbstractContextManager
     from datetime import datetime
     from typing import Any
 
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options, Progress
-    from soloqueue_mem.lifecycle.gc import GcOptions
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
@@ -51,7 +51,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
     from soloqueue_mem.sessions.turns import SessionRow
-    from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Rejected
     from soloqueue_mem.text.lexicon import Lexicon
 
 WAL_KEPT = (
@@ -131,32 +130,6 @@ class SqliteBackend(Backend):
         self._conns.clear()
 
     # -- turns and sessions ------------------------------------------------------------
-
-    def log(
-        self,
-        items: Iterable[Item],
-        default: tuple[str, str, str | None],
-        now: datetime,
-        offload: Offload | None,
-        queue_when_busy: bool = False,
-    ) -> Iterator[LoggedTurn | Rejected]:
-        from soloqueue_mem.sessions.writer import log_events
-        from soloqueue_mem.storage.working_feed import feeding_working_memory
-
-        conn, config = self._created("memory"), self.config
-
-        def feed(outputs: list[tuple[str, str]]) -> None:
-            from soloqueue_mem.memory import working
-
-            working.feed(conn, outputs, now)
-
-        return feeding_working_memory(
-            log_events(
-                self.home, conn, items, default, config, now, offload=offload,
-                queue_when_busy=queue_when_busy,
-            ),
-            feed,
-        )  # fmt: skip
 
     def trace(
         self, query: str, scope: Scope, limit: int, lexicon: Callable[[], Lexicon]
@@ -377,19 +350,12 @@ class SqliteBackend(Backend):
 
         return verify_store(self.home, options, now, open_query_only, for_repair)
 
-    def gc(
-        self,
-        open_catalog: Callable[[], sqlite3.Connection | None],
-        now: datetime,
-        options: GcOptions,
-        progress: Callable[[int], None] | None,
-    ) -> dict[str, Any]:
-        from soloqueue_mem.lifecycle.gc import nothing_done, run_gc
+    def alone(self, key: int, wait: bool, busy: str) -> AbstractContextManager[None]:
+        """Nothing more: one data directory is one host, and each run already holds its
+        lock file there."""
+        from contextlib import nullcontext
 
-        if not self.home.exists():
-            return nothing_done(options.dry_run)
-        self.home.check_safe()
-        return run_gc(self.home, open_catalog, now, options, progress)
+        return nullcontext()
 
     def graph_db(self) -> GraphDb:
         """graph.db, created on first use (kept open with the back end)."""

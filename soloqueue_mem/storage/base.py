@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
+    from soloqueue_mem.semantic.index import Item as Embeddable
     from soloqueue_mem.semantic.model import Embedder
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
@@ -61,6 +62,17 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Rejected, WriteChunk
     from soloqueue_mem.state.values import Entry as ValueEntry
     from soloqueue_mem.text.lexicon import Lexicon
+
+    # a store's dense index: its connection, the memories and episodes to embed, the
+    # pass (connection, model, now, with the turns, time budget, progress): its report
+    DenseIndex = tuple[
+        Connection,
+        Callable[[Connection, datetime], list[Embeddable]],
+        Callable[
+            [Connection, Embedder, datetime, bool, float | None, Callable[[int, int], None] | None],
+            dict[str, Any],
+        ],
+    ]
 
 NO_STORE = "no store yet"
 NO_MEMORY = "no memories yet (no data directory or memory.db)"
@@ -316,11 +328,19 @@ class Backend(ABC):
     # -- the dense index ---------------------------------------------------------------
 
     @abstractmethod
-    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
-        """``index --embed --estimate``: how much a pass would embed; Unsupported when
-        this back end cannot hold vectors."""
+    def dense_index(self) -> DenseIndex:
+        """Where ``index --embed`` writes: the connection, what it embeds there besides
+        the turns (memories, episodes) and the pass that does; NotFound without a
+        store, Unsupported when this back end cannot hold vectors."""
 
-    @abstractmethod
+    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
+        """``index --embed --estimate``: how much a pass would embed."""
+        from soloqueue_mem.semantic.embed import estimate, turn_items
+
+        conn, items, _ = self.dense_index()
+        turns = turn_items(conn) if with_turns else None
+        return estimate(conn, model, items(conn, now), turns)
+
     def embed(
         self,
         embedder: Embedder,
@@ -331,6 +351,8 @@ class Backend(ABC):
     ) -> dict[str, Any]:
         """``index --embed``: vectors for what lacks one, within ``time_budget``
         seconds; resumable (a later pass does the rest)."""
+        conn, _, embedded = self.dense_index()
+        return embedded(conn, embedder, now, with_turns, time_budget, progress)
 
     # -- recall (recall's Source) ------------------------------------------------------
 

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.trace import Scope, TraceHit
     from soloqueue_mem.sessions.turns import SessionRow
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Queued, WriteChunk
+    from soloqueue_mem.storage.base import DenseIndex
     from soloqueue_mem.text.lexicon import Lexicon
 
 # What recall finds here: memories, episodes, turns (of any age, of the last days), the
@@ -205,38 +206,15 @@ class PostgresBackend(Backend):
 
         return run(self.conn, self.home, now, options, progress, model, remember, catalog)
 
-    def _check_dense_index(self) -> None:
-        """Unsupported when the server lacks pgvector (no ``embedding`` column)."""
+    def dense_index(self) -> DenseIndex:
+        """The database's ``embedding`` columns (pgvector's), embedded by e5
+        (storage/postgres/embed.py)."""
         from soloqueue_mem.storage.postgres.dense import has_embedding_column
+        from soloqueue_mem.storage.postgres.embed import embed_all, memory_items
 
         if not has_embedding_column(self.conn):
             raise Unsupported("the dense index needs pgvector on the PostgreSQL server")
-
-    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
-        """``index --embed --estimate``: how much a pass would embed (storage/postgres/embed.py)."""
-        from soloqueue_mem.semantic.embed import estimate, turn_items
-        from soloqueue_mem.storage.postgres.embed import memory_items
-
-        self._check_dense_index()
-        turns = turn_items(self.conn) if with_turns else None
-        return estimate(self.conn, model, memory_items(self.conn, now), turns)
-
-    def embed(
-        self,
-        embedder: Embedder,
-        now: datetime,
-        with_turns: bool,
-        time_budget: float | None,
-        progress: Callable[[int, int], None] | None,
-    ) -> dict[str, Any]:
-        """``index --embed``: vectors for what lacks one (storage/postgres/embed.py)."""
-        from soloqueue_mem.semantic.embed import deadline_after
-        from soloqueue_mem.storage.postgres.embed import embed_all
-
-        self._check_dense_index()
-        return embed_all(
-            self.conn, embedder, now, with_turns, deadline_after(time_budget), progress
-        )
+        return self.conn, memory_items, embed_all
 
     def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
         """The extraction targets whose session is not full yet (``log``)."""

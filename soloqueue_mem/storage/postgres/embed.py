@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
-from soloqueue_mem.semantic.embed import embed_store, turn_items
+from soloqueue_mem.semantic.embed import deadline_after, embed_store, turn_items
 from soloqueue_mem.semantic.index import Copy, Item, Progress, cached_vectors, content_hash
 from soloqueue_mem.storage.postgres.memories import _ACTIVE
 
@@ -76,11 +76,13 @@ def embed_all(
     embedder: Embedder,
     now: datetime,
     with_turns: bool = False,
-    deadline: float | None = None,
+    time_budget: float | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """:func:`soloqueue_mem.semantic.embed.embed_store` over the database's memories and
-    episodes (and turns), each vector copied into its item's column."""
+    episodes (and turns) within ``time_budget`` seconds, each vector copied into its
+    item's column."""
+    deadline = deadline_after(time_budget)
     turns = turn_items(conn) if with_turns else None
     memories = memory_items(conn, now)
     return embed_store(conn, embedder, now, memories, turns, deadline, progress, to_columns(conn))

@@ -46,11 +46,11 @@ if TYPE_CHECKING:
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
-    from soloqueue_mem.semantic.model import Embedder
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
     from soloqueue_mem.sessions.trace import Scope, TraceHit
     from soloqueue_mem.sessions.turns import SessionRow
+    from soloqueue_mem.storage.base import DenseIndex
     from soloqueue_mem.text.lexicon import Lexicon
 
 WAL_KEPT = (
@@ -232,26 +232,11 @@ class SqliteBackend(Backend):
 
     # -- the dense index ---------------------------------------------------------------
 
-    def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
-        from soloqueue_mem.semantic.embed import estimate, memory_items, turn_items
+    def dense_index(self) -> DenseIndex:
+        """memory.db, embedded by every installed model."""
+        from soloqueue_mem.semantic.embed import embed_every_model, memory_items
 
-        conn = self.existing("memory", NO_STORE)
-        return estimate(
-            conn, model, memory_items(conn, now), turn_items(conn) if with_turns else None
-        )
-
-    def embed(
-        self,
-        embedder: Embedder,
-        now: datetime,
-        with_turns: bool,
-        time_budget: float | None,
-        progress: Callable[[int, int], None] | None,
-    ) -> dict[str, Any]:
-        from soloqueue_mem.semantic.embed import embed_every_model
-
-        conn = self.existing("memory", NO_STORE)
-        return embed_every_model(conn, embedder, now, with_turns, time_budget, progress)
+        return self.existing("memory", NO_STORE), memory_items, embed_every_model
 
     # -- recall ------------------------------------------------------------------------
 

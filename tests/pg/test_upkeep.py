@@ -295,9 +295,9 @@ def put_blob(home: Path, data: bytes) -> str:
 def test_one_gc_at_a_time_across_hosts(cli: Cli, home: Path, on_postgres: str) -> None:
     cli.ok("log", "-s", "s", "hello")
     with psycopg.connect(on_postgres, autocommit=True) as other_host:
-        from soloqueue_mem.storage.postgres.gc import _LOCK
+        from soloqueue_mem.storage.base import GC_LOCK
 
-        other_host.execute("SELECT pg_advisory_lock(%s)", (_LOCK,))
+        other_host.execute("SELECT pg_advisory_lock(%s)", (GC_LOCK,))
         result = cli("gc", "--deep")
         assert result.exit_code == EX_TEMPFAIL and "another host" in result.stderr
     assert cli.json("gc", "--deep")["phase2"]["ran"] is True

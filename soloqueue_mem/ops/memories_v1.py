@@ -19,16 +19,13 @@ The whole file is checked before anything is written.
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from collections.abc import Callable
 from datetime import datetime
-from functools import partial
 from typing import Any
 
 from soloqueue_mem.clock import iso, parse_timestamp
 from soloqueue_mem.errors import BadInput
-from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import DEFAULT_DURATION, RETENTION, Memory, check_unit, retention
 
 V1_TYPES = {
@@ -152,17 +149,13 @@ def convert_all(document: Any, group: str, agent: str, now: datetime) -> list[Me
     return memories
 
 
-def import_v1(conn: sqlite3.Connection, memories: list[Memory]) -> dict[str, Any]:
-    """Add the converted memories not imported before (found by their ``v1:`` source)."""
-    return import_through(memories, partial(store.by_source, conn), partial(store.put_back, conn))
-
-
 def import_through(
     memories: list[Memory],
     by_source: Callable[[str, str, str], Memory | None],
     put_back: Callable[[Memory], str],
 ) -> dict[str, Any]:
-    """:func:`import_v1` through a back end's ``by_source`` and ``put_back``."""
+    """Add the converted memories not imported before (found by their ``v1:`` source),
+    through a back end's ``by_source`` and ``put_back``."""
     added, existing = [], 0
     for memory in memories:
         if by_source(memory.group, memory.agent, memory.source) is not None:

@@ -44,8 +44,10 @@ class Maintenance(StoreBase):
             words=vocabulary(config.predicates),
             graph=lambda: self._graph_step(graph_steps),
             language=config.language,
+            progress=progress,
+            model=model,
         )
-        return self._storage().consolidate(self.now(), options, progress, model)
+        return self._storage().consolidate(self.now(), options)
 
     def _graph_step(self, steps: Any) -> dict[str, Any]:
         """The graph queue and one compression slice per agent graph."""

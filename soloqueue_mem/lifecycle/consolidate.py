@@ -73,6 +73,10 @@ class Options(NamedTuple):
     # The graph step (runs the graph queue and compresses every agent graph).
     graph: Callable[[], dict[str, Any]] | None = None
     language: str = "auto"  # the setting: episode summaries, scratchpad headings
+    progress: Progress | None = None  # told each step's advance
+    # With a model, queued turns are retried first and every point that has a prompt
+    # (:mod:`soloqueue_mem.lifecycle.prompts`) goes through it.
+    model: ModelExtraction | None = None
 
 
 def run(
@@ -80,18 +84,16 @@ def run(
     open_memory: Callable[[], sqlite3.Connection | None],
     now: datetime,
     options: Options,
-    model: ModelExtraction | None = None,
-    progress: Progress | None = None,
     open_artifacts: Callable[[], sqlite3.Connection | None] | None = None,
 ) -> dict[str, Any]:
-    """One consolidation under the run lock; the JSON report (see the README). With
-    ``model``, queued turns are retried first and every point that has a prompt
-    (:mod:`soloqueue_mem.lifecycle.prompts`) goes through it; ``open_artifacts`` lets
-    expired attachments take their artifact rows with them. On a dry run
+    """One consolidation under the run lock; the JSON report (see the README).
+    ``open_artifacts`` lets expired attachments take their artifact rows with them.
+    On a dry run
     ``open_memory`` gives a private copy of memory.db: every step runs for real on it,
     so the report says exactly what a real run would do (later steps see the memories
     and merges of earlier ones) while the store is never written."""
     started = time.monotonic()
+    model, progress = options.model, options.progress
     home.ensure()
     state_path = home.root / ".consolidate_state"
     with lock.exclusive(state_path, "consolidate", wait=options.wait, note_holder=False):

@@ -30,9 +30,8 @@ if TYPE_CHECKING:
     from soloqueue_mem.db.adapter import Connection
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home
-    from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.consolidate import Options
     from soloqueue_mem.lifecycle.gc import GcOptions
-    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
     from soloqueue_mem.memory.attach import Rows
@@ -299,13 +298,7 @@ class Backend(ABC):
             touch(conn, ids)
 
     @abstractmethod
-    def consolidate(
-        self,
-        now: datetime,
-        options: Options,
-        progress: Progress | None = None,
-        model: ModelExtraction | None = None,
-    ) -> dict[str, Any]:
+    def consolidate(self, now: datetime, options: Options) -> dict[str, Any]:
         """``consolidate``: extract, decay, archive and digest; its report."""
 
     def extract_on_log(

@@ -28,8 +28,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.config import Config
     from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
-    from soloqueue_mem.lifecycle.consolidate import Options, Progress
-    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
+    from soloqueue_mem.lifecycle.consolidate import Options
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
     from soloqueue_mem.memory.attachments import Attachment
@@ -187,13 +186,7 @@ class PostgresBackend(Backend):
 
         return search(self.conn, terms, filters, limit)
 
-    def consolidate(
-        self,
-        now: datetime,
-        options: Options,
-        progress: Progress | None = None,
-        model: ModelExtraction | None = None,
-    ) -> dict[str, Any]:
+    def consolidate(self, now: datetime, options: Options) -> dict[str, Any]:
         from soloqueue_mem.storage.postgres.lifecycle import run
 
         def remember(draft: Draft, group: str, agent: str) -> Remembered:
@@ -204,7 +197,7 @@ class PostgresBackend(Backend):
         def catalog() -> sqlite3.Connection | None:
             return open_artifacts(self.home, self.config, create=False)
 
-        return run(self.conn, self.home, now, options, progress, model, remember, catalog)
+        return run(self.conn, self.home, now, options, remember, catalog)
 
     def dense_index(self) -> DenseIndex:
         """The database's ``embedding`` columns (pgvector's), embedded by e5

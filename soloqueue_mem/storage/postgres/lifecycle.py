@@ -56,19 +56,18 @@ def run(
     home: Home,
     now: datetime,
     options: Options,
-    progress: Progress | None = None,
-    model: ModelExtraction | None = None,
     remember: Callable[[Draft, str, str], Remembered] | None = None,
     open_artifacts: Callable[[], sqlite3.Connection | None] | None = None,
 ) -> dict[str, Any]:
     """One consolidation of the database (the report of the SQLite run; expired
     attachments take this host's artifact rows of theirs with them, ``open_artifacts``).
-    With ``model`` (and ``remember``, the back end's), the queued turns are retried
+    With ``options.model`` (and ``remember``, the back end's), the queued turns are retried
     first, their memories stored through ``remember``, and extraction goes through the
     model, queuing in the database (:mod:`soloqueue_mem.lifecycle.queue`)."""
     import psycopg
 
     started = time.monotonic()
+    model, progress = options.model, options.progress
     home.ensure()
     state = home.root / ".consolidate_state"  # this host's run lock and last run time
     with (

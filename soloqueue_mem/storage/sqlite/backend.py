@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home
-    from soloqueue_mem.lifecycle.consolidate import Options, Progress
+    from soloqueue_mem.lifecycle.consolidate import Options
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
@@ -195,13 +195,7 @@ class SqliteBackend(Backend):
         match = match_expression(terms)
         return search(conn, match, filters, limit) if conn and match else []
 
-    def consolidate(
-        self,
-        now: datetime,
-        options: Options,
-        progress: Progress | None = None,
-        model: ModelExtraction | None = None,
-    ) -> dict[str, Any]:
+    def consolidate(self, now: datetime, options: Options) -> dict[str, Any]:
         """``consolidate`` on connections of its own (it holds them as long as it runs)."""
         from contextlib import ExitStack
 
@@ -220,10 +214,10 @@ class SqliteBackend(Backend):
             return open_artifacts(self.home, self.config, create=False)
 
         options = options._replace(extracted_on_log=self._extracted_on_log)
-        if model is not None:
-            model.use_state_db(state_opener(self.home, self.config))
+        if options.model is not None:
+            options.model.use_state_db(state_opener(self.home, self.config))
         with scratch:
-            return run(self.home, memory, now, options, model, progress, open_artifacts=artifacts)
+            return run(self.home, memory, now, options, open_artifacts=artifacts)
 
     def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
         from soloqueue_mem.lifecycle.on_log import open_sessions

@@ -208,7 +208,8 @@ def vector_query(folder: Path, count: int) -> tuple[float, float, float]:
         seconds = []
         for _ in range(runs):
             t = time.perf_counter()
-            hits = dense.search(conn, Fixed(), "q", dense.Scope(group="g"), when, 10)
+            asked = dense.DenseQuery("q", dense.Scope(group="g"), when, 10)
+            hits = dense.search(conn, Fixed(), asked)
             seconds.append(time.perf_counter() - t)
             assert len(hits) == 10
         return seconds

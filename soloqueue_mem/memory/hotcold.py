@@ -23,7 +23,7 @@ from soloqueue_mem.text.fts import query_terms
 from soloqueue_mem.text.lexicon import Lexicon
 
 if TYPE_CHECKING:
-    from soloqueue_mem.semantic.dense import DenseHit
+    from soloqueue_mem.semantic.dense import DenseHit, DenseQuery
 
 COLD_LIMIT = 5
 
@@ -56,14 +56,20 @@ def answer(
     """Hot then cold; ``dense`` asks for cosine (the caller checked the model loads)."""
     hot = hot_results(working.latest(conn, group, now))
     if dense:
-        from soloqueue_mem.semantic.dense import Scope, search
+        from soloqueue_mem.semantic.dense import search
         from soloqueue_mem.semantic.model import load
 
-        hits = search(conn, load(), query, Scope(group=group), now, COLD_LIMIT, ("memory",))
-        return dense_answer(hot, hits)
+        return dense_answer(hot, search(conn, load(), cold_query(query, group, now)))
     terms = query_terms(query, lexicon)
     found = FTS5Backend().search(conn, terms, Filters(group=group), now, COLD_LIMIT)
     return lexical_answer(hot, found)
+
+
+def cold_query(query: str, group: str, now: datetime) -> DenseQuery:
+    """Cold's dense search: the group's ``COLD_LIMIT`` memories nearest to ``query``."""
+    from soloqueue_mem.semantic.dense import DenseQuery, Scope
+
+    return DenseQuery(query, Scope(group=group), now, COLD_LIMIT, ("memory",))
 
 
 def hot_results(entries: list[working.Entry]) -> list[Result]:

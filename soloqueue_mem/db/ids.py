@@ -16,12 +16,15 @@ MIN_PREFIX = 4
 _HEX = frozenset("0123456789abcdef")
 
 
-def scope_where(group: str | None, agent: str | None) -> tuple[str, list[str]]:
-    """SQL: a row is of ``group`` and ``agent`` (None: of any), and its parameters."""
+def scope_where(group: str | None, agent: str | None, table: str = "") -> tuple[str, list[str]]:
+    """SQL (``?`` marks, see :class:`soloqueue_mem.db.adapter.Db`): a row (of the
+    ``table`` alias, when a join names one) is of ``group`` and ``agent`` (None: of any),
+    and its parameters."""
+    prefix = f"{table}." if table else ""
     clauses, params = ["1 = 1"], []
     for column, value in (("group_id", group), ("agent_id", agent)):
         if value is not None:
-            clauses.append(f"{column} = ?")
+            clauses.append(f"{prefix}{column} = ?")
             params.append(value)
     return " AND ".join(clauses), params
 

@@ -19,6 +19,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
+from soloqueue_mem.db.adapter import Db
+from soloqueue_mem.db.ids import scope_where
 from soloqueue_mem.semantic.embed import deadline_after, embed_store, turn_items
 from soloqueue_mem.semantic.index import Copy, Item, Progress, cached_vectors, content_hash
 from soloqueue_mem.storage.postgres.memories import _ACTIVE
@@ -91,22 +93,13 @@ def embed_all(
 # -- export and import (the records of soloqueue_mem.ops.export._embeddings) --------
 
 
-def _scope_sql(group: str | None, agent: str | None) -> tuple[str, list[str]]:
-    clauses, params = ["TRUE"], []
-    for column, value in (("i.group_id", group), ("i.agent_id", agent)):
-        if value is not None:
-            clauses.append(f"{column} = %s")
-            params.append(value)
-    return " AND ".join(clauses), params
-
-
 def links(conn: psycopg.Connection, group: str | None, agent: str | None) -> list[dict[str, Any]]:
     """The links of the items in scope as dump fields (a turn named by its session and
     index), in the dump's order."""
     from soloqueue_mem.ops.export import _link_order
 
-    where, params = _scope_sql(group, agent)
-    rows = conn.execute(
+    where, params = scope_where(group, agent, "i")
+    rows = Db(conn).execute(
         "SELECT i.model, i.kind, i.item_id, i.group_id, i.agent_id, i.content_hash,"
         " t.session_id, t.turn_index FROM embedded_items AS i LEFT JOIN quarantine_logs AS t"
         " ON t.id = CASE WHEN i.kind = 'turn' THEN i.item_id::bigint END"  # noqa: S608 - fixed fragments

@@ -15,12 +15,7 @@ from soloqueue_mem.cli.options import (
     list_limit,
     subcommand,
 )
-from soloqueue_mem.cli.output import (
-    Format,
-    emit_list,
-    emit_object,
-    print_table,
-)
+from soloqueue_mem.cli.output import Format, emit_list, emit_object, print_table
 from soloqueue_mem.cli.state import AppContext
 
 if TYPE_CHECKING:

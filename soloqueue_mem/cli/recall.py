@@ -7,13 +7,7 @@ from typing import Annotated
 import typer
 
 from soloqueue_mem.cli import spec
-from soloqueue_mem.cli.options import (
-    AgentFilter,
-    GroupFilter,
-    TypeFilter,
-    command,
-    option,
-)
+from soloqueue_mem.cli.options import AgentFilter, GroupFilter, TypeFilter, command, option
 from soloqueue_mem.cli.recall_run import run_recall
 from soloqueue_mem.cli.state import AppContext
 

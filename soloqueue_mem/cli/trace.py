@@ -7,13 +7,7 @@ from typing import Annotated
 import typer
 
 from soloqueue_mem.cli import spec
-from soloqueue_mem.cli.options import (
-    AgentFilter,
-    GroupFilter,
-    Role,
-    command,
-    option,
-)
+from soloqueue_mem.cli.options import AgentFilter, GroupFilter, Role, command, option
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.cli.trace_run import run_trace
 

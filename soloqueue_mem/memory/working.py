@@ -177,6 +177,13 @@ def offered(outputs: list[tuple[str, str]]) -> dict[str, list[str]]:
     return {group: newest[::-1] for group, newest in by_group.items()}
 
 
+def still_offered(outputs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``outputs`` cut to the entries :func:`offered` takes from them: offered these and
+    any later outputs, a group gets what it would have got from all of them, so a batch
+    of any length holds at most ``CAP`` outputs per group plus those since the cut."""
+    return [(group, content) for group, kept in offered(outputs).items() for content in kept]
+
+
 def feed(conn: Connection, outputs: list[tuple[str, str]], now: datetime) -> None:
     """Logged node output onto each group's list through the filter (source ``log``)."""
     for group, contents in offered(outputs).items():

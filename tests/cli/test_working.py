@@ -170,3 +170,21 @@ def test_logged_node_output_feeds_its_groups_list_filtered_capped_and_for_24_hou
     assert len(cli.json("working", "list", "-g", "g2", "-n", "50")) == 50
     monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-27T08:00:00Z")  # 24 h after the log
     assert cli.json("working", "list", "-g", "g2") == []
+
+
+def test_a_batch_longer_than_the_outputs_held_feeds_the_same_newest_entries(cli, monkeypatch):
+    from soloqueue_mem.storage import working_feed
+
+    monkeypatch.setattr(working_feed, "HELD", 16)  # cut the outputs held many times
+    lines, expected = [], {"g4": [], "g5": []}
+    for n in range(130):
+        group = "g5" if n % 4 == 0 else "g4"
+        content = "好的" if n % 9 == 0 else f"release train {n} is ready for review {n * 31}"
+        lines.append({"role": "assistant", "group": group, "content": content})
+        if content != "好的":
+            expected[group].append(content)
+    batch = "".join(json.dumps(line) + "\n" for line in lines)
+    cli.ok("log", "-s", "s1", "--batch", input=batch)
+    for group, contents in expected.items():
+        listed = cli.json("working", "list", "-g", group, "-n", "50")
+        assert [e["content"] for e in listed] == contents[::-1][:50]

@@ -28,9 +28,10 @@ no bucket paired (or whose keywords stop being common once the rest is gone), so
 from __future__ import annotations
 
 import re
+import sys
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from functools import cache
 from typing import NamedTuple
 
@@ -69,7 +70,7 @@ def keywords(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def signature(words: frozenset[str], known: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
+def signature(words: Collection[str], known: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
     """The MinHash of ``words``; ``known`` caches each keyword's permuted hashes (a
     vocabulary repeats across memories, so most lookups hit)."""
     if not words:
@@ -90,12 +91,29 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-def _could_match(a: frozenset[str], b: frozenset[str]) -> bool:
+def _held(text: str) -> tuple[str, ...]:
+    """The keywords of ``text`` as :func:`clusters` holds them for every memory at once:
+    a sorted tuple of interned strings (a tenth of a frozenset's size; a vocabulary
+    repeats across memories), made a set only for the pairs compared."""
+    return tuple(sorted(map(sys.intern, keywords(text))))
+
+
+def _jaccard_of(
+    i: int, j: int, words: list[tuple[str, ...]], sets: dict[int, frozenset[str]]
+) -> float:
+    """:func:`jaccard` of memories ``i`` and ``j``, their sets kept in ``sets``."""
+    for index in (i, j):
+        if index not in sets:
+            sets[index] = frozenset(words[index])
+    return jaccard(sets[i], sets[j])
+
+
+def _could_match(a: Collection[str], b: Collection[str]) -> bool:
     """Jaccard can reach THRESHOLD only if the smaller set is that share of the larger."""
     return min(len(a), len(b)) >= THRESHOLD * max(len(a), len(b))
 
 
-def _common_keywords(words: list[frozenset[str]]) -> frozenset[str]:
+def _common_keywords(words: list[tuple[str, ...]]) -> frozenset[str]:
     """Keywords in more than ``COMMON_SHARE`` of the memories (at least ``COMMON_MIN``):
     they say little about which memories are alike, and as the signature's minimum
     they would pour thousands of memories into one bucket."""
@@ -140,12 +158,12 @@ def clusters(items: Iterable[Item], same: SameMeaning | None = None) -> list[lis
     """Groups of near-duplicates (two or more each), best first within a group; with
     ``same``, translations of one another too."""
     items = list(items)
-    words = [keywords(item.content) for item in items]
+    words = [_held(item.content) for item in items]
     common = _common_keywords(words)
     buckets: dict[tuple, list[int]] = defaultdict(list)
     known: dict[str, tuple[int, ...]] = {}
     for index, (item, kw) in enumerate(zip(items, words, strict=True)):
-        sig = signature(kw - common or kw, known)
+        sig = signature([w for w in kw if w not in common] or kw, known)
         buckets[(item.scope, 0, sig[0], sig[1])].append(index)
         buckets[(item.scope, 1, sig[2], sig[3])].append(index)
     parent = list(range(len(items)))
@@ -165,13 +183,14 @@ def clusters(items: Iterable[Item], same: SameMeaning | None = None) -> list[lis
     # crowded bucket (hundreds of memories with the same keywords) still chains into
     # one cluster, at most WINDOW comparisons per member and band (2 bands: n·BUCKET_CAP).
     window = BUCKET_CAP // 2
+    sets: dict[int, frozenset[str]] = {}  # the keywords of memories that share a bucket
     for members in buckets.values():
         for position, j in enumerate(members):
             for i in members[max(0, position - window) : position]:
                 if (
                     root(i) != root(j)
                     and _could_match(words[i], words[j])
-                    and (jaccard(words[i], words[j]) >= THRESHOLD)
+                    and (_jaccard_of(i, j, words, sets) >= THRESHOLD)
                 ):
                     parent[root(j)] = root(i)
     if same is not None:

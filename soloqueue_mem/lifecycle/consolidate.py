@@ -249,19 +249,23 @@ def dedup_step(
 
 def _same_meaning() -> dedup.SameMeaning | None:
     """With the semantic extra installed: whether two texts say the same thing, by the
-    cosine of their embeddings (loaded only when dedup has a pair to ask about)."""
+    cosine of their embeddings (loaded only when dedup has a pair to ask about). Each
+    text is embedded once per run: dedup's later passes ask again about the pairs an
+    earlier one found apart."""
     from soloqueue_mem.semantic.model import Unavailable, load, unavailable
 
     if unavailable() is not None:
         return None
+    vectors: dict[str, Any] = {}
 
     def same(pairs: list[tuple[str, str]]) -> list[bool]:
         try:
             embedder = load()
         except Unavailable:
             return [False] * len(pairs)
-        texts = sorted({text for pair in pairs for text in pair})
-        vectors = dict(zip(texts, embedder.passages(texts), strict=True))
+        texts = sorted({text for pair in pairs for text in pair} - vectors.keys())
+        if texts:
+            vectors.update(zip(texts, embedder.passages(texts), strict=True))
         return [float(vectors[a] @ vectors[b]) >= dedup.SAME_MEANING for a, b in pairs]
 
     return same

@@ -26,8 +26,10 @@ class FTS5Backend:
     thousands of rows is what makes a common word slow. Matches are counted in the
     index alone: those of the memories a search leaves out (inactive, out of scope)
     are listed once from their indexes (``store.left_out``) and skipped; only when
-    they cannot be listed is each match joined to its memory (that is what costs).
-    Every statement of one search reads the same snapshot of the store."""
+    they cannot be listed is each match counted joined to its memory (that is what
+    costs). Either way the ranking reads only the best memories, and the searches of
+    one recall (:meth:`search_each`) share it. Every statement of one search reads the
+    same snapshot of the store."""
 
     name = "fts5"
 
@@ -40,36 +42,48 @@ class FTS5Backend:
         limit: int,
     ) -> list[tuple[Memory, float]]:
         """Active memories for the query terms, best first; higher scores are better."""
+        return self.search_each(conn, terms, [filters], now, limit)[0]
+
+    def search_each(
+        self,
+        conn: sqlite3.Connection,
+        terms: list[str],
+        filters: list[Filters],
+        now: datetime,
+        limit: int,
+    ) -> list[list[tuple[Memory, float]]]:
+        """:meth:`search` for each of ``filters``, the matches ranked once for all."""
         match = match_expression(terms)
         if match is None:
-            return []
+            return [[] for _ in filters]
         with store.snapshot(conn):
-            return _search(conn, match, terms, filters, now, limit)
+            searches = [_planned(conn, match, terms, one, now) for one in filters]
+            return store.search(conn, match, searches, now, limit)
 
 
-def _search(
+def _planned(
     conn: sqlite3.Connection,
     match: str,
     terms: list[str],
     filters: Filters,
     now: datetime,
-    limit: int,
-) -> list[tuple[Memory, float]]:
+) -> store.Search:
+    """The search of ``filters``: what they leave out and, for a broad query, the
+    window scored."""
     skip = store.left_out(conn, filters, now)
     lo = None
     if _broad(conn, match, filters, now, skip):
         lo = store.nth_newest_match(conn, match, filters, now, RECENT_WINDOW, skip)
     if lo is None:  # exact BM25
-        return store.search(conn, match, filters, now, limit, skip=skip)
+        return store.Search(filters, None, skip)
     narrow = [  # a lone term is the whole query, known to be broad
         term
         for term in (terms if len(terms) > 1 else [])
         if not _broad(conn, match_expression([term]) or "", filters, now, skip)
     ]
     if len(narrow) == len(terms):  # every match is a narrow term's: all are scored
-        return store.search(conn, match, filters, now, limit, skip=skip)
-    window = store.Window(lo, match_expression(narrow))
-    return store.search(conn, match, filters, now, limit, window, skip)
+        return store.Search(filters, None, skip)
+    return store.Search(filters, store.Window(lo, match_expression(narrow)), skip)
 
 
 def _broad(

@@ -116,6 +116,12 @@ class Source(Protocol):
         self, terms: list[str], filters: Filters, now: datetime, limit: int
     ) -> list[tuple[Memory, float]]: ...
 
+    def search_each(
+        self, terms: list[str], filters: list[Filters], now: datetime, limit: int
+    ) -> list[list[tuple[Memory, float]]]:
+        """:meth:`search` for each of ``filters``."""
+        ...
+
     def trace(
         self, query: str, scope: Scope, limit: int, lexicon: Callable[[], Lexicon]
     ) -> list[TraceHit]: ...
@@ -167,6 +173,8 @@ class Context(NamedTuple):
     lexicon: Callable[[], Lexicon]
     pool: int
     window: TimeWindow | None  # "last week", "昨天": the time the query asks about
+    # memory searches run before the channels, by their filters (recall._memory_searches)
+    searched: dict[Filters, list[tuple[Memory, float]]] = {}  # never mutated
 
 
 class Channel(NamedTuple):

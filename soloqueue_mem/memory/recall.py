@@ -124,6 +124,7 @@ def recall(
         source, request, query, terms, memory_terms, attributes, now, config, lexicon, pool, window
     )
     weights = channel_weights(config)
+    context = context._replace(searched=_memory_searches(context, names, weights))
     candidates = []
     for name in names:
         if not weights.get(name, 1.0):
@@ -203,9 +204,9 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
     request = context.request
 
     def search(filters: Filters) -> list[tuple[Memory, float]]:
-        return context.source.search(context.memory_terms, filters, context.now, context.pool)
+        return _searched(context, filters)
 
-    fixes = stale.corrections(context.source.memory, search, Filters(request.group, request.agent))
+    fixes = stale.corrections(context.source.memory, search, _replaced_filters(request))
     replaced = stale.stale_items(said, fixes, context.lexicon)
     if not replaced:
         return candidates
@@ -284,22 +285,51 @@ def _check(request: Request) -> tuple[str, ...]:
 
 def _memories(context: Context) -> list[Candidate]:
     """Active semantic memories that match the query, through the search back end."""
-    request = context.request
-    filters = Filters(
-        group=request.group,
-        agent=request.agent,
-        type=request.type,
-        since=iso(request.since) if request.since else None,
-    )
     if not context.memory_terms:
         return []
-    found = context.source.search(context.memory_terms, filters, context.now, context.pool)
+    found = _searched(context, _memory_filters(context.request))
     best = max((score for _, score in found), default=1.0) or 1.0
     return [
         # a memory keyed by the attribute the question asks about is its answer
         _memory_candidate(m, "memories", 1.0 if m.predicate in context.attributes else score / best)
         for m, score in found
     ]
+
+
+def _memory_filters(request: Request) -> Filters:
+    """The memories channel's search."""
+    since = iso(request.since) if request.since else None
+    return Filters(group=request.group, agent=request.agent, type=request.type, since=since)
+
+
+def _replaced_filters(request: Request) -> Filters:
+    """The search of what corrections replaced (:func:`_with_corrections`)."""
+    return Filters(request.group, request.agent, include_inactive=True)
+
+
+def _memory_searches(
+    context: Context, names: tuple[str, ...], weights: dict[str, float]
+) -> dict[Filters, list[tuple[Memory, float]]]:
+    """The memories channel's search and, when other channels may bring turns or
+    episodes, the search of what corrections replaced, run together: the back end
+    ranks the matches once for both (they were a third of a lexical recall)."""
+    request = context.request
+    if not context.memory_terms or "memories" not in names or not weights.get("memories", 1.0):
+        return {}
+    wanted = [_memory_filters(request)]
+    if request.type is None and len(names) > 1:
+        wanted.append(_replaced_filters(request))
+    found = context.source.search_each(context.memory_terms, wanted, context.now, context.pool)
+    return dict(zip(wanted, found, strict=True))
+
+
+def _searched(context: Context, filters: Filters) -> list[tuple[Memory, float]]:
+    """The memories ``filters`` find: searched already (:func:`_memory_searches`), or
+    now."""
+    found = context.searched.get(filters)
+    if found is None:
+        found = context.source.search(context.memory_terms, filters, context.now, context.pool)
+    return found
 
 
 def _memory_candidate(memory: Memory, channel: str, relevance: float) -> Candidate:

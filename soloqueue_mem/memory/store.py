@@ -15,6 +15,7 @@ once confirm one memory instead of storing two). Only the full-text index differ
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -393,7 +394,7 @@ class Fts5:
         self, db: Db, words: list[str], filters: Filters, now: datetime, limit: int
     ) -> list[tuple[Memory, float]]:
         match = match_expression(words)
-        return [] if match is None else search(db.conn, match, filters, now, limit)
+        return [] if match is None else search(db.conn, match, [Search(filters)], now, limit)[0]
 
     def dropped(self, db: Db, memory: Memory) -> None:
         _unindex(db.conn, _rowid(db.conn, memory.id), memory)
@@ -676,81 +677,123 @@ class Window(NamedTuple):
     narrow: str | None
 
 
+class Search(NamedTuple):
+    """One memory search of :func:`search`: its filters, the ``window`` of a broad
+    query (None: every match is scored) and ``skip`` (:func:`left_out` for these
+    filters; None when not listed: each match read is tested)."""
+
+    filters: Filters
+    window: Window | None = None
+    skip: frozenset[int] | None = None
+
+
 def search(
     conn: sqlite3.Connection,
     match: str,
-    filters: Filters,
+    searches: list[Search],
     now: datetime,
     limit: int,
-    window: Window | None = None,
-    skip: frozenset[int] | None = None,
-) -> list[tuple[Memory, float]]:
-    """Active memories matching an FTS5 expression, best BM25 first (higher is better),
-    the newer first among equal scores.
+) -> list[list[tuple[Memory, float]]]:
+    """For each of ``searches``, the memories in its filters matching an FTS5
+    expression, best BM25 first (higher is better), the newer first among equal scores.
 
-    BM25 is computed only for the rows the ``window`` admits (all when None): FTS5
-    walks every match either way, but scoring them is what costs on common words.
-    With ``skip`` (:func:`left_out` for these filters), the matches are ranked in the
-    index alone and only the best are read from the table (:func:`_ranked_in_index`).
-    """
-    admitted, bounds = "1", {}
-    if window is not None:
-        admitted = "memories_fts.rowid >= :lo"
-        if window.narrow:
-            admitted += (
-                " OR memories_fts.rowid IN"
-                " (SELECT rowid FROM memories_fts WHERE memories_fts MATCH :narrow)"
-            )
-        bounds = window._asdict()
-    if skip is not None:
-        return _ranked_in_index(conn, match, f"({admitted})", bounds, limit, skip)
-    where, params = filter_sql(Db(conn), filters, now)
-    rows = conn.execute(
-        f"""SELECT {_QUALIFIED}, -bm25(memories_fts) AS score
-            FROM memories_fts JOIN memories ON memories.rowid = memories_fts.rowid
-            WHERE memories_fts MATCH :match AND {where} AND ({admitted})
-            ORDER BY score DESC, memories.updated_at DESC LIMIT :limit""",  # noqa: S608
-        {**params, **bounds, "match": match, "limit": limit},
-    )
-    return [(_memory(row[:-1]), float(row[-1])) for row in rows]
-
-
-def _ranked_in_index(
-    conn: sqlite3.Connection,
-    match: str,
-    admitted: str,
-    bounds: dict[str, Any],
-    limit: int,
-    skip: frozenset[int],
-) -> list[tuple[Memory, float]]:
-    """:func:`search`'s answer without joining every match to its memory: the index
-    orders the admitted matches by BM25 and is read only down to the ``limit``-th
-    one not skipped and the rows tying with it; those memories are then read and
-    ordered as the join orders them (score, then the newer, then the row order)."""
-    rows = conn.execute(
-        f"""SELECT rowid, -bm25(memories_fts) AS score FROM memories_fts
-            WHERE memories_fts MATCH :match AND {admitted}
+    The index ranks the matches once for all of them (recall's active search and its
+    search of what corrections replaced), scoring only the rows some ``window`` admits:
+    FTS5 walks every match either way, but scoring them is what costs on common words.
+    Only the best are read from the table (:func:`_best_in_scope`)."""
+    admitted: list[str] = []
+    bounds: dict[str, Any] = {}
+    for number, one in enumerate(searches):
+        admitted.append(_admitted(one.window, number))
+        if one.window is not None:
+            bounds |= {f"lo{number}": one.window.lo, f"narrow{number}": one.window.narrow}
+    ranked = conn.execute(
+        f"""SELECT rowid, -bm25(memories_fts) AS score, {", ".join(admitted)}
+            FROM memories_fts WHERE memories_fts MATCH :match AND ({" OR ".join(admitted)})
             ORDER BY score DESC""",  # noqa: S608 - fixed fragments
         {**bounds, "match": match},
     )
+    walks = itertools.tee(ranked, len(searches))
+    return [
+        _best_in_scope(
+            conn,
+            _admitted_by(walk, number),
+            *filter_sql(Db(conn), one.filters, now),
+            limit,
+            one.skip or frozenset(),
+        )
+        for number, (one, walk) in enumerate(zip(searches, walks, strict=True))
+    ]
+
+
+def _admitted(window: Window | None, number: int) -> str:
+    """The condition on the rows the ``number``-th search's ``window`` admits."""
+    if window is None:
+        return "(1)"
+    condition = f"memories_fts.rowid >= :lo{number}"
+    if window.narrow:
+        condition += (
+            " OR memories_fts.rowid IN"
+            f" (SELECT rowid FROM memories_fts WHERE memories_fts MATCH :narrow{number})"
+        )
+    return f"({condition})"
+
+
+def _admitted_by(ranked: Iterable[tuple[Any, ...]], number: int) -> Iterator[tuple[int, float]]:
+    """The (row id, score) of the ``ranked`` rows the ``number``-th search admits."""
+    return ((row[0], row[1]) for row in ranked if row[2 + number])
+
+
+def _best_in_scope(
+    conn: sqlite3.Connection,
+    ranked: Iterable[tuple[int, float]],
+    where: str,
+    params: dict[str, Any],
+    limit: int,
+    skip: frozenset[int],
+) -> list[tuple[Memory, float]]:
+    """The ``limit`` best of the ``ranked`` matches (row id, score; best first) whose
+    memory passes ``where``, ordered as a join of every match would order them (score,
+    then the newer, then the row order), without that join: the matches are read down
+    to the ``limit``-th one kept and the rows tying with it, their memories in growing
+    batches (a filter that keeps few reads further), those in ``skip`` not at all."""
     best: list[tuple[int, float]] = []
-    for rowid, score in rows:
+    found: dict[int, Memory] = {}
+    pending: list[tuple[int, float]] = []
+    batch = 2 * limit
+    for rowid, score in ranked:
+        if len(pending) >= batch:
+            best += _kept(conn, pending, where, params, found)
+            pending, batch = [], 2 * batch
         if len(best) >= limit and score < best[limit - 1][1]:
             break
         if rowid not in skip:
-            best.append((rowid, score))
-    found = {
-        row[0]: _memory(row[1:])
-        for row in conn.execute(
-            f"SELECT wanted.value, {_QUALIFIED} FROM json_each(:ids) AS wanted"  # noqa: S608
-            " CROSS JOIN memories ON memories.rowid = wanted.value",
-            {"ids": json.dumps([rowid for rowid, _ in best])},
-        )
-    }
-    best = sorted(hit for hit in best if hit[0] in found)  # (an entry without its row)
-    best.sort(key=lambda hit: found[hit[0]].updated_at, reverse=True)  # stable sorts:
-    best.sort(key=lambda hit: -hit[1])  # full ties stay in row order, as the join's
+            pending.append((rowid, score))
+    best += _kept(conn, pending, where, params, found)
+    best.sort()  # stable sorts: full ties stay in row order, as the join's
+    best.sort(key=lambda hit: found[hit[0]].updated_at, reverse=True)
+    best.sort(key=lambda hit: -hit[1])
     return [(found[rowid], float(score)) for rowid, score in best[:limit]]
+
+
+def _kept(
+    conn: sqlite3.Connection,
+    hits: list[tuple[int, float]],
+    where: str,
+    params: dict[str, Any],
+    found: dict[int, Memory],
+) -> list[tuple[int, float]]:
+    """Those of ``hits`` whose memory passes ``where`` (an entry without its row is
+    not kept), their memories added to ``found``."""
+    if not hits:
+        return []
+    for row in conn.execute(
+        f"SELECT wanted.value, {_QUALIFIED} FROM json_each(:ids) AS wanted"  # noqa: S608
+        f" CROSS JOIN memories ON memories.rowid = wanted.value WHERE {where}",
+        {**params, "ids": json.dumps([rowid for rowid, _ in hits])},
+    ):
+        found[row[0]] = _memory(row[1:])
+    return [hit for hit in hits if hit[0] in found]
 
 
 LEFT_OUT_CAP = 5_000  # beyond this many memories out of a search, it joins its matches

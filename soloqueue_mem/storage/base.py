@@ -368,6 +368,13 @@ class Backend(ABC):
     ) -> list[tuple[Memory, float]]:
         """Recall's memory search: memories matching ``terms``, with their scores."""
 
+    def search_each(
+        self, terms: list[str], filters: list[Filters], now: datetime, limit: int
+    ) -> list[list[tuple[Memory, float]]]:
+        """:meth:`search` for each of ``filters`` (recall asks two at once: a back end
+        may share their work)."""
+        return [self.search(terms, one, now, limit) for one in filters]
+
     @abstractmethod
     def nearest(
         self, query: str, scope: DenseScope, now: datetime, limit: int, model: str = "e5"

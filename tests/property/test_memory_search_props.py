@@ -1,7 +1,8 @@
 """The memory search's index-only path (issue 13) gives exactly what joining every
-match to its memory gives: on random stores with superseded, archived and expired
-memories in several groups and agents, ties of score and time included, for every
-kind of filter, with small thresholds so the bounded (broad) path runs too."""
+match to its memory gives, each search alone and two ranked together: on random stores
+with superseded, archived and expired memories in several groups and agents, ties of
+score and time included, for every kind of filter, with small thresholds so the
+bounded (broad) path runs too."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from soloqueue_mem.config import Config
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory import backend, store
-from soloqueue_mem.memory.store import Draft, Filters, Window
+from soloqueue_mem.memory.store import Draft, Filters
 from soloqueue_mem.storage.sqlite.stores import open_memory
 from soloqueue_mem.text.fts import match_expression
 
@@ -98,7 +99,7 @@ def joined(conn, terms: list[str], where: Filters, now: datetime, limit: int):
         return store.nth_newest_match(conn, expression, where, now, n)
 
     if reach(match, BROAD) is None:
-        return store.search(conn, match, where, now, limit)
+        return ranked_joined(conn, match, where, now, limit, "1", {})
     lo = store.nth_newest_match(conn, match, where, now, RECENT)
     assert lo is not None
     narrow = [
@@ -106,7 +107,28 @@ def joined(conn, terms: list[str], where: Filters, now: datetime, limit: int):
         for term in (terms if len(terms) > 1 else [])
         if reach(match_expression([term]) or "", BROAD) is None
     ]
-    return store.search(conn, match, where, now, limit, Window(lo, match_expression(narrow)))
+    if len(narrow) == len(terms):
+        return ranked_joined(conn, match, where, now, limit, "1", {})
+    admitted = "memories_fts.rowid >= :lo"
+    if narrow:
+        admitted += (
+            " OR memories_fts.rowid IN"
+            " (SELECT rowid FROM memories_fts WHERE memories_fts MATCH :narrow)"
+        )
+    bounds = {"lo": lo, "narrow": match_expression(narrow)}
+    return ranked_joined(conn, match, where, now, limit, admitted, bounds)
+
+
+def ranked_joined(conn, match, where, now, limit, admitted, bounds):
+    sql, params = store.filter_sql(Db(conn), where, now)
+    rows = conn.execute(
+        f"""SELECT {store._QUALIFIED}, -bm25(memories_fts) AS score
+            FROM memories_fts JOIN memories ON memories.rowid = memories_fts.rowid
+            WHERE memories_fts MATCH :match AND {sql} AND ({admitted})
+            ORDER BY score DESC, memories.updated_at DESC LIMIT :limit""",  # noqa: S608
+        {**params, **bounds, "match": match, "limit": limit},
+    )
+    return [(store._memory(row[:-1]), float(row[-1])) for row in rows]
 
 
 @SETTINGS
@@ -127,10 +149,18 @@ def test_the_index_only_search_equals_the_joined_one(memories, where, query, lat
                 mock.patch.object(backend, "RECENT_WINDOW", RECENT),
             ):
                 found = backend.FTS5Backend().search(conn, query, where, now, limit)
+                # recall's two searches (active, and what corrections replaced), one ranking
+                together = backend.FTS5Backend().search_each(
+                    conn, query, [where, Filters(include_inactive=True)], now, limit
+                )
             expected = joined(conn, query, where, now, limit)
+            inactive = joined(conn, query, Filters(include_inactive=True), now, limit)
         finally:
             conn.close()
     assert [(m.id, score) for m, score in found] == [(m.id, score) for m, score in expected]
+    assert [[(m.id, score) for m, score in one] for one in together] == [
+        [(m.id, score) for m, score in one] for one in (expected, inactive)
+    ]
 
 
 @SETTINGS

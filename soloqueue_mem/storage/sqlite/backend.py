@@ -250,10 +250,16 @@ class SqliteBackend(Backend):
         self, terms: list[str], filters: Filters, now: datetime, limit: int
     ) -> list[tuple[Memory, float]]:
         """Recall's memory search: the chosen search back end over memory.db."""
+        return self.search_each(terms, [filters], now, limit)[0]
+
+    def search_each(
+        self, terms: list[str], filters: list[Filters], now: datetime, limit: int
+    ) -> list[list[tuple[Memory, float]]]:
+        """:meth:`search` for each of ``filters``, the index ranking once for all."""
         conn = self.connection("memory", create=False)
         if conn is None:
-            return []
-        return self._search_backend().backend.search(conn, terms, filters, now, limit)
+            return [[] for _ in filters]
+        return self._search_backend().backend.search_each(conn, terms, filters, now, limit)
 
     def nearest(
         self, query: str, scope: DenseScope, now: datetime, limit: int, model: str = "e5"

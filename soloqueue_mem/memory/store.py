@@ -111,7 +111,7 @@ def _memory(row: tuple[Any, ...]) -> Memory:
         predicate=row[7],
         source=row[8],
         source_episode_id=row[9],
-        tags=jsonio.loads(row[10]),
+        tags=[] if row[10] == "[]" else jsonio.loads(row[10]),  # most: recall reads hundreds
         importance=row[11],
         confidence=row[12],
         access_count=row[13],

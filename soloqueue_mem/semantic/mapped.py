@@ -60,7 +60,7 @@ def cache_dir(conn: sqlite3.Connection) -> str | None:
     return None
 
 
-class _Keys(Sequence[tuple[str, str]]):
+class Keys(Sequence[tuple[str, str]]):
     """``(kind, item id)`` of each row, read from the mapped columns only when asked
     (a search looks at its best rows, not at 100k)."""
 
@@ -74,6 +74,10 @@ class _Keys(Sequence[tuple[str, str]]):
         if isinstance(n, slice):
             return [self[i] for i in range(*n.indices(len(self)))]
         return (str(self._kinds[n]), str(self._ids[n]))
+
+    def at(self, rows: Any) -> list[tuple[str, str]]:
+        """The keys of ``rows`` (an array of row numbers), one read of each column."""
+        return list(zip(self._kinds[rows].tolist(), self._ids[rows].tolist(), strict=True))
 
 
 def _state(conn: sqlite3.Connection, model: str) -> str | None:
@@ -100,12 +104,12 @@ def load(conn: sqlite3.Connection, model: str, kinds: tuple[str, ...], group: st
     columns = opened.columns
     if rows is None:
         return Matrix(
-            _Keys(columns["kinds"], columns["ids"]),
+            Keys(columns["kinds"], columns["ids"]),
             columns["vectors"],
             Sketch(columns["signs"], columns["centre"]),
         )
     return Matrix(
-        _Keys(columns["kinds"][rows], columns["ids"][rows]),
+        Keys(columns["kinds"][rows], columns["ids"][rows]),
         columns["vectors"][rows],
         Sketch(columns["signs"][rows], columns["centre"]),
     )

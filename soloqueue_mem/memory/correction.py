@@ -27,6 +27,7 @@ from soloqueue_mem.text.stopwords import STOPWORDS
 
 MIN_SHARED = 2
 CANDIDATES = 20  # memories a lookup by topic words reads
+MAX_STATEMENT = 300  # characters: a rules memory has at most 200
 
 
 @cache
@@ -60,10 +61,14 @@ def topic_words(text: str) -> frozenset[str]:
 
 def topic(hint: str, content: str) -> frozenset[str]:
     """What a draft corrects: the model's hint, or a cued statement's own words;
-    empty when it corrects nothing."""
+    empty when it corrects nothing. A text longer than a statement (a promoted
+    document's chunk) states what it says and corrects nothing: with its many words it
+    would share two with some memory whatever a cue in it is about."""
     if hint.strip():
         return topic_words(hint)
-    return topic_words(content) if is_correction(content) else frozenset()
+    if len(content) > MAX_STATEMENT or not is_correction(content):
+        return frozenset()
+    return topic_words(content)
 
 
 def corrected(words: frozenset[str], candidates: Iterable[Memory]) -> Memory | None:

@@ -97,6 +97,16 @@ def test_promote_stores_chunks_once(cli, tmp_path):
     )
 
 
+def test_promote_keeps_every_chunk_of_a_document_that_says_a_value_changed(cli, tmp_path):
+    # a chunk holding a correction cue (改成) shares words with its sibling chunks: it
+    # must not supersede them, or part of the document leaves recall
+    doc = tmp_path / "doc.txt"
+    doc.write_text("项目最终决定采用微服务架构。\n\n" + "数据库方案改成 PostgreSQL 16，" * 40)
+    stored = cli.json("promote", "-g", "g1", str(doc))["stored"]
+    assert len(stored) >= 2
+    assert sorted(m["id"] for m in cli.json("memory", "list", "-g", "g1")) == sorted(stored)
+
+
 def test_promote_rejects_empty_and_bad_input(cli, home, tmp_path):
     assert cli("promote", "-g", "g1", "-", input="  \n").exit_code == 65
     bad = tmp_path / "bad.txt"

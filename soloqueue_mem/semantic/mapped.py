@@ -31,7 +31,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem.home import Home
+from soloqueue_mem.errors import StorageError
+from soloqueue_mem.home import Home, make_private_dirs
 
 if TYPE_CHECKING:
     from soloqueue_mem.semantic.index import Matrix
@@ -195,9 +196,9 @@ def _build(conn: sqlite3.Connection, model: str, root: Path, target: Path) -> bo
     if state != target.name or not keys:
         return False  # written meanwhile (read SQLite this once), or nothing to map
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(root)  # 0700 like the data directory, no symlink followed
         scratch = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
-    except OSError:
+    except (OSError, StorageError):
         return False
     try:
         for name, values in zip(COLUMNS, zip(*keys, strict=True), strict=True):

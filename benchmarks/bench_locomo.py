@@ -212,7 +212,8 @@ def main() -> int:
 
     from soloqueue_mem.config import Config
     from soloqueue_mem.memory.recall import Request
-    from soloqueue_mem.sessions.trace import Scope, trace
+    from soloqueue_mem.sessions.trace import trace
+    from soloqueue_mem.sessions.turns import Scope
     from soloqueue_mem.text.fts import STOPWORDS
     from soloqueue_mem.text.lexicon import open_lexicon
 

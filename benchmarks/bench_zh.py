@@ -321,7 +321,8 @@ def retrieval(
     from soloqueue_mem.lifecycle.consolidate import Options
     from soloqueue_mem.lifecycle.consolidate import run as run_consolidate
     from soloqueue_mem.memory.recall import Request
-    from soloqueue_mem.sessions.trace import Scope, trace
+    from soloqueue_mem.sessions.trace import trace
+    from soloqueue_mem.sessions.turns import Scope
     from soloqueue_mem.storage.sqlite.stores import open_memory
     from soloqueue_mem.text.fts import STOPWORDS
 

@@ -114,10 +114,12 @@ class Store(Maintenance, GraphMethods, TransferMethods, AttachmentMethods):
         limit: int = 10,
     ) -> list[TraceHit]:
         """Search logged turns (``trace``): best BM25 matches first, within the scope."""
-        from soloqueue_mem.sessions.trace import Scope
+        from soloqueue_mem.clock import iso
+        from soloqueue_mem.sessions.turns import Scope
 
         check_ids(group=group, agent=agent, session=session)
-        scope = Scope(group, agent, session, self._since(since), role)
+        start = self._since(since)
+        scope = Scope(group, agent, session, iso(start) if start else None, role)
         return self._storage().trace(query, scope, limit, self._lexicon_loader)
 
     @serialised

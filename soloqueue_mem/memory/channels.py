@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.working import Entry
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
-    from soloqueue_mem.sessions.trace import Scope, TraceHit
-    from soloqueue_mem.sessions.turns import Turn
+    from soloqueue_mem.sessions.trace import TraceHit
+    from soloqueue_mem.sessions.turns import Scope, Turn
     from soloqueue_mem.text.lexicon import Lexicon
     from soloqueue_mem.text.when import TimeWindow
 
@@ -149,8 +149,6 @@ class Source(Protocol):
     def existing_graph(self) -> GraphDb | None: ...
 
     def touch_episodes(self, ids: list[str]) -> None: ...
-
-    def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]: ...
 
     def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]: ...
 

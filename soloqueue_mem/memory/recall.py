@@ -53,8 +53,7 @@ from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel, usem3_channel
 from soloqueue_mem.sessions.events import Event, index_body
-from soloqueue_mem.sessions.trace import Scope
-from soloqueue_mem.sessions.turns import Turn
+from soloqueue_mem.sessions.turns import Scope, Turn
 from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
 from soloqueue_mem.text.fts import holders, match_expression
@@ -429,7 +428,7 @@ def _traced(context: Context, channel: str, since: datetime | None) -> list[Cand
     request = context.request
     if request.since is not None and (since is None or request.since > since):
         since = request.since
-    scope = Scope(request.group, request.agent, None, since, None)
+    scope = Scope(request.group, request.agent, None, iso(since) if since else None, None)
     if not context.terms:
         return []
     hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
@@ -455,13 +454,14 @@ def _hot(context: Context) -> list[Candidate]:
     since = context.now - timedelta(hours=HOT_HOURS)
     if request.since is not None and request.since > since:
         since = request.since
+    start = iso(since)
     window = context.source.newest_turns(
-        Scope(request.group, request.agent, None, since, None), HOT_RETURNED
+        Scope(request.group, request.agent, None, start, None), HOT_RETURNED
     )
     found = [_turn_candidate(t, "hot", 0) for t in window]
     if request.group is not None:
         entries = context.source.working(request.group, context.now, HOT_RETURNED)
-        found += [_working_candidate(e) for e in entries if e.created_at >= iso(since)]
+        found += [_working_candidate(e) for e in entries if e.created_at >= start]
     found.sort(key=lambda c: c.timestamp, reverse=True)  # stable: equal times keep order
     return [
         c._replace(relevance=1.0 - number / HOT_RETURNED)
@@ -492,11 +492,11 @@ def _when(context: Context) -> list[Candidate]:
     request = context.request
     start, end = iso(window.start), iso(window.end)
     found: list[Candidate] = []
-    scope = Scope(request.group, request.agent, None, window.start, None)
+    scope = Scope(request.group, request.agent, None, start, None)
     if context.terms:
         hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
         found = [_turn_candidate(h.turn, "when", h.score) for h in hits if h.turn.timestamp < end]
-    newest = context.source.turns_before(scope, window.end, context.pool)
+    newest = context.source.newest_turns(scope._replace(until=end), context.pool)
     seen = {c.key for c in found}
     found += [
         _turn_candidate(turn, "when", 0.5 * (1 - number / len(newest)))

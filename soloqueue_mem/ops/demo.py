@@ -18,7 +18,7 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.memory.recall import Request
 from soloqueue_mem.sessions.events import SessionKey, parse_event
 from soloqueue_mem.sessions.reader import openai_messages
-from soloqueue_mem.sessions.trace import Scope
+from soloqueue_mem.sessions.turns import Scope
 from soloqueue_mem.sessions.writer import LoggedTurn
 from soloqueue_mem.storage.catalog import offloader as new_offloader
 from soloqueue_mem.storage.sqlite.backend import SqliteBackend

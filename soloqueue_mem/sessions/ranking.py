@@ -25,7 +25,7 @@ from math import log
 
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.rerank import POOL, rerank
-from soloqueue_mem.sessions.turns import SearchScope, Turn
+from soloqueue_mem.sessions.turns import Scope, Turn
 from soloqueue_mem.text.fts import BROAD_MATCHES, RECENT_WINDOW, match_expression
 from soloqueue_mem.text.query import QueryTerm, WeightedQuery
 
@@ -33,7 +33,7 @@ K1, B = 1.2, 0.75  # FTS5's bm25() defaults
 
 
 def rank(
-    conn: sqlite3.Connection, query: WeightedQuery, scope: SearchScope, limit: int
+    conn: sqlite3.Connection, query: WeightedQuery, scope: Scope, limit: int
 ) -> list[tuple[Turn, float]]:
     """The ``limit`` best turns in ``scope`` for ``query``, best first, with scores.
 
@@ -48,7 +48,7 @@ def rank(
 
 
 def _ranked(
-    conn: sqlite3.Connection, terms: list[QueryTerm], scope: SearchScope, limit: int
+    conn: sqlite3.Connection, terms: list[QueryTerm], scope: Scope, limit: int
 ) -> list[tuple[Turn, float]]:
     pool = _bm25(conn, [term.text for term in terms], scope, max(limit, POOL))
     return rerank(conn, terms, scope, pool, limit)
@@ -57,7 +57,7 @@ def _ranked(
 def _bm25(
     conn: sqlite3.Connection,
     terms: list[str],
-    scope: SearchScope,
+    scope: Scope,
     limit: int,
     narrow: bool = False,
 ) -> list[tuple[Turn, float]]:
@@ -66,7 +66,7 @@ def _bm25(
     match = match_expression(terms)
     assert match is not None
     if narrow or turns.nth_newest_match(conn, match, BROAD_MATCHES, scope) is None:
-        if _within_rows(scope) and any(_is_broad(conn, t, SearchScope()) for t in terms):
+        if _within_rows(scope) and any(_is_broad(conn, t, Scope()) for t in terms):
             # bm25() reads every match of each term in the whole store for its idf, so
             # a common word costs a store-wide scan even when the range holds few turns.
             return _rank_recent(conn, terms, scope, limit)
@@ -85,18 +85,18 @@ def _bm25(
     return _below(_bm25(conn, narrow_terms, scope, limit, len(narrow_terms) == 1), recent, limit)
 
 
-def _within_rows(scope: SearchScope) -> bool:
+def _within_rows(scope: Scope) -> bool:
     """True when the scope is a row-id range (a session, or turns since a time)."""
-    return scope.lo > 0 or scope.hi < SearchScope().hi
+    return scope.lo > 0 or scope.hi < Scope().hi
 
 
-def _is_broad(conn: sqlite3.Connection, term: str, scope: SearchScope) -> bool:
+def _is_broad(conn: sqlite3.Connection, term: str, scope: Scope) -> bool:
     match = match_expression([term]) or ""
     return turns.nth_newest_match(conn, match, BROAD_MATCHES, scope) is not None
 
 
 def _rank_recent(
-    conn: sqlite3.Connection, terms: list[str], scope: SearchScope, limit: int
+    conn: sqlite3.Connection, terms: list[str], scope: Scope, limit: int
 ) -> list[tuple[Turn, float]]:
     """BM25 over the newest matches: term counts from the turns' text, document
     frequencies and average length from the window itself."""

@@ -27,7 +27,7 @@ import sqlite3
 from math import log
 
 from soloqueue_mem.sessions import turns
-from soloqueue_mem.sessions.turns import SearchScope, Turn
+from soloqueue_mem.sessions.turns import Scope, Turn
 from soloqueue_mem.text.fts import phrase
 from soloqueue_mem.text.query import QueryTerm, coverage
 
@@ -38,7 +38,7 @@ NEIGHBOUR_WEIGHTS = (0.5, 0.25)  # share of a turn's score given 1 and 2 turns a
 def rerank(
     conn: sqlite3.Connection,
     terms: list[QueryTerm],
-    scope: SearchScope,
+    scope: Scope,
     pool: list[tuple[Turn, float]],
     limit: int,
 ) -> list[tuple[Turn, float]]:

@@ -12,9 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable
-from datetime import datetime
 
-from soloqueue_mem.clock import iso
 from soloqueue_mem.errors import BadInput, BadOption
 from soloqueue_mem.home import Home
 from soloqueue_mem.sessions import turns
@@ -23,20 +21,12 @@ from soloqueue_mem.sessions.logfile import read_lines
 from soloqueue_mem.sessions.pending import pending_sessions
 from soloqueue_mem.sessions.ranking import rank
 from soloqueue_mem.sessions.reader import session_files
-from soloqueue_mem.sessions.turns import SearchScope, Turn
+from soloqueue_mem.sessions.turns import Scope, Turn
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, coverage, weigh_query
 from soloqueue_mem.tuples import NamedTuple
 
 MAX_LIMIT = 1000
-
-
-class Scope(NamedTuple):
-    group: str | None = None
-    agent: str | None = None
-    session: str | None = None
-    since: datetime | None = None
-    role: str | None = None
 
 
 class TraceHit(NamedTuple):
@@ -61,7 +51,7 @@ def trace(
         return []
     hits: list[TraceHit] = []
     if conn is not None:
-        bounded = turns.bounded(conn, search_scope(scope))
+        bounded = turns.bounded(conn, scope)
         found = rank(conn, weighted, bounded, limit) if bounded is not None else []
         best = max((score for _, score in found), default=1.0) or 1.0
         hits = [TraceHit(turn, score / best, "index") for turn, score in found]
@@ -71,16 +61,9 @@ def trace(
     return hits[:limit]
 
 
-def search_scope(scope: Scope) -> SearchScope:
-    """``scope`` as the turn index's filters."""
-    since = iso(scope.since) if scope.since else None
-    return SearchScope(scope.group, scope.agent, scope.session, since, scope.role)
-
-
 def _unindexed_hits(
     home: Home, conn: sqlite3.Connection | None, terms: list[QueryTerm], scope: Scope
 ) -> list[TraceHit]:
-    since = iso(scope.since) if scope.since else None
     hits = []
     for key, path in _sessions_to_scan(home, conn, scope):
         indexed = turns.indexed_bytes(conn, key) if conn is not None else 0
@@ -94,7 +77,7 @@ def _unindexed_hits(
             record = entry.record
             if record is None or record.get("turn_index", -1) <= last_indexed:
                 continue
-            hit = _match_record(key, record, terms, since, scope.role)
+            hit = _match_record(key, record, terms, scope.since, scope.role)
             if hit is not None:
                 hits.append(hit)
     return hits

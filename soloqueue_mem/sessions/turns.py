@@ -316,13 +316,14 @@ _FILTERS = {
 _NO_ROW = 1 << 62
 
 
-class SearchScope(NamedTuple):
-    """Filters (None = any) and the row-id range the turns in scope occupy."""
+class Scope(NamedTuple):
+    """Which turns a search or a listing may return: the filters (None = any), and the
+    row-id range the turns in scope occupy (narrowed by :func:`bounded`; callers leave it)."""
 
     group: str | None = None
     agent: str | None = None
     session: str | None = None
-    since: str | None = None
+    since: str | None = None  # at or after this ISO time
     role: str | None = None
     lo: int = 0
     hi: int = _NO_ROW
@@ -339,7 +340,7 @@ class SearchScope(NamedTuple):
         return {**self._asdict(), **extra}
 
 
-def bounded(conn: sqlite3.Connection, scope: SearchScope) -> SearchScope | None:
+def bounded(conn: sqlite3.Connection, scope: Scope) -> Scope | None:
     """The scope with the row-id range its turns occupy; None when it is empty.
 
     Trigger: a session or ``since`` is given. Why: FTS5 walks a term's matches across
@@ -377,9 +378,7 @@ def bounded(conn: sqlite3.Connection, scope: SearchScope) -> SearchScope | None:
     return scope._replace(lo=max(scope.lo, lo[0]), hi=hi[0])
 
 
-def nth_newest_match(
-    conn: sqlite3.Connection, match: str, n: int, scope: SearchScope
-) -> int | None:
+def nth_newest_match(conn: sqlite3.Connection, match: str, n: int, scope: Scope) -> int | None:
     """Row id of the ``n``-th newest turn in scope matching ``match``; None if fewer.
 
     Walks the index newest-first without ranking, so it costs O(n), not O(matches).
@@ -394,9 +393,7 @@ def nth_newest_match(
     return None if row is None else int(row[0])
 
 
-def matching_ids(
-    conn: sqlite3.Connection, match: str, scope: SearchScope, min_rowid: int
-) -> list[int]:
+def matching_ids(conn: sqlite3.Connection, match: str, scope: Scope, min_rowid: int) -> list[int]:
     """Ids of the turns in scope at or after ``min_rowid`` that match, unranked."""
     join = "CROSS JOIN conversation_turns AS t ON t.id = f.rowid" if scope.is_filtered() else ""
     sql = (
@@ -436,7 +433,7 @@ _T_COLUMNS = ", ".join("t." + column.strip() for column in _TURN_COLUMNS.split("
 
 
 def search_turns(
-    conn: sqlite3.Connection, match: str, scope: SearchScope, limit: int
+    conn: sqlite3.Connection, match: str, scope: Scope, limit: int
 ) -> list[tuple[Turn, float]]:
     """BM25-ranked turns for an FTS5 expression built by :mod:`soloqueue_mem.text.fts`."""
     sql = (
@@ -450,7 +447,7 @@ def search_turns(
     return [(_turn(row[:-1]), float(row[-1])) for row in rows]
 
 
-def newest_turns(conn: Connection, scope: SearchScope, limit: int) -> list[Turn]:
+def newest_turns(conn: Connection, scope: Scope, limit: int) -> list[Turn]:
     """The ``limit`` newest turns in scope (``scope.since`` bounds the walk: the
     timestamp index is read newest first, so only that window is visited): the
     working-memory window (seed 004's Redis list, LPUSH + LTRIM + a 24 h TTL), and with
@@ -514,7 +511,7 @@ WHERE {where}
 
 
 def session_neighbourhood(
-    conn: sqlite3.Connection, around: list[Turn], reach: int, scope: SearchScope
+    conn: sqlite3.Connection, around: list[Turn], reach: int, scope: Scope
 ) -> list[Turn]:
     """The turns in scope at most ``reach`` turns before or after one of ``around`` in its
     session (``around`` included), in one query: each turn costs one range of the

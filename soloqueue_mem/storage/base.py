@@ -56,8 +56,8 @@ if TYPE_CHECKING:
     from soloqueue_mem.semantic.model import Embedder
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
-    from soloqueue_mem.sessions.trace import Scope, TraceHit
-    from soloqueue_mem.sessions.turns import SessionRow, Turn
+    from soloqueue_mem.sessions.trace import TraceHit
+    from soloqueue_mem.sessions.turns import Scope, SessionRow, Turn
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Offload, Rejected, WriteChunk
     from soloqueue_mem.state.values import Entry as ValueEntry
     from soloqueue_mem.text.lexicon import Lexicon
@@ -221,22 +221,12 @@ class Backend(ABC):
         """``trace``: the turns matching ``query`` in ``scope``, best first."""
 
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]:
-        """The ``limit`` newest turns of ``scope``, newest first."""
+        """The ``limit`` newest turns of ``scope`` (logged before ``scope.until``, when
+        given), newest first."""
         from soloqueue_mem.sessions import turns
-        from soloqueue_mem.sessions.trace import search_scope
 
         conn = self.connection("memory", create=False)
-        return turns.newest_turns(conn, search_scope(scope), limit) if conn else []
-
-    def turns_before(self, scope: Scope, until: datetime, limit: int) -> list[Turn]:
-        """The ``limit`` newest turns of ``scope`` logged before ``until``."""
-        from soloqueue_mem.clock import iso
-        from soloqueue_mem.sessions import turns
-        from soloqueue_mem.sessions.trace import search_scope
-
-        conn = self.connection("memory", create=False)
-        bounded = search_scope(scope)._replace(until=iso(until))
-        return turns.newest_turns(conn, bounded, limit) if conn else []
+        return turns.newest_turns(conn, scope, limit) if conn else []
 
     @abstractmethod
     def sessions(self, group: str | None, agent: str | None, limit: int) -> list[SessionRow]:

@@ -14,7 +14,7 @@ import pytest
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
 from soloqueue_mem.memory.store import Changes
-from soloqueue_mem.sessions.trace import Scope
+from soloqueue_mem.sessions.turns import Scope
 from soloqueue_mem.storage import open_backend
 from tests.cli import test_consolidate as consolidating
 from tests.cli import test_memory as memory
@@ -150,7 +150,7 @@ def test_demo_and_identity_run_with_a_database_url_and_touch_neither(
 
 
 def test_the_backend_edits_restores_and_reads_a_window(home: Path, on_postgres: str) -> None:
-    """The library's view: PostgresBackend's edit, restore and turns_before."""
+    """The library's view: PostgresBackend's edit, restore and a time window's turns."""
     from datetime import UTC, datetime
 
     from soloqueue_mem.memory.store import Draft
@@ -170,8 +170,9 @@ def test_the_backend_edits_restores_and_reads_a_window(home: Path, on_postgres: 
             for n, e in enumerate(events)
         ]
         list(backend.log(items, ("default", "default", "s"), now, None))
-        start, until = datetime(2026, 11, 20, tzinfo=UTC), datetime(2026, 11, 22, tzinfo=UTC)
-        window = backend.turns_before(Scope(since=start), until, 5)
+        window = backend.newest_turns(
+            Scope(since="2026-11-20T00:00:00.000Z", until="2026-11-22T00:00:00.000Z"), 5
+        )
         assert [t.content for t in window] == ["turn 1", "turn 0"]
     finally:
         backend.close()  # type: ignore[attr-defined]

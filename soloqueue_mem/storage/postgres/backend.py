@@ -49,8 +49,8 @@ if TYPE_CHECKING:
     from soloqueue_mem.semantic.model import Embedder
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
-    from soloqueue_mem.sessions.trace import Scope, TraceHit
-    from soloqueue_mem.sessions.turns import SessionRow
+    from soloqueue_mem.sessions.trace import TraceHit
+    from soloqueue_mem.sessions.turns import Scope, SessionRow
     from soloqueue_mem.sessions.writer import Item, LoggedTurn, Queued, WriteChunk
     from soloqueue_mem.storage.base import DenseIndex
     from soloqueue_mem.text.lexicon import Lexicon

@@ -18,15 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import faults, jsonio
 from soloqueue_mem.clock import iso
+from soloqueue_mem.db.adapter import postgres_sql
 from soloqueue_mem.errors import BadOption
 from soloqueue_mem.home import Home, ensure_private_dir
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
 from soloqueue_mem.sessions.logfile import SessionLog
 from soloqueue_mem.sessions.ranking import _below as below
 from soloqueue_mem.sessions.rerank import POOL
-from soloqueue_mem.sessions.trace import MAX_LIMIT, Scope, TraceHit
+from soloqueue_mem.sessions.trace import MAX_LIMIT, TraceHit
 from soloqueue_mem.sessions.turns import _TURN_COLUMNS as _COLUMNS
-from soloqueue_mem.sessions.turns import Turn
+from soloqueue_mem.sessions.turns import Scope, Turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
 from soloqueue_mem.sessions.writer import LoggedTurn, Queued, index_and_append, logged_before
 from soloqueue_mem.storage.postgres.newest import newest_matches
@@ -142,23 +143,6 @@ def stored_body(role: str, content: str, tool_calls: str | None, tool_results: s
     return index_body(Event(role, content, calls, results))
 
 
-def _scope_sql(scope: Scope) -> tuple[str, dict[str, Any]]:
-    clauses, params = ["TRUE"], {}
-    for column, value in (
-        ("group_id", scope.group),
-        ("agent_id", scope.agent),
-        ("session_id", scope.session),
-        ("role", scope.role),
-    ):
-        if value is not None:
-            clauses.append(f"{column} = %({column})s")
-            params[column] = value
-    if scope.since is not None:
-        clauses.append("timestamp >= %(since)s")
-        params["since"] = iso(scope.since)
-    return " AND ".join(clauses), params
-
-
 def trace(
     conn: psycopg.Connection,
     query: str,
@@ -200,18 +184,18 @@ def _ranked(
     if not terms:
         return []
     phrases = [term_query(t.text) or "" for t in terms]
-    where, params = _scope_sql(scope)
+    where = postgres_sql(scope.where(), named=True)
     match = " | ".join(f"({p})" for p in phrases)
     ranked: dict[int, float] = {}
     for phrase in phrases:
         ranked.update(
             newest_matches(
                 conn,
-                "quarantine_logs",
+                "quarantine_logs AS t",  # the alias the scope's filters name
                 "id",
                 phrase,
                 where,
-                {**params, "match": match},
+                scope.params(match=match),
                 WINDOW,
                 "ts_rank(search, to_tsquery('simple', %(match)s))",
             )

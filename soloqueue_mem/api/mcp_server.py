@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -22,6 +22,9 @@ from soloqueue_mem.api import shapes
 from soloqueue_mem.api.bounded import fit_items, page_text, shorten
 from soloqueue_mem.api.store import Store
 from soloqueue_mem.errors import NotFound, SoloqueueError
+
+if TYPE_CHECKING:
+    from soloqueue_mem.memory.store import Forgotten
 
 T = TypeVar("T")
 
@@ -138,7 +141,7 @@ class Tools:
     async def forget(self, ids: list[str]) -> dict[str, Any]:
         """Erase memories (by id or unique prefix) and their earlier versions for good."""
 
-        def erase() -> shapes.Forgotten:
+        def erase() -> Forgotten:
             for ref in ids:
                 _check_scope(self.store.memory(ref), self.scope, f"no memory {ref!r} in this scope")
             return self.store.forget(*ids)

@@ -22,21 +22,12 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.episodes import Episode
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.recall import Hit
-    from soloqueue_mem.memory.store import Remembered
+    from soloqueue_mem.memory.store import Forgotten, Remembered
     from soloqueue_mem.memory.working import Entry as WorkingEntry
     from soloqueue_mem.sessions.trace import TraceHit
     from soloqueue_mem.sessions.turns import SessionRow
     from soloqueue_mem.sessions.writer import LoggedTurn
     from soloqueue_mem.state.values import Entry
-
-
-class Forgotten(NamedTuple):
-    """What ``Store.forget`` erased."""
-
-    ids: list[str]  # the memories erased, earlier versions included
-    wal_cleared: bool  # False: another reader kept the bytes in the WAL until its checkpoint
-    identity_rewritten: bool  # identity/MEMORY.md and USER.md were rewritten without them
-    note: str | None = None  # a warning on where the erased bytes may still be (the CLI's)
 
 
 class Added(NamedTuple):

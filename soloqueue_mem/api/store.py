@@ -21,7 +21,7 @@ from soloqueue_mem.api.attachments import AttachmentMethods
 from soloqueue_mem.api.base import check_ids, serialised
 from soloqueue_mem.api.graph import GraphMethods
 from soloqueue_mem.api.maintenance import Maintenance
-from soloqueue_mem.api.shapes import Added, ArtifactBytes, Forgotten, SessionEnded
+from soloqueue_mem.api.shapes import Added, ArtifactBytes, SessionEnded
 from soloqueue_mem.api.transfer import TransferMethods
 from soloqueue_mem.errors import BadInput, UsageError
 
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.scratchpad import Scratchpad
-    from soloqueue_mem.memory.store import Remembered
+    from soloqueue_mem.memory.store import Forgotten, Remembered
     from soloqueue_mem.memory.working import Added as WorkingAdded
     from soloqueue_mem.memory.working import Entry as WorkingEntry
     from soloqueue_mem.sessions.events import Event, SessionKey
@@ -417,8 +417,7 @@ class Store(Maintenance, GraphMethods, TransferMethods, AttachmentMethods):
         """Erase memories and their earlier versions for good (``memory forget``)."""
         if not memory_ids:
             raise UsageError("give at least one memory id")
-        result = self._storage().forget(memory_ids, self.now())
-        return Forgotten(result.ids, result.wal_cleared, result.identity_rewritten, result.note)
+        return self._storage().forget(memory_ids, self.now())
 
     # -- working memory, promote, hot + cold query ------------------------
 

@@ -642,10 +642,12 @@ def with_ancestors(conn: Connection, memory: Memory, index: FullText = FTS5) -> 
 
 
 class Forgotten(NamedTuple):
-    ids: list[str]
-    wal_cleared: bool  # False: a reader kept the WAL; old pages go at a later checkpoint
-    identity_rewritten: bool = False  # identity/ was republished without them
-    note: str | None = None  # a warning on where the erased bytes may still be
+    """What ``forget`` erased (``Store.forget`` returns it as the back end made it)."""
+
+    ids: list[str]  # the memories erased, earlier versions included
+    wal_cleared: bool  # False: another reader kept the bytes in the WAL until its checkpoint
+    identity_rewritten: bool = False  # identity/MEMORY.md and USER.md were rewritten without them
+    note: str | None = None  # a warning on where the erased bytes may still be (the CLI's)
 
 
 def forget(conn: sqlite3.Connection, refs: Iterable[str]) -> Forgotten:

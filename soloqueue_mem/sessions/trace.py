@@ -23,7 +23,7 @@ from soloqueue_mem.sessions.ranking import rank
 from soloqueue_mem.sessions.reader import session_files
 from soloqueue_mem.sessions.turns import Scope, Turn
 from soloqueue_mem.text.lexicon import Lexicon
-from soloqueue_mem.text.query import QueryTerm, coverage, weigh_query
+from soloqueue_mem.text.query import QueryTerm, WeightedQuery, coverage, weigh_query
 from soloqueue_mem.tuples import NamedTuple
 
 MAX_LIMIT = 1000
@@ -44,19 +44,35 @@ def trace(
     lexicon: Callable[[], Lexicon],
 ) -> list[TraceHit]:
     """The ``limit`` best-matching turns in ``scope``, best first."""
-    if not 1 <= limit <= MAX_LIMIT:
-        raise BadOption(f"--limit must be between 1 and {MAX_LIMIT}")
-    weighted = weigh_query(query, lexicon)
+    weighted = weighed(query, limit, lexicon)
     if not weighted.terms:
         return []
     hits: list[TraceHit] = []
     if conn is not None:
         bounded = turns.bounded(conn, scope)
-        found = rank(conn, weighted, bounded, limit) if bounded is not None else []
-        best = max((score for _, score in found), default=1.0) or 1.0
-        hits = [TraceHit(turn, score / best, "index") for turn, score in found]
+        hits = index_hits(rank(conn, weighted, bounded, limit) if bounded is not None else [])
     hits.extend(_unindexed_hits(home, conn, weighted.terms, scope))
-    hits.sort(key=lambda h: (h.turn.timestamp, h.turn.id, h.turn.turn_index), reverse=True)
+    return best_first(hits, limit)
+
+
+def weighed(query: str, limit: int, lexicon: Callable[[], Lexicon]) -> WeightedQuery:
+    """``query``'s terms for a search of ``limit`` turns (BadOption out of range)."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise BadOption(f"--limit must be between 1 and {MAX_LIMIT}")
+    return weigh_query(query, lexicon)
+
+
+def index_hits(found: list[tuple[Turn, float]]) -> list[TraceHit]:
+    """The full-text index's matches as hits, each score over the best one's."""
+    best = max((score for _, score in found), default=1.0) or 1.0
+    return [TraceHit(turn, score / best, "index") for turn, score in found]
+
+
+def best_first(hits: list[TraceHit], limit: int) -> list[TraceHit]:
+    """The ``limit`` best ``hits``: equal scores newest first."""
+    hits = sorted(
+        hits, key=lambda h: (h.turn.timestamp, h.turn.id, h.turn.turn_index), reverse=True
+    )
     hits.sort(key=lambda h: -h.score)  # stable: equal scores stay newest first
     return hits[:limit]
 

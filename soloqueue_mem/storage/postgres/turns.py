@@ -19,13 +19,12 @@ from typing import TYPE_CHECKING, Any
 from soloqueue_mem import faults, jsonio
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.adapter import postgres_sql
-from soloqueue_mem.errors import BadOption
 from soloqueue_mem.home import Home, ensure_private_dir
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
 from soloqueue_mem.sessions.logfile import SessionLog
 from soloqueue_mem.sessions.ranking import _below as below
 from soloqueue_mem.sessions.rerank import POOL
-from soloqueue_mem.sessions.trace import MAX_LIMIT, TraceHit
+from soloqueue_mem.sessions.trace import TraceHit, best_first, index_hits, weighed
 from soloqueue_mem.sessions.turns import _TURN_COLUMNS as _COLUMNS
 from soloqueue_mem.sessions.turns import Scope, Turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
@@ -35,7 +34,7 @@ from soloqueue_mem.storage.postgres.text import document, term_query
 from soloqueue_mem.text.cjk import estimate_tokens
 from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 from soloqueue_mem.text.lexicon import Lexicon
-from soloqueue_mem.text.query import QueryTerm, coverage, weigh_query
+from soloqueue_mem.text.query import QueryTerm, coverage
 
 if TYPE_CHECKING:
     import psycopg
@@ -161,20 +160,14 @@ def trace(
     ``ts_rank``). As in
     SQLite, too few hits and a query with stopwords: the turns matching those follow.
     """
-    if not 1 <= limit <= MAX_LIMIT:
-        raise BadOption(f"--limit must be between 1 and {MAX_LIMIT}")
-    weighted = weigh_query(query, lexicon)
+    weighted = weighed(query, limit, lexicon)
     if not weighted.terms:
         return []
     found = _ranked(conn, weighted.terms, scope, limit)
     if len(found) < limit and weighted.stopwords:
         also = _ranked(conn, weighted.terms + weighted.stopwords, scope, limit)
         found = below(found, also, limit)
-    best = max((score for _, score in found), default=1.0) or 1.0
-    hits = [TraceHit(turn, score / best, "index") for turn, score in found]
-    hits.sort(key=lambda h: (h.turn.timestamp, h.turn.id, h.turn.turn_index), reverse=True)
-    hits.sort(key=lambda h: -h.score)  # stable: equal scores stay newest first
-    return hits[:limit]
+    return best_first(index_hits(found), limit)
 
 
 def _ranked(

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Iterable, Iterator
 from functools import cache
-from typing import Any, NamedTuple, TypeVar, get_type_hints
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, get_type_hints
 
 from soloqueue_mem.errors import BadInput, InvalidId
 from soloqueue_mem.home import validate_id
+
+if TYPE_CHECKING:
+    from soloqueue_mem.sessions.events import SessionKey
 
 FORMAT = "soloqueue-mem-dump"
 VERSION = 3  # 3 added the end record, 2 the embedding and graph records
@@ -87,6 +91,21 @@ def record(kind: str, value: NamedTuple | dict[str, Any]) -> dict[str, Any]:
     """The dump record of a store value."""
     fields = value._asdict() if hasattr(value, "_asdict") else value
     return {"kind": kind, **fields}
+
+
+def session_records(
+    key: SessionKey,
+    ended_at: str | None,
+    turns: Iterable[tuple[dict[str, Any], tuple[bool, str | None]]],
+) -> Iterator[dict[str, Any]]:
+    """A session's dump records: the session, then each of ``turns`` (a JSONL record
+    and its extraction state: whether it was extracted, into which episode)."""
+    yield record("session", {**key._asdict(), "ended_at": ended_at})
+    for turn, (extracted, episode) in turns:
+        yield record(
+            "turn",
+            {**key._asdict(), "extracted": extracted, "episode_id": episode, "record": turn},
+        )
 
 
 def conform(cls: type[T], data: dict[str, Any]) -> T:

@@ -32,7 +32,7 @@ from soloqueue_mem.artifacts import cas, catalog
 from soloqueue_mem.context import identity
 from soloqueue_mem.graph import dump as graph_dump
 from soloqueue_mem.home import Home
-from soloqueue_mem.ops.dump_format import header, record
+from soloqueue_mem.ops.dump_format import header, record, session_records
 from soloqueue_mem.ops.table_records import table_records
 from soloqueue_mem.semantic import dump as vectors
 from soloqueue_mem.sessions import turns
@@ -156,26 +156,19 @@ def _sessions(home: Home, conn: sqlite3.Connection, scope: Scope) -> Iterator[di
     for key, path in sorted(session_files(home, scope.group, scope.agent)):
         row = turns.get_session(conn, key)
         states = turns.turn_states(conn, key)
-        yield record(
-            "session",
-            {**key._asdict(), "ended_at": row.ended_at if row else None},
-        )
-        for line in read_lines(path):
-            if line.record is None:
-                continue  # a torn or damaged line: `verify` reports it; it is not data
-            index = line.record.get("turn_index")
-            extracted, episode = (False, None)
-            if isinstance(index, int):
-                extracted, episode = states.get(index, (False, None))
-            yield record(
-                "turn",
-                {
-                    **key._asdict(),
-                    "extracted": extracted,
-                    "episode_id": episode,
-                    "record": line.record,
-                },
-            )
+        yield from session_records(key, row.ended_at if row else None, _logged(path, states))
+
+
+def _logged(
+    path: str, states: dict[int, tuple[bool, str | None]]
+) -> Iterator[tuple[dict[str, Any], tuple[bool, str | None]]]:
+    """The session log's records, each with its turn's extraction state."""
+    for line in read_lines(path):
+        if line.record is None:
+            continue  # a torn or damaged line: `verify` reports it; it is not data
+        index = line.record.get("turn_index")
+        state = states.get(index, (False, None)) if isinstance(index, int) else (False, None)
+        yield line.record, state
 
 
 def _memory_rows(conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, Any]]:

@@ -28,17 +28,20 @@ from soloqueue_mem.home import Home, ensure_private_dir
 from soloqueue_mem.memory import attachments
 from soloqueue_mem.memory.episodes import put_back as put_back_episode
 from soloqueue_mem.memory.store import put_back as put_back_memory
-from soloqueue_mem.ops.dump_format import record
+from soloqueue_mem.ops.dump_format import record, session_records
 from soloqueue_mem.ops.table_records import table_records
 from soloqueue_mem.sessions.events import SessionKey, index_body
 from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
 from soloqueue_mem.sessions.offload import l1_record
+from soloqueue_mem.sessions.turns import _TURN_COLUMNS as TURN_COLUMNS
+from soloqueue_mem.sessions.turns import _turn as turn_from_row
 from soloqueue_mem.sessions.writer import _checked_record as checked_record
 from soloqueue_mem.storage.postgres import embed
 from soloqueue_mem.storage.postgres.attachments import TSVECTOR as ATTACHMENTS_INDEX
 from soloqueue_mem.storage.postgres.episodes import INDEXES
 from soloqueue_mem.storage.postgres.memories import TSVECTOR as MEMORIES_INDEX
+from soloqueue_mem.storage.postgres.sessions import record as turn_record
 from soloqueue_mem.storage.postgres.text import document
 from soloqueue_mem.text.cjk import estimate_tokens
 
@@ -48,10 +51,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.ops.export import Scope
 
 PAGE = 2000  # turns read per query of a session
-_TURN_COLUMNS = (
-    "turn_index, timestamp, role, event_id, content, tool_calls, tool_results, metadata_json,"
-    " extracted, episode_id"
-)
+_COLUMNS = f"{TURN_COLUMNS}, extracted, episode_id"
 
 
 @contextmanager
@@ -82,13 +82,7 @@ def _sessions(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[di
         params,
     ):
         key = SessionKey(group, agent, session)
-        yield record("session", {**key._asdict(), "ended_at": ended_at})
-        for turn, (extracted, episode) in _turn_records(home, conn, key):
-            yield record(
-                "turn",
-                {**key._asdict(), "extracted": extracted, "episode_id": episode,
-                 "record": turn},
-            )  # fmt: skip
+        yield from session_records(key, ended_at, _turn_records(home, conn, key))
 
 
 def _turn_records(
@@ -106,7 +100,7 @@ def _turn_records(
             if chosen is rebuilt and pending["turn_index"] == rebuilt["turn_index"]:
                 chosen = pending if _view(pending) == rebuilt else rebuilt
             pending = next(local, None)
-        yield chosen, (row[8], row[9])
+        yield chosen, (row[-2], row[-1])
 
 
 def _local_records(path: Any) -> Iterator[dict[str, Any]]:
@@ -121,7 +115,7 @@ def _rows(conn: psycopg.Connection, key: SessionKey) -> Iterator[tuple[Any, ...]
     last = -1
     while True:
         rows = conn.execute(
-            f"SELECT {_TURN_COLUMNS} FROM quarantine_logs"  # noqa: S608 - constant columns
+            f"SELECT {_COLUMNS} FROM quarantine_logs"  # noqa: S608 - constant columns
             " WHERE group_id = %s AND agent_id = %s AND session_id = %s AND turn_index > %s"
             " ORDER BY turn_index LIMIT %s",
             (*key, last, PAGE),
@@ -129,24 +123,12 @@ def _rows(conn: psycopg.Connection, key: SessionKey) -> Iterator[tuple[Any, ...]
         yield from rows
         if len(rows) < PAGE:
             return
-        last = rows[-1][0]
+        last = turn_from_row(rows[-1]).turn_index
 
 
 def _row_record(row: tuple[Any, ...]) -> dict[str, Any]:
-    """A turn row as a JSONL record (the keys in :func:`~soloqueue_mem.sessions.events.
-    to_record`'s order)."""
-    index, timestamp, role, event_id, content, tool_calls, tool_results, metadata = row[:8]
-    rebuilt: dict[str, Any] = {"turn_index": index, "timestamp": timestamp, "role": role}
-    if event_id is not None:
-        rebuilt["event_id"] = event_id
-    rebuilt["content"] = content
-    if tool_calls:
-        rebuilt["tool_calls"] = jsonio.loads(tool_calls)
-    if tool_results:
-        rebuilt["tool_results"] = jsonio.loads(tool_results)
-    if metadata is not None:
-        rebuilt["metadata"] = jsonio.loads(metadata)
-    return rebuilt
+    """A turn row (with its extraction state) as a JSONL record."""
+    return turn_record(turn_from_row(row[:-2]))
 
 
 def _view(turn: dict[str, Any]) -> dict[str, Any]:

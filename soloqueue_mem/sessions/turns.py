@@ -110,11 +110,23 @@ INSERT INTO conversation_turns (
 """
 
 
+def stored_json(event: Event) -> tuple[str | None, str | None, str | None]:
+    """``event``'s tool calls, tool results and metadata as a turn's row holds them
+    (``tool_calls``, ``tool_results``, ``metadata_json``): compact JSON, or NULL when
+    it has none."""
+    return (
+        jsonio.dumps_compact(event.tool_calls) if event.tool_calls else None,
+        jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
+        jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
+    )
+
+
 def insert_turn(
     conn: sqlite3.Connection, key: SessionKey, turn_index: int, event: Event, timestamp: str
 ) -> int:
     """Insert one turn and its full-text entry; return the row id."""
     body = index_body(event)
+    calls, results, metadata = stored_json(event)
     cursor = conn.execute(
         _INSERT_TURN_SQL,
         (
@@ -124,13 +136,13 @@ def insert_turn(
             turn_index,
             event.role,
             event.content,
-            jsonio.dumps_compact(event.tool_calls) if event.tool_calls else None,
-            jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
+            calls,
+            results,
             int(bool(event.tool_calls)),
             timestamp,
             estimate_tokens(body),
             event.event_id,
-            jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
+            metadata,
         ),
     )
     turn_id = int(cursor.lastrowid or 0)

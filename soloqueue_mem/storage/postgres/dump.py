@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem import clock, jsonio
+from soloqueue_mem import clock
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.ids import scope_where
 from soloqueue_mem.home import Home, ensure_private_dir
@@ -36,6 +36,7 @@ from soloqueue_mem.sessions.markdown import render_turns
 from soloqueue_mem.sessions.offload import l1_record
 from soloqueue_mem.sessions.turns import _TURN_COLUMNS as TURN_COLUMNS
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
+from soloqueue_mem.sessions.turns import stored_json
 from soloqueue_mem.sessions.writer import _checked_record as checked_record
 from soloqueue_mem.storage.postgres import embed
 from soloqueue_mem.storage.postgres.attachments import TSVECTOR as ATTACHMENTS_INDEX
@@ -197,13 +198,10 @@ def _put_back_turns(
     rows, documents = [], []
     for turn, (extracted, episode), event in zip(turns, states, events, strict=True):
         body = index_body(event)
+        calls, results, metadata = stored_json(event)
         rows.append((
-            *key, turn["turn_index"], event.role, event.content,
-            jsonio.dumps_compact(event.tool_calls) if event.tool_calls else None,
-            jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
-            turn["timestamp"], event.event_id,
-            jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
-            estimate_tokens(body), extracted, episode,
+            *key, turn["turn_index"], event.role, event.content, calls, results,
+            turn["timestamp"], event.event_id, metadata, estimate_tokens(body), extracted, episode,
         ))  # fmt: skip
         documents.append(document(body))
     insert_turns(conn, rows, documents)

@@ -26,7 +26,7 @@ from soloqueue_mem.sessions.ranking import _below as below
 from soloqueue_mem.sessions.rerank import POOL
 from soloqueue_mem.sessions.trace import TraceHit, best_first, index_hits, weighed
 from soloqueue_mem.sessions.turns import _TURN_COLUMNS as _COLUMNS
-from soloqueue_mem.sessions.turns import Scope, Turn
+from soloqueue_mem.sessions.turns import Scope, Turn, stored_json
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
 from soloqueue_mem.sessions.writer import LoggedTurn, Queued, index_and_append, logged_before
 from soloqueue_mem.storage.postgres.newest import newest_matches
@@ -111,6 +111,7 @@ def _insert_turn(
     conn: psycopg.Connection, key: SessionKey, turn_index: int, event: Event, timestamp: str
 ) -> int:
     body = index_body(event)
+    calls, results, metadata = stored_json(event)
     row = conn.execute(
         "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
         " content, tool_calls, tool_results, timestamp, token_estimate, event_id,"
@@ -122,12 +123,12 @@ def _insert_turn(
             turn_index,
             event.role,
             event.content,
-            jsonio.dumps_compact(event.tool_calls) if event.tool_calls else None,
-            jsonio.dumps_compact(event.tool_results) if event.tool_results else None,
+            calls,
+            results,
             timestamp,
             estimate_tokens(body),
             event.event_id,
-            jsonio.dumps_compact(event.metadata) if event.metadata is not None else None,
+            metadata,
             document(body),
         ),
     ).fetchone()

@@ -44,6 +44,7 @@ from soloqueue_mem.storage.postgres.episodes import INDEXES
 from soloqueue_mem.storage.postgres.memories import TSVECTOR as MEMORIES_INDEX
 from soloqueue_mem.storage.postgres.sessions import record as turn_record
 from soloqueue_mem.storage.postgres.text import document
+from soloqueue_mem.storage.postgres.turns import lock_session
 from soloqueue_mem.text.cjk import estimate_tokens
 
 if TYPE_CHECKING:
@@ -181,18 +182,8 @@ def _put_back_turns(
     ended_at: str | None,
 ) -> str:
     stamps = [turn["timestamp"] for turn in turns] or [ended_at or clock.iso(clock.now())]
-    new = conn.execute(  # a new row is locked by this transaction's insert
-        "INSERT INTO sessions (group_id, agent_id, session_id, started_at, last_turn_at)"
-        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING 1",
-        (*key, min(stamps), max(stamps)),
-    ).fetchone()
-    if new is None:
-        (next_index,) = conn.execute(
-            "SELECT next_turn_index FROM sessions"
-            " WHERE group_id = %s AND agent_id = %s AND session_id = %s FOR UPDATE",
-            tuple(key),
-        ).fetchone() or (0,)
-        held = [_row_record(row) for row in _rows(conn, key)] if next_index else []
+    if lock_session(conn, key, min(stamps)):  # the session holds turns already
+        held = [_row_record(row) for row in _rows(conn, key)]
         if held:
             return "existing" if held == [_view(turn) for turn in turns] else "conflict"
     rows, documents = [], []

@@ -73,7 +73,7 @@ class Quarantine:
         self.stamp = iso(now)
 
     def first(self, key: SessionKey, log: SessionLog) -> int:
-        return _lock_session(self.conn, key, self.stamp)
+        return lock_session(self.conn, key, self.stamp)
 
     def logged_before(self, key: SessionKey, event_id: str) -> LoggedTurn | None:
         return logged_before(self.conn, key, event_id)
@@ -91,8 +91,9 @@ class Quarantine:
         )
 
 
-def _lock_session(conn: psycopg.Connection, key: SessionKey, stamp: str) -> int:
-    """Lock the session's row (creating it) until the transaction ends; its next index."""
+def lock_session(conn: psycopg.Connection, key: SessionKey, stamp: str) -> int:
+    """Lock the session's row (creating it, started and last active at ``stamp``) until
+    the transaction ends; its next index."""
     conn.execute(
         "INSERT INTO sessions (group_id, agent_id, session_id, started_at, last_turn_at)"
         " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",

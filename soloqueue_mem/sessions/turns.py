@@ -102,12 +102,26 @@ def _one_turn(conn: Connection, key: SessionKey, column: str, value: str | int) 
     return _turn(row) if row else None
 
 
-_INSERT_TURN_SQL = """
-INSERT INTO conversation_turns (
-    group_id, agent_id, session_id, turn_index, role, content, tool_calls, tool_results,
-    has_tool_calls, timestamp, token_estimate, event_id, metadata_json
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-"""
+# A new turn's columns, as :func:`new_turn` gives their values (each back end's index
+# column follows).
+NEW_TURN_COLUMNS = (
+    "group_id, agent_id, session_id, turn_index, role, content, tool_calls, tool_results,"
+    " timestamp, token_estimate, event_id, metadata_json"
+)
+_INSERT_TURN_SQL = (
+    f"INSERT INTO conversation_turns ({NEW_TURN_COLUMNS}, has_tool_calls)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def new_turn(
+    key: SessionKey, turn_index: int, event: Event, timestamp: str, body: str
+) -> tuple[Any, ...]:
+    """The values of :data:`NEW_TURN_COLUMNS` for ``event`` logged as ``turn_index``
+    (``body``: its searchable text, :func:`~soloqueue_mem.sessions.events.index_body`)."""
+    calls, results, metadata = stored_json(event)
+    return (*key, turn_index, event.role, event.content, calls, results, timestamp,
+            estimate_tokens(body), event.event_id, metadata)  # fmt: skip
 
 
 def stored_json(event: Event) -> tuple[str | None, str | None, str | None]:
@@ -126,24 +140,9 @@ def insert_turn(
 ) -> int:
     """Insert one turn and its full-text entry; return the row id."""
     body = index_body(event)
-    calls, results, metadata = stored_json(event)
     cursor = conn.execute(
         _INSERT_TURN_SQL,
-        (
-            key.group,
-            key.agent,
-            key.session,
-            turn_index,
-            event.role,
-            event.content,
-            calls,
-            results,
-            int(bool(event.tool_calls)),
-            timestamp,
-            estimate_tokens(body),
-            event.event_id,
-            metadata,
-        ),
+        (*new_turn(key, turn_index, event, timestamp, body), int(bool(event.tool_calls))),
     )
     turn_id = int(cursor.lastrowid or 0)
     conn.execute(

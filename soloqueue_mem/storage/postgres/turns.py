@@ -26,12 +26,11 @@ from soloqueue_mem.sessions.ranking import _below as below
 from soloqueue_mem.sessions.rerank import POOL
 from soloqueue_mem.sessions.trace import TraceHit, best_first, index_hits, weighed
 from soloqueue_mem.sessions.turns import _TURN_COLUMNS as _COLUMNS
-from soloqueue_mem.sessions.turns import Scope, Turn, stored_json
+from soloqueue_mem.sessions.turns import NEW_TURN_COLUMNS, Scope, Turn, new_turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
 from soloqueue_mem.sessions.writer import LoggedTurn, Queued, index_and_append, logged_before
 from soloqueue_mem.storage.postgres.newest import newest_matches
 from soloqueue_mem.storage.postgres.text import document, term_query
-from soloqueue_mem.text.cjk import estimate_tokens
 from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, coverage
@@ -112,26 +111,11 @@ def _insert_turn(
     conn: psycopg.Connection, key: SessionKey, turn_index: int, event: Event, timestamp: str
 ) -> int:
     body = index_body(event)
-    calls, results, metadata = stored_json(event)
     row = conn.execute(
-        "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
-        " content, tool_calls, tool_results, timestamp, token_estimate, event_id,"
-        " metadata_json, search) VALUES"
+        f"INSERT INTO quarantine_logs ({NEW_TURN_COLUMNS}, search) VALUES"  # noqa: S608
         " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, to_tsvector('simple', %s))"
         " RETURNING id",
-        (
-            *key,
-            turn_index,
-            event.role,
-            event.content,
-            calls,
-            results,
-            timestamp,
-            estimate_tokens(body),
-            event.event_id,
-            metadata,
-            document(body),
-        ),
+        (*new_turn(key, turn_index, event, timestamp, body), document(body)),
     ).fetchone()
     assert row is not None
     return int(row[0])

@@ -2,7 +2,9 @@
 
 ``import jieba`` plus its dictionary load costs ~1 s per process; a query needs only
 the frequencies of the few hundred substrings it contains. The lexicon is a derived
-cache file (``cache/lexicon-jieba-<dictionary size>-f<format>.sqlite3``): built from
+cache file (``cache/lexicon-jieba-<dictionary size>-f<format>.sqlite3``), which also
+lists every prefix of a word that is no word, so a segmenter looks up only substrings
+that can still become a word (jieba's prefix dictionary): built from
 the installed jieba package the first time a CJK query needs it, written to a temporary
 file and renamed into place, so concurrent builders are harmless and a crash leaves no
 half file.
@@ -21,13 +23,13 @@ if TYPE_CHECKING:
 
     from soloqueue_mem.home import StrPath
 
-FORMAT = 1
+FORMAT = 2  # 2: the words table also holds each prefix of a word that is no word
 MAX_WORD_LEN = 16  # longest entry in jieba 0.42.1's dict.txt
 # Words looked up in SQLite before a process loads the whole dictionary into memory
 # (~0.3 s, ~40 MB): a query never gets there, a consolidate of many sessions soon does,
 # and then each lookup is a dict probe instead of a SQLite row.
 BULK_AFTER = 200_000
-PREFIX = -1  # in the in-memory table: a prefix of a word, itself no word
+PREFIX = -1  # the frequency of a prefix of a word that is itself no word
 
 
 class Lexicon:
@@ -54,6 +56,11 @@ class Lexicon:
 
     def freqs(self, words: Iterable[str]) -> dict[str, int]:
         """Frequencies of those ``words`` that are dictionary entries."""
+        return {word: f for word, f in self.entries(words).items() if f != PREFIX}
+
+    def entries(self, words: Iterable[str]) -> dict[str, int]:
+        """Those ``words`` that are dictionary entries, with their frequencies, or
+        prefixes of an entry that are no entry, with ``PREFIX``."""
         batch = list(set(words))
         if self._table is None:
             self._looked_up += len(batch)
@@ -61,7 +68,7 @@ class Lexicon:
                 self._load()
         if self._table is not None:
             table = self._table
-            return {word: f for word in batch if (f := table.get(word, PREFIX)) != PREFIX}
+            return {word: f for word in batch if (f := table.get(word)) is not None}
         found: dict[str, int] = {}
         for i in range(0, len(batch), 500):
             chunk = batch[i : i + 500]
@@ -71,10 +78,7 @@ class Lexicon:
         return found
 
     def _load(self) -> None:
-        words = dict(self._conn.execute("SELECT word, freq FROM words"))
-        table = dict.fromkeys((w[:i] for w in words for i in range(1, len(w))), PREFIX)
-        table.update(words)
-        self._table = table
+        self._table = dict(self._conn.execute("SELECT word, freq FROM words"))
 
     def emissions(self, chars: Iterable[str]) -> dict[str, tuple[float, float, float, float]]:
         """HMM emission log-probabilities (B, M, E, S) of the known ``chars``."""
@@ -165,7 +169,9 @@ def _fill(conn: sqlite3.Connection) -> None:
         for line in lines:
             word, freq = line.split(" ")[:2]
             entries[word] = int(freq)
-    conn.executemany("INSERT INTO words VALUES (?, ?)", sorted(entries.items()))
+    prefixes = dict.fromkeys((w[:i] for w in entries for i in range(1, len(w))), PREFIX)
+    prefixes.update(entries)
+    conn.executemany("INSERT INTO words VALUES (?, ?)", sorted(prefixes.items()))
     emit = finalseg.emit_P
     chars = set().union(*(emit[state] for state in "BMES"))
     floor = -3.14e100

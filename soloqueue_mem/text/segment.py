@@ -104,20 +104,13 @@ Dag = list[list[tuple[int, int]]]  # per position: (end index, frequency) of its
 
 def _dictionary_words(run: str, lexicon: Lexicon) -> tuple[dict[str, int], Dag]:
     """Every dictionary word inside ``run`` with its frequency, and for each position
-    the words (of a frequency above 0) that start there. With the whole dictionary in
-    memory only substrings that extend a known prefix are looked at (jieba's DAG);
-    otherwise every substring up to the longest word's length is looked up at once."""
-    n = len(run)
+    the words (of a frequency above 0) that start there. Only substrings that extend a
+    word or a prefix of one are looked at (jieba's DAG): with the whole dictionary in
+    memory one by one, otherwise a length at a time, each length's in one lookup."""
     table = lexicon.table()
     if table is None:
-        limits = [min(n, i + MAX_WORD_LEN) for i in range(n)]
-        freq = lexicon.freqs(run[i:j] for i in range(n) for j in range(i + 1, limits[i] + 1))
-        longest = max(map(len, freq), default=1)  # no word of the run is longer
-        dag = [
-            [(j, f) for j in range(i, min(n, i + longest)) if (f := freq.get(run[i : j + 1]))]
-            for i in range(n)
-        ]
-        return freq, dag
+        return _words_by_length(run, lexicon)
+    n = len(run)
     freq = {}
     dag = []
     for i in range(n):
@@ -132,6 +125,29 @@ def _dictionary_words(run: str, lexicon: Lexicon) -> tuple[dict[str, int], Dag]:
                 if f:
                     ends.append((j - 1, f))
         dag.append(ends)
+    return freq, dag
+
+
+def _words_by_length(run: str, lexicon: Lexicon) -> tuple[dict[str, int], Dag]:
+    """:func:`_dictionary_words` from the lexicon file: the substrings of each length
+    that extend a word or prefix of the length before, looked up together."""
+    n = len(run)
+    freq: dict[str, int] = {}
+    dag: Dag = [[] for _ in range(n)]
+    starts = range(n)
+    for length in range(1, MAX_WORD_LEN + 1):
+        starts = [i for i in starts if i + length <= n]
+        found = lexicon.entries(run[i : i + length] for i in starts)
+        starts = [i for i in starts if run[i : i + length] in found]
+        for i in starts:
+            word = run[i : i + length]
+            f = found[word]
+            if f != PREFIX:
+                freq[word] = f
+                if f:
+                    dag[i].append((i + length - 1, f))
+        if not starts:
+            break
     return freq, dag
 
 

@@ -26,7 +26,7 @@ from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.text.fts import holders, match_expression
 from soloqueue_mem.text.lexicon import Lexicon
-from soloqueue_mem.text.query import weigh_query
+from soloqueue_mem.text.query import weigh_query, weigh_texts
 
 MIN_OLD_SHARE = 0.5  # of the old memory's words a stale item holds
 MIN_SHARED = 0.5  # of the shorter one's words two memories restating one thing share
@@ -115,7 +115,7 @@ def newer_first(ranked: list[Said], lexicon: Callable[[], Lexicon]) -> list[str]
     when they share at least half of the shorter one's words, and two words at least;
     the newer is likelier what holds now ("staging moved to port 8443" after "8080 in
     staging") even when no supersede link says so."""
-    own = [{term.text for term in weigh_query(m.text, lexicon).terms} for m in ranked]
+    own = [{term.text for term in w.terms} for w in weigh_texts([m.text for m in ranked], lexicon)]
     vocabulary = sorted(set().union(*own))
     held_by = holders([m.text for m in ranked], [match_expression([w]) or "" for w in vocabulary])
     held = [

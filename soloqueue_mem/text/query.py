@@ -106,6 +106,16 @@ def weigh_query(query: str, lexicon: Callable[[], Lexicon]) -> WeightedQuery:
     return WeightedQuery(_scaled(terms, top), _scaled(stopwords, top))
 
 
+def weigh_texts(texts: list[str], lexicon: Callable[[], Lexicon]) -> list[WeightedQuery]:
+    """:func:`weigh_query` of each of ``texts``, their Chinese segmented all at once
+    (:func:`soloqueue_mem.text.segment.prepare_for_search`)."""
+    if any(han_run().search(text) for text in texts):
+        from soloqueue_mem.text.segment import prepare_for_search
+
+        prepare_for_search([text[:MAX_QUERY_CHARS] for text in texts], lexicon())
+    return [weigh_query(text, lexicon) for text in texts]
+
+
 def _best(heads: list[QueryTerm], subs: list[QueryTerm]) -> list[QueryTerm]:
     """The heaviest words, the later ones among equals (a pasted dialogue asks about its
     last lines), then sub-words of kept words while room is left, in query order."""

@@ -10,6 +10,7 @@ second jieba needs to load its dictionary.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from math import log
 
 from soloqueue_mem.text.cjk import han_run
@@ -61,14 +62,37 @@ def segment_for_search(run: str, lexicon: Lexicon) -> list[SearchWord]:
     hits, the same runs several times over (the lexicon never changes)."""
     found = lexicon.searched.get(run)
     if found is None:
-        if len(lexicon.searched) >= SEARCHED_CAP:
-            lexicon.searched.clear()
-        found = lexicon.searched[run] = tuple(_search_words(run, lexicon))
+        found = _keep(lexicon, run, _search_words(run, lexicon, _dictionary_words(run, lexicon)))
     return list(found)
 
 
-def _search_words(run: str, lexicon: Lexicon) -> list[SearchWord]:
-    words, freq = _cut(run, lexicon)
+def prepare_for_search(texts: Iterable[str], lexicon: Lexicon) -> None:
+    """Segment the Han runs of ``texts`` for :func:`segment_for_search` all at once:
+    from the lexicon file, the substrings of one length of every run are looked up
+    together, rather than run by run (a recall weighs the texts of a dozen hits)."""
+    if lexicon.table() is not None:
+        return  # lookups are dictionary probes: nothing to share
+    runs = list(dict.fromkeys(m.group() for text in texts for m in han_run().finditer(text)))
+    runs = [run for run in runs if run not in lexicon.searched]
+    if len(lexicon.searched) + len(runs) > SEARCHED_CAP:
+        return
+    for run, inside in zip(runs, _words_by_length(runs, lexicon), strict=True):
+        _keep(lexicon, run, _search_words(run, lexicon, inside))
+
+
+def _keep(lexicon: Lexicon, run: str, words: list[SearchWord]) -> tuple[SearchWord, ...]:
+    if len(lexicon.searched) >= SEARCHED_CAP:
+        lexicon.searched.clear()
+    found = lexicon.searched[run] = tuple(words)
+    return found
+
+
+Dag = list[list[tuple[int, int]]]  # per position: (end index, frequency) of its words
+Inside = tuple[dict[str, int], Dag]  # the dictionary words inside a run, and its DAG
+
+
+def _search_words(run: str, lexicon: Lexicon, inside: Inside) -> list[SearchWord]:
+    words, freq = _cut(run, lexicon, inside)
     found = []
     for word in words:
         grams = [word[i : i + 2] for i in range(len(word) - 1)] if len(word) > 2 else []
@@ -78,10 +102,13 @@ def _search_words(run: str, lexicon: Lexicon) -> list[SearchWord]:
     return found
 
 
-def _cut(run: str, lexicon: Lexicon) -> tuple[list[str], dict[str, int]]:
-    """The words of ``run`` and the frequencies of every dictionary word inside it."""
+def _cut(
+    run: str, lexicon: Lexicon, inside: Inside | None = None
+) -> tuple[list[str], dict[str, int]]:
+    """The words of ``run`` and the frequencies of every dictionary word inside it
+    (``inside``, when they have been looked up already)."""
     n = len(run)
-    freq, dag = _dictionary_words(run, lexicon)
+    freq, dag = inside or _dictionary_words(run, lexicon)
     route = _best_route(dag, lexicon.total)
     words: list[str] = []
     pending = ""  # consecutive single characters, handed to the HMM together
@@ -99,17 +126,14 @@ def _cut(run: str, lexicon: Lexicon) -> tuple[list[str], dict[str, int]]:
     return words, freq
 
 
-Dag = list[list[tuple[int, int]]]  # per position: (end index, frequency) of its words
-
-
-def _dictionary_words(run: str, lexicon: Lexicon) -> tuple[dict[str, int], Dag]:
+def _dictionary_words(run: str, lexicon: Lexicon) -> Inside:
     """Every dictionary word inside ``run`` with its frequency, and for each position
     the words (of a frequency above 0) that start there. Only substrings that extend a
     word or a prefix of one are looked at (jieba's DAG): with the whole dictionary in
-    memory one by one, otherwise a length at a time, each length's in one lookup."""
+    memory one by one, otherwise a length at a time (:func:`_words_by_length`)."""
     table = lexicon.table()
     if table is None:
-        return _words_by_length(run, lexicon)
+        return _words_by_length([run], lexicon)[0]
     n = len(run)
     freq = {}
     dag = []
@@ -128,27 +152,27 @@ def _dictionary_words(run: str, lexicon: Lexicon) -> tuple[dict[str, int], Dag]:
     return freq, dag
 
 
-def _words_by_length(run: str, lexicon: Lexicon) -> tuple[dict[str, int], Dag]:
-    """:func:`_dictionary_words` from the lexicon file: the substrings of each length
-    that extend a word or prefix of the length before, looked up together."""
-    n = len(run)
-    freq: dict[str, int] = {}
-    dag: Dag = [[] for _ in range(n)]
-    starts = range(n)
+def _words_by_length(runs: list[str], lexicon: Lexicon) -> list[Inside]:
+    """:func:`_dictionary_words` of each of ``runs`` from the lexicon file: the
+    substrings of each length that extend a word or a prefix of the length before, in
+    every run, looked up together."""
+    inside: list[Inside] = [({}, [[] for _ in run]) for run in runs]
+    starts = [(r, i) for r, run in enumerate(runs) for i in range(len(run))]
     for length in range(1, MAX_WORD_LEN + 1):
-        starts = [i for i in starts if i + length <= n]
-        found = lexicon.entries(run[i : i + length] for i in starts)
-        starts = [i for i in starts if run[i : i + length] in found]
-        for i in starts:
-            word = run[i : i + length]
+        starts = [(r, i) for r, i in starts if i + length <= len(runs[r])]
+        found = lexicon.entries(runs[r][i : i + length] for r, i in starts)
+        starts = [(r, i) for r, i in starts if runs[r][i : i + length] in found]
+        for r, i in starts:
+            word = runs[r][i : i + length]
             f = found[word]
             if f != PREFIX:
+                freq, dag = inside[r]
                 freq[word] = f
                 if f:
                     dag[i].append((i + length - 1, f))
         if not starts:
             break
-    return freq, dag
+    return inside
 
 
 def _best_route(dag: Dag, total: int) -> list[int]:

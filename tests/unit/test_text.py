@@ -172,3 +172,32 @@ def test_past_the_loop_budget_a_process_gives_the_same_forms():
         assert cjk._looped == 0
     finally:
         cjk._looped = 0
+
+
+def test_from_the_file_a_run_costs_only_the_substrings_that_can_become_words(built_lexicon):
+    """The lexicon file lists the prefixes of words: segmenting looks up a substring
+    only when the one a character shorter is a word or a prefix of one (before, every
+    substring of up to 16 characters was looked up: ~15 per character), and a recall's
+    hits are segmented together, one lookup per substring length for all their runs."""
+    from soloqueue_mem.text.cjk import han_run
+    from soloqueue_mem.text.segment import prepare_for_search, segment_for_search
+
+    asked: list[list[str]] = []
+
+    class Counting(Lexicon):
+        def entries(self, words):
+            asked.append(list(words))
+            return super().entries(asked[-1])
+
+    def opened() -> Counting:
+        return Counting(sqlite3.connect(f"file:{built_lexicon}?mode=ro", uri=True), 10**9)
+
+    runs = [m.group() for text in SENTENCES for m in han_run().finditer(text)]
+    each = [segment_for_search(run, opened()) for run in runs]
+    assert sum(map(len, asked)) < 3 * sum(map(len, runs))
+    asked.clear()
+    together = opened()
+    prepare_for_search(SENTENCES, together)
+    assert len(asked) <= 16  # the longest word's length
+    assert [segment_for_search(run, together) for run in runs] == each
+    assert len(asked) <= 16  # nothing looked up again

@@ -87,6 +87,23 @@ def find_by_event_id(conn: Connection, key: SessionKey, event_id: str) -> Turn |
     return _one_turn(conn, key, "event_id", event_id)
 
 
+def find_by_event_ids(conn: Connection, key: SessionKey, event_ids: list[str]) -> dict[str, Turn]:
+    """The session's turns logged with any of ``event_ids``, by event id (one query per
+    500 ids: a batch's chunk asks once, not once per event)."""
+    db = Db(conn)
+    found: dict[str, Turn] = {}
+    for start in range(0, len(event_ids), 500):
+        part = event_ids[start : start + 500]
+        rows = db.fetchall(
+            f"SELECT {_TURN_COLUMNS} FROM {db.turns}"  # noqa: S608 - constant names
+            " WHERE group_id = ? AND agent_id = ? AND session_id = ?"
+            f" AND event_id IN ({', '.join('?' * len(part))})",
+            (key.group, key.agent, key.session, *part),
+        )
+        found.update((row[11], _turn(row)) for row in rows)  # row[11]: event_id
+    return found
+
+
 def turn_at(conn: Connection, key: SessionKey, turn_index: int) -> Turn | None:
     return _one_turn(conn, key, "turn_index", turn_index)
 

@@ -42,8 +42,8 @@ if TYPE_CHECKING:
             """The session's next turn index (held until the transaction ends)."""
             ...
 
-        def logged_before(self, key: SessionKey, event_id: str) -> LoggedTurn | None:
-            """The session's turn logged with ``event_id``, if any."""
+        def logged_among(self, key: SessionKey, event_ids: list[str]) -> dict[str, LoggedTurn]:
+            """The session's turns logged with any of ``event_ids``, by event id."""
             ...
 
         def insert(self, key: SessionKey, index: int, l1: Event, timestamp: str) -> int:
@@ -275,8 +275,8 @@ class MemoryDb:
     def first(self, key: SessionKey, log: SessionLog) -> int:
         return catch_up(self.conn, key, log) + 1
 
-    def logged_before(self, key: SessionKey, event_id: str) -> LoggedTurn | None:
-        return logged_before(self.conn, key, event_id)
+    def logged_among(self, key: SessionKey, event_ids: list[str]) -> dict[str, LoggedTurn]:
+        return logged_among(self.conn, key, event_ids)
 
     def insert(self, key: SessionKey, index: int, l1: Event, timestamp: str) -> int:
         return turns.insert_turn(self.conn, key, index, l1, timestamp)
@@ -297,12 +297,12 @@ def index_and_append(
     the duplicate of the turn it logged first) and append the new records to ``logs``."""
     next_index = {key: index.first(key, log) for key, log in logs.items()}
     records: dict[SessionKey, list[dict]] = {key: [] for key in logs}
-    seen: dict[tuple[SessionKey, str], LoggedTurn] = {}
+    seen = _logged_earlier(index, chunk)
     results: list[LoggedTurn] = []
     now_iso = iso(now)
     for line, event, key, l1, offloaded in chunk:
         if event.event_id is not None:
-            earlier = seen.get((key, event.event_id)) or index.logged_before(key, event.event_id)
+            earlier = seen.get((key, event.event_id))
             if earlier is not None:
                 results.append(_as_duplicate(earlier, line))
                 continue
@@ -322,6 +322,21 @@ def index_and_append(
             index.appended(key, new, size)
     faults.fault("log.before_commit")
     return results
+
+
+def _logged_earlier(
+    index: TurnIndex, chunk: list[Queued]
+) -> dict[tuple[SessionKey, str], LoggedTurn]:
+    """The turns logged before with the event ids of ``chunk``, asked once per session."""
+    asked: dict[SessionKey, list[str]] = {}
+    for _line, event, key, _l1, _offloaded in chunk:
+        if event.event_id is not None:
+            asked.setdefault(key, []).append(event.event_id)
+    return {
+        (key, event_id): turn
+        for key, event_ids in asked.items()
+        for event_id, turn in index.logged_among(key, event_ids).items()
+    }
 
 
 def acknowledged(
@@ -423,6 +438,12 @@ def logged_before(conn: Connection, key: SessionKey, event_id: str) -> LoggedTur
     """What ``log`` reported for the session's turn logged with ``event_id``, if any."""
     turn = turns.find_by_event_id(conn, key, event_id)
     return None if turn is None else logged_turn(turn)
+
+
+def logged_among(conn: Connection, key: SessionKey, event_ids: list[str]) -> dict[str, LoggedTurn]:
+    """:func:`logged_before` of many event ids, by event id, in one query."""
+    found = turns.find_by_event_ids(conn, key, event_ids)
+    return {event_id: logged_turn(turn) for event_id, turn in found.items()}
 
 
 def _as_duplicate(turn: LoggedTurn, line: int | None) -> LoggedTurn:

@@ -93,6 +93,39 @@ def test_event_id_makes_a_retried_call_idempotent(cli, home):
     assert len(jsonl_records(home, "s")) == 1
 
 
+def test_a_chunk_asks_for_its_event_ids_once_and_repeats_stay_duplicates(home):
+    """Each event id of a batch's chunk was looked up with its own query (a batch keys
+    every line): now one query per session asks for them all, and what comes back is
+    the same, a repeated id within the chunk or from before reported as the duplicate
+    of the turn it logged first."""
+    from datetime import datetime
+
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.sessions.events import parse_event
+    from soloqueue_mem.sessions.writer import log_events
+    from soloqueue_mem.storage.sqlite.stores import open_memory
+
+    now = datetime.fromisoformat(NOW)
+    conn = open_memory(Home(home), Config())
+    asked: list[str] = []
+    conn.set_trace_callback(lambda sql: asked.append(sql) if "event_id IN" in sql else None)
+
+    def logged(ids: list[str]) -> list[tuple[int, bool]]:
+        events = [
+            (n, parse_event({"role": "user", "content": i, "event_id": i}))
+            for n, i in enumerate(ids)
+        ]
+        turns = list(log_events(Home(home), conn, events, ("g", "a", "s"), Config(), now))
+        return [(turn.id, turn.duplicate) for turn in turns]
+
+    first = logged(["e1", "e2", "e1"])
+    assert first == [(1, False), (2, False), (1, True)]
+    assert logged(["e3", "e2", "e4"]) == [(3, False), (2, True), (4, False)]
+    assert len(asked) == 2
+    conn.close()
+
+
 def test_batch_routes_events_to_their_own_sessions(cli, home):
     lines = [
         {"role": "user", "content": "a1", "session": "a"},

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from functools import cache
 from itertools import count
 
 from soloqueue_mem.db.connect import is_read_only, write_tx
@@ -46,9 +47,14 @@ if TYPE_CHECKING:
     Params = Sequence[Any] | dict[str, Any]
 
 _TRANSLATED: dict[tuple[str, bool], str] = {}
-_NAMED_MARK = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 _CURSORS = count()  # names PostgreSQL's server-side cursors apart
 PAGE = 2000  # rows a server-side cursor fetches at a time
+
+
+@cache
+def _named_mark() -> re.Pattern[str]:
+    """Compiled on first use: SQLite's ``log`` imports this module and never needs it."""
+    return re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 
 
 def postgres_sql(sql: str, named: bool = False) -> str:
@@ -57,7 +63,7 @@ def postgres_sql(sql: str, named: bool = False) -> str:
     translated = _TRANSLATED.get((sql, named))
     if translated is None:
         text = sql.replace("%", "%%")
-        text = _NAMED_MARK.sub(r"%(\1)s", text) if named else text.replace("?", "%s")
+        text = _named_mark().sub(r"%(\1)s", text) if named else text.replace("?", "%s")
         translated = _TRANSLATED[sql, named] = text
     return translated
 

@@ -14,6 +14,7 @@ import re
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
+from functools import cache
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
@@ -44,12 +45,15 @@ def reference(text: str, artifact_id: str, language: str) -> str:
     )
 
 
-_REFERENCE = re.compile(r"read_artifact\('(\d+)'\)")
+@cache
+def _reference() -> re.Pattern[str]:
+    """Compiled on first use: ``log`` imports this module and never reads references."""
+    return re.compile(r"read_artifact\('(\d+)'\)")
 
 
 def referenced_artifacts(text: str) -> list[str]:
     """The artifact ids the references in ``text`` name (each once, in order)."""
-    return list(dict.fromkeys(_REFERENCE.findall(text)))
+    return list(dict.fromkeys(_reference().findall(text)))
 
 
 class Offloader:

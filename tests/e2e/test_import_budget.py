@@ -211,7 +211,8 @@ def test_a_graph_remember_into_an_existing_graph_imports_only_what_it_needs(home
 # What `recall` on SQLite never imports (issue 27: whole-process recall within 150 ms at
 # 1M turns): the package metadata an install hint reads (only when an extra is missing
 # and named), the socket a PostgreSQL store's warm server is asked through, uuid (with
-# platform: new ids are for writes), the dedup of writes, and pathlib (with urllib.parse).
+# platform: new ids are for writes), the dedup of writes, pathlib (with urllib.parse),
+# and on a store without graph.db the graph's modules (~1 ms).
 RECALL_NEVER = (
     "importlib.metadata",
     "socket",
@@ -220,6 +221,9 @@ RECALL_NEVER = (
     "soloqueue_mem.lifecycle.dedup",
     "pathlib",
     "urllib.parse",
+    "soloqueue_mem.graph.db",
+    "soloqueue_mem.graph.queue",
+    "soloqueue_mem.graph.store",
 )
 
 

@@ -351,11 +351,14 @@ class SqliteBackend(Backend):
         return SqliteGraph(conn)
 
     def existing_graph(self) -> GraphDb | None:
-        """graph.db when it exists (kept open with the back end)."""
+        """graph.db when it exists (kept open with the back end); its module is imported
+        only then (recall asks on every call, most stores have no graph)."""
+        conn = self.connection("graph", create=False)
+        if conn is None:
+            return None
         from soloqueue_mem.graph.db import SqliteGraph
 
-        conn = self.connection("graph", create=False)
-        return None if conn is None else SqliteGraph(conn)
+        return SqliteGraph(conn)
 
     # -- working memory, promote, hot + cold query -------------------------------------
 

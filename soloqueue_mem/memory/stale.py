@@ -26,7 +26,7 @@ from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.text.fts import holders, match_expression
 from soloqueue_mem.text.lexicon import Lexicon
-from soloqueue_mem.text.query import weigh_query, weigh_texts
+from soloqueue_mem.text.query import weigh_texts
 
 MIN_OLD_SHARE = 0.5  # of the old memory's words a stale item holds
 MIN_SHARED = 0.5  # of the shorter one's words two memories restating one thing share
@@ -79,9 +79,10 @@ def stale_items(
     keys = list(texts)
     bodies = [texts[key][0] for key in keys]
     stale: dict[str, Memory] = {}
-    for fix in fixes:
-        old = _words(fix.old, lexicon)
-        kept = set(_words(fix.new, lexicon))
+    said = weigh_texts([m.content for fix in fixes for m in (fix.old, fix.new)], lexicon)
+    for fix, was, now in zip(fixes, said[::2], said[1::2], strict=True):
+        old = [term.text for term in was.terms]
+        kept = {term.text for term in now.terms}
         dropped = [word for word in old if word not in kept]
         if not keys or not dropped or kept.issubset(old):
             continue  # nothing replaced, or a restatement: no new value
@@ -97,10 +98,6 @@ def stale_items(
             ):
                 stale[key] = fix.new
     return stale
-
-
-def _words(memory: Memory, lexicon: Callable[[], Lexicon]) -> list[str]:
-    return [term.text for term in weigh_query(memory.content, lexicon).terms]
 
 
 class Said(NamedTuple):

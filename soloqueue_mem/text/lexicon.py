@@ -150,6 +150,19 @@ def _build_file(path: str) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+    _remove_others(folder, name)
+
+
+def _remove_others(folder: str, name: str) -> None:
+    """Delete the lexicons of another jieba or format than ``name`` (~7 MB each): no
+    process of this version reads them again. A reader that has one open keeps its
+    file until it closes it."""
+    for other in os.listdir(folder):
+        if other.startswith("lexicon-jieba-") and other.endswith(".sqlite3") and other != name:
+            try:
+                os.unlink(os.path.join(folder, other))
+            except OSError:
+                pass  # removed by another builder meanwhile
 
 
 def _fill(conn: sqlite3.Connection) -> None:

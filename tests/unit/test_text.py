@@ -70,9 +70,11 @@ def test_the_lexicon_is_built_from_jieba_when_missing(tmp_path, monkeypatch):
     import soloqueue_mem.text.lexicon as module
 
     monkeypatch.undo()  # the suite's fixture copies a prebuilt file; build for real here
+    (tmp_path / "cache").mkdir(mode=0o700)
+    (tmp_path / "cache" / "lexicon-jieba-5233254-f1.sqlite3").write_bytes(b"an older format")
     lex = open_lexicon(tmp_path / "cache")
     assert lex.freqs(["数据库", "不是一个词语吧"]) == {"数据库": lex.freqs(["数据库"])["数据库"]}
-    (built,) = (tmp_path / "cache").glob("lexicon-jieba-*.sqlite3")
+    (built,) = (tmp_path / "cache").glob("lexicon-jieba-*.sqlite3")  # the older one removed
     assert built.stat().st_mode & 0o777 == 0o600
     assert not list((tmp_path / "cache").glob(".*tmp"))
     assert module.open_lexicon(None).total == lex.total  # read-only stores build in memory

@@ -63,6 +63,16 @@ class Memory(NamedTuple):
     fixed_expiry: bool = False  # a stated duration (a plan's date): recall does not move it
 
 
+def recallable(memory: Memory, now: datetime) -> bool:
+    """Neither superseded, archived nor expired: what recall may return (the same rule
+    as memory.store's SQL for active memories)."""
+    return (
+        memory.superseded_by is None
+        and memory.archived_at is None
+        and (memory.expires_at is None or memory.expires_at > iso(now))
+    )
+
+
 def check_type(value: str) -> str:
     upper = value.strip().upper()
     if upper not in TYPES:

@@ -48,7 +48,7 @@ from soloqueue_mem.memory.channels import (
     Source,
 )
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
-from soloqueue_mem.memory.model import Memory, normalize
+from soloqueue_mem.memory.model import Memory, normalize, recallable
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel, usem3_channel
@@ -192,7 +192,8 @@ def _last_turns(source: Source, request: Request) -> list[Turn]:
 def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Candidate]:
     """The candidates with every turn or episode that states what a correction replaced
     marked ``superseded_by`` (:mod:`soloqueue_mem.memory.stale`), and each such
-    correction among them: it ranks above what it replaced."""
+    correction among them, unless it is out of recall (archived, expired): it ranks
+    above what it replaced."""
     said = {
         c.key: (_indexed_text(c), c.timestamp)
         for c in candidates
@@ -217,7 +218,7 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
     present = {c.key for c in candidates}
     for c in marked:
         new = replaced.get(c.key)
-        if new is not None and f"memory:{new.id}" not in present:
+        if new is not None and recallable(new, context.now) and f"memory:{new.id}" not in present:
             present.add(f"memory:{new.id}")
             marked.append(_memory_candidate(new, "memories", c.relevance))
     return marked

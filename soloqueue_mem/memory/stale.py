@@ -9,10 +9,12 @@ least half of the old memory's words. Recall ranks it below the memory that
 superseded it and says so in its ``superseded_by``.
 
 Only a supersede that replaced a value counts: the new memory says something the old
-one did not (``3.12``). Dedup also supersedes, merging a memory into its restatement
-("John: Maria, your support means a lot" into "Your support means a lot, Maria"); the
-words the restatement dropped are no old value, and the turns holding them are not
-stale.
+one did not (``3.12``), and the old one stated a value. An ERROR memory records what a
+tool did: a later failure of the same tool replaces it as the tool's last error, yet
+the earlier failure happened, and the turns that show it are not stale. Dedup also
+supersedes, merging a memory into its restatement ("John: Maria, your support means a
+lot" into "Your support means a lot, Maria"); the words the restatement dropped are no
+old value, and the turns holding them are not stale.
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ MAX_CHAIN = 20  # supersede links followed to the active memory
 
 class Correction(NamedTuple):
     old: Memory  # superseded
-    new: Memory  # the active memory at the end of its supersede chain
+    # The memory at the end of its supersede chain: the value that holds now, also
+    # once decay archived it or it expired (then kept: see memory.store.expired).
+    new: Memory
 
 
 def corrections(
@@ -45,23 +49,24 @@ def corrections(
     filters: Filters,
 ) -> list[Correction]:
     """The superseded memories ``search`` finds (it is given ``filters`` widened to
-    inactive memories), each with the active memory that replaced it (``get`` reads a
-    memory by id, on whichever back end)."""
+    inactive memories), each with the memory that replaced it (``get`` reads a memory
+    by id, on whichever back end). A replacement that fades out of recall does not
+    bring the old value back."""
     found = []
     for memory, _ in search(filters._replace(include_inactive=True)):
-        if memory.superseded_by is None:
+        if memory.superseded_by is None or memory.type == "ERROR":
             continue
-        new = _active_successor(get, memory)
+        new = _last_successor(get, memory)
         if new is not None:
             found.append(Correction(memory, new))
     return found
 
 
-def _active_successor(get: Callable[[str], Memory], memory: Memory) -> Memory | None:
+def _last_successor(get: Callable[[str], Memory], memory: Memory) -> Memory | None:
     current = memory
     for _ in range(MAX_CHAIN):
         if current.superseded_by is None:
-            return current if current.archived_at is None else None
+            return current
         try:
             current = get(current.superseded_by)
         except NotFound:

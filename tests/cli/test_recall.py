@@ -747,6 +747,64 @@ def test_a_turn_stating_a_superseded_value_ranks_below_its_correction(cli, monke
     assert fresh["superseded_by"] is None
 
 
+def staging_port(cli, port: str, *flags: str) -> dict:
+    keyed = ("--subject", "staging", "--predicate", "port")
+    return cli.json("remember", f"The staging port is {port}", *keyed, *flags)
+
+
+def test_a_turn_stays_stale_after_both_memories_of_its_correction_expired(cli, monkeypatch):
+    """A FACT lives 30 days: weeks later the replaced memory and its successor are past
+    their expiry, yet the old value did not come back. The turn that said it still
+    names the successor and ranks below the turn that said the new value."""
+    at(monkeypatch, "2026-09-01T08:00:00Z")
+    log(cli, "The staging port is 8080", "--role", "assistant")  # nothing is extracted
+    staging_port(cli, "8080")
+    at(monkeypatch, "2026-09-10T08:00:00Z")
+    log(cli, "We moved staging to port 8443", "--role", "assistant")
+    new = staging_port(cli, "8443")
+    at(monkeypatch, "2026-10-20T03:43:00Z")
+    cli.ok("consolidate")
+    at(monkeypatch, NOW)
+    hits = recall(cli, "Which port does staging use?")
+    said = contents(hits)
+    assert said.index("We moved staging to port 8443") < said.index("The staging port is 8080")
+    assert hits[said.index("The staging port is 8080")]["superseded_by"] == new["id"]
+    assert new["id"] not in {h["id"] for h in hits}  # expired: never recalled
+    assert cli.json("memory", "show", new["id"])["content"] == "The staging port is 8443"
+
+
+def test_a_turn_stays_stale_when_decay_archived_the_memory_that_replaced_it(cli, monkeypatch):
+    """An agent's note fades (archived: out of recall); what it replaced stays replaced."""
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    log(cli, "The staging port is 8080", "--role", "assistant")
+    weak = ("--source", "agent", "--duration", "3d", "--importance", "0.1")
+    staging_port(cli, "8080", *weak)
+    at(monkeypatch, "2026-11-21T08:00:00Z")
+    new = staging_port(cli, "8443", *weak)
+    at(monkeypatch, "2026-11-23T03:43:00Z")
+    assert cli.json("consolidate", "--format", "json")["decay"]["archived"] == 1
+    at(monkeypatch, "2026-11-23T09:00:00Z")
+    hits = recall(cli, "Which port does staging use?")
+    assert "The staging port is 8080" in contents(hits)
+    assert {h["superseded_by"] for h in hits} == {new["id"]}  # and the memory not shown
+
+
+def test_a_later_failure_of_a_tool_does_not_make_an_earlier_one_stale(cli, monkeypatch):
+    """The newest ERROR of a tool replaces its last error, yet the earlier failure
+    happened: the turn that shows it is the answer, with no correction above it."""
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    said = "Serial port /dev/ttyUSB0: no serial data received"
+    log(cli, said, "--role", "assistant")
+    failed = ("--type", "ERROR", "--subject", "shell", "--predicate", "error")
+    cli.ok("remember", f"shell failed: {said}", *failed)
+    at(monkeypatch, "2026-11-22T08:00:00Z")
+    cli.ok("remember", "shell failed: ld returned 1 exit status", *failed)
+    at(monkeypatch, NOW)
+    hits = recall(cli, "Why did the serial port fail?")
+    assert hits[0]["content"] == said
+    assert hits[0]["superseded_by"] is None
+
+
 def test_a_turn_is_not_stale_for_a_merged_duplicate_that_replaced_no_value(cli, monkeypatch):
     """Dedup merges a memory into its restatement; the word the restatement dropped
     ("John") is no old value, so the turn holding it is still the answer."""

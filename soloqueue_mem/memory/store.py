@@ -986,12 +986,13 @@ def expired(conn: Connection, now: datetime, limit: int) -> list[str]:
     ends, but for those another one holds. A memory a supersede link joins (it was
     replaced, or it replaced one) is kept, out of recall: the turns that said the value
     it replaced stay marked stale (:mod:`soloqueue_mem.memory.stale`) after both sides
-    of the correction expired."""
+    of the correction expired; but for a stated duration (``fixed_expiry``: "for two
+    days"), which ends when the user said."""
     db = Db(conn)
     rows = db.fetchall(
         "SELECT id FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?"
-        " AND superseded_by IS NULL AND NOT EXISTS"
-        " (SELECT 1 FROM memories AS later WHERE later.superseded_by = memories.id)"
+        " AND (fixed_expiry OR superseded_by IS NULL AND NOT EXISTS"
+        " (SELECT 1 FROM memories AS later WHERE later.superseded_by = memories.id))"
         f" LIMIT ?{db.claim}",
         (iso(now), limit),
     )

@@ -773,6 +773,18 @@ def test_a_turn_stays_stale_after_both_memories_of_its_correction_expired(cli, m
     assert cli.json("memory", "show", new["id"])["content"] == "The staging port is 8443"
 
 
+def test_a_stated_duration_deletes_a_replaced_memory_at_its_expiry(cli, monkeypatch):
+    """Memories kept for their supersede link are those of the type's own retention:
+    one the user gave a duration ("remember this for two days") goes when it ends."""
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    old = staging_port(cli, "8080", "--duration", "2d")
+    new = staging_port(cli, "8443", "--duration", "2d")
+    at(monkeypatch, "2026-11-25T08:00:00Z")
+    cli.ok("consolidate")
+    for gone in (old, new):
+        assert cli("memory", "show", gone["id"]).exit_code == 3  # not found
+
+
 def test_a_turn_stays_stale_when_decay_archived_the_memory_that_replaced_it(cli, monkeypatch):
     """An agent's note fades (archived: out of recall); what it replaced stays replaced."""
     at(monkeypatch, "2026-11-20T08:00:00Z")

@@ -3,11 +3,12 @@ files and media, their bytes in this host's CAS, their rows in the store."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, BinaryIO
-
 from soloqueue_mem.api.base import StoreBase, check_ids, serialised
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import BinaryIO
+
     from soloqueue_mem.memory.attach import NewAttachment
     from soloqueue_mem.memory.attachments import Attachment
 

@@ -9,23 +9,25 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
-import threading
+from _thread import RLock  # threading's RLock, without importing threading
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from soloqueue_mem.config import Config
 from soloqueue_mem.errors import NotFound, TempFail
 from soloqueue_mem.home import Home, find_root, validate_id
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any, TypeVar
 
     from soloqueue_mem.storage.base import Backend
     from soloqueue_mem.text.lexicon import Lexicon
 
-F = TypeVar("F", bound=Callable[..., Any])
-S = TypeVar("S", bound="StoreBase")
+    F = TypeVar("F", bound=Callable[..., Any])
+    S = TypeVar("S", bound="StoreBase")
+
 NO_STORE = "no data directory or {} yet"
 
 
@@ -77,7 +79,7 @@ class StoreBase:
         self._clock = clock or now
         self._catalog: sqlite3.Connection | None = None
         self._lexicon: Lexicon | None = None
-        self._lock = threading.RLock()
+        self._lock = RLock()
         self._backend: Backend | None = None
 
     @property

@@ -5,12 +5,14 @@ graph of graph.db, or of the PostgreSQL database when ``database_url`` is set.""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.api.base import StoreBase, serialised
 from soloqueue_mem.errors import BadInput, NotFound
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import Any
+
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.graph.recall import Recalled
     from soloqueue_mem.graph.store import Scope

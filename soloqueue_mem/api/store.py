@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, BinaryIO
 
 from soloqueue_mem.api.attachments import AttachmentMethods
 from soloqueue_mem.api.base import check_ids, serialised
@@ -25,8 +24,10 @@ from soloqueue_mem.api.shapes import Added, ArtifactBytes, SessionEnded
 from soloqueue_mem.api.transfer import TransferMethods
 from soloqueue_mem.errors import BadInput, UsageError
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any, BinaryIO
 
     from soloqueue_mem.artifacts.catalog import Artifact
     from soloqueue_mem.artifacts.store import Saved

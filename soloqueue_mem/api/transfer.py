@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import IO, TYPE_CHECKING, Any
 
 from soloqueue_mem.api.base import StoreBase, check_ids, serialised
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from soloqueue_mem.integrations.claude_transcript import FileResult
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from soloqueue_mem.api.base import check_ids
 from soloqueue_mem.api.shapes import kind_of, signals_json
 from soloqueue_mem.api.shapes import recall_hit_json as hit_json
@@ -12,7 +10,10 @@ from soloqueue_mem.cli.source import argument_or_stdin
 from soloqueue_mem.cli.state import AppContext
 from soloqueue_mem.errors import SoloqueueError, UsageError
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import Any
+
     from soloqueue_mem.api.store import Store
     from soloqueue_mem.config import Config
     from soloqueue_mem.memory.recall import Hit

@@ -5,11 +5,11 @@ device before it is opened), decoded strictly as UTF-8."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.errors import BadInput, NotFound, UsageError
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from pathlib import Path
 

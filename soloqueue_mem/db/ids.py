@@ -4,12 +4,14 @@ put back under their id (import)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import BadInput, NotFound, UsageError
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import Any
+
     from soloqueue_mem.db.adapter import Connection
 
 MIN_PREFIX = 4

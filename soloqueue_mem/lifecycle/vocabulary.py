@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import cache
-from typing import NamedTuple
+
+from soloqueue_mem.tuples import NamedTuple
 
 USER = "user"
 

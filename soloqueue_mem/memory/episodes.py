@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.db.adapter import Db
@@ -16,8 +15,13 @@ from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
 from soloqueue_mem.tuples import NamedTuple
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import Any, Protocol
+
     from soloqueue_mem.db.adapter import Connection
+else:
+    Protocol = object  # an interface for type checkers: nothing checks it at run time
 
 
 class Episode(NamedTuple):

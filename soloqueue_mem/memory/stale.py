@@ -20,7 +20,6 @@ old value, and the turns holding them are not stale.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
 
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.memory.correction import is_correction
@@ -29,6 +28,7 @@ from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.text.fts import holders, match_expression
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import weigh_texts
+from soloqueue_mem.tuples import NamedTuple
 
 MIN_OLD_SHARE = 0.5  # of the old memory's words a stale item holds
 MIN_SHARED = 0.5  # of the shorter one's words two memories restating one thing share

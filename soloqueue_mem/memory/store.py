@@ -21,7 +21,6 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso, parse_timestamp
@@ -47,8 +46,13 @@ from soloqueue_mem.text.cjk import index_form
 from soloqueue_mem.text.fts import match_expression
 from soloqueue_mem.tuples import NamedTuple
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import Any, Protocol
+
     from soloqueue_mem.db.adapter import Connection
+else:
+    Protocol = object  # an interface for type checkers: nothing checks it at run time
 
 MAX_CONTENT_CHARS = 16_000
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.adapter import Db
@@ -44,7 +43,10 @@ from soloqueue_mem.memory.model import content_key, normalize
 from soloqueue_mem.text.cjk import has_cjk
 from soloqueue_mem.tuples import NamedTuple
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import Any
+
     from soloqueue_mem.db.adapter import Connection
 
 TTL = timedelta(hours=24)

@@ -17,12 +17,11 @@ language is unchanged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.memory.channels import Candidate
 from soloqueue_mem.text.cjk import has_cjk
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from soloqueue_mem.memory.channels import Context
     from soloqueue_mem.semantic.dense import DenseHit

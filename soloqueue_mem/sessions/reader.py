@@ -6,7 +6,6 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.connect import write_tx
@@ -16,6 +15,10 @@ from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import Event, SessionKey, from_record, to_openai
 from soloqueue_mem.sessions.logfile import read_lines
 from soloqueue_mem.tuples import NamedTuple
+
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class SessionLogContent(NamedTuple):

@@ -212,8 +212,12 @@ def test_a_graph_remember_into_an_existing_graph_imports_only_what_it_needs(home
 # 1M turns): the package metadata an install hint reads (only when an extra is missing
 # and named), the socket a PostgreSQL store's warm server is asked through, uuid (with
 # platform: new ids are for writes), the dedup of writes, pathlib (with urllib.parse),
-# and on a store without graph.db the graph's modules (~1 ms).
+# and on a store without graph.db the graph's modules (~1 ms); typing (its import and
+# the Protocol and typing.NamedTuple classes built with it, ~3 ms) and threading (the
+# Store's lock is _thread's RLock).
 RECALL_NEVER = (
+    "typing",
+    "threading",
     "importlib.metadata",
     "socket",
     "soloqueue_mem.api.local_socket",

@@ -176,7 +176,7 @@ def _pieces(text: str) -> list[str]:
     pieces = [
         " ".join(words[i : i + n]) for n in range(1, MAX_CUE_WORDS + 1) for i in range(len(words))
     ]
-    for run in re.findall(r"[\u3400-\u9fff]+", text):
+    for run in [] if text.isascii() else re.findall(r"[\u3400-\u9fff]+", text):
         pieces += [
             run[i : i + n] for n in range(1, MAX_CUE_CHARS + 1) for i in range(len(run) - n + 1)
         ]

@@ -135,8 +135,7 @@ def _runs_apart(bodies: list[str]) -> list[str]:
     other (a phrase's words stay apart across a run of letters, and join across a run
     of punctuation only). Far fewer tokens to index: a run of letters is one token,
     not one for each of its characters."""
-    run = cjk_run()
-    return [body if body.isascii() else run.sub(_apart, body) for body in bodies]
+    return [body if body.isascii() else cjk_run().sub(_apart, body) for body in bodies]
 
 
 def _apart(run: re.Match[str]) -> str:

@@ -109,7 +109,7 @@ def weigh_query(query: str, lexicon: Callable[[], Lexicon]) -> WeightedQuery:
 def weigh_texts(texts: list[str], lexicon: Callable[[], Lexicon]) -> list[WeightedQuery]:
     """:func:`weigh_query` of each of ``texts``, their Chinese segmented all at once
     (:func:`soloqueue_mem.text.segment.prepare_for_search`)."""
-    if any(han_run().search(text) for text in texts):
+    if any(not text.isascii() and han_run().search(text) for text in texts):
         from soloqueue_mem.text.segment import prepare_for_search
 
         prepare_for_search([text[:MAX_QUERY_CHARS] for text in texts], lexicon())

@@ -238,3 +238,41 @@ def test_a_recall_imports_only_what_it_needs(home):
     loaded = modules_a_call_imports("--format", "json", "recall", "staging database port")
     assert "soloqueue_mem.memory.recall" in loaded  # the probe sees the package's modules
     assert {m for m in loaded if m in RECALL_NEVER} == set()
+
+
+COMPILED_CJK = """
+import json, sys
+import soloqueue_mem.cli as cli
+from soloqueue_mem.text import cjk
+sys.argv = ["soloqueue-mem", *json.loads(sys.argv[1])]
+try:
+    cli.main()
+except SystemExit:
+    pass
+sys.stderr.write("CJK=" + json.dumps([cjk.cjk_run.cache_info().currsize,
+                                      cjk.han_run.cache_info().currsize]) + "\\n")
+"""
+
+
+def test_an_english_recall_on_an_english_store_compiles_no_cjk_expression(home):
+    """The CJK character classes cost a new process ~1-3 ms each to compile: a store
+    and a question without CJK text never need them (the restated-first order weighs
+    the hits' texts, the turn ranking's coverage test sets apart their CJK runs)."""
+    for text in ("The staging database listens on port 8443", "We moved the standup"):
+        modules_a_call_imports("log", "-s", "s", text)
+        modules_a_call_imports("remember", text)
+    modules_a_call_imports("remember", "The staging database moved to port 9443")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            COMPILED_CJK,
+            json.dumps(["--format", "json", "recall", "the staging standup"]),
+        ],
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    line = [x for x in result.stderr.decode().splitlines() if x.startswith("CJK=")]
+    assert line, result.stderr.decode()
+    assert json.loads(line[0].removeprefix("CJK=")) == [0, 0]

@@ -129,7 +129,9 @@ def conform(cls: type[T], data: dict[str, Any]) -> T:
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    return get_type_hints(cls)
+    """The fields' annotations, resolved. ``Any`` is supplied: the modules on recall's
+    path import it for type checkers only (``typing`` stays out of a recall)."""
+    return get_type_hints(cls, localns={"Any": Any})
 
 
 def _fits(value: Any, hint: Any) -> bool:

@@ -164,7 +164,7 @@ def longquery(work: Path, lang: str) -> Iterator[Stored]:
     for line in (DATA / f"longquery_{lang}.jsonl").read_text(encoding="utf-8").splitlines():
         user = json.loads(line)
         store, ids = ingest(work / f"{lang}-{user['user']}", user)
-        conn, _ = store._recall_inputs()  # noqa: SLF001 - the store's own connection
+        conn = store._storage().connection("memory", create=False)  # noqa: SLF001
         now = store.now()
         _dense.embed(conn, now, turns=False)
         held = set(ids.values())

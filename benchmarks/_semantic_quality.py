@@ -122,8 +122,10 @@ def locomo(work: Path, conversations: int) -> Iterator[Stored]:
         conn.close()
 
 
-def memorybank(work: Path) -> Iterator[Stored]:
-    from bench_zh import LABELS, asked_at, load_memorybank, logged_user
+def memorybank(work: Path, pasted: bool = False) -> Iterator[Stored]:
+    """MemoryBank's questions; ``pasted``: each after the user's first lines of dialogue,
+    as bench_zh's `long` subset asks them."""
+    from bench_zh import LABELS, LONG_PREFIX, asked_at, load_memorybank, logged_user
 
     from soloqueue_mem.config import Config
     from soloqueue_mem.lifecycle.consolidate import Options, run
@@ -140,12 +142,14 @@ def memorybank(work: Path) -> Iterator[Stored]:
         run(home, lambda home=home: open_memory(home, Config()), now, Options())
         _dense.embed(conn, now)
         bm25 = Bm25(list(zip(pair_labels, texts, strict=True)))
+        before = "".join([e.content for _, e in items if e.role == "user"][:LONG_PREFIX])
         cases = []
         for label in (x for x in labels if x["user"] == user):
             if label["source"] == "probing":
                 question = probing[user][label["probe_index"]]
             else:
                 question = label["question"]
+            question = before + question if pasted else question
             half = "tuned" if user in tuning else "held-out"
             cases.append(
                 Case(half, question, frozenset(label["evidence"]), bm25.search(question, LIMIT))
@@ -209,7 +213,7 @@ def measure(
     return scores
 
 
-SETS = ("lq-zh", "zh", "lq-en", "locomo")
+SETS = ("lq-zh", "zh", "zh-pasted", "lq-en", "locomo")
 
 
 def report(conversations: int, names: list[str], core: bool = False) -> None:
@@ -220,6 +224,7 @@ def report(conversations: int, names: list[str], core: bool = False) -> None:
     every = {
         "lq-zh": ("long-query zh recall@10", lambda: longquery(work, "zh"), True),
         "zh": ("MemoryBank zh hit@10", lambda: memorybank(work), False),
+        "zh-pasted": ("MemoryBank pasted hit@10", lambda: memorybank(work, True), False),
         "lq-en": ("long-query en recall@10", lambda: longquery(work, "en"), True),
         "locomo": (
             f"LoCoMo 1-{conversations} hit@10",

@@ -24,7 +24,8 @@
 
 (vi)  ``--quality``: the quality table of issue 28 instead — each model alone, hybrid
       with one, the fusion and a weight grid, beside default lexical recall and BM25, on
-      LoCoMo (``--conversations``, default 2), MemoryBank zh and the long-query sets,
+      LoCoMo (``--conversations``, default 2), MemoryBank zh (also pasted after the
+      user's first lines of dialogue, as bench_zh's `long` subset) and the long-query sets,
       tuned and held-out halves apart (see _semantic_quality.py). Needs bench-data;
       the first run embeds every text with both models (minutes; kept for the next).
 
@@ -289,7 +290,9 @@ def main() -> int:
     parser.add_argument("--quality", action="store_true", help="the quality table (issue 28)")
     parser.add_argument("--conversations", type=int, default=2, help="LoCoMo, with --quality")
     parser.add_argument(
-        "--sets", default="lq-zh,zh,lq-en,locomo", help="with --quality: which, in this order"
+        "--sets",
+        default="lq-zh,zh,zh-pasted,lq-en,locomo",
+        help="with --quality: which, in this order",
     )
     parser.add_argument(
         "--core", action="store_true", help="with --quality: without the weight grid"

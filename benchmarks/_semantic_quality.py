@@ -137,7 +137,8 @@ def memorybank(work: Path, pasted: bool = False) -> Iterator[Stored]:
     tuning = set(users[::2])
     lexicon = _lexicon()
     for number, user in enumerate(users):
-        home, conn, items, pair_labels, texts = logged_user(work / f"zh-{number}", bank, user)
+        folder = work / f"zh-{'pasted-' if pasted else ''}{number}"  # a store per set
+        home, conn, items, pair_labels, texts = logged_user(folder, bank, user)
         now = asked_at(items)
         run(home, lambda home=home: open_memory(home, Config()), now, Options())
         _dense.embed(conn, now)

@@ -58,7 +58,7 @@ from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
 from soloqueue_mem.text.fts import holders, match_expression
 from soloqueue_mem.text.lexicon import Lexicon
-from soloqueue_mem.text.query import QueryTerm, fold_context, weigh_query
+from soloqueue_mem.text.query import QueryTerm, fold_context, last_sentence, weigh_query
 from soloqueue_mem.text.query import coverage as share_held
 from soloqueue_mem.text.records import within_record
 from soloqueue_mem.text.stopwords import STOPWORDS
@@ -433,7 +433,29 @@ def _traced(context: Context, channel: str, since: datetime | None) -> list[Cand
     if not context.terms:
         return []
     hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
-    return [_turn_candidate(h.turn, channel, h.score) for h in hits]
+    found = [_turn_candidate(h.turn, channel, h.score) for h in hits]
+    last = last_sentence(context.query)
+    if last is None:
+        return found
+    asked_now = context.source.trace(last, scope, context.pool, context.lexicon)
+    return _fused_by_rank([found, [_turn_candidate(h.turn, channel, 0) for h in asked_now]])[
+        : context.pool
+    ]
+
+
+def _fused_by_rank(rankings: list[list[Candidate]]) -> list[Candidate]:
+    """The candidates of ``rankings`` (each best first) by reciprocal-rank fusion, each
+    relevance the fused score over the best one's; among equals the first ranking's
+    order."""
+    fused: dict[str, float] = {}
+    first: dict[str, Candidate] = {}
+    for ranking in rankings:
+        for number, candidate in enumerate(ranking, start=1):
+            first.setdefault(candidate.key, candidate)
+            fused[candidate.key] = fused.get(candidate.key, 0.0) + 1 / (RRF_K + number)
+    best = max(fused.values(), default=1.0)
+    order = sorted(first, key=lambda key: -fused[key])  # stable: dict order breaks ties
+    return [first[key]._replace(relevance=fused[key] / best) for key in order]
 
 
 def _recent(context: Context) -> list[Candidate]:

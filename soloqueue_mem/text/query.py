@@ -183,6 +183,16 @@ def coverage(terms: list[QueryTerm], weights: Iterable[float], held: Iterable[bo
     return sum(found.values()) / (sum(best.values()) or 1.0)
 
 
+_SENTENCE_END = re.compile(r"(?<=[。！？!?\n])|(?<=[.!?])\s+")
+
+
+def last_sentence(query: str) -> str | None:
+    """The last sentence of a query of several (what a pasted dialogue, a log or a
+    multi-sentence message asks now), or None for a one-sentence query."""
+    said = [part for part in _SENTENCE_END.split(query) if part and _latin_word().search(part)]
+    return said[-1].strip() if len(said) > 1 else None
+
+
 CONTEXT_WORDS = 8  # at most this many words of the recent turns join a query
 # their weights sum to at most this share of the question's: tuned on the long-query
 # sets' tuned half (0.5, 0.3, 0.2; a previous message on another topic cost 0.2 least)

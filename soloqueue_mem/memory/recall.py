@@ -437,10 +437,21 @@ def _traced(context: Context, channel: str, since: datetime | None) -> list[Cand
     last = last_sentence(context.query)
     if last is None:
         return found
-    asked_now = context.source.trace(last, scope, context.pool, context.lexicon)
+    said_before = context.query[: context.query.rindex(last)]
+    new_words = _new_words(last, said_before, context.lexicon)
+    if not new_words:
+        return found
+    asked_now = context.source.trace(" ".join(new_words), scope, context.pool, context.lexicon)
     return _fused_by_rank([found, [_turn_candidate(h.turn, channel, 0) for h in asked_now]])[
         : context.pool
     ]
+
+
+def _new_words(sentence: str, before: str, lexicon: Callable[[], Lexicon]) -> list[str]:
+    """The words of ``sentence`` (not stopwords) that ``before`` does not hold."""
+    words = [t.text for t in weigh_query(sentence, lexicon).terms if t.text not in STOPWORDS]
+    held = holders([before], [match_expression([word]) or "" for word in words])
+    return [word for word, found in zip(words, held, strict=True) if not found]
 
 
 def _fused_by_rank(rankings: list[list[Candidate]]) -> list[Candidate]:

@@ -943,3 +943,20 @@ def test_a_long_pasted_turn_does_not_drown_the_question(cli, monkeypatch):
     log(cli, pasted * 40)
     hits = recall(cli, "when is standup?", "--recent", "3", "--session", "s1")
     assert hits[0]["content"] == "Daily standup is at 9:30 Berlin time"
+
+
+def test_the_last_sentence_of_a_pasted_dialogue_is_what_is_asked(cli, monkeypatch):
+    """A long query's last sentence is also searched alone: the turn answering it ranks
+    first though each pasted line, logged too, shares more of the query's words."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    log(cli, "The locksmith hid the spare shed key under the blue flowerpot")
+    lines = [
+        f"Day {n}: we tuned the espresso grinder, the milk frother and the kettle again."
+        for n in range(12)
+    ]
+    for line in lines:
+        log(cli, line)
+    at(monkeypatch, NOW)
+    pasted = " ".join([*lines, "Where did the locksmith hide the spare key?"])
+    hits = recall(cli, pasted, "--limit", "3")
+    assert hits[0]["content"] == "The locksmith hid the spare shed key under the blue flowerpot"

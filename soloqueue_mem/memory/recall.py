@@ -426,6 +426,10 @@ def _searchable(turn: Turn) -> str:
 
 
 def _traced(context: Context, channel: str, since: datetime | None) -> list[Candidate]:
+    """The turns matching the query, since ``since``. A query of several sentences asks
+    its last one now: the words that sentence adds to the ones before it are searched
+    too, and the two rankings fused by rank (a word it repeats counts in the whole
+    query only, so a pasted line is still found)."""
     request = context.request
     if request.since is not None and (since is None or request.since > since):
         since = request.since

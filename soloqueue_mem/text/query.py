@@ -183,7 +183,7 @@ def coverage(terms: list[QueryTerm], weights: Iterable[float], held: Iterable[bo
     return sum(found.values()) / (sum(best.values()) or 1.0)
 
 
-_SENTENCE_END = re.compile(r"(?<=[。！？!?\n])|(?<=[.!?])\s+")
+_SENTENCE_END = re.compile(r"(?<=[。！？!?\n])|(?<=\w\w\w\.)\s+")  # "Dr. Seuss" is one
 
 
 def last_sentence(query: str) -> str | None:

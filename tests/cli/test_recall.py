@@ -946,17 +946,28 @@ def test_a_long_pasted_turn_does_not_drown_the_question(cli, monkeypatch):
 
 
 def test_the_last_sentence_of_a_pasted_dialogue_is_what_is_asked(cli, monkeypatch):
-    """A long query's last sentence is also searched alone: the turn answering it ranks
+    """A query of several sentences asks its last one now: the turn answering it ranks
     first though each pasted line, logged too, shares more of the query's words."""
     at(monkeypatch, "2026-11-01T08:00:00Z")
     log(cli, "The locksmith hid the spare shed key under the blue flowerpot")
-    lines = [
-        f"Day {n}: we tuned the espresso grinder, the milk frother and the kettle again."
-        for n in range(12)
+    things = [
+        "espresso grinder burrs",
+        "violin rosin strings",
+        "kayak paddle leash",
+        "sourdough starter jar",
+        "telescope eyepiece filter",
+        "garden hose nozzle",
+        "chess clock batteries",
+        "wetsuit zipper pull",
+        "piano pedal felt",
+        "bicycle chain lube",
+        "camera tripod plate",
+        "aquarium heater cable",
     ]
+    lines = [f"Yesterday I fixed the {thing} myself." for thing in things]
     for line in lines:
         log(cli, line)
     at(monkeypatch, NOW)
-    pasted = " ".join([*lines, "Where did the locksmith hide the spare key?"])
+    pasted = " ".join([*lines, "Where did the locksmith put the spare key?"])
     hits = recall(cli, pasted, "--limit", "3")
     assert hits[0]["content"] == "The locksmith hid the spare shed key under the blue flowerpot"

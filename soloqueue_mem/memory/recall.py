@@ -426,10 +426,11 @@ def _searchable(turn: Turn) -> str:
 
 
 def _traced(context: Context, channel: str, since: datetime | None) -> list[Candidate]:
-    """The turns matching the query, since ``since``. A query of several sentences asks
-    its last one now: the words that sentence adds to the ones before it are searched
-    too, and the two rankings fused by rank (a word it repeats counts in the whole
-    query only, so a pasted line is still found)."""
+    """The turns matching the query, since ``since``. A query that quotes turns of the
+    store before its last sentence (a pasted dialogue, the last turns a hook passes)
+    asks that sentence now: the words it adds to the ones before it are searched alone
+    too, and the two rankings fused by rank (a word it repeats counts in the whole query
+    only, so a pasted line is still found)."""
     request = context.request
     if request.since is not None and (since is None or request.since > since):
         since = request.since
@@ -439,9 +440,9 @@ def _traced(context: Context, channel: str, since: datetime | None) -> list[Cand
     hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
     found = [_turn_candidate(h.turn, channel, h.score) for h in hits]
     last = last_sentence(context.query)
-    if last is None:
+    said_before = "" if last is None else context.query[: context.query.rindex(last)]
+    if last is None or not _quotes_a_turn(said_before, found):
         return found
-    said_before = context.query[: context.query.rindex(last)]
     new_words = _new_words(last, said_before, context.lexicon)
     if not new_words:
         return found
@@ -456,6 +457,11 @@ def _new_words(sentence: str, before: str, lexicon: Callable[[], Lexicon]) -> li
     words = [t.text for t in weigh_query(sentence, lexicon).terms if t.text not in STOPWORDS]
     held = holders([before], [match_expression([word]) or "" for word in words])
     return [word for word, found in zip(words, held, strict=True) if not found]
+
+
+def _quotes_a_turn(text: str, turns: list[Candidate]) -> bool:
+    """Whether ``text`` holds the whole content of one of ``turns``."""
+    return any(c.content.strip() and c.content.strip() in text for c in turns)
 
 
 def _fused_by_rank(rankings: list[list[Candidate]]) -> list[Candidate]:

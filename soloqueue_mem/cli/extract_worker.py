@@ -3,7 +3,7 @@ soloqueue_mem.cli.extract_worker ROOT LOCK_FD TARGETS_JSON``.
 
 Started by ``log`` (see :func:`start`), detached from it; it inherits a shared lock on
 ``.extract.lock`` and holds it until it is done (on PostgreSQL too: the lock is this
-host's, the claims are the database's, :mod:`soloqueue_mem.storage.postgres.extract`). A failure
+host's, the claims are the database's, :mod:`soloqueue_mem.lifecycle.on_log`). A failure
 here loses nothing: the turns it did not extract are extracted when the session is
 digested.
 """

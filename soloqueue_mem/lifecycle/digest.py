@@ -11,7 +11,6 @@ the scratchpad's 近期进展.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Collection
 from datetime import datetime
 from functools import cache
@@ -69,22 +68,6 @@ class Digest(NamedTuple):
     episodes: list[Episode]
     remembered: list[Remembered]
     turns: int
-
-
-def digest_session(
-    home: Home,
-    conn: sqlite3.Connection,
-    key: SessionKey,
-    now: datetime,
-    source: str,
-    use: Writers | None = None,
-    extracted_on_log: Collection[int] = (),
-    language: str = "auto",
-) -> Digest:
-    """:func:`digest` into memory.db; episode summaries and scratchpad headings in
-    ``language`` (the setting)."""
-    target = DbTarget(home, conn, language)
-    return digest(target, home, key, now, source, use, extracted_on_log)
 
 
 def digest(

@@ -12,9 +12,9 @@ not count the same statement twice.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from soloqueue_mem.db.adapter import Db
@@ -49,17 +49,22 @@ def targets(logged: Iterable[tuple[str, str, str, int, str, str, bool]]) -> list
     return chosen
 
 
-def open_sessions(state: sqlite3.Connection | None, chosen: list[list]) -> list[list]:
+def open_sessions(state: Connection | None, chosen: list[list]) -> list[list]:
     """The targets whose session has claimed fewer than ``MAX_PER_SESSION`` turns (so
-    ``log`` starts no worker that would only find the session full)."""
-    if state is None:
+    ``log`` starts no worker that would only find the session full); ``state``: where
+    ``log_extractions`` is. Only the targets' sessions are read: on PostgreSQL the
+    table holds every host's."""
+    keys = sorted({tuple(target[:3]) for target in chosen})
+    if state is None or not keys:
         return chosen
+    one = "(group_id = ? AND agent_id = ? AND session_id = ?)"
     full = {
         tuple(row)
-        for row in state.execute(
-            "SELECT group_id, agent_id, session_id FROM log_extractions"
+        for row in Db(state).fetchall(
+            "SELECT group_id, agent_id, session_id FROM log_extractions"  # noqa: S608 - marks
+            f" WHERE {' OR '.join([one] * len(keys))}"
             " GROUP BY group_id, agent_id, session_id HAVING COUNT(*) >= ?",
-            (MAX_PER_SESSION,),
+            [*chain.from_iterable(keys), MAX_PER_SESSION],
         )
     }
     return [target for target in chosen if tuple(target[:3]) not in full]

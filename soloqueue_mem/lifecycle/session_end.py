@@ -7,14 +7,12 @@ scratchpad rewrite come from it, each falling back to the rules.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Collection
 from datetime import datetime
 from typing import NamedTuple
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.home import Home
-from soloqueue_mem.lifecycle.digest import Digest, digest_session, writers
+from soloqueue_mem.lifecycle.digest import DbTarget, Digest, digest, writers
 from soloqueue_mem.lifecycle.model_extract import ModelExtraction
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.sessions.events import SessionKey
@@ -29,8 +27,7 @@ class Ended(NamedTuple):
 
 
 def end_and_digest(
-    home: Home,
-    conn: sqlite3.Connection,
+    target: DbTarget,
     key: SessionKey,
     config: Config,
     now: datetime,
@@ -38,10 +35,10 @@ def end_and_digest(
     model: ModelExtraction | None = None,
 ) -> Ended:
     """End ``key`` (NotFound when it was never logged) and turn what its turns state
-    into an episode and memories (through ``model`` when one is configured, else the
-    quick rules); the turns in ``done`` were extracted on log already and are only
-    summarized."""
-    ended_at = end_session(conn, key, now)
+    into an episode and memories in ``target``, either back end's (through ``model``
+    when one is configured, else the quick rules); the turns in ``done`` were extracted
+    on log already and are only summarized."""
+    ended_at = end_session(target.conn, key, now)
     use = writers(model, vocabulary(config.predicates))
-    digest = digest_session(home, conn, key, now, "session_end", use, done, config.language)
-    return Ended(ended_at, digest, clear_transients(conn, key))
+    made = digest(target, target.home, key, now, "session_end", use, done)
+    return Ended(ended_at, made, clear_transients(target.conn, key, target.index.memories))

@@ -1004,11 +1004,11 @@ def expired(conn: Connection, now: datetime, limit: int) -> list[str]:
 
 
 def session_transients(
-    conn: sqlite3.Connection, group: str, agent: str, session: str, since: str
+    conn: Connection, group: str, agent: str, session: str, since: str
 ) -> list[str]:
     """Ids of a session's TRANSIENT memories (seed 001: cleared when it ends): those
     from its episodes, and those stated in its group and agent since it started."""
-    rows = conn.execute(
+    rows = Db(conn).execute(
         "SELECT id FROM memories WHERE priority = 'TRANSIENT' AND group_id = ? AND agent_id = ?"
         " AND (source_episode_id IN (SELECT id FROM episodes WHERE group_id = ?"
         " AND agent_id = ? AND session_id = ?)"

@@ -513,12 +513,7 @@ def _put_back(targets: Targets, kind: str, value: Any) -> str:
         return store.put_back(targets.memory, value)
     if kind == "episode":
         return episodes.put_back(targets.memory, value)
-    if kind == "attachment":
-        return attachments.put_back(targets.memory, value)
-    row = vectors.Cached(
-        value.model, value.content_hash, value.dim, _vector_bytes(value), value.created_at
-    )
-    return vectors.put_back_cached(targets.memory, row)
+    return attachments.put_back(targets.memory, value)
 
 
 def _put_back_pad(conn: Any, pad: PadRecord) -> str:
@@ -536,12 +531,20 @@ def _put_back_state(conn: Any, entry: StateRecord) -> str:
                                                                entry.updated_at))  # fmt: skip
 
 
+def _put_back_vector(conn: Any, value: EmbeddingRecord) -> str:
+    row = vectors.Cached(
+        value.model, value.content_hash, value.dim, _vector_bytes(value), value.created_at
+    )
+    return vectors.put_back_cached(conn, row)
+
+
 # the kinds whose rows both back ends hold alike: put back on either one's connection
 ROW_PUT_BACKS: dict[str, Callable[[Any, Any], str]] = {
     "scratchpad": _put_back_pad,
     "working": working.put_back,
     "kv": _put_back_kv,
     "session_state": _put_back_state,
+    "embedding": _put_back_vector,
 }
 
 
@@ -559,13 +562,9 @@ def _put_back_link(targets: Targets, value: EmbeddedItemRecord, report: _Report)
         return "item-conflict"
     if text in report.redacted:
         return "redacted"
-    if targets.database is not None:
-        from soloqueue_mem.storage.postgres.embed import put_back_link
-
-        return put_back_link(targets.database, value)
-    assert targets.memory is not None
+    conn = _row_target(targets, "memory")
     if value.item_kind == "turn":
-        turn = turns.turn_at(targets.memory, key, int(value.turn_index or 0))
+        turn = turns.turn_at(conn, key, int(value.turn_index or 0))
         item_id = None if turn is None else str(turn.id)
     else:
         item_id = value.item_id
@@ -573,7 +572,11 @@ def _put_back_link(targets: Targets, value: EmbeddedItemRecord, report: _Report)
         return "missing-item"
     row = vectors.Linked(value.model, value.item_kind, item_id, value.group, value.agent,
                          value.content_hash)  # fmt: skip
-    return vectors.put_back_linked(targets.memory, row)
+    if targets.database is not None:
+        from soloqueue_mem.storage.postgres.embed import put_back_link
+
+        return put_back_link(targets.database, row)
+    return vectors.put_back_linked(conn, row)
 
 
 def _session(targets: Targets, session: Session) -> str:

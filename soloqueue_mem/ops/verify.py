@@ -4,9 +4,11 @@ Findings are separated like ``git fsck`` and ``restic check``: *errors* (a blob 
 no longer hashes to its name, a row whose blob is missing, a corrupt database or log
 line, index rows without a log record), *warnings* (orphan blobs and temporary files
 older than the grace period, stray files, a torn log tail, turns the index lacks),
-*info* (files younger than the grace period: a save or a log in progress). A database
-another process keeps busy is reported ``busy``, never corrupt. ``repair`` rebuilds
-only derived state: the full-text index, and turns re-indexed from the JSONL logs.
+*info* (files younger than the grace period: a save or a log in progress). memory.db's
+supersede chains and the episodes its rows name are checked as on PostgreSQL
+(:func:`check_links`). A database another process keeps busy is reported ``busy``,
+never corrupt. ``repair`` rebuilds only derived state: the full-text index, and turns
+re-indexed from the JSONL logs.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from soloqueue_mem.artifacts import cas, catalog
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import StorageError
 from soloqueue_mem.home import Home, refuse_symlinks
 from soloqueue_mem.lifecycle.gc import scan_blobs, temp_files
@@ -64,6 +67,8 @@ def verify_store(
         cataloged = check_artifacts(home, options, now, findings, counts, connect)
         offloads: dict[str, Offload] = {}
         _check_sessions(home, memory, findings, counts, offloads)
+        if memory is not None:
+            check_links(memory, findings, counts)
         expired_before = now - options.ephemeral_days * 86400
         check_offloads(offloads, cataloged or set(), expired_before, findings)
         # graph memory: integrity and schema version only
@@ -188,6 +193,50 @@ def _open_ro(
         conn.close()
         return None
     return conn
+
+
+# --- links between rows ----------------------------------------------------------
+
+
+def check_links(conn: Any, findings: list[Finding], counts: dict[str, int]) -> None:
+    """The memories' supersede chains end (``dangling-supersede``, ``supersede-cycle``:
+    errors), and no memory or turn names an episode that is not there
+    (``dangling-episode``, a warning). ``conn``: either back end's connection."""
+    db = Db(conn)
+    rows = db.fetchall(
+        "SELECT m.id, m.superseded_by, s.id IS NULL FROM memories AS m"
+        " LEFT JOIN memories AS s ON s.id = m.superseded_by WHERE m.superseded_by IS NOT NULL"
+    )
+    links = {ref: by for ref, by, _ in rows}
+    counts["memories_superseded"] = len(links)
+    dangling = {ref for ref, _, missing in rows if missing}
+    for ref, detail in _broken_chains(links, dangling):
+        findings.append(Finding("error", detail, f"memory {ref}", f"superseded_by {links[ref]}"))
+    for table, what, column in (
+        ("memories", "memory", "source_episode_id"),
+        (db.turns, "turn", "episode_id"),
+    ):
+        for ref, episode in db.fetchall(
+            f"SELECT t.id, t.{column} FROM {table} AS t"  # noqa: S608 - constants
+            f" LEFT JOIN episodes AS e ON e.id = t.{column}"
+            f" WHERE t.{column} IS NOT NULL AND e.id IS NULL ORDER BY t.id LIMIT 100"
+        ):
+            where = f"{what} {ref}"
+            findings.append(Finding("warning", "dangling-episode", where, f"episode {episode}"))
+
+
+def _broken_chains(links: dict[str, str], dangling: set[str]) -> list[tuple[str, str]]:
+    """Memories superseded by one that is not there (``dangling``), or on a chain that
+    loops."""
+    broken = [(ref, "dangling-supersede") for ref in dangling]
+    for start in sorted(links):
+        seen, ref = {start}, links[start]
+        while ref in links and ref not in seen:
+            seen.add(ref)
+            ref = links[ref]
+        if ref in seen:
+            broken.append((start, "supersede-cycle"))
+    return sorted(broken)
 
 
 # --- artifacts ----------------------------------------------------------------------

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from soloqueue_mem.db.adapter import Db
-from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.db.ids import put_back_row
+
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Connection
 
 
 class Cached(NamedTuple):
@@ -51,14 +53,15 @@ def linked(conn: sqlite3.Connection) -> list[Linked]:
     return [Linked(*row) for row in rows]
 
 
-def put_back_cached(conn: sqlite3.Connection, row: Cached) -> str:
-    """``added``, ``existing`` (the same vector) or ``conflict``."""
+def put_back_cached(conn: Connection, row: Cached) -> str:
+    """``added``, ``existing`` (the same vector) or ``conflict`` (either back end)."""
+    db = Db(conn)
     return put_back_row(
-        Db(conn),
+        db,
         "SELECT dim, vector FROM embedding_cache WHERE model = ? AND content_hash = ?",
         (row.model, row.content_hash),
         lambda held: (held[0], bytes(held[1])) == (row.dim, row.vector),
-        lambda: conn.execute(
+        lambda: db.execute(
             "INSERT INTO embedding_cache (model, content_hash, dim, vector, created_at)"
             " VALUES (?, ?, ?, ?, ?)",
             row,
@@ -66,23 +69,25 @@ def put_back_cached(conn: sqlite3.Connection, row: Cached) -> str:
     )
 
 
-def put_back_linked(conn: sqlite3.Connection, row: Linked) -> str:
+def put_back_linked(conn: Connection, row: Linked) -> str:
     """``added``, ``existing``, ``conflict`` (the item is linked to another text) or
-    ``missing-vector`` (the store has no vector under that model and hash)."""
-    with write_tx(conn):
-        held = conn.execute(
+    ``missing-vector`` (the store has no vector under that model and hash); either
+    back end."""
+    db = Db(conn)
+    with db.write():
+        held = db.fetchone(
             "SELECT content_hash FROM embedded_items WHERE model = ? AND kind = ? AND item_id = ?",
             (row.model, row.kind, row.item_id),
-        ).fetchone()
+        )
         if held is not None:
             return "existing" if held[0] == row.content_hash else "conflict"
-        vector = conn.execute(
+        vector = db.fetchone(
             "SELECT 1 FROM embedding_cache WHERE model = ? AND content_hash = ?",
             (row.model, row.content_hash),
-        ).fetchone()
+        )
         if vector is None:
             return "missing-vector"
-        conn.execute(
+        db.execute(
             "INSERT INTO embedded_items (model, kind, item_id, group_id, agent_id, content_hash)"
             " VALUES (?, ?, ?, ?, ?, ?)",
             row,

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
 
 from soloqueue_mem.clock import iso
-from soloqueue_mem.db.connect import write_tx
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import InvalidId, NotFound
 from soloqueue_mem.home import Home, validate_id
 from soloqueue_mem.sessions import turns
@@ -19,6 +18,8 @@ from soloqueue_mem.tuples import NamedTuple
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from typing import Any
+
+    from soloqueue_mem.db.adapter import Connection
 
 
 class SessionLogContent(NamedTuple):
@@ -67,10 +68,10 @@ def _events(records: list[dict[str, Any]], full: bool) -> Iterator[Event]:
     return (from_record(view(record)) for record in records)
 
 
-def end_session(conn: sqlite3.Connection, key: SessionKey, now: datetime) -> str:
+def end_session(conn: Connection, key: SessionKey, now: datetime) -> str:
     """Mark the session ended; episodes are written by the consolidation layer later."""
     ended_at = iso(now)
-    with write_tx(conn):
+    with Db(conn).write():
         if not turns.mark_ended(conn, key, ended_at):
             raise NotFound(f"session {key.group}/{key.agent}/{key.session} not found")
     return ended_at

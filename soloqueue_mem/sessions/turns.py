@@ -220,12 +220,13 @@ _SESSION_COLUMNS = (
 )
 
 
-def get_session(conn: sqlite3.Connection, key: SessionKey) -> SessionRow | None:
-    row = conn.execute(
-        f"SELECT {_SESSION_COLUMNS} FROM sessions"  # noqa: S608 - constant columns
+def get_session(conn: Connection, key: SessionKey) -> SessionRow | None:
+    db = Db(conn)
+    row = db.fetchone(
+        f"SELECT {_session_columns(db)} FROM sessions"  # noqa: S608 - constant columns
         " WHERE group_id = ? AND agent_id = ? AND session_id = ?",
-        (key.group, key.agent, key.session),
-    ).fetchone()
+        key,
+    )
     return SessionRow(*row) if row else None
 
 
@@ -250,10 +251,10 @@ def _session_columns(db: Db) -> str:
     return _SESSION_COLUMNS.replace("jsonl_bytes", "0") if db.postgres else _SESSION_COLUMNS
 
 
-def mark_ended(conn: sqlite3.Connection, key: SessionKey, ended_at: str) -> bool:
-    cursor = conn.execute(
+def mark_ended(conn: Connection, key: SessionKey, ended_at: str) -> bool:
+    cursor = Db(conn).execute(
         "UPDATE sessions SET ended_at = ? WHERE group_id = ? AND agent_id = ? AND session_id = ?",
-        (ended_at, key.group, key.agent, key.session),
+        (ended_at, *key),
     )
     return cursor.rowcount > 0
 

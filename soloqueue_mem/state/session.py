@@ -9,7 +9,6 @@ clears its TRANSIENT memories.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from contextlib import nullcontext
 from datetime import datetime
@@ -17,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.adapter import Db
-from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.memory import scratchpad, store
 from soloqueue_mem.sessions import turns
@@ -80,12 +78,15 @@ def synced(pad: str, name: str, value: str, previous: str | None, now: datetime)
     return scratchpad.with_first(pad, "active_projects", value, drop=previous)
 
 
-def clear_transients(memory: sqlite3.Connection, key: SessionKey) -> list[str]:
-    """Delete the session's TRANSIENT memories (see ``store.session_transients``)."""
+def clear_transients(
+    memory: Connection, key: SessionKey, index: store.FullText = store.FTS5
+) -> list[str]:
+    """Delete the session's TRANSIENT memories (see ``store.session_transients``) and
+    their ``index`` entries."""
     row = turns.get_session(memory, key)
     if row is None:
         return []
-    with write_tx(memory):
+    with Db(memory).write():
         ids = store.session_transients(memory, key.group, key.agent, key.session, row.started_at)
-        store.delete(memory, ids)
+        store.delete(memory, ids, index)
     return ids

@@ -304,9 +304,11 @@ class Backend(ABC):
         memory = self.existing("memory", NO_MEMORY)
         return extract_turns(memory, self._created("state"), targets, remembered, now, words)
 
-    @abstractmethod
     def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
         """The extraction targets whose session is not full yet (``log``)."""
+        from soloqueue_mem.lifecycle.on_log import open_sessions
+
+        return open_sessions(self.connection("state", create=False), chosen)
 
     # -- the dense index ---------------------------------------------------------------
 

@@ -121,6 +121,7 @@ def test_d1_clean_store_exits_0_with_counts(cli, home):
             "sessions": 2,
             "turns_logged": 3,
             "turns_indexed": 3,
+            "memories_superseded": 0,
         }
     assert "sound" in cli.ok("--format", "table", "verify").stdout
 

@@ -209,12 +209,6 @@ class PostgresBackend(Backend):
             raise Unsupported("the dense index needs pgvector on the PostgreSQL server")
         return self.conn, memory_items, embed_all
 
-    def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
-        """The extraction targets whose session is not full yet (``log``)."""
-        from soloqueue_mem.storage.postgres.extract import open_sessions
-
-        return open_sessions(self.conn, chosen)
-
     # -- memories ------------------------------------------------------------------
 
     def recall(

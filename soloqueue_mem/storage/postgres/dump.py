@@ -257,5 +257,4 @@ PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
     "memory": lambda conn, memory: put_back_memory(conn, memory, MEMORIES_INDEX),
     "episode": lambda conn, episode: put_back_episode(conn, episode, INDEXES.episodes),
     "attachment": lambda conn, row: attachments.put_back(conn, row, ATTACHMENTS_INDEX),
-    "embedding": embed.put_back_cached,
 }

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.ids import scope_where
+from soloqueue_mem.semantic.dump import Linked, put_back_linked
 from soloqueue_mem.semantic.embed import deadline_after, embed_store, turn_items
 from soloqueue_mem.semantic.index import Copy, Item, Progress, cached_vectors, content_hash
 from soloqueue_mem.storage.postgres.memories import _ACTIVE
@@ -144,70 +145,28 @@ def cached(conn: psycopg.Connection, used: set[tuple[str, str]] | None) -> Itera
                 }
 
 
-def put_back_cached(conn: psycopg.Connection, value: Any) -> str:
-    """An exported vector (its record, checked by import): ``added``, ``existing``
-    (the same vector) or ``conflict``."""
-    import base64
-
-    data = base64.b64decode(value.vector)
-    held = conn.execute(
-        "SELECT dim, vector FROM embedding_cache WHERE model = %s AND content_hash = %s",
-        (value.model, value.content_hash),
-    ).fetchone()
-    if held is not None:
-        return "existing" if (held[0], bytes(held[1])) == (value.dim, data) else "conflict"
-    conn.execute(
-        "INSERT INTO embedding_cache (model, content_hash, dim, vector, created_at)"
-        " VALUES (%s, %s, %s, %s, %s)",
-        (value.model, value.content_hash, value.dim, data, value.created_at),
-    )
-    return "added"
-
-
-def put_back_link(conn: psycopg.Connection, value: Any) -> str:
-    """An exported item's link (its record): ``added``, ``existing``, ``conflict`` (the
-    item is linked to another text), ``missing-item`` or ``missing-vector``; an added
-    link copies the vector into the item's column (when the server has pgvector)."""
-    if value.item_kind == "turn":
-        row = conn.execute(
-            "SELECT id::text FROM quarantine_logs WHERE group_id = %s AND agent_id = %s"
-            " AND session_id = %s AND turn_index = %s",
-            (value.group, value.agent, value.session, value.turn_index),
+def put_back_link(conn: psycopg.Connection, row: Linked) -> str:
+    """An exported item's link as :func:`soloqueue_mem.semantic.dump.put_back_linked`
+    puts it back, ``missing-item`` when the database lacks the item; an added link
+    copies the vector into the item's column (when the server has pgvector)."""
+    table = TABLES.get(row.kind)
+    if (
+        table is None
+        or not conn.execute(
+            f"SELECT 1 FROM {table} WHERE id = %s::{_ID_TYPES[row.kind]}",  # noqa: S608 - constants
+            (row.item_id,),
         ).fetchone()
-        item_id = None if row is None else row[0]
-    else:
-        table = TABLES.get(value.item_kind)
-        found = (
-            table is not None
-            and conn.execute(
-                f"SELECT 1 FROM {table} WHERE id = %s",  # noqa: S608 - a constant name
-                (value.item_id,),
-            ).fetchone()
-        )
-        item_id = value.item_id if found else None
-    if item_id is None:
+    ):
         return "missing-item"
-    held = conn.execute(
-        "SELECT content_hash FROM embedded_items WHERE model = %s AND kind = %s AND item_id = %s",
-        (value.model, value.item_kind, item_id),
-    ).fetchone()
-    if held is not None:
-        return "existing" if held[0] == value.content_hash else "conflict"
-    vector = cached_vectors(conn, value.model, [value.content_hash])
-    if not vector:
-        return "missing-vector"
-    conn.execute(
-        "INSERT INTO embedded_items (model, kind, item_id, group_id, agent_id, content_hash)"
-        " VALUES (%s, %s, %s, %s, %s, %s)",
-        (value.model, value.item_kind, item_id, value.group, value.agent, value.content_hash),
-    )
+    outcome = put_back_linked(conn, row)
     from soloqueue_mem.semantic.model import MODEL_NAME
     from soloqueue_mem.storage.postgres.dense import has_embedding_column
 
-    if value.model == MODEL_NAME and has_embedding_column(conn):  # the model recall asks
+    if outcome == "added" and row.model == MODEL_NAME and has_embedding_column(conn):
+        vector = cached_vectors(conn, row.model, [row.content_hash])  # the model recall asks
         conn.execute(
-            f"UPDATE {TABLES[value.item_kind]} SET embedding = %s::real[]::vector"  # noqa: S608
-            f" WHERE id = %s::{_ID_TYPES[value.item_kind]}",
-            (floats(vector[value.content_hash]), item_id),
+            f"UPDATE {table} SET embedding = %s::real[]::vector"  # noqa: S608 - constants
+            f" WHERE id = %s::{_ID_TYPES[row.kind]}",
+            (floats(vector[row.content_hash]), row.item_id),
         )
-    return "added"
+    return outcome

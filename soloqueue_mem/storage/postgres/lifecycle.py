@@ -19,15 +19,13 @@ from typing import TYPE_CHECKING, Any
 from soloqueue_mem import lock
 from soloqueue_mem.clock import iso
 from soloqueue_mem.config import Config
-from soloqueue_mem.errors import NotFound
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import consolidate
 from soloqueue_mem.lifecycle.consolidate import Options, Progress
-from soloqueue_mem.lifecycle.digest import DbTarget, digest, writers
+from soloqueue_mem.lifecycle.digest import DbTarget
 from soloqueue_mem.lifecycle.model_extract import configured
 from soloqueue_mem.lifecycle.on_log import extracted_turns
-from soloqueue_mem.lifecycle.session_end import Ended
-from soloqueue_mem.lifecycle.vocabulary import vocabulary
+from soloqueue_mem.lifecycle.session_end import Ended, end_and_digest
 from soloqueue_mem.memory import working
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.turns import sessions_with_unextracted
@@ -157,24 +155,13 @@ def _embed(
 def end_session(
     conn: psycopg.Connection, home: Home, config: Config, key: SessionKey, now: datetime
 ) -> Ended:
-    """``session end``: mark it ended (NotFound when never logged), digest its new
-    turns, delete its TRANSIENT memories."""
-    ended_at = iso(now)
-    row = conn.execute(
-        "UPDATE sessions SET ended_at = %s WHERE group_id = %s AND agent_id = %s"
-        " AND session_id = %s RETURNING started_at",
-        (ended_at, *key),
-    ).fetchone()
-    if row is None:
-        raise NotFound(f"session {key.group}/{key.agent}/{key.session} not found")
-    done = extracted_turns(conn, key)
-    target = _target(conn, home, config.language)
+    """``session end`` (:func:`soloqueue_mem.lifecycle.session_end.end_and_digest`), the
+    model's failed turns queued in the database."""
     model = configured(config, now)
     if model is not None:
-        model.use_database(conn)  # its failed turns queue in the database
-    use = writers(model, vocabulary(config.predicates))
-    made = digest(target, home, key, now, "session_end", use, done)
-    return Ended(ended_at, made, _clear_transients(conn, key, row[0]))
+        model.use_database(conn)
+    target = _target(conn, home, config.language)
+    return end_and_digest(target, key, config, now, extracted_turns(conn, key), model)
 
 
 def _target(conn: psycopg.Connection, home: Home, language: str) -> DbTarget:
@@ -185,15 +172,3 @@ def _target(conn: psycopg.Connection, home: Home, language: str) -> DbTarget:
         return sessions.read(conn, home, key).records
 
     return DbTarget(home, conn, language, records, INDEXES)
-
-
-def _clear_transients(conn: psycopg.Connection, key: SessionKey, since: str) -> list[str]:
-    """Delete the session's TRANSIENT memories (as ``store.session_transients`` picks them)."""
-    rows = conn.execute(
-        "DELETE FROM memories WHERE priority = 'TRANSIENT' AND group_id = %s AND agent_id = %s"
-        " AND (source_episode_id IN (SELECT id FROM episodes WHERE group_id = %s"
-        " AND agent_id = %s AND session_id = %s)"
-        " OR (source_episode_id IS NULL AND created_at >= %s)) RETURNING id",
-        (key.group, key.agent, *key, since),
-    ).fetchall()
-    return [row[0] for row in rows]

@@ -4,9 +4,9 @@ The database (every host's rows): each session's turn indexes run 0…n-1 with n
 and its counters agree (``turn-gap``, ``session-counter``: errors when the next write
 would collide), the search indexes exist (``missing-index``), the stored tsvectors are
 the ones the rows' text gives (``stale-search``; the newest ``SAMPLE`` rows of each
-table, every row with ``--full``), a re-index left pending (``reindex-pending``), the
-memories' supersede chains end (``dangling-supersede``, ``supersede-cycle``), and rows
-naming an episode that is not there (``dangling-episode``, a warning). This host: the
+table, every row with ``--full``), a re-index left pending (``reindex-pending``), and
+the links between rows, checked as on SQLite (:func:`soloqueue_mem.ops.verify.check_links`:
+supersede chains, episodes named). This host: the
 CAS against ``artifacts.db`` (as on SQLite), and its session logs parse and hold no
 turn the database lacks (``unindexed-turns``, info: a write killed before its commit;
 the database is the ground truth, so another host's turns are never missing here).
@@ -25,6 +25,7 @@ from soloqueue_mem.ops.verify import (
     Finding,
     VerifyOptions,
     check_artifacts,
+    check_links,
     logged_turns,
     report,
 )
@@ -74,7 +75,7 @@ def verify_store(
     _check_sessions(conn, findings)
     _check_indexes(conn, findings)
     _check_search(conn, options, findings, counts)
-    _check_memories(conn, findings, counts)
+    check_links(conn, findings, counts)
     repaired = _repair(conn) if options.repair else None
     return report(findings, counts, repaired)
 
@@ -178,47 +179,6 @@ def _rows_to_check(
         (SAMPLE,),
     ).fetchall()
     return [([row[0] for row in rows], [table.document(row[1:]) for row in rows])] if rows else []
-
-
-def _check_memories(
-    conn: psycopg.Connection, findings: list[Finding], counts: dict[str, int]
-) -> None:
-    links: dict[str, str] = dict(
-        conn.execute("SELECT id, superseded_by FROM memories WHERE superseded_by IS NOT NULL")
-    )
-    counts["memories_superseded"] = len(links)
-    for ref, detail in _broken_chains(links, _existing(conn, set(links.values()))):
-        findings.append(Finding("error", detail, f"memory {ref}", f"superseded_by {links[ref]}"))
-    for table, key, column in (
-        ("memories", "id", "source_episode_id"),
-        ("quarantine_logs", "id", "episode_id"),
-    ):
-        rows = conn.execute(
-            f"SELECT t.{key}, t.{column} FROM {table} AS t"  # noqa: S608 - constants
-            f" LEFT JOIN episodes AS e ON e.id = t.{column}"
-            f" WHERE t.{column} IS NOT NULL AND e.id IS NULL ORDER BY t.{key} LIMIT 100"
-        ).fetchall()
-        for ref, episode in rows:
-            where = f"{'memory' if table == 'memories' else 'turn'} {ref}"
-            findings.append(Finding("warning", "dangling-episode", where, f"episode {episode}"))
-
-
-def _existing(conn: psycopg.Connection, ids: set[str]) -> set[str]:
-    rows = conn.execute("SELECT id FROM memories WHERE id = ANY(%s)", (list(ids),))
-    return {row[0] for row in rows}
-
-
-def _broken_chains(links: dict[str, str], existing: set[str]) -> list[tuple[str, str]]:
-    """Memories superseded by one that is not there, or on a chain that loops."""
-    broken = [(ref, "dangling-supersede") for ref, by in links.items() if by not in existing]
-    for start in sorted(links):
-        seen, ref = {start}, links[start]
-        while ref in links and ref not in seen:
-            seen.add(ref)
-            ref = links[ref]
-        if ref in seen:
-            broken.append((start, "supersede-cycle"))
-    return sorted(broken)
 
 
 # --- repair ------------------------------------------------------------------------

@@ -153,15 +153,14 @@ class SqliteBackend(Backend):
         return read_session(self.home, key)
 
     def session_end(self, key: SessionKey, now: datetime) -> Ended:
+        from soloqueue_mem.lifecycle.digest import DbTarget
         from soloqueue_mem.lifecycle.session_end import end_and_digest
 
         missing = f"session {'/'.join(key)} not found (no data directory)"
-        conn = self.existing("memory", missing)
+        target = DbTarget(self.home, self.existing("memory", missing), self.config.language)
         model = self.model(now)
         try:
-            return end_and_digest(
-                self.home, conn, key, self.config, now, self._extracted_on_log(key), model
-            )
+            return end_and_digest(target, key, self.config, now, self._extracted_on_log(key), model)
         finally:
             if model is not None:
                 model.close()
@@ -218,11 +217,6 @@ class SqliteBackend(Backend):
             options.model.use_state_db(state_opener(self.home, self.config))
         with scratch:
             return run(self.home, memory, now, options, open_artifacts=artifacts)
-
-    def open_extraction_sessions(self, chosen: list[list]) -> list[list]:
-        from soloqueue_mem.lifecycle.on_log import open_sessions
-
-        return open_sessions(self.connection("state", create=False), chosen)
 
     # -- the dense index ---------------------------------------------------------------
 

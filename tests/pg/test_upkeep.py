@@ -229,23 +229,6 @@ def test_turn_gaps_and_wrong_counters_are_errors_and_repair_fixes_the_counters(
     assert set(kinds(run_verify(cli)[1])) == {"turn-gap", "unindexed-turns"}
 
 
-def test_broken_supersede_chains_are_errors(cli: Cli, on_postgres: str) -> None:
-    first = cli.json("remember", "deploys on Friday", "--subject", "team", "--predicate", "day")
-    later = cli.json("remember", "deploys on Monday", "--subject", "team", "--predicate", "day")
-    assert run_verify(cli)[0] == 0
-    sql(
-        on_postgres,
-        "UPDATE memories SET superseded_by = %s WHERE id = %s",
-        first["id"],
-        later["id"],
-    )
-    found = kinds(run_verify(cli)[1])
-    assert len(found["supersede-cycle"]) == 2
-    sql(on_postgres, "UPDATE memories SET superseded_by = 'gone' WHERE id = %s", later["id"])
-    found = kinds(run_verify(cli)[1])
-    assert [f["where"] for f in found["dangling-supersede"]] == [f"memory {later['id']}"]
-
-
 def test_only_this_hosts_logged_turns_are_compared(
     cli: Cli, home: Path, on_postgres: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -33,8 +33,7 @@ from soloqueue_mem.context import identity
 from soloqueue_mem.graph import dump as graph_dump
 from soloqueue_mem.home import Home
 from soloqueue_mem.ops.dump_format import header, record, session_records
-from soloqueue_mem.ops.table_records import table_records
-from soloqueue_mem.semantic import dump as vectors
+from soloqueue_mem.ops.table_records import table_records, vector_records
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.logfile import read_lines
 from soloqueue_mem.sessions.reader import session_files
@@ -85,7 +84,7 @@ def export(
     elif sources.memory is not None:
         yield from _sessions(home, sources.memory, scope)
         yield from _memory_rows(sources.memory, scope)
-        yield from _embeddings(sources.memory, scope)
+        yield from vector_records(sources.memory, scope)
     if scope == Scope():  # the identity is the whole store's, not a group's
         for name, text in identity.authored(home.root):
             yield record("identity", {"name": name, "content": text})
@@ -101,7 +100,7 @@ def local_records(sources: Sources, kinds: Collection[str]) -> Iterator[dict[str
     state.db other than sessions and turns (``migrate --to`` copies them this way)."""
     streams: list[Iterator[dict[str, Any]]] = []
     if sources.memory is not None:
-        streams += [_memory_rows(sources.memory, Scope()), _embeddings(sources.memory, Scope())]
+        streams += [_memory_rows(sources.memory, Scope()), vector_records(sources.memory, Scope())]
     streams.append(_value_records(sources, Scope()))
     for stream in streams:
         yield from (fields for fields in stream if fields["kind"] in kinds)
@@ -173,45 +172,3 @@ def _logged(
 
 def _memory_rows(conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
     return table_records(conn, scope)
-
-
-def _embeddings(conn: sqlite3.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
-    """The vectors (all of them; in a scoped export, those its items use), then the
-    items' links to them. A turn is named by its session and index (its row id is the
-    store's own), and the links are ordered by what they name."""
-    links = [link for link in vectors.linked(conn) if scope.holds(link.group, link.agent)]
-    turn_ids = [int(link.item_id) for link in links if link.kind == "turn"]
-    found = {}
-    for start in range(0, len(turn_ids), 500):
-        found.update(turns.turns_by_id(conn, turn_ids[start : start + 500]))
-    named = []
-    for link in links:
-        turn = found.get(int(link.item_id)) if link.kind == "turn" else None
-        if link.kind == "turn" and turn is None:
-            continue  # the turn is gone: nothing to link
-        fields = {
-            "model": link.model,
-            "item_kind": link.kind,
-            "item_id": None if turn else link.item_id,
-            "group": link.group,
-            "agent": link.agent,
-            "session": turn.session if turn else None,
-            "turn_index": turn.turn_index if turn else None,
-            "content_hash": link.content_hash,
-        }
-        named.append(fields)
-    used = {(link["model"], link["content_hash"]) for link in named}
-    for row in vectors.cached(conn):
-        if scope == Scope() or (row.model, row.content_hash) in used:
-            yield record(
-                "embedding",
-                {**row._asdict(), "vector": base64.b64encode(row.vector).decode("ascii")},
-            )
-    for fields in sorted(named, key=_link_order):
-        yield record("embedded_item", fields)
-
-
-def _link_order(fields: dict[str, Any]) -> tuple[Any, ...]:
-    f = fields
-    return (f["model"], f["item_kind"], f["group"], f["agent"], f["session"] or "",
-            f["turn_index"] or 0, f["item_id"] or "")  # fmt: skip

@@ -7,7 +7,6 @@ the item look embedded and keep it out of the dense channel for good.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -35,19 +34,20 @@ class Linked(NamedTuple):
     content_hash: str
 
 
-def cached(conn: sqlite3.Connection) -> Iterator[Cached]:
-    """Every cached vector, by model and content hash."""
-    rows = conn.execute(
+def cached(conn: Connection) -> Iterator[Cached]:
+    """Every cached vector, by model and content hash (either back end: a page at a
+    time)."""
+    db = Db(conn)
+    for model, digest, dim, vector, created_at in db.stream(
         "SELECT model, content_hash, dim, vector, created_at FROM embedding_cache"
-        " ORDER BY model, content_hash"
-    )
-    for row in rows:
-        yield Cached(*row)
+        f" ORDER BY {db.bytewise('model')}, {db.bytewise('content_hash')}"
+    ):
+        yield Cached(model, digest, dim, bytes(vector), created_at)
 
 
-def linked(conn: sqlite3.Connection) -> list[Linked]:
+def linked(conn: Connection) -> list[Linked]:
     """Every item's link to its vector."""
-    rows = conn.execute(
+    rows = Db(conn).fetchall(
         "SELECT model, kind, item_id, group_id, agent_id, content_hash FROM embedded_items"
     )
     return [Linked(*row) for row in rows]

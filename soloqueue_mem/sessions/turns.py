@@ -449,11 +449,11 @@ def search_texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
     return texts
 
 
-def turns_by_id(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Turn]:
-    marks = ",".join("?" * len(ids))
-    rows = conn.execute(
-        f"SELECT {_TURN_COLUMNS} FROM conversation_turns WHERE id IN ({marks})",  # noqa: S608
-        ids,
+def turns_by_id(conn: Connection, ids: list[int]) -> dict[int, Turn]:
+    db = Db(conn)
+    rows = db.fetchall(
+        f"SELECT {_TURN_COLUMNS} FROM {db.turns} WHERE {db.among('id')}",  # noqa: S608
+        (db.ids(ids),),
     )
     return {row[0]: _turn(row) for row in rows}
 

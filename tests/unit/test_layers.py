@@ -149,7 +149,6 @@ def _explain(pairs: set[tuple[str, str]]) -> str:
 # out the package has none. Issue 31's step 4 ends the PostgreSQL ones.
 KNOWN_CYCLE_EDGES = {
     ("lifecycle.patterns", "lifecycle.patterns_mixed"),
-    ("storage.postgres.embed", "ops.export"),
     ("storage.postgres.embed", "storage.postgres.dense"),
 }
 

@@ -9,9 +9,8 @@ REPEATABLE READ snapshot, through keyset pages and server-side cursors, so its m
 stays bounded and hosts may keep writing.
 
 :mod:`soloqueue_mem.ops.table_records` gives the records of the tables memory.db holds
-alike, ``VECTORS`` those of the vectors; ``PUT_BACK`` lists the record kinds put back
-here that are not put back alike on both back ends
-(:data:`soloqueue_mem.ops.import_dump.ROW_PUT_BACKS`).
+alike, the vectors' among them; ``PUT_BACK`` lists the record kinds put back here that
+are not put back alike on both back ends (:data:`soloqueue_mem.ops.import_dump.ROW_PUT_BACKS`).
 """
 
 from __future__ import annotations
@@ -28,8 +27,8 @@ from soloqueue_mem.home import Home, ensure_private_dir
 from soloqueue_mem.memory import attachments
 from soloqueue_mem.memory.episodes import put_back as put_back_episode
 from soloqueue_mem.memory.store import put_back as put_back_memory
-from soloqueue_mem.ops.dump_format import record, session_records
-from soloqueue_mem.ops.table_records import table_records
+from soloqueue_mem.ops.dump_format import session_records
+from soloqueue_mem.ops.table_records import table_records, vector_records
 from soloqueue_mem.sessions.events import SessionKey, index_body
 from soloqueue_mem.sessions.logfile import SessionLog, read_lines
 from soloqueue_mem.sessions.markdown import render_turns
@@ -38,7 +37,6 @@ from soloqueue_mem.sessions.turns import _TURN_COLUMNS as TURN_COLUMNS
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
 from soloqueue_mem.sessions.turns import stored_json
 from soloqueue_mem.sessions.writer import _checked_record as checked_record
-from soloqueue_mem.storage.postgres import embed
 from soloqueue_mem.storage.postgres.attachments import TSVECTOR as ATTACHMENTS_INDEX
 from soloqueue_mem.storage.postgres.episodes import INDEXES
 from soloqueue_mem.storage.postgres.memories import TSVECTOR as MEMORIES_INDEX
@@ -69,9 +67,7 @@ def records(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[dict
     with snapshot(conn):
         yield from _sessions(home, conn, scope)
         yield from table_records(conn, scope, INDEXES, ATTACHMENTS_INDEX)
-        for kind, rows in VECTORS:
-            for value in rows(conn, scope):
-                yield record(kind, value)
+        yield from vector_records(conn, scope)
 
 
 def _sessions(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
@@ -233,26 +229,7 @@ def insert_turns(
     return list(conn.execute(_INSERT_TURNS, [*columns, documents]).fetchall())
 
 
-def _embeddings(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
-    """The cached vectors: all of them, or in a scoped export those its items use."""
-    if scope.group is None and scope.agent is None:
-        return embed.cached(conn, None)
-    used = {(link["model"], link["content_hash"]) for link in _links(conn, scope)}
-    return embed.cached(conn, used)
-
-
-def _links(conn: psycopg.Connection, scope: Scope) -> Iterator[dict[str, Any]]:
-    """Which item (in scope) has which vector."""
-    return iter(embed.links(conn, scope.group, scope.agent))
-
-
-# The vectors' tables, exported after the other tables (kv and session state come after
-# the identity files, as from state.db: ops.export), and the kinds put back here (the
-# full-text indexes and vectors are this back end's own).
-VECTORS: tuple[tuple[str, Callable[[psycopg.Connection, Scope], Iterator[Any]]], ...] = (
-    ("embedding", _embeddings),
-    ("embedded_item", _links),
-)
+# The kinds put back here (the full-text indexes are this back end's own).
 PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
     "memory": lambda conn, memory: put_back_memory(conn, memory, MEMORIES_INDEX),
     "episode": lambda conn, episode: put_back_episode(conn, episode, INDEXES.episodes),

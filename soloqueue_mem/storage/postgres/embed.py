@@ -14,13 +14,10 @@ model, and ``promote``, embed their memories at once.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.clock import iso
-from soloqueue_mem.db.adapter import Db
-from soloqueue_mem.db.ids import scope_where
 from soloqueue_mem.semantic.dump import Linked, put_back_linked
 from soloqueue_mem.semantic.embed import deadline_after, embed_store, turn_items
 from soloqueue_mem.semantic.index import Copy, Item, Progress, cached_vectors, content_hash
@@ -91,58 +88,7 @@ def embed_all(
     return embed_store(conn, embedder, now, memories, turns, deadline, progress, to_columns(conn))
 
 
-# -- export and import (the records of soloqueue_mem.ops.export._embeddings) --------
-
-
-def links(conn: psycopg.Connection, group: str | None, agent: str | None) -> list[dict[str, Any]]:
-    """The links of the items in scope as dump fields (a turn named by its session and
-    index), in the dump's order."""
-    from soloqueue_mem.ops.export import _link_order
-
-    where, params = scope_where(group, agent, "i")
-    rows = Db(conn).execute(
-        "SELECT i.model, i.kind, i.item_id, i.group_id, i.agent_id, i.content_hash,"
-        " t.session_id, t.turn_index FROM embedded_items AS i LEFT JOIN quarantine_logs AS t"
-        " ON t.id = CASE WHEN i.kind = 'turn' THEN i.item_id::bigint END"  # noqa: S608 - fixed fragments
-        f" WHERE {where} AND (i.kind <> 'turn' OR t.id IS NOT NULL)",
-        params,
-    )
-    named = [
-        {
-            "model": model,
-            "item_kind": kind,
-            "item_id": None if kind == "turn" else item_id,
-            "group": group_id,
-            "agent": agent_id,
-            "session": session,
-            "turn_index": turn_index,
-            "content_hash": digest,
-        }
-        for model, kind, item_id, group_id, agent_id, digest, session, turn_index in rows
-    ]
-    return sorted(named, key=_link_order)
-
-
-def cached(conn: psycopg.Connection, used: set[tuple[str, str]] | None) -> Iterator[dict[str, Any]]:
-    """The cached vectors (those in ``used`` when given) as dump fields, by model and
-    content hash, through a server-side cursor."""
-    import base64
-
-    with conn.cursor(name="soloqueue_dump_embeddings") as cursor:
-        cursor.itersize = 500
-        cursor.execute(
-            "SELECT model, content_hash, dim, vector, created_at FROM embedding_cache"
-            ' ORDER BY model COLLATE "C", content_hash COLLATE "C"'
-        )
-        for model, digest, dim, vector, created_at in cursor:
-            if used is None or (model, digest) in used:
-                yield {
-                    "model": model,
-                    "content_hash": digest,
-                    "dim": dim,
-                    "vector": base64.b64encode(bytes(vector)).decode("ascii"),
-                    "created_at": created_at,
-                }
+# -- import (a link's vector copied into its item's column) -------------------------
 
 
 def put_back_link(conn: psycopg.Connection, row: Linked) -> str:

@@ -10,13 +10,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from soloqueue_mem.db.adapter import Db, postgres_sql
-from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import (
     _COLUMNS,
-    Draft,
     Filters,
-    Remembered,
     filter_sql,
     get,
     stored_values,
@@ -71,18 +68,6 @@ class TsVector:
 
 
 TSVECTOR = TsVector()
-
-
-def remember(
-    conn: psycopg.Connection,
-    draft: Draft,
-    group: str,
-    agent: str,
-    now: datetime,
-    event_id: str | None = None,
-) -> Remembered:
-    """:func:`soloqueue_mem.memory.store.remember` on the database."""
-    return store.remember(conn, draft, group, agent, now, event_id, index=TSVECTOR)
 
 
 def forget(conn: psycopg.Connection, refs: Iterable[str]) -> list[str]:

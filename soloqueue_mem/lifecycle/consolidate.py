@@ -93,7 +93,7 @@ def run(
     so the report says exactly what a real run would do (later steps see the memories
     and merges of earlier ones) while the store is never written."""
     started = time.monotonic()
-    model, progress = options.model, options.progress
+    model = options.model
     home.ensure()
     state_path = home.root / ".consolidate_state"
     with lock.exclusive(state_path, "consolidate", wait=options.wait, note_holder=False):
@@ -102,30 +102,53 @@ def run(
         if options.dry_run:
             model = None  # a dry run neither calls the model nor queues anything
         report: dict[str, Any] = {"dry_run": options.dry_run, "now": iso(now)}
+
+        def every_model(embedder: Embedder, step: Callable[[int, int], None] | None) -> Report:
+            from soloqueue_mem.semantic.embed import embed_every_model
+
+            return embed_every_model(conn, embedder, now, False, progress=step)
+
         try:
             if model is not None:
                 report["queue"] = model.retry_queue(
                     lambda draft, group, agent: store.remember(conn, draft, group, agent, now)
                 )
-            due = turns.sessions_with_unextracted(conn)
             target = DbTarget(home, conn, options.language)
-            report["sessions"] = digest_due(home, target, due, now, options, model, progress)
-            memories = DbMemories(conn)
-            artifacts = None if options.dry_run or open_artifacts is None else open_artifacts()
-            try:  # on a dry run's copy, these write
-                report |= retire_then_dedup(
-                    memories, now, model, lambda: _expire(conn, artifacts, now)
-                )
-            finally:
-                if artifacts is not None:
-                    artifacts.close()
-            report["embed"] = _embed(conn, now, options, progress)
-            report["graph"] = graph_step(options)
-            report["identity"] = publish(home, memories.active(now), now, options.dry_run, model)
-            report["model"] = model.report() if model is not None else {"used": False}
+            report |= steps(target, now, options, model, every_model, open_artifacts)
         finally:
             conn.close()
         finish(home, report, started, now, options.dry_run)
+    return report
+
+
+def steps(
+    target: DbTarget,
+    now: datetime,
+    options: Options,
+    model: ModelExtraction | None,
+    embed: Callable[[Embedder, Callable[[int, int], None] | None], Report],
+    open_artifacts: Callable[[], sqlite3.Connection | None] | None,
+    lacking: Callable[[], str | None] = lambda: None,
+) -> Report:
+    """The run's steps on ``target``'s connection, either back end's, and their reports:
+    ``embed`` and ``lacking`` as :func:`embed_step` takes them; ``open_artifacts``, this
+    host's catalog, whose rows of expired attachments go with them."""
+    conn, home, progress = target.conn, target.home, options.progress
+    due = turns.sessions_with_unextracted(conn)
+    report = {"sessions": digest_due(home, target, due, now, options, model, progress)}
+    memories = DbMemories(conn, target.index.memories)
+    artifacts = None if options.dry_run or open_artifacts is None else open_artifacts()
+    try:  # on a dry run's copy (or in its rolled-back transaction), these write
+        report |= retire_then_dedup(
+            memories, now, model, lambda: _expire(target, memories, artifacts, now)
+        )
+    finally:
+        if artifacts is not None:
+            artifacts.close()
+    report["embed"] = embed_step(options, progress, embed, lacking)
+    report["graph"] = graph_step(options)
+    report["identity"] = publish(home, memories.active(now), now, options.dry_run, model)
+    report["model"] = model.report() if model is not None else {"used": False}
     return report
 
 
@@ -293,26 +316,15 @@ def expire_step(memories: Memories, now: datetime) -> int:
 
 
 def _expire(
-    conn: sqlite3.Connection, artifacts: sqlite3.Connection | None, now: datetime
+    target: DbTarget, memories: DbMemories, artifacts: sqlite3.Connection | None, now: datetime
 ) -> dict[str, Any]:
     """Expired memories, expired attachments (with their artifact rows) and expired
     working-memory entries go."""
     from soloqueue_mem.memory import attach, working
 
-    deleted = expire_step(DbMemories(conn), now)
-    expired = attach.expire(attach.Rows(conn), artifacts, now)
-    return {"deleted": deleted, "attachments": expired, "working": working.expire(conn, now)}
-
-
-def _embed(
-    conn: sqlite3.Connection, now: datetime, options: Options, progress: Progress | None
-) -> dict[str, Any]:
-    def every_model(embedder: Embedder, step: Callable[[int, int], None] | None) -> Report:
-        from soloqueue_mem.semantic.embed import embed_every_model
-
-        return embed_every_model(conn, embedder, now, False, progress=step)
-
-    return embed_step(options, progress, every_model)
+    deleted = expire_step(memories, now)
+    expired = attach.expire(attach.Rows(target.conn, target.index.attachments), artifacts, now)
+    return {"deleted": deleted, "attachments": expired, "working": working.expire(target.conn, now)}
 
 
 def embed_step(

@@ -19,15 +19,10 @@ if TYPE_CHECKING:
     from soloqueue_mem.ops.export import Scope
 
 
-def table_records(
-    conn: Any,
-    scope: Scope,
-    texts: FullTexts = FTS5,
-    attachment_text: attachments.FullText = attachments.FTS5,
-) -> Iterator[dict[str, Any]]:
+def table_records(conn: Any, scope: Scope, texts: FullTexts = FTS5) -> Iterator[dict[str, Any]]:
     """The records of the memories, episodes, scratchpads, working memory and
-    attachments on ``conn`` (``texts``, ``attachment_text``: the back end's full-text
-    indexes), those in ``scope``."""
+    attachments on ``conn`` (``texts``: the back end's full-text indexes), those in
+    ``scope``."""
     group, agent = scope
     yield from (record("memory", m) for m in store.every(conn, group, agent, texts.memories))
     yield from (record("episode", e) for e in episodes.every(conn, group, agent, texts.episodes))
@@ -38,7 +33,7 @@ def table_records(
     if scope.agent is None:  # a group's list: none in an agent's export
         for entry in working.every(conn, scope.group):
             yield record("working", entry)
-    for attachment in attachments.every(conn, attachment_text):
+    for attachment in attachments.every(conn, texts.attachments):
         if scope.holds(attachment.group, attachment.agent):
             yield record("attachment", attachment)
 

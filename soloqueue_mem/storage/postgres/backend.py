@@ -118,9 +118,7 @@ class PostgresBackend(Backend):
 
     def attachment_index(self) -> AttachmentIndex:
         """The ``search`` tsvector column."""
-        from soloqueue_mem.storage.postgres.attachments import TSVECTOR
-
-        return TSVECTOR
+        return INDEXES.attachments
 
     def init(self) -> None:
         """Connect, which creates or migrates the schema (``init``)."""

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 # The HNSW search keeps this many candidates (pgvector's default is 40): the channel
 # asks for up to LANGUAGE_POOL (200) neighbours, and a scan returns at most ef_search.
 EF_SEARCH = 200
+NO_PGVECTOR = "the server has no pgvector (CREATE EXTENSION vector failed)"
 
 
 def has_embedding_column(conn: psycopg.Connection) -> bool:
@@ -53,7 +54,7 @@ def off_reason(conn: psycopg.Connection, search_backend: str) -> str | None:
 
     reason = unavailable()
     if reason is None and not has_embedding_column(conn):
-        reason = "the server has no pgvector (CREATE EXTENSION vector failed)"
+        reason = NO_PGVECTOR
     if reason is None:
         return None
     return f"search backend {search_backend!r}: the dense channel is off ({reason}); lexical only"

@@ -37,9 +37,7 @@ from soloqueue_mem.sessions.turns import _TURN_COLUMNS as TURN_COLUMNS
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
 from soloqueue_mem.sessions.turns import stored_json
 from soloqueue_mem.sessions.writer import _checked_record as checked_record
-from soloqueue_mem.storage.postgres.attachments import TSVECTOR as ATTACHMENTS_INDEX
 from soloqueue_mem.storage.postgres.episodes import INDEXES
-from soloqueue_mem.storage.postgres.memories import TSVECTOR as MEMORIES_INDEX
 from soloqueue_mem.storage.postgres.sessions import record as turn_record
 from soloqueue_mem.storage.postgres.text import document
 from soloqueue_mem.storage.postgres.turns import lock_session
@@ -66,7 +64,7 @@ def records(home: Home, conn: psycopg.Connection, scope: Scope) -> Iterator[dict
     """The dump records of the database's tables, in the dump's order."""
     with snapshot(conn):
         yield from _sessions(home, conn, scope)
-        yield from table_records(conn, scope, INDEXES, ATTACHMENTS_INDEX)
+        yield from table_records(conn, scope, INDEXES)
         yield from vector_records(conn, scope)
 
 
@@ -231,7 +229,7 @@ def insert_turns(
 
 # The kinds put back here (the full-text indexes are this back end's own).
 PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
-    "memory": lambda conn, memory: put_back_memory(conn, memory, MEMORIES_INDEX),
+    "memory": lambda conn, memory: put_back_memory(conn, memory, INDEXES.memories),
     "episode": lambda conn, episode: put_back_episode(conn, episode, INDEXES.episodes),
-    "attachment": lambda conn, row: attachments.put_back(conn, row, ATTACHMENTS_INDEX),
+    "attachment": lambda conn, row: attachments.put_back(conn, row, INDEXES.attachments),
 }

@@ -16,6 +16,7 @@ from soloqueue_mem.db.adapter import Db, postgres_sql
 from soloqueue_mem.lifecycle.digest import FullTexts
 from soloqueue_mem.memory.episodes import COLUMNS, Episode, EpisodeFilters, where
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
+from soloqueue_mem.storage.postgres import attachments
 from soloqueue_mem.storage.postgres.memories import TSVECTOR
 from soloqueue_mem.storage.postgres.text import any_query, document
 
@@ -42,8 +43,8 @@ class TsVector:
         _insert(db.conn, values, episode, "")
 
 
-# Both full-text indexes of this back end, for the SQL written once.
-INDEXES = FullTexts(TSVECTOR, TsVector())
+# The full-text indexes of this back end, for the SQL written once.
+INDEXES = FullTexts(TSVECTOR, TsVector(), attachments.TSVECTOR)
 
 
 def copy_in(conn: psycopg.Connection, row: tuple[Any, ...]) -> bool:

@@ -18,7 +18,6 @@ from soloqueue_mem.graph import queue, store
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
-    import sqlite3
     from contextlib import AbstractContextManager
     from typing import Any, Protocol
 
@@ -129,8 +128,15 @@ class WrittenOnce:
     """The :class:`GraphDb` methods whose SQL is written once for both back ends
     (:mod:`.store`'s functions over :class:`soloqueue_mem.db.adapter.Db`, and the queue)."""
 
-    conn: Any  # graph.db's sqlite3.Connection, or the PostgreSQL back end's
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn  # graph.db's sqlite3.Connection, or the PostgreSQL back end's
 
+    create_node = _on_conn(store.create_node)
+    insert_node = _on_conn(store.insert_node)
+    reserve_node_ids = _on_conn(store.reserve_node_ids)
+    update_content = _on_conn(store.update_content)
+    delete_node = _on_conn(store.delete_node)
+    decay_links = _on_conn(store.decay_links)
     get_node = _on_conn(store.get_node)
     get_nodes = _on_conn(store.get_nodes)
     texts_of = _on_conn(store.texts_of)
@@ -168,13 +174,3 @@ class WrittenOnce:
 
 class SqliteGraph(WrittenOnce):
     """:class:`GraphDb` on graph.db (the connection is this object's to close)."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    create_node = _on_conn(store.create_node)
-    insert_node = _on_conn(store.insert_node)
-    reserve_node_ids = _on_conn(store.reserve_node_ids)
-    update_content = _on_conn(store.update_content)
-    delete_node = _on_conn(store.delete_node)
-    decay_links = _on_conn(store.decay_links)

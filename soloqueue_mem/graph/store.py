@@ -4,17 +4,15 @@ A graph is the nodes of one (group, agent); links join nodes of one graph, so a 
 links and its focus membership belong to its agent's graph alone. Callers hold the
 write transaction (:func:`soloqueue_mem.db.connect.write_tx`) around every change.
 
-The functions taking a ``Connection`` are written once for graph.db and PostgreSQL
-(:mod:`soloqueue_mem.db.adapter`); the others are graph.db's own (its keyword index, its
-AUTOINCREMENT sequence, a decay's list of kept sources): PostgreSQL's are in
-:mod:`soloqueue_mem.storage.postgres.graph`.
+Every function is written once for graph.db and PostgreSQL
+(:mod:`soloqueue_mem.db.adapter`): graph.db alone keeps a keyword index (``graph_keywords``)
+and an AUTOINCREMENT sequence; the database gives node ids from its own sequence.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import Iterable, Sequence
 
 from soloqueue_mem.db.adapter import Db
@@ -68,49 +66,56 @@ def node_from_row(row: Sequence[object]) -> Node:
 
 
 def create_node(
-    conn: sqlite3.Connection,
+    conn: Connection,
     scope: Scope,
     content: str,
     phrase: str,
     keywords: list[str],
     created_at: str,
 ) -> int:
-    cursor = conn.execute(
+    db = Db(conn)
+    node_id = db.insert(
         "INSERT INTO graph_nodes (group_id, agent_id, content, phrase, keywords_json,"
         " created_at) VALUES (?, ?, ?, ?, ?, ?)",
         (*scope, content, phrase, json.dumps(keywords, ensure_ascii=False), created_at),
+        key="node_id",
     )
-    node_id = int(cursor.lastrowid or 0)
-    _index_keywords(conn, node_id, keywords)
+    _index_keywords(db, node_id, keywords)
     return node_id
 
 
-def insert_node(conn: sqlite3.Connection, node: Node) -> None:
+def insert_node(conn: Connection, node: Node) -> None:
     """Put ``node`` back with its own id (an import), its keywords indexed."""
-    conn.execute(
+    db = Db(conn)
+    db.execute(
         "INSERT INTO graph_nodes (node_id, group_id, agent_id, content, phrase,"
         " keywords_json, created_at, scan_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (*node[:5], json.dumps(node.keywords, ensure_ascii=False), *node[6:]),
     )
-    _index_keywords(conn, node.id, node.keywords)
+    _index_keywords(db, node.id, node.keywords)
 
 
-def reserve_node_ids(conn: sqlite3.Connection, at_least: int) -> None:
-    """No new node takes an id up to ``at_least`` (a dangling link may name it)."""
-    updated = conn.execute(
+def reserve_node_ids(conn: Connection, at_least: int) -> None:
+    """No new node takes an id up to ``at_least`` (a dangling link may name it): graph.db's
+    AUTOINCREMENT sequence, or the database's, moved past it."""
+    db = Db(conn)
+    if db.postgres:
+        db.claim_id("graph_nodes", "node_id", at_least)
+        return
+    updated = db.execute(
         "UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'graph_nodes'", (at_least,)
     )
     if updated.rowcount == 0:
-        conn.execute(
-            "INSERT INTO sqlite_sequence (name, seq) VALUES ('graph_nodes', ?)", (at_least,)
+        db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('graph_nodes', ?)", (at_least,))
+
+
+def _index_keywords(db: Db, node_id: int, keywords: list[str]) -> None:
+    """graph.db's keyword index (the database keeps none)."""
+    if not db.postgres:
+        db.executemany(
+            "INSERT OR IGNORE INTO graph_keywords (keyword, node_id) VALUES (?, ?)",
+            [(word.lower(), node_id) for word in keywords],
         )
-
-
-def _index_keywords(conn: sqlite3.Connection, node_id: int, keywords: list[str]) -> None:
-    conn.executemany(
-        "INSERT OR IGNORE INTO graph_keywords (keyword, node_id) VALUES (?, ?)",
-        [(word.lower(), node_id) for word in keywords],
-    )
 
 
 def get_node(conn: Connection, node_id: int) -> Node | None:
@@ -144,22 +149,29 @@ def texts_of(conn: Connection, node_ids: Iterable[int]) -> dict[int, tuple[str, 
 
 
 def update_content(
-    conn: sqlite3.Connection, node_id: int, content: str, phrase: str, keywords: list[str]
+    conn: Connection, node_id: int, content: str, phrase: str, keywords: list[str]
 ) -> None:
-    conn.execute(
+    db = Db(conn)
+    db.execute(
         "UPDATE graph_nodes SET content = ?, phrase = ?, keywords_json = ? WHERE node_id = ?",
         (content, phrase, json.dumps(keywords, ensure_ascii=False), node_id),
     )
-    conn.execute("DELETE FROM graph_keywords WHERE node_id = ?", (node_id,))
-    _index_keywords(conn, node_id, keywords)
+    _unindex_keywords(db, node_id)
+    _index_keywords(db, node_id, keywords)
 
 
-def delete_node(conn: sqlite3.Connection, node_id: int) -> None:
+def _unindex_keywords(db: Db, node_id: int) -> None:
+    if not db.postgres:
+        db.execute("DELETE FROM graph_keywords WHERE node_id = ?", (node_id,))
+
+
+def delete_node(conn: Connection, node_id: int) -> None:
     """Delete the node and its out-links; links into it stay (dangling)."""
-    conn.execute("DELETE FROM graph_links WHERE from_id = ?", (node_id,))
-    conn.execute("DELETE FROM graph_keywords WHERE node_id = ?", (node_id,))
-    conn.execute("DELETE FROM graph_focus WHERE node_id = ?", (node_id,))
-    conn.execute("DELETE FROM graph_nodes WHERE node_id = ?", (node_id,))
+    db = Db(conn)
+    db.execute("DELETE FROM graph_links WHERE from_id = ?", (node_id,))
+    _unindex_keywords(db, node_id)
+    db.execute("DELETE FROM graph_focus WHERE node_id = ?", (node_id,))
+    db.execute("DELETE FROM graph_nodes WHERE node_id = ?", (node_id,))
 
 
 def increment_scan_count(conn: Connection, node_id: int) -> None:
@@ -263,18 +275,19 @@ def importance(conn: Connection, node_id: int, floor: float) -> float:
 
 
 def decay_links(
-    conn: sqlite3.Connection, node_id: int, rate: float, floor: float, protected: Iterable[int]
+    conn: Connection, node_id: int, rate: float, floor: float, protected: Iterable[int]
 ) -> int:
     """Multiply the node's links (in and out) by ``rate``, except links from a node in
     ``protected`` (the focus); delete those that fall below ``floor``. Returns how many
     links broke."""
-    keep = json.dumps(list(protected))  # an empty list protects nothing (not NOT IN (NULL))
-    touched = "(from_id = ? OR to_id = ?) AND from_id NOT IN (SELECT value FROM json_each(?))"
-    conn.execute(
+    db = Db(conn)
+    keep = db.ids(protected)  # an empty list protects nothing
+    touched = f"(from_id = ? OR to_id = ?) AND NOT {db.among('from_id')}"
+    db.execute(
         f"UPDATE graph_links SET strength = strength * ? WHERE {touched}",  # noqa: S608
         (rate, node_id, node_id, keep),
     )
-    broken = conn.execute(
+    broken = db.execute(
         f"DELETE FROM graph_links WHERE {touched} AND strength < ?",  # noqa: S608
         (node_id, node_id, keep, floor),
     )

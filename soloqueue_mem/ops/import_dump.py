@@ -12,10 +12,11 @@ records (a turn's offloaded artifact, an attachment's artifact, a memory's
 each record is redacted first (:mod:`.import_redact`).
 
 On the PostgreSQL back end (``Targets.database``) the rows of memory.db's and state.db's
-tables go to the database, through the same functions where the two hold them alike
-(:data:`ROW_PUT_BACKS`), else :mod:`soloqueue_mem.storage.postgres.dump`'s; the graph
-memory too (:mod:`soloqueue_mem.storage.postgres.graph`); artifacts and identity files to
-this host's disk, where they live there too.
+tables go to the database, through the same functions (memories, episodes and
+attachments with its full-text indexes), sessions through
+:mod:`soloqueue_mem.storage.postgres.dump`'s; the graph memory too
+(:mod:`soloqueue_mem.storage.postgres.graph`); artifacts and identity files to this
+host's disk, where they live there too.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from soloqueue_mem.errors import BadInput
 from soloqueue_mem.graph import dump as graph_dump
 from soloqueue_mem.graph.dump import FocusRecord, NodeRecord, TaskRecord
 from soloqueue_mem.home import Home
+from soloqueue_mem.lifecycle.digest import FTS5, FullTexts
 from soloqueue_mem.memory import attachments, episodes, scratchpad, store, working
 from soloqueue_mem.memory.attachments import Attachment
 from soloqueue_mem.memory.episodes import Episode
@@ -504,16 +506,22 @@ def _put_back(targets: Targets, kind: str, value: Any) -> str:
     put_back = ROW_PUT_BACKS.get(kind)
     if put_back is not None:
         return put_back(_row_target(targets, _ROW_DATABASES[kind]), value)
-    if targets.database is not None:
-        from soloqueue_mem.storage.postgres.dump import PUT_BACK
+    texts = _full_texts(targets)
+    row_put_back, index = {
+        "memory": (store.put_back, texts.memories),
+        "episode": (episodes.put_back, texts.episodes),
+        "attachment": (attachments.put_back, texts.attachments),
+    }[kind]
+    return row_put_back(_row_target(targets, "memory"), value, index)  # type: ignore[operator]
 
-        return PUT_BACK[kind](targets.database, value)
-    assert targets.memory is not None
-    if kind == "memory":
-        return store.put_back(targets.memory, value)
-    if kind == "episode":
-        return episodes.put_back(targets.memory, value)
-    return attachments.put_back(targets.memory, value)
+
+def _full_texts(targets: Targets) -> FullTexts:
+    """The full-text indexes of the back end imported into."""
+    if targets.database is None:
+        return FTS5
+    from soloqueue_mem.storage.postgres.episodes import INDEXES
+
+    return INDEXES
 
 
 def _put_back_pad(conn: Any, pad: PadRecord) -> str:

@@ -9,14 +9,14 @@ REPEATABLE READ snapshot, through keyset pages and server-side cursors, so its m
 stays bounded and hosts may keep writing.
 
 :mod:`soloqueue_mem.ops.table_records` gives the records of the tables memory.db holds
-alike, the vectors' among them; ``PUT_BACK`` lists the record kinds put back here that
-are not put back alike on both back ends (:data:`soloqueue_mem.ops.import_dump.ROW_PUT_BACKS`).
+alike, the vectors' among them, and :mod:`soloqueue_mem.ops.import_dump` puts them back
+with this back end's full-text indexes.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -24,9 +24,6 @@ from soloqueue_mem import clock
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.ids import scope_where
 from soloqueue_mem.home import Home, ensure_private_dir
-from soloqueue_mem.memory import attachments
-from soloqueue_mem.memory.episodes import put_back as put_back_episode
-from soloqueue_mem.memory.store import put_back as put_back_memory
 from soloqueue_mem.ops.dump_format import session_records
 from soloqueue_mem.ops.table_records import table_records, vector_records
 from soloqueue_mem.sessions.events import SessionKey, index_body
@@ -225,11 +222,3 @@ def insert_turns(
     columns = [list(column) for column in zip(*rows, strict=True)]
     columns[-2] = [bool(extracted) for extracted in columns[-2]]  # SQLite's 0 and 1
     return list(conn.execute(_INSERT_TURNS, [*columns, documents]).fetchall())
-
-
-# The kinds put back here (the full-text indexes are this back end's own).
-PUT_BACK: dict[str, Callable[[psycopg.Connection, Any], str]] = {
-    "memory": lambda conn, memory: put_back_memory(conn, memory, INDEXES.memories),
-    "episode": lambda conn, episode: put_back_episode(conn, episode, INDEXES.episodes),
-    "attachment": lambda conn, row: attachments.put_back(conn, row, INDEXES.attachments),
-}

@@ -33,11 +33,12 @@ from soloqueue_mem.errors import NotFound
 from soloqueue_mem.faults import fault
 from soloqueue_mem.memory.store import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.storage.postgres import copy_rest, episodes
 from soloqueue_mem.storage.postgres.dump import insert_turns
 from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
 from soloqueue_mem.storage.postgres.text import document
-from soloqueue_mem.storage.postgres.turns import stored_body
+from soloqueue_mem.storage.postgres.turns import advance_session, stored_body
 
 if TYPE_CHECKING:
     import psycopg
@@ -274,13 +275,7 @@ def _advance_sessions(conn: psycopg.Connection, inserted: list[tuple[Any, ...]])
         seen[2] = min(seen[2], stamp)
         seen[3] = max(seen[3], stamp)
     for key, (count, top, first, last) in sorted(counts.items()):
-        conn.execute(
-            "UPDATE sessions SET turn_count = turn_count + %s,"
-            " next_turn_index = GREATEST(next_turn_index, %s),"
-            " started_at = LEAST(started_at, %s), last_turn_at = GREATEST(last_turn_at, %s)"
-            " WHERE group_id = %s AND agent_id = %s AND session_id = %s",
-            (count, top + 1, first, last, *key),
-        )
+        advance_session(conn, SessionKey(*key), count, top, first, last)
 
 
 def _copy_memories(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Copy) -> None:

@@ -157,20 +157,14 @@ def _turns(
     conn: psycopg.Connection, vector: str, scope: Scope, since: str | None, limit: int
 ) -> list[DenseHit]:
     from soloqueue_mem.semantic.dense import DenseHit
+    from soloqueue_mem.sessions import turns
     from soloqueue_mem.sessions.turns import _turn as turn_from_row
     from soloqueue_mem.storage.postgres.turns import _COLUMNS as TURN_COLUMNS
 
-    clauses = ["TRUE"]
-    for name, column, value in (
-        ("group", "group_id", scope.group),
-        ("agent", "agent_id", scope.agent),
-        ("since", "timestamp", since),
-    ):
-        if value is not None:
-            clauses.append(f"{column} {'>=' if name == 'since' else '='} %({name})s")
-    params = {"group": scope.group, "agent": scope.agent, "since": since}
+    within = turns.Scope(scope.group, scope.agent, since=since)
+    where = postgres_sql(within.where(), named=True)  # the alias t its filters name
     rows = _nearest_rows(
-        conn, "quarantine_logs", TURN_COLUMNS, " AND ".join(clauses), params, vector, limit
+        conn, "quarantine_logs AS t", TURN_COLUMNS, where, within.params(), vector, limit
     )
     hits = []
     for row in rows:

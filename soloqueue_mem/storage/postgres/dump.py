@@ -37,7 +37,7 @@ from soloqueue_mem.sessions.writer import _checked_record as checked_record
 from soloqueue_mem.storage.postgres.episodes import INDEXES
 from soloqueue_mem.storage.postgres.sessions import record as turn_record
 from soloqueue_mem.storage.postgres.text import document
-from soloqueue_mem.storage.postgres.turns import lock_session
+from soloqueue_mem.storage.postgres.turns import advance_session, lock_session
 from soloqueue_mem.text.cjk import estimate_tokens
 
 if TYPE_CHECKING:
@@ -188,13 +188,7 @@ def _put_back_turns(
         documents.append(document(body))
     insert_turns(conn, rows, documents)
     top = max((turn["turn_index"] for turn in turns), default=-1)
-    conn.execute(
-        "UPDATE sessions SET next_turn_index = GREATEST(next_turn_index, %s),"
-        " turn_count = turn_count + %s, started_at = LEAST(started_at, %s),"
-        " last_turn_at = GREATEST(last_turn_at, %s), ended_at = COALESCE(ended_at, %s)"
-        " WHERE group_id = %s AND agent_id = %s AND session_id = %s",
-        (top + 1, len(turns), min(stamps), max(stamps), ended_at, *key),
-    )
+    advance_session(conn, key, len(turns), top, min(stamps), max(stamps), ended_at)
     return "added"
 
 

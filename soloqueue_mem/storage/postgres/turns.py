@@ -82,12 +82,28 @@ class Quarantine:
 
     def appended(self, key: SessionKey, records: list[dict[str, Any]], size: int) -> None:
         stamps = [r["timestamp"] for r in records]
-        self.conn.execute(
-            "UPDATE sessions SET next_turn_index = %s, turn_count = turn_count + %s,"
-            " started_at = LEAST(started_at, %s), last_turn_at = GREATEST(last_turn_at, %s)"
-            " WHERE group_id = %s AND agent_id = %s AND session_id = %s",
-            (records[-1]["turn_index"] + 1, len(records), min(stamps), max(stamps), *key),
-        )
+        top = records[-1]["turn_index"]
+        advance_session(self.conn, key, len(records), top, min(stamps), max(stamps))
+
+
+def advance_session(
+    conn: psycopg.Connection,
+    key: SessionKey,
+    turns: int,
+    top: int,
+    first: str,
+    last: str,
+    ended_at: str | None = None,
+) -> None:
+    """Count ``turns`` more turns in the session's row: its next index past ``top``, its
+    times widened to ``first`` and ``last``, and ``ended_at`` when it had none."""
+    conn.execute(
+        "UPDATE sessions SET next_turn_index = GREATEST(next_turn_index, %s),"
+        " turn_count = turn_count + %s, started_at = LEAST(started_at, %s),"
+        " last_turn_at = GREATEST(last_turn_at, %s), ended_at = COALESCE(ended_at, %s)"
+        " WHERE group_id = %s AND agent_id = %s AND session_id = %s",
+        (top + 1, turns, first, last, ended_at, *key),
+    )
 
 
 def lock_session(conn: psycopg.Connection, key: SessionKey, stamp: str) -> int:

@@ -63,9 +63,9 @@ def test_the_library_store_runs_on_postgres(home: Path, on_postgres: str) -> Non
 def test_recall_names_the_channels_it_lacks(
     cli: Cli, on_postgres: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from soloqueue_mem.storage.postgres.backend import RECALL_CHANNELS, PostgresBackend
+    from soloqueue_mem.storage.postgres.backend import PostgresBackend
 
-    monkeypatch.setattr(PostgresBackend, "channels", RECALL_CHANNELS - {"kinds"})
+    monkeypatch.setattr(PostgresBackend, "channels", frozenset({"memories", "episodes"}))
     result = cli("recall", "x", "--channels", "memories,kinds")
     assert result.exit_code == 69
     assert "kinds" in result.stderr

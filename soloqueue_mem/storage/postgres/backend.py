@@ -55,26 +55,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.storage.base import DenseIndex
     from soloqueue_mem.text.lexicon import Lexicon
 
-# What recall finds here: memories, episodes, turns (of any age, of the last days), the
-# working-memory window (turns and `working add` entries) and memories by embedding
-# (``dense``, with the semantic extra and pgvector: dense.py here), the turns and episodes
-# of the time the query names (``when``), memories of the type the question
-# asks about (``kinds``); seed 002's graph (graph.py); attachments by their texts
-# (attachments.py).
-RECALL_CHANNELS = frozenset(
-    {
-        "memories",
-        "episodes",
-        "traces",
-        "recent",
-        "hot",
-        "when",
-        "kinds",
-        "dense",
-        "graph",
-        "attachments",
-    }
-)
 FORGET_NOTE = (
     "warning: PostgreSQL keeps the erased rows' bytes until VACUUM reclaims them and in "
     "its write-ahead log until the server recycles it"
@@ -83,7 +63,6 @@ FORGET_NOTE = (
 
 class PostgresBackend(Backend):
     name = "postgres"
-    channels = RECALL_CHANNELS
 
     def __init__(self, home: Home, config: Config, url: str) -> None:
         self.home = home
@@ -91,6 +70,14 @@ class PostgresBackend(Backend):
         self.url = url
         self._conn: psycopg.Connection | None = None
         self._dense: tuple[Embedder | None, str | None] | None = None
+
+    @property
+    def channels(self) -> frozenset[str]:
+        """Every recall channel but ``usem3``: the database holds e5's vectors only
+        (``dense``: dense.py here)."""
+        from soloqueue_mem.memory.recall import CHANNELS
+
+        return frozenset(CHANNELS) - {"usem3"}
 
     @property
     def conn(self) -> psycopg.Connection:

@@ -533,15 +533,27 @@ class Backend(ABC):
         return working.clear(self.existing("memory", NO_STORE), group)
 
     @abstractmethod
-    def embed_held(self, memory_ids: list[str], now: datetime) -> list[str]:
+    def embed_held(self, memory_ids: list[str], now: datetime, load: bool = False) -> list[str]:
         """Give ``memory_ids`` vectors now by every embedding model this process already
         holds (a warm server's), when ``search_backend`` is hybrid or dense; the names
-        of the models that did. Loads no model."""
+        of the models that did. Loads no model, but e5 with ``load`` (``promote``)."""
 
-    @abstractmethod
     def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted:
         """``promote``: the facts of ``text`` remembered, those already known skipped
-        (one transaction)."""
+        (one transaction), and embedded at once (e5 loaded: ``query`` searches by it)."""
+        from soloqueue_mem.db.adapter import Db
+        from soloqueue_mem.memory.promote import promoted
+        from soloqueue_mem.memory.store import active_keys
+
+        conn = self._created("memory")
+        with Db(conn).write():
+            result = promoted(
+                text,
+                lambda keys: active_keys(conn, group, agent, keys, now),
+                lambda draft: self.remember(draft, group, agent, now),
+            )
+        self.embed_held(result.stored, now, load=True)
+        return result
 
     @abstractmethod
     def query(

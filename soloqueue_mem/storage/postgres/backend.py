@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.episodes import FullText as EpisodeIndex
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
-    from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Changes, Draft, Filters, Forgotten, Remembered
@@ -305,10 +304,10 @@ class PostgresBackend(Backend):
 
     # -- seed 004: working memory, promote, hot + cold query ------------------------
 
-    def embed_held(self, memory_ids: list[str], now: datetime) -> list[str]:
+    def embed_held(self, memory_ids: list[str], now: datetime, load: bool = False) -> list[str]:
         from soloqueue_mem.semantic.model import held
 
-        if held() is None:  # dense() would load it
+        if not load and held() is None:  # dense() would load it
             return []
         model, _ = self.dense()
         if model is None:
@@ -318,23 +317,6 @@ class PostgresBackend(Backend):
         for memory_id in memory_ids:
             embed_memory(self.conn, model, memory_id, now)
         return [model.name]
-
-    def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted:
-        from soloqueue_mem.memory.promote import promoted
-
-        with self.conn.transaction():
-            result = promoted(
-                text,
-                lambda keys: store.active_keys(self.conn, group, agent, keys, now),
-                lambda draft: self.remember(draft, group, agent, now),
-            )
-        model, _ = self.dense()
-        if model is not None:  # so a dense query right after finds the chunks
-            from soloqueue_mem.storage.postgres.dense import embed_memory
-
-            for memory_id in result.stored:
-                embed_memory(self.conn, model, memory_id, now)
-        return result
 
     def query(
         self, query: str, group: str, now: datetime, lexicon: Callable[[], Lexicon]

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.episodes import FullText as EpisodeIndex
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
-    from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.store import Filters, Forgotten
     from soloqueue_mem.memory.store import FullText as MemoryIndex
     from soloqueue_mem.ops.verify import VerifyOptions
@@ -356,20 +355,11 @@ class SqliteBackend(Backend):
 
     # -- working memory, promote, hot + cold query -------------------------------------
 
-    def embed_held(self, memory_ids: list[str], now: datetime) -> list[str]:
+    def embed_held(self, memory_ids: list[str], now: datetime, load: bool = False) -> list[str]:
         from soloqueue_mem.semantic.fresh import embed_new
 
         conn = self._created("memory")
-        return embed_new(conn, memory_ids, now, self.config.search_backend, load_e5=False)
-
-    def promote(self, group: str, agent: str, text: str, now: datetime) -> Promoted:
-        from soloqueue_mem.memory.promote import promote
-        from soloqueue_mem.semantic.fresh import embed_new
-
-        conn = self._created("memory")
-        result = promote(conn, group, agent, text, now)
-        embed_new(conn, result.stored, now, self.config.search_backend, load_e5=True)
-        return result
+        return embed_new(conn, memory_ids, now, self.config.search_backend, load_e5=load)
 
     def query(
         self, query: str, group: str, now: datetime, lexicon: Callable[[], Lexicon]

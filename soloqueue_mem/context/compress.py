@@ -11,7 +11,6 @@ same turns extracts nothing twice and reuses the episode.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -30,7 +29,6 @@ from soloqueue_mem.memory.store import Draft, Remembered, remember
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey, from_record, to_openai
 from soloqueue_mem.sessions.offload import l1_record
-from soloqueue_mem.sessions.reader import read_session
 
 if TYPE_CHECKING:
     from soloqueue_mem.db.adapter import Connection
@@ -83,19 +81,6 @@ class Tables:
 
     def mark_extracted(self, key: SessionKey, last: int, episode_id: str) -> None:
         turns.mark_extracted(self.conn, key, last, episode_id)
-
-
-def compress(
-    home: Home,
-    conn: sqlite3.Connection,
-    key: SessionKey,
-    keep: int,
-    now: datetime,
-    words: Vocabulary | None = None,
-) -> Compressed:
-    """Compress the session of memory.db and this host's JSONL log."""
-    records = lambda: read_session(home, key).records  # noqa: E731
-    return compressed(home, Tables(conn), records, key, keep, now, words)
 
 
 def compressed(

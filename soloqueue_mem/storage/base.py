@@ -31,7 +31,9 @@ if TYPE_CHECKING:
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options
+    from soloqueue_mem.lifecycle.digest import DbTarget, FullTexts
     from soloqueue_mem.lifecycle.gc import GcOptions
+    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
     from soloqueue_mem.lifecycle.vocabulary import Vocabulary
     from soloqueue_mem.memory.attach import Rows
@@ -251,10 +253,42 @@ class Backend(ABC):
         conn = self.connection("memory", create=False)
         return turns.session_page(conn, key, after, limit) if conn else []
 
-    @abstractmethod
     def session_end(self, key: SessionKey, now: datetime) -> Ended:
         """``session end``: mark it ended, digest it into episodes and memories, clear
         its transient memories."""
+        from soloqueue_mem.lifecycle.on_log import extracted_turns
+        from soloqueue_mem.lifecycle.session_end import end_and_digest
+
+        missing = f"session {'/'.join(key)} not found (no data directory)"
+        target = self.digest_target(self.existing("memory", missing))
+        done = extracted_turns(self.connection("state", create=False), key)
+        model = self.model(now)
+        try:
+            return end_and_digest(target, key, self.config, now, done, model)
+        finally:
+            if model is not None:
+                model.close()
+
+    @abstractmethod
+    def model(self, now: datetime) -> ModelExtraction | None:
+        """The configured model (``SOLOQUEUE_LLM_URL``), queuing its failed turns in this
+        back end's store; None without one."""
+
+    def digest_target(self, conn: Connection) -> DbTarget:
+        """Digesting into ``conn``: the session's records as :meth:`session` reads them,
+        this back end's full-text indexes."""
+        from soloqueue_mem.lifecycle.digest import DbTarget
+
+        def records(key: SessionKey) -> list[dict[str, Any]]:
+            return self.session(key).records
+
+        return DbTarget(self.home, conn, self.config.language, records, self.full_texts())
+
+    def full_texts(self) -> FullTexts:
+        """This back end's full-text indexes of memories, episodes and attachments."""
+        from soloqueue_mem.lifecycle.digest import FullTexts
+
+        return FullTexts(self.memory_index(), self.episode_index(), self.attachment_index())
 
     # -- episodes and consolidation ----------------------------------------------------
 
@@ -625,9 +659,16 @@ class Backend(ABC):
         conn = self.connection("memory", create=False)
         return SqlTokenCache(conn) if conn is not None else None
 
-    @abstractmethod
     def compress(
         self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None
     ) -> Compressed:
         """``context compress``: the session's older turns summarised, ``keep`` newest
         kept whole."""
+        from soloqueue_mem.context.compress import Tables, compressed
+
+        target = Tables(self._created("memory"), self.full_texts())
+
+        def records() -> list[dict[str, Any]]:
+            return self.session(key).records
+
+        return compressed(self.home, target, records, key, keep, now, words)

@@ -26,11 +26,9 @@ if TYPE_CHECKING:
     import psycopg
 
     from soloqueue_mem.config import Config
-    from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.lifecycle.consolidate import Options
-    from soloqueue_mem.lifecycle.session_end import Ended
-    from soloqueue_mem.lifecycle.vocabulary import Vocabulary
+    from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
     from soloqueue_mem.memory.attachments import FullText as AttachmentIndex
@@ -156,10 +154,14 @@ class PostgresBackend(Backend):
     def session(self, key: SessionKey) -> SessionLogContent:
         return sessions.read(self.conn, self.home, key)
 
-    def session_end(self, key: SessionKey, now: datetime) -> Ended:
-        from soloqueue_mem.storage.postgres.lifecycle import end_session
+    def model(self, now: datetime) -> ModelExtraction | None:
+        """The configured model, queuing its failed turns in the database."""
+        from soloqueue_mem.lifecycle.model_extract import configured
 
-        return end_session(self.conn, self.home, self.config, key, now)
+        model = configured(self.config, now)
+        if model is not None:
+            model.use_database(self.conn)
+        return model
 
     # -- episodes and consolidation ------------------------------------------------
 
@@ -181,7 +183,7 @@ class PostgresBackend(Backend):
         def catalog() -> sqlite3.Connection | None:
             return open_artifacts(self.home, self.config, create=False)
 
-        return run(self.conn, self.home, now, options, remember, catalog)
+        return run(self.conn, self.digest_target(self.conn), now, options, remember, catalog)
 
     def dense_index(self) -> DenseIndex:
         """The database's ``embedding`` columns (pgvector's), embedded by e5
@@ -337,20 +339,6 @@ class PostgresBackend(Backend):
         terms = query_terms(query, lexicon)
         found = memories.search(self.conn, terms, Filters(group=group), now, COLD_LIMIT)
         return lexical_answer(hot, found)
-
-    # -- scratchpad, kv preferences, session variables -------------------------------
-
-    def compress(
-        self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None
-    ) -> Compressed:
-        """``context compress`` of the session in the database."""
-        from soloqueue_mem.context.compress import Tables, compressed
-
-        def records() -> list[dict[str, Any]]:
-            return sessions.read(self.conn, self.home, key).records
-
-        target = Tables(self.conn, INDEXES)
-        return compressed(self.home, target, records, key, keep, now, words)
 
 
 NUL_REFUSED = "PostgreSQL text cannot hold a NUL character (U+0000): remove it, or use SQLite"

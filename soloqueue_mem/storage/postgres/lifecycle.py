@@ -18,18 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import lock
 from soloqueue_mem.clock import iso
-from soloqueue_mem.config import Config
-from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import consolidate
 from soloqueue_mem.lifecycle.consolidate import Options
 from soloqueue_mem.lifecycle.digest import DbTarget
-from soloqueue_mem.lifecycle.model_extract import configured
 from soloqueue_mem.lifecycle.on_log import extracted_turns
-from soloqueue_mem.lifecycle.session_end import Ended, end_and_digest
-from soloqueue_mem.sessions.events import SessionKey
-from soloqueue_mem.storage.postgres import sessions
 from soloqueue_mem.storage.postgres.connect import held_alone
-from soloqueue_mem.storage.postgres.episodes import INDEXES
 
 if TYPE_CHECKING:
     import sqlite3
@@ -46,21 +39,22 @@ BUSY = "another consolidate is running on the database; try again later or use -
 
 def run(
     conn: psycopg.Connection,
-    home: Home,
+    target: DbTarget,
     now: datetime,
     options: Options,
     remember: Callable[[Draft, str, str], Remembered] | None = None,
     open_artifacts: Callable[[], sqlite3.Connection | None] | None = None,
 ) -> dict[str, Any]:
-    """One consolidation of the database (the report of the SQLite run; expired
-    attachments take this host's artifact rows of theirs with them, ``open_artifacts``).
+    """One consolidation of the database, digested into ``target`` (the report of the
+    SQLite run; expired attachments take this host's artifact rows of theirs with them,
+    ``open_artifacts``).
     With ``options.model`` (and ``remember``, the back end's), the queued turns are retried
     first, their memories stored through ``remember``, and extraction goes through the
     model, queuing in the database (:mod:`soloqueue_mem.lifecycle.queue`)."""
     import psycopg
 
     started = time.monotonic()
-    model = options.model
+    model, home = options.model, target.home
     home.ensure()
     state = home.root / ".consolidate_state"  # this host's run lock and last run time
     with (
@@ -86,32 +80,9 @@ def run(
 
             return None if has_embedding_column(conn) else NO_PGVECTOR
 
-        target = _target(conn, home, options.language)
         with conn.transaction() if options.dry_run else nullcontext():
             report |= consolidate.steps(target, now, options, model, embed, open_artifacts, lacking)
             if options.dry_run:
                 raise psycopg.Rollback()  # the block ends, rolled back, nothing raised
         consolidate.finish(home, report, started, now, options.dry_run)
     return report
-
-
-def end_session(
-    conn: psycopg.Connection, home: Home, config: Config, key: SessionKey, now: datetime
-) -> Ended:
-    """``session end`` (:func:`soloqueue_mem.lifecycle.session_end.end_and_digest`), the
-    model's failed turns queued in the database."""
-    model = configured(config, now)
-    if model is not None:
-        model.use_database(conn)
-    target = _target(conn, home, config.language)
-    return end_and_digest(target, key, config, now, extracted_turns(conn, key), model)
-
-
-def _target(conn: psycopg.Connection, home: Home, language: str) -> DbTarget:
-    """Digesting into the database: a session's records are read from it, not from
-    this host's log (which holds only the turns this host wrote)."""
-
-    def records(key: SessionKey) -> list[dict[str, Any]]:
-        return sessions.read(conn, home, key).records
-
-    return DbTarget(home, conn, language, records, INDEXES)

@@ -25,13 +25,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from soloqueue_mem.config import Config
-    from soloqueue_mem.context.compress import Compressed
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
-    from soloqueue_mem.lifecycle.session_end import Ended
-    from soloqueue_mem.lifecycle.vocabulary import Vocabulary
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
     from soloqueue_mem.memory.attachments import FullText as AttachmentIndex
@@ -151,19 +148,6 @@ class SqliteBackend(Backend):
             raise NotFound(f"session {'/'.join(key)} not found (no data directory)")
         return read_session(self.home, key)
 
-    def session_end(self, key: SessionKey, now: datetime) -> Ended:
-        from soloqueue_mem.lifecycle.digest import DbTarget
-        from soloqueue_mem.lifecycle.session_end import end_and_digest
-
-        missing = f"session {'/'.join(key)} not found (no data directory)"
-        target = DbTarget(self.home, self.existing("memory", missing), self.config.language)
-        model = self.model(now)
-        try:
-            return end_and_digest(target, key, self.config, now, self._extracted_on_log(key), model)
-        finally:
-            if model is not None:
-                model.close()
-
     def model(self, now: datetime) -> ModelExtraction | None:
         """The configured model (``SOLOQUEUE_LLM_URL``), queuing its failed turns in
         state.db; None without one."""
@@ -174,12 +158,6 @@ class SqliteBackend(Backend):
         if model is not None:
             model.use_state_db(state_opener(self.home, self.config))
         return model
-
-    def _extracted_on_log(self, key: SessionKey) -> set[int]:
-        """The session's turns whose extraction on log finished (state.db's record)."""
-        from soloqueue_mem.lifecycle.on_log import extracted_turns
-
-        return extracted_turns(self.connection("state", create=False), key)
 
     # -- episodes and consolidation ----------------------------------------------------
 
@@ -211,7 +189,10 @@ class SqliteBackend(Backend):
         def artifacts() -> sqlite3.Connection | None:
             return open_artifacts(self.home, self.config, create=False)
 
-        options = options._replace(extracted_on_log=self._extracted_on_log)
+        from soloqueue_mem.lifecycle.on_log import extracted_turns
+
+        state = self.connection("state", create=False)
+        options = options._replace(extracted_on_log=lambda key: extracted_turns(state, key))
         if options.model is not None:
             options.model.use_state_db(state_opener(self.home, self.config))
         with scratch:
@@ -374,12 +355,3 @@ class SqliteBackend(Backend):
         if conn is None:
             return Answer([], "dense" if dense else "lexical")
         return answer(conn, query, group, now, lexicon, dense)
-
-    # -- context -----------------------------------------------------------------------
-
-    def compress(
-        self, key: SessionKey, keep: int, now: datetime, words: Vocabulary | None
-    ) -> Compressed:
-        from soloqueue_mem.context.compress import compress
-
-        return compress(self.home, self._created("memory"), key, keep, now, words)

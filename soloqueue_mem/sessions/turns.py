@@ -152,6 +152,13 @@ def stored_json(event: Event) -> tuple[str | None, str | None, str | None]:
     )
 
 
+def stored_body(role: str, content: str, tool_calls: str | None, tool_results: str | None) -> str:
+    """A stored turn's searchable text, as ``log`` indexes it (its JSON columns parsed)."""
+    calls = jsonio.loads(tool_calls) if tool_calls else []
+    results = jsonio.loads(tool_results) if tool_results else []
+    return index_body(Event(role, content, calls, results))
+
+
 def insert_turn(
     conn: sqlite3.Connection, key: SessionKey, turn_index: int, event: Event, timestamp: str
 ) -> int:
@@ -285,17 +292,7 @@ def rebuild_fts(conn: sqlite3.Connection) -> int:
         " WHERE id > ? ORDER BY id LIMIT ?",
         (last, REBUILD_BATCH),
     ).fetchall():
-        bodies = [
-            index_body(
-                Event(
-                    role,
-                    content,
-                    jsonio.loads(calls) if calls else [],
-                    jsonio.loads(results) if results else [],
-                )
-            )
-            for _, role, content, calls, results in rows
-        ]
+        bodies = [stored_body(*row[1:]) for row in rows]
         conn.executemany(
             "INSERT INTO conversation_turns_fts (rowid, body) VALUES (?, ?)",
             zip([row[0] for row in rows], index_forms(bodies), strict=True),

@@ -421,10 +421,10 @@ class Backend(ABC):
             touch(conn, memory_ids, now)
         return None
 
-    @abstractmethod
     def existing_graph(self) -> GraphDb | None:
         """Recall's graph channel: the graph memory, None when the store has none
-        (never created by a read)."""
+        (never created by a read; PostgreSQL's graph tables always exist)."""
+        return self.graph_db()
 
     # -- memories ----------------------------------------------------------------------
 
@@ -459,11 +459,24 @@ class Backend(ABC):
 
         return history(self.existing("memory", NO_MEMORY), ref, self.memory_index())
 
-    @abstractmethod
     def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
         """``memory forget``: erase the memories and their earlier versions; the ids
         erased (NotFound for an unknown ref, and then none is), and a ``note`` on where
-        the erased bytes may linger."""
+        the erased bytes may linger. identity/ is republished without them when this
+        data directory publishes it."""
+        from soloqueue_mem.lifecycle.consolidate import republish_identity
+        from soloqueue_mem.memory.store import active
+
+        erased = self.erase(refs)
+        conn = self.existing("memory", NO_MEMORY)
+        index = self.memory_index()
+        published = republish_identity(self.home, lambda: active(conn, now, index), now)
+        return erased._replace(identity_rewritten=published)
+
+    @abstractmethod
+    def erase(self, refs: Iterable[str]) -> Forgotten:
+        """:meth:`forget`'s erasing, for good as far as this back end can (its ``note``
+        says how far)."""
 
     def import_v1(self, converted: list[Memory]) -> dict[str, Any]:
         """``import memories-v1``: the converted memories not imported before."""

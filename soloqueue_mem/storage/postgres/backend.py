@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
-from soloqueue_mem.memory import store, working
+from soloqueue_mem.memory import working
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.storage.base import Backend
 from soloqueue_mem.storage.postgres import memories, sessions, turns
@@ -245,17 +245,11 @@ class PostgresBackend(Backend):
         """Recall's memory search."""
         return memories.search(self.conn, terms, filters, now, limit)
 
-    def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
-        """Erased for good (VACUUM reclaims the bytes: see the note), and identity/
-        republished without them when this data directory publishes it."""
-        from soloqueue_mem.lifecycle.consolidate import republish_identity
+    def erase(self, refs: Iterable[str]) -> Forgotten:
+        """Erased (VACUUM reclaims the bytes: see the note)."""
         from soloqueue_mem.memory.store import Forgotten
 
-        forgotten = memories.forget(self.conn, refs)
-        published = republish_identity(
-            self.home, lambda: store.active(self.conn, now, memories.TSVECTOR), now
-        )
-        return Forgotten(forgotten, False, published, FORGET_NOTE)
+        return Forgotten(memories.forget(self.conn, refs), False, False, FORGET_NOTE)
 
     def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
         """The memory edited; a process already holding a model embeds its new text."""
@@ -299,10 +293,6 @@ class PostgresBackend(Backend):
         from soloqueue_mem.storage.postgres.graph import PgGraph
 
         return PgGraph(self.conn)
-
-    def existing_graph(self) -> GraphDb:
-        """Recall's graph: the graph tables always exist here."""
-        return self.graph_db()
 
     # -- seed 004: working memory, promote, hot + cold query ------------------------
 

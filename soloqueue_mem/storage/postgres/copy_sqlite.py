@@ -34,11 +34,12 @@ from soloqueue_mem.faults import fault
 from soloqueue_mem.memory.store import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.sessions.events import SessionKey
+from soloqueue_mem.sessions.turns import stored_body
 from soloqueue_mem.storage.postgres import copy_rest, episodes
 from soloqueue_mem.storage.postgres.dump import insert_turns
 from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
 from soloqueue_mem.storage.postgres.text import document
-from soloqueue_mem.storage.postgres.turns import advance_session, stored_body
+from soloqueue_mem.storage.postgres.turns import advance_session
 
 if TYPE_CHECKING:
     import psycopg

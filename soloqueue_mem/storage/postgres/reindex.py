@@ -29,6 +29,7 @@ from soloqueue_mem import faults
 from soloqueue_mem.memory.attachments import COLUMNS as ATTACHMENT_COLUMNS
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.store import _memory as memory_from_row
+from soloqueue_mem.sessions.turns import stored_body
 from soloqueue_mem.storage.postgres.attachments import attachment_from_row
 from soloqueue_mem.storage.postgres.attachments import search_text as attachment_search_text
 from soloqueue_mem.storage.postgres.episodes import COLUMNS as EPISODE_COLUMNS
@@ -36,7 +37,6 @@ from soloqueue_mem.storage.postgres.episodes import search_text as episode_searc
 from soloqueue_mem.storage.postgres.memories import _COLUMNS as MEMORY_COLUMNS
 from soloqueue_mem.storage.postgres.memories import _search_text as memory_search_text
 from soloqueue_mem.storage.postgres.text import document
-from soloqueue_mem.storage.postgres.turns import stored_body
 
 if TYPE_CHECKING:
     import psycopg

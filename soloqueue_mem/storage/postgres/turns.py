@@ -16,7 +16,7 @@ from contextlib import ExitStack
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem import faults, jsonio
+from soloqueue_mem import faults
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.adapter import postgres_sql
 from soloqueue_mem.home import Home, ensure_private_dir
@@ -135,13 +135,6 @@ def _insert_turn(
     ).fetchone()
     assert row is not None
     return int(row[0])
-
-
-def stored_body(role: str, content: str, tool_calls: str | None, tool_results: str | None) -> str:
-    """A stored turn's searchable text, as ``log`` indexes it (its JSON columns parsed)."""
-    calls = jsonio.loads(tool_calls) if tool_calls else []
-    results = jsonio.loads(tool_results) if tool_results else []
-    return index_body(Event(role, content, calls, results))
 
 
 def trace(

@@ -258,17 +258,12 @@ class SqliteBackend(Backend):
 
     # -- memories ----------------------------------------------------------------------
 
-    def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
-        """Erased for good, the WAL checkpointed, and identity/ republished without
-        them when the store publishes it."""
-        from soloqueue_mem.lifecycle.consolidate import republish_identity
-        from soloqueue_mem.memory.store import active, forget
+    def erase(self, refs: Iterable[str]) -> Forgotten:
+        """Erased for good, the freed bytes zeroed and the WAL checkpointed."""
+        from soloqueue_mem.memory.store import forget
 
-        conn = self.existing("memory", NO_MEMORY)
-        result = forget(conn, refs)
-        published = republish_identity(self.home, lambda: active(conn, now), now)
-        note = None if result.wal_cleared else WAL_KEPT
-        return result._replace(identity_rewritten=published, note=note)
+        result = forget(self.existing("memory", NO_MEMORY), refs)
+        return result._replace(note=None if result.wal_cleared else WAL_KEPT)
 
     # -- attachments -------------------------------------------------------------------
 

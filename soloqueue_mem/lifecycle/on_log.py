@@ -49,6 +49,9 @@ def targets(logged: Iterable[tuple[str, str, str, int, str, str, bool]]) -> list
     return chosen
 
 
+SESSIONS_PER_QUERY = 300
+
+
 def open_sessions(state: Connection | None, chosen: list[list]) -> list[list]:
     """The targets whose session has claimed fewer than ``MAX_PER_SESSION`` turns (so
     ``log`` starts no worker that would only find the session full); ``state``: where
@@ -58,15 +61,19 @@ def open_sessions(state: Connection | None, chosen: list[list]) -> list[list]:
     if state is None or not keys:
         return chosen
     one = "(group_id = ? AND agent_id = ? AND session_id = ?)"
-    full = {
-        tuple(row)
-        for row in Db(state).fetchall(
-            "SELECT group_id, agent_id, session_id FROM log_extractions"  # noqa: S608 - marks
-            f" WHERE {' OR '.join([one] * len(keys))}"
-            " GROUP BY group_id, agent_id, session_id HAVING COUNT(*) >= ?",
-            [*chain.from_iterable(keys), MAX_PER_SESSION],
+    full: set[tuple] = set()
+    # a chunk's OR chain stays within SQLite's expression depth (1,000) and variables
+    for start in range(0, len(keys), SESSIONS_PER_QUERY):
+        chunk = keys[start : start + SESSIONS_PER_QUERY]
+        full.update(
+            tuple(row)
+            for row in Db(state).fetchall(
+                "SELECT group_id, agent_id, session_id FROM log_extractions"  # noqa: S608
+                f" WHERE {' OR '.join([one] * len(chunk))}"
+                " GROUP BY group_id, agent_id, session_id HAVING COUNT(*) >= ?",
+                [*chain.from_iterable(chunk), MAX_PER_SESSION],
+            )
         )
-    }
     return [target for target in chosen if tuple(target[:3]) not in full]
 
 

@@ -53,3 +53,17 @@ def test_off_by_default_starts_no_worker(cli, home):
     cli.ok("log", "-s", "s1", "--role", "user", STATEMENTS[0])
     assert not (home / ".extract.lock").exists()
     assert cli.json("memory", "list") == []
+
+
+def test_a_batch_of_many_sessions_is_logged_and_extracted(cli, home):
+    """The sessions a batch names are looked up in chunks: one query naming 1,200
+    sessions would exceed SQLite's expression depth and fail the whole log."""
+    write_config(home, "extract_on_log = true\n")
+    cli.ok("log", "-s", "s0", "--role", "user", STATEMENTS[1])
+    wait_for_workers(home)  # its claims table now exists, so the batch asks it
+    batch = [
+        {"role": "user", "content": STATEMENTS[0], "session": f"s{n}"} for n in range(1200)
+    ]
+    cli.ok("log", "--batch", input="\n".join(map(json.dumps, batch)))
+    wait_for_workers(home)
+    assert len(extracted(home)) == 1201

@@ -61,9 +61,7 @@ def test_a_batch_of_many_sessions_is_logged_and_extracted(cli, home):
     write_config(home, "extract_on_log = true\n")
     cli.ok("log", "-s", "s0", "--role", "user", STATEMENTS[1])
     wait_for_workers(home)  # its claims table now exists, so the batch asks it
-    batch = [
-        {"role": "user", "content": STATEMENTS[0], "session": f"s{n}"} for n in range(1200)
-    ]
+    batch = [{"role": "user", "content": STATEMENTS[0], "session": f"s{n}"} for n in range(1200)]
     cli.ok("log", "--batch", input="\n".join(map(json.dumps, batch)))
     wait_for_workers(home)
     assert len(extracted(home)) == 1201

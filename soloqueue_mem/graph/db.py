@@ -15,16 +15,15 @@ import functools
 from collections.abc import Callable, Iterable, Sequence
 
 from soloqueue_mem.graph import queue, store
+from soloqueue_mem.tuples import Protocol
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
-    from typing import Any, Protocol
+    from typing import Any
 
     from soloqueue_mem.graph.queue import Task
     from soloqueue_mem.graph.store import Link, Node, Scope
-else:
-    Protocol = object  # an interface for type checkers: nothing checks it at run time
 
 
 class GraphDb(Protocol):

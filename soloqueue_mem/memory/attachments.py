@@ -18,15 +18,13 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.ids import row_by_prefix
 from soloqueue_mem.text.cjk import index_form
-from soloqueue_mem.tuples import NamedTuple
+from soloqueue_mem.tuples import NamedTuple, Protocol
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
-    from typing import Any, Protocol
+    from typing import Any
 
     from soloqueue_mem.db.adapter import Connection
-else:
-    Protocol = object  # an interface for type checkers: nothing checks it at run time
 
 DIRECTIONS = ("inbound", "outbound")
 

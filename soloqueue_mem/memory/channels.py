@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from soloqueue_mem.tuples import NamedTuple
+from soloqueue_mem.tuples import NamedTuple, Protocol
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
-    from typing import Protocol
-
     from soloqueue_mem.config import Config
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.graph.store import Node
@@ -33,8 +31,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.sessions.turns import Scope, Turn
     from soloqueue_mem.text.lexicon import Lexicon
     from soloqueue_mem.text.when import TimeWindow
-else:
-    Protocol = object  # an interface for type checkers: nothing checks it at run time
 
 
 class Request(NamedTuple):

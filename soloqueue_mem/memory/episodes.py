@@ -13,15 +13,13 @@ from soloqueue_mem.db.ids import in_lists, put_back_row, row_by_prefix, scope_wh
 from soloqueue_mem.memory import fts_index
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
-from soloqueue_mem.tuples import NamedTuple
+from soloqueue_mem.tuples import NamedTuple, Protocol
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
-    from typing import Any, Protocol
+    from typing import Any
 
     from soloqueue_mem.db.adapter import Connection
-else:
-    Protocol = object  # an interface for type checkers: nothing checks it at run time
 
 
 class Episode(NamedTuple):

@@ -44,15 +44,13 @@ from soloqueue_mem.memory.model import (
 )
 from soloqueue_mem.text.cjk import index_form
 from soloqueue_mem.text.fts import match_expression
-from soloqueue_mem.tuples import NamedTuple
+from soloqueue_mem.tuples import NamedTuple, Protocol
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
-    from typing import Any, Protocol
+    from typing import Any
 
     from soloqueue_mem.db.adapter import Connection
-else:
-    Protocol = object  # an interface for type checkers: nothing checks it at run time
 
 MAX_CONTENT_CHARS = 16_000
 

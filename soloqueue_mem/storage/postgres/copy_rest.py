@@ -119,12 +119,7 @@ def copy_keyed(
         values[:width],
     ).fetchall()
     target = {tuple(row[:width]): tuple(row) for row in found}
-    report = done.tables[table]
-    report.source += len(rows)
-    report.copied += len(inserted)
-    bad = report.compare([(tuple(row[:width]), tuple(row)) for row in rows], target)
-    report.existing += len(rows) - len(inserted) - len(bad)
-    done.conflict(table, bad)
+    done.tally(table, len(inserted), [(tuple(row[:width]), tuple(row)) for row in rows], target)
 
 
 def raise_sequences(source: sqlite3.Connection, conn: psycopg.Connection) -> None:

@@ -121,6 +121,22 @@ class Copy:
                 {"table": table, "key": list(key) if isinstance(key, tuple) else key}
             )
 
+    def tally(
+        self,
+        table: str,
+        copied: int,
+        source: list[tuple[Any, tuple[Any, ...]]],
+        target: dict[Any, tuple[Any, ...]],
+    ) -> None:
+        """Count a batch of ``source`` (key, row) pairs, ``copied`` of them inserted,
+        each compared with the row the database holds (``target``, by key)."""
+        report = self.tables[table]
+        report.source += len(source)
+        report.copied += copied
+        bad = report.compare(source, target)
+        report.existing += len(source) - copied - len(bad)
+        self.conflict(table, bad)
+
     def report(self) -> dict[str, Any]:
         tables = {name: table.as_dict() for name, table in self.tables.items()}
         verified = not self.conflicts and all(
@@ -251,9 +267,6 @@ def _copy_turns(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Cop
     inserted = insert_turns(conn, rows, [document(stored_body(*row[4:8])) for row in rows])
     columns = [list(c) for c in zip(*rows, strict=True)]
     _advance_sessions(conn, inserted)
-    report = done.tables["turns"]
-    report.source += len(rows)
-    report.copied += len(inserted)
     found = conn.execute(
         f"SELECT {', '.join('q.' + c for c in _TURN_COLUMNS)} FROM quarantine_logs q"  # noqa: S608
         " JOIN unnest(%s::text[], %s::text[], %s::text[], %s::int4[]) AS k(g, a, s, i)"
@@ -262,9 +275,7 @@ def _copy_turns(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Cop
     ).fetchall()
     target = {tuple(row[:4]): tuple(row) for row in found}
     source = [(tuple(row[:4]), tuple(row[:width])) for row in rows]
-    bad = report.compare(source, target)
-    report.existing += len(rows) - len(inserted) - len(bad)
-    done.conflict("turns", bad)
+    done.tally("turns", len(inserted), source, target)
 
 
 def _advance_sessions(conn: psycopg.Connection, inserted: list[tuple[Any, ...]]) -> None:
@@ -295,26 +306,16 @@ def _copy_memories(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: 
         " ON CONFLICT (id) DO NOTHING RETURNING id",
         [*columns, searches],
     ).fetchall()
-    report = done.tables["memories"]
-    report.source += len(rows)
-    report.copied += len(inserted)
     found = conn.execute(
         f"SELECT {names} FROM memories WHERE id = ANY(%s)",  # noqa: S608 - constants
         (columns[0],),
     ).fetchall()
     target = {row[0]: tuple(row) for row in found}
-    bad = report.compare([(row[0], tuple(row[:width])) for row in normal], target)
-    report.existing += len(rows) - len(inserted) - len(bad)
-    done.conflict("memories", bad)
+    done.tally("memories", len(inserted), [(row[0], tuple(row[:width])) for row in normal], target)
 
 
 def _copy_episodes(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Copy) -> None:
     """Insert the episodes the database lacks (by id), compare them all."""
-    report = done.tables["episodes"]
     copied = sum(episodes.copy_in(conn, row) for row in rows)
-    report.source += len(rows)
-    report.copied += copied
     target = episodes.read_back(conn, [row[0] for row in rows])
-    bad = report.compare([(row[0], tuple(row)) for row in rows], target)
-    report.existing += len(rows) - copied - len(bad)
-    done.conflict("episodes", bad)
+    done.tally("episodes", copied, [(row[0], tuple(row)) for row in rows], target)

@@ -1,5 +1,5 @@
-"""``NamedTuple`` (and ``Protocol``) for the modules on ``log``'s start-up path,
-without ``typing``.
+"""``NamedTuple`` (and ``Protocol`` and ``Any``) for the modules on the hot paths'
+start-up, without ``typing``.
 
 Hooks start a process for every agent turn. Importing ``typing`` costs about as many
 CPU instructions as the whole ``sqlite3`` import, ``typing.NamedTuple`` compiles each
@@ -18,10 +18,12 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any as Any
     from typing import NamedTuple as NamedTuple
     from typing import Protocol as Protocol
 else:
     Protocol = object  # an interface for type checkers: nothing checks it at run time
+    Any = object  # a name for annotations, which are strings at run time
     from collections import _tuplegetter
     from keyword import iskeyword
 

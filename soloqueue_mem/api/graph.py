@@ -8,11 +8,10 @@ from collections.abc import Iterable, Mapping
 
 from soloqueue_mem.api.base import StoreBase, serialised
 from soloqueue_mem.errors import BadInput, NotFound
+from soloqueue_mem.tuples import Any
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
-    from typing import Any
-
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.graph.recall import Recalled
     from soloqueue_mem.graph.store import Scope

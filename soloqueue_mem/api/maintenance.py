@@ -7,10 +7,7 @@ import os
 from collections.abc import Callable
 
 from soloqueue_mem.api.base import StoreBase, serialised
-
-TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
-if TYPE_CHECKING:
-    from typing import Any
+from soloqueue_mem.tuples import Any
 
 
 class Maintenance(StoreBase):

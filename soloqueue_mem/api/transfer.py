@@ -7,10 +7,11 @@ import os
 from collections.abc import Callable, Sequence
 
 from soloqueue_mem.api.base import StoreBase, check_ids, serialised
+from soloqueue_mem.tuples import Any
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
-    from typing import IO, Any
+    from typing import IO
 
     from soloqueue_mem.integrations.claude_transcript import FileResult
 

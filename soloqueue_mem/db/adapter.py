@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     # is not named here: only storage/ imports it
     Connection = Any
     Params = Sequence[Any] | dict[str, Any]
+else:
+    Connection = object  # a name for annotations, which are strings at run time
 
 _TRANSLATED: dict[tuple[str, bool], str] = {}
 _CURSORS = count()  # names PostgreSQL's server-side cursors apart

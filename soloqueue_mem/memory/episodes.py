@@ -8,18 +8,12 @@ import sqlite3
 from collections.abc import Iterator
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.db.adapter import Db
+from soloqueue_mem.db.adapter import Connection, Db
 from soloqueue_mem.db.ids import in_lists, put_back_row, row_by_prefix, scope_where
 from soloqueue_mem.memory import fts_index
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
-from soloqueue_mem.tuples import NamedTuple, Protocol
-
-TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
-if TYPE_CHECKING:
-    from typing import Any
-
-    from soloqueue_mem.db.adapter import Connection
+from soloqueue_mem.tuples import Any, NamedTuple, Protocol
 
 
 class Episode(NamedTuple):

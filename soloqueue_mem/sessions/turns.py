@@ -10,16 +10,10 @@ from __future__ import annotations
 import sqlite3
 
 from soloqueue_mem import jsonio
-from soloqueue_mem.db.adapter import Db
+from soloqueue_mem.db.adapter import Connection, Db
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
 from soloqueue_mem.text.cjk import estimate_tokens, index_form, index_forms
-from soloqueue_mem.tuples import NamedTuple
-
-TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
-if TYPE_CHECKING:
-    from typing import Any
-
-    from soloqueue_mem.db.adapter import Connection
+from soloqueue_mem.tuples import Any, NamedTuple
 
 
 class Turn(NamedTuple):

@@ -265,14 +265,14 @@ def test_store_export_and_import_on_both_back_ends(
 def test_export_pages_through_a_session_and_keeps_to_its_scope(
     cli: Cli, tmp_path: Path, on_postgres: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from soloqueue_mem.storage.postgres import dump
+    from soloqueue_mem.db import adapter
 
     batch = "\n".join(json.dumps({"role": "user", "content": f"turn {n}"}) for n in range(7))
     cli.ok("log", "--batch", "-s", "long", "-g", "work", input=batch)
     cli.ok("log", "-s", "other", "elsewhere")
     cli.ok("remember", "-g", "work", "the deploy is on Friday")
     cli.ok("remember", "the user prefers tea")
-    monkeypatch.setattr(dump, "PAGE", 2)  # pages of 2 turns, cursors fetching 2 rows
+    monkeypatch.setattr(adapter, "PAGE", 2)  # cursors fetching 2 rows at a time
     fresh = tmp_path / "fresh" / ".soloqueue"  # a host with nothing on its disk
     records = _records(_export(cli, fresh, "--group", "work"))
     kinds = [r["kind"] for r in records]

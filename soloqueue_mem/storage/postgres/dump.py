@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 
     from soloqueue_mem.ops.export import Scope
 
-PAGE = 2000  # turns read per query of a session
 _COLUMNS = f"{TURN_COLUMNS}, extracted, episode_id"
 
 
@@ -104,19 +103,13 @@ def _local_records(path: Any) -> Iterator[dict[str, Any]]:
 
 
 def _rows(conn: psycopg.Connection, key: SessionKey) -> Iterator[tuple[Any, ...]]:
-    """The session's turn rows, a page at a time (by the unique index)."""
-    last = -1
-    while True:
-        rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM quarantine_logs"  # noqa: S608 - constant columns
-            " WHERE group_id = %s AND agent_id = %s AND session_id = %s AND turn_index > %s"
-            " ORDER BY turn_index LIMIT %s",
-            (*key, last, PAGE),
-        ).fetchall()
-        yield from rows
-        if len(rows) < PAGE:
-            return
-        last = turn_from_row(rows[-1]).turn_index
+    """The session's turn rows in index order, a page at a time (inside the caller's
+    transaction)."""
+    return Db(conn).stream(
+        f"SELECT {_COLUMNS} FROM quarantine_logs"  # noqa: S608 - constant columns
+        " WHERE group_id = ? AND agent_id = ? AND session_id = ? ORDER BY turn_index",
+        tuple(key),
+    )
 
 
 def _row_record(row: tuple[Any, ...]) -> dict[str, Any]:

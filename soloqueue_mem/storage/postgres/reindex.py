@@ -4,7 +4,7 @@ Every table with a ``search`` tsvector is read by key, ``BATCH`` rows at a time;
 row's tsvector is computed again from its text (:mod:`soloqueue_mem.storage.postgres.text`) and
 written only where it differs. Two users:
 
-- schema step ``_reindex_bigrams`` (the bigram lexemes): the step itself only
+- the schema's bigram step (the bigram lexemes; the stemming step likewise): the step itself only
   *schedules* the job (a ``reindex_progress`` row per non-empty table, up to the key
   that was last when it ran: later rows are written in the new form). :func:`resume`
   then does the batches, each one transaction that rewrites its rows and moves the

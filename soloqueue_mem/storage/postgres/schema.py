@@ -60,21 +60,17 @@ def columns(sqlite: str, wide: tuple[str, ...] = ()) -> str:
     return text
 
 
-def _reindex_bigrams(conn: psycopg.Connection) -> None:
-    """Schedule the bigram re-index of the turns and memories: :func:`migrate` then
-    does it in batches committed one by one, resumed where a killed run stopped
-    (:mod:`soloqueue_mem.storage.postgres.reindex`)."""
-    from soloqueue_mem.storage.postgres.reindex import schedule
+def _reindex(*tables: str) -> Callable[[psycopg.Connection], None]:
+    """A step scheduling the re-index of ``tables`` (the bigram step's when none):
+    :func:`migrate` then does it in batches committed one by one, resumed where a killed
+    run stopped (:mod:`soloqueue_mem.storage.postgres.reindex`)."""
 
-    schedule(conn)
+    def step(conn: psycopg.Connection) -> None:
+        from soloqueue_mem.storage.postgres import reindex
 
+        reindex.schedule(conn, tables or reindex.BIGRAM_TABLES)
 
-def _reindex_stems(conn: psycopg.Connection) -> None:
-    """Schedule the re-index of every searchable table with its English words stemmed
-    (as :func:`_reindex_bigrams`: done in committed batches after the migration)."""
-    from soloqueue_mem.storage.postgres.reindex import TABLES, schedule
-
-    schedule(conn, tuple(TABLES))
+    return step
 
 
 # An entry is SQL, or a function given the connection (a step that needs this package's
@@ -145,7 +141,7 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     CREATE INDEX episodes_search ON episodes USING GIN (search);
     """,
     # (pgrecall, entry 4) CJK runs indexed as bigrams: every row re-indexed
-    _reindex_bigrams,
+    _reindex(),
     # (pgextract, entry 6) extraction on log (as state.db's log_extractions), the model
     # extraction's retry queue (as state.db's extraction_queue), and memory.db's
     # embedding cache and item links (m008: the vectors as stored bytes, by model and
@@ -199,7 +195,7 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     # 9: the idempotency keys of ``remember --event-id`` (as memory.db's m012)
     render(REMEMBER_EVENTS),
     # (stems) English words indexed by their Porter stem, as in SQLite: every row re-indexed
-    _reindex_stems,
+    _reindex("quarantine_logs", "memories", "episodes", "attachments"),
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

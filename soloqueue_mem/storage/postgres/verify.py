@@ -38,12 +38,6 @@ if TYPE_CHECKING:
     import psycopg
 
 SAMPLE = 1_000
-INDEXES = {
-    "quarantine_logs": "quarantine_logs_search",
-    "memories": "memories_search",
-    "episodes": "episodes_search",
-    "attachments": "attachments_search",
-}
 _SESSIONS = """
     SELECT group_id, agent_id, session_id, s.next_turn_index, s.turn_count,
         t.turns, t.lowest, t.highest
@@ -139,11 +133,16 @@ def _check_sessions(conn: psycopg.Connection, findings: list[Finding]) -> None:
             findings.append(Finding("warning", "session-counter", where, detail))
 
 
+def _missing_indexes(conn: psycopg.Connection) -> list[tuple[str, str]]:
+    """Each table whose GIN index on ``search`` is missing, with the index's name."""
+    named = [(table, f"{table}_search") for table in reindex.TABLES]
+    found = [conn.execute("SELECT to_regclass(%s)", (i,)).fetchone() for _, i in named]
+    return [pair for pair, row in zip(named, found, strict=True) if row is None or row[0] is None]
+
+
 def _check_indexes(conn: psycopg.Connection, findings: list[Finding]) -> None:
-    for table, index in INDEXES.items():
-        row = conn.execute("SELECT to_regclass(%s)", (index,)).fetchone()
-        if row is None or row[0] is None:
-            findings.append(Finding("error", "missing-index", table, f"{index} (GIN on search)"))
+    for table, index in _missing_indexes(conn):
+        findings.append(Finding("error", "missing-index", table, f"{index} (GIN on search)"))
 
 
 def _check_search(
@@ -187,11 +186,9 @@ def _rows_to_check(
 def _repair(conn: psycopg.Connection) -> dict[str, Any]:
     done = reindex.resume(conn) or {}
     rewritten = {name: reindex.rewrite(conn, table) for name, table in reindex.TABLES.items()}
-    indexes = 0
-    for table, index in INDEXES.items():
-        if conn.execute("SELECT to_regclass(%s)", (index,)).fetchone()[0] is None:  # type: ignore[index]
-            conn.execute(f"CREATE INDEX {index} ON {table} USING GIN (search)")  # constants
-            indexes += 1
+    missing = _missing_indexes(conn)
+    for table, index in missing:
+        conn.execute(f"CREATE INDEX {index} ON {table} USING GIN (search)")  # constants
     counters = conn.execute(
         "UPDATE sessions AS s SET turn_count = t.turns,"
         " next_turn_index = GREATEST(s.next_turn_index, t.highest + 1)"
@@ -206,6 +203,6 @@ def _repair(conn: psycopg.Connection) -> dict[str, Any]:
             name: done.get(name, {}).get("rewritten", 0) + counts["rewritten"]
             for name, counts in rewritten.items()
         },
-        "search_indexes": indexes,
+        "search_indexes": len(missing),
         "session_counters": counters,
     }

@@ -129,9 +129,19 @@ class PostgresBackend(Backend):
 
     # -- turns ---------------------------------------------------------------------
 
-    def _loggable(self, items: Iterable[Item]) -> Iterable[Item]:
-        """``items``, each event holding a NUL character refused."""
-        return _refusing_nul(items)
+    def _loggable(self, items: Iterable[Item]) -> Iterator[Item]:
+        """``items`` with each event holding a NUL character replaced by its refusal:
+        the database would refuse the whole chunk it is written in."""
+        from soloqueue_mem.sessions.events import Event
+        from soloqueue_mem.sessions.writer import Flush, Rejected
+
+        for item in items:
+            if isinstance(item, (Rejected, Flush)):
+                yield item
+            elif isinstance(item[1], Event) and _holds_nul(item[1]):
+                yield Rejected(item[0], NUL_REFUSED)
+            else:
+                yield item
 
     def _turn_writer(self, now: datetime) -> WriteChunk:
         """The turns into the database, and the session logs on this host's disk
@@ -332,21 +342,6 @@ class PostgresBackend(Backend):
 
 
 NUL_REFUSED = "PostgreSQL text cannot hold a NUL character (U+0000): remove it, or use SQLite"
-
-
-def _refusing_nul(items: Iterable[Item]) -> Iterator[Item]:
-    """``items`` with each event holding a NUL character replaced by its refusal: the
-    database would refuse the whole chunk it is written in."""
-    from soloqueue_mem.sessions.events import Event
-    from soloqueue_mem.sessions.writer import Flush, Rejected
-
-    for item in items:
-        if isinstance(item, (Rejected, Flush)):
-            yield item
-        elif isinstance(item[1], Event) and _holds_nul(item[1]):
-            yield Rejected(item[0], NUL_REFUSED)
-        else:
-            yield item
 
 
 def _holds_nul(value: Any) -> bool:

@@ -17,11 +17,11 @@ import struct
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem.clock import iso
 from soloqueue_mem.semantic.dump import Linked, put_back_linked
 from soloqueue_mem.semantic.embed import deadline_after, embed_store, turn_items
+from soloqueue_mem.semantic.embed import memory_items as items_of
 from soloqueue_mem.semantic.index import Copy, Item, Progress, cached_vectors, content_hash
-from soloqueue_mem.storage.postgres.memories import _ACTIVE
+from soloqueue_mem.storage.postgres.episodes import INDEXES
 
 if TYPE_CHECKING:
     import psycopg
@@ -33,18 +33,8 @@ _ID_TYPES = {"memory": "text", "episode": "text", "turn": "bigint"}
 
 
 def memory_items(conn: psycopg.Connection, now: datetime) -> list[Item]:
-    """Active memories (promoted chunks included) and every episode's summary."""
-    rows = conn.execute(
-        f"SELECT id, group_id, agent_id, content FROM memories WHERE {_ACTIVE} ORDER BY seq",  # noqa: S608
-        {"now": iso(now)},
-    )
-    items = [Item("memory", *row) for row in rows]
-    for row in conn.execute(
-        "SELECT id, group_id, agent_id, summary, goal FROM episodes ORDER BY seq"
-    ):
-        text = "\n".join(part for part in row[3:] if part)
-        items.append(Item("episode", row[0], row[1], row[2], text))
-    return items
+    """:func:`soloqueue_mem.semantic.embed.memory_items` of the database."""
+    return items_of(conn, now, INDEXES.memories, INDEXES.episodes)
 
 
 def floats(data: bytes) -> list[float]:

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from soloqueue_mem.errors import TempFail
 from soloqueue_mem.graph.db import WrittenOnce
 
 _WORKER_LOCK = 0x47524150  # the graph worker's session lock ("GRAP")
+BUSY = "the graph worker lock is held by another worker (any host)"
 
 
 class PgGraph(WrittenOnce):
@@ -35,16 +35,11 @@ class PgGraph(WrittenOnce):
 def worker_lock(url: str, wait: bool) -> Iterator[None]:
     """Hold the graph worker's lock for the block; TempFail when another worker (on
     any host) holds it and not ``wait``."""
-    from soloqueue_mem.storage.postgres.connect import connect
+    from soloqueue_mem.storage.postgres.connect import connect, held_alone
 
     conn = connect(url)
     try:
-        if wait:
-            conn.execute("SELECT pg_advisory_lock(%s)", (_WORKER_LOCK,))
-        else:
-            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (_WORKER_LOCK,)).fetchone()
-            if not (row and row[0]):
-                raise TempFail("the graph worker lock is held by another worker (any host)")
-        yield
+        with held_alone(conn, _WORKER_LOCK, wait, BUSY):
+            yield
     finally:
         conn.close()

@@ -27,10 +27,6 @@ from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 if TYPE_CHECKING:
     import psycopg
 
-_ACTIVE = (
-    "superseded_by IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > %(now)s)"
-)
-
 
 def _search_text(memory: Memory) -> str:
     """What the lexical index holds: content, subject, predicate and tags."""

@@ -34,6 +34,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Collection
+from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
@@ -81,42 +82,41 @@ class Options(NamedTuple):
 
 def run(
     home: Home,
-    open_memory: Callable[[], sqlite3.Connection | None],
+    held: Callable[[], AbstractContextManager[DbTarget]],
     now: datetime,
     options: Options,
+    embed_pass: Callable[..., Report],
     open_artifacts: Callable[[], sqlite3.Connection | None] | None = None,
+    lacking: Callable[[], str | None] = lambda: None,
 ) -> dict[str, Any]:
     """One consolidation under the run lock; the JSON report (see the README).
-    ``open_artifacts`` lets expired attachments take their artifact rows with them.
-    On a dry run
-    ``open_memory`` gives a private copy of memory.db: every step runs for real on it,
-    so the report says exactly what a real run would do (later steps see the memories
-    and merges of earlier ones) while the store is never written."""
+    ``held()`` holds the back end for the run and gives the target it digests into. On
+    a dry run its writes never reach the store (a private copy of memory.db, or a
+    transaction rolled back): every step runs for real there, so the report says
+    exactly what a real run would do (later steps see the memories and merges of
+    earlier ones). ``embed_pass``: the back end's embedding pass (``dense_index``'s);
+    ``open_artifacts`` lets expired attachments take their artifact rows with them;
+    ``lacking``: as :func:`embed_step` takes it."""
     started = time.monotonic()
-    model = options.model
+    # a dry run neither calls the model nor queues anything
+    model = None if options.dry_run else options.model
     home.ensure()
     state_path = home.root / ".consolidate_state"
     with lock.exclusive(state_path, "consolidate", wait=options.wait, note_holder=False):
-        conn = open_memory()
-        assert conn is not None
-        if options.dry_run:
-            model = None  # a dry run neither calls the model nor queues anything
         report: dict[str, Any] = {"dry_run": options.dry_run, "now": iso(now)}
+        with held() as target:
+            conn, index = target.conn, target.index.memories
 
-        def every_model(embedder: Embedder, step: Callable[[int, int], None] | None) -> Report:
-            from soloqueue_mem.semantic.embed import embed_every_model
+            def embed(embedder: Embedder, step: Callable[[int, int], None] | None) -> Report:
+                return embed_pass(conn, embedder, now, False, progress=step)
 
-            return embed_every_model(conn, embedder, now, False, progress=step)
-
-        try:
             if model is not None:
                 report["queue"] = model.retry_queue(
-                    lambda draft, group, agent: store.remember(conn, draft, group, agent, now)
+                    lambda draft, group, agent: store.remember(
+                        conn, draft, group, agent, now, None, index
+                    )
                 )
-            target = DbTarget(home, conn, options.language)
-            report |= steps(target, now, options, model, every_model, open_artifacts)
-        finally:
-            conn.close()
+            report |= steps(target, now, options, model, embed, open_artifacts, lacking)
         finish(home, report, started, now, options.dry_run)
     return report
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import sqlite3
 import traceback
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -54,12 +55,13 @@ def _consolidator(root: str, barrier: Any, out: Any) -> None:
     try:
         from soloqueue_mem.config import Config
         from soloqueue_mem.home import Home
-        from soloqueue_mem.lifecycle.consolidate import Options, run
-        from soloqueue_mem.storage.sqlite.stores import open_memory
+        from soloqueue_mem.lifecycle.consolidate import Options
+        from soloqueue_mem.storage.sqlite.backend import SqliteBackend
 
         home = Home(Path(root))
         barrier.wait(timeout=60)
-        report = run(home, lambda: open_memory(home, Config()), NOW, Options())
+        with closing(SqliteBackend(home, Config())) as backend:
+            report = backend.consolidate(NOW, Options())
         out.put(("consolidate", report["sessions"], report["decay"], None))
     except BaseException:  # noqa: BLE001
         out.put(("consolidate", None, None, traceback.format_exc()))

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
-    from soloqueue_mem.memory.store import Changes, Draft, Filters, Forgotten, Remembered
+    from soloqueue_mem.memory.store import Changes, Filters, Forgotten
     from soloqueue_mem.memory.store import FullText as MemoryIndex
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
@@ -183,17 +183,27 @@ class PostgresBackend(Backend):
         return search(self.conn, terms, filters, limit)
 
     def consolidate(self, now: datetime, options: Options) -> dict[str, Any]:
-        from soloqueue_mem.storage.postgres.lifecycle import run
-
-        def remember(draft: Draft, group: str, agent: str) -> Remembered:
-            return self.remember(draft, group, agent, now)
-
+        """One run on the database at a time, on every host (see lifecycle.py here)."""
+        from soloqueue_mem.lifecycle.consolidate import run
+        from soloqueue_mem.lifecycle.on_log import extracted_turns
+        from soloqueue_mem.storage.postgres.dense import NO_PGVECTOR, has_embedding_column
+        from soloqueue_mem.storage.postgres.embed import embed_all
+        from soloqueue_mem.storage.postgres.lifecycle import held
         from soloqueue_mem.storage.sqlite.stores import open_artifacts
+
+        conn, target = self.conn, self.digest_target(self.conn)
+        options = options._replace(extracted_on_log=lambda key: extracted_turns(conn, key))
+        if options.model is not None and not options.dry_run:
+            options.model.use_database(conn)
 
         def catalog() -> sqlite3.Connection | None:
             return open_artifacts(self.home, self.config, create=False)
 
-        return run(self.conn, self.digest_target(self.conn), now, options, remember, catalog)
+        def lacking() -> str | None:
+            return None if has_embedding_column(conn) else NO_PGVECTOR
+
+        frame = held(target, options.dry_run, options.wait)
+        return run(self.home, lambda: frame, now, options, embed_all, catalog, lacking)
 
     def dense_index(self) -> DenseIndex:
         """The database's ``embedding`` columns (pgvector's), embedded by e5

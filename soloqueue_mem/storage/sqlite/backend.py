@@ -19,7 +19,7 @@ from soloqueue_mem.storage.base import NO_MEMORY, NO_STORE, Backend
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator
     from contextlib import AbstractContextManager
     from datetime import datetime
     from typing import Any
@@ -172,31 +172,32 @@ class SqliteBackend(Backend):
         return search(conn, match, filters, limit) if conn and match else []
 
     def consolidate(self, now: datetime, options: Options) -> dict[str, Any]:
-        """``consolidate`` on connections of its own (it holds them as long as it runs)."""
-        from contextlib import ExitStack
+        """``consolidate`` on a connection of its own (held as long as it runs; a dry
+        run's: a private copy of memory.db, removed when it ends)."""
+        from contextlib import closing, contextmanager
 
         from soloqueue_mem.lifecycle.consolidate import run
+        from soloqueue_mem.lifecycle.digest import DbTarget
+        from soloqueue_mem.lifecycle.on_log import extracted_turns
+        from soloqueue_mem.semantic.embed import embed_every_model
         from soloqueue_mem.storage.sqlite.scratch import scratch_copy
         from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, state_opener
 
-        scratch = ExitStack()  # a dry run's copy of memory.db, removed when it ends
-
-        def memory() -> sqlite3.Connection | None:
+        @contextmanager
+        def held() -> Iterator[DbTarget]:
             conn = open_memory(self.home, self.config)
             assert conn is not None  # opened with create=True
-            return scratch.enter_context(scratch_copy(conn)) if options.dry_run else conn
+            with scratch_copy(conn) if options.dry_run else closing(conn) as memory:
+                yield DbTarget(self.home, memory, options.language)
 
         def artifacts() -> sqlite3.Connection | None:
             return open_artifacts(self.home, self.config, create=False)
-
-        from soloqueue_mem.lifecycle.on_log import extracted_turns
 
         state = self.connection("state", create=False)
         options = options._replace(extracted_on_log=lambda key: extracted_turns(state, key))
         if options.model is not None:
             options.model.use_state_db(state_opener(self.home, self.config))
-        with scratch:
-            return run(self.home, memory, now, options, open_artifacts=artifacts)
+        return run(self.home, held, now, options, embed_every_model, artifacts)
 
     # -- the dense index ---------------------------------------------------------------
 

@@ -30,9 +30,11 @@ from soloqueue_mem.tuples import NamedTuple
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
-    from typing import Any, Protocol
+    from typing import Any, Protocol, TypeVar
 
     from soloqueue_mem.db.adapter import Connection
+
+    R = TypeVar("R")
 
     class TurnIndex(Protocol):
         """Where a back end indexes the turns ``log`` appends (:func:`index_and_append`):
@@ -179,12 +181,8 @@ def _write_chunk(
     queue_when_busy: bool = False,
 ) -> list[LoggedTurn]:
     keys = sorted({queued.key for queued in chunk})
-    logs: dict[SessionKey, SessionLog] = {}
-    try:
-        for key in keys:
-            path = home.session_log(key.group, key.agent, key.session)
-            ensure_private_dir(home.dir, os.path.dirname(path))
-            logs[key] = SessionLog(path, fsync=config.durability == "full")
+
+    def write(logs: dict[SessionKey, SessionLog]) -> list[LoggedTurn]:
         sizes = {key: log.size for key, log in logs.items()}
         for key in keys:
             pending.mark(home, key)
@@ -192,24 +190,46 @@ def _write_chunk(
         try:
             try:
                 with write_tx(conn):
-                    results = index_and_append(MemoryDb(conn), chunk, logs, now)
+                    return index_and_append(MemoryDb(conn), chunk, logs, now)
             except TempFail:
                 if not queue_when_busy:
                     raise
                 _cut_back(logs, sizes)
                 results, unindexed = _append_unindexed(conn, chunk, logs, now), True
-        except BaseException:
-            _cut_back(logs, sizes)
-            raise
+                return results
         finally:
             if not unindexed:  # else the markers tell readers and writers to look
                 for key in keys:
                     pending.clear(home, key)
+
+    results = appended_in(home, keys, config.durability == "full", write)
+    faults.fault("log.after_commit")
+    return results
+
+
+def appended_in(
+    home: Home,
+    keys: Iterable[SessionKey],
+    fsync: bool,
+    write: Callable[[dict[SessionKey, SessionLog]], R],
+) -> R:
+    """``write(logs)`` over the session logs of ``keys``, each locked (in sorted order:
+    two writers never deadlock); what it appended is cut back if it fails."""
+    logs: dict[SessionKey, SessionLog] = {}
+    try:
+        for key in sorted(keys):
+            path = home.session_log(key.group, key.agent, key.session)
+            ensure_private_dir(home.dir, os.path.dirname(path))
+            logs[key] = SessionLog(path, fsync=fsync)
+        sizes = {key: log.size for key, log in logs.items()}
+        try:
+            return write(logs)
+        except BaseException:
+            _cut_back(logs, sizes)
+            raise
     finally:
         for log in reversed(logs.values()):  # their locks, last taken first released
             log.close()
-    faults.fault("log.after_commit")
-    return results
 
 
 def _cut_back(logs: dict[SessionKey, SessionLog], sizes: dict[SessionKey, int]) -> None:
@@ -471,16 +491,15 @@ def put_back_session(
     BadInput for a record that is not one of our log's.
     """
     events = [_checked_record(record) for record in records]
-    path = home.session_log(key.group, key.agent, key.session)
-    ensure_private_dir(home.dir, os.path.dirname(path))
-    with SessionLog(path, fsync=config.durability == "full") as log:
-        held = [line.record for line in read_lines(path)] if log.size > 0 else []
+
+    def write(logs: dict[SessionKey, SessionLog]) -> str:
+        log = logs[key]
+        held = [line.record for line in read_lines(log.path)] if log.size > 0 else []
         if held != records[: len(held)]:
             return "conflict"
         rest = records[len(held) :]
         if not rest and turns.indexed_bytes(conn, key) >= log.size:
             return "existing"
-        size = log.size
         pending.mark(home, key)
         try:
             with write_tx(conn):
@@ -494,12 +513,11 @@ def put_back_session(
                     turns.record_appends(conn, key, min(stamps), max(stamps), len(rest), end)
                 _restore_states(conn, key, records, states, ended_at)
                 faults.fault("import.before_commit")
-        except BaseException:
-            log.truncate(size)
-            raise
         finally:
             pending.clear(home, key)
-    return "added" if rest or caught_up else "existing"
+        return "added" if rest or caught_up else "existing"
+
+    return appended_in(home, [key], config.durability == "full", write)
 
 
 def _restore_states(

@@ -15,7 +15,6 @@ with this back end's full-text indexes.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from soloqueue_mem import clock
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.ids import scope_where
-from soloqueue_mem.home import Home, ensure_private_dir
+from soloqueue_mem.home import Home
 from soloqueue_mem.ops.dump_format import session_records
 from soloqueue_mem.ops.table_records import table_records, vector_records
 from soloqueue_mem.sessions.events import SessionKey, index_body
@@ -34,6 +33,7 @@ from soloqueue_mem.sessions.turns import _TURN_COLUMNS as TURN_COLUMNS
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
 from soloqueue_mem.sessions.turns import stored_json
 from soloqueue_mem.sessions.writer import _checked_record as checked_record
+from soloqueue_mem.sessions.writer import appended_in
 from soloqueue_mem.storage.postgres.episodes import INDEXES
 from soloqueue_mem.storage.postgres.sessions import record as turn_record
 from soloqueue_mem.storage.postgres.text import document
@@ -141,20 +141,16 @@ def put_back_session(
     ``conflict`` when it holds others (nothing is written). The session's row is
     locked as ``log`` locks it, so writers elsewhere continue after the last index."""
     events = [checked_record(turn) for turn in turns]
-    path = home.session_log(*key)
-    ensure_private_dir(home.dir, os.path.dirname(path))
-    with SessionLog(path, fsync=fsync) as log:
-        size = log.size
-        try:
-            with conn.transaction():
-                outcome = _put_back_turns(conn, key, turns, states, events, ended_at)
-                if outcome == "added" and turns:
-                    log.append(turns, render_turns(key, turns, first=size == 0))
-        except BaseException:
-            if log.size != size:
-                log.truncate(size)
-            raise
-    return outcome
+
+    def write(logs: dict[SessionKey, SessionLog]) -> str:
+        first = logs[key].size == 0
+        with conn.transaction():
+            outcome = _put_back_turns(conn, key, turns, states, events, ended_at)
+            if outcome == "added" and turns:
+                logs[key].append(turns, render_turns(key, turns, first=first))
+        return outcome
+
+    return appended_in(home, [key], fsync, write)
 
 
 def _put_back_turns(

@@ -10,16 +10,14 @@ the ground truth here: each host's JSONL holds the turns that host wrote.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from contextlib import ExitStack
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import faults
 from soloqueue_mem.clock import iso
 from soloqueue_mem.db.adapter import postgres_sql
-from soloqueue_mem.home import Home, ensure_private_dir
+from soloqueue_mem.home import Home
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
 from soloqueue_mem.sessions.logfile import SessionLog
 from soloqueue_mem.sessions.ranking import _below as below
@@ -28,7 +26,13 @@ from soloqueue_mem.sessions.trace import TraceHit, best_first, index_hits, weigh
 from soloqueue_mem.sessions.turns import _TURN_COLUMNS as _COLUMNS
 from soloqueue_mem.sessions.turns import NEW_TURN_COLUMNS, Scope, Turn, new_turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
-from soloqueue_mem.sessions.writer import LoggedTurn, Queued, index_and_append, logged_among
+from soloqueue_mem.sessions.writer import (
+    LoggedTurn,
+    Queued,
+    appended_in,
+    index_and_append,
+    logged_among,
+)
 from soloqueue_mem.storage.postgres.newest import newest_matches
 from soloqueue_mem.storage.postgres.text import document, term_query
 from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
@@ -43,22 +47,12 @@ def write_chunk(
     home: Home, conn: psycopg.Connection, chunk: list[Queued], fsync: bool, now: datetime
 ) -> list[LoggedTurn]:
     """Index and append ``chunk`` in one transaction (see the module doc)."""
-    keys = sorted({queued.key for queued in chunk})
-    with ExitStack() as stack:
-        logs: dict[SessionKey, SessionLog] = {}
-        for key in keys:
-            path = home.session_log(key.group, key.agent, key.session)
-            ensure_private_dir(home.dir, os.path.dirname(path))
-            logs[key] = stack.enter_context(SessionLog(path, fsync=fsync))
-        sizes = {key: log.size for key, log in logs.items()}
-        try:
-            with conn.transaction():
-                results = index_and_append(Quarantine(conn, now), chunk, logs, now)
-        except BaseException:
-            for key, log in logs.items():
-                if log.size != sizes[key]:
-                    log.truncate(sizes[key])
-            raise
+
+    def write(logs: dict[SessionKey, SessionLog]) -> list[LoggedTurn]:
+        with conn.transaction():
+            return index_and_append(Quarantine(conn, now), chunk, logs, now)
+
+    results = appended_in(home, {queued.key for queued in chunk}, fsync, write)
     faults.fault("log.after_commit")
     return results
 

@@ -20,7 +20,7 @@ from soloqueue_mem.memory.store import (
     with_ancestors,
 )
 from soloqueue_mem.memory.store import _memory as memory_from_row
-from soloqueue_mem.storage.postgres.newest import newest_matches
+from soloqueue_mem.storage.postgres.newest import newest_ranked
 from soloqueue_mem.storage.postgres.text import document, term_query
 from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 
@@ -91,20 +91,7 @@ def search(
         return []
     where, params = filter_sql(Db(conn), filters, now)
     where = postgres_sql(where, named=True)
-    match = " | ".join(f"({p})" for p in phrases)
-    ranked: dict[int, tuple[float, str]] = {}
-    for phrase in phrases:
-        for seq, score, updated in newest_matches(
-            conn,
-            "memories",
-            "seq",
-            phrase,
-            where,
-            {**params, "match": match},
-            WINDOW,
-            "ts_rank(search, to_tsquery('simple', %(match)s)), updated_at",
-        ):
-            ranked[seq] = (score, updated)
+    ranked = newest_ranked(conn, "memories", "seq", phrases, where, params, WINDOW, ", updated_at")
     best = sorted(ranked, key=lambda seq: ranked[seq], reverse=True)[:limit]
     rows = conn.execute(
         f"SELECT seq, {_COLUMNS} FROM memories WHERE seq = ANY(%s)",  # noqa: S608 - constants

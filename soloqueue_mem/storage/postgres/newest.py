@@ -77,3 +77,24 @@ def newest_matches(
                 return [tuple(row) for row in rows]
             assert span is not None
             span *= WIDEN
+
+
+def newest_ranked(
+    conn: psycopg.Connection,
+    table: str,
+    key: str,
+    phrases: list[str],
+    where: str,
+    params: dict[str, Any],
+    window: int,
+    columns: str = "",
+) -> dict[Any, tuple[Any, ...]]:
+    """The :func:`newest_matches` of each of ``phrases``, by key: each row's ``ts_rank``
+    against all of them (any one matching), then its ``columns``."""
+    values = {**params, "match": " | ".join(f"({p})" for p in phrases)}
+    rank = f"ts_rank(search, to_tsquery('simple', %(match)s)){columns}"
+    ranked: dict[Any, tuple[Any, ...]] = {}
+    for phrase in phrases:
+        for row in newest_matches(conn, table, key, phrase, where, values, window, rank):
+            ranked[row[0]] = row[1:]
+    return ranked

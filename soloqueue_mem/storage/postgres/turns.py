@@ -33,7 +33,7 @@ from soloqueue_mem.sessions.writer import (
     index_and_append,
     logged_among,
 )
-from soloqueue_mem.storage.postgres.newest import newest_matches
+from soloqueue_mem.storage.postgres.newest import newest_ranked
 from soloqueue_mem.storage.postgres.text import document, term_query
 from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 from soloqueue_mem.text.lexicon import Lexicon
@@ -167,22 +167,10 @@ def _ranked(
         return []
     phrases = [term_query(t.text) or "" for t in terms]
     where = postgres_sql(scope.where(), named=True)
-    match = " | ".join(f"({p})" for p in phrases)
-    ranked: dict[int, float] = {}
-    for phrase in phrases:
-        ranked.update(
-            newest_matches(
-                conn,
-                "quarantine_logs AS t",  # the alias the scope's filters name
-                "id",
-                phrase,
-                where,
-                scope.params(match=match),
-                WINDOW,
-                "ts_rank(search, to_tsquery('simple', %(match)s))",
-            )
-        )
-    best = sorted(ranked, key=lambda i: (-ranked[i], -i))[: max(limit, POOL)]
+    # "t": the alias the scope's filters name
+    table, params = "quarantine_logs AS t", scope.params()
+    ranked = newest_ranked(conn, table, "id", phrases, where, params, WINDOW)
+    best = sorted(ranked, key=lambda i: (-ranked[i][0], -i))[: max(limit, POOL)]
     held = ", ".join(f"search @@ to_tsquery('simple', %(t{n})s)" for n in range(len(phrases)))
     found = conn.execute(
         f"SELECT {_COLUMNS}, {held} FROM quarantine_logs"  # noqa: S608 - fixed fragments

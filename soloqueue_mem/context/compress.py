@@ -20,11 +20,12 @@ from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.errors import BadInput
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import extract
-from soloqueue_mem.lifecycle.digest import FTS5, FullTexts, digest_lock, episode_tags
+from soloqueue_mem.lifecycle.digest import digest_lock, episode_tags
 from soloqueue_mem.lifecycle.episode_builder import build_episode
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary
 from soloqueue_mem.memory import episodes
 from soloqueue_mem.memory.episodes import Episode
+from soloqueue_mem.memory.fulltexts import FTS5, FullTexts
 from soloqueue_mem.memory.store import Draft, Remembered, remember
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey, from_record, to_openai

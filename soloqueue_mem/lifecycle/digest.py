@@ -23,8 +23,9 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle import extract
 from soloqueue_mem.lifecycle.episode_builder import build_episode
 from soloqueue_mem.lifecycle.vocabulary import Vocabulary
-from soloqueue_mem.memory import attachments, episodes, scratchpad, store
+from soloqueue_mem.memory import episodes, scratchpad, store
 from soloqueue_mem.memory.episodes import Episode
+from soloqueue_mem.memory.fulltexts import FTS5, FullTexts
 from soloqueue_mem.memory.store import Draft, Remembered
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.sessions.events import SessionKey
@@ -107,18 +108,6 @@ def digest(
     if made:
         target.note_progress(key, made[-1], now, use.rewrite)
     return Digest(made, remembered, len(records))
-
-
-class FullTexts(NamedTuple):
-    """A back end's full-text indexes of memories, episodes and attachments (FTS5 by
-    default)."""
-
-    memories: store.FullText = store.FTS5
-    episodes: episodes.FullText = episodes.FTS5
-    attachments: attachments.FullText = attachments.FTS5
-
-
-FTS5 = FullTexts()
 
 
 class DbTarget:

@@ -40,10 +40,10 @@ from soloqueue_mem.errors import BadInput
 from soloqueue_mem.graph import dump as graph_dump
 from soloqueue_mem.graph.dump import FocusRecord, NodeRecord, TaskRecord
 from soloqueue_mem.home import Home
-from soloqueue_mem.lifecycle.digest import FTS5, FullTexts
 from soloqueue_mem.memory import attachments, episodes, scratchpad, store, working
 from soloqueue_mem.memory.attachments import Attachment
 from soloqueue_mem.memory.episodes import Episode
+from soloqueue_mem.memory.fulltexts import FTS5, FullTexts
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.ops.dump_format import END_SINCE, RECORD_TYPES, check_header, conform, end_record

@@ -9,8 +9,8 @@ import base64
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem.lifecycle.digest import FTS5, FullTexts
 from soloqueue_mem.memory import attachments, episodes, scratchpad, store, working
+from soloqueue_mem.memory.fulltexts import FTS5, FullTexts
 from soloqueue_mem.ops.dump_format import record
 from soloqueue_mem.semantic import dump as vectors
 from soloqueue_mem.sessions import turns

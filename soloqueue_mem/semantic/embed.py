@@ -12,6 +12,7 @@ from typing import Any
 
 from soloqueue_mem.memory import episodes, store
 from soloqueue_mem.memory.episodes import EpisodeFilters
+from soloqueue_mem.memory.fulltexts import FTS5, FullTexts
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.semantic import index, mapped
 from soloqueue_mem.semantic.index import Copy, Item, Progress
@@ -23,19 +24,12 @@ TURN_PAGE = 2000
 TEXTS_PER_SECOND = 14.0  # measured bulk rate on this 2-core machine (README), for estimates
 
 
-def memory_items(
-    conn: Any,
-    now: datetime,
-    memory_index: store.FullText = store.FTS5,
-    episode_index: episodes.FullText = episodes.FTS5,
-) -> list[Item]:
+def memory_items(conn: Any, now: datetime, texts: FullTexts = FTS5) -> list[Item]:
     """Active memories (promoted chunks included) and every episode's summary
     (``conn``: either back end's, with its full-text indexes, which order the rows)."""
-    items = [
-        Item("memory", m.id, m.group, m.agent, m.content)
-        for m in store.active(conn, now, memory_index)
-    ]
-    for episode in episodes.list_episodes(conn, EpisodeFilters(), 10**9, episode_index):
+    active = store.active(conn, now, texts.memories)
+    items = [Item("memory", m.id, m.group, m.agent, m.content) for m in active]
+    for episode in episodes.list_episodes(conn, EpisodeFilters(), 10**9, texts.episodes):
         text = "\n".join(part for part in (episode.summary, episode.goal) if part)
         items.append(Item("episode", episode.id, episode.group, episode.agent, text))
     return items

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options
-    from soloqueue_mem.lifecycle.digest import DbTarget, FullTexts
+    from soloqueue_mem.lifecycle.digest import DbTarget
     from soloqueue_mem.lifecycle.gc import GcOptions
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.lifecycle.session_end import Ended
@@ -39,17 +39,15 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.attach import Rows
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
-    from soloqueue_mem.memory.attachments import FullText as AttachmentIndex
     from soloqueue_mem.memory.channels import Request
     from soloqueue_mem.memory.channels import Result as RecallResult
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
-    from soloqueue_mem.memory.episodes import FullText as EpisodeIndex
+    from soloqueue_mem.memory.fulltexts import FullTexts
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.promote import Promoted
     from soloqueue_mem.memory.scratchpad import Scratchpad
     from soloqueue_mem.memory.store import Changes, Draft, Filters, Forgotten, Remembered
-    from soloqueue_mem.memory.store import FullText as MemoryIndex
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
@@ -109,9 +107,9 @@ class Backend(ABC):
       schema, which holds no data).
 
     The methods implemented here are the same on both back ends but for the connection
-    (:meth:`connection`) and the full-text indexes (:meth:`memory_index` and its
-    siblings) they use; the abstract ones are what truly differs (full-text search,
-    vectors, the session logs' reader, consolidation, upkeep).
+    (:meth:`connection`) and the full-text indexes (:meth:`full_texts`) they use; the
+    abstract ones are what truly differs (full-text search, vectors, the session logs'
+    reader, consolidation, upkeep).
 
     Times (``now``) are the caller's pinned clock; ``group``/``agent``/``session`` and
     refs are validated ids.
@@ -146,16 +144,9 @@ class Backend(ABC):
         return conn
 
     @abstractmethod
-    def memory_index(self) -> MemoryIndex:
-        """The full-text index of memories the domain SQL keeps beside their rows."""
-
-    @abstractmethod
-    def episode_index(self) -> EpisodeIndex:
-        """The full-text index of episodes."""
-
-    @abstractmethod
-    def attachment_index(self) -> AttachmentIndex:
-        """The full-text index of attachments' texts."""
+    def full_texts(self) -> FullTexts:
+        """The full-text indexes of memories, episodes and attachments' texts the
+        domain SQL keeps beside their rows."""
 
     @abstractmethod
     def init(self) -> None:
@@ -284,12 +275,6 @@ class Backend(ABC):
 
         return DbTarget(self.home, conn, self.config.language, records, self.full_texts())
 
-    def full_texts(self) -> FullTexts:
-        """This back end's full-text indexes of memories, episodes and attachments."""
-        from soloqueue_mem.lifecycle.digest import FullTexts
-
-        return FullTexts(self.memory_index(), self.episode_index(), self.attachment_index())
-
     # -- episodes and consolidation ----------------------------------------------------
 
     def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]:
@@ -297,7 +282,7 @@ class Backend(ABC):
         from soloqueue_mem.memory.episodes import list_episodes
 
         conn = self.connection("memory", create=False)
-        return list_episodes(conn, filters, limit, self.episode_index()) if conn else []
+        return list_episodes(conn, filters, limit, self.full_texts().episodes) if conn else []
 
     def episode(self, ref: str) -> Episode:
         """``episode show``: the episode with id (or unique prefix) ``ref``; NotFound."""
@@ -438,7 +423,7 @@ class Backend(ABC):
         from soloqueue_mem.memory.store import remember
 
         conn = self._created("memory")
-        return remember(conn, draft, group, agent, now, event_id, self.memory_index())
+        return remember(conn, draft, group, agent, now, event_id, self.full_texts().memories)
 
     def memory(self, ref: str) -> Memory:
         """``memory show``: the memory with id (or unique prefix) ``ref``; NotFound."""
@@ -451,13 +436,13 @@ class Backend(ABC):
         from soloqueue_mem.memory.store import list_memories
 
         conn = self.connection("memory", create=False)
-        return list_memories(conn, filters, now, limit, self.memory_index()) if conn else []
+        return list_memories(conn, filters, now, limit, self.full_texts().memories) if conn else []
 
     def history(self, ref: str) -> list[Memory]:
         """``memory history``: the supersede chain through ``ref``, oldest first."""
         from soloqueue_mem.memory.store import history
 
-        return history(self.existing("memory", NO_MEMORY), ref, self.memory_index())
+        return history(self.existing("memory", NO_MEMORY), ref, self.full_texts().memories)
 
     def forget(self, refs: Iterable[str], now: datetime) -> Forgotten:
         """``memory forget``: erase the memories and their earlier versions; the ids
@@ -469,7 +454,7 @@ class Backend(ABC):
 
         erased = self.erase(refs)
         conn = self.existing("memory", NO_MEMORY)
-        index = self.memory_index()
+        index = self.full_texts().memories
         published = republish_identity(self.home, lambda: active(conn, now, index), now)
         return erased._replace(identity_rewritten=published)
 
@@ -485,7 +470,7 @@ class Backend(ABC):
         from soloqueue_mem.memory.store import by_source, put_back
         from soloqueue_mem.ops.memories_v1 import import_through
 
-        conn, index = self._created("memory"), self.memory_index()
+        conn, index = self._created("memory"), self.full_texts().memories
         found = partial(by_source, conn, index=index)
         return import_through(converted, found, partial(put_back, conn, index=index))
 
@@ -494,7 +479,7 @@ class Backend(ABC):
         from soloqueue_mem.memory.store import edit
 
         conn = self.existing("memory", NO_MEMORY)
-        return edit(conn, ref, changes, now, self.memory_index())
+        return edit(conn, ref, changes, now, self.full_texts().memories)
 
     def restore(self, ref: str, now: datetime) -> Memory:
         """``memory restore``: an archived or superseded memory made active again."""
@@ -510,7 +495,7 @@ class Backend(ABC):
         from soloqueue_mem.memory.attach import Rows
 
         conn = self._created("memory") if create else self.existing("memory", NO_ATTACHMENTS)
-        return Rows(conn, self.attachment_index())
+        return Rows(conn, self.full_texts().attachments)
 
     @abstractmethod
     def search_attachments(

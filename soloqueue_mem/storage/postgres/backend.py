@@ -31,15 +31,13 @@ if TYPE_CHECKING:
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
-    from soloqueue_mem.memory.attachments import FullText as AttachmentIndex
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
-    from soloqueue_mem.memory.episodes import FullText as EpisodeIndex
+    from soloqueue_mem.memory.fulltexts import FullTexts
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Changes, Filters, Forgotten
-    from soloqueue_mem.memory.store import FullText as MemoryIndex
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
@@ -92,17 +90,9 @@ class PostgresBackend(Backend):
         """The one connection: every store's tables are in the database."""
         return self.conn
 
-    def memory_index(self) -> MemoryIndex:
-        """The ``search`` tsvector column."""
-        return INDEXES.memories
-
-    def episode_index(self) -> EpisodeIndex:
-        """The ``search`` tsvector column."""
-        return INDEXES.episodes
-
-    def attachment_index(self) -> AttachmentIndex:
-        """The ``search`` tsvector column."""
-        return INDEXES.attachments
+    def full_texts(self) -> FullTexts:
+        """The ``search`` tsvector columns."""
+        return INDEXES
 
     def init(self) -> None:
         """Connect, which creates or migrates the schema (``init``)."""

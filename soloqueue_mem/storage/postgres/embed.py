@@ -34,7 +34,7 @@ _ID_TYPES = {"memory": "text", "episode": "text", "turn": "bigint"}
 
 def memory_items(conn: psycopg.Connection, now: datetime) -> list[Item]:
     """:func:`soloqueue_mem.semantic.embed.memory_items` of the database."""
-    return items_of(conn, now, INDEXES.memories, INDEXES.episodes)
+    return items_of(conn, now, INDEXES)
 
 
 def floats(data: bytes) -> list[float]:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.db.adapter import Db, postgres_sql
-from soloqueue_mem.lifecycle.digest import FullTexts
 from soloqueue_mem.memory.episodes import COLUMNS, Episode, EpisodeFilters, where
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
+from soloqueue_mem.memory.fulltexts import FullTexts
 from soloqueue_mem.storage.postgres import attachments
 from soloqueue_mem.storage.postgres.memories import TSVECTOR
 from soloqueue_mem.storage.postgres.text import any_query, document

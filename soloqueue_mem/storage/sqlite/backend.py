@@ -31,14 +31,12 @@ if TYPE_CHECKING:
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
     from soloqueue_mem.memory.attachments import Attachment
     from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
-    from soloqueue_mem.memory.attachments import FullText as AttachmentIndex
     from soloqueue_mem.memory.backend import Chosen
     from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
-    from soloqueue_mem.memory.episodes import FullText as EpisodeIndex
+    from soloqueue_mem.memory.fulltexts import FullTexts
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.store import Filters, Forgotten
-    from soloqueue_mem.memory.store import FullText as MemoryIndex
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
@@ -91,21 +89,9 @@ class SqliteBackend(Backend):
                 self._conns[name] = conn
         return conn
 
-    def memory_index(self) -> MemoryIndex:
-        """memory.db's FTS5 table."""
-        from soloqueue_mem.memory.store import FTS5
-
-        return FTS5
-
-    def episode_index(self) -> EpisodeIndex:
-        """memory.db's FTS5 table."""
-        from soloqueue_mem.memory.episodes import FTS5
-
-        return FTS5
-
-    def attachment_index(self) -> AttachmentIndex:
-        """memory.db's FTS5 table."""
-        from soloqueue_mem.memory.attachments import FTS5
+    def full_texts(self) -> FullTexts:
+        """memory.db's FTS5 tables."""
+        from soloqueue_mem.memory.fulltexts import FTS5
 
         return FTS5
 

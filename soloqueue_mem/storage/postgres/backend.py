@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
@@ -176,23 +177,21 @@ class PostgresBackend(Backend):
         """One run on the database at a time, on every host (see lifecycle.py here)."""
         from soloqueue_mem.lifecycle.consolidate import run
         from soloqueue_mem.lifecycle.on_log import extracted_turns
+        from soloqueue_mem.storage.catalog import open_catalog
         from soloqueue_mem.storage.postgres.dense import NO_PGVECTOR, has_embedding_column
         from soloqueue_mem.storage.postgres.embed import embed_all
         from soloqueue_mem.storage.postgres.lifecycle import held
-        from soloqueue_mem.storage.sqlite.stores import open_artifacts
 
         conn, target = self.conn, self.digest_target(self.conn)
         options = options._replace(extracted_on_log=lambda key: extracted_turns(conn, key))
         if options.model is not None and not options.dry_run:
             options.model.use_database(conn)
 
-        def catalog() -> sqlite3.Connection | None:
-            return open_artifacts(self.home, self.config, create=False)
-
         def lacking() -> str | None:
             return None if has_embedding_column(conn) else NO_PGVECTOR
 
         frame = held(target, options.dry_run, options.wait)
+        catalog = partial(open_catalog, self.home, self.config, create=False)
         return run(self.home, lambda: frame, now, options, embed_all, catalog, lacking)
 
     def dense_index(self) -> DenseIndex:

@@ -161,13 +161,15 @@ class SqliteBackend(Backend):
         """``consolidate`` on a connection of its own (held as long as it runs; a dry
         run's: a private copy of memory.db, removed when it ends)."""
         from contextlib import closing, contextmanager
+        from functools import partial
 
         from soloqueue_mem.lifecycle.consolidate import run
         from soloqueue_mem.lifecycle.digest import DbTarget
         from soloqueue_mem.lifecycle.on_log import extracted_turns
         from soloqueue_mem.semantic.embed import embed_every_model
+        from soloqueue_mem.storage.catalog import open_catalog
         from soloqueue_mem.storage.sqlite.scratch import scratch_copy
-        from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, state_opener
+        from soloqueue_mem.storage.sqlite.stores import open_memory, state_opener
 
         @contextmanager
         def held() -> Iterator[DbTarget]:
@@ -176,14 +178,12 @@ class SqliteBackend(Backend):
             with scratch_copy(conn) if options.dry_run else closing(conn) as memory:
                 yield DbTarget(self.home, memory, options.language)
 
-        def artifacts() -> sqlite3.Connection | None:
-            return open_artifacts(self.home, self.config, create=False)
-
         state = self.connection("state", create=False)
         options = options._replace(extracted_on_log=lambda key: extracted_turns(state, key))
         if options.model is not None:
             options.model.use_state_db(state_opener(self.home, self.config))
-        return run(self.home, held, now, options, embed_every_model, artifacts)
+        catalog = partial(open_catalog, self.home, self.config, create=False)
+        return run(self.home, held, now, options, embed_every_model, catalog)
 
     # -- the dense index ---------------------------------------------------------------
 

@@ -10,13 +10,11 @@ they lie in (0, 1]; ``cold_search`` says which one answered.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from soloqueue_mem.memory import working
-from soloqueue_mem.memory.backend import FTS5Backend
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.text.fts import query_terms
@@ -46,22 +44,21 @@ class Answer(NamedTuple):
 
 
 def answer(
-    conn: sqlite3.Connection,
+    conn: Any,
     query: str,
     group: str,
     now: datetime,
     lexicon: Callable[[], Lexicon],
-    dense: bool,
+    nearest: Callable[[DenseQuery], list[DenseHit]] | None,
+    search: Callable[[list[str], Filters, datetime, int], list[tuple[Memory, float]]],
 ) -> Answer:
-    """Hot then cold; ``dense`` asks for cosine (the caller checked the model loads)."""
+    """Hot then cold from ``conn`` (either back end's): cold by cosine through the back
+    end's dense search (``nearest``; None: the dense channel is off), else through its
+    full-text ``search``."""
     hot = hot_results(working.latest(conn, group, now))
-    if dense:
-        from soloqueue_mem.semantic.dense import search
-        from soloqueue_mem.semantic.model import load
-
-        return dense_answer(hot, search(conn, load(), cold_query(query, group, now)))
-    terms = query_terms(query, lexicon)
-    found = FTS5Backend().search(conn, terms, Filters(group=group), now, COLD_LIMIT)
+    if nearest is not None:
+        return dense_answer(hot, nearest(cold_query(query, group, now)))
+    found = search(query_terms(query, lexicon), Filters(group=group), now, COLD_LIMIT)
     return lexical_answer(hot, found)
 
 

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.errors import Unsupported
 from soloqueue_mem.home import Home
-from soloqueue_mem.memory import working
 from soloqueue_mem.memory.backend import DENSE_BACKENDS
 from soloqueue_mem.storage.base import Backend
 from soloqueue_mem.storage.postgres import memories, sessions, turns
@@ -324,20 +323,13 @@ class PostgresBackend(Backend):
     ) -> Answer:
         """Seed 004's answer, the cold search by cosine over the ``embedding`` column
         when the dense channel runs here (as on SQLite), else by full-text search."""
-        from soloqueue_mem.memory.hotcold import COLD_LIMIT, hot_results, lexical_answer
-        from soloqueue_mem.memory.store import Filters
-        from soloqueue_mem.text.fts import query_terms
+        from soloqueue_mem.memory.hotcold import answer
+        from soloqueue_mem.storage.postgres.dense import nearest
 
-        hot = hot_results(working.latest(self.conn, group, now))
         model, _ = self.dense()
-        if model is not None:
-            from soloqueue_mem.memory.hotcold import cold_query, dense_answer
-            from soloqueue_mem.storage.postgres.dense import nearest
-
-            return dense_answer(hot, nearest(self.conn, model, cold_query(query, group, now)))
-        terms = query_terms(query, lexicon)
-        found = memories.search(self.conn, terms, Filters(group=group), now, COLD_LIMIT)
-        return lexical_answer(hot, found)
+        dense = None if model is None else partial(nearest, self.conn, model)
+        lexical = partial(memories.search, self.conn)
+        return answer(self.conn, query, group, now, lexicon, dense, lexical)
 
 
 NUL_REFUSED = "PostgreSQL text cannot hold a NUL character (U+0000): remove it, or use SQLite"

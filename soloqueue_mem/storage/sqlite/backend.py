@@ -329,11 +329,20 @@ class SqliteBackend(Backend):
     ) -> Answer:
         """Seed 004's answer, the cold search by cosine when ``search_backend`` is hybrid
         or dense and the model loads, else by full-text search."""
-        from soloqueue_mem.memory.backend import choose_backend
+        from functools import partial
+
+        from soloqueue_mem.memory.backend import FTS5Backend, choose_backend
         from soloqueue_mem.memory.hotcold import Answer, answer
 
         dense = choose_backend(self.config.search_backend).backend.name in ("hybrid", "dense")
         conn = self.connection("memory", create=False)
         if conn is None:
             return Answer([], "dense" if dense else "lexical")
-        return answer(conn, query, group, now, lexicon, dense)
+        nearest = None
+        if dense:  # the model loads: choose_backend checked it is installed
+            from soloqueue_mem.semantic.dense import search
+            from soloqueue_mem.semantic.model import load
+
+            nearest = partial(search, conn, load())
+        lexical = partial(FTS5Backend().search, conn)
+        return answer(conn, query, group, now, lexicon, nearest, lexical)

@@ -5,7 +5,7 @@ The database says which turns exist; a turn's record is the one in this host's J
 log when that log holds it (the complete record: offloaded output's original text,
 ``openai_message``, ``offloaded``) and matches the row, else it is rebuilt from the row
 (the L1 view the database indexes: another host's turn). The export reads one
-REPEATABLE READ snapshot, through keyset pages and server-side cursors, so its memory
+REPEATABLE READ snapshot, through server-side cursors, so its memory
 stays bounded and hosts may keep writing.
 
 :mod:`soloqueue_mem.ops.table_records` gives the records of the tables memory.db holds

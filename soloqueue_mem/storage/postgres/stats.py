@@ -27,13 +27,7 @@ COUNTED = {
     "memories": "memories",
     "attachments": "attachments",
 }
-SHARED = [
-    "counts.turns",
-    "counts.sessions",
-    "counts.memories",
-    "counts.attachments",
-    "databases.postgresql",
-]
+SHARED = [*(f"counts.{name}" for name in COUNTED), "databases.postgresql"]
 
 
 def store_stats(

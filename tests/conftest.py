@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -233,6 +234,35 @@ def tree_snapshot(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and not p.name.endswith("-shm")
     }
+
+
+@contextmanager
+def store_db(home: Path, name: str = "memory") -> Iterator[Any]:
+    """The connection to store ``name`` (memory, state, graph) that the test's back end
+    holds, as the product's :class:`~soloqueue_mem.db.adapter.Db`: the SQLite file under
+    ``home``, or the PostgreSQL database the URL names. A test looks at the tables the
+    way the product does, on either back end (``Db.turns`` names the turns' table)."""
+    from soloqueue_mem import Store
+    from soloqueue_mem.db.adapter import Db
+
+    with Store(home) as store:
+        conn = store._storage().connection(name, create=False)
+        assert conn is not None, f"no {name} store under {home}"
+        yield Db(conn)
+
+
+def table_rows(home: Path, sql: str, *params: Any, name: str = "memory") -> list[tuple]:
+    """The rows ``sql`` selects from store ``name`` on the test's back end; ``{turns}``
+    in ``sql`` stands for the turns' table."""
+    with store_db(home, name) as db:
+        return db.fetchall(sql.replace("{turns}", db.turns), params)
+
+
+def rewrite(home: Path, sql: str, *params: Any, name: str = "memory") -> None:
+    """Change rows of store ``name`` as a bug, a hand edit or time would, on the test's
+    back end, in one transaction; ``{turns}`` as in :func:`table_rows`."""
+    with store_db(home, name) as db, db.write():
+        db.execute(sql.replace("{turns}", db.turns), params)
 
 
 _HOLDER = (

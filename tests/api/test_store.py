@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -12,6 +11,7 @@ import pytest
 from soloqueue_mem import Store
 from soloqueue_mem.config import Config
 from soloqueue_mem.errors import BadInput, InvalidId, NotFound, SoloqueueError, UsageError
+from tests.conftest import store_db
 
 
 @pytest.fixture
@@ -311,7 +311,6 @@ def test_episodes_list_show_and_search(store):
         store.episodes(agent="not an id")
 
 
-@pytest.mark.sqlite_only("reads graph.db's graph_tasks with sqlite3")
 def test_context_compress_queues_the_compressed_turns_for_the_graph_when_set(tmp_path):
     from soloqueue_mem.graph import queue
 
@@ -321,8 +320,8 @@ def test_context_compress_queues_the_compressed_turns_for_the_graph_when_set(tmp
         s.log("thanks", session="s1")
         assert s.context_compress("s1", keep=1).fresh_records
         s.context_compress("s1", keep=1)  # nothing new: nothing queued again
-    conn = sqlite3.connect(tmp_path / "s" / "graph.db")
-    (task,) = queue.pending(conn)
+    with store_db(tmp_path / "s", "graph") as db:
+        (task,) = queue.pending(db.conn)
     assert [m["content"] for m in task.messages] == [
         "We deploy the billing service with Helm charts",
         "Helm it is",

@@ -4,11 +4,11 @@ the budget; offloading on the way, the manifest, the token cache and the memory 
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 
 from soloqueue_mem.context.tokens import counter_for, message_tokens
+from tests.conftest import rewrite, table_rows
 
 COUNT = counter_for("cl100k_base").count
 
@@ -261,19 +261,15 @@ def test_stats_go_to_stderr(cli):
 
 
 def cache_rows(home) -> dict[str, int]:
-    conn = sqlite3.connect(home / "memory.db")
-    try:
-        return dict(
-            conn.execute(
-                "SELECT key, tokens FROM token_cache"
-                " WHERE encoding = 'cl100k_base' AND key LIKE 'turn:%'"
-            )
+    return dict(
+        table_rows(
+            home,
+            "SELECT key, tokens FROM token_cache"
+            " WHERE encoding = 'cl100k_base' AND key LIKE 'turn:%'",
         )
-    finally:
-        conn.close()
+    )
 
 
-@pytest.mark.sqlite_only("reads memory.db's token_cache with sqlite3")
 def test_session_token_counts_are_cached_and_used(cli, session, home):
     args = ("-s", "s1", "--max-context", "100000", "--reserve", "0")
     first = manifest(cli, *args)
@@ -287,20 +283,17 @@ def test_session_token_counts_are_cached_and_used(cli, session, home):
     assert second["messages"] == first["messages"] and second["used"] == first["used"]
 
     # the cached count is what the builder uses: corrupt it and the total follows
-    conn = sqlite3.connect(home / "memory.db")
-    with conn:
-        conn.execute(
-            "UPDATE token_cache SET tokens = tokens + 1000 WHERE key = ?",
-            ("turn:default/default/s1#4.0",),
-        )
-    conn.close()
+    rewrite(
+        home,
+        "UPDATE token_cache SET tokens = tokens + 1000 WHERE key = ?",
+        "turn:default/default/s1#4.0",
+    )
     third = manifest(cli, *args)
     assert third["used"] == first["used"] + 1000
     assert third["manifest"][-1]["tokens"] == first["manifest"][-1]["tokens"] + 1000
     assert third["messages"] == first["messages"]
 
 
-@pytest.mark.sqlite_only("reads memory.db's token_cache with sqlite3")
 def test_piped_history_is_not_cached_by_turn(cli, session, home):
     manifest(cli, "--max-context", "8000", "--reserve", "0", input=json.dumps(HISTORY))
     assert cache_rows(home) == {}

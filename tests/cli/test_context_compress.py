@@ -4,9 +4,8 @@ the context; the output is a summary message plus the last N turns."""
 from __future__ import annotations
 
 import json
-import sqlite3
 
-import pytest
+from tests.conftest import table_rows
 
 CONVERSATION = [
     {"role": "user", "content": "我的代码目录是 /srv/app。不要在周五部署！帮我看看 config.toml"},
@@ -41,10 +40,7 @@ def compress(cli, keep: int) -> dict:
 
 
 def extracted(home) -> list[tuple[int, int, str | None]]:
-    with sqlite3.connect(home / "memory.db") as conn:
-        return conn.execute(
-            "SELECT turn_index, extracted, episode_id FROM conversation_turns ORDER BY turn_index"
-        ).fetchall()
+    return table_rows(home, "SELECT turn_index, extracted, episode_id FROM {turns} ORDER BY 1")
 
 
 def test_compress_keeps_the_last_turns_behind_one_summary_message(cli, home):
@@ -58,7 +54,6 @@ def test_compress_keeps_the_last_turns_behind_one_summary_message(cli, home):
     ]
 
 
-@pytest.mark.sqlite_only("reads memory.db's conversation_turns with sqlite3")
 def test_what_leaves_the_context_becomes_memories_and_an_episode(cli, home):
     logged(cli)
     out = compress(cli, 2)

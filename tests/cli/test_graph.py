@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 
 import pytest
 
 from tests.cli.test_offload import write_config
+from tests.conftest import rewrite, table_rows
 
 CONVERSATION = [
     {
@@ -111,14 +111,12 @@ def test_graphs_of_two_agents_are_isolated(cli, home):
 
 
 @pytest.mark.usefixtures("store")
-@pytest.mark.sqlite_only("reads graph.db's graph_links with sqlite3")
 def test_compression_deletes_an_unimportant_node_and_recall_reports_it(cli, home):
     remember(cli, [{"role": "user", "content": "The cat is called Mimi and sleeps all day."}])
     for n in range(5):  # five new nodes push the cat out of the focus
         remember(cli, [{"role": "user", "content": f"Unrelated topic number {n} about weather."}])
-    conn = sqlite3.connect(home / "graph.db")
-    conn.execute("UPDATE graph_links SET strength = 0.02 WHERE to_id = 1")  # long forgotten
-    conn.commit()
+    # long forgotten
+    rewrite(home, "UPDATE graph_links SET strength = 0.02 WHERE to_id = 1", name="graph")
     report = cli.json("graph", "compress", "--time-budget", "5")
     assert report["deleted"] == 1 and report["stopped"] is False
     missing = cli("graph", "show", "1")
@@ -133,23 +131,22 @@ def test_compression_deletes_an_unimportant_node_and_recall_reports_it(cli, home
     assert dot.startswith("digraph graph_memory {") and "forgotten" in dot
 
 
-@pytest.mark.sqlite_only("reads graph.db's graph_tasks with sqlite3")
 def test_queue_full_exits_75_and_bad_input_65_writing_nothing(cli, home):
     write_config(home, "graph_max_queue_size = 1\n")
     remember(cli, LOGIN)
-    conn = sqlite3.connect(home / "graph.db")
-    conn.execute(
+    rewrite(
+        home,
         "INSERT INTO graph_tasks (group_id, agent_id, messages_json, enqueued_at)"
-        " VALUES ('default', 'default', '[]', 'x')"
+        " VALUES ('default', 'default', '[]', 'x')",
+        name="graph",
     )
-    conn.commit()
     full = cli("graph", "remember", input=json.dumps(LOGIN))
     assert full.exit_code == 75 and "queue is full" in full.stderr
     bad = cli("graph", "remember", input='[{"role": "user"}')
     assert bad.exit_code == 65 and bad.stderr.startswith("error: ")
     empty = cli("graph", "remember", input='[{"role": "user", "content": "  "}]')
     assert empty.exit_code == 65
-    assert conn.execute("SELECT COUNT(*) FROM graph_tasks").fetchone()[0] == 1
+    assert table_rows(home, "SELECT COUNT(*) FROM graph_tasks", name="graph") == [(1,)]
 
 
 @pytest.mark.usefixtures("store")

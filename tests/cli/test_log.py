@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NOW, tree_snapshot
+from tests.conftest import NOW, rewrite, tree_snapshot
 
 LOGGED_KEYS = {
     "id",
@@ -141,31 +141,20 @@ def test_batch_routes_events_to_their_own_sessions(cli, home):
     assert [r["content"] for r in jsonl_records(home, "b", group="g2", agent="bot")] == ["b1"]
 
 
-@pytest.mark.sqlite_only("reads memory.db's conversation_turns with sqlite3")
 def test_batch_turn_ids_count_up_and_never_reuse_a_deleted_one(cli, home):
     """A chunk's turns are inserted together with the ids AUTOINCREMENT would give:
-    each row and its full-text entry share the printed id, and the id of a deleted
-    last turn is not given again."""
-    import sqlite3
-
+    each row and its full-text entry share the printed id (trace finds a turn through
+    that entry), and the id of a deleted last turn is not given again."""
     lines = "".join(
         json.dumps({"role": "user", "content": f"词{i} word{i}"}) + "\n" for i in range(5)
     )
     first = cli.jsonl("log", "--batch", "-s", "s", input=lines)
     assert [int(t["id"]) for t in first] == [1, 2, 3, 4, 5]
-    conn = sqlite3.connect(home / "memory.db")
-    with conn:
-        conn.execute("DELETE FROM conversation_turns WHERE id = 5")
+    rewrite(home, "DELETE FROM {turns} WHERE id = 5")
     again = cli.jsonl("log", "--batch", "-s", "t", input=lines[: lines.index("\n") + 1])
     assert [int(t["id"]) for t in again] == [6]
-    found = conn.execute(
-        "SELECT rowid FROM conversation_turns_fts WHERE conversation_turns_fts MATCH 'word3'"
-    ).fetchall()
-    assert found == [(4,)]
-    assert conn.execute("SELECT content FROM conversation_turns WHERE id = 4").fetchone() == (
-        "词3 word3",
-    )
-    conn.close()
+    (found,) = cli.json("trace", "word3")
+    assert (found["id"], found["content"]) == ("4", "词3 word3")
 
 
 def test_batch_reports_bad_lines_and_logs_the_rest(cli, home):

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from soloqueue_mem.clock import parse_timestamp
-from tests.conftest import NOW
+from tests.conftest import NOW, table_rows
 
 ZH = (
     "[输出过大 ({size})。已保存为制品: {id}。预览: {head}...{tail} "
@@ -90,7 +89,6 @@ def tool_event(*contents: str) -> dict:
 # --- the 50 KB tool result ------------------------------------------------------------
 
 
-@pytest.mark.sqlite_only("reads memory.db's conversation_turns with sqlite3")
 def test_a_50kb_tool_result_is_offloaded_and_recoverable(cli, home):
     output = big_output()
     assert len(output) == 50_000
@@ -112,11 +110,7 @@ def test_a_50kb_tool_result_is_offloaded_and_recoverable(cli, home):
     ]
 
     # the index holds the reference, not the 50 KB
-    conn = sqlite3.connect(home / "memory.db")
-    try:
-        (stored,) = conn.execute("SELECT tool_results FROM conversation_turns").fetchone()
-    finally:
-        conn.close()
+    ((stored,),) = table_rows(home, "SELECT tool_results FROM {turns}")
     assert json.loads(stored)[0]["content"] == reference
     hits = cli.json("trace", "BEGIN")
     assert len(hits) == 1

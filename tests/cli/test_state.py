@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 
 import pytest
 
-from tests.conftest import run_process
+from tests.conftest import run_process, table_rows
 
 
 def build_layers(cli, *options: str) -> dict[str, dict]:
@@ -28,7 +27,6 @@ def build_layers(cli, *options: str) -> dict[str, dict]:
 
 
 @pytest.mark.usefixtures("store")
-@pytest.mark.sqlite_only("reads state.db's kv_store with sqlite3")
 def test_kv_values_are_json_and_scoped_by_group_and_agent(cli, home):
     assert cli.json("kv", "set", "editor", '"vim"')["value"] == "vim"
     cli.ok("kv", "set", "limits", '{"retries": 3, "strict": true}', "--agent", "a2")
@@ -45,12 +43,12 @@ def test_kv_values_are_json_and_scoped_by_group_and_agent(cli, home):
     assert removed["removed"] is True and removed["value"] == "vim"
     assert cli("kv", "rm", "editor").exit_code == 3
     # The table other tools read.
-    with sqlite3.connect(home / "state.db") as conn:
-        rows = conn.execute("SELECT group_id, agent_id, key, value FROM kv_store ORDER BY key")
-        assert rows.fetchall() == [
-            ("g2", "default", "lang", '"zh-CN"'),
-            ("default", "a2", "limits", '{"retries":3,"strict":true}'),
-        ]
+    rows = table_rows(home, "SELECT group_id, agent_id, key, value FROM kv_store ORDER BY key",
+                      name="state")  # fmt: skip
+    assert rows == [
+        ("g2", "default", "lang", '"zh-CN"'),
+        ("default", "a2", "limits", '{"retries":3,"strict":true}'),
+    ]
 
 
 @pytest.mark.usefixtures("store")

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from soloqueue_mem import Store
-from soloqueue_mem.db.adapter import Db
+from tests.conftest import rewrite
 
 
 def findings(cli) -> tuple[int, dict[str, list[str]]]:
@@ -15,14 +13,6 @@ def findings(cli) -> tuple[int, dict[str, list[str]]]:
     for finding in json.loads(result.stdout)["findings"]:
         found.setdefault(finding["kind"], []).append(finding["where"])
     return result.exit_code, found
-
-
-def rewrite(home: Path, sql: str, *params: str) -> None:
-    """Damage a row as a bug or a hand edit would, on the test's back end."""
-    with Store(home) as store:
-        conn = store._storage().connection("memory", create=True)
-        with Db(conn).write():
-            Db(conn).execute(sql, params)
 
 
 def test_broken_supersede_chains_and_missing_episodes_are_found(cli, store):

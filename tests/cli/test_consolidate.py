@@ -7,18 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from soloqueue_mem import lock
-from soloqueue_mem.config import Config
-from soloqueue_mem.home import Home
+from soloqueue_mem import Store, lock
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.reader import end_session
-from soloqueue_mem.storage.sqlite.stores import open_memory
-from tests.conftest import NOW, tree_snapshot
+from tests.conftest import NOW, store_db, table_rows, tree_snapshot
 
 EX_USAGE, EX_DATAERR, EX_TEMPFAIL = 2, 65, 75
 T0 = NOW  # 2026-11-26T08:00:00Z
@@ -40,18 +36,10 @@ def consolidate(cli, *args: str) -> dict:
     return cli.json("consolidate", *args)
 
 
-def rows(home: Path, sql: str, *params) -> list[tuple]:
-    conn = sqlite3.connect(f"file:{home / 'memory.db'}?mode=ro", uri=True)
-    try:
-        return conn.execute(sql, params).fetchall()
-    finally:
-        conn.close()
-
-
 def db_content(home: Path) -> dict[str, list[tuple]]:
     return {
-        table: rows(home, f"SELECT * FROM {table} ORDER BY 1, 2, 3, 4")  # noqa: S608
-        for table in ("memories", "episodes", "conversation_turns", "sessions", "scratchpad")
+        table: table_rows(home, f"SELECT * FROM {table} ORDER BY 1, 2, 3, 4")  # noqa: S608
+        for table in ("memories", "episodes", "{turns}", "sessions", "scratchpad")
     }
 
 
@@ -111,7 +99,6 @@ def log_tool_session(cli, session: str = "work") -> None:
 # --- idempotence ----------------------------------------------------------------------
 
 
-@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_a_second_run_changes_nothing(cli, home, monkeypatch):
     log_tool_session(cli)
     remember(cli, "The user prefers dark mode in every editor", "--confidence", "0.9")
@@ -152,22 +139,18 @@ def parse(hhmm: str):
 def extracted(home: Path, session: str) -> set[int]:
     return {
         flag
-        for (flag,) in rows(
-            home, "SELECT extracted FROM conversation_turns WHERE session_id = ?", session
+        for (flag,) in table_rows(
+            home, "SELECT extracted FROM {turns} WHERE session_id = ?", session
         )
     }
 
 
-@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_idle_and_ended_sessions_are_digested_an_active_one_waits(cli, home, monkeypatch):
     say(cli, "idle", "I live in Lisbon.")
     at(monkeypatch, "2026-11-26T09:55:00Z")
     say(cli, "ended", "我的时区是东八区")
-    conn = open_memory(Home(home), Config())
-    try:
-        end_session(conn, SessionKey("default", "default", "ended"), parse("09:56"))
-    finally:
-        conn.close()
+    with store_db(home) as db:
+        end_session(db.conn, SessionKey("default", "default", "ended"), parse("09:56"))
     say(cli, "active", "My editor is Helix.")
 
     at(monkeypatch, "2026-11-26T10:05:00Z")  # idle: 2 h 5 min, active: 10 min
@@ -175,7 +158,7 @@ def test_idle_and_ended_sessions_are_digested_an_active_one_waits(cli, home, mon
     assert report["sessions"] == {"sessions": 2, "turns": 2, "episodes": 2, "memories": 2}
     assert (extracted(home, "idle"), extracted(home, "ended")) == ({1}, {1})
     assert extracted(home, "active") == {0}
-    sources = dict(rows(home, "SELECT session_id, source FROM episodes"))
+    sources = dict(table_rows(home, "SELECT session_id, source FROM episodes"))
     assert sources == {"idle": "consolidate", "ended": "session_end"}
     assert set(listed(cli)) == {"User lives in Lisbon", "用户的时区是东八区"}
 
@@ -191,7 +174,6 @@ def test_idle_and_ended_sessions_are_digested_an_active_one_waits(cli, home, mon
     assert extracted(home, "active") == {1}
 
 
-@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_session_end_digests_at_once_and_later_turns_follow(cli, home, monkeypatch):
     say(cli, "s", "I live in Lisbon.")
     ended = cli.json("session", "end", "s")
@@ -233,7 +215,6 @@ def test_idle_threshold_is_an_option(cli, monkeypatch):
     assert consolidate(cli, "--idle", "5m")["sessions"]["sessions"] == 1
 
 
-@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_an_episode_records_tool_calls_errors_and_its_memories(cli, home, monkeypatch):
     log_tool_session(cli)
     at(monkeypatch, "2026-11-26T11:00:00Z")
@@ -264,7 +245,7 @@ def test_an_episode_records_tool_calls_errors_and_its_memories(cli, home, monkey
     assert {m["source_episode_id"] for m in memories.values()} == {episode["id"]}
     error = memories["read_file failed: PermissionError: /etc/app.toml"]
     assert (error["type"], error["subject"], error["predicate"]) == ("ERROR", "read_file", "error")
-    turn_episodes = rows(home, "SELECT DISTINCT extracted, episode_id FROM conversation_turns")
+    turn_episodes = table_rows(home, "SELECT DISTINCT extracted, episode_id FROM {turns}")
     assert turn_episodes == [(1, episode["id"])]
 
 
@@ -396,8 +377,9 @@ def test_an_unused_memory_is_archived_and_can_be_restored(cli, monkeypatch):
     assert consolidate(cli)["decay"]["archived"] == 0  # its decay starts again
 
 
-@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
-def test_expired_memories_are_deleted_with_their_index_entries(cli, home, monkeypatch):
+def test_expired_memories_are_deleted_with_their_index_entries(
+    cli, home, monkeypatch, store_backend
+):
     doomed = remember(cli, "Temporary staging token is zebrafish", "--duration", "24h")
     remember(cli, "Production token rotates monthly", "--duration", "30d")
     at(monkeypatch, "2026-11-28T08:00:00Z")
@@ -405,23 +387,23 @@ def test_expired_memories_are_deleted_with_their_index_entries(cli, home, monkey
     assert doomed["content"] not in listed(cli, "--all")
     hits = recalled(cli, "zebrafish staging token")
     assert hits and not [h for h in hits if "zebrafish" in h["content"]]
-    assert rows(home, "SELECT count(*) FROM memories WHERE id = ?", doomed["id"]) == [(0,)]
-    fts = rows(home, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH 'zebrafish'")
-    assert fts == []
-    assert len(rows(home, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH 'monthly'"))
+    assert table_rows(home, "SELECT count(*) FROM memories WHERE id = ?", doomed["id"]) == [(0,)]
+    if store_backend == "sqlite":  # PostgreSQL's index is a column of the row itself
+        matches = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
+        assert table_rows(home, matches, "zebrafish") == []
+        assert len(table_rows(home, matches, "monthly")) == 1
 
 
 @pytest.mark.usefixtures("store")
-@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_expired_working_memory_of_a_quiet_group_is_deleted(cli, home, monkeypatch):
     cli.ok("working", "add", "-g", "quiet", "热数据：用户刚刚讨论了架构选项。")
     at(monkeypatch, "2026-11-27T04:00:00Z")
     cli.ok("working", "add", "-g", "busy", "The user is comparing two queue designs today")
     at(monkeypatch, "2026-11-27T09:00:00Z")  # 25 h after the first entry, 5 h after the second
     assert consolidate(cli, "--dry-run")["expire"]["working"] == 1
-    assert len(rows(home, "SELECT id FROM working_memory")) == 2
+    assert len(table_rows(home, "SELECT id FROM working_memory")) == 2
     assert consolidate(cli)["expire"]["working"] == 1
-    assert rows(home, "SELECT group_id FROM working_memory") == [("busy",)]
+    assert table_rows(home, "SELECT group_id FROM working_memory") == [("busy",)]
     assert consolidate(cli)["expire"]["working"] == 0
 
 
@@ -555,7 +537,6 @@ def test_identity_files_do_not_depend_on_memory_ids(cli, home, monkeypatch):
 # --- dry run and lock -----------------------------------------------------------------
 
 
-@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_dry_run_writes_nothing_and_reports_what_a_real_run_does(cli, home, monkeypatch):
     log_tool_session(cli)
     remember(cli, "The user prefers dark mode in every editor", "--confidence", "0.9")
@@ -660,23 +641,16 @@ def test_scratchpad_show_set_and_limits(cli, home, monkeypatch):
     assert progress == ["11/26: Refactor the payment module (success)", "fixed login"]
 
 
-@pytest.mark.sqlite_only("reads memory.db's tables with sqlite3")
 def test_a_second_run_changes_nothing_when_keepers_are_near_duplicates_again(cli, home):
     # Clusters whose keepers are near-duplicates of each other: one pass of clustering
     # leaves pairs that a second run would supersede.
     import random
 
-    from soloqueue_mem.memory.store import Draft, remember
-
     rng = random.Random(3)
     words = [f"w{i}" for i in range(40)]
-    conn = open_memory(Home(home), Config())
-    try:
+    with Store(home, clock=lambda: parse("07:00")) as store:
         for _ in range(300):
-            text = " ".join(rng.sample(words[:12], 6) + [rng.choice(words)])
-            remember(conn, Draft(text, "FACT"), "default", "default", parse("07:00"))
-    finally:
-        conn.close()
+            store.remember(" ".join(rng.sample(words[:12], 6) + [rng.choice(words)]))
     assert consolidate(cli)["dedup"]["superseded"] > 0
     before = db_content(home)
     second = consolidate(cli)

@@ -58,15 +58,19 @@ def test_read_only_commands_create_nothing(cli, home):
     assert list(home.iterdir()) == []
 
 
-@pytest.mark.sqlite_only("stats lists SQLite's files and their sizes")
-def test_stats_counts_and_schema_version(cli, home):
+def test_stats_counts_and_schema_version(cli, home, store_backend):
     cli.ok("log", "-s", "a", "one")
     cli.ok("log", "-s", "b", "two")
     stats = cli.json("stats")
     assert stats["counts"] == {
         "turns": 2, "sessions": 2, "memories": 0, "artifacts": 0, "attachments": 0
     }  # fmt: skip
-    assert stats["databases"]["memory.db"]["schema_version"] == len(MIGRATIONS)
+    if store_backend == "sqlite":  # each of SQLite's files, or the one database
+        assert stats["databases"]["memory.db"]["schema_version"] == len(MIGRATIONS)
+    else:
+        from soloqueue_mem.storage.postgres.schema import MIGRATIONS as POSTGRES_MIGRATIONS
+
+        assert stats["databases"]["postgresql"]["schema_version"] == len(POSTGRES_MIGRATIONS)
     assert stats["session_logs"]["files"] == 2
 
 

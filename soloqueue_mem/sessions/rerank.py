@@ -67,14 +67,21 @@ def _weigh_by_coverage(
     """Each pool turn's score times the share of the query it covers, each term weighing
     its query weight times its idf among the ``examined`` turns (``holders`` being the
     turns holding each term); a word and its sub-words count once."""
-    weights = [
-        term.weight * log(1 + (examined - len(ids) + 0.5) / (len(ids) + 0.5))
-        for term, ids in zip(terms, holders, strict=True)
-    ]
+    weights = idf_weights(terms, holders, examined)
     return {
         turn.id: score * coverage(terms, weights, [turn.id in ids for ids in holders])
         for turn, score in pool
     }
+
+
+def idf_weights(terms: list[QueryTerm], holders: list[set[int]], examined: int) -> list[float]:
+    """Each term's query weight times its idf among the ``examined`` turns, ``holders``
+    being the turns holding each term: a term most of them hold tells them apart less
+    (the weights :func:`~soloqueue_mem.text.query.coverage` takes, on either back end)."""
+    return [
+        term.weight * log(1 + (examined - len(ids) + 0.5) / (len(ids) + 0.5))
+        for term, ids in zip(terms, holders, strict=True)
+    ]
 
 
 def _with_context(candidates: list[Turn], scores: dict[int, float]) -> dict[int, float]:

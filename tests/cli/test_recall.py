@@ -899,10 +899,6 @@ def test_a_turn_announcing_a_correction_ranks_above_what_it_corrects(cli, monkey
     assert "My supervisor and I meet every Tuesday at 9" in hits
 
 
-@pytest.mark.postgres_gap(
-    "the lexical score (the share of the query a row holds) ranks the filler turns, "
-    "which share the 40 pasted lines, above the first line's turn"
-)
 def test_a_pasted_dialogue_finds_what_its_first_lines_said(cli, monkeypatch):
     """Where a word stands in a long query does not weigh it: a line pasted first counts
     as much as the question at the end."""

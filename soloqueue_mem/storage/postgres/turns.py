@@ -21,7 +21,7 @@ from soloqueue_mem.home import Home
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
 from soloqueue_mem.sessions.logfile import SessionLog
 from soloqueue_mem.sessions.ranking import _below as below
-from soloqueue_mem.sessions.rerank import POOL
+from soloqueue_mem.sessions.rerank import POOL, idf_weights
 from soloqueue_mem.sessions.trace import TraceHit, best_first, index_hits, weighed
 from soloqueue_mem.sessions.turns import _TURN_COLUMNS as _COLUMNS
 from soloqueue_mem.sessions.turns import NEW_TURN_COLUMNS, Scope, Turn, new_turn
@@ -141,7 +141,9 @@ def trace(
     """The ``limit`` best-matching turns in ``scope``, best first.
 
     The best ``POOL`` matches by ``ts_rank`` are scored by the share of the query's
-    (idf-weighted) terms they hold, the measure SQLite's ``trace`` re-ranks by; each
+    terms they hold, each weighing its query weight times its idf among those matches
+    (:func:`~soloqueue_mem.sessions.rerank.idf_weights`: the measure SQLite's ``trace``
+    re-ranks by, so a term the filler turns all hold tells them apart less); each
     term's match is decided by the database, with the index's own tokens. Ranked are
     each term's ``WINDOW`` newest matches (:mod:`soloqueue_mem.storage.postgres.newest`): all of a
     narrow term's, and a common term's newest only (reading every turn holding a common
@@ -179,8 +181,9 @@ def _ranked(
     ).fetchall()
     order = {turn_id: n for n, turn_id in enumerate(best)}
     rows = sorted(found, key=lambda row: order[row[0]])
-    weights = [t.weight for t in terms]
     width = len(_COLUMNS.split(", "))
+    holders = [{r[0] for r in rows if r[width + n]} for n in range(len(terms))]
+    weights = idf_weights(terms, holders, len(rows))
     scored = [(turn_from_row(r[:width]), coverage(terms, weights, r[width:])) for r in rows]
     scored.sort(key=lambda pair: -pair[1])
     return scored

@@ -25,6 +25,14 @@ def filled(home, cli):
         yield store
 
 
+def sized_apart(stats: dict) -> dict:
+    """``stats`` less the PostgreSQL database's size in bytes, which the server changes
+    on its own between two calls (its maps and statistics); SQLite's files keep theirs."""
+    databases = {name: dict(db) for name, db in stats["databases"].items()}
+    databases.get("postgresql", {}).pop("bytes", None)
+    return {**stats, "databases": databases}
+
+
 def test_reads_match_the_cli(filled, cli):
     store = filled
     cases = [
@@ -49,11 +57,12 @@ def test_reads_match_the_cli(filled, cli):
         (["episode", "list"], [shapes.episode_json(e) for e in store.episodes()]),
         (["scratchpad", "show", "-g", "team"], store.scratchpad(group="team")._asdict()),
         (["scratchpad", "show"], store.scratchpad()._asdict()),
-        (["stats"], store.stats()),
+        (["stats"], sized_apart(store.stats())),
         (["verify"], store.verify()),
     ]
     for args, from_api in cases:
-        assert cli.json(*args) == from_api, args
+        from_cli = cli.json(*args)
+        assert (sized_apart(from_cli) if args == ["stats"] else from_cli) == from_api, args
     assert store.working() and store.episodes() and store.scratchpad(group="team").updated_at
     memory_id = store.memories()[0].id
     assert cli.json("memory", "show", memory_id) == shapes.memory_json(store.memory(memory_id))

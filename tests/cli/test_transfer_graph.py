@@ -5,27 +5,19 @@ from __future__ import annotations
 
 import base64
 import json
-import sqlite3
 import struct
 from pathlib import Path
 
 import pytest
 
-from soloqueue_mem.config import Config
-from soloqueue_mem.db.connect import write_tx
 from soloqueue_mem.graph import queue
 from soloqueue_mem.graph.store import Scope, delete_node
-from soloqueue_mem.home import Home
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.semantic import dump as vectors
-from soloqueue_mem.storage.sqlite.stores import open_graph, open_memory
 from tests.cli.test_graph import CONVERSATION, LOGIN, remember
 from tests.cli.test_offload import write_config
-
-pytestmark = pytest.mark.sqlite_only(
-    "fills and reads graph.db and memory.db with sqlite3, and imports into another --root"
-)
+from tests.conftest import second_root_is_sqlite, store_db, table_rows
 
 MODEL = "test-model"
 
@@ -36,15 +28,12 @@ def export(cli, root: Path, *args: str) -> bytes:
 
 def embed(root: Path, kind: str, item_id: str, digest: str, values: tuple[float, ...]) -> None:
     """A vector linked to an item, as the dense channel stores them (no model needed)."""
-    conn = open_memory(Home(root), Config())
-    try:
-        vector = struct.pack(f"<{len(values)}f", *values)
-        cached = vectors.Cached(MODEL, digest, len(values), vector, "2026-11-26T08:00:00.000Z")
-        assert vectors.put_back_cached(conn, cached) in ("added", "existing")
-        link = vectors.Linked(MODEL, kind, item_id, "default", "default", digest)
-        assert vectors.put_back_linked(conn, link) == "added"
-    finally:
-        conn.close()
+    vector = struct.pack(f"<{len(values)}f", *values)
+    cached = vectors.Cached(MODEL, digest, len(values), vector, "2026-11-26T08:00:00.000Z")
+    link = vectors.Linked(MODEL, kind, item_id, "default", "default", digest)
+    with store_db(root) as db:
+        assert vectors.put_back_cached(db.conn, cached) in ("added", "existing")
+        assert vectors.put_back_linked(db.conn, link) == "added"
 
 
 def populate(cli, home: Path) -> dict[str, str]:
@@ -52,17 +41,15 @@ def populate(cli, home: Path) -> dict[str, str]:
     vectors, and an orphan vector."""
     remember(cli, CONVERSATION)
     remember(cli, LOGIN)
-    graph = open_graph(Home(home), Config())
-    try:
-        with write_tx(graph):
-            delete_node(graph, 5)  # the newest node: links into it dangle
-        queue.enqueue(graph, Scope("default", "default"), LOGIN, "2026-11-26T08:00:00.000Z", 10)
-    finally:
-        graph.close()
+    with store_db(home, "graph") as graph:
+        with graph.write():
+            delete_node(graph.conn, 5)  # the newest node: links into it dangle
+        queue.enqueue(
+            graph.conn, Scope("default", "default"), LOGIN, "2026-11-26T08:00:00.000Z", 10
+        )
     memory = cli.json("remember", "The user's editor is helix")["id"]
     cli.ok("log", "-s", "s1", "--role", "user", "I deploy on Fridays")
-    with sqlite3.connect(home / "memory.db") as conn:
-        (turn_id,) = conn.execute("SELECT id FROM conversation_turns").fetchone()
+    ((turn_id,),) = table_rows(home, "SELECT id FROM {turns}")
     embed(home, "memory", memory, "a" * 64, (0.6, 0.8))
     embed(home, "turn", str(turn_id), "b" * 64, (1.0, 0.0))
     embed(home, "episode", "gone", "c" * 64, (0.0, 1.0))  # an item that is not there
@@ -73,6 +60,7 @@ def kinds_of(dump: bytes) -> list[str]:
     return [json.loads(line)["kind"] for line in dump.splitlines()]
 
 
+@second_root_is_sqlite
 @pytest.mark.usefixtures("store")
 def test_graph_and_vectors_round_trip_byte_identical(cli, home, tmp_path):
     populate(cli, home)
@@ -102,10 +90,10 @@ def test_graph_and_vectors_round_trip_byte_identical(cli, home, tmp_path):
         "--root", str(other), "graph", "remember", "--sync", input=json.dumps(LOGIN)
     )
     assert remember_there["processed"]["tasks"] == 2  # the imported task ran too
-    with sqlite3.connect(other / "graph.db") as conn:
-        assert (
-            conn.execute("SELECT MIN(node_id) FROM graph_nodes WHERE node_id > 4").fetchone()[0] > 5
-        )
+    ((newer,),) = table_rows(
+        other, "SELECT MIN(node_id) FROM graph_nodes WHERE node_id > 4", name="graph"
+    )
+    assert newer > 5
     # importing again changes nothing
     again = cli.json("import", str(dump))
     assert again["added"] == {} and again["conflicts"] == []
@@ -122,6 +110,7 @@ def test_a_scoped_export_takes_the_vectors_its_items_use(cli, home, tmp_path):
     assert {r["content_hash"][0] for r in whole if r["kind"] == "embedding"} == {"a", "b", "c"}
 
 
+@second_root_is_sqlite
 @pytest.mark.usefixtures("store")
 def test_conflicting_items_bring_no_links_or_vectors_of_theirs(cli, home, tmp_path):
     ids = populate(cli, home)
@@ -133,28 +122,23 @@ def test_conflicting_items_bring_no_links_or_vectors_of_theirs(cli, home, tmp_pa
     records = [json.loads(line) for line in dump.read_bytes().splitlines()]
     (memory,) = [r for r in records if r["kind"] == "memory"]
     changed = {k: v for k, v in memory.items() if k != "kind"} | {"content": "something else"}
-    conn = open_memory(Home(other), Config())
-    try:
-        assert store.put_back(conn, Memory(**changed)) == "added"
-    finally:
-        conn.close()
-    with sqlite3.connect(other / "graph.db") as conn:
-        links_before = conn.execute("SELECT * FROM graph_links ORDER BY 1, 2").fetchall()
+    with store_db(other) as db:
+        assert store.put_back(db.conn, Memory(**changed)) == "added"
+    links_before = table_rows(other, "SELECT * FROM graph_links ORDER BY 1, 2", name="graph")
     report = cli.json("--root", str(other), "import", str(dump))
     reasons = {(c["kind"], c["key"], c["reason"]) for c in report["conflicts"]}
     assert ("memory", ids["memory"], "conflict") in reasons  # another text under its id
     assert ("graph_node", "1", "conflict") in reasons  # node 1 there is another node
     assert ("embedded_item", f"{MODEL}/memory/{ids['memory']}", "item-conflict") in reasons
-    with sqlite3.connect(other / "graph.db") as conn:
-        links = conn.execute("SELECT * FROM graph_links WHERE from_id = 1").fetchall()
+    links = table_rows(other, "SELECT * FROM graph_links WHERE from_id = 1", name="graph")
     assert links == [link for link in links_before if link[0] == 1]
-    with sqlite3.connect(other / "memory.db") as conn:
-        held = conn.execute(
-            "SELECT content_hash FROM embedded_items WHERE item_id = ?", (ids["memory"],)
-        ).fetchall()
+    held = table_rows(
+        other, "SELECT content_hash FROM embedded_items WHERE item_id = ?", ids["memory"]
+    )
     assert held == []  # the vector is of the dump's text, not of the memory there
 
 
+@second_root_is_sqlite
 @pytest.mark.usefixtures("store")
 def test_bad_graph_or_vector_records_are_refused_whole(cli, home, tmp_path):
     populate(cli, home)
@@ -179,6 +163,7 @@ def test_bad_graph_or_vector_records_are_refused_whole(cli, home, tmp_path):
         assert message in result.stderr and not other.exists()
 
 
+@second_root_is_sqlite
 def test_import_redacts_what_it_writes_when_redact_is_on(cli, home, tmp_path):
     write_config(home, "redact = false\n")  # a store whose dump holds the secrets
     secret = "sk-proj-" + "A1b2C3d4" * 5
@@ -230,6 +215,7 @@ def test_import_redacts_what_it_writes_when_redact_is_on(cli, home, tmp_path):
     assert read == "x" * 3000 + " [REDACTED:openai-key]"
 
 
+@second_root_is_sqlite
 def test_a_version_1_dump_is_still_read(cli, home, tmp_path):
     cli.ok("remember", "The user's editor is helix")
     lines = export(cli, home).splitlines()

@@ -239,10 +239,6 @@ def _copy_sessions(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: 
         " RETURNING (xmax = 0)",
         [list(c) for c in columns],
     ).fetchall()
-    report = done.tables["sessions"]
-    report.source += len(rows)
-    report.copied += sum(1 for (new,) in inserted if new)
-    report.existing += sum(1 for (new,) in inserted if not new)
     found = conn.execute(
         "SELECT s.group_id, s.agent_id, s.session_id FROM sessions s"
         " JOIN unnest(%s::text[], %s::text[], %s::text[]) AS k(g, a, s2)"
@@ -251,7 +247,7 @@ def _copy_sessions(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: 
     ).fetchall()
     target = {tuple(row): tuple(row) for row in found}
     keys = [tuple(row[:3]) for row in rows]
-    done.conflict("sessions", report.compare([(k, k) for k in keys], target))
+    done.tally("sessions", sum(1 for (new,) in inserted if new), [(k, k) for k in keys], target)
 
 
 def _copy_turns(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Copy) -> None:

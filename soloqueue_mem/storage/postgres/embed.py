@@ -47,16 +47,12 @@ def to_columns(conn: psycopg.Connection) -> Copy:
 
     def copy(items: list[Item], vectors: dict[str, bytes]) -> None:
         with conn.cursor() as cur:
-            for kind, table in TABLES.items():
+            for kind in TABLES:
                 rows = [
                     (floats(vectors[content_hash(i.text)]), i.id) for i in items if i.kind == kind
                 ]
                 if rows:
-                    cur.executemany(
-                        f"UPDATE {table} SET embedding = %s::real[]::vector"  # noqa: S608 - constants
-                        f" WHERE id = %s::{_ID_TYPES[kind]}",
-                        rows,
-                    )
+                    cur.executemany(_set_embedding(kind), rows)
 
     return copy
 
@@ -100,9 +96,11 @@ def put_back_link(conn: psycopg.Connection, row: Linked) -> str:
 
     if outcome == "added" and row.model == MODEL_NAME and has_embedding_column(conn):
         vector = cached_vectors(conn, row.model, [row.content_hash])  # the model recall asks
-        conn.execute(
-            f"UPDATE {table} SET embedding = %s::real[]::vector"  # noqa: S608 - constants
-            f" WHERE id = %s::{_ID_TYPES[row.kind]}",
-            (floats(vector[row.content_hash]), row.item_id),
-        )
+        conn.execute(_set_embedding(row.kind), (floats(vector[row.content_hash]), row.item_id))
     return outcome
+
+
+def _set_embedding(kind: str) -> str:
+    """The statement writing a vector (then the id) into a ``kind`` item's column."""
+    table, id_type = TABLES[kind], _ID_TYPES[kind]
+    return f"UPDATE {table} SET embedding = %s::real[]::vector WHERE id = %s::{id_type}"  # noqa: S608

@@ -7,7 +7,7 @@ opening a fresh database at once apply each step exactly once.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING
 
 from soloqueue_mem.errors import SchemaTooNew, StorageError, TempFail, install_hint
@@ -97,18 +97,15 @@ def _apply(conn: psycopg.Connection, version: int, first: bool) -> None:
     _add_embedding_column(conn)
 
 
-def _add_embedding_column(conn: psycopg.Connection) -> bool:
-    """Add ``memories.embedding`` when pgvector can be enabled; False when it cannot
+def _add_embedding_column(conn: psycopg.Connection) -> None:
+    """Add ``memories.embedding`` when pgvector can be enabled; nothing when it cannot
     (the server lacks it, or the role may not create extensions)."""
     import psycopg
 
-    try:
-        with conn.transaction():  # a savepoint: a refusal leaves the migration intact
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            conn.execute(EMBEDDING_COLUMN)  # type: ignore[arg-type]  # constant SQL
-    except psycopg.Error:
-        return False
-    return True
+    # a savepoint: a refusal leaves the migration intact
+    with suppress(psycopg.Error), conn.transaction():
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        conn.execute(EMBEDDING_COLUMN)  # type: ignore[arg-type]  # constant SQL
 
 
 @contextmanager

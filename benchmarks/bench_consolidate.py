@@ -211,8 +211,9 @@ def _consolidator(root: str, now: str, out: object) -> None:
     from soloqueue_mem.db import connect
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle import consolidate
-    from soloqueue_mem.storage.sqlite.stores import open_memory
+    from soloqueue_mem.storage import open_backend
 
+    backend = open_backend(Home(Path(root)), Config())  # its modules loaded before the patch
     durations: list[float] = []
     original = connect.write_tx
 
@@ -228,11 +229,9 @@ def _consolidator(root: str, now: str, out: object) -> None:
     for name, module in list(sys.modules.items()):  # every importer of write_tx
         if name.startswith("soloqueue_mem") and getattr(module, "write_tx", None) is original:
             module.write_tx = timed
-    home = Home(Path(root))
     start = time.perf_counter()
-    report = consolidate.run(
-        home, lambda: open_memory(home, Config()), parse_timestamp(now), consolidate.Options()
-    )
+    report = backend.consolidate(parse_timestamp(now), consolidate.Options())
+    backend.close()
     out.put(
         (time.perf_counter() - start, sorted(durations)[-5:], len(durations), report["sessions"])
     )  # type: ignore[attr-defined]

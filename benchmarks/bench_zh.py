@@ -319,11 +319,10 @@ def retrieval(
 ) -> tuple[str, dict]:
     from soloqueue_mem.config import Config
     from soloqueue_mem.lifecycle.consolidate import Options
-    from soloqueue_mem.lifecycle.consolidate import run as run_consolidate
     from soloqueue_mem.memory.recall import Request
     from soloqueue_mem.sessions.trace import trace
     from soloqueue_mem.sessions.turns import Scope
-    from soloqueue_mem.storage.sqlite.stores import open_memory
+    from soloqueue_mem.storage import open_backend
     from soloqueue_mem.text.fts import STOPWORDS
 
     now = datetime(2023, 1, 1, tzinfo=UTC)  # each user's asked_at, set below
@@ -388,9 +387,11 @@ def retrieval(
         now = asked_at(items)
         config = Config()
         sizes[methods[0]] += fts_bytes(conn, "conversation_turns_fts")
-        run_consolidate(
-            home, lambda home=home, config=config: open_memory(home, config), now, Options()
-        )
+        backend = open_backend(home, config)
+        try:
+            backend.consolidate(now, Options())
+        finally:
+            backend.close()
         if hybrid:
             _dense.embed(conn, now)
         # a dialogue pasted as the query: the user's first lines, then the question

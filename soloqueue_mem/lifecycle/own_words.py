@@ -52,16 +52,20 @@ _VERBS = {
 }
 
 
+_LATIN = r"[A-Za-z0-9_'’]"
+
+
 @cache
 def _res() -> tuple[re.Pattern[str], re.Pattern[str]]:
     words = "|".join(
         re.escape(w).replace("'", "['’]") for w in sorted(_ENGLISH, key=len, reverse=True)
     )
-    pronoun = re.compile(r"(?<![\w'’])(?:" + words + r")(?![\w'’])", re.IGNORECASE)
+    # a whole word ends at anything but a Latin letter, a digit or an apostrophe, so
+    # a Chinese character touching it ("对了I like Rust") is a word boundary too
+    pronoun = re.compile(rf"(?<!{_LATIN})(?:{words})(?!{_LATIN})", re.IGNORECASE)
     verbs = "|".join(re.escape(v) for v in sorted(_VERBS, key=len, reverse=True))
-    agreement = re.compile(
-        r"\bUser((?:\s+(?:" + "|".join(_ADVERBS.split()) + r"))*)\s+(" + verbs + r")(?![\w'’])"
-    )
+    adverbs = "|".join(_ADVERBS.split())
+    agreement = re.compile(rf"(?<!{_LATIN})User((?:\s+(?:{adverbs}))*)\s+({verbs})(?!{_LATIN})")
     return pronoun, agreement
 
 

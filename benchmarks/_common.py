@@ -15,19 +15,39 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
+
+if TYPE_CHECKING:  # the project is imported at run time only after import_project()
+    import http.client
+    import sqlite3
+    from datetime import datetime
+
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.memory.model import Memory
+    from soloqueue_mem.memory.recall import Request, Result
+    from soloqueue_mem.sessions.turns import Turn
+    from soloqueue_mem.storage.sqlite.backend import SqliteBackend
+    from soloqueue_mem.text.lexicon import Lexicon
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH_DATA = Path(os.environ.get("SOLOQUEUE_BENCH_DATA", REPO.parent / "shared" / "bench-data"))
 CACHE = Path(os.environ.get("SOLOQUEUE_BENCH_CACHE", "/tmp/soloqueue-bench"))
 
 
+class Ablation(TypedDict, total=False):
+    """Config fields an ablation sets (``Config._replace(**ablation)``)."""
+
+    recall_weight_recency: float
+    recall_weight_importance: float
+
+
 # Each bounded adjustment of recall's score toggled from its default in turn
 # (``--ablate`` of the quality benchmarks, on the same stores): Config fields and values.
-ABLATIONS = {
+ABLATIONS: dict[str, Ablation] = {
     "recall, recency on (0.15, the former default)": {"recall_weight_recency": 0.15},
     "recall, no importance (relevance only)": {"recall_weight_importance": 0.0},
 }
@@ -66,19 +86,31 @@ def cli_argv(python: str) -> list[str]:
     return [python, "-m", "soloqueue_mem"]
 
 
-def serve_connection(url: str, timeout: float = 60) -> tuple[Any, dict[str, str]]:
+def serve_connection(
+    url: str, timeout: float = 60
+) -> tuple[http.client.HTTPConnection, dict[str, str]]:
     """An ``http.client`` connection to the ``serve`` that printed ``url``
     (``http://HOST:PORT/?token=TOKEN``) and the headers a JSON call to it sends."""
     import http.client
     import urllib.parse
 
     address = urllib.parse.urlsplit(url)
+    if address.hostname is None:
+        raise ValueError(f"no host in {url!r}")
     conn = http.client.HTTPConnection(address.hostname, address.port, timeout=timeout)
     headers = {"Content-Type": "application/json"}
     token = urllib.parse.parse_qs(address.query).get("token")
     if token:
         headers["Authorization"] = f"Bearer {token[0]}"
     return conn, headers
+
+
+class Timed(TypedDict):
+    """One command of :func:`interleaved`: keyword arguments of :func:`run_timed`."""
+
+    argv: Sequence[str]
+    env: dict[str, str]
+    stdin: NotRequired[bytes | Path | None]
 
 
 def run_timed(
@@ -124,7 +156,7 @@ def probe(argv: Sequence[str], env: dict[str, str]) -> tuple[int, bytes, str]:
     return proc.returncode, proc.stdout, lines[-1][:300] if lines else ""
 
 
-def interleaved(commands: dict[str, dict], runs: int, warmup: int = 2) -> dict[str, list[float]]:
+def interleaved(commands: dict[str, Timed], runs: int, warmup: int = 2) -> dict[str, list[float]]:
     """Time each command ``runs`` times, round-robin so drift hits all alike.
 
     ``commands`` maps a label to keyword arguments of :func:`run_timed`.
@@ -343,7 +375,21 @@ def unsourced(memory_db: Path) -> tuple[int, list[tuple[str, str]]]:
     return len(said), bad
 
 
-def said_in(conn: Any, memory: Any, key: str) -> Any:
+def created(conn: sqlite3.Connection | None) -> sqlite3.Connection:
+    """What an opener of ``storage.sqlite.stores`` returns with ``create=True`` (its
+    default): a connection, never None."""
+    assert conn is not None
+    return conn
+
+
+def logged(turn: Turn | None, key: str) -> Any:
+    """The ``key`` of the metadata a benchmark logged ``turn`` with (each of its turns
+    has some), for a hit of ``trace`` or of recall's ``traces`` channel (a turn)."""
+    assert turn is not None and turn.metadata is not None
+    return turn.metadata[key]
+
+
+def said_in(conn: sqlite3.Connection, memory: Memory, key: str) -> Any:
     """The ``key`` of the metadata of the first turn of its episode a rules memory was
     said in (its text maps back to the turn's by the documented substitutions,
     ``own_words.maps_back``), or None. Recall shows one statement said by a turn and
@@ -376,10 +422,16 @@ def changes(report: dict[str, Any]) -> int:
     return sum(counts)
 
 
-_SOURCES: dict[tuple[str, str], Any] = {}
+_SOURCES: dict[tuple[str, str], SqliteBackend] = {}
 
 
-def recall_in(home: Any, request: Any, config: Any, now: Any, lexicon: Any) -> Any:
+def recall_in(
+    home: Home,
+    request: Request,
+    config: Config,
+    now: datetime,
+    lexicon: Callable[[], Lexicon],
+) -> Result:
     """``recall`` over the store at ``home`` through its SQLite back end configured as
     ``config`` (one back end per store and config, kept open for the process)."""
     from soloqueue_mem.memory.recall import recall

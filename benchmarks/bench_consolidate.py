@@ -35,9 +35,14 @@ import time
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import _common as c
 import bench_trace
+
+if TYPE_CHECKING:
+    from multiprocessing.queues import Queue
+    from multiprocessing.synchronize import Barrier
 
 c.import_project()
 
@@ -63,7 +68,7 @@ def add_memories(root: Path, count: int, seed: int, now: datetime) -> None:
     from soloqueue_mem.memory.store import Draft, remember
     from soloqueue_mem.storage.sqlite.stores import open_memory
 
-    conn = open_memory(Home(root), Config())
+    conn = c.created(open_memory(Home(root), Config()))
     gen, rng = c.TextGen(seed), random.Random(seed)
     for first in range(0, count, 5000):
         with write_tx(conn):
@@ -169,7 +174,9 @@ def part_dedup(args: argparse.Namespace) -> None:
     c.out(f"\nGrowth for 10x the memories: {growth:.1f}x time (n log n ≈ 12-13x; n² = 100x).")
 
 
-def _writer(root: str, worker: int, calls: int, barrier: object, out: object) -> None:
+def _writer(
+    root: str, worker: int, calls: int, barrier: Barrier, out: Queue[tuple[Any, ...]]
+) -> None:
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
     from soloqueue_mem.sessions.events import parse_event
@@ -178,11 +185,11 @@ def _writer(root: str, worker: int, calls: int, barrier: object, out: object) ->
 
     home, config = Home(Path(root)), Config()
     latencies, failures = [], []
-    barrier.wait(timeout=120)  # type: ignore[attr-defined]
+    barrier.wait(timeout=120)
     for call in range(calls):
         start = time.perf_counter()
         try:
-            conn = open_memory(home, config)
+            conn = c.created(open_memory(home, config))
             try:
                 event = parse_event(
                     {"role": "user", "content": f"writer {worker} call {call} 并发写入"}
@@ -202,10 +209,10 @@ def _writer(root: str, worker: int, calls: int, barrier: object, out: object) ->
         except Exception as exc:  # noqa: BLE001 - counted and reported
             failures.append(repr(exc))
         latencies.append(time.perf_counter() - start)
-    out.put((latencies, failures))  # type: ignore[attr-defined]
+    out.put((latencies, failures))
 
 
-def _consolidator(root: str, now: str, out: object) -> None:
+def _consolidator(root: str, now: str, out: Queue[tuple[Any, ...]]) -> None:
     from soloqueue_mem.clock import parse_timestamp
     from soloqueue_mem.config import Config
     from soloqueue_mem.db import connect
@@ -228,13 +235,13 @@ def _consolidator(root: str, now: str, out: object) -> None:
 
     for name, module in list(sys.modules.items()):  # every importer of write_tx
         if name.startswith("soloqueue_mem") and getattr(module, "write_tx", None) is original:
-            module.write_tx = timed
+            module.write_tx = timed  # type: ignore[attr-defined]  # a patch of any importer
     start = time.perf_counter()
     report = backend.consolidate(parse_timestamp(now), consolidate.Options())
     backend.close()
     out.put(
         (time.perf_counter() - start, sorted(durations)[-5:], len(durations), report["sessions"])
-    )  # type: ignore[attr-defined]
+    )
 
 
 def part_b7(args: argparse.Namespace) -> None:
@@ -251,7 +258,7 @@ def part_b7(args: argparse.Namespace) -> None:
     from soloqueue_mem.storage.sqlite.stores import open_memory
 
     gen = c.TextGen(args.seed)
-    conn = open_memory(Home(root), Config())
+    conn = c.created(open_memory(Home(root), Config()))
     events = [
         (
             None,
@@ -287,7 +294,7 @@ def part_b7(args: argparse.Namespace) -> None:
     run_seconds, longest, transactions, sessions = next(r for r in results if len(r) == 4)
     p99 = latencies[int(len(latencies) * 0.99) - 1]
     c.out(f"\n## B7: consolidate beside 16 writers ({memories:,} memories, 100 idle sessions)\n")
-    rows = [
+    rows: list[list[object]] = [
         ["writer calls", f"{len(latencies):,}"],
         ["writer failures", len(failures)],
         [

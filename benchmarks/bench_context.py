@@ -66,7 +66,7 @@ def build_store(turns: int, seed: int) -> Path:
     tmp = c.CACHE / f".building-context-{turns}"
     shutil.rmtree(tmp, ignore_errors=True)
     home = Home(tmp)
-    conn = open_memory(home, Config())
+    conn = c.created(open_memory(home, Config()))
     gen, rng = c.TextGen(seed), random.Random(seed)
     base = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -158,7 +158,7 @@ def proxy_errors(texts_by_language: list[tuple[str, list[str]]]) -> list[list[st
     rows = []
     for model in ("llama-3.1", "llama-4", "qwen3"):
         info = model_info(model)
-        if not available(info.own or ""):
+        if info.own is None or not available(info.own):
             c.note(f"{info.own} not installed: no proxy rows for {model} (.[tokenizers])")
             continue
         own, proxy = counter_for(info.own).count, counter_for(info.encoding).count
@@ -229,7 +229,7 @@ def main() -> int:
     messages = json.loads(raw)
     selected = work / "selected.json"
     selected.write_text(json.dumps(messages[1:] + messages[:1], ensure_ascii=False))
-    commands = {
+    commands: dict[str, c.Timed] = {
         "context build": {"argv": argv, "env": env},
         "floor": {"argv": [args.python, "-c", FLOOR, str(selected)], "env": env},
         "python -c pass": {"argv": [args.python, "-c", "pass"], "env": env},

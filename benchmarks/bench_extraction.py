@@ -74,7 +74,8 @@ class Counts(NamedTuple):
     facts: int = 0
     found: int = 0  # expected facts some memory matches
 
-    def __add__(self, other: tuple[int, ...]) -> Counts:
+    def plus(self, other: Counts) -> Counts:
+        """Field by field (a tuple's ``+`` concatenates)."""
         return Counts(*(a + b for a, b in zip(self, other, strict=True)))
 
     @property
@@ -142,7 +143,8 @@ def tally(outcomes: list[Outcome]) -> dict[str, Counts]:
     for outcome in outcomes:
         row = outcome.row
         for key in ("all", f"lang:{row['lang']}", f"category:{row['category']}"):
-            found[f"{row['half']} {key}"] += outcome.counts
+            name = f"{row['half']} {key}"
+            found[name] = found[name].plus(outcome.counts)
     return dict(sorted(found.items()))
 
 
@@ -185,7 +187,8 @@ def wrong_supersedes(rows: list[dict[str, Any]]) -> tuple[int, int]:
     from soloqueue_mem.memory import store
     from soloqueue_mem.storage.sqlite.stores import open_memory
 
-    wrong, origin = 0, {}
+    wrong = 0
+    origin: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as folder:
         conn = open_memory(Home(Path(folder)), Config())
         assert conn is not None

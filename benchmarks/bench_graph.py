@@ -210,7 +210,7 @@ def build_big_graph(root: Path, nodes: int, links_per_node: int) -> None:
     from soloqueue_mem.home import Home
     from soloqueue_mem.storage.sqlite.stores import open_graph
 
-    open_graph(Home(root), Config()).close()
+    c.created(open_graph(Home(root), Config())).close()
     rng = random.Random(2)
     conn = sqlite3.connect(root / "graph.db", isolation_level=None)
     conn.execute("PRAGMA synchronous = OFF")
@@ -260,7 +260,7 @@ def bench_recall(
     load = os.getloadavg()[0]
     for word in words:
         recall = ["--root", str(store), "--format", "json", "graph", "recall", "--keywords"]
-        commands = {
+        commands: dict[str, c.Timed] = {
             label: {"argv": [*argv, *recall, word, "--depth", "2"], "env": env}
             for label, argv in clis.items()
         }
@@ -329,13 +329,12 @@ def bench_locomo(conversations: int) -> None:
 
     from soloqueue_mem.cli.graph_worker import lexicon_for
     from soloqueue_mem.config import Config
-    from soloqueue_mem.graph import queue
     from soloqueue_mem.graph.params import Params
     from soloqueue_mem.graph.steps import Steps
     from soloqueue_mem.graph.store import Scope
     from soloqueue_mem.graph.worker import drain
     from soloqueue_mem.memory.recall import Request, default_channels
-    from soloqueue_mem.storage.sqlite.stores import open_graph
+    from soloqueue_mem.storage.graph import open_graph_db
 
     data = json.loads((c.BENCH_DATA / "locomo10.json").read_text(encoding="utf-8"))
     config = Config()
@@ -347,18 +346,19 @@ def bench_locomo(conversations: int) -> None:
             conv = sample["conversation"]
             home, conn, docs, now = lb.ingest(Path(folder) / f"conv-{index}", conv)
             lexicon = lexicon_for(home)
-            graph = open_graph(home, config)
+            graph = open_graph_db(home, config)  # graph.db: the default config has no database
+            assert graph is not None  # created
             scope = Scope("locomo", "agent")
             for _, _, turns in lb.sessions_of(conv):
                 messages = [{"role": "user", "content": lb.turn_text(t)} for t in turns]
-                queue.enqueue(graph, scope, messages, "2023-01-01T00:00:00.000Z", 10**6)
+                graph.enqueue(scope, messages, "2023-01-01T00:00:00.000Z", 10**6)
             nodes += drain(graph, Steps(lexicon), Params())["nodes"]
             graph.close()
             known = {dia for dia, _ in docs}
 
             def dia_of(hit, docs=docs):  # type: ignore[no-untyped-def]
                 if hit.candidate.turn is not None:
-                    return hit.candidate.turn.metadata["dia_id"]
+                    return c.logged(hit.candidate.turn, "dia_id")
                 text = hit.candidate.content
                 return next((dia for dia, body in docs if text in body), None)
 

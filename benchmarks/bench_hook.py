@@ -27,7 +27,7 @@ import _common as c
 from bench_log import FLOOR_ONE, ZH_TEXT
 
 SESSION = "7f3c2a9e-1b4d-4c8e-9a51-2d6f0e8b4c17"
-PAYLOADS = {
+PAYLOADS: dict[str, dict[str, object]] = {
     "UserPromptSubmit": {"prompt": ZH_TEXT},
     "PostToolUse": {
         "tool_name": "Bash",
@@ -40,7 +40,12 @@ PAYLOADS = {
 
 
 def payload(event: str) -> bytes:
-    data = {"session_id": SESSION, "cwd": "/tmp", "hook_event_name": event, **PAYLOADS[event]}
+    data: dict[str, object] = {
+        "session_id": SESSION,
+        "cwd": "/tmp",
+        "hook_event_name": event,
+        **PAYLOADS[event],
+    }
     return json.dumps(data, ensure_ascii=False).encode()
 
 
@@ -59,7 +64,7 @@ def bench(python: str, work: Path, runs: int) -> tuple[str, bool]:
     conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)")
     conn.commit()
     conn.close()
-    commands: dict[str, dict] = {
+    commands: dict[str, c.Timed] = {
         "floor: python -c sqlite3 WAL insert": {
             "argv": [python, "-c", FLOOR_ONE, str(floor_db), ZH_TEXT],
             "env": env,

@@ -47,10 +47,14 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import _common as c
 import _dense
 from _bm25 import Bm25, length_bucket
+
+if TYPE_CHECKING:
+    from soloqueue_mem.home import Home
 
 c.import_project()
 
@@ -101,7 +105,9 @@ def clean_evidence(raw: list[str], known: set[str]) -> tuple[list[str], int]:
     return kept, dropped
 
 
-def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]], datetime]:
+def ingest(
+    root: Path, conv: dict
+) -> tuple[Home, sqlite3.Connection, list[tuple[str, str]], datetime]:
     """A store for one conversation; returns (home, conn, [(dia_id, text)], asked_at).
 
     The conversation is logged, consolidated and questioned on a pinned clock, the day
@@ -116,7 +122,7 @@ def ingest(root: Path, conv: dict) -> tuple[object, object, list[tuple[str, str]
 
     home = Home(root)
     config = Config()
-    conn = open_memory(home, config)
+    conn = c.created(open_memory(home, config))
     docs: list[tuple[str, str]] = []
     items = []
     fallback = datetime(2023, 1, 1, tzinfo=UTC)
@@ -240,7 +246,7 @@ def main() -> int:
         ids = []
         for hit in hits:
             if hit.candidate.turn:
-                ids.append(hit.candidate.turn.metadata["dia_id"])
+                ids.append(c.logged(hit.candidate.turn, "dia_id"))
             elif memories and hit.candidate.memory and hit.candidate.memory.source == "rules":
                 ids.append(c.said_in(conn, hit.candidate.memory, "dia_id"))
         return [dia for dia in ids if dia is not None]
@@ -341,8 +347,8 @@ def main() -> int:
                 recalled = c.recall_in(home, through_traces(question), config, now, lexicon)
                 plain, as_said = answer_turns(home, conn, question, both=True)
                 ranked = {
-                    methods[0]: [h.turn.metadata["dia_id"] for h in hits],
-                    methods[1]: [h.candidate.turn.metadata["dia_id"] for h in recalled.hits],
+                    methods[0]: [c.logged(h.turn, "dia_id") for h in hits],
+                    methods[1]: [c.logged(h.candidate.turn, "dia_id") for h in recalled.hits],
                     methods[2]: plain,
                     methods[3]: baselines[0].search(question, 20),
                     methods[4]: baselines[1].search(question, 20),

@@ -109,7 +109,7 @@ def bench_single(python: str, work: Path, runs: int) -> tuple[str, bool]:
     store = stores[""]
     floor_db = floor_table(work / "floor.db")
     log_args = ["--root", str(store), "log", "--session", "bench", "--role", "user", ZH_TEXT]
-    commands = {
+    commands: dict[str, c.Timed] = {
         "python -c pass": {"argv": [python, "-c", "pass"], "env": env},
         'python -c "import typer"': {"argv": [python, "-c", "import typer"], "env": env},
         "floor: python -c sqlite3 WAL insert": {

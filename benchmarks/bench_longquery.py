@@ -39,11 +39,16 @@ import re
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import _common as c
 from _bm25 import Bm25, length_bucket
+
+if TYPE_CHECKING:
+    from soloqueue_mem.api.store import Store
 
 c.import_project()
 
@@ -56,9 +61,9 @@ TURN_ROOM = 30  # more places than the logged turns can take
 SPEAKER = re.compile(r"^(User|Assistant|用户|助手)[:：]\s*")
 
 
-def ingest(root: Path, user: dict) -> tuple[object, dict[str, str]]:
+def ingest(root: Path, user: dict) -> tuple[Store, dict[str, str]]:
     """A store holding the user's memories; returns it and {store id: data id}."""
-    from soloqueue_mem import Store
+    from soloqueue_mem.api.store import Store
 
     clock = [START]
     store = Store(root, clock=lambda: clock[0])
@@ -150,7 +155,7 @@ def main() -> int:
         methods += tuple(f"question + --recent {n}" for n in RECENT)
     rows: list[dict] = []
     misses: list[str] = []
-    from soloqueue_mem import Store
+    from soloqueue_mem.api.store import Store
 
     work = Path(tempfile.mkdtemp(prefix="bench-longquery-"))
     try:
@@ -208,6 +213,11 @@ def main() -> int:
     return 0
 
 
+def field_is(key: str, value: str) -> Callable[[dict], bool]:
+    """Whether a row's ``key`` is ``value``."""
+    return lambda row: row[key] == value
+
+
 def report(rows: list[dict], methods: tuple[str, ...], langs: list[str]) -> None:
     def cell(selected: list[dict]) -> list[str]:
         if not selected:
@@ -216,12 +226,10 @@ def report(rows: list[dict], methods: tuple[str, ...], langs: list[str]) -> None
         hit = 100 * sum(r["hit"] for r in selected) / len(selected)
         return [f"{recall:.1f}", f"{hit:.1f}"]
 
-    groups = [("all", lambda r: True)]
-    groups += [(f"half={h}", lambda r, h=h: r["half"] == h) for h in ("tuned", "heldout")]
-    groups += [(f"kind={k}", lambda r, k=k: r["kind"] == k) for k in ("message", "dialogue")]
-    groups += [
-        (f"length {b}", lambda r, b=b: r["bucket"] == b) for b in ("<100", "100-299", ">=300")
-    ]
+    groups: list[tuple[str, Callable[[dict], bool]]] = [("all", lambda r: True)]
+    groups += [(f"half={h}", field_is("half", h)) for h in ("tuned", "heldout")]
+    groups += [(f"kind={k}", field_is("kind", k)) for k in ("message", "dialogue")]
+    groups += [(f"length {b}", field_is("bucket", b)) for b in ("<100", "100-299", ">=300")]
     table = []
     for lang in langs:
         for name, keep in groups:

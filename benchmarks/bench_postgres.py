@@ -55,8 +55,12 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import _common as c
+
+if TYPE_CHECKING:
+    import psycopg
 
 c.import_project()
 
@@ -293,7 +297,7 @@ def time_at_scale(  # noqa: PLR0913
             SOLOQUEUE_HOME=str(host), SOLOQUEUE_NOW=now, SOLOQUEUE_DATABASE_URL=admin
         )
         lexicon = open_lexicon(work / "lexicon")
-        commands: dict[str, dict] = {}
+        commands: dict[str, c.Timed] = {}
         for query in QUERIES:
             terms = [t.text for t in weigh_query(query, lambda: lexicon).terms]
             commands[f"recall {query!r}"] = {
@@ -410,7 +414,7 @@ sys.stdout.buffer.write(response.read())
 
 def forwarded_commands(
     root: Path, env: dict[str, str], url: str, now: str, python: str
-) -> dict[str, dict]:
+) -> dict[str, c.Timed]:
     """Whole-process ``recall`` on ``root``, where a ``serve`` runs (checked to forward:
     the process does not import psycopg), and its floor per query."""
     import os
@@ -428,7 +432,7 @@ def forwarded_commands(
         os.environ.pop("SOLOQUEUE_NOW")
         if pinned is not None:
             os.environ["SOLOQUEUE_NOW"] = pinned
-    commands: dict[str, dict] = {}
+    commands: dict[str, c.Timed] = {}
     for query in QUERIES:
         argv = [*c.cli_argv(python), "--format", "json", "recall", query]
         probe = subprocess.run(
@@ -475,6 +479,13 @@ def through_http(url: str, runs: int) -> dict[str, list[float]]:
     return times
 
 
+def only_value(cursor: psycopg.Cursor[Any]) -> Any:
+    """The one value a query returns (a count, a size)."""
+    row = cursor.fetchone()
+    assert row is not None
+    return row[0]
+
+
 def time_reindex(url: str) -> None:
     """The schema step re-indexing every row (``storage/postgres/reindex.py``), timed on the
     database just built: its version is set back to before the step, then it is opened."""
@@ -488,9 +499,11 @@ def time_reindex(url: str) -> None:
     )
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("UPDATE schema_version SET version = %s", (step,))
-        rows = conn.execute(
-            "SELECT (SELECT count(*) FROM quarantine_logs) + (SELECT count(*) FROM memories)"
-        ).fetchone()[0]
+        rows = only_value(
+            conn.execute(
+                "SELECT (SELECT count(*) FROM quarantine_logs) + (SELECT count(*) FROM memories)"
+            )
+        )
     began = time.perf_counter()
     connect(url).close()
     seconds = time.perf_counter() - began
@@ -554,12 +567,12 @@ def time_dense(server: str, vectors: int) -> None:
 
         exact = {k: timed(k) for k in (10, 200)}
         conn.execute(f"SET maintenance_work_mem = '{HNSW_MEMORY}'")  # a constant
-        notices: list[str] = []
+        notices: list[str | None] = []
         conn.add_notice_handler(lambda notice: notices.append(notice.message_primary))
         began = time.perf_counter()
         conn.execute("CREATE INDEX ON v USING hnsw (embedding vector_cosine_ops)")
         built = time.perf_counter() - began
-        graph = conn.execute("SELECT pg_relation_size('v_embedding_idx')").fetchone()[0]
+        graph = only_value(conn.execute("SELECT pg_relation_size('v_embedding_idx')"))
         conn.execute("SET hnsw.ef_search = 40")
         approx = {10: timed(10)}
         conn.execute(f"SET hnsw.ef_search = {EF_SEARCH}")  # a constant
@@ -657,7 +670,7 @@ def compare(url: str, turns: int, memories: int, runs: int, python: str) -> None
         )
         lexicon = open_lexicon(work / "lexicon")
         py = python
-        commands: dict[str, dict] = {
+        commands: dict[str, c.Timed] = {
             "floor: insert one row, sqlite3": {
                 "argv": [py, "-c", SQLITE_INSERT, str(work / "floor.db")],
                 "env": lite_env,

@@ -132,7 +132,7 @@ def main() -> int:
         matching = conn.execute(
             "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH ?", (match,)
         ).fetchone()[0]
-        commands = {
+        commands: dict[str, c.Timed] = {
             "recall": {
                 "argv": [*cli, "--root", str(store), "recall", query, "--format", "json"],
                 "env": env,

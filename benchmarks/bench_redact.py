@@ -372,7 +372,9 @@ class Writer:
         return result.stdout
 
 
-def each(write: Callable[[Writer, Form, Path], None]) -> Callable[[Writer, list[Form], Path], None]:
+def each(
+    write: Callable[[Writer, Form, Path], object],
+) -> Callable[[Writer, list[Form], Path], None]:
     """A path that stores one form a call."""
 
     def run(writer: Writer, forms: list[Form], scratch: Path) -> None:
@@ -445,7 +447,7 @@ def a_file(scratch: Path, form: Form) -> str:
     return str(path)
 
 
-PATHS: dict[str, Callable[[Writer, list[Form], Path], None]] = {
+PATHS: dict[str, Callable[[Writer, list[Form], Path], object]] = {
     "log": each(lambda w, f, _: w("log", "--role", "user", f.text)),
     "log --batch": log_batch,
     "hook UserPromptSubmit": each(

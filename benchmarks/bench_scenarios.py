@@ -60,11 +60,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -72,6 +72,7 @@ from _bm25 import Bm25, length_bucket  # noqa: E402
 from _common import (  # noqa: E402
     ABLATIONS,
     REPO,
+    Ablation,
     changes,
     cli_argv,
     import_project,
@@ -226,7 +227,7 @@ def ask(cli: Cli, question: str, when: datetime, extra: list[str], home: Path) -
     return hits if isinstance(hits, list) else []
 
 
-def store_items(home: Path, when: datetime) -> Bm25:
+def store_items(home: Path, when: datetime) -> Bm25[tuple[int, str, str]]:
     """The plain BM25 baseline over every item the store holds at ``when``: turns
     (with their tool calls and results), active memories and episodes."""
     conn = sqlite3.connect(f"file:{home / 'memory.db'}?mode=ro", uri=True)
@@ -297,6 +298,18 @@ def judge(check: dict[str, Any], hits: list[dict[str, Any]]) -> tuple[bool, str]
 # --- one scenario ---------------------------------------------------------------------
 
 
+class Timing(TypedDict):
+    """What a scenario's run cost and what its last night's checks found."""
+
+    calls: int  # CLI processes
+    cli_seconds: float
+    recall_seconds: float
+    second_run: int  # what a second consolidate right after the last night changed
+    checked: int  # rules memories checked against their turns
+    unsourced: list[tuple[str, str]]  # (content, first turn) of those not in them
+    nights: int
+
+
 def run_scenario(
     python: str,
     half: str,
@@ -307,7 +320,7 @@ def run_scenario(
     keep: Path | None = None,
     semantic: bool = False,
     ablate: bool = False,
-) -> tuple[list[dict[str, Any]], dict[str, float]]:
+) -> tuple[list[dict[str, Any]], Timing]:
     """Build the scenario's store, run its nights, ask its checks.
 
     With ``ablate`` each check is asked again of the same probe once per
@@ -402,7 +415,7 @@ def run_scenario(
                 if not (lexicons / path.name).exists():
                     shutil.copy2(path, lexicons / path.name)
         checked, unsourced_ = unsourced(cli.home / "memory.db")
-        timing = {
+        timing: Timing = {
             "calls": cli.calls,
             "cli_seconds": cli.seconds,
             "recall_seconds": recall_seconds,
@@ -420,7 +433,7 @@ def _ask_ablated(
     when: datetime,
     extra: list[str],
     probe: Path,
-    settings: dict[str, float],
+    settings: Ablation,
 ) -> dict[str, Any]:
     """The check asked of ``probe`` with ``settings`` in its config.toml, then the
     config restored: whether it passed and where the first answer ranked."""
@@ -443,6 +456,11 @@ def rate(rows: list[dict[str, Any]]) -> str:
         return "—"
     passed = sum(r["passed"] for r in rows)
     return f"{passed}/{len(rows)} ({100 * passed / len(rows):.1f}%)"
+
+
+def ablated_answer(name: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A check's answer with ablation ``name`` (``--ablate``)."""
+    return lambda row: row["ablated"][name]
 
 
 def _passed_and_first(
@@ -472,7 +490,7 @@ def report(
     out("## Pass rate per half and night")
     out()
     header = ["half", "scenarios", "checks", "asked", *[f"night {n}" for n in NIGHTS], "all"]
-    rows = []
+    rows: list[Sequence[object]] = []
     for half in halves:
         mine = [r for r in results if r["half"] == half]
         checks = sum(len(s["checks"]) for s in sets[half])
@@ -506,7 +524,7 @@ def report(
             mine = [r for r in results if r["half"] == half]
             rows.append([half, "default", *_passed_and_first(mine, lambda r: r)])
             for name in ablations:
-                asked = _passed_and_first(mine, lambda r, n=name: r["ablated"][n])
+                asked = _passed_and_first(mine, ablated_answer(name))
                 rows.append([half, name, *asked])
         out(table(["half", "ranking", "recall", "correction first"], rows))
         out()
@@ -519,8 +537,8 @@ def report(
                 r for r in results if r["half"] == half and length_bucket(r["question"]) == bucket
             ]
             if mine:
-                plain = [{"passed": r["bm25_passed"]} for r in mine]
-                rows.append([half, bucket, len(mine), rate(mine), rate(plain)])
+                bm25_rows = [{"passed": r["bm25_passed"]} for r in mine]
+                rows.append([half, bucket, len(mine), rate(mine), rate(bm25_rows)])
     out(table(["half", "length", "asked", "recall", "BM25"], rows))
     out()
     out("## Per category (all nights)")
@@ -684,7 +702,7 @@ def main() -> int:
     jobs = [(half, scenario) for half in halves for scenario in sets[half]]
     with tempfile.TemporaryDirectory(prefix="sq-lexicon-") as lexicons:
 
-        def one(job: tuple[str, dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, float]]:
+        def one(job: tuple[str, dict[str, Any]]) -> tuple[list[dict[str, Any]], Timing]:
             half, scenario = job
             t0 = time.perf_counter()
             rows, timing = run_scenario(

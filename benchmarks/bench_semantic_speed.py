@@ -99,7 +99,7 @@ def by_language(medians: dict[str, float]) -> dict[str, float]:
 
 
 def api(python: str, repeats: int) -> None:
-    from soloqueue_mem import Store
+    from soloqueue_mem.api.store import Store
 
     lexical_dir = bench_api.build_store(100_000, 7)
     store_dir = hybrid_copy(lexical_dir)
@@ -167,9 +167,10 @@ def process(python: str, repeats: int, at: str) -> None:
     matches, _ = fts_floor(store_dir / "memory.db", picked)
     env = c.timing_env(SOLOQUEUE_NOW=now, OMP_NUM_THREADS="1")
     cli = c.cli_argv(python)
-    rows, found = [], {"hybrid": [], "lexical": [], "floor": []}
+    rows: list[list[str]] = []
+    found: dict[str, list[float]] = {"hybrid": [], "lexical": [], "floor": []}
     for query in picked:
-        commands = {
+        commands: dict[str, c.Timed] = {
             name: {"argv": [*cli, "--root", str(root), "recall", query, "--format", "json"],
                    "env": env}
             for name, root in (("hybrid", store_dir), ("lexical", lexical_dir))

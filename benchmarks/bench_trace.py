@@ -189,7 +189,7 @@ def main() -> int:
     # The first Han query of a store builds its lexicon (~1 s, once): do it untimed.
     c.run_timed([*cli, "--root", str(store), "trace", "中国", "--format", "json"], env)
 
-    rows = []
+    rows: list[list[object]] = []
     per_lang: dict[str, list[float]] = {"zh": [], "en": []}
     floors: list[float] = []
     problems: list[str] = []
@@ -203,7 +203,7 @@ def main() -> int:
             if match
             else 0
         )
-        commands = {
+        commands: dict[str, c.Timed] = {
             "trace": {
                 "argv": [*cli, "--root", str(store), "trace", query, "--format", "json"],
                 "env": env,

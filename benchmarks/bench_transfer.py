@@ -56,7 +56,7 @@ def build(root: Path, turns: int, memories: int, seed: int) -> None:
     now = datetime(2026, 11, 26, 12, tzinfo=UTC)
     gen, rng = c.TextGen(seed), random.Random(seed)
     home = Home(root)
-    conn = open_memory(home, Config())
+    conn = c.created(open_memory(home, Config()))
     events = (
         (None, Event("user" if i % 2 == 0 else "assistant", gen.turn(), [], [],
                      now - timedelta(minutes=turns - i), session=f"s{i % 1000}"))
@@ -79,8 +79,11 @@ def export_to(root: Path, path: Path) -> int:
     from soloqueue_mem.storage.sqlite.stores import open_artifacts, open_memory, open_state
 
     home, config = Home(root), Config()
-    sources = Sources(*(opener(home, config, create=False)
-                        for opener in (open_memory, open_artifacts, open_state)))  # fmt: skip
+    sources = Sources(
+        open_memory(home, config, create=False),
+        open_artifacts(home, config, create=False),
+        open_state(home, config, create=False),
+    )
     with open(path, "w", encoding="utf-8") as handle:
         count = write_dump(export(home, sources, Scope(), with_blobs=False), handle.write)
     for conn in sources:

@@ -90,7 +90,7 @@ def store_reads(store_dir: Path, now: str) -> None:
     """The server's part of each page: the ``Store`` reads its API calls make, timed in
     this process (median of 5 after one untimed call), wall and CPU time; and recall
     over memories for the 20 queries (each once, after one untimed call)."""
-    from soloqueue_mem import Store
+    from soloqueue_mem.api.store import Store
     from soloqueue_mem.clock import parse_timestamp
 
     with Store(store_dir, clock=lambda: parse_timestamp(now)) as store:

@@ -332,14 +332,13 @@ def retrieval(
         places, memories and episodes holding theirs; then -n 20's turns); then the
         same with a rules memory counted as the turn it was said in."""
         found = [
-            c.recall_in(home, Request(question, limit=limit), setup or config, now, lexicon_fn)
+            c.recall_in(home, Request(question, limit=limit), setup or config, now, lexicon_fn).hits
             for limit in (10, 20)
         ]
-        found = [result.hits for result in found]
 
         def pair(hit, memories: bool):
             if hit.candidate.turn:
-                return hit.candidate.turn.metadata["pair"]
+                return c.logged(hit.candidate.turn, "pair")
             if memories and hit.candidate.memory:
                 return c.said_in(conn, hit.candidate.memory, "pair")
             return None
@@ -411,7 +410,7 @@ def retrieval(
             wanted = set(label["evidence"])
             t0 = time.perf_counter()
             ours = [
-                h.turn.metadata["pair"]
+                c.logged(h.turn, "pair")
                 for h in trace(home, conn, question, Scope(), 20, lexicon_fn)
             ]
             t1 = time.perf_counter()
@@ -440,7 +439,7 @@ def retrieval(
                 methods,
                 (
                     [
-                        h.turn.metadata["pair"]
+                        c.logged(h.turn, "pair")
                         for h in trace(home, conn, long, Scope(), 20, lexicon_fn)
                     ],
                     jieba_index.search(or_match(jieba.lcut(long), STOPWORDS), 20),

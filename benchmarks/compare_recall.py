@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import _common as c
@@ -41,6 +42,11 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 
 
+def timed_recall(base: list[str], env: dict[str, str]) -> Callable[[str], tuple[float, float]]:
+    """One timed ``recall QUERY --format json`` through ``base`` (a tree's command)."""
+    return lambda query: timed([*base, query, "--format", "json"], env)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tree", action="append", required=True, help="NAME=DIR (twice)")
@@ -55,12 +61,12 @@ def main() -> int:
     now = json.loads((args.store / "bench-build.json").read_text())["now"]
     lexicon = open_lexicon(c.CACHE / "lexicon")
     queries = bench_trace.queries()
-    runs = {}
+    runs: dict[str, Callable[[str], tuple[float, float]]] = {}
     for spec in args.tree:
         name, _, tree = spec.partition("=")
         env = c.timing_env(SOLOQUEUE_NOW=now, PYTHONPATH=str(Path(tree).resolve()))
         base = [args.python, "-m", "soloqueue_mem", "--root", str(args.store), "recall"]
-        runs[name] = lambda q, env=env, base=base: timed([*base, q, "--format", "json"], env)
+        runs[name] = timed_recall(base, env)
     floor_env = c.timing_env(SOLOQUEUE_NOW=now)
     db = str(args.store / "memory.db")
     match = {q: match_expression(query_terms(q, lambda: lexicon)) or '""' for _, q in queries}

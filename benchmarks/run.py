@@ -31,6 +31,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypedDict
 
 import _common as c
 import bench_log
@@ -40,10 +41,23 @@ import bench_trace
 c.import_project()
 
 OUT = c.REPO / "benchmarks" / "out"
-SIZES = {
-    # store sizes, batch lines timed and streamed for memory, runs of each start-up
-    # command, runs of each query; consolidate's store (turns, memories): at 1M turns
-    # it would take most of an hour on this machine
+
+
+class Sizes(TypedDict):
+    """Store sizes, batch lines timed and streamed for memory, runs of each start-up
+    command, runs of each query; consolidate's store (turns, memories): at 1M turns it
+    would take most of an hour on this machine."""
+
+    turns: int
+    memories: int
+    batch: int
+    stream: int
+    runs: int
+    repeats: int
+    consolidate: tuple[int, int]
+
+
+SIZES: dict[str, Sizes] = {
     "quick": {"turns": 100_000, "memories": 10_000, "batch": 20_000, "stream": 200_000,
               "runs": 10, "repeats": 3, "consolidate": (10_000, 1_000)},
     "full": {"turns": 1_000_000, "memories": 100_000, "batch": 100_000, "stream": 1_000_000,
@@ -324,7 +338,7 @@ def query_rows(label: str, results: dict[str, dict[str, Measured]], command: str
     ]]  # fmt: skip
 
 
-def report(found: dict, sizes: dict) -> str:
+def report(found: dict, sizes: Sizes) -> str:
     start = found["startup"]
     floor = c.median(start["floor: python + sqlite3 WAL insert"].seconds)
     log = c.median(start["log (one Chinese turn)"].seconds)
@@ -379,7 +393,7 @@ def report(found: dict, sizes: dict) -> str:
     return c.table(headers, rows)
 
 
-def floors_note(sizes: dict) -> str:
+def floors_note(sizes: Sizes) -> str:
     return (
         "Floors: `log` — `python -c` opening SQLite in WAL mode and inserting one row; "
         "`--version`/`--help` — the `log` call; `log --batch` — one `python -c` reading "

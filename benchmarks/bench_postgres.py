@@ -32,7 +32,8 @@ against its floor: ``python -c`` importing ``http.client`` and posting the same 
 over the socket. ``--cache DIR`` keeps the
 server's data in DIR and reuses the database of that size on later runs (with
 ``--only-scale``).
-``--reindex`` then times the schema step that re-indexes every row (bigram lexemes).
+``--reindex`` then times the schema step that re-indexes every row: the last one, the
+only step a built database can run again (Porter stems; it was the bigram step).
 
 With ``--dense N`` it times pgvector on N seeded 384-dimension vectors (binary COPY, the
 HNSW build, exact scan vs HNSW queries and the index's recall@k: :func:`time_dense`).
@@ -488,15 +489,18 @@ def only_value(cursor: psycopg.Cursor[Any]) -> Any:
 
 def time_reindex(url: str) -> None:
     """The schema step re-indexing every row (``storage/postgres/reindex.py``), timed on the
-    database just built: its version is set back to before the step, then it is opened."""
+    database just built: its version is set back to before the step, then it is opened.
+    Only the last step can run again on a built database (the later ones' tables exist):
+    the Porter-stem re-index of every searchable table, since the bigram step was
+    followed by others."""
     import psycopg
 
     from soloqueue_mem.storage.postgres.connect import connect
     from soloqueue_mem.storage.postgres.schema import MIGRATIONS
 
-    step = next(
-        n for n, m in enumerate(MIGRATIONS) if getattr(m, "__name__", "") == "_reindex_bigrams"
-    )
+    step = len(MIGRATIONS) - 1
+    if not callable(MIGRATIONS[step]):
+        raise SystemExit("--reindex: the last schema step is SQL, not a re-index")
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("UPDATE schema_version SET version = %s", (step,))
         rows = only_value(

@@ -87,12 +87,12 @@ def setups(core: bool = False) -> dict[str, tuple[Config, tuple[str, ...] | None
     return found
 
 
-def _lexicon() -> Callable:
+def _lexicon() -> Callable[[], Lexicon]:
     from soloqueue_mem.text.lexicon import open_lexicon
 
-    held: list = []
+    held: list[Lexicon] = []
 
-    def load():
+    def load() -> Lexicon:
         if not held:
             held.append(open_lexicon(c.CACHE / "lexicon"))
         return held[0]
@@ -123,7 +123,7 @@ def locomo(work: Path, conversations: int) -> Iterator[Stored]:
                     Case(half, question, frozenset(evidence), bm25.search(question, LIMIT))
                 )
 
-        def id_of(hit):
+        def id_of(hit: Hit) -> object:
             return c.logged(hit.candidate.turn, "dia_id") if hit.candidate.turn else None
 
         yield Stored(home, conn, lexicon, now, id_of, cases)
@@ -161,7 +161,7 @@ def memorybank(work: Path, pasted: bool = False) -> Iterator[Stored]:
                 Case(half, question, frozenset(label["evidence"]), bm25.search(question, LIMIT))
             )
 
-        def id_of(hit):
+        def id_of(hit: Hit) -> object:
             return c.logged(hit.candidate.turn, "pair") if hit.candidate.turn else None
 
         yield Stored(home, conn, lexicon, now, id_of, cases)
@@ -190,7 +190,7 @@ def longquery(work: Path, lang: str) -> Iterator[Stored]:
             for q in user["queries"]
         ]
 
-        def id_of(hit, ids=ids):
+        def id_of(hit: Hit, ids: dict[str, str] = ids) -> object:
             return ids.get(hit.candidate.memory.id) if hit.candidate.memory else None
 
         yield Stored(store.home, conn, store._lexicon_loader, now, id_of, cases)  # noqa: SLF001

@@ -333,7 +333,7 @@ def bench_locomo(conversations: int) -> None:
     from soloqueue_mem.graph.steps import Steps
     from soloqueue_mem.graph.store import Scope
     from soloqueue_mem.graph.worker import drain
-    from soloqueue_mem.memory.recall import Request, default_channels
+    from soloqueue_mem.memory.recall import Hit, Request, default_channels
     from soloqueue_mem.storage.graph import open_graph_db
 
     data = json.loads((c.BENCH_DATA / "locomo10.json").read_text(encoding="utf-8"))
@@ -356,7 +356,7 @@ def bench_locomo(conversations: int) -> None:
             graph.close()
             known = {dia for dia, _ in docs}
 
-            def dia_of(hit, docs=docs):  # type: ignore[no-untyped-def]
+            def dia_of(hit: Hit, docs: list[tuple[str, str]] = docs) -> str | None:
                 if hit.candidate.turn is not None:
                     return c.logged(hit.candidate.turn, "dia_id")
                 text = hit.candidate.content

@@ -55,6 +55,8 @@ from _bm25 import Bm25, length_bucket
 
 if TYPE_CHECKING:
     from soloqueue_mem.home import Home
+    from soloqueue_mem.memory.recall import Hit
+    from soloqueue_mem.text.lexicon import Lexicon
 
 c.import_project()
 
@@ -161,7 +163,7 @@ def padded(ids: list, size: int) -> list:
     return ids[:size] + [None] * (size - len(ids[:size]))
 
 
-def consolidate(home, now: datetime) -> int:
+def consolidate(home: Home, now: datetime) -> int:
     """What a night's `consolidate` makes of the conversation: episodes and memories
     (every session idle by now); returns what a second run right after it changed."""
     from soloqueue_mem.config import Config
@@ -234,13 +236,18 @@ def main() -> int:
         return Request(question, channels=("traces",), limit=20, max_tokens=1_000_000)
 
     def default_hits(
-        home, conn, question: str, limit: int, setup: Config = config, recent: int = 0
-    ) -> list:
+        home: Home,
+        conn: sqlite3.Connection,
+        question: str,
+        limit: int,
+        setup: Config = config,
+        recent: int = 0,
+    ) -> list[Hit]:
         """Plain `recall QUESTION -n LIMIT` (default channels and budget): its hits."""
         asked = Request(question, limit=limit, recent=recent)
         return c.recall_in(home, asked, setup, now, lexicon).hits
 
-    def turns_of(conn, hits: list, memories: bool) -> list:
+    def turns_of(conn: sqlite3.Connection, hits: list[Hit], memories: bool) -> list:
         """The turns among ``hits`` (memories and episodes take places in the answer
         too); with ``memories``, a rules memory counts as the turn it was said in."""
         ids = []
@@ -252,7 +259,12 @@ def main() -> int:
         return [dia for dia in ids if dia is not None]
 
     def answer_turns(
-        home, conn, question: str, setup: Config = config, recent: int = 0, both: bool = False
+        home: Home,
+        conn: sqlite3.Connection,
+        question: str,
+        setup: Config = config,
+        recent: int = 0,
+        both: bool = False,
     ) -> list:
         """-n 10's places, then -n 20's turns (hit@20 asks for 20); with ``both``, also
         the same with memories counted as the turns they were said in."""
@@ -266,9 +278,9 @@ def main() -> int:
     data = json.loads(args.data.read_text(encoding="utf-8"))
     limit = args.conversations or (2 if args.quick else len(data))
     data = data[:limit]
-    lexicon_cache: list = []
+    lexicon_cache: list[Lexicon] = []
 
-    def lexicon():
+    def lexicon() -> Lexicon:
         if not lexicon_cache:
             lexicon_cache.append(open_lexicon(c.CACHE / "lexicon"))
         return lexicon_cache[0]

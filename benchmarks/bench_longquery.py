@@ -76,15 +76,19 @@ def ingest(root: Path, user: dict) -> tuple[Store, dict[str, str]]:
     return store, ids
 
 
-def recalled(store, ids: dict[str, str], query: str) -> list[str]:
+def recalled(store: Store, ids: dict[str, str], query: str) -> list[str]:
     hits = store.recall(query, limit=LIMIT).hits
     return [ids.get(h.candidate.memory.id, "?") for h in hits if h.candidate.memory is not None]
 
 
-def memories_first(store, ids: dict[str, str], query: str, **recent: object) -> list[str]:
+def memories_first(
+    store: Store, ids: dict[str, str], query: str, recent: int = 0, session: str | None = None
+) -> list[str]:
     """The memories among the best ``LIMIT`` + ``TURN_ROOM`` hits: a store that holds
     turns spends places on them, which is not what ``--recent`` changes."""
-    hits = store.recall(query, limit=LIMIT + TURN_ROOM, max_tokens=10**6, **recent).hits
+    hits = store.recall(
+        query, limit=LIMIT + TURN_ROOM, max_tokens=10**6, recent=recent, session=session
+    ).hits
     ranked = [ids.get(h.candidate.memory.id, "?") for h in hits if h.candidate.memory]
     return ranked[:LIMIT]
 
@@ -107,7 +111,9 @@ def in_context(user: dict, number: int) -> tuple[str, list[dict]]:
     return query["query"], [{"role": "user", "content": previous}]
 
 
-def with_recent(store, ids: dict[str, str], bm25, user: dict, number: int) -> dict[str, list]:
+def with_recent(
+    store: Store, ids: dict[str, str], bm25: Bm25[str], user: dict, number: int
+) -> dict[str, list]:
     """The ``--recent`` methods' rankings of query ``number`` (see the module docstring)."""
     question, said = in_context(user, number)
     session = f"q{number}"

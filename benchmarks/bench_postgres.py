@@ -63,6 +63,8 @@ import _common as c
 if TYPE_CHECKING:
     import psycopg
 
+    from soloqueue_mem.text.lexicon import Lexicon
+
 c.import_project()
 
 QUERIES = ["上海", "项目 进度", "compiler", "meeting schedule"]
@@ -255,7 +257,7 @@ def build_at_scale(url: str, turns: int, memories: int, start: datetime) -> None
 
 
 def time_at_scale(  # noqa: PLR0913
-    server,  # noqa: ANN001
+    server: str,
     turns: int,
     memories: int,
     runs: int,
@@ -350,7 +352,9 @@ def time_at_scale(  # noqa: PLR0913
         time_reindex(admin)
 
 
-def in_process(url: str, root: Path, now: str, lexicon, runs: int) -> dict[str, list[float]]:  # noqa: ANN001
+def in_process(
+    url: str, root: Path, now: str, lexicon: Lexicon, runs: int
+) -> dict[str, list[float]]:
     """``recall`` through the library on one warm connection, as a long-lived process
     (the ``Store``, ``mcp``, ``serve``) runs it: no interpreter start, no psycopg import."""
     from soloqueue_mem.clock import parse_timestamp

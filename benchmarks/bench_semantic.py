@@ -48,12 +48,16 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import _common as c  # noqa: E402
 
 c.import_project()
+
+if TYPE_CHECKING:
+    from soloqueue_mem.semantic.model import Embedder
 
 FLOORS = {
     "load": 2.0,  # s, fresh process: import + weights
@@ -84,15 +88,15 @@ def fresh_load(key: str = "e5") -> float:
     return statistics.median(times)
 
 
-def open_store(folder: Path):
+def open_store(folder: Path) -> sqlite3.Connection:
     from soloqueue_mem.config import Config
     from soloqueue_mem.home import Home
     from soloqueue_mem.storage.sqlite.stores import open_memory
 
-    return open_memory(Home(folder / ".soloqueue"), Config())
+    return c.created(open_memory(Home(folder / ".soloqueue"), Config()))
 
 
-def median_query(model) -> float:
+def median_query(model: Embedder) -> float:
     """Seconds per query embedding, median of 30 (after one to warm up)."""
     model.query("warm")
     queries = []

@@ -35,11 +35,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import _common as c
 import bench_api
 import bench_recall
 import bench_trace
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
 
 c.import_project()
 sys.path.insert(0, str(c.REPO))  # the tests' way of starting Chromium: tests/browser/chromium.py
@@ -66,7 +70,7 @@ check();
 """
 
 
-def page_seconds(driver, base: str, page: str) -> float:  # type: ignore[no-untyped-def]
+def page_seconds(driver: WebDriver, base: str, page: str) -> float:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -79,7 +83,7 @@ def page_seconds(driver, base: str, page: str) -> float:  # type: ignore[no-unty
     return time.perf_counter() - start
 
 
-def floor_seconds(driver, base: str) -> float:  # type: ignore[no-untyped-def]
+def floor_seconds(driver: WebDriver, base: str) -> float:
     driver.get("about:blank")
     start = time.perf_counter()
     driver.get(f"{base}/health")

@@ -36,12 +36,21 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import _common as c
 import _dense
 from _bm25 import Bm25
+
+if TYPE_CHECKING:
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.memory.recall import Hit
+    from soloqueue_mem.sessions.events import Event
+    from soloqueue_mem.text.lexicon import Lexicon
 
 c.import_project()
 
@@ -90,7 +99,7 @@ def han_spans(words: list[str]) -> list[tuple[int, int]]:
 # --- (i) segmentation ---------------------------------------------------------------
 
 
-def segmentation(texts: list[str], lexicon, jieba) -> str:
+def segmentation(texts: list[str], lexicon: Lexicon, jieba: ModuleType) -> str:
     from soloqueue_mem.text.segment import segment
 
     units = [s for text in texts for s in sentences(text)]
@@ -250,7 +259,9 @@ def fts_bytes(conn: sqlite3.Connection, prefix: str) -> int:
     return int(row[0] or 0)
 
 
-def logged_user(root: Path, bank: dict, user: str) -> tuple:
+def logged_user(
+    root: Path, bank: dict, user: str
+) -> tuple[Home, sqlite3.Connection, list[tuple[None, Event]], list[str], list[str]]:
     """A store holding one MemoryBank user's dialogue, every pair's two turns logged
     (metadata ``pair``: "day#index"); returns (home, conn, events, pair labels, texts)."""
     from soloqueue_mem.config import Config
@@ -284,7 +295,7 @@ def logged_user(root: Path, bank: dict, user: str) -> tuple:
                 texts.append(text)
     home = Home(root)
     config = Config()
-    conn = open_memory(home, config)
+    conn = c.created(open_memory(home, config))
     logging = log_events(
         home,
         conn,
@@ -311,8 +322,8 @@ def retrieval(
     bank: dict,
     probing: dict[str, list[str]],
     labels: list[dict],
-    lexicon_fn,
-    jieba,
+    lexicon_fn: Callable[[], Lexicon],
+    jieba: ModuleType,
     work: Path,
     dense_weights: list[float | None],
     ablate: bool = False,
@@ -327,7 +338,9 @@ def retrieval(
 
     now = datetime(2023, 1, 1, tzinfo=UTC)  # each user's asked_at, set below
 
-    def recalled(home, conn, question: str, setup: Config | None = None) -> tuple[list, list]:
+    def recalled(
+        home: Home, conn: sqlite3.Connection, question: str, setup: Config | None = None
+    ) -> tuple[list, list]:
         """The pairs of the turns plain `recall QUESTION` returns (-n 10: its first 10
         places, memories and episodes holding theirs; then -n 20's turns); then the
         same with a rules memory counted as the turn it was said in."""
@@ -336,7 +349,7 @@ def retrieval(
             for limit in (10, 20)
         ]
 
-        def pair(hit, memories: bool):
+        def pair(hit: Hit, memories: bool) -> Any:
             if hit.candidate.turn:
                 return c.logged(hit.candidate.turn, "pair")
             if memories and hit.candidate.memory:

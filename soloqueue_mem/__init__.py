@@ -5,6 +5,10 @@ Importing the package is cheap on purpose: hooks call the CLI once per agent tur
 
 __version__ = "0.1.0"
 
+TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
+if TYPE_CHECKING:  # what type checkers see of the lazy ``Store`` below
+    from soloqueue_mem.api.store import Store
+
 
 def __getattr__(name: str) -> object:
     """``soloqueue_mem.Store``, imported on first use (the CLI never needs it)."""

@@ -18,6 +18,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.db.ids import row_by_prefix
 from soloqueue_mem.text.cjk import index_form
+from soloqueue_mem.text.fts import match_expression
 from soloqueue_mem.tuples import NamedTuple, Protocol
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
@@ -95,6 +96,12 @@ class FullText(Protocol):
         """Drop the index entry of the row about to be deleted."""
         ...
 
+    def search(
+        self, db: Db, terms: list[str], filters: Filters, now: str, limit: int
+    ) -> list[tuple[Attachment, float]]:
+        """Unexpired attachments matching any of ``terms``, best first, with their scores."""
+        ...
+
 
 class Fts5:
     """:class:`FullText` on memory.db: the contentless ``attachments_fts``, by rowid."""
@@ -128,6 +135,23 @@ class Fts5:
                 " VALUES ('delete', ?, ?, ?, ?, ?, ?)",
                 (row[0], *_fts_values(_attachment(row[1:]))),
             )
+
+    def search(
+        self, db: Db, terms: list[str], filters: Filters, now: str, limit: int
+    ) -> list[tuple[Attachment, float]]:
+        """Best BM25 first."""
+        match = match_expression(terms)
+        if match is None:
+            return []
+        condition, params = where(db, filters)
+        rows = db.conn.execute(
+            f"""SELECT {_QUALIFIED}, -bm25(attachments_fts) AS score
+                FROM attachments_fts JOIN attachments ON attachments.rowid = attachments_fts.rowid
+                WHERE attachments_fts MATCH :match AND {condition}
+                ORDER BY score DESC, attachments.created_at DESC LIMIT :limit""",  # noqa: S608
+            {**params, "match": match, "now": now, "limit": limit},
+        )
+        return [(_attachment(row[:-1]), float(row[-1])) for row in rows]
 
 
 FTS5 = Fts5()
@@ -207,21 +231,6 @@ def list_attachments(
         {**params, "now": now, "limit": limit},
     )
     return [_attachment(row) for row in rows]
-
-
-def search(
-    conn: sqlite3.Connection, match: str, filters: Filters, now: str, limit: int
-) -> list[tuple[Attachment, float]]:
-    """Unexpired attachments matching an FTS5 expression, best BM25 first."""
-    condition, params = where(Db(conn), filters)
-    rows = conn.execute(
-        f"""SELECT {_QUALIFIED}, -bm25(attachments_fts) AS score
-            FROM attachments_fts JOIN attachments ON attachments.rowid = attachments_fts.rowid
-            WHERE attachments_fts MATCH :match AND {condition}
-            ORDER BY score DESC, attachments.created_at DESC LIMIT :limit""",  # noqa: S608
-        {**params, "match": match, "now": now, "limit": limit},
-    )
-    return [(_attachment(row[:-1]), float(row[-1])) for row in rows]
 
 
 def expired(conn: Connection, now: str, limit: int, index: FullText = FTS5) -> list[Attachment]:

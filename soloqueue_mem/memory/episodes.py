@@ -13,6 +13,7 @@ from soloqueue_mem.db.ids import in_lists, put_back_row, row_by_prefix, scope_wh
 from soloqueue_mem.memory import fts_index
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.text.cjk import index_form
+from soloqueue_mem.text.fts import match_expression
 from soloqueue_mem.tuples import Any, NamedTuple, Protocol
 
 
@@ -71,6 +72,12 @@ class FullText(Protocol):
         """Insert ``episode`` (its ``stored_values``) and index it."""
         ...
 
+    def search(
+        self, db: Db, terms: list[str], filters: EpisodeFilters, limit: int
+    ) -> list[tuple[Episode, float]]:
+        """Episodes matching any of ``terms``, best first, with their scores."""
+        ...
+
 
 class Fts5:
     """:class:`FullText` on memory.db: the ``episodes_fts`` table, by rowid."""
@@ -83,6 +90,24 @@ class Fts5:
             values,
         )
         _index(db.conn, rowid, episode)
+
+    def search(
+        self, db: Db, terms: list[str], filters: EpisodeFilters, limit: int
+    ) -> list[tuple[Episode, float]]:
+        """Best BM25 first (higher is better)."""
+        match = match_expression(terms)
+        if match is None:
+            return []
+        condition, params = where(filters)
+        qualified = ", ".join(f"episodes.{name}" for name in COLUMNS.split(", "))
+        rows = db.conn.execute(
+            f"""SELECT {qualified}, -bm25(episodes_fts) AS score
+                FROM episodes_fts JOIN episodes ON episodes.rowid = episodes_fts.rowid
+                WHERE episodes_fts MATCH :match AND {condition}
+                ORDER BY score DESC, episodes.ended_at DESC LIMIT :limit""",  # noqa: S608
+            {**params, "match": match, "limit": limit},
+        )
+        return [(_episode(row[:-1]), float(row[-1])) for row in rows]
 
 
 FTS5 = Fts5()
@@ -165,22 +190,6 @@ def list_episodes(
 def get(conn: Connection, ref: str) -> Episode:
     """The episode with id ``ref`` or the only one whose id starts with it."""
     return _episode(row_by_prefix(conn, "episodes", COLUMNS, ref, "episode"))
-
-
-def search(
-    conn: sqlite3.Connection, match: str, filters: EpisodeFilters, limit: int
-) -> list[tuple[Episode, float]]:
-    """Episodes matching an FTS5 expression, best BM25 first (higher is better)."""
-    condition, params = where(filters)
-    qualified = ", ".join(f"episodes.{name}" for name in COLUMNS.split(", "))
-    rows = conn.execute(
-        f"""SELECT {qualified}, -bm25(episodes_fts) AS score
-            FROM episodes_fts JOIN episodes ON episodes.rowid = episodes_fts.rowid
-            WHERE episodes_fts MATCH :match AND {condition}
-            ORDER BY score DESC, episodes.ended_at DESC LIMIT :limit""",  # noqa: S608
-        {**params, "match": match, "limit": limit},
-    )
-    return [(_episode(row[:-1]), float(row[-1])) for row in rows]
 
 
 def touch(conn: Connection, ids: list[str]) -> None:

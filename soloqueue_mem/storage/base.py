@@ -290,11 +290,14 @@ class Backend(ABC):
 
         return get(self.existing("memory", NO_EPISODES), ref)
 
-    @abstractmethod
     def search_episodes(
         self, terms: list[str], filters: EpisodeFilters, limit: int
     ) -> list[tuple[Episode, float]]:
         """Recall's episode channel: episodes matching ``terms``, with their scores."""
+        from soloqueue_mem.db.adapter import Db
+
+        conn = self.connection("memory", create=False)
+        return self.full_texts().episodes.search(Db(conn), terms, filters, limit) if conn else []
 
     def touch_episodes(self, ids: list[str]) -> None:
         """Count a retrieval of each episode (recall's access counts; nothing on a
@@ -497,11 +500,16 @@ class Backend(ABC):
         conn = self._created("memory") if create else self.existing("memory", NO_ATTACHMENTS)
         return Rows(conn, self.full_texts().attachments)
 
-    @abstractmethod
     def search_attachments(
         self, terms: list[str], filters: AttachmentFilters, now: str, limit: int
     ) -> list[tuple[Attachment, float]]:
         """Recall's attachment channel: attachments whose texts match ``terms``."""
+        from soloqueue_mem.db.adapter import Db
+
+        conn = self.connection("memory", create=False)
+        if conn is None:
+            return []
+        return self.full_texts().attachments.search(Db(conn), terms, filters, now, limit)
 
     # -- upkeep: the database's part beside this host's files -------------------------
 

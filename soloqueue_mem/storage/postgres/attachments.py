@@ -10,15 +10,12 @@ finds a row as the SQLite index does.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from soloqueue_mem.db.adapter import Db, postgres_sql
 from soloqueue_mem.memory.attachments import COLUMNS, Attachment, Filters, where
 from soloqueue_mem.memory.attachments import _attachment as attachment_from_row
 from soloqueue_mem.storage.postgres.text import any_query, document
-
-if TYPE_CHECKING:
-    import psycopg
 
 
 def search_text(a: Attachment) -> str:
@@ -46,25 +43,24 @@ class TsVector:
     def forget(self, db: Db, attachment_id: str) -> None:
         pass
 
+    def search(
+        self, db: Db, terms: list[str], filters: Filters, now: str, limit: int
+    ) -> list[tuple[Attachment, float]]:
+        """Best ``ts_rank`` first."""
+        match = any_query(terms)
+        if match is None:
+            return []
+        condition, params = where(db, filters)
+        rows = db.conn.execute(
+            postgres_sql(
+                f"SELECT {COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
+                " FROM attachments, to_tsquery('simple', :match) AS q WHERE search @@ q"
+                f" AND {condition} ORDER BY score DESC, created_at DESC LIMIT :limit",
+                named=True,
+            ),
+            {**params, "match": match, "now": now, "limit": limit},
+        ).fetchall()
+        return [(attachment_from_row(row[:-1]), float(row[-1])) for row in rows]
+
 
 TSVECTOR = TsVector()
-
-
-def search(
-    conn: psycopg.Connection, terms: list[str], filters: Filters, now: str, limit: int
-) -> list[tuple[Attachment, float]]:
-    """Unexpired attachments matching any of ``terms``, best ``ts_rank`` first."""
-    match = any_query(terms)
-    if match is None:
-        return []
-    condition, params = where(Db(conn), filters)
-    rows = conn.execute(
-        postgres_sql(
-            f"SELECT {COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
-            " FROM attachments, to_tsquery('simple', :match) AS q WHERE search @@ q"
-            f" AND {condition} ORDER BY score DESC, created_at DESC LIMIT :limit",
-            named=True,
-        ),
-        {**params, "match": match, "now": now, "limit": limit},
-    ).fetchall()
-    return [(attachment_from_row(row[:-1]), float(row[-1])) for row in rows]

@@ -29,9 +29,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.graph.db import GraphDb
     from soloqueue_mem.lifecycle.consolidate import Options
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
-    from soloqueue_mem.memory.attachments import Attachment
-    from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
-    from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
     from soloqueue_mem.memory.fulltexts import FullTexts
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
@@ -163,14 +160,7 @@ class PostgresBackend(Backend):
             model.use_database(self.conn)
         return model
 
-    # -- episodes and consolidation ------------------------------------------------
-
-    def search_episodes(
-        self, terms: list[str], filters: EpisodeFilters, limit: int
-    ) -> list[tuple[Episode, float]]:
-        from soloqueue_mem.storage.postgres.episodes import search
-
-        return search(self.conn, terms, filters, limit)
+    # -- consolidation -------------------------------------------------------------
 
     def consolidate(self, now: datetime, options: Options) -> dict[str, Any]:
         """One run on the database at a time, on every host (see lifecycle.py here)."""
@@ -265,16 +255,6 @@ class PostgresBackend(Backend):
         if changes.content is not None:  # a warm process embeds the new text now
             self.embed_held([memory.id], now)
         return memory
-
-    # -- attachments: the rows here, the blobs in this host's CAS ----------------------
-
-    def search_attachments(
-        self, terms: list[str], filters: AttachmentFilters, now: str, limit: int
-    ) -> list[tuple[Attachment, float]]:
-        """Recall's ``attachments`` channel."""
-        from soloqueue_mem.storage.postgres.attachments import search
-
-        return search(self.conn, terms, filters, now, limit)
 
     # -- upkeep: stats, verify, gc --------------------------------------------------
 

@@ -42,6 +42,25 @@ class TsVector:
     def insert(self, db: Db, values: list[Any], episode: Episode) -> None:
         _insert(db.conn, values, episode, "")
 
+    def search(
+        self, db: Db, terms: list[str], filters: EpisodeFilters, limit: int
+    ) -> list[tuple[Episode, float]]:
+        """Best ``ts_rank`` first."""
+        match = any_query(terms)
+        if match is None:
+            return []
+        condition, params = where(filters)
+        rows = db.conn.execute(
+            postgres_sql(
+                f"SELECT {COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
+                f" FROM episodes, to_tsquery('simple', :match) AS q WHERE search @@ q"
+                f" AND {condition} ORDER BY score DESC, ended_at DESC LIMIT :limit",
+                named=True,
+            ),
+            {**params, "match": match, "limit": limit},
+        ).fetchall()
+        return [(episode_from_row(row[:-1]), float(row[-1])) for row in rows]
+
 
 # The full-text indexes of this back end, for the SQL written once.
 INDEXES = FullTexts(TSVECTOR, TsVector(), attachments.TSVECTOR)
@@ -69,23 +88,3 @@ def _insert(conn: psycopg.Connection, values: list[Any], episode: Episode, tail:
         (*values, search_text(episode)),
     )
     return cursor.rowcount == 1
-
-
-def search(
-    conn: psycopg.Connection, terms: list[str], filters: EpisodeFilters, limit: int
-) -> list[tuple[Episode, float]]:
-    """Episodes matching any of ``terms``, best ``ts_rank`` first."""
-    match = any_query(terms)
-    if match is None:
-        return []
-    condition, params = where(filters)
-    rows = conn.execute(
-        postgres_sql(
-            f"SELECT {COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
-            f" FROM episodes, to_tsquery('simple', :match) AS q WHERE search @@ q"
-            f" AND {condition} ORDER BY score DESC, ended_at DESC LIMIT :limit",
-            named=True,
-        ),
-        {**params, "match": match, "limit": limit},
-    ).fetchall()
-    return [(episode_from_row(row[:-1]), float(row[-1])) for row in rows]

@@ -29,10 +29,7 @@ if TYPE_CHECKING:
     from soloqueue_mem.home import Home
     from soloqueue_mem.lifecycle.consolidate import Options
     from soloqueue_mem.lifecycle.model_extract import ModelExtraction
-    from soloqueue_mem.memory.attachments import Attachment
-    from soloqueue_mem.memory.attachments import Filters as AttachmentFilters
     from soloqueue_mem.memory.backend import Chosen
-    from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
     from soloqueue_mem.memory.fulltexts import FullTexts
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
@@ -145,17 +142,7 @@ class SqliteBackend(Backend):
             model.use_state_db(state_opener(self.home, self.config))
         return model
 
-    # -- episodes and consolidation ----------------------------------------------------
-
-    def search_episodes(
-        self, terms: list[str], filters: EpisodeFilters, limit: int
-    ) -> list[tuple[Episode, float]]:
-        from soloqueue_mem.memory.episodes import search
-        from soloqueue_mem.text.fts import match_expression
-
-        conn = self.connection("memory", create=False)
-        match = match_expression(terms)
-        return search(conn, match, filters, limit) if conn and match else []
+    # -- consolidation -----------------------------------------------------------------
 
     def consolidate(self, now: datetime, options: Options) -> dict[str, Any]:
         """``consolidate`` on a connection of its own (held as long as it runs; a dry
@@ -251,18 +238,6 @@ class SqliteBackend(Backend):
 
         result = forget(self.existing("memory", NO_MEMORY), refs)
         return result._replace(note=None if result.wal_cleared else WAL_KEPT)
-
-    # -- attachments -------------------------------------------------------------------
-
-    def search_attachments(
-        self, terms: list[str], filters: AttachmentFilters, now: str, limit: int
-    ) -> list[tuple[Attachment, float]]:
-        from soloqueue_mem.memory.attachments import search
-        from soloqueue_mem.text.fts import match_expression
-
-        conn = self.connection("memory", create=False)
-        match = match_expression(terms)
-        return search(conn, match, filters, now, limit) if conn and match else []
 
     # -- upkeep ------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
-"""The graph's storage interface, :class:`GraphDb`, and its two implementations:
-graph.db on this host (:class:`SqliteGraph`, the SQL of :mod:`.store` and :mod:`.queue`)
-or the PostgreSQL back end's database (:class:`soloqueue_mem.storage.postgres.graph.PgGraph`);
+"""The graph's storage interface, :class:`GraphDb`, and its implementation,
+:class:`SqlGraph` (the SQL of :mod:`.store` and :mod:`.queue`), on either back end's
+connection: graph.db on this host or the PostgreSQL back end's database;
 :mod:`soloqueue_mem.storage.graph` chooses one by configuration.
 
 Everything above it (remember, the worker, compression, recall, the recall channel,
@@ -117,15 +117,16 @@ def _on_conn(function: Callable[..., Any]) -> Any:
     """A method that calls ``function`` with the graph's connection first."""
 
     @functools.wraps(function)
-    def method(self: WrittenOnce, *args: Any, **kwargs: Any) -> Any:
+    def method(self: SqlGraph, *args: Any, **kwargs: Any) -> Any:
         return function(self.conn, *args, **kwargs)
 
     return method
 
 
-class WrittenOnce:
-    """The :class:`GraphDb` methods whose SQL is written once for both back ends
-    (:mod:`.store`'s functions over :class:`soloqueue_mem.db.adapter.Db`, and the queue)."""
+class SqlGraph:
+    """:class:`GraphDb` with its SQL written once for both back ends (:mod:`.store`'s
+    functions over :class:`soloqueue_mem.db.adapter.Db`, and the queue); whoever opened
+    ``conn`` closes it, through :meth:`close` or otherwise."""
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn  # graph.db's sqlite3.Connection, or the PostgreSQL back end's
@@ -169,7 +170,3 @@ class WrittenOnce:
 
     def close(self) -> None:
         self.conn.close()
-
-
-class SqliteGraph(WrittenOnce):
-    """:class:`GraphDb` on graph.db (the connection is this object's to close)."""

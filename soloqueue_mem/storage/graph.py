@@ -22,17 +22,17 @@ WORKER = "graph worker"
 def open_graph_db(home: Home, config: Config, create: bool = True) -> GraphDb | None:
     """The store's graph: the PostgreSQL database when ``database_url`` is set, else
     graph.db (None when it does not exist and ``create`` is False)."""
+    from soloqueue_mem.graph.db import SqlGraph
+
     url = database_url(config)
     if url is not None:
         from soloqueue_mem.storage.postgres.connect import connect
-        from soloqueue_mem.storage.postgres.graph import PgGraph
 
-        return PgGraph(connect(url))
-    from soloqueue_mem.graph.db import SqliteGraph
+        return SqlGraph(connect(url))
     from soloqueue_mem.storage.sqlite.stores import open_graph
 
     conn = open_graph(home, config, create=create)
-    return None if conn is None else SqliteGraph(conn)
+    return None if conn is None else SqlGraph(conn)
 
 
 def has_graph(home: Home, config: Config) -> bool:

@@ -55,17 +55,15 @@ def graph_of(
 ) -> GraphDb | None:
     """The graph on the database's connection, or graph.db (closed with ``stack``;
     None when it does not exist and not ``create``)."""
-    from soloqueue_mem.graph.db import SqliteGraph
+    from soloqueue_mem.graph.db import SqlGraph
 
     if database is not None:
-        from soloqueue_mem.storage.postgres.graph import PgGraph
-
-        return PgGraph(database)
+        return SqlGraph(database)
     conn = open_graph(home, config, create=create)
     if conn is None:
         return None
     stack.callback(conn.close)
-    return SqliteGraph(conn)
+    return SqlGraph(conn)
 
 
 def target_opener(stack: ExitStack, home: Home, config: Config) -> Callable[[bool], Targets]:

@@ -138,10 +138,10 @@ def test_the_store_api_runs_the_graph_on_postgres(home: Path, on_postgres: str) 
 
 @pytest.fixture
 def pg_graph(database_url: str) -> Any:
+    from soloqueue_mem.graph.db import SqlGraph
     from soloqueue_mem.storage.postgres.connect import connect
-    from soloqueue_mem.storage.postgres.graph import PgGraph
 
-    db = PgGraph(connect(database_url))
+    db = SqlGraph(connect(database_url))
     yield db
     db.close()
 
@@ -177,14 +177,14 @@ def _graph_with_a_dangling_link_and_a_queued_task(cli: Cli, home: Path) -> None:
     """Five nodes in two agents' graphs, node 5 deleted (links into it dangle), a
     queued task."""
     from soloqueue_mem.config import Config
-    from soloqueue_mem.graph.db import SqliteGraph
+    from soloqueue_mem.graph.db import SqlGraph
     from soloqueue_mem.home import Home
     from soloqueue_mem.storage.sqlite.stores import open_graph
 
     contract.remember(cli, contract.CONVERSATION)
     contract.remember(cli, contract.LOGIN, "--agent", "bob")
     contract.remember(cli, contract.LOGIN)
-    graph = SqliteGraph(open_graph(Home(home), Config()))
+    graph = SqlGraph(open_graph(Home(home), Config()))
     try:
         with graph.transaction():
             graph.delete_node(6)

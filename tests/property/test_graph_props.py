@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from soloqueue_mem.config import Config
 from soloqueue_mem.graph import store
 from soloqueue_mem.graph.compress import compress_node, compress_slice, target_length
-from soloqueue_mem.graph.db import SqliteGraph
+from soloqueue_mem.graph.db import SqlGraph
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.recall import recall
 from soloqueue_mem.graph.remember import apply_task
@@ -50,9 +50,9 @@ class Echo(Steps):
 
 
 @contextmanager
-def fresh_graph() -> Iterator[SqliteGraph]:
+def fresh_graph() -> Iterator[SqlGraph]:
     with tempfile.TemporaryDirectory() as folder:
-        db = SqliteGraph(open_graph(Home(Path(folder) / ".soloqueue"), Config()))
+        db = SqlGraph(open_graph(Home(Path(folder) / ".soloqueue"), Config()))
         try:
             yield db
         finally:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.graph.db import SqliteGraph
+from soloqueue_mem.graph.db import SqlGraph
 from soloqueue_mem.graph.dump import NodeRecord, put_back_node
 from soloqueue_mem.graph.store import Scope as GraphScope
 from soloqueue_mem.home import Home
@@ -101,7 +101,7 @@ def graphs(draw: st.DrawFn) -> list[NodeRecord]:
 
 
 def add_graph(home: Home, config: Config, nodes: list[NodeRecord], task: str | None) -> None:
-    graph = SqliteGraph(open_graph(home, config))
+    graph = SqlGraph(open_graph(home, config))
     try:
         for node in nodes:
             assert put_back_node(graph, node) == "added"

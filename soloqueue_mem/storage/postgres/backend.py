@@ -278,9 +278,9 @@ class PostgresBackend(Backend):
 
     def graph_db(self) -> GraphDb:
         """The graph tables on this back end's connection (closed with the back end)."""
-        from soloqueue_mem.storage.postgres.graph import PgGraph
+        from soloqueue_mem.graph.db import SqlGraph
 
-        return PgGraph(self.conn)
+        return SqlGraph(self.conn)
 
     # -- seed 004: working memory, promote, hot + cold query ------------------------
 

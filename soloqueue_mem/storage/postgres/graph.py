@@ -1,5 +1,5 @@
-"""Seed 002's graph memory on PostgreSQL: :class:`soloqueue_mem.graph.db.GraphDb` with
-the SQL of :mod:`soloqueue_mem.graph.store` written once for both back ends, row for row
+"""Seed 002's graph memory on PostgreSQL: :class:`soloqueue_mem.graph.db.SqlGraph` on the
+database's connection, the SQL written once for both back ends, row for row
 the same results in the same order (text is ordered by ``COLLATE "C"``, as SQLite's
 binary order), so recall's paths and scores do not depend on the back end.
 
@@ -20,15 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from soloqueue_mem.graph.db import WrittenOnce
-
 _WORKER_LOCK = 0x47524150  # the graph worker's session lock ("GRAP")
 BUSY = "the graph worker lock is held by another worker (any host)"
-
-
-class PgGraph(WrittenOnce):
-    """The graph tables of the PostgreSQL database (``conn``: autocommit; whoever
-    opened it closes it, through :meth:`close` or otherwise)."""
 
 
 @contextmanager

@@ -275,11 +275,11 @@ class SqliteBackend(Backend):
 
     def graph_db(self) -> GraphDb:
         """graph.db, created on first use (kept open with the back end)."""
-        from soloqueue_mem.graph.db import SqliteGraph
+        from soloqueue_mem.graph.db import SqlGraph
 
         conn = self.connection("graph", create=True)
         assert conn is not None
-        return SqliteGraph(conn)
+        return SqlGraph(conn)
 
     def existing_graph(self) -> GraphDb | None:
         """graph.db when it exists (kept open with the back end); its module is imported
@@ -287,9 +287,9 @@ class SqliteBackend(Backend):
         conn = self.connection("graph", create=False)
         if conn is None:
             return None
-        from soloqueue_mem.graph.db import SqliteGraph
+        from soloqueue_mem.graph.db import SqlGraph
 
-        return SqliteGraph(conn)
+        return SqlGraph(conn)
 
     # -- working memory, promote, hot + cold query -------------------------------------
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from soloqueue_mem.config import Config
-from soloqueue_mem.graph.db import GraphDb, SqliteGraph
+from soloqueue_mem.graph.db import GraphDb, SqlGraph
 from soloqueue_mem.graph.params import Params
 from soloqueue_mem.graph.steps import Steps
 from soloqueue_mem.graph.store import Scope
@@ -18,10 +18,10 @@ SCOPE = Scope("default", "default")
 NOW = "2026-11-26T08:00:00.000Z"
 
 
-def graph_db(home: Path) -> SqliteGraph:
+def graph_db(home: Path) -> SqlGraph:
     conn = open_graph(Home(home), Config())
     assert conn is not None
-    return SqliteGraph(conn)
+    return SqlGraph(conn)
 
 
 def rules_steps(home: Path) -> Steps:

@@ -15,7 +15,7 @@ from typing import Any
 from soloqueue_mem.db.adapter import Db, postgres_sql
 from soloqueue_mem.memory.attachments import COLUMNS, Attachment, Filters, where
 from soloqueue_mem.memory.attachments import _attachment as attachment_from_row
-from soloqueue_mem.storage.postgres.text import any_query, document
+from soloqueue_mem.storage.postgres.text import UNLESS_TAKEN, any_query, document, insert_indexed
 
 
 def search_text(a: Attachment) -> str:
@@ -32,12 +32,8 @@ class TsVector:
     order = "seq"
 
     def insert(self, db: Db, values: list[Any], attachment: Attachment) -> bool:
-        cursor = db.execute(
-            f"INSERT INTO attachments ({COLUMNS}, search)"  # noqa: S608 - constant columns
-            f" VALUES ({', '.join('?' * len(values))}, to_tsvector('simple', ?))"
-            " ON CONFLICT (id) DO NOTHING",
-            (*values, search_text(attachment)),
-        )
+        indexed = search_text(attachment)
+        cursor = insert_indexed(db, "attachments", COLUMNS, values, indexed, UNLESS_TAKEN)
         return bool(cursor.rowcount == 1)
 
     def forget(self, db: Db, attachment_id: str) -> None:

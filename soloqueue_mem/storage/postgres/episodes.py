@@ -18,7 +18,7 @@ from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.fulltexts import FullTexts
 from soloqueue_mem.storage.postgres import attachments
 from soloqueue_mem.storage.postgres.memories import TSVECTOR
-from soloqueue_mem.storage.postgres.text import any_query, document
+from soloqueue_mem.storage.postgres.text import UNLESS_TAKEN, any_query, document, insert_indexed
 
 if TYPE_CHECKING:
     import psycopg
@@ -40,7 +40,7 @@ class TsVector:
     order = "seq"
 
     def insert(self, db: Db, values: list[Any], episode: Episode) -> None:
-        _insert(db.conn, values, episode, "")
+        insert_indexed(db, "episodes", COLUMNS, values, search_text(episode))
 
     def search(
         self, db: Db, terms: list[str], filters: EpisodeFilters, limit: int
@@ -69,7 +69,8 @@ INDEXES = FullTexts(TSVECTOR, TsVector(), attachments.TSVECTOR)
 def copy_in(conn: psycopg.Connection, row: tuple[Any, ...]) -> bool:
     """Insert memory.db's episode ``row`` (its columns as stored) unless the id is
     taken; whether it was inserted (``migrate --to``)."""
-    return _insert(conn, list(row), episode_from_row(row), " ON CONFLICT (id) DO NOTHING")
+    indexed = search_text(episode_from_row(row))
+    return bool(insert_indexed(Db(conn), "episodes", COLUMNS, row, indexed, UNLESS_TAKEN).rowcount)
 
 
 def read_back(conn: psycopg.Connection, ids: list[str]) -> dict[str, tuple[Any, ...]]:
@@ -79,12 +80,3 @@ def read_back(conn: psycopg.Connection, ids: list[str]) -> dict[str, tuple[Any, 
         (ids,),
     ).fetchall()
     return {row[0]: tuple(row) for row in rows}
-
-
-def _insert(conn: psycopg.Connection, values: list[Any], episode: Episode, tail: str) -> bool:
-    cursor = conn.execute(
-        f"INSERT INTO episodes ({COLUMNS}, search)"  # noqa: S608 - constant columns
-        f" VALUES ({', '.join(['%s'] * len(values))}, to_tsvector('simple', %s)){tail}",
-        (*values, search_text(episode)),
-    )
-    return cursor.rowcount == 1

@@ -21,7 +21,7 @@ from soloqueue_mem.memory.store import (
 )
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.storage.postgres.newest import newest_ranked
-from soloqueue_mem.storage.postgres.text import document, term_query
+from soloqueue_mem.storage.postgres.text import document, insert_indexed, term_query
 from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 
 if TYPE_CHECKING:
@@ -39,13 +39,8 @@ class TsVector:
     order = "seq"
 
     def insert(self, db: Db, memory: Memory, key: str) -> None:
-        values = stored_values(memory)
-        marks = ", ".join("?" * (len(values) + 1))
-        db.execute(
-            f"INSERT INTO memories ({_COLUMNS}, content_key, search)"  # noqa: S608 - constants
-            f" VALUES ({marks}, to_tsvector('simple', ?))",
-            (*values, key, _search_text(memory)),
-        )
+        values = [*stored_values(memory), key]
+        insert_indexed(db, "memories", f"{_COLUMNS}, content_key", values, _search_text(memory))
 
     def changed(self, db: Db, old: Memory, new: Memory) -> None:
         if _search_text(new) != _search_text(old):

@@ -26,12 +26,18 @@ host that wrote a row, so several hosts index alike.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.text.cjk import CJK_RANGES
 from soloqueue_mem.text.porter import stem
 
+if TYPE_CHECKING:
+    from soloqueue_mem.db.adapter import Db
+
 _TOKEN = re.compile(r"[^\W_]+")
+UNLESS_TAKEN = " ON CONFLICT (id) DO NOTHING"  # an insert's end: a taken id is left alone
 
 
 @cache
@@ -85,6 +91,19 @@ def lexemes(text: str) -> list[str]:
 def document(text: str) -> str:
     """The text to give ``to_tsvector('simple', …)``."""
     return " ".join(lexemes(text))
+
+
+def insert_indexed(
+    db: Db, table: str, columns: str, values: Sequence[Any], indexed: str, tail: str = ""
+) -> Any:
+    """Insert a row of ``table`` (``values`` of ``columns``) with its ``search`` column,
+    the tsvector of ``indexed`` (a :func:`document`); the cursor. ``tail`` ends the
+    statement (``ON CONFLICT``, ``RETURNING``)."""
+    return db.execute(
+        f"INSERT INTO {table} ({columns}, search)"  # noqa: S608 - constant names
+        f" VALUES ({', '.join('?' * len(values))}, to_tsvector('simple', ?)){tail}",
+        (*values, indexed),
+    )
 
 
 def term_query(term: str) -> str | None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem import faults
 from soloqueue_mem.clock import iso
-from soloqueue_mem.db.adapter import postgres_sql
+from soloqueue_mem.db.adapter import Db, postgres_sql
 from soloqueue_mem.home import Home
 from soloqueue_mem.sessions.events import Event, SessionKey, index_body
 from soloqueue_mem.sessions.logfile import SessionLog
@@ -34,7 +34,7 @@ from soloqueue_mem.sessions.writer import (
     logged_among,
 )
 from soloqueue_mem.storage.postgres.newest import newest_ranked
-from soloqueue_mem.storage.postgres.text import document, term_query
+from soloqueue_mem.storage.postgres.text import document, insert_indexed, term_query
 from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, coverage
@@ -121,14 +121,11 @@ def _insert_turn(
     conn: psycopg.Connection, key: SessionKey, turn_index: int, event: Event, timestamp: str
 ) -> int:
     body = index_body(event)
-    row = conn.execute(
-        f"INSERT INTO quarantine_logs ({NEW_TURN_COLUMNS}, search) VALUES"  # noqa: S608
-        " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, to_tsvector('simple', %s))"
-        " RETURNING id",
-        (*new_turn(key, turn_index, event, timestamp, body), document(body)),
-    ).fetchone()
-    assert row is not None
-    return int(row[0])
+    values = new_turn(key, turn_index, event, timestamp, body)
+    cursor = insert_indexed(
+        Db(conn), "quarantine_logs", NEW_TURN_COLUMNS, values, document(body), " RETURNING id"
+    )
+    return int(cursor.fetchone()[0])
 
 
 def trace(

@@ -56,7 +56,7 @@ from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel, usem3_channel
 from soloqueue_mem.sessions.events import Event, index_body
-from soloqueue_mem.sessions.turns import Scope, Turn
+from soloqueue_mem.sessions.turns import Scope, Turn, turn_name
 from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
 from soloqueue_mem.text.fts import holders, match_expression
@@ -416,7 +416,7 @@ def _episode_importance(episode: Episode) -> float:
 
 def _turn_candidate(turn: Turn, channel: str, relevance: float) -> Candidate:
     return Candidate(
-        key=f"turn:{turn.group}/{turn.agent}/{turn.session}#{turn.turn_index}",
+        key=f"turn:{turn_name(turn)}",
         channel=channel,
         content=turn.content or _searchable(turn),
         relevance=relevance,

@@ -196,8 +196,7 @@ def _admitted(
     if "turn" in ids:
         for turn in turns.turns_by_id(conn, [int(i) for i in ids["turn"]]).values():
             if _turn_in_scope(turn, scope, since):
-                name = f"{turn.group}/{turn.agent}/{turn.session}#{turn.turn_index}"
-                items[("turn", str(turn.id))] = (name, turn)
+                items[("turn", str(turn.id))] = (turns.turn_name(turn), turn)
     return [
         DenseHit(key[0], items[key][0], round(score, 6), items[key][1])
         for key, score in ranked

@@ -67,6 +67,11 @@ def _turn(row: tuple[Any, ...]) -> Turn:
     )
 
 
+def turn_name(turn: Turn) -> str:
+    """How a search hit names a turn: ``group/agent/session#index``."""
+    return f"{turn.group}/{turn.agent}/{turn.session}#{turn.turn_index}"
+
+
 def max_turn_index(conn: sqlite3.Connection, key: SessionKey) -> int:
     """The highest indexed turn of the session, -1 if it has none."""
     row = conn.execute(

@@ -166,9 +166,5 @@ def _turns(
     rows = _nearest_rows(
         conn, "quarantine_logs AS t", TURN_COLUMNS, where, within.params(), vector, limit
     )
-    hits = []
-    for row in rows:
-        turn = turn_from_row(row[:-1])
-        name = f"{turn.group}/{turn.agent}/{turn.session}#{turn.turn_index}"
-        hits.append(DenseHit("turn", name, float(row[-1]), turn))
-    return hits
+    found = [(turn_from_row(row[:-1]), float(row[-1])) for row in rows]
+    return [DenseHit("turn", turns.turn_name(turn), score, turn) for turn, score in found]

@@ -52,7 +52,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
-    from soloqueue_mem.semantic.index import Item as Embeddable
     from soloqueue_mem.semantic.model import Embedder
     from soloqueue_mem.sessions.events import SessionKey
     from soloqueue_mem.sessions.reader import SessionLogContent
@@ -62,11 +61,10 @@ if TYPE_CHECKING:
     from soloqueue_mem.state.values import Entry as ValueEntry
     from soloqueue_mem.text.lexicon import Lexicon
 
-    # a store's dense index: its connection, the memories and episodes to embed, the
-    # pass (connection, model, now, with the turns, time budget, progress): its report
+    # a store's dense index: its connection, and the pass (connection, model, now, with
+    # the turns, time budget, progress): its report
     DenseIndex = tuple[
         Connection,
-        Callable[[Connection, datetime], list[Embeddable]],
         Callable[
             [Connection, Embedder, datetime, bool, float | None, Callable[[int, int], None] | None],
             dict[str, Any],
@@ -336,17 +334,17 @@ class Backend(ABC):
 
     @abstractmethod
     def dense_index(self) -> DenseIndex:
-        """Where ``index --embed`` writes: the connection, what it embeds there besides
-        the turns (memories, episodes) and the pass that does; NotFound without a
-        store, Unsupported when this back end cannot hold vectors."""
+        """Where ``index --embed`` writes: the connection and the pass that embeds
+        there; NotFound without a store, Unsupported when this back end cannot hold
+        vectors."""
 
     def embed_estimate(self, model: str, now: datetime, with_turns: bool) -> dict[str, Any]:
         """``index --embed --estimate``: how much a pass would embed."""
-        from soloqueue_mem.semantic.embed import estimate, turn_items
+        from soloqueue_mem.semantic.embed import estimate, memory_items, turn_items
 
-        conn, items, _ = self.dense_index()
+        conn, _ = self.dense_index()
         turns = turn_items(conn) if with_turns else None
-        return estimate(conn, model, items(conn, now), turns)
+        return estimate(conn, model, memory_items(conn, now, self.full_texts()), turns)
 
     def embed(
         self,
@@ -358,7 +356,7 @@ class Backend(ABC):
     ) -> dict[str, Any]:
         """``index --embed``: vectors for what lacks one, within ``time_budget``
         seconds; resumable (a later pass does the rest)."""
-        conn, _, embedded = self.dense_index()
+        conn, embedded = self.dense_index()
         return embedded(conn, embedder, now, with_turns, time_budget, progress)
 
     # -- recall (recall's Source) ------------------------------------------------------

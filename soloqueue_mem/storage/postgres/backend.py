@@ -187,11 +187,11 @@ class PostgresBackend(Backend):
         """The database's ``embedding`` columns (pgvector's), embedded by e5
         (storage/postgres/embed.py)."""
         from soloqueue_mem.storage.postgres.dense import has_embedding_column
-        from soloqueue_mem.storage.postgres.embed import embed_all, memory_items
+        from soloqueue_mem.storage.postgres.embed import embed_all
 
         if not has_embedding_column(self.conn):
             raise Unsupported("the dense index needs pgvector on the PostgreSQL server")
-        return self.conn, memory_items, embed_all
+        return self.conn, embed_all
 
     # -- memories ------------------------------------------------------------------
 

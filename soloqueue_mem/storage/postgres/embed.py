@@ -18,8 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from soloqueue_mem.semantic.dump import Linked, put_back_linked
-from soloqueue_mem.semantic.embed import deadline_after, embed_store, turn_items
-from soloqueue_mem.semantic.embed import memory_items as items_of
+from soloqueue_mem.semantic.embed import deadline_after, embed_store, memory_items, turn_items
 from soloqueue_mem.semantic.index import Copy, Item, Progress, cached_vectors, content_hash
 from soloqueue_mem.storage.postgres.episodes import INDEXES
 
@@ -30,11 +29,6 @@ if TYPE_CHECKING:
 
 TABLES = {"memory": "memories", "episode": "episodes", "turn": "quarantine_logs"}
 _ID_TYPES = {"memory": "text", "episode": "text", "turn": "bigint"}
-
-
-def memory_items(conn: psycopg.Connection, now: datetime) -> list[Item]:
-    """:func:`soloqueue_mem.semantic.embed.memory_items` of the database."""
-    return items_of(conn, now, INDEXES)
 
 
 def floats(data: bytes) -> list[float]:
@@ -70,7 +64,7 @@ def embed_all(
     item's column."""
     deadline = deadline_after(time_budget)
     turns = turn_items(conn) if with_turns else None
-    memories = memory_items(conn, now)
+    memories = memory_items(conn, now, INDEXES)
     return embed_store(conn, embedder, now, memories, turns, deadline, progress, to_columns(conn))
 
 

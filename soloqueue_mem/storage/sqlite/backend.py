@@ -176,9 +176,9 @@ class SqliteBackend(Backend):
 
     def dense_index(self) -> DenseIndex:
         """memory.db, embedded by every installed model."""
-        from soloqueue_mem.semantic.embed import embed_every_model, memory_items
+        from soloqueue_mem.semantic.embed import embed_every_model
 
-        return self.existing("memory", NO_STORE), memory_items, embed_every_model
+        return self.existing("memory", NO_STORE), embed_every_model
 
     # -- recall ------------------------------------------------------------------------
 

@@ -661,16 +661,25 @@ def forget(conn: sqlite3.Connection, refs: Iterable[str]) -> Forgotten:
     """
     conn.execute("PRAGMA secure_delete = ON")
     with write_tx(conn):
-        doomed: dict[str, Memory] = {}
-        for ref in refs:
-            for memory in with_ancestors(conn, get(conn, ref)):
-                doomed[memory.id] = memory
-        for memory in doomed.values():
-            _unindex(conn, _rowid(conn, memory.id), memory)
-        conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in doomed])
+        erased = erase(conn, refs)
         conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
     busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-    return Forgotten(list(doomed), not busy)
+    return Forgotten(erased, not busy)
+
+
+def erase(conn: Connection, refs: Iterable[str], index: FullText = FTS5) -> list[str]:
+    """Delete the memories ``refs`` name, the earlier versions they superseded and their
+    index entries (inside the caller's write transaction); their ids. NotFound for an
+    unknown ref."""
+    db = Db(conn)
+    doomed: dict[str, Memory] = {}
+    for ref in refs:
+        for memory in with_ancestors(conn, get(conn, ref), index):
+            doomed[memory.id] = memory
+    for memory in doomed.values():
+        index.dropped(db, memory)
+    db.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in doomed])
+    return list(doomed)
 
 
 class Window(NamedTuple):

@@ -244,10 +244,14 @@ class PostgresBackend(Backend):
         return memories.search(self.conn, terms, filters, now, limit)
 
     def erase(self, refs: Iterable[str]) -> Forgotten:
-        """Erased (VACUUM reclaims the bytes: see the note)."""
-        from soloqueue_mem.memory.store import Forgotten
+        """Erased. PostgreSQL keeps deleted row versions until VACUUM reclaims them
+        (autovacuum, or ``VACUUM memories``): unlike SQLite's ``secure_delete``, the
+        bytes are not zeroed now (the note says so)."""
+        from soloqueue_mem.memory.store import Forgotten, erase
 
-        return Forgotten(memories.forget(self.conn, refs), False, False, FORGET_NOTE)
+        with self.conn.transaction():
+            erased = erase(self.conn, refs, INDEXES.memories)
+        return Forgotten(erased, False, False, FORGET_NOTE)
 
     def edit(self, ref: str, changes: Changes, now: datetime) -> Memory:
         """The memory edited; a process already holding a model embeds its new text."""

@@ -1,24 +1,16 @@
 """``memories`` on PostgreSQL: its full-text index (the ``search`` column) for the SQL
-written once in :mod:`soloqueue_mem.memory.store` (``remember``, the reads), the search
-that uses it, and ``forget`` (what erasing means differs: see :func:`forget`).
+written once in :mod:`soloqueue_mem.memory.store` (``remember``, the reads, erasing),
+and the search that uses it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from soloqueue_mem.db.adapter import Db, postgres_sql
 from soloqueue_mem.memory.model import Memory
-from soloqueue_mem.memory.store import (
-    _COLUMNS,
-    Filters,
-    filter_sql,
-    get,
-    stored_values,
-    with_ancestors,
-)
+from soloqueue_mem.memory.store import _COLUMNS, Filters, filter_sql, stored_values
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.storage.postgres.newest import newest_ranked
 from soloqueue_mem.storage.postgres.text import document, insert_indexed, term_query
@@ -59,21 +51,6 @@ class TsVector:
 
 
 TSVECTOR = TsVector()
-
-
-def forget(conn: psycopg.Connection, refs: Iterable[str]) -> list[str]:
-    """Erase memories and the earlier versions they superseded; their ids.
-
-    PostgreSQL keeps deleted row versions until VACUUM reclaims them (autovacuum, or
-    ``VACUUM memories``): unlike SQLite's ``secure_delete``, the bytes are not zeroed now.
-    """
-    with conn.transaction():
-        doomed: dict[str, Memory] = {}
-        for ref in refs:
-            for memory in with_ancestors(conn, get(conn, ref), TSVECTOR):
-                doomed[memory.id] = memory
-        conn.execute("DELETE FROM memories WHERE id = ANY(%s)", (list(doomed),))
-    return list(doomed)
 
 
 def search(

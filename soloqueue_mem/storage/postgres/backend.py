@@ -296,10 +296,9 @@ class PostgresBackend(Backend):
         model, _ = self.dense()
         if model is None:
             return []
-        from soloqueue_mem.storage.postgres.dense import embed_memory
+        from soloqueue_mem.storage.postgres.dense import embed_memories
 
-        for memory_id in memory_ids:
-            embed_memory(self.conn, model, memory_id, now)
+        embed_memories(self.conn, model, memory_ids, now)
         return [model.name]
 
     def query(

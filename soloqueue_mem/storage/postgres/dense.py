@@ -65,19 +65,18 @@ def vector_text(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in vector.tolist()) + "]"
 
 
-def embed_memory(
-    conn: psycopg.Connection, embedder: Embedder, memory_id: str, now: datetime
+def embed_memories(
+    conn: psycopg.Connection, embedder: Embedder, memory_ids: list[str], now: datetime
 ) -> None:
-    """Give the memory the vector of its current text: embedded (or taken from the
-    cache) when new or edited, nothing to do when its vector is current."""
+    """Give the memories the vectors of their current texts: embedded (or taken from the
+    cache) when new or edited, nothing to do where a vector is current."""
     from soloqueue_mem.semantic.index import Item, embed_items
     from soloqueue_mem.storage.postgres.embed import to_columns
 
-    row = conn.execute(
-        "SELECT id, group_id, agent_id, content FROM memories WHERE id = %s", (memory_id,)
-    ).fetchone()
-    if row is not None:
-        embed_items(conn, embedder, [Item("memory", *row)], now, copy=to_columns(conn))
+    rows = conn.execute(
+        "SELECT id, group_id, agent_id, content FROM memories WHERE id = ANY(%s)", (memory_ids,)
+    ).fetchall()
+    embed_items(conn, embedder, [Item("memory", *row) for row in rows], now, copy=to_columns(conn))
 
 
 def nearest(conn: psycopg.Connection, embedder: Embedder, asked: DenseQuery) -> list[DenseHit]:

@@ -258,10 +258,19 @@ class Backend(ABC):
             if model is not None:
                 model.close()
 
-    @abstractmethod
     def model(self, now: datetime) -> ModelExtraction | None:
         """The configured model (``SOLOQUEUE_LLM_URL``), queuing its failed turns in this
         back end's store; None without one."""
+        from soloqueue_mem.lifecycle.model_extract import configured
+
+        model = configured(self.config, now)
+        if model is not None:
+            self._queue_failures(model)
+        return model
+
+    @abstractmethod
+    def _queue_failures(self, model: ModelExtraction) -> None:
+        """Have ``model`` queue the turns it failed to extract in this back end's store."""
 
     def digest_target(self, conn: Connection) -> DbTarget:
         """Digesting into ``conn``: the session's records as :meth:`session` reads them,

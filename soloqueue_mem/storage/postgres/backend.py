@@ -151,14 +151,9 @@ class PostgresBackend(Backend):
     def session(self, key: SessionKey) -> SessionLogContent:
         return sessions.read(self.conn, self.home, key)
 
-    def model(self, now: datetime) -> ModelExtraction | None:
-        """The configured model, queuing its failed turns in the database."""
-        from soloqueue_mem.lifecycle.model_extract import configured
-
-        model = configured(self.config, now)
-        if model is not None:
-            model.use_database(self.conn)
-        return model
+    def _queue_failures(self, model: ModelExtraction) -> None:
+        """In the database."""
+        model.use_database(self.conn)
 
     # -- consolidation -------------------------------------------------------------
 
@@ -174,7 +169,7 @@ class PostgresBackend(Backend):
         conn, target = self.conn, self.digest_target(self.conn)
         options = options._replace(extracted_on_log=lambda key: extracted_turns(conn, key))
         if options.model is not None and not options.dry_run:
-            options.model.use_database(conn)
+            self._queue_failures(options.model)
 
         def lacking() -> str | None:
             return None if has_embedding_column(conn) else NO_PGVECTOR

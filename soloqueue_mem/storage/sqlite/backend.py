@@ -131,16 +131,11 @@ class SqliteBackend(Backend):
             raise NotFound(f"session {'/'.join(key)} not found (no data directory)")
         return read_session(self.home, key)
 
-    def model(self, now: datetime) -> ModelExtraction | None:
-        """The configured model (``SOLOQUEUE_LLM_URL``), queuing its failed turns in
-        state.db; None without one."""
-        from soloqueue_mem.lifecycle.model_extract import configured
+    def _queue_failures(self, model: ModelExtraction) -> None:
+        """In state.db."""
         from soloqueue_mem.storage.sqlite.stores import state_opener
 
-        model = configured(self.config, now)
-        if model is not None:
-            model.use_state_db(state_opener(self.home, self.config))
-        return model
+        model.use_state_db(state_opener(self.home, self.config))
 
     # -- consolidation -----------------------------------------------------------------
 
@@ -156,7 +151,7 @@ class SqliteBackend(Backend):
         from soloqueue_mem.semantic.embed import embed_every_model
         from soloqueue_mem.storage.catalog import open_catalog
         from soloqueue_mem.storage.sqlite.scratch import scratch_copy
-        from soloqueue_mem.storage.sqlite.stores import open_memory, state_opener
+        from soloqueue_mem.storage.sqlite.stores import open_memory
 
         @contextmanager
         def held() -> Iterator[DbTarget]:
@@ -168,7 +163,7 @@ class SqliteBackend(Backend):
         state = self.connection("state", create=False)
         options = options._replace(extracted_on_log=lambda key: extracted_turns(state, key))
         if options.model is not None:
-            options.model.use_state_db(state_opener(self.home, self.config))
+            self._queue_failures(options.model)
         catalog = partial(open_catalog, self.home, self.config, create=False)
         return run(self.home, held, now, options, embed_every_model, catalog)
 

@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.fulltexts import FullTexts
     from soloqueue_mem.memory.hotcold import Answer
     from soloqueue_mem.memory.model import Memory
-    from soloqueue_mem.memory.recall import Request
-    from soloqueue_mem.memory.recall import Result as RecallResult
     from soloqueue_mem.memory.store import Changes, Filters, Forgotten
     from soloqueue_mem.ops.verify import VerifyOptions
     from soloqueue_mem.semantic.dense import DenseHit
@@ -190,14 +188,6 @@ class PostgresBackend(Backend):
 
     # -- memories ------------------------------------------------------------------
 
-    def recall(
-        self, request: Request, now: datetime, lexicon: Callable[[], Lexicon]
-    ) -> RecallResult:
-        """Every channel, fused, with why the dense one is off when it is."""
-        result = super().recall(request, now, lexicon)
-        _, off = self.dense()
-        return result._replace(notes=[*result.notes, off]) if off else result
-
     def dense(self) -> tuple[Embedder | None, str | None]:
         """The embedding model when the dense channel runs here, else why not (None
         and None: not asked for). Checked once per process."""
@@ -229,8 +219,9 @@ class PostgresBackend(Backend):
         return nearest(self.conn, embedder, DenseQuery(query, scope, now, limit))
 
     def memory_search(self) -> tuple[str, str | None]:
-        """Recall's memory search is this back end's own full-text search."""
-        return self.name, None
+        """Recall's memory search is this back end's own full-text search, and recall
+        says why the dense channel is off when it is."""
+        return self.name, self.dense()[1]
 
     def search(
         self, terms: list[str], filters: Filters, now: datetime, limit: int

@@ -38,14 +38,13 @@ if TYPE_CHECKING:
 
     class TurnIndex(Protocol):
         """Where a back end indexes the turns ``log`` appends (:func:`index_and_append`):
-        memory.db (:class:`MemoryDb`) or PostgreSQL's ``quarantine_logs``."""
+        memory.db (:class:`MemoryDb`) or PostgreSQL's ``quarantine_logs``, on ``conn``
+        (an event id logged before is looked up there by :func:`logged_among`)."""
+
+        conn: Connection
 
         def first(self, key: SessionKey, log: SessionLog) -> int:
             """The session's next turn index (held until the transaction ends)."""
-            ...
-
-        def logged_among(self, key: SessionKey, event_ids: list[str]) -> dict[str, LoggedTurn]:
-            """The session's turns logged with any of ``event_ids``, by event id."""
             ...
 
         def insert(self, key: SessionKey, index: int, l1: Event, timestamp: str) -> int:
@@ -295,9 +294,6 @@ class MemoryDb:
     def first(self, key: SessionKey, log: SessionLog) -> int:
         return catch_up(self.conn, key, log) + 1
 
-    def logged_among(self, key: SessionKey, event_ids: list[str]) -> dict[str, LoggedTurn]:
-        return logged_among(self.conn, key, event_ids)
-
     def insert(self, key: SessionKey, index: int, l1: Event, timestamp: str) -> int:
         return turns.insert_turn(self.conn, key, index, l1, timestamp)
 
@@ -355,7 +351,7 @@ def _logged_earlier(
     return {
         (key, event_id): turn
         for key, event_ids in asked.items()
-        for event_id, turn in index.logged_among(key, event_ids).items()
+        for event_id, turn in logged_among(index.conn, key, event_ids).items()
     }
 
 

@@ -26,13 +26,7 @@ from soloqueue_mem.sessions.trace import TraceHit, best_first, index_hits, weigh
 from soloqueue_mem.sessions.turns import _TURN_COLUMNS as _COLUMNS
 from soloqueue_mem.sessions.turns import NEW_TURN_COLUMNS, Scope, Turn, new_turn
 from soloqueue_mem.sessions.turns import _turn as turn_from_row
-from soloqueue_mem.sessions.writer import (
-    LoggedTurn,
-    Queued,
-    appended_in,
-    index_and_append,
-    logged_among,
-)
+from soloqueue_mem.sessions.writer import LoggedTurn, Queued, appended_in, index_and_append
 from soloqueue_mem.storage.postgres.newest import newest_ranked
 from soloqueue_mem.storage.postgres.text import document, insert_indexed, term_query
 from soloqueue_mem.text.fts import RECENT_WINDOW as WINDOW
@@ -67,9 +61,6 @@ class Quarantine:
 
     def first(self, key: SessionKey, log: SessionLog) -> int:
         return lock_session(self.conn, key, self.stamp)
-
-    def logged_among(self, key: SessionKey, event_ids: list[str]) -> dict[str, LoggedTurn]:
-        return logged_among(self.conn, key, event_ids)
 
     def insert(self, key: SessionKey, index: int, l1: Event, timestamp: str) -> int:
         return _insert_turn(self.conn, key, index, l1, timestamp)

@@ -139,19 +139,8 @@ class Fts5:
     def search(
         self, db: Db, terms: list[str], filters: Filters, now: str, limit: int
     ) -> list[tuple[Attachment, float]]:
-        """Best BM25 first."""
         match = match_expression(terms)
-        if match is None:
-            return []
-        condition, params = where(db, filters)
-        rows = db.conn.execute(
-            f"""SELECT {_QUALIFIED}, -bm25(attachments_fts) AS score
-                FROM attachments_fts JOIN attachments ON attachments.rowid = attachments_fts.rowid
-                WHERE attachments_fts MATCH :match AND {condition}
-                ORDER BY score DESC, attachments.created_at DESC LIMIT :limit""",  # noqa: S608
-            {**params, "match": match, "now": now, "limit": limit},
-        )
-        return [(_attachment(row[:-1]), float(row[-1])) for row in rows]
+        return [] if match is None else search(db.conn, match, filters, now, limit)
 
 
 FTS5 = Fts5()
@@ -231,6 +220,21 @@ def list_attachments(
         {**params, "now": now, "limit": limit},
     )
     return [_attachment(row) for row in rows]
+
+
+def search(
+    conn: sqlite3.Connection, match: str, filters: Filters, now: str, limit: int
+) -> list[tuple[Attachment, float]]:
+    """Unexpired attachments matching an FTS5 expression, best BM25 first."""
+    condition, params = where(Db(conn), filters)
+    rows = conn.execute(
+        f"""SELECT {_QUALIFIED}, -bm25(attachments_fts) AS score
+            FROM attachments_fts JOIN attachments ON attachments.rowid = attachments_fts.rowid
+            WHERE attachments_fts MATCH :match AND {condition}
+            ORDER BY score DESC, attachments.created_at DESC LIMIT :limit""",  # noqa: S608
+        {**params, "match": match, "now": now, "limit": limit},
+    )
+    return [(_attachment(row[:-1]), float(row[-1])) for row in rows]
 
 
 def expired(conn: Connection, now: str, limit: int, index: FullText = FTS5) -> list[Attachment]:

@@ -94,20 +94,8 @@ class Fts5:
     def search(
         self, db: Db, terms: list[str], filters: EpisodeFilters, limit: int
     ) -> list[tuple[Episode, float]]:
-        """Best BM25 first (higher is better)."""
         match = match_expression(terms)
-        if match is None:
-            return []
-        condition, params = where(filters)
-        qualified = ", ".join(f"episodes.{name}" for name in COLUMNS.split(", "))
-        rows = db.conn.execute(
-            f"""SELECT {qualified}, -bm25(episodes_fts) AS score
-                FROM episodes_fts JOIN episodes ON episodes.rowid = episodes_fts.rowid
-                WHERE episodes_fts MATCH :match AND {condition}
-                ORDER BY score DESC, episodes.ended_at DESC LIMIT :limit""",  # noqa: S608
-            {**params, "match": match, "limit": limit},
-        )
-        return [(_episode(row[:-1]), float(row[-1])) for row in rows]
+        return [] if match is None else search(db.conn, match, filters, limit)
 
 
 FTS5 = Fts5()
@@ -190,6 +178,22 @@ def list_episodes(
 def get(conn: Connection, ref: str) -> Episode:
     """The episode with id ``ref`` or the only one whose id starts with it."""
     return _episode(row_by_prefix(conn, "episodes", COLUMNS, ref, "episode"))
+
+
+def search(
+    conn: sqlite3.Connection, match: str, filters: EpisodeFilters, limit: int
+) -> list[tuple[Episode, float]]:
+    """Episodes matching an FTS5 expression, best BM25 first (higher is better)."""
+    condition, params = where(filters)
+    qualified = ", ".join(f"episodes.{name}" for name in COLUMNS.split(", "))
+    rows = conn.execute(
+        f"""SELECT {qualified}, -bm25(episodes_fts) AS score
+            FROM episodes_fts JOIN episodes ON episodes.rowid = episodes_fts.rowid
+            WHERE episodes_fts MATCH :match AND {condition}
+            ORDER BY score DESC, episodes.ended_at DESC LIMIT :limit""",  # noqa: S608
+        {**params, "match": match, "limit": limit},
+    )
+    return [(_episode(row[:-1]), float(row[-1])) for row in rows]
 
 
 def touch(conn: Connection, ids: list[str]) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from soloqueue_mem.db.adapter import Db, postgres_sql
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.memory.attachments import COLUMNS, Attachment, Filters, where
 from soloqueue_mem.memory.attachments import _attachment as attachment_from_row
 from soloqueue_mem.storage.postgres.text import UNLESS_TAKEN, any_query, document, insert_indexed
@@ -47,15 +47,12 @@ class TsVector:
         if match is None:
             return []
         condition, params = where(db, filters)
-        rows = db.conn.execute(
-            postgres_sql(
-                f"SELECT {COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
-                " FROM attachments, to_tsquery('simple', :match) AS q WHERE search @@ q"
-                f" AND {condition} ORDER BY score DESC, created_at DESC LIMIT :limit",
-                named=True,
-            ),
+        rows = db.fetchall(
+            f"SELECT {COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
+            " FROM attachments, to_tsquery('simple', :match) AS q WHERE search @@ q"
+            f" AND {condition} ORDER BY score DESC, created_at DESC LIMIT :limit",
             {**params, "match": match, "now": now, "limit": limit},
-        ).fetchall()
+        )
         return [(attachment_from_row(row[:-1]), float(row[-1])) for row in rows]
 
 

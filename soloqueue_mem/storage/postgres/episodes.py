@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from soloqueue_mem.db.adapter import Db, postgres_sql
+from soloqueue_mem.db.adapter import Db
 from soloqueue_mem.memory.episodes import COLUMNS, Episode, EpisodeFilters, where
 from soloqueue_mem.memory.episodes import _episode as episode_from_row
 from soloqueue_mem.memory.fulltexts import FullTexts
@@ -50,15 +50,12 @@ class TsVector:
         if match is None:
             return []
         condition, params = where(filters)
-        rows = db.conn.execute(
-            postgres_sql(
-                f"SELECT {COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
-                f" FROM episodes, to_tsquery('simple', :match) AS q WHERE search @@ q"
-                f" AND {condition} ORDER BY score DESC, ended_at DESC LIMIT :limit",
-                named=True,
-            ),
+        rows = db.fetchall(
+            f"SELECT {COLUMNS}, ts_rank(search, q) AS score"  # noqa: S608 - fixed fragments
+            f" FROM episodes, to_tsquery('simple', :match) AS q WHERE search @@ q"
+            f" AND {condition} ORDER BY score DESC, ended_at DESC LIMIT :limit",
             {**params, "match": match, "limit": limit},
-        ).fetchall()
+        )
         return [(episode_from_row(row[:-1]), float(row[-1])) for row in rows]
 
 

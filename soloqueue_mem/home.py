@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     StrPath = str | os.PathLike[str]
 
 DIR_NAME = ".soloqueue"
+SERVE_SOCKET = "serve.sock"  # where a warm `serve` answers `recall` (api/local_socket.py)
 # An id is 1-128 of these, starting with a letter or digit and not ending in ".": checked
 # without a regular expression, whose compilation is a measurable part of ``log``'s start-up.
 _ID_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -116,6 +117,7 @@ class Home:
     graph_db = _Entry("graph.db")
     config_file = _Entry("config.toml")
     cache_dir = _Entry("cache")  # derived files, deletable at any time (the lexicon)
+    serve_socket = _Entry(SERVE_SOCKET)
 
     def sessions_dir(self, group: str, agent: str) -> str:
         validate_id("group", group)

@@ -5,9 +5,8 @@ remember and artifact reads, all on one warm :class:`~soloqueue_mem.Store`. Bodi
 are JSON objects capped at ``max_body_bytes``; errors are
 ``{"error": {"code", "message", "exit_code"}}`` with the CLI's exit code mapped to an
 HTTP status. Only the owner can use it: see ``guard`` (the token, Host, Origin and
-Content-Type checks). On PostgreSQL the same app also answers on ``<root>/serve.sock``
-(private to the owner: no token there, a matching fingerprint instead; see
-``local_socket``).
+Content-Type checks). The same app also answers on ``<root>/serve.sock`` (private to
+the owner: no token there, a matching fingerprint instead; see ``local_socket``).
 """
 
 from __future__ import annotations
@@ -465,14 +464,14 @@ def serve(
 
 
 def _local_socket(store: Store) -> tuple[Listening | None, str | None, str | None]:
-    """On PostgreSQL: ``<root>/serve.sock`` (or why not) and the fingerprint a call
-    over it must send. On SQLite nothing: a fresh ``recall`` process is fast there."""
+    """``<root>/serve.sock`` (or why not) and the fingerprint a call over it must send,
+    on either back end: a fresh ``recall`` process spends most of its time connecting
+    (PostgreSQL) or opening the indexes and loading the models (SQLite) before it
+    searches (docs/howto/http.md, "A warm serve answers recall")."""
     from soloqueue_mem.api.local_socket import fingerprint, listen
     from soloqueue_mem.storage.url import database_url
 
     url = database_url(store.config)
-    if url is None:
-        return None, None, None
     store.home.ensure()
     local, why = listen(store.root)
     return local, why, fingerprint(store.config, url)

@@ -1,12 +1,15 @@
 """``serve``'s unix socket in the data directory, and the client a short ``recall``
-process uses to ask that warm server instead of importing psycopg and connecting.
+process uses to ask that warm server instead of doing the work itself: importing
+psycopg and connecting on PostgreSQL, opening the indexes and loading the embedding
+models on SQLite.
 
-The socket is ``<root>/serve.sock``. The root is 0700 and ours, so only its owner can
-reach the socket: it needs no token. A fingerprint of the program's version, the
-parsed config, the database URL and a pinned ``SOLOQUEUE_NOW`` travels with every
-request over it; a server whose fingerprint differs answers 409, and the client then
-does the work itself. This module imports neither Starlette nor psycopg (it is on the
-client's start-up path); ``http.client`` only when a request is made.
+The socket is ``<root>/serve.sock`` (``Home.serve_socket``). The root is 0700 and
+ours, so only its owner can reach the socket: it needs no token. A fingerprint of the
+program's version, the parsed config, the database URL, the embedding models installed
+and a pinned ``SOLOQUEUE_NOW`` travels with every request over it; a server whose
+fingerprint differs answers 409, and the client then does the work itself. This module
+imports neither Starlette, psycopg nor a model (it is on the client's start-up path);
+``http.client`` only when a request is made.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import socket
 import stat
 
 from soloqueue_mem.errors import SoloqueueError, UsageError
+from soloqueue_mem.home import SERVE_SOCKET
 from soloqueue_mem.tuples import NamedTuple
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
@@ -24,7 +28,6 @@ if TYPE_CHECKING:
 
     from soloqueue_mem.config import Config
 
-SOCKET_NAME = "serve.sock"
 FINGERPRINT_HEADER = "X-Soloqueue-Fingerprint"
 MAX_PATH_BYTES = 107  # sun_path holds 108 bytes with the terminating NUL
 CONNECT_SECONDS = 1.0  # also how long a server has to take the request (100 Continue)
@@ -32,7 +35,7 @@ ANSWER_SECONDS = 120.0
 
 
 def socket_path(root: Any) -> str:
-    return os.path.join(os.fspath(root), SOCKET_NAME)
+    return os.path.join(os.fspath(root), SERVE_SOCKET)
 
 
 def our_socket(path: str) -> bool:
@@ -45,13 +48,16 @@ def our_socket(path: str) -> bool:
 
 
 def fingerprint(config: Config, url: str | None) -> str:
-    """What must match between a client and the server it asks: a short hash."""
+    """What must match between a client and the server it asks: a short hash. The
+    models installed are in it: a serve from an environment without them (or with them
+    only) would answer with other channels."""
     import hashlib
 
     from soloqueue_mem import __version__
+    from soloqueue_mem.semantic.model import usable
 
     pinned = os.environ.get("SOLOQUEUE_NOW", "")
-    text = "\0".join((__version__, repr(config), url or "", pinned))
+    text = "\0".join((__version__, repr(config), url or "", ",".join(usable()), pinned))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -78,7 +84,7 @@ def listen(root: Any) -> tuple[Listening | None, str | None]:
         return None, f"{path} is too long for a unix socket; recall will not forward here"
     info = os.lstat(os.fspath(root))
     if info.st_uid != os.geteuid() or info.st_mode & 0o077:
-        return None, f"data directory {os.fspath(root)} is not private (0700): no {SOCKET_NAME}"
+        return None, f"data directory {os.fspath(root)} is not private (0700): no {SERVE_SOCKET}"
     refused = _stale(path)
     if refused is not None:
         return None, refused

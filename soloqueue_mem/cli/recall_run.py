@@ -97,23 +97,25 @@ def _holds_group(store: Store, group: str) -> bool:
 
 def _forwarded(app: AppContext, asked: dict[str, Any]) -> bool:
     """Whether a warm ``serve`` of this data directory answered ``asked`` (printed here
-    as the direct path prints it): only on PostgreSQL, for JSON output, when its
-    ``serve.sock`` is there and its fingerprint matches; else the caller does the work."""
+    as the direct path prints it): for JSON output, when its ``serve.sock`` is there and
+    its fingerprint matches; else the caller does the work."""
     if app.format not in (Format.json, Format.jsonl) or not asked["query"]:
         return False
     if asked["channels"] == []:  # the server would take no channels as the default ones
         return False
+    import os
+
+    if not os.path.lexists(app.home.serve_socket):
+        return False  # no server to ask (and no socket module to import)
     from soloqueue_mem.storage.url import database_url
 
     try:
         url = database_url(app.config)
     except SoloqueueError:
         return False  # the direct path says what is wrong
-    if url is None:
-        return False  # SQLite: no server to ask (and no socket module to import)
     from soloqueue_mem.api import local_socket
 
-    path = local_socket.socket_path(app.home.dir)
+    path = app.home.serve_socket
     if not local_socket.our_socket(path):
         return False
     fingerprint = local_socket.fingerprint(app.config, url)

@@ -15,7 +15,6 @@ import pytest
 
 from soloqueue_mem.api.local_socket import fingerprint, listen, post, relayed, socket_path
 from soloqueue_mem.config import Config
-from tests.conftest import Cli
 
 
 @pytest.fixture
@@ -117,19 +116,6 @@ def test_no_server_no_answer(root: Path) -> None:
     stale.bind(socket_path(root))
     stale.close()
     assert post(socket_path(root), "/api/v1/recall", {"query": "x"}, "print") is None
-
-
-@pytest.mark.sqlite_only("what the server does on SQLite")
-def test_no_socket_on_sqlite(home: Path, cli: Cli) -> None:
-    pytest.importorskip("uvicorn", reason="the [server] extra is not installed")
-    from tests.api.test_http import Server
-
-    cli.ok("log", "-s", "s1", "a turn")
-    running = Server(home)
-    try:
-        assert not (home / "serve.sock").exists()
-    finally:
-        running.stop()
 
 
 def test_a_server_that_accepts_but_never_answers_is_given_up_on(root: Path) -> None:

@@ -402,3 +402,42 @@ def test_a_long_query_is_searched_by_its_end(cli, hybrid):
     for channel in ("dense", "usem3"):
         hits = cli.json("recall", question, "-g", "g1", "--channels", channel)
         assert hits[0]["content"] == "我的编辑器已经换成 Helix 了", channel
+
+
+def test_the_query_is_embedded_on_a_worker_while_the_words_are_searched(
+    cli, hybrid, monkeypatch
+):
+    # Nothing in the query's embeddings depends on the lexical search: a recall starts
+    # them on a worker thread before its channels search, and answers as a recall that
+    # embeds the query inside each dense search does.
+    import threading
+
+    from soloqueue_mem import Store
+    from soloqueue_mem.storage.sqlite.backend import SqliteBackend
+
+    cli.ok("remember", "-g", "g1", "我的编辑器已经换成 Helix 了")
+    cli.ok("remember", "-g", "g1", "Our CI runs on GitHub Actions every night")
+    cli.ok("consolidate")
+    where: list[tuple[str, str]] = []
+    for key in ("e5", "usem3"):
+        model = load(key)
+        embed_query = model.query
+
+        def query(text, key=key, embed_query=embed_query):
+            where.append((key, threading.current_thread().name))
+            return embed_query(text)
+
+        monkeypatch.setattr(model, "query", query)
+
+    def answer():
+        with Store(hybrid, clock=lambda: parse_timestamp(NOW)) as store:
+            hits = store.recall("我现在写代码用的是哪个编辑器？", group="g1").hits
+        return [(h.candidate.key, h.channels, h.score) for h in hits]
+
+    ahead = answer()
+    assert where == [("e5", "query-embedding"), ("usem3", "query-embedding")]
+    where.clear()
+    monkeypatch.setattr(SqliteBackend, "embed_ahead", lambda self, query, models: None)
+    assert answer() == ahead
+    assert where == [("e5", "MainThread"), ("usem3", "MainThread")]
+    assert "usem3" in ahead[0][1] and "dense" in ahead[0][1]

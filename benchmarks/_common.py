@@ -6,6 +6,7 @@ script imports this module from its own folder.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import math
@@ -15,7 +16,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
@@ -169,6 +170,44 @@ def interleaved(commands: dict[str, Timed], runs: int, warmup: int = 2) -> dict[
         for label, kwargs in commands.items():
             times[label].append(run_timed(**kwargs)[0])
     return times
+
+
+# --- a warm serve and recall forwarded to it ---------------------------------------
+
+
+@contextlib.contextmanager
+def serving(env: dict[str, str], python: str) -> Iterator[str]:
+    """A ``serve`` process on ``env``'s data directory (and its ``serve.sock``): its URL."""
+    server = subprocess.Popen(
+        [*cli_argv(python), "serve", "--port", "0"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert server.stderr is not None
+        line = server.stderr.readline().decode()
+        if not line.startswith("serving on http://"):
+            raise SystemExit(f"serve did not start: {line}{server.stderr.read().decode()}")
+        yield line.split()[-1]
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+FORWARD_FLOOR = """
+import http.client, socket, sys
+class Unix(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(sys.argv[1])
+conn = Unix("localhost")
+headers = {"Content-Type": "application/json", "X-Soloqueue-Fingerprint": sys.argv[2]}
+conn.request("POST", "/api/v1/recall", sys.argv[3].encode(), headers)
+response = conn.getresponse()
+assert response.status == 200, response.read()
+sys.stdout.buffer.write(response.read())
+"""
 
 
 def median(values: Sequence[float]) -> float:

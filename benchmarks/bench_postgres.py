@@ -53,7 +53,6 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -326,7 +325,7 @@ def time_at_scale(  # noqa: PLR0913
                 served = work / "served"  # a second host directory, a serve running on it
                 served.mkdir(mode=0o700)
                 served_env = {**env, "SOLOQUEUE_HOME": str(served)}
-                url = stack.enter_context(serving(served_env, python))
+                url = stack.enter_context(c.serving(served_env, python))
                 commands.update(forwarded_commands(served, served_env, admin, now, python))
             c.note(f"timing {len(commands)} commands x {runs} runs, interleaved")
             times = c.interleaved(commands, runs)
@@ -380,43 +379,6 @@ def in_process(
     return times
 
 
-@contextlib.contextmanager
-def serving(env: dict[str, str], python: str) -> Iterator[str]:
-    """A ``serve`` process on ``env``'s data directory (and its ``serve.sock``): its URL."""
-    import subprocess
-
-    server = subprocess.Popen(
-        [*c.cli_argv(python), "serve", "--port", "0"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        assert server.stderr is not None
-        line = server.stderr.readline().decode()
-        if not line.startswith("serving on http://"):
-            raise SystemExit(f"serve did not start: {line}{server.stderr.read().decode()}")
-        yield line.split()[-1]
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
-
-
-FORWARD_FLOOR = """
-import http.client, socket, sys
-class Unix(http.client.HTTPConnection):
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(sys.argv[1])
-conn = Unix("localhost")
-headers = {"Content-Type": "application/json", "X-Soloqueue-Fingerprint": sys.argv[2]}
-conn.request("POST", "/api/v1/recall", sys.argv[3].encode(), headers)
-response = conn.getresponse()
-assert response.status == 200, response.read()
-sys.stdout.buffer.write(response.read())
-"""
-
-
 def forwarded_commands(
     root: Path, env: dict[str, str], url: str, now: str, python: str
 ) -> dict[str, c.Timed]:
@@ -451,7 +413,7 @@ def forwarded_commands(
         }
         body = json.dumps({"query": query})
         commands[f"floor: python + http.client POST over serve.sock {query!r}"] = {
-            "argv": [python, "-c", FORWARD_FLOOR, socket_path(root), mark, body],
+            "argv": [python, "-c", c.FORWARD_FLOOR, socket_path(root), mark, body],
             "env": env,
         }
     return commands

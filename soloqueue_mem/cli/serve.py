@@ -111,9 +111,9 @@ def serve_command(
     objects {"error": {"code", "message", "exit_code"}} with the exit code mapped to an
     HTTP status (2→400, 3→404, 65→422, 69→501, 75→503, others 500).
 
-    With database_url set it also listens on <root>/serve.sock, where a short
-    `recall --format json|jsonl` process on this host hands its query over instead of
-    connecting to PostgreSQL itself.
+    It also listens on <root>/serve.sock, where a short `recall --format json|jsonl`
+    process on this host hands its query over instead of opening the store (and
+    loading the embedding models, or connecting to PostgreSQL) itself.
     """
     require("server", "starlette", "uvicorn")
     if not 0 <= port <= 65535:

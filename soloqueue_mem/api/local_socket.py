@@ -48,17 +48,20 @@ def our_socket(path: str) -> bool:
 
 
 def fingerprint(config: Config, url: str | None) -> str:
-    """What must match between a client and the server it asks: a short hash. The
-    models installed are in it: a serve from an environment without them (or with them
-    only) would answer with other channels."""
+    """What must match between a client and the server it asks: a short hash. Besides
+    the settings, what else shapes an answer: the models installed (a serve from an
+    environment without them, or with them only, would answer with other channels) and
+    the language ``language = "auto"`` takes from each process's locale (a hit's
+    prefix)."""
     import hashlib
 
     from soloqueue_mem import __version__
     from soloqueue_mem.semantic.model import usable
+    from soloqueue_mem.text.strings import resolve
 
     pinned = os.environ.get("SOLOQUEUE_NOW", "")
-    text = "\0".join((__version__, repr(config), url or "", ",".join(usable()), pinned))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    parts = (__version__, repr(config), url or "", ",".join(usable()), resolve(config.language))
+    return hashlib.sha256("\0".join((*parts, pinned)).encode()).hexdigest()[:32]
 
 
 class Listening(NamedTuple):

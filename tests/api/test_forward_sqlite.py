@@ -165,6 +165,9 @@ def test_recall_does_the_work_itself_unless_the_serve_matches(
         assert run.code == 0 and not run.forwarded
     pinned_elsewhere = recall(*ASKED, env={"SOLOQUEUE_NOW": "2026-11-27T08:00:00Z"})
     assert pinned_elsewhere.code == 0 and not pinned_elsewhere.forwarded
+    english = recall(*ASKED, env={"LANG": "en_US.UTF-8"})  # the serve's locale is Chinese
+    assert english.code == 0 and not english.forwarded
+    assert b'"text": "[memory] Deploys go through staging first"' in english.stdout
     (home / "config.toml").write_text("busy_timeout_ms = 9000\n")  # edited after serve began
     edited = recall(*ASKED)
     assert edited.code == 0 and not edited.forwarded

@@ -82,7 +82,7 @@ def test_no_socket_in_a_folder_others_can_enter_or_behind_a_long_path(root: Path
     assert not os.listdir(root / ("d" * 100))
 
 
-def test_the_fingerprint_changes_with_config_url_and_a_pinned_clock(
+def test_the_fingerprint_changes_with_config_url_locale_and_a_pinned_clock(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("SOLOQUEUE_NOW", raising=False)
@@ -93,9 +93,11 @@ def test_the_fingerprint_changes_with_config_url_and_a_pinned_clock(
         fingerprint(Config(busy_timeout_ms=9000), url),
         fingerprint(Config(), "postgresql://h/other"),
     }
+    monkeypatch.setenv("LANG", "en_US.UTF-8")  # language = "auto": the locale's
+    others.add(fingerprint(Config(), url))
     monkeypatch.setenv("SOLOQUEUE_NOW", "2026-11-26T08:00:00Z")
     others.add(fingerprint(Config(), url))
-    assert base not in others and len(others) == 3
+    assert base not in others and len(others) == 4
 
 
 def test_only_the_users_own_mistakes_are_relayed() -> None:

@@ -404,9 +404,7 @@ def test_a_long_query_is_searched_by_its_end(cli, hybrid):
         assert hits[0]["content"] == "我的编辑器已经换成 Helix 了", channel
 
 
-def test_the_query_is_embedded_on_a_worker_while_the_words_are_searched(
-    cli, hybrid, monkeypatch
-):
+def test_the_query_is_embedded_on_a_worker_while_the_words_are_searched(cli, hybrid, monkeypatch):
     # Nothing in the query's embeddings depends on the lexical search: a recall starts
     # them on a worker thread before its channels search, and answers as a recall that
     # embeds the query inside each dense search does.

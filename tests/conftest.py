@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -161,6 +162,16 @@ def _copy_private(source: Path, target: str) -> None:
 @pytest.fixture
 def home(isolated: Path) -> Path:
     return isolated
+
+
+@pytest.fixture
+def short_home(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A data directory with a short path (a unix socket's path holds 107 bytes): what
+    a ``serve`` whose ``serve.sock`` is used needs (tests/forwarding.py)."""
+    short = Path(tempfile.mkdtemp(prefix="sqfwd-"))
+    monkeypatch.setenv("SOLOQUEUE_HOME", str(short / ".soloqueue"))
+    yield short / ".soloqueue"
+    shutil.rmtree(short, ignore_errors=True)
 
 
 @pytest.fixture

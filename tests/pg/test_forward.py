@@ -5,60 +5,27 @@ imports psycopg."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import signal
 import socket
 import stat
-import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests import forwarding
 from tests.conftest import Cli
-
-# The CLI's main in a process that says, last on stderr, whether it imported psycopg.
-PROBE = """
-import sys
-from soloqueue_mem.cli import main
-sys.argv = ["soloqueue-mem", *sys.argv[1:]]
-try:
-    main()
-finally:
-    sys.stderr.write(f"psycopg imported: {'psycopg' in sys.modules}\\n")
-"""
-
-
-class Run:
-    def __init__(self, done: subprocess.CompletedProcess[bytes]) -> None:
-        *lines, probe = done.stderr.decode().splitlines()
-        self.code, self.stdout, self.stderr = done.returncode, done.stdout, lines
-        self.forwarded = probe == "psycopg imported: False"
+from tests.forwarding import Run
 
 
 def recall(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
-    command = [sys.executable, "-c", PROBE, *args]
-    done = subprocess.run(
-        command,
-        capture_output=True,
-        env={**os.environ, **(env or {})},
-        timeout=timeout,
-        check=False,
-    )
-    return Run(done)
+    return forwarding.recall(*args, searched_by="psycopg", env=env, timeout=timeout)
 
 
 @pytest.fixture
-def home(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A data directory with a short path (a unix socket's path holds 107 bytes)."""
-    short = Path(tempfile.mkdtemp(prefix="sqfwd-"))
-    monkeypatch.setenv("SOLOQUEUE_HOME", str(short / ".soloqueue"))
-    yield short / ".soloqueue"
-    shutil.rmtree(short, ignore_errors=True)
+def home(short_home: Path) -> Path:
+    return short_home
 
 
 @pytest.fixture

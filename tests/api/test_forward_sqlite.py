@@ -167,6 +167,7 @@ def test_the_socket_is_private_replaces_a_stale_one_and_goes_with_serve(
     path = home / "serve.sock"
     assert stat.S_IMODE(home.stat().st_mode) == 0o700 and stat.S_ISSOCK(path.lstat().st_mode)
     assert stat.S_IMODE(path.lstat().st_mode) == 0o600
+    assert recall(*ASKED).forwarded  # serving: its SIGTERM handler is in place
     serve.stop()  # SIGTERM
     assert not path.exists()
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # as after a kill -9

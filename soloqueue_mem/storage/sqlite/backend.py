@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.memory.store import Filters, Forgotten
     from soloqueue_mem.ops.verify import VerifyOptions
-    from soloqueue_mem.semantic.ahead import QueryVectors
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.semantic.dense import Scope as DenseScope
     from soloqueue_mem.sessions.events import SessionKey
@@ -206,44 +205,25 @@ class SqliteBackend(Backend):
         return self._search_backend().backend.search_each(conn, terms, filters, now, limit)
 
     def nearest(
-        self,
-        query: str,
-        scope: DenseScope,
-        now: datetime,
-        limit: int,
-        model: str = "e5",
-        ahead: QueryVectors | None = None,
+        self, query: str, scope: DenseScope, now: datetime, limit: int, model: str = "e5"
     ) -> list[DenseHit]:
         """Recall's dense channels: none unless ``search_backend`` is hybrid or dense
         and e5 is installed (then ``model``'s vectors, none when it does not load)."""
+        from soloqueue_mem.memory.backend import DENSE_BACKENDS
+
         conn = self.connection("memory", create=False)
-        if conn is None or not self._dense_on():
+        if conn is None or self.config.search_backend not in DENSE_BACKENDS:
             return []
         from soloqueue_mem.semantic.dense import DenseQuery, search
-        from soloqueue_mem.semantic.model import Unavailable, load
+        from soloqueue_mem.semantic.model import Unavailable, installed, load
 
+        if not installed():  # the dense search runs with e5 installed (see choose_backend)
+            return []
         try:
-            vector = None if ahead is None else ahead.vector(model, query)
             embedder = load(model, self.home.cache_dir)
         except Unavailable:
             return []
-        return search(conn, embedder, DenseQuery(query, scope, now, limit), vector)
-
-    def embed_ahead(self, query: str, models: tuple[str, ...]) -> QueryVectors | None:
-        """``query`` embedded by ``models`` on a worker thread for :meth:`nearest`
-        (semantic/ahead.py), when it will search: memory.db there, the dense search on."""
-        if self.connection("memory", create=False) is None or not self._dense_on():
-            return None
-        from soloqueue_mem.semantic.ahead import QueryVectors
-
-        return QueryVectors(query, models, self.home.cache_dir)
-
-    def _dense_on(self) -> bool:
-        """``search_backend`` is hybrid or dense and e5 is installed (see choose_backend)."""
-        from soloqueue_mem.memory.backend import DENSE_BACKENDS
-        from soloqueue_mem.semantic.model import installed
-
-        return self.config.search_backend in DENSE_BACKENDS and installed()
+        return search(conn, embedder, DenseQuery(query, scope, now, limit))
 
     # -- memories ----------------------------------------------------------------------
 

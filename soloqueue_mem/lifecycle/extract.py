@@ -653,7 +653,11 @@ def _substantial(said: str) -> bool:
     if res["han"].search(said):
         if res["bare_pronoun_zh"].fullmatch(said):  # "我们": the speaker, nothing said
             return False
-        return bool(res["names_something"].search(said) or res["statement_zh"].search(said))
+        return bool(
+            res["names_something"].search(said)
+            or res["statement_zh"].search(said)
+            or is_correction(said)  # "打样这批转到捷配": a value changed
+        )
     return len(said.split()) >= 3 and bool(res["names_something"].search(said))
 
 

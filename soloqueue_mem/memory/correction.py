@@ -38,8 +38,10 @@ def _cue() -> re.Pattern[str]:
         r"|increased|cut|dropped|replaced)\s+(?:it\s+|that\s+|back\s+)?(?:to|from|with|by)\b"
         r"|\bdropped\b|\bswitch(?:ed)? back\b|update[ds]?(?=\s*:)"
     )
+    # A change verb with the result it reaches: 改成, 换到, 转到 ("打样这批转到捷配"),
+    # 迁到, 搬到, 挪到 …
     chinese = (
-        "改成|改为|改到|改一下|换成|换到|换了|变成|调整为|调整到|调到|更正|纠正|其实"
+        "[改换转迁搬挪调变](?:成|为|到)|改一下|换了|调整为|调整到|更正|纠正|其实"
         "|不再|不用了|已经改|现在归|现在改|从.{1,12}换|更新[:：]"
     )
     return re.compile(f"\\b(?:{english})\\b|{chinese}", re.IGNORECASE)

@@ -47,6 +47,29 @@ def _cue() -> re.Pattern[str]:
     return re.compile(f"\\b(?:{english})\\b|{chinese}", re.IGNORECASE)
 
 
+@cache
+def _replaced() -> re.Pattern[str]:
+    """What a correction names as the value it replaces: the word after a verb of
+    giving something up ("dropping .po", "instead of Jenkins", "no longer using
+    Redis"), or between 不是 and the 是 that states the new one ("不是28号，是6月2号"),
+    or after 不再用/不再找."""
+    english = (
+        r"\b(?:dropping|dropped|ditching|ditched|replacing|instead of"
+        r"|no longer (?:using|use|with|on))\s+(?:the |our |my )?(?P<en>[\w.+#-]*\w)"
+    )
+    value = r"[^，,。；;、\s]{1,12}"
+    chinese = f"不是(?P<zh>{value})[，,]\\s*(?:而)?是|不再(?:用|找)(?P<zh2>{value})"
+    return re.compile(f"{english}|{chinese}", re.IGNORECASE)
+
+
+def replaced_value(text: str) -> str:
+    """The value ``text`` says it replaces (see :func:`_replaced`), or ""."""
+    found = _replaced().search(text)
+    if found is None:
+        return ""
+    return next(v for v in found.groups() if v)
+
+
 def is_correction(text: str) -> bool:
     """Whether ``text`` announces that a known value changed (see the module doc)."""
     return _cue().search(text) is not None

@@ -215,6 +215,8 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
 
     fixes = stale.corrections(context.source.memory, search, _replaced_filters(request))
     replaced = stale.stale_items(said, fixes, context.lexicon)
+    active = [c.memory for c in candidates if c.memory is not None]
+    replaced = stale.named_stale(said, active, context.lexicon) | replaced
     if not replaced:
         return candidates
     marked = [
@@ -791,7 +793,9 @@ def _restated_newer_first(
     head = _reordered(
         head, lambda h: h.candidate.memory is not None, lambda s: stale.newer_first(s, lexicon)
     )
-    corrected = _reordered(head, lambda h: True, lambda s: stale.corrections_first(s, query_words))
+    corrected = _reordered(
+        head, lambda h: True, lambda s: stale.corrections_first(s, query_words, lexicon)
+    )
     return corrected + tail
 
 

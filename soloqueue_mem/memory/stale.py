@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from soloqueue_mem.errors import NotFound
-from soloqueue_mem.memory.correction import is_correction
+from soloqueue_mem.memory.correction import is_correction, replaced_value
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.text.fts import holders, match_expression
@@ -105,6 +105,70 @@ def stale_items(
     return stale
 
 
+class Named(NamedTuple):
+    """What a correction says it replaced ("dropping .po": ``po``) and its other words."""
+
+    value: frozenset[str]
+    others: frozenset[str]
+
+
+def named(texts: list[str], lexicon: Callable[[], Lexicon]) -> list[Named | None]:
+    """For each of ``texts``, the value it names as replaced and its other words
+    (:func:`soloqueue_mem.memory.correction.replaced_value`), or None when it names
+    none."""
+    values = [replaced_value(text) for text in texts]
+    wanted = [n for n, value in enumerate(values) if value]
+    if not wanted:
+        return [None] * len(texts)
+    said = weigh_texts([values[n] for n in wanted] + [texts[n] for n in wanted], lexicon)
+    found: list[Named | None] = [None] * len(texts)
+    for n, value, whole in zip(wanted, said[: len(wanted)], said[len(wanted) :], strict=True):
+        words = frozenset(term.text for term in value.terms)
+        if words:
+            found[n] = Named(words, frozenset(t.text for t in whole.terms) - words)
+    return found
+
+
+def states_named(body: int, held: dict[str, set[int]], replaced: Named) -> bool:
+    """Whether text ``body`` (a position in what ``held`` maps each word to) states the
+    value ``replaced`` names, on its topic: it holds every word of the value and another
+    word of the correction."""
+    return all(body in held[w] for w in replaced.value) and any(
+        body in held[w] for w in replaced.others
+    )
+
+
+def named_stale(
+    texts: dict[str, tuple[str, str]], memories: Sequence[Memory], lexicon: Callable[[], Lexicon]
+) -> dict[str, Memory]:
+    """For each item key of ``texts`` ({key: (text, timestamp)}) said before one of
+    ``memories`` (active ones) that names the value it replaces ("The studio is dropping
+    .po, everything moves to XLIFF 2.0"), and stating that value on its topic
+    (:func:`states_named`), that memory. The statement corrected need never have
+    become a memory itself ("Strings come as .po files"). An item naming a replaced
+    value itself is the correction as said, not what it replaced."""
+    said = named([m.content for m in memories], lexicon)
+    fixes = [(m, r) for m, r in zip(memories, said, strict=True) if r]
+    if not fixes or not texts:
+        return {}
+    keys = [key for key in texts if not replaced_value(texts[key][0])]  # not its own turn
+    held = _held_by([texts[key][0] for key in keys], fixes)
+    stale: dict[str, Memory] = {}
+    for memory, replaced in fixes:
+        for n, key in enumerate(keys):
+            said_before = texts[key][1] < memory.created_at
+            if key not in stale and said_before and states_named(n, held, replaced):
+                stale[key] = memory
+    return stale
+
+
+def _held_by(bodies: list[str], fixes: Sequence[tuple[object, Named]]) -> dict[str, set[int]]:
+    """Which of ``bodies`` hold each word of the corrections' values and topics."""
+    words = sorted({w for _, r in fixes for w in r.value | r.others})
+    found = holders(bodies, [match_expression([w]) or "" for w in words])
+    return dict(zip(words, found, strict=True))
+
+
 class Said(NamedTuple):
     key: str
     text: str
@@ -136,7 +200,9 @@ def newer_first(ranked: list[Said], lexicon: Callable[[], Lexicon]) -> list[str]
     return [ranked[n].key for n in order]
 
 
-def corrections_first(ranked: list[Said], query_words: list[str]) -> list[str]:
+def corrections_first(
+    ranked: list[Said], query_words: list[str], lexicon: Callable[[], Lexicon]
+) -> list[str]:
     """The keys of ``ranked`` (matching items of any kind, best first), each item that
     announces a correction (:func:`is_correction`: "更正一下：…", "no longer …") moved to
     just above the first older item holding at least two of the query's words it holds
@@ -145,17 +211,22 @@ def corrections_first(ranked: list[Said], query_words: list[str]) -> list[str]:
     "when do I meet my supervisor?", though no supersede link joins the two (nothing was
     extracted from it). Words match as the index matches them (stems, CJK words); only
     the query's words count, so names and small talk two turns share do not."""
-    cued = [n for n, said in enumerate(ranked) if is_correction(said.text)]
+    texts = [said.text for said in ranked]
+    replaced = named(texts, lexicon)
+    cued = [n for n, said in enumerate(ranked) if replaced[n] or is_correction(said.text)]
     if not cued:
         return [said.key for said in ranked]
     order = list(range(len(ranked)))
-    held = holders(
-        [said.text for said in ranked], [match_expression([w]) or "" for w in query_words]
-    )
+    held = holders(texts, [match_expression([w]) or "" for w in query_words])
+    values = _held_by(texts, [(n, r) for n, r in enumerate(replaced) if r])
     for newer in cued:
         for place, older in enumerate(order[: order.index(newer)]):
             shared = sum(1 for where in held if newer in where and older in where)
-            if shared >= MIN_SHARED_WORDS and ranked[older].created_at < ranked[newer].created_at:
+            fixed = replaced[newer]
+            corrects = shared >= MIN_SHARED_WORDS or (
+                fixed is not None and states_named(older, values, fixed)
+            )
+            if corrects and ranked[older].created_at < ranked[newer].created_at:
                 order.remove(newer)
                 order.insert(place, newer)
                 break

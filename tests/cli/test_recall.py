@@ -967,3 +967,37 @@ def test_the_last_sentence_of_a_pasted_dialogue_is_what_is_asked(cli, monkeypatc
     pasted = " ".join([*lines, "Where did the locksmith put the spare key?"])
     hits = recall(cli, pasted, "--limit", "3")
     assert hits[0]["content"] == "The locksmith hid the spare shed key under the blue flowerpot"
+
+
+def test_a_correction_naming_the_value_it_drops_makes_the_turns_stating_it_stale(
+    cli, monkeypatch
+):
+    """"Strings come as .po files" never became a memory; the correction that names
+    .po as what it drops marks the turns stating it as superseded by itself."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    log(cli, "Strings come as .po files from the studio repo", "--role", "assistant")
+    log(cli, "Got it: the studio sends .po files.", "--role", "assistant")
+    at(monkeypatch, "2026-11-10T08:00:00Z")
+    new = cli.json(
+        "remember", "The studio is dropping .po, everything moves to XLIFF 2.0 next milestone"
+    )
+    at(monkeypatch, NOW)
+    hits = recall(cli, "Which file format do the studio strings come in?")
+    assert hits[0]["id"] == new["id"]
+    old = [h for h in hits if ".po files" in h["content"]]
+    assert len(old) == 2
+    assert {h["superseded_by"] for h in old} == {new["id"]}
+
+
+def test_a_named_replaced_value_leaves_unrelated_answers_alone(cli, monkeypatch):
+    """The value a correction drops marks only items on its topic: a turn that shares
+    the value's word but none of the correction's other words keeps its place."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    log(cli, "The Lisbon office runs Jenkins on the build box", "--role", "assistant")
+    log(cli, "Our team plays football on Fridays", "--role", "assistant")
+    at(monkeypatch, "2026-11-10T08:00:00Z")
+    cli.ok("remember", "The mobile squad is dropping Jenkins, CI moves to GitHub Actions")
+    at(monkeypatch, NOW)
+    hits = recall(cli, "Where does the Lisbon office run Jenkins?")
+    assert hits[0]["content"] == "The Lisbon office runs Jenkins on the build box"
+    assert hits[0]["superseded_by"] is None

@@ -28,6 +28,7 @@ from soloqueue_mem.text.stopwords import STOPWORDS
 MIN_SHARED = 2
 CANDIDATES = 20  # memories a lookup by topic words reads
 MAX_STATEMENT = 300  # characters: a rules memory has at most 200
+_NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
 
 
 @cache
@@ -63,11 +64,15 @@ def _replaced() -> re.Pattern[str]:
 
 
 def replaced_value(text: str) -> str:
-    """The value ``text`` says it replaces (see :func:`_replaced`), or ""."""
+    """The value ``text`` says it replaces (see :func:`_replaced`), or "". A value is a
+    name or a term: a capital, a digit, a dot or a Chinese character in it. A plain
+    lowercase word after "dropped" or "instead of" is everyday speech ("I dropped the
+    ball", "instead of going out"), not a value that was stated."""
     found = _replaced().search(text)
     if found is None:
         return ""
-    return next(v for v in found.groups() if v)
+    value = next(v for v in found.groups() if v)
+    return value if _NAMED.search(value) else ""
 
 
 def is_correction(text: str) -> bool:

@@ -112,7 +112,7 @@ class Named(NamedTuple):
     others: frozenset[str]
 
 
-def named(texts: list[str], lexicon: Callable[[], Lexicon]) -> list[Named | None]:
+def _named(texts: list[str], lexicon: Callable[[], Lexicon]) -> list[Named | None]:
     """For each of ``texts``, the value it names as replaced and its other words
     (:func:`soloqueue_mem.memory.correction.replaced_value`), or None when it names
     none."""
@@ -129,7 +129,7 @@ def named(texts: list[str], lexicon: Callable[[], Lexicon]) -> list[Named | None
     return found
 
 
-def states_named(body: int, held: dict[str, set[int]], replaced: Named) -> bool:
+def _states_named(body: int, held: dict[str, set[int]], replaced: Named) -> bool:
     """Whether text ``body`` (a position in what ``held`` maps each word to) states the
     value ``replaced`` names, on its topic: it holds every word of the value and another
     word of the correction."""
@@ -144,10 +144,10 @@ def named_stale(
     """For each item key of ``texts`` ({key: (text, timestamp)}) said before one of
     ``memories`` (active ones) that names the value it replaces ("The studio is dropping
     .po, everything moves to XLIFF 2.0"), and stating that value on its topic
-    (:func:`states_named`), that memory. The statement corrected need never have
+    (:func:`_states_named`), that memory. The statement corrected need never have
     become a memory itself ("Strings come as .po files"). An item naming a replaced
     value itself is the correction as said, not what it replaced."""
-    said = named([m.content for m in memories], lexicon)
+    said = _named([m.content for m in memories], lexicon)
     fixes = [(m, r) for m, r in zip(memories, said, strict=True) if r]
     if not fixes or not texts:
         return {}
@@ -157,7 +157,7 @@ def named_stale(
     for memory, replaced in fixes:
         for n, key in enumerate(keys):
             said_before = texts[key][1] < memory.created_at
-            if key not in stale and said_before and states_named(n, held, replaced):
+            if key not in stale and said_before and _states_named(n, held, replaced):
                 stale[key] = memory
     return stale
 
@@ -200,9 +200,7 @@ def newer_first(ranked: list[Said], lexicon: Callable[[], Lexicon]) -> list[str]
     return [ranked[n].key for n in order]
 
 
-def corrections_first(
-    ranked: list[Said], query_words: list[str], lexicon: Callable[[], Lexicon]
-) -> list[str]:
+def corrections_first(ranked: list[Said], query_words: list[str]) -> list[str]:
     """The keys of ``ranked`` (matching items of any kind, best first), each item that
     announces a correction (:func:`is_correction`: "更正一下：…", "no longer …") moved to
     just above the first older item holding at least two of the query's words it holds
@@ -211,22 +209,17 @@ def corrections_first(
     "when do I meet my supervisor?", though no supersede link joins the two (nothing was
     extracted from it). Words match as the index matches them (stems, CJK words); only
     the query's words count, so names and small talk two turns share do not."""
-    texts = [said.text for said in ranked]
-    replaced = named(texts, lexicon)
-    cued = [n for n, said in enumerate(ranked) if replaced[n] or is_correction(said.text)]
+    cued = [n for n, said in enumerate(ranked) if is_correction(said.text)]
     if not cued:
         return [said.key for said in ranked]
     order = list(range(len(ranked)))
-    held = holders(texts, [match_expression([w]) or "" for w in query_words])
-    values = _held_by(texts, [(n, r) for n, r in enumerate(replaced) if r])
+    held = holders(
+        [said.text for said in ranked], [match_expression([w]) or "" for w in query_words]
+    )
     for newer in cued:
         for place, older in enumerate(order[: order.index(newer)]):
             shared = sum(1 for where in held if newer in where and older in where)
-            fixed = replaced[newer]
-            corrects = shared >= MIN_SHARED_WORDS or (
-                fixed is not None and states_named(older, values, fixed)
-            )
-            if corrects and ranked[older].created_at < ranked[newer].created_at:
+            if shared >= MIN_SHARED_WORDS and ranked[older].created_at < ranked[newer].created_at:
                 order.remove(newer)
                 order.insert(place, newer)
                 break

@@ -969,10 +969,8 @@ def test_the_last_sentence_of_a_pasted_dialogue_is_what_is_asked(cli, monkeypatc
     assert hits[0]["content"] == "The locksmith hid the spare shed key under the blue flowerpot"
 
 
-def test_a_correction_naming_the_value_it_drops_makes_the_turns_stating_it_stale(
-    cli, monkeypatch
-):
-    """"Strings come as .po files" never became a memory; the correction that names
+def test_a_correction_naming_the_value_it_drops_makes_the_turns_stating_it_stale(cli, monkeypatch):
+    """ "Strings come as .po files" never became a memory; the correction that names
     .po as what it drops marks the turns stating it as superseded by itself."""
     at(monkeypatch, "2026-11-01T08:00:00Z")
     log(cli, "Strings come as .po files from the studio repo", "--role", "assistant")
@@ -1000,4 +998,18 @@ def test_a_named_replaced_value_leaves_unrelated_answers_alone(cli, monkeypatch)
     at(monkeypatch, NOW)
     hits = recall(cli, "Where does the Lisbon office run Jenkins?")
     assert hits[0]["content"] == "The Lisbon office runs Jenkins on the build box"
+    assert hits[0]["superseded_by"] is None
+
+
+def test_a_turn_holding_a_replaced_value_still_answers_another_question(cli, monkeypatch):
+    """Only a correction the question finds marks: the turn that also said ".po files"
+    is still the answer to which game it is, unmarked."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    said = "Client: Lantern Forge, their game is Saltmarsh Requiem. Strings come as .po files."
+    log(cli, said, "--role", "assistant")
+    at(monkeypatch, "2026-11-10T08:00:00Z")
+    cli.ok("remember", "The studio is dropping .po, everything moves to XLIFF 2.0")
+    at(monkeypatch, NOW)
+    hits = recall(cli, "Which game am I localizing for Lantern Forge?")
+    assert hits[0]["content"] == said
     assert hits[0]["superseded_by"] is None

@@ -209,9 +209,9 @@ def test_a_new_attribute_value_supersedes_the_old_one_across_sessions(cli, monke
 
 
 def test_a_chinese_sentence_announcing_a_change_supersedes_what_it_changes(cli, monkeypatch):
-    """ "打样这批转到捷配" names no attribute a pattern knows, and no name the rules see:
-    a change verb with its result (转到) makes it a statement, and a correction of the
-    memory sharing its topic (打样, 这批)."""
+    """A sentence like "打样这批转到捷配" names no attribute a pattern knows, and no name
+    the rules see: a change verb with its result (转到) makes it a statement, and a
+    correction of the memory sharing its topic (打样, 这批)."""
     say(cli, "monday", "PCB 打样我们一直用嘉立创，三月这批样板也在那边下单。")
     at(monkeypatch, "2026-11-26T11:00:00Z")
     consolidate(cli)

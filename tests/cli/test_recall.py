@@ -970,8 +970,8 @@ def test_the_last_sentence_of_a_pasted_dialogue_is_what_is_asked(cli, monkeypatc
 
 
 def test_a_correction_naming_the_value_it_drops_makes_the_turns_stating_it_stale(cli, monkeypatch):
-    """ "Strings come as .po files" never became a memory; the correction that names
-    .po as what it drops marks the turns stating it as superseded by itself."""
+    """The statement "Strings come as .po files" never became a memory; the correction
+    that names .po as what it drops marks the turns stating it as superseded by it."""
     at(monkeypatch, "2026-11-01T08:00:00Z")
     log(cli, "Strings come as .po files from the studio repo", "--role", "assistant")
     log(cli, "Got it: the studio sends .po files.", "--role", "assistant")

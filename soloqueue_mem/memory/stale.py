@@ -15,6 +15,11 @@ the earlier failure happened, and the turns that show it are not stale. Dedup al
 supersedes, merging a memory into its restatement ("John: Maria, your support means a
 lot" into "Your support means a lot, Maria"); the words the restatement dropped are no
 old value, and the turns holding them are not stale.
+
+A correction may name the old value itself when what it corrects never became a
+memory ("The studio is dropping .po, everything moves to XLIFF 2.0" after "Strings
+come as .po files" said in passing): an item said before that memory, holding the value
+and another of its words, is stale too (:func:`named_stale`).
 """
 
 from __future__ import annotations

@@ -495,6 +495,8 @@ class Vocabulary(NamedTuple):
                 found.add(self.predicates[said.casefold()])
             elif not re.fullmatch(r"[a-z ]+", said):
                 found.add(_VALUE_OF[said.casefold()])
+        if _city_re().search(text):
+            found.add("city")
         return sorted(found)
 
 
@@ -505,6 +507,19 @@ def _named_re(aliases: frozenset[str]) -> re.Pattern[str]:
     names = set(_VALUE_OF) | {a for a in aliases if not a.isascii() or len(a) > 2}
     alternatives = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
     return re.compile(r"(?<![\w.+#-])(?:" + alternatives + r")(?![\w+#-]|\.\w)", re.I)
+
+
+@cache
+def _city_re() -> re.Pattern[str]:
+    """A city of :data:`soloqueue_mem.text.bilingual.CITIES` by its Chinese name or its
+    English one written as a name ("Chengdu", not "chengdu" inside a path)."""
+    from soloqueue_mem.text.bilingual import CITIES
+
+    latin = "|".join(
+        re.escape(name[0].upper() + name[1:]) for english, _ in CITIES for name in english
+    )
+    chinese = "|".join(re.escape(name) for _, names in CITIES for name in names)
+    return re.compile(rf"(?<![\w.])(?:{latin})(?!\w)|{chinese}")
 
 
 def vocabulary(extra: Mapping[str, str] | None = None) -> Vocabulary:

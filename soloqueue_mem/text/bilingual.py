@@ -1,0 +1,310 @@
+"""Words a question may use in one language for what the user said in the other.
+
+A user of two languages states a fact in one ("下个月我结婚，11 月 15 号") and asks
+about it in the other ("When's my wedding?"). The two share no word, so a lexical
+search cannot meet them, and extraction's canonical predicates only bridge the
+attributes it keys. This table pairs the English and Chinese words of whole categories
+of what people tell an agent about themselves and their team — places, family, diet and
+allergies, language rules, the kinds of tools a team uses, schedule, ownership — so
+recall can look for a query word's twin in the other language
+(:func:`translations`), bounded and weighed below the query's own words.
+
+Each row is one concept: its English words (single words; matched by their Porter
+stem, so "allergies" finds the row of "allergy") and its Chinese words (two characters
+or more: a lone character is inside too many words). Only whole categories belong
+here, never a word because one sentence needs it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from soloqueue_mem.text.porter import stem
+from soloqueue_mem.text.query import QueryTerm
+
+Row = tuple[tuple[str, ...], tuple[str, ...]]
+
+PLACE_WORDS: tuple[Row, ...] = (
+    (("city", "cities"), ("城市",)),
+    (("hometown",), ("老家", "家乡")),
+    (("country",), ("国家",)),
+    (("address",), ("地址", "住址")),
+    (("office",), ("办公室",)),
+)
+
+# the cities users most often name: China's largest and the world's best known
+CITIES: tuple[Row, ...] = (
+    (("beijing",), ("北京",)),
+    (("shanghai",), ("上海",)),
+    (("guangzhou",), ("广州",)),
+    (("shenzhen",), ("深圳",)),
+    (("chengdu",), ("成都",)),
+    (("chongqing",), ("重庆",)),
+    (("hangzhou",), ("杭州",)),
+    (("nanjing",), ("南京",)),
+    (("suzhou",), ("苏州",)),
+    (("wuhan",), ("武汉",)),
+    (("xian", "xi'an"), ("西安",)),
+    (("tianjin",), ("天津",)),
+    (("qingdao",), ("青岛",)),
+    (("xiamen",), ("厦门",)),
+    (("changsha",), ("长沙",)),
+    (("kunming",), ("昆明",)),
+    (("dalian",), ("大连",)),
+    (("shenyang",), ("沈阳",)),
+    (("harbin",), ("哈尔滨",)),
+    (("zhengzhou",), ("郑州",)),
+    (("jinan",), ("济南",)),
+    (("hefei",), ("合肥",)),
+    (("fuzhou",), ("福州",)),
+    (("ningbo",), ("宁波",)),
+    (("wuxi",), ("无锡",)),
+    (("nanning",), ("南宁",)),
+    (("guiyang",), ("贵阳",)),
+    (("lanzhou",), ("兰州",)),
+    (("urumqi",), ("乌鲁木齐",)),
+    (("lhasa",), ("拉萨",)),
+    (("hongkong",), ("香港",)),
+    (("macau", "macao"), ("澳门",)),
+    (("taipei",), ("台北",)),
+    (("singapore",), ("新加坡",)),
+    (("tokyo",), ("东京",)),
+    (("osaka",), ("大阪",)),
+    (("kyoto",), ("京都",)),
+    (("seoul",), ("首尔",)),
+    (("bangkok",), ("曼谷",)),
+    (("sydney",), ("悉尼",)),
+    (("melbourne",), ("墨尔本",)),
+    (("london",), ("伦敦",)),
+    (("paris",), ("巴黎",)),
+    (("berlin",), ("柏林",)),
+    (("munich",), ("慕尼黑",)),
+    (("amsterdam",), ("阿姆斯特丹",)),
+    (("madrid",), ("马德里",)),
+    (("barcelona",), ("巴塞罗那",)),
+    (("rome",), ("罗马",)),
+    (("lisbon",), ("里斯本",)),
+    (("dublin",), ("都柏林",)),
+    (("edinburgh",), ("爱丁堡",)),
+    (("zurich",), ("苏黎世",)),
+    (("vienna",), ("维也纳",)),
+    (("stockholm",), ("斯德哥尔摩",)),
+    (("moscow",), ("莫斯科",)),
+    (("dubai",), ("迪拜",)),
+    (("toronto",), ("多伦多",)),
+    (("vancouver",), ("温哥华",)),
+    (("seattle",), ("西雅图",)),
+    (("boston",), ("波士顿",)),
+    (("chicago",), ("芝加哥",)),
+    (("york",), ("纽约",)),
+    (("francisco",), ("旧金山",)),
+    (("angeles",), ("洛杉矶",)),
+)
+
+COUNTRIES: tuple[Row, ...] = (
+    (("china",), ("中国",)),
+    (("japan",), ("日本",)),
+    (("korea",), ("韩国",)),
+    (("india",), ("印度",)),
+    (("germany",), ("德国",)),
+    (("france",), ("法国",)),
+    (("britain", "uk", "england"), ("英国",)),
+    (("america", "usa"), ("美国",)),
+    (("canada",), ("加拿大",)),
+    (("australia",), ("澳大利亚", "澳洲")),
+    (("spain",), ("西班牙",)),
+    (("italy",), ("意大利",)),
+    (("portugal",), ("葡萄牙",)),
+    (("netherlands",), ("荷兰",)),
+)
+
+FAMILY: tuple[Row, ...] = (
+    (("family",), ("家人", "家里")),
+    (("wife",), ("老婆", "妻子", "太太")),
+    (("husband",), ("老公", "丈夫")),
+    (("partner", "spouse"), ("伴侣", "爱人", "对象")),
+    (("girlfriend",), ("女朋友", "女友")),
+    (("boyfriend",), ("男朋友", "男友")),
+    (("wedding", "married", "marry"), ("结婚", "婚礼")),
+    (("anniversary",), ("纪念日",)),
+    (("son",), ("儿子",)),
+    (("daughter",), ("女儿",)),
+    (("child", "children", "kid", "kids"), ("孩子", "小孩")),
+    (("baby",), ("宝宝", "婴儿")),
+    (("mother", "mom", "mum"), ("妈妈", "母亲")),
+    (("father", "dad"), ("爸爸", "父亲")),
+    (("parents",), ("父母", "爸妈")),
+    (("brother",), ("哥哥", "弟弟", "兄弟")),
+    (("sister",), ("姐姐", "妹妹", "姐妹")),
+    (("grandmother", "grandma"), ("奶奶", "外婆", "姥姥")),
+    (("grandfather", "grandpa"), ("爷爷", "外公", "姥爷")),
+    (("birthday",), ("生日",)),
+)
+
+DIET: tuple[Row, ...] = (
+    (("allergy", "allergic", "allergies"), ("过敏",)),
+    (("diet", "dietary"), ("饮食", "忌口")),
+    (("vegetarian",), ("素食", "吃素")),
+    (("vegan",), ("纯素",)),
+    (("food",), ("食物", "吃的")),
+    (("peanut", "peanuts"), ("花生",)),
+    (("nut", "nuts"), ("坚果",)),
+    (("shellfish",), ("贝类", "甲壳类")),
+    (("seafood",), ("海鲜",)),
+    (("shrimp",), ("虾仁", "大虾")),
+    (("fish",), ("鱼肉",)),
+    (("milk", "dairy"), ("牛奶", "乳制品")),
+    (("lactose",), ("乳糖",)),
+    (("gluten",), ("麸质",)),
+    (("wheat",), ("小麦",)),
+    (("egg", "eggs"), ("鸡蛋",)),
+    (("soy",), ("大豆", "黄豆")),
+    (("meat",), ("肉类",)),
+    (("pork",), ("猪肉",)),
+    (("beef",), ("牛肉",)),
+    (("chicken",), ("鸡肉",)),
+    (("spicy",), ("辣的", "吃辣")),
+    (("alcohol",), ("喝酒", "酒精")),
+    (("coffee",), ("咖啡",)),
+    (("tea",), ("喝茶",)),
+    (("sugar",), ("糖分",)),
+)
+
+LANGUAGE_RULES: tuple[Row, ...] = (
+    (("chinese", "mandarin"), ("中文", "汉语", "普通话")),
+    (("english",), ("英文", "英语")),
+    (("japanese",), ("日语", "日文")),
+    (("korean",), ("韩语", "韩文")),
+    (("german",), ("德语",)),
+    (("french",), ("法语",)),
+    (("spanish",), ("西班牙语",)),
+    (("answer", "answers", "reply", "replies", "respond", "response"), ("回答", "回复")),
+    (("comment", "comments"), ("注释",)),
+    (("translate", "translation", "translated"), ("翻译",)),
+    (("language",), ("语言",)),
+    (("short", "brief", "concise"), ("简短", "简洁")),
+    (("detailed",), ("详细",)),
+    (("formal",), ("正式",)),
+    (("tone",), ("语气",)),
+    (("explain", "explanation"), ("解释",)),
+    (("summary", "summarize"), ("总结", "摘要")),
+)
+
+TOOL_KINDS: tuple[Row, ...] = (
+    (("payment", "payments"), ("支付", "收款", "付款")),
+    (("monitoring",), ("监控",)),
+    (("alert", "alerts", "alerting"), ("告警", "报警")),
+    (("dashboard", "dashboards"), ("看板", "仪表盘")),
+    (("chart", "charts"), ("图表",)),
+    (("log", "logs", "logging"), ("日志",)),
+    (("backup", "backups"), ("备份",)),
+    (("storage",), ("存储",)),
+    (("search",), ("搜索",)),
+    (("analytics",), ("分析",)),
+    (("repository", "repo"), ("仓库",)),
+    (("ticket", "tickets"), ("工单",)),
+    (("document", "documents", "docs"), ("文档",)),
+    (("spreadsheet",), ("表格",)),
+    (("notes",), ("笔记",)),
+    (("chat", "messaging"), ("聊天",)),
+    (("email",), ("邮件", "邮箱")),
+    (("calendar",), ("日历",)),
+    (("framework",), ("框架",)),
+    (("server", "servers"), ("服务器",)),
+    (("cloud",), ("云服务",)),
+    (("deploy", "deployment"), ("部署",)),
+    (("release", "releases"), ("发布", "上线")),
+    (("build",), ("构建",)),
+    (("test", "tests", "testing"), ("测试",)),
+    (("export",), ("导出",)),
+    (("vendor", "provider", "supplier"), ("供应商", "服务商")),
+)
+
+SCHEDULE: tuple[Row, ...] = (
+    (("monday",), ("周一", "星期一", "礼拜一")),
+    (("tuesday",), ("周二", "星期二", "礼拜二")),
+    (("wednesday",), ("周三", "星期三", "礼拜三")),
+    (("thursday",), ("周四", "星期四", "礼拜四")),
+    (("friday",), ("周五", "星期五", "礼拜五")),
+    (("saturday",), ("周六", "星期六", "礼拜六")),
+    (("sunday",), ("周日", "星期日", "星期天", "礼拜天")),
+    (("weekend", "weekends"), ("周末",)),
+    (("morning", "mornings"), ("早上", "上午")),
+    (("noon", "lunchtime"), ("中午",)),
+    (("afternoon", "afternoons"), ("下午",)),
+    (("evening", "evenings", "tonight"), ("晚上", "傍晚")),
+    (("weekly",), ("每周", "每星期")),
+    (("daily",), ("每天",)),
+    (("monthly",), ("每月",)),
+    (("meeting", "meetings"), ("开会", "会议")),
+    (("standup",), ("站会",)),
+    (("deadline",), ("截止", "期限")),
+    (("schedule",), ("日程", "安排")),
+    (("vacation", "holiday"), ("休假", "请假", "假期")),
+    (("appointment",), ("预约",)),
+    (("lesson", "lessons"), ("上课", "课程")),
+)
+
+OWNERS: tuple[Row, ...] = (
+    (("owner", "owns", "responsible"), ("负责", "负责人")),
+    (("on-call", "oncall"), ("值班",)),
+    (("maintain", "maintains", "maintainer"), ("维护",)),
+    (("review", "reviews", "reviewer"), ("评审", "审核")),
+    (("approve", "approval", "approves"), ("审批", "批准")),
+    (("manager",), ("经理",)),
+    (("team",), ("团队",)),
+    (("colleague", "colleagues", "coworker"), ("同事",)),
+    (("boss",), ("老板", "领导")),
+    (("client", "customer"), ("客户",)),
+)
+
+CATEGORIES: tuple[tuple[Row, ...], ...] = (
+    PLACE_WORDS,
+    CITIES,
+    COUNTRIES,
+    FAMILY,
+    DIET,
+    LANGUAGE_RULES,
+    TOOL_KINDS,
+    SCHEDULE,
+    OWNERS,
+)
+
+
+def translations(word: str) -> tuple[str, ...]:
+    """The other language's words for ``word`` (a query term: an English word or a
+    Chinese word), or () when the table has no row for it."""
+    return _table().get(word if not word.isascii() else stem(word.casefold()), ())
+
+
+@cache
+def _table() -> dict[str, tuple[str, ...]]:
+    """English stems -> the row's Chinese words; Chinese words -> the row's English
+    words (as written: the index stems them itself)."""
+    table: dict[str, dict[str, None]] = {}
+    for rows in CATEGORIES:
+        for english, chinese in rows:
+            for word in english:
+                table.setdefault(stem(word), {}).update(dict.fromkeys(chinese))
+            one_per_stem = {stem(word): word for word in reversed(english)}
+            for word in chinese:
+                table.setdefault(word, {}).update(dict.fromkeys(reversed(one_per_stem.values())))
+    return {word: tuple(twins) for word, twins in table.items()}
+
+
+TRANSLATION_WEIGHT = 0.5  # a twin weighs half its word: the query's own words come first
+MAX_TRANSLATIONS = 8  # at most this many twins join a query
+
+
+def translated(terms: list[QueryTerm]) -> list[QueryTerm]:
+    """The other language's twins of ``terms`` that the query does not hold, each in
+    its word's group (a text holding the word or its twin covers that word once) at
+    ``TRANSLATION_WEIGHT`` of its weight; the heaviest words' twins first, at most
+    ``MAX_TRANSLATIONS``."""
+    have = {term.text.casefold() for term in terms}
+    twins: dict[str, QueryTerm] = {}
+    for term in sorted(terms, key=lambda t: -t.weight):
+        for twin in translations(term.text):
+            if twin.casefold() not in have and twin not in twins:
+                twins[twin] = QueryTerm(twin, term.weight * TRANSLATION_WEIGHT, term.group)
+    return list(twins.values())[:MAX_TRANSLATIONS]

@@ -258,3 +258,14 @@ def test_tools_named_without_a_key_are_found_by_their_attribute_in_chinese(cli, 
     memories = said_and_consolidated(cli, monkeypatch, said)
     assert set(memories[said.rstrip(".")]["tags"]) >= {"monitoring", "监控", "on-call", "值班"}
     assert recalled(cli, "值班用什么工具？", "--type", "FACT")[0]["content"] == said.rstrip(".")
+
+
+def test_a_city_said_in_chinese_answers_an_english_question_about_the_city(cli, monkeypatch):
+    """A fact naming a known city is tagged city/城市 (vocabulary.named), so "which
+    city" finds "我在成都" though the two share no word."""
+    say(cli, "monday", "我在成都，最近热死了，办公室空调还坏了。")
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    (memory,) = [m for m in listed(cli).values() if "成都" in m["content"]]
+    assert set(memory["tags"]) >= {"city", "城市"}
+    hits = recalled(cli, "Which city am I based in?", "--channels", "memories")
+    assert hits[0]["content"] == memory["content"]

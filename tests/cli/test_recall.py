@@ -1013,3 +1013,45 @@ def test_a_turn_holding_a_replaced_value_still_answers_another_question(cli, mon
     hits = recall(cli, "Which game am I localizing for Lantern Forge?")
     assert hits[0]["content"] == said
     assert hits[0]["superseded_by"] is None
+
+
+def test_a_chinese_statement_is_found_by_an_english_question(cli, monkeypatch):
+    """The query's words in the other language (text/bilingual.py) join it: "wedding"
+    looks for 结婚 too, and --explain names the twin the hit holds."""
+    at(monkeypatch, NOW)
+    log(cli, "下个月我结婚，11 月 15 号，那一周都请假。")
+    log(cli, "The deploy pipeline runs on Fridays")
+    hits = recall(cli, "When's my wedding?", "--explain", "--channels", "memories,traces")
+    assert hits[0]["content"] == "下个月我结婚，11 月 15 号，那一周都请假。"
+    assert hits[0]["signals"]["twins"] == ["结婚"]
+    assert "The deploy pipeline runs on Fridays" not in contents(hits)
+
+
+def test_an_english_statement_is_found_by_a_chinese_question(cli, monkeypatch):
+    at(monkeypatch, NOW)
+    cli.ok("remember", "I am allergic to peanuts")
+    log(cli, "Our standup is at 9:30")
+    hits = recall(cli, "我对什么过敏？", "--explain", "--channels", "memories,traces")
+    assert hits[0]["content"] == "I am allergic to peanuts"
+    assert "allergic" in hits[0]["signals"]["twins"]
+
+
+def test_a_twin_never_outranks_the_query_s_own_word(cli, monkeypatch):
+    """A twin weighs half its word: the item holding the question's own word first."""
+    at(monkeypatch, NOW)
+    log(cli, "下个月我结婚了")
+    log(cli, "The wedding photos are on the NAS")
+    hits = recall(cli, "wedding", "--explain", "--channels", "memories,traces")
+    assert contents(hits)[:2] == ["The wedding photos are on the NAS", "下个月我结婚了"]
+    assert hits[0]["signals"]["twins"] == []
+
+
+def test_a_question_without_twins_is_answered_as_before(cli, monkeypatch):
+    at(monkeypatch, NOW)
+    cli.ok("remember", "We cured the connection errors with PgBouncer")
+    log(cli, "下个月我结婚")
+    hits = recall(
+        cli, "how did we fix the connection errors?", "--explain", "--channels", "memories,traces"
+    )
+    assert contents(hits) == ["We cured the connection errors with PgBouncer"]
+    assert hits[0]["signals"]["twins"] == []

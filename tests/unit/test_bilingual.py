@@ -1,0 +1,29 @@
+"""The bilingual table (text/bilingual.py) keeps its own rules: whole words on both
+sides, no lone Chinese character, and twins only across languages."""
+
+from __future__ import annotations
+
+from soloqueue_mem.text.bilingual import CATEGORIES, MAX_TRANSLATIONS, translated, translations
+from soloqueue_mem.text.query import QueryTerm
+
+
+def test_every_row_pairs_single_english_words_with_chinese_words_of_two_characters():
+    for rows in CATEGORIES:
+        for english, chinese in rows:
+            assert english and chinese
+            assert all(word.isascii() and " " not in word for word in english), english
+            assert all(len(word) >= 2 and not word.isascii() for word in chinese), chinese
+
+
+def test_a_word_finds_its_twins_in_the_other_language_only():
+    assert translations("Allergies") == ("过敏",)
+    assert translations("翻译") == ("translate",)  # one English form per stem
+    assert translations("the") == ()
+
+
+def test_twins_join_their_word_s_group_at_half_its_weight_and_are_bounded():
+    terms = [QueryTerm("wedding", 0.8, 3), QueryTerm("结婚", 1.0, 4)]
+    # 结婚 and wedding are in the query already: their other twins join, heaviest first
+    assert translated(terms) == [QueryTerm("married", 0.5, 4), QueryTerm("婚礼", 0.4, 3)]
+    many = [QueryTerm(day, 1.0, n) for n, day in enumerate(["monday", "tuesday", "friday"])]
+    assert len(translated(many)) == MAX_TRANSLATIONS

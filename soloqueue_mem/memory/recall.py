@@ -91,6 +91,7 @@ PREFIXES = {language: STRINGS[language]["memory_prefix"] for language in LANGUAG
 SAME_EVIDENCE = {"traces": "turns", "recent": "turns", "when": "turns"}
 RANKED_BY_TRACE = frozenset({"traces", "recent"})  # their order weighs coverage already
 MATCHED_WITHOUT_WORDS = frozenset({"dense", "usem3"})  # its hits answer the query by meaning
+CHINESE_SEEN_TURNS = 50  # an English question looks for Chinese twins if these hold any
 MAX_TWIN_TURNS = 10  # turns found by the query's twins in the other language alone
 SURE_PLACE = 10  # a dense channel is as sure as its first hit stands above this place
 
@@ -119,7 +120,7 @@ def recall(
     weighted = fold_context(weighted, "\n".join(_searchable(turn) for turn in said), lexicon)
     asks_window_only = window is not None and query != request.query
     terms = [term.text for term in weighted]
-    twins = translated(weighted)
+    twins = _twins(query, weighted, source, request)
     attributes, extra = _attribute_terms(query, weighted, config)
     weighted += extra
     weighted += [twin for twin in twins if twin.text not in {term.text for term in extra}]
@@ -469,6 +470,21 @@ def _traced(context: Context, channel: str, since: datetime | None) -> list[Cand
     return _fused_by_rank([found, [_turn_candidate(h.turn, channel, 0) for h in asked_now]])[
         : context.pool
     ]
+
+
+def _twins(query: str, terms: list[QueryTerm], source: Source, request: Request) -> list[QueryTerm]:
+    """The query's words in the other language (:mod:`soloqueue_mem.text.bilingual`).
+    An English question looks for Chinese words only where Chinese is written: when
+    one of the scope's ``CHINESE_SEEN_TURNS`` newest turns holds some. A store and a
+    question without CJK text never pay for CJK matching (nor for building the
+    segmentation lexicon)."""
+    twins = translated(terms)
+    if not query.isascii() or all(twin.text.isascii() for twin in twins):
+        return twins
+    newest = source.newest_turns(Scope(request.group, request.agent), CHINESE_SEEN_TURNS)
+    if any(has_cjk(_searchable(turn)) for turn in newest):
+        return twins
+    return [twin for twin in twins if twin.text.isascii()]
 
 
 def _with_twin_turns(

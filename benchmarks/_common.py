@@ -210,6 +210,24 @@ sys.stdout.buffer.write(response.read())
 """
 
 
+def fingerprint_at(root: Path, url: str | None, now: str) -> str:
+    """The fingerprint a ``serve`` on ``root`` expects (``FORWARD_FLOOR``'s second
+    argument), computed with ``SOLOQUEUE_NOW`` pinned to ``now`` as the serve and the
+    recall processes have it."""
+    from soloqueue_mem.api.local_socket import fingerprint
+    from soloqueue_mem.config import load_config
+    from soloqueue_mem.home import Home
+
+    pinned = os.environ.get("SOLOQUEUE_NOW")
+    os.environ["SOLOQUEUE_NOW"] = now
+    try:
+        return fingerprint(load_config(Home(root).config_file), url)
+    finally:
+        os.environ.pop("SOLOQUEUE_NOW")
+        if pinned is not None:
+            os.environ["SOLOQUEUE_NOW"] = pinned
+
+
 def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 

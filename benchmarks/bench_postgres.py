@@ -384,21 +384,11 @@ def forwarded_commands(
 ) -> dict[str, c.Timed]:
     """Whole-process ``recall`` on ``root``, where a ``serve`` runs (checked to forward:
     the process does not import psycopg), and its floor per query."""
-    import os
     import subprocess
 
-    from soloqueue_mem.api.local_socket import fingerprint, socket_path
-    from soloqueue_mem.config import load_config
-    from soloqueue_mem.home import Home
+    from soloqueue_mem.api.local_socket import socket_path
 
-    pinned = os.environ.get("SOLOQUEUE_NOW")
-    os.environ["SOLOQUEUE_NOW"] = now  # as the serve and the recall processes have it
-    try:
-        mark = fingerprint(load_config(Home(root).config_file), url)
-    finally:
-        os.environ.pop("SOLOQUEUE_NOW")
-        if pinned is not None:
-            os.environ["SOLOQUEUE_NOW"] = pinned
+    mark = c.fingerprint_at(root, url, now)
     commands: dict[str, c.Timed] = {}
     for query in QUERIES:
         argv = [*c.cli_argv(python), "--format", "json", "recall", query]

@@ -198,18 +198,9 @@ def forwarded(python: str, root: Path, query: str, env: dict[str, str]) -> c.Tim
 def post_floor(python: str, root: Path, query: str, env: dict[str, str], now: str) -> c.Timed:
     """The forward's floor: ``python -c`` posting ``query`` over ``root``'s serve.sock
     with ``http.client`` (the server's recall included)."""
-    from soloqueue_mem.api.local_socket import fingerprint, socket_path
-    from soloqueue_mem.config import load_config
-    from soloqueue_mem.home import Home
+    from soloqueue_mem.api.local_socket import socket_path
 
-    pinned = os.environ.get("SOLOQUEUE_NOW")
-    os.environ["SOLOQUEUE_NOW"] = now  # as the serve and the recall processes have it
-    try:
-        mark = fingerprint(load_config(Home(root).config_file), None)
-    finally:
-        os.environ.pop("SOLOQUEUE_NOW")
-        if pinned is not None:
-            os.environ["SOLOQUEUE_NOW"] = pinned
+    mark = c.fingerprint_at(root, None, now)
     body = json.dumps({"query": query})
     return {"argv": [python, "-c", c.FORWARD_FLOOR, socket_path(root), mark, body], "env": env}
 

@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 # A direct recall imports the search code (and psycopg on PostgreSQL, numpy and the
 # models with the dense channels on); a forwarded one none of them.
@@ -50,3 +55,20 @@ def recall(
         check=False,
     )
     return Run(done, searched_by)
+
+
+def asked_while_stopped(serve: Any, ask: Callable[..., Run], *args: str) -> Run:
+    """``ask(*args)`` while ``serve`` is stopped (SIGSTOP: its socket still accepts, it
+    never answers); the 60 s timeout only keeps a failure from hanging."""
+    serve.process.send_signal(signal.SIGSTOP)
+    try:
+        return ask(*args, timeout=60)
+    finally:
+        serve.process.send_signal(signal.SIGCONT)
+
+
+def leave_stale_socket(path: Path) -> None:
+    """A socket file nobody listens on at ``path``, as a ``kill -9``'d serve leaves it."""
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(path))
+    stale.close()

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +19,7 @@ import pytest
 
 from tests import forwarding
 from tests.conftest import Cli
-from tests.forwarding import Run
+from tests.forwarding import Run, asked_while_stopped, leave_stale_socket
 
 pytestmark = pytest.mark.sqlite_only("the SQLite store's forward")
 
@@ -151,11 +149,7 @@ def test_a_forwarded_recall_falls_back_when_no_server_answers(twin: Path, serve:
     """A stopped serve still has its socket accepting: recall must not wait for it (it
     waits 1 s for 100 Continue; the 60 s timeout only keeps a failure from hanging)."""
     direct = recall(*ASKED, env={"SOLOQUEUE_HOME": str(twin)})
-    serve.process.send_signal(signal.SIGSTOP)
-    try:
-        run = recall(*ASKED, timeout=60)
-    finally:
-        serve.process.send_signal(signal.SIGCONT)
+    run = asked_while_stopped(serve, recall, *ASKED)
     assert not run.forwarded
     assert (run.code, run.stdout, run.stderr) == (0, direct.stdout, direct.stderr)
     assert b"Deploys go through staging first" in run.stdout
@@ -170,9 +164,7 @@ def test_the_socket_is_private_replaces_a_stale_one_and_goes_with_serve(
     assert recall(*ASKED).forwarded  # serving: its SIGTERM handler is in place
     serve.stop()  # SIGTERM
     assert not path.exists()
-    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # as after a kill -9
-    stale.bind(str(path))
-    stale.close()
+    leave_stale_socket(path)
     run = recall(*ASKED)
     assert run.code == 0 and not run.forwarded and b"staging" in run.stdout
     with serving(home):  # takes the stale socket's place

@@ -5,8 +5,6 @@ imports psycopg."""
 
 from __future__ import annotations
 
-import signal
-import socket
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +14,7 @@ import pytest
 
 from tests import forwarding
 from tests.conftest import Cli
-from tests.forwarding import Run
+from tests.forwarding import Run, asked_while_stopped, leave_stale_socket
 
 
 def recall(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
@@ -131,11 +129,7 @@ def test_a_forwarded_recall_falls_back_when_no_server_answers(twin: str, serve: 
     waits 1 s for 100 Continue; the 60 s timeout only keeps a failure from hanging)."""
     asked = ("--format", "json", "recall", "staging deploy")
     direct = recall(*asked, env={"SOLOQUEUE_DATABASE_URL": twin})
-    serve.process.send_signal(signal.SIGSTOP)
-    try:
-        run = recall(*asked, timeout=60)
-    finally:
-        serve.process.send_signal(signal.SIGCONT)
+    run = asked_while_stopped(serve, recall, *asked)
     assert not run.forwarded
     assert (run.code, run.stdout, run.stderr) == (0, direct.stdout, direct.stderr)
     assert b"Deploys go through staging first" in run.stdout
@@ -156,9 +150,7 @@ def test_the_socket_is_private_replaces_a_stale_one_and_goes_with_serve(
     assert recall("--format", "json", "recall", "deploy").forwarded
     serve.stop()  # SIGTERM
     assert not path.exists()
-    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # as after a kill -9
-    stale.bind(str(path))
-    stale.close()
+    leave_stale_socket(path)
     run = recall("--format", "json", "recall", "deploy")
     assert run.code == 0 and not run.forwarded and b"staging" in run.stdout
     again = Server(home)  # takes the stale socket's place

@@ -518,3 +518,13 @@ def test_a_tool_failure_is_read_from_the_content_when_no_flag_says_so(content, f
     assert tool_failure.failed(result) is failed
     assert len(from_tool_results([result], {"c1": "sh"})) == int(failed)
     assert tool_failure.failed({**result, "content": "ok", "is_error": True})
+
+
+def test_a_traceback_gives_its_exception_even_a_module_qualified_one():
+    output = (
+        'Traceback (most recent call last):\n  File "check.py", line 33, in <module>\n'
+        "    r = session.get(URL)\nrequests.exceptions.ConnectionError: Max retries exceeded"
+    )
+    assert tool_failure.message(output) == (
+        "requests.exceptions.ConnectionError: Max retries exceeded"
+    )

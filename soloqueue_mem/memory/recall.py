@@ -60,7 +60,7 @@ from soloqueue_mem.sessions.turns import Scope, Turn, turn_name
 from soloqueue_mem.text.bilingual import TRANSLATION_WEIGHT, translated
 from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
-from soloqueue_mem.text.fts import holders, match_expression
+from soloqueue_mem.text.fts import word_holders
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, fold_context, last_sentence, weigh_query
 from soloqueue_mem.text.query import coverage as share_held
@@ -508,7 +508,7 @@ def _with_twins_held(hits: list[Hit], twins: list[QueryTerm]) -> list[Hit]:
     if not twins:
         return hits
     texts = [_indexed_text(hit.candidate) for hit in hits]
-    held = holders(texts, [match_expression([twin.text]) or "" for twin in twins])
+    held = word_holders(texts, [twin.text for twin in twins])
     return [
         hit._replace(
             signals=hit.signals._replace(
@@ -522,7 +522,7 @@ def _with_twins_held(hits: list[Hit], twins: list[QueryTerm]) -> list[Hit]:
 def _new_words(sentence: str, before: str, lexicon: Callable[[], Lexicon]) -> list[str]:
     """The words of ``sentence`` (not stopwords) that ``before`` does not hold."""
     words = [t.text for t in weigh_query(sentence, lexicon).terms if t.text not in STOPWORDS]
-    held = holders([before], [match_expression([word]) or "" for word in words])
+    held = word_holders([before], words)
     return [word for word, found in zip(words, held, strict=True) if not found]
 
 
@@ -698,8 +698,7 @@ def coverage(candidates: list[Candidate], terms: list[QueryTerm]) -> dict[str, f
     if not texts or not terms:
         return dict.fromkeys(texts, 1.0)
     keys = list(texts)
-    matches = [match_expression([t.text]) or "" for t in terms]
-    held_by = holders([texts[key] for key in keys], matches)
+    held_by = word_holders([texts[key] for key in keys], [t.text for t in terms])
     pool = max(len(keys), COVERAGE_POOL)
     weights = [
         (term.weight * math.log(1 + pool / len(held)) if held else 0.0)

@@ -30,7 +30,7 @@ from soloqueue_mem.errors import NotFound
 from soloqueue_mem.memory.correction import is_correction, replaced_value
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
-from soloqueue_mem.text.fts import holders, match_expression
+from soloqueue_mem.text.fts import word_holders
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import weigh_texts
 from soloqueue_mem.tuples import NamedTuple
@@ -96,7 +96,7 @@ def stale_items(
         dropped = [word for word in old if word not in kept]
         if not keys or not dropped or kept.issubset(old):
             continue  # nothing replaced, or a restatement: no new value
-        held = holders(bodies, [match_expression([word]) or "" for word in old])
+        held = word_holders(bodies, old)
         for n, key in enumerate(keys):
             said_before = texts[key][1] < fix.new.created_at
             holds = {word for word, where in zip(old, held, strict=True) if n in where}
@@ -170,7 +170,7 @@ def named_stale(
 def _held_by(bodies: list[str], fixes: Sequence[tuple[object, Named]]) -> dict[str, set[int]]:
     """Which of ``bodies`` hold each word of the corrections' values and topics."""
     words = sorted({w for _, r in fixes for w in r.value | r.others})
-    found = holders(bodies, [match_expression([w]) or "" for w in words])
+    found = word_holders(bodies, words)
     return dict(zip(words, found, strict=True))
 
 
@@ -188,7 +188,7 @@ def newer_first(ranked: list[Said], lexicon: Callable[[], Lexicon]) -> list[str]
     staging") even when no supersede link says so."""
     own = [{term.text for term in w.terms} for w in weigh_texts([m.text for m in ranked], lexicon)]
     vocabulary = sorted(set().union(*own))
-    held_by = holders([m.text for m in ranked], [match_expression([w]) or "" for w in vocabulary])
+    held_by = word_holders([m.text for m in ranked], vocabulary)
     held = [
         own[n] | {word for word, where in zip(vocabulary, held_by, strict=True) if n in where}
         for n in range(len(ranked))
@@ -218,9 +218,7 @@ def corrections_first(ranked: list[Said], query_words: list[str]) -> list[str]:
     if not cued:
         return [said.key for said in ranked]
     order = list(range(len(ranked)))
-    held = holders(
-        [said.text for said in ranked], [match_expression([w]) or "" for w in query_words]
-    )
+    held = word_holders([said.text for said in ranked], query_words)
     for newer in cued:
         for place, older in enumerate(order[: order.index(newer)]):
             shared = sum(1 for where in held if newer in where and older in where)

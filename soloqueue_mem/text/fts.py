@@ -107,6 +107,12 @@ def _is_cjk_letter(char: str) -> bool:
     return has_cjk(char) and unicodedata.category(char) == "Lo"
 
 
+def word_holders(bodies: list[str], words: list[str]) -> list[set[int]]:
+    """For each of ``words``, the positions of the ``bodies`` holding it (:func:`holders`
+    of each word's own expression)."""
+    return holders(bodies, [match_expression([word]) or "" for word in words])
+
+
 def _fts_holders(bodies: list[str], matches: list[str], latin: bool = False) -> list[set[int]]:
     """The holders of each of ``matches`` through a scratch FTS5 table of ``bodies``;
     ``latin``: no expression holds a CJK character, so each CJK run need only be set

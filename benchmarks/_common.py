@@ -407,7 +407,9 @@ class TextGen:
 def unsourced(memory_db: Path) -> tuple[int, list[tuple[str, str]]]:
     """The rules memories of a store checked against the turns they came from (their
     episode's): how many were checked, and (content, first turn) of each whose text is
-    not in any of those turns by the documented substitutions (``own_words.maps_back``)."""
+    not in any of those turns by the documented substitutions (``own_words.maps_back``).
+    An ERROR memory ("pytest failed: E AssertionError: …") is checked without its
+    "name failed: " head against the turns' tool results, where a tool's output is."""
     import sqlite3
 
     from soloqueue_mem.lifecycle.own_words import maps_back
@@ -415,19 +417,23 @@ def unsourced(memory_db: Path) -> tuple[int, list[tuple[str, str]]]:
     conn = sqlite3.connect(f"file:{memory_db}?mode=ro", uri=True)
     try:
         rows = conn.execute(
-            "SELECT m.id, m.content, t.content FROM memories AS m"
+            "SELECT m.id, m.type, m.content, t.content, t.tool_results FROM memories AS m"
             " JOIN conversation_turns AS t ON t.episode_id = m.source_episode_id"
             " WHERE m.source = 'rules' ORDER BY m.id"
         ).fetchall()
     finally:
         conn.close()
     said: dict[str, tuple[str, list[str]]] = {}
-    for memory, content, turn in rows:
-        said.setdefault(memory, (content, []))[1].append(turn or "")
+    for memory, kind, content, turn, results in rows:
+        if kind != "ERROR":
+            said.setdefault(memory, (content, []))[1].append(turn or "")
+            continue
+        outputs = [str(result.get("content") or "") for result in json.loads(results or "[]")]
+        said.setdefault(memory, (content.partition(" failed: ")[2], []))[1].extend(outputs)
     bad = [
-        (content, turns[0])
-        for content, turns in said.values()
-        if not any(maps_back(content, turn) for turn in turns)
+        (content, texts[0] if texts else "")
+        for content, texts in said.values()
+        if not any(maps_back(content, text) for text in texts)
     ]
     return len(said), bad
 

@@ -444,23 +444,17 @@ def serve(
     except BaseException:
         sock.close()
         raise
-    ready(f"http://{shown}:{bound}/" + (f"?token={token}" if token else ""))
-    if why:
-        note(why)
-    origins = frozenset(store.config.serve_allowed_origins)
-    guard = Guard(token, bound, allowed_hosts(host), origins)
-    app = build_app(store, guard, max_body_bytes, fingerprint)
-    config = uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off", http=TimedH11Protocol
-    )
-    if local is None:
-        uvicorn.Server(config).run(sockets=[sock])
-        return
-    try:
-        with _removed_on_sigterm(local):
-            uvicorn.Server(config).run(sockets=[sock, local.sock])
-    finally:
-        local.remove()
+    with _removed_however_stopped(local):
+        ready(f"http://{shown}:{bound}/" + (f"?token={token}" if token else ""))
+        if why:
+            note(why)
+        origins = frozenset(store.config.serve_allowed_origins)
+        guard = Guard(token, bound, allowed_hosts(host), origins)
+        app = build_app(store, guard, max_body_bytes, fingerprint)
+        config = uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="off", http=TimedH11Protocol
+        )
+        uvicorn.Server(config).run(sockets=[sock] if local is None else [sock, local.sock])
 
 
 def _local_socket(store: Store) -> tuple[Listening | None, str | None, str | None]:
@@ -478,13 +472,14 @@ def _local_socket(store: Store) -> tuple[Listening | None, str | None, str | Non
 
 
 @contextmanager
-def _removed_on_sigterm(local: Listening) -> Iterator[None]:
-    """SIGTERM still ends the process as before (uvicorn re-raises it once it has
-    shut down), after removing the socket file: a ``finally`` would not run."""
+def _removed_however_stopped(local: Listening | None) -> Iterator[None]:
+    """The socket file goes when ``serve`` stops, from the moment it says it is serving:
+    on return, on an exception and on SIGTERM, which still ends the process as before
+    (uvicorn re-raises it once it has shut down; a ``finally`` would not run)."""
     import signal
     import threading
 
-    if threading.current_thread() is not threading.main_thread():
+    if local is None:
         yield
         return
 
@@ -493,8 +488,11 @@ def _removed_on_sigterm(local: Listening) -> Iterator[None]:
         signal.signal(signum, previous or signal.SIG_DFL)
         signal.raise_signal(signum)
 
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    main = threading.current_thread() is threading.main_thread()  # where signals go
+    previous = signal.signal(signal.SIGTERM, on_sigterm) if main else None
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous or signal.SIG_DFL)
+        if main:
+            signal.signal(signal.SIGTERM, previous or signal.SIG_DFL)
+        local.remove()

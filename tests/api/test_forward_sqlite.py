@@ -172,6 +172,14 @@ def test_the_socket_is_private_replaces_a_stale_one_and_goes_with_serve(
     assert not path.exists()
 
 
+def test_a_serve_stopped_as_soon_as_it_says_serving_leaves_no_socket(
+    twin: Path, home: Path
+) -> None:
+    with serving(home) as serve:
+        serve.stop()  # SIGTERM right after "serving on", before requests are handled
+    assert not (home / "serve.sock").exists()
+
+
 def test_no_socket_in_a_data_directory_others_can_enter(twin: Path, home: Path) -> None:
     os.chmod(home, 0o711)
     with serving(home) as running:

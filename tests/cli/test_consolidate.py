@@ -208,30 +208,41 @@ def test_a_new_attribute_value_supersedes_the_old_one_across_sessions(cli, monke
     ]
 
 
+def stated_then_changed(cli, monkeypatch, stated: str, changed: str) -> None:
+    """``stated`` on Monday and consolidated, then ``changed`` and consolidated again."""
+    say(cli, "monday", stated)
+    at(monkeypatch, "2026-11-26T11:00:00Z")
+    consolidate(cli)
+    say(cli, "tuesday", changed)
+    at(monkeypatch, "2026-11-26T14:00:00Z")
+    consolidate(cli)
+
+
 def test_a_chinese_sentence_announcing_a_change_supersedes_what_it_changes(cli, monkeypatch):
     """A sentence like "打样这批转到捷配" names no attribute a pattern knows, and no name
     the rules see: a change verb with its result (转到) makes it a statement, and a
     correction of the memory sharing its topic (打样, 这批)."""
-    say(cli, "monday", "PCB 打样我们一直用嘉立创，三月这批样板也在那边下单。")
-    at(monkeypatch, "2026-11-26T11:00:00Z")
-    consolidate(cli)
-    say(cli, "tuesday", "打样这批转到捷配，价格便宜些。")
-    at(monkeypatch, "2026-11-26T14:00:00Z")
-    consolidate(cli)
+    stated_then_changed(
+        cli,
+        monkeypatch,
+        "PCB 打样我们一直用嘉立创，三月这批样板也在那边下单。",
+        "打样这批转到捷配，价格便宜些。",
+    )
     assert set(listed(cli)) == {"打样这批转到捷配，价格便宜些"}
     hits = recalled(cli, "PCB 打样现在在哪家下单？")
     assert hits[0]["content"] == "打样这批转到捷配，价格便宜些"
 
 
 def test_a_chinese_change_verb_with_le_supersedes_the_old_figures(cli, monkeypatch):
-    """"报销比例也调了" says the figures changed as 改成 would: a correction of the
-    memory sharing its topic (报销, 比例, 交通, 餐补), which leaves recall."""
-    say(cli, "monday", "报销比例是这样的：交通 60%，餐补 40%。")
-    at(monkeypatch, "2026-11-26T11:00:00Z")
-    consolidate(cli)
-    say(cli, "tuesday", "报销比例也调了，财务要求交通 70%，餐补 30%。")
-    at(monkeypatch, "2026-11-26T14:00:00Z")
-    consolidate(cli)
+    """A change verb with 了 ("报销比例也调了") says the figures changed as 改成 would:
+    a correction of the memory sharing its topic (报销, 比例, 交通, 餐补), which leaves
+    recall."""
+    stated_then_changed(
+        cli,
+        monkeypatch,
+        "报销比例是这样的：交通 60%，餐补 40%。",
+        "报销比例也调了，财务要求交通 70%，餐补 30%。",
+    )
     assert set(listed(cli)) == {"报销比例也调了，财务要求交通 70%，餐补 30%"}
     hits = recalled(cli, "报销比例现在是多少？", "--channels", "memories")
     assert [h["content"] for h in hits] == ["报销比例也调了，财务要求交通 70%，餐补 30%"]

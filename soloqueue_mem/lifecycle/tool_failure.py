@@ -23,6 +23,7 @@ def _opening() -> re.Pattern[str]:
         r"^\W{0,3}(?:error\b|fatal\b|failed\b|failure\b|exception\b|refused\b"
         r"|permission denied|access denied|command not found|not found\b|no such file"
         r"|traceback\b|[\w.]*(?:error|exception):"  # requests.exceptions.ConnectionError:
+        r"|[\w.\-]+: (?:fatal )?error:"  # "psql: error: …", argparse's "prog: error: …"
         r"|错误|失败|异常|报错|出错|拒绝访问|权限不足|找不到|未找到)",
         re.IGNORECASE,
     )

@@ -504,6 +504,9 @@ def test_what_is_not_a_plan():
         ("Traceback (most recent call last):\n  File x", True),
         ("building...\nprocess exited with code 2", True),
         ("bash: foo: command not found", False),  # a tool's own prefix: too loose to read
+        ("psql: error: connection to server failed", True),  # unless "error:" follows it
+        ("gcc: fatal error: no input files", True),
+        ("Summary: error rate 0.1%", False),
         ("Permission denied", True),
         ("错误：找不到文件", True),
         ("失败：权限不足", True),

@@ -92,18 +92,7 @@ def maps_back(content: str, said: str) -> bool:
     """Whether ``content`` is what was said with the documented substitutions: a span
     of it; a span with the sentence's 我 restored ("在一家公司上班" after "我叫王磊");
     or the name a clause goes on about, then that clause ("RabbitMQ 跑在 5673 端口")."""
-    return maps_back_to(content, as_said(said))
-
-
-def as_said(said: str) -> str:
-    """What :func:`maps_back_to` compares a memory with: ``said`` with the speaker
-    named, case and spacing folded (worked out once for a text compared with many)."""
-    return _plain(own_words(said))
-
-
-def maps_back_to(content: str, source: str) -> bool:
-    """:func:`maps_back` against a text already made :func:`as_said`."""
-    content = _plain(_plan().sub("", content))
+    source, content = _plain(own_words(said)), _plain(_plan().sub("", content))
     if content in source or (content.startswith("用户") and content[2:] in source):
         return True
     head, _, rest = content.partition(" ")

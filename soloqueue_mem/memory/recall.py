@@ -1009,7 +1009,7 @@ def _without_restated_memories(hits: list[Hit], limit: int) -> list[Hit]:
     a memory repeats a clause of that turn, which also shows who said it, when, and the
     rest of the sentence. Its place goes to the next hit. Nothing moves up past it: a
     memory ranked above the turn it came from stays, and the turn too."""
-    from soloqueue_mem.lifecycle.own_words import as_said, maps_back_to
+    from soloqueue_mem.lifecycle.own_words import maps_back
 
     said: list[str] = []
     kept: list[Hit] = []
@@ -1017,10 +1017,10 @@ def _without_restated_memories(hits: list[Hit], limit: int) -> list[Hit]:
         if len(kept) == limit:
             return kept + hits[number:]
         candidate = hit.candidate
-        if candidate.memory is not None and any(maps_back_to(candidate.content, s) for s in said):
+        if candidate.memory is not None and any(maps_back(candidate.content, s) for s in said):
             continue
         if candidate.turn is not None:
-            said.append(as_said(candidate.content))
+            said.append(candidate.content)
         kept.append(hit)
     return kept
 

@@ -22,7 +22,6 @@ candidates best first. The engine then
 4. orders the matches first, then the items stating what a correction replaced
    (:mod:`soloqueue_mem.memory.stale`), then the rest;
 5. keeps ``--limit`` hits, at most ``HOT_SHARE`` of them from working memory alone, and
-   no memory that a turn placed above it already says (one statement, one place), and
    fits them into the token budget, shortening long ones around the query's words.
 
 Only memories that are active (not expired, not superseded) ever become candidates. A
@@ -165,7 +164,6 @@ def recall(
         ranked = favoured_first(ranked, request.favoured)
     if set(names) != {"hot"}:
         ranked = _bounded_working_share(ranked, request.limit)
-    ranked = _without_restated_memories(ranked, request.limit)
     kept = _with_twins_held(
         fit_budget(ranked[: request.limit], request.max_tokens, count, terms), twins
     )
@@ -998,29 +996,6 @@ def _bounded_working_share(hits: list[Hit], limit: int) -> list[Hit]:
             if room == 0:
                 continue
             room -= 1
-        kept.append(hit)
-    return kept
-
-
-def _without_restated_memories(hits: list[Hit], limit: int) -> list[Hit]:
-    """``hits`` with each memory among the first ``limit`` places left out when a turn
-    placed above it already says it: the quick rules keep what was said in the
-    speaker's own words (:func:`soloqueue_mem.lifecycle.own_words.maps_back`), so such
-    a memory repeats a clause of that turn, which also shows who said it, when, and the
-    rest of the sentence. Its place goes to the next hit. Nothing moves up past it: a
-    memory ranked above the turn it came from stays, and the turn too."""
-    from soloqueue_mem.lifecycle.own_words import maps_back
-
-    said: list[str] = []
-    kept: list[Hit] = []
-    for number, hit in enumerate(hits):
-        if len(kept) == limit:
-            return kept + hits[number:]
-        candidate = hit.candidate
-        if candidate.memory is not None and any(maps_back(candidate.content, s) for s in said):
-            continue
-        if candidate.turn is not None:
-            said.append(candidate.content)
         kept.append(hit)
     return kept
 

@@ -192,31 +192,6 @@ def test_working_memory_has_a_bounded_share_of_the_answer(cli):
     assert len(recall(cli, "walrus", "--limit", "20")) == 1 + 4
 
 
-def test_a_memory_a_turn_above_it_says_takes_no_place(cli, monkeypatch):
-    """The quick rules keep a statement in the speaker's own words: when the turn it
-    came from ranks above the memory, the memory repeats a clause of it and is left
-    out, its place going to the next hit; ranked above its turn, it stays."""
-    old, fresh = "I prefer tabs over spaces in Python files", "I deploy with Ansible on Fridays"
-    at(monkeypatch, "2026-11-21T07:00:00Z")  # five days ago: found in the log only
-    log(cli, old)
-    cli.ok("session", "end", "s1")
-    at(monkeypatch, "2026-11-26T07:00:00Z")  # an hour ago: working memory holds it
-    cli.ok("log", "-s", "s2", fresh)
-    cli.ok("session", "end", "s2")
-    at(monkeypatch, NOW)
-    memories = contents(recall(cli, "tabs ansible", "--channels", "memories"))
-    assert sorted(memories) == [
-        "User deploys with Ansible on Fridays",
-        "User prefers tabs over spaces in Python files",
-    ]
-    hits = recall(cli, "how do we deploy with ansible")
-    assert hits[0]["content"] == fresh and hits[0]["channels"] == ["hot", "traces"]
-    assert "User deploys with Ansible on Fridays" not in contents(hits)
-    assert [h["kind"] for h in hits] == ["turn", "episode"]
-    hits = recall(cli, "tabs or spaces in python")
-    assert contents(hits)[:2] == ["User prefers tabs over spaces in Python files", old]
-
-
 def test_one_common_character_is_not_a_match(cli):
     """用 inside 用户 must not bring back an unrelated memory (issue 10 §3)."""
     cli.ok("remember", "用户喜欢在北京的咖啡馆写代码")

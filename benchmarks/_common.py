@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
 if TYPE_CHECKING:  # the project is imported at run time only after import_project()
     import http.client
@@ -470,6 +470,24 @@ def said_in(conn: sqlite3.Connection, memory: Memory, key: str) -> Any:
         if maps_back(memory.content, content):
             return json.loads(metadata or "{}").get(key)
     return None
+
+
+class Answers(NamedTuple):
+    """What ``recall -n 10`` and ``recall -n 20`` returned (ids, each script's own):
+    hit@5 and hit@10 are read in the first, hit@20 in the second. The first ten of
+    -n 20 are -n 10's only when both rank alike, which their pools do not promise, so
+    hit@20 read after -n 10's places could barely exceed hit@10."""
+
+    ten: list
+    twenty: list
+
+
+def first(ids: list | Answers, k: int) -> list:
+    """The first ``k`` ids a method returned: of its one ranking, or of the recall
+    answer that asked for at least ``k``."""
+    if isinstance(ids, Answers):
+        return (ids.ten if k <= 10 else ids.twenty)[:k]
+    return ids[:k]
 
 
 def changes(report: dict[str, Any]) -> int:

@@ -47,7 +47,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import _common as c
 import _dense
@@ -158,23 +158,6 @@ def ingest(
     return home, conn, docs, asked_at
 
 
-class Answers(NamedTuple):
-    """The turns of ``recall -n 10`` and of ``recall -n 20``: hit@5 and hit@10 are read
-    in the first, hit@20 in the second (the first ten turns of -n 20 are -n 10's only
-    when both rank alike, which their different pools do not promise)."""
-
-    ten: list
-    twenty: list
-
-
-def first(ids: list | Answers, k: int) -> list:
-    """The first ``k`` ids a method returned: of its one ranking, or of the recall
-    answer that asked for at least ``k``."""
-    if isinstance(ids, Answers):
-        return (ids.ten if k <= 10 else ids.twenty)[:k]
-    return ids[:k]
-
-
 def consolidate(home: Home, now: datetime) -> int:
     """What a night's `consolidate` makes of the conversation: episodes and memories
     (every session idle by now); returns what a second run right after it changed."""
@@ -282,7 +265,7 @@ def main() -> int:
         the same with memories counted as the turns they were said in."""
         asked = [default_hits(home, conn, question, n, setup, recent) for n in (10, 20)]
         answers = [
-            Answers(turns_of(conn, asked[0], memories), turns_of(conn, asked[1], memories))
+            c.Answers(turns_of(conn, asked[0], memories), turns_of(conn, asked[1], memories))
             for memories in ((False, True) if both else (False,))
         ]
         return answers if both else answers[0]
@@ -384,7 +367,7 @@ def main() -> int:
                 for name, setup in (*hybrid.items(), *(ablated.items() if args.ablate else ())):
                     ranked[name] = answer_turns(home, conn, question, setup)
                 for method, ids in ranked.items():
-                    hit = tuple(bool(wanted.intersection(first(ids, k))) for k in KS)
+                    hit = tuple(bool(wanted.intersection(c.first(ids, k))) for k in KS)
                     results[method].setdefault(category, []).append(hit)
                     if category != 5:
                         halves[method].setdefault(int(index >= half_size), []).append(hit)

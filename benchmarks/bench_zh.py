@@ -340,10 +340,10 @@ def retrieval(
 
     def recalled(
         home: Home, conn: sqlite3.Connection, question: str, setup: Config | None = None
-    ) -> tuple[list, list]:
-        """The pairs of the turns plain `recall QUESTION` returns (-n 10: its first 10
-        places, memories and episodes holding theirs; then -n 20's turns); then the
-        same with a rules memory counted as the turn it was said in."""
+    ) -> tuple[c.Answers, c.Answers]:
+        """The pairs of the turns plain `recall QUESTION` returns, in its places
+        (memories and episodes hold theirs), for -n 10 and for -n 20; then the same
+        with a rules memory counted as the turn it was said in."""
         found = [
             c.recall_in(home, Request(question, limit=limit), setup or config, now, lexicon_fn).hits
             for limit in (10, 20)
@@ -356,12 +356,11 @@ def retrieval(
                 return c.said_in(conn, hit.candidate.memory, "pair")
             return None
 
-        answers = []
-        for memories in (False, True):
-            pairs = [pair(h, memories) for h in found[0]]
-            pairs += [None] * (10 - len(pairs))
-            answers.append(pairs + [p for h in found[1] if (p := pair(h, memories))])
-        return answers[0], answers[1]
+        default, as_said = (
+            c.Answers(*([pair(h, memories) for h in hits] for hits in found))
+            for memories in (False, True)
+        )
+        return default, as_said
 
     methods = [
         "soloqueue-mem trace (bigrams indexed, jieba-algorithm query)",
@@ -443,7 +442,7 @@ def retrieval(
                 answers.append(recalled(home, conn, question, setup)[0])
                 timings[name] += time.perf_counter() - t5
             for method, ranked in zip(methods, answers, strict=True):
-                hit = tuple(bool(wanted.intersection(ranked[:k])) for k in KS)
+                hit = tuple(bool(wanted.intersection(c.first(ranked, k))) for k in KS)
                 results[method].setdefault(label["source"], []).append(hit)
                 halves[method].setdefault(user in tuning, []).append(hit)
             long = "".join(context[:LONG_PREFIX]) + question
@@ -464,7 +463,7 @@ def retrieval(
                 ),
                 strict=True,
             ):
-                hit = tuple(bool(wanted.intersection(ranked[:k])) for k in KS)
+                hit = tuple(bool(wanted.intersection(c.first(ranked, k))) for k in KS)
                 results[method].setdefault("long", []).append(hit)
             if bool(wanted.intersection(ours[:10])) != bool(wanted.intersection(theirs[:10])):
                 examples.append((question, bool(wanted.intersection(ours[:10]))))

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 OWNER = """
 import sys
@@ -33,12 +32,15 @@ def test_a_server_left_by_a_killed_owner_is_stopped_and_deleted_by_the_next(
         left = Path(owner.stdout.readline().strip())
         owner.send_signal(signal.SIGKILL)
     postmaster = int((left / "data" / "postmaster.pid").read_text().split()[0])
-    os.kill(postmaster, 0)  # still running: nobody stopped it
-    server = EmbeddedServer()
+    exited = os.pidfd_open(postmaster)  # readable once the process has exited
     try:
-        server.start()
-        assert not left.exists()
-        with pytest.raises(ProcessLookupError):
-            os.kill(postmaster, 0)
+        assert select.select([exited], [], [], 0)[0] == []  # nobody stopped it
+        server = EmbeddedServer()
+        try:
+            server.start()
+            assert not left.exists()
+            assert select.select([exited], [], [], 30)[0] == [exited]
+        finally:
+            server.stop()
     finally:
-        server.stop()
+        os.close(exited)

@@ -24,6 +24,8 @@ from soloqueue_mem.text.cjk import has_cjk
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
 if TYPE_CHECKING:
     from soloqueue_mem.memory.channels import Context
+    from soloqueue_mem.memory.episodes import Episode
+    from soloqueue_mem.memory.model import Memory
     from soloqueue_mem.semantic.dense import DenseHit
     from soloqueue_mem.sessions.turns import Turn
 
@@ -67,42 +69,53 @@ def _nearest(context: Context, model: str, channel: str) -> list[Candidate]:
     scope = Scope(request.group, request.agent, request.type, request.since)
     nearest = max(context.pool, LANGUAGE_POOL)
     hits = context.source.nearest(request.query, scope, context.now, nearest, model)
-    candidates = [_candidate(hit, channel) for hit in hits]
+    contents = [_content(hit.item) for hit in hits]
+    chinese = [has_cjk(content) for content in contents]  # each item's language, once
     best: dict[bool, float] = {}
-    for candidate in candidates:  # best first: a language's first is its best
-        best.setdefault(has_cjk(candidate.content), candidate.relevance)
+    for hit, language in zip(hits, chinese, strict=True):  # best first: a language's first
+        best.setdefault(language, hit.score)  # is its best
     top = max(best.values(), default=0.0)
     offset = {  # a hair under the best of all: ties go to the higher cosine
         language: 0.0 if value == top else top - value - TIE for language, value in best.items()
     }
-    shifted = [
-        c._replace(relevance=round(c.relevance + offset[has_cjk(c.content)], 6)) for c in candidates
+    candidates = [
+        _candidate(hit, channel, content, round(hit.score + offset[language], 6))
+        for hit, content, language in zip(hits, contents, chinese, strict=True)
     ]
-    shifted.sort(key=lambda c: -c.relevance)  # stable: ties keep the cosine order
-    return shifted[: context.pool]
+    candidates.sort(key=lambda c: -c.relevance)  # stable: ties keep the cosine order
+    return candidates[: context.pool]
 
 
-def _candidate(hit: DenseHit, channel: str) -> Candidate:
+def _content(item: Memory | Episode | Turn) -> str:
+    """The text a candidate of ``item`` shows: an episode's summary, else its content."""
+    from soloqueue_mem.memory.episodes import Episode
+
+    return item.summary if isinstance(item, Episode) else item.content
+
+
+def _candidate(hit: DenseHit, channel: str, content: str, relevance: float) -> Candidate:
+    """``hit`` as the channel's candidate (``content``: :func:`_content`), its cosine
+    shifted to ``relevance``."""
     from soloqueue_mem.memory.episodes import Episode
     from soloqueue_mem.memory.store import Memory
 
     item = hit.item
     link: dict[str, Memory | Episode | Turn]
     if isinstance(item, Memory):
-        own = (item.content, item.updated_at, item.importance, item.access_count)
+        own = (item.updated_at, item.importance, item.access_count)
         link = {"memory": item}
     elif isinstance(item, Episode):
-        own = (item.summary, item.ended_at, item.importance, item.access_count)
+        own = (item.ended_at, item.importance, item.access_count)
         link = {"episode": item}
     else:
-        own = (item.content, item.timestamp, TURN_IMPORTANCE, 0)
+        own = (item.timestamp, TURN_IMPORTANCE, 0)
         link = {"turn": item}
-    content, timestamp, importance, accesses = own
+    timestamp, importance, accesses = own
     return Candidate(
         key=f"{hit.kind}:{hit.id}",
         channel=channel,
         content=content,
-        relevance=hit.score,
+        relevance=relevance,
         timestamp=timestamp,
         importance=importance,
         access_count=accesses,

@@ -31,9 +31,10 @@ if TYPE_CHECKING:
     import numpy as np
 
 DEFAULT_KINDS = ("memory", "episode", "turn")
-# Items read beyond ``limit`` per pass, for those the filters leave out (superseded,
+# Items scored beyond ``limit`` per pass, for those the filters leave out (superseded,
 # archived, expired, out of scope): most stores have few, and reading an item's row
-# costs more than its cosine, so a pass reads a few more and another pass follows if
+# costs more than its cosine, so a pass scores a few more, reads the rows of the spare
+# ones only when the best ``limit`` were not all admitted, and another pass follows if
 # needed.
 SPARE = 50
 
@@ -134,7 +135,10 @@ def _best_admitted(
             cosines = _cosines(found.vectors, items, query)
             ranked = list(zip(_keys_at(found.keys, items), cosines, strict=True))
             ranked.sort(key=lambda pair: -pair[1])  # stable: ties keep the row order
-            hits += _admitted(conn, ranked, asked.scope, asked.now)
+            needed = limit - len(hits)  # read first: the spare only when some are left out
+            hits += _admitted(conn, ranked[:needed], asked.scope, asked.now)
+            if len(hits) < limit:
+                hits += _admitted(conn, ranked[needed:], asked.scope, asked.now)
             if len(hits) >= limit:
                 return hits[:limit]
     return hits

@@ -131,6 +131,39 @@ def test_scope_filters_are_exact(cli, hybrid, monkeypatch):
         conn.close()
 
 
+def test_the_spare_items_are_read_only_when_the_best_are_left_out(cli, hybrid, monkeypatch):
+    # the search scores SPARE items beyond its limit, for those the filters leave out;
+    # their rows are read only when some of the best are (here: an expired memory)
+    cli.ok("remember", "-g", "g1", "I switched my editor to Helix")
+    cli.ok("remember", "-g", "g1", "--duration", "1h", "Alice tried the Zed editor today")
+    cli.ok("remember", "-g", "g1", "Bob edits in Emacs")
+    cli.ok("remember", "-g", "g1", "The deploy uses Kubernetes on GCP")
+    cli.ok("consolidate")
+    conn, now = _conn(hybrid), parse_timestamp(NOW)
+    later = parse_timestamp("2026-11-26T10:00:00Z")  # the 1 h memory has expired
+    try:
+        everything = {
+            t: dense.dense_candidates(conn, "Zed editor", now=t, limit=10) for t in (now, later)
+        }
+        asked: list[int] = []
+        matching_ids = dense.store.matching_ids
+
+        def counted(conn, ids, filters, now):
+            asked.append(len(ids))
+            return matching_ids(conn, ids, filters, now)
+
+        monkeypatch.setattr(dense.store, "matching_ids", counted)
+        assert dense.dense_candidates(conn, "Zed editor", now=now, limit=2) == everything[now][:2]
+        assert asked == [2]
+        asked.clear()
+        assert (
+            dense.dense_candidates(conn, "Zed editor", now=later, limit=2) == everything[later][:2]
+        )
+        assert asked == [2, 2] and len(everything[later]) == 3
+    finally:
+        conn.close()
+
+
 def test_promoted_chunks_and_turns_get_vectors(cli, hybrid):
     cli.ok("promote", "-g", "g1", "-", input="项目最终决定采用微服务架构，以提高可扩展性。")
     cli.ok("log", "-g", "g1", "-s", "s1", "we should switch the database to PostgreSQL 16")

@@ -482,12 +482,12 @@ class Answers(NamedTuple):
     twenty: list
 
 
-def first(ids: list | Answers, k: int) -> list:
+def first(ids: Sequence[Any] | Answers, k: int) -> list:
     """The first ``k`` ids a method returned: of its one ranking, or of the recall
     answer that asked for at least ``k``."""
     if isinstance(ids, Answers):
         return (ids.ten if k <= 10 else ids.twenty)[:k]
-    return ids[:k]
+    return list(ids[:k])
 
 
 def changes(report: dict[str, Any]) -> int:

@@ -260,7 +260,7 @@ def main() -> int:
         setup: Config = config,
         recent: int = 0,
         both: bool = False,
-    ) -> list:
+    ) -> list[c.Answers] | c.Answers:
         """The turns of -n 10 and of -n 20 (hit@20 asks for 20); with ``both``, also
         the same with memories counted as the turns they were said in."""
         asked = [default_hits(home, conn, question, n, setup, recent) for n in (10, 20)]

@@ -35,7 +35,7 @@ from soloqueue_mem.lifecycle.own_words import own_words
 from soloqueue_mem.lifecycle.patterns import Pattern, patterns
 from soloqueue_mem.lifecycle.vocabulary import MANY, PETS, USER, Vocabulary, vocabulary
 from soloqueue_mem.lifecycle.when import future_day
-from soloqueue_mem.memory.correction import is_correction
+from soloqueue_mem.memory.correction import handover_hint, is_correction
 from soloqueue_mem.memory.store import Draft
 
 SOURCE = "rules"
@@ -544,7 +544,14 @@ def from_text(
         if whole is not None:
             found = [_correcting(whole) if is_correction(sentence[0].sentence) else whole]
         drafts += [_labelled(d, words) for d in found]
-    return drafts
+    return [_handing_over(text, d) for d in drafts]
+
+
+def _handing_over(text: str, draft: Draft) -> Draft:
+    """The draft marked as a correction of the memory naming who left, when ``text``
+    hands a role over and the draft names who takes it (:func:`handover_hint`)."""
+    hint = handover_hint(text, draft.content)
+    return draft._replace(update_hint=hint) if hint else draft
 
 
 def _correcting(draft: Draft) -> Draft:

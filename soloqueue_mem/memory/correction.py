@@ -14,6 +14,16 @@ The memory replaced is the one active memory of the same scope that shares the m
 topic words, at least ``MIN_SHARED`` (one when the topic has only one word), and
 strictly more than any other: a tie, or nothing shared enough, replaces nothing, since
 superseding the wrong memory takes it out of recall.
+
+A **handover** replaces who fills a role: what was said names someone leaving ("Dana
+moved to their marketing team", "老周调去做网关了") and someone taking over ("Felix
+took over as PM", "以后找小林", "交给小林"), see :func:`handed_over`. A statement of it
+that names the taking over corrects, as its topic, its own words (the role: review,
+PM) with the name of the one who left, also when that name is in another clause of
+what was said ("…，老周调去做网关了。代码 review 也交给小林", :func:`handover_hint`).
+Only memories naming the one who left are candidates, and the topic rule above still
+needs two words in common: "…让老周 review" (老周, review) is replaced, "老周是我师傅"
+or "Dana is my badminton partner" (the name alone) is not.
 """
 
 from __future__ import annotations
@@ -63,6 +73,53 @@ def _replaced() -> re.Pattern[str]:
     return re.compile(f"{english}|{chinese}", re.IGNORECASE)
 
 
+@cache
+def _handover() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Someone leaving a role, the name before the verb: "Dana moved to their marketing
+    team", "Dana left the team", "老周调去做网关了", "小王离职了"; and someone taking it
+    over: "took over", "replaces", "goes to Felix", "以后找小林", "交给小林", "接手"."""
+    name = r"(?P<name>[A-Z][\w.-]+(?: [A-Z][\w.-]+)?|[\u4e00-\u9fff]{2,3})"
+    english = (
+        r"(?:has |had )?(?:left(?: (?:the|our|their) (?:team|company|project))?\b"
+        r"|moved (?:over )?to (?:the |their |our |another |a )?[\w -]{0,30}?\bteam\b"
+        r"|stepped down|is leaving\b|handed (?:\w+ )?over\b)"
+    )
+    chinese = "(?:已经|也)?(?:调去|调走|离职|转岗|不再负责)"
+    start = r"(?:^|(?<=[，,。；;:：.!?！？\s]))(?:然后|另外|还有|而且|对了)?"
+    left = re.compile(f"{start}{name}\\s?(?:{english}|{chinese})")
+    taking = re.compile(
+        r"\b(?:took|takes|taking|taken) over\b|\breplac(?:ed|es|ing) [A-Z]"
+        r"|\bgoes to [A-Z]|以后找|现在找|改找|交给|接手|接替"
+    )
+    return left, taking
+
+
+def _leaving(text: str) -> re.Match[str] | None:
+    """Where ``text`` hands a role over: someone leaving it, when someone takes it over
+    too. Both halves are needed: "Dana moved to the London team" alone may say nothing
+    of a role, and "Standup moved to 10:15" is no handover."""
+    left, taking = _handover()
+    found = left.search(text)
+    return found if found is not None and taking.search(text) is not None else None
+
+
+def handed_over(text: str) -> str:
+    """The name of the one who left a role ``text`` hands over to someone else, or ""."""
+    found = _leaving(text)
+    return "" if found is None else found.group("name")
+
+
+def handover_hint(said: str, content: str) -> str:
+    """What a statement ``content`` of the handover ``said`` corrects: its own words
+    with the clause naming who left when another clause of ``said`` holds it; "" when
+    ``said`` hands nothing over or ``content`` does not name the taking over."""
+    found = _leaving(said)
+    if found is None or _handover()[1].search(content) is None:
+        return ""
+    gone = found.group(0).strip()
+    return content if gone in content else f"{content}；{gone}"
+
+
 def replaced_value(text: str) -> str:
     """The value ``text`` says it replaces (see :func:`_replaced`), or "". A value is a
     name or a term: a capital, a digit, a dot or a Chinese character in it. A plain
@@ -96,17 +153,25 @@ def topic(hint: str, content: str) -> frozenset[str]:
     would share two with some memory whatever a cue in it is about."""
     if hint.strip():
         return topic_words(hint)
-    if len(content) > MAX_STATEMENT or not is_correction(content):
+    if len(content) > MAX_STATEMENT or not (is_correction(content) or handed_over(content)):
         return frozenset()
     return topic_words(content)
 
 
-def corrected(words: frozenset[str], candidates: Iterable[Memory]) -> Memory | None:
+def corrected(
+    words: frozenset[str], candidates: Iterable[Memory], holder: str = ""
+) -> Memory | None:
     """The one candidate sharing the most of ``words``, enough of them, strictly more
-    than any other; None otherwise."""
+    than any other; None otherwise. With the ``holder`` a handover names as leaving,
+    only the candidates naming them count, not one saying that someone left."""
     if not words:
         return None
     need = min(MIN_SHARED, len(words))
+    named = topic_words(holder)
+    if named:  # naming them, not saying they left (the handover's other statement)
+        candidates = (
+            m for m in candidates if named <= topic_words(m.content) and not handed_over(m.content)
+        )
     shared = sorted(
         ((len(words & topic_words(m.content)), m) for m in candidates),
         key=lambda pair: -pair[0],

@@ -16,6 +16,12 @@ supersedes, merging a memory into its restatement ("John: Maria, your support me
 lot" into "Your support means a lot, Maria"); the words the restatement dropped are no
 old value, and the turns holding them are not stale.
 
+An item that only restates the old memory is stale as well, whoever said it: every
+word it has, an acknowledgement aside, is the old memory's, two at least, one of them
+a word the new one dropped. The assistant's "Noted — Dana Whitlock is the PM contact."
+after "Our PM contact at Lantern Forge is Dana Whitlock, questions go to her" holds too
+few of the old memory's words for the rule above, yet says nothing else.
+
 A correction may name the old value itself when what it corrects never became a
 memory ("The studio is dropping .po, everything moves to XLIFF 2.0" after "Strings
 come as .po files" said in passing): an item said before that memory, holding the value
@@ -30,6 +36,7 @@ from soloqueue_mem.errors import NotFound
 from soloqueue_mem.memory.correction import is_correction, replaced_value
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.memory.store import Filters
+from soloqueue_mem.memory.working import ACKNOWLEDGEMENTS
 from soloqueue_mem.text.fts import word_holders
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import weigh_texts
@@ -39,6 +46,7 @@ MIN_OLD_SHARE = 0.5  # of the old memory's words a stale item holds
 MIN_SHARED = 0.5  # of the shorter one's words two memories restating one thing share
 MIN_SHARED_WORDS = 2
 MAX_CHAIN = 20  # supersede links followed to the active memory
+_ACKNOWLEDGING = frozenset(word for said in ACKNOWLEDGEMENTS for word in said.split())
 
 
 class Correction(NamedTuple):
@@ -88,6 +96,7 @@ def stale_items(
     correction replaced, the memory that replaced it."""
     keys = list(texts)
     bodies = [texts[key][0] for key in keys]
+    own = _own_words(bodies, lexicon)
     stale: dict[str, Memory] = {}
     said = weigh_texts([m.content for fix in fixes for m in (fix.old, fix.new)], lexicon)
     for fix, was, now in zip(fixes, said[::2], said[1::2], strict=True):
@@ -100,14 +109,38 @@ def stale_items(
         for n, key in enumerate(keys):
             said_before = texts[key][1] < fix.new.created_at
             holds = {word for word, where in zip(old, held, strict=True) if n in where}
+            states = holds.issuperset(dropped) and len(holds) >= MIN_OLD_SHARE * len(old)
             if (
                 said_before
                 and key not in stale
-                and holds.issuperset(dropped)
-                and len(holds) >= MIN_OLD_SHARE * len(old)
+                and (states or _restates_only(own(n), old, dropped))
             ):
                 stale[key] = fix.new
     return stale
+
+
+def _own_words(
+    bodies: list[str], lexicon: Callable[[], Lexicon]
+) -> Callable[[int], frozenset[str]]:
+    """The words of each of ``bodies`` (by position), acknowledgements aside, weighed
+    once, when first asked for."""
+    found: list[frozenset[str]] = []
+
+    def own(n: int) -> frozenset[str]:
+        if not found:
+            found.extend(
+                frozenset(t.text for t in w.terms) - _ACKNOWLEDGING
+                for w in weigh_texts(bodies, lexicon)
+            )
+        return found[n]
+
+    return own
+
+
+def _restates_only(words: frozenset[str], old: list[str], dropped: list[str]) -> bool:
+    """Whether an item of ``words`` says only what the old memory said (its words
+    ``old``), two words at least, one of them a value the new memory ``dropped``."""
+    return len(words) >= MIN_SHARED_WORDS and words.issubset(old) and not words.isdisjoint(dropped)
 
 
 class Named(NamedTuple):

@@ -282,7 +282,8 @@ def _corrected(
         return []
     filters = Filters(group=scope_ids[0], agent=scope_ids[1])
     found = index.search(db, sorted(words), filters, parse_timestamp(stamp), correction.CANDIDATES)
-    chosen = correction.corrected(words, (memory for memory, _ in found))
+    holder = correction.handed_over(draft.update_hint or draft.content)
+    chosen = correction.corrected(words, (memory for memory, _ in found), holder)
     return [] if chosen is None else [chosen.id]
 
 

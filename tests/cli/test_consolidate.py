@@ -248,6 +248,29 @@ def test_a_chinese_change_verb_with_le_supersedes_the_old_figures(cli, monkeypat
     assert [h["content"] for h in hits] == ["报销比例也调了，财务要求交通 70%，餐补 30%"]
 
 
+def test_a_handover_supersedes_the_rule_naming_who_left(cli, monkeypatch):
+    """ "老周调去做网关了。代码 review 也交给小林" hands review from 老周 to 小林: the rule
+    naming 老周 and review is what the statement of the handover replaces, though the
+    name of who left is in another sentence. A memory naming 老周 in no role handed
+    over (the name alone in common) stays."""
+    rule = "任何时候都不要直接往 main 分支 push，一定走 merge request，让老周 review"
+    mentor = "Dana Whitlock 和老周都是我以前的导师"
+    say(cli, "monday", f"{rule}。", f"{mentor}。")
+    at(monkeypatch, "2026-11-26T11:00:00Z")
+    consolidate(cli)
+    assert {rule, mentor.replace("我", "用户")} <= set(listed(cli))
+    say(
+        cli, "tuesday", "然后测试对接人换了，以后找小林，老周调去做网关了。代码 review 也交给小林。"
+    )
+    at(monkeypatch, "2026-11-26T14:00:00Z")
+    consolidate(cli)
+    now = listed(cli)
+    assert rule not in now and mentor.replace("我", "用户") in now
+    assert listed(cli, "--all")[rule]["superseded_by"] == now["代码 review 也交给小林"]["id"]
+    hits = recalled(cli, "代码 review 现在找谁？", "--channels", "memories")
+    assert hits[0]["content"] == "代码 review 也交给小林"
+
+
 def test_idle_threshold_is_an_option(cli, monkeypatch):
     say(cli, "s", "I live in Lisbon.")
     at(monkeypatch, "2026-11-26T08:10:00Z")

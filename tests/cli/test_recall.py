@@ -987,6 +987,30 @@ def test_a_correction_naming_the_value_it_drops_makes_the_turns_stating_it_stale
     assert {h["superseded_by"] for h in old} == {new["id"]}
 
 
+def test_an_acknowledgement_of_a_replaced_value_is_stale(cli, monkeypatch):
+    """The assistant's "Noted — Dana Whitlock is the PM contact." says nothing but what
+    the replaced memory said: it ranks below the correction and names it, while a turn
+    saying more than the old memory keeps its place."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    old = "Our PM contact at Lantern Forge is Dana Whitlock, questions go to her"
+    log(cli, old)
+    log(cli, "Noted — Dana Whitlock is the PM contact.", "--role", "assistant")
+    log(cli, "Dana Whitlock also plays cello in the Lantern Forge band", "--role", "assistant")
+    cli.ok("remember", old)
+    at(monkeypatch, "2026-11-10T08:00:00Z")
+    new = cli.json("remember", "Actually our PM contact at Lantern Forge is Felix Brandt now")
+    assert len(new["superseded"]) == 1
+    at(monkeypatch, NOW)
+    hits = recall(cli, "Who is the PM contact at Lantern Forge?")
+    assert hits[0]["id"] == new["id"]
+    by_text = {h["content"]: h for h in hits}
+    assert by_text["Noted — Dana Whitlock is the PM contact."]["superseded_by"] == new["id"]
+    assert by_text[old]["superseded_by"] == new["id"]
+    assert (
+        by_text["Dana Whitlock also plays cello in the Lantern Forge band"]["superseded_by"] is None
+    )
+
+
 def test_a_named_replaced_value_leaves_unrelated_answers_alone(cli, monkeypatch):
     """The value a correction drops marks only items on its topic: a turn that shares
     the value's word but none of the correction's other words keeps its place."""

@@ -89,7 +89,7 @@ def _handover() -> tuple[re.Pattern[str], re.Pattern[str]]:
     left = re.compile(f"{start}{name}\\s?(?:{english}|{chinese})")
     taking = re.compile(
         r"\b(?:took|takes|taking|taken) over\b|\breplac(?:ed|es|ing) [A-Z]"
-        r"|\bgoes to [A-Z]|以后找|现在找|改找|交给|接手|接替"
+        r"|\bgoes to [A-Z]|以后找|现在找|改找|交给|接手|接替|[归由][\u4e00-\u9fff]{1,3}(?:负责|管)"
     )
     return left, taking
 

@@ -109,12 +109,10 @@ def stale_items(
         for n, key in enumerate(keys):
             said_before = texts[key][1] < fix.new.created_at
             holds = {word for word, where in zip(old, held, strict=True) if n in where}
+            if not said_before or key in stale:
+                continue
             states = holds.issuperset(dropped) and len(holds) >= MIN_OLD_SHARE * len(old)
-            if (
-                said_before
-                and key not in stale
-                and (states or _restates_only(own(n), old, dropped))
-            ):
+            if states or (_may_restate(holds, dropped) and _restates_only(own(n), old, dropped)):
                 stale[key] = fix.new
     return stale
 
@@ -122,19 +120,24 @@ def stale_items(
 def _own_words(
     bodies: list[str], lexicon: Callable[[], Lexicon]
 ) -> Callable[[int], frozenset[str]]:
-    """The words of each of ``bodies`` (by position), acknowledgements aside, weighed
-    once, when first asked for."""
-    found: list[frozenset[str]] = []
+    """The words of the body at a position of ``bodies``, acknowledgements aside,
+    weighed when first asked for: only the few items holding an old value are."""
+    found: dict[int, frozenset[str]] = {}
 
     def own(n: int) -> frozenset[str]:
-        if not found:
-            found.extend(
-                frozenset(t.text for t in w.terms) - _ACKNOWLEDGING
-                for w in weigh_texts(bodies, lexicon)
-            )
+        if n not in found:
+            (said,) = weigh_texts([bodies[n]], lexicon)
+            found[n] = frozenset(t.text for t in said.terms) - _ACKNOWLEDGING
         return found[n]
 
     return own
+
+
+def _may_restate(holds: set[str], dropped: list[str]) -> bool:
+    """Whether an item holding the old memory's words ``holds`` (as the index matches
+    them) can restate it only: two of them, one a value dropped. Only then are its
+    own words weighed."""
+    return len(holds) >= MIN_SHARED_WORDS and not holds.isdisjoint(dropped)
 
 
 def _restates_only(words: frozenset[str], old: list[str], dropped: list[str]) -> bool:

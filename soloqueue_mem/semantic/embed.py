@@ -17,10 +17,14 @@ from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.semantic import index, mapped
 from soloqueue_mem.semantic.index import Copy, Item, Progress
 from soloqueue_mem.semantic.model import Embedder, Unavailable, load, usable
-from soloqueue_mem.sessions.turns import turns_after
+from soloqueue_mem.sessions.turns import turns_with_neighbours_after
 
 MIN_TURN_CHARS = 8  # shorter turns ("ok", "继续") carry nothing to find
 TURN_PAGE = 2000
+# A turn is embedded with its session neighbours (see turn_window): the turns this far
+# before and after it, each cut to CONTEXT_CHARS so the turn itself dominates.
+NEIGHBOURS = (-1, 1)
+CONTEXT_CHARS = 300
 TEXTS_PER_SECOND = 14.0  # measured bulk rate on this 2-core machine (README), for estimates
 
 
@@ -36,13 +40,26 @@ def memory_items(conn: Any, now: datetime, texts: FullTexts = FTS5) -> list[Item
 
 
 def turn_items(conn: Any) -> Iterator[Item]:
-    """Every turn with some content, oldest first (``conn``: either back end's)."""
+    """Every turn with some content, oldest first, its text the turn in its window
+    (:func:`turn_window`; ``conn``: either back end's)."""
     after = 0
-    while page := turns_after(conn, after, TURN_PAGE):
-        for turn in page:
+    while page := turns_with_neighbours_after(conn, after, TURN_PAGE, NEIGHBOURS):
+        for turn, neighbours in page:
             if len(turn.content.strip()) >= MIN_TURN_CHARS:
-                yield Item("turn", str(turn.id), turn.group, turn.agent, turn.content)
-        after = page[-1].id
+                text = turn_window(turn.content, dict(zip(NEIGHBOURS, neighbours, strict=True)))
+                yield Item("turn", str(turn.id), turn.group, turn.agent, text)
+        after = page[-1][0].id
+
+
+def turn_window(content: str, neighbours: dict[int, str | None]) -> str:
+    """What is embedded for a turn: its session neighbours' lines around its own, in
+    session order (``neighbours``: content by offset, None where the session has no
+    such turn). A chat line's meaning is often in the lines around it ("What made you
+    pick that one?"); each neighbour is cut to CONTEXT_CHARS, the part nearest the
+    turn, so the turn itself dominates. The hit is still the turn."""
+    before = [text[-CONTEXT_CHARS:] for at, text in sorted(neighbours.items()) if at < 0 and text]
+    after = [text[:CONTEXT_CHARS] for at, text in sorted(neighbours.items()) if at > 0 and text]
+    return "\n".join([*before, content, *after])
 
 
 def embed_memories(

@@ -435,3 +435,56 @@ def test_a_long_query_is_searched_by_its_end(cli, hybrid):
     for channel in ("dense", "usem3"):
         hits = cli.json("recall", question, "-g", "g1", "--channels", channel)
         assert hits[0]["content"] == "我的编辑器已经换成 Helix 了", channel
+
+
+def _turn_hash(conn, model, session, turn_index):
+    """The content hash a turn is linked to under ``model``."""
+    row = conn.execute(
+        "SELECT e.content_hash FROM embedded_items AS e JOIN conversation_turns AS t"
+        " ON e.kind = 'turn' AND e.item_id = CAST(t.id AS TEXT)"
+        " WHERE e.model = ? AND t.session_id = ? AND t.turn_index = ?",
+        (model, session, turn_index),
+    ).fetchone()
+    return row[0]
+
+
+ADOPTED = "Melanie: We adopted a rescue greyhound from the shelter last week"
+ASKED = "Caroline: That's so cool! What made you pick that one?"
+ANSWER = "Melanie: He was the calmest dog there, asleep through all the barking"
+
+
+def test_a_turn_is_embedded_in_its_window_and_again_when_the_window_changes(cli, hybrid):
+    cli.ok("log", "-g", "g1", "-s", "s1", ADOPTED)
+    cli.ok("log", "-g", "g1", "-s", "s1", "--role", "assistant", ASKED)
+    cli.ok("log", "-g", "g1", "-s", "alone", "Caroline: What made you pick that one?")
+    first = cli.json("index", "--embed", "--turns")
+    both = f"{ADOPTED}\n{ASKED}"  # each turn read with its neighbour in the session
+    assert first["turns"]["embedded"] == 2  # so s1's two turns have one text
+    assert first["usem3"]["turns"]["embedded"] == 2
+    name = load().name
+    conn = _conn(hybrid)
+    try:
+        assert _turn_hash(conn, name, "s1", 0) == _turn_hash(conn, name, "s1", 1)
+        assert _turn_hash(conn, name, "s1", 1) == index.content_hash(both)
+        alone = index.content_hash("Caroline: What made you pick that one?")
+        assert _turn_hash(conn, name, "alone", 0) == alone  # no neighbour: the turn alone
+    finally:
+        conn.close()
+
+    cli.ok("log", "-g", "g1", "-s", "s1", ANSWER)  # the question's window now holds it
+    estimate = cli.json("index", "--embed", "--turns", "--estimate")["estimate"]
+    assert estimate["turns"] == 2  # the new turn and the one before it
+    again = cli.json("index", "--embed", "--turns")
+    assert again["turns"]["embedded"] == 2 and again["turns"]["current"] == 2
+    model, now = load(), parse_timestamp(NOW)
+    conn = _conn(hybrid)
+    try:
+        window = f"{ADOPTED}\n{ASKED}\n{ANSWER}"
+        assert _turn_hash(conn, name, "s1", 1) == index.content_hash(window)
+        question = "why did they choose the greyhound"
+        found = dense.dense_candidates(conn, question, kinds=("turn",), now=now, limit=3)
+        score = next(cosine for _, turn, cosine in found if turn == "g1/default/s1#1")
+        expected = float(model.passages([window])[0] @ model.query(question))
+        assert abs(score - expected) < 1e-5  # the new window's vector is searched, not the old
+    finally:
+        conn.close()

@@ -17,13 +17,16 @@ from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.semantic import index, mapped
 from soloqueue_mem.semantic.index import Copy, Item, Progress
 from soloqueue_mem.semantic.model import Embedder, Unavailable, load, usable
-from soloqueue_mem.sessions.turns import turns_with_neighbours_after
+from soloqueue_mem.sessions.turns import turns_after
 
 MIN_TURN_CHARS = 8  # shorter turns ("ok", "继续") carry nothing to find
 TURN_PAGE = 2000
-# A turn is embedded with its session neighbours (see turn_window): the turns this far
-# before and after it, each cut to CONTEXT_CHARS so the turn itself dominates.
-NEIGHBOURS = (-1, 1)
+# A turn is embedded after the EARLIER_TURNS before it in its session (see
+# turn_window), each cut to CONTEXT_CHARS so the turn itself dominates. Chosen on the
+# tuned halves over the one turn before it and the turns before and after it
+# (docs/semantic.md, "A turn's window"). Only earlier turns: a turn logged later never
+# changes a window, so no vector already made goes stale.
+EARLIER_TURNS = 2
 CONTEXT_CHARS = 300
 TEXTS_PER_SECOND = 14.0  # measured bulk rate on this 2-core machine (README), for estimates
 
@@ -43,23 +46,21 @@ def turn_items(conn: Any) -> Iterator[Item]:
     """Every turn with some content, oldest first, its text the turn in its window
     (:func:`turn_window`; ``conn``: either back end's)."""
     after = 0
-    while page := turns_with_neighbours_after(conn, after, TURN_PAGE, NEIGHBOURS):
-        for turn, neighbours in page:
+    while page := turns_after(conn, after, TURN_PAGE, EARLIER_TURNS):
+        for turn, earlier in page:
             if len(turn.content.strip()) >= MIN_TURN_CHARS:
-                text = turn_window(turn.content, dict(zip(NEIGHBOURS, neighbours, strict=True)))
+                text = turn_window(earlier, turn.content)
                 yield Item("turn", str(turn.id), turn.group, turn.agent, text)
         after = page[-1][0].id
 
 
-def turn_window(content: str, neighbours: dict[int, str | None]) -> str:
-    """What is embedded for a turn: its session neighbours' lines around its own, in
-    session order (``neighbours``: content by offset, None where the session has no
-    such turn). A chat line's meaning is often in the lines around it ("What made you
-    pick that one?"); each neighbour is cut to CONTEXT_CHARS, the part nearest the
-    turn, so the turn itself dominates. The hit is still the turn."""
-    before = [text[-CONTEXT_CHARS:] for at, text in sorted(neighbours.items()) if at < 0 and text]
-    after = [text[:CONTEXT_CHARS] for at, text in sorted(neighbours.items()) if at > 0 and text]
-    return "\n".join([*before, content, *after])
+def turn_window(earlier: list[str], content: str) -> str:
+    """What is embedded for a turn: the lines of the turns before it in its session
+    (``earlier``, oldest first), then its own. A chat line's meaning is often in the
+    lines before it ("That's so cool! What made you pick that one?"); each earlier
+    turn is cut to its last CONTEXT_CHARS, the part nearest the turn, so the turn
+    itself dominates. The hit is still the turn."""
+    return "\n".join([*(text[-CONTEXT_CHARS:] for text in earlier if text), content])
 
 
 def embed_memories(

@@ -451,40 +451,86 @@ def _turn_hash(conn, model, session, turn_index):
 ADOPTED = "Melanie: We adopted a rescue greyhound from the shelter last week"
 ASKED = "Caroline: That's so cool! What made you pick that one?"
 ANSWER = "Melanie: He was the calmest dog there, asleep through all the barking"
+QUESTION = "why did they choose the greyhound"
 
 
-def test_a_turn_is_embedded_in_its_window_and_again_when_the_window_changes(cli, hybrid):
+def _dense_score(conn, turn_name):
+    """The cosine the dense search gives the turn named ``turn_name`` for QUESTION."""
+    found = dense.dense_candidates(
+        conn, QUESTION, kinds=("turn",), now=parse_timestamp(NOW), limit=5
+    )
+    return next(cosine for _, name, cosine in found if name == turn_name)
+
+
+def test_a_turn_is_embedded_after_the_two_turns_before_it(cli, hybrid):
+    cli.ok("log", "-g", "g1", "-s", "s1", "Caroline: Hi Mel!")
     cli.ok("log", "-g", "g1", "-s", "s1", ADOPTED)
     cli.ok("log", "-g", "g1", "-s", "s1", "--role", "assistant", ASKED)
+    cli.ok("log", "-g", "g1", "-s", "s1", ANSWER)
     cli.ok("log", "-g", "g1", "-s", "alone", "Caroline: What made you pick that one?")
     first = cli.json("index", "--embed", "--turns")
-    both = f"{ADOPTED}\n{ASKED}"  # each turn read with its neighbour in the session
-    assert first["turns"]["embedded"] == 2  # so s1's two turns have one text
-    assert first["usem3"]["turns"]["embedded"] == 2
-    name = load().name
+    assert first["turns"]["embedded"] == 5 and first["usem3"]["turns"]["embedded"] == 5
+    model = load()
     conn = _conn(hybrid)
     try:
-        assert _turn_hash(conn, name, "s1", 0) == _turn_hash(conn, name, "s1", 1)
-        assert _turn_hash(conn, name, "s1", 1) == index.content_hash(both)
-        alone = index.content_hash("Caroline: What made you pick that one?")
-        assert _turn_hash(conn, name, "alone", 0) == alone  # no neighbour: the turn alone
+        windows = {
+            ("s1", 0): "Caroline: Hi Mel!",  # the session's first turn: itself alone
+            ("s1", 1): f"Caroline: Hi Mel!\n{ADOPTED}",
+            ("s1", 2): f"Caroline: Hi Mel!\n{ADOPTED}\n{ASKED}",
+            ("s1", 3): f"{ADOPTED}\n{ASKED}\n{ANSWER}",  # two turns back, no more
+            ("alone", 0): "Caroline: What made you pick that one?",  # other sessions: none
+        }
+        for (session, turn_index), text in windows.items():
+            assert _turn_hash(conn, model.name, session, turn_index) == index.content_hash(text)
+        expected = float(model.passages([windows[("s1", 2)]])[0] @ model.query(QUESTION))
+        assert abs(_dense_score(conn, "g1/default/s1#2") - expected) < 1e-5
     finally:
         conn.close()
+    cli.ok("log", "-g", "g1", "-s", "s1", "Caroline: Sweet!")  # the earlier windows stay
+    assert cli.json("index", "--embed", "--turns")["turns"]["embedded"] == 1
 
-    cli.ok("log", "-g", "g1", "-s", "s1", ANSWER)  # the question's window now holds it
-    estimate = cli.json("index", "--embed", "--turns", "--estimate")["estimate"]
-    assert estimate["turns"] == 2  # the new turn and the one before it
+
+def test_a_turn_embedded_alone_before_is_embedded_again_in_its_window(cli, hybrid):
+    """A store whose turns were embedded one by one (before windows): ``index --embed
+    --turns`` re-embeds them, and the next search reads the new vectors, never the
+    memory-mapped copy of the old ones."""
+    cli.ok("log", "-g", "g1", "-s", "s1", ADOPTED)
+    cli.ok("log", "-g", "g1", "-s", "s1", "--role", "assistant", ASKED)
+    cli.ok("index", "--embed", "--turns")
+    model = load()
+    window = f"{ADOPTED}\n{ASKED}"
+    conn = _conn(hybrid)
+    try:  # the asked turn as the store held it: linked to the vector of its text alone
+        with conn:
+            conn.execute(
+                "DELETE FROM embedding_cache WHERE content_hash = ?", (index.content_hash(window),)
+            )
+            conn.execute(
+                "INSERT INTO embedding_cache VALUES (?, ?, ?, ?, ?)",
+                (
+                    model.name,
+                    index.content_hash(ASKED),
+                    model.dim,
+                    model.passages([ASKED])[0].astype("<f4").tobytes(),
+                    NOW,
+                ),
+            )
+            conn.execute(
+                "UPDATE embedded_items SET content_hash = ? WHERE model = ? AND kind = 'turn'"
+                " AND content_hash = ?",
+                (index.content_hash(ASKED), model.name, index.content_hash(window)),
+            )
+        alone = float(model.passages([ASKED])[0] @ model.query(QUESTION))
+        assert abs(_dense_score(conn, "g1/default/s1#1") - alone) < 1e-5  # the old copy
+    finally:
+        conn.close()
+    assert cli.json("index", "--embed", "--turns", "--estimate")["estimate"]["turns"] == 1
     again = cli.json("index", "--embed", "--turns")
-    assert again["turns"]["embedded"] == 2 and again["turns"]["current"] == 2
-    model, now = load(), parse_timestamp(NOW)
+    assert again["turns"]["embedded"] == 1 and again["turns"]["current"] == 1
     conn = _conn(hybrid)
     try:
-        window = f"{ADOPTED}\n{ASKED}\n{ANSWER}"
-        assert _turn_hash(conn, name, "s1", 1) == index.content_hash(window)
-        question = "why did they choose the greyhound"
-        found = dense.dense_candidates(conn, question, kinds=("turn",), now=now, limit=3)
-        score = next(cosine for _, turn, cosine in found if turn == "g1/default/s1#1")
-        expected = float(model.passages([window])[0] @ model.query(question))
-        assert abs(score - expected) < 1e-5  # the new window's vector is searched, not the old
+        assert _turn_hash(conn, model.name, "s1", 1) == index.content_hash(window)
+        windowed = float(model.passages([window])[0] @ model.query(QUESTION))
+        assert abs(_dense_score(conn, "g1/default/s1#1") - windowed) < 1e-5
     finally:
         conn.close()

@@ -21,13 +21,6 @@ from soloqueue_mem.sessions.turns import turns_after
 
 MIN_TURN_CHARS = 8  # shorter turns ("ok", "继续") carry nothing to find
 TURN_PAGE = 2000
-# A turn is embedded after the EARLIER_TURNS before it in its session (see
-# turn_window), each cut to CONTEXT_CHARS so the turn itself dominates. Chosen on the
-# tuned halves over the one turn before it and the turns before and after it
-# (docs/semantic.md, "A turn's window"). Only earlier turns: a turn logged later never
-# changes a window, so no vector already made goes stale.
-EARLIER_TURNS = 2
-CONTEXT_CHARS = 300
 TEXTS_PER_SECOND = 14.0  # measured bulk rate on this 2-core machine (README), for estimates
 
 
@@ -43,24 +36,13 @@ def memory_items(conn: Any, now: datetime, texts: FullTexts = FTS5) -> list[Item
 
 
 def turn_items(conn: Any) -> Iterator[Item]:
-    """Every turn with some content, oldest first, its text the turn in its window
-    (:func:`turn_window`; ``conn``: either back end's)."""
+    """Every turn with some content, oldest first (``conn``: either back end's)."""
     after = 0
-    while page := turns_after(conn, after, TURN_PAGE, EARLIER_TURNS):
-        for turn, earlier in page:
+    while page := turns_after(conn, after, TURN_PAGE):
+        for turn in page:
             if len(turn.content.strip()) >= MIN_TURN_CHARS:
-                text = turn_window(earlier, turn.content)
-                yield Item("turn", str(turn.id), turn.group, turn.agent, text)
-        after = page[-1][0].id
-
-
-def turn_window(earlier: list[str], content: str) -> str:
-    """What is embedded for a turn: the lines of the turns before it in its session
-    (``earlier``, oldest first), then its own. A chat line's meaning is often in the
-    lines before it ("That's so cool! What made you pick that one?"); each earlier
-    turn is cut to its last CONTEXT_CHARS, the part nearest the turn, so the turn
-    itself dominates. The hit is still the turn."""
-    return "\n".join([*(text[-CONTEXT_CHARS:] for text in earlier if text), content])
+                yield Item("turn", str(turn.id), turn.group, turn.agent, turn.content)
+        after = page[-1].id
 
 
 def embed_memories(

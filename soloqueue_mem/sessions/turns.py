@@ -561,30 +561,16 @@ def matching_among(candidates: list[Turn], matches: list[str]) -> list[set[int]]
     return [{ids[n] for n in held} for held in holders(bodies, matches)]
 
 
-def turns_after(
-    conn: Connection, after_id: int, limit: int, before: int
-) -> list[tuple[Turn, list[str]]]:
-    """Up to ``limit`` turns with an id above ``after_id``, in id order (a full pass in
-    pages, e.g. to embed every turn), each with the content of the up to ``before``
-    turns before it in its session, oldest first, in one query: each costs one lookup
-    of the (group, agent, session, turn index) unique index."""
+def turns_after(conn: Connection, after_id: int, limit: int) -> list[Turn]:
+    """Up to ``limit`` turns with an id above ``after_id``, in id order (a full pass
+    in pages, e.g. to embed every turn)."""
     db = Db(conn)
-    joins = "".join(
-        f" LEFT JOIN {db.turns} AS p{n} ON p{n}.group_id = t.group_id"
-        f" AND p{n}.agent_id = t.agent_id AND p{n}.session_id = t.session_id"
-        f" AND p{n}.turn_index = t.turn_index - {n:d}"
-        for n in range(before, 0, -1)
-    )
-    earlier = "".join(f", p{n}.content" for n in range(before, 0, -1))
     rows = db.fetchall(
-        f"SELECT {_T_COLUMNS}{earlier} FROM {db.turns} AS t{joins}"  # noqa: S608 - constants
-        " WHERE t.id > ? ORDER BY t.id LIMIT ?",
+        f"SELECT {_TURN_COLUMNS} FROM {db.turns}"  # noqa: S608 - constant names
+        " WHERE id > ? ORDER BY id LIMIT ?",
         (after_id, limit),
     )
-    width = len(rows[0]) - before if rows else 0
-    return [
-        (_turn(row[:width]), [text for text in row[width:] if text is not None]) for row in rows
-    ]
+    return [_turn(row) for row in rows]
 
 
 def turn_states(conn: sqlite3.Connection, key: SessionKey) -> dict[int, tuple[bool, str | None]]:

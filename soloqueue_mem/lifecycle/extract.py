@@ -35,7 +35,7 @@ from soloqueue_mem.lifecycle.own_words import own_words
 from soloqueue_mem.lifecycle.patterns import Pattern, patterns
 from soloqueue_mem.lifecycle.vocabulary import MANY, PETS, USER, Vocabulary, vocabulary
 from soloqueue_mem.lifecycle.when import future_day
-from soloqueue_mem.memory.correction import handover_hint, is_correction
+from soloqueue_mem.memory.correction import handover_hints, is_correction
 from soloqueue_mem.memory.store import Draft
 
 SOURCE = "rules"
@@ -544,14 +544,17 @@ def from_text(
         if whole is not None:
             found = [_correcting(whole) if is_correction(sentence[0].sentence) else whole]
         drafts += [_labelled(d, words) for d in found]
-    return [_handing_over(text, d) for d in drafts]
+    return _handing_over(text, drafts)
 
 
-def _handing_over(text: str, draft: Draft) -> Draft:
-    """The draft marked as a correction of the memory naming who left, when ``text``
-    hands a role over and the draft names who takes it (:func:`handover_hint`)."""
-    hint = handover_hint(text, draft.content)
-    return draft._replace(update_hint=hint) if hint else draft
+def _handing_over(text: str, drafts: list[Draft]) -> list[Draft]:
+    """The drafts naming who takes over a role ``text`` hands over, marked as
+    corrections of the memory naming who left (:func:`handover_hints`)."""
+    hints = handover_hints(text, [draft.content for draft in drafts])
+    return [
+        draft._replace(update_hint=hint) if hint else draft
+        for draft, hint in zip(drafts, hints, strict=True)
+    ]
 
 
 def _correcting(draft: Draft) -> Draft:

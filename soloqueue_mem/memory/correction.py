@@ -20,7 +20,7 @@ moved to their marketing team", "老周调去做网关了") and someone taking o
 took over as PM", "以后找小林", "交给小林"), see :func:`handed_over`. A statement of it
 that names the taking over corrects, as its topic, its own words (the role: review,
 PM) with the name of the one who left, also when that name is in another clause of
-what was said ("…，老周调去做网关了。代码 review 也交给小林", :func:`handover_hint`).
+what was said ("…，老周调去做网关了。代码 review 也交给小林", :func:`handover_hints`).
 Only memories naming the one who left are candidates, and the topic rule above still
 needs two words in common: "…让老周 review" (老周, review) is replaced, "老周是我师傅"
 or "Dana is my badminton partner" (the name alone) is not.
@@ -109,15 +109,23 @@ def handed_over(text: str) -> str:
     return "" if found is None else found.group("name")
 
 
-def handover_hint(said: str, content: str) -> str:
-    """What a statement ``content`` of the handover ``said`` corrects: its own words
-    with the clause naming who left when another clause of ``said`` holds it; "" when
-    ``said`` hands nothing over or ``content`` does not name the taking over."""
+def handover_hints(said: str, contents: list[str]) -> list[str]:
+    """What each statement of ``contents`` (drafts of the handover ``said``) corrects:
+    its own words with the clause naming who left when another clause of ``said`` holds
+    it; "" when ``said`` hands nothing over or the statement does not name the taking
+    over. ``said`` is read once, whatever the number of statements."""
     found = _leaving(said)
-    if found is None or _handover()[1].search(content) is None:
-        return ""
+    if found is None:
+        return ["" for _ in contents]
     gone = found.group(0).strip()
-    return content if gone in content else f"{content}；{gone}"
+    taking = _handover()[1]
+
+    def hint(content: str) -> str:
+        if taking.search(content) is None:
+            return ""
+        return content if gone in content else f"{content}；{gone}"
+
+    return [hint(content) for content in contents]
 
 
 def replaced_value(text: str) -> str:

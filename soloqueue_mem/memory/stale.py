@@ -30,7 +30,7 @@ and another of its words, is stale too (:func:`named_stale`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.memory.correction import is_correction, replaced_value
@@ -133,17 +133,17 @@ def _own_words(
     return own
 
 
-def _may_restate(holds: set[str], dropped: list[str]) -> bool:
-    """Whether an item holding the old memory's words ``holds`` (as the index matches
-    them) can restate it only: two of them, one a value dropped. Only then are its
-    own words weighed."""
-    return len(holds) >= MIN_SHARED_WORDS and not holds.isdisjoint(dropped)
+def _may_restate(words: Set[str], dropped: list[str]) -> bool:
+    """Whether ``words`` of the old memory's, two at least, name a value the new one
+    ``dropped``: asked first of the words the index matched in an item (only then are
+    its own words weighed), then of those own words."""
+    return len(words) >= MIN_SHARED_WORDS and not words.isdisjoint(dropped)
 
 
 def _restates_only(words: frozenset[str], old: list[str], dropped: list[str]) -> bool:
     """Whether an item of ``words`` says only what the old memory said (its words
-    ``old``), two words at least, one of them a value the new memory ``dropped``."""
-    return len(words) >= MIN_SHARED_WORDS and words.issubset(old) and not words.isdisjoint(dropped)
+    ``old``), and names a value the new memory ``dropped`` (:func:`_may_restate`)."""
+    return words.issubset(old) and _may_restate(words, dropped)
 
 
 class Named(NamedTuple):

@@ -85,6 +85,23 @@ def test_a_correction_without_a_key_supersedes_the_memory_it_is_about(cli, monke
     assert "The archive host has 4 TB of disk" in current  # not what the correction is about
 
 
+def test_what_was_said_taken_back_or_upgraded_supersedes_what_it_is_about(cli, monkeypatch):
+    """Seed 003's example said as people say it: "哦不对" takes back what was said,
+    "升级到" / "upgraded to" moves a value on; neither names the attribute."""
+    on_two_days(
+        cli,
+        monkeypatch,
+        ["我们的项目用 Python 3.10。", "The billing service runs Django 4.2 in production."],
+        ["哦不对，项目升级到 Python 3.12 了。", "We upgraded the billing service to Django 5.0."],
+    )
+    current = listed(cli)
+    assert not any("3.10" in m or "4.2" in m for m in current)
+    assert {"项目升级到 Python 3.12 了", "We upgraded the billing service to Django 5.0"} <= set(
+        current
+    )
+    assert recalled(cli, "项目现在用哪个 Python 版本？")[0]["content"] == "项目升级到 Python 3.12 了"
+
+
 def test_a_plan_is_kept_until_a_few_days_after_its_day(cli, home, monkeypatch):
     # said on Thursday 2026-11-26 (SOLOQUEUE_NOW); next week is 2026-12-03
     say(cli, "plans", "Next week we plan to migrate to k8s.", "明天要去北京")

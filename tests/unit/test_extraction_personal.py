@@ -14,6 +14,7 @@ from soloqueue_mem.lifecycle.extract import from_text
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.attributes import asked
+from soloqueue_mem.memory.correction import is_correction
 from soloqueue_mem.storage.sqlite.stores import open_memory
 from tests.conftest import NOW
 
@@ -99,6 +100,22 @@ def test_the_correction_supersedes_the_value_it_corrects(home, first, then):
         assert replaced.superseded == [stored.memory.id]
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "cued"),
+    [
+        ("哦不对，项目升级到 Python 3.12 了", True),
+        ("我说错了，是周四", True),
+        ("We upgraded the billing service to Django 5.0", True),
+        ("Sorry, I meant the staging cluster", True),
+        ("这样写对不对？", False),  # a question tag, not a correction
+        ("不对吗？我觉得挺好", False),
+        ("The upgrade went fine", False),
+    ],
+)
+def test_a_correction_cue_is_what_takes_a_value_back_or_moves_it_on(text, cued):
+    assert is_correction(text) is cued
 
 
 @pytest.mark.parametrize(

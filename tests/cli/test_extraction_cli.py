@@ -99,7 +99,8 @@ def test_what_was_said_taken_back_or_upgraded_supersedes_what_it_is_about(cli, m
     assert {"项目升级到 Python 3.12 了", "We upgraded the billing service to Django 5.0"} <= set(
         current
     )
-    assert recalled(cli, "项目现在用哪个 Python 版本？")[0]["content"] == "项目升级到 Python 3.12 了"
+    (first, *_) = recalled(cli, "项目现在用哪个 Python 版本？")
+    assert first["content"] == "项目升级到 Python 3.12 了"
 
 
 def test_a_plan_is_kept_until_a_few_days_after_its_day(cli, home, monkeypatch):

@@ -409,9 +409,12 @@ def unsourced(memory_db: Path) -> tuple[int, list[tuple[str, str]]]:
     episode's): how many were checked, and (content, first turn) of each whose text is
     not in any of those turns by the documented substitutions (``own_words.maps_back``).
     An ERROR memory ("pytest failed: E AssertionError: …") is checked without its
-    "name failed: " head against the turns' tool results, where a tool's output is."""
+    "name failed: " head against the turns' tool results, where a tool's output is; a
+    lesson (SKILL, ``lifecycle.lessons``) the same way, and its answer against the
+    turns' text."""
     import sqlite3
 
+    from soloqueue_mem.lifecycle.lessons import ANSWER
     from soloqueue_mem.lifecycle.own_words import maps_back
 
     conn = sqlite3.connect(f"file:{memory_db}?mode=ro", uri=True)
@@ -423,17 +426,23 @@ def unsourced(memory_db: Path) -> tuple[int, list[tuple[str, str]]]:
         ).fetchall()
     finally:
         conn.close()
-    said: dict[str, tuple[str, list[str]]] = {}
+    # memory -> its content, and each part of it with the texts it must map back to
+    said: dict[str, tuple[str, dict[str, list[str]]]] = {}
     for memory, kind, content, turn, results in rows:
-        if kind != "ERROR":
-            said.setdefault(memory, (content, []))[1].append(turn or "")
-            continue
         outputs = [str(result.get("content") or "") for result in json.loads(results or "[]")]
-        said.setdefault(memory, (content.partition(" failed: ")[2], []))[1].extend(outputs)
+        failure = content.partition(" failed: ")[2]
+        if kind == "SKILL":
+            failure, _, answer = failure.rpartition(ANSWER)
+            parts = {failure: outputs, answer: [turn or ""]}
+        else:
+            parts = {failure: outputs} if kind == "ERROR" else {content: [turn or ""]}
+        texts = said.setdefault(memory, (content, {}))[1]
+        for part, found in parts.items():
+            texts.setdefault(part, []).extend(found)
     bad = [
-        (content, texts[0] if texts else "")
-        for content, texts in said.values()
-        if not any(maps_back(content, text) for text in texts)
+        (content, next((text for texts in parts.values() for text in texts), ""))
+        for content, parts in said.values()
+        if not all(any(maps_back(part, text) for text in texts) for part, texts in parts.items())
     ]
     return len(said), bad
 

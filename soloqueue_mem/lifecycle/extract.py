@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 
 from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.lifecycle import tool_failure
+from soloqueue_mem.lifecycle.lessons import lessons
 from soloqueue_mem.lifecycle.own_words import own_words
 from soloqueue_mem.lifecycle.patterns import Pattern, patterns
 from soloqueue_mem.lifecycle.vocabulary import MANY, PETS, USER, Vocabulary, vocabulary
@@ -757,6 +758,8 @@ def tool_names(records: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def from_records(records: list[dict[str, Any]], words: Vocabulary | None = None) -> list[Draft]:
-    """Drafts from a stretch of JSONL records (tool names resolved within it)."""
+    """Drafts from a stretch of JSONL records (tool names resolved within it), and the
+    lessons of the tool failures the user answered (:mod:`.lessons`)."""
     names = tool_names(records)
-    return [draft for record in records for draft in from_turn(record, names, words)]
+    drafts = [draft for record in records for draft in from_turn(record, names, words)]
+    return drafts + lessons(records, SOURCE)

@@ -727,10 +727,9 @@ def from_tool_results(
         if not tool_failure.failed(result):
             continue
         name = tool_names.get(result.get("tool_use_id") or "", "tool")
-        line = tool_failure.message(str(result["content"]))
         drafts.append(
             Draft(
-                content=f"{name} failed: {line[:MAX_SENTENCE]}",
+                content=tool_failure.summary(name, str(result["content"])),
                 type="ERROR",
                 subject=name,
                 predicate="error",

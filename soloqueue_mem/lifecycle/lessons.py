@@ -13,8 +13,10 @@ SKILL memory (experience, kept for good like every SKILL) naming what was attemp
     idf.py -p /dev/ttyUSB0 flash failed: Serial port /dev/ttyUSB0 — 哦，这根是充电线，没数据脚
 
 A question about the attempt ("why couldn't we flash the board?") finds it by the
-command's words weeks after the ERROR expired. It has no key: two lessons of one tool
-are two things learnt. An answer that asks something is no lesson.
+command's words weeks after the ERROR would have expired. The lesson replaces the
+ERROR memory of its failure (``memory history`` shows both), so one failure takes one
+place in recall; it has no key, so the tool's next failure leaves it alone. An answer
+that asks something is no lesson.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from soloqueue_mem.memory.store import Draft
 
 ANSWER = " — "  # between the failure and the user's answer in a lesson's content
 MAX_ATTEMPT = 120
-MAX_PART = 200
+MAX_ANSWER = 200
 
 
 def lessons(records: list[dict[str, Any]], source: str) -> list[Draft]:
@@ -46,12 +48,26 @@ def lessons(records: list[dict[str, Any]], source: str) -> list[Draft]:
             continue
         answer = _answer(str(record.get("content") or ""))
         if answer:
-            call = calls.get(failure.get("tool_use_id"), {})
-            line = tool_failure.message(str(failure.get("content") or ""))
-            content = f"{_attempt(call)} failed: {line[:MAX_PART]}{ANSWER}{answer}"
-            drafts.append(Draft(content=content, type="SKILL", source=source))
+            drafts.append(
+                _lesson(calls.get(failure.get("tool_use_id"), {}), failure, answer, source)
+            )
         failure = None
     return drafts
+
+
+def _lesson(call: dict[str, Any], failure: dict[str, Any], answer: str, source: str) -> Draft:
+    """The lesson, which replaces the ERROR memory of the same failure: its
+    ``update_hint`` is that memory's text (:mod:`soloqueue_mem.memory.correction`), so
+    the failure is one memory, and a correction cue in the answer ("密码轮换了") does
+    not make the lesson replace some other memory."""
+    output = str(failure.get("content") or "")
+    line = tool_failure.message(output)[: tool_failure.MAX_MESSAGE]
+    return Draft(
+        content=f"{_attempt(call)} failed: {line}{ANSWER}{answer}",
+        type="SKILL",
+        source=source,
+        update_hint=tool_failure.summary(str(call.get("name") or "tool"), output),
+    )
 
 
 def _attempt(call: dict[str, Any]) -> str:
@@ -70,4 +86,4 @@ def _answer(text: str) -> str:
     first = re.split(r"(?<=[。！？!?])|(?<=\.)\s|\n", text.strip(), maxsplit=1)[0].strip()
     if not first or first.endswith(("?", "？")):
         return ""
-    return own_words(first.rstrip("。.！!"))[:MAX_PART]
+    return own_words(first.rstrip("。.！!"))[:MAX_ANSWER]

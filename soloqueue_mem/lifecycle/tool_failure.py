@@ -16,6 +16,8 @@ import re
 from functools import cache
 from typing import Any
 
+MAX_MESSAGE = 200
+
 
 @cache
 def _opening() -> re.Pattern[str]:
@@ -56,3 +58,8 @@ def message(content: str) -> str:
     said = [line for line in lines if _opening().match(line) and not line.startswith("Traceback")]
     why = [line for line in said if re.match(r"\W{0,3}[\w.]*(?:error|exception):", line, re.I)]
     return (why or said or lines[:1] or [""])[-1]
+
+
+def summary(tool: str, content: str) -> str:
+    """What an ERROR memory says of a failed result: "shell failed: <message line>"."""
+    return f"{tool} failed: {message(content)[:MAX_MESSAGE]}"

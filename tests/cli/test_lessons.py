@@ -1,0 +1,96 @@
+"""A tool failure the user answers is kept as a lesson (``lifecycle/lessons.py``): the
+attempt, the error's message line and the user's answer: a SKILL that replaces the
+failure's ERROR memory and outlives its 7 days and the tool's next failure."""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli.test_consolidate import at, consolidate, listed, recalled
+
+PSQL = "psql -h pg-replica-02 -U monitor -c 'select now() - pg_last_xact_replay_timestamp()'"
+DENIED = (
+    'psql: error: connection to server at "pg-replica-02" (10.0.3.12), port 5432 failed: '
+    'FATAL:  password authentication failed for user "monitor"'
+)
+LESSON = f"{PSQL} failed: {DENIED} — Monitor 的密码上周轮换了，vault 里有"  # own words: capitalised
+
+
+def shell(call_id: str, command: str, output: str) -> list[dict]:
+    """The assistant's `shell` call and its result, as an OpenAI client sends them."""
+    arguments = json.dumps({"cmd": command})
+    call = {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "shell", "arguments": arguments},
+    }
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call_id, "content": output},
+    ]
+
+
+def logged(cli, session: str, messages: list[dict]) -> None:
+    cli.ok("log", "-s", session, input=json.dumps(messages))
+
+
+def test_an_answered_failure_is_a_lesson_that_outlives_its_error(cli, monkeypatch):
+    at(monkeypatch, "2026-11-02T10:00:00Z")
+    logged(
+        cli,
+        "s1",
+        [
+            {"role": "user", "content": "帮我看看复制延迟"},
+            *shell("c1", PSQL, DENIED),
+            {"role": "assistant", "content": "认证失败：monitor 用户的密码不对。"},
+            {"role": "user", "content": "monitor 的密码上周轮换了，vault 里有。谢谢"},
+        ],
+    )
+    at(monkeypatch, "2026-11-02T23:00:00Z")
+    consolidate(cli)
+    lesson = listed(cli)[LESSON]
+    assert lesson["type"] == "SKILL" and lesson["expires_at"] is None
+    # it replaces the ERROR memory of the same failure
+    history = cli.json("memory", "history", lesson["id"])
+    assert [(m["type"], m["content"]) for m in history] == [
+        ("ERROR", f"shell failed: {DENIED}"),
+        ("SKILL", LESSON),
+    ]
+
+    # the tool's next failure replaces its ERROR, not the lesson
+    at(monkeypatch, "2026-11-03T10:00:00Z")
+    logged(
+        cli,
+        "s2",
+        shell("c2", "psql -c 'select 1' reports", 'ERROR:  relation "reports" does not exist'),
+    )
+    at(monkeypatch, "2026-11-03T23:00:00Z")
+    consolidate(cli)
+    (error,) = cli.json("memory", "list", "--type", "ERROR")
+    assert error["content"] == 'shell failed: ERROR:  relation "reports" does not exist'
+    # eleven days on, that ERROR has expired (7 days); the lesson is kept
+    at(monkeypatch, "2026-11-14T23:00:00Z")
+    consolidate(cli)
+    assert cli.json("memory", "list", "--type", "ERROR") == []
+    assert [m["content"] for m in cli.json("memory", "list", "--type", "SKILL")] == [LESSON]
+    (first, *_) = recalled(cli, "why did the replay timestamp query on pg-replica-02 fail?")
+    assert first["content"] == LESSON
+
+
+def test_no_lesson_when_the_user_asks_or_the_agent_tries_again(cli, monkeypatch):
+    at(monkeypatch, "2026-11-02T10:00:00Z")
+    logged(
+        cli,
+        "s1",
+        [
+            {"role": "user", "content": "run the migration"},
+            *shell("c1", "alembic upgrade head", "ERROR: could not connect to db"),
+            {"role": "user", "content": "Is the database up?"},  # a question: no lesson
+            *shell("c2", "alembic upgrade head", "ERROR: could not connect to db"),
+            *shell("c3", "pg_isready", "accepting connections"),  # the next attempt worked
+            {"role": "user", "content": "Postgres was restarting, it is fine now."},
+        ],
+    )
+    at(monkeypatch, "2026-11-02T23:00:00Z")
+    consolidate(cli)
+    assert cli.json("memory", "list", "--type", "SKILL") == []

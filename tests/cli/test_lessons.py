@@ -77,7 +77,7 @@ def test_an_answered_failure_is_a_lesson_that_outlives_its_error(cli, monkeypatc
     assert first["content"] == LESSON
 
 
-def test_no_lesson_when_the_user_asks_or_the_agent_tries_again(cli, monkeypatch):
+def test_only_the_failure_the_user_answers_with_a_statement_is_a_lesson(cli, monkeypatch):
     at(monkeypatch, "2026-11-02T10:00:00Z")
     logged(
         cli,
@@ -87,10 +87,15 @@ def test_no_lesson_when_the_user_asks_or_the_agent_tries_again(cli, monkeypatch)
             *shell("c1", "alembic upgrade head", "ERROR: could not connect to db"),
             {"role": "user", "content": "Is the database up?"},  # a question: no lesson
             *shell("c2", "alembic upgrade head", "ERROR: could not connect to db"),
-            *shell("c3", "pg_isready", "accepting connections"),  # the next attempt worked
+            *shell("c3", "pg_isready", "accepting connections"),  # tried again, and it worked
             {"role": "user", "content": "Postgres was restarting, it is fine now."},
+            *shell("c4", "alembic upgrade head", "ERROR: relation users already exists"),
+            {"role": "user", "content": "The users table came from the old schema. Drop it."},
         ],
     )
     at(monkeypatch, "2026-11-02T23:00:00Z")
     consolidate(cli)
-    assert cli.json("memory", "list", "--type", "SKILL") == []
+    assert [m["content"] for m in cli.json("memory", "list", "--type", "SKILL")] == [
+        "alembic upgrade head failed: ERROR: relation users already exists"
+        " — The users table came from the old schema"
+    ]

@@ -53,11 +53,20 @@ def failed(result: dict[str, Any]) -> bool:
 def message(content: str) -> str:
     """The line of a failed tool's output that says what went wrong: the last
     "SomethingError: why" line (pytest's ``E`` marker dropped), else the last line
-    opening with another error word than "Traceback", else the first non-empty line."""
+    opening with another error word than "Traceback", else the first line naming an
+    error further in ("A fatal error occurred: Failed to connect …" after esptool's
+    "Serial port /dev/ttyUSB0": the tool's own words come before a wrapper's "CMake
+    Error at …"), else the first non-empty line."""
     lines = [re.sub(r"^E\s+", "", line.strip()) for line in content.splitlines() if line.strip()]
     said = [line for line in lines if _opening().match(line) and not line.startswith("Traceback")]
     why = [line for line in said if re.match(r"\W{0,3}[\w.]*(?:error|exception):", line, re.I)]
-    return (why or said or lines[:1] or [""])[-1]
+    named = [line for line in lines if _naming().search(line)]
+    return (why or said or named[:1] or lines[:1] or [""])[-1]
+
+
+@cache
+def _naming() -> re.Pattern[str]:
+    return re.compile(r"\b(?:error|fatal|failed|failure|exception)\b", re.IGNORECASE)
 
 
 def summary(tool: str, content: str) -> str:

@@ -531,3 +531,17 @@ def test_a_traceback_gives_its_exception_even_a_module_qualified_one():
     assert tool_failure.message(output) == (
         "requests.exceptions.ConnectionError: Max retries exceeded"
     )
+
+
+def test_without_a_line_opening_with_an_error_word_the_first_naming_one_is_the_message():
+    output = (  # esptool through idf.py: its port line first, CMake's wrapper last
+        "Serial port /dev/ttyUSB0\nConnecting........\n\n"
+        "A fatal error occurred: Failed to connect to ESP32-S3: No serial data received.\n"
+        "CMake Error at run_serial_tool.cmake:66 (message): esptool.py failed with exit code 2"
+    )
+    assert tool_failure.message(output) == (
+        "A fatal error occurred: Failed to connect to ESP32-S3: No serial data received."
+    )
+    assert tool_failure.message("Serial port /dev/ttyUSB0\nexit code 2") == (
+        "Serial port /dev/ttyUSB0"
+    )

@@ -30,24 +30,22 @@ def shell(call_id: str, command: str, output: str) -> list[dict]:
     ]
 
 
-def logged(cli, session: str, messages: list[dict]) -> None:
+def a_day(cli, monkeypatch, day: str, session: str, messages: list[dict]) -> None:
+    """``messages`` logged in the morning of ``day``, consolidated that night."""
+    at(monkeypatch, f"{day}T10:00:00Z")
     cli.ok("log", "-s", session, input=json.dumps(messages))
+    at(monkeypatch, f"{day}T23:00:00Z")
+    consolidate(cli)
 
 
 def test_an_answered_failure_is_a_lesson_that_outlives_its_error(cli, monkeypatch):
-    at(monkeypatch, "2026-11-02T10:00:00Z")
-    logged(
-        cli,
-        "s1",
-        [
-            {"role": "user", "content": "帮我看看复制延迟"},
-            *shell("c1", PSQL, DENIED),
-            {"role": "assistant", "content": "认证失败：monitor 用户的密码不对。"},
-            {"role": "user", "content": "monitor 的密码上周轮换了，vault 里有。谢谢"},
-        ],
-    )
-    at(monkeypatch, "2026-11-02T23:00:00Z")
-    consolidate(cli)
+    answered = [
+        {"role": "user", "content": "帮我看看复制延迟"},
+        *shell("c1", PSQL, DENIED),
+        {"role": "assistant", "content": "认证失败：monitor 用户的密码不对。"},
+        {"role": "user", "content": "monitor 的密码上周轮换了，vault 里有。谢谢"},
+    ]
+    a_day(cli, monkeypatch, "2026-11-02", "s1", answered)
     lesson = listed(cli)[LESSON]
     assert lesson["type"] == "SKILL" and lesson["expires_at"] is None
     # it replaces the ERROR memory of the same failure
@@ -58,14 +56,8 @@ def test_an_answered_failure_is_a_lesson_that_outlives_its_error(cli, monkeypatc
     ]
 
     # the tool's next failure replaces its ERROR, not the lesson
-    at(monkeypatch, "2026-11-03T10:00:00Z")
-    logged(
-        cli,
-        "s2",
-        shell("c2", "psql -c 'select 1' reports", 'ERROR:  relation "reports" does not exist'),
-    )
-    at(monkeypatch, "2026-11-03T23:00:00Z")
-    consolidate(cli)
+    failed = shell("c2", "psql -c 'select 1' reports", 'ERROR:  relation "reports" does not exist')
+    a_day(cli, monkeypatch, "2026-11-03", "s2", failed)
     (error,) = cli.json("memory", "list", "--type", "ERROR")
     assert error["content"] == 'shell failed: ERROR:  relation "reports" does not exist'
     # eleven days on, that ERROR has expired (7 days); the lesson is kept
@@ -78,9 +70,10 @@ def test_an_answered_failure_is_a_lesson_that_outlives_its_error(cli, monkeypatc
 
 
 def test_only_the_failure_the_user_answers_with_a_statement_is_a_lesson(cli, monkeypatch):
-    at(monkeypatch, "2026-11-02T10:00:00Z")
-    logged(
+    a_day(
         cli,
+        monkeypatch,
+        "2026-11-02",
         "s1",
         [
             {"role": "user", "content": "run the migration"},
@@ -93,8 +86,6 @@ def test_only_the_failure_the_user_answers_with_a_statement_is_a_lesson(cli, mon
             {"role": "user", "content": "The users table came from the old schema. Drop it."},
         ],
     )
-    at(monkeypatch, "2026-11-02T23:00:00Z")
-    consolidate(cli)
     assert [m["content"] for m in cli.json("memory", "list", "--type", "SKILL")] == [
         "alembic upgrade head failed: ERROR: relation users already exists"
         " — The users table came from the old schema"

@@ -7,7 +7,8 @@ error word (``Error:``, ``ValueError: …``, ``failed``, ``permission denied``,
 merely mentions errors ("0 errors", "no failures") is a success.
 
 What failed is told by :func:`message`: the last line that opens with an error word
-(a traceback ends with its exception, pytest marks its with ``E``), not the first.
+(a traceback ends with its exception, pytest marks its with ``E``), not the first; in
+an output where none does, the first line naming an error further in.
 """
 
 from __future__ import annotations

@@ -218,14 +218,12 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
     if not said:
         return candidates
     request = context.request
-
-    def search(filters: Filters) -> list[tuple[Memory, float]]:
-        return _searched(context, filters)
-
-    fixes = stale.corrections(context.source.memory, search, _replaced_filters(request))
-    replaced = stale.stale_items(said, fixes, context.lexicon)
+    get = context.source.memory
+    found = _searched(context, _replaced_filters(request))
+    replaced = stale.stale_items(said, stale.corrections(get, found), context.lexicon)
     active = [c.memory for c in candidates if c.memory is not None]
-    replaced = stale.named_stale(said, active, context.lexicon) | replaced
+    naming = stale.naming(get, active, found, context.now)
+    replaced = stale.named_stale(said, naming, context.lexicon) | replaced
     if not replaced:
         return candidates
     marked = [

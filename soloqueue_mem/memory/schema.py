@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from soloqueue_mem import jsonio
 from soloqueue_mem.db.migrate import execute_script
@@ -280,3 +280,25 @@ def m015_index_retired_memories(conn: sqlite3.Connection) -> None:
             WHERE expires_at IS NOT NULL;
         """,
     )
+
+
+def m017_add_memories_replaced_value(conn: sqlite3.Connection) -> None:
+    """The value a memory's content says it replaced ("The studio is dropping .po":
+    ``.po``; "" for none), so that expiry reads it in SQL: such a memory is kept out of
+    recall at its expiry, not deleted, as the two ends of a supersede link are
+    (:func:`soloqueue_mem.memory.store.expired`). Every row is given its value."""
+    conn.execute("ALTER TABLE memories ADD COLUMN replaced_value TEXT NOT NULL DEFAULT ''")
+    rows = conn.execute("SELECT rowid, content FROM memories").fetchall()
+    conn.executemany(
+        "UPDATE memories SET replaced_value = ? WHERE rowid = ?", replaced_values(rows)
+    )
+
+
+def replaced_values(rows: Iterable[tuple[int, str]]) -> list[tuple[str, int]]:
+    """``(value, row key)`` for each of ``rows`` (``(row key, content)``) whose content
+    names a value it replaced: how both back ends fill ``replaced_value`` of the rows
+    stored before it existed."""
+    from soloqueue_mem.memory.correction import replaced_value
+
+    named = ((replaced_value(content), key) for key, content in rows)
+    return [(value, key) for value, key in named if value]

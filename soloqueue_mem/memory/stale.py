@@ -31,11 +31,11 @@ and another of its words, is stale too (:func:`named_stale`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence, Set
+from datetime import datetime
 
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.memory.correction import is_correction, replaced_value
-from soloqueue_mem.memory.model import Memory
-from soloqueue_mem.memory.store import Filters
+from soloqueue_mem.memory.model import Memory, recallable
 from soloqueue_mem.memory.working import ACKNOWLEDGEMENTS
 from soloqueue_mem.text.fts import word_holders
 from soloqueue_mem.text.lexicon import Lexicon
@@ -57,22 +57,41 @@ class Correction(NamedTuple):
 
 
 def corrections(
-    get: Callable[[str], Memory],
-    search: Callable[[Filters], list[tuple[Memory, float]]],
-    filters: Filters,
+    get: Callable[[str], Memory], found: Sequence[tuple[Memory, float]]
 ) -> list[Correction]:
-    """The superseded memories ``search`` finds (it is given ``filters`` widened to
-    inactive memories), each with the memory that replaced it (``get`` reads a memory
-    by id, on whichever back end). A replacement that fades out of recall does not
-    bring the old value back."""
-    found = []
-    for memory, _ in search(filters._replace(include_inactive=True)):
+    """The superseded memories among ``found`` (a search widened to inactive
+    memories), each with the memory that replaced it (``get`` reads a memory by id, on
+    whichever back end). A replacement that fades out of recall does not bring the old
+    value back."""
+    fixed = []
+    for memory, _ in found:
         if memory.superseded_by is None or memory.type == "ERROR":
             continue
         new = _last_successor(get, memory)
         if new is not None:
-            found.append(Correction(memory, new))
-    return found
+            fixed.append(Correction(memory, new))
+    return fixed
+
+
+def naming(
+    get: Callable[[str], Memory],
+    active: Sequence[Memory],
+    found: Sequence[tuple[Memory, float]],
+    now: datetime,
+) -> list[Correction]:
+    """The memories that may name a value they replace (:func:`named_stale`), each with
+    the memory that holds now: the ``active`` ones the query found, themselves; and
+    those of ``found`` (a search widened to inactive memories) out of recall, expired
+    or archived (then kept: see memory.store.expired) or superseded, with the end of
+    their chain. A correction naming ".po" as dropped that expired after its 30 days
+    still says the turns stating ".po" are outdated."""
+    fixes = [Correction(memory, memory) for memory in active]
+    for memory, _ in found:
+        if not recallable(memory, now) and replaced_value(memory.content):
+            new = _last_successor(get, memory)
+            if new is not None:
+                fixes.append(Correction(memory, new))
+    return fixes
 
 
 def _last_successor(get: Callable[[str], Memory], memory: Memory) -> Memory | None:
@@ -180,26 +199,26 @@ def _states_named(body: int, held: dict[str, set[int]], replaced: Named) -> bool
 
 
 def named_stale(
-    texts: dict[str, tuple[str, str]], memories: Sequence[Memory], lexicon: Callable[[], Lexicon]
+    texts: dict[str, tuple[str, str]], fixes: Sequence[Correction], lexicon: Callable[[], Lexicon]
 ) -> dict[str, Memory]:
-    """For each item key of ``texts`` ({key: (text, timestamp)}) said before one of
-    ``memories`` (active ones) that names the value it replaces ("The studio is dropping
-    .po, everything moves to XLIFF 2.0"), and stating that value on its topic
-    (:func:`_states_named`), that memory. The statement corrected need never have
-    become a memory itself ("Strings come as .po files"). An item naming a replaced
-    value itself is the correction as said, not what it replaced."""
-    said = _named([m.content for m in memories], lexicon)
-    fixes = [(m, r) for m, r in zip(memories, said, strict=True) if r]
-    if not fixes or not texts:
+    """For each item key of ``texts`` ({key: (text, timestamp)}) said before the old
+    memory of one of ``fixes`` (:func:`naming`) that names the value it replaces ("The
+    studio is dropping .po, everything moves to XLIFF 2.0"), and stating that value on
+    its topic (:func:`_states_named`), that fix's new memory. The statement corrected
+    need never have become a memory itself ("Strings come as .po files"). An item
+    naming a replaced value itself is the correction as said, not what it replaced."""
+    said = _named([fix.old.content for fix in fixes], lexicon)
+    named = [(fix, r) for fix, r in zip(fixes, said, strict=True) if r]
+    if not named or not texts:
         return {}
     keys = [key for key in texts if not replaced_value(texts[key][0])]  # not its own turn
-    held = _held_by([texts[key][0] for key in keys], fixes)
+    held = _held_by([texts[key][0] for key in keys], named)
     stale: dict[str, Memory] = {}
-    for memory, replaced in fixes:
+    for fix, replaced in named:
         for n, key in enumerate(keys):
-            said_before = texts[key][1] < memory.created_at
+            said_before = texts[key][1] < fix.old.created_at
             if key not in stale and said_before and _states_named(n, held, replaced):
-                stale[key] = memory
+                stale[key] = fix.new
     return stale
 
 

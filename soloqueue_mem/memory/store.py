@@ -60,6 +60,11 @@ _COLUMNS = (
     "created_at, updated_at, last_accessed_at, expires_at, superseded_by, archived_at, "
     "fixed_expiry"
 )
+# Columns a row stores beside those, each derived from its content: the normalized
+# content's hash (a restatement is found by it) and the value the content says it
+# replaced ("dropping .po": ``.po``, :func:`correction.replaced_value`; "" for none),
+# which :func:`expired` reads.
+DERIVED = "content_key, replaced_value"
 _QUALIFIED = ", ".join(f"memories.{name}" for name in _COLUMNS.split(", "))
 _ACTIVE = (
     "memories.superseded_by IS NULL AND memories.archived_at IS NULL"
@@ -157,8 +162,8 @@ class FullText(Protocol):
 
     order: str  # the column that orders rows as they were inserted
 
-    def insert(self, db: Db, memory: Memory, key: str) -> None:
-        """Insert the new ``memory`` (its content key ``key``) and index it."""
+    def insert(self, db: Db, memory: Memory) -> None:
+        """Insert the new ``memory`` (with its :func:`derived_values`) and index it."""
         ...
 
     def changed(self, db: Db, old: Memory, new: Memory) -> None:
@@ -261,7 +266,7 @@ def _remember(
         memory = _confirm(db, index, restated, draft, kept, stamp)
     else:
         memory = new_memory(draft, (group, agent), kept, stamp)
-        index.insert(db, memory, key)
+        index.insert(db, memory)
     if previous:
         db.executemany(
             "UPDATE memories SET superseded_by = ?, updated_at = ? WHERE id = ?",
@@ -367,10 +372,16 @@ def _longer(
 
 
 def stored_values(memory: Memory) -> list[Any]:
-    """The columns of :data:`_COLUMNS` as a new row stores them (tags as JSON)."""
+    """The columns of :data:`_COLUMNS` and :data:`DERIVED` as a new row stores them
+    (tags as JSON)."""
     values = list(memory)
     values[10] = jsonio.dumps_compact(memory.tags)
-    return values
+    return [*values, *derived_values(memory.content)]
+
+
+def derived_values(content: str) -> tuple[str, str]:
+    """The columns of :data:`DERIVED` for a row holding ``content``."""
+    return content_key(content), correction.replaced_value(content)
 
 
 class Fts5:
@@ -378,12 +389,12 @@ class Fts5:
 
     order = "rowid"
 
-    def insert(self, db: Db, memory: Memory, key: str) -> None:
+    def insert(self, db: Db, memory: Memory) -> None:
         values = stored_values(memory)
-        placeholders = ", ".join("?" * (len(values) + 1))
+        placeholders = ", ".join("?" * len(values))
         cursor = db.execute(
-            f"INSERT INTO memories ({_COLUMNS}, content_key) VALUES ({placeholders})",  # noqa: S608
-            (*values, key),
+            f"INSERT INTO memories ({_COLUMNS}, {DERIVED}) VALUES ({placeholders})",  # noqa: S608
+            values,
         )
         _index(db.conn, int(cursor.lastrowid or 0), memory)
 
@@ -551,7 +562,7 @@ def edit(
         db.execute(
             "UPDATE memories SET content = ?, type = ?, subject = ?, predicate = ?,"
             " importance_score = ?, confidence = ?, tags = ?, priority = ?, expires_at = ?,"
-            " fixed_expiry = ?, updated_at = ?, content_key = ? WHERE id = ?",
+            " fixed_expiry = ?, updated_at = ?, content_key = ?, replaced_value = ? WHERE id = ?",
             (*edited_values(new), memory_id),
         )
         index.changed(db, old, new)
@@ -595,7 +606,7 @@ def edited(old: Memory, changes: Changes, now: datetime) -> Memory:
 def edited_values(new: Memory) -> tuple[Any, ...]:
     """The columns an edit writes, in the order both back ends' UPDATE names them:
     content, type, subject, predicate, importance_score, confidence, tags, priority,
-    expires_at, fixed_expiry, updated_at, content_key."""
+    expires_at, fixed_expiry, updated_at, and the :data:`DERIVED` ones."""
     return (
         new.content,
         new.type,
@@ -608,7 +619,7 @@ def edited_values(new: Memory) -> tuple[Any, ...]:
         new.expires_at,
         new.fixed_expiry,
         new.updated_at,
-        content_key(new.content),
+        *derived_values(new.content),
     )
 
 
@@ -995,15 +1006,16 @@ def demote(conn: Connection, ids: list[str], now: datetime) -> None:
 
 def expired(conn: Connection, now: datetime, limit: int) -> list[str]:
     """Ids of up to ``limit`` memories past their expiry; locked until the transaction
-    ends, but for those another one holds. A memory a supersede link joins (it was
-    replaced, or it replaced one) is kept, out of recall: the turns that said the value
-    it replaced stay marked stale (:mod:`soloqueue_mem.memory.stale`) after both sides
-    of the correction expired; but for a stated duration (``fixed_expiry``: "for two
-    days"), which ends when the user said."""
+    ends, but for those another one holds. A memory that replaced a value is kept, out
+    of recall: one a supersede link joins (it was replaced, or it replaced one), and
+    one that names the value it replaced ("The studio is dropping .po", whatever said
+    ".po" never became a memory); the turns that said the old value stay marked stale
+    (:mod:`soloqueue_mem.memory.stale`) after the correction expired. But for a stated
+    duration (``fixed_expiry``: "for two days"), which ends when the user said."""
     db = Db(conn)
     rows = db.fetchall(
         "SELECT id FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?"
-        " AND (fixed_expiry OR superseded_by IS NULL AND NOT EXISTS"
+        " AND (fixed_expiry OR superseded_by IS NULL AND replaced_value = '' AND NOT EXISTS"
         " (SELECT 1 FROM memories AS later WHERE later.superseded_by = memories.id))"
         f" LIMIT ?{db.claim}",
         (iso(now), limit),
@@ -1093,7 +1105,7 @@ def put_back(conn: Connection, memory: Memory, index: FullText = FTS5) -> str:
         )
         if found is not None:
             return "existing" if _memory(found) == memory else "conflict"
-        index.insert(db, memory, content_key(memory.content))
+        index.insert(db, memory)
     return "added"
 
 

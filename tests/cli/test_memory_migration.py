@@ -77,6 +77,7 @@ def test_a_store_before_the_retired_indexes_gains_them_and_searches_alike(cli, h
         conn.execute("DROP INDEX idx_memories_archived")
         conn.execute("DROP INDEX idx_memories_expires")
         drop_embedding_versions(conn)  # migration 16's, which comes after
+        drop_replaced_value(conn)  # and 17's
         conn.execute("PRAGMA user_version = 14")
     conn.close()
 
@@ -104,7 +105,8 @@ def test_a_store_before_the_embedding_versions_gains_them(cli, home):
     cli.ok("remember", "a walrus likes cold water")
     with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
         drop_embedding_versions(conn)
-        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+        drop_replaced_value(conn)  # migration 17's, which comes after
+        conn.execute("PRAGMA user_version = 15")
     conn.close()
 
     assert cli.json("stats")["databases"]["memory.db"]["schema_version"] == len(MIGRATIONS)
@@ -116,3 +118,32 @@ def test_a_store_before_the_embedding_versions_gains_them(cli, home):
         second = conn.execute("SELECT version FROM embedding_versions WHERE model = 'm'").fetchone()
     conn.close()
     assert first and second and first != second
+
+
+def drop_replaced_value(conn: sqlite3.Connection) -> None:
+    """What migration 17 adds: ``memories.replaced_value``."""
+    conn.execute("ALTER TABLE memories DROP COLUMN replaced_value")
+
+
+def test_a_store_before_replaced_values_keeps_a_correction_naming_one_at_its_expiry(
+    cli, home, monkeypatch
+):
+    """Migration 17 gives every memory the value it says it replaced, which expiry
+    reads: a correction stored before it that names one (".po") is kept out of recall
+    at its expiry, as one stored after it is, and another memory still goes."""
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-09-10T08:00:00Z")
+    named = cli.json("remember", "The studio is dropping .po, everything moves to XLIFF 2.0")
+    plain = cli.json("remember", "The studio ships strings every Friday")
+    with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
+        drop_replaced_value(conn)
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+    conn.close()
+
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-10-20T03:43:00Z")
+    assert cli.json("consolidate", "--format", "json")["expire"]["deleted"] == 1
+    assert cli("memory", "show", plain["id"]).exit_code == 3  # not found
+    assert cli.json("memory", "show", named["id"])["content"].startswith("The studio is dropping")
+    with sqlite3.connect(home / "memory.db") as conn:
+        values = conn.execute("SELECT replaced_value FROM memories").fetchall()
+    conn.close()
+    assert values == [(".po",)]

@@ -987,6 +987,33 @@ def test_a_correction_naming_the_value_it_drops_makes_the_turns_stating_it_stale
     assert {h["superseded_by"] for h in old} == {new["id"]}
 
 
+def test_a_correction_naming_a_dropped_value_keeps_its_turns_stale_after_it_expired(
+    cli, monkeypatch
+):
+    """A FACT lives 30 days, and what the correction replaced ("Strings come as .po
+    files") never became a memory, so no supersede link keeps it: the correction is
+    kept out of recall at its expiry instead of deleted, and the turns stating .po
+    still rank below the turn that said the change, naming the correction. A duration
+    the user stated still ends when they said, as with a supersede link."""
+    at(monkeypatch, "2026-09-01T08:00:00Z")
+    log(cli, "Strings come as .po files from the studio repo", "--role", "assistant")
+    at(monkeypatch, "2026-09-10T08:00:00Z")
+    said = "The studio is dropping .po, everything moves to XLIFF 2.0 next milestone"
+    log(cli, said, "--role", "assistant")
+    new = cli.json("remember", said)
+    stated = cli.json("remember", "We are dropping Jenkins for GitHub Actions", "--duration", "2d")
+    at(monkeypatch, "2026-10-20T03:43:00Z")
+    assert cli.json("consolidate", "--format", "json")["expire"]["deleted"] == 1
+    assert cli("memory", "show", stated["id"]).exit_code == 3  # not found
+    at(monkeypatch, NOW)
+    hits = recall(cli, "Which file format do the studio strings come in?")
+    assert hits[0]["content"] == said and hits[0]["kind"] == "turn"
+    old = next(h for h in hits if h["content"].startswith("Strings come as .po"))
+    assert old["superseded_by"] == new["id"] and old == hits[-1]
+    assert new["id"] not in {h["id"] for h in hits}
+    assert cli.json("memory", "show", new["id"])["content"] == said  # kept, not recalled
+
+
 def test_an_acknowledgement_of_a_replaced_value_is_stale(cli, monkeypatch):
     """The assistant's "Noted — Dana Whitlock is the PM contact." says nothing but what
     the replaced memory said: it ranks below the correction and names it, while a turn

@@ -113,6 +113,26 @@ def test_without_blobs_rows_need_their_blobs(cli, home, tmp_path):
     assert report["added"]["memory"] == 4
 
 
+@second_root_is_sqlite
+def test_an_imported_correction_naming_a_dropped_value_is_kept_at_its_expiry(
+    cli, home, tmp_path, monkeypatch
+):
+    """The value a memory says it replaced (".po") is derived from its content, as its
+    content key is: the importing store derives it, and keeps the correction out of
+    recall at its expiry, while another memory goes (docs/concepts/memory.md)."""
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-09-10T08:00:00Z")
+    named = cli.json("remember", "The studio is dropping .po, everything moves to XLIFF 2.0")
+    cli.ok("remember", "The studio ships strings every Friday")
+    dump = tmp_path / "dump.jsonl"
+    dump.write_bytes(export(cli, home))
+    other = tmp_path / "other" / ".soloqueue"
+    assert cli.json("--root", str(other), "import", str(dump))["added"]["memory"] == 2
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-10-20T03:43:00Z")
+    expired = cli.json("--root", str(other), "consolidate", "--format", "json")["expire"]
+    assert expired["deleted"] == 1
+    assert cli.json("--root", str(other), "memory", "show", named["id"])["id"] == named["id"]
+
+
 def test_export_scope(cli, home, tmp_path):
     populate(cli, tmp_path)
     lines = [json.loads(line) for line in export(cli, home, "--group", "work").splitlines()]

@@ -99,6 +99,22 @@ def test_a_rerun_copies_nothing_and_verifies_again(
     }
 
 
+def test_a_copied_correction_naming_a_dropped_value_is_kept_at_its_expiry(
+    cli: Cli, home: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The value a memory says it replaced comes along, and PostgreSQL's expiry reads
+    it as SQLite's does: the correction stays (out of recall), another memory goes."""
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-09-10T08:00:00Z")
+    named = cli.json("remember", "The studio is dropping .po, everything moves to XLIFF 2.0")
+    cli.ok("remember", "The studio ships strings every Friday")
+    assert _migrate(cli, database_url)[0] == 0
+    monkeypatch.setenv("SOLOQUEUE_DATABASE_URL", database_url)
+    monkeypatch.setenv("SOLOQUEUE_HOME", str(home.parent / "host-b"))
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-10-20T03:43:00Z")
+    assert cli.json("consolidate", "--format", "json")["expire"]["deleted"] == 1
+    assert [m["id"] for m in cli.json("memory", "list", "--all")] == [named["id"]]
+
+
 def test_a_copy_killed_mid_way_is_finished_by_running_it_again(
     cli: Cli, home: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -165,7 +165,8 @@ def test_the_stems_schema_step_reindexes_english_words(database_url: str) -> Non
             conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
             conn.execute("INSERT INTO schema_version VALUES (0)")
             _apply(conn, 0, False)
-            conn.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS) - 1,))
+            conn.execute("ALTER TABLE memories DROP COLUMN replaced_value")  # the next step's
+            conn.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS) - 2,))
         conn.execute(
             "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
             " content, timestamp, search) VALUES ('default', 'default', 's1', 0, 'user',"
@@ -186,6 +187,34 @@ def test_the_stems_schema_step_reindexes_english_words(database_url: str) -> Non
         ).fetchone()
     assert "'compil'" in turn and "'crash'" in turn and "'compilers'" not in turn
     assert plural == (1,)
+
+
+def test_the_replaced_value_step_fills_rows_written_before_it(database_url: str) -> None:
+    """A database before the step (as memory.db's migration 17) gives each memory the
+    value it says it replaced, which expiry reads."""
+    import psycopg
+
+    from soloqueue_mem.storage.postgres.connect import _apply, connect
+
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        with conn.transaction():
+            conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            conn.execute("INSERT INTO schema_version VALUES (0)")
+            _apply(conn, 0, False)
+            conn.execute("ALTER TABLE memories DROP COLUMN replaced_value")
+            conn.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS) - 1,))
+        for n, content in enumerate(["We are dropping Jenkins for GitHub Actions", "部署在周五"]):
+            conn.execute(
+                "INSERT INTO memories (id, group_id, agent_id, type, priority, content, source,"
+                " importance_score, confidence, decay_rate, created_at, updated_at,"
+                " content_key, search) VALUES (%s, 'default', 'default', 'FACT', 'LONG_TERM',"
+                " %s, 'manual', 0.5, 0.5, 0.1, %s, %s, 'k', to_tsvector('simple', ''))",
+                (f"{n:032x}", content, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"),
+            )
+    connect(database_url).close()
+    with psycopg.connect(database_url) as conn:
+        values = conn.execute("SELECT replaced_value FROM memories ORDER BY id").fetchall()
+    assert values == [("Jenkins",), ("",)]
 
 
 def test_english_words_find_their_other_forms_as_in_sqlite(cli: Cli, on_postgres: str) -> None:

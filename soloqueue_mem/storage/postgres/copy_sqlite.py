@@ -32,6 +32,7 @@ from soloqueue_mem import jsonio
 from soloqueue_mem.errors import NotFound
 from soloqueue_mem.faults import fault
 from soloqueue_mem.memory.store import _COLUMNS as MEMORY_COLUMNS
+from soloqueue_mem.memory.store import DERIVED
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.sessions.events import SessionKey
 from soloqueue_mem.sessions.turns import stored_body
@@ -215,7 +216,7 @@ _SOURCE_SQL = {
     "turns": f"SELECT {', '.join(_TURN_COLUMNS)}, token_estimate, extracted, episode_id"  # noqa: S608
     " FROM conversation_turns"
     " ORDER BY group_id, agent_id, session_id, turn_index",
-    "memories": f"SELECT {', '.join(_MEMORY_COLUMNS)}, content_key FROM memories"  # noqa: S608
+    "memories": f"SELECT {', '.join(_MEMORY_COLUMNS)}, {DERIVED} FROM memories"  # noqa: S608
     " ORDER BY rowid",
     "episodes": f"SELECT {episodes.COLUMNS} FROM episodes ORDER BY rowid",  # noqa: S608
 }
@@ -289,16 +290,17 @@ def _advance_sessions(conn: psycopg.Connection, inserted: list[tuple[Any, ...]])
 def _copy_memories(conn: psycopg.Connection, rows: list[tuple[Any, ...]], done: Copy) -> None:
     """Insert the memories the database lacks (by id), compare them all."""
     width = len(_MEMORY_COLUMNS)
-    normal = [(*row[: width - 1], bool(row[width - 1]), row[width]) for row in rows]
+    derived = len(DERIVED.split(", "))
+    normal = [(*row[: width - 1], bool(row[width - 1]), *row[width:]) for row in rows]
     searches = [memory_search_text(memory_from_row(row[:width])) for row in normal]
     columns = [list(c) for c in zip(*normal, strict=True)]
     names = ", ".join(_MEMORY_COLUMNS)
-    casts = ", ".join(f"%s::{kind}[]" for kind in [*_MEMORY_TYPES, "text", "text"])
-    aliases = ", ".join(f"c{n}" for n in range(width + 2))
+    casts = ", ".join(f"%s::{kind}[]" for kind in [*_MEMORY_TYPES, *["text"] * (derived + 1)])
+    aliases = ", ".join(f"c{n}" for n in range(width + derived + 1))
     inserted = conn.execute(
-        f"INSERT INTO memories ({names}, content_key, search)"  # noqa: S608 - constants
-        f" SELECT {', '.join(f'c{n}' for n in range(width + 1))},"
-        f" to_tsvector('simple', c{width + 1}) FROM unnest({casts}) AS u({aliases})"
+        f"INSERT INTO memories ({names}, {DERIVED}, search)"  # noqa: S608 - constants
+        f" SELECT {', '.join(f'c{n}' for n in range(width + derived))},"
+        f" to_tsvector('simple', c{width + derived}) FROM unnest({casts}) AS u({aliases})"
         " ON CONFLICT (id) DO NOTHING RETURNING id",
         [*columns, searches],
     ).fetchall()

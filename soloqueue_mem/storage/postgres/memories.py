@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from soloqueue_mem.db.adapter import Db, postgres_sql
 from soloqueue_mem.memory.model import Memory
-from soloqueue_mem.memory.store import _COLUMNS, Filters, filter_sql, stored_values
+from soloqueue_mem.memory.store import _COLUMNS, DERIVED, Filters, filter_sql, stored_values
 from soloqueue_mem.memory.store import _memory as memory_from_row
 from soloqueue_mem.storage.postgres.newest import newest_ranked
 from soloqueue_mem.storage.postgres.text import document, insert_indexed, term_query
@@ -30,9 +30,9 @@ class TsVector:
 
     order = "seq"
 
-    def insert(self, db: Db, memory: Memory, key: str) -> None:
-        values = [*stored_values(memory), key]
-        insert_indexed(db, "memories", f"{_COLUMNS}, content_key", values, _search_text(memory))
+    def insert(self, db: Db, memory: Memory) -> None:
+        values = stored_values(memory)
+        insert_indexed(db, "memories", f"{_COLUMNS}, {DERIVED}", values, _search_text(memory))
 
     def changed(self, db: Db, old: Memory, new: Memory) -> None:
         if _search_text(new) != _search_text(old):

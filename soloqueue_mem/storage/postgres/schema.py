@@ -73,6 +73,18 @@ def _reindex(*tables: str) -> Callable[[psycopg.Connection], None]:
     return step
 
 
+def _replaced_values(conn: psycopg.Connection) -> None:
+    """``memories.replaced_value``, every row given its value (memory.db's m017)."""
+    from soloqueue_mem.memory.schema import replaced_values
+
+    conn.execute("ALTER TABLE memories ADD COLUMN replaced_value TEXT NOT NULL DEFAULT ''")
+    rows = conn.execute("SELECT seq, content FROM memories").fetchall()
+    with conn.cursor() as cursor:
+        cursor.executemany(
+            "UPDATE memories SET replaced_value = %s WHERE seq = %s", replaced_values(rows)
+        )
+
+
 # An entry is SQL, or a function given the connection (a step that needs this package's
 # own text processing, run inside the migration's transaction).
 MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
@@ -196,6 +208,8 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     render(REMEMBER_EVENTS),
     # (stems) English words indexed by their Porter stem, as in SQLite: every row re-indexed
     _reindex("quarantine_logs", "memories", "episodes", "attachments"),
+    # (mark15) the value a memory says it replaced, read by expiry (as memory.db's m017)
+    _replaced_values,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

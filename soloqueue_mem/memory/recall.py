@@ -222,7 +222,7 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
     found = _searched(context, _replaced_filters(request))
     replaced = stale.stale_items(said, stale.corrections(get, found), context.lexicon)
     active = [c.memory for c in candidates if c.memory is not None]
-    naming = stale.naming(get, active, found, context.now)
+    naming = stale.naming(active, found, context.now)
     replaced = stale.named_stale(said, naming, context.lexicon) | replaced
     if not replaced:
         return candidates

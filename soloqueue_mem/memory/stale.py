@@ -74,24 +74,21 @@ def corrections(
 
 
 def naming(
-    get: Callable[[str], Memory],
-    active: Sequence[Memory],
-    found: Sequence[tuple[Memory, float]],
-    now: datetime,
-) -> list[Correction]:
-    """The memories that may name a value they replace (:func:`named_stale`), each with
-    the memory that holds now: the ``active`` ones the query found, themselves; and
-    those of ``found`` (a search widened to inactive memories) out of recall, expired
-    or archived (then kept: see memory.store.expired) or superseded, with the end of
-    their chain. A correction naming ".po" as dropped that expired after its 30 days
-    still says the turns stating ".po" are outdated."""
-    fixes = [Correction(memory, memory) for memory in active]
-    for memory, _ in found:
-        if not recallable(memory, now) and replaced_value(memory.content):
-            new = _last_successor(get, memory)
-            if new is not None:
-                fixes.append(Correction(memory, new))
-    return fixes
+    active: Sequence[Memory], found: Sequence[tuple[Memory, float]], now: datetime
+) -> list[Memory]:
+    """The memories that may name a value they replace (:func:`named_stale`): the
+    ``active`` ones the query found, and those of ``found`` (a search widened to
+    inactive memories) that left recall without being replaced, expired or archived
+    (then kept: see memory.store.expired). A correction naming ".po" as dropped still
+    says, after its 30 days, that the turns stating ".po" are outdated. One that was
+    superseded leaves it to its successor: "Actually we're keeping Redis" after "We're
+    dropping Redis" is what holds."""
+    retired = [
+        memory
+        for memory, _ in found
+        if memory.superseded_by is None and not recallable(memory, now)
+    ]
+    return [*active, *(m for m in retired if replaced_value(m.content))]
 
 
 def _last_successor(get: Callable[[str], Memory], memory: Memory) -> Memory | None:
@@ -199,26 +196,26 @@ def _states_named(body: int, held: dict[str, set[int]], replaced: Named) -> bool
 
 
 def named_stale(
-    texts: dict[str, tuple[str, str]], fixes: Sequence[Correction], lexicon: Callable[[], Lexicon]
+    texts: dict[str, tuple[str, str]], memories: Sequence[Memory], lexicon: Callable[[], Lexicon]
 ) -> dict[str, Memory]:
-    """For each item key of ``texts`` ({key: (text, timestamp)}) said before the old
-    memory of one of ``fixes`` (:func:`naming`) that names the value it replaces ("The
-    studio is dropping .po, everything moves to XLIFF 2.0"), and stating that value on
-    its topic (:func:`_states_named`), that fix's new memory. The statement corrected
-    need never have become a memory itself ("Strings come as .po files"). An item
-    naming a replaced value itself is the correction as said, not what it replaced."""
-    said = _named([fix.old.content for fix in fixes], lexicon)
-    named = [(fix, r) for fix, r in zip(fixes, said, strict=True) if r]
-    if not named or not texts:
+    """For each item key of ``texts`` ({key: (text, timestamp)}) said before one of
+    ``memories`` (:func:`naming`) that names the value it replaces ("The studio is
+    dropping .po, everything moves to XLIFF 2.0"), and stating that value on its topic
+    (:func:`_states_named`), that memory. The statement corrected need never have
+    become a memory itself ("Strings come as .po files"). An item naming a replaced
+    value itself is the correction as said, not what it replaced."""
+    said = _named([m.content for m in memories], lexicon)
+    fixes = [(m, r) for m, r in zip(memories, said, strict=True) if r]
+    if not fixes or not texts:
         return {}
     keys = [key for key in texts if not replaced_value(texts[key][0])]  # not its own turn
-    held = _held_by([texts[key][0] for key in keys], named)
+    held = _held_by([texts[key][0] for key in keys], fixes)
     stale: dict[str, Memory] = {}
-    for fix, replaced in named:
+    for memory, replaced in fixes:
         for n, key in enumerate(keys):
-            said_before = texts[key][1] < fix.old.created_at
+            said_before = texts[key][1] < memory.created_at
             if key not in stale and said_before and _states_named(n, held, replaced):
-                stale[key] = fix.new
+                stale[key] = memory
     return stale
 
 

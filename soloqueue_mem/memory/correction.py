@@ -38,7 +38,6 @@ from soloqueue_mem.text.stopwords import STOPWORDS
 MIN_SHARED = 2
 CANDIDATES = 20  # memories a lookup by topic words reads
 MAX_STATEMENT = 300  # characters: a rules memory has at most 200
-_NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
 
 
 @cache
@@ -59,21 +58,6 @@ def _cue() -> re.Pattern[str]:
         "|不再|不用了|已经改|现在归|现在改|从.{1,12}换|更新[:：]"
     )
     return re.compile(f"\\b(?:{english})\\b|{chinese}", re.IGNORECASE)
-
-
-@cache
-def _replaced() -> re.Pattern[str]:
-    """What a correction names as the value it replaces: the word after a verb of
-    giving something up ("dropping .po", "instead of Jenkins", "no longer using
-    Redis"), or between 不是 and the 是 that states the new one ("不是28号，是6月2号"),
-    or after 不再用/不再找."""
-    english = (
-        r"\b(?:dropping|dropped|ditching|ditched|replacing|instead of"
-        r"|no longer (?:using|use|with|on))\s+(?:the |our |my )?(?P<en>[\w.+#-]*\w)"
-    )
-    value = r"[^，,。；;、\s]{1,12}"
-    chinese = f"不是(?P<zh>{value})[，,]\\s*(?:而)?是|不再(?:用|找)(?P<zh2>{value})"
-    return re.compile(f"{english}|{chinese}", re.IGNORECASE)
 
 
 @cache
@@ -129,18 +113,6 @@ def handover_hints(said: str, contents: list[str]) -> list[str]:
         return content if gone in content else f"{content}；{gone}"
 
     return [hint(content) for content in contents]
-
-
-def replaced_value(text: str) -> str:
-    """The value ``text`` says it replaces (see :func:`_replaced`), or "". A value is a
-    name or a term: a capital, a digit, a dot or a Chinese character in it. A plain
-    lowercase word after "dropped" or "instead of" is everyday speech ("I dropped the
-    ball", "instead of going out"), not a value that was stated."""
-    found = _replaced().search(text)
-    if found is None:
-        return ""
-    value = next(v for v in found.groups() if v)
-    return value if _NAMED.search(value) else ""
 
 
 def is_correction(text: str) -> bool:

@@ -298,7 +298,7 @@ def replaced_values(rows: Iterable[tuple[int, str]]) -> list[tuple[str, int]]:
     """``(value, row key)`` for each of ``rows`` (``(row key, content)``) whose content
     names a value it replaced: how both back ends fill ``replaced_value`` of the rows
     stored before it existed."""
-    from soloqueue_mem.memory.correction import replaced_value
+    from soloqueue_mem.text.replaced import replaced_value
 
     named = ((replaced_value(content), key) for key, content in rows)
     return [(value, key) for value, key in named if value]

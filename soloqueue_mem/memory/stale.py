@@ -34,12 +34,13 @@ from collections.abc import Callable, Sequence, Set
 from datetime import datetime
 
 from soloqueue_mem.errors import NotFound
-from soloqueue_mem.memory.correction import is_correction, replaced_value
+from soloqueue_mem.memory.correction import is_correction
 from soloqueue_mem.memory.model import Memory, recallable
 from soloqueue_mem.memory.working import ACKNOWLEDGEMENTS
 from soloqueue_mem.text.fts import word_holders
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import weigh_texts
+from soloqueue_mem.text.replaced import replaced_value
 from soloqueue_mem.tuples import NamedTuple
 
 MIN_OLD_SHARE = 0.5  # of the old memory's words a stale item holds
@@ -171,7 +172,7 @@ class Named(NamedTuple):
 
 def _named(texts: list[str], lexicon: Callable[[], Lexicon]) -> list[Named | None]:
     """For each of ``texts``, the value it names as replaced and its other words
-    (:func:`soloqueue_mem.memory.correction.replaced_value`), or None when it names
+    (:func:`soloqueue_mem.text.replaced.replaced_value`), or None when it names
     none."""
     values = [replaced_value(text) for text in texts]
     wanted = [n for n, value in enumerate(values) if value]

@@ -44,6 +44,7 @@ from soloqueue_mem.memory.model import (
 )
 from soloqueue_mem.text.cjk import index_form
 from soloqueue_mem.text.fts import match_expression
+from soloqueue_mem.text.replaced import replaced_value
 from soloqueue_mem.tuples import NamedTuple, Protocol
 
 TYPE_CHECKING = False  # typing is not imported at run time: see soloqueue_mem.tuples
@@ -62,7 +63,7 @@ _COLUMNS = (
 )
 # Columns a row stores beside those, each derived from its content: the normalized
 # content's hash (a restatement is found by it) and the value the content says it
-# replaced ("dropping .po": ``.po``, :func:`correction.replaced_value`; "" for none),
+# replaced ("dropping .po": ``.po``, :func:`replaced_value`; "" for none),
 # which :func:`expired` reads.
 DERIVED = "content_key, replaced_value"
 _QUALIFIED = ", ".join(f"memories.{name}" for name in _COLUMNS.split(", "))
@@ -381,7 +382,7 @@ def stored_values(memory: Memory) -> list[Any]:
 
 def derived_values(content: str) -> tuple[str, str]:
     """The columns of :data:`DERIVED` for a row holding ``content``."""
-    return content_key(content), correction.replaced_value(content)
+    return content_key(content), replaced_value(content)
 
 
 class Fts5:

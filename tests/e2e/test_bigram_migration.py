@@ -13,6 +13,7 @@ import pytest
 from soloqueue_mem import Store
 from soloqueue_mem.memory import attachments, episodes
 from soloqueue_mem.memory import store as memory_store
+from soloqueue_mem.memory.model import content_key
 from soloqueue_mem.sessions import turns
 from soloqueue_mem.storage.sqlite import schema_memory
 from soloqueue_mem.text import cjk
@@ -68,6 +69,8 @@ def old_store(home: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
         old.setattr(schema_memory, "MIGRATIONS", schema_memory.MIGRATIONS[:OLD_VERSION])
         for module in (turns, memory_store, episodes, attachments):
             old.setattr(module, "index_form", cjk.spaced_form)
+        old.setattr(memory_store, "DERIVED", "content_key")  # replaced_value: version 17
+        old.setattr(memory_store, "derived_values", lambda content: (content_key(content),))
         store = Store()
         ids = fill(store)
         store.close()

@@ -6,9 +6,11 @@ is sure of. It still says that it changes something: with a model, through its
 ``update_hint`` (seed 001: what known fact this one updates); without one, through a
 **correction cue** — a general phrase that announces a changed value ("actually",
 "moved to", "no longer", "not … anymore", "改成", "换成", "不再", "更正" …, see
-:func:`_cue`). Its **topic** is then the hint, or the statement with its cues and numbers
-left out (values are what changes), as content words: Latin words and CJK character
-pairs, stopwords aside (:func:`topic_words`).
+:func:`_cue`) — or by naming the value it replaces ("期中不是28号，是6月2号", "we're
+ditching Jenkins", :func:`soloqueue_mem.text.replaced.replaced_value`). Its **topic**
+is then the hint, or the statement with its cues and numbers left out (values are
+what changes), as content words: Latin words and CJK character pairs, stopwords aside
+(:func:`topic_words`).
 
 The memory replaced is the one active memory of the same scope that shares the most
 topic words, at least ``MIN_SHARED`` (one when the topic has only one word), and
@@ -33,6 +35,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from soloqueue_mem.memory.model import Memory
+from soloqueue_mem.text.replaced import replaced_value
 from soloqueue_mem.text.stopwords import STOPWORDS
 
 MIN_SHARED = 2
@@ -130,13 +133,16 @@ def topic_words(text: str) -> frozenset[str]:
 
 
 def topic(hint: str, content: str) -> frozenset[str]:
-    """What a draft corrects: the model's hint, or a cued statement's own words;
-    empty when it corrects nothing. A text longer than a statement (a promoted
-    document's chunk) states what it says and corrects nothing: with its many words it
-    would share two with some memory whatever a cue in it is about."""
+    """What a draft corrects: the model's hint, or the own words of a statement that
+    has a cue or names the value it replaces; empty when it corrects nothing. A text
+    longer than a statement (a promoted document's chunk) states what it says and
+    corrects nothing: with its many words it would share two with some memory whatever
+    a cue in it is about."""
     if hint.strip():
         return topic_words(hint)
-    if len(content) > MAX_STATEMENT or not (is_correction(content) or handed_over(content)):
+    if len(content) > MAX_STATEMENT or not (
+        is_correction(content) or handed_over(content) or replaced_value(content)
+    ):
         return frozenset()
     return topic_words(content)
 

@@ -103,6 +103,19 @@ def test_what_was_said_taken_back_or_upgraded_supersedes_what_it_is_about(cli, m
     assert first["content"] == "项目升级到 Python 3.12 了"
 
 
+def test_a_statement_naming_the_value_it_replaces_supersedes_the_memory_stating_it(
+    cli, monkeypatch
+):
+    """ "期中不是28号，是6月2号" carries no cue word, but naming the value it replaces
+    (不是 … 是) says it corrects: the memory stating 28号 on its topic goes."""
+    on_two_days(cli, monkeypatch, ["期中考试定在 5月28号。", "我们班 42 个人。"],
+                ["期中不是28号，是6月2号，学校那周开运动会"])  # fmt: skip
+    current = listed(cli)
+    assert "期中考试定在 5月28号" not in current and "我们班 42 个人" in current
+    new = next(m for m in current.values() if "6月2号" in m["content"])
+    assert cli.json("memory", "history", new["id"])[0]["content"] == "期中考试定在 5月28号"
+
+
 def test_a_plan_is_kept_until_a_few_days_after_its_day(cli, home, monkeypatch):
     # said on Thursday 2026-11-26 (SOLOQUEUE_NOW); next week is 2026-12-03
     say(cli, "plans", "Next week we plan to migrate to k8s.", "明天要去北京")

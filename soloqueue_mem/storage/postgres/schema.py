@@ -208,7 +208,7 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     render(REMEMBER_EVENTS),
     # (stems) English words indexed by their Porter stem, as in SQLite: every row re-indexed
     _reindex("quarantine_logs", "memories", "episodes", "attachments"),
-    # (mark15) the value a memory says it replaced, read by expiry (as memory.db's m017)
+    # (replaced value) the value a memory says it replaced, read by expiry (as memory.db's m017)
     _replaced_values,
 ]
 

@@ -62,6 +62,8 @@ class Candidate(NamedTuple):
     attachment: Attachment | None = None
     graph_node: Node | None = None
     superseded_by: str | None = None  # a turn or episode stating what this memory replaced
+    # A memory at the current end of a correction the query found: the memory it replaced
+    corrects: str | None = None
 
 
 class Signals(NamedTuple):
@@ -74,6 +76,7 @@ class Signals(NamedTuple):
     ranks: dict[str, int] = {}  # its rank in each channel that found it (never mutated)
     channel_scores: dict[str, float] = {}  # each channel's own score (BM25 share, cosine …)
     twins: list[str] = []  # the query's words in the other language that the item holds
+    corrects: str | None = None  # the memory this one replaced: its vote counted whole
 
 
 class Hit(NamedTuple):

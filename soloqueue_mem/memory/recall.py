@@ -20,7 +20,9 @@ candidates best first. The engine then
    relevance is the fused value over the best one (weights in config.toml; access is
    off by default: counting what was returned must not make it win again);
 4. orders the matches first, then the items stating what a correction replaced
-   (:mod:`soloqueue_mem.memory.stale`), then the rest;
+   (:mod:`soloqueue_mem.memory.stale`), then the rest; among the matches, a memory a
+   correction the question found made current rises past the turns holding less of
+   the query (:func:`_current_values_up`);
 5. keeps ``--limit`` hits, at most ``HOT_SHARE`` of them from working memory alone, and
    fits them into the token budget, shortening long ones around the query's words.
 
@@ -152,12 +154,9 @@ def recall(
             key = f"memory:{c.superseded_by}"
             covered[key] = max(covered.get(key, 0.0), covered[c.key])
     candidates = [c for c in candidates if covered[c.key] > 0 or not _weighs(c.channel)]
-    ranked = _restated_newer_first(
-        rank(candidates, config, now, covered, asks_window_only, dense_sure(config, request.query)),
-        lexicon,
-        terms,
-        2 * request.limit,
-    )
+    sure = dense_sure(config, request.query)
+    ranked = rank(candidates, config, now, covered, asks_window_only, sure)
+    ranked = _current_values_up(_restated_newer_first(ranked, lexicon, terms, 2 * request.limit))
     if request.favoured:  # --persona: loaded only when asked (it reads files, with pathlib)
         from soloqueue_mem.memory.persona import favoured_first
 
@@ -215,12 +214,15 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
         for c in candidates
         if c.turn is not None or c.episode is not None
     }
-    if not said:
+    if not said and all(c.memory is None for c in candidates):
         return candidates
     request = context.request
     get = context.source.memory
     found = _searched(context, _replaced_filters(request))
-    replaced = stale.stale_items(said, stale.corrections(get, found), context.lexicon)
+    fixes = stale.replacements(stale.corrections(get, found), context.lexicon)
+    current = stale.current_values(fixes, context.memory_terms)
+    candidates = [_as_current(c, current) for c in candidates]
+    replaced = stale.stale_items(said, fixes, context.lexicon)
     active = [c.memory for c in candidates if c.memory is not None]
     naming = stale.naming(active, found, context.now)
     replaced = stale.named_stale(said, naming, context.lexicon) | replaced
@@ -236,8 +238,17 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
         new = replaced.get(c.key)
         if new is not None and recallable(new, context.now) and f"memory:{new.id}" not in present:
             present.add(f"memory:{new.id}")
-            marked.append(_memory_candidate(new, "memories", c.relevance))
+            marked.append(_as_current(_memory_candidate(new, "memories", c.relevance), current))
     return marked
+
+
+def _as_current(candidate: Candidate, current: dict[str, str]) -> Candidate:
+    """``candidate`` marked as what a correction the query found made current, when it
+    is such a memory (``current``: {its id: the id of the memory it replaced})."""
+    memory = candidate.memory
+    if memory is None or memory.id not in current:
+        return candidate
+    return candidate._replace(corrects=current[memory.id])
 
 
 def _served(names: tuple[str, ...], request: Request, source: Source) -> tuple[str, ...]:
@@ -852,6 +863,38 @@ def _restated_newer_first(
     return corrected + tail
 
 
+def _current_values_up(hits: list[Hit]) -> list[Hit]:
+    """``hits`` with each memory a correction the question found made current
+    (``corrects``) moved up past the matches just above it that hold less of the query
+    and owe their place to a vote coverage does not weigh (:func:`_voted_whole`): to
+    just below the first one that holds as much or more, or that the channels weighing
+    coverage put there. What replaced an older value is what a question about the
+    thing that changed asks for, and a turn lifted by the turn ranking's place (a
+    greeting beside a matching turn, a traceback) while holding a small share of the
+    question must not stand above it. Among items whose votes weigh coverage the
+    fusion has ordered them already, and coverage bounds the move: a correction about
+    something else the question barely touches stays below what answers it."""
+    ordered = list(hits)
+    for hit in hits:
+        held = hit.signals.coverage
+        if hit.candidate.corrects is None or held <= 0:
+            continue
+        place = ordered.index(hit)
+        top = place
+        while (
+            top > 0 and ordered[top - 1].signals.coverage < held and _voted_whole(ordered[top - 1])
+        ):
+            top -= 1
+        ordered.insert(top, ordered.pop(place))
+    return ordered
+
+
+def _voted_whole(hit: Hit) -> bool:
+    """Whether a channel whose vote does not weigh coverage (the turn ranking, a dense
+    channel) found ``hit``: its place may say little of how much of the query it holds."""
+    return not (RANKED_BY_TRACE | MATCHED_WITHOUT_WORDS).isdisjoint(hit.channels)
+
+
 def _reordered(
     hits: list[Hit],
     eligible: Callable[[Hit], bool],
@@ -956,6 +999,7 @@ def _score(
         coverage=round(cover, 6),
         ranks=dict(sorted(ranks.items())),
         channel_scores=dict(sorted(own.items())),
+        corrects=candidate.corrects,
     )
     score = (
         config.recall_weight_relevance * signals.relevance

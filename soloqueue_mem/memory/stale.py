@@ -104,24 +104,57 @@ def _last_successor(get: Callable[[str], Memory], memory: Memory) -> Memory | No
     return None
 
 
-def stale_items(
-    texts: dict[str, tuple[str, str]],
-    fixes: Sequence[Correction],
-    lexicon: Callable[[], Lexicon],
-) -> dict[str, Memory]:
-    """For each item key of ``texts`` ({key: (text, timestamp)}) that states what a
-    correction replaced, the memory that replaced it."""
-    keys = list(texts)
-    bodies = [texts[key][0] for key in keys]
-    own = _own_words(bodies, lexicon)
-    stale: dict[str, Memory] = {}
+class Replacement(NamedTuple):
+    """A correction that replaced a value: the old memory's words, and the value."""
+
+    fix: Correction
+    old: list[str]  # the old memory's words
+    dropped: list[str]  # those the new memory no longer says: the old value
+
+
+def replacements(fixes: Sequence[Correction], lexicon: Callable[[], Lexicon]) -> list[Replacement]:
+    """The corrections of ``fixes`` that replaced a value. One that dropped nothing, or
+    said nothing new (a restatement a merge kept), replaced none."""
+    found = []
     said = weigh_texts([m.content for fix in fixes for m in (fix.old, fix.new)], lexicon)
     for fix, was, now in zip(fixes, said[::2], said[1::2], strict=True):
         old = [term.text for term in was.terms]
         kept = {term.text for term in now.terms}
         dropped = [word for word in old if word not in kept]
-        if not keys or not dropped or kept.issubset(old):
-            continue  # nothing replaced, or a restatement: no new value
+        if dropped and not kept.issubset(old):
+            found.append(Replacement(fix, old, dropped))
+    return found
+
+
+def current_values(replaced: Sequence[Replacement], asked: list[str]) -> dict[str, str]:
+    """For each memory at the current end of a correction that replaced a value, when
+    the question is about the thing that changed, the id of the older memory it
+    replaced. The question is about it when it holds a word both memories hold (as the
+    index matches words: stems, CJK words): the topic they share ("backup retention"),
+    not a word only one of them says. A supersede link between two statements of
+    different things (a user's introduction replaced by an incident report) shares no
+    topic the question names, or none at all."""
+    fixes = [fix for fix, _, _ in replaced]
+    held = word_holders([m.content for fix in fixes for m in (fix.old, fix.new)], asked)
+    current: dict[str, str] = {}
+    for n, fix in enumerate(fixes):
+        if any({2 * n, 2 * n + 1} <= where for where in held):
+            current.setdefault(fix.new.id, fix.old.id)
+    return current
+
+
+def stale_items(
+    texts: dict[str, tuple[str, str]],
+    replaced: Sequence[Replacement],
+    lexicon: Callable[[], Lexicon],
+) -> dict[str, Memory]:
+    """For each item key of ``texts`` ({key: (text, timestamp)}) that states what a
+    correction replaced (:func:`replacements`), the memory that replaced it."""
+    keys = list(texts)
+    bodies = [texts[key][0] for key in keys]
+    own = _own_words(bodies, lexicon)
+    stale: dict[str, Memory] = {}
+    for fix, old, dropped in replaced if keys else []:
         held = word_holders(bodies, old)
         for n, key in enumerate(keys):
             said_before = texts[key][1] < fix.new.created_at

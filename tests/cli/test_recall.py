@@ -899,6 +899,45 @@ def test_a_turn_announcing_a_correction_ranks_above_what_it_corrects(cli, monkey
     assert "My supervisor and I meet every Tuesday at 9" in hits
 
 
+def test_a_corrected_value_rises_above_turns_holding_less_of_the_question(cli, monkeypatch):
+    """The turn ranking lends a matching turn's score to the greeting next to it, and
+    its first places vote whole: the greeting used to rank above the memory that
+    replaced the retention. That memory now moves up past every match holding less of
+    the question, and no further: the turn holding more of it stays above."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    log(cli, "Hi, I'm Liu, I look after the database backups and the replicas")
+    log(cli, "Hello Liu! Where do we start today?", "--role", "assistant")
+    keyed = ("--subject", "backups", "--predicate", "retention")
+    old = cli.json("remember", "Database backups are kept for 14 days", *keyed)
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    new = cli.json(
+        "remember", "Compliance asked for more: database backups are kept for 30 days now", *keyed
+    )
+    at(monkeypatch, NOW)
+    hits = recall(cli, "How long do we keep the backups of Liu's database?", "--explain")
+    said = contents(hits)
+    assert said.index(new["content"]) < said.index("Hello Liu! Where do we start today?")
+    intro = said.index("Hi, I'm Liu, I look after the database backups and the replicas")
+    assert intro < said.index(new["content"])
+    by_text = {h["content"]: h["signals"] for h in hits}
+    assert by_text[new["content"]]["corrects"] == old["id"]
+    assert by_text["Hello Liu! Where do we start today?"]["corrects"] is None
+
+
+def test_a_correction_about_another_thing_stays_below_what_answers(cli, monkeypatch):
+    """The rise is bounded by coverage: a correction the question barely touches (it
+    shares the user's name) does not pass a turn that answers it."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    log(cli, "Liu's replica lag alert fires above 30 seconds")
+    keyed = ("--subject", "liu", "--predicate", "editor")
+    cli.ok("remember", "Liu edits in Vim", *keyed)
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    cli.ok("remember", "Liu switched editors: Liu edits in Helix now", *keyed)
+    at(monkeypatch, NOW)
+    said = contents(recall(cli, "When does Liu's replica lag alert fire?"))
+    assert said[0] == "Liu's replica lag alert fires above 30 seconds"
+
+
 def test_a_pasted_dialogue_finds_what_its_first_lines_said(cli, monkeypatch):
     """Where a word stands in a long query does not weigh it: a line pasted first counts
     as much as the question at the end."""

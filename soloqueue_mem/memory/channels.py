@@ -76,7 +76,7 @@ class Signals(NamedTuple):
     ranks: dict[str, int] = {}  # its rank in each channel that found it (never mutated)
     channel_scores: dict[str, float] = {}  # each channel's own score (BM25 share, cosine …)
     twins: list[str] = []  # the query's words in the other language that the item holds
-    corrects: str | None = None  # the memory this one replaced: its vote counted whole
+    corrects: str | None = None  # the memory this one replaced (a current value: recall step 4)
 
 
 class Hit(NamedTuple):

@@ -116,6 +116,16 @@ def test_a_statement_naming_the_value_it_replaces_supersedes_the_memory_stating_
     assert cli.json("memory", "history", new["id"])[0]["content"] == "期中考试定在 5月28号"
 
 
+def test_a_correction_sharing_only_the_speaker_and_a_greeting_replaces_nothing(cli, monkeypatch):
+    """The incident moves vaccines (挪到, a cue) and shares with the introduction only
+    "早" and 用户 (the speaker's 我): the introduction stays current."""
+    on_two_days(cli, monkeypatch, ["早～我是韩雪梅，在成都高新区的毛球宠物医院当店长"],
+                ["早 出事了，疫苗冰箱在报警，我让小护士先把疫苗挪到备用冰箱了"])  # fmt: skip
+    current = listed(cli)
+    assert "早～用户是韩雪梅，在成都高新区的毛球宠物医院当店长" in current
+    assert any("备用冰箱" in m for m in current)
+
+
 def test_a_plan_is_kept_until_a_few_days_after_its_day(cli, home, monkeypatch):
     # said on Thursday 2026-11-26 (SOLOQUEUE_NOW); next week is 2026-12-03
     say(cli, "plans", "Next week we plan to migrate to k8s.", "明天要去北京")
@@ -180,6 +190,39 @@ def test_an_openai_tool_message_that_failed_is_an_error_and_a_failed_episode(cli
     (episode,) = cli.json("episode", "list")
     assert episode["outcome"] == "failed"
     assert episode["action_nodes"][0]["success"] is False
+
+
+def tool_answers(cli, *contents: str) -> None:
+    """One session of a ``sms_send`` call per content, each answered by it."""
+    messages: list[dict] = [{"role": "user", "content": "send the reminders"}]
+    for n, content in enumerate(contents):
+        call = {
+            "id": f"c{n}",
+            "type": "function",
+            "function": {"name": "sms_send", "arguments": "{}"},
+        }
+        messages += [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{n}", "content": content},
+        ]
+    cli.ok("log", "-s", "tools", input=json.dumps(messages))
+
+
+def test_a_json_answer_is_an_error_when_its_code_says_it_failed(cli, monkeypatch):
+    """Only the answer whose code names an error is one; those saying they succeeded
+    ("OK", "CONFIRMED", errcode 0, a list of per-number statuses) are not."""
+    failure = '{"Code":"isv.SMS_SIGNATURE_ILLEGAL","Message":"该账号下找不到对应签名"}'
+    tool_answers(
+        cli,
+        '{"Code":"OK","Message":"OK","BizId":"9001"}',
+        '{"status":"CONFIRMED","error":null}',
+        '{"errcode":0,"errmsg":"ok"}',
+        '{"Response":{"SendStatusSet":[{"Code":"Ok","Message":"send success"}]}}',
+        failure,
+    )
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    (error,) = cli.json("memory", "list", "--type", "ERROR")
+    assert error["content"] == f"sms_send failed: {failure}"  # the error's own words
 
 
 def test_a_tool_result_that_mentions_errors_is_still_a_success(cli, monkeypatch):

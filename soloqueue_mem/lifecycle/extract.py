@@ -83,9 +83,11 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|from now on|going forward|in (?:the )?future|hi|hey|hello|actually"
             r"|correction|sorry|wait|hi again|good morning|morning|quick reminder|one more thing"
             r"|nice|thanks|update|lol|haha+|hah)(?:[,:!，]\s*|\s+)|(?:no|nope)[,!]\s*"
-            # ("no caffeine" is no filler)
+            # ("no caffeine" is no filler; 早 followed by a pause greets, as "morning," does:
+            # 早～, 早 出事了, not 早上 or 早点)
             r"|(?:另外|还有|对了|顺便说一下|顺便说一句|顺便|以后|今后|从现在开始|从今以后|而且|并且"
-            r"|其实|不对|更正一下|更正|说错了|哦|噢|不过|你好|您好|早上好|嗨|哈喽|嗯+|好的)"
+            r"|其实|不对|更正一下|更正|说错了|哦|噢|不过|你好|您好|早上好|早安|早(?=[～~，,!！\s])|嗨|哈喽"
+            r"|嗯+|好的)"
             r"[，,：:～~!！]?\s*)+",
             re.IGNORECASE,
         ),

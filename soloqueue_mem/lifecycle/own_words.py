@@ -79,18 +79,6 @@ def own_words(clause: str) -> str:
 
 
 @cache
-def _speaker() -> re.Pattern[str]:
-    return re.compile(rf"用户|(?<!{_LATIN})User(?:['’]s)?(?!{_LATIN})")
-
-
-def without_speaker(text: str) -> str:
-    """``text`` with the names :func:`own_words` gives the speaker (用户, User, User's)
-    blanked: they stand for 我 and I, stopwords, and are in nearly every memory the user
-    stated, so they tell nothing of what a statement is about."""
-    return _speaker().sub(" ", text)
-
-
-@cache
 def _plan() -> re.Pattern[str]:
     """The day a plan's content starts with (``extract._planned``)."""
     return re.compile(r"^(?:Plan for \d{4}-\d{2}-\d{2}: |计划（\d{4}-\d{2}-\d{2}）：)")

@@ -125,12 +125,10 @@ def is_correction(text: str) -> bool:
 
 def topic_words(text: str) -> frozenset[str]:
     """The content words of ``text`` that name what it is about: its cue phrases,
-    numbers, stopwords and the speaker's name (用户 for 我: "早 …用户让小护士…" and
-    "早～用户是韩雪梅…" are about nothing in common) left out."""
+    numbers and stopwords left out."""
     from soloqueue_mem.lifecycle.dedup import keywords  # writes only: recall never needs it
-    from soloqueue_mem.lifecycle.own_words import without_speaker
 
-    words = keywords(without_speaker(_cue().sub(" ", text)))
+    words = keywords(_cue().sub(" ", text))
     return frozenset(w for w in words if w not in STOPWORDS and not any(c.isdigit() for c in w))
 
 

@@ -4,6 +4,13 @@
 a date ("May 3", "三月五号") gives the day, else the first expression of the list
 found; one that names the past ("yesterday", "上周") gives nothing. Pure: the caller
 passes the turn's timestamp.
+
+A weekday is not always a day. Used attributively it names a recurring thing: after a
+determiner and before a noun ("the Thursday freeze", "our Friday standup"), after
+"every"/"each", 每 or 每个 (a schedule: "every Monday", "每周四"), or before 的 and what
+it qualifies ("周四的发布冻结"). Such a weekday names no day
+(:func:`_without_recurring`); "on Thursday", "this Thursday", "Thursday we migrate",
+"周四上线", "下周四", "周四的时候" still do.
 """
 
 from __future__ import annotations
@@ -13,6 +20,8 @@ from calendar import monthrange
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from functools import cache
+
+from soloqueue_mem.text.stopwords import ENGLISH_STOPWORDS
 
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS_EN = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -30,6 +39,10 @@ _ZH_DIGITS = {
     "九": 9,
 }
 _ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+# what follows a weekday that names the day, though it is no stopword ("the Monday after")
+_AFTER_A_DAY_EN = frozenset(
+    ("after", "before", "until", "till", "morning", "afternoon", "evening", "night", "noon")
+)
 _NUMBER_EN = {
     "a": 1,
     "an": 1,
@@ -161,9 +174,39 @@ def _expressions() -> tuple[tuple[re.Pattern[str], Resolver | None], ...]:
     return tuple((re.compile(p, re.IGNORECASE), resolve) for p, resolve in table)
 
 
+@cache
+def _recurring() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A weekday used attributively, in English (the word after it captured: whether it
+    is a noun decides) and in Chinese (see the module doc)."""
+    weekday = "|".join(_WEEKDAYS_EN)
+    english = (
+        r"\b(?:every|each)\s+(?:" + weekday + r")\b"
+        r"|\b(?:the|our|my|your|their|his|her|a|an)\s+(?:" + weekday + r")(?=\s+([a-z]+)\b)"
+    )
+    zh_weekday = "(?:周|星期|礼拜)[一二三四五六日天]"
+    chinese = (
+        f"每个?{zh_weekday}"
+        f"|(?<![下这本个]){zh_weekday}(?=的(?!时候|早上|上午|中午|下午|晚上|凌晨|[前后]|之[前后]))"
+    )
+    return re.compile(english, re.IGNORECASE), re.compile(chinese)
+
+
+def _without_recurring(text: str) -> str:
+    """``text`` without the weekdays that name a recurring thing, not a day."""
+    english, chinese = _recurring()
+
+    def unless_a_day_follows(found: re.Match[str]) -> str:
+        after = (found.group(1) or "").lower()
+        names_a_day = after in ENGLISH_STOPWORDS or after in _AFTER_A_DAY_EN
+        return found.group(0) if names_a_day else " "
+
+    return chinese.sub(" ", english.sub(unless_a_day_follows, text))
+
+
 def future_day(text: str, now: datetime) -> date | None:
     """The day ``text`` names, if it is today or later (see the module doc)."""
     today = now.date()
+    text = _without_recurring(text)
     for pattern, resolve in _expressions():
         found = pattern.search(text)
         if found is None:

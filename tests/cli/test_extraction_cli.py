@@ -142,6 +142,49 @@ def test_a_plan_is_kept_until_a_few_days_after_its_day(cli, home, monkeypatch):
     assert listed(cli) == {}
 
 
+def test_a_weekday_naming_a_recurring_thing_is_no_plans_day(cli, monkeypatch):
+    """ "the Thursday freeze", "our Friday standup", "每周四", "周四的发布冻结" name a
+    recurring thing, not a day: what is said of them is no plan expiring after it;
+    "on Thursday", "周五要去…", "下周四" still date a plan."""
+    say(cli, "week", "We'll skip our Friday standup from now on.",
+        "We're moving the Monday meeting to 11.", "我们每周四要开周会",
+        "我们要取消周四的发布冻结", "On Thursday we will migrate the database.",
+        "我周五要去医院复查", "下周四要迁移日志集群")  # fmt: skip
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    current = listed(cli)
+    assert {
+        "We'll skip our Friday standup from now on",
+        "We're moving the Monday meeting to 11",
+        "我们每周四要开周会",
+        "我们要取消周四的发布冻结",
+    } <= set(current)
+    # said on Thursday 2026-11-26 (SOLOQUEUE_NOW)
+    assert {m for m in current if m.startswith(("Plan", "计划"))} == {
+        "Plan for 2026-11-26: On Thursday we will migrate the database",
+        "计划（2026-11-27）：用户周五要去医院复查",
+        "计划（2026-12-03）：下周四要迁移日志集群",
+    }
+
+
+def test_dropping_a_recurring_rule_supersedes_it_and_is_no_plan(cli, monkeypatch):
+    """Dropping "the Thursday freeze" reverses the rule naming it (the value dropped,
+    Thursday, and the freeze shared): the rule goes, and the reversal is no plan: it
+    stays past next Thursday."""
+    on_two_days(
+        cli,
+        monkeypatch,
+        ["one team rule: no merges to main after Thursday 18:00, that's our build freeze"],
+        ["we're dropping the Thursday freeze. main is open all week"],
+    )
+    night(cli, monkeypatch, "2026-12-20T23:00:00Z")
+    (current,) = [m for m in listed(cli).values() if "Thursday" in m["content"]]
+    assert current["content"] == "We're dropping the Thursday freeze"
+    history = cli.json("memory", "history", current["id"])
+    assert "after Thursday 18:00" in history[0]["content"]
+    (first, *_) = recalled(cli, "Can I merge to main on a Thursday evening?")
+    assert first["content"] == current["content"]
+
+
 def test_behaviour_rules_outlive_a_day_task_rules_do_not(cli, monkeypatch):
     say(cli, "rules", "不要直接改主分支。Never log tokens. 这次先别跑集成测试")
     night(cli, monkeypatch, "2026-11-26T23:00:00Z")

@@ -22,6 +22,8 @@ import re
 from functools import cache
 from typing import NamedTuple
 
+from soloqueue_mem.lifecycle.when import SCOPE_EN, SCOPE_ZH
+
 
 class Pattern(NamedTuple):
     regex: re.Pattern[str]
@@ -55,6 +57,22 @@ _ZH_ATTR = r"(?P<attr>[^，。我你他她它这那把帮请给]{1,12}?)"
 _ZH_SWITCH = (
     r"(?:换成了?|改成了?|改为|换为|换到|切换到|切换成|切到|迁移到|迁到|改用|换用|升级到|改到)"
 )
+# A prohibition under a recurring time scope said first ("周五不要上线", "周末不安排提柜",
+# "On Fridays, never deploy", "Fridays are no-deploy days") or, in English, opening
+# with "no"/"never" ("No deploys on Fridays"): a standing rule, as when the scope comes
+# after ("永远不要周五发布"). 不 before a copula or an adverb (不是, 不在, 不太, 不用) says
+# what is, not what must not be done.
+_ZH_SCOPED_RULE = (
+    r"^(?:请)?(?:我们|咱们|大家)?(?:" + SCOPE_ZH + r")(?:的时候)?\s*(?:我们|咱们|大家)?"
+    r"(?:都|也|一律|一概|还是)?(?:永远|绝对|从来|从)?"
+    r"(?:不要|不准|不许|不能|不得|禁止|别|不(?![是在太会用行错好对够]))" + OBJ + r"$"
+)
+_EN_SCOPED_RULE = (
+    r"^(?=(?:(?:on|during|over|in the) )?(?:" + SCOPE_EN + r")\b"
+    r"|(?:no|never)\b.*\b(?:" + SCOPE_EN + r")\b)"
+    r"(?=.*\b(?:no|never|not|don't|do not|can't|cannot|off[- ]limits)\b)"
+    r"(?P<value>.{2,120}?)$"
+)
 _ZH_FAMILY = (
     r"女儿|儿子|老婆|老公|妻子|丈夫|太太|孩子|宝宝|猫咪|狗狗|小猫|小狗|猫|狗|宠物|兔子"
     r"|鹦鹉|仓鼠|男朋友|女朋友|对象"
@@ -70,6 +88,7 @@ def _english() -> list[Pattern]:
             "RULE",
             check="rule",
         ),
+        make(_EN_SCOPED_RULE, "RULE", check="rule"),
         make(
             r"^my (?:favou?rite|preferred) (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
             "PREFERENCE",
@@ -223,6 +242,7 @@ def _english() -> list[Pattern]:
 
 def _chinese() -> list[Pattern]:
     return [
+        make(_ZH_SCOPED_RULE, "RULE", check="rule"),
         make(
             r"^(?:请)?(?:永远不要|绝对不要|禁止|不准|不许)" + OBJ + r"$",
             "RULE",

@@ -10,7 +10,14 @@ determiner and before a noun ("the Thursday freeze", "our Friday standup"), afte
 "every"/"each", 每 or 每个 (a schedule: "every Monday", "每周四"), or before 的 and what
 it qualifies ("周四的发布冻结"). Such a weekday names no day
 (:func:`_without_recurring`); "on Thursday", "this Thursday", "Thursday we migrate",
-"周四上线", "下周四", "周四的时候" still do.
+"周四上线", "下周四", "周四的时候" still do. 周末 counts as a weekday here ("每个周末"),
+and a bare weekday or 周末 followed by a word that says "each time" or a negation (都,
+一律, 不: "周末都要值班", "周末我们不安排会议") is habitual: no day either.
+
+:data:`SCOPE_ZH` and :data:`SCOPE_EN` are the recurring time scopes a standing rule
+is said under ("周五不要上线", "晚上别打电话", "No deploys on Fridays"): a weekday or
+weekend with no 下/这/本/next/this to make it one day, a part of the day, working
+days and holidays (see ``patterns``).
 """
 
 from __future__ import annotations
@@ -38,6 +45,19 @@ _ZH_DIGITS = {
     "八": 8,
     "九": 9,
 }
+_ZH_WEEKDAY_NAME = "(?:周|星期|礼拜)[一二三四五六日天]"
+# a recurring time scope: a bare weekday or weekend (not 下周五 or 这周末, one day), a
+# part of the day, working days and holidays; in English their plurals ("Fridays")
+SCOPE_ZH = (
+    f"(?<![下这本个上])(?:每个?)?(?:{_ZH_WEEKDAY_NAME}|周末)"
+    "|每天|每晚|晚上|夜里|半夜|深夜|凌晨|工作日|节假日|假期|下班(?:以?后)"
+)
+SCOPE_EN = (
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days|weekends|weekdays|holidays|nights"
+    r"|evenings|at night|after hours|after work"
+)
+# what says a bare weekday is each week's: 周末都要值班, 周五一律不发版, 周末我们不安排
+_HABITUAL_ZH = "(?:都|一律|一概|从来|通常|一般|总是|(?:我们|咱们)?(?:从?不|别))"
 _ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 # what follows a weekday that names the day, though it is no stopword ("the Monday after")
 _AFTER_A_DAY_EN = frozenset(
@@ -183,10 +203,11 @@ def _recurring() -> tuple[re.Pattern[str], re.Pattern[str]]:
         r"\b(?:every|each)\s+(?:" + weekday + r")\b"
         r"|\b(?:the|our|my|your|their|his|her|a|an)\s+(?:" + weekday + r")(?=\s+([a-z]+)\b)"
     )
-    zh_weekday = "(?:周|星期|礼拜)[一二三四五六日天]"
+    day = _ZH_WEEKDAY_NAME
     chinese = (
-        f"每个?{zh_weekday}"
-        f"|(?<![下这本个]){zh_weekday}(?=的(?!时候|早上|上午|中午|下午|晚上|凌晨|[前后]|之[前后]))"
+        f"每个?(?:{day}|周末)"
+        f"|(?<![下这本个]){day}(?=的(?!时候|早上|上午|中午|下午|晚上|凌晨|[前后]|之[前后]))"
+        f"|(?<![下这本个上])(?:{day}|周末)(?={_HABITUAL_ZH})"
     )
     return re.compile(english, re.IGNORECASE), re.compile(chinese)
 

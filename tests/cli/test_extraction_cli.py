@@ -185,6 +185,51 @@ def test_dropping_a_recurring_rule_supersedes_it_and_is_no_plan(cli, monkeypatch
     assert first["content"] == current["content"]
 
 
+def test_a_prohibition_whose_time_scope_comes_first_is_a_standing_rule(cli, monkeypatch):
+    """A weekday, the weekend or the night said before a prohibition scopes a standing
+    rule, as it does after one: each is a RULE in the user's words that outlives the
+    weekend, none a plan; a habit ("周末都要值班") is no plan either, while "这周末" and a
+    weekday's intention still date one."""
+    say(cli, "rules", "周五不要上线。", "以后周五都不要往生产环境发布。", "周末不安排发货。",
+        "每周五不发版。", "晚上别打电话给客户。", "Fridays are no-deploy days.",
+        "No pickups on weekends.", "周末都要值班", "这周末要加班", "周五要去医院复查")  # fmt: skip
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    assert {m for m in listed(cli) if m.startswith("计划")} == {
+        "计划（2026-11-27）：周五要去医院复查",
+        "计划（2026-11-28）：这周末要加班",
+    }
+    night(cli, monkeypatch, "2026-12-10T23:00:00Z")
+    assert "周末都要值班" in listed(cli)
+    assert set(listed(cli, "--type", "RULE")) == {
+        "周五不要上线",
+        "周五都不要往生产环境发布",
+        "周末不安排发货",
+        "每周五不发版",
+        "晚上别打电话给客户",
+        "Fridays are no-deploy days",
+        "No pickups on weekends",
+    }
+    assert not [m for m in listed(cli) if m.startswith(("Plan", "计划"))]  # the plan expired
+
+
+def test_a_changed_weekend_rule_supersedes_the_rule_and_ranks_first(cli, monkeypatch):
+    """The rule "周末不安排发货" is kept for good, so the change said days later
+    supersedes it, and a question about a Saturday finds the change first."""
+    on_two_days(
+        cli,
+        monkeypatch,
+        ["规矩：周末不安排发货，仓库没人"],
+        ["周末发货的规矩改了，周六可以发货了，周日还是不行"],
+    )
+    night(cli, monkeypatch, "2026-12-20T23:00:00Z")
+    (current,) = [m for m in listed(cli).values() if "发货" in m["content"]]
+    assert current["content"] == "周末发货的规矩改了，周六可以发货了，周日还是不行"
+    history = cli.json("memory", "history", current["id"])
+    assert history[0]["content"] == "规矩：周末不安排发货，仓库没人"
+    (first, *_) = recalled(cli, "周六可以发货吗")
+    assert first["content"] == current["content"]
+
+
 def test_behaviour_rules_outlive_a_day_task_rules_do_not(cli, monkeypatch):
     say(cli, "rules", "不要直接改主分支。Never log tokens. 这次先别跑集成测试")
     night(cli, monkeypatch, "2026-11-26T23:00:00Z")

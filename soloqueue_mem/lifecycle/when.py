@@ -46,10 +46,11 @@ _ZH_DIGITS = {
     "九": 9,
 }
 _ZH_WEEKDAY_NAME = "(?:周|星期|礼拜)[一二三四五六日天]"
-# a recurring time scope: a bare weekday or weekend (not 下周五 or 这周末, one day), a
-# part of the day, working days and holidays; in English their plurals ("Fridays")
+# a recurring time scope, said first (so 下周五 and 这周末, one day, are none): a bare
+# weekday or weekend, a part of the day, working days and holidays; in English their
+# plurals ("Fridays")
 SCOPE_ZH = (
-    f"(?<![下这本个上])(?:每个?)?(?:{_ZH_WEEKDAY_NAME}|周末)"
+    f"(?:每个?)?(?:{_ZH_WEEKDAY_NAME}|周末)"
     "|每天|每晚|晚上|夜里|半夜|深夜|凌晨|工作日|节假日|假期|下班(?:以?后)"
 )
 SCOPE_EN = (

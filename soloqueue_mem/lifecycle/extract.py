@@ -659,7 +659,7 @@ def _substantial(said: str) -> bool:
     and it names something — a number, a name or term, the speaker or their family —
     or, in Chinese, reads as a statement (在, 由…负责, 每…)."""
     res = _res()
-    if res["of_the_moment"].search(said) or res["reaction_end"].search(said):
+    if res["of_the_moment"].search(said) or _reacts(said):
         return False
     if res["task_opening"].match(said):  # "今天上海下大雨": the day's news
         return False
@@ -672,6 +672,14 @@ def _substantial(said: str) -> bool:
             or is_correction(said)  # "打样这批转到捷配": a value changed
         )
     return len(said.split()) >= 3 and bool(res["names_something"].search(said))
+
+
+def _reacts(said: str) -> bool:
+    """Whether ``said`` ends as a reaction: a particle, laughter, an emoji. 吧 closing
+    a change ("上传限制改成 20MB 吧", "…，改成提前 24 小时吧") is the speaker settling
+    the new value, not reacting to the moment."""
+    found = _res()["reaction_end"].search(said)
+    return found is not None and not (found.group() == "吧" and is_correction(said))
 
 
 def _labelled(draft: Draft, words: Vocabulary) -> Draft:

@@ -6,8 +6,9 @@ is sure of. It still says that it changes something: with a model, through its
 ``update_hint`` (seed 001: what known fact this one updates); without one, through a
 **correction cue** — a general phrase that announces a changed value ("actually",
 "moved to", "no longer", "not … anymore", "改成", "换成", "不再", "更正" …, see
-:func:`_cue`) — or by naming the value it replaces ("期中不是28号，是6月2号", "we're
-ditching Jenkins", :func:`soloqueue_mem.text.replaced.replaced_value`). Its **topic**
+:func:`soloqueue_mem.text.cue.cue`) — or by naming the value it replaces ("期中不是28号，
+是6月2号", "we're ditching Jenkins", "48 小时太早了，改成提前 24 小时",
+:func:`soloqueue_mem.text.replaced.replaced_value`). Its **topic**
 is then the hint, or the statement with its cues and numbers left out (values are
 what changes), as content words: Latin words and CJK character pairs, stopwords aside
 (:func:`topic_words`).
@@ -35,32 +36,13 @@ from collections.abc import Iterable
 from functools import cache
 
 from soloqueue_mem.memory.model import Memory
+from soloqueue_mem.text.cue import cue, is_correction
 from soloqueue_mem.text.replaced import replaced_value
 from soloqueue_mem.text.stopwords import STOPWORDS
 
 MIN_SHARED = 2
 CANDIDATES = 20  # memories a lookup by topic words reads
 MAX_STATEMENT = 300  # characters: a rules memory has at most 200
-
-
-@cache
-def _cue() -> re.Pattern[str]:
-    english = (
-        r"actually|scratch that|correction|no longer|not\b.{0,40}\banymore|instead|after all"
-        r"|(?:changed?|moved?|switch(?:ed)?|updated?|bumped|raised|lowered|relaxed|reduced"
-        r"|increased|cut|dropped|replaced)\s+(?:it\s+|that\s+|back\s+)?(?:to|from|with|by)\b"
-        r"|\bdropped\b|\bswitch(?:ed)? back\b|update[ds]?(?=\s*:)|upgraded|downgraded"
-        r"|I meant|I misspoke|my mistake"
-    )
-    # A change verb with the result it reaches: 改成, 换到, 转到 ("打样这批转到捷配"),
-    # 迁到, 搬到, 挪到, 升级到 …; or with 了, the change done: 换了, 改了, 调了 ("权重也调了");
-    # or what was said taken back: 不对 (not the question tag 对不对), 说错了, 记错了.
-    chinese = (
-        "[改换转迁搬挪调变](?:成|为|到)|(?:升级|降级|升|降)(?:成|为|到)|改一下|[改换调]了"
-        "|调整为|调整到|更正|纠正|其实|(?<!对)不对(?![吗吧呢])|[说记]错了"
-        "|不再|不用了|已经改|现在归|现在改|从.{1,12}换|更新[:：]"
-    )
-    return re.compile(f"\\b(?:{english})\\b|{chinese}", re.IGNORECASE)
 
 
 @cache
@@ -118,17 +100,12 @@ def handover_hints(said: str, contents: list[str]) -> list[str]:
     return [hint(content) for content in contents]
 
 
-def is_correction(text: str) -> bool:
-    """Whether ``text`` announces that a known value changed (see the module doc)."""
-    return _cue().search(text) is not None
-
-
 def topic_words(text: str) -> frozenset[str]:
     """The content words of ``text`` that name what it is about: its cue phrases,
     numbers and stopwords left out."""
     from soloqueue_mem.lifecycle.dedup import keywords  # writes only: recall never needs it
 
-    words = keywords(_cue().sub(" ", text))
+    words = keywords(cue().sub(" ", text))
     return frozenset(w for w in words if w not in STOPWORDS and not any(c.isdigit() for c in w))
 
 

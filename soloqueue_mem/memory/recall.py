@@ -219,12 +219,13 @@ def _with_corrections(context: Context, candidates: list[Candidate]) -> list[Can
     request = context.request
     get = context.source.memory
     found = _searched(context, _replaced_filters(request))
-    fixes = stale.replacements(stale.corrections(get, found), context.lexicon)
+    corrected = stale.corrections(get, found)
+    fixes = stale.replacements(corrected, context.lexicon)
     current = stale.current_values(fixes, context.memory_terms)
     candidates = [_as_current(c, current) for c in candidates]
     replaced = stale.stale_items(said, fixes, context.lexicon)
     active = [c.memory for c in candidates if c.memory is not None]
-    naming = stale.naming(active, found, context.now)
+    naming = stale.naming(active, found, corrected, context.now)
     replaced = stale.named_stale(said, naming, context.lexicon) | replaced
     if not replaced:
         return candidates

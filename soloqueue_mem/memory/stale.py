@@ -75,13 +75,19 @@ def corrections(
 
 
 def naming(
-    active: Sequence[Memory], found: Sequence[tuple[Memory, float]], now: datetime
+    active: Sequence[Memory],
+    found: Sequence[tuple[Memory, float]],
+    fixes: Sequence[Correction],
+    now: datetime,
 ) -> list[Memory]:
     """The memories that may name a value they replace (:func:`named_stale`): the
-    ``active`` ones the query found, and those of ``found`` (a search widened to
-    inactive memories) that left recall without being replaced, expired or archived
-    (then kept: see memory.store.expired). A correction naming ".po" as dropped still
-    says, after its 30 days, that the turns stating ".po" are outdated. One that was
+    ``active`` ones the query found; those of ``found`` (a search widened to inactive
+    memories) that left recall without being replaced, expired or archived (then kept:
+    see memory.store.expired); and the current end of each correction of ``fixes``
+    (found through the memory it replaced). A correction naming ".po" as dropped still
+    says, after its 30 days, that the turns stating ".po" are outdated; "48 小时太早了，
+    改成提前 24 小时" says it of the turns stating 48 小时 also when the question names
+    only what the memory it replaced said ("appointment reminders": 预约). One that was
     superseded leaves it to its successor: "Actually we're keeping Redis" after "We're
     dropping Redis" is what holds."""
     retired = [
@@ -89,7 +95,8 @@ def naming(
         for memory, _ in found
         if memory.superseded_by is None and not recallable(memory, now)
     ]
-    return [*active, *(m for m in retired if replaced_value(m.content))]
+    current = [fix.new for fix in fixes]
+    return [*active, *(m for m in [*retired, *current] if replaced_value(m.content))]
 
 
 def _last_successor(get: Callable[[str], Memory], memory: Memory) -> Memory | None:

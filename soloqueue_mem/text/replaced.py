@@ -1,18 +1,20 @@
 """What a statement says it replaced: the value it names as given up.
 
 "The studio is dropping .po, everything moves to XLIFF 2.0" names ``.po``; "期中不是28号，
-是6月2号" names ``28号``. The statement that said the old value need never have become a
-memory. Recall marks the turns stating such a value as outdated
-(:mod:`soloqueue_mem.memory.stale`), and a memory naming one is kept at its expiry
-(``memories.replaced_value``, :func:`soloqueue_mem.memory.store.expired`). Plain text
-rules, with no store behind them: the schema's migration derives the column with them
-too.
+是6月2号" names ``28号``; "48 小时太早了，改成提前 24 小时" names ``48 小时``. The
+statement that said the old value need never have become a memory. Recall marks the
+turns stating such a value as outdated (:mod:`soloqueue_mem.memory.stale`), and a
+memory naming one is kept at its expiry (``memories.replaced_value``,
+:func:`soloqueue_mem.memory.store.expired`). Plain text rules, with no store behind
+them: the schema's migration derives the column with them too.
 """
 
 from __future__ import annotations
 
 import re
 from functools import cache
+
+from soloqueue_mem.text.cue import cue
 
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
 
@@ -32,6 +34,60 @@ def _replaced() -> re.Pattern[str]:
     return re.compile(f"{english}|{chinese}", re.IGNORECASE)
 
 
+# A number as written: "48", "0.12", "10/27", "3.10", "10:15", with the unit after it
+# ("48 小时", "20MB", "30%"): the unit tells what a plain integer counts.
+_VALUE = re.compile(
+    r"(?<![\w.:/])(?P<number>\d+(?:[.:/]\d+)*)(?![\w.:/]*\d)"
+    r"(?:\s?(?P<unit>%|[A-Za-z]{1,8}\b|[\u4e00-\u9fff]{1,2}))?"
+)
+_DIRECTION = re.compile(r"\s*(?:to|->|→|到)\s*", re.IGNORECASE)  # "from 8080 to 8443"
+MAX_CHANGE_GAP = 80  # characters between the value given up and the one that holds
+
+
+def _alike(earlier: re.Match[str], later: re.Match[str]) -> str:
+    """The earlier of two numbers as named when both are values of one kind, or "":
+    the same shape of digits and separators ("10/27" and "10/31" are dates alike,
+    "0.12" and "0.14" amounts), and for plain integers the same unit when both have
+    one ("48 小时" and "24 小时" are hours alike; "2 个人" and "10 点" are not)."""
+    number, other = earlier.group("number"), later.group("number")
+    if number == other or re.sub(r"\d+", "9", number) != re.sub(r"\d+", "9", other):
+        return ""
+    if not number.isdigit():
+        return number
+    unit, other_unit = earlier.group("unit"), later.group("unit")
+    if unit and other_unit:
+        return f"{number} {unit}" if unit == other_unit else ""
+    return number
+
+
+def _changed_from(text: str) -> str:
+    """The value a change in ``text`` gives up: of two values of one kind (:func:`_alike`)
+    in one sentence, the earlier, when a correction cue stands between them ("48 小时太早
+    了，改成提前 24 小时") or the later follows it as where it went ("Standup moved from
+    10:00 to 10:15", the cue just before the earlier); or "". Two values of a kind
+    with no change between them are a range or a list ("9 点到 18 点" has no cue;
+    "改到 3 点，4 点结束" none between; "Actually the window is 10:00 to 12:00" none
+    just before the range)."""
+    if cue().search(text) is None:
+        return ""
+    values = list(_VALUE.finditer(text))
+    for n, earlier in enumerate(values):
+        for later in values[n + 1 :]:
+            gap = text[earlier.end("number") : later.start()]
+            if len(gap) > MAX_CHANGE_GAP or re.search(r"[。.!?！？\n]\s", f"{gap} "):
+                break
+            named = _alike(earlier, later)
+            if named and (cue().search(gap) or _DIRECTION.fullmatch(gap) and _from(text, earlier)):
+                return named
+    return ""
+
+
+def _from(text: str, value: re.Match[str]) -> bool:
+    """Whether a correction cue ends just before ``value``: "moved from 10:00"."""
+    before = text[: value.start()].rstrip()
+    return any(found.end() >= len(before) - 1 for found in cue().finditer(before))
+
+
 def replaced_value(text: str) -> str:
     """The value ``text`` says it replaces (see :func:`_replaced`), or "". A value is a
     name or a term: a capital, a digit, a dot or a Chinese character in it. A plain
@@ -39,6 +95,6 @@ def replaced_value(text: str) -> str:
     ball", "instead of going out"), not a value that was stated."""
     found = _replaced().search(text)
     if found is None:
-        return ""
+        return _changed_from(text)
     value = next(v for v in found.groups() if v)
     return value if _NAMED.search(value) else ""

@@ -444,3 +444,16 @@ def test_a_keyed_fact_is_also_tagged_with_the_city_it_names(cli, monkeypatch):
     assert set(memory["tags"]) >= {"job", "city", "城市"}
     hits = recalled(cli, "Which city am I based in?", "--channels", "memories")
     assert hits[0]["content"] == memory["content"]
+
+
+def test_a_change_settled_with_ba_supersedes_the_value_it_changes(cli, monkeypatch):
+    """吧 closing a change ("改成提前 24 小时吧") is the user settling the new value, not
+    a reaction to the moment: it becomes a memory, and it replaces the one stating 48
+    小时 on its topic, which it names as given up."""
+    on_two_days(cli, monkeypatch, ["预约提醒短信我们提前 48 小时发，走阿里云短信。"],
+                ["48 小时太早了客户都忘了，改成提前 24 小时吧"])  # fmt: skip
+    current = listed(cli)
+    assert "预约提醒短信我们提前 48 小时发，走阿里云短信" not in current
+    new = current["48 小时太早了客户都忘了，改成提前 24 小时吧"]
+    history = cli.json("memory", "history", new["id"])
+    assert history[0]["content"] == "预约提醒短信我们提前 48 小时发，走阿里云短信"

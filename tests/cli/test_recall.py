@@ -1145,3 +1145,26 @@ def test_a_question_without_twins_is_answered_as_before(cli, monkeypatch):
     )
     assert contents(hits) == ["We cured the connection errors with PgBouncer"]
     assert hits[0]["signals"]["twins"] == []
+
+
+def test_a_correction_found_through_what_it_replaced_marks_the_turns_stating_its_old_value(
+    cli, monkeypatch
+):
+    """The question names only what the replaced memory said (预约, the appointments);
+    the correction it found through it ("48 小时太早了…，改成提前 24 小时吧") names 48 小时
+    as given up, so the assistant's acknowledgement of 48 小时, which says too little of
+    the old memory to restate it, ranks below the turn saying the change and names the
+    correction."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    log(cli, "预约提醒短信我们提前 48 小时发，走阿里云短信")
+    log(cli, "好的：预约提醒提前 48 小时发送，我先拉后天的预约名单。", "--role", "assistant")
+    cli.json("remember", "预约提醒短信我们提前 48 小时发，走阿里云短信")
+    at(monkeypatch, "2026-11-03T08:00:00Z")
+    log(cli, "好，预约提醒从提前 48 小时改为提前 24 小时。", "--role", "assistant")
+    new = cli.json("remember", "48 小时太早了客户都忘了，改成提前 24 小时吧")
+    at(monkeypatch, NOW)
+    hits = recall(cli, "预约名单")
+    said = contents(hits)
+    stale = hits[said.index("好的：预约提醒提前 48 小时发送，我先拉后天的预约名单。")]
+    assert stale["superseded_by"] == new["id"]
+    assert said.index("好，预约提醒从提前 48 小时改为提前 24 小时。") < hits.index(stale)

@@ -1,0 +1,37 @@
+"""What a statement names as the value it gives up (``text.replaced``): the earlier of
+two values of one kind around a change, and never a range or a list."""
+
+from __future__ import annotations
+
+import pytest
+
+from soloqueue_mem.text.replaced import replaced_value
+
+
+@pytest.mark.parametrize(
+    ("said", "given_up"),
+    [
+        ("48 小时太早了客户都忘了，改成提前 24 小时吧", "48 小时"),
+        ("Standup moved from 10:00 to 10:15", "10:00"),
+        ("从 Python 3.10 升级到 3.12", "3.10"),
+        ("端口 8080 改成 8443", "8080"),
+        ("The rate changed from 0.12 to 0.14 USD per word", "0.12"),
+        ("期中不是28号，是6月2号", "28号"),  # 不是 … 是, as before
+    ],
+)
+def test_the_earlier_of_two_values_of_one_kind_around_a_change_is_given_up(said, given_up):
+    assert replaced_value(said) == given_up
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "上班时间 9 点到 18 点",  # a range, no change
+        "Actually the window is 10:00 to 12:00",  # the cue is not where the range starts
+        "会议改到 3 点，4 点结束",  # nothing changes between the two
+        "我们 2 个人把会议改到 10 点",  # people and hours are not one kind
+        "The release moved to 3.12",  # one value: nothing named as given up
+    ],
+)
+def test_a_range_a_list_or_values_of_other_kinds_name_nothing(said):
+    assert replaced_value(said) == ""

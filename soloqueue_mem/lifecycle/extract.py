@@ -64,9 +64,11 @@ def _res() -> dict[str, re.Pattern[str]]:
         "fence": re.compile(r"```.*?(?:```|\Z)", re.DOTALL),
         # Chinese punctuation always ends a sentence; . ! ? only before a space or the
         # end, so paths, versions and URLs stay whole.
-        # "Prof. Okafor" and "Dr. Li" are one sentence.
+        # "Prof. Okafor" and "Dr. Li" are one sentence. An emoji before a space ends
+        # one as a full stop does: "…只能吃白饭😂 说正事，报关那边…" says two things.
         "sentence": re.compile(
             r"[。！？\n]+|(?<!\bProf)(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)[.!?]+(?=\s|$)"
+            r"|[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s+"
         ),
         # Inside a sentence: Chinese commas (not the list comma 、) and semicolons;
         # "word: "; and an English

@@ -49,7 +49,8 @@ MAX_STATEMENT = 300  # characters: a rules memory has at most 200
 def _handover() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """Someone leaving a role, the name before the verb: "Dana moved to their marketing
     team", "Dana left the team", "老周调去做网关了", "小王离职了"; and someone taking it
-    over: "took over", "replaces", "goes to Felix", "以后找小林", "交给小林", "接手"."""
+    over: "took over", "replaces", "goes to Felix", "以后找小林", "下周起报关找郑子健",
+    "交给小林", "接手"."""
     name = r"(?P<name>[A-Z][\w.-]+(?: [A-Z][\w.-]+)?|[\u4e00-\u9fff]{2,3})"
     english = (
         r"(?:has |had )?(?:left(?: (?:the|our|their) (?:team|company|project))?\b"
@@ -61,7 +62,9 @@ def _handover() -> tuple[re.Pattern[str], re.Pattern[str]]:
     left = re.compile(f"{start}{name}\\s?(?:{english}|{chinese})")
     taking = re.compile(
         r"\b(?:took|takes|taking|taken) over\b|\breplac(?:ed|es|ing) [A-Z]"
-        r"|\bgoes to [A-Z]|以后找|现在找|改找|交给|接手|接替|[归由][\u4e00-\u9fff]{1,3}(?:负责|管)"
+        r"|\bgoes to [A-Z]|交给|接手|接替|[归由][\u4e00-\u9fff]{1,3}(?:负责|管)"
+        # from now, or from a time on, a task goes to someone: 以后找, "下周起报关找郑子健"
+        r"|(?:以后|现在|改|起|开始)[\u4e00-\u9fff]{0,4}找"
     )
     return left, taking
 

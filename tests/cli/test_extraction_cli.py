@@ -457,3 +457,18 @@ def test_a_change_settled_with_ba_supersedes_the_value_it_changes(cli, monkeypat
     new = current["48 小时太早了客户都忘了，改成提前 24 小时吧"]
     history = cli.json("memory", "history", new["id"])
     assert history[0]["content"] == "预约提醒短信我们提前 48 小时发，走阿里云短信"
+
+
+def test_a_task_going_to_someone_from_a_time_on_hands_over_only_what_names_who_left(
+    cli, monkeypatch
+):
+    """ "下周起报关找郑子健" takes over what Amy did, from a time on: the memory naming Amy
+    for 报关 goes. An emoji before a space ends a sentence as a full stop does, so the
+    dinner said before it is a memory of its own and stays."""
+    said = "昨晚 team dinner 又是烧鹅，我吃素的只能吃白饭😂 说正事，报关那边我们一直找 Amy Lau。"
+    on_two_days(cli, monkeypatch, [said], ["还有 Amy 离职了，下周起报关找郑子健，新来的"])
+    current = listed(cli)
+    assert "昨晚 team dinner 又是烧鹅，用户吃素的只能吃白饭" in current
+    new = next(m for m in current.values() if "郑子健" in m["content"])
+    history = cli.json("memory", "history", new["id"])
+    assert history[0]["content"] == "说正事，报关那边我们一直找 Amy Lau"

@@ -201,6 +201,34 @@ def wrong_supersedes(rows: list[dict[str, Any]]) -> tuple[int, int]:
     return wrong, sum(1 for r in rows if not r.get("corrects"))
 
 
+def wrong_joins(rows: list[dict[str, Any]]) -> list[tuple[str, str]] | None:
+    """With the semantic extra (else None): consolidate's dedup over every memory of
+    ``rows`` in one scope, embeddings included; the contents of each pair it joins that
+    came from two items, neither correcting the other (items of a labelled set say
+    different things: any such join loses a fact)."""
+    from soloqueue_mem.lifecycle import dedup
+    from soloqueue_mem.lifecycle.consolidate import same_meaning
+
+    same = same_meaning()
+    if same is None:
+        return None
+    items, origin = [], {}
+    for row in rows:
+        for number, draft in enumerate(_drafts(row)):
+            key = f"{row['id']}.{number}"
+            items.append(dedup.Item(key, ("g", "a", draft.type), draft.content, (0.5, 0.5, 0, key)))
+            origin[key] = row
+    content = {item.id: item.content for item in items}
+    _, pairs = dedup.settled(items, None, same)
+    return [
+        (content[a], content[b])
+        for a, b in pairs
+        if origin[a]["id"] != origin[b]["id"]
+        and origin[b]["id"] != origin[a].get("corrects")
+        and origin[a]["id"] != origin[b].get("corrects")
+    ]
+
+
 def _drafts(row: dict[str, Any]) -> list[Any]:
     return from_text(row["text"], SAID_AT)
 
@@ -235,6 +263,7 @@ def report(outcomes: list[Outcome], name: str, show: set[str]) -> str:
         for half in sorted({r["half"] for r in rows}):
             wrong, others = wrong_supersedes([r for r in rows if r["half"] == half])
             lines.append(f"| {half} | {wrong} | {others} that correct nothing |")
+    lines += _joins_report(rows, show)
     shown = [o for o in outcomes if o.row["half"] in show]
     lines += ["", f"## Misses ({', '.join(sorted(show)) or 'none shown'})", ""]
     lines += ["| id | category | text | expected |", "|---|---|---|---|"]
@@ -252,6 +281,26 @@ def report(outcomes: list[Outcome], name: str, show: set[str]) -> str:
                 f"| {_cell(content)} |"
             )
     return "\n".join(lines) + "\n"
+
+
+def _joins_report(rows: list[dict[str, Any]], show: set[str]) -> list[str]:
+    """:func:`wrong_joins` per half, those across languages apart; the pairs of the
+    halves in ``show`` listed."""
+    lines = [
+        "",
+        "| wrong joins at dedup (a half in one scope, semantic) | all | across languages |",
+    ]
+    lines += ["|---|---:|---:|"]
+    listed = []
+    for half in sorted({r["half"] for r in rows}):
+        joins = wrong_joins([r for r in rows if r["half"] == half])
+        if joins is None:
+            return ["", "(wrong joins at dedup: the semantic extra is not installed)"]
+        across = [p for p in joins if len({bool(re.search(r"[\u4e00-\u9fff]", t)) for t in p}) == 2]
+        lines.append(f"| {half} | {len(joins)} | {len(across)} |")
+        listed += [pair for pair in joins if half in show]
+    lines += [f"- {_cell(a)} / {_cell(b)}" for a, b in listed]
+    return lines
 
 
 def main() -> None:

@@ -258,7 +258,7 @@ def dedup_step(
         for m in memories.active(now)
     ]
     judge = None if model is None else _judge(model)
-    clusters, pairs = dedup.settled(items, judge, _same_meaning())
+    clusters, pairs = dedup.settled(items, judge, same_meaning())
     for start in range(0, len(pairs), BATCH):
         memories.supersede(pairs[start : start + BATCH], now)
     seconds = round(time.monotonic() - started, 3)
@@ -270,7 +270,7 @@ def dedup_step(
     }
 
 
-def _same_meaning() -> dedup.SameMeaning | None:
+def same_meaning() -> dedup.SameMeaning | None:
     """With the semantic extra installed: whether two texts say the same thing, by the
     cosine of their embeddings (loaded only when dedup has a pair to ask about). Each
     text is embedded once per run: dedup's later passes ask again about the pairs an

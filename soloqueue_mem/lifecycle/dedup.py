@@ -35,6 +35,8 @@ from collections.abc import Callable, Collection, Iterable
 from functools import cache
 from typing import NamedTuple
 
+from soloqueue_mem.lifecycle.own_words import plan_day
+
 THRESHOLD = 0.8  # the seed's cluster distance 0.15, as a similarity (with margin)
 # Cosine of multilingual-e5-small for a translation pair: above the highest pair of
 # different facts whose names agree on the labelled set's tuned half (0.833).
@@ -128,19 +130,28 @@ _CJK = re.compile("[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z0-9][\w.+#-]*")
 
 
+def _own_words(item: Item) -> str:
+    """What ``same`` embeds: the user's words, without a plan's generated prefix (the
+    same day's prefix would lift the cosine of two plans that share nothing else)."""
+    return plan_day(item.content)[1]
+
+
 def translations(items: list[Item]) -> list[tuple[int, int]]:
     """Index pairs (Chinese, other) of one scope that could be one fact in two
-    languages: every Latin word or number of the Chinese one is in the other, at least
-    one, and their numbers are the same; at most ``PARTNERS`` per Chinese memory."""
+    languages: in the user's own words (a plan's generated prefix aside, its day must
+    be the same), every Latin word or number of the Chinese one is in the other, at
+    least one, and their numbers are the same; at most ``PARTNERS`` per Chinese memory."""
     others: dict[tuple[tuple[str, str, str], str], list[int]] = defaultdict(list)
-    names = [frozenset(w.casefold() for w in _LATIN.findall(item.content)) for item in items]
+    split = [plan_day(item.content) for item in items]
+    days, said = [day for day, _ in split], [text for _, text in split]
+    names = [frozenset(w.casefold() for w in _LATIN.findall(text)) for text in said]
     for index, item in enumerate(items):
-        if not _CJK.search(item.content):
+        if not _CJK.search(said[index]):
             for word in names[index]:
                 others[(item.scope, word)].append(index)
     pairs = []
     for index, item in enumerate(items):
-        if not (_CJK.search(item.content) and names[index]):
+        if not (_CJK.search(said[index]) and names[index]):
             continue
         numbers = {w for w in names[index] if any(c.isdigit() for c in w)}
         rarest = min(names[index], key=lambda w: len(others.get((item.scope, w), ())))
@@ -149,6 +160,7 @@ def translations(items: list[Item]) -> list[tuple[int, int]]:
             for other in others.get((item.scope, rarest), ())
             if names[index] <= names[other]
             and numbers == {w for w in names[other] if any(c.isdigit() for c in w)}
+            and days[index] == days[other]
         ]
         pairs += [(index, other) for other in partners[:PARTNERS]]
     return pairs
@@ -195,7 +207,7 @@ def clusters(items: Iterable[Item], same: SameMeaning | None = None) -> list[lis
                     parent[root(j)] = root(i)
     if same is not None:
         candidates = [(i, j) for i, j in translations(items) if root(i) != root(j)]
-        texts = [(items[i].content, items[j].content) for i, j in candidates]
+        texts = [(_own_words(items[i]), _own_words(items[j])) for i, j in candidates]
         for (i, j), alike in zip(candidates, same(texts) if texts else [], strict=True):
             if alike:
                 parent[root(j)] = root(i)

@@ -81,7 +81,17 @@ def own_words(clause: str) -> str:
 @cache
 def _plan() -> re.Pattern[str]:
     """The day a plan's content starts with (``extract._planned``)."""
-    return re.compile(r"^(?:Plan for \d{4}-\d{2}-\d{2}: |计划（\d{4}-\d{2}-\d{2}）：)")
+    return re.compile(r"^(?:Plan for (\d{4}-\d{2}-\d{2}): |计划（(\d{4}-\d{2}-\d{2})）：)")
+
+
+def plan_day(content: str) -> tuple[str, str]:
+    """A memory's content as the day its plan prefix names ("" when it has none) and
+    the user's own words after it: the prefix is generated, so it is no evidence of
+    what two memories have in common."""
+    prefix = _plan().match(content)
+    if prefix is None:
+        return "", content
+    return prefix.group(1) or prefix.group(2), content[prefix.end() :]
 
 
 def _plain(text: str) -> str:
@@ -92,7 +102,7 @@ def maps_back(content: str, said: str) -> bool:
     """Whether ``content`` is what was said with the documented substitutions: a span
     of it; a span with the sentence's 我 restored ("在一家公司上班" after "我叫王磊");
     or the name a clause goes on about, then that clause ("RabbitMQ 跑在 5673 端口")."""
-    source, content = _plain(own_words(said)), _plain(_plan().sub("", content))
+    source, content = _plain(own_words(said)), _plain(plan_day(content)[1])
     if content in source or (content.startswith("用户") and content[2:] in source):
         return True
     head, _, rest = content.partition(" ")

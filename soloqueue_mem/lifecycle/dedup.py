@@ -96,8 +96,12 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 def _held(text: str) -> tuple[str, ...]:
     """The keywords of ``text`` as :func:`clusters` holds them for every memory at once:
     a sorted tuple of interned strings (a tenth of a frozenset's size; a vocabulary
-    repeats across memories), made a set only for the pairs compared."""
-    return tuple(sorted(map(sys.intern, keywords(text))))
+    repeats across memories), made a set only for the pairs compared. A plan counts
+    its day as one keyword and not its generated prefix's words: "Plan for 2026-11-26:"
+    would give two plans of one day five keywords in common, enough to join "… migrate
+    the database" with "… migrate the cache"."""
+    day, said = plan_day(text)
+    return tuple(sorted(map(sys.intern, keywords(said) | ({day} if day else set()))))
 
 
 def _jaccard_of(

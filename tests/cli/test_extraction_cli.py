@@ -166,6 +166,20 @@ def test_a_weekday_naming_a_recurring_thing_is_no_plans_day(cli, monkeypatch):
     }
 
 
+def test_two_plans_of_one_day_are_not_near_duplicates(cli, monkeypatch):
+    """Dedup counts a plan's day as one keyword, not its generated prefix's words: with
+    "Plan for 2026-11-26:" the two plans below share 11 of 13 keywords (0.846, above
+    dedup's 0.8) and one superseded the other; by what was said and the day, 7 of 9."""
+    at(monkeypatch, "2026-11-23T09:00:00Z")
+    say(cli, "monday", "On Thursday we will migrate the database.",
+        "On Thursday we will migrate the cache.")  # fmt: skip
+    night(cli, monkeypatch, "2026-11-23T23:00:00Z")
+    assert set(listed(cli)) == {
+        "Plan for 2026-11-26: On Thursday we will migrate the database",
+        "Plan for 2026-11-26: On Thursday we will migrate the cache",
+    }
+
+
 def test_dropping_a_recurring_rule_supersedes_it_and_is_no_plan(cli, monkeypatch):
     """Dropping "the Thursday freeze" reverses the rule naming it (the value dropped,
     Thursday, and the freeze shared): the rule goes, and the reversal is no plan: it

@@ -27,7 +27,10 @@ none of the earlier item's memories is still active beside it (an item
 that corrects one value of several counts as not applied: a strict reading). **Wrong
 supersedes**: all items of the half stored in order in one store; each memory a later
 one supersedes counts unless it came from the item the later one ``corrects``
-(superseding the wrong memory takes it out of recall).
+(superseding the wrong memory takes it out of recall). **Wrong joins** (with the
+``semantic`` extra): all items' memories of a half in one scope through consolidate's
+dedup, embeddings included; each pair it joins from two items neither of which corrects
+the other counts (the items say different things), those across languages apart.
 
 The held-out half is scored but its misses and false positives are only listed with
 ``--show-heldout``: tune on the tuned half only. The older sets under

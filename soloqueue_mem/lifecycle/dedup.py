@@ -18,6 +18,9 @@ names and numbers agree (each Latin word or number of the Chinese one is in the 
 and both have the same numbers: :func:`translations`) join when their embeddings'
 cosine is at least ``SAME_MEANING``. The names keep apart what a vector alone would
 join ("I'm allergic to shellfish" / "我对花生过敏" score 0.84; see docs/extraction.md).
+Both read the user's own words: a plan's generated prefix ("Plan for 2026-11-26: ")
+is neither a name in common nor embedded (two plans of one day shared only it, and it
+lifted their cosine above the bar); their days must agree instead.
 
 One pass is not a fixpoint: the keepers of two clusters can be near-duplicates that
 no bucket paired (or whose keywords stop being common once the rest is gone), so

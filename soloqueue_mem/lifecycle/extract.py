@@ -36,8 +36,9 @@ from soloqueue_mem.lifecycle.own_words import own_words
 from soloqueue_mem.lifecycle.patterns import Pattern, patterns
 from soloqueue_mem.lifecycle.vocabulary import MANY, PETS, USER, Vocabulary, vocabulary
 from soloqueue_mem.lifecycle.when import future_day
-from soloqueue_mem.memory.correction import handover_hints, is_correction
+from soloqueue_mem.memory.correction import handover_hints
 from soloqueue_mem.memory.store import Draft
+from soloqueue_mem.text.cue import is_correction
 
 SOURCE = "rules"
 MAX_SENTENCE = 200

@@ -34,9 +34,9 @@ from collections.abc import Callable, Sequence, Set
 from datetime import datetime
 
 from soloqueue_mem.errors import NotFound
-from soloqueue_mem.memory.correction import is_correction
 from soloqueue_mem.memory.model import Memory, recallable
 from soloqueue_mem.memory.working import ACKNOWLEDGEMENTS
+from soloqueue_mem.text.cue import is_correction
 from soloqueue_mem.text.fts import word_holders
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import weigh_texts

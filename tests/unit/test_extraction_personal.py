@@ -14,8 +14,8 @@ from soloqueue_mem.lifecycle.extract import from_text
 from soloqueue_mem.lifecycle.vocabulary import vocabulary
 from soloqueue_mem.memory import store
 from soloqueue_mem.memory.attributes import asked
-from soloqueue_mem.memory.correction import is_correction
 from soloqueue_mem.storage.sqlite.stores import open_memory
+from soloqueue_mem.text.cue import is_correction
 from tests.conftest import NOW
 
 SAID_AT = parse_timestamp(NOW)

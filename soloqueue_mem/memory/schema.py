@@ -288,17 +288,32 @@ def m017_add_memories_replaced_value(conn: sqlite3.Connection) -> None:
     recall at its expiry, not deleted, as the two ends of a supersede link are
     (:func:`soloqueue_mem.memory.store.expired`). Every row is given its value."""
     conn.execute("ALTER TABLE memories ADD COLUMN replaced_value TEXT NOT NULL DEFAULT ''")
-    rows = conn.execute("SELECT rowid, content FROM memories").fetchall()
+    rederive_replaced_values(conn)
+
+
+def m018_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
+    """Rule 2 of ``replaced_value`` (:data:`soloqueue_mem.text.replaced.RULE_VERSION`):
+    of two values of one kind around a change, the earlier ("48 小时太早了，改成提前 24
+    小时" names ``48 小时``). A row written under rule 1 is given what rule 2 says, so an
+    older correction is kept at its expiry as a newer one is."""
+    rederive_replaced_values(conn)
+
+
+def rederive_replaced_values(conn: sqlite3.Connection) -> None:
+    """Give every memory the ``replaced_value`` this program's rule derives from its
+    content, writing only the rows whose stored value differs."""
+    rows = conn.execute("SELECT rowid, content, replaced_value FROM memories").fetchall()
     conn.executemany(
         "UPDATE memories SET replaced_value = ? WHERE rowid = ?", replaced_values(rows)
     )
 
 
-def replaced_values(rows: Iterable[tuple[int, str]]) -> list[tuple[str, int]]:
-    """``(value, row key)`` for each of ``rows`` (``(row key, content)``) whose content
-    names a value it replaced: how both back ends fill ``replaced_value`` of the rows
-    stored before it existed."""
+def replaced_values(rows: Iterable[tuple[int, str, str]]) -> list[tuple[str, int]]:
+    """``(value, row key)`` for each of ``rows`` (``(row key, content, stored value)``)
+    whose stored value is not the one the rule derives from its content now: how both
+    back ends derive ``replaced_value`` again when its rule changes (a schema step per
+    version of the rule)."""
     from soloqueue_mem.text.replaced import replaced_value
 
-    named = ((replaced_value(content), key) for key, content in rows)
-    return [(value, key) for value, key in named if value]
+    derived = ((replaced_value(content), key, stored) for key, content, stored in rows)
+    return [(value, key) for value, key, stored in derived if value != stored]

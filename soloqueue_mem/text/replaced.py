@@ -16,6 +16,13 @@ from functools import cache
 
 from soloqueue_mem.text.cue import cue
 
+# The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
+# a memory was written (``memories.replaced_value``), so a change to what it names for a
+# text already stored raises it, with a schema step on each back end deriving the column
+# again (memory.db's m018, PostgreSQL's step after it; a test counts them). Rule 2 names
+# the earlier of two values of one kind around a change (:func:`_changed_from`).
+RULE_VERSION = 2
+
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
 
 

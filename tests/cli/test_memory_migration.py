@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 
+from soloqueue_mem.memory.schema import m017_add_memories_replaced_value
 from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS
 
 pytestmark = pytest.mark.sqlite_only("SQLite's schema migrations")
@@ -136,7 +137,7 @@ def test_a_store_before_replaced_values_keeps_a_correction_naming_one_at_its_exp
     plain = cli.json("remember", "The studio ships strings every Friday")
     with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
         drop_replaced_value(conn)
-        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+        conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(m017_add_memories_replaced_value)}")
     conn.close()
 
     monkeypatch.setenv("SOLOQUEUE_NOW", "2026-10-20T03:43:00Z")
@@ -147,3 +148,33 @@ def test_a_store_before_replaced_values_keeps_a_correction_naming_one_at_its_exp
         values = conn.execute("SELECT replaced_value FROM memories").fetchall()
     conn.close()
     assert values == [(".po",)]
+
+
+def test_a_correction_stored_under_the_older_replaced_value_rule_gets_the_newer_one(
+    cli, home, monkeypatch
+):
+    """Migration 18 derives ``replaced_value`` again by rule 2, which names the earlier
+    of two values of one kind around a change: a correction written when rule 1 gave it
+    nothing ("48 小时 … 改成 … 24 小时") is kept at its expiry as one written now is. A
+    second open derives nothing again."""
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-09-10T08:00:00Z")
+    named = cli.json("remember", "48 小时太早了客户都忘了，改成提前 24 小时吧")
+    plain = cli.json("remember", "提醒短信由客服组发送")
+    with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
+        conn.execute("UPDATE memories SET replaced_value = ''")  # what rule 1 gave
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+    conn.close()
+
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-10-20T03:43:00Z")
+    assert cli.json("consolidate", "--format", "json")["expire"]["deleted"] == 1
+    assert cli("memory", "show", plain["id"]).exit_code == 3  # not found
+    assert cli.json("memory", "show", named["id"])["content"].startswith("48 小时")
+    with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
+        assert conn.execute("SELECT replaced_value FROM memories").fetchall() == [("48 小时",)]
+        conn.execute("UPDATE memories SET replaced_value = 'kept'")
+    conn.close()
+
+    cli.ok("stats")  # opened again: the schema is current, nothing is derived
+    with sqlite3.connect(home / "memory.db") as conn:
+        assert conn.execute("SELECT replaced_value FROM memories").fetchall() == [("kept",)]
+    conn.close()

@@ -9,7 +9,7 @@ import pytest
 
 from soloqueue_mem import Store
 from soloqueue_mem.storage.postgres import memories, turns
-from soloqueue_mem.storage.postgres.schema import MIGRATIONS
+from soloqueue_mem.storage.postgres.schema import MIGRATIONS, _replaced_values
 from soloqueue_mem.storage.postgres.text import document, lexemes, term_query
 from tests.conftest import Cli
 
@@ -166,7 +166,8 @@ def test_the_stems_schema_step_reindexes_english_words(database_url: str) -> Non
             conn.execute("INSERT INTO schema_version VALUES (0)")
             _apply(conn, 0, False)
             conn.execute("ALTER TABLE memories DROP COLUMN replaced_value")  # the next step's
-            conn.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS) - 2,))
+            stems = MIGRATIONS.index(_replaced_values) - 1
+            conn.execute("UPDATE schema_version SET version = %s", (stems,))
         conn.execute(
             "INSERT INTO quarantine_logs (group_id, agent_id, session_id, turn_index, role,"
             " content, timestamp, search) VALUES ('default', 'default', 's1', 0, 'user',"
@@ -202,7 +203,8 @@ def test_the_replaced_value_step_fills_rows_written_before_it(database_url: str)
             conn.execute("INSERT INTO schema_version VALUES (0)")
             _apply(conn, 0, False)
             conn.execute("ALTER TABLE memories DROP COLUMN replaced_value")
-            conn.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS) - 1,))
+            step = MIGRATIONS.index(_replaced_values)
+            conn.execute("UPDATE schema_version SET version = %s", (step,))
         for n, content in enumerate(["We are dropping Jenkins for GitHub Actions", "部署在周五"]):
             conn.execute(
                 "INSERT INTO memories (id, group_id, agent_id, type, priority, content, source,"
@@ -215,6 +217,51 @@ def test_the_replaced_value_step_fills_rows_written_before_it(database_url: str)
     with psycopg.connect(database_url) as conn:
         values = conn.execute("SELECT replaced_value FROM memories ORDER BY id").fetchall()
     assert values == [("Jenkins",), ("",)]
+
+
+INSERT_MEMORY = (
+    "INSERT INTO memories (id, group_id, agent_id, type, priority, content, source,"
+    " importance_score, confidence, decay_rate, created_at, updated_at, content_key, search,"
+    " replaced_value) VALUES (%s, 'default', 'default', 'FACT', 'LONG_TERM', %s, 'manual',"
+    " 0.5, 0.5, 0.1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 'k',"
+    " to_tsvector('simple', ''), %s)"
+)
+
+
+def test_rows_written_under_the_older_replaced_value_rule_are_derived_again(
+    database_url: str,
+) -> None:
+    """A database whose rows hold what rule 1 of ``replaced_value`` gave (nothing for
+    "48 小时 … 改成 … 24 小时") gets rule 2's value on open (as memory.db's m018); a
+    second open changes nothing."""
+    import psycopg
+
+    from soloqueue_mem.storage.postgres.connect import _apply, connect
+
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        with conn.transaction():
+            conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            conn.execute("INSERT INTO schema_version VALUES (0)")
+            _apply(conn, 0, False)
+            rule_1 = MIGRATIONS.index(_replaced_values) + 1
+            conn.execute("UPDATE schema_version SET version = %s", (rule_1,))
+        said = [
+            ("48 小时太早了客户都忘了，改成提前 24 小时吧", ""),  # as rule 1 gave it
+            ("We are dropping Jenkins for GitHub Actions", "Jenkins"),
+            ("部署在周五", ""),
+        ]
+        for n, (content, value) in enumerate(said):
+            conn.execute(INSERT_MEMORY, (f"{n:032x}", content, value))
+    connect(database_url).close()
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        values = conn.execute("SELECT replaced_value FROM memories ORDER BY id").fetchall()
+        conn.execute("UPDATE memories SET replaced_value = 'kept' WHERE id = %s", (f"{2:032x}",))
+    assert values == [("48 小时",), ("Jenkins",), ("",)]
+
+    connect(database_url).close()
+    with psycopg.connect(database_url) as conn:
+        again = conn.execute("SELECT replaced_value FROM memories ORDER BY id").fetchall()
+    assert again == [("48 小时",), ("Jenkins",), ("kept",)]  # not derived on every open
 
 
 def test_english_words_find_their_other_forms_as_in_sqlite(cli: Cli, on_postgres: str) -> None:

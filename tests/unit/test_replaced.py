@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from soloqueue_mem.text.replaced import replaced_value
+from soloqueue_mem.storage.postgres.schema import MIGRATIONS as POSTGRES_STEPS
+from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS as SQLITE_STEPS
+from soloqueue_mem.text.replaced import RULE_VERSION, replaced_value
 
 
 @pytest.mark.parametrize(
@@ -35,3 +37,11 @@ def test_the_earlier_of_two_values_of_one_kind_around_a_change_is_given_up(said,
 )
 def test_a_range_a_list_or_values_of_other_kinds_name_nothing(said):
     assert replaced_value(said) == ""
+
+
+def test_each_version_of_the_rule_has_a_schema_step_on_each_back_end():
+    """Expiry reads the value stored with a memory: a new version of the rule comes
+    with the step deriving the column again on both back ends (m017 and m018 …)."""
+    for steps in (SQLITE_STEPS, POSTGRES_STEPS):
+        deriving = [s for s in steps if callable(s) and "replaced_value" in s.__name__]
+        assert len(deriving) == RULE_VERSION

@@ -75,10 +75,16 @@ def _reindex(*tables: str) -> Callable[[psycopg.Connection], None]:
 
 def _replaced_values(conn: psycopg.Connection) -> None:
     """``memories.replaced_value``, every row given its value (memory.db's m017)."""
+    conn.execute("ALTER TABLE memories ADD COLUMN replaced_value TEXT NOT NULL DEFAULT ''")
+    _rederived_replaced_values(conn)
+
+
+def _rederived_replaced_values(conn: psycopg.Connection) -> None:
+    """``memories.replaced_value`` derived again by this program's rule, the rows whose
+    value differs written (memory.db's m017 and m018: a step per version of the rule)."""
     from soloqueue_mem.memory.schema import replaced_values
 
-    conn.execute("ALTER TABLE memories ADD COLUMN replaced_value TEXT NOT NULL DEFAULT ''")
-    rows = conn.execute("SELECT seq, content FROM memories").fetchall()
+    rows = conn.execute("SELECT seq, content, replaced_value FROM memories").fetchall()
     with conn.cursor() as cursor:
         cursor.executemany(
             "UPDATE memories SET replaced_value = %s WHERE seq = %s", replaced_values(rows)
@@ -210,6 +216,9 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     _reindex("quarantine_logs", "memories", "episodes", "attachments"),
     # (replaced value) the value a memory says it replaced, read by expiry (as memory.db's m017)
     _replaced_values,
+    # (replaced value, rule 2) the earlier of two values of one kind around a change
+    # named too: rows written under rule 1 derived again (as memory.db's m018)
+    _rederived_replaced_values,
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

@@ -19,6 +19,7 @@ from soloqueue_mem.memory.schema import (
     m013_reindex_memories_as_bigrams,
     m015_index_retired_memories,
     m017_add_memories_replaced_value,
+    m018_rederive_memories_replaced_value,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache, m016_version_embeddings
 from soloqueue_mem.sessions.schema import (
@@ -45,4 +46,5 @@ MIGRATIONS = [
     m015_index_retired_memories,
     m016_version_embeddings,
     m017_add_memories_replaced_value,
+    m018_rederive_memories_replaced_value,
 ]

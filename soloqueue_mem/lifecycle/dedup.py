@@ -143,6 +143,22 @@ def _own_words(item: Item) -> str:
     return plan_day(item.content)[1]
 
 
+def names(text: str) -> frozenset[str]:
+    """The Latin words and numbers of ``text``, casefolded: what must agree between a
+    fact and its translation (:func:`names_agree`)."""
+    return frozenset(word.casefold() for word in _LATIN.findall(text))
+
+
+def names_agree(chinese: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether a Chinese text's :func:`names` agree with another text's: each of its
+    Latin words or numbers is in the other, and both have the same numbers."""
+    return chinese <= other and _numbers(chinese) == _numbers(other)
+
+
+def _numbers(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(word for word in words if any(c.isdigit() for c in word))
+
+
 def translations(items: list[Item]) -> list[tuple[int, int]]:
     """Index pairs (Chinese, other) of one scope that could be one fact in two
     languages: in the user's own words (a plan's generated prefix aside, its day must
@@ -151,23 +167,20 @@ def translations(items: list[Item]) -> list[tuple[int, int]]:
     others: dict[tuple[tuple[str, str, str], str], list[int]] = defaultdict(list)
     split = [plan_day(item.content) for item in items]
     days, said = [day for day, _ in split], [text for _, text in split]
-    names = [frozenset(w.casefold() for w in _LATIN.findall(text)) for text in said]
+    held = [names(text) for text in said]
     for index, item in enumerate(items):
         if not _CJK.search(said[index]):
-            for word in names[index]:
+            for word in held[index]:
                 others[(item.scope, word)].append(index)
     pairs = []
     for index, item in enumerate(items):
-        if not (_CJK.search(said[index]) and names[index]):
+        if not (_CJK.search(said[index]) and held[index]):
             continue
-        numbers = {w for w in names[index] if any(c.isdigit() for c in w)}
-        rarest = min(names[index], key=lambda w: len(others.get((item.scope, w), ())))
+        rarest = min(held[index], key=lambda w: len(others.get((item.scope, w), ())))
         partners = [
             other
             for other in others.get((item.scope, rarest), ())
-            if names[index] <= names[other]
-            and numbers == {w for w in names[other] if any(c.isdigit() for c in w)}
-            and days[index] == days[other]
+            if names_agree(held[index], held[other]) and days[index] == days[other]
         ]
         pairs += [(index, other) for other in partners[:PARTNERS]]
     return pairs

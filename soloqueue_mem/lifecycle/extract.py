@@ -34,6 +34,7 @@ from soloqueue_mem.lifecycle import tool_failure
 from soloqueue_mem.lifecycle.lessons import lessons
 from soloqueue_mem.lifecycle.own_words import own_words
 from soloqueue_mem.lifecycle.patterns import Pattern, patterns
+from soloqueue_mem.lifecycle.restated import said_once
 from soloqueue_mem.lifecycle.vocabulary import MANY, PETS, USER, Vocabulary, vocabulary
 from soloqueue_mem.lifecycle.when import future_day
 from soloqueue_mem.memory.correction import handover_hints
@@ -546,6 +547,7 @@ def from_text(
             cued = cued or is_correction(clause.text)
             found += [_correcting(d) for d in read] if cued else read
             cued = cued and not read
+        found = said_once(found)  # "周末不安排提柜，no pickups on weekends": one rule
         whole = None if reading.refused else _statement(sentence, found, now)
         if whole is not None:
             found = [_correcting(whole) if is_correction(sentence[0].sentence) else whole]

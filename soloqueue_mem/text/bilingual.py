@@ -17,6 +17,7 @@ here, never a word because one sentence needs it.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from soloqueue_mem.text.porter import stem
@@ -288,6 +289,17 @@ def _table() -> dict[str, tuple[str, ...]]:
             for word in chinese:
                 table.setdefault(word, {}).update(dict.fromkeys(reversed(one_per_stem.values())))
     return {word: tuple(twins) for word, twins in table.items()}
+
+
+def twins_present(english: str, chinese: str) -> bool:
+    """Whether each word of ``english`` the table knows has a twin in ``chinese``:
+    "no pickups on weekends" and "周末不安排提柜" (weekends, 周末) may say one thing;
+    "I'm allergic to shellfish" and "我对花生过敏" (shellfish, not 花生) do not."""
+    for word in re.findall(r"[A-Za-z][\w'-]*", english):
+        twins = translations(word)
+        if twins and not any(twin in chinese for twin in twins):
+            return False
+    return True
 
 
 TRANSLATION_WEIGHT = 0.5  # a twin weighs half its word: the query's own words come first

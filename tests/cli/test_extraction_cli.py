@@ -486,3 +486,29 @@ def test_a_task_going_to_someone_from_a_time_on_hands_over_only_what_names_who_l
     new = next(m for m in current.values() if "郑子健" in m["content"])
     history = cli.json("memory", "history", new["id"])
     assert history[0]["content"] == "说正事，报关那边我们一直找 Amy Lau"
+
+
+def test_a_rule_said_in_both_languages_in_one_message_is_one_memory(cli, monkeypatch):
+    """The user restates a rule in the other language in the same breath: one memory,
+    the sentence as said (the first statement first), found by a question in either
+    language; a second consolidate changes nothing. Two rules said in two languages
+    stay two."""
+    say(
+        cli,
+        "s1",
+        "btw rule: 周末不安排提柜，no pickups on weekends",
+        "周末不安排会议，no deploys on Fridays",
+    )
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    memories = listed(cli)
+    assert set(memories) == {
+        "Rule: 周末不安排提柜，no pickups on weekends",
+        "周末不安排会议",
+        "No deploys on Fridays",
+    }
+    rule = memories["Rule: 周末不安排提柜，no pickups on weekends"]
+    assert rule["type"] == "RULE"
+    for question in ("周末可以提柜吗？", "Can we do pickups on weekends?"):
+        assert recalled(cli, question, "--channels", "memories")[0]["id"] == rule["id"]
+    again = consolidate(cli)
+    assert again["dedup"]["superseded"] == 0 and set(listed(cli)) == set(memories)

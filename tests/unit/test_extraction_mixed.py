@@ -10,6 +10,7 @@ from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.config import Config
 from soloqueue_mem.home import Home
 from soloqueue_mem.lifecycle.extract import from_text
+from soloqueue_mem.lifecycle.restated import restates
 from soloqueue_mem.memory import store
 from soloqueue_mem.storage.sqlite.stores import open_memory
 from tests.conftest import NOW
@@ -212,3 +213,44 @@ def test_a_keyed_fact_carries_its_attribute_in_both_languages():
     assert fact.tags == ("deploy-tool", "部署工具")
     (like,) = from_text("I like type hints")
     assert like.tags == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "btw rule: 周末不安排提柜，no pickups on weekends",
+            "Rule: 周末不安排提柜，no pickups on weekends",
+        ),
+        (
+            "My editor is VS Code，我的编辑器是 VS Code",
+            "User's editor is VS Code，用户的编辑器是 VS Code",
+        ),
+        ("我住在北京，I live in Beijing", "用户住在北京，User lives in Beijing"),
+    ],
+)
+def test_one_statement_said_in_both_languages_is_one_memory(said, memory):
+    """The sentence, both halves in the user's own words, is the one memory."""
+    assert [d.content for d in from_text(said, SAID_AT)] == [memory]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "周末不安排提柜，no meetings on Fridays",  # another scope
+        "周末不安排会议，no deploys on weekends",  # what is done differs: 会议 is meetings
+        "My editor is Vim，我的编辑器是 Helix",  # another value of the key
+        "我对花生过敏，I'm allergic to shellfish",  # shellfish is no 花生
+        "我住在上海浦东，we moved to Austin from the Bay Area",  # Austin is not in it
+    ],
+)
+def test_two_things_said_in_two_languages_stay_two_memories(said):
+    assert len(from_text(said, SAID_AT)) == 2
+
+
+def test_a_scope_is_what_a_rule_is_about_not_a_fact():
+    """A standing rule with no key is about its scope; facts said under one are not."""
+    chinese, english = "周末去爬山", "On weekends we play tennis"
+    rules = [store.Draft(text, "RULE", "user", "") for text in (chinese, english)]
+    facts = [store.Draft(text, "FACT", "user", "") for text in (chinese, english)]
+    assert restates(rules[1], rules[0]) and not restates(facts[1], facts[0])

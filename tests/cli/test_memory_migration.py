@@ -126,28 +126,46 @@ def drop_replaced_value(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE memories DROP COLUMN replaced_value")
 
 
+def kept_at_expiry(cli, home, monkeypatch, named: str, plain: str, downgrade) -> None:
+    """Remember ``named`` (a correction naming the value it replaced) and ``plain``,
+    take the store back with ``downgrade`` (given the connection), and expire both
+    40 days later: ``plain`` is deleted, ``named`` kept (out of recall)."""
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-09-10T08:00:00Z")
+    kept = cli.json("remember", named)
+    gone = cli.json("remember", plain)
+    with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
+        downgrade(conn)
+    conn.close()
+
+    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-10-20T03:43:00Z")
+    assert cli.json("consolidate", "--format", "json")["expire"]["deleted"] == 1
+    assert cli("memory", "show", gone["id"]).exit_code == 3  # not found
+    assert cli.json("memory", "show", kept["id"])["content"] == named
+
+
+def replaced_values(home) -> list[tuple[str]]:
+    with sqlite3.connect(home / "memory.db") as conn:
+        values = conn.execute("SELECT replaced_value FROM memories").fetchall()
+    conn.close()
+    return values
+
+
 def test_a_store_before_replaced_values_keeps_a_correction_naming_one_at_its_expiry(
     cli, home, monkeypatch
 ):
     """Migration 17 gives every memory the value it says it replaced, which expiry
     reads: a correction stored before it that names one (".po") is kept out of recall
     at its expiry, as one stored after it is, and another memory still goes."""
-    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-09-10T08:00:00Z")
-    named = cli.json("remember", "The studio is dropping .po, everything moves to XLIFF 2.0")
-    plain = cli.json("remember", "The studio ships strings every Friday")
-    with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
+
+    def before_17(conn: sqlite3.Connection) -> None:
         drop_replaced_value(conn)
         conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(m017_add_memories_replaced_value)}")
-    conn.close()
 
-    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-10-20T03:43:00Z")
-    assert cli.json("consolidate", "--format", "json")["expire"]["deleted"] == 1
-    assert cli("memory", "show", plain["id"]).exit_code == 3  # not found
-    assert cli.json("memory", "show", named["id"])["content"].startswith("The studio is dropping")
-    with sqlite3.connect(home / "memory.db") as conn:
-        values = conn.execute("SELECT replaced_value FROM memories").fetchall()
-    conn.close()
-    assert values == [(".po",)]
+    named = "The studio is dropping .po, everything moves to XLIFF 2.0"
+    kept_at_expiry(
+        cli, home, monkeypatch, named, "The studio ships strings every Friday", before_17
+    )
+    assert replaced_values(home) == [(".po",)]
 
 
 def test_a_correction_stored_under_the_older_replaced_value_rule_gets_the_newer_one(
@@ -157,24 +175,17 @@ def test_a_correction_stored_under_the_older_replaced_value_rule_gets_the_newer_
     of two values of one kind around a change: a correction written when rule 1 gave it
     nothing ("48 小时 … 改成 … 24 小时") is kept at its expiry as one written now is. A
     second open derives nothing again."""
-    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-09-10T08:00:00Z")
-    named = cli.json("remember", "48 小时太早了客户都忘了，改成提前 24 小时吧")
-    plain = cli.json("remember", "提醒短信由客服组发送")
-    with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
+
+    def by_rule_1(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE memories SET replaced_value = ''")  # what rule 1 gave
         conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
-    conn.close()
 
-    monkeypatch.setenv("SOLOQUEUE_NOW", "2026-10-20T03:43:00Z")
-    assert cli.json("consolidate", "--format", "json")["expire"]["deleted"] == 1
-    assert cli("memory", "show", plain["id"]).exit_code == 3  # not found
-    assert cli.json("memory", "show", named["id"])["content"].startswith("48 小时")
+    named = "48 小时太早了客户都忘了，改成提前 24 小时吧"
+    kept_at_expiry(cli, home, monkeypatch, named, "提醒短信由客服组发送", by_rule_1)
+    assert replaced_values(home) == [("48 小时",)]
     with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
-        assert conn.execute("SELECT replaced_value FROM memories").fetchall() == [("48 小时",)]
         conn.execute("UPDATE memories SET replaced_value = 'kept'")
     conn.close()
 
     cli.ok("stats")  # opened again: the schema is current, nothing is derived
-    with sqlite3.connect(home / "memory.db") as conn:
-        assert conn.execute("SELECT replaced_value FROM memories").fetchall() == [("kept",)]
-    conn.close()
+    assert replaced_values(home) == [("kept",)]

@@ -24,7 +24,9 @@ def prose(text: str, named: str = "") -> str:
     token whole: "why did fct_churn fail" still finds ``dbt run --select fct_churn``. A
     JSON document counts by its values; its keys are the program's names."""
     named = named.casefold()
-    kept = [token for token in _tokens(_values(text)) if not _code(token) or token.casefold() in named]
+    kept = [
+        token for token in _tokens(_values(text)) if not _code(token) or token.casefold() in named
+    ]
     return " ".join(kept)
 
 

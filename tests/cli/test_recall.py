@@ -1168,3 +1168,84 @@ def test_a_correction_found_through_what_it_replaced_marks_the_turns_stating_its
     stale = hits[said.index("好的：预约提醒提前 48 小时发送，我先拉后天的预约名单。")]
     assert stale["superseded_by"] == new["id"]
     assert said.index("好，预约提醒从提前 48 小时改为提前 24 小时。") < hits.index(stale)
+
+
+# -- tool turns: what was said ranks above the agent's action and machine text ----------
+
+
+def log_events(cli, *events: dict) -> None:
+    lines = [json.dumps(dict(event, session="s1")) for event in events]
+    cli.ok("log", "--batch", input="\n".join(lines))
+
+
+def tool_call(name: str, arguments: dict) -> dict:
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "c1", "name": name, "input": arguments}],
+    }
+
+
+def test_a_user_statement_ranks_above_a_tool_call_sharing_a_word_only_in_code(cli, monkeypatch):
+    """The tool calls hold the questions' words in identifiers, keyword arguments, a
+    path, a URL and JSON keys, more often than the user's statements do: what the
+    user said answers the questions, and comes first."""
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    export = "export_reminder_texts(out='/home/ann/reminder_texts_out.csv', texts=True)"
+    booking = {
+        "url": "https://api.trucking.example/v1/pickups",
+        "json": {"pickup_date": "2026-10-14", "pickup_day": "Saturday", "pickup_slot": "am"},
+    }
+    log_events(
+        cli,
+        {"role": "user", "content": "The reminder texts go 24 hours ahead of the appointment now."},
+        tool_call("python", {"code": export}),
+        {"role": "tool", "content": "exported 87 rows"},
+        {"role": "user", "content": "Saturday pickups are allowed from now on."},
+        tool_call("http_request", booking),
+        {"role": "tool", "content": '{"booking_id": "HY-0087", "status": "CONFIRMED"}'},
+    )
+    at(monkeypatch, NOW)
+    hits = recall(cli, "When do the reminder texts go out?", "--explain")
+    assert hits[0]["content"] == "The reminder texts go 24 hours ahead of the appointment now."
+    call = next(h for h in hits if h["tool_calls"])  # still returned, below the matches
+    assert call["signals"]["coverage"] == 0  # its prose holds none of the question
+    texts = contents(recall(cli, "Can we book a pickup on Saturday?"))
+    assert texts[0] == "Saturday pickups are allowed from now on."
+    assert any(text.startswith("http_request") for text in texts)
+
+
+WEIGHTS_LOADED = "loaded 45 students, weights: quiz=0.4 quiz_weight=0.4 homework_weight=0.1"
+
+
+def test_a_said_match_ranks_above_a_tool_output_holding_no_more_of_the_question(cli, monkeypatch):
+    """The tool's output holds "quiz" and "weight" in its identifiers, and "weights" in
+    its prose: less of the question than the user's correction, which comes first; the
+    output is still returned."""
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    log_events(
+        cli,
+        tool_call("shell", {"cmd": "python3 grade.py scores.xlsx"}),
+        {"role": "tool", "content": WEIGHTS_LOADED},
+        {"role": "user", "content": "The quiz weight is 0.3 from now on, homework 0.2."},
+    )
+    at(monkeypatch, NOW)
+    texts = contents(recall(cli, "What's the quiz weight?"))
+    assert texts[0] == "The quiz weight is 0.3 from now on, homework 0.2."
+    assert WEIGHTS_LOADED in texts
+
+
+def test_a_question_about_a_tool_failure_still_finds_the_tool_output(cli, monkeypatch):
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    failed = "psql: error: password authentication failed for user replica_monitor"
+    log_events(
+        cli,
+        {"role": "user", "content": "Check the replication lag on db-2 please."},
+        tool_call("shell", {"cmd": "psql -h db-2 -U replica_monitor -c 'select lag'"}),
+        {"role": "tool", "content": failed},
+        {"role": "assistant", "content": "I could not check the replication lag on db-2."},
+    )
+    at(monkeypatch, NOW)
+    assert failed in contents(recall(cli, "Why did the replication lag check fail?"))
+    hits = recall(cli, "why did replica_monitor fail?")  # an identifier the question names
+    assert contents(hits)[0] == failed

@@ -22,7 +22,9 @@ candidates best first. The engine then
 4. orders the matches first, then the items stating what a correction replaced
    (:mod:`soloqueue_mem.memory.stale`), then the rest; among the matches, a memory a
    correction the question found made current rises past the turns holding less of
-   the query (:func:`_current_values_up`);
+   the query (:func:`_current_values_up`), and what was said rises past the tool turns
+   holding no more of it (:func:`_said_above_tool_turns`; a tool turn's coverage counts
+   its prose, not its code);
 5. keeps ``--limit`` hits, at most ``HOT_SHARE`` of them from working memory alone, and
    fits them into the token budget, shortening long ones around the query's words.
 
@@ -926,11 +928,12 @@ def _said_above_tool_turns(hits: list[Hit], window: int) -> list[Hit]:
     what was said or decided, and where the two hold the same share of it, the turn
     ranking's place (a tool call beside the turn that asked for it) decides nothing.
     Coverage bounds the move: a tool output holding more of the question (an error a
-    question about a failure names) keeps its place, and no tool turn is left out."""
+    question about a failure names) keeps its place, and no tool turn is left out. An
+    item stating a corrected value (``superseded_by``) stays below every other match."""
     ordered: list[Hit] = []
     for hit in hits[:window]:
         place = len(ordered)
-        if hit.signals.coverage > 0 and not _tool_turn(hit):
+        if hit.signals.coverage > 0 and hit.candidate.superseded_by is None and not _tool_turn(hit):
             while (
                 place > 0
                 and _tool_turn(ordered[place - 1])

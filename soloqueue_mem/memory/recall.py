@@ -22,9 +22,7 @@ candidates best first. The engine then
 4. orders the matches first, then the items stating what a correction replaced
    (:mod:`soloqueue_mem.memory.stale`), then the rest; among the matches, a memory a
    correction the question found made current rises past the turns holding less of
-   the query (:func:`_current_values_up`), and what was said rises past the tool turns
-   holding no more of it (:func:`_said_above_tool_turns`; a tool turn's coverage counts
-   its prose, not its code);
+   the query (:func:`_current_values_up`);
 5. keeps ``--limit`` hits, at most ``HOT_SHARE`` of them from working memory alone, and
    fits them into the token budget, shortening long ones around the query's words.
 
@@ -39,7 +37,6 @@ import math
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from soloqueue_mem import jsonio
 from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import MAX_RECENT, Config
 from soloqueue_mem.errors import BadOption, Unsupported
@@ -67,7 +64,6 @@ from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
 from soloqueue_mem.text.fts import word_holders
 from soloqueue_mem.text.lexicon import Lexicon
-from soloqueue_mem.text.prose import prose
 from soloqueue_mem.text.query import QueryTerm, fold_context, last_sentence, weigh_query
 from soloqueue_mem.text.query import coverage as share_held
 from soloqueue_mem.text.records import within_record
@@ -149,7 +145,7 @@ def recall(
             candidates += CHANNELS[name].search(context)
     shown = {_turn_candidate(turn, "", 0).key for turn in said}  # already in the prompt
     candidates = _with_corrections(context, [c for c in candidates if c.key not in shown])
-    covered = coverage(candidates, weighted, query)
+    covered = coverage(candidates, weighted)
     for c in candidates:  # a memory keyed by the attribute asked about answers it whole
         if c.memory is not None and c.memory.predicate in attributes:
             covered[c.key] = 1.0
@@ -161,7 +157,6 @@ def recall(
     sure = dense_sure(config, request.query)
     ranked = rank(candidates, config, now, covered, asks_window_only, sure)
     ranked = _current_values_up(_restated_newer_first(ranked, lexicon, terms, 2 * request.limit))
-    ranked = _said_above_tool_turns(ranked, 2 * request.limit)
     if request.favoured:  # --persona: loaded only when asked (it reads files, with pathlib)
         from soloqueue_mem.memory.persona import favoured_first
 
@@ -702,21 +697,14 @@ CHANNELS: dict[str, Channel] = {
 # -- fusion -----------------------------------------------------------------------------
 
 
-def coverage(
-    candidates: list[Candidate], terms: list[QueryTerm], query: str = ""
-) -> dict[str, float]:
+def coverage(candidates: list[Candidate], terms: list[QueryTerm]) -> dict[str, float]:
     """Each candidate's weighted share of the query's terms that some candidate holds
     (matched as the FTS indexes match them: whole stemmed words, CJK as character
     phrases; a word and its sub-words counted once). A term weighs its query weight
     (rarity, position) times its idf among the candidates, counted as if there were at
     least ``COVERAGE_POOL`` of them, so a term most of them hold weighs less; a lone Han
-    character weighs ``LONE_HAN_WEIGHT`` of that: 用 inside 用户 is another word. A
-    turn's tool calls and tool output count by their prose only (:func:`_said_text`):
-    the ``query`` may name an identifier of theirs."""
-    texts = {
-        c.key: _said_text(c.turn, query) if c.turn is not None else _indexed_text(c)
-        for c in candidates
-    }
+    character weighs ``LONE_HAN_WEIGHT`` of that: 用 inside 用户 is another word."""
+    texts = {c.key: _indexed_text(c) for c in candidates}
     if not texts or not terms:
         return dict.fromkeys(texts, 1.0)
     keys = list(texts)
@@ -749,24 +737,6 @@ def _indexed_text(candidate: Candidate) -> str:
     if candidate.graph_node is not None:
         return " ".join([candidate.content, *candidate.graph_node.keywords])
     return candidate.content
-
-
-def _said_text(turn: Turn, query: str) -> str:
-    """A turn's text as words said: what a person or the agent wrote, whole; a tool's
-    output and the agent's tool calls (name and arguments) by their prose only
-    (:func:`soloqueue_mem.text.prose.prose`), so an identifier, a JSON key, a path or
-    a URL sharing a word with the question makes no match."""
-    own = prose(turn.content, query) if turn.role == "tool" else turn.content
-    calls = [
-        prose(call["name"], query) + "\n" + prose(_call_input(call["input"]), query)
-        for call in turn.tool_calls
-    ]
-    results = [prose(result["content"], query) for result in turn.tool_results]
-    return "\n".join(part for part in [own, *calls, *results] if part)
-
-
-def _call_input(value: object) -> str:
-    return value if isinstance(value, str) else jsonio.dumps(value)
 
 
 def channel_weights(config: Config) -> dict[str, float]:
@@ -918,36 +888,6 @@ def _current_values_up(hits: list[Hit]) -> list[Hit]:
             top -= 1
         ordered.insert(top, ordered.pop(place))
     return ordered
-
-
-def _said_above_tool_turns(hits: list[Hit], window: int) -> list[Hit]:
-    """``hits`` with each matching item that was said (a memory, an episode, a turn a
-    person or the agent wrote) among the first ``window`` moved up past the tool turns
-    just above it that hold no more of the query (coverage, counted on their prose).
-    A tool call is the agent's action and a tool's output machine text; a question asks
-    what was said or decided, and where the two hold the same share of it, the turn
-    ranking's place (a tool call beside the turn that asked for it) decides nothing.
-    Coverage bounds the move: a tool output holding more of the question (an error a
-    question about a failure names) keeps its place, and no tool turn is left out. An
-    item stating a corrected value (``superseded_by``) stays below every other match."""
-    ordered: list[Hit] = []
-    for hit in hits[:window]:
-        place = len(ordered)
-        if hit.signals.coverage > 0 and hit.candidate.superseded_by is None and not _tool_turn(hit):
-            while (
-                place > 0
-                and _tool_turn(ordered[place - 1])
-                and ordered[place - 1].signals.coverage <= hit.signals.coverage
-            ):
-                place -= 1
-        ordered.insert(place, hit)
-    return ordered + hits[window:]
-
-
-def _tool_turn(hit: Hit) -> bool:
-    """A tool's output, or the agent's tool call with nothing said beside it."""
-    turn = hit.candidate.turn
-    return turn is not None and (turn.role == "tool" or not turn.content.strip())
 
 
 def _voted_whole(hit: Hit) -> bool:

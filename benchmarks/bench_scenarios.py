@@ -50,6 +50,15 @@ with 17 checks of which five are corrections, a quarter long questions and a thi
 in the other language than the fact was stated: dev3 to generalise on, heldout3 never
 looked at.
 
+A fourth pair, ``data/agent_scenarios_dev4.jsonl`` and ``…_heldout4.jsonl`` (``--half
+pair4``), was written blind on 2026-11-30 by a writer who had read only the issues and
+this docstring: six more users (a restaurant owner, a marathon coach, a wedding planner,
+a CCU nurse on shifts, a ceramics seller, an architect; zh-dominant, en-dominant and
+mixed in each file), four sessions and 52-55 messages each, 17 checks each of which five
+are corrections, about a third long questions (150-500 characters, some pasted dialogue)
+and about a third asked in the other language than the fact was stated: dev4 to
+generalise on, heldout4 never looked at.
+
 Run: ``python benchmarks/bench_scenarios.py [--quick]
 [--half tuned|heldout|dev|both|pair2|pair3] [--extra-args "--limit 10"] [--per-message]
 [--semantic] [--ablate] [--show-heldout] [--json-out PATH] [--keep DIR]``.
@@ -104,6 +113,8 @@ HALVES = {
     "heldout2": DATA / "agent_scenarios_heldout2.jsonl",
     "dev3": DATA / "agent_scenarios_dev3.jsonl",
     "heldout3": DATA / "agent_scenarios_heldout3.jsonl",
+    "dev4": DATA / "agent_scenarios_dev4.jsonl",
+    "heldout4": DATA / "agent_scenarios_heldout4.jsonl",
 }
 TOP = 10
 CONSOLIDATE_AT = "03:43"
@@ -659,9 +670,12 @@ def main() -> int:
             "heldout2",
             "dev3",
             "heldout3",
+            "dev4",
+            "heldout4",
             "both",
             "pair2",
             "pair3",
+            "pair4",
         ),
         default="both",
         help=(
@@ -703,6 +717,7 @@ def main() -> int:
         "both": ["tuned", "heldout"],
         "pair2": ["dev2", "heldout2"],
         "pair3": ["dev3", "heldout3"],
+        "pair4": ["dev4", "heldout4"],
     }
     halves = pairs.get(args.half, [args.half])
     extra = shlex.split(args.extra_args)

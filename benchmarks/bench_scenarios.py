@@ -60,7 +60,7 @@ and about a third asked in the other language than the fact was stated: dev4 to
 generalise on, heldout4 never looked at.
 
 Run: ``python benchmarks/bench_scenarios.py [--quick]
-[--half tuned|heldout|dev|both|pair2|pair3] [--extra-args "--limit 10"] [--per-message]
+[--half tuned|heldout|dev|both|pair2|pair3|pair4] [--extra-args "--limit 10"] [--per-message]
 [--semantic] [--ablate] [--show-heldout] [--json-out PATH] [--keep DIR]``.
 ``--ablate`` asks every check again with each ranking adjustment of
 ``_common.ABLATIONS`` toggled and prints the pass rates beside.
@@ -680,6 +680,7 @@ def main() -> int:
         default="both",
         help=(
             "both = tuned + heldout; pair2 = dev2 + heldout2; pair3 = dev3 + heldout3;"
+            " pair4 = dev4 + heldout4;"
             " dev is run on its own"
         ),
     )

@@ -35,7 +35,7 @@ from soloqueue_mem.lifecycle.lessons import lessons
 from soloqueue_mem.lifecycle.own_words import own_words
 from soloqueue_mem.lifecycle.patterns import Pattern, patterns
 from soloqueue_mem.lifecycle.restated import said_once
-from soloqueue_mem.lifecycle.vocabulary import MANY, PETS, USER, Vocabulary, vocabulary
+from soloqueue_mem.lifecycle.vocabulary import MANY, PERSONAL, PETS, USER, Vocabulary, vocabulary
 from soloqueue_mem.lifecycle.when import future_day
 from soloqueue_mem.memory.correction import handover_hints
 from soloqueue_mem.memory.store import Draft
@@ -551,8 +551,21 @@ def from_text(
         whole = None if reading.refused else _statement(sentence, found, now)
         if whole is not None:
             found = [_correcting(whole) if is_correction(sentence[0].sentence) else whole]
-        drafts += [_labelled(d, words) for d in found]
+        drafts += [_lasting(_labelled(d, words)) for d in found]
     return _handing_over(text, drafts)
+
+
+def _lasting(draft: Draft) -> Draft:
+    """A fact about who the user is (keyed on an attribute of ``vocabulary.PERSONAL``:
+    their city, job, partner, pet …) is kept until a statement of the same key
+    supersedes it, as a preference is: seed 003 keeps such traits in the persona, and a
+    city said on the first day is still where the user lives a month later. A pet's key
+    is its name ("Miso" / pet); anyone else's attribute (the project's name, a
+    colleague's email) keeps a fact's 30 days."""
+    about_user = draft.subject == USER or draft.predicate == "pet"
+    if draft.type != "FACT" or draft.predicate not in PERSONAL or not about_user:
+        return draft
+    return draft._replace(duration="permanent")
 
 
 def _handing_over(text: str, drafts: list[Draft]) -> list[Draft]:

@@ -136,8 +136,7 @@ def _english() -> list[Pattern]:
             r"^my name is " + OBJ + r"$",
             "FACT",
             "name",
-            "permanent",
-            "value",
+            check="value",
         ),
         keyed(
             r"^my (?P<attr>[\w' ]{2,30}?) (?:is|are) " + OBJ + r"$",
@@ -203,8 +202,7 @@ def _english() -> list[Pattern]:
             r"(?:,? (?i:the|a|an|your) (?P<role>[\w' -]{2,90}))?$",
             "FACT",
             "name",
-            "permanent",
-            "person",
+            check="person",
             flags=0,
         ),
         make(r"^i(?:'m| am) (?:a|an) " + OBJ + r"$", "FACT", "job", check="role"),
@@ -286,7 +284,7 @@ def _chinese() -> list[Pattern]:
         ),
         make(r"^我是(?:一名|一位|一个)" + OBJ + r"$", "FACT", "job"),
         make(r"^我是" + OBJ + r"$", "FACT", "job", check="role"),
-        make(r"^我叫" + OBJ + r"$", "FACT", "name", "permanent", "value"),
+        make(r"^我叫" + OBJ + r"$", "FACT", "name", check="value"),
         make(
             r"^我(?:家)?(?:有|养了?)(?P<count>[一两三四几\d])?(?:只|条|个|位)(?P<attr>[^，]{1,6}?)"
             r"(?:叫|名叫|名字叫)(?P<value>.{1,20})$",

@@ -84,7 +84,6 @@ def _english() -> list[Pattern]:
             r"^" + _NAME + r" here(?:\s*[,，—–-]+\s*(?P<role>.{2,60}))?$",
             "FACT",
             "name",
-            "permanent",
             flags=0,
         ),
         make(
@@ -211,7 +210,6 @@ def _chinese() -> list[Pattern]:
             r"^我是\s*(?P<value>[" + _SURNAME + r"][\u4e00-\u9fff]{1,2})$",
             "FACT",
             "name",
-            "permanent",
         ),
         # "我是在武汉长大的", "我在青岛长大", "我从小在成都长大"
         make(
@@ -333,7 +331,6 @@ def _p_name_zh() -> Pattern:
         r"^我是\s*(?P<value>[A-Z][a-z]+(?: [A-Z][a-z]+)?)$",
         "FACT",
         "name",
-        "permanent",
         flags=0,
     )
 

@@ -25,16 +25,12 @@ from soloqueue_mem.tuples import NamedTuple
 USER = "user"
 
 # canonical: (Chinese label, aliases in both languages)
-PREDICATES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "editor": ("编辑器", ("editor", "code editor", "text editor", "ide", "编辑器", "代码编辑器")),
-    "database": ("数据库", ("database", "db", "数据库")),
-    "cache": ("缓存", ("cache", "缓存")),
-    "port": ("端口", ("port", "port number", "端口", "端口号")),
-    "language": (
-        "语言",
-        ("language", "programming language", "main language", "语言", "编程语言", "开发语言"),
-    ),
-    "os": ("操作系统", ("os", "operating system", "操作系统", "系统")),
+# Who the user is: name, where they live and come from, work, family and pets, how to
+# reach them, what they must not eat. Seed 003 keeps these as persona traits, so a fact
+# keyed on one of them about the user lasts like a preference, until a later statement
+# of the same key supersedes it (``extract._lasting``). The time zone stays with the
+# settings below: it changes with a trip.
+PERSONAL: dict[str, tuple[str, tuple[str, ...]]] = {
     "name": ("名字", ("name", "名字", "姓名", "名称")),
     "birthday": ("生日", ("birthday", "date of birth", "生日", "出生日期")),
     "city": ("城市", ("city", "城市", "所在城市", "住址")),
@@ -57,33 +53,7 @@ PREDICATES: dict[str, tuple[str, tuple[str, ...]]] = {
     "employer": ("公司", ("employer", "company", "公司", "工作单位", "工作地点")),
     "email": ("邮箱", ("email", "e-mail", "email address", "邮箱", "电子邮箱", "邮件地址")),
     "phone": ("电话", ("phone", "phone number", "mobile", "电话", "手机", "手机号", "电话号码")),
-    "timezone": ("时区", ("timezone", "time zone", "tz", "时区")),
-    "framework": ("框架", ("framework", "web framework", "框架")),
-    "deploy": (
-        "部署",
-        (
-            "deploy target",
-            "deployment",
-            "hosting",
-            "host",
-            "cloud",
-            "cloud provider",
-            "部署",
-            "部署平台",
-            "云",
-            "云服务",
-            "云平台",
-        ),
-    ),
-    "shell": ("shell", ("shell", "终端shell")),
-    "package manager": ("包管理器", ("package manager", "包管理器", "包管理工具")),
-    "ci": ("CI", ("ci", "ci/cd", "ci system", "持续集成")),
-    "team chat": (
-        "团队聊天工具",
-        ("team chat", "chat tool", "chat", "聊天工具", "沟通工具", "即时通讯"),
-    ),
     "pet": ("宠物", ("pet", "宠物")),
-    # personal facts said in passing: "I grew up in Porto", "我是 90 后", "我老公是…"
     "birth year": ("出生年份", ("birth year", "year of birth", "出生年份", "出生年")),
     "diet": ("饮食", ("diet", "dietary restriction", "dietary restrictions", "饮食", "忌口")),
     "allergy": ("过敏", ("allergy", "allergies", "food allergy", "过敏", "过敏源")),
@@ -112,6 +82,43 @@ PREDICATES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("school", "university", "college", "alma mater", "学校", "大学", "母校", "学历"),
     ),
     "supervisor": ("导师", ("supervisor", "advisor", "adviser", "phd advisor", "导师")),
+}
+# ... and the user's tools, settings and the parts of their work
+PREDICATES: dict[str, tuple[str, tuple[str, ...]]] = PERSONAL | {
+    "editor": ("编辑器", ("editor", "code editor", "text editor", "ide", "编辑器", "代码编辑器")),
+    "database": ("数据库", ("database", "db", "数据库")),
+    "cache": ("缓存", ("cache", "缓存")),
+    "port": ("端口", ("port", "port number", "端口", "端口号")),
+    "language": (
+        "语言",
+        ("language", "programming language", "main language", "语言", "编程语言", "开发语言"),
+    ),
+    "os": ("操作系统", ("os", "operating system", "操作系统", "系统")),
+    "timezone": ("时区", ("timezone", "time zone", "tz", "时区")),
+    "framework": ("框架", ("framework", "web framework", "框架")),
+    "deploy": (
+        "部署",
+        (
+            "deploy target",
+            "deployment",
+            "hosting",
+            "host",
+            "cloud",
+            "cloud provider",
+            "部署",
+            "部署平台",
+            "云",
+            "云服务",
+            "云平台",
+        ),
+    ),
+    "shell": ("shell", ("shell", "终端shell")),
+    "package manager": ("包管理器", ("package manager", "包管理器", "包管理工具")),
+    "ci": ("CI", ("ci", "ci/cd", "ci system", "持续集成")),
+    "team chat": (
+        "团队聊天工具",
+        ("team chat", "chat tool", "chat", "聊天工具", "沟通工具", "即时通讯"),
+    ),
     "version": ("版本", ("version", "版本", "版本号")),
     # settings: numbers with units
     "retries": (

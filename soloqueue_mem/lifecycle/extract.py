@@ -223,8 +223,12 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|^(?:i'd like|i would like|i want you to|i need you to|let me)\b",
             re.IGNORECASE,
         ),
+        # ... also later in the sentence: "team lunch friday the 11th, can you put it in
+        # the calendar" asks the agent to act on what it says
         "asks_help": re.compile(
-            r"(?<![别要])(?:帮我|帮忙|替我)|一下.*看看|^(?:give|tell|show) me\b", re.IGNORECASE
+            r"(?<![别要])(?:帮我|帮忙|替我)|一下.*看看|^(?:give|tell|show) me\b"
+            r"|\b(?:can|could|would|will) you\b",
+            re.IGNORECASE,
         ),
         # quoted text, someone else's word, what a value is not
         "not_said": re.compile(

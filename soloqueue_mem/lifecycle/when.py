@@ -150,6 +150,20 @@ def _month_day_en(found: re.Match[str], today: date) -> date | None:
     return _month_day(today, _MONTHS_EN.index(month[:3].lower()) + 1, int(day))
 
 
+def _day_of_month(found: re.Match[str], today: date) -> date | None:
+    """ "friday the 11th", "the 11th", 11号: the next day of that number, today or later
+    (this month's, else the next month that has it)."""
+    day = number(next(group for group in found.groups() if group))
+    if not day or day > 31:
+        return None
+    year, month = today.year, today.month
+    if day < today.day:
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    while day > monthrange(year, month)[1]:  # the 31st: the next month that has one
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return date(year, month, day)
+
+
 def _month_day_zh(found: re.Match[str], today: date) -> date | None:
     month, day = number(found.group(1)), number(found.group(2))
     return _month_day(today, month, day) if month and day else None
@@ -162,6 +176,9 @@ def _fixed(days: int) -> Resolver:
 @cache
 def _expressions() -> tuple[tuple[re.Pattern[str], Resolver | None], ...]:
     weekday = "|".join(_WEEKDAYS_EN)
+    short_weekday = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?"
+    # what may follow "the 11th" when it is a day, not "the 11th floor"
+    day_follower = "|".join(sorted(ENGLISH_STOPWORDS | _AFTER_A_DAY_EN))
     month = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
     zh_num = r"[0-9一二两三四五六七八九十]{1,3}"
     table: list[tuple[str, Resolver | None]] = [
@@ -174,6 +191,18 @@ def _expressions() -> tuple[tuple[re.Pattern[str], Resolver | None], ...]:
             _month_day_en,
         ),
         (r"(" + zh_num + r")\s*月\s*(" + zh_num + r")\s*[日号]", _month_day_zh),
+        # a day of the month without one: "friday the 11th", "Fri 11th", "on the 11th"
+        # ("the 11th floor" is none), 11号, 十一号, 11日 ("3号楼", "3日内" are none)
+        (r"\b" + short_weekday + r",?\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b", _day_of_month),
+        (
+            r"\bthe (\d{1,2})(?:st|nd|rd|th)\b(?=\s*$|\s*[^\w\s]|\s+(?:" + day_follower + r")\b)",
+            _day_of_month,
+        ),
+        (
+            r"(?<![\d月])(\d{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])\s*号"
+            r"(?![楼线机位房门床车桌馆院室厅库口仓球])|(?<![\d月])(\d{1,2})\s*日(?![内后以游])",
+            _day_of_month,
+        ),
         (r"\bthe day after tomorrow\b|大后天", _fixed(3)),
         (r"后天", _fixed(2)),
         (r"\btomorrow\b|明天|明早|明晚|明儿", _fixed(1)),

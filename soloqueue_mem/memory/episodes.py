@@ -163,13 +163,18 @@ def where(filters: EpisodeFilters) -> tuple[str, dict[str, Any]]:
 
 
 def list_episodes(
-    conn: Connection, filters: EpisodeFilters, limit: int, index: FullText = FTS5
+    conn: Connection,
+    filters: EpisodeFilters,
+    limit: int,
+    index: FullText = FTS5,
+    oldest: bool = False,
 ) -> list[Episode]:
-    """Episodes, most recently ended first."""
+    """Episodes, most recently ended first (``oldest``: the earliest ended first)."""
     condition, params = where(filters)
+    order = "ASC" if oldest else "DESC"
     rows = Db(conn).fetchall(
         f"SELECT {COLUMNS} FROM episodes WHERE {condition}"  # noqa: S608 - fixed fragments
-        f" ORDER BY ended_at DESC, {index.order} DESC LIMIT :limit",
+        f" ORDER BY ended_at {order}, {index.order} {order} LIMIT :limit",
         {**params, "limit": limit},
     )
     return [_episode(row) for row in rows]

@@ -54,6 +54,7 @@ from soloqueue_mem.memory.channels import (
 )
 from soloqueue_mem.memory.episodes import Episode, EpisodeFilters
 from soloqueue_mem.memory.model import Memory, normalize, recallable
+from soloqueue_mem.memory.named_session import session_window
 from soloqueue_mem.memory.store import Filters
 from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel, usem3_channel
@@ -117,6 +118,7 @@ def recall(
     window = parse_when(request.query, now)
     if window is not None and window.vague:
         window = None  # "最近", "recently": the recency signal already favours those days
+    window = window or session_window(source, request)  # "our first session", 上次对话
     query, weighted = _question(request.query, window, lexicon)
     said = _last_turns(source, request)
     weighted = fold_context(weighted, "\n".join(_searchable(turn) for turn in said), lexicon)

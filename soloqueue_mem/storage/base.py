@@ -284,12 +284,14 @@ class Backend(ABC):
 
     # -- episodes and consolidation ----------------------------------------------------
 
-    def episodes(self, filters: EpisodeFilters, limit: int) -> list[Episode]:
-        """``episode list``: newest first."""
+    def episodes(self, filters: EpisodeFilters, limit: int, oldest: bool = False) -> list[Episode]:
+        """``episode list``: newest first (``oldest``: the earliest first)."""
         from soloqueue_mem.memory.episodes import list_episodes
 
         conn = self.connection("memory", create=False)
-        return list_episodes(conn, filters, limit, self.full_texts().episodes) if conn else []
+        if conn is None:
+            return []
+        return list_episodes(conn, filters, limit, self.full_texts().episodes, oldest)
 
     def episode(self, ref: str) -> Episode:
         """``episode show``: the episode with id (or unique prefix) ``ref``; NotFound."""

@@ -19,6 +19,10 @@ Conventions, where ordinary speech is ambiguous:
   mostly about the past, but "the meeting on May 3" asked on April 20 means the next;
 - "recently" / "最近" is the last seven days; "earlier today" / "今天早上" runs from
   midnight to ``now`` / to noon.
+
+A session named by its place ("our first session", "the last conversation", 第一次会话,
+上次对话) is no calendar time: :func:`named_session` finds the words, and recall turns
+them into that session's window from the store (``memory.named_session``).
 """
 
 from __future__ import annotations
@@ -328,3 +332,31 @@ def _hint() -> re.Pattern[str]:
 @cache
 def _rules() -> list[tuple[re.Pattern[str], Rule]]:
     return [(re.compile(pattern, re.IGNORECASE), rule) for pattern, rule in RULES]
+
+
+class NamedSession(NamedTuple):
+    """A session a query names by its place: the first one, or the last one before
+    the current; ``span`` is the words' ``(begin, end)`` in the query."""
+
+    first: bool
+    span: tuple[int, int]
+
+
+@cache
+def _named_session() -> re.Pattern[str]:
+    talk_en = r"(?:session|conversation|chat)s?\b"
+    talk_zh = r"(?:会话|对话|聊天|交流)"
+    return re.compile(
+        rf"\b(?P<first>first|earliest) {talk_en}|\b(?:last|previous|prior) {talk_en}"
+        rf"|(?P<first_zh>第一次|第一个|最早的?|头一次)的?{talk_zh}|(?:上一?次|上一个|前一次)的?{talk_zh}",
+        re.IGNORECASE,
+    )
+
+
+def named_session(query: str) -> NamedSession | None:
+    """The session ``query`` names by its place ("what did we do in our first
+    session?", "上次对话说到哪了"), or None."""
+    found = _named_session().search(query)
+    if found is None:
+        return None
+    return NamedSession(bool(found.group("first") or found.group("first_zh")), found.span())

@@ -1,0 +1,38 @@
+"""A session a question names by its place as recall's time window.
+
+"我们第一次会话都干了些什么？", "what did we do in our first session?", "上次对话说到哪了"
+name no calendar time, so :func:`soloqueue_mem.text.when.parse_when` finds nothing in
+them, and their words ("session", 会话) are in no turn. The store knows which session
+was first or last: its episodes do. The window runs from the earliest start to the
+latest end of that session's episodes, and recall's ``when`` channel adds its turns
+and episodes to the candidates, as for "last week" (it removes nothing: issue 27).
+The last session is the newest one other than the session asking. A session with no
+episode yet (still open, never ended or consolidated) is not found by its place.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from soloqueue_mem.clock import parse_timestamp
+from soloqueue_mem.memory.channels import Request, Source
+from soloqueue_mem.memory.episodes import EpisodeFilters
+from soloqueue_mem.text.when import TimeWindow, named_session
+
+EPISODES_READ = 50  # a session's episodes, and the newest ones passed over for the asking one
+
+
+def session_window(source: Source, request: Request) -> TimeWindow | None:
+    """The window of the session ``request.query`` names by its place, or None."""
+    named = named_session(request.query)
+    if named is None:
+        return None
+    scope = EpisodeFilters(request.group, request.agent)
+    ended = source.episodes(scope, EPISODES_READ, oldest=named.first)
+    chosen = next((e for e in ended if named.first or e.session != request.session), None)
+    if chosen is None:
+        return None
+    its = source.episodes(EpisodeFilters(chosen.group, chosen.agent, chosen.session), EPISODES_READ)
+    start = min(parse_timestamp(e.started_at) for e in its)
+    end = max(parse_timestamp(e.ended_at) for e in its) + timedelta(seconds=1)
+    return TimeWindow(start, end, named.span)

@@ -5,6 +5,7 @@ day, config-added predicates, tool failures without ``is_error``, Anthropic bloc
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 from tests.cli.test_consolidate import EX_DATAERR, at, consolidate, listed, recalled, say
 
@@ -140,6 +141,43 @@ def test_a_plan_is_kept_until_a_few_days_after_its_day(cli, home, monkeypatch):
     assert set(listed(cli)) == {k8s["content"]}
     night(cli, monkeypatch, "2026-12-08T00:00:00Z")
     assert listed(cli) == {}
+
+
+def test_a_day_of_the_month_dates_a_plan_gone_after_it(cli, monkeypatch):
+    """ "friday the 11th", 3 号: the next such day (said on Thursday 2026-11-26). A
+    sentence asking the agent to act ("…, can you put it in the calendar") is no
+    statement of the user's: it stays a turn, not a memory that outlives the day."""
+    said = [
+        "We're having team lunch friday the 11th at Saltimporten.",
+        "我们 3 号要发版",
+        "also team lunch on the 4th at Noma, can you put it in the studio calendar at 12",
+    ]
+    say(cli, "lunch", *said)
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    assert set(listed(cli)) == {
+        "Plan for 2026-12-11: We're having team lunch friday the 11th at Saltimporten",
+        "计划（2026-12-03）：我们 3 号要发版",
+    }
+    night(cli, monkeypatch, "2026-12-10T23:00:00Z")
+    assert set(listed(cli)) == {
+        "Plan for 2026-12-11: We're having team lunch friday the 11th at Saltimporten"
+    }
+    night(cli, monkeypatch, "2026-12-15T23:00:00Z")
+    assert listed(cli) == {}
+
+
+def test_who_the_user_is_outlasts_a_facts_month(cli, monkeypatch):
+    """A fact keyed on who the user is (city, job, pet …: ``vocabulary.PERSONAL``) is
+    kept until a statement of the same key replaces it; another fact, a month."""
+    say(cli, "intro", "I live in Chengdu.", "The staging cluster has 12 nodes.")
+    for night_number in range(0, 41, 5):
+        day = datetime(2026, 11, 26, 23, tzinfo=UTC) + timedelta(days=night_number)
+        night(cli, monkeypatch, day.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    assert set(listed(cli)) == {"User lives in Chengdu"}
+    assert recalled(cli, "我住在哪个城市？")[0]["content"] == "User lives in Chengdu"
+    say(cli, "move", "我搬到柏林了")
+    night(cli, monkeypatch, "2027-01-06T23:00:00Z")
+    assert set(listed(cli)) == {"用户搬到柏林了"}
 
 
 def test_a_weekday_naming_a_recurring_thing_is_no_plans_day(cli, monkeypatch):

@@ -1168,3 +1168,28 @@ def test_a_correction_found_through_what_it_replaced_marks_the_turns_stating_its
     stale = hits[said.index("好的：预约提醒提前 48 小时发送，我先拉后天的预约名单。")]
     assert stale["superseded_by"] == new["id"]
     assert said.index("好，预约提醒从提前 48 小时改为提前 24 小时。") < hits.index(stale)
+
+
+def test_a_session_named_by_its_place_brings_its_episode(cli, monkeypatch):
+    """ "我们第一次会话都干了些什么？" shares no word with the first session and names no
+    calendar time: the first (or last) session's episode and turns join the
+    candidates, and the question's own words still find what they match."""
+    at(monkeypatch, "2026-11-20T09:00:00Z")
+    log(cli, "Set up the Snowflake warehouse for the retention dashboards", "-s", "first")
+    cli.ok("session", "end", "first")
+    at(monkeypatch, "2026-11-24T09:00:00Z")
+    log(cli, "Fixed the flaky Airflow DAG for nightly exports", "-s", "second")
+    cli.ok("session", "end", "second")
+    at(monkeypatch, "2026-11-25T09:00:00Z")
+    log(cli, "The Airflow scheduler runs on the ops box", "-s", "third")
+    at(monkeypatch, NOW)
+
+    first = recall(cli, "我们第一次会话都干了些什么？")
+    assert "Snowflake" in first[0]["content"] and "when" in first[0]["channels"]
+    english = recall(cli, "what did we do in our first session?")
+    assert "Snowflake" in english[0]["content"]
+    # the last one that ended: "third" is still open and has no episode
+    assert "Airflow DAG" in recall(cli, "上次对话我们做了什么？")[0]["content"]
+    # a time expression adds, never removes: the question's words still match
+    words = contents(recall(cli, "Airflow scheduler in our first session"))
+    assert "The Airflow scheduler runs on the ops box" in words

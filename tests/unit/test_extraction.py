@@ -473,6 +473,15 @@ def test_config_aliases_name_new_predicates_in_both_languages():
         # the day in a clause of its own, and a date beside a weekday: the date wins
         ("Next Tuesday, December 8, we're demoing the new search.", "2026-12-08"),
         ("下周二，12 月 8 日，我们要演示新搜索", "2026-12-08"),
+        # a day of the month alone: the next one, today or later; beside a weekday that
+        # disagrees, the date still wins (December 11 is a Friday)
+        ("We're having team lunch friday the 11th at Saltimporten.", "2026-12-11"),
+        ("Fri 11th we're shipping the beta.", "2026-12-11"),
+        ("Monday the 11th we're moving offices.", "2026-12-11"),
+        ("On the 30th I'm presenting the roadmap.", "2026-11-30"),
+        ("我们 3 号要发版", "2026-12-03"),
+        ("周五 11 号要去医院复查", "2026-12-11"),
+        ("十一号要交季度报告", "2026-12-11"),
     ],
 )
 def test_a_plan_is_a_fact_that_expires_three_days_after_its_day(text, day):
@@ -490,7 +499,12 @@ def _plus(day: str, days: int) -> str:
 
 
 def test_what_is_not_a_plan():
-    for text in ("上周要上线的版本延期了", "不要在明天发布"):
+    for text in (
+        "上周要上线的版本延期了",
+        "不要在明天发布",
+        "我们要搬到 3 号楼",
+        "We're moving to the 11th floor",
+    ):
         assert all(d.until is None for d in from_text(text, SAID_AT)), text
     # without the turn's time, a plan cannot be dated: nothing is stored for it
     assert from_text("明天要去北京") == []

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from soloqueue_mem.text.when import parse_when
+from soloqueue_mem.text.when import named_session, parse_when
 
 NOW = datetime(2025, 6, 11, 15, 30, tzinfo=UTC)  # a Wednesday
 
@@ -151,3 +151,26 @@ def test_recently_is_vague_and_a_named_time_is_not():
     assert parse_when("what did I read recently", now).vague
     assert not parse_when("上周我们讨论了什么", now).vague
     assert not parse_when("what did we do yesterday", now).vague
+
+
+@pytest.mark.parametrize(
+    ("query", "first", "words"),
+    [
+        ("我们第一次会话都干了些什么？", True, "第一次会话"),
+        ("你还记得我们第一次对话的时候聊了什么吗", True, "第一次对话"),
+        ("What did we do in our first session?", True, "first session"),
+        ("上次对话说到哪了", False, "上次对话"),
+        ("recap the previous conversation", False, "previous conversation"),
+        ("what did we cover last session", False, "last session"),
+        ("上次那个 bug 怎么修的", None, ""),  # 上次 alone: the last time something happened
+        ("the first time the deploy failed", None, ""),
+    ],
+)
+def test_a_session_named_by_its_place(query, first, words):
+    named = named_session(query)
+    if first is None:
+        assert named is None
+    else:
+        assert named is not None and named.first is first
+        assert query[slice(*named.span)] == words
+    assert parse_when(query, NOW) is None  # no calendar time

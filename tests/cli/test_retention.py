@@ -76,7 +76,9 @@ SAID = {  # what the user says in a logged session -> what extraction keeps, and
     "My editor is Helix.": (Fact("helix", None, True), "LONG_TERM"),
     "I prefer dark themes.": (Fact("themes", None, True), "PERMANENT"),
     "Never commit secrets to git.": (Fact("secrets", None, True), "PERMANENT"),
-    "I live in Lisbon.": (Fact("lisbon", 30, False), "LONG_TERM"),
+    "The staging cluster has 12 nodes.": (Fact("cluster", 30, False), "LONG_TERM"),
+    # who the user is stays until a new value replaces it (extract._lasting)
+    "I live in Lisbon.": (Fact("lisbon", None, False), "PERMANENT"),
 }
 
 
@@ -112,10 +114,10 @@ def test_thirty_nights_keep_what_the_user_stated_within_its_retention(cli, monke
     last = FIRST_NIGHT + timedelta(days=NIGHTS - 1)
     for keyword in ("postgresql", "helix"):  # recalled nightly: 30 days from the last recall
         assert shown(cli, ids[keyword])["expires_at"] == iso(last + timedelta(days=30))
-    for keyword in ("keybindings", "force", "themes", "secrets"):
+    for keyword in ("keybindings", "force", "themes", "secrets", "lisbon"):
         assert shown(cli, ids[keyword])["expires_at"] is None
     everything = " | ".join(m["content"].lower() for m in cli.json("memory", "list", "--all"))
-    for gone in ("kafka", "noon", "gull", "lisbon", "runner"):
+    for gone in ("kafka", "noon", "gull", "cluster", "runner"):
         assert gone not in everything  # expired is deleted, not archived
 
 

@@ -1,9 +1,11 @@
 """The future day a sentence names, resolved against the time it was said.
 
 "next week", "on Friday", "in 3 days", "May 3", "明天", "下周三", "月底", "三月五号":
-a date ("May 3", "三月五号") gives the day, else the first expression of the list
-found; one that names the past ("yesterday", "上周") gives nothing. Pure: the caller
-passes the turn's timestamp.
+a date ("May 3", "三月五号") gives the day, and so does a day of the month alone
+("friday the 11th", "the 11th", 11号: the next such day, the date winning over a
+weekday that disagrees), else the first expression of the list found; one that names
+the past ("yesterday", "上周") gives nothing. Pure: the caller passes the turn's
+timestamp.
 
 A weekday is not always a day. Used attributively it names a recurring thing: after a
 determiner and before a noun ("the Thursday freeze", "our Friday standup"), after

@@ -54,9 +54,9 @@ A fourth pair, ``data/agent_scenarios_dev4.jsonl`` and ``…_heldout4.jsonl`` (`
 pair4``), was written blind on 2026-11-30 by a writer who had read only the issues and
 this docstring: six more users (a restaurant owner, a marathon coach, a wedding planner,
 a CCU nurse on shifts, a ceramics seller, an architect; zh-dominant, en-dominant and
-mixed in each file), four sessions and 52-55 messages each, 17-18 checks each (one per file a
-past plan that must no longer be a live memory, added when the data test asked for one) of which five
-are corrections, about a third long questions (150-500 characters, some pasted dialogue)
+mixed in each file), four sessions and 52-55 messages each, 17-18 checks each (one per
+file a past plan that must no longer be a live memory, added when the data test asked
+for one) of which five are corrections, about a third long questions (150-500 characters, some pasted dialogue)
 and about a third asked in the other language than the fact was stated: dev4 to
 generalise on, heldout4 never looked at.
 

@@ -56,9 +56,9 @@ this docstring: six more users (a restaurant owner, a marathon coach, a wedding 
 a CCU nurse on shifts, a ceramics seller, an architect; zh-dominant, en-dominant and
 mixed in each file), four sessions and 52-55 messages each, 17-18 checks each (one per
 file a past plan that must no longer be a live memory, added when the data test asked
-for one) of which five are corrections, about a third long questions (150-500 characters, some pasted dialogue)
-and about a third asked in the other language than the fact was stated: dev4 to
-generalise on, heldout4 never looked at.
+for one) of which five are corrections, about a third long questions (150-500
+characters, some pasted dialogue) and about a third asked in the other language than the
+fact was stated: dev4 to generalise on, heldout4 never looked at.
 
 Run: ``python benchmarks/bench_scenarios.py [--quick]
 [--half tuned|heldout|dev|both|pair2|pair3|pair4] [--extra-args "--limit 10"] [--per-message]

@@ -63,6 +63,7 @@ from soloqueue_mem.sessions.turns import Scope, Turn, turn_name
 from soloqueue_mem.text.bilingual import TRANSLATION_WEIGHT, translated
 from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
+from soloqueue_mem.text.dictionary import cedict_file, open_dictionary
 from soloqueue_mem.text.fts import word_holders
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import QueryTerm, fold_context, last_sentence, weigh_query
@@ -124,7 +125,7 @@ def recall(
     weighted = fold_context(weighted, "\n".join(_searchable(turn) for turn in said), lexicon)
     asks_window_only = window is not None and query != request.query
     terms = [term.text for term in weighted]
-    twins = _twins(query, weighted, source, request)
+    twins = _twins(query, weighted, source, request, lexicon)
     attributes, extra = _attribute_terms(query, weighted, config)
     weighted += extra
     weighted += [twin for twin in twins if twin.text not in {term.text for term in extra}]
@@ -484,19 +485,28 @@ def _traced(context: Context, channel: str, since: datetime | None) -> list[Cand
     ]
 
 
-def _twins(query: str, terms: list[QueryTerm], source: Source, request: Request) -> list[QueryTerm]:
-    """The query's words in the other language (:mod:`soloqueue_mem.text.bilingual`).
-    An English question looks for Chinese words only where Chinese is written: when
-    one of the scope's ``CHINESE_SEEN_TURNS`` newest turns holds some. A store and a
-    question without CJK text never pay for CJK matching (nor for building the
-    segmentation lexicon)."""
-    twins = translated(terms)
-    if not query.isascii() or all(twin.text.isascii() for twin in twins):
-        return twins
-    newest = source.newest_turns(Scope(request.group, request.agent), CHINESE_SEEN_TURNS)
-    if any(has_cjk(_searchable(turn)) for turn in newest):
-        return twins
-    return [twin for twin in twins if twin.text.isascii()]
+def _twins(
+    query: str,
+    terms: list[QueryTerm],
+    source: Source,
+    request: Request,
+    lexicon: Callable[[], Lexicon],
+) -> list[QueryTerm]:
+    """The query's words in the other language (:mod:`soloqueue_mem.text.bilingual`,
+    then :mod:`soloqueue_mem.text.dictionary` when installed). An English question
+    looks for Chinese words only where Chinese is written: when one of the scope's
+    ``CHINESE_SEEN_TURNS`` newest turns holds some. A store and a question without CJK
+    text never pay for CJK matching (nor for building the segmentation lexicon or the
+    dictionary's cache)."""
+    table_only = translated(terms)
+    if query.isascii():
+        if all(twin.text.isascii() for twin in table_only) and cedict_file() is None:
+            return table_only
+        newest = source.newest_turns(Scope(request.group, request.agent), CHINESE_SEEN_TURNS)
+        if not any(has_cjk(_searchable(turn)) for turn in newest):
+            return [twin for twin in table_only if twin.text.isascii()]
+    dictionary = open_dictionary(lexicon().cache_dir) if cedict_file() is not None else None
+    return translated(terms, dictionary) if dictionary is not None else table_only
 
 
 def _with_twin_turns(

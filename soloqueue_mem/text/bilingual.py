@@ -23,6 +23,10 @@ from functools import cache
 from soloqueue_mem.text.porter import stem
 from soloqueue_mem.text.query import QueryTerm
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from soloqueue_mem.text.dictionary import Dictionary
+
 Row = tuple[tuple[str, ...], tuple[str, ...]]
 
 PLACE_WORDS: tuple[Row, ...] = (
@@ -306,15 +310,19 @@ TRANSLATION_WEIGHT = 0.5  # a twin weighs half its word: the query's own words c
 MAX_TRANSLATIONS = 8  # at most this many twins join a query
 
 
-def translated(terms: list[QueryTerm]) -> list[QueryTerm]:
+def translated(terms: list[QueryTerm], dictionary: Dictionary | None = None) -> list[QueryTerm]:
     """The other language's twins of ``terms`` that the query does not hold, each in
     its word's group (a text holding the word or its twin covers that word once) at
     ``TRANSLATION_WEIGHT`` of its weight; the heaviest words' twins first, at most
-    ``MAX_TRANSLATIONS``."""
+    ``MAX_TRANSLATIONS``. A word the table has no row for is looked up in
+    ``dictionary`` (:mod:`.dictionary`), when there is one."""
     have = {term.text.casefold() for term in terms}
     twins: dict[str, QueryTerm] = {}
     for term in sorted(terms, key=lambda t: -t.weight):
-        for twin in translations(term.text):
+        found = translations(term.text)
+        if not found and dictionary is not None:
+            found = dictionary.translations(term.text)
+        for twin in found:
             if twin.casefold() not in have and twin not in twins:
                 twins[twin] = QueryTerm(twin, term.weight * TRANSLATION_WEIGHT, term.group)
     return list(twins.values())[:MAX_TRANSLATIONS]

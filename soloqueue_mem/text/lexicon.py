@@ -35,8 +35,11 @@ PREFIX = -1  # the frequency of a prefix of a word that is itself no word
 class Lexicon:
     """Read access to a built lexicon; owns its SQLite connection."""
 
-    def __init__(self, conn: sqlite3.Connection, bulk_after: int = BULK_AFTER) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, bulk_after: int = BULK_AFTER, cache_dir: str | None = None
+    ) -> None:
         self._conn = conn
+        self.cache_dir = cache_dir  # where it lives, beside the store's other derived files
         self._bulk_after = bulk_after
         meta = dict(conn.execute("SELECT key, value FROM meta"))
         self.total = int(meta["total"])
@@ -124,7 +127,7 @@ def open_lexicon(cache_dir: StrPath | None) -> Lexicon:
         if path is not None:
             # read-only, and a Store's lock serialises its users: any thread may read
             conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-            return Lexicon(conn)
+            return Lexicon(conn, cache_dir=os.fspath(cache_dir))
     conn = sqlite3.connect(":memory:", check_same_thread=False)
     _fill(conn)
     return Lexicon(conn)

@@ -314,15 +314,18 @@ def translated(terms: list[QueryTerm], dictionary: Dictionary | None = None) -> 
     """The other language's twins of ``terms`` that the query does not hold, each in
     its word's group (a text holding the word or its twin covers that word once) at
     ``TRANSLATION_WEIGHT`` of its weight; the heaviest words' twins first, at most
-    ``MAX_TRANSLATIONS``. A word the table has no row for is looked up in
-    ``dictionary`` (:mod:`.dictionary`), when there is one."""
+    ``MAX_TRANSLATIONS``. The table's twins come first; the words it has no row for
+    are then looked up in ``dictionary`` (:mod:`.dictionary`), when there is one, to
+    fill the places left: a dictionary's many senses never crowd out the table's."""
     have = {term.text.casefold() for term in terms}
     twins: dict[str, QueryTerm] = {}
-    for term in sorted(terms, key=lambda t: -t.weight):
-        found = translations(term.text)
-        if not found and dictionary is not None:
-            found = dictionary.translations(term.text)
-        for twin in found:
-            if twin.casefold() not in have and twin not in twins:
-                twins[twin] = QueryTerm(twin, term.weight * TRANSLATION_WEIGHT, term.group)
+    heaviest_first = sorted(terms, key=lambda t: -t.weight)
+    lookups = [translations]
+    if dictionary is not None:
+        lookups.append(lambda word: () if translations(word) else dictionary.translations(word))
+    for lookup in lookups:
+        for term in heaviest_first:
+            for twin in lookup(term.text):
+                if twin.casefold() not in have and twin not in twins:
+                    twins[twin] = QueryTerm(twin, term.weight * TRANSLATION_WEIGHT, term.group)
     return list(twins.values())[:MAX_TRANSLATIONS]

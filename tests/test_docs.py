@@ -37,7 +37,7 @@ def test_every_command_has_help_and_an_entry_at_a_glance(cli):
 def test_readme_test_command_is_what_ci_runs():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    extras = "test,semantic,tokenizers,mcp,server,postgres"
+    extras = "test,semantic,tokenizers,mcp,server,postgres,dictionary"
     command = f"python3 -m pip install '.[{extras}]' && python3 -m pytest"
     assert command in readme and command in ci
 

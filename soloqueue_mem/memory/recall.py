@@ -125,7 +125,7 @@ def recall(
     weighted = fold_context(weighted, "\n".join(_searchable(turn) for turn in said), lexicon)
     asks_window_only = window is not None and query != request.query
     terms = [term.text for term in weighted]
-    twins = _twins(query, weighted, source, request, lexicon)
+    twins, table_twins = _twins(query, weighted, source, request, lexicon)
     attributes, extra = _attribute_terms(query, weighted, config)
     weighted += extra
     weighted += [twin for twin in twins if twin.text not in {term.text for term in extra}]
@@ -138,7 +138,8 @@ def recall(
     )
     weights = channel_weights(config)
     context = context._replace(
-        searched=_memory_searches(context, names, weights), twins=[t.text for t in twins]
+        searched=_memory_searches(context, names, weights),
+        twins=[t.text for t in table_twins],
     )
     candidates = []
     for name in names:
@@ -491,9 +492,12 @@ def _twins(
     source: Source,
     request: Request,
     lexicon: Callable[[], Lexicon],
-) -> list[QueryTerm]:
-    """The query's words in the other language (:mod:`soloqueue_mem.text.bilingual`,
-    then :mod:`soloqueue_mem.text.dictionary` when installed). An English question
+) -> tuple[list[QueryTerm], list[QueryTerm]]:
+    """The query's words in the other language: all of them, and those of the table
+    (:mod:`soloqueue_mem.text.bilingual`) apart from the dictionary's
+    (:mod:`soloqueue_mem.text.dictionary`, when installed): only the table's are sure
+    enough to bring in turns that hold nothing else of the query (:func:`_with_twin_turns`;
+    a dictionary's other senses would crowd the answer with them). An English question
     looks for Chinese words only where Chinese is written: when one of the scope's
     ``CHINESE_SEEN_TURNS`` newest turns holds some. A store and a question without CJK
     text never pay for CJK matching (nor for building the segmentation lexicon or the
@@ -501,12 +505,16 @@ def _twins(
     table_only = translated(terms)
     if query.isascii():
         if all(twin.text.isascii() for twin in table_only) and cedict_file() is None:
-            return table_only
+            return table_only, table_only
         newest = source.newest_turns(Scope(request.group, request.agent), CHINESE_SEEN_TURNS)
         if not any(has_cjk(_searchable(turn)) for turn in newest):
-            return [twin for twin in table_only if twin.text.isascii()]
+            latin = [twin for twin in table_only if twin.text.isascii()]
+            return latin, latin
     dictionary = open_dictionary(lexicon().cache_dir) if cedict_file() is not None else None
-    return translated(terms, dictionary) if dictionary is not None else table_only
+    if dictionary is None:
+        return table_only, table_only
+    twins = translated(terms, dictionary)
+    return twins, [twin for twin in twins if twin in table_only]
 
 
 def _with_twin_turns(

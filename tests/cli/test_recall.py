@@ -1204,16 +1204,18 @@ needs_dictionary = pytest.mark.skipif(
 @needs_dictionary
 def test_an_english_question_finds_a_chinese_fact_through_the_dictionary(cli, monkeypatch):
     """A word the table has no row for ("localization") is translated through
-    CC-CEDICT (text/dictionary.py): its Chinese words join the query at half weight."""
+    CC-CEDICT (text/dictionary.py): its Chinese words join the query at half weight.
+    They search the memories, not the turns: a turn holding only a dictionary word
+    (of many senses) is not brought in, as one holding a table twin is."""
     at(monkeypatch, NOW)
-    log(cli, "游戏本地化现在交给 Lingo 工作室做")
+    cli.ok("remember", "游戏本地化现在交给 Lingo 工作室做")
+    log(cli, "本地化的东西下周再说")
     log(cli, "The deploy pipeline runs on Fridays")
     hits = recall(
         cli, "Who does our localization now?", "--explain", "--channels", "memories,traces"
     )
-    assert hits[0]["content"] == "游戏本地化现在交给 Lingo 工作室做"
+    assert contents(hits) == ["游戏本地化现在交给 Lingo 工作室做"]
     assert hits[0]["signals"]["twins"] == ["本地化"]
-    assert "The deploy pipeline runs on Fridays" not in contents(hits)
 
 
 @needs_dictionary
@@ -1233,7 +1235,7 @@ def test_without_the_dictionary_the_table_alone_bridges_the_languages(cli, monke
 
     monkeypatch.setattr(dictionary, "PACKAGE", "not_an_installed_package")
     at(monkeypatch, NOW)
-    log(cli, "游戏本地化现在交给 Lingo 工作室做")
+    cli.ok("remember", "游戏本地化现在交给 Lingo 工作室做")
     log(cli, "下个月我结婚，11 月 15 号")
     assert recall(cli, "Who does our localization now?", "--channels", "memories,traces") == []
     hits = recall(cli, "When's my wedding?", "--explain", "--channels", "memories,traces")

@@ -105,27 +105,9 @@ def open_dictionary(cache_dir: StrPath | None) -> Dictionary | None:
 
 
 def _build_file(source: str, path: str) -> None:
-    """Write the cache to a temporary file renamed into place: concurrent builders
-    are harmless and a crash leaves no half file."""
-    from soloqueue_mem.home import make_private_dirs
+    from soloqueue_mem.text.lexicon import write_derived_file
 
-    folder, name = os.path.split(path)
-    make_private_dirs(folder)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        os.close(fd)
-        conn = sqlite3.connect(tmp)
-        try:
-            conn.execute("PRAGMA journal_mode = OFF")
-            _fill(conn, source)
-            conn.commit()
-        finally:
-            conn.close()
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_derived_file(path, lambda conn: _fill(conn, source))
 
 
 def single_word_glosses(glosses: str) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -134,6 +134,14 @@ def open_lexicon(cache_dir: StrPath | None) -> Lexicon:
 
 
 def _build_file(path: str) -> None:
+    write_derived_file(path, _fill)
+    _remove_others(*os.path.split(path))
+
+
+def write_derived_file(path: str, fill: Callable[[sqlite3.Connection], None]) -> None:
+    """Write a derived SQLite cache file that ``fill`` fills: to a temporary file
+    renamed into place, so concurrent builders are harmless and a crash leaves no half
+    file."""
     from soloqueue_mem.home import make_private_dirs
 
     folder, name = os.path.split(path)
@@ -145,7 +153,7 @@ def _build_file(path: str) -> None:
         conn = sqlite3.connect(tmp)
         try:
             conn.execute("PRAGMA journal_mode = OFF")  # a throw-away file until renamed
-            _fill(conn)
+            fill(conn)
             conn.commit()
         finally:
             conn.close()
@@ -153,7 +161,6 @@ def _build_file(path: str) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    _remove_others(folder, name)
 
 
 def _remove_others(folder: str, name: str) -> None:

@@ -105,9 +105,10 @@ def open_dictionary(cache_dir: StrPath | None) -> Dictionary | None:
 
 
 def _build_file(source: str, path: str) -> None:
-    from soloqueue_mem.text.lexicon import write_derived_file
+    from soloqueue_mem.text.lexicon import remove_other_versions, write_derived_file
 
     write_derived_file(path, lambda conn: _fill(conn, source))
+    remove_other_versions(path, "dictionary-cedict-")
 
 
 def single_word_glosses(glosses: str) -> list[str]:

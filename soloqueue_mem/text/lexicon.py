@@ -135,7 +135,7 @@ def open_lexicon(cache_dir: StrPath | None) -> Lexicon:
 
 def _build_file(path: str) -> None:
     write_derived_file(path, _fill)
-    _remove_others(*os.path.split(path))
+    remove_other_versions(path, "lexicon-jieba-")
 
 
 def write_derived_file(path: str, fill: Callable[[sqlite3.Connection], None]) -> None:
@@ -163,12 +163,14 @@ def write_derived_file(path: str, fill: Callable[[sqlite3.Connection], None]) ->
             os.unlink(tmp)
 
 
-def _remove_others(folder: str, name: str) -> None:
-    """Delete the lexicons of another jieba or format than ``name`` (~7 MB each): no
-    process of this version reads them again. A reader that has one open keeps its
+def remove_other_versions(path: str, prefix: str) -> None:
+    """Delete the cache files beside ``path`` named ``prefix…`` but for ``path``: those
+    of another package version or format (the lexicon ~7 MB, the dictionary ~3 MB),
+    which no process of this version reads again. A reader that has one open keeps its
     file until it closes it."""
+    folder, name = os.path.split(path)
     for other in os.listdir(folder):
-        if other.startswith("lexicon-jieba-") and other.endswith(".sqlite3") and other != name:
+        if other.startswith(prefix) and other.endswith(".sqlite3") and other != name:
             try:
                 os.unlink(os.path.join(folder, other))
             except OSError:

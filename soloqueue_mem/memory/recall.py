@@ -60,7 +60,7 @@ from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel, usem3_channel
 from soloqueue_mem.sessions.events import Event, index_body
 from soloqueue_mem.sessions.turns import Scope, Turn, turn_name
-from soloqueue_mem.text.bilingual import TRANSLATION_WEIGHT, translated
+from soloqueue_mem.text.bilingual import TRANSLATION_WEIGHT, translated, untranslated_words
 from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
 from soloqueue_mem.text.dictionary import cedict_file, open_dictionary
@@ -497,7 +497,11 @@ def _twins(
     (:mod:`soloqueue_mem.text.bilingual`) apart from the dictionary's
     (:mod:`soloqueue_mem.text.dictionary`, when installed): only the table's are sure
     enough to bring in turns that hold nothing else of the query (:func:`_with_twin_turns`;
-    a dictionary's other senses would crowd the answer with them). An English question
+    a dictionary's other senses would crowd the answer with them). The dictionary
+    translates only the words no memory or turn of the store holds (``held_words``):
+    a word that matches in its own language needs no translation, which could only
+    displace its matches (as cross-language retrieval translates out-of-vocabulary
+    words). An English question
     looks for Chinese words only where Chinese is written: when one of the scope's
     ``CHINESE_SEEN_TURNS`` newest turns holds some. A store and a question without CJK
     text never pay for CJK matching (nor for building the segmentation lexicon or the
@@ -513,7 +517,8 @@ def _twins(
     dictionary = open_dictionary(lexicon().cache_dir) if cedict_file() is not None else None
     if dictionary is None:
         return table_only, table_only
-    twins = translated(terms, dictionary)
+    words = untranslated_words(terms)
+    twins = translated(terms, dictionary, set(words) - source.held_words(words))
     return twins, [twin for twin in twins if twin in table_only]
 
 

@@ -399,6 +399,14 @@ class Backend(ABC):
         return [self.search(terms, one, now, limit) for one in filters]
 
     @abstractmethod
+    def held_words(self, words: list[str]) -> set[str]:
+        """The ``words`` (query terms) that some memory or turn of the whole store
+        holds, as recall's memory and turn searches match them (their document
+        frequency is not 0): one indexed existence lookup per word and index, never a
+        scan. Recall translates only the words held nowhere (:mod:`soloqueue_mem.text.
+        dictionary`)."""
+
+    @abstractmethod
     def nearest(
         self, query: str, scope: DenseScope, now: datetime, limit: int, model: str = "e5"
     ) -> list[DenseHit]:

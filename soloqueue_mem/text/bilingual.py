@@ -18,7 +18,7 @@ here, never a word because one sentence needs it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import cache
 
 from soloqueue_mem.text.porter import stem
@@ -311,12 +311,14 @@ TRANSLATION_WEIGHT = 0.5  # a twin weighs half its word: the query's own words c
 MAX_TRANSLATIONS = 8  # at most this many twins join a query
 
 
-def translated(terms: list[QueryTerm], dictionary: Dictionary | None = None) -> list[QueryTerm]:
+def translated(
+    terms: list[QueryTerm], dictionary: Dictionary | None = None, asked: Collection[str] = ()
+) -> list[QueryTerm]:
     """The other language's twins of ``terms`` that the query does not hold, each in
     its word's group (a text holding the word or its twin covers that word once) at
     ``TRANSLATION_WEIGHT`` of its weight; the heaviest words' twins first, at most
-    ``MAX_TRANSLATIONS``. The table's twins come first; the query words it has no row
-    for (not their sub-words: 咖啡 in 咖啡馆) are then looked up in ``dictionary``
+    ``MAX_TRANSLATIONS``. The table's twins come first; the words of ``asked`` (some
+    of :func:`untranslated_words`) are then looked up in ``dictionary``
     (:mod:`.dictionary`), when there is one, to fill the places left: a dictionary's
     many senses never crowd out the table's."""
     have = {term.text.casefold() for term in terms}
@@ -325,9 +327,8 @@ def translated(terms: list[QueryTerm], dictionary: Dictionary | None = None) -> 
     passes: list[tuple[list[QueryTerm], Callable[[str], tuple[str, ...]]]]
     passes = [(heaviest_first, translations)]
     if dictionary is not None:
-        heads = _query_words(terms)
-        words = [term for term in heaviest_first if term in heads]
-        passes.append((words, lambda w: () if translations(w) else dictionary.translations(w)))
+        words = [term for term in heaviest_first if term.text in asked]
+        passes.append((words, dictionary.translations))
     for searched, lookup in passes:
         for term in searched:
             for twin in lookup(term.text):
@@ -336,10 +337,16 @@ def translated(terms: list[QueryTerm], dictionary: Dictionary | None = None) -> 
     return list(twins.values())[:MAX_TRANSLATIONS]
 
 
-def _query_words(terms: list[QueryTerm]) -> set[QueryTerm]:
+def untranslated_words(terms: list[QueryTerm]) -> list[str]:
+    """The query's own words (not their sub-words: 咖啡 in 咖啡馆) the table has no
+    row for: those a dictionary may translate."""
+    return [term.text for term in _query_words(terms) if not translations(term.text)]
+
+
+def _query_words(terms: list[QueryTerm]) -> list[QueryTerm]:
     """The first term of each group in ``terms``: the query word (the others are its
     sub-words, which :mod:`.query` puts after it)."""
     first: dict[int, QueryTerm] = {}
     for term in terms:
         first.setdefault(term.group, term)
-    return set(first.values())
+    return list(first.values())

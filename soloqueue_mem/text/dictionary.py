@@ -25,6 +25,7 @@ from functools import cache
 
 from soloqueue_mem.text.porter import stem
 from soloqueue_mem.text.stopwords import STOPWORDS
+from soloqueue_mem.text.when import names_a_day_or_month
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,7 +50,14 @@ class Dictionary:
 
     def translations(self, word: str) -> tuple[str, ...]:
         """At most ``MAX_PER_WORD`` words of the other language for ``word`` (a query
-        term: a lower-case English word or a Chinese word), or ()."""
+        term: a lower-case English word or a Chinese word), or (). A weekday or month
+        name has none, nor is one given: the time-expression reader turns those into
+        windows (:mod:`.when`), and as a twin "March" would find every 三月."""
+        if names_a_day_or_month(word):
+            return ()
+        return tuple(w for w in self._looked_up(word) if not names_a_day_or_month(w))
+
+    def _looked_up(self, word: str) -> tuple[str, ...]:
         if word.isascii():
             word = word.casefold()
             return self._glossed_by("gloss", word) or self._glossed_by("stem", stem(word))

@@ -186,6 +186,18 @@ _WEEKDAY_EN = f"({'|'.join(_WEEKDAYS_EN)})"
 _YEAR = r"(?:,? (\d{4})\b)?"
 
 
+def names_a_day_or_month(word: str) -> bool:
+    """``word`` is the name of a weekday or a month ("friday", "fridays", "周五",
+    "march", "三月"): a time expression's own word, which this reader turns into a
+    window (query translation leaves such words to it)."""
+    return _day_or_month_name().fullmatch(word.casefold()) is not None
+
+
+@cache
+def _day_or_month_name() -> re.Pattern[str]:
+    return re.compile(f"{_MONTH_EN}|{_WEEKDAY_EN}s?|{_WEEKDAY_ZH}|(?:{_ZH_NUM})月份?")
+
+
 @cache
 def _vague() -> re.Pattern[str]:
     return re.compile(r"最近|近来|这几天|这两天|recently|lately|these days")

@@ -229,6 +229,9 @@ class PostgresBackend(Backend):
         """Recall's memory search."""
         return memories.search(self.conn, terms, filters, now, limit)
 
+    def held_words(self, words: list[str]) -> set[str]:
+        return memories.held_words(self.conn, words)
+
     def erase(self, refs: Iterable[str]) -> Forgotten:
         """Erased. PostgreSQL keeps deleted row versions until VACUUM reclaims them
         (autovacuum, or ``VACUUM memories``): unlike SQLite's ``secure_delete``, the

@@ -71,3 +71,21 @@ def search(
     ).fetchall()
     by_seq = {row[0]: memory_from_row(row[1:]) for row in rows}
     return [(by_seq[seq], float(ranked[seq][0])) for seq in best if seq in by_seq]
+
+
+def held_words(conn: psycopg.Connection, words: list[str]) -> set[str]:
+    """The ``words`` that some memory or turn holds, each asked of the two GIN indexes
+    recall searches (an existence test: the index's first match)."""
+    held = set()
+    for word in words:
+        query = term_query(word)
+        if query is not None and any(
+            conn.execute(
+                f"SELECT 1 FROM {table}"  # noqa: S608 - constants
+                " WHERE search @@ to_tsquery('simple', %s) LIMIT 1",
+                (query,),
+            ).fetchone()
+            for table in ("memories", "quarantine_logs")
+        ):
+            held.add(word)
+    return held

@@ -204,6 +204,18 @@ class SqliteBackend(Backend):
             return [[] for _ in filters]
         return self._search_backend().backend.search_each(conn, terms, filters, now, limit)
 
+    def held_words(self, words: list[str]) -> set[str]:
+        from soloqueue_mem.text.fts import phrase
+
+        conn = self.connection("memory", create=False)
+        if conn is None:
+            return set()
+        return {
+            word
+            for word in words
+            if any(_index_holds(conn, index, phrase(word)) for index in _WORD_INDEXES)
+        }
+
     def nearest(
         self, query: str, scope: DenseScope, now: datetime, limit: int, model: str = "e5"
     ) -> list[DenseHit]:
@@ -316,3 +328,16 @@ class SqliteBackend(Backend):
             nearest = partial(search, conn, load())
         lexical = partial(FTS5Backend().search, conn)
         return answer(conn, query, group, now, lexicon, nearest, lexical)
+
+
+_WORD_INDEXES = ("memories_fts", "conversation_turns_fts")  # recall's memory and turn search
+
+
+def _index_holds(conn: sqlite3.Connection, index: str, match: str) -> bool:
+    """Some row of the FTS5 table ``index`` matches ``match``: the index's first
+    match, read without a row of the table."""
+    found = conn.execute(
+        f"SELECT 1 FROM {index} WHERE {index} MATCH ? LIMIT 1",  # noqa: S608 - constants
+        (match,),
+    )
+    return found.fetchone() is not None

@@ -1241,3 +1241,30 @@ def test_without_the_dictionary_the_table_alone_bridges_the_languages(cli, monke
     hits = recall(cli, "When's my wedding?", "--explain", "--channels", "memories,traces")
     assert hits[0]["content"] == "下个月我结婚，11 月 15 号"
     assert not list(isolated.rglob("dictionary-*.sqlite3"))
+
+
+@needs_dictionary
+def test_a_word_the_store_holds_in_its_own_language_is_not_translated(cli, monkeypatch):
+    """The dictionary translates only the query words no memory or turn holds
+    (``held_words``, on either back end): "localization" matches an English memory,
+    so 本地化 would only displace that match."""
+    at(monkeypatch, NOW)
+    cli.ok("remember", "游戏本地化现在交给 Lingo 工作室做")
+    cli.ok("remember", "Localization of the docs is done by Anna")
+    log(cli, "这个周末再说")  # Chinese is written here: an English question gets Chinese twins
+    hits = recall(
+        cli, "Who does our localization now?", "--explain", "--channels", "memories,traces"
+    )
+    assert contents(hits) == ["Localization of the docs is done by Anna"]
+    assert not hits[0]["signals"].get("twins")
+
+
+@needs_dictionary
+def test_a_month_name_gets_no_dictionary_twin(cli, monkeypatch):
+    """"March" is left to the time-expression reader's window: through the dictionary
+    it would find every 三月."""
+    at(monkeypatch, NOW)
+    cli.ok("remember", "三月份的房租已经交了")
+    log(cli, "这个周末再说")
+    hits = recall(cli, "What did I plan for March?", "--explain", "--channels", "memories")
+    assert "三月份的房租已经交了" not in contents(hits)

@@ -17,3 +17,12 @@ def test_a_gloss_is_kept_when_it_is_one_english_word():
 def test_variants_phrases_and_stopwords_give_nothing():
     assert single_word_glosses("variant of 猫[mao1]/old variant of 貓|猫[mao1]") == []
     assert single_word_glosses("what/which") == []
+
+
+def test_weekday_and_month_names_are_the_time_readers():
+    from soloqueue_mem.text.when import names_a_day_or_month
+
+    for name in ("friday", "Fridays", "周五", "星期天", "march", "三月", "十二月", "3月份"):
+        assert names_a_day_or_month(name), name
+    for word in ("marching", "rate", "月饼", "周末", "本地化"):
+        assert not names_a_day_or_month(word), word

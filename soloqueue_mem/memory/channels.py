@@ -127,8 +127,9 @@ class Source(Protocol):
         ...
 
     def held_words(self, words: list[str]) -> set[str]:
-        """The ``words`` (query terms) that some memory or turn of the store holds, as
-        recall's searches match them: one indexed lookup per word and index."""
+        """The ``words`` (query terms) that some memory, turn, episode or attachment
+        of the store holds, as recall's searches match them: one indexed lookup per
+        word and index."""
         ...
 
     def trace(

@@ -498,7 +498,7 @@ def _twins(
     (:mod:`soloqueue_mem.text.dictionary`, when installed): only the table's are sure
     enough to bring in turns that hold nothing else of the query (:func:`_with_twin_turns`;
     a dictionary's other senses would crowd the answer with them). The dictionary
-    translates only the words no memory or turn of the store holds (``held_words``):
+    translates only the words no item of the store holds (``held_words``):
     a word that matches in its own language needs no translation, which could only
     displace its matches (as cross-language retrieval translates out-of-vocabulary
     words). An English question

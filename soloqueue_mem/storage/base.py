@@ -400,8 +400,8 @@ class Backend(ABC):
 
     @abstractmethod
     def held_words(self, words: list[str]) -> set[str]:
-        """The ``words`` (query terms) that some memory or turn of the whole store
-        holds, as recall's memory and turn searches match them (their document
+        """The ``words`` (query terms) that some memory, turn, episode or attachment
+        of the whole store holds, as recall's word searches match them (their document
         frequency is not 0): one indexed existence lookup per word and index, never a
         scan. Recall translates only the words held nowhere (:mod:`soloqueue_mem.text.
         dictionary`)."""

@@ -74,8 +74,8 @@ def search(
 
 
 def held_words(conn: psycopg.Connection, words: list[str]) -> set[str]:
-    """The ``words`` that some memory or turn holds, each asked of the two GIN indexes
-    recall searches (an existence test: the index's first match)."""
+    """The ``words`` that some memory, turn, episode or attachment holds, each asked
+    of the GIN indexes recall searches (an existence test: the index's first match)."""
     held = set()
     for word in words:
         query = term_query(word)
@@ -85,7 +85,7 @@ def held_words(conn: psycopg.Connection, words: list[str]) -> set[str]:
                 " WHERE search @@ to_tsquery('simple', %s) LIMIT 1",
                 (query,),
             ).fetchone()
-            for table in ("memories", "quarantine_logs")
+            for table in ("memories", "quarantine_logs", "episodes", "attachments")
         ):
             held.add(word)
     return held

@@ -330,7 +330,8 @@ class SqliteBackend(Backend):
         return answer(conn, query, group, now, lexicon, nearest, lexical)
 
 
-_WORD_INDEXES = ("memories_fts", "conversation_turns_fts")  # recall's memory and turn search
+# the indexes recall's word searches read: memories, turns, episodes, attachments
+_WORD_INDEXES = ("memories_fts", "conversation_turns_fts", "episodes_fts", "attachments_fts")
 
 
 def _index_holds(conn: sqlite3.Connection, index: str, match: str) -> bool:

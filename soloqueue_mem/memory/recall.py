@@ -19,10 +19,12 @@ candidates best first. The engine then
 3. scores ``w_rel·relevance + w_rec·recency + w_imp·importance + w_acc·access``, where
    relevance is the fused value over the best one (weights in config.toml; access is
    off by default: counting what was returned must not make it win again);
-4. orders the matches first, then the items stating what a correction replaced
-   (:mod:`soloqueue_mem.memory.stale`), then the rest; among the matches, a memory a
+4. orders the matches first, then the other items; among the matches, a memory a
    correction the question found made current rises past the turns holding less of
-   the query (:func:`_current_values_up`);
+   the query (:func:`_current_values_up`), and an item stating what a correction
+   replaced (:mod:`soloqueue_mem.memory.stale`) ranks below the memory that replaced
+   it, at its own place when that is lower (:func:`_stale_below_replacements`); below
+   every match when that memory is not among the hits;
 5. keeps ``--limit`` hits, at most ``HOT_SHARE`` of them from working memory alone, and
    fits them into the token budget, shortening long ones around the query's words.
 
@@ -799,9 +801,9 @@ def rank(
     sure: bool = False,
 ) -> list[Hit]:
     """One hit per item and per normalized text, deterministically: the items that
-    match the query first (:func:`_matches`), those that state a corrected value last
-    among them; then the other items of the time window the query names; then the
-    rest; each best score first.
+    match the query first (:func:`_matches`), those that state a corrected value whose
+    correction is not among ``candidates`` last among them; then the other items of
+    the time window the query names; then the rest; each best score first.
 
     ``covered`` gives each candidate's query coverage (1.0 when not given). When
     ``asks_window_only``, the time window named is the whole question and its items

@@ -928,24 +928,47 @@ def _replacement_missing(hit: Hit, shown: dict[str, Candidate]) -> bool:
 
 def _stale_below_replacements(hits: list[Hit]) -> list[Hit]:
     """``hits`` with each item stating what a correction replaced (``superseded_by``)
-    that ranks above the memory that replaced it moved to just below that memory. A
-    stale item keeps its own place otherwise: a turn stating two facts, one of them
-    later corrected, still answers a question about the other, and putting every stale
-    item below every match ranked it under greetings and tool calls holding a small
-    share of the question. A stale item whose replacement is not among ``hits`` stays
-    where :func:`rank` put it, last among the matches."""
-    replacing = {h.candidate.key for h in hits if h.candidate.memory is not None}
-    waiting: dict[str, list[Hit]] = {}
+    that ranks above the memory that replaced it, or above a turn holding that memory's
+    text (where the correction was said: "last thing, we're dropping the Thursday
+    freeze. … main is open all week"), moved to just below the last of them. A stale
+    item keeps its own place otherwise: a turn stating two facts, one of them later
+    corrected, still answers a question about the other, and putting every stale item
+    below every match ranked it under greetings and tool calls holding a small share of
+    the question. A stale item whose replacement is not among ``hits`` stays where
+    :func:`rank` put it, last among the matches."""
+    texts = {h.candidate.key: normalize(h.candidate.content) for h in hits}
+    above = _said_with_replacements(hits, texts)
+    placed: set[str] = set()
+    waiting: list[Hit] = []
     ordered: list[Hit] = []
     for hit in hits:
-        key = f"memory:{hit.candidate.superseded_by}"
-        if key in replacing:  # not yet placed: the stale item waits for it
-            waiting.setdefault(key, []).append(hit)
+        if not above.get(f"memory:{hit.candidate.superseded_by}", set()) <= placed:
+            waiting.append(hit)
             continue
         ordered.append(hit)
-        replacing.discard(hit.candidate.key)
-        ordered += waiting.pop(hit.candidate.key, [])
-    return ordered
+        placed.add(hit.candidate.key)
+        ready = [h for h in waiting if above[f"memory:{h.candidate.superseded_by}"] <= placed]
+        ordered += ready
+        waiting = [h for h in waiting if h not in ready]
+    return ordered + waiting
+
+
+def _said_with_replacements(hits: list[Hit], texts: dict[str, str]) -> dict[str, set[str]]:
+    """For each memory among ``hits`` that replaced what a stale one states, its key and
+    those of the items not stale that hold its text (the turns it was said in)."""
+    memories = {h.candidate.key for h in hits if h.candidate.memory is not None}
+    keys = {f"memory:{h.candidate.superseded_by}" for h in hits} & memories
+    return {
+        key: {key}
+        | {
+            h.candidate.key
+            for h in hits
+            if h.candidate.superseded_by is None
+            and texts[key]
+            and texts[key] in texts[h.candidate.key]
+        }
+        for key in keys
+    }
 
 
 def _voted_whole(hit: Hit) -> bool:

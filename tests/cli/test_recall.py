@@ -787,6 +787,26 @@ def test_a_question_about_the_corrected_value_gets_the_new_value_first(cli, monk
     assert texts.index(said) > 0
 
 
+def test_a_stale_turn_ranks_below_the_turn_its_correction_was_said_in(cli, monkeypatch):
+    """The correction's memory is the words of a turn ("Talked to Mia, the offsite has 55
+    guests now, …"): the stale turn stating 40 ranks below that turn as well, though
+    it holds more of the question."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    said = "Offsite guests: the offsite has 40 guests, all staying at the Harbour Hotel"
+    log(cli, said)
+    keyed = ("--subject", "offsite", "--predicate", "headcount")
+    cli.ok("remember", "The offsite has 40 guests", *keyed)
+    at(monkeypatch, "2026-11-20T08:00:00Z")
+    told = "Talked to Mia, the offsite has 55 guests now, the venue confirmed this morning"
+    log(cli, told)
+    new = cli.json("remember", "the offsite has 55 guests now", *keyed)
+    at(monkeypatch, NOW)
+    hits = recall(cli, "How many offsite guests stay at the Harbour Hotel?")
+    texts = contents(hits)
+    assert hits[texts.index(said)]["superseded_by"] == new["id"]
+    assert texts.index(new["content"]) < texts.index(told) < texts.index(said)
+
+
 def staging_port(cli, port: str, *flags: str) -> dict:
     keyed = ("--subject", "staging", "--predicate", "port")
     return cli.json("remember", f"The staging port is {port}", *keyed, *flags)
@@ -1200,8 +1220,9 @@ def test_a_correction_found_through_what_it_replaced_marks_the_turns_stating_its
     """The question names only what the replaced memory said (预约, the appointments);
     the correction it found through it ("48 小时太早了…，改成提前 24 小时吧") names 48 小时
     as given up, so the assistant's acknowledgement of 48 小时, which says too little of
-    the old memory to restate it, ranks below the turn saying the change and names the
-    correction."""
+    the old memory to restate it, names the correction and ranks below it. It holds
+    预约名单, which the correction does not: it keeps its own place below the correction,
+    not below every match."""
     at(monkeypatch, "2026-11-01T08:00:00Z")
     log(cli, "预约提醒短信我们提前 48 小时发，走阿里云短信")
     log(cli, "好的：预约提醒提前 48 小时发送，我先拉后天的预约名单。", "--role", "assistant")
@@ -1213,8 +1234,8 @@ def test_a_correction_found_through_what_it_replaced_marks_the_turns_stating_its
     hits = recall(cli, "预约名单")
     said = contents(hits)
     stale = hits[said.index("好的：预约提醒提前 48 小时发送，我先拉后天的预约名单。")]
-    assert stale["superseded_by"] == new["id"]
-    assert said.index("好，预约提醒从提前 48 小时改为提前 24 小时。") < hits.index(stale)
+    assert stale["superseded_by"] == new["id"] == hits[0]["id"]
+    assert hits.index(stale) == 1
 
 
 def test_a_session_named_by_its_place_brings_its_episode(cli, monkeypatch):

@@ -929,46 +929,48 @@ def _replacement_missing(hit: Hit, shown: dict[str, Candidate]) -> bool:
 
 def _stale_below_replacements(hits: list[Hit]) -> list[Hit]:
     """``hits`` with each item stating what a correction replaced (``superseded_by``)
-    that ranks above the memory that replaced it, or above a turn holding that memory's
-    text (where the correction was said: "last thing, we're dropping the Thursday
-    freeze. … main is open all week"), moved to just below the last of them. A stale
-    item keeps its own place otherwise: a turn stating two facts, one of them later
+    that ranks above the memory that replaced it moved to just below that memory and
+    the turns holding its text that follow it (where the correction was said: "last
+    thing, we're dropping the Thursday freeze. … main is open all week"). A stale item
+    keeps its own place otherwise: a turn stating two facts, one of them later
     corrected, still answers a question about the other, and putting every stale item
     below every match ranked it under greetings and tool calls holding a small share of
     the question. A stale item whose replacement is not among ``hits`` stays where
     :func:`rank` put it, last among the matches."""
-    texts = {h.candidate.key: normalize(h.candidate.content) for h in hits}
-    above = _said_with_replacements(hits, texts)
-    placed: set[str] = set()
-    waiting: list[Hit] = []
+    said_in = _said_with_replacements(hits)
+    unplaced = set(said_in)
+    following: set[str] = set()  # placed replacements whose turns may still follow
+    waiting: dict[str, list[Hit]] = {}
     ordered: list[Hit] = []
     for hit in hits:
-        if not above.get(f"memory:{hit.candidate.superseded_by}", set()) <= placed:
-            waiting.append(hit)
+        key = f"memory:{hit.candidate.superseded_by}"
+        if key in unplaced or key in following:
+            waiting.setdefault(key, []).append(hit)
             continue
+        for done in [k for k in following if hit.candidate.key not in said_in[k]]:
+            following.discard(done)
+            ordered += waiting.pop(done, [])
         ordered.append(hit)
-        placed.add(hit.candidate.key)
-        ready = [h for h in waiting if above[f"memory:{h.candidate.superseded_by}"] <= placed]
-        ordered += ready
-        waiting = [h for h in waiting if h not in ready]
-    return ordered + waiting
+        if hit.candidate.key in unplaced:
+            unplaced.discard(hit.candidate.key)
+            following.add(hit.candidate.key)
+    return ordered + [hit for key in sorted(following) for hit in waiting.get(key, [])]
 
 
-def _said_with_replacements(hits: list[Hit], texts: dict[str, str]) -> dict[str, set[str]]:
-    """For each memory among ``hits`` that replaced what a stale one states, its key and
-    those of the items not stale that hold its text (the turns it was said in)."""
+def _said_with_replacements(hits: list[Hit]) -> dict[str, set[str]]:
+    """For each memory among ``hits`` that replaced what a stale one states, the keys of
+    the items not stale holding its text (the turns it was said in)."""
+    texts = {h.candidate.key: normalize(h.candidate.content) for h in hits}
     memories = {h.candidate.key for h in hits if h.candidate.memory is not None}
-    keys = {f"memory:{h.candidate.superseded_by}" for h in hits} & memories
     return {
-        key: {key}
-        | {
+        key: {
             h.candidate.key
             for h in hits
             if h.candidate.superseded_by is None
             and texts[key]
             and texts[key] in texts[h.candidate.key]
         }
-        for key in keys
+        for key in {f"memory:{h.candidate.superseded_by}" for h in hits} & memories
     }
 
 

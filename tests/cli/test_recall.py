@@ -747,9 +747,10 @@ def test_a_turn_stating_a_superseded_value_ranks_below_its_correction(cli, monke
     assert fresh["superseded_by"] is None
 
 
-def offsite_with_a_corrected_headcount(cli, monkeypatch) -> tuple[str, dict]:
+def offsite_with_a_corrected_headcount(cli, monkeypatch) -> tuple[str, str, dict]:
     """A turn stating the offsite's venue and its headcount, the headcount later
-    corrected, and greetings and requests that name the offsite and nothing else."""
+    corrected in a turn the correction's memory quotes, and greetings and requests
+    that name the offsite and nothing else."""
     at(monkeypatch, "2026-11-01T08:00:00Z")
     said = "The offsite is at the Harbour Hotel in Sentosa on March 3, with 40 guests"
     log(cli, said)
@@ -763,48 +764,33 @@ def offsite_with_a_corrected_headcount(cli, monkeypatch) -> tuple[str, dict]:
     ):
         log(cli, chat, "--role", "assistant")
     at(monkeypatch, "2026-11-20T08:00:00Z")
-    new = cli.json("remember", "The offsite has 55 guests now", *keyed)
-    at(monkeypatch, NOW)
-    return said, new
-
-
-def test_a_stale_turn_still_answers_what_its_correction_left_alone(cli, monkeypatch):
-    """The turn's headcount was corrected, its venue was not: asked about the venue, it
-    ranks below the correction only, above the turns that merely name the offsite."""
-    said, new = offsite_with_a_corrected_headcount(cli, monkeypatch)
-    hits = recall(cli, "Where is the offsite held, which hotel?")
-    texts = contents(hits)
-    stale = hits[texts.index(said)]
-    assert stale["superseded_by"] == new["id"]
-    assert texts.index(new["content"]) < texts.index(said) < 3
-    assert texts.index(said) < texts.index("Hi! Ready to plan the offsite today?")
-
-
-def test_a_question_about_the_corrected_value_gets_the_new_value_first(cli, monkeypatch):
-    said, new = offsite_with_a_corrected_headcount(cli, monkeypatch)
-    texts = contents(recall(cli, "How many guests come to the offsite?"))
-    assert texts[0] == new["content"]
-    assert texts.index(said) > 0
-
-
-def test_a_stale_turn_ranks_below_the_turn_its_correction_was_said_in(cli, monkeypatch):
-    """The correction's memory is the words of a turn ("Talked to Mia, the offsite has 55
-    guests now, …"): the stale turn stating 40 ranks below that turn as well, though
-    it holds more of the question."""
-    at(monkeypatch, "2026-11-01T08:00:00Z")
-    said = "Offsite guests: the offsite has 40 guests, all staying at the Harbour Hotel"
-    log(cli, said)
-    keyed = ("--subject", "offsite", "--predicate", "headcount")
-    cli.ok("remember", "The offsite has 40 guests", *keyed)
-    at(monkeypatch, "2026-11-20T08:00:00Z")
     told = "Talked to Mia, the offsite has 55 guests now, the venue confirmed this morning"
     log(cli, told)
     new = cli.json("remember", "the offsite has 55 guests now", *keyed)
     at(monkeypatch, NOW)
-    hits = recall(cli, "How many offsite guests stay at the Harbour Hotel?")
+    return said, told, new
+
+
+def test_a_stale_turn_still_answers_what_its_correction_left_alone(cli, monkeypatch):
+    """The turn's headcount was corrected, its venue was not: asked about the venue, it
+    ranks below the correction only, above the turns that merely name the offsite (the
+    turn that said the correction among them)."""
+    said, told, new = offsite_with_a_corrected_headcount(cli, monkeypatch)
+    hits = recall(cli, "Where is the offsite held, which hotel?")
     texts = contents(hits)
     assert hits[texts.index(said)]["superseded_by"] == new["id"]
-    assert texts.index(new["content"]) < texts.index(told) < texts.index(said)
+    assert texts.index(new["content"]) == texts.index(said) - 1 == 0
+    assert texts.index(said) < texts.index("Hi! Ready to plan the offsite today?")
+    assert texts.index(said) < texts.index(told)
+
+
+def test_a_question_about_the_corrected_value_gets_the_new_value_first(cli, monkeypatch):
+    """The stale turn holds the whole question, yet ranks below the correction and
+    the turn it was said in."""
+    said, told, new = offsite_with_a_corrected_headcount(cli, monkeypatch)
+    texts = contents(recall(cli, "How many guests come to the offsite?"))
+    assert texts[0] == new["content"]
+    assert texts.index(told) < texts.index(said)
 
 
 def staging_port(cli, port: str, *flags: str) -> dict:

@@ -23,9 +23,9 @@ candidates best first. The engine then
    correction the question found made current rises past the turns holding less of
    the query (:func:`_current_values_up`), and an item stating what a correction
    replaced (:mod:`soloqueue_mem.memory.stale`) ranks below the memory that replaced
-   it and the turns holding that memory's text, at its own place when that is lower
-   (:func:`_stale_below_replacements`); below every match when that memory is not
-   among the hits;
+   it and the turns holding that memory's text right after it, at its own place when
+   that is lower (:func:`_stale_below_replacements`); below every match when that
+   memory is not among the hits;
 5. keeps ``--limit`` hits, at most ``HOT_SHARE`` of them from working memory alone, and
    fits them into the token budget, shortening long ones around the query's words.
 

@@ -6,9 +6,9 @@ about it as well as the correction does. Recall must not give them back as the
 answer: such an item is *stale* when it was said before the correction, holds every
 word the old memory had and the new one dropped (the old value: ``3.10``), and at
 least half of the old memory's words. Recall ranks it below the memory that
-superseded it and the turns that memory was said in (directly below the last of them
-when it would stand above, at its own place otherwise: the item may also state what the
-correction left alone) and says so in its ``superseded_by``.
+superseded it and the turns that memory was said in ranking right after it (directly
+below the last of them when it would stand above, at its own place otherwise: the item
+may also state what the correction left alone) and says so in its ``superseded_by``.
 
 Only a supersede that replaced a value counts: the new memory says something the old
 one did not (``3.12``), and the old one stated a value. An ERROR memory records what a

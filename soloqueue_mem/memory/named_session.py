@@ -8,22 +8,28 @@ latest end of that session's episodes, and recall's ``when`` channel adds its tu
 and episodes to the candidates, as for "last week" (it removes nothing: issue 27).
 The last session is the newest one other than the session asking. A session with no
 episode yet (still open, never ended or consolidated) is not found by its place.
+
+"What did we do on the first day?", 第一天, 上次聊天那天 name the calendar day that
+session started, in ``now``'s time zone as every other window of recall: the whole
+day, so what else was said that day joins too, and a session that ran past midnight
+is not followed into the next day.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.memory.channels import Request, Source
 from soloqueue_mem.memory.episodes import EpisodeFilters
-from soloqueue_mem.text.when import TimeWindow, named_session
+from soloqueue_mem.text.when import TimeWindow, calendar_day, named_session
 
 EPISODES_READ = 50  # a session's episodes, and the newest ones passed over for the asking one
 
 
-def session_window(source: Source, request: Request) -> TimeWindow | None:
-    """The window of the session ``request.query`` names by its place, or None."""
+def session_window(source: Source, request: Request, now: datetime) -> TimeWindow | None:
+    """The window of the session ``request.query`` names by its place (or of the
+    day it started, in ``now``'s time zone), or None."""
     named = named_session(request.query)
     if named is None:
         return None
@@ -34,5 +40,7 @@ def session_window(source: Source, request: Request) -> TimeWindow | None:
         return None
     its = source.episodes(EpisodeFilters(chosen.group, chosen.agent, chosen.session), EPISODES_READ)
     start = min(parse_timestamp(e.started_at) for e in its)
+    if named.day:
+        return TimeWindow(*calendar_day(start.astimezone(now.tzinfo)), named.span)
     end = max(parse_timestamp(e.ended_at) for e in its) + timedelta(seconds=1)
     return TimeWindow(start, end, named.span)

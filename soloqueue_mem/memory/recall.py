@@ -122,7 +122,7 @@ def recall(
     window = parse_when(request.query, now)
     if window is not None and window.vague:
         window = None  # "最近", "recently": the recency signal already favours those days
-    window = window or session_window(source, request)  # "our first session", 上次对话
+    window = window or session_window(source, request, now)  # "our first session", 上次对话
     query, weighted = _question(request.query, window, lexicon)
     said = _last_turns(source, request)
     weighted = fold_context(weighted, "\n".join(_searchable(turn) for turn in said), lexicon)

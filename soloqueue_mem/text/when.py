@@ -77,6 +77,11 @@ def _day(now: datetime, offset: int = 0) -> datetime:
     return now.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=offset)
 
 
+def calendar_day(moment: datetime) -> Bounds:
+    """The calendar day ``moment`` falls in, in its own time zone."""
+    return _days(moment, 0, 0)
+
+
 def _days(now: datetime, first: int, last: int) -> Bounds:
     """From the start of day ``first`` to the end of day ``last`` (offsets from today)."""
     return _day(now, first), _day(now, last + 1)
@@ -348,10 +353,32 @@ def _rules() -> list[tuple[re.Pattern[str], Rule]]:
 
 class NamedSession(NamedTuple):
     """A session a query names by its place: the first one, or the last one before
-    the current; ``span`` is the words' ``(begin, end)`` in the query."""
+    the current; ``span`` is the words' ``(begin, end)`` in the query. ``day``: the
+    query names the calendar day that session started ("the first day", 第一天,
+    上次聊天那天), not the session alone."""
 
     first: bool
     span: tuple[int, int]
+    day: bool = False
+
+
+# A day named by its place. English: "the/our (very) first day" and "day one" not
+# followed by "of/at/in/on/back/after/before" (the first day of the month, of school,
+# at the new job are some other thing's); "the last day" only before "we/you/I" (the
+# last day we talked; "the last day of the sprint" is not). Chinese: 第一天, 头一天,
+# 最开始那天 at a clause's start or after 我们/咱们/在/那 (上班的第一天, 开学第一天 are
+# another thing's) and not before 上班/上学/入职/开学 (我第一天上班); a session's words
+# followed by 那天 (我们第一次聊天那天, 上次聊天那天).
+_NOT_OURS_EN = r"(?! (?:of|at|in|on|back|after|before)\b)"
+_DAY_EN = (
+    rf"\b(?:the|our) (?:very )?(?P<first_day>first|earliest) day\b{_NOT_OURS_EN}"
+    rf"|\b(?P<day_one>day one)\b{_NOT_OURS_EN}|\bthe (?:very )?last day(?= (?:we|you|I)\b)"
+)
+_DAY_ZH = (
+    r"(?:^|(?<=[\s，。？！,.?!：:])|(?<=我们|咱们)|(?<=[在那]))"
+    r"(?P<first_day_zh>第一天|头一天|最开始(?:的?那)?天|最早(?:的?那)天)"
+    r"(?!上班|上学|入职|开学|报到)"
+)
 
 
 @cache
@@ -359,16 +386,26 @@ def _named_session() -> re.Pattern[str]:
     talk_en = r"(?:session|conversation|chat)s?\b"
     talk_zh = r"(?:会话|对话|聊天|交流)"
     return re.compile(
-        rf"\b(?P<first>first|earliest) {talk_en}|\b(?:last|previous|prior) {talk_en}"
-        rf"|(?P<first_zh>第一次|第一个|最早的?|头一次)的?{talk_zh}|(?:上一?次|上一个|前一次)的?{talk_zh}",
+        rf"{_DAY_EN}|{_DAY_ZH}"
+        rf"|\b(?P<first>first|earliest) {talk_en}|\b(?:last|previous|prior) {talk_en}"
+        rf"|(?P<first_zh>第一次|第一个|最早的?|头一次)的?{talk_zh}(?P<first_day_of>的?那天)?"
+        rf"|(?:上一?次|上一个|前一次)的?{talk_zh}(?P<last_day_of>的?那天)?",
         re.IGNORECASE,
     )
 
 
 def named_session(query: str) -> NamedSession | None:
     """The session ``query`` names by its place ("what did we do in our first
-    session?", "上次对话说到哪了"), or None."""
+    session?", "上次对话说到哪了"), or the day it started ("the first day", 第一天),
+    or None."""
     found = _named_session().search(query)
     if found is None:
         return None
-    return NamedSession(bool(found.group("first") or found.group("first_zh")), found.span())
+    first = ("first", "first_zh", "first_day", "day_one", "first_day_zh")
+    day = ("first_day", "day_one", "first_day_zh", "first_day_of", "last_day_of")
+    named = found.groupdict()
+    return NamedSession(
+        any(named[name] for name in first),
+        found.span(),
+        any(named[name] for name in day) or "last day" in found.group().casefold(),
+    )

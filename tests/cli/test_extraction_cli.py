@@ -201,6 +201,15 @@ def test_a_statement_followed_by_a_request_is_a_memory_of_its_own(cli, monkeypat
     assert recalled(cli, "Where do I live?")[0]["content"] == "User moved to Berlin"
 
 
+def test_a_proposal_asking_agreement_is_no_statement(cli, monkeypatch):
+    """A bare "好吗" / "可以吗" asks whether what comes before is agreed: a proposal,
+    no memory. 请求 opens no request: the sentence is one memory."""
+    say(cli, "asked", "我们周五发版，好吗？", "我想把端口改成 8080，可以吗？",
+        "超时配置改了，请求超时改成 30 秒")  # fmt: skip
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    assert set(listed(cli)) == {"超时配置改了，请求超时改成 30 秒"}
+
+
 def test_a_city_at_the_end_of_an_introduction_is_the_users_city(cli, monkeypatch):
     """ "…, based in Chengdu", "…，常驻成都": the sentence keyed on the city, kept
     until a move supersedes it, not a fact's month."""

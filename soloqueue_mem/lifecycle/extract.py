@@ -352,14 +352,15 @@ def clauses(text: str) -> Iterator[Clause]:
 
 def _request_at(pieces: list[tuple[str, str]]) -> int:
     """The number of the first clause that asks the agent to act after a statement
-    opened the sentence ("…，帮我记一下", "…, can you update my address?"), or 0."""
+    opened the sentence ("…，帮我记一下", "…, can you update my address?"), or 0 (a
+    filler such as "ok," opens no statement)."""
     res = _res()
-    for number, (raw, _) in enumerate(pieces):
-        part = _clean(raw)
+    said = [_clean(raw) for raw, _ in pieces]
+    for number, part in enumerate(said):
         if res["asks_help"].search(part) or res["request_after"].search(part):
-            return number if number and _clean(pieces[0][0]) else 0
-        if number == 0 and res["request"].match(part):
-            return 0
+            return number if any(said[:number]) else 0
+        if part and res["request"].match(part):
+            return 0  # the sentence opens with a request
     return 0
 
 

@@ -181,7 +181,7 @@ def test_a_statement_followed_by_a_request_is_a_memory_of_its_own(cli, monkeypat
         "My dog is called Rex, could you remember that?",
         "I moved to Berlin, can you update my address?",
         "I'm vegetarian, please keep that in mind when you suggest recipes.",
-        "ok, 我们的 staging 在 10.0.3.5，麻烦记一下",
+        "嗯，我们的 staging 在 10.0.3.5，麻烦记一下",
         "我对花生过敏，点餐的时候注意一下好吗？",
         "帮我记一下",
         "could you remember that?",

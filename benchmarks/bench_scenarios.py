@@ -60,8 +60,18 @@ for one) of which five are corrections, about a third long questions (150-500
 characters, some pasted dialogue) and about a third asked in the other language than the
 fact was stated: dev4 to generalise on, heldout4 never looked at.
 
+A fifth pair, ``data/agent_scenarios_dev5.jsonl`` and ``…_heldout5.jsonl`` (``--half
+pair5``), was written blind on 2026-11-30 by a writer who had read only the issues and
+this docstring: six more users (a bakery chain's operations manager, a podcast producer,
+a drone-survey founder, a primary-school principal, a clinical-trial coordinator, a
+hotel revenue manager; zh-dominant, en-dominant and mixed in each file), four sessions
+and 48-55 messages each, 17 checks each of which five are corrections and one a past
+plan that must no longer be a live memory, about a third long questions (150-500
+characters, some pasted group chat) and about a third asked in the other language than
+the fact was stated: dev5 to generalise on, heldout5 never looked at.
+
 Run: ``python benchmarks/bench_scenarios.py [--quick]
-[--half tuned|heldout|dev|both|pair2|pair3|pair4] [--extra-args "--limit 10"] [--per-message]
+[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5] [--extra-args "--limit 10"] [--per-message]
 [--semantic] [--ablate] [--show-heldout] [--json-out PATH] [--keep DIR]``.
 ``--ablate`` asks every check again with each ranking adjustment of
 ``_common.ABLATIONS`` toggled and prints the pass rates beside.
@@ -116,6 +126,8 @@ HALVES = {
     "heldout3": DATA / "agent_scenarios_heldout3.jsonl",
     "dev4": DATA / "agent_scenarios_dev4.jsonl",
     "heldout4": DATA / "agent_scenarios_heldout4.jsonl",
+    "dev5": DATA / "agent_scenarios_dev5.jsonl",
+    "heldout5": DATA / "agent_scenarios_heldout5.jsonl",
 }
 TOP = 10
 CONSOLIDATE_AT = "03:43"
@@ -673,15 +685,18 @@ def main() -> int:
             "heldout3",
             "dev4",
             "heldout4",
+            "dev5",
+            "heldout5",
             "both",
             "pair2",
             "pair3",
             "pair4",
+            "pair5",
         ),
         default="both",
         help=(
             "both = tuned + heldout; pair2 = dev2 + heldout2; pair3 = dev3 + heldout3;"
-            " pair4 = dev4 + heldout4;"
+            " pair4 = dev4 + heldout4; pair5 = dev5 + heldout5;"
             " dev is run on its own"
         ),
     )
@@ -720,6 +735,7 @@ def main() -> int:
         "pair2": ["dev2", "heldout2"],
         "pair3": ["dev3", "heldout3"],
         "pair4": ["dev4", "heldout4"],
+        "pair5": ["dev5", "heldout5"],
     }
     halves = pairs.get(args.half, [args.half])
     extra = shlex.split(args.extra_args)

@@ -299,6 +299,13 @@ def m018_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
     rederive_replaced_values(conn)
 
 
+def m019_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
+    """Rule 3 of ``replaced_value``: a cue of a thing moved to another day or time ("ETD
+    10/27 那条船满了，被 roll 到 10/31" names ``10/27``). Rows written under rule 2
+    are given what rule 3 says, as in :func:`m018_rederive_memories_replaced_value`."""
+    rederive_replaced_values(conn)
+
+
 def rederive_replaced_values(conn: sqlite3.Connection) -> None:
     """Give every memory the ``replaced_value`` this program's rule derives from its
     content, writing only the rows whose stored value differs."""

@@ -1,6 +1,6 @@
 """A correction cue: a general phrase announcing that a known value changed.
 
-"actually", "moved to", "no longer", "改成", "换成", "不再", "更正" …: what
+"actually", "moved to", "no longer", "改成", "换成", "不再", "更正", "推到 4月25号" …: what
 :mod:`soloqueue_mem.memory.correction` reads as a statement correcting an older one,
 and :mod:`soloqueue_mem.text.replaced` as the change between a value given up and the
 one that holds. Plain text rules, with no store behind them.
@@ -29,7 +29,26 @@ def cue() -> re.Pattern[str]:
         "|调整为|调整到|更正|纠正|其实|(?<!对)不对(?![吗吧呢])|[说记]错了"
         "|不再|不用了|已经改|现在归|现在改|从.{1,12}换|更新[:：]"
     )
-    return re.compile(f"\\b(?:{english})\\b|{chinese}", re.IGNORECASE)
+    return re.compile(f"\\b(?:{english})\\b|{chinese}|{_moved_in_time()}", re.IGNORECASE)
+
+
+def _moved_in_time() -> str:
+    """A dated thing moved to another day or time: "推到4月25号", "推迟到下周", "延期到
+    周五", "被 roll 到 10/31", "postponed to Friday", "pushed back to 3pm". What it
+    reaches must be a day or a time (a digit or a day word; the cue ends before it),
+    since the same verbs move other things ("代码推到 main", "pushed to main", "delayed
+    to avoid traffic")."""
+    moved = (
+        "推迟?|推后|延期?|延后|延迟|顺延|改期|提前"
+        r"|\b(?:roll(?:ed)?|push(?:ed)?|postponed?|delayed?|rescheduled?|slipp?(?:ed)?)"
+        r"(?:\s+(?:it|that|back|out))?\s*"
+    )
+    day_en = (
+        r"\d|next\b|tomorrow\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+        r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s*\d|the\s+\d"
+    )
+    day_zh = "[0-9一二两三四五六七八九十]+\\s*[月号日点]|下|明|后天|月底|(?:这|本)?(?:周|星期|礼拜)"
+    return f"(?:{moved})(?:到|至|\\b(?:to|until|till)\\b)\\s*(?={day_en}|{day_zh})"
 
 
 def is_correction(text: str) -> bool:

@@ -19,9 +19,11 @@ from soloqueue_mem.text.cue import cue
 # The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
 # a memory was written (``memories.replaced_value``), so a change to what it names for a
 # text already stored raises it, with a schema step on each back end deriving the column
-# again (memory.db's m018, PostgreSQL's step after it; a test counts them). Rule 2 names
-# the earlier of two values of one kind around a change (:func:`_changed_from`).
-RULE_VERSION = 2
+# again (memory.db's m018 and m019, PostgreSQL's steps after it; a test counts them).
+# Rule 2 names the earlier of two values of one kind around a change
+# (:func:`_changed_from`); rule 3 reads a thing moved to another day or time as a
+# change ("ETD 10/27 那条船满了，被 roll 到 10/31", :mod:`soloqueue_mem.text.cue`).
+RULE_VERSION = 3
 
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
 
@@ -84,9 +86,16 @@ def _changed_from(text: str) -> str:
             if len(gap) > MAX_CHANGE_GAP or re.search(r"[。.!?！？\n]\s", f"{gap} "):
                 break
             named = _alike(earlier, later)
-            if named and (cue().search(gap) or _DIRECTION.fullmatch(gap) and _from(text, earlier)):
+            cued = _cued(text, earlier.end("number"), later.start())
+            if named and (cued or _DIRECTION.fullmatch(gap) and _from(text, earlier)):
                 return named
     return ""
+
+
+def _cued(text: str, start: int, end: int) -> bool:
+    """Whether a correction cue stands in ``text`` between ``start`` and ``end``, read
+    in the whole text: "被 roll 到 10/31" is a cue by the day it reaches."""
+    return any(start <= found.start() and found.end() <= end for found in cue().finditer(text))
 
 
 def _from(text: str, value: re.Match[str]) -> bool:

@@ -20,6 +20,7 @@ from soloqueue_mem.memory.schema import (
     m015_index_retired_memories,
     m017_add_memories_replaced_value,
     m018_rederive_memories_replaced_value,
+    m019_rederive_memories_replaced_value,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache, m016_version_embeddings
 from soloqueue_mem.sessions.schema import (
@@ -47,4 +48,5 @@ MIGRATIONS = [
     m016_version_embeddings,
     m017_add_memories_replaced_value,
     m018_rederive_memories_replaced_value,
+    m019_rederive_memories_replaced_value,
 ]

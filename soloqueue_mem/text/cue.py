@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from soloqueue_mem.text.stopwords import ENGLISH_STOPWORDS
+
 
 @cache
 def cue() -> re.Pattern[str]:
@@ -35,17 +37,22 @@ def cue() -> re.Pattern[str]:
 def _moved_in_time() -> str:
     """A dated thing moved to another day or time: "推到4月25号", "推迟到下周", "延期到
     周五", "被 roll 到 10/31", "postponed to Friday", "pushed back to 3pm". What it
-    reaches must be a day or a time (a digit or a day word; the cue ends before it),
-    since the same verbs move other things ("代码推到 main", "pushed to main", "delayed
-    to avoid traffic")."""
+    reaches must be a day or a time (the cue ends before it), since the same verbs move
+    other things ("代码推到 main", "pushed to main", "delayed to avoid traffic", "pushed
+    to the 11th floor")."""
     moved = (
-        "推迟?|推后|延期?|延后|延迟|顺延|改期|提前"
+        "推迟?|推后|延期|延后|延迟|顺延|改期|提前"
         r"|\b(?:roll(?:ed)?|push(?:ed)?|postponed?|delayed?|rescheduled?|slipp?(?:ed)?)"
         r"(?:\s+(?:it|that|back|out))?\s*"
     )
+    # an ordinal is a day when nothing but a stopword or punctuation follows it, as in
+    # lifecycle.when ("the 14th", "the 14th of May"; "the 11th floor" is none)
+    day_follower = "|".join(sorted(ENGLISH_STOPWORDS))
     day_en = (
-        r"\d|next\b|tomorrow\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-        r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s*\d|the\s+\d"
+        r"\d{1,2}(?:[:/.-]\d{1,2}|\s*[ap]\.?m\b)|next\b|tomorrow\b"
+        r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+        r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s*\d"
+        rf"|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b(?=\s*$|\s*[^\w\s]|\s+(?:{day_follower})\b)"
     )
     day_zh = "[0-9一二两三四五六七八九十]+\\s*[月号日点]|下|明|后天|月底|(?:这|本)?(?:周|星期|礼拜)"
     return f"(?:{moved})(?:到|至|\\b(?:to|until|till)\\b)\\s*(?={day_en}|{day_zh})"

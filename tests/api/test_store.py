@@ -387,3 +387,18 @@ def test_attach_redacts_the_content_it_stores(store):
     stored = store.artifact_read(str(row.artifact_id)).data
     assert secret.encode() not in stored and b"[REDACTED:" in stored
     assert secret not in row.description
+
+
+def test_a_plan_moved_to_another_day_leaves_the_day_it_had_stale(home):
+    """A remembered move of a plan ("推迟到 12/22", the day it had named beside it)
+    replaces 12/18: the turn that said 12/18 comes back below it, marked by it."""
+    moments = iter([datetime(2026, 11, 20, 9, tzinfo=UTC), datetime(2026, 11, 27, 9, tzinfo=UTC)])
+    now = next(moments)
+    with Store(clock=lambda: now) as store:
+        store.log("年会定在 12/18，在南山那家酒店办。", session="s1")
+        now = next(moments)
+        moved = store.remember("酒店那边说 12/18 已经订满了，年会被推迟到 12/22").memory
+        hits = [hit.candidate for hit in store.recall("年会是哪天办？").hits]
+    assert hits[0].memory is not None and hits[0].memory.id == moved.id
+    (said,) = [c for c in hits if c.content.startswith("年会定在 12/18")]
+    assert said.superseded_by == moved.id

@@ -612,3 +612,17 @@ def test_a_rule_said_in_both_languages_in_one_message_is_one_memory(cli, monkeyp
         assert recalled(cli, question, "--channels", "memories")[0]["id"] == rule["id"]
     again = consolidate(cli)
     assert again["dedup"]["superseded"] == 0 and set(listed(cli)) == set(memories)
+
+
+def test_a_plan_moved_to_another_day_is_a_correction_of_the_day_it_had(cli, monkeypatch):
+    """ "被推迟到 12/22" moves the plan's day: the day it had (12/18, named in the same
+    sentence) is replaced, the turns stating it are stale, and the question about the
+    day gets the new one first."""
+    on_two_days(cli, monkeypatch, ["年会定在 12/18，在南山那家酒店办。"],
+                ["酒店那边说 12/18 已经订满了，年会被推迟到 12/22"])  # fmt: skip
+    hits = recalled(cli, "年会是哪天办？")
+    moved = next(h for h in hits if h["kind"] == "memory")
+    assert "12/22" in hits[0]["content"] and "12/22" in moved["content"]
+    old = next(h for h in hits if h["content"] == "年会定在 12/18，在南山那家酒店办。")
+    assert old["superseded_by"] == moved["id"]
+    assert hits.index(old) > hits.index(moved)

@@ -19,6 +19,8 @@ from soloqueue_mem.text.replaced import RULE_VERSION, replaced_value
         ("端口 8080 改成 8443", "8080"),
         ("The rate changed from 0.12 to 0.14 USD per word", "0.12"),
         ("期中不是28号，是6月2号", "28号"),  # 不是 … 是, as before
+        ("ETD 10/27 那条船满了，被 roll 到 10/31", "10/27"),  # moved to another day
+        ("The review was on 3:30 but got pushed to 4:15", "3:30"),
     ],
 )
 def test_the_earlier_of_two_values_of_one_kind_around_a_change_is_given_up(said, given_up):

@@ -1,0 +1,44 @@
+"""A correction cue (``text.cue``): a thing moved to another day or time corrects the
+day it had; the same verbs moving anything else announce no change."""
+
+from __future__ import annotations
+
+import pytest
+
+from soloqueue_mem.text.cue import is_correction
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "还有新菜单 设计那边海报出不来 推到4月25号上线吧",
+        "明白，新菜单上线推迟到 4月25号。",
+        "会议延期到 11月3号",
+        "年会顺延到下周五",
+        "船满了，被 roll 到 10/31",
+        "The launch was postponed to Friday",
+        "We pushed back to 3pm",
+        "The dinner got pushed to the 14th.",
+        "The offsite slipped to Nov 12",
+        "The call was delayed until tomorrow",
+        "Standup is rescheduled to Monday",
+    ],
+)
+def test_a_thing_moved_to_another_day_or_time_is_a_correction(said):
+    assert is_correction(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "代码推到 main 了",  # pushed code: no day
+        "I pushed to main before lunch",
+        "The desks were pushed to the 11th floor",  # an ordinal that is no day
+        "The feature is rolled out to 3 regions",
+        "We left early and were delayed to avoid traffic",
+        "火势蔓延到下游",  # 延到 is no move of a day
+        "他今天提前到了",  # arrived early
+    ],
+)
+def test_the_same_verbs_moving_anything_else_are_no_correction(said):
+    assert not is_correction(said)

@@ -90,9 +90,9 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|correction|sorry|wait|hi again|good morning|morning|quick reminder|one more thing"
             r"|nice|thanks|update|lol|haha+|hah)(?:[,:!，]\s*|\s+)|(?:no|nope)[,!]\s*"
             # ("no caffeine" is no filler; 早 followed by a pause greets, as "morning," does:
-            # 早～, 早 出事了, not 早上 or 早点)
+            # 早～, 早啊～, 早 出事了, not 早上 or 早点)
             r"|(?:另外|还有|对了|顺便说一下|顺便说一句|顺便|以后|今后|从现在开始|从今以后|而且|并且"
-            r"|其实|不对|更正一下|更正|说错了|哦|噢|不过|你好|您好|早上好|早安|早(?=[～~，,!！\s])|嗨|哈喽"
+            r"|其实|不对|更正一下|更正|说错了|哦|噢|不过|你好|您好|早上好|早安|早[啊呀]?(?=[～~，,!！\s])|嗨|哈喽"
             r"|嗯+|好的)"
             r"[，,：:～~!！]?\s*)+",
             re.IGNORECASE,
@@ -172,6 +172,9 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|前端|后端|全栈)$",
             re.IGNORECASE,
         ),
+        # a job that names where it is held: "禾麦烘焙的运营经理", "在 Finch Pay 做 tech
+        # lead", "product manager at Acme"
+        "employer_named": re.compile(r"\S的|在\s*\S.*(?:做|当|担任|干)|\b(?:at|for)\s+\S"),
         # a plan: the speaker's intention (the day is found by lifecycle.when)
         "plan": re.compile(
             r"\b(?:i|we)\b.*\b(?:plan|plans|planning|going to|gonna|intend|intends|will"
@@ -742,8 +745,12 @@ def _labelled(draft: Draft, words: Vocabulary) -> Draft:
     and with those of the values it names ("Grafana for dashboards and PagerDuty for
     on-call": monitoring, 监控, on-call, 值班; a city: city, 城市): a question in the
     other language still finds it. A key is one attribute; the values are tagged even
-    then ("用户是顾一鸣，在杭州一所高中教物理" is keyed on the name, and tells the city)."""
+    then ("用户是顾一鸣，在杭州一所高中教物理" is keyed on the name, and tells the city). A job
+    that names where it is held ("禾麦烘焙的运营经理", "product manager at Acme") tells the
+    employer: "我在哪家公司" finds it."""
     predicates = [draft.predicate, *words.named(draft.content)]
+    if draft.predicate == "job" and _res()["employer_named"].search(draft.content):
+        predicates.append("employer")
     known = [p for p in predicates if p in words.labels]
     names = {n for p in known for n in (p, words.label(p, chinese=True))}
     if not names:

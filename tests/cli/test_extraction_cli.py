@@ -135,6 +135,25 @@ def test_a_greeting_is_no_topic_a_correction_shares(cli, monkeypatch):
     assert "出事了，疫苗冰箱在报警，用户让小护士先把疫苗挪到备用冰箱了" in current
 
 
+def test_an_introduction_after_a_greeting_tells_the_name_job_and_employer(cli, monkeypatch):
+    """早啊～ greets as 早～ does, so "我是 NAME，ORG 的 TITLE" reads as a name and a job;
+    the job names where it is held, so a question about the company finds it, in
+    either language ("product manager at Acme" too)."""
+    say(cli, "monday", "早啊～我是邓佳琪，禾麦烘焙的运营经理", "冷链车的温度上限定的是 7℃")
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    current = listed(cli)
+    assert "用户是邓佳琪" in current
+    job = current["禾麦烘焙的运营经理"]
+    assert job["predicate"] == "job" and {"employer", "公司"} <= set(job["tags"])
+    first = recalled(cli, "我现在是在哪家公司，负责啥来着？", "--type", "FACT")[0]
+    assert first["content"] == "禾麦烘焙的运营经理"
+    at(monkeypatch, "2026-11-27T09:00:00Z")
+    say(cli, "tuesday", "I work as a product manager at Acme Robotics.")
+    night(cli, monkeypatch, "2026-11-27T23:00:00Z")
+    first = recalled(cli, "Which company do I work for?", "--type", "FACT")[0]
+    assert first["content"] == "User works as a product manager at Acme Robotics"
+
+
 def test_a_plan_is_kept_until_a_few_days_after_its_day(cli, home, monkeypatch):
     # said on Thursday 2026-11-26 (SOLOQUEUE_NOW); next week is 2026-12-03
     say(cli, "plans", "Next week we plan to migrate to k8s.", "明天要去北京")

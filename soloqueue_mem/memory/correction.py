@@ -20,10 +20,10 @@ superseding the wrong memory takes it out of recall.
 
 A **handover** replaces who fills a role: what was said names someone leaving ("Dana
 moved to their marketing team", "老周调去做网关了") and someone taking over ("Felix
-took over as PM", "以后找小林", "交给小林"), see :func:`handed_over`. A statement of it
+took over as PM", "以后找小林", "交给小林"), see :mod:`soloqueue_mem.text.handover`. A statement of it
 that names the taking over corrects, as its topic, its own words (the role: review,
 PM) with the name of the one who left, also when that name is in another clause of
-what was said ("…，老周调去做网关了。代码 review 也交给小林", :func:`handover_hints`).
+what was said ("…，老周调去做网关了。代码 review 也交给小林", :func:`~soloqueue_mem.text.handover.handover_hints`).
 Only memories naming the one who left are candidates, and the topic rule above still
 needs two words in common: "…让老周 review" (老周, review) is replaced, "老周是我师傅"
 or "Dana is my badminton partner" (the name alone) is not.
@@ -31,76 +31,17 @@ or "Dana is my badminton partner" (the name alone) is not.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from functools import cache
 
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.text.cue import cue, is_correction
+from soloqueue_mem.text.handover import handed_over
 from soloqueue_mem.text.replaced import replaced_value
 from soloqueue_mem.text.stopwords import STOPWORDS
 
 MIN_SHARED = 2
 CANDIDATES = 20  # memories a lookup by topic words reads
 MAX_STATEMENT = 300  # characters: a rules memory has at most 200
-
-
-@cache
-def _handover() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """Someone leaving a role, the name before the verb: "Dana moved to their marketing
-    team", "Dana left the team", "老周调去做网关了", "小王离职了"; and someone taking it
-    over: "took over", "replaces", "goes to Felix", "以后找小林", "下周起报关找郑子健",
-    "交给小林", "接手"."""
-    name = r"(?P<name>[A-Z][\w.-]+(?: [A-Z][\w.-]+)?|[\u4e00-\u9fff]{2,3})"
-    english = (
-        r"(?:has |had )?(?:left(?: (?:the|our|their) (?:team|company|project))?\b"
-        r"|moved (?:over )?to (?:the |their |our |another |a )?[\w -]{0,30}?\bteam\b"
-        r"|stepped down|is leaving\b|handed (?:\w+ )?over\b)"
-    )
-    chinese = "(?:已经|也)?(?:调去|调走|离职|转岗|不再负责)"
-    start = r"(?:^|(?<=[，,。；;:：.!?！？\s]))(?:然后|另外|还有|而且|对了)?"
-    left = re.compile(f"{start}{name}\\s?(?:{english}|{chinese})")
-    taking = re.compile(
-        r"\b(?:took|takes|taking|taken) over\b|\breplac(?:ed|es|ing) [A-Z]"
-        r"|\bgoes to [A-Z]|交给|接手|接替|[归由][\u4e00-\u9fff]{1,3}(?:负责|管)"
-        # from now, or from a time on, a task goes to someone: 以后找, "下周起报关找郑子健"
-        r"|(?:以后|现在|改|起|开始)[\u4e00-\u9fff]{0,4}找"
-    )
-    return left, taking
-
-
-def _leaving(text: str) -> re.Match[str] | None:
-    """Where ``text`` hands a role over: someone leaving it, when someone takes it over
-    too. Both halves are needed: "Dana moved to the London team" alone may say nothing
-    of a role, and "Standup moved to 10:15" is no handover."""
-    left, taking = _handover()
-    found = left.search(text)
-    return found if found is not None and taking.search(text) is not None else None
-
-
-def handed_over(text: str) -> str:
-    """The name of the one who left a role ``text`` hands over to someone else, or ""."""
-    found = _leaving(text)
-    return "" if found is None else found.group("name")
-
-
-def handover_hints(said: str, contents: list[str]) -> list[str]:
-    """What each statement of ``contents`` (drafts of the handover ``said``) corrects:
-    its own words with the clause naming who left when another clause of ``said`` holds
-    it; "" when ``said`` hands nothing over or the statement does not name the taking
-    over. ``said`` is read once, whatever the number of statements."""
-    found = _leaving(said)
-    if found is None:
-        return ["" for _ in contents]
-    gone = found.group(0).strip()
-    taking = _handover()[1]
-
-    def hint(content: str) -> str:
-        if taking.search(content) is None:
-            return ""
-        return content if gone in content else f"{content}；{gone}"
-
-    return [hint(content) for content in contents]
 
 
 def topic_words(text: str) -> frozenset[str]:

@@ -306,6 +306,13 @@ def m019_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
     rederive_replaced_values(conn)
 
 
+def m020_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
+    """Rule 4 of ``replaced_value``: a handover names the one who left ("阿杰下周去漳州
+    那边开新项目了，同安的收尾交给蔡雨婷" names ``阿杰``). Rows written under rule 3 are
+    given what rule 4 says, as in :func:`m018_rederive_memories_replaced_value`."""
+    rederive_replaced_values(conn)
+
+
 def rederive_replaced_values(conn: sqlite3.Connection) -> None:
     """Give every memory the ``replaced_value`` this program's rule derives from its
     content, writing only the rows whose stored value differs."""

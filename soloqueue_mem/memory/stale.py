@@ -40,6 +40,7 @@ from soloqueue_mem.memory.model import Memory, recallable
 from soloqueue_mem.memory.working import ACKNOWLEDGEMENTS
 from soloqueue_mem.text.cue import is_correction
 from soloqueue_mem.text.fts import word_holders
+from soloqueue_mem.text.handover import aliases
 from soloqueue_mem.text.lexicon import Lexicon
 from soloqueue_mem.text.query import weigh_texts
 from soloqueue_mem.text.replaced import replaced_value
@@ -206,36 +207,47 @@ def _restates_only(words: frozenset[str], old: list[str], dropped: list[str]) ->
 
 
 class Named(NamedTuple):
-    """What a correction says it replaced ("dropping .po": ``po``) and its other words."""
+    """What a correction says it replaced ("dropping .po": ``po``) and its other words;
+    ``aliases``: the words of each other name of a person it names as replaced
+    ("陈杰（阿杰）": 阿杰 is 陈杰, :func:`soloqueue_mem.text.handover.aliases`)."""
 
     value: frozenset[str]
     others: frozenset[str]
+    aliases: tuple[frozenset[str], ...] = ()
 
 
-def _named(texts: list[str], lexicon: Callable[[], Lexicon]) -> list[Named | None]:
+def _named(texts: list[str], said: list[str], lexicon: Callable[[], Lexicon]) -> list[Named | None]:
     """For each of ``texts``, the value it names as replaced and its other words
-    (:func:`soloqueue_mem.text.replaced.replaced_value`), or None when it names
-    none."""
+    (:func:`soloqueue_mem.text.replaced.replaced_value`), with the other names ``said``
+    gives that value, or None when it names none."""
     values = [replaced_value(text) for text in texts]
     wanted = [n for n, value in enumerate(values) if value]
     if not wanted:
         return [None] * len(texts)
-    said = weigh_texts([values[n] for n in wanted] + [texts[n] for n in wanted], lexicon)
+    named = [sorted(aliases(values[n], said)) for n in wanted]
+    weighed = weigh_texts(
+        [values[n] for n in wanted] + [texts[n] for n in wanted] + [a for a_ in named for a in a_],
+        lexicon,
+    )
+    words_of = [frozenset(term.text for term in w.terms) for w in weighed]
+    other_names = iter(words_of[2 * len(wanted) :])
     found: list[Named | None] = [None] * len(texts)
-    for n, value, whole in zip(wanted, said[: len(wanted)], said[len(wanted) :], strict=True):
-        words = frozenset(term.text for term in value.terms)
-        if words:
-            found[n] = Named(words, frozenset(t.text for t in whole.terms) - words)
+    for n, value, whole, names in zip(
+        wanted, words_of[: len(wanted)], words_of[len(wanted) : 2 * len(wanted)], named, strict=True
+    ):
+        others = tuple(w for w in (next(other_names) for _ in names) if w)
+        if value:
+            found[n] = Named(value, whole - value, others)
     return found
 
 
 def _states_named(body: int, held: dict[str, set[int]], replaced: Named) -> bool:
     """Whether text ``body`` (a position in what ``held`` maps each word to) states the
-    value ``replaced`` names, on its topic: it holds every word of the value and another
-    word of the correction."""
-    return all(body in held[w] for w in replaced.value) and any(
-        body in held[w] for w in replaced.others
-    )
+    value ``replaced`` names, by it or another name of it, on its topic: it holds every
+    word of the value and another word of the correction."""
+    return any(
+        all(body in held[w] for w in value) for value in (replaced.value, *replaced.aliases)
+    ) and any(body in held[w] for w in replaced.others)
 
 
 def named_stale(
@@ -247,7 +259,7 @@ def named_stale(
     (:func:`_states_named`), that memory. The statement corrected need never have
     become a memory itself ("Strings come as .po files"). An item naming a replaced
     value itself is the correction as said, not what it replaced."""
-    said = _named([m.content for m in memories], lexicon)
+    said = _named([m.content for m in memories], [text for text, _ in texts.values()], lexicon)
     fixes = [(m, r) for m, r in zip(memories, said, strict=True) if r]
     if not fixes or not texts:
         return {}
@@ -264,7 +276,7 @@ def named_stale(
 
 def _held_by(bodies: list[str], fixes: Sequence[tuple[object, Named]]) -> dict[str, set[int]]:
     """Which of ``bodies`` hold each word of the corrections' values and topics."""
-    words = sorted({w for _, r in fixes for w in r.value | r.others})
+    words = sorted({w for _, r in fixes for w in r.value.union(r.others, *r.aliases)})
     found = word_holders(bodies, words)
     return dict(zip(words, found, strict=True))
 

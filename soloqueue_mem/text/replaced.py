@@ -1,7 +1,8 @@
 """What a statement says it replaced: the value it names as given up.
 
 "The studio is dropping .po, everything moves to XLIFF 2.0" names ``.po``; "期中不是28号，
-是6月2号" names ``28号``; "48 小时太早了，改成提前 24 小时" names ``48 小时``. The
+是6月2号" names ``28号``; "48 小时太早了，改成提前 24 小时" names ``48 小时``; a handover names the one who left
+("阿杰下周去漳州那边开新项目了，同安的收尾交给蔡雨婷" names ``阿杰``). The
 statement that said the old value need never have become a memory. Recall marks the
 turns stating such a value as outdated (:mod:`soloqueue_mem.memory.stale`), and a
 memory naming one is kept at its expiry (``memories.replaced_value``,
@@ -15,6 +16,7 @@ import re
 from functools import cache
 
 from soloqueue_mem.text.cue import cue
+from soloqueue_mem.text.handover import handed_over
 
 # The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
 # a memory was written (``memories.replaced_value``), so a change to what it names for a
@@ -22,8 +24,10 @@ from soloqueue_mem.text.cue import cue
 # again (memory.db's m018 and m019, PostgreSQL's steps after it; a test counts them).
 # Rule 2 names the earlier of two values of one kind around a change
 # (:func:`_changed_from`); rule 3 reads a thing moved to another day or time as a
-# change ("ETD 10/27 那条船满了，被 roll 到 10/31", :mod:`soloqueue_mem.text.cue`).
-RULE_VERSION = 3
+# change ("ETD 10/27 那条船满了，被 roll 到 10/31", :mod:`soloqueue_mem.text.cue`);
+# rule 4 names the one who left in a handover ("阿杰下周去漳州那边开新项目了，同安的收尾
+# 交给蔡雨婷": ``阿杰``, :mod:`soloqueue_mem.text.handover`).
+RULE_VERSION = 4
 
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
 
@@ -111,6 +115,6 @@ def replaced_value(text: str) -> str:
     ball", "instead of going out"), not a value that was stated."""
     found = _replaced().search(text)
     if found is None:
-        return _changed_from(text)
+        return _changed_from(text) or handed_over(text)
     value = next(v for v in found.groups() if v)
     return value if _NAMED.search(value) else ""

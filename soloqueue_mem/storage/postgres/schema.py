@@ -81,7 +81,7 @@ def _replaced_values(conn: psycopg.Connection) -> None:
 
 def _rederived_replaced_values(conn: psycopg.Connection) -> None:
     """``memories.replaced_value`` derived again by this program's rule, the rows whose
-    value differs written (memory.db's m017, m018 and m019: a step per version of the rule)."""
+    value differs written (memory.db's m017 to m020: a step per version of the rule)."""
     from soloqueue_mem.memory.schema import replaced_values
 
     rows = conn.execute("SELECT seq, content, replaced_value FROM memories").fetchall()
@@ -221,6 +221,9 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     _rederived_replaced_values,
     # (replaced value, rule 3) a cue of a thing moved to another day or time ("被 roll 到
     # 10/31"): rows written under rule 2 derived again (as memory.db's m019)
+    _rederived_replaced_values,
+    # (replaced value, rule 4) a handover names the one who left: rows written under
+    # rule 3 derived again (as memory.db's m020)
     _rederived_replaced_values,
 ]
 

@@ -21,6 +21,7 @@ from soloqueue_mem.memory.schema import (
     m017_add_memories_replaced_value,
     m018_rederive_memories_replaced_value,
     m019_rederive_memories_replaced_value,
+    m020_rederive_memories_replaced_value,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache, m016_version_embeddings
 from soloqueue_mem.sessions.schema import (
@@ -49,4 +50,5 @@ MIGRATIONS = [
     m017_add_memories_replaced_value,
     m018_rederive_memories_replaced_value,
     m019_rederive_memories_replaced_value,
+    m020_rederive_memories_replaced_value,
 ]

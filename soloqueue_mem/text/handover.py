@@ -1,0 +1,96 @@
+"""A handover: someone leaves a role and someone else takes it over.
+
+What was said names someone leaving ("Dana moved to their marketing team", "老周调去做网关
+了", "阿杰下周去漳州那边开新项目了") and someone taking over ("Felix took over as PM",
+"以后找小林", "交给蔡雨婷"). Both halves are needed: "Dana moved to the London team" alone
+may say nothing of a role, and "Standup moved to 10:15" is no handover. The one who left
+is the value the handover replaces (:func:`soloqueue_mem.text.replaced.replaced_value`),
+and a memory naming them is what it corrects (:mod:`soloqueue_mem.memory.correction`).
+Plain text rules, with no store behind them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+
+@cache
+def handover_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Someone leaving a role, the name before the verb: "Dana moved to their marketing
+    team", "Dana left the team", "老周调去做网关了", "小王离职了", or going elsewhere from
+    a time on ("阿杰下周去漳州那边开新项目了": 去 and a place or task, 了 ending the
+    clause); and someone taking it over: "took over", "replaces", "goes to Felix",
+    "以后找小林", "下周起报关找郑子健", "交给小林", "接手"."""
+    name = r"(?P<name>[A-Z][\w.-]+(?: [A-Z][\w.-]+)?|[\u4e00-\u9fff]{2,3})"
+    english = (
+        r"(?:has |had )?(?:left(?: (?:the|our|their) (?:team|company|project))?\b"
+        r"|moved (?:over )?to (?:the |their |our |another |a )?[\w -]{0,30}?\bteam\b"
+        r"|stepped down|is leaving\b|handed (?:\w+ )?over\b)"
+    )
+    going = r"(?:下周|下个月|明天|月底|已经|马上)去[\u4e00-\u9fff]{2,12}了(?=[，,。；;！!]|$)"
+    chinese = f"(?:已经|也)?(?:调去|调走|离职|转岗|不再负责)|{going}"
+    start = r"(?:^|(?<=[，,。；;:：.!?！？\s]))(?:然后|另外|还有|而且|对了)?"
+    left = re.compile(f"{start}{name}\\s?(?:{english}|{chinese})")
+    taking = re.compile(
+        r"\b(?:took|takes|taking|taken) over\b|\breplac(?:ed|es|ing) [A-Z]"
+        r"|\bgoes to [A-Z]|交给|接手|接替|[归由][\u4e00-\u9fff]{1,3}(?:负责|管)"
+        # from now, or from a time on, a task goes to someone: 以后找, "下周起报关找郑子健"
+        r"|(?:以后|现在|改|起|开始)[\u4e00-\u9fff]{0,4}找"
+    )
+    return left, taking
+
+
+def leaving(text: str) -> re.Match[str] | None:
+    """Where ``text`` hands a role over: someone leaving it, when someone takes it over
+    too."""
+    left, taking = handover_patterns()
+    found = left.search(text)
+    return found if found is not None and taking.search(text) is not None else None
+
+
+def handed_over(text: str) -> str:
+    """The name of the one who left a role ``text`` hands over to someone else, or ""."""
+    found = leaving(text)
+    return "" if found is None else found.group("name")
+
+
+def handover_hints(said: str, contents: list[str]) -> list[str]:
+    """What each statement of ``contents`` (drafts of the handover ``said``) corrects:
+    its own words with the clause naming who left when another clause of ``said`` holds
+    it; "" when ``said`` hands nothing over or the statement does not name the taking
+    over. ``said`` is read once, whatever the number of statements."""
+    found = leaving(said)
+    if found is None:
+        return ["" for _ in contents]
+    gone = found.group(0).strip()
+    taking = handover_patterns()[1]
+
+    def hint(content: str) -> str:
+        if taking.search(content) is None:
+            return ""
+        return content if gone in content else f"{content}；{gone}"
+
+    return [hint(content) for content in contents]
+
+
+
+def aliases(name: str, texts: list[str]) -> set[str]:
+    """The other names ``texts`` give the person called ``name``: a name and its alias in
+    parentheses are one person ("陈杰（阿杰）", "Robert (Bob)"), whichever of the two is
+    ``name``. A handover naming the one who left by either name replaces what was said
+    of them by the other. Before the parenthesis, a Chinese name is the two characters
+    next to it (the given name of a longer one: the text runs on without a break, "负责人
+    是陈杰（阿杰）"); inside it, the whole alias."""
+    value = re.escape(name)
+    latin = r"[A-Z][\w.-]+(?: [A-Z][\w.-]+)?"
+    before = re.compile(f"(?P<other>{latin}|[\u4e00-\u9fff]{{2}})\\s?[（(]\\s?{value}\\s?[)）]")
+    after = re.compile(
+        f"{value}\\s?[（(]\\s?(?P<other>{latin}|[\u4e00-\u9fff]{{2,4}})\\s?[)）]"
+    )
+    return {
+        found.group("other")
+        for text in texts
+        for pattern in (before, after)
+        for found in pattern.finditer(text)
+    }

@@ -37,9 +37,9 @@ from soloqueue_mem.lifecycle.patterns import Pattern, patterns
 from soloqueue_mem.lifecycle.restated import said_once
 from soloqueue_mem.lifecycle.vocabulary import MANY, PERSONAL, PETS, USER, Vocabulary, vocabulary
 from soloqueue_mem.lifecycle.when import future_day
-from soloqueue_mem.text.handover import handover_hints
 from soloqueue_mem.memory.store import Draft
 from soloqueue_mem.text.cue import is_correction
+from soloqueue_mem.text.handover import handover_hints
 
 SOURCE = "rules"
 MAX_SENTENCE = 200

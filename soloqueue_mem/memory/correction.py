@@ -20,10 +20,11 @@ superseding the wrong memory takes it out of recall.
 
 A **handover** replaces who fills a role: what was said names someone leaving ("Dana
 moved to their marketing team", "老周调去做网关了") and someone taking over ("Felix
-took over as PM", "以后找小林", "交给小林"), see :mod:`soloqueue_mem.text.handover`. A statement of it
-that names the taking over corrects, as its topic, its own words (the role: review,
-PM) with the name of the one who left, also when that name is in another clause of
-what was said ("…，老周调去做网关了。代码 review 也交给小林", :func:`~soloqueue_mem.text.handover.handover_hints`).
+took over as PM", "以后找小林", "交给小林"), see :mod:`soloqueue_mem.text.handover`.
+A statement of it that names the taking over corrects, as its topic, its own words
+(the role: review, PM) with the name of the one who left, also when that name is in
+another clause of what was said ("…，老周调去做网关了。代码 review 也交给小林",
+:func:`soloqueue_mem.text.handover.handover_hints`).
 Only memories naming the one who left are candidates, and the topic rule above still
 needs two words in common: "…让老周 review" (老周, review) is replaced, "老周是我师傅"
 or "Dana is my badminton partner" (the name alone) is not.

@@ -74,7 +74,6 @@ def handover_hints(said: str, contents: list[str]) -> list[str]:
     return [hint(content) for content in contents]
 
 
-
 def aliases(name: str, texts: list[str]) -> set[str]:
     """The other names ``texts`` give the person called ``name``: a name and its alias in
     parentheses are one person ("陈杰（阿杰）", "Robert (Bob)"), whichever of the two is
@@ -85,9 +84,7 @@ def aliases(name: str, texts: list[str]) -> set[str]:
     value = re.escape(name)
     latin = r"[A-Z][\w.-]+(?: [A-Z][\w.-]+)?"
     before = re.compile(f"(?P<other>{latin}|[\u4e00-\u9fff]{{2}})\\s?[（(]\\s?{value}\\s?[)）]")
-    after = re.compile(
-        f"{value}\\s?[（(]\\s?(?P<other>{latin}|[\u4e00-\u9fff]{{2,4}})\\s?[)）]"
-    )
+    after = re.compile(f"{value}\\s?[（(]\\s?(?P<other>{latin}|[\u4e00-\u9fff]{{2,4}})\\s?[)）]")
     return {
         found.group("other")
         for text in texts

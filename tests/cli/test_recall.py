@@ -1100,6 +1100,28 @@ def test_a_correction_naming_a_dropped_value_keeps_its_turns_stale_after_it_expi
     assert cli.json("memory", "show", new["id"])["content"] == said  # kept, not recalled
 
 
+def test_a_handover_marks_the_turns_naming_who_left_by_either_name(cli, monkeypatch):
+    """ "阿伟下个月去成都那边开新仓了，华东仓的对接交给刘思远" names the one who left (阿伟)
+    as what it replaces, and "王立伟（阿伟）" says 阿伟 is 王立伟: the turn stating the old
+    contact and the acknowledgement naming him 王立伟 only both rank below the handover
+    and name it, while a turn about him on another topic keeps its place."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    old = "华东仓的现场对接人是王立伟（阿伟），到货签收都找他"
+    ack = "记下：华东仓现场对接人王立伟。"
+    other = "王立伟的车牌是沪A 12345"
+    for text, role in ((old, "user"), (ack, "assistant"), (other, "user")):
+        log(cli, text, "--role", role)
+    at(monkeypatch, "2026-11-10T08:00:00Z")
+    new = cli.json("remember", "阿伟下个月去成都那边开新仓了，华东仓的对接交给刘思远")
+    at(monkeypatch, NOW)
+    hits = recall(cli, "华东仓现在的现场对接人是谁？")
+    assert hits[0]["id"] == new["id"]
+    by_text = {h["content"]: h for h in hits}
+    assert by_text[old]["superseded_by"] == new["id"]
+    assert by_text[ack]["superseded_by"] == new["id"]
+    assert recall(cli, "王立伟的车牌是多少？")[0]["superseded_by"] is None
+
+
 def test_an_acknowledgement_of_a_replaced_value_is_stale(cli, monkeypatch):
     """The assistant's "Noted — Dana Whitlock is the PM contact." says nothing but what
     the replaced memory said: it ranks below the correction and names it, while a turn

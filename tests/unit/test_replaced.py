@@ -7,6 +7,7 @@ import pytest
 
 from soloqueue_mem.storage.postgres.schema import MIGRATIONS as POSTGRES_STEPS
 from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS as SQLITE_STEPS
+from soloqueue_mem.text.handover import aliases
 from soloqueue_mem.text.replaced import RULE_VERSION, replaced_value
 
 
@@ -47,3 +48,39 @@ def test_each_version_of_the_rule_has_a_schema_step_on_each_back_end():
     for steps in (SQLITE_STEPS, POSTGRES_STEPS):
         deriving = [s for s in steps if callable(s) and "replaced_value" in s.__name__]
         assert len(deriving) == RULE_VERSION
+
+
+@pytest.mark.parametrize(
+    ("said", "who_left"),
+    [
+        ("阿杰下周去漳州那边开新项目了，同安的收尾交给蔡雨婷", "阿杰"),  # goes elsewhere
+        ("然后测试对接人换了，以后找小林，老周调去做网关了", "老周"),
+        ("Dana moved to their marketing team, Felix took over as PM", "Dana"),
+    ],
+)
+def test_a_handover_gives_up_the_one_who_left(said, who_left):
+    assert replaced_value(said) == who_left
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "阿杰下周去漳州那边开新项目了",  # nobody takes over: no role is named
+        "下周去漳州那边看风电场了，资料交给蔡雨婷",  # nobody leaves
+    ],
+)
+def test_going_elsewhere_without_a_handover_names_no_one(said):
+    assert replaced_value(said) == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "said", "other"),
+    [
+        ("阿杰", "同安项目现场负责人是陈杰（阿杰），对接都走他", "陈杰"),
+        ("陈杰", "同安项目现场负责人是陈杰（阿杰），对接都走他", "阿杰"),
+        ("Bob", "Our site lead is Robert (Bob), ping him first", "Robert"),
+        ("Robert", "Our site lead is Robert (Bob), ping him first", "Bob"),
+    ],
+)
+def test_a_name_and_its_alias_in_parentheses_are_one_person(name, said, other):
+    assert aliases(name, [said, "阿杰说过（下周见）"]) == {other}

@@ -1,9 +1,9 @@
 """What a statement says it replaced: the value it names as given up.
 
 "The studio is dropping .po, everything moves to XLIFF 2.0" names ``.po``; "期中不是28号，
-是6月2号" names ``28号``; "48 小时太早了，改成提前 24 小时" names ``48 小时``; a handover names the one
-who left ("阿杰下周去漳州那边开新项目了，同安的收尾交给蔡雨婷" names ``阿杰``). The
-statement that said the old value need never have become a memory. Recall marks the
+是6月2号" names ``28号``; "48 小时太早了，改成提前 24 小时" names ``48 小时``; a handover
+names the one who left ("阿杰下周去漳州那边开新项目了，同安的收尾交给蔡雨婷" names
+``阿杰``). The statement that said the old value need never have become a memory. Recall marks the
 turns stating such a value as outdated (:mod:`soloqueue_mem.memory.stale`), and a
 memory naming one is kept at its expiry (``memories.replaced_value``,
 :func:`soloqueue_mem.memory.store.expired`). Plain text rules, with no store behind

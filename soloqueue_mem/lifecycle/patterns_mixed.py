@@ -9,7 +9,8 @@ wins), so each one is specific: an attribute it keys on must be a known one
 
 Parts and ``predicate`` specs are those of ``patterns.py``; two more specs:
 ``purpose`` ("uses Grafana for dashboards and PagerDuty for on-call": one fact per
-"X for Y") and ``job`` with an ``employer`` part (a second fact: where they work).
+"X for Y") and ``job`` with an ``employer`` part (where they work: one fact, keyed on
+the job and tagged ``employer`` too, see ``extract._labelled``).
 """
 
 from __future__ import annotations

@@ -123,14 +123,10 @@ def recall(
     if window is not None and window.vague:
         window = None  # "最近", "recently": the recency signal already favours those days
     by_place = None if window else session_window(source, request, now)  # 上次对话
-    query, weighted, asks_window_only = _question(request.query, window or by_place, lexicon)
-    if by_place is not None and not asks_window_only:
-        # "the very first day", 上次对话 say when, never what ("What did we work on the
-        # very first day?" is not about a "day-of coordinator"); a weekday or a date may
-        # be what a rule or plan is about ("周五可以上线吗？"), so those words stay
-        query = by_place.strip(query)
-        weighted = weigh_query(query, lexicon).terms
     window = window or by_place
+    query, weighted, asks_window_only = _question(
+        request.query, window, lexicon, by_place=by_place is not None
+    )
     said = _last_turns(source, request)
     weighted = fold_context(weighted, "\n".join(_searchable(turn) for turn in said), lexicon)
     terms = [term.text for term in weighted]
@@ -196,18 +192,22 @@ def recall(
 
 
 def _question(
-    query: str, window: TimeWindow | None, lexicon: Callable[[], Lexicon]
+    query: str, window: TimeWindow | None, lexicon: Callable[[], Lexicon], by_place: bool
 ) -> tuple[str, list[QueryTerm], bool]:
     """The query the channels search, its weighted terms, and whether the window is
     the whole question. A time expression adds its window's items and removes nothing:
-    "周五可以上线吗？" still asks about 周五 and 上线. Only a query whose other words are
-    all stopwords ("what happened last week") is searched without it: the window is
-    then the whole question."""
+    "周五可以上线吗？" still asks about 周五 and 上线 (a rule may be about Fridays). Only a
+    query whose other words are all stopwords ("what happened last week") is searched
+    without it: the window is then the whole question. A session or a day named
+    ``by_place`` ("the very first day", 上次对话) says when, never what, so its words are
+    never searched: "What did we work on the very first day?" is not about a "day-of
+    coordinator"."""
     if window is not None:
         rest = window.strip(query)
         terms = weigh_query(rest, lexicon).terms
-        if not any(t.text not in STOPWORDS for t in terms):
-            return rest, terms, True
+        whole = not any(t.text not in STOPWORDS for t in terms)
+        if whole or by_place:
+            return rest, terms, whole
     return query, weigh_query(query, lexicon).terms, False
 
 

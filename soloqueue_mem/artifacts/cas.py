@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO
 
 from soloqueue_mem import faults
 from soloqueue_mem.errors import StorageError
@@ -32,13 +32,24 @@ _RELPATH = re.compile(
 CHUNK = 1 << 20
 
 
-class Staged(NamedTuple):
+class Staged:
     """Content written to a temporary file and fsynced, not yet published."""
 
-    path: Path
-    sha256: str
-    size: int
-    fd: int  # open, with a shared flock, until published or discarded: gc leaves it
+    __slots__ = ("path", "sha256", "size", "fd")
+
+    def __init__(self, path: Path, sha256: str, size: int, fd: int) -> None:
+        self.path = path
+        self.sha256 = sha256
+        self.size = size
+        self.fd = fd  # open, with a shared flock, until published or discarded: gc leaves it
+
+    def close(self) -> None:
+        """Close the staging file once: a failed save discards what a publish may have
+        closed already, and closing a descriptor twice could close another file that
+        was given the same number in between."""
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            os.close(fd)
 
 
 def blob_relpath(sha256: str, day: date) -> str:
@@ -147,14 +158,17 @@ def publish(home: Home, staged: Staged, relpath: str) -> None:
         staged.path.unlink(missing_ok=True)
         raise StorageError(f"cannot store blob {relpath}: {exc.strerror}") from None
     finally:
-        os.close(staged.fd)
+        staged.close()
     faults.fault("artifact.after_rename")
-    fsync_dir(target.parent)
+    try:
+        fsync_dir(target.parent)
+    except OSError as exc:
+        raise StorageError(f"cannot store blob {relpath}: {exc.strerror}") from None
 
 
 def discard(staged: Staged) -> None:
     staged.path.unlink(missing_ok=True)
-    os.close(staged.fd)
+    staged.close()
 
 
 def fsync_dir(folder: Path) -> None:

@@ -501,3 +501,42 @@ def test_a_title_that_is_not_utf8_is_bad_input(cli, tmp_path):
     result = cli("artifact", "save", str(source), "--title", "bad \udcff title")
     assert result.exit_code == 65 and "--title is not valid UTF-8 text" in result.stderr
     assert cli.json("artifact", "list") == []
+
+
+def test_a_blob_folder_removed_after_the_rename_fails_the_save_cleanly(tmp_path, monkeypatch):
+    """Without the save lock (what `gc --grace 0` could do to a save in the old
+    negative control) the blob's folder can vanish between the rename and its fsync.
+    The save must fail with a storage error, and must not close its staging descriptor
+    a second time: by then another file may hold that number (here the file the failed
+    fsync opened), and closing it would break an unrelated connection."""
+    from soloqueue_mem.artifacts import cas, store
+    from soloqueue_mem.artifacts.store import NewArtifact
+    from soloqueue_mem.config import Config
+    from soloqueue_mem.errors import StorageError
+    from soloqueue_mem.home import Home
+    from soloqueue_mem.storage.sqlite.stores import open_artifacts
+
+    home = Home(tmp_path / "store")
+    conn = open_artifacts(home, Config())
+    assert conn is not None
+    reused: list[int] = []
+
+    def folder_gone(folder: Path) -> None:
+        reused.append(os.open(tmp_path / "unrelated", os.O_CREAT | os.O_RDWR, 0o600))
+        raise FileNotFoundError(2, "No such file or directory", str(folder))
+
+    monkeypatch.setattr(cas, "fsync_dir", folder_gone)
+    try:
+        with pytest.raises(StorageError, match="No such file or directory"):
+            store.save(
+                home,
+                conn,
+                io.BytesIO(b"x" * 100),
+                NewArtifact(title="t"),
+                datetime(2026, 11, 26, 8, tzinfo=UTC),
+            )
+        os.fstat(reused[0])  # still open: the failed save closed nothing of another's
+        assert conn.execute("SELECT count(*) FROM artifacts").fetchone() == (0,)
+    finally:
+        os.close(reused[0])
+        conn.close()

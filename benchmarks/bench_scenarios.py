@@ -70,6 +70,19 @@ plan that must no longer be a live memory, about a third long questions (150-500
 characters, some pasted group chat) and about a third asked in the other language than
 the fact was stated: dev5 to generalise on, heldout5 never looked at.
 
+A sixth pair, ``data/agent_scenarios_dev6.jsonl`` and ``…_heldout6.jsonl`` (``--half
+pair6``), was written blind on 2026-11-30 by a writer who had read only the issues and
+this docstring: six more users (a dental clinic manager, a game composer, a hardware
+startup CTO, a green-coffee exporter, a fintech support lead, a climbing-gym owner;
+zh-dominant, en-dominant and mixed in each file), four sessions and 50-55 messages each
+with two failing tools, 19 checks each of which seven are corrections (a number with a
+unit, a vendor, a person handing over a role, a date or time, a reversed rule, a price
+or quota, a place; said outright, only as a new value, inside a long message, by the
+assistant confirming, as "not X, Y", or as a slip corrected a minute later) and one a
+past plan that must no longer be a live memory, about a third long questions (150-550
+characters, some pasted group chat) and about a third asked in the other language than
+the fact was stated: dev6 to generalise on, heldout6 never looked at.
+
 Run: ``python benchmarks/bench_scenarios.py [--quick]
 [--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5] [--extra-args "--limit 10"] [--per-message]
 [--semantic] [--ablate] [--show-heldout] [--json-out PATH] [--keep DIR]``.
@@ -128,6 +141,8 @@ HALVES = {
     "heldout4": DATA / "agent_scenarios_heldout4.jsonl",
     "dev5": DATA / "agent_scenarios_dev5.jsonl",
     "heldout5": DATA / "agent_scenarios_heldout5.jsonl",
+    "dev6": DATA / "agent_scenarios_dev6.jsonl",
+    "heldout6": DATA / "agent_scenarios_heldout6.jsonl",
 }
 TOP = 10
 CONSOLIDATE_AT = "03:43"
@@ -687,16 +702,19 @@ def main() -> int:
             "heldout4",
             "dev5",
             "heldout5",
+            "dev6",
+            "heldout6",
             "both",
             "pair2",
             "pair3",
             "pair4",
             "pair5",
+            "pair6",
         ),
         default="both",
         help=(
             "both = tuned + heldout; pair2 = dev2 + heldout2; pair3 = dev3 + heldout3;"
-            " pair4 = dev4 + heldout4; pair5 = dev5 + heldout5;"
+            " pair4 = dev4 + heldout4; pair5 = dev5 + heldout5; pair6 = dev6 + heldout6;"
             " dev is run on its own"
         ),
     )
@@ -736,6 +754,7 @@ def main() -> int:
         "pair3": ["dev3", "heldout3"],
         "pair4": ["dev4", "heldout4"],
         "pair5": ["dev5", "heldout5"],
+        "pair6": ["dev6", "heldout6"],
     }
     halves = pairs.get(args.half, [args.half])
     extra = shlex.split(args.extra_args)

@@ -167,7 +167,10 @@ def temp_files(home: Home) -> list[BlobFile]:
     found = []
     for entry in entries:
         if entry.is_file(follow_symlinks=False):
-            info = entry.stat(follow_symlinks=False)
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue  # a save (which stages without the gc lock) moved it since
             found.append(
                 BlobFile(os.path.relpath(entry.path, home.root), info.st_size, info.st_mtime)
             )

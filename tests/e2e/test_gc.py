@@ -336,6 +336,32 @@ def test_phase2_deletes_aged_orphans_and_temp_files_keeps_the_rest(
     assert (again["deleted_blobs"], again["temp_files"], again["empty_dirs"]) == (0, 0, 0)
 
 
+def test_a_temp_file_a_save_moves_while_gc_lists_tmp_is_left_to_the_save(
+    cli, home, monkeypatch
+):
+    """Saves stage without the gc lock, so a staging file can leave ``artifacts/tmp``
+    (published, or discarded on a dedup hit) between gc listing the folder and reading
+    the file's age. That file is the save's, not a stale one: gc carries on without it
+    (it exited 1 with an unexpected FileNotFoundError)."""
+    tmp = home / "artifacts" / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    staging = tmp / "0123456789abcdef.tmp"
+    staging.write_bytes(b"a save's content")
+    age(staging, 2 * HOUR)
+    listed = os.scandir
+
+    def list_then_save_moves_it(path):
+        entries = list(listed(path))
+        if Path(path) == tmp:
+            staging.unlink()  # what the save does right after the listing
+        return iter(entries)
+
+    monkeypatch.setattr(os, "scandir", list_then_save_moves_it)
+    phase2 = gc_ok(cli, "--deep")["phase2"]
+    assert phase2["temp_files"] == 0
+    assert list(tmp.iterdir()) == []
+
+
 def test_grace_from_option_and_config(cli, home):
     young = orphan(cli, home, b"twenty minutes old", 20 * 60)
     assert gc_ok(cli, "--deep")["phase2"]["deleted_blobs"] == 0

@@ -39,9 +39,15 @@ class SessionLog:
             self._fd = os.open(path, _APPEND, 0o600)
         except OSError as exc:
             raise StorageError(f"cannot open {path}: {exc.strerror}") from None
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
-        self._set_aside_torn_tail()
-        self.size = os.fstat(self._fd).st_size
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+            self._set_aside_torn_tail()
+            self.size = os.fstat(self._fd).st_size
+        except BaseException as exc:
+            os.close(self._fd)  # and its lock: a long-lived process must not keep either
+            if isinstance(exc, OSError):
+                raise StorageError(f"cannot open {exc.filename or path}: {exc.strerror}") from None
+            raise
 
     def close(self) -> None:
         fcntl.flock(self._fd, fcntl.LOCK_UN)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -270,3 +272,26 @@ def test_nul_in_content_round_trips(cli, home):
     assert jsonl_records(home, "n")[0]["content"] == text
     shown = cli.json("session", "show", "n")
     assert shown["turns"][0]["content"] == text
+
+
+def test_a_torn_tail_that_cannot_be_set_aside_fails_and_unlocks_the_log(cli, home):
+    """Opening a session log locks it, then moves a torn tail to ``<log>.torn``. If that
+    fails, the write is a storage error (exit 74) and the log's lock is let go: a
+    long-lived process (``serve``) that kept it would hang every later write to the
+    session."""
+    cli.ok("log", "-s", "s", "first")
+    path = home / "groups" / "default" / "sessions" / "default" / "s.jsonl"
+    with open(path, "ab") as log:
+        log.write(b'{"torn')
+    aside = path.with_name("s.jsonl.torn")
+    aside.mkdir()  # the fragment cannot be written there
+    result = cli("log", "-s", "s", "second")
+    assert result.exit_code == 74, (result.exit_code, result.stderr)
+    assert result.stderr.startswith("error: ") and "s.jsonl.torn" in result.stderr
+    probe = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError if still held
+    finally:
+        os.close(probe)
+    aside.rmdir()
+    assert cli.json("log", "-s", "s", "second")["turn_index"] == 1

@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -257,6 +258,14 @@ def run_process(
         timeout=timeout,
         check=False,
     )
+
+
+def wait_until_stopped(pid: int, timeout: float = 30.0) -> None:
+    """Wait for the process to stop itself at its fault point (an event, polled)."""
+    deadline = time.monotonic() + timeout
+    while Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "T":
+        assert time.monotonic() < deadline, "the process never reached its fault point"
+        time.sleep(0.005)
 
 
 def tree_snapshot(root: Path) -> dict[str, bytes]:

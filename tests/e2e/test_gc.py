@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from soloqueue_mem.clock import parse_timestamp
-from tests.conftest import NOW, DbHolder, run_process, tree_snapshot
+from tests.conftest import NOW, DbHolder, run_process, tree_snapshot, wait_until_stopped
 
 # Every test here works in a data directory that exists (see the store fixture).
 pytestmark = pytest.mark.usefixtures("store")
@@ -336,9 +336,7 @@ def test_phase2_deletes_aged_orphans_and_temp_files_keeps_the_rest(
     assert (again["deleted_blobs"], again["temp_files"], again["empty_dirs"]) == (0, 0, 0)
 
 
-def test_a_temp_file_a_save_moves_while_gc_lists_tmp_is_left_to_the_save(
-    cli, home, monkeypatch
-):
+def test_a_temp_file_a_save_moves_while_gc_lists_tmp_is_left_to_the_save(cli, home, monkeypatch):
     """Saves stage without the gc lock, so a staging file can leave ``artifacts/tmp``
     (published, or discarded on a dedup hit) between gc listing the folder and reading
     the file's age. That file is the save's, not a stale one: gc carries on without it
@@ -485,34 +483,41 @@ def test_b4_second_gc_exits_75_at_once_while_the_run_lock_is_held(cli, home):
 
 
 def test_b4_gc_wait_waits_for_the_running_gc(cli, home):
+    """The first gc stops itself holding the run lock (an event, not a sleep that a slow
+    machine outlasts): a second is refused, a third with --wait says it waits, and runs
+    once the first goes on."""
     orphan(cli, home, b"deleted by the first gc", 2 * HOUR)
     holder = start(
         "--format",
         "json",
         "gc",
         "--deep",
-        env={**FAULT, "SOLOQUEUE_FAULT": "gc.after_phase1_commit:sleep=2500"},
+        env={**FAULT, "SOLOQUEUE_FAULT": "gc.after_phase1_commit:stop"},
     )
+    waiter = None
     try:
-        wait_for(
-            lambda: (home / ".gc_state").exists() and flock_holder(home / ".gc_state"),
-            what="the first gc to hold the run lock",
-        )
+        wait_until_stopped(holder.pid)
+        assert flock_holder(home / ".gc_state") == "WRITE"
         refused = run_process("gc", "--deep")
         assert refused.returncode == EX_TEMPFAIL
-        assert holder.poll() is None  # refused while the holder still runs
 
-        waited = run_process("--format", "json", "gc", "--deep", "--wait")
-        assert waited.returncode == 0, waited.stderr
-        out, err = holder.communicate(timeout=30)
+        waiter = start("--format", "json", "gc", "--deep", "--wait", env=MARKING)
+        assert waiter.stderr is not None
+        assert waiter.stderr.readline() == BLOCKED  # it found the run lock held: it waits
+        holder.send_signal(signal.SIGCONT)
+        out, err = holder.communicate(timeout=60)
         assert holder.returncode == 0, err
+        waited, waited_err = waiter.communicate(timeout=60)
+        assert waiter.returncode == 0, waited_err
         # the holder's phase 2 ran first and took the orphan; the waiter's found none
         assert json.loads(out)["phase2"]["deleted_blobs"] == 1
-        assert json.loads(waited.stdout)["phase2"]["deleted_blobs"] == 0
+        assert json.loads(waited)["phase2"]["deleted_blobs"] == 0
     finally:
-        if holder.poll() is None:
-            holder.kill()
-        holder.communicate()
+        for proc in (holder, waiter):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+            if proc is not None:
+                proc.communicate()
 
 
 def test_b4_sigkill_of_the_gc_holder_releases_the_lock(cli, home):
@@ -813,11 +818,11 @@ def _expired_row_sharing_todays_path(cli, home: Path, data: bytes) -> dict:
 
 
 def test_b3_save_of_the_same_content_while_gc_expires_its_only_row(cli, home, tmp_path):
-    """The save has its content staged when GC expires the only row and plans to delete
-    the now unreferenced, aged blob. Staging holds no lock (issue 15 item 10), so GC
-    may delete the blob before the save places its content: the save then publishes its
-    staged copy again; if the save placed it first, GC's re-check under its exclusive
-    lock keeps it. Either way the new row's blob is whole."""
+    """The save has its content staged (it stops itself there) when GC expires the only
+    row and deletes the now unreferenced, aged blob. Staging holds no lock (issue 15
+    item 10), so the save, going on, finds the blob gone and publishes its staged copy
+    again: the new row's blob is whole. (A save that places its content first is kept
+    by GC's re-check: the next test.)"""
     data = os.urandom(4096)
     old = _expired_row_sharing_todays_path(cli, home, data)
     source = tmp_path / "same.bin"
@@ -828,13 +833,13 @@ def test_b3_save_of_the_same_content_while_gc_expires_its_only_row(cli, home, tm
         "artifact",
         "save",
         str(source),
-        env={**FAULT, "SOLOQUEUE_FAULT": "artifact.after_fsync:sleep=1500"},
+        env={**FAULT, "SOLOQUEUE_FAULT": "artifact.after_fsync:stop"},
     )
     try:
-        tmp = home / "artifacts" / "tmp"
-        wait_for(lambda: any(tmp.iterdir()), what="the save to stage its content")
+        wait_until_stopped(saver.pid)
         report = gc_ok(cli, "--deep")
-        out, err = saver.communicate(timeout=30)
+        saver.send_signal(signal.SIGCONT)
+        out, err = saver.communicate(timeout=60)
     finally:
         if saver.poll() is None:
             saver.kill()
@@ -843,7 +848,8 @@ def test_b3_save_of_the_same_content_while_gc_expires_its_only_row(cli, home, tm
     new = json.loads(out)
     assert report["phase1"]["artifact_ids"] == [old["id"]]
     assert report["phase2"]["orphans"] == 1  # planned while the row was gone
-    assert report["phase2"]["deleted_blobs"] in (0, 1)
+    assert report["phase2"]["deleted_blobs"] == 1
+    assert new["new_blob"] is True  # published again
     assert new["path"] == old["path"]
     blob = home / new["path"]
     assert hashlib.sha256(blob.read_bytes()).hexdigest() == new["sha256"]
@@ -859,15 +865,14 @@ def test_b3_save_of_the_same_content_between_phase1_and_phase2(cli, home):
         "json",
         "gc",
         "--deep",
-        env={**FAULT, "SOLOQUEUE_FAULT": "gc.after_phase1_commit:sleep=1500"},
+        env={**FAULT, "SOLOQUEUE_FAULT": "gc.after_phase1_commit:stop"},
     )
     try:
-        wait_for(
-            lambda: int(old["id"]) not in {r[0] for r in rows(home)},
-            what="phase 1 to delete the row",
-        )
+        wait_until_stopped(collector.pid)  # phase 1 committed, phase 2 not begun
+        assert int(old["id"]) not in {r[0] for r in rows(home)}
         new = save(cli, data)
-        out, err = collector.communicate(timeout=30)
+        collector.send_signal(signal.SIGCONT)
+        out, err = collector.communicate(timeout=60)
     finally:
         if collector.poll() is None:
             collector.kill()

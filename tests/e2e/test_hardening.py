@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_process
+from tests.conftest import run_process, wait_until_stopped
 
 # Every test here works in a data directory that exists (see the store fixture).
 pytestmark = pytest.mark.usefixtures("store")
@@ -194,14 +194,6 @@ def test_c1_negative_or_endless_durations_are_rejected_without_a_traceback(home,
 
 
 # --- item 5 (B5): two `session end` of one session at once --------------------------------
-
-
-def wait_until_stopped(pid: int, timeout: float = 30.0) -> None:
-    """Wait for the process to stop itself at its fault point (an event, polled)."""
-    deadline = time.monotonic() + timeout
-    while Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "T":
-        assert time.monotonic() < deadline, "the process never reached its fault point"
-        time.sleep(0.005)
 
 
 def with_lexicon(root: Path, built_lexicon: Path) -> None:

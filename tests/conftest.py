@@ -268,6 +268,41 @@ def wait_until_stopped(pid: int, timeout: float = 30.0) -> None:
         time.sleep(0.005)
 
 
+class _Listing:
+    """What ``os.scandir`` returns (an iterator, also a context manager), read ahead."""
+
+    def __init__(self, entries: list[os.DirEntry[str]]) -> None:
+        self._entries = iter(entries)
+
+    def __iter__(self) -> _Listing:
+        return self
+
+    def __next__(self) -> os.DirEntry[str]:
+        return next(self._entries)
+
+    def __enter__(self) -> _Listing:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def act_after_listing(monkeypatch: pytest.MonkeyPatch, folder: Path, action: Any) -> None:
+    """Run ``action()`` right after this process lists ``folder`` with ``os.scandir``,
+    once: another process acting between a listing and a look at what it found."""
+    listed = os.scandir
+    pending = [action]
+
+    def scandir(path: Any = ".") -> _Listing:
+        with listed(path) as found:
+            entries = _Listing(list(found))
+        if pending and str(path) == str(folder):
+            pending.pop()()
+        return entries
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
 def tree_snapshot(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` (except SQLite's -shm) with its content."""
     if not root.exists():

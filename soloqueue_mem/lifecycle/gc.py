@@ -148,7 +148,10 @@ def scan_blobs(
                 if relpath in referenced:
                     found.add(relpath)
                 else:
-                    info = entry.stat(follow_symlinks=False)
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue  # a gc deleted it since (verify scans without the gc lock)
                     blobs.append(BlobFile(relpath, info.st_size, info.st_mtime))
                 if progress is not None:
                     progress(1)

@@ -25,7 +25,14 @@ from pathlib import Path
 import pytest
 
 from soloqueue_mem.clock import parse_timestamp
-from tests.conftest import NOW, DbHolder, run_process, tree_snapshot, wait_until_stopped
+from tests.conftest import (
+    NOW,
+    DbHolder,
+    act_after_listing,
+    run_process,
+    tree_snapshot,
+    wait_until_stopped,
+)
 
 # Every test here works in a data directory that exists (see the store fixture).
 pytestmark = pytest.mark.usefixtures("store")
@@ -346,15 +353,7 @@ def test_a_temp_file_a_save_moves_while_gc_lists_tmp_is_left_to_the_save(cli, ho
     staging = tmp / "0123456789abcdef.tmp"
     staging.write_bytes(b"a save's content")
     age(staging, 2 * HOUR)
-    listed = os.scandir
-
-    def list_then_save_moves_it(path):
-        entries = list(listed(path))
-        if Path(path) == tmp:
-            staging.unlink()  # what the save does right after the listing
-        return iter(entries)
-
-    monkeypatch.setattr(os, "scandir", list_then_save_moves_it)
+    act_after_listing(monkeypatch, tmp, staging.unlink)  # the save, right after the listing
     phase2 = gc_ok(cli, "--deep")["phase2"]
     assert phase2["temp_files"] == 0
     assert list(tmp.iterdir()) == []

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from soloqueue_mem.clock import parse_timestamp
-from tests.conftest import NOW, DbHolder, tree_snapshot
+from tests.conftest import NOW, DbHolder, act_after_listing, tree_snapshot
 
 # Every test here works in a data directory that exists (see the store fixture).
 pytestmark = pytest.mark.usefixtures("store")
@@ -246,6 +246,22 @@ def test_d5_aged_orphan_is_a_warning_fresh_orphan_is_info(cli, home):
         {"severity": "warning", "kind": "orphan", "where": gone["path"], "detail": ""}
     ]
     assert report["summary"] == {"error": 0, "warning": 1, "info": 0}
+
+
+def test_an_orphan_a_gc_deletes_while_verify_lists_its_folder_is_gone_not_an_error(
+    cli, home, monkeypatch
+):
+    """verify takes no gc lock, so a gc can delete an orphan between verify listing its
+    folder and reading its age: what is gone is not reported (verify exited 1 with an
+    unexpected FileNotFoundError)."""
+    small_store(cli, home)
+    gone = save(cli, b"orphan to be")
+    cli.json("artifact", "rm", gone["id"])
+    blob = home / gone["path"]
+    act_after_listing(monkeypatch, blob.parent, blob.unlink)  # the gc, right after it
+    code, report = verify(cli)
+    assert code == 0, report
+    assert report["findings"] == []
 
 
 def make_outside(tmp_path: Path) -> dict[str, Path]:

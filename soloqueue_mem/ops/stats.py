@@ -33,8 +33,11 @@ def _tree_size(folder: StrPath, suffix: str) -> tuple[int, int]:
     for dirpath, _, files in os.walk(folder):
         for name in files:
             if name.endswith(suffix):
+                try:
+                    size += os.stat(os.path.join(dirpath, name)).st_size
+                except FileNotFoundError:
+                    continue  # a gc deleted it since the listing (stats takes no lock)
                 count += 1
-                size += os.stat(os.path.join(dirpath, name)).st_size
     return count, size
 
 

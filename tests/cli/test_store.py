@@ -11,7 +11,7 @@ import pytest
 
 from soloqueue_mem.home import find_root
 from soloqueue_mem.storage.sqlite.schema_memory import MIGRATIONS
-from tests.conftest import missing_store_is_sqlite
+from tests.conftest import act_after_listing, missing_store_is_sqlite
 
 
 def test_root_resolution_order(tmp_path):
@@ -72,6 +72,16 @@ def test_stats_counts_and_schema_version(cli, home, store_backend):
 
         assert stats["databases"]["postgresql"]["schema_version"] == len(POSTGRES_MIGRATIONS)
     assert stats["session_logs"]["files"] == 2
+
+
+def test_a_blob_a_gc_deletes_while_stats_walks_the_store_is_not_counted(cli, store, monkeypatch):
+    """stats takes no gc lock: a blob a gc deletes between stats listing its folder and
+    reading its size is left out (stats exited 1 with an unexpected FileNotFoundError)."""
+    cli.json("artifact", "save", "-", input=b"kept")
+    gone = cli.json("artifact", "save", "-", input=b"deleted by a gc")
+    blob = store / gone["path"]
+    act_after_listing(monkeypatch, blob.parent, blob.unlink)  # the gc, right after it
+    assert cli.json("stats")["blobs"] == {"files": 1, "bytes": len(b"kept")}
 
 
 def test_a_world_writable_root_is_refused(cli, home):

@@ -1034,7 +1034,7 @@ def _race(
     rounds: int,
     fault: str,
     hold_catalog: bool,
-) -> tuple[int, int]:
+) -> tuple[int, int, int]:
     """Run ``rounds`` save/GC races; return (rows left dangling, rounds in which the
     collector found the in-flight blob unreferenced and planned to delete it, saves
     that failed cleanly)."""

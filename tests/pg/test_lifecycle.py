@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli
+from tests.pg.conftest import let_go
 
 STATED = [
     ("user", "I prefer tabs over spaces in every project"),
@@ -114,6 +115,7 @@ def test_a_consolidate_running_on_another_host_is_exit_75(cli: Cli, on_postgres:
         other_host.execute("SELECT pg_advisory_lock(%s)", (RUN_LOCK,))
         result = cli("consolidate")
         assert result.exit_code == 75 and "another consolidate" in result.stderr
+        let_go(other_host, RUN_LOCK)
     assert cli.json("consolidate")["sessions"]["sessions"] == 0  # free again
 
 

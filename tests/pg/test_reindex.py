@@ -15,6 +15,7 @@ import pytest
 from soloqueue_mem.storage.postgres import reindex
 from soloqueue_mem.storage.postgres.schema import MIGRATIONS
 from tests.conftest import Cli
+from tests.pg.conftest import let_go
 
 pytest.importorskip("psycopg")
 import psycopg  # noqa: E402
@@ -124,6 +125,7 @@ def test_readers_go_on_while_another_process_holds_the_job(
         english = cli.json("trace", "turn", "--limit", "100")
         chinese = cli.json("trace", "上海", "--limit", "100")
         assert reindex.pending(worker)["quarantine_logs"]["checked"] == BATCH  # untouched
+        let_go(worker, reindex._LOCK)
     assert len(english) == TURNS
     assert sorted(hit["turn_index"] for hit in chinese) == [1, 3, 5]
     assert len(cli.json("trace", "上海", "--limit", "100")) == TURNS // 2  # the job is done

@@ -16,6 +16,7 @@ from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.storage.postgres import reindex, verify
 from soloqueue_mem.storage.postgres.schema import MIGRATIONS
 from tests.conftest import NOW, Cli
+from tests.pg.conftest import let_go
 
 pytest.importorskip("psycopg")
 import psycopg  # noqa: E402
@@ -256,6 +257,7 @@ def test_a_reindex_another_process_holds_is_reported_pending(cli: Cli, on_postgr
         assert code == EX_WARNINGS
         assert [f["where"] for f in kinds(report)["reindex-pending"]] == ["quarantine_logs"]
         assert cli.json("stats")["databases"]["postgresql"]["reindex"]["quarantine_logs"]
+        let_go(worker, reindex._LOCK)
     assert run_verify(cli)[0] == 0  # opened with the job free: done first
     assert "reindex" not in cli.json("stats")["databases"]["postgresql"]
 
@@ -283,4 +285,5 @@ def test_one_gc_at_a_time_across_hosts(cli: Cli, home: Path, on_postgres: str) -
         other_host.execute("SELECT pg_advisory_lock(%s)", (GC_LOCK,))
         result = cli("gc", "--deep")
         assert result.exit_code == EX_TEMPFAIL and "another host" in result.stderr
+        let_go(other_host, GC_LOCK)
     assert cli.json("gc", "--deep")["phase2"]["ran"] is True

@@ -84,7 +84,8 @@ characters, some pasted group chat) and about a third asked in the other languag
 the fact was stated: dev6 to generalise on, heldout6 never looked at.
 
 Run: ``python benchmarks/bench_scenarios.py [--quick]
-[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5|pair6] [--extra-args "--limit 10"] [--per-message]
+[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5|pair6]
+[--extra-args "--limit 10"] [--per-message]
 [--semantic] [--ablate] [--show-heldout] [--json-out PATH] [--keep DIR]``.
 ``--ablate`` asks every check again with each ranking adjustment of
 ``_common.ABLATIONS`` toggled and prints the pass rates beside.

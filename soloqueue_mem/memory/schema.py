@@ -313,6 +313,13 @@ def m020_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
     rederive_replaced_values(conn)
 
 
+def m021_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
+    """Rule 5 of ``replaced_value``: a request to stop going to someone or using
+    something names them ("以后排班别找小周了" names ``小周``). Rows written under rule 4
+    are given what rule 5 says, as in :func:`m018_rederive_memories_replaced_value`."""
+    rederive_replaced_values(conn)
+
+
 def rederive_replaced_values(conn: sqlite3.Connection) -> None:
     """Give every memory the ``replaced_value`` this program's rule derives from its
     content, writing only the rows whose stored value differs."""

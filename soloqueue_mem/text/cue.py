@@ -25,13 +25,28 @@ def cue() -> re.Pattern[str]:
     )
     # A change verb with the result it reaches: 改成, 换到, 转到 ("打样这批转到捷配"),
     # 迁到, 搬到, 挪到, 升级到 …; or with 了, the change done: 换了, 改了, 调了 ("权重也调了");
-    # or what was said taken back: 不对 (not the question tag 对不对), 说错了, 记错了.
+    # or what was said taken back: 不对 (not the question tag 对不对), 说错了, 记错了;
+    # or someone or something given up: 不再, and the same said as a request, 别再找,
+    # 不要再用, or with 了 after what is given up, 别找小周了 (别用 alone forbids).
     chinese = (
         "[改换转迁搬挪调变](?:成|为|到)|(?:升级|降级|升|降)(?:成|为|到)|改一下|[改换调]了"
         "|调整为|调整到|更正|纠正|其实|(?<!对)不对(?![吗吧呢])|[说记]错了"
-        "|不再|不用了|已经改|现在归|现在改|从.{1,12}换|更新[:：]"
+        f"|不再|{_given_up()}|不用了|已经改|现在归|现在改|从.{{1,12}}换|更新[:：]"
     )
     return re.compile(f"\\b(?:{english})\\b|{chinese}|{_moved_in_time()}", re.IGNORECASE)
+
+
+def _given_up() -> str:
+    """A request to stop going to someone or using something: 别再找, 不要再用, or 别找,
+    不要用, 不用找 with 了 closing what is given up ("以后排班别找小周了"), the cue
+    ending before it (the name is the topic, and the value
+    :func:`soloqueue_mem.text.replaced.replaced_value` names)."""
+    return f"(?:别|不要|不用)(?:再[找用]|[找用](?=\\s?{GIVEN_UP}\\s?了))"
+
+
+# What a request to stop names as given up, before the 了 closing it: a name or a
+# term of two characters or more, no pronoun ("别找我了" gives up no value).
+GIVEN_UP = "(?![我你他她它])[^，,。；;、！!？?\\s了][^，,。；;、！!？?\\s]{1,11}?"
 
 
 def _moved_in_time() -> str:

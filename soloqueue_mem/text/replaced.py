@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from soloqueue_mem.text.cue import cue
+from soloqueue_mem.text.cue import GIVEN_UP, cue
 from soloqueue_mem.text.handover import handed_over
 
 # The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
@@ -26,8 +26,9 @@ from soloqueue_mem.text.handover import handed_over
 # (:func:`_changed_from`); rule 3 reads a thing moved to another day or time as a
 # change ("ETD 10/27 那条船满了，被 roll 到 10/31", :mod:`soloqueue_mem.text.cue`);
 # rule 4 names the one who left in a handover ("阿杰下周去漳州那边开新项目了，同安的收尾
-# 交给蔡雨婷": ``阿杰``, :mod:`soloqueue_mem.text.handover`).
-RULE_VERSION = 4
+# 交给蔡雨婷": ``阿杰``, :mod:`soloqueue_mem.text.handover`); rule 5 reads a request to
+# stop going to someone or using something ("以后排班别找小周了": ``小周``).
+RULE_VERSION = 5
 
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
 
@@ -37,13 +38,19 @@ def _replaced() -> re.Pattern[str]:
     """What a correction names as the value it replaces: the word after a verb of
     giving something up ("dropping .po", "instead of Jenkins", "no longer using
     Redis"), or between 不是 and the 是 that states the new one ("不是28号，是6月2号"),
-    or after 不再用/不再找."""
+    or after 不再用/不再找, 别再找/不要再用, or 别找/不要用 before the 了 that closes
+    what is given up ("以后排班别找小周了": ``小周``, :data:`soloqueue_mem.text.cue.GIVEN_UP`)."""
     english = (
         r"\b(?:dropping|dropped|ditching|ditched|replacing|instead of"
         r"|no longer (?:using|use|with|on))\s+(?:the |our |my )?(?P<en>[\w.+#-]*\w)"
     )
     value = r"[^，,。；;、\s]{1,12}"
-    chinese = f"不是(?P<zh>{value})[，,]\\s*(?:而)?是|不再(?:用|找)(?P<zh2>{value})"
+    again = "(?:不再|(?:别|不要|不用)再)"  # from now on: 不再找, 别再找
+    chinese = (
+        f"不是(?P<zh>{value})[，,]\\s*(?:而)?是"
+        f"|(?:{again}|别|不要|不用)[用找]\\s?(?P<zh3>{GIVEN_UP})\\s?了"
+        f"|{again}[用找]\\s?(?!了)(?P<zh2>{value})"
+    )
     return re.compile(f"{english}|{chinese}", re.IGNORECASE)
 
 

@@ -22,6 +22,7 @@ from soloqueue_mem.memory.schema import (
     m018_rederive_memories_replaced_value,
     m019_rederive_memories_replaced_value,
     m020_rederive_memories_replaced_value,
+    m021_rederive_memories_replaced_value,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache, m016_version_embeddings
 from soloqueue_mem.sessions.schema import (
@@ -51,4 +52,5 @@ MIGRATIONS = [
     m018_rederive_memories_replaced_value,
     m019_rederive_memories_replaced_value,
     m020_rederive_memories_replaced_value,
+    m021_rederive_memories_replaced_value,
 ]

@@ -1122,6 +1122,27 @@ def test_a_handover_marks_the_turns_naming_who_left_by_either_name(cli, monkeypa
     assert recall(cli, "王立伟的车牌是多少？")[0]["superseded_by"] is None
 
 
+def test_a_request_to_stop_going_to_someone_replaces_them(cli, monkeypatch):
+    """ "以后排班别找小周了…，阿梅接手前台排班" says no one left in a handover's words,
+    yet asks the agent to stop going to 小周: it supersedes the memory naming her for
+    the role, and the turns stating her ranks below it, naming it."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    old = "前台排班是小周在管，排班的事找她"
+    ack = "记下了：前台排班小周负责。"
+    for text, role in ((old, "user"), (ack, "assistant")):
+        log(cli, text, "--role", role)
+    before = cli.json("remember", old)
+    at(monkeypatch, "2026-11-10T08:00:00Z")
+    new = cli.json("remember", "以后排班别找小周了，她下个月休产假，阿梅接手前台排班")
+    assert new["superseded"] == [before["id"]]
+    at(monkeypatch, NOW)
+    hits = recall(cli, "前台排班的事现在该找谁？")
+    assert hits[0]["id"] == new["id"]
+    by_text = {h["content"]: h for h in hits}
+    assert by_text[old]["superseded_by"] == new["id"]
+    assert by_text[ack]["superseded_by"] == new["id"]
+
+
 def test_an_acknowledgement_of_a_replaced_value_is_stale(cli, monkeypatch):
     """The assistant's "Noted — Dana Whitlock is the PM contact." says nothing but what
     the replaced memory said: it ranks below the correction and names it, while a turn

@@ -1,5 +1,6 @@
 """A correction cue (``text.cue``): a thing moved to another day or time corrects the
-day it had; the same verbs moving anything else announce no change."""
+day it had; the same verbs moving anything else announce no change; a request to stop
+going to someone corrects who does it, a prohibition corrects nothing."""
 
 from __future__ import annotations
 
@@ -41,4 +42,17 @@ def test_a_thing_moved_to_another_day_or_time_is_a_correction(said):
     ],
 )
 def test_the_same_verbs_moving_anything_else_are_no_correction(said):
+    assert not is_correction(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["以后排班别找小周了，阿梅接手", "以后别再找老王", "报表不要再用 pdf", "不要用欧元了，改美元"],
+)
+def test_a_request_to_stop_going_to_someone_or_using_something_is_a_correction(said):
+    assert is_correction(said)
+
+
+@pytest.mark.parametrize("said", ["别用红绿区分", "短信里别用太多感叹号", "不要用动态内存分配"])
+def test_a_prohibition_is_no_correction(said):
     assert not is_correction(said)

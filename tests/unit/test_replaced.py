@@ -84,3 +84,29 @@ def test_going_elsewhere_without_a_handover_names_no_one(said):
 )
 def test_a_name_and_its_alias_in_parentheses_are_one_person(name, said, other):
     assert aliases(name, [said, "阿杰说过（下周见）"]) == {other}
+
+
+@pytest.mark.parametrize(
+    ("said", "given_up"),
+    [
+        ("以后排班别找小周了哈，她下个月休产假，阿梅接手前台排班", "小周"),
+        ("以后别再找老王，采购归蒋莉", "老王"),
+        ("不要用欧元了，改美元", "欧元"),
+        ("我们不再用 Jenkins 了", "Jenkins"),  # before 了, not "Jenkins 了"
+    ],
+)
+def test_a_request_to_stop_going_to_someone_or_using_something_gives_them_up(said, given_up):
+    assert replaced_value(said) == given_up
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "别用红绿区分",  # a rule: nothing was used before
+        "别找我了",  # a pronoun is no value
+        "不用找了",
+        "不再用了",
+    ],
+)
+def test_a_prohibition_or_a_pronoun_gives_up_nothing(said):
+    assert replaced_value(said) == ""

@@ -33,7 +33,17 @@ def cue() -> re.Pattern[str]:
         "|调整为|调整到|更正|纠正|其实|(?<!对)不对(?![吗吧呢])|[说记]错了"
         f"|不再|{_given_up()}|不用了|已经改|现在归|现在改|从.{{1,12}}换|更新[:：]"
     )
-    return re.compile(f"\\b(?:{english})\\b|{chinese}|{_moved_in_time()}", re.IGNORECASE)
+    return re.compile(
+        f"\\b(?:{english})\\b|{chinese}|{_moved_in_time()}|{SELF_REPAIR}", re.IGNORECASE
+    )
+
+
+# A speaker taking back the words they just said and saying them again: "寄东莞松山湖
+# 那个厂……哦不是，寄长安镇那个厂", "不是不是，", "at 3pm, no wait, 4pm". 不是 alone is
+# everywhere in Chinese; after a trailing-off or an interjection, before a pause, it
+# takes back what came before. :func:`soloqueue_mem.text.replaced.replaced_value` names
+# what the repeat replaced.
+SELF_REPAIR = r"(?:…+|[哦噢喔啊呃额])\s*不是[，,]|不是不是[，,]?|\bno wait\b[,—–-]?"
 
 
 def _given_up() -> str:

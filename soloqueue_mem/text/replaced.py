@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from soloqueue_mem.text.cue import GIVEN_UP, cue
+from soloqueue_mem.text.cue import GIVEN_UP, SELF_REPAIR, cue
 from soloqueue_mem.text.handover import handed_over
 
 # The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
@@ -27,7 +27,9 @@ from soloqueue_mem.text.handover import handed_over
 # change ("ETD 10/27 那条船满了，被 roll 到 10/31", :mod:`soloqueue_mem.text.cue`);
 # rule 4 names the one who left in a handover ("阿杰下周去漳州那边开新项目了，同安的收尾
 # 交给蔡雨婷": ``阿杰``, :mod:`soloqueue_mem.text.handover`); rule 5 reads a request to
-# stop going to someone or using something ("以后排班别找小周了": ``小周``).
+# stop going to someone or using something ("以后排班别找小周了": ``小周``), and a
+# speaker's repair of their own words what it takes back ("寄东莞松山湖那个厂……哦不是，
+# 寄长安镇那个厂": ``东莞松山湖``).
 RULE_VERSION = 5
 
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
@@ -115,6 +117,46 @@ def _from(text: str, value: re.Match[str]) -> bool:
     return any(found.end() >= len(before) - 1 for found in cue().finditer(before))
 
 
+_CLAUSE_END = re.compile(r"[，,。；;!?！？]|\.(?:\s|$)")
+# a Latin word or number ("3pm", "v0.9.4"), or one Chinese character
+_TOKEN = re.compile(r"[A-Za-z0-9](?:[\w.:/+#-]*[A-Za-z0-9])?|[\u4e00-\u9fff]", re.ASCII)
+
+
+def _repaired(text: str) -> str:
+    """What a speaker takes back when they repair their own words (:data:`SELF_REPAIR`):
+    of the clause before the repair, the words the clause after it says again
+    differently. What both say alike at their end ("那个厂"), and the words of the
+    repeat's start found in the taken-back clause ("寄"), frame the value: "寄东莞松山湖
+    那个厂……哦不是，寄长安镇那个厂" names ``东莞松山湖``, "周会定在周二……哦不是，周三"
+    ``周二`` (one Chinese character is part of a word: the one before it joins it);
+    "at 3pm, no wait, 4pm", a bare value with no frame, the last word taken back. A
+    longer repeat with nothing in common names nothing."""
+    found = re.search(SELF_REPAIR, text, re.IGNORECASE)
+    if found is None:
+        return ""
+    said = _CLAUSE_END.split(text[: found.start()].rstrip("…. ，,"))[-1]
+    again = _CLAUSE_END.split(text[found.end() :].lstrip(), maxsplit=1)[0]
+    old = list(_TOKEN.finditer(said))
+    new = [t.group().lower() for t in _TOKEN.finditer(again)]
+    while old and new and old[-1].group().lower() == new[-1]:
+        old, new = old[:-1], new[:-1]
+    if not old or not new:
+        return ""
+    framed = len(new) < len(list(_TOKEN.finditer(again)))  # an end said alike
+    start = len(old) - 1 if len(new) == 1 else len(old)  # a bare value: the last word
+    words = [t.group().lower() for t in old]
+    for size in range(len(new), 0, -1):
+        at = [i for i in range(len(words) - size + 1) if words[i : i + size] == new[:size]]
+        if at:
+            start, framed = at[-1] + size, True
+            break
+    if start >= len(old) or not (framed or len(new) == 1):
+        return ""
+    if 0 < start == len(old) - 1 and len(words[start]) == 1 and not words[start].isascii():
+        start -= 1  # 二 of 周二
+    return said[old[start].start() : old[-1].end()]
+
+
 def replaced_value(text: str) -> str:
     """The value ``text`` says it replaces (see :func:`_replaced`), or "". A value is a
     name or a term: a capital, a digit, a dot or a Chinese character in it. A plain
@@ -122,6 +164,6 @@ def replaced_value(text: str) -> str:
     ball", "instead of going out"), not a value that was stated."""
     found = _replaced().search(text)
     if found is None:
-        return _changed_from(text) or handed_over(text)
+        return _changed_from(text) or handed_over(text) or _repaired(text)
     value = next(v for v in found.groups() if v)
     return value if _NAMED.search(value) else ""

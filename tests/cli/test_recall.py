@@ -1143,6 +1143,30 @@ def test_a_request_to_stop_going_to_someone_replaces_them(cli, monkeypatch):
     assert by_text[ack]["superseded_by"] == new["id"]
 
 
+def test_a_speaker_repairing_their_words_makes_the_turns_stating_the_old_value_stale(
+    cli, monkeypatch
+):
+    """ "寄东莞松山湖那个厂……哦不是，寄长安镇那个厂" takes back 东莞松山湖: the turns that
+    said it before rank below the repair and name it, while a turn about 东莞松山湖 on
+    another topic keeps its place."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    old = "样机做好寄到东莞松山湖的工厂做组装"
+    ack = "记下：样机寄到东莞松山湖的工厂组装。"
+    other = "东莞松山湖那边的房租又涨了"
+    for text, role in ((old, "user"), (ack, "assistant"), (other, "user")):
+        log(cli, text, "--role", role)
+    at(monkeypatch, "2026-11-10T08:00:00Z")
+    new = cli.json("remember", "样机记得寄东莞松山湖那个厂……哦不是，寄长安镇那个厂，组装在长安")
+    at(monkeypatch, NOW)
+    hits = recall(cli, "样机要寄到哪个工厂组装？")
+    assert hits[0]["id"] == new["id"]
+    by_text = {h["content"]: h for h in hits}
+    assert by_text[old]["superseded_by"] == new["id"]
+    assert by_text[ack]["superseded_by"] == new["id"]
+    quote = next(h for h in recall(cli, "东莞松山湖的房租涨了吗？") if h["content"] == other)
+    assert quote.get("superseded_by") is None
+
+
 def test_an_acknowledgement_of_a_replaced_value_is_stale(cli, monkeypatch):
     """The assistant's "Noted — Dana Whitlock is the PM contact." says nothing but what
     the replaced memory said: it ranks below the correction and names it, while a turn

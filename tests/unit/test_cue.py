@@ -56,3 +56,20 @@ def test_a_request_to_stop_going_to_someone_or_using_something_is_a_correction(s
 @pytest.mark.parametrize("said", ["别用红绿区分", "短信里别用太多感叹号", "不要用动态内存分配"])
 def test_a_prohibition_is_no_correction(said):
     assert not is_correction(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "寄东莞松山湖那个厂……哦不是，寄长安镇那个厂",
+        "会议室订在 3 楼，不是不是，5 楼",
+        "At 3pm, no wait, 4pm",
+    ],
+)
+def test_a_speaker_repairing_their_own_words_is_a_correction(said):
+    assert is_correction(said)
+
+
+@pytest.mark.parametrize("said", ["我不是，我是说这个方案太贵", "这是不是，他说的那家店"])
+def test_a_plain_not_is_no_repair(said):
+    assert not is_correction(said)

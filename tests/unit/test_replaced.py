@@ -110,3 +110,30 @@ def test_a_request_to_stop_going_to_someone_or_using_something_gives_them_up(sai
 )
 def test_a_prohibition_or_a_pronoun_gives_up_nothing(said):
     assert replaced_value(said) == ""
+
+
+@pytest.mark.parametrize(
+    ("said", "taken_back"),
+    [
+        ("EVT 的样机记得寄东莞松山湖那个厂……哦不是，寄长安镇那个厂，组装在长安", "东莞松山湖"),
+        ("周会定在周二……哦不是，周三", "周二"),  # 二 alone is part of a word
+        ("买了三斤苹果……啊不是，三斤梨", "苹果"),
+        ("Send it to Dana, no wait, send it to Felix instead", "Dana"),
+    ],
+)
+def test_a_speaker_repairing_their_words_gives_up_what_the_repeat_says_differently(
+    said, taken_back
+):
+    assert replaced_value(said) == taken_back
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "No wait, I got the churn window wrong",  # nothing before the repair
+        "我刚才说的不对……哦不是，没事",  # nothing said again
+        "我不是，我是说这个方案太贵",  # 不是 with no trailing-off or interjection before it
+    ],
+)
+def test_a_repair_repeating_nothing_names_nothing(said):
+    assert replaced_value(said) == ""

@@ -1100,47 +1100,52 @@ def test_a_correction_naming_a_dropped_value_keeps_its_turns_stale_after_it_expi
     assert cli.json("memory", "show", new["id"])["content"] == said  # kept, not recalled
 
 
+def _first_above_stale(cli, monkeypatch, said, correction, question):
+    """Log ``said`` ((text, role) pairs) on 1 November, remember ``correction`` on the
+    10th and ask ``question`` now: the correction ranks first, and every turn of
+    ``said`` but the last (the one on another topic) names it in ``superseded_by``.
+    Returns the correction's memory."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    for text, role in said:
+        log(cli, text, "--role", role)
+    at(monkeypatch, "2026-11-10T08:00:00Z")
+    new = cli.json("remember", correction)
+    at(monkeypatch, NOW)
+    hits = recall(cli, question)
+    assert hits[0]["id"] == new["id"]
+    by_text = {h["content"]: h for h in hits}
+    for text, _ in said[:-1]:
+        assert by_text[text]["superseded_by"] == new["id"]
+    return new
+
+
 def test_a_handover_marks_the_turns_naming_who_left_by_either_name(cli, monkeypatch):
     """ "阿伟下个月去成都那边开新仓了，华东仓的对接交给刘思远" names the one who left (阿伟)
     as what it replaces, and "王立伟（阿伟）" says 阿伟 is 王立伟: the turn stating the old
     contact and the acknowledgement naming him 王立伟 only both rank below the handover
     and name it, while a turn about him on another topic keeps its place."""
-    at(monkeypatch, "2026-11-01T08:00:00Z")
-    old = "华东仓的现场对接人是王立伟（阿伟），到货签收都找他"
-    ack = "记下：华东仓现场对接人王立伟。"
-    other = "王立伟的车牌是沪A 12345"
-    for text, role in ((old, "user"), (ack, "assistant"), (other, "user")):
-        log(cli, text, "--role", role)
-    at(monkeypatch, "2026-11-10T08:00:00Z")
-    new = cli.json("remember", "阿伟下个月去成都那边开新仓了，华东仓的对接交给刘思远")
-    at(monkeypatch, NOW)
-    hits = recall(cli, "华东仓现在的现场对接人是谁？")
-    assert hits[0]["id"] == new["id"]
-    by_text = {h["content"]: h for h in hits}
-    assert by_text[old]["superseded_by"] == new["id"]
-    assert by_text[ack]["superseded_by"] == new["id"]
+    said = [
+        ("华东仓的现场对接人是王立伟（阿伟），到货签收都找他", "user"),
+        ("记下：华东仓现场对接人王立伟。", "assistant"),
+        ("王立伟的车牌是沪A 12345", "user"),
+    ]
+    handover = "阿伟下个月去成都那边开新仓了，华东仓的对接交给刘思远"
+    _first_above_stale(cli, monkeypatch, said, handover, "华东仓现在的现场对接人是谁？")
     assert recall(cli, "王立伟的车牌是多少？")[0]["superseded_by"] is None
 
 
 def test_a_request_to_stop_going_to_someone_replaces_them(cli, monkeypatch):
     """ "以后排班别找小周了…，阿梅接手前台排班" says no one left in a handover's words,
     yet asks the agent to stop going to 小周: it supersedes the memory naming her for
-    the role, and the turns stating her ranks below it, naming it."""
-    at(monkeypatch, "2026-11-01T08:00:00Z")
+    the role, and the turns stating her rank below it, naming it."""
     old = "前台排班是小周在管，排班的事找她"
-    ack = "记下了：前台排班小周负责。"
-    for text, role in ((old, "user"), (ack, "assistant")):
-        log(cli, text, "--role", role)
+    at(monkeypatch, "2026-11-01T08:00:00Z")
     before = cli.json("remember", old)
-    at(monkeypatch, "2026-11-10T08:00:00Z")
-    new = cli.json("remember", "以后排班别找小周了，她下个月休产假，阿梅接手前台排班")
+    ack = "记下了：前台排班小周负责。"
+    said = [(old, "user"), (ack, "assistant"), ("小周的工号是 0417", "user")]
+    stop = "以后排班别找小周了，她下个月休产假，阿梅接手前台排班"
+    new = _first_above_stale(cli, monkeypatch, said, stop, "前台排班的事现在该找谁？")
     assert new["superseded"] == [before["id"]]
-    at(monkeypatch, NOW)
-    hits = recall(cli, "前台排班的事现在该找谁？")
-    assert hits[0]["id"] == new["id"]
-    by_text = {h["content"]: h for h in hits}
-    assert by_text[old]["superseded_by"] == new["id"]
-    assert by_text[ack]["superseded_by"] == new["id"]
 
 
 def test_a_speaker_repairing_their_words_makes_the_turns_stating_the_old_value_stale(
@@ -1149,22 +1154,16 @@ def test_a_speaker_repairing_their_words_makes_the_turns_stating_the_old_value_s
     """ "寄东莞松山湖那个厂……哦不是，寄长安镇那个厂" takes back 东莞松山湖: the turns that
     said it before rank below the repair and name it, while a turn about 东莞松山湖 on
     another topic keeps its place."""
-    at(monkeypatch, "2026-11-01T08:00:00Z")
-    old = "样机做好寄到东莞松山湖的工厂做组装"
-    ack = "记下：样机寄到东莞松山湖的工厂组装。"
     other = "东莞松山湖那边的房租又涨了"
-    for text, role in ((old, "user"), (ack, "assistant"), (other, "user")):
-        log(cli, text, "--role", role)
-    at(monkeypatch, "2026-11-10T08:00:00Z")
-    new = cli.json("remember", "样机记得寄东莞松山湖那个厂……哦不是，寄长安镇那个厂，组装在长安")
-    at(monkeypatch, NOW)
-    hits = recall(cli, "样机要寄到哪个工厂组装？")
-    assert hits[0]["id"] == new["id"]
-    by_text = {h["content"]: h for h in hits}
-    assert by_text[old]["superseded_by"] == new["id"]
-    assert by_text[ack]["superseded_by"] == new["id"]
-    quote = next(h for h in recall(cli, "东莞松山湖的房租涨了吗？") if h["content"] == other)
-    assert quote.get("superseded_by") is None
+    said = [
+        ("样机做好寄到东莞松山湖的工厂做组装", "user"),
+        ("记下：样机寄到东莞松山湖的工厂组装。", "assistant"),
+        (other, "user"),
+    ]
+    repair = "样机记得寄东莞松山湖那个厂……哦不是，寄长安镇那个厂，组装在长安"
+    _first_above_stale(cli, monkeypatch, said, repair, "样机要寄到哪个工厂组装？")
+    rent = next(h for h in recall(cli, "东莞松山湖的房租涨了吗？") if h["content"] == other)
+    assert rent.get("superseded_by") is None
 
 
 def test_an_acknowledgement_of_a_replaced_value_is_stale(cli, monkeypatch):

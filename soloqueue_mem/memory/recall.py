@@ -1045,7 +1045,7 @@ def _held(candidate: Candidate, channel: str, covered: dict[str, float] | None) 
     of ``trace`` weighs coverage already, and lends a matching turn's score to the reply
     next to it: its order stands."""
     held = 1.0 if covered is None else covered.get(candidate.key, 1.0)
-    if channel in RANKED_BY_TRACE | MATCHED_WITHOUT_WORDS:
+    if channel in RANKED_BY_TRACE | MATCHED_WITHOUT_WORDS | {"when"}:
         return 1.0
     if held == 0 and not _weighs(channel):
         return 1.0  # working memory's newest (kept apart, below every match) keep their order

@@ -385,7 +385,7 @@ _DAY_ZH = (
 @cache
 def _named_session() -> re.Pattern[str]:
     talk_en = r"(?:session|conversation|chat)s?\b"
-    talk_zh = r"(?:会话|对话|聊天|交流)"
+    talk_zh = r"(?:会话|对话|聊天|交流|聊(?=的?那天))"  # 第一次聊那天: the verb alone names the day
     return re.compile(
         rf"{_DAY_EN}|{_DAY_ZH}"
         rf"|\b(?P<first>first|earliest) {talk_en}|\b(?:last|previous|prior) {talk_en}"

@@ -1346,6 +1346,28 @@ def test_a_day_named_by_its_place_brings_that_days_turns(cli, monkeypatch):
     assert "Fixed the flaky Airflow DAG for nightly exports" in last[:2]
 
 
+def test_what_a_named_day_asked_for_ranks_above_its_bare_turns(cli, monkeypatch):
+    """ "我们第一次聊那天都弄了些什么？" names the first day (聊 before 那天, as 聊天), and
+    the request that opened it holds 弄, a word of the question: in the window's own
+    channel that day's episode must not vote less than the day's turns holding none of
+    the question, or the newest of them push what the day was for out of the places."""
+    at(monkeypatch, "2026-11-20T09:00:00Z")
+    log(cli, "早上好，最近想让你帮我把复诊短信提醒弄成自动的", "-s", "first")
+    for text in ("预约系统是牙医管家", "短信平台是阿里云", "洁牙一个号排45分钟", "周日不接诊"):
+        log(cli, text, "-s", "first")
+    cli.ok("session", "end", "first")
+    at(monkeypatch, "2026-11-24T09:00:00Z")
+    for text in ("我们把五月的报表弄好了", "价目表我们弄了一下", "我们的耗材从康泰拿"):
+        log(cli, text, "-s", "second")
+    for number in range(10):  # the newest turns (the hot channel) are all of this day
+        log(cli, f"第{number + 2}家店的选址数据", "-s", "second")
+    cli.ok("session", "end", "second")
+    at(monkeypatch, NOW)
+
+    said = contents(recall(cli, "我们第一次聊那天都弄了些什么？", "--limit", "3"))
+    assert any("复诊短信提醒" in content for content in said), said
+
+
 def test_the_words_naming_a_day_by_its_place_are_not_searched(cli, monkeypatch):
     """ "the very first day" says when, not what: a later turn about a "day-of"
     checklist shares the word "day" and nothing else, and must not rank above what the

@@ -172,6 +172,9 @@ def test_recently_is_vague_and_a_named_time_is_not():
         ("我们第一天做了什么？", True, True, "第一天"),
         ("最开始那天我们聊了啥", True, True, "最开始那天"),
         ("上次聊天那天说了什么", False, True, "上次聊天那天"),
+        ("我们第一次聊那天都弄了些什么？", True, True, "第一次聊那天"),
+        ("我们第一次聊的那天都弄了些啥？", True, True, "第一次聊的那天"),
+        ("我们第一次聊到预算是哪天", None, False, ""),  # 聊 alone names no session
         # another thing's first day, not ours
         ("what is due on the first day of the month", None, True, ""),
         ("my first day at the new job", None, True, ""),

@@ -828,14 +828,14 @@ def rank(
     own: dict[str, dict[str, float]] = {}
     shown: dict[str, Candidate] = {}
     for name in sorted(by_channel):
-        ordered = sorted(by_channel[name], key=lambda c: _order(c, name, covered))
+        ordered = sorted(by_channel[name], key=lambda c: _order(c, name, covered, without_words))
         weight = weights.get(name, 1.0) * (_sureness(name, ordered) if sure else 1.0)
         seen: set[str] = set()
         for candidate in ordered:
             if candidate.key in seen:
                 continue
             seen.add(candidate.key)
-            vote = weight * _held(candidate, name, covered) / (RRF_K + len(seen))
+            vote = weight * _held(candidate, name, covered, without_words) / (RRF_K + len(seen))
             source = votes.setdefault(candidate.key, {})
             evidence = SAME_EVIDENCE.get(name, name)
             source[evidence] = max(source.get(evidence, 0.0), vote)
@@ -1038,14 +1038,23 @@ def _sureness(channel: str, ordered: list[Candidate]) -> float:
     return min(1.0, max(0.0, 1 - tenth / first)) ** 2
 
 
-def _held(candidate: Candidate, channel: str, covered: dict[str, float] | None) -> float:
+def _held(
+    candidate: Candidate,
+    channel: str,
+    covered: dict[str, float] | None,
+    without_words: frozenset[str] = MATCHED_WITHOUT_WORDS,
+) -> float:
     """The candidate's coverage, by which its vote counts: one measure of how much of
     the query an item holds, so a turn holding one word of the question cannot outvote
     a memory holding all of it by being found twice (traces and when). The turn ranking
     of ``trace`` weighs coverage already, and lends a matching turn's score to the reply
-    next to it: its order stands."""
+    next to it: its order stands. A channel of ``without_words`` matches without the
+    query's words (by meaning; the window's, when the window is the whole question and
+    what its items hold of the query is stopwords): it votes whole, or an item holding a
+    stopword ("弄" of "我们第一次聊那天都弄了些什么？") would vote less than one holding
+    nothing."""
     held = 1.0 if covered is None else covered.get(candidate.key, 1.0)
-    if channel in RANKED_BY_TRACE | MATCHED_WITHOUT_WORDS | {"when"}:
+    if channel in RANKED_BY_TRACE | without_words:
         return 1.0
     if held == 0 and not _weighs(channel):
         return 1.0  # working memory's newest (kept apart, below every match) keep their order
@@ -1058,12 +1067,15 @@ def _weighs(channel: str) -> bool:
 
 
 def _order(
-    candidate: Candidate, channel: str, covered: dict[str, float] | None
+    candidate: Candidate,
+    channel: str,
+    covered: dict[str, float] | None,
+    without_words: frozenset[str] = MATCHED_WITHOUT_WORDS,
 ) -> tuple[float, float, str, str]:
     """A channel's order: its own score, times coverage where the channel weighs it;
     among equals the newer first, then by text (never by a random id)."""
     return (
-        -candidate.relevance * _held(candidate, channel, covered),
+        -candidate.relevance * _held(candidate, channel, covered, without_words),
         -parse_timestamp(candidate.timestamp).timestamp(),
         candidate.content,
         candidate.key,

@@ -446,7 +446,7 @@ def _key(
     spec, value = pattern.predicate, parts.get("value", "")
     subject = words.subject(parts["thing"]) if parts.get("thing") else USER
     if spec == "attr":
-        return words.split(parts["attr"])
+        return words.split(parts["attr"]) if parts.get("attr") else (USER, "")  # "我的 是 X"
     if spec == "favorite":
         return USER, "favorite " + words.predicate(parts["attr"])
     if spec == "switch":

@@ -31,12 +31,17 @@ class ChatServer(FakeChat):
         super().__init__(lambda _: self.replies.pop(0) if self.replies else (200, "NONE"))
 
 
+# A scripted answer must never time out on a loaded machine (a retry would take the next
+# answer of the script); only the test of a hanging server waits for the short timeout.
+MODEL_CONFIG = (
+    "llm_timeout = {timeout}\nllm_attempts = 3\nllm_backoff_base = 0.01\nllm_backoff_cap = 0.05\n"
+)
+
+
 @pytest.fixture
 def model_env(monkeypatch, home) -> Iterator[None]:
     home.mkdir(parents=True, mode=0o700, exist_ok=True)
-    (home / "config.toml").write_text(
-        "llm_timeout = 0.5\nllm_attempts = 3\nllm_backoff_base = 0.01\nllm_backoff_cap = 0.05\n"
-    )
+    (home / "config.toml").write_text(MODEL_CONFIG.format(timeout=10))
     monkeypatch.setenv("SOLOQUEUE_LLM_MODEL", "test-model")
     yield
 
@@ -106,6 +111,7 @@ def test_server_errors_then_success_within_one_call(cli, home, monkeypatch, mode
 
 
 def test_a_timeout_queues_the_turn_and_a_later_run_completes_it(cli, home, monkeypatch, model_env):
+    (home / "config.toml").write_text(MODEL_CONFIG.format(timeout=0.5))
     log_idle_session(cli, monkeypatch)
     with ChatServer([(200, None)] * 3) as server:
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)

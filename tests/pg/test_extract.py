@@ -16,6 +16,7 @@ import pytest
 from tests.cli.test_offload import write_config
 from tests.conftest import Cli
 from tests.e2e.test_consolidate_llm import (
+    MODEL_CONFIG,
     MODEL_MEMORY,
     SUMMARY,
     ChatServer,
@@ -138,10 +139,7 @@ def test_workers_on_two_hosts_share_the_limit_of_a_session(
 
 @pytest.fixture
 def model_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
-    write_config(
-        home,
-        "llm_timeout = 0.5\nllm_attempts = 3\nllm_backoff_base = 0.01\nllm_backoff_cap = 0.05\n",
-    )
+    write_config(home, MODEL_CONFIG.format(timeout=10))
     monkeypatch.setenv("SOLOQUEUE_LLM_MODEL", "test-model")
 
 
@@ -164,6 +162,7 @@ def test_model_memories_and_summary_are_stored(
 def test_a_timeout_queues_the_turn_and_a_later_run_completes_it(
     cli: Cli, home: Path, backend: str | None, monkeypatch: pytest.MonkeyPatch, model_env: None
 ) -> None:
+    (home / "config.toml").write_text(MODEL_CONFIG.format(timeout=0.5))
     log_idle_session(cli, monkeypatch)
     with ChatServer([(200, None)] * 3) as server:
         monkeypatch.setenv("SOLOQUEUE_LLM_URL", server.url)

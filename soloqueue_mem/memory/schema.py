@@ -315,8 +315,10 @@ def m020_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
 
 def m021_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
     """Rule 5 of ``replaced_value``: a request to stop going to someone or using
-    something names them ("以后排班别找小周了" names ``小周``). Rows written under rule 4
-    are given what rule 5 says, as in :func:`m018_rederive_memories_replaced_value`."""
+    something names them ("以后排班别找小周了" names ``小周``), and a speaker's repair of
+    their own words what it takes back ("寄东莞松山湖那个厂……哦不是，寄长安镇那个厂" names
+    ``东莞松山湖``). Rows written under rule 4 are given what rule 5 says, as in
+    :func:`m018_rederive_memories_replaced_value`."""
     rederive_replaced_values(conn)
 
 

@@ -83,8 +83,20 @@ past plan that must no longer be a live memory, about a third long questions (15
 characters, some pasted group chat) and about a third asked in the other language than
 the fact was stated: dev6 to generalise on, heldout6 never looked at.
 
+A seventh pair, ``data/agent_scenarios_dev7.jsonl`` and ``…_heldout7.jsonl`` (``--half
+pair7``), was written blind on 2026-12-01 by a writer who had read only the issues and
+this docstring: six more users (an ice-sculpture festival coordinator, a legal-tech
+paralegal, a cross-border Amazon seller, a solar-installer dispatcher, a silk-embroidery
+studio owner, a data journalist; zh-dominant, en-dominant and mixed in each file), four
+sessions and 50-54 messages each with two failing tools, 19 checks each of which seven
+are corrections (said outright, only as a new value, inside a long message, by the
+assistant confirming, as "not X, Y", or as a slip corrected a minute later) and one a
+past plan that must no longer be a live memory, about a third long questions (150-480
+characters, some pasted chat) and about a third asked in the other language than the
+fact was stated: dev7 to generalise on, heldout7 never looked at.
+
 Run: ``python benchmarks/bench_scenarios.py [--quick]
-[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5|pair6]
+[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5|pair6|pair7]
 [--extra-args "--limit 10"] [--per-message]
 [--semantic] [--ablate] [--show-heldout] [--json-out PATH] [--keep DIR]``.
 ``--ablate`` asks every check again with each ranking adjustment of
@@ -144,6 +156,8 @@ HALVES = {
     "heldout5": DATA / "agent_scenarios_heldout5.jsonl",
     "dev6": DATA / "agent_scenarios_dev6.jsonl",
     "heldout6": DATA / "agent_scenarios_heldout6.jsonl",
+    "dev7": DATA / "agent_scenarios_dev7.jsonl",
+    "heldout7": DATA / "agent_scenarios_heldout7.jsonl",
 }
 TOP = 10
 CONSOLIDATE_AT = "03:43"
@@ -705,17 +719,21 @@ def main() -> int:
             "heldout5",
             "dev6",
             "heldout6",
+            "dev7",
+            "heldout7",
             "both",
             "pair2",
             "pair3",
             "pair4",
             "pair5",
             "pair6",
+            "pair7",
         ),
         default="both",
         help=(
             "both = tuned + heldout; pair2 = dev2 + heldout2; pair3 = dev3 + heldout3;"
             " pair4 = dev4 + heldout4; pair5 = dev5 + heldout5; pair6 = dev6 + heldout6;"
+            " pair7 = dev7 + heldout7;"
             " dev is run on its own"
         ),
     )
@@ -756,6 +774,7 @@ def main() -> int:
         "pair4": ["dev4", "heldout4"],
         "pair5": ["dev5", "heldout5"],
         "pair6": ["dev6", "heldout6"],
+        "pair7": ["dev7", "heldout7"],
     }
     halves = pairs.get(args.half, [args.half])
     extra = shlex.split(args.extra_args)

@@ -175,12 +175,15 @@ def _res() -> dict[str, re.Pattern[str]]:
         # a job that names where it is held: "禾麦烘焙的运营经理", "在 Finch Pay 做 tech
         # lead", "product manager at Acme"
         "employer_named": re.compile(r"\S的|在\s*\S.*(?:做|当|担任|干)|\b(?:at|for)\s+\S"),
-        # a plan: the speaker's intention (the day is found by lifecycle.when)
+        # a plan: the speaker's intention (the day is found by lifecycle.when), or a
+        # reminder they ask for ("sponsor call Wednesday 2pm, remind me to …", "提醒我明天
+        # 给妈妈打电话": what it reminds of happens that day)
         "plan": re.compile(
             r"\b(?:i|we)\b.*\b(?:plan|plans|planning|going to|gonna|intend|intends|will"
             r"|scheduled|have to|need to)\b|\b(?:i|we)(?:'ll|'m \w+ing|'re \w+ing| am \w+ing"
-            r"| are \w+ing)\b"
-            r"|(?<![不需只主重])要(?![求是])|打算|计划|准备|将要|安排|预计|得去|会去",
+            r"| are \w+ing)\b|\bremind me\b"
+            r"|(?<![不需只主重])要(?![求是])|打算|计划|准备|将要|安排|预计|得去|会去"
+            r"|(?<![他她])提醒(?:我|一下)",
             re.IGNORECASE,
         ),
         "han": re.compile(r"[\u4e00-\u9fff]"),

@@ -193,6 +193,31 @@ def test_a_day_of_the_month_dates_a_plan_gone_after_it(cli, monkeypatch):
     assert listed(cli) == {}
 
 
+def test_a_reminder_asked_for_a_day_is_a_plan_of_that_day(cli, monkeypatch):
+    """ "remind me" / 提醒我 names what the user will do, as "I'm going to" does: with
+    a coming day it is a plan gone after that day (said on Thursday 2026-11-26), not a
+    fact kept for a month; someone else's reminder, or one with no day, is no plan."""
+    said = [
+        "Also Monday 2pm sponsor call with Northwind, remind me to have the numbers ready",
+        "提醒我周六给妈妈打电话",
+        "他提醒我周五别上线",
+        "My dog is called Rex, remind me to feed him",
+    ]
+    say(cli, "reminders", *said)
+    night(cli, monkeypatch, "2026-11-26T23:00:00Z")
+    plans = {c for c in listed(cli) if c.startswith(("Plan for", "计划"))}
+    assert plans == {
+        "Plan for 2026-11-30: Monday 2pm sponsor call with Northwind, remind User to have "
+        "the numbers ready",
+        "计划（2026-11-28）：提醒用户周六给妈妈打电话",
+    }
+    night(cli, monkeypatch, "2026-12-04T23:00:00Z")
+    assert not {c for c in listed(cli) if "sponsor" in c or "妈妈" in c}
+    assert {"他提醒用户周五别上线", "User's dog is called Rex, remind User to feed him"} <= set(
+        listed(cli)
+    )
+
+
 def test_a_statement_followed_by_a_request_is_a_memory_of_its_own(cli, monkeypatch):
     """What the user states before asking the agent to act on it is their statement,
     in their words; the request is in no memory, and a request alone gives none."""

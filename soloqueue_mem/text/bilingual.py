@@ -262,6 +262,62 @@ OWNERS: tuple[Row, ...] = (
     (("client", "customer"), ("客户",)),
 )
 
+# where people work and what they run: the places a team names
+WORKPLACES: tuple[Row, ...] = (
+    (("company", "companies"), ("公司",)),
+    (("factory", "factories"), ("工厂", "厂房")),
+    (("shop", "shops", "store", "stores"), ("门店", "店铺", "商店")),
+    (("restaurant", "restaurants"), ("餐厅", "饭店", "餐馆")),
+    (("warehouse", "storeroom"), ("仓库", "库房")),
+    (("studio", "studios"), ("工作室", "录音棚")),
+    (("clinic",), ("诊所",)),
+    (("hospital",), ("医院",)),
+    (("school",), ("学校",)),
+    (("headquarters",), ("总部",)),
+    (("lab", "laboratory"), ("实验室",)),
+    (("hotel",), ("酒店",)),
+    (("airport",), ("机场",)),
+)
+
+# the things of everyday work: what is written, agreed, shipped and used to do it
+WORK_THINGS: tuple[Row, ...] = (
+    (("report", "reports"), ("报告", "报表", "汇报")),
+    (("format", "formats"), ("格式",)),
+    (("style",), ("风格",)),
+    (("template", "templates"), ("模板",)),
+    (("plan", "plans"), ("计划",)),
+    (("rule", "rules"), ("规则", "规矩", "规定")),
+    (("policy",), ("政策", "制度")),
+    (("notice", "notification", "notifications"), ("通知",)),
+    (("contract",), ("合同",)),
+    (("invoice", "invoices"), ("发票",)),
+    (("price", "pricing"), ("价格", "报价")),
+    (("budget",), ("预算",)),
+    (("salary",), ("工资", "薪水")),
+    (("delivery", "deliveries"), ("配送", "送货")),
+    (("shipping", "shipment"), ("发货", "物流")),
+    (("courier",), ("快递",)),
+    (("training",), ("培训", "训练")),
+    (("interview",), ("面试",)),
+    (("project", "projects"), ("项目",)),
+    (("product", "products"), ("产品",)),
+    (("progress",), ("进度",)),
+    (("software",), ("软件",)),
+    (("platform", "platforms"), ("平台",)),
+    (("system",), ("系统",)),
+    (("website",), ("网站", "官网")),
+    (("hosting", "hosted"), ("托管",)),
+    (("account", "accounts"), ("账号", "账户")),
+    (("password",), ("密码",)),
+    (("database",), ("数据库",)),
+    (("script", "scripts"), ("脚本",)),
+    (("game", "games"), ("游戏",)),
+    (("music",), ("音乐",)),
+    (("podcast",), ("播客",)),
+    (("video", "videos"), ("视频",)),
+    (("photo", "photos"), ("照片",)),
+)
+
 CATEGORIES: tuple[tuple[Row, ...], ...] = (
     PLACE_WORDS,
     CITIES,
@@ -272,6 +328,8 @@ CATEGORIES: tuple[tuple[Row, ...], ...] = (
     TOOL_KINDS,
     SCHEDULE,
     OWNERS,
+    WORKPLACES,
+    WORK_THINGS,
 )
 
 

@@ -1246,6 +1246,21 @@ def test_an_english_statement_is_found_by_a_chinese_question(cli, monkeypatch):
     assert "allergic" in first["signals"]["twins"]
 
 
+def test_the_places_and_things_of_work_have_twins(cli, monkeypatch):
+    """Workplaces and the things of everyday work (software, a website's hosting) are
+    whole categories of the table: the statement in the other language is found."""
+    at(monkeypatch, NOW)
+    log(cli, "我们记账用的软件是金蝶，发票也在里面开。")
+    log(cli, "Our website is hosted on Netlify since March.")
+    log(cli, "The deploy pipeline runs on Fridays")
+    english = recall(cli, "Which accounting software do we use?", "--explain")
+    assert english[0]["content"] == "我们记账用的软件是金蝶，发票也在里面开。"
+    assert english[0]["signals"]["twins"] == ["软件"]
+    chinese = recall(cli, "我们的网站托管在哪里？", "--explain")
+    assert chinese[0]["content"] == "Our website is hosted on Netlify since March."
+    assert set(chinese[0]["signals"]["twins"]) == {"website", "hosting"}
+
+
 def test_a_twin_never_outranks_the_query_s_own_word(cli, monkeypatch):
     """A twin weighs half its word: the item holding the question's own word first."""
     at(monkeypatch, NOW)

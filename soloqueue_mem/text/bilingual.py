@@ -5,20 +5,23 @@ about it in the other ("When's my wedding?"). The two share no word, so a lexica
 search cannot meet them, and extraction's canonical predicates only bridge the
 attributes it keys. This table pairs the English and Chinese words of whole categories
 of what people tell an agent about themselves and their team — places, family, diet and
-allergies, language rules, the kinds of tools a team uses, schedule, ownership — so
+allergies, language rules, the kinds of tools a team uses, schedule, ownership,
+workplaces and the things of everyday work (reports, formats, rules, plans, software) — so
 recall can look for a query word's twin in the other language
 (:func:`translations`), bounded and weighed below the query's own words.
 
 Each row is one concept: its English words (single words; matched by their Porter
 stem, so "allergies" finds the row of "allergy") and its Chinese words (two characters
 or more: a lone character is inside too many words). Only whole categories belong
-here, never a word because one sentence needs it.
+here, never a word because one sentence needs it, nor a word whose commonest sense in
+an agent's turns is another (a git "branch", a "host" name, "show me", "in order to").
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from itertools import zip_longest
+from collections.abc import Callable, Collection, Iterator
 from functools import cache
 
 from soloqueue_mem.text.porter import stem
@@ -374,9 +377,11 @@ def translated(
 ) -> list[QueryTerm]:
     """The other language's twins of ``terms`` that the query does not hold, each in
     its word's group (a text holding the word or its twin covers that word once) at
-    ``TRANSLATION_WEIGHT`` of its weight; the heaviest words' twins first, at most
-    ``MAX_TRANSLATIONS``. The table's twins come first; the words of ``asked`` (some
-    of :func:`untranslated_words`) are then looked up in ``dictionary``
+    ``TRANSLATION_WEIGHT`` of its weight, at most ``MAX_TRANSLATIONS``: each word's
+    first twin (the heaviest words' first), then each one's second, and so on, so that
+    a word with many twins (store: 门店, 店铺, 商店) never takes the places of other
+    words' only twin. The table's twins come first; the words of ``asked`` (some of
+    :func:`untranslated_words`) are then looked up in ``dictionary``
     (:mod:`.dictionary`), when there is one, to fill the places left: a dictionary's
     many senses never crowd out the table's."""
     have = {term.text.casefold() for term in terms}
@@ -388,11 +393,23 @@ def translated(
         words = [term for term in heaviest_first if term.text in asked]
         passes.append((words, dictionary.translations))
     for searched, lookup in passes:
-        for term in searched:
-            for twin in lookup(term.text):
-                if twin.casefold() not in have and twin not in twins:
-                    twins[twin] = QueryTerm(twin, term.weight * TRANSLATION_WEIGHT, term.group)
+        each_word = [
+            [
+                QueryTerm(twin, term.weight * TRANSLATION_WEIGHT, term.group)
+                for twin in lookup(term.text)
+                if twin.casefold() not in have
+            ]
+            for term in searched
+        ]
+        for twin in _first_of_each_first(each_word):
+            twins.setdefault(twin.text, twin)
     return list(twins.values())[:MAX_TRANSLATIONS]
+
+
+def _first_of_each_first(lists: list[list[QueryTerm]]) -> Iterator[QueryTerm]:
+    """Every list's first item, then every list's second, and so on."""
+    for rank in zip_longest(*lists):
+        yield from (item for item in rank if item is not None)
 
 
 def untranslated_words(terms: list[QueryTerm]) -> list[str]:

@@ -27,3 +27,12 @@ def test_twins_join_their_word_s_group_at_half_its_weight_and_are_bounded():
     assert translated(terms) == [QueryTerm("married", 0.5, 4), QueryTerm("婚礼", 0.4, 3)]
     many = [QueryTerm(day, 1.0, n) for n, day in enumerate(["monday", "tuesday", "friday"])]
     assert len(translated(many)) == MAX_TRANSLATIONS
+
+
+def test_each_word_gets_its_first_twin_before_any_word_gets_a_second():
+    """A word with many twins (monday: 周一, 星期一, 礼拜一) does not take the places of
+    another word's only twin (daughter: 女儿) when the twins are bounded."""
+    words = ["monday", "sunday", "wife", "daughter"]
+    twins = [t.text for t in translated([QueryTerm(w, 1.0, n) for n, w in enumerate(words)])]
+    assert twins[:4] == ["周一", "周日", "老婆", "女儿"]
+    assert len(twins) == MAX_TRANSLATIONS

@@ -20,9 +20,9 @@ an agent's turns is another (a git "branch", a "host" name, "show me", "in order
 from __future__ import annotations
 
 import re
-from itertools import zip_longest
 from collections.abc import Callable, Collection, Iterator
 from functools import cache
+from itertools import zip_longest
 
 from soloqueue_mem.text.porter import stem
 from soloqueue_mem.text.query import QueryTerm

@@ -401,12 +401,12 @@ def translated(
             ]
             for term in searched
         ]
-        for twin in _first_of_each_first(each_word):
+        for twin in _one_from_each_in_turn(each_word):
             twins.setdefault(twin.text, twin)
     return list(twins.values())[:MAX_TRANSLATIONS]
 
 
-def _first_of_each_first(lists: list[list[QueryTerm]]) -> Iterator[QueryTerm]:
+def _one_from_each_in_turn(lists: list[list[QueryTerm]]) -> Iterator[QueryTerm]:
     """Every list's first item, then every list's second, and so on."""
     for rank in zip_longest(*lists):
         yield from (item for item in rank if item is not None)

@@ -208,7 +208,27 @@ def _question(
         whole = not any(t.text not in STOPWORDS for t in terms)
         if whole or by_place:
             return rest, terms, whole
+        if window.dated:
+            return rest, _date_as_one_term(query, window, terms, lexicon), False
     return query, weigh_query(query, lexicon).terms, False
+
+
+def _date_as_one_term(
+    query: str, window: TimeWindow, rest: list[QueryTerm], lexicon: Callable[[], Lexicon]
+) -> list[QueryTerm]:
+    """The terms of ``query`` with the words of its date (8月5号: 8, 月, 5, 号) made one
+    term, the date as a phrase, at the weight of its heaviest word: alone, a date's
+    parts match other dates ("EVT build 推到 8月27日", "41.5 天"), while the whole date
+    matches only itself (a plan said before for that day). ``rest``: the terms of the
+    query's other words, which stay words of their own."""
+    expression = window.expression(query)
+    parts = {t.text for t in weigh_query(expression, lexicon).terms} - {t.text for t in rest}
+    terms = weigh_query(query, lexicon).terms
+    own = [t for t in terms if t.text in parts]
+    if not own:
+        return terms
+    date = QueryTerm(expression, max(t.weight for t in own), min(t.group for t in own))
+    return sorted([t for t in terms if t.text not in parts] + [date], key=lambda t: t.group)
 
 
 def _last_turns(source: Source, request: Request) -> list[Turn]:

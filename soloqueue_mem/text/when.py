@@ -44,6 +44,12 @@ class TimeWindow(NamedTuple):
     end: datetime
     span: tuple[int, int]
     vague: bool = False  # "recently", "最近": the last days, not a time asked about
+    dated: bool = False  # a calendar date written with its day's number: 8月5号, Aug 5
+
+    def expression(self, query: str) -> str:
+        """The words of the time expression in ``query``."""
+        begin, end = self.span
+        return query[begin:end]
 
     def strip(self, query: str) -> str:
         """``query`` without the words of the time expression."""
@@ -66,7 +72,7 @@ def parse_when(query: str, now: datetime) -> TimeWindow | None:
         bounds = rule(match, now)
         if bounds is not None:
             vague = _vague().fullmatch(match.group().strip().casefold()) is not None
-            return TimeWindow(bounds[0], bounds[1], match.span(), vague)
+            return TimeWindow(bounds[0], bounds[1], match.span(), vague, rule in DATED_RULES)
     return None
 
 
@@ -246,6 +252,16 @@ def _iso_date(match: re.Match[str], now: datetime) -> Bounds | None:
     return _date(now, int(match[1]), month, int(match[3])) if 1 <= month <= 12 else None
 
 
+def _en_date(match: re.Match[str], now: datetime) -> Bounds | None:
+    """ "Aug 5", "August 5th, 2026"."""
+    return _date(now, _year_of(match[3]), _month_en(match[1]), int(match[2]))
+
+
+def _en_date_day_first(match: re.Match[str], now: datetime) -> Bounds | None:
+    """ "5 August", "the 5th of Aug"."""
+    return _date(now, _year_of(match[3]), _month_en(match[2]), int(match[1]))
+
+
 def _zh_weekday(week: int | None) -> Rule:
     """A weekday of this (0) or last (-1) week, or the latest one up to today (None)."""
 
@@ -316,20 +332,18 @@ RULES: list[tuple[str, Rule]] = [
     (r"\blast year\b", _fixed(lambda now: _year(now, -1))),
     (r"\bthis year\b", _fixed(lambda now: _year(now, 0))),
     (r"\b(?:recently|lately|these days)\b", _fixed(lambda now: (now - timedelta(days=7), now))),
-    (
-        rf"\b{_MONTH_EN} (\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}",
-        lambda m, now: _date(now, _year_of(m[3]), _month_en(m[1]), int(m[2])),
-    ),
-    (
-        rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH_EN}{_YEAR}",
-        lambda m, now: _date(now, _year_of(m[3]), _month_en(m[2]), int(m[1])),
-    ),
+    (rf"\b{_MONTH_EN} (\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", _en_date),
+    (rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH_EN}{_YEAR}", _en_date_day_first),
     (
         rf"\bin {_MONTH_EN}{_YEAR}",
         lambda m, now: _date(now, _year_of(m[2]), _month_en(m[1]), None),
     ),
     (r"\bin (\d{4})\b", lambda m, now: _year(now, int(m[1]) - now.year)),
 ]
+
+# The rules reading a calendar date with its day's number: the expression's words (8, 月,
+# 5, 号; "aug", "5") are parts of one date, not words of their own (``TimeWindow.dated``).
+DATED_RULES = (_zh_date, _iso_date, _en_date, _en_date_day_first)
 
 
 # Every rule's pattern holds one of these (a digit, a Han character of a date word, an

@@ -894,6 +894,24 @@ def test_a_weekday_in_a_question_about_a_rule_keeps_the_question(cli, monkeypatc
     assert contents(hits)[0] == "周五不要上线生产环境"
 
 
+def test_a_dates_parts_match_no_other_date(cli, monkeypatch):
+    """ "8月5号那天我们主要弄了什么？": 8, 月, 5 and 号 are one date, not four words, so
+    the turns naming other August dates do not outrank the day's own; a plan naming
+    the whole date still matches it."""
+    at(monkeypatch, "2026-08-01T09:00:00Z")
+    cli.ok("remember", "8月5号上午和供应商开会", "--duration", "permanent")
+    cli.ok("remember", "8月25号上午和工厂开会", "--duration", "permanent")
+    at(monkeypatch, "2026-08-05T15:30:00Z")
+    log(cli, "帮我把 feeder-api 新版本 deploy 到 staging")
+    for day in range(10, 22):
+        at(monkeypatch, f"2026-08-{day}T10:00:00Z")
+        log(cli, f"EVT build 定在 8月{day + 10}号，样机 5 台")
+    at(monkeypatch, "2026-09-01T09:30:00Z")
+    said = contents(recall(cli, "8月5号那天我们主要弄了什么？"))
+    assert "帮我把 feeder-api 新版本 deploy 到 staging" in said[:3]
+    assert contents(recall(cli, "8月5号和谁开会？"))[0] == "8月5号上午和供应商开会"
+
+
 def test_recall_of_traces_only_names_the_correction_without_adding_it(cli, monkeypatch):
     at(monkeypatch, "2026-11-01T08:00:00Z")
     log(cli, "The staging port is 8080")

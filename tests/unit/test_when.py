@@ -193,3 +193,24 @@ def test_a_session_or_its_day_named_by_its_place(query, first, day, words):
         assert named is not None and named.first is first and named.day is day
         assert query[slice(*named.span)] == words
     assert parse_when(query, NOW) is None  # no calendar time
+
+
+@pytest.mark.parametrize(
+    ("query", "dated"),
+    [
+        ("8月5号那天我们主要弄了什么？", True),
+        ("2025年三月五日", True),
+        ("what did we ship on Aug 5?", True),
+        ("the 5th of August, 2024", True),
+        ("2025-06-01 的日志", True),
+        ("周五可以上线吗？", False),
+        ("上周五开会说了什么", False),
+        ("8月的计划", False),
+        ("what did we do in March", False),
+        ("三天前我们聊了什么", False),
+    ],
+)
+def test_a_date_with_its_days_number_is_dated(query, dated):
+    """Its words are parts of one date; a weekday's or a month's name is a word."""
+    window = parse_when(query, NOW)
+    assert window is not None and window.dated is dated

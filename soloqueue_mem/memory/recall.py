@@ -209,7 +209,7 @@ def _question(
         if whole or by_place:
             return rest, terms, whole
         if window.dated:
-            return rest, _date_as_one_term(query, window, terms, lexicon), False
+            return query, _date_as_one_term(query, window, terms, lexicon), False
     return query, weigh_query(query, lexicon).terms, False
 
 
@@ -220,7 +220,9 @@ def _date_as_one_term(
     term, the date as a phrase, at the weight of its heaviest word: alone, a date's
     parts match other dates ("EVT build 推到 8月27日", "41.5 天"), while the whole date
     matches only itself (a plan said before for that day). ``rest``: the terms of the
-    query's other words, which stay words of their own."""
+    query's other words, which stay words of their own. The turn search still reads the
+    whole query, so a turn holding the date and no other word is still found; what
+    holds only a part of it covers nothing and ranks below the matches."""
     expression = window.expression(query)
     parts = {t.text for t in weigh_query(expression, lexicon).terms} - {t.text for t in rest}
     terms = weigh_query(query, lexicon).terms

@@ -6,7 +6,7 @@ zone (calendar days, Monday-first weeks, calendar months and years), with the sp
 the query it came from so a search can leave those words out of its terms: turns
 rarely contain the word "yesterday" from the question about them. A date written with
 its day's number (8月5号, Aug 5, 2026-08-05) is ``dated``: its words are the parts of one
-date, which recall searches as one phrase (8 and 月 alone match every August date).
+date, which recall weighs as one phrase (8 and 月 alone match every August date).
 
 Conventions, where ordinary speech is ambiguous:
 

@@ -39,7 +39,7 @@ from soloqueue_mem.lifecycle.vocabulary import MANY, PERSONAL, PETS, USER, Vocab
 from soloqueue_mem.lifecycle.when import future_day
 from soloqueue_mem.memory.store import Draft
 from soloqueue_mem.text.cue import is_correction
-from soloqueue_mem.text.handover import handover_hints
+from soloqueue_mem.text.handover import handover_hints, leaving
 
 SOURCE = "rules"
 MAX_SENTENCE = 200
@@ -573,11 +573,12 @@ def _rule_duration(draft: Draft, task: bool) -> Draft:
 
 
 def from_text(
-    text: str, now: datetime | None = None, words: Vocabulary | None = None
+    text: str, now: datetime | None = None, words: Vocabulary | None = None, before: str = ""
 ) -> list[Draft]:
     """The drafts the user's ``text`` states, in order: one per sentence that is a
     statement (see :func:`_statement`), else one per clause a pattern reads. Plans
-    need ``now`` (the turn's time) to resolve their day."""
+    need ``now`` (the turn's time) to resolve their day. ``before``, what the user said
+    in the turn before, may hold the first half of a handover (:func:`_handing_over`)."""
     words = words or vocabulary()
     drafts: list[Draft] = []
     reading = _Reading()
@@ -595,7 +596,7 @@ def from_text(
         if whole is not None:
             found = [_correcting(whole) if is_correction(sentence[0].sentence) else whole]
         drafts += [_lasting(_labelled(d, words)) for d in found]
-    return _handing_over(text, drafts)
+    return _handing_over(text, drafts, before)
 
 
 def _lasting(draft: Draft) -> Draft:
@@ -611,10 +612,14 @@ def _lasting(draft: Draft) -> Draft:
     return draft._replace(duration="permanent")
 
 
-def _handing_over(text: str, drafts: list[Draft]) -> list[Draft]:
+def _handing_over(text: str, drafts: list[Draft], before: str = "") -> list[Draft]:
     """The drafts naming who takes over a role ``text`` hands over, marked as
-    corrections of the memory naming who left (:func:`handover_hints`)."""
-    hints = handover_hints(text, [draft.content for draft in drafts])
+    corrections of the memory naming who left (:func:`handover_hints`). A handover is
+    often said across an exchange: the user's turn ``before`` says who leaves ("阿杰下周
+    调去做新品线了"), the assistant asks, and ``text`` says who takes over ("对，以后 OTA
+    的事找小林"); when ``text`` names no one leaving, ``before`` completes it."""
+    said = text if leaving(text) or not before else f"{before}\n{text}"
+    hints = handover_hints(said, [draft.content for draft in drafts])
     return [
         draft._replace(update_hint=hint) if hint else draft
         for draft, hint in zip(drafts, hints, strict=True)
@@ -815,14 +820,18 @@ def from_tool_results(
 
 
 def from_turn(
-    record: dict[str, Any], tool_names: dict[str, str], words: Vocabulary | None = None
+    record: dict[str, Any],
+    tool_names: dict[str, str],
+    words: Vocabulary | None = None,
+    before: str = "",
 ) -> list[Draft]:
     """Drafts from one JSONL record: the user's statements (plans resolved against the
-    turn's own time) and its failed tool results."""
+    turn's own time, ``before`` what the user said in the turn before: see
+    :func:`from_text`) and its failed tool results."""
     drafts = []
     if record["role"] == "user":
         said_at = parse_timestamp(record["timestamp"]) if record.get("timestamp") else None
-        drafts = from_text(record.get("content") or "", said_at, words)
+        drafts = from_text(record.get("content") or "", said_at, words, before)
     return drafts + from_tool_results(record.get("tool_results") or [], tool_names)
 
 
@@ -835,5 +844,10 @@ def from_records(records: list[dict[str, Any]], words: Vocabulary | None = None)
     """Drafts from a stretch of JSONL records (tool names resolved within it), and the
     lessons of the tool failures the user answered (:mod:`.lessons`)."""
     names = tool_names(records)
-    drafts = [draft for record in records for draft in from_turn(record, names, words)]
+    drafts = []
+    before = ""  # the user's turn before this one in the stretch
+    for record in records:
+        drafts += from_turn(record, names, words, before)
+        if record["role"] == "user":
+            before = record.get("content") or ""
     return drafts + lessons(records, SOURCE)

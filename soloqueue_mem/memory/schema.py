@@ -322,6 +322,15 @@ def m021_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
     rederive_replaced_values(conn)
 
 
+def m022_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
+    """Rule 6 of ``replaced_value``: "not X, it's Y" names ``X`` as 不是X，是Y does ("not
+    -16, it's -14 LUFS" names ``-16``), and a handover reads the time before the verb
+    of leaving ("阿杰下周调去做新品线了") and a task going to someone with other words
+    between ("以后 OTA 的事找小林"). Rows written under rule 5 are given what rule 6 says,
+    as in :func:`m018_rederive_memories_replaced_value`."""
+    rederive_replaced_values(conn)
+
+
 def rederive_replaced_values(conn: sqlite3.Connection) -> None:
     """Give every memory the ``replaced_value`` this program's rule derives from its
     content, writing only the rows whose stored value differs."""

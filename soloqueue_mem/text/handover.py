@@ -20,23 +20,25 @@ def handover_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """Someone leaving a role, the name before the verb: "Dana moved to their marketing
     team", "Dana left the team", "老周调去做网关了", "小王离职了", or going elsewhere from
     a time on ("阿杰下周去漳州那边开新项目了": 去 and a place or task, 了 ending the
-    clause); and someone taking it over: "took over", "replaces", "goes to Felix",
-    "以后找小林", "下周起报关找郑子健", "交给小林", "接手"."""
+    clause), the time before the verb too ("阿杰下周调去做新品线了"); and someone taking
+    it over: "took over", "replaces", "goes to Felix", "以后找小林", "以后 OTA 的事找小林",
+    "下周起报关找郑子健", "交给小林", "接手"."""
     name = r"(?P<name>[A-Z][\w.-]+(?: [A-Z][\w.-]+)?|[\u4e00-\u9fff]{2,3})"
     english = (
         r"(?:has |had )?(?:left(?: (?:the|our|their) (?:team|company|project))?\b"
         r"|moved (?:over )?to (?:the |their |our |another |a )?[\w -]{0,30}?\bteam\b"
         r"|stepped down|is leaving\b|handed (?:\w+ )?over\b)"
     )
-    going = r"(?:下周|下个月|明天|月底|已经|马上)去[\u4e00-\u9fff]{2,12}了(?=[，,。；;！!]|$)"
-    chinese = f"(?:已经|也)?(?:调去|调走|离职|转岗|不再负责)|{going}"
+    when = "(?:下周|下个月|明天|月底|已经|马上)"
+    going = f"{when}去[\u4e00-\u9fff]{{2,12}}了(?=[，,。；;！!]|$)"
+    chinese = f"(?:{when}|也)?(?:调去|调走|离职|转岗|不再负责)|{going}"
     start = r"(?:^|(?<=[，,。；;:：.!?！？\s]))(?:然后|另外|还有|而且|对了)?"
     left = re.compile(f"{start}{name}\\s?(?:{english}|{chinese})")
     taking = re.compile(
         r"\b(?:took|takes|taking|taken) over\b|\breplac(?:ed|es|ing) [A-Z]"
         r"|\bgoes to [A-Z]|交给|接手|接替|[归由][\u4e00-\u9fff]{1,3}(?:负责|管)"
         # from now, or from a time on, a task goes to someone: 以后找, "下周起报关找郑子健"
-        r"|(?:以后|现在|改|起|开始)[\u4e00-\u9fff]{0,4}找"
+        r"|(?:以后|现在|改|起|开始)[\u4e00-\u9fff\w ]{0,8}?找"
     )
     return left, taking
 

@@ -21,7 +21,7 @@ from soloqueue_mem.text.handover import handed_over
 # The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
 # a memory was written (``memories.replaced_value``), so a change to what it names for a
 # text already stored raises it, with a schema step on each back end deriving the column
-# again (memory.db's m018 to m021, PostgreSQL's steps after them; a test counts them).
+# again (memory.db's m018 to m022, PostgreSQL's steps after them; a test counts them).
 # Rule 2 names the earlier of two values of one kind around a change
 # (:func:`_changed_from`); rule 3 reads a thing moved to another day or time as a
 # change ("ETD 10/27 那条船满了，被 roll 到 10/31", :mod:`soloqueue_mem.text.cue`);
@@ -29,8 +29,9 @@ from soloqueue_mem.text.handover import handed_over
 # 交给蔡雨婷": ``阿杰``, :mod:`soloqueue_mem.text.handover`); rule 5 reads a request to
 # stop going to someone or using something ("以后排班别找小周了": ``小周``), and a
 # speaker's repair of their own words what it takes back ("寄东莞松山湖那个厂……哦不是，
-# 寄长安镇那个厂": ``东莞松山湖``).
-RULE_VERSION = 5
+# 寄长安镇那个厂": ``东莞松山湖``); rule 6 reads "not X, it's Y" as 不是X，是Y ("not -16, it's
+# -14 LUFS": ``-16``), and a handover with the time before the verb of leaving.
+RULE_VERSION = 6
 
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
 
@@ -45,6 +46,8 @@ def _replaced() -> re.Pattern[str]:
     english = (
         r"\b(?:dropping|dropped|ditching|ditched|replacing|instead of"
         r"|no longer (?:using|use|with|on))\s+(?:the |our |my )?(?P<en>[\w.+#-]*\w)"
+        # "not -16, it's -14 LUFS", "not Tuesday but Wednesday": 不是X，是Y in English
+        r"|\bnot\s+(?P<en2>[\w.+#-]*\w)\s*,?\s+(?:it's|it is|but|rather)\s"
     )
     value = r"[^，,。；;、\s]{1,12}"
     again = "(?:不再|(?:别|不要|不用)再)"  # from now on: 不再找, 别再找

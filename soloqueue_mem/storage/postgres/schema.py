@@ -81,7 +81,7 @@ def _replaced_values(conn: psycopg.Connection) -> None:
 
 def _rederived_replaced_values(conn: psycopg.Connection) -> None:
     """``memories.replaced_value`` derived again by this program's rule, the rows whose
-    value differs written (memory.db's m017 to m021: a step per version of the rule)."""
+    value differs written (memory.db's m017 to m022: a step per version of the rule)."""
     from soloqueue_mem.memory.schema import replaced_values
 
     rows = conn.execute("SELECT seq, content, replaced_value FROM memories").fetchall()
@@ -227,6 +227,9 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     _rederived_replaced_values,
     # (replaced value, rule 5) a request to stop going to someone names them: rows
     # written under rule 4 derived again (as memory.db's m021)
+    _rederived_replaced_values,
+    # (replaced value, rule 6) "not X, it's Y" names X; a handover with the time before
+    # the verb of leaving: rows written under rule 5 derived again (as memory.db's m022)
     _rederived_replaced_values,
 ]
 

@@ -23,6 +23,7 @@ from soloqueue_mem.memory.schema import (
     m019_rederive_memories_replaced_value,
     m020_rederive_memories_replaced_value,
     m021_rederive_memories_replaced_value,
+    m022_rederive_memories_replaced_value,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache, m016_version_embeddings
 from soloqueue_mem.sessions.schema import (
@@ -53,4 +54,5 @@ MIGRATIONS = [
     m019_rederive_memories_replaced_value,
     m020_rederive_memories_replaced_value,
     m021_rederive_memories_replaced_value,
+    m022_rederive_memories_replaced_value,
 ]

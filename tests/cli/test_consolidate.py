@@ -271,6 +271,32 @@ def test_a_handover_supersedes_the_rule_naming_who_left(cli, monkeypatch):
     assert hits[0]["content"] == "代码 review 也交给小林"
 
 
+def test_a_handover_said_across_an_exchange_supersedes_who_left(cli, monkeypatch):
+    """The user says who leaves ("阿杰下周调去做新品线了"), the assistant asks who takes
+    over, and the user's next turn names them ("对，以后 OTA 的事找小林"): the handover's
+    two halves are in two turns, and the statement of the taking over replaces the memory
+    naming 阿杰 for OTA. The turns stating 阿杰 rank below it."""
+    old = "OTA 发版现在是阿杰负责，有问题找他"
+    say(cli, "monday", f"{old}。")
+    at(monkeypatch, "2026-11-26T11:00:00Z")
+    consolidate(cli)
+    assert old in listed(cli)
+    exchange = [
+        {"role": "user", "content": "阿杰下周调去做新品线了"},
+        {"role": "assistant", "content": "那 OTA 发版是不是交给小林负责？"},
+        {"role": "user", "content": "对，以后 OTA 的事找小林"},
+    ]
+    log(cli, "tuesday", exchange)
+    at(monkeypatch, "2026-11-26T14:00:00Z")
+    consolidate(cli)
+    now = listed(cli)
+    assert old not in now
+    assert listed(cli, "--all")[old]["superseded_by"] == now["对，以后 OTA 的事找小林"]["id"]
+    hits = recalled(cli, "OTA 发版的事现在找谁？")
+    assert hits[0]["content"] == "对，以后 OTA 的事找小林"
+    assert next(h for h in hits if h["content"].startswith(old))["superseded_by"]
+
+
 def test_idle_threshold_is_an_option(cli, monkeypatch):
     say(cli, "s", "I live in Lisbon.")
     at(monkeypatch, "2026-11-26T08:10:00Z")

@@ -42,6 +42,32 @@ def test_a_range_a_list_or_values_of_other_kinds_name_nothing(said):
     assert replaced_value(said) == ""
 
 
+@pytest.mark.parametrize(
+    ("said", "given_up"),
+    [
+        ("also the trailer: not -16, it's -14 LUFS, I misread their spec", "-16"),
+        ("The review is not Tuesday but Wednesday", "Tuesday"),
+        ("Not Postgres, it is MySQL now", "Postgres"),
+    ],
+)
+def test_not_x_its_y_gives_up_x_as_buzhi_x_shi_y_does(said, given_up):
+    """The English of "不是28号，是6月2号"."""
+    assert replaced_value(said) == given_up
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "not only Redis but also Kafka",  # a plain word is no value
+        "it's not here, it's there",
+        "We do not use it, but we could",
+        "I'm not 100% sure, but it's Friday",
+    ],
+)
+def test_not_before_a_plain_word_gives_up_nothing(said):
+    assert replaced_value(said) == ""
+
+
 def test_each_version_of_the_rule_has_a_schema_step_on_each_back_end():
     """Expiry reads the value stored with a memory: a new version of the rule comes
     with the step deriving the column again on both back ends (m017 and m018 …)."""
@@ -56,6 +82,7 @@ def test_each_version_of_the_rule_has_a_schema_step_on_each_back_end():
         ("阿杰下周去漳州那边开新项目了，同安的收尾交给蔡雨婷", "阿杰"),  # goes elsewhere
         ("然后测试对接人换了，以后找小林，老周调去做网关了", "老周"),
         ("Dana moved to their marketing team, Felix took over as PM", "Dana"),
+        ("阿杰下周调去做新品线了，以后 OTA 的事找小林", "阿杰"),  # a time before the verb
     ],
 )
 def test_a_handover_gives_up_the_one_who_left(said, who_left):

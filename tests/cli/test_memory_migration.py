@@ -168,21 +168,27 @@ def test_a_store_before_replaced_values_keeps_a_correction_naming_one_at_its_exp
     assert replaced_values(home) == [(".po",)]
 
 
+@pytest.mark.parametrize(
+    ("named", "value"),
+    [
+        ("48 小时太早了客户都忘了，改成提前 24 小时吧", "48 小时"),  # rule 2
+        ("Also the trailer: not -16, it's -14 LUFS, I misread their spec", "-16"),  # rule 6
+    ],
+)
 def test_a_correction_stored_under_the_older_replaced_value_rule_gets_the_newer_one(
-    cli, home, monkeypatch
+    cli, home, monkeypatch, named, value
 ):
-    """Migration 18 derives ``replaced_value`` again by rule 2, which names the earlier
-    of two values of one kind around a change: a correction written when rule 1 gave it
-    nothing ("48 小时 … 改成 … 24 小时") is kept at its expiry as one written now is. A
-    second open derives nothing again."""
+    """The last migration derives ``replaced_value`` again by the newest rule (rule 2
+    named the earlier of two values of one kind around a change, rule 6 the X of "not
+    X, it's Y"): a correction written when an older rule gave it nothing is kept at its
+    expiry as one written now is. A second open derives nothing again."""
 
-    def by_rule_1(conn: sqlite3.Connection) -> None:
-        conn.execute("UPDATE memories SET replaced_value = ''")  # what rule 1 gave
+    def by_an_older_rule(conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE memories SET replaced_value = ''")  # what the older rule gave
         conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
 
-    named = "48 小时太早了客户都忘了，改成提前 24 小时吧"
-    kept_at_expiry(cli, home, monkeypatch, named, "提醒短信由客服组发送", by_rule_1)
-    assert replaced_values(home) == [("48 小时",)]
+    kept_at_expiry(cli, home, monkeypatch, named, "提醒短信由客服组发送", by_an_older_rule)
+    assert replaced_values(home) == [(value,)]
     with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
         conn.execute("UPDATE memories SET replaced_value = 'kept'")
     conn.close()

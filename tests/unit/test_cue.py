@@ -51,19 +51,12 @@ def test_the_same_verbs_moving_anything_else_are_no_correction(said):
         "ok so upload the stems, we're moving to Frame.io for everything",
         "We're switching to Postgres next sprint",
         "the team is migrating to Kubernetes",
-        "崩溃统计我们改用 Sentry 了",
-        "我们换用飞书开会",
         "数据库迁移到 PG 了",
     ],
 )
 def test_a_change_said_as_it_happens_is_a_correction(said):
-    """The -ing forms of the change verbs, and 改用/换用/迁移到: what is used from now."""
+    """The -ing forms of the change verbs, and 迁移到 as "migrating to"."""
     assert is_correction(said)
-
-
-@pytest.mark.parametrize("said", ["修改用户名", "换用户登录一下", "这个字段的用途没改"])
-def test_a_change_verb_inside_another_word_is_no_correction(said):
-    assert not is_correction(said)
 
 
 @pytest.mark.parametrize(

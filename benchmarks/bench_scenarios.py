@@ -95,8 +95,20 @@ past plan that must no longer be a live memory, about a third long questions (15
 characters, some pasted chat) and about a third asked in the other language than the
 fact was stated: dev7 to generalise on, heldout7 never looked at.
 
+An eighth pair, ``data/agent_scenarios_dev8.jsonl`` and ``…_heldout8.jsonl`` (``--half
+pair8``), was written blind on 2026-12-01 by a writer who had read only the issues and
+this docstring: six more users (a hotpot-chain franchise manager, an immigration
+consultant, a livestreaming-agency producer, a port crane-maintenance supervisor, a
+boutique-hotel owner, a children's-book illustrator; zh-dominant, en-dominant and mixed in
+each file), three or four sessions and 47-55 messages each with two or more failing tools,
+19 checks each of which seven are corrections (said outright, only as a new value, inside
+a long message, by the assistant confirming, as "not X, Y", or as a slip corrected a
+minute later) and one a past plan that must no longer be a live memory, about a third
+long questions (150-470 characters, some pasted chat) and about a third asked in the
+other language than the fact was stated: dev8 to generalise on, heldout8 never looked at.
+
 Run: ``python benchmarks/bench_scenarios.py [--quick]
-[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5|pair6|pair7]
+[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5|pair6|pair7|pair8]
 [--extra-args "--limit 10"] [--per-message]
 [--semantic] [--ablate] [--show-heldout] [--json-out PATH] [--keep DIR]``.
 ``--ablate`` asks every check again with each ranking adjustment of
@@ -158,6 +170,8 @@ HALVES = {
     "heldout6": DATA / "agent_scenarios_heldout6.jsonl",
     "dev7": DATA / "agent_scenarios_dev7.jsonl",
     "heldout7": DATA / "agent_scenarios_heldout7.jsonl",
+    "dev8": DATA / "agent_scenarios_dev8.jsonl",
+    "heldout8": DATA / "agent_scenarios_heldout8.jsonl",
 }
 TOP = 10
 CONSOLIDATE_AT = "03:43"
@@ -721,6 +735,8 @@ def main() -> int:
             "heldout6",
             "dev7",
             "heldout7",
+            "dev8",
+            "heldout8",
             "both",
             "pair2",
             "pair3",
@@ -728,12 +744,13 @@ def main() -> int:
             "pair5",
             "pair6",
             "pair7",
+            "pair8",
         ),
         default="both",
         help=(
             "both = tuned + heldout; pair2 = dev2 + heldout2; pair3 = dev3 + heldout3;"
             " pair4 = dev4 + heldout4; pair5 = dev5 + heldout5; pair6 = dev6 + heldout6;"
-            " pair7 = dev7 + heldout7;"
+            " pair7 = dev7 + heldout7; pair8 = dev8 + heldout8;"
             " dev is run on its own"
         ),
     )
@@ -775,6 +792,7 @@ def main() -> int:
         "pair5": ["dev5", "heldout5"],
         "pair6": ["dev6", "heldout6"],
         "pair7": ["dev7", "heldout7"],
+        "pair8": ["dev8", "heldout8"],
     }
     halves = pairs.get(args.half, [args.half])
     extra = shlex.split(args.extra_args)

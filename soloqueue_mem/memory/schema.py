@@ -331,6 +331,16 @@ def m022_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
     rederive_replaced_values(conn)
 
 
+def m023_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
+    """Rule 7 of ``replaced_value``: "corrected" is a change cue as 更正 is ("rate 0.12,
+    corrected to 0.14" names ``0.12``), and a handover reads someone going off to other
+    work or away for a while ("主图以后交给 Kelly 吧，阿杰去专心做视频" names ``阿杰``,
+    "Ciarán's gone on secondment … so Niamh is supervising Heron" ``Ciarán``). Rows
+    written under rule 6 are given what rule 7 says, as in
+    :func:`m018_rederive_memories_replaced_value`."""
+    rederive_replaced_values(conn)
+
+
 def rederive_replaced_values(conn: sqlite3.Connection) -> None:
     """Give every memory the ``replaced_value`` this program's rule derives from its
     content, writing only the rows whose stored value differs."""

@@ -17,7 +17,7 @@ from soloqueue_mem.text.stopwords import ENGLISH_STOPWORDS
 @cache
 def cue() -> re.Pattern[str]:
     english = (
-        r"actually|scratch that|correction|no longer|not\b.{0,40}\banymore|instead|after all"
+        r"actually|scratch that|correct(?:ion|ed)|no longer|not\b.{0,40}\banymore|instead|after all"
         r"|(?:chang(?:e|ed|ing)|mov(?:e|ed|ing)|switch(?:ed|ing)?|migrat(?:e|ed|ing)|updated?"
         r"|bumped|raised|lowered|relaxed|reduced"
         r"|increased|cut|dropped|replaced)\s+(?:it\s+|that\s+|back\s+)?(?:to|from|with|by)\b"

@@ -25,18 +25,27 @@ def handover_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     "下周起报关找郑子健", "交给小林", "接手"."""
     name = r"(?P<name>[A-Z][\w.-]+(?: [A-Z][\w.-]+)?|[\u4e00-\u9fff]{2,3})"
     english = (
-        r"(?:has |had )?(?:left(?: (?:the|our|their) (?:team|company|project))?\b"
+        r"(?:has |had |'s |’s )?(?:left(?: (?:the|our|their) (?:team|company|project))?\b"
         r"|moved (?:over )?to (?:the |their |our |another |a )?[\w -]{0,30}?\bteam\b"
-        r"|stepped down|is leaving\b|handed (?:\w+ )?over\b)"
+        r"|stepped down|is leaving\b|handed (?:\w+ )?over\b"
+        # off to other work or away for a while: 去专心做视频, 借调 in English
+        r"|(?:is |will be )?(?:mov(?:es|ed|ing)|switch(?:es|ed|ing)|gone)"
+        r" (?:over )?to (?:work on|focus on)\b"
+        r"|(?:is |will be )?(?:going|gone|went|off) on (?:secondment|sabbatical|leave)\b)"
     )
     when = "(?:下周|下个月|明天|月底|已经|马上)"
     going = f"{when}去[\u4e00-\u9fff]{{2,12}}了(?=[，,。；;！!]|$)"
-    chinese = f"(?:{when}|也)?(?:调去|调走|离职|转岗|不再负责)|{going}"
+    # off to other work: "阿杰去专心做视频", "阿杰转做视频", "老周下个月借调去总部"; never
+    # after a character that is no part of a name ("老周调去做网关了" names 老周)
+    other_work = "(?<![调也就又再要会先想])(?:转去|去|转|改)(?:专心|专门|全职)?(?:做|负责|管)|借调"
+    chinese = f"(?:{when}|也)?(?:调去|调走|离职|转岗|不再负责|{other_work})|{going}"
     start = r"(?:^|(?<=[，,。；;:：.!?！？\s]))(?:然后|另外|还有|而且|对了)?"
     left = re.compile(f"{start}{name}\\s?(?:{english}|{chinese})")
     taking = re.compile(
         r"\b(?:took|takes|taking|taken) over\b|\breplac(?:ed|es|ing) [A-Z]"
-        r"|\bgoes to [A-Z]|交给|接手|接替|[归由][\u4e00-\u9fff]{1,3}(?:负责|管)"
+        # someone now doing the role, the English of 由小林负责: "Niamh is supervising Heron"
+        r"|\b(?:is|will be) (?:now )?(?:supervising|leading|running|handling|covering)\b"
+        r"|\bgoes to [A-Z]|交(?:接)?给|接手|接替|[归由][\u4e00-\u9fff]{1,3}(?:负责|管)"
         # from now, or from a time on, a task goes to someone: 以后找, "下周起报关找郑子健"
         r"|(?:以后|现在|改|起|开始)[\u4e00-\u9fff\w ]{0,8}?找"
     )

@@ -21,7 +21,7 @@ from soloqueue_mem.text.handover import handed_over
 # The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
 # a memory was written (``memories.replaced_value``), so a change to what it names for a
 # text already stored raises it, with a schema step on each back end deriving the column
-# again (memory.db's m018 to m022, PostgreSQL's steps after them; a test counts them).
+# again (memory.db's m018 to m023, PostgreSQL's steps after them; a test counts them).
 # Rule 2 names the earlier of two values of one kind around a change
 # (:func:`_changed_from`); rule 3 reads a thing moved to another day or time as a
 # change ("ETD 10/27 那条船满了，被 roll 到 10/31", :mod:`soloqueue_mem.text.cue`);
@@ -30,8 +30,12 @@ from soloqueue_mem.text.handover import handed_over
 # stop going to someone or using something ("以后排班别找小周了": ``小周``), and a
 # speaker's repair of their own words what it takes back ("寄东莞松山湖那个厂……哦不是，
 # 寄长安镇那个厂": ``东莞松山湖``); rule 6 reads "not X, it's Y" as 不是X，是Y ("not -16, it's
-# -14 LUFS": ``-16``), and a handover with the time before the verb of leaving.
-RULE_VERSION = 6
+# -14 LUFS": ``-16``), and a handover with the time before the verb of leaving; rule 7
+# reads "corrected" as 更正 is read (a change cue), and a handover whose leaver goes off
+# to other work or away for a while, named after the one taking over ("主图以后交给
+# Kelly 吧，阿杰去专心做视频": ``阿杰``; "Ciarán's gone on secondment … so Niamh is
+# supervising Heron": ``Ciarán``).
+RULE_VERSION = 7
 
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
 

@@ -87,3 +87,22 @@ def test_a_speaker_repairing_their_own_words_is_a_correction(said):
 @pytest.mark.parametrize("said", ["我不是，我是说这个方案太贵", "这是不是，他说的那家店"])
 def test_a_plain_not_is_no_repair(said):
     assert not is_correction(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Corrected: the OCR upload limit is 40 MB per file.",
+        "Trailer target corrected to -14 LUFS integrated.",
+        "更正：上传上限是每个文件 40 MB。",  # the Chinese it answers
+    ],
+)
+def test_corrected_is_a_correction_as_geng_zheng_is(said):
+    """"corrected" announces a changed value as 更正 does: an agent's "Corrected: …"
+    then ranks above what it corrected on a question about the thing."""
+    assert is_correction(said)
+
+
+@pytest.mark.parametrize("said", ["the correct answer is 42", "Is that correct?"])
+def test_correct_alone_is_no_correction(said):
+    assert not is_correction(said)

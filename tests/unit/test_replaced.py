@@ -83,6 +83,12 @@ def test_each_version_of_the_rule_has_a_schema_step_on_each_back_end():
         ("然后测试对接人换了，以后找小林，老周调去做网关了", "老周"),
         ("Dana moved to their marketing team, Felix took over as PM", "Dana"),
         ("阿杰下周调去做新品线了，以后 OTA 的事找小林", "阿杰"),  # a time before the verb
+        # off to other work, or away for a while, after the one taking over
+        ("主图以后交给 Kelly 吧，阿杰去专心做视频", "阿杰"),
+        ("好的，主图设计从阿杰交接给 Kelly，阿杰转做视频。", "阿杰"),
+        ("网关交给小林，老周下个月借调去总部", "老周"),
+        ("Ciarán's gone on secondment so Niamh Gallagher is supervising Heron", "Ciarán"),
+        ("Dana is moving to work on billing, Felix takes over the API", "Dana"),
     ],
 )
 def test_a_handover_gives_up_the_one_who_left(said, who_left):
@@ -94,6 +100,8 @@ def test_a_handover_gives_up_the_one_who_left(said, who_left):
     [
         "阿杰下周去漳州那边开新项目了",  # nobody takes over: no role is named
         "下周去漳州那边看风电场了，资料交给蔡雨婷",  # nobody leaves
+        "阿杰去专心做视频",  # nobody takes over
+        "Dana is going to work on billing, Felix is leading the API",  # a plan: nobody leaves
     ],
 )
 def test_going_elsewhere_without_a_handover_names_no_one(said):

@@ -81,7 +81,7 @@ def _replaced_values(conn: psycopg.Connection) -> None:
 
 def _rederived_replaced_values(conn: psycopg.Connection) -> None:
     """``memories.replaced_value`` derived again by this program's rule, the rows whose
-    value differs written (memory.db's m017 to m022: a step per version of the rule)."""
+    value differs written (memory.db's m017 to m023: a step per version of the rule)."""
     from soloqueue_mem.memory.schema import replaced_values
 
     rows = conn.execute("SELECT seq, content, replaced_value FROM memories").fetchall()
@@ -230,6 +230,9 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     _rederived_replaced_values,
     # (replaced value, rule 6) "not X, it's Y" names X; a handover with the time before
     # the verb of leaving: rows written under rule 5 derived again (as memory.db's m022)
+    _rederived_replaced_values,
+    # (replaced value, rule 7) "corrected" is a cue; a handover whose leaver goes off to
+    # other work or on leave: rows written under rule 6 derived again (as memory.db's m023)
     _rederived_replaced_values,
 ]
 

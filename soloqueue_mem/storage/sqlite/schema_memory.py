@@ -24,6 +24,7 @@ from soloqueue_mem.memory.schema import (
     m020_rederive_memories_replaced_value,
     m021_rederive_memories_replaced_value,
     m022_rederive_memories_replaced_value,
+    m023_rederive_memories_replaced_value,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache, m016_version_embeddings
 from soloqueue_mem.sessions.schema import (
@@ -55,4 +56,5 @@ MIGRATIONS = [
     m020_rederive_memories_replaced_value,
     m021_rederive_memories_replaced_value,
     m022_rederive_memories_replaced_value,
+    m023_rederive_memories_replaced_value,
 ]

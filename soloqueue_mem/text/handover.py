@@ -20,9 +20,11 @@ def handover_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """Someone leaving a role, the name before the verb: "Dana moved to their marketing
     team", "Dana left the team", "老周调去做网关了", "小王离职了", or going elsewhere from
     a time on ("阿杰下周去漳州那边开新项目了": 去 and a place or task, 了 ending the
-    clause), the time before the verb too ("阿杰下周调去做新品线了"); and someone taking
-    it over: "took over", "replaces", "goes to Felix", "以后找小林", "以后 OTA 的事找小林",
-    "下周起报关找郑子健", "交给小林", "接手"."""
+    clause), the time before the verb too ("阿杰下周调去做新品线了"), or off to other
+    work or away for a while ("阿杰去专心做视频", "Ciarán's gone on secondment"); and
+    someone taking it over: "took over", "replaces", "goes to Felix", "Niamh is
+    supervising Heron", "以后找小林", "以后 OTA 的事找小林", "下周起报关找郑子健",
+    "交给小林", "交接给 Kelly", "接手"."""
     name = r"(?P<name>[A-Z][\w.-]+(?: [A-Z][\w.-]+)?|[\u4e00-\u9fff]{2,3})"
     english = (
         r"(?:has |had |'s |’s )?(?:left(?: (?:the|our|their) (?:team|company|project))?\b"

@@ -297,6 +297,42 @@ def test_a_handover_said_across_an_exchange_supersedes_who_left(cli, monkeypatch
     assert next(h for h in hits if h["content"].startswith(old))["superseded_by"]
 
 
+@pytest.mark.parametrize(
+    ("old", "handover", "question"),
+    [
+        (
+            "主图一直是阿杰在做，有问题找他",
+            "主图以后交给 Kelly 吧，阿杰去专心做视频",
+            "主图现在归谁做？",
+        ),
+        (
+            "The supervising solicitor on Heron is Ciarán Doyle, ask him first",
+            "Ciarán's gone on secondment to London, so Niamh Gallagher is supervising Heron",
+            "Who's the supervising solicitor on Heron?",
+        ),
+    ],
+)
+def test_a_handover_to_other_work_named_after_the_taker_supersedes_who_left(
+    cli, monkeypatch, old, handover, question
+):
+    """The one taking over named first and the one leaving after, off to other work
+    ("阿杰去专心做视频") or away for a while ("gone on secondment"): the handover replaces
+    the memory naming who left, and the turn stating it ranks below the handover."""
+    say(cli, "monday", old)
+    at(monkeypatch, "2026-11-26T11:00:00Z")
+    consolidate(cli)
+    assert old in listed(cli)
+    say(cli, "tuesday", handover)
+    at(monkeypatch, "2026-11-26T14:00:00Z")
+    consolidate(cli)
+    now = listed(cli)
+    assert old not in now
+    assert listed(cli, "--all")[old]["superseded_by"] == now[handover]["id"]
+    hits = recalled(cli, question)
+    assert hits[0]["content"] == handover
+    assert next(h for h in hits if h["content"].startswith(old))["superseded_by"]
+
+
 def test_idle_threshold_is_an_option(cli, monkeypatch):
     say(cli, "s", "I live in Lisbon.")
     at(monkeypatch, "2026-11-26T08:10:00Z")

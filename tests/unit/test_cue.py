@@ -98,8 +98,8 @@ def test_a_plain_not_is_no_repair(said):
     ],
 )
 def test_corrected_is_a_correction_as_geng_zheng_is(said):
-    """"corrected" announces a changed value as 更正 does: an agent's "Corrected: …"
-    then ranks above what it corrected on a question about the thing."""
+    """A changed value announced with "corrected", as 更正 announces one: an agent's
+    "Corrected: …" then ranks above what it corrected on a question about the thing."""
     assert is_correction(said)
 
 

@@ -964,6 +964,24 @@ def test_a_turn_announcing_a_correction_ranks_above_what_it_corrects(cli, monkey
     assert "My supervisor and I meet every Tuesday at 9" in hits
 
 
+def test_an_agent_saying_corrected_ranks_above_the_value_it_corrected(cli, monkeypatch):
+    """The user repairs a figure with no cue ("sorry, 50, …"); the agent's "Corrected:
+    …" says the change as 更正 does, so it ranks above the turns stating the old figure
+    on a question about it."""
+    said = [
+        ("user", "the staging database pool size is 20 connections, keep the workers under it"),
+        ("assistant", "Noted: pool size 20 connections on staging."),
+        ("user", "sorry, 50, I was reading the old config"),
+        ("assistant", "Corrected: the staging database pool size is 50 connections."),
+    ]
+    for minute, (role, text) in enumerate(said):
+        at(monkeypatch, f"2026-11-20T08:0{minute}:00Z")
+        log(cli, text, "--role", role)
+    at(monkeypatch, NOW)
+    hits = contents(recall(cli, "What's the staging database pool size again?"))
+    assert hits[0] == "Corrected: the staging database pool size is 50 connections."
+
+
 def test_a_corrected_value_rises_above_turns_holding_less_of_the_question(cli, monkeypatch):
     """The turn ranking lends a matching turn's score to the greeting next to it, and
     its first places vote whole: the greeting used to rank above the memory that

@@ -676,11 +676,11 @@ def _when(context: Context) -> list[Candidate]:
     if context.terms:
         hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
         found = [_turn_candidate(h.turn, "when", h.score) for h in hits if h.turn.timestamp < end]
-    newest = context.source.newest_turns(scope._replace(until=end), context.pool)
+    bare = _openings_first(context.source.newest_turns(scope._replace(until=end), context.pool))
     seen = {c.key for c in found}
     found += [
-        _turn_candidate(turn, "when", 0.5 * (1 - number / len(newest)))
-        for number, turn in enumerate(newest)
+        _turn_candidate(turn, "when", 0.5 * (1 - number / len(bare)))
+        for number, turn in enumerate(bare)
         if _turn_candidate(turn, "when", 0).key not in seen
     ]
     filters = EpisodeFilters(request.group, request.agent, None, start)
@@ -700,6 +700,26 @@ def _when(context: Context) -> list[Candidate]:
         if e.started_at < end
     ]
     return found
+
+
+def _openings_first(newest: list[Turn]) -> list[Turn]:
+    """A window's turns (``newest`` first) with each session's first turns in the window
+    first, then each one's second, and so on, the newer session first among equals.
+
+    Why: "what did we do on the first day / yesterday?" asks what the day's work was,
+    and a session's opening states it (the request and its first result: "pull his CRS
+    from the calculator sheet" / "Total CRS: 454"), while its last turns are thanks and
+    asides ("personal note so you stop asking…"); newest first gave the ten places to the
+    end of the day. Across several sessions each one's opening comes before any one's
+    later turns."""
+    sessions: dict[str, list[Turn]] = {}
+    for turn in newest:
+        sessions.setdefault(turn.session, []).append(turn)
+    place: dict[int, tuple[int, int]] = {}
+    for order, turns in enumerate(sessions.values()):
+        for position, turn in enumerate(sorted(turns, key=lambda t: t.turn_index)):
+            place[turn.id] = (position, order)
+    return sorted(newest, key=lambda turn: place[turn.id])
 
 
 def _kinds(context: Context) -> list[Candidate]:

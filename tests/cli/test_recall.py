@@ -1419,6 +1419,22 @@ def test_what_a_named_day_asked_for_ranks_above_its_bare_turns(cli, monkeypatch)
     assert any("复诊短信提醒" in content for content in said), said
 
 
+def test_a_named_day_gives_its_sessions_openings_before_their_asides(cli, monkeypatch):
+    """ "What did we do on the first day?" asks what the day's work was: the session's
+    opening (the request and its result) comes before the asides said at its end, which
+    newest first would give every place to."""
+    at(monkeypatch, "2026-11-20T09:00:00Z")
+    log(cli, "Pull the churn numbers for October from the warehouse", "-s", "first")
+    log(cli, "October churn came out at 4.2 percent", "-s", "first")
+    for number in range(12):
+        log(cli, f"Aside {number}: the plant by the window needs water", "-s", "first")
+    cli.ok("session", "end", "first")
+    at(monkeypatch, NOW)
+
+    said = contents(recall(cli, "What did we do on the first day?", "--limit", "4"))
+    assert "October churn came out at 4.2 percent" in said, said
+
+
 def test_the_words_naming_a_day_by_its_place_are_not_searched(cli, monkeypatch):
     """ "the very first day" says when, not what: a later turn about a "day-of"
     checklist shares the word "day" and nothing else, and must not rank above what the

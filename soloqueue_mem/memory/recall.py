@@ -676,7 +676,9 @@ def _when(context: Context) -> list[Candidate]:
     if context.terms:
         hits = context.source.trace(context.query, scope, context.pool, context.lexicon)
         found = [_turn_candidate(h.turn, "when", h.score) for h in hits if h.turn.timestamp < end]
-    bare = _openings_first(context.source.newest_turns(scope._replace(until=end), context.pool))
+    bare = context.source.newest_turns(scope._replace(until=end), context.pool)
+    if window.end - window.start <= timedelta(days=1):
+        bare = _openings_first(bare)
     seen = {c.key for c in found}
     found += [
         _turn_candidate(turn, "when", 0.5 * (1 - number / len(bare)))
@@ -703,15 +705,16 @@ def _when(context: Context) -> list[Candidate]:
 
 
 def _openings_first(newest: list[Turn]) -> list[Turn]:
-    """A window's turns (``newest`` first) with each session's first turns in the window
+    """A day's turns (``newest`` first) with each session's first turns in the window
     first, then each one's second, and so on, the newer session first among equals.
 
     Why: "what did we do on the first day / yesterday?" asks what the day's work was,
     and a session's opening states it (the request and its first result: "pull his CRS
     from the calculator sheet" / "Total CRS: 454"), while its last turns are thanks and
     asides ("personal note so you stop asking…"); newest first gave the ten places to the
-    end of the day. Across several sessions each one's opening comes before any one's
-    later turns."""
+    end of the day. A longer window ("this year", "last month") keeps its newest turns
+    first: its sessions' openings would crowd out what was said last, which a question
+    about what is coming ("any talks coming up this year?") was said in."""
     sessions: dict[str, list[Turn]] = {}
     for turn in newest:
         sessions.setdefault(turn.session, []).append(turn)

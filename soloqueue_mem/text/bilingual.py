@@ -6,13 +6,15 @@ search cannot meet them, and extraction's canonical predicates only bridge the
 attributes it keys. This table pairs the English and Chinese words of whole categories
 of what people tell an agent about themselves and their team — places, family, diet and
 allergies, language rules, the kinds of tools a team uses, schedule, ownership,
-workplaces and the things of everyday work (reports, formats, rules, plans, software) — so
+workplaces, the things of everyday work (reports, formats, rules, plans, software), pets,
+freight and trade, units of measure, and events — so
 recall can look for a query word's twin in the other language
 (:func:`translations`), bounded and weighed below the query's own words.
 
 Each row is one concept: its English words (single words; matched by their Porter
 stem, so "allergies" finds the row of "allergy") and its Chinese words (two characters
-or more: a lone character is inside too many words). Only whole categories belong
+or more: a lone character is inside too many words; only an animal's own one-character
+name, which Chinese says alone, is kept: "我家猫" — see :data:`PETS`). Only whole categories belong
 here, never a word because one sentence needs it, nor a word whose commonest sense in
 an agent's turns is another (a git "branch", a "host" name, "show me", "in order to").
 """
@@ -321,6 +323,65 @@ WORK_THINGS: tuple[Row, ...] = (
     (("photo", "photos"), ("照片",)),
 )
 
+# the animals people keep, with the commonest breeds: a pet is often named by its breed
+# ("我家柯基", "my corgi"). 猫 and 狗 are the only one-character words of the table:
+# Chinese names a cat or a dog by them alone ("我家猫", "三花猫"), and few other words
+# hold them
+PETS: tuple[Row, ...] = (
+    (("pet", "pets"), ("宠物",)),
+    (
+        ("dog", "dogs", "puppy", "corgi", "husky", "retriever", "poodle", "shiba"),
+        ("狗", "柯基", "金毛", "哈士奇", "泰迪", "柴犬", "边牧", "拉布拉多"),
+    ),
+    (
+        ("cat", "cats", "kitten", "ragdoll", "siamese", "calico", "tabby"),
+        ("猫", "布偶", "暹罗", "三花", "狸花"),
+    ),
+    (("parrot",), ("鹦鹉",)),
+    (("rabbit", "bunny"), ("兔子",)),
+    (("hamster",), ("仓鼠",)),
+    (("turtle", "tortoise"), ("乌龟",)),
+    (("vet", "veterinarian"), ("兽医", "宠物医院")),
+)
+
+# moving goods: who carries them, how, and through which checks
+FREIGHT: tuple[Row, ...] = (
+    (("freight", "cargo"), ("货运", "货物")),
+    (("forwarder", "forwarders", "forwarding"), ("货代",)),
+    (("truck", "trucks", "trucking", "lorry", "haulage"), ("拖车", "卡车", "货车")),
+    (("customs",), ("海关", "报关", "清关")),
+    (("tariff", "tariffs"), ("关税",)),
+    (("logistics",), ("物流",)),
+    (("overseas", "abroad"), ("海外", "国外")),
+    (("inventory", "stock"), ("库存",)),
+    (("parcel", "parcels"), ("包裹",)),
+)
+
+# units a quantity is said in (those of two characters: 米, 吨 and 块 are inside too
+# many words)
+UNITS: tuple[Row, ...] = (
+    (("hectare", "hectares"), ("公顷",)),
+    (("acre", "acres"), ("英亩",)),
+    (("kilogram", "kilograms", "kilo", "kilos", "kg"), ("公斤", "千克")),
+    (("kilometer", "kilometers", "kilometre", "kilometres", "km"), ("公里",)),
+    (("seat", "seats"), ("席位", "座位")),
+    (("fee", "fees"), ("费用", "费率")),
+)
+
+# what an event is made of: where, for whom, with whose money and what on stage
+EVENTS: tuple[Row, ...] = (
+    (("venue", "venues"), ("场地", "会场")),
+    (("ticket", "tickets"), ("门票", "票价")),
+    (("lighting",), ("灯光", "照明")),
+    (("volunteer", "volunteers"), ("志愿者",)),
+    (("sponsor", "sponsors", "sponsorship"), ("赞助", "赞助商")),
+    (("guest", "guests"), ("嘉宾", "客人")),
+    (("audience",), ("观众",)),
+    (("exhibition", "expo"), ("展会", "展览")),
+    (("rehearsal",), ("彩排",)),
+    (("festival",), ("艺术节", "音乐节")),
+)
+
 CATEGORIES: tuple[tuple[Row, ...], ...] = (
     PLACE_WORDS,
     CITIES,
@@ -333,6 +394,10 @@ CATEGORIES: tuple[tuple[Row, ...], ...] = (
     OWNERS,
     WORKPLACES,
     WORK_THINGS,
+    PETS,
+    FREIGHT,
+    UNITS,
+    EVENTS,
 )
 
 

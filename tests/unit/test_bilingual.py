@@ -1,18 +1,34 @@
 """The bilingual table (text/bilingual.py) keeps its own rules: whole words on both
-sides, no lone Chinese character, and twins only across languages."""
+sides, no lone Chinese character but an animal's own name, and twins only across
+languages."""
 
 from __future__ import annotations
 
-from soloqueue_mem.text.bilingual import CATEGORIES, MAX_TRANSLATIONS, translated, translations
+from soloqueue_mem.text.bilingual import (
+    CATEGORIES,
+    MAX_TRANSLATIONS,
+    PETS,
+    translated,
+    translations,
+)
 from soloqueue_mem.text.query import QueryTerm
 
 
 def test_every_row_pairs_single_english_words_with_chinese_words_of_two_characters():
+    lone = set()
     for rows in CATEGORIES:
         for english, chinese in rows:
             assert english and chinese
             assert all(word.isascii() and " " not in word for word in english), english
-            assert all(len(word) >= 2 and not word.isascii() for word in chinese), chinese
+            assert not any(word.isascii() for word in chinese), chinese
+            lone |= {(word, rows is PETS) for word in chinese if len(word) < 2}
+    assert lone == {("猫", True), ("狗", True)}  # Chinese names a cat or a dog alone
+
+
+def test_a_pet_is_found_by_its_kind_or_its_breed_in_the_other_language():
+    assert translations("cat")[0] == "猫"
+    assert "柯基" in translations("dog")
+    assert "dog" in translations("柯基")
 
 
 def test_a_word_finds_its_twins_in_the_other_language_only():

@@ -7,16 +7,17 @@ attributes it keys. This table pairs the English and Chinese words of whole cate
 of what people tell an agent about themselves and their team — places, family, diet and
 allergies, language rules, the kinds of tools a team uses, schedule, ownership,
 workplaces, the things of everyday work (reports, formats, rules, plans, software), pets,
-freight and trade, units of measure, and events — so
-recall can look for a query word's twin in the other language
-(:func:`translations`), bounded and weighed below the query's own words.
+freight and trade, units of measure and events — so recall can look for a query word's
+twin in the other language (:func:`translations`), bounded and weighed below the query's
+own words.
 
 Each row is one concept: its English words (single words; matched by their Porter
 stem, so "allergies" finds the row of "allergy") and its Chinese words (two characters
-or more: a lone character is inside too many words; only an animal's own one-character
-name, which Chinese says alone, is kept: "我家猫" — see :data:`PETS`). Only whole categories belong
-here, never a word because one sentence needs it, nor a word whose commonest sense in
-an agent's turns is another (a git "branch", a "host" name, "show me", "in order to").
+or more: a lone character is inside too many words; but for 猫 and 狗, see
+:data:`PETS`). Only whole categories belong here, never a word because one sentence
+needs it, nor a word whose commonest sense in an agent's turns is another (a git
+"branch", a "host" name, a docker "container", a network "port", "show me", "in order
+to").
 """
 
 from __future__ import annotations

@@ -1297,6 +1297,27 @@ def test_the_places_and_things_of_work_have_twins(cli, monkeypatch):
     assert set(chinese[0]["signals"]["twins"]) == {"website", "hosting"}
 
 
+def test_pets_freight_units_and_events_have_twins(cli, monkeypatch):
+    """Pets (a cat named by its one-character word, a dog by its breed), freight, units
+    and events are whole categories of the table: the statement in the other language
+    is found."""
+    at(monkeypatch, NOW)
+    log(cli, "我家那只三花猫芋圆昨晚吐了一夜毛球")
+    log(cli, "我家柯基 Mochi 今天去 grooming 了")
+    log(cli, "换货代了，下一票走 Flexport")
+    log(cli, "The survey site is 146 hectares")
+    log(cli, "The deploy pipeline runs on Fridays")
+    for question, said, twin in [
+        ("What's my cat called?", "我家那只三花猫芋圆昨晚吐了一夜毛球", "猫"),
+        ("What's my dog's name?", "我家柯基 Mochi 今天去 grooming 了", "柯基"),
+        ("Which freight forwarder do we use?", "换货代了，下一票走 Flexport", "货代"),
+        ("场地有多少公顷？", "The survey site is 146 hectares", "hectare"),
+    ]:
+        first = recall(cli, question, "--explain")[0]
+        assert first["content"] == said, question
+        assert twin in first["signals"]["twins"], question
+
+
 def test_a_twin_never_outranks_the_query_s_own_word(cli, monkeypatch):
     """A twin weighs half its word: the item holding the question's own word first."""
     at(monkeypatch, NOW)

@@ -7,9 +7,9 @@ attributes it keys. This table pairs the English and Chinese words of whole cate
 of what people tell an agent about themselves and their team — places, family, diet and
 allergies, language rules, the kinds of tools a team uses, schedule, ownership,
 workplaces, the things of everyday work (reports, formats, rules, plans, software), pets,
-freight and trade, units of measure and events — so recall can look for a query word's
-twin in the other language (:func:`translations`), bounded and weighed below the query's
-own words.
+freight and trade, units of measure, events, travel and weather — so recall can look
+for a query word's twin in the other language (:func:`translations`), bounded and
+weighed below the query's own words.
 
 Each row is one concept: its English words (single words; matched by their Porter
 stem, so "allergies" finds the row of "allergy") and its Chinese words (two characters
@@ -383,6 +383,27 @@ EVENTS: tuple[Row, ...] = (
     (("festival",), ("艺术节", "音乐节")),
 )
 
+# going somewhere and what it takes (not "landing", a web page, nor "train", a model)
+TRAVEL: tuple[Row, ...] = (
+    (("flight", "flights"), ("航班", "飞行")),
+    (("takeoff",), ("起飞",)),
+    (("trip", "trips", "travel", "travels"), ("出差", "旅行", "旅游")),
+    (("passport",), ("护照",)),
+    (("luggage", "baggage"), ("行李",)),
+    (("boarding",), ("登机",)),
+    (("commute",), ("通勤",)),
+)
+
+WEATHER: tuple[Row, ...] = (
+    (("weather",), ("天气",)),
+    (("rain", "rainy", "raining"), ("下雨", "雨天")),
+    (("snow", "snowy"), ("下雪",)),
+    (("temperature",), ("气温", "温度")),
+    (("wind", "windy"), ("风速", "大风")),
+    (("heat", "heatwave"), ("高温", "炎热")),
+    (("typhoon",), ("台风",)),
+)
+
 CATEGORIES: tuple[tuple[Row, ...], ...] = (
     PLACE_WORDS,
     CITIES,
@@ -399,6 +420,8 @@ CATEGORIES: tuple[tuple[Row, ...], ...] = (
     FREIGHT,
     UNITS,
     EVENTS,
+    TRAVEL,
+    WEATHER,
 )
 
 

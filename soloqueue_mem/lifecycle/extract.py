@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.lifecycle import tool_failure
 from soloqueue_mem.lifecycle.lessons import lessons
-from soloqueue_mem.lifecycle.own_words import own_words
+from soloqueue_mem.lifecycle.own_words import own_words, planned
 from soloqueue_mem.lifecycle.patterns import Pattern, patterns
 from soloqueue_mem.lifecycle.restated import said_once
 from soloqueue_mem.lifecycle.vocabulary import MANY, PERSONAL, PETS, USER, Vocabulary, vocabulary
@@ -557,8 +557,7 @@ def _plan(clause: str, now: datetime, asked: bool = False) -> Draft | None:
 
 def _planned(day: date, said: str) -> str:
     """A plan's content: what was said, after the day it resolved to."""
-    chinese = bool(_res()["han"].search(said))
-    return f"计划（{day}）：{own_words(said)}" if chinese else f"Plan for {day}: {own_words(said)}"
+    return planned(day, own_words(said), chinese=bool(_res()["han"].search(said)))
 
 
 def _rule_duration(draft: Draft, task: bool) -> Draft:

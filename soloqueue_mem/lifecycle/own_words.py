@@ -18,6 +18,7 @@ reads the same whoever recalls it:
 from __future__ import annotations
 
 import re
+from datetime import date
 from functools import cache
 
 _ENGLISH = {
@@ -78,9 +79,26 @@ def own_words(clause: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+PLAN_PREFIXES = ("Plan for {}: ", "计划（{}）：")  # English, Chinese: a plan's day first
+
+
+def planned(day: date, said: str, chinese: bool) -> str:
+    """A plan's content: what was said, after the day it resolved to."""
+    return PLAN_PREFIXES[chinese].format(day) + said
+
+
+def plan_bounds(first: date, last: date) -> list[tuple[str, str]]:
+    """The starts of the contents of the plans dated from ``first`` to ``last``, as
+    (lowest, highest) of one length, in each language (``memories_starting``)."""
+    return [
+        (p.format(first)[: p.index("{") + 10], p.format(last)[: p.index("{") + 10])
+        for p in PLAN_PREFIXES
+    ]
+
+
 @cache
 def _plan() -> re.Pattern[str]:
-    """The day a plan's content starts with (``extract._planned``)."""
+    """The day a plan's content starts with (:func:`planned`)."""
     return re.compile(r"^(?:Plan for (\d{4}-\d{2}-\d{2}): |计划（(\d{4}-\d{2}-\d{2})）：)")
 
 

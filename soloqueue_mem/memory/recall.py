@@ -74,7 +74,7 @@ from soloqueue_mem.text.query import coverage as share_held
 from soloqueue_mem.text.records import within_record
 from soloqueue_mem.text.stopwords import STOPWORDS
 from soloqueue_mem.text.strings import LANGUAGES, STRINGS, resolve
-from soloqueue_mem.text.when import TimeWindow, parse_when
+from soloqueue_mem.text.when import TimeWindow, asks_for_plans, parse_when
 
 __all__ = ["Candidate", "Hit", "Request", "Result", "Signals", "Source"]  # from .channels
 
@@ -197,17 +197,21 @@ def _question(
     """The query the channels search, its weighted terms, and whether the window is
     the whole question. A time expression adds its window's items and removes nothing:
     "周五可以上线吗？" still asks about 周五 and 上线 (a rule may be about Fridays). Only a
-    query whose other words are all stopwords ("what happened last week") is searched
-    without it: the window is then the whole question. A session or a day named
-    ``by_place`` ("the very first day", 上次对话) says when, never what, so its words are
-    never searched: "What did we work on the very first day?" is not about a "day-of
-    coordinator"."""
+    query whose other words are all stopwords ("what happened last week") or ask for
+    what is planned ("下周有什么安排？", "anything planned for Friday?") is searched
+    without it: the window is then the whole question, and those words are not
+    matched (the window's plans answer them; a memory saying 值班安排 does not). A
+    session or a day named ``by_place`` ("the very first day", 上次对话) says when,
+    never what, so its words are never searched: "What did we work on the very first
+    day?" is not about a "day-of coordinator"."""
     if window is not None:
         rest = window.strip(query)
         terms = weigh_query(rest, lexicon).terms
-        whole = not any(t.text not in STOPWORDS for t in terms)
-        if whole or by_place:
-            return rest, terms, whole
+        whole = all(t.text in STOPWORDS or asks_for_plans(t.text) for t in terms)
+        if whole:  # "下周有什么安排？": 安排 says what the window holds, not a word to match
+            return rest, [t for t in terms if not asks_for_plans(t.text)], True
+        if by_place:
+            return rest, terms, False
         if window.dated:
             return query, _date_as_one_term(query, window, terms, lexicon), False
     return query, weigh_query(query, lexicon).terms, False
@@ -685,6 +689,7 @@ def _when(context: Context) -> list[Candidate]:
         for number, turn in enumerate(bare)
         if _turn_candidate(turn, "when", 0).key not in seen
     ]
+    found += _plans_in(context, window)
     filters = EpisodeFilters(request.group, request.agent, None, start)
     ended = context.source.episodes(filters, context.pool)
     found += [
@@ -723,6 +728,22 @@ def _openings_first(newest: list[Turn]) -> list[Turn]:
         for position, turn in enumerate(sorted(turns, key=lambda t: t.turn_index)):
             place[turn.id] = (position, order)
     return sorted(newest, key=lambda turn: place[turn.id])
+
+
+def _plans_in(context: Context, window: TimeWindow) -> list[Candidate]:
+    """The plans dated in ``window`` (their content starts with their day: "计划
+    （2026-04-23）：…"), the first day first: "我四月有啥安排？" asks for what April holds,
+    which no turn of April says yet. Only live plans: one past its day's margin has
+    expired."""
+    from soloqueue_mem.lifecycle.own_words import plan_bounds, plan_day
+
+    request = context.request
+    last = (window.end - timedelta(microseconds=1)).date()
+    bounds = plan_bounds(window.start.date(), last)
+    filters = Filters(group=request.group, agent=request.agent, type=request.type)
+    found = context.source.memories_starting(filters, bounds, context.now, context.pool)
+    found.sort(key=lambda m: (plan_day(m.content)[0], m.content))
+    return [_memory_candidate(m, "when", 1 - n / len(found)) for n, m in enumerate(found)]
 
 
 def _kinds(context: Context) -> list[Candidate]:

@@ -516,6 +516,34 @@ def list_memories(
     return [_memory(row) for row in rows]
 
 
+def starting_between(
+    conn: Connection,
+    filters: Filters,
+    bounds: list[tuple[str, str]],
+    now: datetime,
+    limit: int,
+    index: FullText = FTS5,
+) -> list[Memory]:
+    """Memories matching ``filters`` whose content starts with a text from ``low`` to
+    ``high`` (both included; two texts of one length) for one of ``bounds``: a plan's
+    generated prefix with its first and last day finds the plans dated between them
+    (texts that differ only in digits order alike in every collation)."""
+    db = Db(conn)
+    where, params = filter_sql(db, filters, now)
+    starts = []
+    for number, (low, high) in enumerate(bounds):
+        starts.append(
+            f"substr(memories.content, 1, {len(low)}) BETWEEN :low{number} AND :high{number}"
+        )
+        params |= {f"low{number}": low, f"high{number}": high}
+    rows = db.fetchall(
+        f"SELECT {_COLUMNS} FROM memories WHERE {where} AND ({' OR '.join(starts)})"  # noqa: S608 - fixed fragments
+        f" ORDER BY updated_at DESC, {index.order} DESC LIMIT :limit",
+        {**params, "limit": limit},
+    )
+    return [_memory(row) for row in rows]
+
+
 def filter_sql(db: Db, filters: Filters, now: datetime) -> tuple[str, dict[str, Any]]:
     """The SQL condition (``:name`` marks) of ``filters`` and its parameters."""
     clauses = ["TRUE"] if filters.include_inactive else [_ACTIVE]

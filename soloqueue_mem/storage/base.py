@@ -458,6 +458,18 @@ class Backend(ABC):
         conn = self.connection("memory", create=False)
         return list_memories(conn, filters, now, limit, self.full_texts().memories) if conn else []
 
+    def memories_starting(
+        self, filters: Filters, bounds: list[tuple[str, str]], now: datetime, limit: int
+    ) -> list[Memory]:
+        """Recall's plans of a window: the memories ``filters`` selects whose content
+        starts with a text between one of ``bounds``' two (a plan's prefix and day)."""
+        from soloqueue_mem.memory.store import starting_between
+
+        conn = self.connection("memory", create=False)
+        if conn is None:
+            return []
+        return starting_between(conn, filters, bounds, now, limit, self.full_texts().memories)
+
     def history(self, ref: str) -> list[Memory]:
         """``memory history``: the supersede chain through ``ref``, oldest first."""
         from soloqueue_mem.memory.store import history

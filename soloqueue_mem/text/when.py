@@ -69,9 +69,10 @@ def parse_when(query: str, now: datetime) -> TimeWindow | None:
     that does not exist is passed over for the next one (2月30日 gives February)."""
     if not _hint().search(query):
         return None  # no rule can match: their ~70 patterns are not even compiled
+    ahead = asks_ahead(query)
     found = [(m, rule) for pattern, rule in _rules() if (m := pattern.search(query))]
     for match, rule in sorted(found, key=lambda item: (item[0].start(), -item[0].end())):
-        bounds = rule(match, now)
+        bounds = (COMING.get(rule, rule) if ahead else rule)(match, now)
         if bounds is not None:
             vague = _vague().fullmatch(match.group().strip().casefold()) is not None
             return TimeWindow(bounds[0], bounds[1], match.span(), vague, rule in DATED_RULES)
@@ -120,6 +121,24 @@ def _weekday_in_week(now: datetime, weekday: int, week: int) -> Bounds:
 def _latest_weekday(now: datetime, weekday: int, before_today: bool) -> Bounds:
     back = (now.weekday() - weekday) % 7 or (7 if before_today else 0)
     return _days(now, -back, -back)
+
+
+def _next_weekday(now: datetime, weekday: int) -> Bounds:
+    """The first ``weekday`` from today on (today when it is one)."""
+    ahead = (weekday - now.weekday()) % 7
+    return _days(now, ahead, ahead)
+
+
+def _weekend(now: datetime, week: int) -> Bounds:
+    """Saturday and Sunday of this (0) or next (1) week, from today on."""
+    saturday = _week(now, week)[0] + timedelta(days=5)
+    return max(saturday, _day(now)), saturday + timedelta(days=2)
+
+
+def _coming_month(now: datetime, month: int) -> Bounds:
+    """The month ``month`` that has not ended yet: this year's, else next year's."""
+    start = _month(now, month - now.month)
+    return start if start[1] > now else _month(now, month - now.month + 12)
 
 
 def _date(now: datetime, year: int | None, month: int, day: int | None) -> Bounds | None:
@@ -264,16 +283,19 @@ def _en_date_day_first(match: re.Match[str], now: datetime) -> Bounds | None:
     return _date(now, _year_of(match[3]), _month_en(match[2]), int(match[1]))
 
 
-def _zh_weekday(week: int | None) -> Rule:
-    """A weekday of this (0) or last (-1) week, or the latest one up to today (None)."""
+def _zh_weekday(week: int) -> Rule:
+    """A weekday of this (0), last (-1) or next (1) week."""
+    return lambda match, now: _weekday_in_week(now, _WEEKDAYS_ZH[match[1]], week)
 
-    def rule(match: re.Match[str], now: datetime) -> Bounds:
-        weekday = _WEEKDAYS_ZH[match[1]]
-        if week is None:
-            return _latest_weekday(now, weekday, before_today=False)
-        return _weekday_in_week(now, weekday, week)
 
-    return rule
+def _zh_bare_weekday(match: re.Match[str], now: datetime) -> Bounds:
+    """周五: the latest one up to today."""
+    return _latest_weekday(now, _WEEKDAYS_ZH[match[1]], before_today=False)
+
+
+def _zh_coming_weekday(match: re.Match[str], now: datetime) -> Bounds:
+    """周五 in a question about what is planned: the first one from today on."""
+    return _next_weekday(now, _WEEKDAYS_ZH[match[1]])
 
 
 def _en_weekday(match: re.Match[str], now: datetime) -> Bounds:
@@ -282,6 +304,41 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Bounds:
     if which == "this":
         return _weekday_in_week(now, weekday, 0)
     return _latest_weekday(now, weekday, before_today=which == "last")
+
+
+def _en_coming_weekday(match: re.Match[str], now: datetime) -> Bounds:
+    """ "on/for Friday" in a question about what is planned: the first one from today
+    on ("last Friday" and "this Friday" read as always)."""
+    if match[1].lower() in ("on", "for"):
+        return _next_weekday(now, _WEEKDAYS_EN.index(match[2].lower()))
+    return _en_weekday(match, now)
+
+
+def _zh_coming_month(match: re.Match[str], now: datetime) -> Bounds | None:
+    """四月 in a question about what is planned: the coming April (a year written
+    with it reads as always)."""
+    month = _number(match[2])
+    if match[1] or month is None or not 1 <= month <= 12:
+        return _zh_month(match, now)
+    return _coming_month(now, month)
+
+
+def _en_month(match: re.Match[str], now: datetime) -> Bounds | None:
+    """ "in April": the latest one not more than ``FUTURE_GRACE`` ahead."""
+    return _date(now, _year_of(match[2]), _month_en(match[1]), None)
+
+
+def _en_coming_month(match: re.Match[str], now: datetime) -> Bounds | None:
+    """ "in April" in a question about what is planned: the coming April."""
+    if match[2]:
+        return _en_month(match, now)
+    return _coming_month(now, _month_en(match[1]))
+
+
+def _no_window(match: re.Match[str], now: datetime) -> Bounds | None:
+    """周末 / "the weekend" outside a question about what is planned: past or coming,
+    no window is named."""
+    return None
 
 
 RULES: list[tuple[str, Rule]] = [
@@ -297,12 +354,23 @@ RULES: list[tuple[str, Rule]] = [
     ("前几天|前两天", _fixed(lambda now: _days(now, -6, -2))),
     (f"上个?{_WEEKDAY_ZH}", _zh_weekday(-1)),
     (f"(?:这|本)个?{_WEEKDAY_ZH}", _zh_weekday(0)),
-    (f"(?<![一二两三四五六七八九十几每0-9]){_WEEKDAY_ZH}", _zh_weekday(None)),
+    (f"下个?{_WEEKDAY_ZH}", _zh_weekday(1)),
+    (f"(?<![一二两三四五六七八九十几每0-9上下这本个]){_WEEKDAY_ZH}", _zh_bare_weekday),
     (f"上上个?{_WEEK_ZH}", _fixed(lambda now: _week(now, -2))),
     (f"上个?{_WEEK_ZH}", _fixed(lambda now: _week(now, -1))),
     (f"(?:这|本)个?{_WEEK_ZH}", _fixed(lambda now: _week(now, 0))),
+    (f"下下个?{_WEEK_ZH}", _fixed(lambda now: _week(now, 2))),
+    (f"下个?{_WEEK_ZH}", _fixed(lambda now: _week(now, 1))),
+    ("(?:这|本)个?周末", _fixed(lambda now: _weekend(now, 0))),
+    ("下个?周末", _fixed(lambda now: _weekend(now, 1))),
+    ("(?<![上下这本个每])周末", _no_window),
     ("上个?月", _fixed(lambda now: _month(now, -1))),
     ("(?:这|本)个?月", _fixed(lambda now: _month(now, 0))),
+    ("下个?月", _fixed(lambda now: _month(now, 1))),
+    ("明年", _fixed(lambda now: _year(now, 1))),
+    ("大后天", _fixed(lambda now: _days(now, 3, 3))),
+    ("(?<![之以然])后天", _fixed(lambda now: _days(now, 2, 2))),
+    ("明天|明日|明早|明晚|明儿", _fixed(lambda now: _days(now, 1, 1))),
     ("去年", _fixed(lambda now: _year(now, -1))),
     ("前年", _fixed(lambda now: _year(now, -2))),
     ("今年", _fixed(lambda now: _year(now, 0))),
@@ -325,7 +393,16 @@ RULES: list[tuple[str, Rule]] = [
     (r"\bearlier today\b", _fixed(lambda now: (_day(now), now))),
     (r"\bthis morning\b", _hours(0, 12)),
     (r"\btoday\b", _fixed(lambda now: _days(now, 0, 0))),
-    (rf"\b(last|this|on) {_WEEKDAY_EN}\b", _en_weekday),
+    (rf"\b(last|this|on|for) {_WEEKDAY_EN}\b", _en_weekday),
+    (r"\bthe day after tomorrow\b", _fixed(lambda now: _days(now, 2, 2))),
+    (r"\btomorrow\b", _fixed(lambda now: _days(now, 1, 1))),
+    (r"\bthe week after next\b", _fixed(lambda now: _week(now, 2))),
+    (r"\bnext week\b", _fixed(lambda now: _week(now, 1))),
+    (r"\bthis weekend\b", _fixed(lambda now: _weekend(now, 0))),
+    (r"\bnext weekend\b", _fixed(lambda now: _weekend(now, 1))),
+    (r"\b(?:on|over|for) the weekend\b", _no_window),
+    (r"\bnext month\b", _fixed(lambda now: _month(now, 1))),
+    (r"\bnext year\b", _fixed(lambda now: _year(now, 1))),
     (r"\bthe week before last\b", _fixed(lambda now: _week(now, -2))),
     (r"\blast week\b", _fixed(lambda now: _week(now, -1))),
     (r"\bthis week\b", _fixed(lambda now: _week(now, 0))),
@@ -336,12 +413,19 @@ RULES: list[tuple[str, Rule]] = [
     (r"\b(?:recently|lately|these days)\b", _fixed(lambda now: (now - timedelta(days=7), now))),
     (rf"\b{_MONTH_EN} (\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", _en_date),
     (rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH_EN}{_YEAR}", _en_date_day_first),
-    (
-        rf"\bin {_MONTH_EN}{_YEAR}",
-        lambda m, now: _date(now, _year_of(m[2]), _month_en(m[1]), None),
-    ),
+    (rf"\bin {_MONTH_EN}{_YEAR}", _en_month),
     (r"\bin (\d{4})\b", lambda m, now: _year(now, int(m[1]) - now.year)),
 ]
+
+# The rules whose words name the past or the coming time alike ("四月", "on Friday",
+# 周末), and how a question about what is planned reads them (:func:`asks_ahead`).
+COMING: dict[Rule, Rule] = {
+    _zh_month: _zh_coming_month,
+    _en_month: _en_coming_month,
+    _zh_bare_weekday: _zh_coming_weekday,
+    _en_weekday: _en_coming_weekday,
+    _no_window: lambda match, now: _weekend(now, 0),
+}
 
 # The rules reading a calendar date with its day's number: the expression's words (8, 月,
 # 5, 号; "aug", "5") are parts of one date, not words of their own (``TimeWindow.dated``).
@@ -352,9 +436,41 @@ DATED_RULES = (_zh_date, _iso_date, _en_date, _en_date_day_first)
 # English date word or month abbreviation): a query without any has no time expression,
 # and compiling the rules would cost a one-shot ``recall`` process 10-30 ms.
 HINT = (
-    r"\d|[年月天日周期拜晚今近]|day|ago|night|morning|week|month|year|recent|lately"
+    r"\d|[年月天日周期拜晚今近明]|day|ago|night|morning|week|month|year|recent|lately|tomorrow"
     r"|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 )
+
+
+# A question about what is planned (安排, 计划, "planned", "coming up", "do I have"),
+# not about what was done: no past marker (did, was, 了, 过) with it.
+_PLAN_WORDS_ZH = "安排|计划|打算|日程|行程|待办|要干|要做|要去|有啥事|有什么事"
+_PLAN_WORDS_EN = (
+    r"plan|plans|planned|planning|schedule|scheduled|agenda|calendar|upcoming|coming up"
+    r"|do i have|have i got|lined up|will|going to|gonna"
+)
+_PAST_MARKERS = r"\b(?:did|was|were|had|happened)\b|了|过"
+
+
+def asks_ahead(query: str) -> bool:
+    """Whether ``query`` asks what is planned ("我四月有啥安排？", "anything planned for
+    Friday?"): its month's or weekday's name, or 周末 / "the weekend", then names the
+    coming one (:data:`COMING`), not the latest."""
+    plans, past, _ = _ahead()
+    return plans.search(query) is not None and past.search(query) is None
+
+
+def asks_for_plans(word: str) -> bool:
+    """``word`` (a query term) asks what a window holds (安排, plan, schedule,
+    anything): with a time window and stopwords only, the window is the whole
+    question."""
+    return _ahead()[2].fullmatch(word.casefold()) is not None
+
+
+@cache
+def _ahead() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    plans = re.compile(rf"{_PLAN_WORDS_ZH}|\b(?:{_PLAN_WORDS_EN})\b", re.IGNORECASE)
+    words = rf"{_PLAN_WORDS_ZH}|{_PLAN_WORDS_EN}|schedul\w*|plann\w*|anything|any|something"
+    return plans, re.compile(_PAST_MARKERS, re.IGNORECASE), re.compile(words)
 
 
 @cache

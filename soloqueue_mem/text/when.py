@@ -20,7 +20,18 @@ Conventions, where ordinary speech is ambiguous:
   is not more than ``FUTURE_GRACE`` ahead of ``now``: questions about a date are
   mostly about the past, but "the meeting on May 3" asked on April 20 means the next;
 - "recently" / "最近" is the last seven days; "earlier today" / "今天早上" runs from
-  midnight to ``now`` / to noon.
+  midnight to ``now`` / to noon;
+- the coming time: "tomorrow" / 明天, "the day after tomorrow" / 后天, 大后天, "next
+  week" / 下周 / 下个星期 (next Monday-Sunday week), 下周五 (its Friday), "the week after
+  next" / 下下周, "this weekend" / 这周末 (this week's Saturday and Sunday, from today
+  on), "next weekend" / 下周末, "next month" / 下个月, "next year" / 明年;
+- a question about what is planned (:func:`asks_ahead`: 安排, 计划, 打算, "planned",
+  "schedule", "coming up", "do I have", "will", with no did/was/了/过) reads a name
+  that fits the past and the coming time alike ahead (:data:`COMING`): a month's
+  name without a year ("我四月有啥安排？", "what's planned in April?") is the coming
+  April (this year's while it has not ended), a bare weekday (周五, "on/for Friday")
+  the first one from today on, and 周末 / "the weekend" this week's from today on;
+  any other question reads them as above (the latest; 周末 alone names no window).
 
 A session named by its place ("our first session", "the last conversation", 第一次会话,
 上次对话) is no calendar time: :func:`named_session` finds the words, and recall turns

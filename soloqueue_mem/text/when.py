@@ -24,7 +24,9 @@ Conventions, where ordinary speech is ambiguous:
 - the coming time: "tomorrow" / 明天, "the day after tomorrow" / 后天, 大后天, "next
   week" / 下周 / 下个星期 (next Monday-Sunday week), 下周五 (its Friday), "the week after
   next" / 下下周, "this weekend" / 这周末 (this week's Saturday and Sunday, from today
-  on), "next weekend" / 下周末, "next month" / 下个月, "next year" / 明年;
+  on), "next weekend" / 下周末, "next month" / 下个月, "next year" / 明年; "coming up",
+  "upcoming", "in the coming days/weeks/months", 接下来, 今后: ``UPCOMING_DAYS`` from
+  today (what is planned, whatever its day);
 - a question about what is planned (:func:`asks_ahead`: 安排, 计划, 打算, "planned",
   "schedule", "coming up", "do I have", "will", with no did/was/了/过) reads a name
   that fits the past and the coming time alike ahead (:data:`COMING`): a month's
@@ -48,6 +50,7 @@ from functools import cache
 from soloqueue_mem.tuples import NamedTuple
 
 FUTURE_GRACE = timedelta(days=31)
+UPCOMING_DAYS = 366  # "coming up", 接下来: from today, a year of plans
 
 
 class TimeWindow(NamedTuple):
@@ -382,6 +385,7 @@ RULES: list[tuple[str, Rule]] = [
     ("大后天", _fixed(lambda now: _days(now, 3, 3))),
     ("(?<![之以然])后天", _fixed(lambda now: _days(now, 2, 2))),
     ("明天|明日|明早|明晚|明儿", _fixed(lambda now: _days(now, 1, 1))),
+    ("接下来|今后", _fixed(lambda now: _days(now, 0, UPCOMING_DAYS - 1))),
     ("去年", _fixed(lambda now: _year(now, -1))),
     ("前年", _fixed(lambda now: _year(now, -2))),
     ("今年", _fixed(lambda now: _year(now, 0))),
@@ -412,6 +416,10 @@ RULES: list[tuple[str, Rule]] = [
     (r"\bthis weekend\b", _fixed(lambda now: _weekend(now, 0))),
     (r"\bnext weekend\b", _fixed(lambda now: _weekend(now, 1))),
     (r"\b(?:on|over|for) the weekend\b", _no_window),
+    (
+        r"\b(?:upcoming|coming up|in the coming (?:days|weeks|months))\b",
+        _fixed(lambda now: _days(now, 0, UPCOMING_DAYS - 1)),
+    ),
     (r"\bnext month\b", _fixed(lambda now: _month(now, 1))),
     (r"\bnext year\b", _fixed(lambda now: _year(now, 1))),
     (r"\bthe week before last\b", _fixed(lambda now: _week(now, -2))),
@@ -447,7 +455,8 @@ DATED_RULES = (_zh_date, _iso_date, _en_date, _en_date_day_first)
 # English date word or month abbreviation): a query without any has no time expression,
 # and compiling the rules would cost a one-shot ``recall`` process 10-30 ms.
 HINT = (
-    r"\d|[年月天日周期拜晚今近明]|day|ago|night|morning|week|month|year|recent|lately|tomorrow"
+    r"\d|[年月天日周期拜晚今近明接]|day|ago|night|morning|week|month|year|recent|lately|tomorrow"
+    r"|upcoming|coming up"
     r"|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 )
 

@@ -264,3 +264,12 @@ def test_a_question_about_plans_reads_a_name_ahead(query, start, end):
 )
 def test_a_weekend_without_a_plan_or_a_this_names_no_window(query):
     assert parse_when(query, NOW) is None
+
+
+@pytest.mark.parametrize(
+    "query", ["What's coming up?", "any upcoming trips?", "专家证人那边接下来有什么安排？"]
+)
+def test_what_is_coming_up_is_a_year_from_today(query):
+    window = parse_when(query, NOW)
+    assert window is not None and not window.vague
+    assert (window.start, window.end) == (day(6, 11), day(6, 12, 2026))

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from functools import cache
 from typing import Any, NamedTuple
 
 from soloqueue_mem.clock import parse_timestamp
 from soloqueue_mem.lifecycle import tool_failure
 from soloqueue_mem.lifecycle.lessons import lessons
-from soloqueue_mem.lifecycle.own_words import own_words, planned
+from soloqueue_mem.lifecycle.own_words import PLAN_MARGIN, own_words, plan_expiry, planned
 from soloqueue_mem.lifecycle.patterns import Pattern, patterns
 from soloqueue_mem.lifecycle.restated import said_once
 from soloqueue_mem.lifecycle.vocabulary import MANY, PERSONAL, PETS, USER, Vocabulary, vocabulary
@@ -43,7 +43,6 @@ from soloqueue_mem.text.handover import handover_hints, leaving
 
 SOURCE = "rules"
 MAX_SENTENCE = 200
-PLAN_MARGIN = timedelta(days=3)  # a plan is kept this long after its day
 _PEOPLE = (  # the speaker's family: "奶奶今年九十了" is about someone who matters
     r"奶奶|爷爷|外婆|外公|女儿|儿子|孩子|宝宝|老婆|老公|爱人|对象|妈|爸|哥|姐|弟|妹"
     r"|\b(?:daughter|son|kids?|wife|husband|partner|mom|dad|mother|father|parents"
@@ -551,8 +550,7 @@ def _plan(clause: str, now: datetime, asked: bool = False) -> Draft | None:
     day = future_day(clause, now)
     if day is None:
         return None
-    until = datetime.combine(day, time(), UTC) + timedelta(days=1) + PLAN_MARGIN
-    return Draft(_planned(day, clause), "FACT", USER, "", until=until, source=SOURCE)
+    return Draft(_planned(day, clause), "FACT", USER, "", until=plan_expiry(day), source=SOURCE)
 
 
 def _planned(day: date, said: str) -> str:

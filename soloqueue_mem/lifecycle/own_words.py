@@ -18,7 +18,7 @@ reads the same whoever recalls it:
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
 
 _ENGLISH = {
@@ -80,6 +80,12 @@ def own_words(clause: str) -> str:
 
 
 PLAN_PREFIXES = ("Plan for {}: ", "计划（{}）：")  # English, Chinese: a plan's day first
+PLAN_MARGIN = timedelta(days=3)  # a plan is kept this long after its day
+
+
+def plan_expiry(day: date) -> datetime:
+    """When a plan of ``day`` expires: ``PLAN_MARGIN`` after the day's end (UTC)."""
+    return datetime.combine(day, time(), UTC) + timedelta(days=1) + PLAN_MARGIN
 
 
 def planned(day: date, said: str, chinese: bool) -> str:

@@ -167,10 +167,16 @@ class Source(Protocol):
     def memories(self, filters: Filters, now: datetime, limit: int) -> list[Memory]: ...
 
     def memories_starting(
-        self, filters: Filters, bounds: list[tuple[str, str]], now: datetime, limit: int
+        self,
+        filters: Filters,
+        bounds: list[tuple[str, str]],
+        expiring_by: datetime,
+        now: datetime,
+        limit: int,
     ) -> list[Memory]:
-        """The memories whose content starts with a text between one of ``bounds``'
-        two (a plan's prefix and its day: the plans dated in a window)."""
+        """The memories that expire by ``expiring_by`` and whose content starts with a
+        text between one of ``bounds``' two (a plan's prefix and its day: the plans
+        dated in a window)."""
         ...
 
     def memory(self, ref: str) -> Memory: ...

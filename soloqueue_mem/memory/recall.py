@@ -734,14 +734,15 @@ def _plans_in(context: Context, window: TimeWindow) -> list[Candidate]:
     """The plans dated in ``window`` (their content starts with their day: "计划
     （2026-04-23）：…"), the first day first: "我四月有啥安排？" asks for what April holds,
     which no turn of April says yet. Only live plans: one past its day's margin has
-    expired."""
-    from soloqueue_mem.lifecycle.own_words import plan_bounds, plan_day
+    expired; and one whose expiry was set by hand after its last day's is not read."""
+    from soloqueue_mem.lifecycle.own_words import plan_bounds, plan_day, plan_expiry
 
     request = context.request
     last = (window.end - timedelta(microseconds=1)).date()
     bounds = plan_bounds(window.start.date(), last)
     filters = Filters(group=request.group, agent=request.agent, type=request.type)
-    found = context.source.memories_starting(filters, bounds, context.now, context.pool)
+    by = plan_expiry(last)
+    found = context.source.memories_starting(filters, bounds, by, context.now, context.pool)
     found.sort(key=lambda m: (plan_day(m.content)[0], m.content))
     return [_memory_candidate(m, "when", 1 - n / len(found)) for n, m in enumerate(found)]
 

@@ -520,16 +520,21 @@ def starting_between(
     conn: Connection,
     filters: Filters,
     bounds: list[tuple[str, str]],
+    expiring_by: datetime,
     now: datetime,
     limit: int,
     index: FullText = FTS5,
 ) -> list[Memory]:
-    """Memories matching ``filters`` whose content starts with a text from ``low`` to
-    ``high`` (both included; two texts of one length) for one of ``bounds``: a plan's
-    generated prefix with its first and last day finds the plans dated between them
-    (texts that differ only in digits order alike in every collation)."""
+    """Memories matching ``filters`` that expire by ``expiring_by`` and whose content
+    starts with a text from ``low`` to ``high`` (both included; two texts of one
+    length) for one of ``bounds``: a plan's generated prefix with its first and last
+    day finds the plans dated between them (texts that differ only in digits order
+    alike in every collation). The expiry bounds the rows read to a range of its
+    index: content has none."""
     db = Db(conn)
     where, params = filter_sql(db, filters, now)
+    where += " AND memories.expires_at > :now AND memories.expires_at <= :expiring_by"
+    params["expiring_by"] = iso(expiring_by)
     starts = []
     for number, (low, high) in enumerate(bounds):
         starts.append(

@@ -459,16 +459,23 @@ class Backend(ABC):
         return list_memories(conn, filters, now, limit, self.full_texts().memories) if conn else []
 
     def memories_starting(
-        self, filters: Filters, bounds: list[tuple[str, str]], now: datetime, limit: int
+        self,
+        filters: Filters,
+        bounds: list[tuple[str, str]],
+        expiring_by: datetime,
+        now: datetime,
+        limit: int,
     ) -> list[Memory]:
-        """Recall's plans of a window: the memories ``filters`` selects whose content
-        starts with a text between one of ``bounds``' two (a plan's prefix and day)."""
+        """Recall's plans of a window: the memories ``filters`` selects that expire by
+        ``expiring_by`` and whose content starts with a text between one of
+        ``bounds``' two (a plan's prefix and day)."""
         from soloqueue_mem.memory.store import starting_between
 
         conn = self.connection("memory", create=False)
         if conn is None:
             return []
-        return starting_between(conn, filters, bounds, now, limit, self.full_texts().memories)
+        index = self.full_texts().memories
+        return starting_between(conn, filters, bounds, expiring_by, now, limit, index)
 
     def history(self, ref: str) -> list[Memory]:
         """``memory history``: the supersede chain through ``ref``, oldest first."""

@@ -43,6 +43,10 @@ from soloqueue_mem.text.handover import handover_hints, leaving
 
 SOURCE = "rules"
 MAX_SENTENCE = 200
+# the agent told to act on what was just said: "…, put it in my calendar", "…, write
+# that down" (a clause of its own, see ``clause``); not "remind me to…", which says what
+# the plan is for
+TOLD = r"(?:put|add|write|note|save|book|schedule) (?:it|that|this|them)\b"
 _PEOPLE = (  # the speaker's family: "奶奶今年九十了" is about someone who matters
     r"奶奶|爷爷|外婆|外公|女儿|儿子|孩子|宝宝|老婆|老公|爱人|对象|妈|爸|哥|姐|弟|妹"
     r"|\b(?:daughter|son|kids?|wife|husband|partner|mom|dad|mother|father|parents"
@@ -79,6 +83,8 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|,\s*(?:(?:and|but|so)\s+)?(?=(?:i|i'm|i've|my)\b)"
             # a request after a statement: "My dog is called Rex, could you remember that?"
             r"|,\s*(?=(?:(?:can|could|would|will) you|please)\b)"
+            # … or told to act on it: "…, put it in my calendar", "…, write that down"
+            rf"|,\s*(?={TOLD})"
             r"|\s+(?:and|but)\s+(?=(?:i|i'm|my)\b)"
             r"|\s*(?:——|—|–)\s*|\s+-\s+",
             re.IGNORECASE,
@@ -227,7 +233,8 @@ def _res() -> dict[str, re.Pattern[str]]:
             r"|give|help|tell|fix|check|run|add|create|generate|find|list|compare|refactor"
             r"|convert|draft|review|let's|let us|go ahead|continue|do)\b"
             r"|^(?:can|could|would|will) you\b"
-            r"|^(?:i'd like|i would like|i want you to|i need you to|let me)\b",
+            r"|^(?:i'd like|i would like|i want you to|i need you to|let me)\b"
+            rf"|^{TOLD}",
             re.IGNORECASE,
         ),
         # ... also later in the sentence: "team lunch friday the 11th, can you put it in
@@ -241,6 +248,7 @@ def _res() -> dict[str, re.Pattern[str]]:
         # "…，麻烦提醒我", "…, please keep that in mind", "…，点餐的时候注意一下好吗？"
         # (not 请求 or 麻烦的是; a bare "好吗" or "可以吗" asks whether the statement is
         # agreed, the statement is then a proposal)
+        "told": re.compile(f"^{TOLD}", re.IGNORECASE),
         "request_after": re.compile(
             r"^(?:请(?![假客求])|麻烦(?![的了])|劳驾|please\b)|\w{2}(?:好吗|好不好)\W*$",
             re.IGNORECASE,
@@ -357,12 +365,12 @@ def clauses(text: str) -> Iterator[Clause]:
 
 def _request_at(pieces: list[tuple[str, str]]) -> int:
     """The number of the first clause that asks the agent to act after a statement
-    opened the sentence ("…，帮我记一下", "…, can you update my address?"), or 0 (a
-    filler such as "ok," opens no statement)."""
+    opened the sentence ("…，帮我记一下", "…, can you update my address?", "…, put it in
+    my calendar"), or 0 (a filler such as "ok," opens no statement)."""
     res = _res()
     said = [_clean(raw) for raw, _ in pieces]
     for number, part in enumerate(said):
-        if res["asks_help"].search(part) or res["request_after"].search(part):
+        if any(res[asking].search(part) for asking in ("asks_help", "request_after", "told")):
             return number if any(said[:number]) else 0
         if part and res["request"].match(part):
             return 0  # the sentence opens with a request

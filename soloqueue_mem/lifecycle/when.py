@@ -31,6 +31,7 @@ from datetime import date, datetime, timedelta
 from functools import cache
 
 from soloqueue_mem.text.stopwords import ENGLISH_STOPWORDS
+from soloqueue_mem.text.when import ZH_NUMBER
 
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS_EN = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -182,7 +183,8 @@ def _expressions() -> tuple[tuple[re.Pattern[str], Resolver | None], ...]:
     # what may follow "the 11th" when it is a day, not "the 11th floor"
     day_follower = "|".join(sorted(ENGLISH_STOPWORDS | _AFTER_A_DAY_EN))
     month = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-    zh_num = r"[0-9一二两三四五六七八九十]{1,3}"
+    zh_num = f"(?<![0-9])(?:{ZH_NUMBER})"  # a month or a day
+    count = f"(?<![0-9])(?:[0-9]{{1,3}}|{ZH_NUMBER})"  # "100天之后"
     table: list[tuple[str, Resolver | None]] = [
         # the past names no plan
         (r"\b(?:yesterday|last (?:week|month|year|night)|ago)\b|昨天|前天|上周|上个?月|去年", None),
@@ -221,7 +223,7 @@ def _expressions() -> tuple[tuple[re.Pattern[str], Resolver | None], ...]:
             r" (day|week|month)s?\b",
             _in_en,
         ),
-        (r"(" + zh_num + r")(天|个星期|星期|周|个月)(?:之?后|以后)", _in_zh),
+        (r"(" + count + r")(天|个星期|星期|周|个月)(?:之?后|以后)", _in_zh),
     ]
     return tuple((re.compile(p, re.IGNORECASE), resolve) for p, resolve in table)
 

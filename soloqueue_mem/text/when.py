@@ -218,7 +218,9 @@ _MONTHS_EN = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oc
 
 # --- the rules ------------------------------------------------------------------------
 
-_ZH_NUM = "[0-9]{1,2}|[零〇一二两三四五六七八九十]{1,3}"
+# a number as Chinese writes a month, a day or a count: in digits or in characters, never
+# both at once ("下周二6月16号" is 6月16号, not a month 二6)
+ZH_NUMBER = "[0-9]{1,2}|[零〇一二两三四五六七八九十]{1,3}"
 _WEEK_ZH = "(?:周|星期|礼拜)"
 _WEEKDAY_ZH = f"{_WEEK_ZH}([一二三四五六日天1-7])"
 _EN_COUNT = (
@@ -241,7 +243,7 @@ def names_a_day_or_month(word: str) -> bool:
 
 @cache
 def _day_or_month_name() -> re.Pattern[str]:
-    return re.compile(f"{_MONTH_EN}|{_WEEKDAY_EN}s?|{_WEEKDAY_ZH}|(?:{_ZH_NUM})月份?")
+    return re.compile(f"{_MONTH_EN}|{_WEEKDAY_EN}s?|{_WEEKDAY_ZH}|(?:{ZH_NUMBER})月份?")
 
 
 @cache
@@ -357,12 +359,12 @@ def _no_window(match: re.Match[str], now: datetime) -> Bounds | None:
 
 RULES: list[tuple[str, Rule]] = [
     # --- Chinese
-    (rf"(?:(\d{{4}})年)?({_ZH_NUM})月({_ZH_NUM})[日号號]", _zh_date),
-    (rf"(?:(\d{{4}})年)?({_ZH_NUM})月份?", _zh_month),
+    (rf"(?:(\d{{4}})年)?({ZH_NUMBER})月({ZH_NUMBER})[日号號]", _zh_date),
+    (rf"(?:(\d{{4}})年)?({ZH_NUMBER})月份?", _zh_month),
     (r"(\d{4})年", lambda m, now: _year(now, int(m[1]) - now.year)),
     (r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", _iso_date),
     (
-        rf"({_ZH_NUM}|几)个?(天|日|周|星期|礼拜|月|年)(?:前|之前|以前)",
+        rf"({ZH_NUMBER}|几)个?(天|日|周|星期|礼拜|月|年)(?:前|之前|以前)",
         lambda m, now: _ago(now, m[1], _UNITS[m[2]]),
     ),
     ("前几天|前两天", _fixed(lambda now: _days(now, -6, -2))),

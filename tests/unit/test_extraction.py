@@ -482,6 +482,8 @@ def test_config_aliases_name_new_predicates_in_both_languages():
         ("我们 3 号要发版", "2026-12-03"),
         ("周五 11 号要去医院复查", "2026-12-11"),
         ("十一号要交季度报告", "2026-12-11"),
+        # a weekday glued to the date it names: 周二12月1号 is December 1, not a month 二12
+        ("下周二12月1号要演示新搜索", "2026-12-01"),
     ],
 )
 def test_a_plan_is_a_fact_that_expires_three_days_after_its_day(text, day):
@@ -496,6 +498,19 @@ def _plus(day: str, days: int) -> str:
     from datetime import date, timedelta
 
     return (date.fromisoformat(day) + timedelta(days=days)).isoformat()
+
+
+def test_a_statement_told_to_the_calendar_is_a_plan_of_its_day():
+    """ "…, put it in my calendar" asks the agent to act on what was said, as "…, can you
+    put it in the calendar" does: a statement naming a coming day, without a word of
+    intention, is a plan of that day, and the request is not part of it."""
+    (plan,) = from_text(
+        "Friday at 2pm is the vendor signing meeting, put it in my calendar", SAID_AT
+    )
+    assert plan.content == "Plan for 2026-11-27: Friday at 2pm is the vendor signing meeting"
+    assert plan.until is not None
+    (kept,) = from_text("My dog is called Rex, write that down", SAID_AT)
+    assert kept.content == "User's dog is called Rex"
 
 
 def test_what_is_not_a_plan():

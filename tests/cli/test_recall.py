@@ -1499,10 +1499,10 @@ def test_an_english_question_finds_a_chinese_fact_through_the_dictionary(cli, mo
 
 @needs_dictionary
 def test_a_chinese_question_finds_an_english_fact_through_the_dictionary(cli, monkeypatch):
-    fact = "The agency's rate is 12% of the rent"
-    first = first_for_chinese_question(cli, monkeypatch, fact, "中介的费率现在是多少？")
+    fact = "The agency's commission is 12% of the rent"
+    first = first_for_chinese_question(cli, monkeypatch, fact, "中介的佣金现在是多少？")
     assert first["content"] == fact
-    assert "rate" in first["signals"]["twins"]
+    assert "commission" in first["signals"]["twins"]
 
 
 def test_without_the_dictionary_the_table_alone_bridges_the_languages(cli, monkeypatch, isolated):

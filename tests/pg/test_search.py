@@ -337,3 +337,21 @@ def test_the_newest_matches_are_found_in_widening_ranges_of_keys(database_url: s
             assert found == expected, phrase
     finally:
         conn.close()
+
+
+def test_a_window_s_plans_read_the_memories_expiry_index(database_url: str) -> None:
+    """The plans of a coming window are read through one range of the memories' expiry
+    index, on PostgreSQL as in memory.db: the planner uses it even on a small table
+    when a sequential scan is ruled out (a table with no such index would still scan)."""
+    import psycopg
+
+    from soloqueue_mem.storage.postgres.connect import connect
+
+    connect(database_url).close()
+    with psycopg.connect(database_url) as conn:
+        conn.execute("SET enable_seqscan = off")
+        rows = conn.execute(
+            "EXPLAIN SELECT id FROM memories WHERE expires_at > %s AND expires_at <= %s",
+            ("2026-01-01T00:00:00.000Z", "2026-01-08T00:00:00.000Z"),
+        ).fetchall()
+    assert "memories_expires" in "\n".join(row[0] for row in rows)

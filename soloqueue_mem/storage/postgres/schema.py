@@ -234,6 +234,10 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     # (replaced value, rule 7) "corrected" is a cue; a handover whose leaver goes off to
     # other work or on leave: rows written under rule 6 derived again (as memory.db's m023)
     _rederived_replaced_values,
+    # (expiry index) recall's plans of a coming window read one range of the expiries
+    # (``memories_starting``), as memory.db's m015 index lets them
+    "CREATE INDEX IF NOT EXISTS memories_expires ON memories (expires_at)"
+    " WHERE expires_at IS NOT NULL",
 ]
 
 # Added after the migrations when the server has pgvector (``CREATE EXTENSION vector``

@@ -107,8 +107,20 @@ minute later) and one a past plan that must no longer be a live memory, about a 
 long questions (150-470 characters, some pasted chat) and about a third asked in the
 other language than the fact was stated: dev8 to generalise on, heldout8 never looked at.
 
+A ninth pair, ``data/agent_scenarios_dev9.jsonl`` and ``…_heldout9.jsonl`` (``--half
+pair9``), was written blind on 2026-12-01 by a writer who had read only the issues and
+this docstring: six more users (a seafood-export QA lead, a wine-tour operator, an
+EV-battery test engineer, a festival box-office manager, a riverside guesthouse owner, a
+K-beauty importer; zh-dominant, en-dominant and mixed in each file), four sessions and
+48-55 messages each with two or more failing tools, 19 checks each of which seven are
+corrections (said outright, only as a new value, inside a long message, by the assistant
+confirming, as "not X, Y", or as a slip corrected a minute later) and one a past plan
+that must no longer be a live memory, about a third long questions (150-630 characters,
+some pasted chat) and about a third asked in the other language than the fact was
+stated: dev9 to generalise on, heldout9 never looked at.
+
 Run: ``python benchmarks/bench_scenarios.py [--quick]
-[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5|pair6|pair7|pair8]
+[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5|pair6|pair7|pair8|pair9]
 [--extra-args "--limit 10"] [--per-message]
 [--semantic] [--ablate] [--show-heldout] [--json-out PATH] [--keep DIR]``.
 ``--ablate`` asks every check again with each ranking adjustment of
@@ -172,6 +184,8 @@ HALVES = {
     "heldout7": DATA / "agent_scenarios_heldout7.jsonl",
     "dev8": DATA / "agent_scenarios_dev8.jsonl",
     "heldout8": DATA / "agent_scenarios_heldout8.jsonl",
+    "dev9": DATA / "agent_scenarios_dev9.jsonl",
+    "heldout9": DATA / "agent_scenarios_heldout9.jsonl",
 }
 TOP = 10
 CONSOLIDATE_AT = "03:43"
@@ -737,6 +751,8 @@ def main() -> int:
             "heldout7",
             "dev8",
             "heldout8",
+            "dev9",
+            "heldout9",
             "both",
             "pair2",
             "pair3",
@@ -745,12 +761,13 @@ def main() -> int:
             "pair6",
             "pair7",
             "pair8",
+            "pair9",
         ),
         default="both",
         help=(
             "both = tuned + heldout; pair2 = dev2 + heldout2; pair3 = dev3 + heldout3;"
             " pair4 = dev4 + heldout4; pair5 = dev5 + heldout5; pair6 = dev6 + heldout6;"
-            " pair7 = dev7 + heldout7; pair8 = dev8 + heldout8;"
+            " pair7 = dev7 + heldout7; pair8 = dev8 + heldout8; pair9 = dev9 + heldout9;"
             " dev is run on its own"
         ),
     )
@@ -793,6 +810,7 @@ def main() -> int:
         "pair6": ["dev6", "heldout6"],
         "pair7": ["dev7", "heldout7"],
         "pair8": ["dev8", "heldout8"],
+        "pair9": ["dev9", "heldout9"],
     }
     halves = pairs.get(args.half, [args.half])
     extra = shlex.split(args.extra_args)

@@ -207,9 +207,8 @@ def _question(
     if window is not None:
         rest = window.strip(query)
         terms = weigh_query(rest, lexicon).terms
-        whole = all(t.text in STOPWORDS or asks_for_plans(t.text) for t in terms)
-        if whole:  # "下周有什么安排？": 安排 says what the window holds, not a word to match
-            return rest, [t for t in terms if not asks_for_plans(t.text)], True
+        if all(t.text in STOPWORDS or asks_for_plans(t.text) for t in terms):
+            return rest, [], True  # "下周有什么安排？": 安排 says what the window holds
         if by_place:
             return rest, terms, False
         if window.dated:

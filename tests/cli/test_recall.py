@@ -1456,6 +1456,26 @@ def test_a_named_day_gives_its_sessions_openings_before_their_asides(cli, monkey
     assert "October churn came out at 4.2 percent" in said, said
 
 
+def test_a_day_asked_about_in_function_words_gives_that_day(cli, monkeypatch):
+    """ "第一天我们都干了些啥？": with 第一天 the window, what is left (我们, 都, 干, 啥)
+    says nothing of what is asked, so it is not searched: later turns holding 我们 must
+    not take the places of the first day's work, as "what happened last week" gives
+    the week."""
+    at(monkeypatch, "2026-11-20T09:00:00Z")
+    log(cli, "今天先复盘一下5月的直播数据", "-s", "first")
+    log(cli, "5月共 58 场，GMV 327万", "-s", "first")
+    cli.ok("session", "end", "first")
+    at(monkeypatch, "2026-11-24T09:00:00Z")
+    for text in ("我们搬到5楼502棚了", "后台说我们违规了", "我们都去团建了", "我们的主播换人了"):
+        log(cli, text, "-s", "second")
+    cli.ok("session", "end", "second")
+    at(monkeypatch, NOW)
+
+    said = contents(recall(cli, "第一天我们都干了些啥？", "--limit", "3"))
+    assert "5月共 58 场，GMV 327万" in said, said
+    assert not any("我们" in content for content in said), said
+
+
 def test_the_words_naming_a_day_by_its_place_are_not_searched(cli, monkeypatch):
     """ "the very first day" says when, not what: a later turn about a "day-of"
     checklist shares the word "day" and nothing else, and must not rank above what the

@@ -232,6 +232,15 @@ _MONTH_EN = (
 )
 _WEEKDAY_EN = f"({'|'.join(_WEEKDAYS_EN)})"
 _YEAR = r"(?:,? (\d{4})\b)?"
+# A weekday glued to a calendar date ("周二6月16号", "on Monday the 12th of October",
+# "Monday, October 12") is read as the date: the date names the day, the weekday only
+# says which one it is (and a relative weekday may name another week).
+_ZH_DATE_AHEAD = rf"\s*(?:\d{{4}}年)?(?:{ZH_NUMBER})月(?:{ZH_NUMBER})[日号號]"
+_NO_DATE_AFTER_ZH = f"(?!{_ZH_DATE_AHEAD})"
+_NO_DAY_AND_DATE_AFTER_ZH = f"(?![一二三四五六日天1-7]{_ZH_DATE_AHEAD})"  # 下周 of 下周二6月16号
+_NO_DATE_AFTER_EN = (
+    rf"(?!,? (?:the )?\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH_EN}|,? {_MONTH_EN} \d)"
+)
 
 
 def names_a_day_or_month(word: str) -> bool:
@@ -368,15 +377,18 @@ RULES: list[tuple[str, Rule]] = [
         lambda m, now: _ago(now, m[1], _UNITS[m[2]]),
     ),
     ("前几天|前两天", _fixed(lambda now: _days(now, -6, -2))),
-    (f"上个?{_WEEKDAY_ZH}", _zh_weekday(-1)),
-    (f"(?:这|本)个?{_WEEKDAY_ZH}", _zh_weekday(0)),
-    (f"下个?{_WEEKDAY_ZH}", _zh_weekday(1)),
-    (f"(?<![一二两三四五六七八九十几每0-9上下这本个]){_WEEKDAY_ZH}", _zh_bare_weekday),
-    (f"上上个?{_WEEK_ZH}", _fixed(lambda now: _week(now, -2))),
-    (f"上个?{_WEEK_ZH}", _fixed(lambda now: _week(now, -1))),
-    (f"(?:这|本)个?{_WEEK_ZH}", _fixed(lambda now: _week(now, 0))),
-    (f"下下个?{_WEEK_ZH}", _fixed(lambda now: _week(now, 2))),
-    (f"下个?{_WEEK_ZH}", _fixed(lambda now: _week(now, 1))),
+    (f"上个?{_WEEKDAY_ZH}{_NO_DATE_AFTER_ZH}", _zh_weekday(-1)),
+    (f"(?:这|本)个?{_WEEKDAY_ZH}{_NO_DATE_AFTER_ZH}", _zh_weekday(0)),
+    (f"下个?{_WEEKDAY_ZH}{_NO_DATE_AFTER_ZH}", _zh_weekday(1)),
+    (
+        f"(?<![一二两三四五六七八九十几每0-9上下这本个]){_WEEKDAY_ZH}{_NO_DATE_AFTER_ZH}",
+        _zh_bare_weekday,
+    ),
+    (f"上上个?{_WEEK_ZH}{_NO_DAY_AND_DATE_AFTER_ZH}", _fixed(lambda now: _week(now, -2))),
+    (f"上个?{_WEEK_ZH}{_NO_DAY_AND_DATE_AFTER_ZH}", _fixed(lambda now: _week(now, -1))),
+    (f"(?:这|本)个?{_WEEK_ZH}{_NO_DAY_AND_DATE_AFTER_ZH}", _fixed(lambda now: _week(now, 0))),
+    (f"下下个?{_WEEK_ZH}{_NO_DAY_AND_DATE_AFTER_ZH}", _fixed(lambda now: _week(now, 2))),
+    (f"下个?{_WEEK_ZH}{_NO_DAY_AND_DATE_AFTER_ZH}", _fixed(lambda now: _week(now, 1))),
     ("(?:这|本)个?周末", _fixed(lambda now: _weekend(now, 0))),
     ("下个?周末", _fixed(lambda now: _weekend(now, 1))),
     ("(?<![上下这本个每])周末", _no_window),
@@ -410,7 +422,7 @@ RULES: list[tuple[str, Rule]] = [
     (r"\bearlier today\b", _fixed(lambda now: (_day(now), now))),
     (r"\bthis morning\b", _hours(0, 12)),
     (r"\btoday\b", _fixed(lambda now: _days(now, 0, 0))),
-    (rf"\b(last|this|on|for) {_WEEKDAY_EN}\b", _en_weekday),
+    (rf"\b(last|this|on|for) {_WEEKDAY_EN}\b{_NO_DATE_AFTER_EN}", _en_weekday),
     (r"\bthe day after tomorrow\b", _fixed(lambda now: _days(now, 2, 2))),
     (r"\btomorrow\b", _fixed(lambda now: _days(now, 1, 1))),
     (r"\bthe week after next\b", _fixed(lambda now: _week(now, 2))),

@@ -136,6 +136,31 @@ def test_the_earliest_and_longest_expression_wins():
     assert window is not None and window.span == (0, 3)
 
 
+@pytest.mark.parametrize(
+    ("query", "date", "matched"),
+    [
+        ("下周二6月24号 Kiki 试播", day(6, 24), "6月24号"),  # not next week's Tuesday (17th)
+        ("周一6月2号我们做了啥", day(6, 2), "6月2号"),
+        ("What did we set up on Monday the 2nd of June?", day(6, 2), "2nd of June"),
+        ("on Friday, May 30", day(5, 30), "May 30"),
+        ("last Friday, 30 May", day(5, 30), "30 May"),
+    ],
+)
+def test_a_weekday_glued_to_a_date_is_read_as_the_date(query, date, matched):
+    """The date names the day; the weekday before it only says which one it is (or, as
+    下周二, reads another week): the window is the date's, dated."""
+    window = parse_when(query, NOW)
+    assert window is not None and window.dated
+    assert (window.start, window.end) == (date, date + timedelta(days=1))
+    assert query[slice(*window.span)] == matched
+
+
+def test_a_weekday_without_a_date_after_it_is_still_a_weekday():
+    for query in ("下周二开会", "on Friday at 3pm", "on Monday the 2nd", "下周一起吃饭"):
+        window = parse_when(query, NOW)
+        assert window is not None and not window.dated, query
+
+
 def test_a_day_that_does_not_exist_falls_back_to_its_month():
     window = parse_when("2月30日", NOW)
     assert window is not None and (window.start, window.end) == (day(2, 1), day(3, 1))

@@ -31,8 +31,13 @@ see _dense.py): the dense channel joins the fusion at its registered weight, or 
 each ``--dense-weights`` value (tuned on conversations 1-5, the first half; 6-10 are
 the held-out half).
 
+``--keep DIR`` builds each conversation's store in ``DIR/conv-N`` (N from 0) and keeps
+it, so one question can be read through the CLI as the bench asked it:
+``SOLOQUEUE_HOME=DIR/conv-N SOLOQUEUE_NOW=<the time printed for it> soloqueue-mem recall
+"QUESTION" --explain --format json --limit 20``.
+
 Run: ``/tmp/bench-venv/bin/python benchmarks/bench_locomo.py [--quick] [--no-dense]
-[--dense-weights 0.8,1.2]``.
+[--dense-weights 0.8,1.2] [--keep DIR]``.
 """
 
 from __future__ import annotations
@@ -213,8 +218,13 @@ def main() -> int:
     parser.add_argument(
         "--ablate", action="store_true", help="also each adjustment toggled (_common.ABLATIONS)"
     )
+    parser.add_argument(
+        "--keep", type=Path, help="build each conversation's store in DIR/conv-N and keep it"
+    )
     _dense.add_options(parser)
     args = parser.parse_args()
+    if args.keep is not None and args.keep.exists() and any(args.keep.iterdir()):
+        parser.error(f"--keep {args.keep}: not empty (a store logged twice holds every turn twice)")
 
     from soloqueue_mem.config import Config
     from soloqueue_mem.memory.recall import Request
@@ -317,11 +327,13 @@ def main() -> int:
     traced = 0
     turns_total = 0
     embedded = 0
-    work = Path(tempfile.mkdtemp(prefix="bench-locomo-"))
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-locomo-"))
     try:
         for index, sample in enumerate(data):
             conv = sample["conversation"]
             home, conn, docs, now = ingest(work / f"conv-{index}", conv)
+            if args.keep is not None:
+                c.note(f"keeping {home.root}: SOLOQUEUE_NOW={now.isoformat()}")
             if not args.no_consolidate:
                 second_run += consolidate(home, now)
                 checked, bad = c.unsourced(Path(home.memory_db))
@@ -378,7 +390,8 @@ def main() -> int:
                 f"{len(sample['qa'])} questions"
             )
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
 
     def rates(rows: list[tuple[bool, ...]]) -> list[str]:
         return [c.pct(sum(r[i] for r in rows) / len(rows)) if rows else "-" for i in range(len(KS))]

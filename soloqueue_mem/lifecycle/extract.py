@@ -36,7 +36,7 @@ from soloqueue_mem.lifecycle.own_words import PLAN_MARGIN, own_words, plan_expir
 from soloqueue_mem.lifecycle.patterns import Pattern, patterns
 from soloqueue_mem.lifecycle.restated import said_once
 from soloqueue_mem.lifecycle.vocabulary import MANY, PERSONAL, PETS, USER, Vocabulary, vocabulary
-from soloqueue_mem.lifecycle.when import future_day
+from soloqueue_mem.lifecycle.when import DATE_FIRST_REACH, future_day, opens_with_date
 from soloqueue_mem.memory.store import Draft
 from soloqueue_mem.text.cue import is_correction
 from soloqueue_mem.text.handover import handover_hints, leaving
@@ -552,11 +552,13 @@ def _plan(clause: str, now: datetime, asked: bool = False) -> Draft | None:
     """A plan with a day ("next week we migrate…", "明天要去北京"): a FACT kept until
     ``PLAN_MARGIN`` after the day. A statement the user ``asked`` the agent to act on
     that names a coming day is one without a word of intention: "team lunch friday
-    the 11th, can you put it in the calendar" is about the 11th."""
-    if not asked and not _res()["plan"].search(clause):
+    the 11th, can you put it in the calendar" is about the 11th; so is a statement that
+    opens with a coming date ("6月22日周一给客户做一次演示", "June 22: client demo")."""
+    intended = asked or _res()["plan"].search(clause) is not None
+    if not intended and not opens_with_date(clause):
         return None
     day = future_day(clause, now)
-    if day is None:
+    if day is None or (not intended and day - now.date() > DATE_FIRST_REACH):
         return None
     return Draft(_planned(day, clause), "FACT", USER, "", until=plan_expiry(day), source=SOURCE)
 

@@ -176,25 +176,45 @@ def _fixed(days: int) -> Resolver:
     return lambda _found, today: today + timedelta(days=days)
 
 
+_MONTH_EN = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+# a calendar date with its day's number ("June 22", "the 22nd of June", 6月22日, 六月二十二号)
+_DATE_EN = (
+    rf"(?:on )?(?:({_MONTH_EN}) (\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?"
+    rf" of ({_MONTH_EN}))\b"
+)
+_DATE_ZH = rf"((?<![0-9])(?:{ZH_NUMBER}))\s*月\s*((?<![0-9])(?:{ZH_NUMBER}))\s*[日号]"
+
+
+@cache
+def _date_first() -> re.Pattern[str]:
+    return re.compile(rf"\s*(?:the )?(?:{_DATE_EN}|{_DATE_ZH})", re.IGNORECASE)
+
+
+# A date said first with no word of intention that lies further ahead than this is one
+# of the last two months, carried to next year ("6月10日我们上线了" said on June 15): no plan.
+DATE_FIRST_REACH = timedelta(days=305)
+
+
+def opens_with_date(text: str) -> bool:
+    """``text`` starts with a calendar date ("6月22日周一给客户做一次演示", "June 22:
+    client demo"): what it says happens that day, as a plan says it (the caller asks
+    :func:`future_day` whether the day is still to come)."""
+    return _date_first().match(text) is not None
+
+
 @cache
 def _expressions() -> tuple[tuple[re.Pattern[str], Resolver | None], ...]:
     weekday = "|".join(_WEEKDAYS_EN)
     short_weekday = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?"
     # what may follow "the 11th" when it is a day, not "the 11th floor"
     day_follower = "|".join(sorted(ENGLISH_STOPWORDS | _AFTER_A_DAY_EN))
-    month = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-    zh_num = f"(?<![0-9])(?:{ZH_NUMBER})"  # a month or a day
     count = f"(?<![0-9])(?:[0-9]{{1,3}}|{ZH_NUMBER})"  # "100天之后"
     table: list[tuple[str, Resolver | None]] = [
         # the past names no plan
         (r"\b(?:yesterday|last (?:week|month|year|night)|ago)\b|昨天|前天|上周|上个?月|去年", None),
         # a date names the day exactly: "next Friday, September 12" is the 12th
-        (
-            r"\b(?:on )?(?:(" + month + r") (\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)?"
-            r" of (" + month + r"))\b",
-            _month_day_en,
-        ),
-        (r"(" + zh_num + r")\s*月\s*(" + zh_num + r")\s*[日号]", _month_day_zh),
+        (r"\b" + _DATE_EN, _month_day_en),
+        (_DATE_ZH, _month_day_zh),
         # a day of the month without one: "friday the 11th", "Fri 11th", "on the 11th"
         # ("the 11th floor" is none), 11号, 十一号, 11日 ("3号楼", "3日内" are none)
         (r"\b" + short_weekday + r",?\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b", _day_of_month),

@@ -513,12 +513,30 @@ def test_a_statement_told_to_the_calendar_is_a_plan_of_its_day():
     assert kept.content == "User's dog is called Rex"
 
 
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("12月3日周四给客户做一次针刺演示，上午十点，在 C 区", "2026-12-03"),
+        ("December 3: client demo in room C", "2026-12-03"),
+        ("On December 3 the audit team arrives", "2026-12-03"),
+    ],
+)
+def test_a_statement_that_opens_with_a_coming_date_is_a_plan(text, day):
+    """A statement said from its date on, with no word of intention, says what happens
+    that day: the date is what it is about, and it expires after it as a plan does."""
+    (plan,) = from_text(text, SAID_AT)
+    assert plan.content.startswith(("计划（" + day, "Plan for " + day)), plan.content
+    assert plan.until is not None
+
+
 def test_what_is_not_a_plan():
     for text in (
         "上周要上线的版本延期了",
         "不要在明天发布",
         "我们要搬到 3 号楼",
         "We're moving to the 11th floor",
+        "11月20日我们上线了",  # a date said first of the days just gone: not next year's
+        "On November 3 we shipped it",
     ):
         assert all(d.until is None for d in from_text(text, SAID_AT)), text
     # without the turn's time, a plan cannot be dated: nothing is stored for it

@@ -341,6 +341,14 @@ def m023_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
     rederive_replaced_values(conn)
 
 
+def m024_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
+    """Rule 8 of ``replaced_value``: a number said again with the one it replaces after
+    "not" names that one ("The consult fee is $175, not $150" names ``150``, "是 3.22，
+    不是 3.19" ``3.19``). Rows written under rule 7 are given what rule 8 says, as in
+    :func:`m018_rederive_memories_replaced_value`."""
+    rederive_replaced_values(conn)
+
+
 def rederive_replaced_values(conn: sqlite3.Connection) -> None:
     """Give every memory the ``replaced_value`` this program's rule derives from its
     content, writing only the rows whose stored value differs."""

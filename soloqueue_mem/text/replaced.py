@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from soloqueue_mem.text.cue import GIVEN_UP, SELF_REPAIR, cue
+from soloqueue_mem.text.cue import GIVEN_UP, RESTATED_GAP, SELF_REPAIR, cue
 from soloqueue_mem.text.handover import handed_over
 
 # The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
 # a memory was written (``memories.replaced_value``), so a change to what it names for a
 # text already stored raises it, with a schema step on each back end deriving the column
-# again (memory.db's m018 to m023, PostgreSQL's steps after them; a test counts them).
+# again (memory.db's m018 to m024, PostgreSQL's steps after them; a test counts them).
 # Rule 2 names the earlier of two values of one kind around a change
 # (:func:`_changed_from`); rule 3 reads a thing moved to another day or time as a
 # change ("ETD 10/27 那条船满了，被 roll 到 10/31", :mod:`soloqueue_mem.text.cue`);
@@ -34,8 +34,10 @@ from soloqueue_mem.text.handover import handed_over
 # reads "corrected" as 更正 is read (a change cue), and a handover whose leaver goes off
 # to other work or away for a while, named after the one taking over ("主图以后交给
 # Kelly 吧，阿杰去专心做视频": ``阿杰``; "Ciarán's gone on secondment … so Niamh is
-# supervising Heron": ``Ciarán``).
-RULE_VERSION = 7
+# supervising Heron": ``Ciarán``); rule 8 reads a number said again with the one it
+# replaces after "not" as a change naming that one ("The consult fee is $175, not
+# $150": ``150``; "是 3.22，不是 3.19": ``3.19``, :data:`soloqueue_mem.text.cue.RESTATED`).
+RULE_VERSION = 8
 
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
 
@@ -112,6 +114,20 @@ def _changed_from(text: str) -> str:
     return ""
 
 
+def _restated(text: str) -> str:
+    """The value a number said again gives up, named after "not" (the cue
+    :data:`soloqueue_mem.text.cue.RESTATED`): "The consult fee is $175, not $150" names
+    ``150``, "They land on 6 November, not 3 November" ``3 November``, "是 3.22，不是
+    3.19" ``3.19``; or "" when the two are not values of one kind (:func:`_alike`). The
+    later of the two is the one given up, where :func:`_changed_from` names the earlier."""
+    values = list(_VALUE.finditer(text))
+    for earlier, later in zip(values, values[1:]):
+        gap = text[earlier.end("number") : later.start()]
+        if re.fullmatch(RESTATED_GAP, gap, re.IGNORECASE):
+            return _alike(later, earlier)
+    return ""
+
+
 def _cued(text: str, start: int, end: int) -> bool:
     """Whether a correction cue stands in ``text`` between ``start`` and ``end``, read
     in the whole text: "被 roll 到 10/31" is a cue by the day it reaches."""
@@ -171,6 +187,6 @@ def replaced_value(text: str) -> str:
     ball", "instead of going out"), not a value that was stated."""
     found = _replaced().search(text)
     if found is None:
-        return _changed_from(text) or handed_over(text) or _repaired(text)
+        return _restated(text) or _changed_from(text) or handed_over(text) or _repaired(text)
     value = next(v for v in found.groups() if v)
     return value if _NAMED.search(value) else ""

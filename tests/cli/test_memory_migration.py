@@ -174,6 +174,7 @@ def test_a_store_before_replaced_values_keeps_a_correction_naming_one_at_its_exp
         ("48 小时太早了客户都忘了，改成提前 24 小时吧", "48 小时"),  # rule 2
         ("Also the trailer: not -16, it's -14 LUFS, I misread their spec", "-16"),  # rule 6
         ("主图以后交给 Kelly 吧，阿杰去专心做视频", "阿杰"),  # rule 7
+        ("The consult fee is $175, not $150, I updated the site", "150"),  # rule 8
     ],
 )
 def test_a_correction_stored_under_the_older_replaced_value_rule_gets_the_newer_one(

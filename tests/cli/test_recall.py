@@ -1109,6 +1109,41 @@ def test_a_correction_naming_the_value_it_drops_makes_the_turns_stating_it_stale
     assert {h["superseded_by"] for h in old} == {new["id"]}
 
 
+@pytest.mark.parametrize(
+    ("stated", "acknowledged", "restated", "question"),
+    [
+        (
+            "My consult fee is $150 per session, paid at booking",
+            "Noted: consult fee $150 per session.",
+            "The consult fee is $175, not $150, I updated the site last month",
+            "How much is the consult fee per session?",
+        ),
+        (
+            "咨询费每次 150 美元，预约时付",
+            "记下了：咨询费每次 150 美元。",
+            "咨询费是 175 美元，不是 150 美元，网站上个月就改了",
+            "咨询费每次多少钱？",
+        ),
+    ],
+)
+def test_a_number_said_again_with_the_one_it_replaces_makes_the_turns_stating_it_stale(
+    cli, monkeypatch, stated, acknowledged, restated, question
+):
+    """"$175, not $150" (and "175 美元，不是 150 美元") names $150 as given up: the turns
+    that stated it rank below the correction and say it superseded them."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    log(cli, stated)
+    log(cli, acknowledged, "--role", "assistant")
+    at(monkeypatch, "2026-11-10T08:00:00Z")
+    new = cli.json("remember", restated)
+    at(monkeypatch, NOW)
+    hits = recall(cli, question)
+    assert hits[0]["id"] == new["id"]
+    old = [h for h in hits if h["content"] in (stated, acknowledged)]
+    assert len(old) == 2
+    assert {h["superseded_by"] for h in old} == {new["id"]}
+
+
 def test_a_correction_naming_a_dropped_value_keeps_its_turns_stale_after_it_expired(
     cli, monkeypatch
 ):

@@ -56,6 +56,34 @@ def test_not_x_its_y_gives_up_x_as_buzhi_x_shi_y_does(said, given_up):
 
 
 @pytest.mark.parametrize(
+    ("said", "given_up"),
+    [
+        ("The consult fee is $175, not $150 — I updated the site", "150"),
+        ("They land on 6 November, not 3 November. Can you move everything?", "3 November"),
+        ("Correction: rate limit is now 200 requests per minute, not 100.", "100"),
+        ("还有，我记错了，Flutter 版本其实是 3.22，不是 3.19。", "3.19"),
+        ("对，5673，不是 5672。", "5672"),
+        ("等下 是 19.8 美金一公斤，而不是 21.5", "21.5"),
+    ],
+)
+def test_a_number_said_again_gives_up_the_one_after_not(said, given_up):
+    """"$175, not $150" is "not $150, it's $175" said the other way round; in Chinese
+    "3.22，不是 3.19" is 不是X，是Y reversed. The later number is the one given up."""
+    assert replaced_value(said) == given_up
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I ran 40 km, not bad for me",  # no number after "not"
+        "we do code review in Gerrit, not GitHub PRs",
+    ],
+)
+def test_a_number_and_not_before_a_word_or_another_kind_gives_up_nothing(said):
+    assert replaced_value(said) == ""
+
+
+@pytest.mark.parametrize(
     "said",
     [
         "not only Redis but also Kafka",  # a plain word is no value

@@ -36,8 +36,7 @@ def cue() -> re.Pattern[str]:
         f"|不再|{_given_up()}|不用了|已经改|现在归|现在改|从.{{1,12}}换|更新[:：]"
     )
     return re.compile(
-        f"\\b(?:{english})\\b|{chinese}|{_moved_in_time()}|{SELF_REPAIR}|{RESTATED}",
-        re.IGNORECASE,
+        f"\\b(?:{english})\\b|{chinese}|{_moved_in_time()}|{SELF_REPAIR}", re.IGNORECASE
     )
 
 
@@ -47,18 +46,6 @@ def cue() -> re.Pattern[str]:
 # takes back what came before. :func:`soloqueue_mem.text.replaced.replaced_value` names
 # what the repeat replaced.
 SELF_REPAIR = r"(?:…+|[哦噢喔啊呃额])\s*不是[，,]|不是不是[，,]?|\bno wait\b[,—–-]?"
-
-
-# A number said again with the one it replaces after "not": "The consult fee is $175, not
-# $150", "They land on 6 November, not 3 November", and in Chinese "是 3.22，不是 3.19",
-# "现在是 210 pax，不是 180 了" — the reverse of 不是X，是Y ("not X, it's Y"). The
-# cue is the "not" and the number after it, when a number (and its unit, a word or
-# two) ends the clause before; "40 km, not bad" and "Gerrit, not GitHub" correct
-# nothing. :func:`soloqueue_mem.text.replaced.replaced_value` names the number after it.
-RESTATED_GAP = (
-    r"(?:\s?[A-Za-z%\u4e00-\u9fff]{1,8}){0,3}\s*[,，]\s*(?:and\s+)?(?:not|而?不是)\s*[$€£¥]?"
-)
-RESTATED = f"(?<=\\d){RESTATED_GAP}(?=\\d)"
 
 
 def _given_up() -> str:

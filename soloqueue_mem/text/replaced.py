@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from soloqueue_mem.text.cue import GIVEN_UP, RESTATED_GAP, SELF_REPAIR, cue
+from soloqueue_mem.text.cue import GIVEN_UP, SELF_REPAIR, cue
 from soloqueue_mem.text.handover import handed_over
 
 # The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
@@ -36,7 +36,7 @@ from soloqueue_mem.text.handover import handed_over
 # Kelly 吧，阿杰去专心做视频": ``阿杰``; "Ciarán's gone on secondment … so Niamh is
 # supervising Heron": ``Ciarán``); rule 8 reads a number said again with the one it
 # replaces after "not" as a change naming that one ("The consult fee is $175, not
-# $150": ``150``; "是 3.22，不是 3.19": ``3.19``, :data:`soloqueue_mem.text.cue.RESTATED`).
+# $150": ``150``; "是 3.22，不是 3.19": ``3.19``, :func:`_restated`).
 RULE_VERSION = 8
 
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
@@ -114,16 +114,28 @@ def _changed_from(text: str) -> str:
     return ""
 
 
+# Between a number said again and the one it replaces: the unit (a word or three), a
+# comma, then "not" or 不是 ("$175, not $150"; "3.22，不是 3.19"; "200 requests per
+# minute, not 100"). "40 km, not bad" has no number after it.
+_RESTATED_GAP = re.compile(
+    r"(?:\s?[A-Za-z%\u4e00-\u9fff]{1,8}){0,3}\s*[,，]\s*(?:and\s+)?(?:not|而?不是)\s*[$€£¥]?",
+    re.IGNORECASE,
+)
+
+
 def _restated(text: str) -> str:
-    """The value a number said again gives up, named after "not" (the cue
-    :data:`soloqueue_mem.text.cue.RESTATED`): "The consult fee is $175, not $150" names
-    ``150``, "They land on 6 November, not 3 November" ``3 November``, "是 3.22，不是
-    3.19" ``3.19``; or "" when the two are not values of one kind (:func:`_alike`). The
-    later of the two is the one given up, where :func:`_changed_from` names the earlier."""
+    """The value a number said again gives up, named after "not": "The consult fee is
+    $175, not $150" names ``150``, "They land on 6 November, not 3 November" ``3
+    November``, "是 3.22，不是 3.19" ``3.19`` — "not X, it's Y" (不是X，是Y) said the other
+    way round; or "" when the two are not values of one kind (:func:`_alike`). The later
+    of the two is the one given up, where :func:`_changed_from` names the earlier. It is
+    no correction cue: the statement corrects by naming what it replaces
+    (:mod:`soloqueue_mem.memory.correction`), and "现在是 210 pax，不是 180 了" read as a cue
+    superseded the whole memory that also named the wedding's venue."""
     values = list(_VALUE.finditer(text))
     for earlier, later in zip(values, values[1:]):
         gap = text[earlier.end("number") : later.start()]
-        if re.fullmatch(RESTATED_GAP, gap, re.IGNORECASE):
+        if _RESTATED_GAP.fullmatch(gap):
             return _alike(later, earlier)
     return ""
 

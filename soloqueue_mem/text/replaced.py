@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from itertools import pairwise
 
 from soloqueue_mem.text.cue import GIVEN_UP, SELF_REPAIR, cue
 from soloqueue_mem.text.handover import handed_over
@@ -133,7 +134,7 @@ def _restated(text: str) -> str:
     (:mod:`soloqueue_mem.memory.correction`), and "现在是 210 pax，不是 180 了" read as a cue
     superseded the whole memory that also named the wedding's venue."""
     values = list(_VALUE.finditer(text))
-    for earlier, later in zip(values, values[1:]):
+    for earlier, later in pairwise(values):
         gap = text[earlier.end("number") : later.start()]
         if _RESTATED_GAP.fullmatch(gap):
             return _alike(later, earlier)

@@ -1129,8 +1129,9 @@ def test_a_correction_naming_the_value_it_drops_makes_the_turns_stating_it_stale
 def test_a_number_said_again_with_the_one_it_replaces_makes_the_turns_stating_it_stale(
     cli, monkeypatch, stated, acknowledged, restated, question
 ):
-    """"$175, not $150" (and "175 美元，不是 150 美元") names $150 as given up: the turns
-    that stated it rank below the correction and say it superseded them."""
+    """A number said again, "$175, not $150" (and "175 美元，不是 150 美元"), names $150 as
+    given up: the turns that stated it rank below the correction and say it superseded
+    them."""
     at(monkeypatch, "2026-11-01T08:00:00Z")
     log(cli, stated)
     log(cli, acknowledged, "--role", "assistant")

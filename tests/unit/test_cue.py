@@ -106,4 +106,3 @@ def test_corrected_is_a_correction_as_geng_zheng_is(said):
 @pytest.mark.parametrize("said", ["the correct answer is 42", "Is that correct?"])
 def test_correct_alone_is_no_correction(said):
     assert not is_correction(said)
-

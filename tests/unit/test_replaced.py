@@ -67,8 +67,9 @@ def test_not_x_its_y_gives_up_x_as_buzhi_x_shi_y_does(said, given_up):
     ],
 )
 def test_a_number_said_again_gives_up_the_one_after_not(said, given_up):
-    """"$175, not $150" is "not $150, it's $175" said the other way round; in Chinese
-    "3.22，不是 3.19" is 不是X，是Y reversed. The later number is the one given up."""
+    """A number said again, "$175, not $150", is "not $150, it's $175" said the other
+    way round; in Chinese "3.22，不是 3.19" is 不是X，是Y reversed. The later number is
+    the one given up."""
     assert replaced_value(said) == given_up
 
 

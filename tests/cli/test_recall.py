@@ -1601,30 +1601,3 @@ def test_a_month_name_gets_no_dictionary_twin(cli, monkeypatch):
     log(cli, "这个周末再说")
     hits = recall(cli, "What did I plan for March?", "--explain", "--channels", "memories")
     assert "三月份的房租已经交了" not in contents(hits)
-
-
-@needs_dictionary
-def test_a_dictionary_twin_never_lowers_the_share_of_an_item_without_it(cli, monkeypatch):
-    """A dictionary translation held by some items (患者 for "patient") adds to their
-    coverage and leaves every other item's as it is without the dictionary: weighing
-    in every item's share, it lowered the share, hence the channel votes, of the
-    answer holding only the table's twin (周日 for "Sundays"), and an item about
-    something else rose above it (dev6's dv6-1-08)."""
-    import soloqueue_mem.text.dictionary as dictionary
-
-    at(monkeypatch, NOW)
-    cli.ok("remember", "6 月起周日上午也接诊了")
-    cli.ok("remember", "有个患者拔完智齿又回来了")
-    log(cli, "这个周末再说")  # Chinese is written here: an English question gets Chinese twins
-    question = "Are we open on Sundays now? A patient is asking."
-
-    def shares() -> dict[str, float]:
-        hits = recall(cli, question, "--explain", "--channels", "memories")
-        return {hit["content"]: hit["signals"]["coverage"] for hit in hits}
-
-    with_dictionary = shares()
-    monkeypatch.setattr(dictionary, "PACKAGE", "not_an_installed_package")
-    without = shares()
-    assert with_dictionary["6 月起周日上午也接诊了"] == without["6 月起周日上午也接诊了"] > 0
-    assert with_dictionary["有个患者拔完智齿又回来了"] > 0
-    assert "有个患者拔完智齿又回来了" not in without

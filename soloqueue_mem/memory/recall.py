@@ -37,9 +37,8 @@ can be set in config.toml's ``recall_channel_weights``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from itertools import compress
 
 from soloqueue_mem.clock import iso, parse_duration, parse_timestamp
 from soloqueue_mem.config import MAX_RECENT, Config
@@ -155,8 +154,7 @@ def recall(
             candidates += CHANNELS[name].search(context)
     shown = {_turn_candidate(turn, "", 0).key for turn in said}  # already in the prompt
     candidates = _with_corrections(context, [c for c in candidates if c.key not in shown])
-    table = {twin.text for twin in table_twins}
-    covered = coverage(candidates, weighted, [t.text for t in twins if t.text not in table])
+    covered = coverage(candidates, weighted)
     for c in candidates:  # a memory keyed by the attribute asked about answers it whole
         if c.memory is not None and c.memory.predicate in attributes:
             covered[c.key] = 1.0
@@ -802,23 +800,13 @@ CHANNELS: dict[str, Channel] = {
 # -- fusion -----------------------------------------------------------------------------
 
 
-def coverage(
-    candidates: list[Candidate], terms: list[QueryTerm], adding: Collection[str] = ()
-) -> dict[str, float]:
+def coverage(candidates: list[Candidate], terms: list[QueryTerm]) -> dict[str, float]:
     """Each candidate's weighted share of the query's terms that some candidate holds
     (matched as the FTS indexes match them: whole stemmed words, CJK as character
     phrases; a word and its sub-words counted once). A term weighs its query weight
     (rarity, position) times its idf among the candidates, counted as if there were at
     least ``COVERAGE_POOL`` of them, so a term most of them hold weighs less; a lone Han
-    character weighs ``LONE_HAN_WEIGHT`` of that: 用 inside 用户 is another word.
-
-    The terms of ``adding`` (the dictionary's twins) can only add to a candidate's
-    share, never lower it: a candidate's share is the greater of the share with them
-    and without them. A dictionary's translation held by some candidates would
-    otherwise weigh in every candidate's share, and lower the share, hence the vote, of
-    the one that answers in the table's words ("Are we open on Sundays now? A patient
-    is asking …": 患者 for "patient" lowered the answer's share of the hot channel's
-    vote, and a turn about the weekend's training rose above it)."""
+    character weighs ``LONE_HAN_WEIGHT`` of that: 用 inside 用户 is another word."""
     texts = {c.key: _indexed_text(c) for c in candidates}
     if not texts or not terms:
         return dict.fromkeys(texts, 1.0)
@@ -830,17 +818,10 @@ def coverage(
         * (LONE_HAN_WEIGHT if len(term.text) == 1 and has_cjk(term.text) else 1.0)
         for term, held in zip(terms, held_by, strict=True)
     ]
-    own = [term.text not in adding for term in terms]
-    own_terms = list(compress(terms, own))
-    own_weights = list(compress(weights, own))
-    shares = {}
-    for n, key in enumerate(keys):
-        held = [n in by for by in held_by]
-        share = share_held(terms, weights, held)
-        if len(own_terms) < len(terms):
-            share = max(share, share_held(own_terms, own_weights, list(compress(held, own))))
-        shares[key] = round(share, 6)
-    return shares
+    return {
+        key: round(share_held(terms, weights, [n in held for held in held_by]), 6)
+        for n, key in enumerate(keys)
+    }
 
 
 def _indexed_text(candidate: Candidate) -> str:

@@ -31,7 +31,7 @@ from datetime import date, datetime, timedelta
 from functools import cache
 
 from soloqueue_mem.text.stopwords import ENGLISH_STOPWORDS
-from soloqueue_mem.text.when import ZH_NUMBER
+from soloqueue_mem.text.when import MONTH_NAME_EN, ZH_NUMBER
 
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS_EN = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -176,7 +176,7 @@ def _fixed(days: int) -> Resolver:
     return lambda _found, today: today + timedelta(days=days)
 
 
-_MONTH_EN = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_MONTH_EN = rf"(?:{MONTH_NAME_EN})"
 # a calendar date with its day's number ("June 22", "the 22nd of June", 6月22日, 六月二十二号)
 _DATE_EN = (
     rf"(?:on )?(?:({_MONTH_EN}) (\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?"

@@ -349,6 +349,13 @@ def m024_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
     rederive_replaced_values(conn)
 
 
+def m025_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
+    """Rule 9 of ``replaced_value``: a date with the month's name is one value ("moved
+    from June 26 to July 3" names ``June 26``). Rows written under rule 8 are given what
+    rule 9 says, as in :func:`m018_rederive_memories_replaced_value`."""
+    rederive_replaced_values(conn)
+
+
 def rederive_replaced_values(conn: sqlite3.Connection) -> None:
     """Give every memory the ``replaced_value`` this program's rule derives from its
     content, writing only the rows whose stored value differs."""

@@ -18,11 +18,12 @@ from itertools import pairwise
 
 from soloqueue_mem.text.cue import GIVEN_UP, SELF_REPAIR, cue
 from soloqueue_mem.text.handover import handed_over
+from soloqueue_mem.text.when import MONTH_NAME_EN
 
 # The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
 # a memory was written (``memories.replaced_value``), so a change to what it names for a
 # text already stored raises it, with a schema step on each back end deriving the column
-# again (memory.db's m018 to m024, PostgreSQL's steps after them; a test counts them).
+# again (memory.db's m018 to m025, PostgreSQL's steps after them; a test counts them).
 # Rule 2 names the earlier of two values of one kind around a change
 # (:func:`_changed_from`); rule 3 reads a thing moved to another day or time as a
 # change ("ETD 10/27 那条船满了，被 roll 到 10/31", :mod:`soloqueue_mem.text.cue`);
@@ -37,10 +38,18 @@ from soloqueue_mem.text.handover import handed_over
 # Kelly 吧，阿杰去专心做视频": ``阿杰``; "Ciarán's gone on secondment … so Niamh is
 # supervising Heron": ``Ciarán``); rule 8 reads a number said again with the one it
 # replaces after "not" as a change naming that one ("The consult fee is $175, not
-# $150": ``150``; "是 3.22，不是 3.19": ``3.19``, :func:`_restated`).
-RULE_VERSION = 8
+# $150": ``150``; "是 3.22，不是 3.19": ``3.19``, :func:`_restated`); rule 9 reads a
+# date with the month's name as one value ("moved from June 26 to July 3": ``June 26``,
+# where rule 8 named nothing; "instead of March 12": ``March 12``, not ``March``).
+RULE_VERSION = 9
 
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
+
+
+# A calendar date with the month's name ("June 26", "26 June", "the 3rd of November"): one
+# value, whose day alone is no value of its own ("from June 26 to July 3" names June 26).
+_MONTH = rf"(?i:{MONTH_NAME_EN})\b"
+_DATE = rf"{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}"
 
 
 @cache
@@ -52,7 +61,8 @@ def _replaced() -> re.Pattern[str]:
     what is given up ("以后排班别找小周了": ``小周``, :data:`soloqueue_mem.text.cue.GIVEN_UP`)."""
     english = (
         r"\b(?:dropping|dropped|ditching|ditched|replacing|instead of"
-        r"|no longer (?:using|use|with|on))\s+(?:the |our |my )?(?P<en>[\w.+#-]*\w)"
+        r"|no longer (?:using|use|with|on))\s+(?:the |our |my )?"
+        rf"(?P<en>{_DATE}|[\w.+#-]*\w)"
         # "not -16, it's -14 LUFS", "not Tuesday but Wednesday": 不是X，是Y in English
         r"|\bnot\s+(?P<en2>[\w.+#-]*\w)\s*,?\s+(?:it's|it is|but|rather)\s"
     )
@@ -67,9 +77,10 @@ def _replaced() -> re.Pattern[str]:
 
 
 # A number as written: "48", "0.12", "10/27", "3.10", "10:15", with the unit after it
-# ("48 小时", "20MB", "30%"): the unit tells what a plain integer counts.
+# ("48 小时", "20MB", "30%"): the unit tells what a plain integer counts; or such a date.
 _VALUE = re.compile(
-    r"(?<![\w.:/])(?P<number>\d+(?:[.:/]\d+)*)(?![\w.:/]*\d)"
+    rf"(?<![\w.:/])(?P<date>{_DATE})"
+    r"|(?<![\w.:/])(?P<number>\d+(?:[.:/]\d+)*)(?![\w.:/]*\d)"
     r"(?:\s?(?P<unit>%|[A-Za-z]{1,8}\b|[\u4e00-\u9fff]{1,2}))?"
 )
 _DIRECTION = re.compile(r"\s*(?:to|->|→|到)\s*", re.IGNORECASE)  # "from 8080 to 8443"
@@ -80,7 +91,10 @@ def _alike(earlier: re.Match[str], later: re.Match[str]) -> str:
     """The earlier of two numbers as named when both are values of one kind, or "":
     the same shape of digits and separators ("10/27" and "10/31" are dates alike,
     "0.12" and "0.14" amounts), and for plain integers the same unit when both have
-    one ("48 小时" and "24 小时" are hours alike; "2 个人" and "10 点" are not)."""
+    one ("48 小时" and "24 小时" are hours alike; "2 个人" and "10 点" are not); two
+    dates with a month's name of different days ("June 26" and "July 3")."""
+    if earlier.group("date") or later.group("date"):
+        return earlier.group("date") if _days_differ(earlier, later) else ""
     number, other = earlier.group("number"), later.group("number")
     if number == other or re.sub(r"\d+", "9", number) != re.sub(r"\d+", "9", other):
         return ""
@@ -90,6 +104,23 @@ def _alike(earlier: re.Match[str], later: re.Match[str]) -> str:
     if unit and other_unit:
         return f"{number} {unit}" if unit == other_unit else ""
     return number
+
+
+def _days_differ(earlier: re.Match[str], later: re.Match[str]) -> bool:
+    """Both values are dates with a month's name, of different days ("June 26" and
+    "July 3"; "26 June" and "June 26" are one day)."""
+    days = [_day(found.group("date")) for found in (earlier, later) if found.group("date")]
+    return len(days) == 2 and days[0] != days[1]
+
+
+def _day(date: str) -> tuple[str, int]:
+    month = re.search("[A-Za-z]{3}", re.sub(r"(?i)(?:st|nd|rd|th|of)\b", "", date))
+    return (month.group().casefold() if month else "", int(re.findall(r"\d+", date)[0]))
+
+
+def _end(value: re.Match[str]) -> int:
+    """Where ``value`` ends: a number before its unit, a date after its last word."""
+    return value.end("number") if value.group("number") else value.end()
 
 
 def _changed_from(text: str) -> str:
@@ -105,11 +136,11 @@ def _changed_from(text: str) -> str:
     values = list(_VALUE.finditer(text))
     for n, earlier in enumerate(values):
         for later in values[n + 1 :]:
-            gap = text[earlier.end("number") : later.start()]
+            gap = text[_end(earlier) : later.start()]
             if len(gap) > MAX_CHANGE_GAP or re.search(r"[。.!?！？\n]\s", f"{gap} "):
                 break
             named = _alike(earlier, later)
-            cued = _cued(text, earlier.end("number"), later.start())
+            cued = _cued(text, _end(earlier), later.start())
             if named and (cued or _DIRECTION.fullmatch(gap) and _from(text, earlier)):
                 return named
     return ""
@@ -135,7 +166,7 @@ def _restated(text: str) -> str:
     superseded the whole memory that also named the wedding's venue."""
     values = list(_VALUE.finditer(text))
     for earlier, later in pairwise(values):
-        gap = text[earlier.end("number") : later.start()]
+        gap = text[_end(earlier) : later.start()]
         if _RESTATED_GAP.fullmatch(gap):
             return _alike(later, earlier)
     return ""

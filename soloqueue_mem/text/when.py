@@ -226,10 +226,12 @@ _WEEKDAY_ZH = f"{_WEEK_ZH}([一二三四五六日天1-7])"
 _EN_COUNT = (
     r"\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|few|several"
 )
-_MONTH_EN = (
-    r"(january|february|march|april|may|june|july|august|september|october|november|december"
-    r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?"
+# an English month's name, whole or cut short ("June", "Sept"), read case-folded
+MONTH_NAME_EN = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+    "|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
 )
+_MONTH_EN = rf"({MONTH_NAME_EN})\b\.?"
 _WEEKDAY_EN = f"({'|'.join(_WEEKDAYS_EN)})"
 _YEAR = r"(?:,? (\d{4})\b)?"
 # A weekday glued to a calendar date ("周二6月16号", "on Monday the 12th of October",

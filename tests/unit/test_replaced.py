@@ -97,6 +97,33 @@ def test_not_before_a_plain_word_gives_up_nothing(said):
     assert replaced_value(said) == ""
 
 
+@pytest.mark.parametrize(
+    ("said", "given_up"),
+    [
+        ("One mail from Mirela: the Act 2 deadline moved from June 26 to July 3", "June 26"),
+        ("Season 3 premiere moved from April 7 to April 21.", "April 7"),
+        ("Change of plan: the audit is on March 14 instead of March 12", "March 12"),
+        ("They land on 6 November, not 3 November.", "3 November"),
+        ("The launch moved from Sept. 5 to Sept. 19", "Sept. 5"),
+    ],
+)
+def test_a_date_with_the_months_name_is_given_up_whole(said, given_up):
+    """A date with a month's name is one value: its day alone is not ("from June 26 to
+    July 3" named nothing, "instead of March 12" named March)."""
+    assert replaced_value(said) == given_up
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Actually the festival runs from June 26 to June 30",  # a range: no cue before it
+        "We moved the launch from 26 June to June 26",  # one day written two ways
+    ],
+)
+def test_a_range_of_dates_or_one_day_said_twice_gives_up_nothing(said):
+    assert replaced_value(said) == ""
+
+
 def test_each_version_of_the_rule_has_a_schema_step_on_each_back_end():
     """Expiry reads the value stored with a memory: a new version of the rule comes
     with the step deriving the column again on both back ends (m017 and m018 …)."""

@@ -81,7 +81,7 @@ def _replaced_values(conn: psycopg.Connection) -> None:
 
 def _rederived_replaced_values(conn: psycopg.Connection) -> None:
     """``memories.replaced_value`` derived again by this program's rule, the rows whose
-    value differs written (memory.db's m017 to m024: a step per version of the rule)."""
+    value differs written (memory.db's m017 to m025: a step per version of the rule)."""
     from soloqueue_mem.memory.schema import replaced_values
 
     rows = conn.execute("SELECT seq, content, replaced_value FROM memories").fetchall()
@@ -240,6 +240,9 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     " WHERE expires_at IS NOT NULL",
     # (replaced value, rule 8) a number said again with the one it replaces after "not"
     # names that one: rows written under rule 7 derived again (as memory.db's m024)
+    _rederived_replaced_values,
+    # (replaced value, rule 9) a date with the month's name is one value: rows written
+    # under rule 8 derived again (as memory.db's m025)
     _rederived_replaced_values,
 ]
 

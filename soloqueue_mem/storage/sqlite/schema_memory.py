@@ -26,6 +26,7 @@ from soloqueue_mem.memory.schema import (
     m022_rederive_memories_replaced_value,
     m023_rederive_memories_replaced_value,
     m024_rederive_memories_replaced_value,
+    m025_rederive_memories_replaced_value,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache, m016_version_embeddings
 from soloqueue_mem.sessions.schema import (
@@ -59,4 +60,5 @@ MIGRATIONS = [
     m022_rederive_memories_replaced_value,
     m023_rederive_memories_replaced_value,
     m024_rederive_memories_replaced_value,
+    m025_rederive_memories_replaced_value,
 ]

@@ -119,8 +119,21 @@ that must no longer be a live memory, about a third long questions (150-630 char
 some pasted chat) and about a third asked in the other language than the fact was
 stated: dev9 to generalise on, heldout9 never looked at.
 
+A tenth pair, ``data/agent_scenarios_dev10.jsonl`` and ``…_heldout10.jsonl`` (``--half
+pair10``), was written blind on 2026-12-01 by a writer who had read only the issues and
+this docstring: six more users (a Wuyishan rock-tea factory's production manager, a
+piano technician, a museum registrar handling an incoming loan, a Hulunbuir cattle-ranch
+manager, a TV location manager, a giant-panda keeper; zh-dominant, en-dominant and mixed
+in each file), four sessions and 54-55 messages each with two or more failing tools, 19
+checks each of which seven are corrections (said outright, only as a new value, inside a
+long message, by the assistant confirming, as "not X, Y", as a slip corrected a minute
+later, or as a role handed over across sessions) and one a past plan that must no longer
+be a live memory, about a third long questions (150-440 characters, some pasted chat)
+and about a third asked in the other language than the fact was stated: dev10 to
+generalise on, heldout10 never looked at.
+
 Run: ``python benchmarks/bench_scenarios.py [--quick]
-[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5|pair6|pair7|pair8|pair9]
+[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5|pair6|pair7|pair8|pair9|pair10]
 [--extra-args "--limit 10"] [--per-message]
 [--semantic] [--ablate] [--show-heldout] [--json-out PATH] [--keep DIR]``.
 ``--ablate`` asks every check again with each ranking adjustment of
@@ -186,6 +199,8 @@ HALVES = {
     "heldout8": DATA / "agent_scenarios_heldout8.jsonl",
     "dev9": DATA / "agent_scenarios_dev9.jsonl",
     "heldout9": DATA / "agent_scenarios_heldout9.jsonl",
+    "dev10": DATA / "agent_scenarios_dev10.jsonl",
+    "heldout10": DATA / "agent_scenarios_heldout10.jsonl",
 }
 TOP = 10
 CONSOLIDATE_AT = "03:43"
@@ -753,6 +768,8 @@ def main() -> int:
             "heldout8",
             "dev9",
             "heldout9",
+            "dev10",
+            "heldout10",
             "both",
             "pair2",
             "pair3",
@@ -762,13 +779,14 @@ def main() -> int:
             "pair7",
             "pair8",
             "pair9",
+            "pair10",
         ),
         default="both",
         help=(
             "both = tuned + heldout; pair2 = dev2 + heldout2; pair3 = dev3 + heldout3;"
             " pair4 = dev4 + heldout4; pair5 = dev5 + heldout5; pair6 = dev6 + heldout6;"
             " pair7 = dev7 + heldout7; pair8 = dev8 + heldout8; pair9 = dev9 + heldout9;"
-            " dev is run on its own"
+            " pair10 = dev10 + heldout10; dev is run on its own"
         ),
     )
     parser.add_argument("--quick", action="store_true", help="one scenario per half")
@@ -811,6 +829,7 @@ def main() -> int:
         "pair7": ["dev7", "heldout7"],
         "pair8": ["dev8", "heldout8"],
         "pair9": ["dev9", "heldout9"],
+        "pair10": ["dev10", "heldout10"],
     }
     halves = pairs.get(args.half, [args.half])
     extra = shlex.split(args.extra_args)

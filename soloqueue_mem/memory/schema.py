@@ -356,6 +356,14 @@ def m025_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
     rederive_replaced_values(conn)
 
 
+def m026_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
+    """Rule 10 of ``replaced_value``: a typo taken back is a change cue, and a handover
+    reads one who goes on leave and a new lead said as 由X带 ("Leo 下周开始休陪产假，
+    install 改由陈默带" names ``Leo``). Rows written under rule 9 are given what rule 10
+    says, as in :func:`m018_rederive_memories_replaced_value`."""
+    rederive_replaced_values(conn)
+
+
 def rederive_replaced_values(conn: sqlite3.Connection) -> None:
     """Give every memory the ``replaced_value`` this program's rule derives from its
     content, writing only the rows whose stored value differs."""

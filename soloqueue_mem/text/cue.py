@@ -27,12 +27,13 @@ def cue() -> re.Pattern[str]:
     # A change verb with the result it reaches: 改成, 换到, 转到 ("打样这批转到捷配"),
     # 迁到, 迁移到 ("migrating to"), 搬到, 挪到, 升级到 …; or with 了, the change done: 换了,
     # 改了, 调了 ("权重也调了");
-    # or what was said taken back: 不对 (not the question tag 对不对), 说错了, 记错了;
+    # or what was said taken back: 不对 (not the question tag 对不对), 说错了, 记错了,
+    # a typo, 打错/写错 ("sorry 打错，是 3月18日"; not 打错电话);
     # or someone or something given up: 不再, and the same said as a request, 别再找,
     # 不要再用, or with 了 after what is given up, 别找小周了 (别用 alone forbids).
     chinese = (
         "[改换转迁搬挪调变](?:成|为|到)|(?:升级|降级|升|降|迁移)(?:成|为|到)|改一下|[改换调]了"
-        "|调整为|调整到|更正|纠正|其实|(?<!对)不对(?![吗吧呢])|[说记]错了"
+        "|调整为|调整到|更正|纠正|其实|(?<!对)不对(?![吗吧呢])|[说记打写]错了|[打写]错(?=[，,。；;！!\\s]|$)"
         f"|不再|{_given_up()}|不用了|已经改|现在归|现在改|从.{{1,12}}换|更新[:：]"
     )
     return re.compile(

@@ -21,10 +21,11 @@ def handover_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     team", "Dana left the team", "老周调去做网关了", "小王离职了", or going elsewhere from
     a time on ("阿杰下周去漳州那边开新项目了": 去 and a place or task, 了 ending the
     clause), the time before the verb too ("阿杰下周调去做新品线了"), or off to other
-    work or away for a while ("阿杰去专心做视频", "Ciarán's gone on secondment"); and
+    work or away for a while ("阿杰去专心做视频", "Ciarán's gone on secondment", "Leo 下周
+    开始休陪产假"); and
     someone taking it over: "took over", "replaces", "goes to Felix", "Niamh is
     supervising Heron", "以后找小林", "以后 OTA 的事找小林", "下周起报关找郑子健",
-    "交给小林", "交接给 Kelly", "接手"."""
+    "交给小林", "交接给 Kelly", "接手", "改由陈默带"."""
     name = r"(?P<name>[A-Z][\w.-]+(?: [A-Z][\w.-]+)?|[\u4e00-\u9fff]{2,3})"
     english = (
         r"(?:has |had |'s |’s )?(?:left(?: (?:the|our|their) (?:team|company|project))?\b"
@@ -40,14 +41,16 @@ def handover_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     # off to other work: "阿杰去专心做视频", "阿杰转做视频", "老周下个月借调去总部"; never
     # after a character that is no part of a name ("老周调去做网关了" names 老周)
     other_work = "(?<![调也就又再要会先想])(?:转去|去|转|改)(?:专心|专门|全职)?(?:做|负责|管)|借调"
-    chinese = f"(?:{when}|也)?(?:调去|调走|离职|转岗|不再负责|{other_work})|{going}"
+    # away for a while: 休产假, 休年假, 请病假 ("Leo 下周开始休陪产假"), "off on leave"
+    away = "(?:开始)?(?:休[\u4e00-\u9fff]{0,3}假|请[\u4e00-\u9fff]{0,2}假)"
+    chinese = f"(?:{when}|也)?(?:调去|调走|离职|转岗|不再负责|{other_work}|{away})|{going}"
     start = r"(?:^|(?<=[，,。；;:：.!?！？\s]))(?:然后|另外|还有|而且|对了)?"
     left = re.compile(f"{start}{name}\\s?(?:{english}|{chinese})")
     taking = re.compile(
         r"\b(?:took|takes|taking|taken) over\b|\breplac(?:ed|es|ing) [A-Z]"
         # someone now doing the role, the English of 由小林负责: "Niamh is supervising Heron"
         r"|\b(?:is|will be) (?:now )?(?:supervising|leading|running|handling|covering)\b"
-        r"|\bgoes to [A-Z]|交(?:接)?给|接手|接替|[归由][\u4e00-\u9fff]{1,3}(?:负责|管)"
+        r"|\bgoes to [A-Z]|交(?:接)?给|接手|接替|[归由][\u4e00-\u9fff]{1,3}(?:负责|管|带)"
         # from now, or from a time on, a task goes to someone: 以后找, "下周起报关找郑子健"
         r"|(?:以后|现在|改|起|开始)[\u4e00-\u9fff\w ]{0,8}?找"
     )

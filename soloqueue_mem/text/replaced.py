@@ -23,7 +23,7 @@ from soloqueue_mem.text.when import MONTH_NAME_EN
 # The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
 # a memory was written (``memories.replaced_value``), so a change to what it names for a
 # text already stored raises it, with a schema step on each back end deriving the column
-# again (memory.db's m018 to m025, PostgreSQL's steps after them; a test counts them).
+# again (memory.db's m018 to m026, PostgreSQL's steps after them; a test counts them).
 # Rule 2 names the earlier of two values of one kind around a change
 # (:func:`_changed_from`); rule 3 reads a thing moved to another day or time as a
 # change ("ETD 10/27 那条船满了，被 roll 到 10/31", :mod:`soloqueue_mem.text.cue`);
@@ -40,8 +40,11 @@ from soloqueue_mem.text.when import MONTH_NAME_EN
 # replaces after "not" as a change naming that one ("The consult fee is $175, not
 # $150": ``150``; "是 3.22，不是 3.19": ``3.19``, :func:`_restated`); rule 9 reads a
 # date with the month's name as one value ("moved from June 26 to July 3": ``June 26``,
-# where rule 8 named nothing; "instead of March 12": ``March 12``, not ``March``).
-RULE_VERSION = 9
+# where rule 8 named nothing; "instead of March 12": ``March 12``, not ``March``); rule
+# 10 reads a typo taken back (打错, 写错) as a change cue, and a handover whose leaver goes
+# on leave, or whose new lead is said as 由X带 ("Leo 下周开始休陪产假，install 改由陈默带":
+# ``Leo``).
+RULE_VERSION = 10
 
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
 

@@ -310,6 +310,11 @@ def test_a_handover_said_across_an_exchange_supersedes_who_left(cli, monkeypatch
             "Ciarán's gone on secondment to London, so Niamh Gallagher is supervising Heron",
             "Who's the supervising solicitor on Heron?",
         ),
+        (
+            "布展那边 install team 是 Leo 带队",
+            "Leo 下周开始休陪产假，install 改由陈默带",
+            "install team 现在谁带队？",
+        ),
     ],
 )
 def test_a_handover_to_other_work_named_after_the_taker_supersedes_who_left(
@@ -331,6 +336,19 @@ def test_a_handover_to_other_work_named_after_the_taker_supersedes_who_left(
     hits = recalled(cli, question)
     assert hits[0]["content"] == handover
     assert next(h for h in hits if h["content"].startswith(old))["superseded_by"]
+
+
+def test_a_typo_taken_back_supersedes_the_value_it_had(cli, monkeypatch):
+    """ "sorry 打错，是 3月18日 闭展" takes back the closing day just typed: the memory of
+    3月8日 is superseded, and the turn that typed it ranks below the correction."""
+    say(cli, "monday", "展期定了：12月5日开幕，3月8日闭展", "sorry 打错，是 3月18日 闭展")
+    at(monkeypatch, "2026-11-26T11:00:00Z")
+    consolidate(cli)
+    assert not [content for content in listed(cli) if "3月8日" in content]
+    hits = recalled(cli, "这个展哪天闭展？")
+    assert "3月18日" in hits[0]["content"]
+    first_stale = next(n for n, h in enumerate(hits) if "3月8日" in h["content"])
+    assert all("3月18日" in h["content"] for h in hits[:first_stale])
 
 
 def test_idle_threshold_is_an_option(cli, monkeypatch):

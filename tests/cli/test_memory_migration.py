@@ -176,6 +176,7 @@ def test_a_store_before_replaced_values_keeps_a_correction_naming_one_at_its_exp
         ("主图以后交给 Kelly 吧，阿杰去专心做视频", "阿杰"),  # rule 7
         ("The consult fee is $175, not $150, I updated the site", "150"),  # rule 8
         ("Correction: the audit moved from June 26 to July 3", "June 26"),  # rule 9
+        ("Leo 下周开始休陪产假，install 改由陈默带", "Leo"),  # rule 10
     ],
 )
 def test_a_correction_stored_under_the_older_replaced_value_rule_gets_the_newer_one(

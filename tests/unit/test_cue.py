@@ -106,3 +106,16 @@ def test_corrected_is_a_correction_as_geng_zheng_is(said):
 @pytest.mark.parametrize("said", ["the correct answer is 42", "Is that correct?"])
 def test_correct_alone_is_no_correction(said):
     assert not is_correction(said)
+
+
+@pytest.mark.parametrize(
+    "said", ["sorry 打错，是 3月18日 闭展", "刚才写错了，是周三", "我打错了，是 5 号"]
+)
+def test_a_typo_taken_back_is_a_correction(said):
+    """打错/写错 take back what was typed, as 说错了 takes back what was said."""
+    assert is_correction(said)
+
+
+@pytest.mark.parametrize("said", ["我打错电话了", "这个字写错字了也没关系"])
+def test_a_wrong_number_dialled_is_no_correction(said):
+    assert not is_correction(said)

@@ -145,6 +145,9 @@ def test_each_version_of_the_rule_has_a_schema_step_on_each_back_end():
         ("网关交给小林，老周下个月借调去总部", "老周"),
         ("Ciarán's gone on secondment so Niamh Gallagher is supervising Heron", "Ciarán"),
         ("Dana is moving to work on billing, Felix takes over the API", "Dana"),
+        # away on leave, the new lead said as 由X带
+        ("Leo 下周开始休陪产假，install 改由陈默带", "Leo"),
+        ("小王下个月休产假，前台由小李负责", "小王"),
     ],
 )
 def test_a_handover_gives_up_the_one_who_left(said, who_left):
@@ -157,6 +160,7 @@ def test_a_handover_gives_up_the_one_who_left(said, who_left):
         "阿杰下周去漳州那边开新项目了",  # nobody takes over: no role is named
         "下周去漳州那边看风电场了，资料交给蔡雨婷",  # nobody leaves
         "阿杰去专心做视频",  # nobody takes over
+        "小王下个月休产假",  # nobody takes over
         "Dana is going to work on billing, Felix is leading the API",  # a plan: nobody leaves
     ],
 )

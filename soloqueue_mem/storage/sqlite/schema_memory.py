@@ -27,6 +27,7 @@ from soloqueue_mem.memory.schema import (
     m023_rederive_memories_replaced_value,
     m024_rederive_memories_replaced_value,
     m025_rederive_memories_replaced_value,
+    m026_rederive_memories_replaced_value,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache, m016_version_embeddings
 from soloqueue_mem.sessions.schema import (
@@ -61,4 +62,5 @@ MIGRATIONS = [
     m023_rederive_memories_replaced_value,
     m024_rederive_memories_replaced_value,
     m025_rederive_memories_replaced_value,
+    m026_rederive_memories_replaced_value,
 ]

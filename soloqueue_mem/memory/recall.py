@@ -63,12 +63,7 @@ from soloqueue_mem.memory.working import Entry
 from soloqueue_mem.semantic.channel import dense_channel, usem3_channel
 from soloqueue_mem.sessions.events import Event, index_body
 from soloqueue_mem.sessions.turns import Scope, Turn, turn_name
-from soloqueue_mem.text.bilingual import (
-    TRANSLATION_WEIGHT,
-    general_words,
-    translated,
-    untranslated_words,
-)
+from soloqueue_mem.text.bilingual import TRANSLATION_WEIGHT, translated, untranslated_words
 from soloqueue_mem.text.budget import excerpt
 from soloqueue_mem.text.cjk import estimate_tokens, has_cjk
 from soloqueue_mem.text.dictionary import cedict_file, open_dictionary
@@ -543,30 +538,24 @@ def _twins(
     translates only the words no item of the store holds (``held_words``):
     a word that matches in its own language needs no translation, which could only
     displace its matches (as cross-language retrieval translates out-of-vocabulary
-    words), and so is the table's general vocabulary (:data:`~soloqueue_mem.text.
-    bilingual.GENERAL`), words a bilingual store says in both languages. An English question
+    words). An English question
     looks for Chinese words only where Chinese is written: when one of the scope's
     ``CHINESE_SEEN_TURNS`` newest turns holds some. A store and a question without CJK
     text never pay for CJK matching (nor for building the segmentation lexicon or the
     dictionary's cache)."""
     table_only = translated(terms)
-    general = general_words(terms)
     if query.isascii():
-        chinese = bool(general) or not all(twin.text.isascii() for twin in table_only)
-        if not chinese and cedict_file() is None:
+        if all(twin.text.isascii() for twin in table_only) and cedict_file() is None:
             return table_only, table_only
         newest = source.newest_turns(Scope(request.group, request.agent), CHINESE_SEEN_TURNS)
         if not any(has_cjk(_searchable(turn)) for turn in newest):
             latin = [twin for twin in table_only if twin.text.isascii()]
             return latin, latin
-    unheld = set(general) - source.held_words(general) if general else set()
-    if unheld:
-        table_only = translated(terms, unheld=unheld)
     dictionary = open_dictionary(lexicon().cache_dir) if cedict_file() is not None else None
     if dictionary is None:
         return table_only, table_only
     words = untranslated_words(terms)
-    twins = translated(terms, dictionary, set(words) - source.held_words(words), unheld)
+    twins = translated(terms, dictionary, set(words) - source.held_words(words))
     return twins, [twin for twin in twins if twin in table_only]
 
 

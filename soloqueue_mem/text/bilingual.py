@@ -9,16 +9,10 @@ allergies, language rules, the kinds of tools a team uses, schedule, ownership,
 workplaces, the things of everyday work (reports, formats, rules, plans, software), pets,
 freight and trade, units of measure, events, travel and weather — so recall can look
 for a query word's twin in the other language (:func:`translations`), bounded and
-weighed below the query's own words. A second table, :data:`GENERAL`, holds the general
-vocabulary of daily life and work (food and the kitchen, money and insurance, law,
-school, health, media and selling, quality and inspection, buildings and rooms,
-vehicles, hours and minutes): words a bilingual store says in both languages, so one is
-translated only when no item of the store holds it in its own language
-(:func:`general_translations`, as a dictionary's are).
+weighed below the query's own words.
 
-Each row is one concept: its English words (single words; a word the table lists is
-matched as written, another by its Porter stem, so "allergies" finds the row of
-"allergy" and "building" not the row of "build") and its Chinese words (two characters
+Each row is one concept: its English words (single words; matched by their Porter
+stem, so "allergies" finds the row of "allergy") and its Chinese words (two characters
 or more: a lone character is inside too many words; but for 猫 and 狗, see
 :data:`PETS`). Only whole categories belong here, never a word because one sentence
 needs it, nor a word whose commonest sense in an agent's turns is another (a git
@@ -410,11 +404,12 @@ WEATHER: tuple[Row, ...] = (
     (("typhoon",), ("台风",)),
 )
 
-# The general vocabulary of daily life and work that the categories above leave out,
-# filled a whole field at a time (not "class", "case", "standard", "driver" or
+# the general vocabulary of daily life and work that the categories above leave out,
+# filled a whole field at a time: food and the kitchen, money and insurance, law,
+# school, health, media and selling, quality and inspection, buildings and rooms,
+# vehicles, and the units of time (not "class", "case", "standard", "driver" or
 # "episode", whose commonest sense in an agent's turns is the code's, nor "host", which
-# shares its stem with hosting). Apart from CATEGORIES: a word of these is translated
-# only when the store does not hold it (recall's ``held_words``).
+# shares its stem with hosting)
 FOOD: tuple[Row, ...] = (
     (("kitchen", "kitchens"), ("厨房", "后厨")),
     (("chef", "cook"), ("厨师", "主厨")),
@@ -542,9 +537,6 @@ CATEGORIES: tuple[tuple[Row, ...], ...] = (
     EVENTS,
     TRAVEL,
     WEATHER,
-)
-
-GENERAL: tuple[tuple[Row, ...], ...] = (
     FOOD,
     MONEY,
     LAW,
@@ -564,30 +556,17 @@ def translations(word: str) -> tuple[str, ...]:
     lists is looked up as written, another by its stem: two rows' words may share a
     stem and not a sense ("building" a house, "build" software; "customs", "customer"),
     and a listed word takes only its own row's twins."""
-    return _lookup(word, CATEGORIES)
-
-
-def general_translations(word: str) -> tuple[str, ...]:
-    """:func:`translations` of ``word`` in the general vocabulary (:data:`GENERAL`)."""
-    return _lookup(word, GENERAL)
-
-
-def _lookup(word: str, categories: tuple[tuple[Row, ...], ...]) -> tuple[str, ...]:
-    """``word``'s twins in ``categories``: an English word either table lists as
-    written takes its own rows' twins only."""
     if not word.isascii():
-        return _table(categories).get(word, ())
+        return _table().get(word, ())
     word = word.casefold()
-    if word in _written(CATEGORIES + GENERAL):
-        return _written(categories).get(word, ())
-    return _table(categories).get(stem(word), ())
+    return _written().get(word) or _table().get(stem(word), ())
 
 
 @cache
-def _written(categories: tuple[tuple[Row, ...], ...]) -> dict[str, tuple[str, ...]]:
-    """Each English word of ``categories`` as written -> its rows' Chinese words."""
+def _written() -> dict[str, tuple[str, ...]]:
+    """Each English word of the table as written -> its rows' Chinese words."""
     table: dict[str, dict[str, None]] = {}
-    for rows in categories:
+    for rows in CATEGORIES:
         for english, chinese in rows:
             for word in english:
                 table.setdefault(word, {}).update(dict.fromkeys(chinese))
@@ -595,11 +574,11 @@ def _written(categories: tuple[tuple[Row, ...], ...]) -> dict[str, tuple[str, ..
 
 
 @cache
-def _table(categories: tuple[tuple[Row, ...], ...]) -> dict[str, tuple[str, ...]]:
+def _table() -> dict[str, tuple[str, ...]]:
     """English stems -> the row's Chinese words; Chinese words -> the row's English
     words (as written: the index stems them itself)."""
     table: dict[str, dict[str, None]] = {}
-    for rows in categories:
+    for rows in CATEGORIES:
         for english, chinese in rows:
             for word in english:
                 table.setdefault(stem(word), {}).update(dict.fromkeys(chinese))
@@ -625,20 +604,15 @@ MAX_TRANSLATIONS = 8  # at most this many twins join a query
 
 
 def translated(
-    terms: list[QueryTerm],
-    dictionary: Dictionary | None = None,
-    asked: Collection[str] = (),
-    unheld: Collection[str] = (),
+    terms: list[QueryTerm], dictionary: Dictionary | None = None, asked: Collection[str] = ()
 ) -> list[QueryTerm]:
     """The other language's twins of ``terms`` that the query does not hold, each in
     its word's group (a text holding the word or its twin covers that word once) at
     ``TRANSLATION_WEIGHT`` of its weight, at most ``MAX_TRANSLATIONS``: each word's
     first twin (the heaviest words' first), then each one's second, and so on, so that
     a word with many twins (store: 门店, 店铺, 商店) never takes the places of other
-    words' only twin. The table's twins come first; then those of the general
-    vocabulary (:data:`GENERAL`) of the terms in ``unheld`` (some of
-    :func:`general_words`: those no item of the store holds); then the words of
-    ``asked`` (some of :func:`untranslated_words`) are looked up in ``dictionary``
+    words' only twin. The table's twins come first; the words of ``asked`` (some of
+    :func:`untranslated_words`) are then looked up in ``dictionary``
     (:mod:`.dictionary`), when there is one, to fill the places left: a dictionary's
     many senses never crowd out the table's."""
     have = {term.text.casefold() for term in terms}
@@ -646,7 +620,6 @@ def translated(
     heaviest_first = sorted(terms, key=lambda t: -t.weight)
     passes: list[tuple[list[QueryTerm], Callable[[str], tuple[str, ...]]]]
     passes = [(heaviest_first, translations)]
-    passes.append(([term for term in heaviest_first if term.text in unheld], general_translations))
     if dictionary is not None:
         words = [term for term in heaviest_first if term.text in asked]
         passes.append((words, dictionary.translations))
@@ -671,23 +644,9 @@ def _one_from_each_in_turn(lists: list[list[QueryTerm]]) -> Iterator[QueryTerm]:
 
 
 def untranslated_words(terms: list[QueryTerm]) -> list[str]:
-    """The query's own words (not their sub-words: 咖啡 in 咖啡馆) neither table has
-    a row for: those a dictionary may translate."""
-    return [
-        term.text
-        for term in _query_words(terms)
-        if not translations(term.text) and not general_translations(term.text)
-    ]
-
-
-def general_words(terms: list[QueryTerm]) -> list[str]:
-    """The terms (sub-words too: 保险 in 保险公司) the general vocabulary has a row
-    for and the table none: those translated when the store does not hold them."""
-    return [
-        term.text
-        for term in terms
-        if general_translations(term.text) and not translations(term.text)
-    ]
+    """The query's own words (not their sub-words: 咖啡 in 咖啡馆) the table has no
+    row for: those a dictionary may translate."""
+    return [term.text for term in _query_words(terms) if not translations(term.text)]
 
 
 def _query_words(terms: list[QueryTerm]) -> list[QueryTerm]:

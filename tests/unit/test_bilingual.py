@@ -8,8 +8,6 @@ from soloqueue_mem.text.bilingual import (
     CATEGORIES,
     MAX_TRANSLATIONS,
     PETS,
-    general_translations,
-    general_words,
     translated,
     translations,
 )
@@ -54,25 +52,3 @@ def test_each_word_gets_its_first_twin_before_any_word_gets_a_second():
     twins = [t.text for t in translated([QueryTerm(w, 1.0, n) for n, w in enumerate(words)])]
     assert twins[:4] == ["周一", "周日", "老婆", "女儿"]
     assert len(twins) == MAX_TRANSLATIONS
-
-
-def test_a_word_the_table_lists_takes_its_own_row_s_twins_not_those_of_its_stem():
-    """ "customs" and "customer" share the stem custom, "building" and "build" build: a
-    word either table lists as written gets its own row's twins only."""
-    assert translations("customs") == ("海关", "报关", "清关")
-    assert translations("customer") == ("客户",)
-    assert translations("customers") == ("客户", "海关", "报关", "清关")  # by its stem
-    assert general_translations("building") == ("大楼", "楼栋")
-    assert translations("building") == ()  # not build's 构建
-    assert general_translations("inspecting") == ("检验", "检测")
-
-
-def test_the_general_vocabulary_translates_only_the_words_the_store_does_not_hold():
-    """A word of the general vocabulary (kitchen, 保险) is said in both languages in a
-    bilingual store: its twins join only when the store does not hold it
-    (``unheld``), after the table's."""
-    terms = [QueryTerm("kitchen", 1.0, 0), QueryTerm("wife", 0.8, 1)]
-    assert general_words(terms) == ["kitchen"]
-    assert [t.text for t in translated(terms)] == ["老婆", "妻子", "太太"]
-    twins = [t.text for t in translated(terms, unheld={"kitchen"})]
-    assert twins == ["老婆", "妻子", "太太", "厨房", "后厨"]

@@ -404,121 +404,6 @@ WEATHER: tuple[Row, ...] = (
     (("typhoon",), ("台风",)),
 )
 
-# the general vocabulary of daily life and work that the categories above leave out,
-# filled a whole field at a time: food and the kitchen, money and insurance, law,
-# school, health, media and selling, quality and inspection, buildings and rooms,
-# vehicles, and the units of time (not "class", "case", "standard", "driver" or
-# "episode", whose commonest sense in an agent's turns is the code's, nor "host", which
-# shares its stem with hosting)
-FOOD: tuple[Row, ...] = (
-    (("kitchen", "kitchens"), ("厨房", "后厨")),
-    (("chef", "cook"), ("厨师", "主厨")),
-    (("menu", "menus"), ("菜单",)),
-    (("recipe", "recipes"), ("菜谱", "配方")),
-    (("ingredient", "ingredients", "produce"), ("食材", "原料")),
-    (("dish", "dishes"), ("菜品",)),
-    (("breakfast",), ("早餐", "早饭")),
-    (("lunch",), ("午餐", "午饭")),
-    (("dinner", "supper"), ("晚餐", "晚饭")),
-    (("coffee",), ("咖啡",)),
-    (("wine", "wines"), ("葡萄酒", "红酒")),
-    (("beer",), ("啤酒",)),
-)
-
-MONEY: tuple[Row, ...] = (
-    (("insurance", "insured", "insurer"), ("保险",)),
-    (("tax", "taxes"), ("税费", "税务")),
-    (("loan", "loans"), ("贷款",)),
-    (("bank", "banks"), ("银行",)),
-    (("rent",), ("房租", "租金")),
-    (("deposit",), ("押金", "定金")),
-    (("discount", "discounts"), ("折扣", "优惠")),
-    (("refund", "refunds"), ("退款",)),
-    (("cost", "costs"), ("成本",)),
-    (("revenue", "sales"), ("营业额", "销售额")),
-    (("profit", "profits"), ("利润",)),
-    (("commission",), ("佣金", "提成")),
-    (("consultation", "consulting", "consult"), ("咨询",)),
-)
-
-LAW: tuple[Row, ...] = (
-    (("lawyer", "lawyers", "attorney", "solicitor"), ("律师",)),
-    (("firm",), ("律所", "事务所")),
-    (("court",), ("法院", "法庭")),
-    (("lawsuit", "litigation"), ("诉讼", "官司")),
-    (("evidence",), ("证据",)),
-    (("witness",), ("证人",)),
-    (("expert", "experts"), ("专家",)),
-    (("license", "licence", "permit"), ("执照", "许可证")),
-    (("patent", "patents"), ("专利",)),
-    (("trademark",), ("商标",)),
-)
-
-SCHOOL: tuple[Row, ...] = (
-    (("course", "courses"), ("课程",)),
-    (("teacher", "teachers"), ("老师", "教师")),
-    (("student", "students"), ("学生",)),
-    (("exam", "exams"), ("考试",)),
-    (("homework",), ("作业",)),
-    (("degree",), ("学位",)),
-    (("university", "college"), ("大学",)),
-    (("thesis", "dissertation"), ("论文",)),
-    (("tuition",), ("学费",)),
-)
-
-HEALTH: tuple[Row, ...] = (
-    (("doctor", "doctors"), ("医生", "大夫")),
-    (("nurse", "nurses"), ("护士",)),
-    (("medicine", "medication"), ("药物", "药品")),
-    (("prescription",), ("处方",)),
-    (("surgery",), ("手术",)),
-    (("symptom", "symptoms"), ("症状",)),
-    (("checkup",), ("体检",)),
-    (("dentist",), ("牙医",)),
-)
-
-MEDIA: tuple[Row, ...] = (
-    (("livestream", "livestreams", "livestreaming"), ("直播",)),
-    (("channel", "channels"), ("频道",)),
-    (("fans", "followers"), ("粉丝",)),
-    (("ad", "ads", "advertising", "advert"), ("广告",)),
-    (("marketing",), ("营销", "推广")),
-    (("brand", "brands"), ("品牌",)),
-    (("promotion", "promo"), ("促销",)),
-)
-
-QUALITY: tuple[Row, ...] = (
-    (("sample", "samples"), ("样品", "样本")),
-    (("inspection", "inspect"), ("检验", "检测")),
-    (("audit", "audits"), ("审计", "验厂")),
-    (("certificate", "certification"), ("证书", "认证")),
-    (("quality",), ("质量", "品质")),
-    (("defect", "defects"), ("缺陷", "瑕疵")),
-    (("complaint", "complaints"), ("投诉",)),
-)
-
-BUILDINGS: tuple[Row, ...] = (
-    (("building", "buildings"), ("大楼", "楼栋")),
-    (("floor",), ("楼层",)),
-    (("room", "rooms"), ("房间",)),
-    (("apartment", "flat"), ("公寓",)),
-    (("parking",), ("停车", "车位")),
-    (("elevator", "lift"), ("电梯",)),
-)
-
-VEHICLES: tuple[Row, ...] = (
-    (("car", "cars"), ("汽车", "车辆")),
-    (("bus", "buses", "minibus", "van"), ("巴士", "小巴", "大巴", "面包车")),
-    (("bike", "bicycle"), ("自行车",)),
-    (("subway", "metro"), ("地铁",)),
-    (("taxi",), ("出租车", "打车")),
-)
-
-TIME_UNITS: tuple[Row, ...] = (
-    (("hour", "hours", "hourly"), ("小时",)),
-    (("minute", "minutes"), ("分钟",)),
-)
-
 CATEGORIES: tuple[tuple[Row, ...], ...] = (
     PLACE_WORDS,
     CITIES,
@@ -537,40 +422,13 @@ CATEGORIES: tuple[tuple[Row, ...], ...] = (
     EVENTS,
     TRAVEL,
     WEATHER,
-    FOOD,
-    MONEY,
-    LAW,
-    SCHOOL,
-    HEALTH,
-    MEDIA,
-    QUALITY,
-    BUILDINGS,
-    VEHICLES,
-    TIME_UNITS,
 )
 
 
 def translations(word: str) -> tuple[str, ...]:
     """The other language's words for ``word`` (a query term: an English word or a
-    Chinese word), or () when the table has no row for it. An English word the table
-    lists is looked up as written, another by its stem: two rows' words may share a
-    stem and not a sense ("building" a house, "build" software; "customs", "customer"),
-    and a listed word takes only its own row's twins."""
-    if not word.isascii():
-        return _table().get(word, ())
-    word = word.casefold()
-    return _written().get(word) or _table().get(stem(word), ())
-
-
-@cache
-def _written() -> dict[str, tuple[str, ...]]:
-    """Each English word of the table as written -> its rows' Chinese words."""
-    table: dict[str, dict[str, None]] = {}
-    for rows in CATEGORIES:
-        for english, chinese in rows:
-            for word in english:
-                table.setdefault(word, {}).update(dict.fromkeys(chinese))
-    return {word: tuple(twins) for word, twins in table.items()}
+    Chinese word), or () when the table has no row for it."""
+    return _table().get(word if not word.isascii() else stem(word.casefold()), ())
 
 
 @cache

@@ -325,9 +325,12 @@ def corrections_first(
     them (stems, CJK words); only the query's words count, so names and small talk two
     turns share do not. An item naming the value it replaces (:func:`replaced_value`:
     "we're dropping LinguaPro", "主图设计从阿杰交接给 Kelly") corrects one stating that
-    value on its topic (:func:`_states_named`), as a memory naming it marks the turns
-    stating it (:func:`named_stale`): what it corrects is read from the two, whatever
-    few words of a short or other-language question they share."""
+    value on its topic (:func:`_states_named`, as :func:`named_stale` reads a memory
+    naming it) and sharing one word of the query with it: the value says what is
+    corrected, and the shared word that the question is about it, where a short or
+    other-language question gives two items one word to share at most. "以后别找老王了，
+    …交给刘冬梅" corrects "灯光供应商光耀照明，安全负责人王建国（老王）" for a question about
+    security, not for one about the lights."""
     texts = [said.text for said in ranked]
     named = _named(texts, texts, lexicon)
     cued = {n for n, said in enumerate(ranked) if is_correction(said.text)}
@@ -344,7 +347,13 @@ def corrections_first(
                 continue
             shared = sum(1 for where in held if newer in where and older in where)
             by_words = newer in cued and shared >= MIN_SHARED_WORDS
-            if by_words or (fix and not named[older] and _states_named(older, stating, fix)):
+            by_value = (
+                fix is not None
+                and shared > 0
+                and not named[older]
+                and _states_named(older, stating, fix)
+            )
+            if by_words or by_value:
                 order.remove(newer)
                 order.insert(place, newer)
                 break

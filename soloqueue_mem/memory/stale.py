@@ -313,7 +313,10 @@ def newer_first(ranked: list[Said], lexicon: Callable[[], Lexicon]) -> list[str]
 
 
 def corrections_first(
-    ranked: list[Said], query_words: list[str], lexicon: Callable[[], Lexicon]
+    ranked: list[Said],
+    query_words: list[str],
+    lexicon: Callable[[], Lexicon],
+    linked: Set[str] = frozenset(),
 ) -> list[str]:
     """The keys of ``ranked`` (matching items of any kind, best first), each item that
     announces a correction moved to just above the first older item it corrects, as
@@ -330,7 +333,10 @@ def corrections_first(
     corrected, and the shared word that the question is about it, where a short or
     other-language question gives two items one word to share at most. "以后别找老王了，
     …交给刘冬梅" corrects "灯光供应商光耀照明，安全负责人王建国（老王）" for a question about
-    security, not for one about the lights."""
+    security, not for one about the lights. An item of ``linked`` (its supersede link
+    known: ``superseded_by``) is left to the memory that replaced it, which places it
+    (recall's ``_stale_below_replacements``): an episode naming the value of the same
+    handover does not take its place."""
     texts = [said.text for said in ranked]
     named = _named(texts, texts, lexicon)
     cued = {n for n, said in enumerate(ranked) if is_correction(said.text)}
@@ -351,6 +357,7 @@ def corrections_first(
                 fix is not None
                 and shared > 0
                 and not named[older]
+                and ranked[older].key not in linked
                 and _states_named(older, stating, fix)
             )
             if by_words or by_value:

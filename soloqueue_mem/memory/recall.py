@@ -963,7 +963,10 @@ def _restated_newer_first(
     head = _reordered(
         head, lambda h: h.candidate.memory is not None, lambda s: stale.newer_first(s, lexicon)
     )
-    corrected = _reordered(head, lambda h: True, lambda s: stale.corrections_first(s, query_words))
+    linked = {h.candidate.key for h in head if h.candidate.superseded_by is not None}
+    corrected = _reordered(
+        head, lambda h: True, lambda s: stale.corrections_first(s, query_words, lexicon, linked)
+    )
     return corrected + tail
 
 

@@ -312,24 +312,55 @@ def newer_first(ranked: list[Said], lexicon: Callable[[], Lexicon]) -> list[str]
     return [ranked[n].key for n in order]
 
 
-def corrections_first(ranked: list[Said], query_words: list[str]) -> list[str]:
+def corrections_first(
+    ranked: list[Said],
+    query_words: list[str],
+    lexicon: Callable[[], Lexicon],
+    linked: Set[str] = frozenset(),
+) -> list[str]:
     """The keys of ``ranked`` (matching items of any kind, best first), each item that
-    announces a correction (:func:`is_correction`: "更正一下：…", "no longer …") moved to
-    just above the first older item holding at least two of the query's words it holds
-    too: what it corrects, as far as the question is concerned. "Update: supervisor
-    meetings are on Thursday mornings" then ranks above "…we meet every Tuesday" for
-    "when do I meet my supervisor?", though no supersede link joins the two (nothing was
-    extracted from it). Words match as the index matches them (stems, CJK words); only
-    the query's words count, so names and small talk two turns share do not."""
-    cued = [n for n, said in enumerate(ranked) if is_correction(said.text)]
-    if not cued:
+    announces a correction moved to just above the first older item it corrects, as
+    far as the question is concerned. An item with a correction cue (:func:`is_correction`:
+    "更正一下：…", "no longer …") corrects one holding at least two of the query's words it
+    holds too: "Update: supervisor meetings are on Thursday mornings" then ranks above
+    "…we meet every Tuesday" for "when do I meet my supervisor?", though no supersede
+    link joins the two (nothing was extracted from it). Words match as the index matches
+    them (stems, CJK words); only the query's words count, so names and small talk two
+    turns share do not. An item naming the value it replaces (:func:`replaced_value`:
+    "we're dropping LinguaPro", "主图设计从阿杰交接给 Kelly") corrects one stating that
+    value on its topic (:func:`_states_named`, as :func:`named_stale` reads a memory
+    naming it) and sharing one word of the query with it: the value says what is
+    corrected, and the shared word that the question is about it, where a short or
+    other-language question gives two items one word to share at most. "以后别找老王了，
+    …交给刘冬梅" corrects "灯光供应商光耀照明，安全负责人王建国（老王）" for a question about
+    security, not for one about the lights. An item of ``linked`` (its supersede link
+    known: ``superseded_by``) is left to the memory that replaced it, which places it
+    (recall's ``_stale_below_replacements``): an episode naming the value of the same
+    handover does not take its place."""
+    texts = [said.text for said in ranked]
+    named = _named(texts, texts, lexicon)
+    cued = {n for n, said in enumerate(ranked) if is_correction(said.text)}
+    movers = sorted(cued | {n for n, found in enumerate(named) if found})
+    if not movers:
         return [said.key for said in ranked]
     order = list(range(len(ranked)))
-    held = word_holders([said.text for said in ranked], query_words)
-    for newer in cued:
+    held = word_holders(texts, query_words)
+    stating = _held_by(texts, [(n, found) for n, found in enumerate(named) if found])
+    for newer in movers:
+        fix = named[newer]
         for place, older in enumerate(order[: order.index(newer)]):
+            if ranked[older].created_at >= ranked[newer].created_at:
+                continue
             shared = sum(1 for where in held if newer in where and older in where)
-            if shared >= MIN_SHARED_WORDS and ranked[older].created_at < ranked[newer].created_at:
+            by_words = newer in cued and shared >= MIN_SHARED_WORDS
+            by_value = (
+                fix is not None
+                and shared > 0
+                and not named[older]
+                and ranked[older].key not in linked
+                and _states_named(older, stating, fix)
+            )
+            if by_words or by_value:
                 order.remove(newer)
                 order.insert(place, newer)
                 break

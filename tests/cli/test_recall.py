@@ -1110,6 +1110,40 @@ def test_a_correction_naming_the_value_it_drops_makes_the_turns_stating_it_stale
 
 
 @pytest.mark.parametrize(
+    ("stated", "acknowledged", "changed", "question"),
+    [
+        (
+            "Our certified translations go to LinguaPro, about five business days",
+            "Noted: translations through LinguaPro.",
+            "We're dropping LinguaPro after two missed deadlines, translations go to Cascadia",
+            "Which translation company do we use?",
+        ),
+        (
+            "主图一直是阿杰在做，他做得很细",
+            "好的，主图阿杰负责，记下了。",
+            "好的，主图设计从阿杰交接给 Kelly，阿杰转做视频。",
+            "主图现在归谁做？",
+        ),
+    ],
+)
+def test_a_turn_naming_the_value_it_replaces_ranks_above_the_turns_stating_it(
+    cli, monkeypatch, stated, acknowledged, changed, question
+):
+    """No memory says the change and the turns share one word of the question: the
+    later turn names the value it replaces (dropping LinguaPro; a handover from 阿杰),
+    and the older turns stating that value on its topic rank below it."""
+    at(monkeypatch, "2026-11-01T08:00:00Z")
+    log(cli, stated, "--role", "assistant")
+    log(cli, acknowledged, "--role", "assistant")
+    at(monkeypatch, "2026-11-10T08:00:00Z")
+    log(cli, changed, "--role", "assistant")
+    at(monkeypatch, NOW)
+    hits = contents(recall(cli, question))
+    assert hits[0] == changed
+    assert {stated, acknowledged} <= set(hits[1:])
+
+
+@pytest.mark.parametrize(
     ("stated", "acknowledged", "restated", "question"),
     [
         (

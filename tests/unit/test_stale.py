@@ -9,6 +9,7 @@ import pytest
 from soloqueue_mem.memory import stale
 from soloqueue_mem.memory.model import Memory
 from soloqueue_mem.text.lexicon import Lexicon
+from soloqueue_mem.text.query import weigh_query
 
 SAID_AT = "2026-11-01T08:00:00.000Z"
 
@@ -45,3 +46,33 @@ def test_a_correction_is_current_only_for_a_question_about_what_changed(lexicon)
     assert len(fixes) == 2  # both replaced a value
     assert stale.current_values(fixes, ["long", "keep", "backups"]) == {"new": "old"}
     assert stale.current_values(fixes, ["customer", "vaccine", "fridge"]) == {}
+
+
+def said(key: str, text: str, day: int) -> stale.Said:
+    return stale.Said(key, text, f"2026-11-{day:02d}T08:00:00.000Z")
+
+
+LIGHTS_AND_SECURITY = [
+    said("old", "灯光供应商光耀照明，安全负责人王建国（老王）", 1),
+    said("lights", "北极星灯光明天下午来调试主塔的灯", 10),
+    said("fix", "安全这块，以后别找老王了，老王调去管停车场了，交给刘冬梅", 12),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "linked", "first"),
+    [
+        ("安全的事现在找谁？", frozenset(), "fix"),
+        ("主塔的灯光现在是哪家做？", frozenset(), "old"),
+        ("安全的事现在找谁？", frozenset({"old"}), "old"),
+    ],
+)
+def test_a_named_value_moves_a_correction_above_what_it_corrects_for_its_question(
+    lexicon, question, linked, first
+):
+    """The correction names 老王 as replaced: it jumps the older item stating 老王 when
+    the two share a word of the question (安全), not for a question about the lights the
+    older item also states; an item whose supersede link is known is left to it."""
+    words = [term.text for term in weigh_query(question, lambda: lexicon).terms]
+    order = stale.corrections_first(LIGHTS_AND_SECURITY, words, lambda: lexicon, linked)
+    assert order[0] == first

@@ -364,6 +364,13 @@ def m026_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
     rederive_replaced_values(conn)
 
 
+def m027_rederive_memories_replaced_value(conn: sqlite3.Connection) -> None:
+    """Rule 11 of ``replaced_value``: the numbers of a list's items are no values ("1)
+    …；2) 成品暂存改到…" named ``1``). Rows written under rule 10 are given what rule 11
+    says, as in :func:`m018_rederive_memories_replaced_value`."""
+    rederive_replaced_values(conn)
+
+
 def rederive_replaced_values(conn: sqlite3.Connection) -> None:
     """Give every memory the ``replaced_value`` this program's rule derives from its
     content, writing only the rows whose stored value differs."""

@@ -23,7 +23,7 @@ from soloqueue_mem.text.when import MONTH_NAME_EN
 # The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
 # a memory was written (``memories.replaced_value``), so a change to what it names for a
 # text already stored raises it, with a schema step on each back end deriving the column
-# again (memory.db's m018 to m026, PostgreSQL's steps after them; a test counts them).
+# again (memory.db's m018 to m027, PostgreSQL's steps after them; a test counts them).
 # Rule 2 names the earlier of two values of one kind around a change
 # (:func:`_changed_from`); rule 3 reads a thing moved to another day or time as a
 # change ("ETD 10/27 那条船满了，被 roll 到 10/31", :mod:`soloqueue_mem.text.cue`);
@@ -43,8 +43,9 @@ from soloqueue_mem.text.when import MONTH_NAME_EN
 # where rule 8 named nothing; "instead of March 12": ``March 12``, not ``March``); rule
 # 10 reads a typo taken back (打错, 写错) as a change cue, and a handover whose leaver goes
 # on leave, or whose new lead is said as 由X带 ("Leo 下周开始休陪产假，install 改由陈默带":
-# ``Leo``).
-RULE_VERSION = 10
+# ``Leo``); rule 11 reads the numbers of a list's items as no values ("1) …；2) 成品暂存
+# 改到…" named ``1``).
+RULE_VERSION = 11
 
 _NAMED = re.compile(r"[A-Z0-9.]|[\u4e00-\u9fff]")  # a name or term: see replaced_value
 
@@ -86,6 +87,17 @@ _VALUE = re.compile(
     r"|(?<![\w.:/])(?P<number>\d+(?:[.:/]\d+)*)(?![\w.:/]*\d)"
     r"(?:\s?(?P<unit>%|[A-Za-z]{1,8}\b|[\u4e00-\u9fff]{1,2}))?"
 )
+# The number of an item in a list, "1) …；2) 成品暂存改到…" or "2、…": no value.
+_LIST_NUMBER = re.compile(r"(?:^|(?<=[\s:：;；]))\d{1,2}[)）、]")
+
+
+def _values(text: str) -> list[re.Match[str]]:
+    """The values of ``text`` in order (:data:`_VALUE`), but for the numbers of a list's
+    items: "1) BOM 目标改为 ¥135；2) EVT build 推到 8月27日" changes no 1 into a 2."""
+    numbers = {found.start() for found in _LIST_NUMBER.finditer(text)}
+    return [found for found in _VALUE.finditer(text) if found.start() not in numbers]
+
+
 _DIRECTION = re.compile(r"\s*(?:to|->|→|到)\s*", re.IGNORECASE)  # "from 8080 to 8443"
 MAX_CHANGE_GAP = 80  # characters between the value given up and the one that holds
 
@@ -136,7 +148,7 @@ def _changed_from(text: str) -> str:
     just before the range)."""
     if cue().search(text) is None:
         return ""
-    values = list(_VALUE.finditer(text))
+    values = _values(text)
     for n, earlier in enumerate(values):
         for later in values[n + 1 :]:
             gap = text[_end(earlier) : later.start()]
@@ -167,7 +179,7 @@ def _restated(text: str) -> str:
     no correction cue: the statement corrects by naming what it replaces
     (:mod:`soloqueue_mem.memory.correction`), and "现在是 210 pax，不是 180 了" read as a cue
     superseded the whole memory that also named the wedding's venue."""
-    values = list(_VALUE.finditer(text))
+    values = _values(text)
     for earlier, later in pairwise(values):
         gap = text[_end(earlier) : later.start()]
         if _RESTATED_GAP.fullmatch(gap):

@@ -199,3 +199,16 @@ def test_a_correction_stored_under_the_older_replaced_value_rule_gets_the_newer_
 
     cli.ok("stats")  # opened again: the schema is current, nothing is derived
     assert replaced_values(home) == [("kept",)]
+
+
+def test_a_list_number_an_older_rule_named_is_named_no_more(cli, home):
+    """Rule 11: the "1" an older rule named of "1) … 2) …" (a list's numbers read as a
+    change from 1 to 2) is derived again as nothing on open."""
+    cli.ok("remember", "结论：1) BOM 目标改为 ¥135；2) EVT build 推到 8月27日")
+    with sqlite3.connect(home / "memory.db", isolation_level=None) as conn:
+        conn.execute("UPDATE memories SET replaced_value = '1'")  # what rule 10 gave
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+    conn.close()
+
+    cli.ok("stats")
+    assert replaced_values(home) == [("",)]

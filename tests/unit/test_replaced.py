@@ -124,6 +124,24 @@ def test_a_range_of_dates_or_one_day_said_twice_gives_up_nothing(said):
     assert replaced_value(said) == ""
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "结论先给你：1) BOM 目标改为 ¥135；2) EVT build 推到 8月27日；3) PR 改为一个人 approve",
+        "整理成表：1) 年底前完成差距分析；2) 成品暂存改到旅顺新港冷库",
+        "两件事：1、端口改成 8443 2、日志级别调到 debug",
+    ],
+)
+def test_the_numbers_of_a_lists_items_are_no_values(said):
+    """A list's "1)" and "2)" are no values of one kind around a change."""
+    assert replaced_value(said) == ""
+
+
+def test_a_list_item_still_names_the_value_it_changes():
+    said = "两件事：1) 端口从 8080 改成 8443；2) 日志级别不变"
+    assert replaced_value(said) == "8080"
+
+
 def test_each_version_of_the_rule_has_a_schema_step_on_each_back_end():
     """Expiry reads the value stored with a memory: a new version of the rule comes
     with the step deriving the column again on both back ends (m017 and m018 …)."""

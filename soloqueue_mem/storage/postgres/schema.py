@@ -81,7 +81,7 @@ def _replaced_values(conn: psycopg.Connection) -> None:
 
 def _rederived_replaced_values(conn: psycopg.Connection) -> None:
     """``memories.replaced_value`` derived again by this program's rule, the rows whose
-    value differs written (memory.db's m017 to m026: a step per version of the rule)."""
+    value differs written (memory.db's m017 to m027: a step per version of the rule)."""
     from soloqueue_mem.memory.schema import replaced_values
 
     rows = conn.execute("SELECT seq, content, replaced_value FROM memories").fetchall()
@@ -246,6 +246,9 @@ MIGRATIONS: list[str | Callable[[psycopg.Connection], None]] = [
     _rederived_replaced_values,
     # (replaced value, rule 10) a typo taken back, a lead on leave, 由X带: rows written
     # under rule 9 derived again (as memory.db's m026)
+    _rederived_replaced_values,
+    # (replaced value, rule 11) the numbers of a list's items are no values: rows written
+    # under rule 10 derived again (as memory.db's m027)
     _rederived_replaced_values,
 ]
 

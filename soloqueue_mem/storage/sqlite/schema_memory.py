@@ -28,6 +28,7 @@ from soloqueue_mem.memory.schema import (
     m024_rederive_memories_replaced_value,
     m025_rederive_memories_replaced_value,
     m026_rederive_memories_replaced_value,
+    m027_rederive_memories_replaced_value,
 )
 from soloqueue_mem.semantic.schema import m008_create_embedding_cache, m016_version_embeddings
 from soloqueue_mem.sessions.schema import (
@@ -63,4 +64,5 @@ MIGRATIONS = [
     m024_rederive_memories_replaced_value,
     m025_rederive_memories_replaced_value,
     m026_rederive_memories_replaced_value,
+    m027_rederive_memories_replaced_value,
 ]

@@ -12,7 +12,7 @@ from soloqueue_mem.home import Home
 
 # len(schema_memory.MIGRATIONS): opening a memory.db at this version imports none of
 # them (``log`` opens it on every call). Bump it with each new migration (a test checks).
-MEMORY_HEAD = 26
+MEMORY_HEAD = 27
 GRAPH_HEAD = 1  # len(schema_graph.MIGRATIONS), the same for ``graph remember``
 
 

@@ -11,13 +11,13 @@ freight and trade, units of measure, events, travel and weather — so recall ca
 for a query word's twin in the other language (:func:`translations`), bounded and
 weighed below the query's own words.
 
-Each row is one concept: its English words (single words; matched by their Porter
-stem, so "allergies" finds the row of "allergy") and its Chinese words (two characters
-or more: a lone character is inside too many words; but for 猫 and 狗, see
-:data:`PETS`). Only whole categories belong here, never a word because one sentence
-needs it, nor a word whose commonest sense in an agent's turns is another (a git
-"branch", a "host" name, a docker "container", a network "port", "show me", "in order
-to").
+Each row is one concept: its English words (single words; a word the table lists
+matched as written, another by its Porter stem, so "allergies" finds the row of
+"allergy") and its Chinese words (two characters or more: a lone character is inside
+too many words; but for 猫 and 狗, see :data:`PETS`). Only whole categories belong
+here, never a word because one sentence needs it, nor a word whose commonest sense in an
+agent's turns is another (a git "branch", a "host" name, a docker "container", a network
+"port", "show me", "in order to").
 """
 
 from __future__ import annotations
@@ -427,8 +427,25 @@ CATEGORIES: tuple[tuple[Row, ...], ...] = (
 
 def translations(word: str) -> tuple[str, ...]:
     """The other language's words for ``word`` (a query term: an English word or a
-    Chinese word), or () when the table has no row for it."""
-    return _table().get(word if not word.isascii() else stem(word.casefold()), ())
+    Chinese word), or () when the table has no row for it. An English word the table
+    lists is looked up as written, another by its stem: two rows' words may share a
+    stem and not a sense ("customer", "customs"; "response", "responsible"), and a
+    listed word takes only its own row's twins."""
+    if not word.isascii():
+        return _table().get(word, ())
+    word = word.casefold()
+    return _written().get(word) or _table().get(stem(word), ())
+
+
+@cache
+def _written() -> dict[str, tuple[str, ...]]:
+    """Each English word of the table as written -> its rows' Chinese words."""
+    table: dict[str, dict[str, None]] = {}
+    for rows in CATEGORIES:
+        for english, chinese in rows:
+            for word in english:
+                table.setdefault(word, {}).update(dict.fromkeys(chinese))
+    return {word: tuple(twins) for word, twins in table.items()}
 
 
 @cache

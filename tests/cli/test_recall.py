@@ -1388,6 +1388,17 @@ def test_pets_freight_units_and_events_have_twins(cli, monkeypatch):
         assert twin in first["signals"]["twins"], question
 
 
+def test_a_word_is_not_given_the_twins_of_another_word_of_its_stem(cli, monkeypatch):
+    """ "customer" is in the table: it gets its own row's 客户, never the 海关 of
+    "customs", which shares its stem."""
+    at(monkeypatch, NOW)
+    log(cli, "这批货在海关卡了三天")
+    log(cli, "大客户是宁波的顺达贸易")
+    hits = recall(cli, "Who is our biggest customer?", "--explain", "--channels", "traces")
+    assert contents(hits) == ["大客户是宁波的顺达贸易"]
+    assert hits[0]["signals"]["twins"] == ["客户"]
+
+
 def test_a_twin_never_outranks_the_query_s_own_word(cli, monkeypatch):
     """A twin weighs half its word: the item holding the question's own word first."""
     at(monkeypatch, NOW)

@@ -37,6 +37,16 @@ def test_a_word_finds_its_twins_in_the_other_language_only():
     assert translations("the") == ()
 
 
+def test_a_word_the_table_lists_takes_its_own_row_s_twins_not_a_stem_sharer_s():
+    """ "customer" and "customs" share the stem "custom" and not a sense: a word the
+    table lists is looked up as written, another by its stem."""
+    assert translations("Customer") == ("客户",)
+    assert translations("customs") == ("海关", "报关", "清关")
+    assert translations("response") == ("回答", "回复")
+    assert translations("responsible") == ("负责", "负责人")
+    assert translations("allergies") == translations("allergy")  # not listed: its stem
+
+
 def test_twins_join_their_word_s_group_at_half_its_weight_and_are_bounded():
     terms = [QueryTerm("wedding", 0.8, 3), QueryTerm("结婚", 1.0, 4)]
     # 结婚 and wedding are in the query already: their other twins join, heaviest first

@@ -30,8 +30,9 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from functools import cache
 
+from soloqueue_mem.text.months import MONTH_NAME_EN
 from soloqueue_mem.text.stopwords import ENGLISH_STOPWORDS
-from soloqueue_mem.text.when import MONTH_NAME_EN, ZH_NUMBER
+from soloqueue_mem.text.when import ZH_NUMBER
 
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS_EN = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")

@@ -18,7 +18,7 @@ from itertools import pairwise
 
 from soloqueue_mem.text.cue import GIVEN_UP, SELF_REPAIR, cue
 from soloqueue_mem.text.handover import handed_over
-from soloqueue_mem.text.when import MONTH_NAME_EN
+from soloqueue_mem.text.months import MONTH_NAME_EN
 
 # The version of the rule :func:`replaced_value` follows. Expiry reads what it gave when
 # a memory was written (``memories.replaced_value``), so a change to what it names for a
@@ -128,9 +128,11 @@ def _days_differ(earlier: re.Match[str], later: re.Match[str]) -> bool:
     return len(days) == 2 and days[0] != days[1]
 
 
-def _day(date: str) -> tuple[str, int]:
-    month = re.search("[A-Za-z]{3}", re.sub(r"(?i)(?:st|nd|rd|th|of)\b", "", date))
-    return (month.group().casefold() if month else "", int(re.findall(r"\d+", date)[0]))
+def _day(date: str) -> tuple[str, str]:
+    """A date's month (its first three letters: an ordinal's "rd" and "of" have two) and
+    day: "the 3rd of November" and "Nov 3" are ("nov", "3")."""
+    month = re.search("[A-Za-z]{3}", date)
+    return (month.group().casefold() if month else "", str(int(re.findall(r"\d+", date)[0])))
 
 
 def _end(value: re.Match[str]) -> int:

@@ -47,6 +47,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import cache
 
+from soloqueue_mem.text.months import MONTH_NAME_EN
 from soloqueue_mem.tuples import NamedTuple
 
 FUTURE_GRACE = timedelta(days=31)
@@ -225,11 +226,6 @@ _WEEK_ZH = "(?:周|星期|礼拜)"
 _WEEKDAY_ZH = f"{_WEEK_ZH}([一二三四五六日天1-7])"
 _EN_COUNT = (
     r"\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|few|several"
-)
-# an English month's name, whole or cut short ("June", "Sept"), read case-folded
-MONTH_NAME_EN = (
-    "january|february|march|april|may|june|july|august|september|october|november|december"
-    "|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
 )
 _MONTH_EN = rf"({MONTH_NAME_EN})\b\.?"
 _WEEKDAY_EN = f"({'|'.join(_WEEKDAYS_EN)})"

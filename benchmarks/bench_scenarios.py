@@ -132,8 +132,22 @@ be a live memory, about a third long questions (150-440 characters, some pasted 
 and about a third asked in the other language than the fact was stated: dev10 to
 generalise on, heldout10 never looked at.
 
+An eleventh pair, ``data/agent_scenarios_dev11.jsonl`` and ``…_heldout11.jsonl``
+(``--half pair11``), was written blind on 2026-12-01 by a writer who had read only the
+issues and this docstring: six more users (a rare-book conservator at a city library, a
+touring theatre company stage manager, an equestrian club manager, the storage-section
+head of a state grain reserve depot, a ski patrol director, an escape-room studio owner;
+zh-dominant, en-dominant and mixed in each file), four sessions and 50-53 messages each
+with two or more failing tools, 19 checks each of which seven are corrections (said
+outright, only as a new value, inside a long message, by the assistant confirming, as
+"not X, Y", as a slip corrected a minute later, or as a role handed over across
+sessions) and one a past plan that must no longer be a live memory, about a third long
+questions (150-390 characters, some pasted group chat) and about a third asked in the
+other language than the fact was stated: dev11 to generalise on, heldout11 never looked
+at.
+
 Run: ``python benchmarks/bench_scenarios.py [--quick]
-[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5|pair6|pair7|pair8|pair9|pair10]
+[--half tuned|heldout|dev|both|pair2|pair3|pair4|pair5|pair6|pair7|pair8|pair9|pair10|pair11]
 [--extra-args "--limit 10"] [--per-message]
 [--semantic] [--ablate] [--show-heldout] [--json-out PATH] [--keep DIR]``.
 ``--ablate`` asks every check again with each ranking adjustment of
@@ -201,6 +215,8 @@ HALVES = {
     "heldout9": DATA / "agent_scenarios_heldout9.jsonl",
     "dev10": DATA / "agent_scenarios_dev10.jsonl",
     "heldout10": DATA / "agent_scenarios_heldout10.jsonl",
+    "dev11": DATA / "agent_scenarios_dev11.jsonl",
+    "heldout11": DATA / "agent_scenarios_heldout11.jsonl",
 }
 TOP = 10
 CONSOLIDATE_AT = "03:43"
@@ -770,6 +786,8 @@ def main() -> int:
             "heldout9",
             "dev10",
             "heldout10",
+            "dev11",
+            "heldout11",
             "both",
             "pair2",
             "pair3",
@@ -780,13 +798,14 @@ def main() -> int:
             "pair8",
             "pair9",
             "pair10",
+            "pair11",
         ),
         default="both",
         help=(
             "both = tuned + heldout; pair2 = dev2 + heldout2; pair3 = dev3 + heldout3;"
             " pair4 = dev4 + heldout4; pair5 = dev5 + heldout5; pair6 = dev6 + heldout6;"
             " pair7 = dev7 + heldout7; pair8 = dev8 + heldout8; pair9 = dev9 + heldout9;"
-            " pair10 = dev10 + heldout10; dev is run on its own"
+            " pair10 = dev10 + heldout10; pair11 = dev11 + heldout11; dev is run on its own"
         ),
     )
     parser.add_argument("--quick", action="store_true", help="one scenario per half")
@@ -830,6 +849,7 @@ def main() -> int:
         "pair8": ["dev8", "heldout8"],
         "pair9": ["dev9", "heldout9"],
         "pair10": ["dev10", "heldout10"],
+        "pair11": ["dev11", "heldout11"],
     }
     halves = pairs.get(args.half, [args.half])
     extra = shlex.split(args.extra_args)
